@@ -1,0 +1,206 @@
+//! The decoded, pre-resolved form of one instruction.
+//!
+//! This is the contract between the decoder and the executor: every field the
+//! executor needs is resolved here once, so the hot loop never looks at bits.
+
+/// Identity of an opcode: an index into [`crate::ops`]' table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Op(pub u16);
+
+/// Encoding family of an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    Sop1,
+    Sop2,
+    Sopk,
+    Sopc,
+    Sopp,
+    Smem,
+    Vop1,
+    Vop2,
+    Vop3,
+    Vop3sd,
+    Vop3p,
+    Vopc,
+    Vopd,
+    Vinterp,
+    LdsDirect,
+    Ds,
+    Flat,
+    Global,
+    Scratch,
+    Mubuf,
+    Mtbuf,
+    Mimg,
+    Exp,
+}
+
+/// Data type of one operand slot, as the opcode defines it. It fixes the
+/// register count of the operand and how an inline constant is encoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ty {
+    None,
+    B16,
+    F16,
+    BF16,
+    B32,
+    F32,
+    /// Two f16 packed in 32 bits (VOP3P).
+    V2F16,
+    /// Two 16-bit integers packed in 32 bits (VOP3P).
+    V2B16,
+    B64,
+    F64,
+    B96,
+    B128,
+    B256,
+    B512,
+    /// A lane mask: one SGPR in wave32, an SGPR pair in wave64.
+    Mask,
+}
+
+impl Ty {
+    /// Number of 32-bit registers the operand occupies (a mask counts 1; the
+    /// executor widens it for wave64).
+    pub const fn dwords(self) -> u8 {
+        match self {
+            Ty::None => 0,
+            Ty::B16 | Ty::F16 | Ty::BF16 | Ty::B32 | Ty::F32 | Ty::V2F16 | Ty::V2B16 | Ty::Mask => 1,
+            Ty::B64 | Ty::F64 => 2,
+            Ty::B96 => 3,
+            Ty::B128 => 4,
+            Ty::B256 => 8,
+            Ty::B512 => 16,
+        }
+    }
+}
+
+/// Scalar register-file index of the named special registers (the 7-bit
+/// operand code space of gfx11).
+pub mod sreg {
+    pub const VCC_LO: u8 = 106;
+    pub const VCC_HI: u8 = 107;
+    pub const TTMP0: u8 = 108;
+    pub const M0: u8 = 125;
+    pub const NULL: u8 = 124;
+    pub const EXEC_LO: u8 = 126;
+    pub const EXEC_HI: u8 = 127;
+}
+
+/// Special source operands that are neither registers nor constants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Special {
+    Scc,
+    Vccz,
+    Execz,
+    SharedBase,
+    SharedLimit,
+    PrivateBase,
+    PrivateLimit,
+    PopsExitingWaveId,
+    LdsDirect,
+}
+
+/// One pre-resolved operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Operand {
+    #[default]
+    None,
+    /// Scalar register (first of its range), index in the gfx11 scalar
+    /// operand space: s0..s105, then vcc_lo/vcc_hi, ttmp0..15, null, m0,
+    /// exec_lo/exec_hi (see [`sreg`]).
+    Sgpr(u8),
+    /// Vector register (first of its range), v0..v255.
+    Vgpr(u16),
+    /// High 16 bits of a vector register (true16 `vN.h`).
+    VgprHi(u16),
+    /// Inline constant or literal, already converted for the operand's
+    /// type: a 64-bit float operand holds the full f64 bits, an f16 operand
+    /// holds its f16 bits in the low half.
+    Const(u64),
+    Special(Special),
+}
+
+/// Source and output modifiers (VOP3, VOP3P, SDWA-less gfx11 forms). Each
+/// per-source field holds one bit per source operand (bit 0 = src0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Mods {
+    pub abs: u8,
+    pub neg: u8,
+    /// VOP3P: negate the high half.
+    pub neg_hi: u8,
+    /// VOP3: bit 3 selects the destination's high half; VOP3P: low-half select.
+    pub opsel: u8,
+    /// VOP3P: high-half select (defaults to all ones).
+    pub opsel_hi: u8,
+    pub clamp: bool,
+    /// Output modifier: 0 none, 1 ×2, 2 ×4, 3 ÷2.
+    pub omod: u8,
+}
+
+/// Cross-lane selection applied to src0 (DPP).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum LaneSel {
+    #[default]
+    None,
+    /// DPP16: `ctrl` is the raw 9-bit dpp_ctrl field.
+    Dpp16 {
+        ctrl: u16,
+        row_mask: u8,
+        bank_mask: u8,
+        bound_ctrl: bool,
+        fetch_inactive: bool,
+    },
+    /// DPP8: lane i of each group of 8 reads lane `sel[i]`.
+    Dpp8 { sel: [u8; 8], fetch_inactive: bool },
+}
+
+/// Memory-instruction flag bits, in [`Inst::flags`].
+pub mod flags {
+    pub const GLC: u16 = 1 << 0;
+    pub const SLC: u16 = 1 << 1;
+    pub const DLC: u16 = 1 << 2;
+    pub const OFFEN: u16 = 1 << 3;
+    pub const IDXEN: u16 = 1 << 4;
+    pub const GDS: u16 = 1 << 5;
+    pub const TFE: u16 = 1 << 6;
+    pub const LDS: u16 = 1 << 7;
+    /// Scratch: the VGPR address is present (SVE).
+    pub const SVE: u16 = 1 << 8;
+    /// VOP3 form of an instruction that also has a short (e32) form: the
+    /// disassembler needs it to print `_e64`.
+    pub const E64: u16 = 1 << 9;
+}
+
+/// One decoded instruction.
+///
+/// Operand placement by format:
+/// - SOP*/VOP*: `dst[0]` the destination, `dst[1]` VOP3SD's scalar carry-out;
+///   `src[0..3]` the sources in order.
+/// - SOPP/SOPK: `imm` is simm16 (sign-extended); SOPK's SGPR is `dst[0]`
+///   (or `src[0]` for `s_setreg_b32`/compare forms).
+/// - SMEM: `dst[0]` sdata, `src[0]` sbase, `src[1]` soffset (or None),
+///   `imm` the immediate offset.
+/// - DS: `dst[0]` vdst, `src[0]` addr, `src[1]` data0, `src[2]` data1,
+///   `imm` = offset0 | offset1 << 8.
+/// - FLAT/GLOBAL/SCRATCH: `dst[0]` vdst, `src[0]` vaddr (None when off),
+///   `src[1]` vdata, `src[2]` saddr (None when off), `imm` the signed offset.
+/// - MUBUF/MTBUF: `dst[0]` vdata for loads, `src[0]` vaddr, `src[1]` vdata
+///   for stores, `src[2]` srsrc, `src[3]` soffset, `imm` the offset
+///   (MTBUF: format in `aux`).
+/// - VOPD: this instruction is the X half; `vopd_y` the Y half.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inst {
+    pub op: Op,
+    /// Encoded length in bytes, literal included.
+    pub size: u8,
+    pub dst: [Operand; 2],
+    pub src: [Operand; 4],
+    pub mods: Mods,
+    pub imm: i32,
+    /// Extra per-format field (MTBUF format, MIMG dmask, …).
+    pub aux: u32,
+    pub flags: u16,
+    pub lane_sel: LaneSel,
+    pub vopd_y: Option<Box<Inst>>,
+}

@@ -1,0 +1,39 @@
+//! Decoder and disassembler for AMD RDNA machine code.
+//!
+//! A code object's text is decoded once into [`Inst`] values, whose operands
+//! are pre-resolved (inline constants and literals converted for the operand
+//! type, implicit operands such as VCC made explicit). The executor runs that
+//! form; [`disassemble`] prints it the way `llvm-objdump-19` does.
+
+mod inst;
+pub use inst::*;
+
+/// GPU instruction-set family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// RDNA3 and RDNA3.5: gfx1100–gfx1103, gfx1150, gfx1151.
+    Gfx11,
+}
+
+impl Family {
+    /// The family of an `amdgcn` processor name such as `gfx1151`.
+    pub fn of_target(target: &str) -> Option<Family> {
+        match target {
+            "gfx1100" | "gfx1101" | "gfx1102" | "gfx1103" | "gfx1150" | "gfx1151" | "gfx1152" => {
+                Some(Family::Gfx11)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Why bytes could not be decoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    #[error("truncated instruction: {needed} bytes needed, {available} available")]
+    Truncated { needed: usize, available: usize },
+    #[error("unknown {format} opcode {opcode} (word {word:#010x})")]
+    UnknownOpcode { format: &'static str, opcode: u32, word: u32 },
+    #[error("invalid encoding (word {word:#010x}): {why}")]
+    Invalid { word: u32, why: &'static str },
+}
