@@ -1,0 +1,76 @@
+// Minimal HIP device-side header for softgpu's kernel tests.
+// We compile HIP with -nogpuinc (no HIP runtime headers), so this provides the
+// few pieces the test kernels use: the function/variable qualifiers, the
+// built-in index variables, __syncthreads and a handful of math declarations
+// that resolve to the ROCm device library (ocml).
+#pragma once
+
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __forceinline__ inline __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(n) __attribute__((amdgpu_flat_work_group_size(1, n)))
+
+typedef unsigned int uint;
+typedef unsigned long long u64;
+
+#define SOFTGPU_DIM3_BUILTIN(NAME, FN)                                              \
+  struct NAME##_t {                                                                 \
+    __device__ unsigned int __get_x() const { return FN##_x(); }                    \
+    __device__ unsigned int __get_y() const { return FN##_y(); }                    \
+    __device__ unsigned int __get_z() const { return FN##_z(); }                    \
+    __declspec(property(get = __get_x)) unsigned int x;                             \
+    __declspec(property(get = __get_y)) unsigned int y;                             \
+    __declspec(property(get = __get_z)) unsigned int z;                             \
+  };                                                                                \
+  extern const __device__ __attribute__((weak)) NAME##_t NAME;
+
+SOFTGPU_DIM3_BUILTIN(threadIdx, __builtin_amdgcn_workitem_id)
+SOFTGPU_DIM3_BUILTIN(blockIdx, __builtin_amdgcn_workgroup_id)
+SOFTGPU_DIM3_BUILTIN(blockDim, __builtin_amdgcn_workgroup_size)
+
+// gridDim in blocks: grid size (work-items) from the hidden arguments / dispatch
+// packet divided by the block size. Read from the v5 implicit arguments
+// (hidden_block_count_{x,y,z} are the first three dwords).
+struct gridDim_t {
+  __device__ unsigned int __get_x() const { return ((const unsigned int *)__builtin_amdgcn_implicitarg_ptr())[0]; }
+  __device__ unsigned int __get_y() const { return ((const unsigned int *)__builtin_amdgcn_implicitarg_ptr())[1]; }
+  __device__ unsigned int __get_z() const { return ((const unsigned int *)__builtin_amdgcn_implicitarg_ptr())[2]; }
+  __declspec(property(get = __get_x)) unsigned int x;
+  __declspec(property(get = __get_y)) unsigned int y;
+  __declspec(property(get = __get_z)) unsigned int z;
+};
+extern const __device__ __attribute__((weak)) gridDim_t gridDim;
+
+#define warpSize __builtin_amdgcn_wavefrontsize()
+
+__device__ inline void __syncthreads() {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+  __builtin_amdgcn_s_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+}
+
+__device__ inline void __threadfence() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent"); }
+
+template <typename T> __device__ inline T atomicAdd(T *p, T v) {
+  return __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}
+template <typename T> __device__ inline T atomicMax(T *p, T v) {
+  return __hip_atomic_fetch_max(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}
+template <typename T> __device__ inline T atomicCAS(T *p, T expected, T desired) {
+  __hip_atomic_compare_exchange_strong(p, &expected, desired, __ATOMIC_RELAXED, __ATOMIC_RELAXED,
+                                       __HIP_MEMORY_SCOPE_AGENT);
+  return expected;
+}
+
+extern "C" __device__ float __ocml_sin_f32(float);
+extern "C" __device__ float __ocml_exp_f32(float);
+extern "C" __device__ float __ocml_sqrt_f32(float);
+extern "C" __device__ double __ocml_sqrt_f64(double);
+__device__ inline float sinf(float x) { return __ocml_sin_f32(x); }
+__device__ inline float expf(float x) { return __ocml_exp_f32(x); }
+__device__ inline float sqrtf(float x) { return __ocml_sqrt_f32(x); }

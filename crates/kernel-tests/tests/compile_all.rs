@@ -1,0 +1,50 @@
+//! Compiles every kernel under `kernels/` for every target (no executor needed).
+
+use softgpu_kernel_tests::{compile_kernel, kernels_dir, TARGETS};
+
+/// Extra clang flags some kernels need (matched by file name).
+fn flags_for(name: &str) -> &'static [&'static str] {
+    match name {
+        "wave64.cl" => &["-mwavefrontsize64"],
+        "math.cl" => &[],
+        _ => &[],
+    }
+}
+
+#[test]
+fn every_kernel_compiles_for_every_target() {
+    let mut names: Vec<String> = std::fs::read_dir(kernels_dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".cl") || n.ends_with(".hip"))
+        .collect();
+    names.sort();
+    assert!(!names.is_empty());
+    let mut failures = Vec::new();
+    for target in TARGETS {
+        for name in &names {
+            let r = std::panic::catch_unwind(|| {
+                let code = compile_kernel(name, target, flags_for(name));
+                assert!(
+                    code.starts_with(b"\x7fELF"),
+                    "{name} for {target}: not an ELF"
+                );
+                // e_machine EM_AMDGPU
+                assert_eq!(
+                    u16::from_le_bytes([code[18], code[19]]),
+                    224,
+                    "{name}: e_machine"
+                );
+                let mach = code[48]; // low byte of e_flags
+                let want = if target == "gfx1100" { 0x41 } else { 0x4a };
+                assert_eq!(mach, want, "{name} for {target}: e_flags machine");
+                code.len()
+            });
+            match r {
+                Ok(len) => eprintln!("{target} {name}: {len} bytes"),
+                Err(_) => failures.push(format!("{target} {name}")),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "failed to compile: {failures:?}");
+}
