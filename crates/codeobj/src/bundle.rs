@@ -1,0 +1,146 @@
+//! Clang offload bundles (`__CLANG_OFFLOAD_BUNDLE__`).
+
+use crate::Error;
+
+const MAGIC: &[u8] = b"__CLANG_OFFLOAD_BUNDLE__";
+const COMPRESSED_MAGIC: &[u8] = b"CCOB";
+
+/// Whether `bytes` starts with the uncompressed offload bundle magic `__CLANG_OFFLOAD_BUNDLE__`.
+pub fn is_offload_bundle(bytes: &[u8]) -> bool {
+    bytes.starts_with(MAGIC)
+}
+
+/// Whether `bytes` starts with the compressed offload bundle magic `CCOB`.
+pub fn is_compressed_offload_bundle(bytes: &[u8]) -> bool {
+    bytes.starts_with(COMPRESSED_MAGIC)
+}
+
+/// One entry of an offload bundle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BundleEntry<'a> {
+    /// The entry ID, e.g. `"hipv4-amdgcn-amd-amdhsa--gfx1151"`.
+    pub id: String,
+    /// The entry's bytes.
+    pub data: &'a [u8],
+}
+
+impl BundleEntry<'_> {
+    /// For an `…-amdgcn-amd-amdhsa-[ENV]-TARGETID` entry, the target ID
+    /// (e.g. `"gfx1151:xnack-"`); `None` for host or other entries.
+    pub fn amdgcn_target_id(&self) -> Option<&str> {
+        let (_kind, rest) = self.id.split_once('-')?;
+        let rest = rest.strip_prefix("amdgcn-amd-amdhsa-")?;
+        let (_env, tid) = rest.split_once('-')?;
+        (!tid.is_empty()).then_some(tid)
+    }
+}
+
+struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: u64, what: &str) -> Result<&'a [u8], Error> {
+        let n = usize::try_from(n)
+            .map_err(|_| Error::Bundle(format!("{what}: length {n} too large")))?;
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= self.data.len())
+            .ok_or_else(|| {
+                Error::Bundle(format!(
+                    "{what} at byte {} needs {n} bytes but the bundle is {} bytes long",
+                    self.pos,
+                    self.data.len()
+                ))
+            })?;
+        let s = &self.data[self.pos..end];
+        self.pos = end;
+        Ok(s)
+    }
+
+    fn u64(&mut self, what: &str) -> Result<u64, Error> {
+        let b = self.take(8, what)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(u64::from_le_bytes(a))
+    }
+}
+
+/// All entries of an uncompressed offload bundle.
+pub fn bundle_entries(bytes: &[u8]) -> Result<Vec<BundleEntry<'_>>, Error> {
+    if is_compressed_offload_bundle(bytes) {
+        return Err(Error::CompressedBundle);
+    }
+    if !is_offload_bundle(bytes) {
+        return Err(Error::Bundle(
+            "missing __CLANG_OFFLOAD_BUNDLE__ magic".to_string(),
+        ));
+    }
+    let mut rd = Reader {
+        data: bytes,
+        pos: MAGIC.len(),
+    };
+    let count = rd.u64("entry count")?;
+    let mut out = Vec::new();
+    for i in 0..count {
+        // Every entry header takes at least 24 bytes, so a bogus count fails here
+        // before anything large is allocated.
+        let off = rd.u64(&format!("entry {i} offset"))?;
+        let size = rd.u64(&format!("entry {i} size"))?;
+        let id_len = rd.u64(&format!("entry {i} id length"))?;
+        let id = rd.take(id_len, &format!("entry {i} id"))?;
+        let data = usize::try_from(off)
+            .ok()
+            .zip(usize::try_from(size).ok())
+            .and_then(|(o, s)| Some(o..o.checked_add(s)?))
+            .and_then(|r| bytes.get(r))
+            .ok_or_else(|| {
+                Error::Bundle(format!(
+                    "entry {i} ({}) claims bytes {off:#x}+{size:#x} outside the {}-byte bundle",
+                    String::from_utf8_lossy(id),
+                    bytes.len()
+                ))
+            })?;
+        out.push(BundleEntry {
+            id: String::from_utf8_lossy(id).into_owned(),
+            data,
+        });
+    }
+    Ok(out)
+}
+
+/// The processor part of a target such as `"gfx1151:xnack-"` → `"gfx1151"`.
+pub(crate) fn processor_of(target: &str) -> &str {
+    target.split(':').next().unwrap_or(target)
+}
+
+/// The ELF for `target` (e.g. `"gfx1151"` or `"gfx1151:xnack-"`) inside an offload bundle.
+///
+/// Entries `KIND-amdgcn-amd-amdhsa-[ENV]-TARGETID` of any kind (`hip`, `hipv4`,
+/// `openmp`, …) whose processor matches are candidates; one whose full target ID
+/// equals `target` is preferred, else the first. The error lists every entry ID
+/// when none matches.
+pub fn unbundle<'a>(bytes: &'a [u8], target: &str) -> Result<&'a [u8], Error> {
+    let entries = bundle_entries(bytes)?;
+    let want = processor_of(target);
+    let mut best: Option<&BundleEntry<'a>> = None;
+    for e in &entries {
+        let Some(tid) = e.amdgcn_target_id() else {
+            continue;
+        };
+        if processor_of(tid) != want {
+            continue;
+        }
+        if tid == target {
+            best = Some(e);
+            break;
+        }
+        best.get_or_insert(e);
+    }
+    best.map(|e| e.data).ok_or_else(|| Error::NoBundleEntry {
+        target: target.to_string(),
+        available: entries.iter().map(|e| e.id.clone()).collect(),
+    })
+}

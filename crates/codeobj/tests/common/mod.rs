@@ -1,0 +1,166 @@
+//! Shared helpers: compile kernels with clang-19 and run LLVM tools.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub const CLANG: &str = "clang-19";
+pub const LLD: &str = "ld.lld-19";
+pub const READELF: &str = "llvm-readelf-19";
+
+pub fn kernels_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels")
+}
+
+fn out_dir() -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "codeobj-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Run a tool; panic with a clear message if it is missing or fails.
+pub fn run(tool: &str, args: &[&str]) -> String {
+    let out = Command::new(tool).args(args).output().unwrap_or_else(|e| {
+        panic!(
+            "cannot run `{tool}` ({e}): this test needs the LLVM 19 toolchain \
+             (Debian packages clang-19, lld-19, llvm-19) on PATH"
+        )
+    });
+    assert!(
+        out.status.success(),
+        "`{tool} {}` failed with {}:\n{}",
+        args.join(" "),
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Compile OpenCL C `src` (a file under tests/kernels) for `mcpu` with extra flags,
+/// link it with ld.lld-19 -shared and return the code object path and bytes.
+pub fn compile_cl(src: &str, mcpu: &str, extra: &[&str]) -> (PathBuf, Vec<u8>) {
+    let d = out_dir();
+    let obj = d.join("k.o");
+    let hsaco = d.join("k.hsaco");
+    let srcp = kernels_dir().join(src);
+    let mcpu_arg = format!("-mcpu={mcpu}");
+    let mut args = vec![
+        "-x",
+        "cl",
+        "-cl-std=CL2.0",
+        "-target",
+        "amdgcn-amd-amdhsa",
+        &mcpu_arg,
+        "-nogpulib",
+        "-O3",
+        "-c",
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&[srcp.to_str().unwrap(), "-o", obj.to_str().unwrap()]);
+    run(CLANG, &args);
+    run(
+        LLD,
+        &[
+            "-shared",
+            obj.to_str().unwrap(),
+            "-o",
+            hsaco.to_str().unwrap(),
+        ],
+    );
+    let bytes = std::fs::read(&hsaco).unwrap();
+    (hsaco, bytes)
+}
+
+/// Compile HIP device code `src` for the given offload archs. With `bundle` the
+/// result is a clang offload bundle, else a plain ELF code object (one arch only).
+pub fn compile_hip(src: &str, archs: &[&str], bundle: bool, extra: &[&str]) -> (PathBuf, Vec<u8>) {
+    let d = out_dir();
+    let out = d.join(if bundle { "k.bundle" } else { "k.hsaco" });
+    let srcp = kernels_dir().join(src);
+    let arch_args: Vec<String> = archs
+        .iter()
+        .map(|a| format!("--offload-arch={a}"))
+        .collect();
+    let mut args = vec!["-x", "hip", "--cuda-device-only"];
+    if !bundle {
+        args.push("--no-gpu-bundle-output");
+    }
+    args.extend(arch_args.iter().map(String::as_str));
+    args.extend_from_slice(&["-nogpulib", "-nogpuinc", "-O3"]);
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&[srcp.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    run(CLANG, &args);
+    let bytes = std::fs::read(&out).unwrap();
+    (out, bytes)
+}
+
+/// `llvm-readelf-19 --notes` output for a file.
+pub fn readelf_notes(path: &Path) -> String {
+    run(READELF, &["--notes", path.to_str().unwrap()])
+}
+
+/// Parse the YAML-ish metadata from `llvm-readelf --notes` into per-kernel maps of
+/// top-level scalar keys (`.name`, `.sgpr_count`, …) and arg lists of key maps.
+/// Deliberately small: handles exactly the layout llvm-readelf prints.
+pub struct YamlKernel {
+    pub keys: std::collections::BTreeMap<String, String>,
+    pub args: Vec<std::collections::BTreeMap<String, String>>,
+}
+
+pub fn readelf_kernels(notes: &str) -> Vec<YamlKernel> {
+    let mut kernels: Vec<YamlKernel> = Vec::new();
+    let mut in_kernels = false;
+    let mut in_args = false;
+    for line in notes.lines() {
+        if line.starts_with("amdhsa.kernels:") {
+            in_kernels = true;
+            continue;
+        }
+        if !in_kernels {
+            continue;
+        }
+        if !line.starts_with(' ') {
+            // next top-level key
+            in_kernels = line.starts_with("amdhsa.kernels");
+            if !in_kernels {
+                break;
+            }
+            continue;
+        }
+        let t = line.trim_start();
+        let indent = line.len() - t.len();
+        if indent == 2 && t.starts_with("- ") {
+            kernels.push(YamlKernel {
+                keys: Default::default(),
+                args: Vec::new(),
+            });
+            in_args = false;
+        }
+        let body = t.trim_start_matches("- ");
+        let body_indent = indent + (t.len() - body.len());
+        let Some((k, v)) = body.split_once(':') else {
+            continue;
+        };
+        let k = k.trim().to_string();
+        let v = v.trim().trim_matches('\'').to_string();
+        let kern = kernels.last_mut().expect("kernel entry");
+        if body_indent == 4 {
+            in_args = k == ".args";
+            if !in_args {
+                kern.keys.insert(k, v);
+            }
+        } else if in_args && body_indent == 8 {
+            if t.starts_with("- ") {
+                kern.args.push(Default::default());
+            }
+            kern.args.last_mut().expect("arg").insert(k, v);
+        }
+    }
+    kernels
+}
