@@ -157,10 +157,58 @@ pub fn readelf_kernels(notes: &str) -> Vec<YamlKernel> {
             }
         } else if in_args && body_indent == 8 {
             if t.starts_with("- ") {
-                kern.args.push(Default::default());
+                kern.args.push(std::collections::BTreeMap::new());
             }
             kern.args.last_mut().expect("arg").insert(k, v);
         }
     }
     kernels
+}
+
+/// Compile OpenCL C `src` to assembly (`-S`) with the same flags as [`compile_cl`].
+pub fn compile_cl_asm(src: &str, mcpu: &str, extra: &[&str]) -> String {
+    let d = out_dir();
+    let out = d.join("k.s");
+    let srcp = kernels_dir().join(src);
+    let mcpu_arg = format!("-mcpu={mcpu}");
+    let mut args = vec![
+        "-x",
+        "cl",
+        "-cl-std=CL2.0",
+        "-target",
+        "amdgcn-amd-amdhsa",
+        &mcpu_arg,
+        "-nogpulib",
+        "-O3",
+        "-S",
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&[srcp.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    run(CLANG, &args);
+    std::fs::read_to_string(out).unwrap()
+}
+
+/// The `.amdhsa_*` directives of each `.amdhsa_kernel NAME` block in assembly text.
+pub fn amdhsa_directives(
+    asm: &str,
+) -> std::collections::BTreeMap<String, std::collections::BTreeMap<String, i64>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut cur: Option<String> = None;
+    for line in asm.lines() {
+        let t = line.trim();
+        if let Some(name) = t.strip_prefix(".amdhsa_kernel ") {
+            cur = Some(name.trim().to_string());
+            out.insert(name.trim().to_string(), std::collections::BTreeMap::new());
+        } else if t.starts_with(".end_amdhsa_kernel") {
+            cur = None;
+        } else if let (Some(k), Some(rest)) = (&cur, t.strip_prefix(".amdhsa_")) {
+            let mut it = rest.split_whitespace();
+            if let (Some(key), Some(v)) = (it.next(), it.next()) {
+                if let Ok(v) = v.parse::<i64>() {
+                    out.get_mut(k).unwrap().insert(key.to_string(), v);
+                }
+            }
+        }
+    }
+    out
 }
