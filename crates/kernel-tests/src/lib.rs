@@ -412,7 +412,7 @@ macro_rules! bytes_impl {
         impl FromBytes for $t {
             fn vec_from_bytes(bytes: &[u8]) -> Vec<Self> {
                 const N: usize = std::mem::size_of::<$t>();
-                assert!(bytes.len() % N == 0, "byte length {} not a multiple of {}", bytes.len(), N);
+                assert!(bytes.len().is_multiple_of(N), "byte length {} not a multiple of {}", bytes.len(), N);
                 bytes.chunks_exact(N).map(|c| <$t>::from_le_bytes(c.try_into().unwrap())).collect()
             }
         }

@@ -31,21 +31,70 @@ fn histograms(target: &str) {
     };
 
     let bins = gpu.zeros(37 * 4);
-    gpu.run1d(&prog, "hist_global_inc", n, 128, &[buf(&din), buf(&bins), Arg::U32(37), Arg::U32(n as u32)]);
+    gpu.run1d(
+        &prog,
+        "hist_global_inc",
+        n,
+        128,
+        &[buf(&din), buf(&bins), Arg::U32(37), Arg::U32(n as u32)],
+    );
     assert_slice_eq("hist_global_inc", &gpu.read::<u32>(&bins), &count(37));
 
     let bins = gpu.zeros(64 * 4);
-    gpu.run(&prog, "hist_local", [4, 1, 1], [128, 1, 1], &[buf(&din), buf(&bins), Arg::U32(64), Arg::U32(n as u32)]);
-    assert_slice_eq("hist_local (LDS atomics)", &gpu.read::<u32>(&bins), &count(64));
+    gpu.run(
+        &prog,
+        "hist_local",
+        [4, 1, 1],
+        [128, 1, 1],
+        &[buf(&din), buf(&bins), Arg::U32(64), Arg::U32(n as u32)],
+    );
+    assert_slice_eq(
+        "hist_local (LDS atomics)",
+        &gpu.read::<u32>(&bins),
+        &count(64),
+    );
 
     let bins = gpu.zeros(16 * 4);
-    gpu.run1d(&prog, "hist_cas_float", n, 256, &[buf(&din), buf(&dw), buf(&bins), Arg::U32(16), Arg::U32(n as u32)]);
-    assert_slice_eq("hist_cas_float (atomic_cmpxchg loop)", &gpu.read::<f32>(&bins), &fsum(16));
+    gpu.run1d(
+        &prog,
+        "hist_cas_float",
+        n,
+        256,
+        &[
+            buf(&din),
+            buf(&dw),
+            buf(&bins),
+            Arg::U32(16),
+            Arg::U32(n as u32),
+        ],
+    );
+    assert_slice_eq(
+        "hist_cas_float (atomic_cmpxchg loop)",
+        &gpu.read::<f32>(&bins),
+        &fsum(16),
+    );
 
     let (b1, b2) = (gpu.zeros(16 * 4), gpu.zeros(16 * 4));
-    gpu.run1d(&prog, "hist_fadd", n, 256, &[buf(&din), buf(&dw), buf(&b1), buf(&b2), Arg::U32(16), Arg::U32(n as u32)]);
+    gpu.run1d(
+        &prog,
+        "hist_fadd",
+        n,
+        256,
+        &[
+            buf(&din),
+            buf(&dw),
+            buf(&b1),
+            buf(&b2),
+            Arg::U32(16),
+            Arg::U32(n as u32),
+        ],
+    );
     assert_slice_eq("hist_fadd atomic_float", &gpu.read::<f32>(&b1), &fsum(16));
-    assert_slice_eq("hist_fadd global_atomic_add_f32", &gpu.read::<f32>(&b2), &fsum(16));
+    assert_slice_eq(
+        "hist_fadd global_atomic_add_f32",
+        &gpu.read::<f32>(&b2),
+        &fsum(16),
+    );
 }
 per_target!(histograms, histograms);
 
@@ -60,16 +109,37 @@ fn tickets(target: &str) {
     let minmax = gpu.buf(&[i32::MIN, i32::MAX]);
     let orbits = gpu.zeros(16);
     let dv = gpu.buf(&vals);
-    gpu.run1d(&prog, "tickets", n, block, &[buf(&counter), buf(&t), buf(&lt), buf(&minmax), buf(&orbits), buf(&dv)]);
+    gpu.run1d(
+        &prog,
+        "tickets",
+        n,
+        block,
+        &[
+            buf(&counter),
+            buf(&t),
+            buf(&lt),
+            buf(&minmax),
+            buf(&orbits),
+            buf(&dv),
+        ],
+    );
     assert_eq!(gpu.read::<u32>(&counter), vec![n as u32]);
     let mut got: Vec<u32> = gpu.read(&t);
     got.sort_unstable();
-    assert_slice_eq("global atomic_add return values are a permutation", &got, &(0..n as u32).collect::<Vec<_>>());
+    assert_slice_eq(
+        "global atomic_add return values are a permutation",
+        &got,
+        &(0..n as u32).collect::<Vec<_>>(),
+    );
     let lt: Vec<u32> = gpu.read(&lt);
     for (g, chunk) in lt.chunks(block as usize).enumerate() {
         let mut c = chunk.to_vec();
         c.sort_unstable();
-        assert_slice_eq(&format!("LDS atomic_inc return values, group {g}"), &c, &(0..block).collect::<Vec<_>>());
+        assert_slice_eq(
+            &format!("LDS atomic_inc return values, group {g}"),
+            &c,
+            &(0..block).collect::<Vec<_>>(),
+        );
     }
     let want_mm = vec![*vals.iter().max().unwrap(), *vals.iter().min().unwrap()];
     assert_slice_eq("atomic_max/min", &gpu.read::<i32>(&minmax), &want_mm);

@@ -12,7 +12,13 @@ fn vector_add(target: &str) {
     let a = rng.vec_f32(n, -100.0, 100.0);
     let b = rng.vec_f32(n, -100.0, 100.0);
     let (da, db, dc) = (gpu.buf(&a), gpu.buf(&b), gpu.zeros(n * 4));
-    let stats = gpu.run1d(&prog, "vector_add", n, 64, &[buf(&da), buf(&db), buf(&dc), Arg::I32(n as i32)]);
+    let stats = gpu.run1d(
+        &prog,
+        "vector_add",
+        n,
+        64,
+        &[buf(&da), buf(&db), buf(&dc), Arg::I32(n as i32)],
+    );
     let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
     assert_slice_eq("vector_add", &gpu.read::<f32>(&dc), &want);
     assert_eq!(stats.workgroups, 16);
@@ -36,7 +42,13 @@ fn saxpy2d(target: &str) {
         "saxpy2d",
         [blocks(w, 8), blocks(h, 4), 1],
         block,
-        &[buf(&dy), buf(&dx), Arg::F32(alpha), Arg::I32(w as i32), Arg::I32(h as i32)],
+        &[
+            buf(&dy),
+            buf(&dx),
+            Arg::F32(alpha),
+            Arg::I32(w as i32),
+            Arg::I32(h as i32),
+        ],
     );
     let want: Vec<f32> = x.iter().zip(&y).map(|(x, y)| alpha * x + y).collect();
     assert_slice_eq("saxpy2d", &gpu.read::<f32>(&dy), &want);
@@ -50,7 +62,18 @@ fn index3d(target: &str) {
     let block = [4u32, 3, 2];
     let grid = [blocks(gx, 4), blocks(gy, 3), blocks(gz, 2)];
     let out = gpu.zeros(gx * gy * gz * 12 * 4);
-    gpu.run(&prog, "index3d", grid, block, &[buf(&out), Arg::U32(gx as u32), Arg::U32(gy as u32), Arg::U32(gz as u32)]);
+    gpu.run(
+        &prog,
+        "index3d",
+        grid,
+        block,
+        &[
+            buf(&out),
+            Arg::U32(gx as u32),
+            Arg::U32(gy as u32),
+            Arg::U32(gz as u32),
+        ],
+    );
     let got: Vec<u32> = gpu.read(&out);
     let mut want = Vec::with_capacity(got.len());
     for z in 0..gz as u32 {

@@ -12,10 +12,23 @@ fn private_arrays(target: &str) {
     let idx = rng.vec_u32(n);
     let vals = rng.vec_u32(n);
     let out = gpu.zeros(n * 4);
-    gpu.run1d(&prog, "private_small", n, 64, &[buf(&gpu.buf(&idx)), buf(&gpu.buf(&vals)), buf(&out), Arg::U32(n as u32)]);
+    gpu.run1d(
+        &prog,
+        "private_small",
+        n,
+        64,
+        &[
+            buf(&gpu.buf(&idx)),
+            buf(&gpu.buf(&vals)),
+            buf(&out),
+            Arg::U32(n as u32),
+        ],
+    );
     let want: Vec<u32> = (0..n)
         .map(|i| {
-            let mut a: Vec<u32> = (0..16u32).map(|k| vals[i].wrapping_mul(k + 1).wrapping_add(k)).collect();
+            let mut a: Vec<u32> = (0..16u32)
+                .map(|k| vals[i].wrapping_mul(k + 1).wrapping_add(k))
+                .collect();
             let j = idx[i] as usize;
             a[j & 15] ^= 0xdeadbeef;
             a[(j >> 4) & 15] = a[(j >> 4) & 15].wrapping_add(7);
@@ -27,7 +40,13 @@ fn private_arrays(target: &str) {
     let n = 100usize;
     let seed = rng.vec_u32(n);
     let out = gpu.zeros(n * 4);
-    gpu.run1d(&prog, "private_large", n, 32, &[buf(&gpu.buf(&seed)), buf(&out), Arg::U32(n as u32)]);
+    gpu.run1d(
+        &prog,
+        "private_large",
+        n,
+        32,
+        &[buf(&gpu.buf(&seed)), buf(&out), Arg::U32(n as u32)],
+    );
     let want: Vec<u32> = seed
         .iter()
         .map(|&sd| {
@@ -55,7 +74,10 @@ fn rec_sum(n: u32, acc: u32) -> u32 {
         return acc;
     }
     let local = [n, n.wrapping_mul(3), n ^ acc, acc.wrapping_add(1)];
-    rec_sum(n - 1, acc.wrapping_mul(31).wrapping_add(local[(n & 3) as usize]))
+    rec_sum(
+        n - 1,
+        acc.wrapping_mul(31).wrapping_add(local[(n & 3) as usize]),
+    )
 }
 
 fn fib(n: u32) -> u32 {
@@ -82,7 +104,18 @@ fn calls(target: &str) {
     let mut rng = Rng::new(41);
     let input = rng.vec_u32(n);
     let (o1, o2) = (gpu.zeros(n * 4), gpu.zeros(n * 4));
-    gpu.run1d(&prog, "_Z9recursivePKjPjS1_i", n, 64, &[buf(&gpu.buf(&input)), buf(&o1), buf(&o2), Arg::I32(n as i32)]);
+    gpu.run1d(
+        &prog,
+        "_Z9recursivePKjPjS1_i",
+        n,
+        64,
+        &[
+            buf(&gpu.buf(&input)),
+            buf(&o1),
+            buf(&o2),
+            Arg::I32(n as i32),
+        ],
+    );
     let want1: Vec<u32> = input.iter().map(|&v| rec_sum(v % 40, v)).collect();
     let want2: Vec<u32> = input.iter().map(|&v| fib(v % 12)).collect();
     assert_slice_eq("recursive rec_sum", &gpu.read::<u32>(&o1), &want1);
@@ -92,13 +125,35 @@ fn calls(target: &str) {
     let (a, b) = (rng.vec_u32(n), rng.vec_u32(n));
     let (ds, da, db) = (gpu.buf(&sel), gpu.buf(&a), gpu.buf(&b));
     let out = gpu.zeros(n * 4);
-    gpu.run1d(&prog, "_Z14indirect_tablePKjS0_S0_Pji", n, 64, &[buf(&ds), buf(&da), buf(&db), buf(&out), Arg::I32(n as i32)]);
+    gpu.run1d(
+        &prog,
+        "_Z14indirect_tablePKjS0_S0_Pji",
+        n,
+        64,
+        &[buf(&ds), buf(&da), buf(&db), buf(&out), Arg::I32(n as i32)],
+    );
     let want: Vec<u32> = (0..n).map(|i| op(sel[i], a[i], b[i])).collect();
-    assert_slice_eq("indirect_table (function pointers in global memory)", &gpu.read::<u32>(&out), &want);
+    assert_slice_eq(
+        "indirect_table (function pointers in global memory)",
+        &gpu.read::<u32>(&out),
+        &want,
+    );
 
     let out = gpu.zeros(n * 4);
-    gpu.run1d(&prog, "_Z15indirect_selectPKjS0_S0_Pji", n, 64, &[buf(&ds), buf(&da), buf(&db), buf(&out), Arg::I32(n as i32)]);
-    let want: Vec<u32> = (0..n).map(|i| op(sel[i], op(sel[i], a[i], b[i]), b[i])).collect();
-    assert_slice_eq("indirect_select (divergent indirect calls)", &gpu.read::<u32>(&out), &want);
+    gpu.run1d(
+        &prog,
+        "_Z15indirect_selectPKjS0_S0_Pji",
+        n,
+        64,
+        &[buf(&ds), buf(&da), buf(&db), buf(&out), Arg::I32(n as i32)],
+    );
+    let want: Vec<u32> = (0..n)
+        .map(|i| op(sel[i], op(sel[i], a[i], b[i]), b[i]))
+        .collect();
+    assert_slice_eq(
+        "indirect_select (divergent indirect calls)",
+        &gpu.read::<u32>(&out),
+        &want,
+    );
 }
 per_target!(recursive_and_indirect_calls, calls);

@@ -29,21 +29,45 @@ fn wild_pointer(target: &str) {
     let prog = gpu.program("faults.cl", &[]);
     let out = gpu.zeros(64 * 4);
     // 2^44 bytes past the buffer: far outside any arena.
-    let r = gpu.try_run(&prog, "wild_store", [1, 1, 1], [64, 1, 1], 0, &[buf(&out), Arg::U64(1 << 42)]);
+    let r = gpu.try_run(
+        &prog,
+        "wild_store",
+        [1, 1, 1],
+        [64, 1, 1],
+        0,
+        &[buf(&out), Arg::U64(1 << 42)],
+    );
     let text = expect_fault(r, "wild_store");
-    assert!(text.contains("wild_store"), "fault report does not name the kernel: {text}");
+    assert!(
+        text.contains("wild_store"),
+        "fault report does not name the kernel: {text}"
+    );
     check_good(&gpu, &prog);
 }
 per_target!(wild_pointer_store, wild_pointer);
 
 fn budget(target: &str) {
-    let gpu = Gpu::with_config(DeviceConfig { target: target.into(), instruction_budget: 200_000, ..Default::default() });
+    let gpu = Gpu::with_config(DeviceConfig {
+        target: target.into(),
+        instruction_budget: 200_000,
+        ..Default::default()
+    });
     let prog = gpu.program("faults.cl", &[]);
     let flag = gpu.zeros(4);
     let out = gpu.zeros(64 * 4);
-    let r = gpu.try_run(&prog, "spin_forever", [1, 1, 1], [64, 1, 1], 0, &[buf(&flag), buf(&out)]);
+    let r = gpu.try_run(
+        &prog,
+        "spin_forever",
+        [1, 1, 1],
+        [64, 1, 1],
+        0,
+        &[buf(&flag), buf(&out)],
+    );
     let text = expect_fault(r, "spin_forever");
-    assert!(text.contains("spin_forever"), "fault report does not name the kernel: {text}");
+    assert!(
+        text.contains("spin_forever"),
+        "fault report does not name the kernel: {text}"
+    );
     check_good(&gpu, &prog);
 }
 per_target!(instruction_budget_exhausted, budget);
@@ -54,7 +78,10 @@ fn trap(target: &str) {
     let out = gpu.zeros(64 * 4);
     let r = gpu.try_run(&prog, "trap", [1, 1, 1], [64, 1, 1], 0, &[buf(&out)]);
     let text = expect_fault(r, "trap");
-    assert!(text.contains("s_trap"), "fault report does not name s_trap: {text}");
+    assert!(
+        text.contains("s_trap"),
+        "fault report does not name s_trap: {text}"
+    );
     check_good(&gpu, &prog);
 }
 per_target!(builtin_trap, trap);

@@ -15,7 +15,14 @@ fn sgemm_case(gpu: &Gpu, m: usize, n: usize, k: usize, seed: u64) {
         "sgemm_tiled",
         [blocks(n, 16), blocks(m, 16), 1],
         [16, 16, 1],
-        &[buf(&da), buf(&db), buf(&dc), Arg::I32(m as i32), Arg::I32(n as i32), Arg::I32(k as i32)],
+        &[
+            buf(&da),
+            buf(&db),
+            buf(&dc),
+            Arg::I32(m as i32),
+            Arg::I32(n as i32),
+            Arg::I32(k as i32),
+        ],
     );
     let mut want = vec![0f32; m * n];
     for i in 0..m {

@@ -18,18 +18,32 @@ fn half_ops(target: &str) {
     let n = 300usize;
     let mut rng = Rng::new(20);
     let gen = |rng: &mut Rng, k: usize| -> Vec<f16> { (0..k).map(|_| rand_f16(rng)).collect() };
-    let (a, b, c) = (gen(&mut rng, 2 * n), gen(&mut rng, 2 * n), gen(&mut rng, 2 * n));
+    let (a, b, c) = (
+        gen(&mut rng, 2 * n),
+        gen(&mut rng, 2 * n),
+        gen(&mut rng, 2 * n),
+    );
     let bits = |v: &[f16]| -> Vec<u16> { v.iter().map(|h| h.to_bits()).collect() };
     let (da, db, dc) = (gpu.buf(&bits(&a)), gpu.buf(&bits(&b)), gpu.buf(&bits(&c)));
     let out = gpu.zeros(n * 6 * 4);
-    gpu.run1d(&prog, "half2_ops", n, 64, &[buf(&da), buf(&db), buf(&dc), buf(&out), Arg::U32(n as u32)]);
+    gpu.run1d(
+        &prog,
+        "half2_ops",
+        n,
+        64,
+        &[buf(&da), buf(&db), buf(&dc), buf(&out), Arg::U32(n as u32)],
+    );
     let got: Vec<u16> = gpu.read(&out);
     let r = |v: f64| f16::from_f64(v).to_bits();
     let mut want = vec![];
     for i in 0..n {
         let mut lanes = [[0u16; 2]; 6];
         for h in 0..2 {
-            let (x, y, z) = (a[2 * i + h].to_f64(), b[2 * i + h].to_f64(), c[2 * i + h].to_f64());
+            let (x, y, z) = (
+                a[2 * i + h].to_f64(),
+                b[2 * i + h].to_f64(),
+                c[2 * i + h].to_f64(),
+            );
             lanes[0][h] = r(x * y);
             lanes[1][h] = r(x + y);
             lanes[2][h] = r(x - y);
@@ -47,11 +61,19 @@ fn half_ops(target: &str) {
     let (a4, b4) = (gen(&mut rng, 4 * n), gen(&mut rng, 4 * n));
     let (da4, db4) = (gpu.buf(&bits(&a4)), gpu.buf(&bits(&b4)));
     let (oh, of) = (gpu.zeros(n * 2), gpu.zeros(n * 4));
-    gpu.run1d(&prog, "half4_dot", n, 64, &[buf(&da4), buf(&db4), buf(&oh), buf(&of), Arg::U32(n as u32)]);
+    gpu.run1d(
+        &prog,
+        "half4_dot",
+        n,
+        64,
+        &[buf(&da4), buf(&db4), buf(&oh), buf(&of), Arg::U32(n as u32)],
+    );
     let mut want_h = vec![];
     let mut want_f = vec![];
     for i in 0..n {
-        let p: Vec<f16> = (0..4).map(|k| f16::from_f64(a4[4 * i + k].to_f64() * b4[4 * i + k].to_f64())).collect();
+        let p: Vec<f16> = (0..4)
+            .map(|k| f16::from_f64(a4[4 * i + k].to_f64() * b4[4 * i + k].to_f64()))
+            .collect();
         let mut s = f16::from_f64(p[0].to_f64() + p[1].to_f64());
         s = f16::from_f64(s.to_f64() + p[2].to_f64());
         s = f16::from_f64(s.to_f64() + p[3].to_f64());
@@ -87,8 +109,26 @@ fn int64(target: &str) {
         let mut y = rand_i64(&mut rng);
         if i < 8 {
             // edge cases
-            x = [i64::MIN as u64, i64::MAX as u64, u64::MAX, 0, 1, 7, (-7i64) as u64, 1 << 32][i];
-            y = [3, (-2i64) as u64, 2, 5, u64::MAX, (-2i64) as u64, 2, (1 << 32) + 1][i];
+            x = [
+                i64::MIN as u64,
+                i64::MAX as u64,
+                u64::MAX,
+                0,
+                1,
+                7,
+                (-7i64) as u64,
+                1 << 32,
+            ][i];
+            y = [
+                3,
+                (-2i64) as u64,
+                2,
+                5,
+                u64::MAX,
+                (-2i64) as u64,
+                2,
+                (1 << 32) + 1,
+            ][i];
         }
         if y == 0 || (x == i64::MIN as u64 && y == u64::MAX) {
             y = 3;
@@ -103,7 +143,19 @@ fn int64(target: &str) {
     }
     let (da, db, db32) = (gpu.buf(&a), gpu.buf(&b), gpu.buf(&b32));
     let out = gpu.zeros(n * 8 * 8);
-    gpu.run1d(&prog, "divmod64", n, 64, &[buf(&da), buf(&db), buf(&db32), buf(&out), Arg::U32(n as u32)]);
+    gpu.run1d(
+        &prog,
+        "divmod64",
+        n,
+        64,
+        &[
+            buf(&da),
+            buf(&db),
+            buf(&db32),
+            buf(&out),
+            Arg::U32(n as u32),
+        ],
+    );
     let mut want = vec![];
     for i in 0..n {
         let (x, y, y32) = (a[i], b[i], b32[i]);
@@ -120,10 +172,20 @@ fn int64(target: &str) {
             (x32 % y32) as u64,
         ]);
     }
-    assert_slice_eq("divmod64 [sdiv, srem, udiv, urem, sdiv32, srem32, udiv32, urem32]", &gpu.read::<u64>(&out), &want);
+    assert_slice_eq(
+        "divmod64 [sdiv, srem, udiv, urem, sdiv32, srem32, udiv32, urem32]",
+        &gpu.read::<u64>(&out),
+        &want,
+    );
 
     let out = gpu.zeros(n * 5 * 8);
-    gpu.run1d(&prog, "mul64", n, 64, &[buf(&da), buf(&db), buf(&out), Arg::U32(n as u32)]);
+    gpu.run1d(
+        &prog,
+        "mul64",
+        n,
+        64,
+        &[buf(&da), buf(&db), buf(&out), Arg::U32(n as u32)],
+    );
     let mut want = vec![];
     for i in 0..n {
         let (x, y) = (a[i], b[i]);
@@ -135,7 +197,11 @@ fn int64(target: &str) {
             ((x as i64) >> (y & 63)) as u64,
         ]);
     }
-    assert_slice_eq("mul64 [mul, mul_hi u, mul_hi s, shl^shr, ashr]", &gpu.read::<u64>(&out), &want);
+    assert_slice_eq(
+        "mul64 [mul, mul_hi u, mul_hi s, shl^shr, ashr]",
+        &gpu.read::<u64>(&out),
+        &want,
+    );
 }
 per_target!(int64_divmod_mul, int64);
 
@@ -161,24 +227,150 @@ fn logu(rng: &mut Rng, lo: f64, hi: f64) -> f64 {
 /// in f64 and rounded, so they are accurate to 0.5 ulp.
 fn math_fns() -> Vec<MathFn> {
     vec![
-        MathFn { id: 0, name: "sin", reference: |x, _| x.sin(), input: |r| (r.f64_in(-20.0, 20.0), 0.0), ulp32: 4, ulp64: 5 },
-        MathFn { id: 1, name: "cos", reference: |x, _| x.cos(), input: |r| (r.f64_in(-20.0, 20.0), 0.0), ulp32: 4, ulp64: 5 },
-        MathFn { id: 2, name: "tan", reference: |x, _| x.tan(), input: |r| (r.f64_in(-20.0, 20.0), 0.0), ulp32: 5, ulp64: 6 },
-        MathFn { id: 3, name: "exp", reference: |x, _| x.exp(), input: |r| (r.f64_in(-80.0, 80.0), 0.0), ulp32: 3, ulp64: 4 },
-        MathFn { id: 4, name: "exp2", reference: |x, _| x.exp2(), input: |r| (r.f64_in(-120.0, 120.0), 0.0), ulp32: 3, ulp64: 4 },
-        MathFn { id: 5, name: "log", reference: |x, _| x.ln(), input: |r| (logu(r, -100.0, 100.0), 0.0), ulp32: 3, ulp64: 4 },
-        MathFn { id: 6, name: "log2", reference: |x, _| x.log2(), input: |r| (logu(r, -100.0, 100.0), 0.0), ulp32: 3, ulp64: 4 },
-        MathFn { id: 7, name: "pow", reference: |x, y| x.powf(y), input: |r| (r.f64_in(0.01, 10.0), r.f64_in(-15.0, 15.0)), ulp32: 16, ulp64: 17 },
-        MathFn { id: 8, name: "sqrt", reference: |x, _| x.sqrt(), input: |r| (logu(r, -100.0, 100.0), 0.0), ulp32: 3, ulp64: 0 },
-        MathFn { id: 9, name: "tanh", reference: |x, _| x.tanh(), input: |r| (r.f64_in(-10.0, 10.0), 0.0), ulp32: 5, ulp64: 6 },
-        MathFn { id: 10, name: "atan2", reference: |x, y| x.atan2(y), input: |r| (r.f64_in(-10.0, 10.0), r.f64_in(-10.0, 10.0)), ulp32: 6, ulp64: 7 },
-        MathFn { id: 11, name: "cbrt", reference: |x, _| x.cbrt(), input: |r| (r.f64_in(-1e6, 1e6), 0.0), ulp32: 2, ulp64: 3 },
-        MathFn { id: 12, name: "asin", reference: |x, _| x.asin(), input: |r| (r.f64_in(-1.0, 1.0), 0.0), ulp32: 4, ulp64: 5 },
-        MathFn { id: 13, name: "sinh", reference: |x, _| x.sinh(), input: |r| (r.f64_in(-40.0, 40.0), 0.0), ulp32: 4, ulp64: 5 },
-        MathFn { id: 14, name: "log1p", reference: |x, _| x.ln_1p(), input: |r| (logu(r, -30.0, 30.0) - 0.5, 0.0), ulp32: 2, ulp64: 3 },
-        MathFn { id: 15, name: "expm1", reference: |x, _| x.exp_m1(), input: |r| (r.f64_in(-20.0, 40.0), 0.0), ulp32: 3, ulp64: 4 },
-        MathFn { id: 16, name: "rsqrt", reference: |x, _| 1.0 / x.sqrt(), input: |r| (logu(r, -60.0, 60.0), 0.0), ulp32: 2, ulp64: 3 },
-        MathFn { id: 17, name: "hypot", reference: |x, y| x.hypot(y), input: |r| (r.f64_in(-1e3, 1e3), r.f64_in(-1e3, 1e3)), ulp32: 4, ulp64: 5 },
+        MathFn {
+            id: 0,
+            name: "sin",
+            reference: |x, _| x.sin(),
+            input: |r| (r.f64_in(-20.0, 20.0), 0.0),
+            ulp32: 4,
+            ulp64: 5,
+        },
+        MathFn {
+            id: 1,
+            name: "cos",
+            reference: |x, _| x.cos(),
+            input: |r| (r.f64_in(-20.0, 20.0), 0.0),
+            ulp32: 4,
+            ulp64: 5,
+        },
+        MathFn {
+            id: 2,
+            name: "tan",
+            reference: |x, _| x.tan(),
+            input: |r| (r.f64_in(-20.0, 20.0), 0.0),
+            ulp32: 5,
+            ulp64: 6,
+        },
+        MathFn {
+            id: 3,
+            name: "exp",
+            reference: |x, _| x.exp(),
+            input: |r| (r.f64_in(-80.0, 80.0), 0.0),
+            ulp32: 3,
+            ulp64: 4,
+        },
+        MathFn {
+            id: 4,
+            name: "exp2",
+            reference: |x, _| x.exp2(),
+            input: |r| (r.f64_in(-120.0, 120.0), 0.0),
+            ulp32: 3,
+            ulp64: 4,
+        },
+        MathFn {
+            id: 5,
+            name: "log",
+            reference: |x, _| x.ln(),
+            input: |r| (logu(r, -100.0, 100.0), 0.0),
+            ulp32: 3,
+            ulp64: 4,
+        },
+        MathFn {
+            id: 6,
+            name: "log2",
+            reference: |x, _| x.log2(),
+            input: |r| (logu(r, -100.0, 100.0), 0.0),
+            ulp32: 3,
+            ulp64: 4,
+        },
+        MathFn {
+            id: 7,
+            name: "pow",
+            reference: |x, y| x.powf(y),
+            input: |r| (r.f64_in(0.01, 10.0), r.f64_in(-15.0, 15.0)),
+            ulp32: 16,
+            ulp64: 17,
+        },
+        MathFn {
+            id: 8,
+            name: "sqrt",
+            reference: |x, _| x.sqrt(),
+            input: |r| (logu(r, -100.0, 100.0), 0.0),
+            ulp32: 3,
+            ulp64: 0,
+        },
+        MathFn {
+            id: 9,
+            name: "tanh",
+            reference: |x, _| x.tanh(),
+            input: |r| (r.f64_in(-10.0, 10.0), 0.0),
+            ulp32: 5,
+            ulp64: 6,
+        },
+        MathFn {
+            id: 10,
+            name: "atan2",
+            reference: |x, y| x.atan2(y),
+            input: |r| (r.f64_in(-10.0, 10.0), r.f64_in(-10.0, 10.0)),
+            ulp32: 6,
+            ulp64: 7,
+        },
+        MathFn {
+            id: 11,
+            name: "cbrt",
+            reference: |x, _| x.cbrt(),
+            input: |r| (r.f64_in(-1e6, 1e6), 0.0),
+            ulp32: 2,
+            ulp64: 3,
+        },
+        MathFn {
+            id: 12,
+            name: "asin",
+            reference: |x, _| x.asin(),
+            input: |r| (r.f64_in(-1.0, 1.0), 0.0),
+            ulp32: 4,
+            ulp64: 5,
+        },
+        MathFn {
+            id: 13,
+            name: "sinh",
+            reference: |x, _| x.sinh(),
+            input: |r| (r.f64_in(-40.0, 40.0), 0.0),
+            ulp32: 4,
+            ulp64: 5,
+        },
+        MathFn {
+            id: 14,
+            name: "log1p",
+            reference: |x, _| x.ln_1p(),
+            input: |r| (logu(r, -30.0, 30.0) - 0.5, 0.0),
+            ulp32: 2,
+            ulp64: 3,
+        },
+        MathFn {
+            id: 15,
+            name: "expm1",
+            reference: |x, _| x.exp_m1(),
+            input: |r| (r.f64_in(-20.0, 40.0), 0.0),
+            ulp32: 3,
+            ulp64: 4,
+        },
+        MathFn {
+            id: 16,
+            name: "rsqrt",
+            reference: |x, _| 1.0 / x.sqrt(),
+            input: |r| (logu(r, -60.0, 60.0), 0.0),
+            ulp32: 2,
+            ulp64: 3,
+        },
+        MathFn {
+            id: 17,
+            name: "hypot",
+            reference: |x, y| x.hypot(y),
+            input: |r| (r.f64_in(-1e3, 1e3), r.f64_in(-1e3, 1e3)),
+            ulp32: 4,
+            ulp64: 5,
+        },
     ]
 }
 
@@ -194,26 +386,64 @@ fn math(target: &str) {
         let x32: Vec<f32> = inputs.iter().map(|p| p.0 as f32).collect();
         let y32: Vec<f32> = inputs.iter().map(|p| p.1 as f32).collect();
         let out = gpu.zeros(n * 4);
-        gpu.run1d(&prog, "math_f32", n, 64, &[buf(&gpu.buf(&x32)), buf(&gpu.buf(&y32)), buf(&out), Arg::I32(f.id), Arg::U32(n as u32)]);
+        gpu.run1d(
+            &prog,
+            "math_f32",
+            n,
+            64,
+            &[
+                buf(&gpu.buf(&x32)),
+                buf(&gpu.buf(&y32)),
+                buf(&out),
+                Arg::I32(f.id),
+                Arg::U32(n as u32),
+            ],
+        );
         let got: Vec<f32> = gpu.read(&out);
-        let want: Vec<f32> = (0..n).map(|i| (f.reference)(x32[i] as f64, y32[i] as f64) as f32).collect();
-        if let Err(e) = std::panic::catch_unwind(|| assert_ulp_f32(&format!("{} f32", f.name), &got, &want, f.ulp32)) {
+        let want: Vec<f32> = (0..n)
+            .map(|i| (f.reference)(x32[i] as f64, y32[i] as f64) as f32)
+            .collect();
+        if let Err(e) = std::panic::catch_unwind(|| {
+            assert_ulp_f32(&format!("{} f32", f.name), &got, &want, f.ulp32)
+        }) {
             failures.push(panic_text(e));
         }
         let x64: Vec<f64> = inputs.iter().map(|p| p.0).collect();
         let y64: Vec<f64> = inputs.iter().map(|p| p.1).collect();
         let out = gpu.zeros(n * 8);
-        gpu.run1d(&prog, "math_f64", n, 64, &[buf(&gpu.buf(&x64)), buf(&gpu.buf(&y64)), buf(&out), Arg::I32(f.id), Arg::U32(n as u32)]);
+        gpu.run1d(
+            &prog,
+            "math_f64",
+            n,
+            64,
+            &[
+                buf(&gpu.buf(&x64)),
+                buf(&gpu.buf(&y64)),
+                buf(&out),
+                Arg::I32(f.id),
+                Arg::U32(n as u32),
+            ],
+        );
         let got: Vec<f64> = gpu.read(&out);
         let want: Vec<f64> = (0..n).map(|i| (f.reference)(x64[i], y64[i])).collect();
-        if let Err(e) = std::panic::catch_unwind(|| assert_ulp_f64(&format!("{} f64", f.name), &got, &want, f.ulp64)) {
+        if let Err(e) = std::panic::catch_unwind(|| {
+            assert_ulp_f64(&format!("{} f64", f.name), &got, &want, f.ulp64)
+        }) {
             failures.push(panic_text(e));
         }
     }
-    assert!(failures.is_empty(), "{} math failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} math failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 per_target!(device_library_math, math);
 
 fn panic_text(e: Box<dyn std::any::Any + Send>) -> String {
-    e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
+    e.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
 }

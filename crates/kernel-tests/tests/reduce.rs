@@ -14,14 +14,30 @@ fn reduce(target: &str) {
     let groups = blocks(n, 256) as usize;
     let (du, df) = (gpu.buf(&u), gpu.buf(&f));
     let (ou, of) = (gpu.zeros(groups * 4), gpu.zeros(groups * 4));
-    gpu.run1d(&prog, "reduce_u32", n, 256, &[buf(&du), buf(&ou), Arg::U32(n as u32)]);
-    gpu.run1d(&prog, "reduce_f32", n, 256, &[buf(&df), buf(&of), Arg::U32(n as u32)]);
+    gpu.run1d(
+        &prog,
+        "reduce_u32",
+        n,
+        256,
+        &[buf(&du), buf(&ou), Arg::U32(n as u32)],
+    );
+    gpu.run1d(
+        &prog,
+        "reduce_f32",
+        n,
+        256,
+        &[buf(&df), buf(&of), Arg::U32(n as u32)],
+    );
     let mut want_u = vec![];
     let mut want_f = vec![];
     for g in 0..groups {
         let lane = |i: usize| g * 256 + i;
-        let mut su: Vec<u32> = (0..256).map(|i| u.get(lane(i)).copied().unwrap_or(0)).collect();
-        let mut sf: Vec<f32> = (0..256).map(|i| f.get(lane(i)).copied().unwrap_or(0.0)).collect();
+        let mut su: Vec<u32> = (0..256)
+            .map(|i| u.get(lane(i)).copied().unwrap_or(0))
+            .collect();
+        let mut sf: Vec<f32> = (0..256)
+            .map(|i| f.get(lane(i)).copied().unwrap_or(0.0))
+            .collect();
         let mut stride = 128;
         while stride > 0 {
             for i in 0..stride {
@@ -46,7 +62,13 @@ fn barrier_rotate(target: &str) {
     let mut rng = Rng::new(4);
     let data = rng.vec_u32(groups * 256);
     let d = gpu.buf(&data);
-    gpu.run(&prog, "barrier_rotate", [groups as u32, 1, 1], [256, 1, 1], &[buf(&d), Arg::U32(rounds)]);
+    gpu.run(
+        &prog,
+        "barrier_rotate",
+        [groups as u32, 1, 1],
+        [256, 1, 1],
+        &[buf(&d), Arg::U32(rounds)],
+    );
     let mut want = data.clone();
     for g in 0..groups {
         let s = &mut want[g * 256..(g + 1) * 256];
@@ -75,9 +97,32 @@ fn scan(target: &str) {
     let totals = gpu.zeros(chunks * 4);
     let offsets = gpu.zeros(chunks * 4);
     let dummy = gpu.zeros(4);
-    gpu.run(&prog, "scan_blocks", [chunks as u32, 1, 1], [128, 1, 1], &[buf(&din), buf(&dout), buf(&totals), Arg::U32(n as u32)]);
-    gpu.run(&prog, "scan_blocks", [1, 1, 1], [128, 1, 1], &[buf(&totals), buf(&offsets), buf(&dummy), Arg::U32(chunks as u32)]);
-    gpu.run1d(&prog, "add_offsets", n, 256, &[buf(&dout), buf(&offsets), Arg::U32(n as u32)]);
+    gpu.run(
+        &prog,
+        "scan_blocks",
+        [chunks as u32, 1, 1],
+        [128, 1, 1],
+        &[buf(&din), buf(&dout), buf(&totals), Arg::U32(n as u32)],
+    );
+    gpu.run(
+        &prog,
+        "scan_blocks",
+        [1, 1, 1],
+        [128, 1, 1],
+        &[
+            buf(&totals),
+            buf(&offsets),
+            buf(&dummy),
+            Arg::U32(chunks as u32),
+        ],
+    );
+    gpu.run1d(
+        &prog,
+        "add_offsets",
+        n,
+        256,
+        &[buf(&dout), buf(&offsets), Arg::U32(n as u32)],
+    );
     let mut want = Vec::with_capacity(n);
     let mut acc = 0u32;
     for &v in &input {
@@ -104,7 +149,13 @@ fn bitonic(target: &str) {
     while k as usize <= n {
         let mut j = k / 2;
         while j > 0 {
-            gpu.run1d(&prog, "bitonic_step", n, 128, &[buf(&d), Arg::U32(j), Arg::U32(k)]);
+            gpu.run1d(
+                &prog,
+                "bitonic_step",
+                n,
+                128,
+                &[buf(&d), Arg::U32(j), Arg::U32(k)],
+            );
             j /= 2;
         }
         k *= 2;

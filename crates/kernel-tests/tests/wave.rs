@@ -14,11 +14,19 @@ fn wave_ops(target: &str) {
     let din = gpu.buf(&input);
     let run = |name: &str, per: usize| -> Vec<i32> {
         let out = gpu.zeros(n * per * 4);
-        gpu.run(&prog, name, [1, 1, 1], [n as u32, 1, 1], &[buf(&din), buf(&out)]);
+        gpu.run(
+            &prog,
+            name,
+            [1, 1, 1],
+            [n as u32, 1, 1],
+            &[buf(&din), buf(&out)],
+        );
         gpu.read(&out)
     };
 
-    let want: Vec<i32> = (0..n).map(|l| input[l / 16 * 16..][..16].iter().sum()).collect();
+    let want: Vec<i32> = (0..n)
+        .map(|l| input[l / 16 * 16..][..16].iter().sum())
+        .collect();
     assert_slice_eq("dpp_row_sum", &run("dpp_row_sum", 1), &want);
 
     let mut want = vec![];
@@ -33,7 +41,11 @@ fn wave_ops(target: &str) {
             input[(l & !7) + 7 - l % 8],
         ]);
     }
-    assert_slice_eq("dpp_controls (quad_perm, row_shr bc/no-bc, row_ror, row_mirror, row_half_mirror)", &run("dpp_controls", 6), &want);
+    assert_slice_eq(
+        "dpp_controls (quad_perm, row_shr bc/no-bc, row_ror, row_mirror, row_half_mirror)",
+        &run("dpp_controls", 6),
+        &want,
+    );
 
     let mut want = vec![];
     for l in 0..n {
@@ -47,8 +59,14 @@ fn wave_ops(target: &str) {
     }
     assert_slice_eq("ds_swizzle", &run("swizzle", 4), &want);
 
-    let want: Vec<i32> = (0..n).map(|l| input[l / 32 * 32..][..32].iter().sum()).collect();
-    assert_slice_eq("wave_sum_dpp (dpp + permlanex16)", &run("wave_sum_dpp", 1), &want);
+    let want: Vec<i32> = (0..n)
+        .map(|l| input[l / 32 * 32..][..32].iter().sum())
+        .collect();
+    assert_slice_eq(
+        "wave_sum_dpp (dpp + permlanex16)",
+        &run("wave_sum_dpp", 1),
+        &want,
+    );
 
     let mut want = vec![];
     for l in 0..n {
@@ -75,7 +93,13 @@ fn wave64(target: &str) {
     let input: Vec<i32> = (0..n).map(|_| rng.range_i64(-1000, 1000) as i32).collect();
     let din = gpu.buf(&input);
     let out = gpu.zeros(n * 16);
-    gpu.run(&prog, "wave64_subgroups", [1, 1, 1], [256, 1, 1], &[buf(&din), buf(&out)]);
+    gpu.run(
+        &prog,
+        "wave64_subgroups",
+        [1, 1, 1],
+        [256, 1, 1],
+        &[buf(&din), buf(&out)],
+    );
     let mut want = vec![];
     for l in 0..n {
         let w = &input[l / 64 * 64..][..64];
@@ -87,14 +111,29 @@ fn wave64(target: &str) {
     let m = 1000usize;
     let u = rng.vec_u32(m);
     let (du, ou) = (gpu.buf(&u), gpu.zeros(blocks(m, 256) as usize * 4));
-    gpu.run1d(&prog, "wave64_reduce", m, 256, &[buf(&du), buf(&ou), Arg::U32(m as u32)]);
-    let want: Vec<u32> = u.chunks(256).map(|c| c.iter().fold(0u32, |a, &b| a.wrapping_add(b))).collect();
+    gpu.run1d(
+        &prog,
+        "wave64_reduce",
+        m,
+        256,
+        &[buf(&du), buf(&ou), Arg::U32(m as u32)],
+    );
+    let want: Vec<u32> = u
+        .chunks(256)
+        .map(|c| c.iter().fold(0u32, |a, &b| a.wrapping_add(b)))
+        .collect();
     assert_slice_eq("wave64_reduce", &gpu.read::<u32>(&ou), &want);
 
     let x = rng.vec_f32(m, -5.0, 5.0);
     let y = rng.vec_f32(m, -5.0, 5.0);
     let (dx, dy) = (gpu.buf(&x), gpu.buf(&y));
-    gpu.run1d(&prog, "wave64_saxpy", m, 128, &[buf(&dy), buf(&dx), Arg::F32(-0.5), Arg::U32(m as u32)]);
+    gpu.run1d(
+        &prog,
+        "wave64_saxpy",
+        m,
+        128,
+        &[buf(&dy), buf(&dx), Arg::F32(-0.5), Arg::U32(m as u32)],
+    );
     let want: Vec<f32> = x.iter().zip(&y).map(|(x, y)| -0.5 * x + y).collect();
     assert_slice_eq("wave64_saxpy", &gpu.read::<f32>(&dy), &want);
 }
@@ -105,13 +144,22 @@ fn wmma_case(gpu: &Gpu, a: &[f32], b: &[f32], c: &[f32]) -> (Vec<f32>, Vec<f64>)
     let ah: Vec<u16> = a.iter().map(|&v| f16::from_f32(v).to_bits()).collect();
     let bh: Vec<u16> = b.iter().map(|&v| f16::from_f32(v).to_bits()).collect();
     let (da, db, dc, dd) = (gpu.buf(&ah), gpu.buf(&bh), gpu.buf(c), gpu.zeros(256 * 4));
-    gpu.run(&prog, "wmma_f16_16x16x16", [1, 1, 1], [32, 1, 1], &[buf(&da), buf(&db), buf(&dc), buf(&dd)]);
+    gpu.run(
+        &prog,
+        "wmma_f16_16x16x16",
+        [1, 1, 1],
+        [32, 1, 1],
+        &[buf(&da), buf(&db), buf(&dc), buf(&dd)],
+    );
     let af: Vec<f64> = ah.iter().map(|&h| f16::from_bits(h).to_f64()).collect();
     let bf: Vec<f64> = bh.iter().map(|&h| f16::from_bits(h).to_f64()).collect();
     let mut want = vec![0f64; 256];
     for i in 0..16 {
         for j in 0..16 {
-            want[i * 16 + j] = c[i * 16 + j] as f64 + (0..16).map(|k| af[i * 16 + k] * bf[k * 16 + j]).sum::<f64>();
+            want[i * 16 + j] = c[i * 16 + j] as f64
+                + (0..16)
+                    .map(|k| af[i * 16 + k] * bf[k * 16 + j])
+                    .sum::<f64>();
         }
     }
     (gpu.read(&dd), want)
@@ -121,19 +169,36 @@ fn wmma(target: &str) {
     let gpu = Gpu::new(target);
     let mut rng = Rng::new(9);
     // Small integers: every product and sum is exact, whatever the order.
-    let ints = |rng: &mut Rng, n: usize| -> Vec<f32> { (0..n).map(|_| rng.range_i64(-4, 5) as f32).collect() };
-    let (a, b, c) = (ints(&mut rng, 256), ints(&mut rng, 256), ints(&mut rng, 256));
+    let ints = |rng: &mut Rng, n: usize| -> Vec<f32> {
+        (0..n).map(|_| rng.range_i64(-4, 5) as f32).collect()
+    };
+    let (a, b, c) = (
+        ints(&mut rng, 256),
+        ints(&mut rng, 256),
+        ints(&mut rng, 256),
+    );
     let (got, want) = wmma_case(&gpu, &a, &b, &c);
     let want32: Vec<f32> = want.iter().map(|&v| v as f32).collect();
     assert_slice_eq("wmma integers (exact)", &got, &want32);
 
     // Random halves: the hardware's summation order is unspecified, so allow
     // a small relative error against the f64 reference.
-    let (a, b, c) = (rng.vec_f32(256, -2.0, 2.0), rng.vec_f32(256, -2.0, 2.0), rng.vec_f32(256, -2.0, 2.0));
+    let (a, b, c) = (
+        rng.vec_f32(256, -2.0, 2.0),
+        rng.vec_f32(256, -2.0, 2.0),
+        rng.vec_f32(256, -2.0, 2.0),
+    );
     let (got, want) = wmma_case(&gpu, &a, &b, &c);
     for i in 0..256 {
         let tol = 1e-5 * (1.0 + want[i].abs()) + 4.0 * f32::EPSILON as f64 * 16.0;
-        assert!((got[i] as f64 - want[i]).abs() <= tol, "wmma random [{}][{}]: got {} want {}", i / 16, i % 16, got[i], want[i]);
+        assert!(
+            (got[i] as f64 - want[i]).abs() <= tol,
+            "wmma random [{}][{}]: got {} want {}",
+            i / 16,
+            i % 16,
+            got[i],
+            want[i]
+        );
     }
 }
 per_target!(wmma_16x16x16_f16, wmma);

@@ -4,7 +4,9 @@
 //! one-file fix.
 #![allow(dead_code)]
 
-use softgpu_exec::{Arg, Buffer, Device, DeviceConfig, DispatchError, DispatchStats, Launch, Program};
+use softgpu_exec::{
+    Arg, Buffer, Device, DeviceConfig, DispatchError, DispatchStats, Launch, Program,
+};
 pub use softgpu_kernel_tests::*;
 
 /// A device for one target plus convenience wrappers that panic with the
@@ -16,7 +18,10 @@ pub struct Gpu {
 
 impl Gpu {
     pub fn new(target: &str) -> Gpu {
-        Gpu::with_config(DeviceConfig { target: target.into(), ..Default::default() })
+        Gpu::with_config(DeviceConfig {
+            target: target.into(),
+            ..Default::default()
+        })
     }
 
     pub fn with_config(cfg: DeviceConfig) -> Gpu {
@@ -38,11 +43,15 @@ impl Gpu {
         [T]: ToBytes,
     {
         let bytes = data.to_bytes();
-        self.dev.alloc_from(&bytes).unwrap_or_else(|e| panic!("alloc_from({} bytes): {e}", bytes.len()))
+        self.dev
+            .alloc_from(&bytes)
+            .unwrap_or_else(|e| panic!("alloc_from({} bytes): {e}", bytes.len()))
     }
 
     pub fn zeros(&self, bytes: usize) -> Buffer {
-        self.dev.alloc_zeroed(bytes as u64).unwrap_or_else(|e| panic!("alloc_zeroed({bytes}): {e}"))
+        self.dev
+            .alloc_zeroed(bytes as u64)
+            .unwrap_or_else(|e| panic!("alloc_zeroed({bytes}): {e}"))
     }
 
     pub fn read<T: FromBytes>(&self, b: &Buffer) -> Vec<T> {
@@ -59,11 +68,27 @@ impl Gpu {
         dynamic_lds: u32,
         args: &[Arg],
     ) -> Result<DispatchStats, DispatchError> {
-        self.dev.dispatch(prog, kernel, &Launch { grid, block, dynamic_lds }, args)
+        self.dev.dispatch(
+            prog,
+            kernel,
+            &Launch {
+                grid,
+                block,
+                dynamic_lds,
+            },
+            args,
+        )
     }
 
     /// Dispatches and panics with the error's Display (fault report) on failure.
-    pub fn run(&self, prog: &Program, kernel: &str, grid: [u32; 3], block: [u32; 3], args: &[Arg]) -> DispatchStats {
+    pub fn run(
+        &self,
+        prog: &Program,
+        kernel: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[Arg],
+    ) -> DispatchStats {
         self.run_lds(prog, kernel, grid, block, 0, args)
     }
 
@@ -81,7 +106,14 @@ impl Gpu {
     }
 
     /// 1D dispatch of `n` work-items in blocks of `block` (partial last block).
-    pub fn run1d(&self, prog: &Program, kernel: &str, n: usize, block: u32, args: &[Arg]) -> DispatchStats {
+    pub fn run1d(
+        &self,
+        prog: &Program,
+        kernel: &str,
+        n: usize,
+        block: u32,
+        args: &[Arg],
+    ) -> DispatchStats {
         self.run(prog, kernel, [blocks(n, block), 1, 1], [block, 1, 1], args)
     }
 }
