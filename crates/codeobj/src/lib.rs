@@ -18,6 +18,8 @@
 //! # let _ = image;
 //! ```
 
+#![warn(missing_docs)]
+
 mod bundle;
 mod descriptor;
 mod elf;

@@ -25,7 +25,8 @@ pub struct KernelMeta {
     pub private_segment_fixed_size: u32,
     /// `.wavefront_size` (32 or 64).
     pub wavefront_size: u32,
-    /// `.uses_dynamic_stack` (false when absent).
+    /// `.uses_dynamic_stack` (false when absent; code object v4 metadata has no such
+    /// key, so read [`KernelDescriptor::uses_dynamic_stack`](crate::KernelDescriptor) there).
     pub uses_dynamic_stack: bool,
     /// `.sgpr_count`.
     pub sgpr_count: u32,
