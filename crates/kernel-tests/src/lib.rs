@@ -215,12 +215,24 @@ fn clang_version() -> &'static str {
     })
 }
 
-/// A per-process scratch directory (removed at exit is not guaranteed; it lives
-/// under the system temp dir and is named after the process id).
+/// A per-process scratch directory under the system temp dir, named after the
+/// process id; folders left by exited processes are removed on first use.
 pub fn scratch_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let d = std::env::temp_dir().join(format!("softgpu-kt-{}", std::process::id()));
+        let tmp = std::env::temp_dir();
+        // Remove the folders of earlier test processes that have exited.
+        if let Ok(entries) = std::fs::read_dir(&tmp) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if let Some(pid) = name.strip_prefix("softgpu-kt-") {
+                    if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+                        let _ = std::fs::remove_dir_all(e.path());
+                    }
+                }
+            }
+        }
+        let d = tmp.join(format!("softgpu-kt-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d)
             .unwrap_or_else(|e| panic!("cannot create {}: {e}", d.display()));
@@ -638,6 +650,30 @@ mod tests {
         assert_eq!(isa_version("gfx1151"), ("1151".into(), 11501));
         assert_eq!(isa_version("gfx1100"), ("1100".into(), 11000));
         assert_eq!(isa_version("gfx1030"), ("1030".into(), 10300));
+    }
+
+    #[test]
+    fn missing_tool_names_the_packages() {
+        let r = std::panic::catch_unwind(|| {
+            run_tool(&mut Command::new("softgpu-no-such-tool-19"));
+        });
+        let e = r.expect_err("a missing tool must panic");
+        let msg = e.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert!(
+            msg.contains("clang-19 lld-19 llvm-19 rocm-device-libs"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn compiles_a_trivial_kernel() {
+        let src = "kernel void k(global int *p) { p[get_global_id(0)] = 1; }";
+        for t in TARGETS {
+            let a = compile_cached(src, Lang::OpenCl, t, &[]);
+            let b = compile_cached(src, Lang::OpenCl, t, &[]);
+            assert!(Arc::ptr_eq(&a, &b), "in-process cache");
+            assert!(a.starts_with(b"\x7fELF"));
+        }
     }
 
     #[test]
