@@ -5,8 +5,17 @@
 //! type, implicit operands such as VCC made explicit). The executor runs that
 //! form; [`disassemble`] prints it the way `llvm-objdump-19` does.
 
+mod consts;
+mod decode;
+mod disasm;
 mod inst;
+pub mod ops;
+mod sym;
+
+pub use decode::{decode, decode_all, LIT_SRC0};
+pub use disasm::disassemble;
 pub use inst::*;
+pub use ops::{all_ops, op_by_name, OpInfo};
 
 /// GPU instruction-set family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

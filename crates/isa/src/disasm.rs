@@ -1,0 +1,464 @@
+//! [`Inst`] to text, exactly as `llvm-objdump-19 -d --mcpu=gfx1100` prints it
+//! (wave32 register names), without the address/bytes comment.
+
+use crate::consts::{inline_code, inline_text};
+use crate::decode::{accumulates, LIT_SRC0};
+use crate::{flags, sreg, sym, Format, Inst, LaneSel, Operand, Special, Ty};
+
+/// Print one decoded instruction.
+pub fn disassemble(inst: &Inst) -> String {
+    let info = inst.op.info();
+    let (mnemonic, operands) = match info.format {
+        Format::Sop1 | Format::Sop2 | Format::Sopc => (info.name.to_string(), salu(inst)),
+        Format::Sopk => (info.name.to_string(), sopk(inst)),
+        Format::Sopp => (info.name.to_string(), sopp(inst)),
+        Format::Smem => (info.name.to_string(), smem(inst)),
+        Format::Vop3p => (info.name.to_string(), vop3p(inst)),
+        Format::Vopd => return vopd(inst),
+        Format::Ds => (info.name.to_string(), ds(inst)),
+        Format::Flat | Format::Global | Format::Scratch => (info.name.to_string(), flat(inst)),
+        Format::Mubuf | Format::Mtbuf => (info.name.to_string(), buffer(inst)),
+        _ => (valu_mnemonic(inst), valu(inst)),
+    };
+    if operands.is_empty() {
+        mnemonic
+    } else {
+        format!("{mnemonic} {operands}")
+    }
+}
+
+// ---- operands --------------------------------------------------------------
+
+fn sgpr_name(n: u8, dwords: u8) -> String {
+    let last = n as u32 + dwords.max(1) as u32 - 1;
+    match (n, dwords) {
+        (0..=105, 0 | 1) => format!("s{n}"),
+        (0..=105, _) => format!("s[{n}:{last}]"),
+        (sreg::VCC_LO, 2) => "vcc".into(),
+        (sreg::EXEC_LO, 2) => "exec".into(),
+        (106, _) => "vcc_lo".into(),
+        (107, _) => "vcc_hi".into(),
+        (108..=123, 0 | 1) => format!("ttmp{}", n - 108),
+        (108..=123, _) => format!("ttmp[{}:{}]", n - 108, last - 108),
+        (sreg::NULL, _) => "null".into(),
+        (sreg::M0, _) => "m0".into(),
+        (sreg::EXEC_LO, _) => "exec_lo".into(),
+        (sreg::EXEC_HI, _) => "exec_hi".into(),
+        _ => format!("s{n}"),
+    }
+}
+
+fn vgpr_name(n: u16, dwords: u8) -> String {
+    if dwords <= 1 {
+        format!("v{n}")
+    } else {
+        format!("v[{n}:{}]", n as u32 + dwords as u32 - 1)
+    }
+}
+
+fn special_name(s: Special) -> &'static str {
+    match s {
+        Special::Scc => "src_scc",
+        Special::Vccz => "src_vccz",
+        Special::Execz => "src_execz",
+        Special::SharedBase => "src_shared_base",
+        Special::SharedLimit => "src_shared_limit",
+        Special::PrivateBase => "src_private_base",
+        Special::PrivateLimit => "src_private_limit",
+        Special::PopsExitingWaveId => "src_pops_exiting_wave_id",
+        Special::LdsDirect => "src_lds_direct",
+    }
+}
+
+/// A constant: a literal prints as hex (an f64 literal shows its high
+/// half), an inline constant the way LLVM names it.
+fn const_text(v: u64, ty: Ty, literal: bool) -> String {
+    if literal {
+        let shown = if ty == Ty::F64 { v >> 32 } else { v & 0xffff_ffff };
+        return format!("{shown:#x}");
+    }
+    inline_code(v, ty).and_then(|c| inline_text(c, ty)).unwrap_or_else(|| format!("{v:#x}"))
+}
+
+fn operand(op: Operand, ty: Ty, literal: bool) -> String {
+    let dw = ty.dwords();
+    match op {
+        Operand::None => String::new(),
+        Operand::Sgpr(n) => sgpr_name(n, dw),
+        Operand::Vgpr(n) => vgpr_name(n, dw),
+        // LLVM's gfx11 printer is fake16: the high half vN.h shows as v(N+128).
+        Operand::VgprHi(n) => format!("v{}", n + 128),
+        Operand::Const(v) => const_text(v, ty, literal),
+        Operand::Special(s) => special_name(s).into(),
+    }
+}
+
+/// Source `k` of `inst` with its abs/neg modifiers.
+fn src(inst: &Inst, k: usize) -> String {
+    let ty = inst.op.info().src[k];
+    let lit = inst.flags & (LIT_SRC0 << k) != 0;
+    let mut s = operand(inst.src[k], ty, lit);
+    if inst.mods.abs >> k & 1 != 0 {
+        s = format!("|{s}|");
+    }
+    if inst.mods.neg >> k & 1 != 0 {
+        s = format!("-{s}");
+    }
+    s
+}
+
+fn join(parts: Vec<String>) -> String {
+    parts.into_iter().filter(|p| !p.is_empty()).collect::<Vec<_>>().join(", ")
+}
+
+fn present_srcs(inst: &Inst) -> Vec<String> {
+    let info = inst.op.info();
+    (0..3).filter(|&k| info.src[k] != Ty::None).map(|k| src(inst, k)).collect()
+}
+
+// ---- scalar ----------------------------------------------------------------
+
+fn salu(inst: &Inst) -> String {
+    let info = inst.op.info();
+    let mut parts = vec![operand(inst.dst[0], info.dst[0], false)];
+    if info.name.starts_with("s_sendmsg_rtn") {
+        if let Operand::Const(n) = inst.src[0] {
+            parts.push(sym::sendmsg(n as u16));
+        }
+        return join(parts);
+    }
+    parts.extend(present_srcs(inst));
+    join(parts)
+}
+
+fn sopk(inst: &Inst) -> String {
+    let info = inst.op.info();
+    let imm = inst.imm as u16;
+    let reg = |op: Operand| operand(op, Ty::B32.max_dwords(info.dst[0]), false);
+    match info.name {
+        "s_version" => imm.to_string(),
+        "s_subvector_loop_begin" | "s_subvector_loop_end" => format!("{}, {}", reg(inst.src[0]), inst.imm),
+        "s_call_b64" => format!("{}, {}", operand(inst.dst[0], Ty::B64, false), inst.imm),
+        "s_getreg_b32" => format!("{}, {}", reg(inst.dst[0]), sym::hwreg(imm)),
+        "s_setreg_b32" => format!("{}, {}", sym::hwreg(imm), reg(inst.src[0])),
+        "s_setreg_imm32_b32" => format!("{}, {}", sym::hwreg(imm), src(inst, 0)),
+        _ => {
+            let r = if info.dst[0] != Ty::None { inst.dst[0] } else { inst.src[0] };
+            format!("{}, {imm:#x}", reg(r))
+        }
+    }
+}
+
+fn sopp(inst: &Inst) -> String {
+    let imm = inst.imm as u16;
+    let name = inst.op.name();
+    match name {
+        "s_waitcnt" => sym::waitcnt(imm),
+        "s_delay_alu" => sym::delay_alu(imm),
+        "s_waitcnt_depctr" => sym::depctr(imm),
+        "s_sendmsg" | "s_sendmsghalt" => sym::sendmsg(imm),
+        "s_endpgm" if imm == 0 => String::new(),
+        "s_wait_idle" | "s_code_end" | "s_endpgm_saved" | "s_wakeup" | "s_ttracedata" | "s_icache_inv"
+        | "s_barrier" => String::new(),
+        "s_set_inst_prefetch_distance" | "s_clause" | "s_wait_event" | "s_round_mode" | "s_ttracedata_imm" => {
+            format!("{imm:#x}")
+        }
+        _ if name.starts_with("s_branch") || name.starts_with("s_cbranch") => inst.imm.to_string(),
+        _ => imm.to_string(),
+    }
+}
+
+fn smem(inst: &Inst) -> String {
+    let info = inst.op.info();
+    let mut parts = vec![operand(inst.dst[0], info.dst[0], false), operand(inst.src[0], info.src[0], false)];
+    let off = if inst.imm < 0 { format!("-{:#x}", -(inst.imm as i64)) } else { format!("{:#x}", inst.imm) };
+    let mut tail = String::new();
+    if inst.src[1] != Operand::None {
+        parts.push(operand(inst.src[1], Ty::B32, false));
+        if inst.imm != 0 {
+            tail = format!(" offset:{off}");
+        }
+    } else if info.src[0] != Ty::None {
+        parts.push(off);
+    }
+    format!("{}{tail}{}", join(parts), cache_text(inst.flags))
+}
+
+fn cache_text(f: u16) -> String {
+    let mut s = String::new();
+    for (bit, name) in [(flags::GLC, " glc"), (flags::SLC, " slc"), (flags::DLC, " dlc")] {
+        if f & bit != 0 {
+            s.push_str(name);
+        }
+    }
+    s
+}
+
+// ---- vector ALU --------------------------------------------------------------
+
+fn valu_mnemonic(inst: &Inst) -> String {
+    let info = inst.op.info();
+    let short_fmt = matches!(info.format, Format::Vop1 | Format::Vop2 | Format::Vopc);
+    // Only ops with both a short and a VOP3 form name the form they use.
+    let two_forms = short_fmt && info.vop3.is_some() && !matches!(info.name, "v_nop" | "v_pipeflush");
+    let e64 = inst.flags & flags::E64 != 0;
+    let dpp = inst.lane_sel != LaneSel::None;
+    let suffix = match (two_forms, e64, dpp) {
+        (true, false, false) => "_e32",
+        (true, true, false) => "_e64",
+        (_, false, true) if short_fmt => "_dpp",
+        (_, _, true) => "_e64_dpp",
+        _ => "",
+    };
+    format!("{}{suffix}", info.name)
+}
+
+fn valu(inst: &Inst) -> String {
+    let info = inst.op.info();
+    let mut parts = Vec::new();
+    let cmpx = info.name.starts_with("v_cmpx");
+    if info.name.starts_with("v_swap") {
+        parts.push(operand(inst.dst[0], info.dst[0], false));
+        parts.push(operand(inst.src[0], info.src[0], false));
+        return join(parts);
+    }
+    if !cmpx {
+        parts.push(operand(inst.dst[0], info.dst[0], false));
+    }
+    if info.dst[1] != Ty::None {
+        parts.push(operand(inst.dst[1], info.dst[1], false));
+    }
+    let n = if accumulates(info.name) { 2 } else { 3 };
+    parts.extend((0..n).filter(|&k| info.src[k] != Ty::None).map(|k| src(inst, k)));
+    let mut s = join(parts);
+    s.push_str(&vop3_mods(inst));
+    s.push_str(&lane_sel_text(inst.lane_sel));
+    s
+}
+
+fn vop3_mods(inst: &Inst) -> String {
+    let m = &inst.mods;
+    let mut s = String::new();
+    if m.opsel != 0 {
+        let n = inst.op.info().src.iter().filter(|t| **t != Ty::None).count();
+        let mut bits: Vec<String> = (0..n).map(|k| (m.opsel >> k & 1).to_string()).collect();
+        bits.push((m.opsel >> 3 & 1).to_string());
+        s.push_str(&format!(" op_sel:[{}]", bits.join(",")));
+    }
+    if m.clamp {
+        s.push_str(" clamp");
+    }
+    s.push_str(match m.omod {
+        1 => " mul:2",
+        2 => " mul:4",
+        3 => " div:2",
+        _ => "",
+    });
+    s
+}
+
+fn lane_sel_text(l: LaneSel) -> String {
+    match l {
+        LaneSel::None => String::new(),
+        LaneSel::Dpp8 { sel, fetch_inactive } => {
+            let list: Vec<String> = sel.iter().map(|s| s.to_string()).collect();
+            let fi = if fetch_inactive { " fi:1" } else { "" };
+            format!(" dpp8:[{}]{fi}", list.join(","))
+        }
+        LaneSel::Dpp16 { ctrl, row_mask, bank_mask, bound_ctrl, fetch_inactive } => {
+            let mut s = format!(" {} row_mask:{row_mask:#x} bank_mask:{bank_mask:#x}", dpp_ctrl(ctrl));
+            if bound_ctrl {
+                s.push_str(" bound_ctrl:1");
+            }
+            if fetch_inactive {
+                s.push_str(" fi:1");
+            }
+            s
+        }
+    }
+}
+
+fn dpp_ctrl(c: u16) -> String {
+    match c {
+        0..=0xff => format!("quad_perm:[{},{},{},{}]", c & 3, c >> 2 & 3, c >> 4 & 3, c >> 6 & 3),
+        0x101..=0x10f => format!("row_shl:{}", c & 15),
+        0x111..=0x11f => format!("row_shr:{}", c & 15),
+        0x121..=0x12f => format!("row_ror:{}", c & 15),
+        0x140 => "row_mirror".into(),
+        0x141 => "row_half_mirror".into(),
+        0x150..=0x15f => format!("row_share:{}", c & 15),
+        0x160..=0x16f => format!("row_xmask:{}", c & 15),
+        _ => format!("/* invalid dpp_ctrl {c:#x} */"),
+    }
+}
+
+fn vop3p(inst: &Inst) -> String {
+    let info = inst.op.info();
+    let m = &inst.mods;
+    let mut s = join(std::iter::once(operand(inst.dst[0], info.dst[0], false)).chain(present_srcs(inst)).collect());
+    let n = info.src.iter().filter(|t| **t != Ty::None).count();
+    let list = |v: u8| (0..n).map(|k| (v >> k & 1).to_string()).collect::<Vec<_>>().join(",");
+    let full = (1u8 << n) - 1;
+    let hi_default = if info.name.starts_with("v_fma_mix") { 0 } else { full };
+    if m.opsel & full != 0 {
+        s.push_str(&format!(" op_sel:[{}]", list(m.opsel)));
+    }
+    if m.opsel_hi & full != hi_default {
+        s.push_str(&format!(" op_sel_hi:[{}]", list(m.opsel_hi)));
+    }
+    if m.neg & full != 0 {
+        s.push_str(&format!(" neg_lo:[{}]", list(m.neg)));
+    }
+    if m.neg_hi & full != 0 {
+        s.push_str(&format!(" neg_hi:[{}]", list(m.neg_hi)));
+    }
+    if m.clamp {
+        s.push_str(" clamp");
+    }
+    s
+}
+
+fn vopd(inst: &Inst) -> String {
+    // VOPD's cndmask leaves its VCC operand implicit in the text.
+    let half = |i: &Inst| {
+        let mut i = i.clone();
+        if i.op.name().contains("cndmask") {
+            i.src[2] = Operand::None;
+        }
+        format!("{} {}", i.op.name(), valu(&i))
+    };
+    match &inst.vopd_y {
+        Some(y) => format!("{} :: {}", half(inst), half(y)),
+        None => half(inst),
+    }
+}
+
+// ---- memory ------------------------------------------------------------------
+
+fn ds(inst: &Inst) -> String {
+    let info = inst.op.info();
+    let mut parts = vec![operand(inst.dst[0], info.dst[0], false)];
+    parts.extend((0..3).map(|k| operand(inst.src[k], info.src[k], false)));
+    let mut s = join(parts);
+    let (o0, o1) = (inst.imm & 0xff, inst.imm >> 8 & 0xff);
+    if info.name.contains("2addr") || info.name.contains("2st64") {
+        if o0 != 0 {
+            s.push_str(&format!(" offset0:{o0}"));
+        }
+        if o1 != 0 {
+            s.push_str(&format!(" offset1:{o1}"));
+        }
+    } else if info.name == "ds_swizzle_b32" && inst.imm != 0 {
+        s.push_str(&format!(" offset:{}", swizzle(inst.imm as u16)));
+    } else if inst.imm != 0 {
+        s.push_str(&format!(" offset:{}", inst.imm));
+    }
+    if inst.flags & flags::GDS != 0 {
+        s.push_str(" gds");
+    }
+    s
+}
+
+/// The `ds_swizzle_b32` offset in LLVM's swizzle(...) macro syntax.
+fn swizzle(off: u16) -> String {
+    if off & 0x8000 != 0 {
+        let l: Vec<String> = (0..4).map(|k| (off >> (2 * k) & 3).to_string()).collect();
+        return format!("swizzle(QUAD_PERM,{})", l.join(","));
+    }
+    let (and, or, xor) = (off & 31, off >> 5 & 31, off >> 10 & 31);
+    if and == 31 && or == 0 && xor.is_power_of_two() {
+        return format!("swizzle(SWAP,{xor})");
+    }
+    if and == 31 && or == 0 && (xor + 1).is_power_of_two() && xor != 0 {
+        return format!("swizzle(REVERSE,{})", xor + 1);
+    }
+    let group = (!and & 31) + 1;
+    if xor == 0 && group.is_power_of_two() && group > 1 && or < group {
+        return format!("swizzle(BROADCAST,{group},{or})");
+    }
+    let mask: String = (0..5)
+        .rev()
+        .map(|b| match (and >> b & 1, or >> b & 1, xor >> b & 1) {
+            (1, _, 0) => 'p',
+            (1, _, 1) => 'i',
+            (0, 0, _) => '0',
+            _ => '1',
+        })
+        .collect();
+    format!("swizzle(BITMASK_PERM,\"{mask}\")")
+}
+
+fn flat(inst: &Inst) -> String {
+    let info = inst.op.info();
+    let fmt = info.format;
+    let vaddr_ty = match (fmt, inst.src[2]) {
+        (Format::Scratch, _) | (Format::Global, Operand::Sgpr(_)) => Ty::B32,
+        _ => Ty::B64,
+    };
+    let mut parts = vec![operand(inst.dst[0], info.dst[0], false)];
+    parts.push(match inst.src[0] {
+        Operand::None => "off".into(),
+        a => operand(a, vaddr_ty, false),
+    });
+    parts.push(operand(inst.src[1], info.src[1], false));
+    if fmt != Format::Flat {
+        let saddr_ty = if fmt == Format::Global { Ty::B64 } else { Ty::B32 };
+        parts.push(match inst.src[2] {
+            Operand::None => "off".into(),
+            a => operand(a, saddr_ty, false),
+        });
+    }
+    let mut s = join(parts);
+    if inst.imm != 0 {
+        s.push_str(&format!(" offset:{}", inst.imm));
+    }
+    s + &cache_text(inst.flags)
+}
+
+fn buffer(inst: &Inst) -> String {
+    let info = inst.op.info();
+    if info.src[2] == Ty::None {
+        return String::new(); // buffer_gl0_inv, buffer_gl1_inv
+    }
+    // Atomics print vdata at its full (source) width even when returning.
+    let data = if inst.dst[0] != Operand::None { inst.dst[0] } else { inst.src[1] };
+    let data_ty = if info.src[1] != Ty::None { info.src[1] } else { info.dst[0] };
+    let both = inst.flags & flags::OFFEN != 0 && inst.flags & flags::IDXEN != 0;
+    let vaddr = match inst.src[0] {
+        Operand::None => "off".into(),
+        a => operand(a, if both { Ty::B64 } else { Ty::B32 }, false),
+    };
+    let soff = operand(inst.src[3], Ty::B32, false);
+    let mut s = join(vec![operand(data, data_ty, false), vaddr, operand(inst.src[2], Ty::B128, false), soff]);
+    if info.format == Format::Mtbuf && inst.aux != 1 {
+        s.push_str(&format!(" format:{}", inst.aux));
+    }
+    for (bit, name) in [(flags::IDXEN, " idxen"), (flags::OFFEN, " offen")] {
+        if inst.flags & bit != 0 {
+            s.push_str(name);
+        }
+    }
+    if inst.imm != 0 {
+        s.push_str(&format!(" offset:{}", inst.imm));
+    }
+    s.push_str(&cache_text(inst.flags));
+    if inst.flags & flags::TFE != 0 {
+        s.push_str(" tfe");
+    }
+    s
+}
+
+trait MaxDwords {
+    fn max_dwords(self, other: Ty) -> Ty;
+}
+
+impl MaxDwords for Ty {
+    /// The wider of two types (for SOPK's register operand).
+    fn max_dwords(self, other: Ty) -> Ty {
+        if other.dwords() > self.dwords() {
+            other
+        } else {
+            self
+        }
+    }
+}

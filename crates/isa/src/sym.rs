@@ -1,0 +1,136 @@
+//! Symbolic immediates as llvm-objdump-19 prints them for gfx11: s_waitcnt,
+//! s_delay_alu, s_waitcnt_depctr, hwreg(...) and sendmsg(...).
+
+/// `s_waitcnt`: vmcnt [15:10], lgkmcnt [9:4], expcnt [2:0]. Counters at
+/// their maximum mean "no wait" and are omitted unless all are.
+pub fn waitcnt(imm: u16) -> String {
+    let f = [("vmcnt", imm >> 10 & 63, 63), ("expcnt", imm & 7, 7), ("lgkmcnt", imm >> 4 & 63, 63)];
+    let waits: Vec<_> = f.iter().filter(|(_, v, max)| v != max).collect();
+    let shown = if waits.is_empty() { f.iter().collect() } else { waits };
+    shown.iter().map(|(n, v, _)| format!("{n}({v})")).collect::<Vec<_>>().join(" ")
+}
+
+const INSTID: [&str; 12] = [
+    "NO_DEP",
+    "VALU_DEP_1",
+    "VALU_DEP_2",
+    "VALU_DEP_3",
+    "VALU_DEP_4",
+    "TRANS32_DEP_1",
+    "TRANS32_DEP_2",
+    "TRANS32_DEP_3",
+    "FMA_ACCUM_CYCLE_1",
+    "SALU_CYCLE_1",
+    "SALU_CYCLE_2",
+    "SALU_CYCLE_3",
+];
+const INSTSKIP: [&str; 6] = ["SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4"];
+
+/// `s_delay_alu`: instid0 [3:0], instskip [6:4], instid1 [10:7]; zero
+/// fields are omitted.
+pub fn delay_alu(imm: u16) -> String {
+    if imm == 0 {
+        return "0".into();
+    }
+    let name = |table: &[&str], v: u16, what: &str| {
+        table.get(v as usize).map_or(format!("/* invalid {what} value */"), |s| s.to_string())
+    };
+    let mut parts = Vec::new();
+    for (field, v, table, what) in [
+        ("instid0", imm & 15, &INSTID[..], "instid"),
+        ("instskip", imm >> 4 & 7, &INSTSKIP[..], "instskip"),
+        ("instid1", imm >> 7 & 15, &INSTID[..], "instid"),
+    ] {
+        if v != 0 {
+            parts.push(format!("{field}({})", name(table, v, what)));
+        }
+    }
+    parts.join(" | ")
+}
+
+/// `s_waitcnt_depctr` fields as (name, shift, width), in print order.
+const DEPCTR: [(&str, u16, u16); 7] = [
+    ("depctr_hold_cnt", 7, 1),
+    ("depctr_sa_sdst", 0, 1),
+    ("depctr_va_vdst", 12, 4),
+    ("depctr_va_sdst", 9, 3),
+    ("depctr_va_ssrc", 8, 1),
+    ("depctr_va_vcc", 1, 1),
+    ("depctr_vm_vsrc", 2, 3),
+];
+
+/// Fields at their maximum are defaults and omitted unless all are; an
+/// encoding with bits outside the fields prints as hex.
+pub fn depctr(imm: u16) -> String {
+    let mask: u16 = DEPCTR.iter().map(|&(_, s, w)| ((1 << w) - 1) << s).fold(0, |a, b| a | b);
+    if imm & !mask != 0 {
+        return format!("{imm:#x}");
+    }
+    let f: Vec<(&str, u16, u16)> =
+        DEPCTR.iter().map(|&(n, s, w)| (n, imm >> s & ((1 << w) - 1), (1 << w) - 1)).collect();
+    let all_default = f.iter().all(|(_, v, max)| v == max);
+    f.iter()
+        .filter(|(_, v, max)| all_default || v != max)
+        .map(|(n, v, _)| format!("{n}({v})"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn hwreg_name(id: u16) -> Option<&'static str> {
+    Some(match id {
+        1 => "HW_REG_MODE",
+        2 => "HW_REG_STATUS",
+        3 => "HW_REG_TRAPSTS",
+        5 => "HW_REG_GPR_ALLOC",
+        6 => "HW_REG_LDS_ALLOC",
+        7 => "HW_REG_IB_STS",
+        15 => "HW_REG_SH_MEM_BASES",
+        18 => "HW_REG_PERF_SNAPSHOT_PC_LO",
+        19 => "HW_REG_PERF_SNAPSHOT_PC_HI",
+        20 => "HW_REG_FLAT_SCR_LO",
+        21 => "HW_REG_FLAT_SCR_HI",
+        23 => "HW_REG_HW_ID1",
+        24 => "HW_REG_HW_ID2",
+        27 => "HW_REG_PERF_SNAPSHOT_DATA",
+        29 => "HW_REG_SHADER_CYCLES",
+        _ => return None,
+    })
+}
+
+/// `hwreg(id, offset, size)`: id [5:0], offset [10:6], size-1 [15:11].
+pub fn hwreg(imm: u16) -> String {
+    let (id, off, size) = (imm & 63, imm >> 6 & 31, (imm >> 11) + 1);
+    let name = hwreg_name(id).map_or(id.to_string(), str::to_string);
+    if off == 0 && size == 32 {
+        format!("hwreg({name})")
+    } else {
+        format!("hwreg({name}, {off}, {size})")
+    }
+}
+
+fn msg_name(id: u16) -> Option<&'static str> {
+    Some(match id {
+        1 => "MSG_INTERRUPT",
+        2 => "MSG_HS_TESSFACTOR",
+        3 => "MSG_DEALLOC_VGPRS",
+        5 => "MSG_STALL_WAVE_GEN",
+        6 => "MSG_HALT_WAVES",
+        9 => "MSG_GS_ALLOC_REQ",
+        128 => "MSG_RTN_GET_DOORBELL",
+        129 => "MSG_RTN_GET_DDID",
+        130 => "MSG_RTN_GET_TMA",
+        131 => "MSG_RTN_GET_REALTIME",
+        132 => "MSG_RTN_SAVE_WAVE",
+        133 => "MSG_RTN_GET_TBA",
+        _ => return None,
+    })
+}
+
+/// `sendmsg(...)` for the message ids gfx11 knows; other values print raw.
+pub fn sendmsg(imm: u16) -> String {
+    match msg_name(imm) {
+        Some(n) => format!("sendmsg({n})"),
+        None if imm < 16 => format!("sendmsg({imm}, 0, 0)"),
+        None => imm.to_string(),
+    }
+}

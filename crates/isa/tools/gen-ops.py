@@ -1,0 +1,477 @@
+#!/usr/bin/env python3
+"""Generate crates/isa/data/gfx11-ops.tsv and gfx11-samples.tsv.
+
+The LLVM disassembler is the oracle: for every encoding we build an
+instruction word from a template (fixed, distinct register operands), walk
+the opcode field through all its values, and ask `llvm-mc-19 --disassemble`
+what each word is. The printed mnemonic names the op; the printed register
+widths plus the type suffixes in the name give the operand types.
+
+Usage: tools/gen-ops.py   (run from anywhere; rewrites the data files)
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+MC = os.environ.get("LLVM_MC", "llvm-mc-19")
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "..", "data")
+
+
+def le(*words):
+    out = []
+    for w in words:
+        out += [(w >> (8 * i)) & 0xFF for i in range(4)]
+    return out
+
+
+MARKER = [0x34, 0x12, 0x69, 0xB0]  # s_movk_i32 s105, 0x1234: separates candidates
+MARKER_TEXT = "s_movk_i32 s105, 0x1234"
+
+
+def run_mc(lines):
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        for b in lines:
+            f.write(",".join("0x%02x" % x for x in list(b) + MARKER) + "\n")
+        path = f.name
+    try:
+        p = subprocess.run([MC, "--disassemble", "-arch=amdgcn", "-mcpu=gfx1100", path],
+                           capture_output=True, text=True, check=True)
+    finally:
+        os.unlink(path)
+    bad = {int(m.group(1)) - 1 for m in re.finditer(r":(\d+):1: warning", p.stderr)}
+    texts = [l.strip() for l in p.stdout.splitlines() if l.strip() and l.strip() != ".text"]
+    return texts, bad
+
+
+def disasm(lines):
+    """Disassemble each byte list; return {bytes tuple: text} for those that
+    are exactly one valid instruction. A marker instruction follows each
+    candidate so the output can be split back into per-candidate segments."""
+    texts, bad = run_mc(lines)
+    segs, cur = [], []
+    for t in texts:
+        if t == MARKER_TEXT:
+            segs.append(cur)
+            cur = []
+        else:
+            cur.append(t)
+    if len(segs) != len(lines):
+        if len(lines) == 1:
+            return {}
+        res = {}
+        for b in lines:  # an instruction swallowed a marker: go one by one
+            res.update(disasm([b]))
+        return res
+    return {tuple(b): s[0] for i, (b, s) in enumerate(zip(lines, segs))
+            if i not in bad and len(s) == 1 and "Invalid" not in s[0]}
+
+
+# --- encodings -------------------------------------------------------------
+# LLVM's decoder rejects words whose unused operand fields are not zero, so
+# each encoding lists candidate values per operand field, richest first; the
+# generator tries the combinations in order of decreasing richness and keeps
+# the first that disassembles. A `lit` field appends a 32-bit literal.
+S2, S4, S6, S8 = 2, 4, 6, 8
+V = lambda n: 256 + n  # 9-bit source code of a VGPR
+K = 0x40490FDB  # literal used where an op needs one
+
+
+def sop1(op, f):
+    return le(0xBE800000 | (f["d"] << 16) | (op << 8) | f["s0"])
+
+
+def sop2(op, f):
+    return le(0x80000000 | (op << 23) | (f["d"] << 16) | (f["s1"] << 8) | f["s0"])
+
+
+def sopk(op, f):
+    return le(0xB0000000 | (op << 23) | (f["d"] << 16) | f["imm"])
+
+
+def sopc(op, f):
+    return le(0xBF000000 | (op << 16) | (f["s1"] << 8) | f["s0"])
+
+
+def sopp(op, f):
+    return le(0xBF800000 | (op << 16) | f["imm"])
+
+
+def smem(op, f):
+    return le(0xF4000000 | (op << 18) | (f["d"] << 6) | f["base"], (f["soff"] << 25) | 0x10)
+
+
+def vop1(op, f):
+    return le(0x7E000000 | (f["d"] << 17) | (op << 9) | f["s0"])
+
+
+def vop2(op, f):
+    return le((op << 25) | (f["d"] << 17) | (f["s1"] << 9) | f["s0"])
+
+
+def vopc(op, f):
+    return le(0x7C000000 | (op << 17) | (f["s1"] << 9) | f["s0"])
+
+
+def vop3(op, f):
+    return le(0xD4000000 | (op << 16) | f["d"], (f["s2"] << 18) | (f["s1"] << 9) | f["s0"])
+
+
+def vop3p(op, f):
+    # op_sel_hi on (bits 59, 60 and 14), as the assembler emits by default.
+    return le(0xCC000000 | (op << 16) | (1 << 14) | f["d"],
+              (3 << 27) | (f["s2"] << 18) | (f["s1"] << 9) | f["s0"])
+
+
+def vopd(which):
+    def enc(op, f):
+        opx, opy = (op, 8) if which == "x" else (8, op)  # paired with v_dual_mov_b32
+        x1, y1 = (f["s1"], 0) if which == "x" else (0, f["s1"])
+        return le(0xC8000000 | (opx << 22) | (opy << 17) | (x1 << 9) | V(2),
+                  (10 << 24) | (6 << 17) | (y1 << 9) | V(13))
+    return enc
+
+
+def ds(op, f):
+    return le(0xD8000000 | (op << 18) | (3 << 8) | 1,
+              (f["d"] << 24) | (f["s2"] << 16) | (f["s1"] << 8) | f["s0"])
+
+
+def flat(seg):
+    def enc(op, f):
+        return le(0xDC000000 | (op << 18) | (seg << 16) | f["glc"] << 14 | 0x10,
+                  (f["d"] << 24) | (f["saddr"] << 16) | (f["s1"] << 8) | f["s0"])
+    return enc
+
+
+def mubuf(op, f):
+    # srsrc s[8:11], soffset s12, offset 16; offen when vaddr is present
+    offen = 1 << 22 if f["s0"] else 0
+    return le(0xE0000000 | (op << 18) | f["glc"] << 14 | 16,
+              (12 << 24) | offen | (2 << 16) | (f["d"] << 8) | f["s0"])
+
+
+def mtbuf(op, f):
+    offen = 1 << 22 if f["s0"] else 0
+    return le(0xE8000000 | (1 << 19) | (op << 15) | 16,
+              (12 << 24) | offen | (2 << 16) | (f["d"] << 8) | f["s0"])
+
+
+VSRC = [V(2), S2, 0]
+ENCODINGS = [
+    ("sop1", 256, sop1, {"d": [10, 0], "s0": [S2, 0x80, 0]}),
+    ("sop2", 0x60, sop2, {"d": [10, 0], "s0": [S2, 0], "s1": [S4, 0]}),
+    ("sopk", 0x1D, sopk, {"d": [10, 0], "imm": [0x10, 0]}),
+    ("sopc", 128, sopc, {"s0": [S2, 0], "s1": [S4, 0]}),
+    ("sopp", 128, sopp, {"imm": [0, 1]}),
+    ("smem", 256, smem, {"d": [8, 0], "base": [1, 0], "soff": [124, 4]}),
+    ("vop1", 256, vop1, {"d": [10, 0], "s0": VSRC}),
+    ("vop2", 0x3E, vop2, {"d": [10], "s0": VSRC, "s1": [4], "lit": [0, 1]}),
+    ("vopc", 256, vopc, {"s0": VSRC, "s1": [4]}),
+    ("vop3", 1024, vop3, {"d": [10, 0], "s0": [V(2), S2, 0], "s1": [V(4), S4, 0],
+                          "s2": [V(6), S6, 0]}),
+    ("vop3p", 128, vop3p, {"d": [10], "s0": [V(2), V(8)], "s1": [V(4), V(16)],
+                           "s2": [V(6), V(0)]}),
+    ("vopdx", 16, vopd("x"), {"s1": [4, 0], "lit": [0, 1]}),
+    ("vopdy", 32, vopd("y"), {"s1": [7, 0], "lit": [0, 1]}),
+    ("ds", 256, ds, {"d": [10, 0], "s0": [2, 0], "s1": [4, 0], "s2": [6, 0]}),
+    ("flat", 128, flat(0), {"d": [10, 0], "s0": [2], "s1": [4, 0], "saddr": [124], "glc": [0, 1]}),
+    ("scratch", 128, flat(1), {"d": [10, 0], "s0": [2], "s1": [4, 0], "saddr": [124], "glc": [0, 1]}),
+    ("global", 128, flat(2), {"d": [10, 0], "s0": [2], "s1": [4, 0], "saddr": [124],
+                              "glc": [0, 1]}),
+    ("mubuf", 128, mubuf, {"d": [10, 0], "s0": [2, 0], "glc": [0, 1]}),
+    ("mtbuf", 16, mtbuf, {"d": [10], "s0": [2, 0]}),
+]
+
+
+def templates(fields):
+    """All field assignments, richest (most nonzero, earliest choice) first."""
+    import itertools
+    names = list(fields)
+    combos = []
+    for idx in itertools.product(*[range(len(fields[n])) for n in names]):
+        f = {n: fields[n][i] for n, i in zip(names, idx)}
+        zeros = sum(1 for n in names if f[n] == 0 and n not in ("lit", "glc"))
+        combos.append(((f.get("lit", 0), f.get("glc", 0), zeros, idx), f))
+    combos.sort(key=lambda c: c[0])
+    return [f for _, f in combos]
+
+
+def build(enc, op, f):
+    b = enc(op, f)
+    return b + le(K) if f.get("lit") else b
+
+
+TYPE_RE = re.compile(r"^(b|f|i|u|bf)(8|16|32|64|96|128)$")
+
+
+def name_types(name):
+    """The type suffix tokens of a mnemonic, in order, e.g. cvt_f32_f16."""
+    return [t for t in name.split("_") if TYPE_RE.match(t)]
+
+
+def reg_width(operand):
+    """Number of 32-bit registers a printed operand spans, or None."""
+    m = re.match(r"^-?\|?([sv]|ttmp)\[(\d+):(\d+)\]", operand)
+    if m:
+        return int(m.group(3)) - int(m.group(2)) + 1
+    if re.match(r"^-?\|?([sv]\d+|ttmp\d+|vcc_lo|vcc_hi|m0|null|exec_lo|exec_hi)", operand):
+        return 1
+    if operand in ("vcc", "exec"):
+        return 2
+    return None
+
+
+WIDTH_TY = {2: "B64", 3: "B96", 4: "B128", 8: "B256", 16: "B512"}
+
+
+def ty_of(token, width, packed):
+    """Operand type from a name type token and the printed register width."""
+    if width is None:
+        width = 1
+    tbits = int(re.sub(r"\D", "", token)) if token else 32
+    fl = token.startswith("f") if token else False
+    bf = token.startswith("bf") if token else False
+    if width == 1:
+        if tbits <= 16:
+            if packed:
+                return "V2F16" if fl else "V2B16"
+            return "BF16" if bf else ("F16" if fl else "B16")
+        if tbits == 32 or not token:
+            return "F32" if fl else "B32"
+        return "B32"
+    if width == 2 and tbits == 64:
+        return "F64" if fl else "B64"
+    return WIDTH_TY.get(width, "B32")
+
+
+def split_operands(text):
+    mn, _, rest = text.partition(" ")
+    ops = [o for o in rest.split(", ")] if rest else []
+    if ops:
+        ops[-1] = ops[-1].split(" ")[0]
+    return mn, ops
+
+
+STRIP = re.compile(r"_(e32|e64|dpp|sdwa)$")
+MASK_SRC2 = ("v_cndmask", "v_add_co_ci_u32", "v_sub_co_ci_u32", "v_subrev_co_ci_u32")
+VOP3SD = {"v_add_co_ci_u32", "v_sub_co_ci_u32", "v_subrev_co_ci_u32", "v_div_scale_f32",
+          "v_div_scale_f64", "v_mad_u64_u32", "v_mad_i64_i32", "v_add_co_u32",
+          "v_sub_co_u32", "v_subrev_co_u32"}
+
+
+def vector_types(fmt, name, ops):
+    """(dst list, src list) of type names for a vector instruction."""
+    toks = name_types(name)
+    packed = fmt == "vop3p" or "_pk_" in name or name.startswith("v_dot2")
+    first, last = (toks[0], toks[-1]) if toks else ("", "")
+    dst, src = ["None", "None"], ["None", "None", "None"]
+    is_cmp = name.startswith("v_cmp")
+    ops = list(ops)
+    if is_cmp:
+        dst[0] = "None" if name.startswith("v_cmpx") else "Mask"
+        if not name.startswith("v_cmpx"):
+            ops = ops[1:]
+    elif name in VOP3SD:
+        dst[0] = ty_of(first, reg_width(ops[0]), packed)
+        dst[1] = "Mask"
+        ops = ops[2:]
+    elif ops and not name.startswith(("v_nop", "v_swap")) and fmt != "vopc":
+        dst[0] = ty_of(first, reg_width(ops[0]), packed)
+        ops = ops[1:]
+    if name.startswith("v_swap"):
+        dst[0] = dst[1] = ty_of(first, 1, False)
+    if name.startswith("v_cmp_class") or name.startswith("v_cmpx_class"):
+        toks = [toks[0], "b32"]
+    for i, o in enumerate(ops[:3]):
+        tok = last if i == 0 or len(toks) < 2 else toks[-1]
+        if name.startswith("v_cmp") and "class" in name and i == 1:
+            tok = "b32"
+        src[i] = ty_of(tok, reg_width(o), packed)
+    if name.startswith(MASK_SRC2):
+        src[2] = "Mask"
+    if name.startswith("v_writelane"):
+        dst[0] = "B32"
+    if "fmac" in name or "dot2acc" in name or "_mac_" in name:
+        src[2] = dst[0]  # accumulates into its destination
+    return dst, src
+
+
+def scalar_types(fmt, name, ops):
+    toks = name_types(name)
+    first = toks[0] if toks else "b32"
+    dst, src = ["None", "None"], ["None", "None", "None"]
+    if fmt == "sopc" or (fmt == "sop1" and len(ops) == 1 and re.match(r"s\[?2\b", ops[0])):
+        srcs = ops  # the one operand sits in the ssrc0 field (s_setpc_b64)
+    elif fmt == "sopp":
+        srcs = []
+    else:
+        if ops:
+            dst[0] = ty_of(first, reg_width(ops[0]), False) if reg_width(ops[0]) else "None"
+        srcs = ops[1:]
+    for i, o in enumerate(srcs[:3]):
+        w = reg_width(o)
+        if w:
+            src[i] = ty_of(toks[-1] if toks else "b32", w, False)
+    return dst, src
+
+
+def mem_types(fmt, name, ops):
+    dst, src = ["None", "None"], ["None", "None", "None"]
+    is_store = "store" in name or (fmt in ("mubuf", "mtbuf", "ds") and not ops[0].startswith("v") ) \
+        or name.startswith(("ds_write", "ds_swizzle")) and False
+    widths = [reg_width(o) for o in ops]
+    return dst, src, widths
+
+
+def main():
+    ops = {}      # name -> dict
+    samples = []  # (bytes, text)
+    for fmt, count, enc, fields in ENCODINGS:
+        tmpls = templates(fields)
+        lines = [build(enc, op, f) for f in tmpls for op in range(count)]
+        res = disasm(lines)
+        for op in range(count):
+            for f in tmpls:
+                b = tuple(build(enc, op, f))
+                if b in res:
+                    record(ops, samples, fmt, op, b, res[b])
+                    break
+    write(ops, samples)
+
+
+def record(ops, samples, fmt, op, b, text):
+    mn, operands = split_operands(text)
+    name = STRIP.sub("", mn)
+    if fmt.startswith("vopd"):
+        # "v_dual_X ... :: v_dual_Y ..."
+        xtext, ytext = text.split(" :: ")
+        name = split_operands(xtext if fmt == "vopdx" else ytext)[0]
+        operands = split_operands(xtext if fmt == "vopdx" else ytext)[1]
+        samples.append((b, text))
+        key = name
+        e = ops.setdefault(key, new_entry(name, "vopd", op))
+        if fmt == "vopdy":
+            e["vopd_y"] = op
+        else:
+            e["vopd_x"] = op
+        if fmt == "vopdx" or e["dst"] == ["None", "None"]:
+            e["dst"], e["src"] = vector_types("vopd", name.replace("v_dual_", "v_"), operands)
+        return
+    samples.append((b, text))
+    if fmt == "vop3" and name in ops:
+        ops[name]["vop3"] = op
+        return
+    if fmt in ("global", "scratch", "flat") and name in ops:
+        return
+    f = fmt
+    if fmt == "vop3" and name in VOP3SD:
+        f = "vop3sd"
+    e = new_entry(name, f, op)
+    if fmt == "vop3":
+        e["vop3"] = op
+    if fmt == "sopk":
+        # SOPK: the SGPR is a source for compares and s_setreg, else the dst.
+        reg = "B64" if name == "s_call_b64" else "B32"
+        if name.startswith(("s_cmpk", "s_setreg")):
+            e["src"][0] = reg
+        elif not name.startswith(("s_waitcnt_", "s_version", "s_subvector", "s_setkill")):
+            e["dst"][0] = reg
+    elif fmt.startswith(("sop", "smem")):
+        e["dst"], e["src"] = scalar_types(fmt, name, operands)
+        if fmt == "smem" and operands:
+            e["dst"][0] = ty_of("b32", reg_width(operands[0]), False) if reg_width(operands[0]) else "None"
+            e["src"] = ["B128" if "buffer" in name else "B64", "B32", "None"]
+    elif fmt.startswith("v"):
+        e["dst"], e["src"] = vector_types(fmt, name, operands)
+    else:
+        e["dst"], e["src"] = memory_types(fmt, name, operands)
+    ops[name] = e
+
+
+def new_entry(name, fmt, op):
+    return {"name": name, "format": fmt, "opcode": op, "vop3": None, "vopd_x": None,
+            "vopd_y": None, "dst": ["None", "None"], "src": ["None", "None", "None"]}
+
+
+def memory_types(fmt, name, operands):
+    """DS/FLAT/MUBUF: dst = returned data, src[1]/src[2] = data operands."""
+    dst, src = ["None", "None"], ["None", "None", "None"]
+    w = [reg_width(o) for o in operands]
+    wty = lambda n: "B32" if not n or n == 1 else WIDTH_TY.get(n, "B32")
+    returns = not ("store" in name or name.startswith(("ds_write", "buffer_gl", "ds_nop",
+                                                        "ds_add_u32", "ds_gws", "ds_barrier")))
+    if fmt == "ds":
+        # Layout printed: [vdst,] addr, [data0, [data1]]
+        has_rtn = "_rtn" in name or "load" in name or "read" in name or name in (
+            "ds_swizzle_b32", "ds_permute_b32", "ds_bpermute_b32", "ds_consume", "ds_append",
+            "ds_ordered_count", "ds_bvh_stack_rtn_b32")
+        i = 0
+        if has_rtn and operands:
+            dst[0] = wty(w[0])
+            i = 1
+        rest = w[i:]
+        if rest:
+            src[0] = "B32"
+        for k, x in enumerate(rest[1:3]):
+            src[1 + k] = wty(x)
+        return dst, src
+    # FLAT/GLOBAL/SCRATCH/MUBUF/MTBUF
+    if not operands:
+        return dst, src
+    if "store" in name:
+        src[1] = wty(w[1] if len(w) > 1 else 1)
+        src[0] = wty(w[0])
+    elif "atomic" in name:
+        # atomics print vdst only with glc; our template has glc clear.
+        src[0] = wty(w[0])
+        src[1] = wty(w[1] if len(w) > 1 else 1)
+        dst[0] = wty(w[1] if len(w) > 1 else 1)
+        if "cmpswap" in name:
+            dst[0] = wty((w[1] or 2) // 2)
+    else:
+        dst[0] = wty(w[0])
+        src[0] = wty(w[1] if len(w) > 1 else 1)
+    if fmt in ("mubuf", "mtbuf"):
+        # vaddr is v2 here: one dword; vdata (printed first) is the wide one.
+        data = wty(w[0])
+        if dst[0] != "None":
+            dst[0] = wty((w[0] or 2) // 2) if "cmpswap" in name else data
+        if "store" in name or "atomic" in name:
+            src[1] = data
+        src[0] = "B32"
+        src[2] = "B128"
+    if fmt == "global" or fmt == "flat":
+        src[0] = "B64"
+        src[2] = "B64"
+    if fmt == "scratch":
+        src[0] = "B32"
+        src[2] = "B32"
+    return dst, src
+
+
+FMT_NAME = {"sop1": "Sop1", "sop2": "Sop2", "sopk": "Sopk", "sopc": "Sopc", "sopp": "Sopp",
+            "smem": "Smem", "vop1": "Vop1", "vop2": "Vop2", "vopc": "Vopc", "vop3": "Vop3",
+            "vop3sd": "Vop3sd", "vop3p": "Vop3p", "vopd": "Vopd", "ds": "Ds", "flat": "Flat",
+            "global": "Global", "scratch": "Scratch", "mubuf": "Mubuf", "mtbuf": "Mtbuf"}
+
+
+def write(ops, samples):
+    n = lambda x: "-" if x is None else str(x)
+    with open(os.path.join(DATA, "gfx11-ops.tsv"), "w") as f:
+        f.write("# name\tformat\topcode\tvop3\tvopd_x\tvopd_y\tdst0\tdst1\tsrc0\tsrc1\tsrc2\n")
+        f.write("# Generated by tools/gen-ops.py from llvm-mc-19 --disassemble. Do not edit.\n")
+        for e in ops.values():
+            f.write("\t".join([e["name"], FMT_NAME[e["format"]], str(e["opcode"]), n(e["vop3"]),
+                               n(e["vopd_x"]), n(e["vopd_y"])] + e["dst"] + e["src"]) + "\n")
+    with open(os.path.join(DATA, "gfx11-samples.tsv"), "w") as f:
+        f.write("# bytes\tllvm-mc-19 text (generated by tools/gen-ops.py)\n")
+        for b, t in samples:
+            f.write("%s\t%s\n" % ("".join("%02x" % x for x in b), t))
+    print("%d ops, %d samples" % (len(ops), len(samples)), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
