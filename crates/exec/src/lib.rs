@@ -1,1 +1,22 @@
-//! The executor.
+//! The softgpu executor: runs decoded AMD RDNA kernels over a confined
+//! device arena, a whole wave per instruction, workgroups in parallel.
+//!
+//! - [`arena`]: device memory, every access checked.
+//! - [`program`]: a code object placed in memory and decoded once.
+//! - [`wave`]: one wave's registers, laid out `[register][lane]`.
+//! - [`ops`]: instruction semantics as tables of small generic handlers.
+//! - [`dispatch`]: the launch ABI, the wave scheduler and worker threads.
+//! - [`device`]: the public entry point.
+
+pub mod arena;
+pub mod device;
+pub mod dispatch;
+pub mod fault;
+pub mod ops;
+pub mod program;
+pub mod wave;
+
+pub use device::{Arg, Buffer, Device, DeviceConfig, DispatchError, Launch, DEFAULT_WAVE_BUDGET};
+pub use dispatch::DispatchStats;
+pub use fault::{Fault, Site};
+pub use program::Program;

@@ -1,0 +1,416 @@
+//! The emulated device: its memory, loaded programs and dispatch entry point.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use softgpu_codeobj::{Kernel, ValueKind};
+use softgpu_isa::Family;
+
+use crate::arena::{Arena, MemError};
+use crate::dispatch::{self, DispatchStats, Plan};
+use crate::fault::Fault;
+use crate::program::Program;
+use crate::wave::{PRIVATE_APERTURE, SHARED_APERTURE};
+
+/// How to build a device.
+#[derive(Clone, Debug)]
+pub struct DeviceConfig {
+    /// Processor name, e.g. `gfx1151`.
+    pub target: String,
+    /// Bytes of device memory.
+    pub arena_bytes: u64,
+    /// Worker threads; `None` reads `SOFTGPU_THREADS`, else all host cores.
+    pub threads: Option<usize>,
+    /// Instructions one wave may run before it is stopped as a runaway;
+    /// 0 reads `SOFTGPU_BUDGET`, else a generous default.
+    pub instruction_budget: u64,
+    /// Per-lane stack bytes added for kernels with a dynamic call stack.
+    pub dynamic_stack_bytes: u32,
+}
+
+/// Default instructions per wave before a kernel counts as runaway.
+pub const DEFAULT_WAVE_BUDGET: u64 = 1 << 30;
+
+impl Default for DeviceConfig {
+    fn default() -> Self {
+        DeviceConfig {
+            target: "gfx1151".into(),
+            arena_bytes: 4 << 30,
+            threads: None,
+            instruction_budget: 0,
+            dynamic_stack_bytes: 16 * 1024,
+        }
+    }
+}
+
+/// Anything a device operation can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum DispatchError {
+    /// The kernel faulted; the report says where and why.
+    #[error("{0}")]
+    Fault(Box<Fault>),
+    #[error("unknown target {0} (supported: gfx1100, gfx1101, gfx1102, gfx1103, gfx1150, gfx1151, gfx1152)")]
+    UnknownTarget(String),
+    #[error(transparent)]
+    CodeObject(#[from] softgpu_codeobj::Error),
+    #[error("device memory: {0}")]
+    Memory(#[from] MemError),
+    #[error("no kernel named {name}; the code object has: {available}")]
+    NoSuchKernel { name: String, available: String },
+    #[error("kernel {kernel}: {why}")]
+    BadArguments { kernel: String, why: String },
+    #[error("kernel {kernel}: bad launch: {why}")]
+    BadLaunch { kernel: String, why: String },
+}
+
+/// A device buffer: an allocation in the device arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Buffer {
+    addr: u64,
+    len: u64,
+}
+
+impl Buffer {
+    /// Device address of the first byte.
+    pub fn addr(&self) -> u64 {
+        self.addr
+    }
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// One explicit kernel argument.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    Buffer(Buffer),
+    /// A raw device pointer (may be null).
+    Pointer(u64),
+    I32(i32),
+    U32(u32),
+    I64(i64),
+    U64(u64),
+    F32(f32),
+    F64(f64),
+    /// A by-value aggregate, byte for byte.
+    Bytes(Vec<u8>),
+}
+
+impl Arg {
+    fn bytes(&self) -> Vec<u8> {
+        match self {
+            Arg::Buffer(b) => b.addr.to_le_bytes().to_vec(),
+            Arg::Pointer(p) | Arg::U64(p) => p.to_le_bytes().to_vec(),
+            Arg::I32(v) => v.to_le_bytes().to_vec(),
+            Arg::U32(v) => v.to_le_bytes().to_vec(),
+            Arg::I64(v) => v.to_le_bytes().to_vec(),
+            Arg::F32(v) => v.to_le_bytes().to_vec(),
+            Arg::F64(v) => v.to_le_bytes().to_vec(),
+            Arg::Bytes(b) => b.clone(),
+        }
+    }
+
+    fn is_pointer(&self) -> bool {
+        matches!(self, Arg::Buffer(_) | Arg::Pointer(_) | Arg::U64(_))
+    }
+}
+
+/// The shape of a dispatch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// Workgroups in each dimension (HIP's gridDim).
+    pub grid: [u32; 3],
+    /// Work-items per workgroup in each dimension (HIP's blockDim).
+    pub block: [u32; 3],
+    /// Bytes of dynamic LDS after the kernel's static LDS.
+    pub dynamic_lds: u32,
+}
+
+/// Largest workgroup the device accepts, and its LDS size.
+const MAX_WORKGROUP: u32 = 1024;
+const LDS_BYTES: u32 = 64 * 1024;
+
+/// An emulated GPU.
+pub struct Device {
+    arena: Arena,
+    target: String,
+    family: Family,
+    threads: usize,
+    budget: u64,
+    dynamic_stack_bytes: u32,
+    dispatch_ids: AtomicU64,
+}
+
+impl Device {
+    pub fn new(config: DeviceConfig) -> Result<Device, DispatchError> {
+        let family = Family::of_target(&config.target).ok_or_else(|| DispatchError::UnknownTarget(config.target.clone()))?;
+        let threads = config
+            .threads
+            .or_else(|| std::env::var("SOFTGPU_THREADS").ok()?.parse().ok())
+            .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
+            .unwrap_or(1)
+            .max(1);
+        let budget = match config.instruction_budget {
+            0 => std::env::var("SOFTGPU_BUDGET").ok().and_then(|v| v.parse().ok()).unwrap_or(DEFAULT_WAVE_BUDGET),
+            n => n,
+        };
+        Ok(Device {
+            arena: Arena::new(config.arena_bytes)?,
+            target: config.target,
+            family,
+            threads,
+            budget,
+            dynamic_stack_bytes: config.dynamic_stack_bytes,
+            dispatch_ids: AtomicU64::new(0),
+        })
+    }
+
+    /// The processor this device emulates, e.g. `gfx1151`.
+    pub fn target(&self) -> &str {
+        &self.target
+    }
+
+    /// Worker threads dispatches run on.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// The device memory (for runtimes built on the executor).
+    pub fn arena(&self) -> &Arena {
+        &self.arena
+    }
+
+    pub fn alloc_zeroed(&self, len: u64) -> Result<Buffer, DispatchError> {
+        Ok(Buffer { addr: self.arena.alloc(len)?, len })
+    }
+
+    pub fn alloc_from(&self, data: &[u8]) -> Result<Buffer, DispatchError> {
+        let b = self.alloc_zeroed(data.len() as u64)?;
+        self.arena.write(b.addr, data)?;
+        Ok(b)
+    }
+
+    pub fn free(&self, buffer: Buffer) -> Result<(), DispatchError> {
+        Ok(self.arena.free(buffer.addr)?)
+    }
+
+    pub fn read(&self, buffer: &Buffer) -> Result<Vec<u8>, DispatchError> {
+        let mut out = vec![0u8; buffer.len as usize];
+        self.arena.read(buffer.addr, &mut out)?;
+        Ok(out)
+    }
+
+    pub fn write(&self, buffer: &Buffer, data: &[u8]) -> Result<(), DispatchError> {
+        if data.len() as u64 > buffer.len {
+            return Err(MemError::OutOfRange { addr: buffer.addr, len: data.len() as u64 }.into());
+        }
+        Ok(self.arena.write(buffer.addr, data)?)
+    }
+
+    /// Loads a code object (or the entry of an offload bundle for this
+    /// device's target): places its image in device memory with relocations
+    /// applied and decodes its code once.
+    pub fn load(&self, bytes: &[u8]) -> Result<Program, DispatchError> {
+        let code_object = softgpu_codeobj::load_for_target(bytes, &self.target)?;
+        let base = self.arena.alloc(code_object.image.size.max(1))?;
+        let image = code_object.image.place(base)?;
+        self.arena.write(base, &image)?;
+        Ok(Program::new(code_object, base, image, self.family))
+    }
+
+    /// Runs `kernel` over the launch with the given explicit arguments, to
+    /// completion or to its first fault.
+    pub fn dispatch(&self, program: &Program, kernel: &str, launch: &Launch, args: &[Arg]) -> Result<DispatchStats, DispatchError> {
+        let k = find_kernel(program, kernel)?;
+        let grid: [u32; 3] = std::array::from_fn(|d| launch.grid[d].saturating_mul(launch.block[d]));
+        self.dispatch_items(program, k, grid, launch.block, launch.dynamic_lds, args)
+    }
+
+    /// Runs a dispatch whose grid is given in work-items (HSA's convention):
+    /// the last workgroup of a dimension may be partial.
+    pub fn dispatch_items(&self, program: &Program, kernel: &Kernel, grid: [u32; 3], block: [u32; 3], dynamic_lds: u32, args: &[Arg]) -> Result<DispatchStats, DispatchError> {
+        let bad = |why: String| DispatchError::BadLaunch { kernel: kernel.name.clone(), why };
+        check_launch(kernel, grid, block, dynamic_lds).map_err(bad)?;
+        let groups: [u32; 3] = std::array::from_fn(|d| grid[d].div_ceil(block[d]));
+        let lds_bytes = kernel.descriptor.group_segment_fixed_size.max(kernel.meta.group_segment_fixed_size) + dynamic_lds;
+        let scratch_lane_bytes = kernel.descriptor.private_segment_fixed_size.max(kernel.meta.private_segment_fixed_size)
+            + if kernel.descriptor.uses_dynamic_stack || kernel.meta.uses_dynamic_stack { self.dynamic_stack_bytes } else { 0 };
+        let kernarg = build_kernarg(kernel, grid, block, dynamic_lds, args)?;
+        let dispatch_id = self.dispatch_ids.fetch_add(1, Ordering::Relaxed);
+        let scratch = DispatchMemory::new(&self.arena, &kernarg, &packet(kernel, program, grid, block, scratch_lane_bytes, lds_bytes))?;
+        let plan = Plan {
+            program,
+            kernel,
+            arena: &self.arena,
+            groups,
+            grid,
+            block,
+            lds_bytes: lds_bytes as usize,
+            scratch_lane_bytes: scratch_lane_bytes as usize,
+            kernarg: scratch.kernarg,
+            dispatch_packet: scratch.packet,
+            queue: scratch.queue,
+            dispatch_id,
+            threads: self.threads,
+            wave_budget: self.budget,
+        };
+        // The kernarg pointer must be written into the packet too.
+        self.arena.write(scratch.packet + 40, &scratch.kernarg.to_le_bytes())?;
+        let result = dispatch::run(&plan).map_err(|f| DispatchError::Fault(Box::new(f)));
+        scratch.release(&self.arena);
+        result
+    }
+}
+
+/// Per-dispatch device memory: kernarg segment, AQL packet, fake queue.
+struct DispatchMemory {
+    kernarg: u64,
+    packet: u64,
+    queue: u64,
+}
+
+impl DispatchMemory {
+    fn new(arena: &Arena, kernarg: &[u8], packet: &[u8]) -> Result<DispatchMemory, MemError> {
+        let k = arena.alloc(kernarg.len().max(1) as u64)?;
+        arena.write(k, kernarg)?;
+        let p = arena.alloc(64)?;
+        arena.write(p, packet)?;
+        // An hsa_queue_t-sized zeroed block for kernels that read the queue.
+        let q = arena.alloc(256)?;
+        Ok(DispatchMemory { kernarg: k, packet: p, queue: q })
+    }
+
+    fn release(self, arena: &Arena) {
+        for a in [self.kernarg, self.packet, self.queue] {
+            let _ = arena.free(a);
+        }
+    }
+}
+
+fn find_kernel<'p>(program: &'p Program, name: &str) -> Result<&'p Kernel, DispatchError> {
+    let kernels = &program.code_object.kernels;
+    kernels.iter().find(|k| k.name == name || k.symbol == name).ok_or_else(|| DispatchError::NoSuchKernel {
+        name: name.to_string(),
+        available: kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", "),
+    })
+}
+
+fn check_launch(kernel: &Kernel, grid: [u32; 3], block: [u32; 3], dynamic_lds: u32) -> Result<(), String> {
+    if block.contains(&0) || grid.contains(&0) {
+        return Err(format!("grid {grid:?} and block {block:?} must be non-zero in every dimension"));
+    }
+    let threads = block.iter().map(|&b| b as u64).product::<u64>();
+    let max = kernel.meta.max_flat_workgroup_size.clamp(1, MAX_WORKGROUP) as u64;
+    if threads > max {
+        return Err(format!("block {block:?} has {threads} work-items; this kernel allows at most {max}"));
+    }
+    if let Some(req) = kernel.meta.reqd_workgroup_size {
+        if req != block {
+            return Err(format!("block {block:?} differs from the kernel's required workgroup size {req:?}"));
+        }
+    }
+    let lds = kernel.descriptor.group_segment_fixed_size as u64 + dynamic_lds as u64;
+    if lds > LDS_BYTES as u64 {
+        return Err(format!("{lds} bytes of LDS requested; the device has {LDS_BYTES}"));
+    }
+    Ok(())
+}
+
+/// The kernarg segment: explicit arguments checked against the metadata,
+/// then the hidden arguments of code object v5 (and v4's global offsets).
+fn build_kernarg(kernel: &Kernel, grid: [u32; 3], block: [u32; 3], dynamic_lds: u32, args: &[Arg]) -> Result<Vec<u8>, DispatchError> {
+    let meta = &kernel.meta;
+    let size = meta.kernarg_segment_size.max(kernel.descriptor.kernarg_size) as usize;
+    let mut seg = vec![0u8; size.max(8)];
+    let bad = |why: String| DispatchError::BadArguments { kernel: kernel.name.clone(), why };
+    let explicit: Vec<_> = meta.args.iter().filter(|a| !a.value_kind.is_hidden()).collect();
+    if explicit.len() != args.len() {
+        let names: Vec<String> = explicit.iter().map(|a| describe(a)).collect();
+        return Err(bad(format!("expects {} arguments ({}), got {}", explicit.len(), names.join(", "), args.len())));
+    }
+    for (k, (meta_arg, arg)) in explicit.iter().zip(args).enumerate() {
+        let bytes = arg.bytes();
+        let pointer = matches!(meta_arg.value_kind, ValueKind::GlobalBuffer | ValueKind::DynamicSharedPointer);
+        if pointer && !arg.is_pointer() {
+            return Err(bad(format!("argument {k} ({}) is a pointer; pass a buffer", describe(meta_arg))));
+        }
+        if !pointer && arg.is_pointer() && matches!(arg, Arg::Buffer(_)) {
+            return Err(bad(format!("argument {k} ({}) is a value of {} bytes, not a buffer", describe(meta_arg), meta_arg.size)));
+        }
+        if bytes.len() != meta_arg.size as usize {
+            return Err(bad(format!("argument {k} ({}) takes {} bytes, got {}", describe(meta_arg), meta_arg.size, bytes.len())));
+        }
+        put(&mut seg, meta_arg.offset as usize, &bytes).map_err(bad)?;
+    }
+    for a in meta.args.iter().filter(|a| a.value_kind.is_hidden()) {
+        let value: Option<u64> = match a.value_kind {
+            ValueKind::HiddenBlockCountX => Some((grid[0] / block[0]) as u64),
+            ValueKind::HiddenBlockCountY => Some((grid[1] / block[1]) as u64),
+            ValueKind::HiddenBlockCountZ => Some((grid[2] / block[2]) as u64),
+            ValueKind::HiddenGroupSizeX => Some(block[0] as u64),
+            ValueKind::HiddenGroupSizeY => Some(block[1] as u64),
+            ValueKind::HiddenGroupSizeZ => Some(block[2] as u64),
+            ValueKind::HiddenRemainderX => Some((grid[0] % block[0]) as u64),
+            ValueKind::HiddenRemainderY => Some((grid[1] % block[1]) as u64),
+            ValueKind::HiddenRemainderZ => Some((grid[2] % block[2]) as u64),
+            ValueKind::HiddenGridDims => Some(dims(grid) as u64),
+            ValueKind::HiddenDynamicLdsSize => Some(dynamic_lds as u64),
+            ValueKind::HiddenPrivateBase => Some(PRIVATE_APERTURE >> 32),
+            ValueKind::HiddenSharedBase => Some(SHARED_APERTURE >> 32),
+            // Offsets are zero; absent services (printf, hostcall, heap,
+            // device queues) are null pointers, so a kernel using one
+            // faults loudly at the null address instead of misbehaving.
+            _ => Some(0),
+        };
+        if let Some(v) = value {
+            let n = (a.size as usize).min(8);
+            put(&mut seg, a.offset as usize, &v.to_le_bytes()[..n]).map_err(bad)?;
+        }
+    }
+    Ok(seg)
+}
+
+fn describe(a: &softgpu_codeobj::KernelArg) -> String {
+    match (&a.name, &a.type_name) {
+        (Some(n), Some(t)) => format!("{t} {n}"),
+        (Some(n), None) => n.clone(),
+        (None, Some(t)) => t.clone(),
+        _ => format!("{} bytes at offset {}", a.size, a.offset),
+    }
+}
+
+fn put(seg: &mut [u8], offset: usize, bytes: &[u8]) -> Result<(), String> {
+    let len = seg.len();
+    seg.get_mut(offset..offset + bytes.len())
+        .ok_or_else(|| format!("argument at offset {offset} lies outside the {len}-byte kernarg segment"))?
+        .copy_from_slice(bytes);
+    Ok(())
+}
+
+fn dims(grid: [u32; 3]) -> u16 {
+    if grid[2] > 1 {
+        3
+    } else if grid[1] > 1 {
+        2
+    } else {
+        1
+    }
+}
+
+/// The AQL kernel dispatch packet a kernel finds behind its dispatch pointer.
+fn packet(kernel: &Kernel, program: &Program, grid: [u32; 3], block: [u32; 3], scratch: u32, lds: u32) -> [u8; 64] {
+    let mut p = [0u8; 64];
+    let header: u16 = 2; // HSA_PACKET_TYPE_KERNEL_DISPATCH
+    p[0..2].copy_from_slice(&header.to_le_bytes());
+    p[2..4].copy_from_slice(&dims(grid).to_le_bytes());
+    for d in 0..3 {
+        p[4 + 2 * d..6 + 2 * d].copy_from_slice(&(block[d] as u16).to_le_bytes());
+        p[12 + 4 * d..16 + 4 * d].copy_from_slice(&grid[d].to_le_bytes());
+    }
+    p[24..28].copy_from_slice(&scratch.to_le_bytes());
+    p[28..32].copy_from_slice(&lds.to_le_bytes());
+    p[32..40].copy_from_slice(&(program.image_base + kernel.descriptor_offset).to_le_bytes());
+    p
+}

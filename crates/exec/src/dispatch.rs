@@ -1,0 +1,315 @@
+//! Running one kernel dispatch: the AMDHSA launch ABI, the per-workgroup
+//! wave scheduler, and the worker threads that run workgroups in parallel.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use softgpu_codeobj::{Kernel, KernelDescriptor};
+
+use crate::arena::Arena;
+use crate::fault::Fault;
+use crate::ops::{Env, Flow, Trap};
+use crate::program::Program;
+use crate::wave::{Wave, PRIVATE_APERTURE};
+
+/// Instructions a wave runs before the scheduler gives the next wave of its
+/// workgroup a turn, so waves spinning on memory cannot starve the others.
+const QUANTUM: u32 = 4096;
+
+/// Counters of one dispatch.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DispatchStats {
+    pub wave_instructions: u64,
+    pub lane_instructions: u64,
+    pub workgroups: u64,
+    /// Work-items launched (grid × block).
+    pub threads: u64,
+    pub waves: u64,
+    pub seconds: f64,
+}
+
+/// Everything fixed for the dispatch, shared by all workers.
+pub struct Plan<'a> {
+    pub program: &'a Program,
+    pub kernel: &'a Kernel,
+    pub arena: &'a Arena,
+    /// Number of workgroups in each dimension.
+    pub groups: [u32; 3],
+    /// Work-items in each dimension of the grid (may end in a partial group).
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub lds_bytes: usize,
+    pub scratch_lane_bytes: usize,
+    pub kernarg: u64,
+    pub dispatch_packet: u64,
+    pub queue: u64,
+    pub dispatch_id: u64,
+    pub threads: usize,
+    pub wave_budget: u64,
+}
+
+impl Plan<'_> {
+    fn lanes(&self) -> usize {
+        if self.kernel.descriptor.wave32 {
+            32
+        } else {
+            64
+        }
+    }
+
+    fn entry(&self) -> Result<u32, Fault> {
+        self.program.index_of_offset(self.kernel.entry_offset).ok_or_else(|| {
+            Fault::setup(&self.kernel.name, format!("kernel entry {:#x} is not a decoded instruction", self.kernel.entry_offset))
+        })
+    }
+}
+
+/// Runs the dispatch to completion or to its first fault.
+pub fn run(plan: &Plan) -> Result<DispatchStats, Fault> {
+    let start = Instant::now();
+    let entry = plan.entry()?;
+    let total = plan.groups.iter().map(|&g| g as u64).product::<u64>();
+    let next = AtomicU64::new(0);
+    let abort = AtomicBool::new(false);
+    let fault: Mutex<Option<Fault>> = Mutex::new(None);
+    let totals = Mutex::new(DispatchStats::default());
+    let work = || {
+        let mut worker = Worker::new();
+        loop {
+            let index = next.fetch_add(1, Ordering::Relaxed);
+            if index >= total || abort.load(Ordering::Relaxed) {
+                break;
+            }
+            if let Err(f) = worker.run_workgroup(plan, entry, group_id(plan.groups, index)) {
+                abort.store(true, Ordering::Relaxed);
+                fault.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(*f);
+                break;
+            }
+        }
+        let mut t = totals.lock().unwrap_or_else(|e| e.into_inner());
+        t.wave_instructions += worker.stats.wave_instructions;
+        t.lane_instructions += worker.stats.lane_instructions;
+        t.waves += worker.stats.waves;
+    };
+    let threads = plan.threads.clamp(1, total.max(1) as usize);
+    if threads == 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(work);
+            }
+        });
+    }
+    if let Some(f) = fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(f);
+    }
+    let mut stats = totals.into_inner().unwrap_or_else(|e| e.into_inner());
+    stats.workgroups = total;
+    stats.threads = total * plan.block.iter().map(|&b| b as u64).product::<u64>();
+    stats.seconds = start.elapsed().as_secs_f64();
+    Ok(stats)
+}
+
+fn group_id(groups: [u32; 3], index: u64) -> [u32; 3] {
+    let (gx, gy) = (groups[0] as u64, groups[1] as u64);
+    [(index % gx) as u32, ((index / gx) % gy) as u32, (index / (gx * gy)) as u32]
+}
+
+/// A worker thread's reusable state.
+struct Worker {
+    waves: Vec<Wave>,
+    lds: Vec<u8>,
+    stats: DispatchStats,
+}
+
+enum Stop {
+    Barrier,
+    Yield,
+    End,
+}
+
+impl Worker {
+    fn new() -> Worker {
+        Worker { waves: Vec::new(), lds: Vec::new(), stats: DispatchStats::default() }
+    }
+
+    fn run_workgroup(&mut self, plan: &Plan, entry: u32, group: [u32; 3]) -> Result<(), Box<Fault>> {
+        let n_waves = self.setup_waves(plan, entry, group);
+        self.lds.clear();
+        self.lds.resize(plan.lds_bytes, 0);
+        let mut env = Env { arena: plan.arena, lds: &mut self.lds, program: plan.program };
+        loop {
+            let mut live = 0;
+            let mut waiting = 0;
+            for w in 0..n_waves {
+                let wave = &mut self.waves[w];
+                if wave.ended {
+                    continue;
+                }
+                if !wave.at_barrier {
+                    let stop = run_wave(wave, &mut env, plan.wave_budget, &mut self.stats)
+                        .map_err(|trap| Box::new(Fault::from_trap(plan, group, wave, trap)))?;
+                    if let Stop::Barrier = stop {
+                        wave.at_barrier = true;
+                    }
+                }
+                if !wave.ended {
+                    live += 1;
+                    waiting += wave.at_barrier as usize;
+                }
+            }
+            if live == 0 {
+                return Ok(());
+            }
+            if waiting == live {
+                // Every live wave reached the barrier: release them together.
+                self.waves[..n_waves].iter_mut().for_each(|w| w.at_barrier = false);
+            }
+        }
+    }
+
+    /// Initialises the workgroup's waves as the AMDHSA ABI specifies.
+    fn setup_waves(&mut self, plan: &Plan, entry: u32, group: [u32; 3]) -> usize {
+        let lanes = plan.lanes();
+        let [bx, by, bz] = plan.block;
+        // Work-items of a partial workgroup at the grid's edge are absent.
+        let dims: [u32; 3] = std::array::from_fn(|d| plan.block[d].min(plan.grid[d] - group[d] * plan.block[d]));
+        let threads = (bx * by * bz) as usize;
+        let n_waves = threads.div_ceil(lanes);
+        while self.waves.len() < n_waves {
+            self.waves.push(Wave::new());
+        }
+        let d = &plan.kernel.descriptor;
+        for (id, wave) in self.waves[..n_waves].iter_mut().enumerate() {
+            wave.lanes = lanes;
+            wave.id = id as u32;
+            wave.pc = entry;
+            wave.ended = false;
+            wave.at_barrier = false;
+            wave.scc = false;
+            wave.retired = 0;
+            wave.sgpr.fill(0);
+            wave.hwreg.fill(0);
+            wave.mode.bits = mode_bits(d);
+            wave.scratch_lane_bytes = plan.scratch_lane_bytes;
+            let need = plan.scratch_lane_bytes * lanes;
+            if wave.scratch.len() < need {
+                wave.scratch.resize(need, 0);
+            }
+            let mut live = 0u64;
+            for l in 0..lanes {
+                let t = id * lanes + l;
+                let (x, y, z) = (t as u32 % bx, (t as u32 / bx) % by, t as u32 / (bx * by));
+                let present = t < threads && x < dims[0] && y < dims[1] && z < dims[2];
+                live |= (present as u64) << l;
+                let packed = x | if d.enable_vgpr_workitem_id >= 1 { y << 10 } else { 0 } | if d.enable_vgpr_workitem_id >= 2 { z << 20 } else { 0 };
+                wave.vgpr[0][l] = packed;
+            }
+            wave.live_lanes = live;
+            wave.set_exec(live);
+            load_sgprs(wave, plan, group);
+        }
+        n_waves
+    }
+}
+
+/// MODE as rsrc1 sets it: round modes, denormal modes, DX10 clamp, IEEE.
+fn mode_bits(d: &KernelDescriptor) -> u32 {
+    (d.float_round_mode_32 as u32 & 3)
+        | (d.float_round_mode_16_64 as u32 & 3) << 2
+        | (d.float_denorm_mode_32 as u32 & 3) << 4
+        | (d.float_denorm_mode_16_64 as u32 & 3) << 6
+        | (d.dx10_clamp as u32) << 8
+        | (d.ieee_mode as u32) << 9
+}
+
+/// User SGPRs in ABI order, then the system SGPRs after `user_sgpr_count`.
+fn load_sgprs(wave: &mut Wave, plan: &Plan, group: [u32; 3]) {
+    let d = &plan.kernel.descriptor;
+    let mut user: Vec<u32> = Vec::with_capacity(16);
+    let push64 = |v: u64, user: &mut Vec<u32>| {
+        user.push(v as u32);
+        user.push((v >> 32) as u32);
+    };
+    if d.enable_sgpr_private_segment_buffer {
+        // A buffer resource over the private aperture (scratch is reached
+        // through scratch_* instructions on gfx11; this keeps it well-formed).
+        push64(PRIVATE_APERTURE, &mut user);
+        user.push(plan.scratch_lane_bytes as u32);
+        user.push(0);
+    }
+    if d.enable_sgpr_dispatch_ptr {
+        push64(plan.dispatch_packet, &mut user);
+    }
+    if d.enable_sgpr_queue_ptr {
+        push64(plan.queue, &mut user);
+    }
+    if d.enable_sgpr_kernarg_segment_ptr {
+        push64(plan.kernarg, &mut user);
+    }
+    if d.enable_sgpr_dispatch_id {
+        push64(plan.dispatch_id, &mut user);
+    }
+    if d.enable_sgpr_flat_scratch_init {
+        push64(PRIVATE_APERTURE, &mut user);
+    }
+    if d.enable_sgpr_private_segment_size {
+        user.push(plan.scratch_lane_bytes as u32);
+    }
+    let n = user.len().min(wave.sgpr.len());
+    wave.sgpr[..n].copy_from_slice(&user[..n]);
+    let mut s = (d.user_sgpr_count as usize).max(n);
+    let mut system = |v: u32| {
+        if s < 106 {
+            wave.sgpr[s] = v;
+            s += 1;
+        }
+    };
+    for (axis, enabled) in [d.enable_sgpr_workgroup_id_x, d.enable_sgpr_workgroup_id_y, d.enable_sgpr_workgroup_id_z].into_iter().enumerate() {
+        if enabled {
+            system(group[axis]);
+        }
+    }
+    if d.enable_sgpr_workgroup_info {
+        system(0);
+    }
+    if d.enable_private_segment {
+        // Scratch is per wave already, so the wave's byte offset is zero.
+        system(0);
+    }
+}
+
+/// Runs one wave until it ends, reaches a barrier, yields, or exhausts its
+/// quantum. The hot loop of the executor.
+fn run_wave(wave: &mut Wave, env: &mut Env, budget: u64, stats: &mut DispatchStats) -> Result<Stop, Trap> {
+    let program = env.program;
+    for _ in 0..QUANTUM {
+        let slot = program.slot_at(wave.pc);
+        stats.wave_instructions += 1;
+        stats.lane_instructions += wave.exec().count_ones() as u64;
+        let flow = (slot.exec)(wave, env, &slot.inst)?;
+        wave.retired += 1;
+        match flow {
+            Flow::Next => wave.pc += 1,
+            Flow::Branch(simm) => {
+                wave.pc = program.branch_target(wave.pc, simm).ok_or(Trap::BadJump(program.address_after(wave.pc).wrapping_add((simm as i64 * 4) as u64)))?
+            }
+            Flow::Jump(addr) => wave.pc = program.index_of_address(addr).ok_or(Trap::BadJump(addr))?,
+            Flow::Barrier => {
+                wave.pc += 1;
+                return Ok(Stop::Barrier);
+            }
+            Flow::Yield => {
+                wave.pc += 1;
+                return Ok(Stop::Yield);
+            }
+            Flow::End => return Ok(Stop::End),
+        }
+        if wave.retired > budget {
+            return Err(Trap::Budget(budget));
+        }
+    }
+    Ok(Stop::Yield)
+}

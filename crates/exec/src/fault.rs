@@ -1,0 +1,101 @@
+//! Fault reports: what stopped a dispatch, said so a developer can act.
+
+use std::fmt;
+
+use crate::dispatch::Plan;
+use crate::ops::Trap;
+use crate::wave::Wave;
+
+/// Why and where a dispatch stopped.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fault {
+    pub kernel: String,
+    /// What went wrong, in a sentence.
+    pub reason: String,
+    /// Where it went wrong, when an instruction did it.
+    pub site: Option<Site>,
+}
+
+/// The instruction a fault happened at.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Site {
+    pub workgroup: [u32; 3],
+    pub wave: u32,
+    /// The lane whose access faulted, when one lane is to blame.
+    pub lane: Option<usize>,
+    /// Lanes active when the instruction ran.
+    pub exec: u64,
+    /// Device address of the instruction, and its offset in the code object.
+    pub pc: u64,
+    pub offset: u64,
+    pub instruction: String,
+    pub bytes: String,
+    /// The memory address involved, if any.
+    pub address: Option<u64>,
+}
+
+impl Fault {
+    /// A fault before any instruction ran.
+    pub fn setup(kernel: &str, reason: String) -> Fault {
+        Fault { kernel: kernel.to_string(), reason, site: None }
+    }
+
+    pub(crate) fn from_trap(plan: &Plan, group: [u32; 3], wave: &Wave, trap: Trap) -> Fault {
+        let program = plan.program;
+        let slot = program.slot_at(wave.pc);
+        let instruction = program.text_of(wave.pc);
+        let bytes = program.bytes_of(wave.pc);
+        let name = instruction.split_whitespace().next().unwrap_or("?").to_string();
+        let (reason, lane, address) = match trap {
+            Trap::Memory { space, lane, addr, len } => {
+                (format!("{space} memory access of {len} bytes at {addr:#x} is outside what the kernel may touch"), lane, Some(addr))
+            }
+            Trap::Unsupported => (format!("unsupported instruction {name} ({bytes})"), None, None),
+            Trap::Illegal(_) => (
+                format!("illegal instruction ({bytes}): {}", slot.illegal.clone().unwrap_or_default()),
+                None,
+                None,
+            ),
+            Trap::Trap(id) => (format!("s_trap {id} (the kernel trapped, e.g. __builtin_trap or an assert)"), None, None),
+            Trap::BadJump(addr) => (format!("jump to {addr:#x}, which is not an instruction of this code object"), None, Some(addr)),
+            Trap::Budget(n) => (format!("wave exceeded its instruction budget of {n} (runaway kernel? raise it with SOFTGPU_BUDGET)"), None, None),
+            Trap::Other(why) => (why, None, None),
+        };
+        Fault {
+            kernel: plan.kernel.name.clone(),
+            reason,
+            site: Some(Site {
+                workgroup: group,
+                wave: wave.id,
+                lane,
+                exec: wave.exec(),
+                pc: program.image_base + slot.offset,
+                offset: slot.offset,
+                instruction,
+                bytes,
+                address,
+            }),
+        }
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "kernel {} faulted: {}", self.kernel, self.reason)?;
+        if let Some(s) = &self.site {
+            let [x, y, z] = s.workgroup;
+            write!(f, "\n  at pc {:#x} (code offset {:#x}): {}  [{}]", s.pc, s.offset, s.instruction, s.bytes)?;
+            write!(f, "\n  workgroup ({x}, {y}, {z}), wave {}", s.wave)?;
+            match s.lane {
+                Some(l) => write!(f, ", lane {l}")?,
+                None => write!(f, ", active lanes {:#x}", s.exec)?,
+            }
+            if let Some(a) = s.address {
+                write!(f, "\n  address {a:#x}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Fault {}

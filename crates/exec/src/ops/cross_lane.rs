@@ -1,0 +1,202 @@
+//! Cross-lane data movement: DPP16, DPP8, readlane/writelane,
+//! readfirstlane and the permlane family.
+
+use softgpu_isa::{Inst, LaneSel, Operand};
+
+use super::{Env, Exec, Flow, Result, Trap};
+use crate::wave::{Lanes, Wave, MAX_LANES};
+
+/// The lane a DPP16 control reads for lane `l`, or None when out of its row.
+fn dpp16_source(ctrl: u16, l: usize) -> Option<usize> {
+    let row = l & !15;
+    let pos = l & 15;
+    let n = (ctrl & 0xf) as usize;
+    match ctrl {
+        0x000..=0x0ff => Some((l & !3) | ((ctrl as usize >> (2 * (l & 3))) & 3)),
+        0x101..=0x10f => (pos + n < 16).then_some(l + n),
+        0x111..=0x11f => (pos >= n).then(|| l - n),
+        0x121..=0x12f => Some(row + ((pos + 16 - n) & 15)),
+        0x140 => Some(row + 15 - pos),
+        0x141 => Some((l & !7) + 7 - (l & 7)),
+        0x150..=0x15f => Some(row + n),
+        0x160..=0x16f => Some(row + (pos ^ n)),
+        _ => None,
+    }
+}
+
+/// Fills `buf` with src0 as DPP delivers it to each lane.
+pub fn dpp_fetch(w: &Wave, op: Operand, sel: LaneSel, buf: &mut Lanes) {
+    let mut tmp = [0u32; MAX_LANES];
+    let src = *w.vsrc(op, &mut tmp);
+    let exec = w.exec();
+    for l in 0..w.lanes {
+        buf[l] = match source_lane(sel, l, w.lanes, exec) {
+            Some(s) => src[s],
+            None => 0,
+        };
+    }
+}
+
+/// The valid source lane of lane `l`, honouring fetch-inactive.
+fn source_lane(sel: LaneSel, l: usize, lanes: usize, exec: u64) -> Option<usize> {
+    let (src, fi) = match sel {
+        LaneSel::Dpp16 { ctrl, fetch_inactive, .. } => (dpp16_source(ctrl, l), fetch_inactive),
+        LaneSel::Dpp8 { sel, fetch_inactive } => (Some((l & !7) | sel[l & 7] as usize), fetch_inactive),
+        LaneSel::None => (Some(l), true),
+    };
+    src.filter(|&s| s < lanes && (fi || exec >> s & 1 != 0))
+}
+
+/// Lanes a DPP instruction may write: row and bank masks, and lanes whose
+/// source is invalid unless bound_ctrl asks for zero instead.
+pub fn dpp_write_mask(w: &Wave, _op: Operand, sel: LaneSel) -> u64 {
+    let LaneSel::Dpp16 { row_mask, bank_mask, bound_ctrl, .. } = sel else {
+        return u64::MAX;
+    };
+    let exec = w.exec();
+    let mut mask = 0u64;
+    for l in 0..w.lanes {
+        let row_ok = row_mask >> (l / 16) & 1 != 0;
+        let bank_ok = bank_mask >> ((l >> 2) & 3) & 1 != 0;
+        let src_ok = bound_ctrl || source_lane(sel, l, w.lanes, exec).is_some();
+        if row_ok && bank_ok && src_ok {
+            mask |= 1 << l;
+        }
+    }
+    mask
+}
+
+fn vgpr_index(op: Operand) -> Result<usize> {
+    match op {
+        Operand::Vgpr(r) => Ok(r as usize),
+        _ => Err(Trap::Other("cross-lane source is not a VGPR".into())),
+    }
+}
+
+fn readlane(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    let r = vgpr_index(i.src[0])?;
+    let lane = w.read_s32(i.src[1]) as usize % w.lanes;
+    let v = w.vgpr[r][lane];
+    w.write_s32(i.dst[0], v);
+    Ok(Flow::Next)
+}
+
+fn readfirstlane(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    let exec = w.exec();
+    let lane = if exec == 0 { 0 } else { exec.trailing_zeros() as usize };
+    let v = w.lane32(i.src[0], lane);
+    w.write_s32(i.dst[0], v);
+    Ok(Flow::Next)
+}
+
+fn writelane(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    let v = w.read_s32(i.src[0]);
+    let lane = w.read_s32(i.src[1]) as usize % w.lanes;
+    let r = vgpr_index(i.dst[0])?;
+    w.vgpr[r][lane] = v;
+    Ok(Flow::Next)
+}
+
+/// `v_permlane16_b32` / `v_permlanex16_b32`: each lane picks a lane of its
+/// own (or, for x16, the neighbouring) row by a 4-bit selector from the
+/// 64-bit scalar pair src2:src1. opsel bit 0 is fetch-inactive, bit 1
+/// bound_ctrl.
+fn permlane(w: &mut Wave, i: &Inst, cross: bool) -> Result {
+    let r = vgpr_index(i.src[0])?;
+    let sel = w.read_s32(i.src[1]) as u64 | (w.read_s32(i.src[2]) as u64) << 32;
+    let fi = i.mods.opsel & 1 != 0;
+    let bound_ctrl = i.mods.opsel & 2 != 0;
+    let exec = w.exec();
+    let src = w.vgpr[r];
+    let d = vgpr_index(i.dst[0])?;
+    for l in 0..w.lanes {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let row = if cross { (l & !15) ^ 16 } else { l & !15 };
+        let s = row + ((sel >> (4 * (l & 15))) & 0xf) as usize;
+        if s < w.lanes && (fi || exec >> s & 1 != 0) {
+            w.vgpr[d][l] = src[s];
+        } else if bound_ctrl {
+            w.vgpr[d][l] = 0;
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// `v_permlane64_b32`: swaps the two halves of a wave64.
+fn permlane64(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    let r = vgpr_index(i.src[0])?;
+    let d = vgpr_index(i.dst[0])?;
+    let src = w.vgpr[r];
+    let exec = w.exec();
+    if w.lanes == 64 {
+        for l in 0..64 {
+            if exec >> l & 1 != 0 {
+                w.vgpr[d][l] = src[l ^ 32];
+            }
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// `v_swap_b32`: exchanges two VGPRs in the active lanes.
+fn swap(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    let a = vgpr_index(i.dst[0])?;
+    let b = vgpr_index(i.src[0])?;
+    let exec = w.exec();
+    for l in 0..w.lanes {
+        if exec >> l & 1 != 0 {
+            let t = w.vgpr[a][l];
+            w.vgpr[a][l] = w.vgpr[b][l];
+            w.vgpr[b][l] = t;
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// `v_movrels_b32` / `v_movreld_b32` / `v_movrelsd_b32`: M0-relative VGPR moves.
+fn movrel(w: &mut Wave, i: &Inst, rel_src: bool, rel_dst: bool) -> Result {
+    let m0 = w.sgpr[softgpu_isa::sreg::M0 as usize] as usize;
+    let s = vgpr_index(i.src[0])? + if rel_src { m0 } else { 0 };
+    let d = vgpr_index(i.dst[0])? + if rel_dst { m0 } else { 0 };
+    if s >= w.vgpr.len() || d >= w.vgpr.len() {
+        return Err(Trap::Other(format!("M0-relative VGPR index out of range (v{s} -> v{d})")));
+    }
+    let src = w.vgpr[s];
+    let exec = w.exec();
+    w.write_v32(Operand::Vgpr(d as u16), &src, exec);
+    Ok(Flow::Next)
+}
+
+pub const TABLE: &[(&str, Exec)] = &[
+    ("v_readlane_b32", readlane as Exec),
+    ("v_readfirstlane_b32", readfirstlane as Exec),
+    ("v_writelane_b32", writelane as Exec),
+    ("v_permlane16_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| permlane(w, i, false)) as Exec),
+    ("v_permlanex16_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| permlane(w, i, true)) as Exec),
+    ("v_permlane64_b32", permlane64 as Exec),
+    ("v_swap_b32", swap as Exec),
+    ("v_movrels_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, true, false)) as Exec),
+    ("v_movreld_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, false, true)) as Exec),
+    ("v_movrelsd_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, true, true)) as Exec),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dpp16_controls() {
+        assert_eq!(dpp16_source(0x1b, 0), Some(3), "quad_perm [3,2,1,0]");
+        assert_eq!(dpp16_source(0x101, 14), Some(15), "row_shl:1");
+        assert_eq!(dpp16_source(0x101, 15), None);
+        assert_eq!(dpp16_source(0x111, 16), None, "row_shr:1 at a row start");
+        assert_eq!(dpp16_source(0x111, 17), Some(16));
+        assert_eq!(dpp16_source(0x121, 16), Some(31), "row_ror:1");
+        assert_eq!(dpp16_source(0x140, 17), Some(30), "row_mirror");
+        assert_eq!(dpp16_source(0x141, 9), Some(14), "row_half_mirror");
+        assert_eq!(dpp16_source(0x153, 20), Some(19), "row_share:3");
+        assert_eq!(dpp16_source(0x161, 20), Some(21), "row_xmask:1");
+    }
+}

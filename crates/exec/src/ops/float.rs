@@ -1,0 +1,413 @@
+//! Floating-point helpers shared by the vector ALU: denormal flushing,
+//! IEEE min/max, the division-sequence primitives and f16 conversions.
+//!
+//! Transcendentals (`v_exp`, `v_log`, `v_rcp`, `v_rsq`, `v_sqrt`, `v_sin`,
+//! `v_cos`) are computed with the host's correctly rounded or libm functions,
+//! which is at least as accurate as the hardware's documented 1 ULP.
+
+use half::f16;
+
+#[inline(always)]
+pub fn f(bits: u32) -> f32 {
+    f32::from_bits(bits)
+}
+
+#[inline(always)]
+pub fn d(bits: u64) -> f64 {
+    f64::from_bits(bits)
+}
+
+#[inline(always)]
+pub fn h(bits: u32) -> f32 {
+    f16::from_bits(bits as u16).to_f32()
+}
+
+#[inline(always)]
+pub fn to_h(x: f32) -> u32 {
+    f16::from_f32(x).to_bits() as u32
+}
+
+/// f64 → f16 with a single rounding.
+#[inline(always)]
+pub fn d_to_h(x: f64) -> u32 {
+    f16::from_f64(x).to_bits() as u32
+}
+
+/// Replaces an f32 denormal by a zero of the same sign.
+#[inline(always)]
+pub fn flush32(bits: u32) -> u32 {
+    if bits & 0x7f80_0000 == 0 {
+        bits & 0x8000_0000
+    } else {
+        bits
+    }
+}
+
+#[inline(always)]
+pub fn flush64(bits: u64) -> u64 {
+    if bits & 0x7ff0_0000_0000_0000 == 0 {
+        bits & 0x8000_0000_0000_0000
+    } else {
+        bits
+    }
+}
+
+#[inline(always)]
+pub fn flush16(bits: u32) -> u32 {
+    if bits & 0x7c00 == 0 {
+        bits & 0x8000
+    } else {
+        bits & 0xffff
+    }
+}
+
+/// IEEE-mode minimum: a quiet NaN operand is ignored, -0 < +0.
+#[inline(always)]
+pub fn min32(a: f32, b: f32) -> f32 {
+    if a.is_nan() {
+        return quiet32(b, a);
+    }
+    if b.is_nan() {
+        return a;
+    }
+    if a < b || (a == b && a.is_sign_negative()) {
+        a
+    } else {
+        b
+    }
+}
+
+#[inline(always)]
+pub fn max32(a: f32, b: f32) -> f32 {
+    if a.is_nan() {
+        return quiet32(b, a);
+    }
+    if b.is_nan() {
+        return a;
+    }
+    if a > b || (a == b && b.is_sign_negative()) {
+        a
+    } else {
+        b
+    }
+}
+
+fn quiet32(other: f32, nan: f32) -> f32 {
+    if other.is_nan() {
+        f32::from_bits(nan.to_bits() | 0x0040_0000)
+    } else {
+        other
+    }
+}
+
+#[inline(always)]
+pub fn min64(a: f64, b: f64) -> f64 {
+    if a.is_nan() {
+        return if b.is_nan() { f64::NAN } else { b };
+    }
+    if b.is_nan() {
+        return a;
+    }
+    if a < b || (a == b && a.is_sign_negative()) {
+        a
+    } else {
+        b
+    }
+}
+
+#[inline(always)]
+pub fn max64(a: f64, b: f64) -> f64 {
+    if a.is_nan() {
+        return if b.is_nan() { f64::NAN } else { b };
+    }
+    if b.is_nan() {
+        return a;
+    }
+    if a > b || (a == b && b.is_sign_negative()) {
+        a
+    } else {
+        b
+    }
+}
+
+/// Median of three under IEEE min/max.
+pub fn med3_32(a: f32, b: f32, c: f32) -> f32 {
+    if a.is_nan() || b.is_nan() || c.is_nan() {
+        return min32(min32(a, b), c);
+    }
+    max32(min32(a, b), min32(max32(a, b), c))
+}
+
+/// Unbiased exponent field of an f32 (0 for zero/denormal).
+pub fn exp32(x: f32) -> i32 {
+    ((x.to_bits() >> 23) & 0xff) as i32
+}
+
+pub fn exp64(x: f64) -> i32 {
+    ((x.to_bits() >> 52) & 0x7ff) as i32
+}
+
+pub fn ldexp32(x: f32, e: i32) -> f32 {
+    (x as f64 * 2f64.powi(e.clamp(-300, 300))) as f32
+}
+
+pub fn ldexp64(x: f64, e: i32) -> f64 {
+    // Two steps keep intermediate scale factors representable.
+    let e = e.clamp(-2200, 2200);
+    let half = e / 2;
+    x * 2f64.powi(half) * 2f64.powi(e - half)
+}
+
+fn is_denorm32(x: f32) -> bool {
+    x != 0.0 && x.is_subnormal()
+}
+
+fn is_denorm64(x: f64) -> bool {
+    x != 0.0 && x.is_subnormal()
+}
+
+/// `v_div_scale_f32`: pre-scales a numerator or denominator so the Newton
+/// iteration of the division sequence cannot overflow or underflow. Returns
+/// the scaled value and the lane's VCC bit.
+pub fn div_scale32(s0: f32, den: f32, num: f32) -> (f32, bool) {
+    if num == 0.0 || den == 0.0 {
+        return (f32::NAN, false);
+    }
+    if exp32(num) - exp32(den) >= 96 {
+        // Quotient near overflow: scale the denominator up.
+        return (if s0 == den { ldexp32(s0, 64) } else { s0 }, true);
+    }
+    if is_denorm32(den) {
+        return (ldexp32(s0, 64), false);
+    }
+    let recip_denorm = is_denorm32(1.0 / den);
+    let quot_denorm = is_denorm32(num / den);
+    if recip_denorm && quot_denorm {
+        return (if s0 == den { ldexp32(s0, 64) } else { s0 }, true);
+    }
+    if recip_denorm {
+        return (ldexp32(s0, -64), false);
+    }
+    if quot_denorm {
+        return (if s0 == num { ldexp32(s0, 64) } else { s0 }, true);
+    }
+    if exp32(num) <= 23 {
+        // Numerator tiny: scale it up.
+        return (ldexp32(s0, 64), false);
+    }
+    (s0, false)
+}
+
+pub fn div_scale64(s0: f64, den: f64, num: f64) -> (f64, bool) {
+    if num == 0.0 || den == 0.0 {
+        return (f64::NAN, false);
+    }
+    if exp64(num) - exp64(den) >= 768 {
+        return (if s0 == den { ldexp64(s0, 128) } else { s0 }, true);
+    }
+    if is_denorm64(den) {
+        return (ldexp64(s0, 128), false);
+    }
+    let recip_denorm = is_denorm64(1.0 / den);
+    let quot_denorm = is_denorm64(num / den);
+    if recip_denorm && quot_denorm {
+        return (if s0 == den { ldexp64(s0, 128) } else { s0 }, true);
+    }
+    if recip_denorm {
+        return (ldexp64(s0, -128), false);
+    }
+    if quot_denorm {
+        return (if s0 == num { ldexp64(s0, 128) } else { s0 }, true);
+    }
+    if exp64(num) <= 53 {
+        return (ldexp64(s0, 128), false);
+    }
+    (s0, false)
+}
+
+/// `v_div_fmas_f32`: fma, then undo the pre-scaling when VCC is set.
+pub fn div_fmas32(a: f32, b: f32, c: f32, vcc: bool) -> f32 {
+    let r = a.mul_add(b, c);
+    if !vcc {
+        return r;
+    }
+    let e = if exp32(c) > 127 { 64 } else { -64 };
+    // Scale in f64 so the final rounding to f32 happens once.
+    ((a as f64).mul_add(b as f64, c as f64) * 2f64.powi(e)) as f32
+}
+
+pub fn div_fmas64(a: f64, b: f64, c: f64, vcc: bool) -> f64 {
+    let r = a.mul_add(b, c);
+    if !vcc {
+        return r;
+    }
+    let e = if exp64(c) > 1023 { 128 } else { -128 };
+    ldexp64(r, e)
+}
+
+/// `v_div_fixup_f32`: special cases of the quotient (zero, infinity, NaN,
+/// overflow, underflow) from the original operands.
+pub fn div_fixup32(q: f32, den: f32, num: f32) -> f32 {
+    let sign = (den.to_bits() ^ num.to_bits()) & 0x8000_0000;
+    let signed = |mag: f32| f32::from_bits((mag.to_bits() & 0x7fff_ffff) | sign);
+    if num.is_nan() {
+        return quiet(num);
+    }
+    if den.is_nan() {
+        return quiet(den);
+    }
+    if (den == 0.0 && num == 0.0) || (den.is_infinite() && num.is_infinite()) {
+        return f32::from_bits(0xffc0_0000);
+    }
+    if den == 0.0 || num.is_infinite() {
+        return signed(f32::INFINITY);
+    }
+    if den.is_infinite() || num == 0.0 {
+        return signed(0.0);
+    }
+    if q.is_nan() {
+        return signed(f32::INFINITY);
+    }
+    signed(q)
+}
+
+pub fn div_fixup64(q: f64, den: f64, num: f64) -> f64 {
+    let sign = (den.to_bits() ^ num.to_bits()) & 0x8000_0000_0000_0000;
+    let signed = |mag: f64| f64::from_bits((mag.to_bits() & !0x8000_0000_0000_0000) | sign);
+    if num.is_nan() {
+        return f64::from_bits(num.to_bits() | 0x0008_0000_0000_0000);
+    }
+    if den.is_nan() {
+        return f64::from_bits(den.to_bits() | 0x0008_0000_0000_0000);
+    }
+    if (den == 0.0 && num == 0.0) || (den.is_infinite() && num.is_infinite()) {
+        return f64::from_bits(0xfff8_0000_0000_0000);
+    }
+    if den == 0.0 || num.is_infinite() {
+        return signed(f64::INFINITY);
+    }
+    if den.is_infinite() || num == 0.0 {
+        return signed(0.0);
+    }
+    if q.is_nan() {
+        return signed(f64::INFINITY);
+    }
+    signed(q)
+}
+
+fn quiet(x: f32) -> f32 {
+    f32::from_bits(x.to_bits() | 0x0040_0000)
+}
+
+/// `v_frexp_mant_f32`: mantissa in [0.5, 1).
+pub fn frexp_mant32(x: f32) -> f32 {
+    if x.is_nan() || x.is_infinite() || x == 0.0 {
+        return x;
+    }
+    let (m, _) = frexp64(x as f64);
+    m as f32
+}
+
+pub fn frexp_exp32(x: f32) -> i32 {
+    if x.is_nan() || x.is_infinite() || x == 0.0 {
+        return 0;
+    }
+    frexp64(x as f64).1
+}
+
+/// Splits a finite non-zero value into mantissa in [0.5, 1) and exponent.
+pub fn frexp64(x: f64) -> (f64, i32) {
+    if x.is_nan() || x.is_infinite() || x == 0.0 {
+        return (x, 0);
+    }
+    let (x, bias) = if x.is_subnormal() { (x * 2f64.powi(64), -64) } else { (x, 0) };
+    let bits = x.to_bits();
+    let e = ((bits >> 52) & 0x7ff) as i32 - 1022;
+    let m = f64::from_bits((bits & !(0x7ff << 52)) | (1022u64 << 52));
+    (m, e + bias)
+}
+
+/// `v_fract`: x - floor(x), clamped below 1.
+pub fn fract32(x: f32) -> f32 {
+    if x.is_infinite() {
+        return f32::NAN;
+    }
+    (x - x.floor()).min(f32::from_bits(0x3f7f_ffff))
+}
+
+pub fn fract64(x: f64) -> f64 {
+    if x.is_infinite() {
+        return f64::NAN;
+    }
+    (x - x.floor()).min(f64::from_bits(0x3fef_ffff_ffff_ffff))
+}
+
+/// Float → int conversions saturate and map NaN to 0, as the hardware does.
+pub fn f_to_i32(x: f64) -> u32 {
+    if x.is_nan() {
+        0
+    } else {
+        (x as i32) as u32
+    }
+}
+
+pub fn f_to_u32(x: f64) -> u32 {
+    if x.is_nan() {
+        0
+    } else {
+        x as u32
+    }
+}
+
+/// Round half to even.
+pub fn rne32(x: f32) -> f32 {
+    x.round_ties_even()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn divide(n: f32, dn: f32) -> f32 {
+        // The sequence clang emits for a correctly rounded f32 division.
+        let (den, _) = div_scale32(dn, dn, n);
+        let (num, vcc) = div_scale32(n, dn, n);
+        let r = 1.0 / den;
+        let e = (-den).mul_add(r, 1.0);
+        let r = e.mul_add(r, r);
+        let q = num * r;
+        let e = (-den).mul_add(q, num);
+        let q = e.mul_add(r, q);
+        let e = (-den).mul_add(q, num);
+        let q = div_fmas32(e, r, q, vcc);
+        div_fixup32(q, dn, n)
+    }
+
+    #[test]
+    fn division_sequence_is_correctly_rounded() {
+        let values = [
+            1.0f32, 3.0, -7.5, 1e-38, 3e38, 1e-45, 0.1, 123456.79, f32::MAX, f32::MIN_POSITIVE, 2e-40,
+        ];
+        for &n in &values {
+            for &dn in &values {
+                let want = n / dn;
+                let got = divide(n, dn);
+                assert!(
+                    got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                    "{n:e} / {dn:e}: got {got:e}, want {want:e}"
+                );
+            }
+        }
+        assert!(divide(0.0, 0.0).is_nan());
+        assert_eq!(divide(1.0, 0.0), f32::INFINITY);
+        assert_eq!(divide(-1.0, f32::INFINITY).to_bits(), (-0.0f32).to_bits());
+    }
+
+    #[test]
+    fn ieee_min_max() {
+        assert_eq!(min32(f32::NAN, 1.0), 1.0);
+        assert_eq!(max32(2.0, f32::NAN), 2.0);
+        assert!(min32(-0.0, 0.0).is_sign_negative());
+        assert!(!max32(-0.0, 0.0).is_sign_negative());
+    }
+}

@@ -1,0 +1,132 @@
+//! Instruction semantics: data tables mapping each mnemonic to a small
+//! generic handler. A handler runs one instruction for a whole wave.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use softgpu_isa::{Inst, Op};
+
+use crate::arena::{Arena, MemError};
+use crate::program::Program;
+use crate::wave::Wave;
+
+pub mod cross_lane;
+pub mod ds;
+pub mod float;
+pub mod salu;
+pub mod smem;
+pub mod sopp;
+pub mod valu;
+pub mod vcmp;
+pub mod vmem;
+pub mod wmma;
+
+/// What the wave does after an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    Next,
+    /// Relative branch by simm16 dwords from the next instruction.
+    Branch(i32),
+    /// Jump to an absolute device address (s_setpc, s_swappc).
+    Jump(u64),
+    Barrier,
+    /// Give other waves of the workgroup a turn (s_sleep, s_sethalt…).
+    Yield,
+    End,
+}
+
+/// Why an instruction stopped the dispatch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Trap {
+    /// A memory access outside what the kernel may touch.
+    Memory { space: &'static str, lane: Option<usize>, addr: u64, len: u64 },
+    /// An instruction the executor does not implement.
+    Unsupported,
+    /// Bytes that are not a valid instruction.
+    Illegal(String),
+    /// `s_trap` with its trap id.
+    Trap(u32),
+    /// A jump to an address that is not an instruction of the program.
+    BadJump(u64),
+    /// The wave ran more instructions than the dispatch allows.
+    Budget(u64),
+    /// Anything else, described.
+    Other(String),
+}
+
+pub type Result<T = Flow> = std::result::Result<T, Trap>;
+
+/// What a handler may touch besides its wave.
+pub struct Env<'a> {
+    pub arena: &'a Arena,
+    pub lds: &'a mut [u8],
+    pub program: &'a Program,
+}
+
+/// A handler: runs one instruction for the whole wave.
+pub type Exec = fn(&mut Wave, &mut Env, &Inst) -> Result;
+
+impl Trap {
+    pub fn global(lane: usize, addr: u64, len: u64) -> Trap {
+        Trap::Memory { space: "global", lane: Some(lane), addr, len }
+    }
+}
+
+impl From<MemError> for Trap {
+    fn from(e: MemError) -> Trap {
+        match e {
+            MemError::OutOfRange { addr, len } => Trap::Memory { space: "global", lane: None, addr, len },
+            other => Trap::Other(other.to_string()),
+        }
+    }
+}
+
+/// Handler for instructions with no semantics here.
+pub fn unsupported(_: &mut Wave, _: &mut Env, _: &Inst) -> Result {
+    Err(Trap::Unsupported)
+}
+
+/// Handler for instructions that only affect timing on hardware.
+pub fn nop(_: &mut Wave, _: &mut Env, _: &Inst) -> Result {
+    Ok(Flow::Next)
+}
+
+fn table() -> &'static HashMap<&'static str, Exec> {
+    static TABLE: OnceLock<HashMap<&'static str, Exec>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut map = HashMap::new();
+        for part in [
+            salu::TABLE,
+            sopp::TABLE,
+            smem::TABLE,
+            vmem::TABLE,
+            cross_lane::TABLE,
+            wmma::TABLE,
+        ]
+        .into_iter()
+        .chain(valu::tables())
+        .chain(ds::tables())
+        {
+            for &(name, exec) in part {
+                map.insert(name, exec);
+            }
+        }
+        for (name, exec) in vcmp::entries() {
+            map.insert(name, exec);
+        }
+        for (name, exec) in vmem::entries() {
+            map.insert(Box::leak(name.into_boxed_str()), exec);
+        }
+        map
+    })
+}
+
+/// The handler for an opcode, if the executor implements it.
+pub fn handler(op: Op) -> Option<Exec> {
+    table().get(op.name()).copied()
+}
+
+/// Every mnemonic the executor implements (for docs and coverage tests).
+pub fn implemented() -> impl Iterator<Item = &'static str> {
+    table().keys().copied()
+}

@@ -1,0 +1,515 @@
+//! Scalar ALU: SOP1, SOP2, SOPC and SOPK.
+
+use softgpu_isa::{Inst, Operand};
+
+use super::{Env, Exec, Flow, Result, Trap};
+use crate::wave::Wave;
+
+/// A scalar result and the new SCC (None leaves SCC unchanged).
+type Out<T> = (T, Option<bool>);
+
+#[inline(always)]
+fn op32(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32, bool) -> Out<u32>) -> Result {
+    let (r, scc) = f(w.read_s32(i.src[0]), w.read_s32(i.src[1]), w.scc);
+    w.write_s32(i.dst[0], r);
+    if let Some(s) = scc {
+        w.scc = s;
+    }
+    Ok(Flow::Next)
+}
+
+#[inline(always)]
+fn op64(w: &mut Wave, i: &Inst, f: impl Fn(u64, u64, bool) -> Out<u64>) -> Result {
+    let (r, scc) = f(w.read_s64(i.src[0]), w.read_s64(i.src[1]), w.scc);
+    w.write_s64(i.dst[0], r);
+    if let Some(s) = scc {
+        w.scc = s;
+    }
+    Ok(Flow::Next)
+}
+
+/// 64-bit sources, 32-bit result (bit counts of 64-bit values).
+#[inline(always)]
+fn op64_32(w: &mut Wave, i: &Inst, f: impl Fn(u64) -> Out<u32>) -> Result {
+    let (r, scc) = f(w.read_s64(i.src[0]));
+    w.write_s32(i.dst[0], r);
+    if let Some(s) = scc {
+        w.scc = s;
+    }
+    Ok(Flow::Next)
+}
+
+#[inline(always)]
+fn cmp32(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32) -> bool) -> Result {
+    w.scc = f(w.read_s32(i.src[0]), w.read_s32(i.src[1]));
+    Ok(Flow::Next)
+}
+
+#[inline(always)]
+fn cmp64(w: &mut Wave, i: &Inst, f: impl Fn(u64, u64) -> bool) -> Result {
+    w.scc = f(w.read_s64(i.src[0]), w.read_s64(i.src[1]));
+    Ok(Flow::Next)
+}
+
+/// `s_*_saveexec`: dst = EXEC; EXEC = f(src, EXEC); SCC = EXEC != 0.
+#[inline(always)]
+fn saveexec(w: &mut Wave, i: &Inst, f: impl Fn(u64, u64) -> u64) -> Result {
+    let exec = w.exec();
+    let src = w.read_mask(i.src[0]);
+    let new = f(src, exec) & w.full_mask();
+    w.write_mask(i.dst[0], exec);
+    w.set_exec(new);
+    w.scc = new != 0;
+    Ok(Flow::Next)
+}
+
+/// `s_*_wrexec`: EXEC = f(src, EXEC); dst = EXEC; SCC = EXEC != 0.
+#[inline(always)]
+fn wrexec(w: &mut Wave, i: &Inst, f: impl Fn(u64, u64) -> u64) -> Result {
+    let new = f(w.read_mask(i.src[0]), w.exec()) & w.full_mask();
+    w.set_exec(new);
+    w.write_mask(i.dst[0], new);
+    w.scc = new != 0;
+    Ok(Flow::Next)
+}
+
+fn nz32(r: u32) -> Out<u32> {
+    (r, Some(r != 0))
+}
+fn nz64(r: u64) -> Out<u64> {
+    (r, Some(r != 0))
+}
+
+fn bfe32(v: u32, spec: u32, signed: bool) -> u32 {
+    let off = spec & 31;
+    let width = (spec >> 16) & 0x7f;
+    if width == 0 {
+        return 0;
+    }
+    let width = width.min(32 - off);
+    let field = (v >> off) & if width == 32 { u32::MAX } else { (1 << width) - 1 };
+    if signed && width < 32 {
+        ((field << (32 - width)) as i32 >> (32 - width)) as u32
+    } else {
+        field
+    }
+}
+
+fn bfe64(v: u64, spec: u32, signed: bool) -> u64 {
+    let off = spec & 63;
+    let width = (spec >> 16) & 0x7f;
+    if width == 0 {
+        return 0;
+    }
+    let width = width.min(64 - off);
+    let field = (v >> off) & if width == 64 { u64::MAX } else { (1 << width) - 1 };
+    if signed && width < 64 {
+        ((field << (64 - width)) as i64 >> (64 - width)) as u64
+    } else {
+        field
+    }
+}
+
+/// Index of the first set bit from the LSB, or -1.
+fn ctz(v: u64, bits: u32) -> u32 {
+    if v == 0 {
+        u32::MAX
+    } else {
+        v.trailing_zeros().min(bits)
+    }
+}
+
+/// Index of the first set bit from the MSB, or -1.
+fn clz32(v: u32) -> u32 {
+    if v == 0 {
+        u32::MAX
+    } else {
+        v.leading_zeros()
+    }
+}
+
+fn clz64(v: u64) -> u32 {
+    if v == 0 {
+        u32::MAX
+    } else {
+        v.leading_zeros()
+    }
+}
+
+/// Count of leading bits equal to the sign bit, minus one; -1 when all equal.
+fn cls32(v: u32) -> u32 {
+    let v = v as i32;
+    if v == 0 || v == -1 {
+        u32::MAX
+    } else {
+        (if v < 0 { !v } else { v }).leading_zeros()
+    }
+}
+
+fn cls64(v: u64) -> u32 {
+    let v = v as i64;
+    if v == 0 || v == -1 {
+        u32::MAX
+    } else {
+        (if v < 0 { !v } else { v }).leading_zeros()
+    }
+}
+
+fn quadmask(v: u64, quads: u32) -> u64 {
+    (0..quads).filter(|q| (v >> (q * 4)) & 0xf != 0).fold(0, |m, q| m | 1 << q)
+}
+
+fn wqm(v: u64) -> u64 {
+    (0..16).filter(|q| (v >> (q * 4)) & 0xf != 0).fold(0, |m, q| m | 0xf << (q * 4))
+}
+
+/// SOPK: signed 16-bit immediate.
+fn simm(i: &Inst) -> u32 {
+    i.imm as i16 as i32 as u32
+}
+
+/// Hardware register field from a SOPK `hwreg(id, offset, size)` operand.
+fn hwreg_field(imm: i32) -> (usize, u32, u32) {
+    let imm = imm as u32;
+    ((imm & 0x3f) as usize, (imm >> 6) & 0x1f, ((imm >> 11) & 0x1f) + 1)
+}
+
+const HW_MODE: usize = 1;
+
+fn getreg(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    let (id, off, size) = hwreg_field(i.imm);
+    let value = if id == HW_MODE { w.mode.bits } else { w.hwreg[id] };
+    let mask = if size >= 32 { u32::MAX } else { (1u32 << size) - 1 };
+    w.write_s32(i.dst[0], (value >> off) & mask);
+    Ok(Flow::Next)
+}
+
+fn setreg_value(w: &mut Wave, imm: i32, data: u32) {
+    let (id, off, size) = hwreg_field(imm);
+    let mask = (if size >= 32 { u32::MAX } else { (1u32 << size) - 1 }) << off;
+    let slot = if id == HW_MODE { &mut w.mode.bits } else { &mut w.hwreg[id] };
+    *slot = (*slot & !mask) | ((data << off) & mask);
+}
+
+fn setreg(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    let data = w.read_s32(first_source(i));
+    setreg_value(w, i.imm, data);
+    Ok(Flow::Next)
+}
+
+fn setreg_imm32(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    let data = w.read_s32(i.src[0]);
+    setreg_value(w, i.imm, data);
+    Ok(Flow::Next)
+}
+
+/// SOPK instructions whose SGPR is read put it in src[0]; tolerate dst[0].
+fn first_source(i: &Inst) -> Operand {
+    if i.src[0] != Operand::None {
+        i.src[0]
+    } else {
+        i.dst[0]
+    }
+}
+
+fn cmpk(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32) -> bool, signed: bool) -> Result {
+    let k = if signed { simm(i) } else { i.imm as u16 as u32 };
+    w.scc = f(w.read_s32(first_source(i)), k);
+    Ok(Flow::Next)
+}
+
+fn getpc(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
+    let next = env.program.address_after(w.pc);
+    w.write_s64(i.dst[0], next);
+    Ok(Flow::Next)
+}
+
+fn setpc(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    Ok(Flow::Jump(w.read_s64(i.src[0])))
+}
+
+fn swappc(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
+    let target = w.read_s64(i.src[0]);
+    w.write_s64(i.dst[0], env.program.address_after(w.pc));
+    Ok(Flow::Jump(target))
+}
+
+/// `s_call_b64`: save the return address, branch by simm16.
+fn call(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
+    w.write_s64(i.dst[0], env.program.address_after(w.pc));
+    Ok(Flow::Branch(i.imm as i16 as i32))
+}
+
+/// s_movrels / s_movreld: M0-relative register moves.
+fn movrel(w: &mut Wave, i: &Inst, dwords: usize, relative_src: bool) -> Result {
+    let m0 = w.sgpr[softgpu_isa::sreg::M0 as usize] as usize;
+    let (src, dst) = (i.src[0], i.dst[0]);
+    let (Operand::Sgpr(s), Operand::Sgpr(d)) = (src, dst) else {
+        if let (Operand::Const(_), Operand::Sgpr(d)) = (src, dst) {
+            let d = d as usize + m0;
+            for k in 0..dwords {
+                let v = if k == 0 { w.read_s32(src) } else { (w.read_s64(src) >> 32) as u32 };
+                *w.sgpr.get_mut(d + k).ok_or_else(|| bad_movrel(d + k))? = v;
+            }
+            return Ok(Flow::Next);
+        }
+        return Err(Trap::Other("s_movrel with a non-register operand".into()));
+    };
+    let (s, d) = if relative_src { (s as usize + m0, d as usize) } else { (s as usize, d as usize + m0) };
+    for k in 0..dwords {
+        let v = *w.sgpr.get(s + k).ok_or_else(|| bad_movrel(s + k))?;
+        *w.sgpr.get_mut(d + k).ok_or_else(|| bad_movrel(d + k))? = v;
+    }
+    Ok(Flow::Next)
+}
+
+fn bad_movrel(index: usize) -> Trap {
+    Trap::Other(format!("M0-relative scalar register s{index} is out of range"))
+}
+
+macro_rules! s2 {
+    ($f:expr) => {
+        (|w: &mut Wave, _: &mut Env, i: &Inst| op32(w, i, $f)) as Exec
+    };
+}
+macro_rules! s2_64 {
+    ($f:expr) => {
+        (|w: &mut Wave, _: &mut Env, i: &Inst| op64(w, i, $f)) as Exec
+    };
+}
+macro_rules! s1_64_32 {
+    ($f:expr) => {
+        (|w: &mut Wave, _: &mut Env, i: &Inst| op64_32(w, i, $f)) as Exec
+    };
+}
+macro_rules! c32 {
+    ($f:expr) => {
+        (|w: &mut Wave, _: &mut Env, i: &Inst| cmp32(w, i, $f)) as Exec
+    };
+}
+macro_rules! c64 {
+    ($f:expr) => {
+        (|w: &mut Wave, _: &mut Env, i: &Inst| cmp64(w, i, $f)) as Exec
+    };
+}
+macro_rules! ck {
+    ($signed:expr, $f:expr) => {
+        (|w: &mut Wave, _: &mut Env, i: &Inst| cmpk(w, i, $f, $signed)) as Exec
+    };
+}
+macro_rules! save {
+    ($f:expr) => {
+        (|w: &mut Wave, _: &mut Env, i: &Inst| saveexec(w, i, $f)) as Exec
+    };
+}
+macro_rules! wr {
+    ($f:expr) => {
+        (|w: &mut Wave, _: &mut Env, i: &Inst| wrexec(w, i, $f)) as Exec
+    };
+}
+macro_rules! kop {
+    ($f:expr) => {
+        (|w: &mut Wave, _: &mut Env, i: &Inst| {
+            let k = simm(i);
+            let d = w.read_s32(i.dst[0]);
+            let (r, scc) = $f(d, k);
+            w.write_s32(i.dst[0], r);
+            if let Some(s) = scc {
+                w.scc = s;
+            }
+            Ok(Flow::Next)
+        }) as Exec
+    };
+}
+
+fn shl_add(a: u32, b: u32, n: u32) -> Out<u32> {
+    let shifted = (a as u64) << n;
+    let sum = shifted + b as u64;
+    (sum as u32, Some(sum >> 32 != 0))
+}
+
+pub const TABLE: &[(&str, Exec)] = &[
+    // SOP2, 32-bit
+    ("s_add_u32", s2!(|a, b, _| { let (r, c) = a.overflowing_add(b); (r, Some(c)) })),
+    ("s_sub_u32", s2!(|a, b, _| { let (r, c) = a.overflowing_sub(b); (r, Some(c)) })),
+    ("s_addc_u32", s2!(|a, b, c| { let s = a as u64 + b as u64 + c as u64; (s as u32, Some(s >> 32 != 0)) })),
+    ("s_subb_u32", s2!(|a, b, c| { let s = (a as u64).wrapping_sub(b as u64).wrapping_sub(c as u64); (s as u32, Some((b as u64 + c as u64) > a as u64)) })),
+    ("s_add_i32", s2!(|a, b, _| { let (r, o) = (a as i32).overflowing_add(b as i32); (r as u32, Some(o)) })),
+    ("s_sub_i32", s2!(|a, b, _| { let (r, o) = (a as i32).overflowing_sub(b as i32); (r as u32, Some(o)) })),
+    ("s_min_i32", s2!(|a, b, _| { let lt = (a as i32) < (b as i32); (if lt { a } else { b }, Some(lt)) })),
+    ("s_min_u32", s2!(|a, b, _| { let lt = a < b; (if lt { a } else { b }, Some(lt)) })),
+    ("s_max_i32", s2!(|a, b, _| { let gt = (a as i32) > (b as i32); (if gt { a } else { b }, Some(gt)) })),
+    ("s_max_u32", s2!(|a, b, _| { let gt = a > b; (if gt { a } else { b }, Some(gt)) })),
+    ("s_cselect_b32", s2!(|a, b, c| (if c { a } else { b }, None))),
+    ("s_and_b32", s2!(|a, b, _| nz32(a & b))),
+    ("s_or_b32", s2!(|a, b, _| nz32(a | b))),
+    ("s_xor_b32", s2!(|a, b, _| nz32(a ^ b))),
+    ("s_nand_b32", s2!(|a, b, _| nz32(!(a & b)))),
+    ("s_nor_b32", s2!(|a, b, _| nz32(!(a | b)))),
+    ("s_xnor_b32", s2!(|a, b, _| nz32(!(a ^ b)))),
+    ("s_and_not1_b32", s2!(|a, b, _| nz32(a & !b))),
+    ("s_or_not1_b32", s2!(|a, b, _| nz32(a | !b))),
+    ("s_lshl_b32", s2!(|a, b, _| nz32(a << (b & 31)))),
+    ("s_lshr_b32", s2!(|a, b, _| nz32(a >> (b & 31)))),
+    ("s_ashr_i32", s2!(|a, b, _| nz32(((a as i32) >> (b & 31)) as u32))),
+    ("s_bfm_b32", s2!(|a, b, _| ((((1u64 << (a & 31)) - 1) as u32).wrapping_shl(b & 31), None))),
+    ("s_mul_i32", s2!(|a, b, _| (a.wrapping_mul(b), None))),
+    ("s_mul_hi_u32", s2!(|a, b, _| (((a as u64 * b as u64) >> 32) as u32, None))),
+    ("s_mul_hi_i32", s2!(|a, b, _| (((a as i32 as i64 * b as i32 as i64) >> 32) as u32, None))),
+    ("s_bfe_u32", s2!(|a, b, _| nz32(bfe32(a, b, false)))),
+    ("s_bfe_i32", s2!(|a, b, _| nz32(bfe32(a, b, true)))),
+    ("s_absdiff_i32", s2!(|a, b, _| nz32((a as i32).wrapping_sub(b as i32).unsigned_abs()))),
+    ("s_lshl1_add_u32", s2!(|a, b, _| shl_add(a, b, 1))),
+    ("s_lshl2_add_u32", s2!(|a, b, _| shl_add(a, b, 2))),
+    ("s_lshl3_add_u32", s2!(|a, b, _| shl_add(a, b, 3))),
+    ("s_lshl4_add_u32", s2!(|a, b, _| shl_add(a, b, 4))),
+    ("s_pack_ll_b32_b16", s2!(|a, b, _| ((a & 0xffff) | b << 16, None))),
+    ("s_pack_lh_b32_b16", s2!(|a, b, _| ((a & 0xffff) | (b & 0xffff_0000), None))),
+    ("s_pack_hh_b32_b16", s2!(|a, b, _| (a >> 16 | (b & 0xffff_0000), None))),
+    ("s_pack_hl_b32_b16", s2!(|a, b, _| (a >> 16 | b << 16, None))),
+    // SOP2, 64-bit
+    ("s_cselect_b64", s2_64!(|a, b, c| (if c { a } else { b }, None))),
+    ("s_and_b64", s2_64!(|a, b, _| nz64(a & b))),
+    ("s_or_b64", s2_64!(|a, b, _| nz64(a | b))),
+    ("s_xor_b64", s2_64!(|a, b, _| nz64(a ^ b))),
+    ("s_nand_b64", s2_64!(|a, b, _| nz64(!(a & b)))),
+    ("s_nor_b64", s2_64!(|a, b, _| nz64(!(a | b)))),
+    ("s_xnor_b64", s2_64!(|a, b, _| nz64(!(a ^ b)))),
+    ("s_and_not1_b64", s2_64!(|a, b, _| nz64(a & !b))),
+    ("s_or_not1_b64", s2_64!(|a, b, _| nz64(a | !b))),
+    ("s_lshl_b64", s2_64!(|a, b, _| nz64(a << (b & 63)))),
+    ("s_lshr_b64", s2_64!(|a, b, _| nz64(a >> (b & 63)))),
+    ("s_ashr_i64", s2_64!(|a, b, _| nz64(((a as i64) >> (b & 63)) as u64))),
+    ("s_bfm_b64", s2_64!(|a, b, _| ((((1u128 << (a & 63)) - 1) as u64).wrapping_shl((b & 63) as u32), None))),
+    ("s_bfe_u64", s2_64!(|a, b, _| nz64(bfe64(a, b as u32, false)))),
+    ("s_bfe_i64", s2_64!(|a, b, _| nz64(bfe64(a, b as u32, true)))),
+    // SOP1
+    ("s_mov_b32", s2!(|a, _, _| (a, None))),
+    ("s_mov_b64", s2_64!(|a, _, _| (a, None))),
+    ("s_cmov_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| { if w.scc { let v = w.read_s32(i.src[0]); w.write_s32(i.dst[0], v); } Ok(Flow::Next) }) as Exec),
+    ("s_cmov_b64", (|w: &mut Wave, _: &mut Env, i: &Inst| { if w.scc { let v = w.read_s64(i.src[0]); w.write_s64(i.dst[0], v); } Ok(Flow::Next) }) as Exec),
+    ("s_not_b32", s2!(|a, _, _| nz32(!a))),
+    ("s_not_b64", s2_64!(|a, _, _| nz64(!a))),
+    ("s_wqm_b32", s2!(|a, _, _| nz32(wqm(a as u64) as u32))),
+    ("s_wqm_b64", s2_64!(|a, _, _| nz64(wqm(a)))),
+    ("s_brev_b32", s2!(|a, _, _| (a.reverse_bits(), None))),
+    ("s_brev_b64", s2_64!(|a, _, _| (a.reverse_bits(), None))),
+    ("s_bcnt0_i32_b32", s2!(|a, _, _| nz32(a.count_zeros()))),
+    ("s_bcnt1_i32_b32", s2!(|a, _, _| nz32(a.count_ones()))),
+    ("s_bcnt0_i32_b64", s1_64_32!(|a: u64| nz32(a.count_zeros()))),
+    ("s_bcnt1_i32_b64", s1_64_32!(|a: u64| nz32(a.count_ones()))),
+    ("s_ctz_i32_b32", s2!(|a, _, _| (ctz(a as u64, 32), None))),
+    ("s_ctz_i32_b64", s1_64_32!(|a: u64| (ctz(a, 64), None))),
+    ("s_clz_i32_u32", s2!(|a, _, _| (clz32(a), None))),
+    ("s_clz_i32_u64", s1_64_32!(|a: u64| (clz64(a), None))),
+    ("s_cls_i32", s2!(|a, _, _| (cls32(a), None))),
+    ("s_cls_i32_i64", s1_64_32!(|a: u64| (cls64(a), None))),
+    ("s_sext_i32_i8", s2!(|a, _, _| (a as i8 as i32 as u32, None))),
+    ("s_sext_i32_i16", s2!(|a, _, _| (a as i16 as i32 as u32, None))),
+    ("s_bitset0_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| { let b = w.read_s32(i.src[0]) & 31; let d = w.read_s32(i.dst[0]); w.write_s32(i.dst[0], d & !(1 << b)); Ok(Flow::Next) }) as Exec),
+    ("s_bitset1_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| { let b = w.read_s32(i.src[0]) & 31; let d = w.read_s32(i.dst[0]); w.write_s32(i.dst[0], d | (1 << b)); Ok(Flow::Next) }) as Exec),
+    ("s_bitset0_b64", (|w: &mut Wave, _: &mut Env, i: &Inst| { let b = w.read_s32(i.src[0]) & 63; let d = w.read_s64(i.dst[0]); w.write_s64(i.dst[0], d & !(1 << b)); Ok(Flow::Next) }) as Exec),
+    ("s_bitset1_b64", (|w: &mut Wave, _: &mut Env, i: &Inst| { let b = w.read_s32(i.src[0]) & 63; let d = w.read_s64(i.dst[0]); w.write_s64(i.dst[0], d | (1 << b)); Ok(Flow::Next) }) as Exec),
+    ("s_abs_i32", s2!(|a, _, _| nz32((a as i32).unsigned_abs()))),
+    ("s_quadmask_b32", s2!(|a, _, _| nz32(quadmask(a as u64, 8) as u32))),
+    ("s_quadmask_b64", s2_64!(|a, _, _| nz64(quadmask(a, 16)))),
+    ("s_bitreplicate_b64_b32", s2_64!(|a, _, _| ((0..32).fold(0u64, |m, k| m | ((a >> k) & 1) * (3 << (2 * k))), None))),
+    ("s_getpc_b64", getpc as Exec),
+    ("s_setpc_b64", setpc as Exec),
+    ("s_swappc_b64", swappc as Exec),
+    ("s_call_b64", call as Exec),
+    ("s_and_saveexec_b32", save!(|s, e| s & e)),
+    ("s_and_saveexec_b64", save!(|s, e| s & e)),
+    ("s_or_saveexec_b32", save!(|s, e| s | e)),
+    ("s_or_saveexec_b64", save!(|s, e| s | e)),
+    ("s_xor_saveexec_b32", save!(|s, e| s ^ e)),
+    ("s_xor_saveexec_b64", save!(|s, e| s ^ e)),
+    ("s_nand_saveexec_b32", save!(|s, e| !(s & e))),
+    ("s_nand_saveexec_b64", save!(|s, e| !(s & e))),
+    ("s_nor_saveexec_b32", save!(|s, e| !(s | e))),
+    ("s_nor_saveexec_b64", save!(|s, e| !(s | e))),
+    ("s_xnor_saveexec_b32", save!(|s, e| !(s ^ e))),
+    ("s_xnor_saveexec_b64", save!(|s, e| !(s ^ e))),
+    ("s_and_not0_saveexec_b32", save!(|s, e| !s & e)),
+    ("s_and_not0_saveexec_b64", save!(|s, e| !s & e)),
+    ("s_or_not0_saveexec_b32", save!(|s, e| !s | e)),
+    ("s_or_not0_saveexec_b64", save!(|s, e| !s | e)),
+    ("s_and_not1_saveexec_b32", save!(|s, e| s & !e)),
+    ("s_and_not1_saveexec_b64", save!(|s, e| s & !e)),
+    ("s_or_not1_saveexec_b32", save!(|s, e| s | !e)),
+    ("s_or_not1_saveexec_b64", save!(|s, e| s | !e)),
+    ("s_and_not0_wrexec_b32", wr!(|s, e| !s & e)),
+    ("s_and_not0_wrexec_b64", wr!(|s, e| !s & e)),
+    ("s_and_not1_wrexec_b32", wr!(|s, e| s & !e)),
+    ("s_and_not1_wrexec_b64", wr!(|s, e| s & !e)),
+    ("s_movrels_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, 1, true)) as Exec),
+    ("s_movrels_b64", (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, 2, true)) as Exec),
+    ("s_movreld_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, 1, false)) as Exec),
+    ("s_movreld_b64", (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, 2, false)) as Exec),
+    // SOPC
+    ("s_cmp_eq_i32", c32!(|a, b| a == b)),
+    ("s_cmp_lg_i32", c32!(|a, b| a != b)),
+    ("s_cmp_gt_i32", c32!(|a, b| (a as i32) > (b as i32))),
+    ("s_cmp_ge_i32", c32!(|a, b| (a as i32) >= (b as i32))),
+    ("s_cmp_lt_i32", c32!(|a, b| (a as i32) < (b as i32))),
+    ("s_cmp_le_i32", c32!(|a, b| (a as i32) <= (b as i32))),
+    ("s_cmp_eq_u32", c32!(|a, b| a == b)),
+    ("s_cmp_lg_u32", c32!(|a, b| a != b)),
+    ("s_cmp_gt_u32", c32!(|a, b| a > b)),
+    ("s_cmp_ge_u32", c32!(|a, b| a >= b)),
+    ("s_cmp_lt_u32", c32!(|a, b| a < b)),
+    ("s_cmp_le_u32", c32!(|a, b| a <= b)),
+    ("s_cmp_eq_u64", c64!(|a, b| a == b)),
+    ("s_cmp_lg_u64", c64!(|a, b| a != b)),
+    ("s_bitcmp0_b32", c32!(|a, b| (a >> (b & 31)) & 1 == 0)),
+    ("s_bitcmp1_b32", c32!(|a, b| (a >> (b & 31)) & 1 == 1)),
+    ("s_bitcmp0_b64", (|w: &mut Wave, _: &mut Env, i: &Inst| { let a = w.read_s64(i.src[0]); let b = w.read_s32(i.src[1]); w.scc = (a >> (b & 63)) & 1 == 0; Ok(Flow::Next) }) as Exec),
+    ("s_bitcmp1_b64", (|w: &mut Wave, _: &mut Env, i: &Inst| { let a = w.read_s64(i.src[0]); let b = w.read_s32(i.src[1]); w.scc = (a >> (b & 63)) & 1 == 1; Ok(Flow::Next) }) as Exec),
+    // SOPK
+    ("s_movk_i32", (|w: &mut Wave, _: &mut Env, i: &Inst| { w.write_s32(i.dst[0], simm(i)); Ok(Flow::Next) }) as Exec),
+    ("s_cmovk_i32", (|w: &mut Wave, _: &mut Env, i: &Inst| { if w.scc { w.write_s32(i.dst[0], simm(i)); } Ok(Flow::Next) }) as Exec),
+    ("s_addk_i32", kop!(|d: u32, k: u32| { let (r, o) = (d as i32).overflowing_add(k as i32); (r as u32, Some(o)) })),
+    ("s_mulk_i32", kop!(|d: u32, k: u32| (d.wrapping_mul(k), None::<bool>))),
+    ("s_cmpk_eq_i32", ck!(true, |a, b| a == b)),
+    ("s_cmpk_lg_i32", ck!(true, |a, b| a != b)),
+    ("s_cmpk_gt_i32", ck!(true, |a, b| (a as i32) > (b as i32))),
+    ("s_cmpk_ge_i32", ck!(true, |a, b| (a as i32) >= (b as i32))),
+    ("s_cmpk_lt_i32", ck!(true, |a, b| (a as i32) < (b as i32))),
+    ("s_cmpk_le_i32", ck!(true, |a, b| (a as i32) <= (b as i32))),
+    ("s_cmpk_eq_u32", ck!(false, |a, b| a == b)),
+    ("s_cmpk_lg_u32", ck!(false, |a, b| a != b)),
+    ("s_cmpk_gt_u32", ck!(false, |a, b| a > b)),
+    ("s_cmpk_ge_u32", ck!(false, |a, b| a >= b)),
+    ("s_cmpk_lt_u32", ck!(false, |a, b| a < b)),
+    ("s_cmpk_le_u32", ck!(false, |a, b| a <= b)),
+    ("s_getreg_b32", getreg as Exec),
+    ("s_setreg_b32", setreg as Exec),
+    ("s_setreg_imm32_b32", setreg_imm32 as Exec),
+    ("s_version", super::nop as Exec),
+    ("s_waitcnt_vscnt", super::nop as Exec),
+    ("s_waitcnt_vmcnt", super::nop as Exec),
+    ("s_waitcnt_expcnt", super::nop as Exec),
+    ("s_waitcnt_lgkmcnt", super::nop as Exec),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bit_field_extract() {
+        assert_eq!(bfe32(0xabcd_1234, 8 | (8 << 16), false), 0x12);
+        assert_eq!(bfe32(0x0000_8000, 8 | (8 << 16), true), 0xffff_ff80);
+        assert_eq!(bfe32(5, 0, false), 0, "width 0 yields 0");
+        assert_eq!(bfe64(u64::MAX, 60 | (16 << 16), false), 0xf);
+    }
+
+    #[test]
+    fn bit_scans() {
+        assert_eq!(ctz(0, 32), u32::MAX);
+        assert_eq!(ctz(8, 32), 3);
+        assert_eq!(clz32(1), 31);
+        assert_eq!(cls32(0xffff_fff0), 27);
+        assert_eq!(quadmask(0x0f00_00f1, 8), 0b1000_0011);
+    }
+}

@@ -1,0 +1,1019 @@
+//! Vector ALU: VOP1, VOP2, VOP3, VOP3SD, VOP3P and VOPD.
+//!
+//! Most instructions are a pure per-lane function listed in a table; a few
+//! generic drivers fetch the sources for the whole wave (applying DPP,
+//! half-selects, abs/neg and denormal flushing by the operand types the
+//! decoder reports), run the function over every lane, apply clamp/omod and
+//! write the lanes EXEC enables.
+
+use softgpu_isa::{Inst, LaneSel, Operand, Ty};
+
+use super::float::*;
+use super::{cross_lane, Env, Exec, Flow, Result};
+use crate::wave::{Lanes, Wave, MAX_LANES};
+
+/// A per-lane function of up to three 32-bit sources.
+pub type LaneFn = fn(u32, u32, u32) -> u32;
+/// A per-lane function of up to three 64-bit sources.
+pub type LaneFn64 = fn(u64, u64, u64) -> u64;
+
+static ZERO: Lanes = [0; MAX_LANES];
+
+/// Fetches 32-bit source `k` for every lane, with its modifiers applied.
+#[inline(always)]
+pub(crate) fn fetch<'a>(w: &'a Wave, i: &Inst, k: usize, ty: Ty, buf: &'a mut Lanes) -> &'a Lanes {
+    let op = i.src[k];
+    if op == Operand::None {
+        return &ZERO;
+    }
+    let n = w.lanes;
+    if ty == Ty::Mask {
+        let mask = w.read_mask(op);
+        for (l, v) in buf[..n].iter_mut().enumerate() {
+            *v = (mask >> l) as u32 & 1;
+        }
+        return buf;
+    }
+    let bit = 1u8 << k;
+    let half = matches!(ty, Ty::F16 | Ty::B16 | Ty::BF16) && i.mods.opsel & bit != 0;
+    let float_mods = (i.mods.abs | i.mods.neg) & bit != 0;
+    let flush = ty == Ty::F32 && w.mode.flush_f32();
+    let has_dpp = k == 0 && i.lane_sel != LaneSel::None;
+    if !(half || float_mods || flush || has_dpp) {
+        return w.vsrc(op, buf);
+    }
+    if has_dpp {
+        cross_lane::dpp_fetch(w, op, i.lane_sel, buf);
+    } else {
+        let src = w.vsrc(op, &mut *buf);
+        let src: &Lanes = unsafe { &*(src as *const Lanes) };
+        buf[..n].copy_from_slice(&src[..n]);
+    }
+    if half {
+        buf[..n].iter_mut().for_each(|v| *v >>= 16);
+    }
+    if float_mods {
+        let sign = match ty {
+            Ty::F16 | Ty::BF16 => 0x8000,
+            _ => 0x8000_0000,
+        };
+        let abs = i.mods.abs & bit != 0;
+        let neg = i.mods.neg & bit != 0;
+        for v in &mut buf[..n] {
+            if abs {
+                *v &= !sign;
+            }
+            if neg {
+                *v ^= sign;
+            }
+        }
+    }
+    if flush {
+        buf[..n].iter_mut().for_each(|v| *v = flush32(*v));
+    }
+    buf
+}
+
+/// Lanes that an instruction writes: EXEC, narrowed by DPP masks.
+#[inline(always)]
+pub(crate) fn write_mask(w: &Wave, i: &Inst) -> u64 {
+    let exec = w.exec();
+    if i.lane_sel == LaneSel::None {
+        exec
+    } else {
+        exec & cross_lane::dpp_write_mask(w, i.src[0], i.lane_sel)
+    }
+}
+
+/// Applies clamp and omod to float results, by destination type.
+#[inline(always)]
+fn output_mods(w: &Wave, i: &Inst, ty: Ty, res: &mut Lanes) {
+    let n = w.lanes;
+    match ty {
+        Ty::F32 => {
+            if i.mods.omod != 0 {
+                let scale = [1.0f32, 2.0, 4.0, 0.5][i.mods.omod as usize & 3];
+                res[..n].iter_mut().for_each(|v| *v = (f(*v) * scale).to_bits());
+            }
+            if i.mods.clamp {
+                res[..n].iter_mut().for_each(|v| *v = clamp01(f(*v)).to_bits());
+            }
+            if w.mode.flush_f32() {
+                res[..n].iter_mut().for_each(|v| *v = flush32(*v));
+            }
+        }
+        Ty::F16 => {
+            if i.mods.omod != 0 {
+                let scale = [1.0f32, 2.0, 4.0, 0.5][i.mods.omod as usize & 3];
+                res[..n].iter_mut().for_each(|v| *v = to_h(h(*v) * scale));
+            }
+            if i.mods.clamp {
+                res[..n].iter_mut().for_each(|v| *v = to_h(clamp01(h(*v))));
+            }
+        }
+        _ => {}
+    }
+}
+
+fn clamp01(x: f32) -> f32 {
+    if x.is_nan() {
+        0.0
+    } else {
+        x.clamp(0.0, 1.0)
+    }
+}
+
+/// Writes a 32- or 16-bit result to the destination VGPR.
+#[inline(always)]
+fn store(w: &mut Wave, i: &Inst, ty: Ty, res: &Lanes, mask: u64) {
+    let dst = i.dst[0];
+    if matches!(ty, Ty::F16 | Ty::B16 | Ty::BF16) {
+        let (reg, hi) = match dst {
+            Operand::Vgpr(r) => (r, i.mods.opsel & 8 != 0),
+            Operand::VgprHi(r) => (r, true),
+            _ => return,
+        };
+        let d = &mut w.vgpr[reg as usize];
+        for l in 0..w.lanes {
+            if mask >> l & 1 != 0 {
+                d[l] = if hi { (d[l] & 0xffff) | res[l] << 16 } else { (d[l] & 0xffff_0000) | (res[l] & 0xffff) };
+            }
+        }
+    } else {
+        w.write_v32(dst, res, mask);
+    }
+}
+
+/// Computes a 32-bit-lane instruction into `res` without writing it.
+#[inline(always)]
+fn compute(w: &Wave, i: &Inst, f: impl Fn(u32, u32, u32) -> u32, res: &mut Lanes) -> Ty {
+    let info = i.op.info();
+    let (mut b0, mut b1, mut b2) = ([0u32; MAX_LANES], [0u32; MAX_LANES], [0u32; MAX_LANES]);
+    let a = fetch(w, i, 0, info.src[0], &mut b0);
+    let b = fetch(w, i, 1, info.src[1], &mut b1);
+    let c = fetch(w, i, 2, info.src[2], &mut b2);
+    for l in 0..w.lanes {
+        res[l] = f(a[l], b[l], c[l]);
+    }
+    output_mods(w, i, info.dst[0], res);
+    info.dst[0]
+}
+
+/// Runs a per-lane 32-bit instruction over the wave.
+#[inline(always)]
+pub fn vop(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result {
+    let mut res = [0u32; MAX_LANES];
+    let ty = compute(w, i, f, &mut res);
+    let mask = write_mask(w, i);
+    store(w, i, ty, &res, mask);
+    Ok(Flow::Next)
+}
+
+/// Fetches a source of any width as 64-bit lanes.
+#[inline(always)]
+pub(crate) fn fetch64(w: &Wave, i: &Inst, k: usize, ty: Ty, out: &mut [u64; MAX_LANES]) {
+    let op = i.src[k];
+    let n = w.lanes;
+    if op == Operand::None {
+        return;
+    }
+    if ty.dwords() == 2 {
+        match op {
+            Operand::Vgpr(r) => {
+                let (lo, hi) = (&w.vgpr[r as usize], &w.vgpr[(r as usize + 1) % w.vgpr.len()]);
+                for l in 0..n {
+                    out[l] = lo[l] as u64 | (hi[l] as u64) << 32;
+                }
+            }
+            other => out[..n].fill(w.read_s64(other)),
+        }
+        let bit = 1u8 << k;
+        if ty == Ty::F64 && (i.mods.abs | i.mods.neg) & bit != 0 {
+            let sign = 1u64 << 63;
+            for v in &mut out[..n] {
+                if i.mods.abs & bit != 0 {
+                    *v &= !sign;
+                }
+                if i.mods.neg & bit != 0 {
+                    *v ^= sign;
+                }
+            }
+        }
+        if ty == Ty::F64 && w.mode.flush_f16_f64() {
+            out[..n].iter_mut().for_each(|v| *v = flush64(*v));
+        }
+    } else {
+        let mut buf = [0u32; MAX_LANES];
+        let src = fetch(w, i, k, ty, &mut buf);
+        for l in 0..n {
+            out[l] = src[l] as u64;
+        }
+    }
+}
+
+/// Runs a per-lane instruction whose operands may be 64-bit.
+#[inline(always)]
+pub fn vop64(w: &mut Wave, i: &Inst, f: impl Fn(u64, u64, u64) -> u64) -> Result {
+    let info = i.op.info();
+    let n = w.lanes;
+    let (mut a, mut b, mut c) = ([0u64; MAX_LANES], [0u64; MAX_LANES], [0u64; MAX_LANES]);
+    fetch64(w, i, 0, info.src[0], &mut a);
+    fetch64(w, i, 1, info.src[1], &mut b);
+    fetch64(w, i, 2, info.src[2], &mut c);
+    let mask = write_mask(w, i);
+    let dst_ty = info.dst[0];
+    if dst_ty.dwords() == 2 {
+        let Operand::Vgpr(r) = i.dst[0] else { return Ok(Flow::Next) };
+        let r = r as usize;
+        for l in 0..n {
+            if mask >> l & 1 != 0 {
+                let mut v = f(a[l], b[l], c[l]);
+                if dst_ty == Ty::F64 {
+                    v = output_mods64(w, i, v);
+                }
+                w.vgpr[r][l] = v as u32;
+                w.vgpr[(r + 1) % w.vgpr.len()][l] = (v >> 32) as u32;
+            }
+        }
+    } else {
+        let mut res = [0u32; MAX_LANES];
+        for l in 0..n {
+            res[l] = f(a[l], b[l], c[l]) as u32;
+        }
+        output_mods(w, i, dst_ty, &mut res);
+        store(w, i, dst_ty, &res, mask);
+    }
+    Ok(Flow::Next)
+}
+
+fn output_mods64(w: &Wave, i: &Inst, v: u64) -> u64 {
+    let mut x = d(v);
+    if i.mods.omod != 0 {
+        x *= [1.0, 2.0, 4.0, 0.5][i.mods.omod as usize & 3];
+    }
+    if i.mods.clamp {
+        x = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+    }
+    let bits = x.to_bits();
+    if w.mode.flush_f16_f64() {
+        flush64(bits)
+    } else {
+        bits
+    }
+}
+
+/// VOP3SD and carry forms: a 32-bit result plus a per-lane carry/borrow
+/// written to a lane mask (`dst[1]`). `src[2]` is the carry-in mask, if any.
+#[inline(always)]
+fn carry(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32, bool) -> (u32, bool)) -> Result {
+    let n = w.lanes;
+    let (mut b0, mut b1) = ([0u32; MAX_LANES], [0u32; MAX_LANES]);
+    let a = fetch(w, i, 0, Ty::B32, &mut b0);
+    let b = fetch(w, i, 1, Ty::B32, &mut b1);
+    let cin = if i.src[2] == Operand::None { 0 } else { w.read_mask(i.src[2]) };
+    let exec = write_mask(w, i);
+    let mut res = [0u32; MAX_LANES];
+    let mut cout = 0u64;
+    for l in 0..n {
+        let (r, c) = f(a[l], b[l], cin >> l & 1 != 0);
+        res[l] = r;
+        cout |= (c as u64) << l;
+    }
+    w.write_v32(i.dst[0], &res, exec);
+    let old = w.read_mask(i.dst[1]);
+    w.write_mask(i.dst[1], (cout & exec) | (old & !exec));
+    Ok(Flow::Next)
+}
+
+/// `v_mad_u64_u32` / `v_mad_i64_i32`: 64-bit result and a carry-out mask.
+fn mad64(w: &mut Wave, i: &Inst, signed: bool) -> Result {
+    let n = w.lanes;
+    let (mut b0, mut b1) = ([0u32; MAX_LANES], [0u32; MAX_LANES]);
+    let a = *fetch(w, i, 0, Ty::B32, &mut b0);
+    let b = *fetch(w, i, 1, Ty::B32, &mut b1);
+    let mut c = [0u64; MAX_LANES];
+    fetch64(w, i, 2, Ty::B64, &mut c);
+    let exec = w.exec();
+    let Operand::Vgpr(r) = i.dst[0] else { return Ok(Flow::Next) };
+    let r = r as usize;
+    let mut cout = 0u64;
+    for l in 0..n {
+        let (v, o) = if signed {
+            let p = a[l] as i32 as i128 * b[l] as i32 as i128 + c[l] as i64 as i128;
+            (p as u64, p < i64::MIN as i128 || p > i64::MAX as i128)
+        } else {
+            let p = a[l] as u128 * b[l] as u128 + c[l] as u128;
+            (p as u64, p >> 64 != 0)
+        };
+        if exec >> l & 1 != 0 {
+            w.vgpr[r][l] = v as u32;
+            w.vgpr[(r + 1) % w.vgpr.len()][l] = (v >> 32) as u32;
+        }
+        cout |= (o as u64) << l;
+    }
+    let old = w.read_mask(i.dst[1]);
+    w.write_mask(i.dst[1], (cout & exec) | (old & !exec));
+    Ok(Flow::Next)
+}
+
+fn div_scale_f32(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    let n = w.lanes;
+    let (mut b0, mut b1, mut b2) = ([0u32; MAX_LANES], [0u32; MAX_LANES], [0u32; MAX_LANES]);
+    let s0 = *fetch(w, i, 0, Ty::F32, &mut b0);
+    let s1 = *fetch(w, i, 1, Ty::F32, &mut b1);
+    let s2 = *fetch(w, i, 2, Ty::F32, &mut b2);
+    let exec = w.exec();
+    let mut res = [0u32; MAX_LANES];
+    let mut vcc = 0u64;
+    for l in 0..n {
+        let (v, c) = div_scale32(f(s0[l]), f(s1[l]), f(s2[l]));
+        res[l] = v.to_bits();
+        vcc |= (c as u64) << l;
+    }
+    w.write_v32(i.dst[0], &res, exec);
+    w.write_mask(i.dst[1], vcc & exec);
+    Ok(Flow::Next)
+}
+
+fn div_scale_f64(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    let n = w.lanes;
+    let (mut s0, mut s1, mut s2) = ([0u64; MAX_LANES], [0u64; MAX_LANES], [0u64; MAX_LANES]);
+    fetch64(w, i, 0, Ty::F64, &mut s0);
+    fetch64(w, i, 1, Ty::F64, &mut s1);
+    fetch64(w, i, 2, Ty::F64, &mut s2);
+    let exec = w.exec();
+    let Operand::Vgpr(r) = i.dst[0] else { return Ok(Flow::Next) };
+    let r = r as usize;
+    let mut vcc = 0u64;
+    for l in 0..n {
+        let (v, c) = div_scale64(d(s0[l]), d(s1[l]), d(s2[l]));
+        if exec >> l & 1 != 0 {
+            w.vgpr[r][l] = v.to_bits() as u32;
+            w.vgpr[r + 1][l] = (v.to_bits() >> 32) as u32;
+        }
+        vcc |= (c as u64) << l;
+    }
+    w.write_mask(i.dst[1], vcc & exec);
+    Ok(Flow::Next)
+}
+
+/// `v_div_fmas`: reads VCC per lane.
+fn div_fmas_f32(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    let vcc = w.vcc();
+    let n = w.lanes;
+    let (mut b0, mut b1, mut b2) = ([0u32; MAX_LANES], [0u32; MAX_LANES], [0u32; MAX_LANES]);
+    let a = *fetch(w, i, 0, Ty::F32, &mut b0);
+    let b = *fetch(w, i, 1, Ty::F32, &mut b1);
+    let c = *fetch(w, i, 2, Ty::F32, &mut b2);
+    let mut res = [0u32; MAX_LANES];
+    for l in 0..n {
+        res[l] = div_fmas32(f(a[l]), f(b[l]), f(c[l]), vcc >> l & 1 != 0).to_bits();
+    }
+    output_mods(w, i, Ty::F32, &mut res);
+    let exec = w.exec();
+    w.write_v32(i.dst[0], &res, exec);
+    Ok(Flow::Next)
+}
+
+fn div_fmas_f64(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    let vcc = w.vcc();
+    let n = w.lanes;
+    let (mut a, mut b, mut c) = ([0u64; MAX_LANES], [0u64; MAX_LANES], [0u64; MAX_LANES]);
+    fetch64(w, i, 0, Ty::F64, &mut a);
+    fetch64(w, i, 1, Ty::F64, &mut b);
+    fetch64(w, i, 2, Ty::F64, &mut c);
+    let exec = w.exec();
+    let Operand::Vgpr(r) = i.dst[0] else { return Ok(Flow::Next) };
+    let r = r as usize;
+    for l in 0..n {
+        if exec >> l & 1 != 0 {
+            let v = div_fmas64(d(a[l]), d(b[l]), d(c[l]), vcc >> l & 1 != 0).to_bits();
+            w.vgpr[r][l] = v as u32;
+            w.vgpr[r + 1][l] = (v >> 32) as u32;
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// `v_mbcnt_lo/hi`: count of mask bits below the lane, plus src1.
+fn mbcnt(w: &mut Wave, i: &Inst, hi: bool) -> Result {
+    let mask = w.read_s32(i.src[0]) as u64;
+    let mut buf = [0u32; MAX_LANES];
+    let add = *fetch(w, i, 1, Ty::B32, &mut buf);
+    let mut res = [0u32; MAX_LANES];
+    for (l, r) in res[..w.lanes].iter_mut().enumerate() {
+        let below = if hi {
+            if l > 32 { mask & ((1u64 << (l - 32)) - 1) } else { 0 }
+        } else {
+            mask & ((1u64 << l.min(32)) - 1)
+        };
+        *r = add[l].wrapping_add(below.count_ones());
+    }
+    let exec = w.exec();
+    w.write_v32(i.dst[0], &res, exec);
+    Ok(Flow::Next)
+}
+
+/// VOP3P: packed 16-bit operations with per-half source selects.
+#[inline(always)]
+fn packed(w: &mut Wave, i: &Inst, float: bool, f: impl Fn(u32, u32, u32) -> u32) -> Result {
+    let n = w.lanes;
+    let mut halves = [[0u32; MAX_LANES]; 6];
+    for k in 0..3 {
+        if i.src[k] == Operand::None {
+            continue;
+        }
+        let bit = 1u8 << k;
+        let mut buf = [0u32; MAX_LANES];
+        let src = w.vsrc(i.src[k], &mut buf);
+        let (lo_sel, hi_sel) = (i.mods.opsel & bit != 0, i.mods.opsel_hi & bit != 0);
+        let (neg_lo, neg_hi) = (i.mods.neg & bit != 0, i.mods.neg_hi & bit != 0);
+        let (lo, rest) = halves.split_at_mut(2 * k + 1);
+        let lo = &mut lo[2 * k];
+        let hi = &mut rest[0];
+        for l in 0..n {
+            let v = src[l];
+            lo[l] = if lo_sel { v >> 16 } else { v & 0xffff } ^ if float && neg_lo { 0x8000 } else { 0 };
+            hi[l] = if hi_sel { v >> 16 } else { v & 0xffff } ^ if float && neg_hi { 0x8000 } else { 0 };
+        }
+    }
+    let mut res = [0u32; MAX_LANES];
+    for l in 0..n {
+        let lo = f(halves[0][l], halves[2][l], halves[4][l]) & 0xffff;
+        let hi = f(halves[1][l], halves[3][l], halves[5][l]) & 0xffff;
+        res[l] = if float && i.mods.clamp { to_h(clamp01(h(lo))) | to_h(clamp01(h(hi))) << 16 } else { lo | hi << 16 };
+    }
+    let exec = w.exec();
+    w.write_v32(i.dst[0], &res, exec);
+    Ok(Flow::Next)
+}
+
+/// `v_dot2_f32_f16` and friends: two packed products accumulated into f32.
+#[inline(always)]
+fn dot2(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result {
+    let n = w.lanes;
+    let (mut b0, mut b1, mut b2) = ([0u32; MAX_LANES], [0u32; MAX_LANES], [0u32; MAX_LANES]);
+    let a = *w.vsrc(i.src[0], &mut b0);
+    let b = *w.vsrc(i.src[1], &mut b1);
+    let c = *w.vsrc(i.src[2], &mut b2);
+    let mut res = [0u32; MAX_LANES];
+    for l in 0..n {
+        res[l] = f(apply_neg_pk(a[l], i, 0), apply_neg_pk(b[l], i, 1), c[l]);
+    }
+    if i.mods.clamp {
+        res[..n].iter_mut().for_each(|v| *v = clamp01(f32::from_bits(*v)).to_bits());
+    }
+    let exec = w.exec();
+    w.write_v32(i.dst[0], &res, exec);
+    Ok(Flow::Next)
+}
+
+fn apply_neg_pk(v: u32, i: &Inst, k: usize) -> u32 {
+    let bit = 1u8 << k;
+    let lo = if i.mods.neg & bit != 0 { 0x8000 } else { 0 };
+    let hi = if i.mods.neg_hi & bit != 0 { 0x8000_0000 } else { 0 };
+    v ^ lo ^ hi
+}
+
+fn bf16(bits: u32) -> f32 {
+    f32::from_bits(bits << 16)
+}
+
+fn bfe_u(v: u32, off: u32, width: u32) -> u32 {
+    let (off, width) = (off & 31, width & 31);
+    if width == 0 {
+        0
+    } else {
+        (v >> off) & ((1u64 << width) - 1) as u32
+    }
+}
+
+fn bfe_i(v: u32, off: u32, width: u32) -> u32 {
+    let (off, width) = (off & 31, width & 31);
+    if width == 0 {
+        return 0;
+    }
+    let x = (v >> off) << (32 - width).min(31);
+    if width + off >= 32 || width == 32 {
+        ((v as i32) >> off) as u32
+    } else {
+        ((x as i32) >> (32 - width)) as u32
+    }
+}
+
+fn perm(s0: u32, s1: u32, sel: u32) -> u32 {
+    let bytes = (s0 as u64) << 32 | s1 as u64;
+    (0..4).fold(0u32, |acc, k| {
+        let s = (sel >> (8 * k)) & 0xff;
+        let byte = match s {
+            0..=7 => (bytes >> (8 * s)) & 0xff,
+            8..=11 => {
+                let b = (bytes >> (8 * (2 * (s - 8) + 1))) & 0x80;
+                if b != 0 { 0xff } else { 0 }
+            }
+            12 => 0,
+            _ => 0xff,
+        } as u32;
+        acc | byte << (8 * k)
+    })
+}
+
+fn sad_u8(a: u32, b: u32, c: u32) -> u32 {
+    (0..4).fold(c, |acc, k| acc.wrapping_add((((a >> (8 * k)) & 0xff) as i32 - ((b >> (8 * k)) & 0xff) as i32).unsigned_abs()))
+}
+
+fn cvt_pk_u8(v: f32, byte: u32, acc: u32) -> u32 {
+    let b = (byte & 3) * 8;
+    let x = f_to_u32(v.round_ties_even() as f64).min(255);
+    (acc & !(0xff << b)) | x << b
+}
+
+fn mul_i24(a: u32, b: u32) -> i64 {
+    ((a << 8) as i32 >> 8) as i64 * ((b << 8) as i32 >> 8) as i64
+}
+
+fn fa(x: u32) -> f32 {
+    f(x)
+}
+
+macro_rules! ops32 {
+    ($($name:literal => $f:expr,)*) => {
+        /// Pure per-lane 32-bit instructions: name and lane function.
+        pub const LANE_OPS: &[(&str, LaneFn)] = &[$(($name, $f as LaneFn),)*];
+        const TABLE32: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, _: &mut Env, i: &Inst| vop(w, i, $f)) as Exec),)*];
+    };
+}
+
+macro_rules! ops64 {
+    ($($name:literal => $f:expr,)*) => {
+        const TABLE64: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, _: &mut Env, i: &Inst| vop64(w, i, $f)) as Exec),)*];
+    };
+}
+
+macro_rules! pk {
+    ($($name:literal, $float:expr => $f:expr,)*) => {
+        const TABLE_PK: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, _: &mut Env, i: &Inst| packed(w, i, $float, $f)) as Exec),)*];
+    };
+}
+
+fn hf(f2: impl Fn(f32, f32, f32) -> f32, a: u32, b: u32, c: u32) -> u32 {
+    to_h(f2(h(a), h(b), h(c)))
+}
+
+ops32! {
+    "v_mov_b32" => |a, _, _| a,
+    "v_mov_b16" => |a, _, _| a & 0xffff,
+    "v_not_b32" => |a, _, _| !a,
+    "v_not_b16" => |a, _, _| !a & 0xffff,
+    "v_bfrev_b32" => |a, _, _| a.reverse_bits(),
+    "v_clz_i32_u32" => |a, _, _| if a == 0 { u32::MAX } else { a.leading_zeros() },
+    "v_ctz_i32_b32" => |a, _, _| if a == 0 { u32::MAX } else { a.trailing_zeros() },
+    "v_cls_i32" => |a, _, _| { let v = a as i32; if v == 0 || v == -1 { u32::MAX } else { (if v < 0 { !v } else { v }).leading_zeros() } },
+    "v_cvt_f32_i32" => |a, _, _| (a as i32 as f32).to_bits(),
+    "v_cvt_f32_u32" => |a, _, _| (a as f32).to_bits(),
+    "v_cvt_u32_f32" => |a, _, _| f_to_u32(fa(a) as f64),
+    "v_cvt_i32_f32" => |a, _, _| f_to_i32(fa(a) as f64),
+    "v_cvt_f16_f32" => |a, _, _| to_h(fa(a)),
+    "v_cvt_f32_f16" => |a, _, _| h(a).to_bits(),
+    "v_cvt_nearest_i32_f32" => |a, _, _| f_to_i32((fa(a) + 0.5).floor() as f64),
+    "v_cvt_floor_i32_f32" => |a, _, _| f_to_i32(fa(a).floor() as f64),
+    "v_cvt_off_f32_i4" => |a, _, _| ((((a & 0xf) as i32) << 28 >> 28) as f32 / 16.0).to_bits(),
+    "v_cvt_f32_ubyte0" => |a, _, _| ((a & 0xff) as f32).to_bits(),
+    "v_cvt_f32_ubyte1" => |a, _, _| (((a >> 8) & 0xff) as f32).to_bits(),
+    "v_cvt_f32_ubyte2" => |a, _, _| (((a >> 16) & 0xff) as f32).to_bits(),
+    "v_cvt_f32_ubyte3" => |a, _, _| ((a >> 24) as f32).to_bits(),
+    "v_cvt_f16_u16" => |a, _, _| to_h((a & 0xffff) as f32),
+    "v_cvt_f16_i16" => |a, _, _| to_h(a as i16 as f32),
+    "v_cvt_u16_f16" => |a, _, _| { let x = h(a); if x.is_nan() { 0 } else { x as u16 as u32 } },
+    "v_cvt_i16_f16" => |a, _, _| { let x = h(a); if x.is_nan() { 0 } else { x as i16 as u16 as u32 } },
+    "v_cvt_i32_i16" => |a, _, _| a as i16 as i32 as u32,
+    "v_cvt_u32_u16" => |a, _, _| a & 0xffff,
+    "v_fract_f32" => |a, _, _| fract32(fa(a)).to_bits(),
+    "v_trunc_f32" => |a, _, _| fa(a).trunc().to_bits(),
+    "v_ceil_f32" => |a, _, _| fa(a).ceil().to_bits(),
+    "v_rndne_f32" => |a, _, _| rne32(fa(a)).to_bits(),
+    "v_floor_f32" => |a, _, _| fa(a).floor().to_bits(),
+    "v_exp_f32" => |a, _, _| fa(a).exp2().to_bits(),
+    "v_log_f32" => |a, _, _| fa(a).log2().to_bits(),
+    "v_rcp_f32" => |a, _, _| (1.0 / fa(a)).to_bits(),
+    "v_rcp_iflag_f32" => |a, _, _| (1.0 / fa(a)).to_bits(),
+    "v_rsq_f32" => |a, _, _| ((1.0 / (fa(a) as f64).sqrt()) as f32).to_bits(),
+    "v_sqrt_f32" => |a, _, _| fa(a).sqrt().to_bits(),
+    "v_sin_f32" => |a, _, _| ((fa(a) as f64 * std::f64::consts::TAU).sin() as f32).to_bits(),
+    "v_cos_f32" => |a, _, _| ((fa(a) as f64 * std::f64::consts::TAU).cos() as f32).to_bits(),
+    "v_frexp_exp_i32_f32" => |a, _, _| frexp_exp32(fa(a)) as u32,
+    "v_frexp_mant_f32" => |a, _, _| frexp_mant32(fa(a)).to_bits(),
+    "v_rcp_f16" => |a, _, _| to_h(1.0 / h(a)),
+    "v_sqrt_f16" => |a, _, _| to_h(h(a).sqrt()),
+    "v_rsq_f16" => |a, _, _| to_h(1.0 / h(a).sqrt()),
+    "v_log_f16" => |a, _, _| to_h(h(a).log2()),
+    "v_exp_f16" => |a, _, _| to_h(h(a).exp2()),
+    "v_sin_f16" => |a, _, _| to_h((h(a) * std::f32::consts::TAU).sin()),
+    "v_cos_f16" => |a, _, _| to_h((h(a) * std::f32::consts::TAU).cos()),
+    "v_floor_f16" => |a, _, _| to_h(h(a).floor()),
+    "v_ceil_f16" => |a, _, _| to_h(h(a).ceil()),
+    "v_trunc_f16" => |a, _, _| to_h(h(a).trunc()),
+    "v_rndne_f16" => |a, _, _| to_h(h(a).round_ties_even()),
+    "v_fract_f16" => |a, _, _| { let x = h(a); to_h((x - x.floor()).min(0.99951171875)) },
+    "v_frexp_mant_f16" => |a, _, _| to_h(frexp_mant32(h(a))),
+    "v_frexp_exp_i16_f16" => |a, _, _| frexp_exp32(h(a)) as u32 & 0xffff,
+    "v_cvt_norm_i16_f16" => |a, _, _| ((h(a).clamp(-1.0, 1.0) * 32767.0).round_ties_even() as i16) as u16 as u32,
+    "v_cvt_norm_u16_f16" => |a, _, _| (h(a).clamp(0.0, 1.0) * 65535.0).round_ties_even() as u16 as u32,
+    "v_sat_pk_u8_i16" => |a, _, _| ((a as i16).clamp(0, 255) as u32) | (((a >> 16) as i16).clamp(0, 255) as u32) << 8,
+    // VOP2
+    "v_cndmask_b32" => |a, b, c| if c != 0 { b } else { a },
+    "v_cndmask_b16" => |a, b, c| if c != 0 { b } else { a },
+    "v_add_f32" => |a, b, _| (fa(a) + fa(b)).to_bits(),
+    "v_sub_f32" => |a, b, _| (fa(a) - fa(b)).to_bits(),
+    "v_subrev_f32" => |a, b, _| (fa(b) - fa(a)).to_bits(),
+    "v_mul_f32" => |a, b, _| (fa(a) * fa(b)).to_bits(),
+    "v_mul_dx9_zero_f32" => |a, b, _| if fa(a) == 0.0 || fa(b) == 0.0 { 0 } else { (fa(a) * fa(b)).to_bits() },
+    "v_fmac_dx9_zero_f32" => |a, b, c| if fa(a) == 0.0 || fa(b) == 0.0 { c } else { fa(a).mul_add(fa(b), fa(c)).to_bits() },
+    "v_mul_i32_i24" => |a, b, _| mul_i24(a, b) as u32,
+    "v_mul_hi_i32_i24" => |a, b, _| (mul_i24(a, b) >> 32) as u32,
+    "v_mul_u32_u24" => |a, b, _| ((a & 0xff_ffff) as u64 * (b & 0xff_ffff) as u64) as u32,
+    "v_mul_hi_u32_u24" => |a, b, _| (((a & 0xff_ffff) as u64 * (b & 0xff_ffff) as u64) >> 32) as u32,
+    "v_min_f32" => |a, b, _| min32(fa(a), fa(b)).to_bits(),
+    "v_max_f32" => |a, b, _| max32(fa(a), fa(b)).to_bits(),
+    "v_min_i32" => |a, b, _| (a as i32).min(b as i32) as u32,
+    "v_max_i32" => |a, b, _| (a as i32).max(b as i32) as u32,
+    "v_min_u32" => |a, b, _| a.min(b),
+    "v_max_u32" => |a, b, _| a.max(b),
+    "v_lshrrev_b32" => |a, b, _| b >> (a & 31),
+    "v_ashrrev_i32" => |a, b, _| ((b as i32) >> (a & 31)) as u32,
+    "v_lshlrev_b32" => |a, b, _| b << (a & 31),
+    "v_and_b32" => |a, b, _| a & b,
+    "v_or_b32" => |a, b, _| a | b,
+    "v_xor_b32" => |a, b, _| a ^ b,
+    "v_xnor_b32" => |a, b, _| !(a ^ b),
+    "v_add_nc_u32" => |a, b, _| a.wrapping_add(b),
+    "v_sub_nc_u32" => |a, b, _| a.wrapping_sub(b),
+    "v_subrev_nc_u32" => |a, b, _| b.wrapping_sub(a),
+    "v_add_nc_i32" => |a, b, _| a.wrapping_add(b),
+    "v_sub_nc_i32" => |a, b, _| a.wrapping_sub(b),
+    "v_fmac_f32" => |a, b, c| fa(a).mul_add(fa(b), fa(c)).to_bits(),
+    "v_fmamk_f32" => |a, b, c| fa(a).mul_add(fa(b), fa(c)).to_bits(),
+    "v_fmaak_f32" => |a, b, c| fa(a).mul_add(fa(b), fa(c)).to_bits(),
+    "v_cvt_pk_rtz_f16_f32" => |a, b, _| rtz_h(fa(a)) | rtz_h(fa(b)) << 16,
+    "v_ldexp_f32" => |a, b, _| ldexp32(fa(a), b as i32).to_bits(),
+    "v_add_f16" => |a, b, _| hf(|x, y, _| x + y, a, b, 0),
+    "v_sub_f16" => |a, b, _| hf(|x, y, _| x - y, a, b, 0),
+    "v_subrev_f16" => |a, b, _| hf(|x, y, _| y - x, a, b, 0),
+    "v_mul_f16" => |a, b, _| hf(|x, y, _| x * y, a, b, 0),
+    "v_fmac_f16" => |a, b, c| fma_h(a, b, c),
+    "v_fmamk_f16" => |a, b, c| fma_h(a, b, c),
+    "v_fmaak_f16" => |a, b, c| fma_h(a, b, c),
+    "v_fma_f16" => |a, b, c| fma_h(a, b, c),
+    "v_max_f16" => |a, b, _| to_h(max32(h(a), h(b))),
+    "v_min_f16" => |a, b, _| to_h(min32(h(a), h(b))),
+    "v_ldexp_f16" => |a, b, _| to_h(ldexp32(h(a), (b as i16 as i32).clamp(-64, 64))),
+    "v_add_nc_u16" => |a, b, _| a.wrapping_add(b) & 0xffff,
+    "v_sub_nc_u16" => |a, b, _| a.wrapping_sub(b) & 0xffff,
+    "v_add_nc_i16" => |a, b, _| a.wrapping_add(b) & 0xffff,
+    "v_sub_nc_i16" => |a, b, _| a.wrapping_sub(b) & 0xffff,
+    "v_mul_lo_u16" => |a, b, _| a.wrapping_mul(b) & 0xffff,
+    "v_lshlrev_b16" => |a, b, _| (b << (a & 15)) & 0xffff,
+    "v_lshrrev_b16" => |a, b, _| (b & 0xffff) >> (a & 15),
+    "v_ashrrev_i16" => |a, b, _| ((b as i16) >> (a & 15)) as u16 as u32,
+    "v_max_u16" => |a, b, _| (a & 0xffff).max(b & 0xffff),
+    "v_min_u16" => |a, b, _| (a & 0xffff).min(b & 0xffff),
+    "v_max_i16" => |a, b, _| (a as i16).max(b as i16) as u16 as u32,
+    "v_min_i16" => |a, b, _| (a as i16).min(b as i16) as u16 as u32,
+    "v_mad_u16" => |a, b, c| a.wrapping_mul(b).wrapping_add(c) & 0xffff,
+    "v_mad_i16" => |a, b, c| a.wrapping_mul(b).wrapping_add(c) & 0xffff,
+    "v_mad_u32_u16" => |a, b, c| (a & 0xffff).wrapping_mul(b & 0xffff).wrapping_add(c),
+    "v_mad_i32_i16" => |a, b, c| ((a as i16 as i32).wrapping_mul(b as i16 as i32) as u32).wrapping_add(c),
+    "v_pack_b32_f16" => |a, b, _| (a & 0xffff) | (b & 0xffff) << 16,
+    "v_cvt_pk_i16_i32" => |a, b, _| ((a as i32).clamp(-32768, 32767) as u16 as u32) | ((b as i32).clamp(-32768, 32767) as u16 as u32) << 16,
+    "v_cvt_pk_u16_u32" => |a, b, _| a.min(0xffff) | b.min(0xffff) << 16,
+    "v_cvt_pk_norm_i16_f32" => |a, b, _| norm_i16(fa(a)) | norm_i16(fa(b)) << 16,
+    "v_cvt_pk_norm_u16_f32" => |a, b, _| norm_u16(fa(a)) | norm_u16(fa(b)) << 16,
+    "v_cvt_pk_norm_i16_f16" => |a, b, _| norm_i16(h(a)) | norm_i16(h(b)) << 16,
+    "v_cvt_pk_norm_u16_f16" => |a, b, _| norm_u16(h(a)) | norm_u16(h(b)) << 16,
+    // VOP3-only
+    "v_fma_f32" => |a, b, c| fa(a).mul_add(fa(b), fa(c)).to_bits(),
+    "v_fma_dx9_zero_f32" => |a, b, c| if fa(a) == 0.0 || fa(b) == 0.0 { c } else { fa(a).mul_add(fa(b), fa(c)).to_bits() },
+    "v_mad_u32_u24" => |a, b, c| ((a & 0xff_ffff) * (b & 0xff_ffff)).wrapping_add(c),
+    "v_mad_i32_i24" => |a, b, c| (mul_i24(a, b) as u32).wrapping_add(c),
+    "v_bfe_u32" => |a, b, c| bfe_u(a, b, c),
+    "v_bfe_i32" => |a, b, c| bfe_i(a, b, c),
+    "v_bfi_b32" => |a, b, c| (a & b) | (!a & c),
+    "v_bfm_b32" => |a, b, _| (((1u64 << (a & 31)) - 1) as u32) << (b & 31),
+    "v_alignbit_b32" => |a, b, c| (((a as u64) << 32 | b as u64) >> (c & 31)) as u32,
+    "v_alignbyte_b32" => |a, b, c| (((a as u64) << 32 | b as u64) >> (8 * (c & 3))) as u32,
+    "v_min3_f32" => |a, b, c| min32(min32(fa(a), fa(b)), fa(c)).to_bits(),
+    "v_max3_f32" => |a, b, c| max32(max32(fa(a), fa(b)), fa(c)).to_bits(),
+    "v_med3_f32" => |a, b, c| med3_32(fa(a), fa(b), fa(c)).to_bits(),
+    "v_min3_i32" => |a, b, c| (a as i32).min(b as i32).min(c as i32) as u32,
+    "v_max3_i32" => |a, b, c| (a as i32).max(b as i32).max(c as i32) as u32,
+    "v_med3_i32" => |a, b, c| { let (a, b, c) = (a as i32, b as i32, c as i32); a.min(b).max(a.max(b).min(c)) as u32 },
+    "v_min3_u32" => |a, b, c| a.min(b).min(c),
+    "v_max3_u32" => |a, b, c| a.max(b).max(c),
+    "v_med3_u32" => |a, b, c| a.min(b).max(a.max(b).min(c)),
+    "v_min3_f16" => |a, b, c| to_h(min32(min32(h(a), h(b)), h(c))),
+    "v_max3_f16" => |a, b, c| to_h(max32(max32(h(a), h(b)), h(c))),
+    "v_med3_f16" => |a, b, c| to_h(med3_32(h(a), h(b), h(c))),
+    "v_min3_i16" => |a, b, c| (a as i16).min(b as i16).min(c as i16) as u16 as u32,
+    "v_max3_i16" => |a, b, c| (a as i16).max(b as i16).max(c as i16) as u16 as u32,
+    "v_med3_i16" => |a, b, c| { let (a, b, c) = (a as i16, b as i16, c as i16); a.min(b).max(a.max(b).min(c)) as u16 as u32 },
+    "v_min3_u16" => |a, b, c| (a & 0xffff).min(b & 0xffff).min(c & 0xffff),
+    "v_max3_u16" => |a, b, c| (a & 0xffff).max(b & 0xffff).max(c & 0xffff),
+    "v_med3_u16" => |a, b, c| { let (a, b, c) = (a & 0xffff, b & 0xffff, c & 0xffff); a.min(b).max(a.max(b).min(c)) },
+    "v_maxmin_f32" => |a, b, c| min32(max32(fa(a), fa(b)), fa(c)).to_bits(),
+    "v_minmax_f32" => |a, b, c| max32(min32(fa(a), fa(b)), fa(c)).to_bits(),
+    "v_maxmin_f16" => |a, b, c| to_h(min32(max32(h(a), h(b)), h(c))),
+    "v_minmax_f16" => |a, b, c| to_h(max32(min32(h(a), h(b)), h(c))),
+    "v_maxmin_u32" => |a, b, c| a.max(b).min(c),
+    "v_minmax_u32" => |a, b, c| a.min(b).max(c),
+    "v_maxmin_i32" => |a, b, c| (a as i32).max(b as i32).min(c as i32) as u32,
+    "v_minmax_i32" => |a, b, c| (a as i32).min(b as i32).max(c as i32) as u32,
+    "v_sad_u8" => |a, b, c| sad_u8(a, b, c),
+    "v_sad_hi_u8" => |a, b, c| (sad_u8(a, b, 0) << 16).wrapping_add(c),
+    "v_sad_u16" => |a, b, c| c.wrapping_add(((a & 0xffff) as i32 - (b & 0xffff) as i32).unsigned_abs()).wrapping_add(((a >> 16) as i32 - (b >> 16) as i32).unsigned_abs()),
+    "v_sad_u32" => |a, b, c| (a as i64 - b as i64).unsigned_abs() as u32 + c,
+    "v_msad_u8" => |a, b, c| (0..4).fold(c, |acc, k| { let (x, y) = ((a >> (8 * k)) & 0xff, (b >> (8 * k)) & 0xff); if y == 0 { acc } else { acc.wrapping_add((x as i32 - y as i32).unsigned_abs()) } }),
+    "v_cvt_pk_u8_f32" => |a, b, c| cvt_pk_u8(fa(a), b, c),
+    "v_div_fixup_f32" => |a, b, c| div_fixup32(fa(a), fa(b), fa(c)).to_bits(),
+    "v_div_fixup_f16" => |a, b, c| to_h(div_fixup32(h(a), h(b), h(c))),
+    "v_lshl_add_u32" => |a, b, c| (a << (b & 31)).wrapping_add(c),
+    "v_add_lshl_u32" => |a, b, c| a.wrapping_add(b) << (c & 31),
+    "v_add3_u32" => |a, b, c| a.wrapping_add(b).wrapping_add(c),
+    "v_lshl_or_b32" => |a, b, c| (a << (b & 31)) | c,
+    "v_and_or_b32" => |a, b, c| (a & b) | c,
+    "v_or3_b32" => |a, b, c| a | b | c,
+    "v_xor3_b32" => |a, b, c| a ^ b ^ c,
+    "v_xad_u32" => |a, b, c| (a ^ b).wrapping_add(c),
+    "v_perm_b32" => |a, b, c| perm(a, b, c),
+    "v_mul_lo_u32" => |a, b, _| a.wrapping_mul(b),
+    "v_mul_hi_u32" => |a, b, _| ((a as u64 * b as u64) >> 32) as u32,
+    "v_mul_hi_i32" => |a, b, _| ((a as i32 as i64 * b as i32 as i64) >> 32) as u32,
+    "v_bcnt_u32_b32" => |a, b, _| a.count_ones().wrapping_add(b),
+    "v_cubeid_f32" => |a, b, c| cube(fa(a), fa(b), fa(c)).0.to_bits(),
+    "v_cubesc_f32" => |a, b, c| cube(fa(a), fa(b), fa(c)).1.to_bits(),
+    "v_cubetc_f32" => |a, b, c| cube(fa(a), fa(b), fa(c)).2.to_bits(),
+    "v_cubema_f32" => |a, b, c| cube(fa(a), fa(b), fa(c)).3.to_bits(),
+    "v_dot2acc_f32_f16" => |a, b, c| (h(a) * h(b) + h(a >> 16) * h(b >> 16) + fa(c)).to_bits(),
+    "v_dot2c_f32_f16" => |a, b, c| (h(a) * h(b) + h(a >> 16) * h(b >> 16) + fa(c)).to_bits(),
+}
+
+fn fma_h(a: u32, b: u32, c: u32) -> u32 {
+    // f16 products and sums are exact in f64, so one final rounding.
+    d_to_h((h(a) as f64).mul_add(h(b) as f64, h(c) as f64))
+}
+
+fn rtz_h(x: f32) -> u32 {
+    let r = to_h(x);
+    // Round toward zero: step back if round-to-nearest went away from zero.
+    if h(r).abs() > x.abs() && !x.is_infinite() && !x.is_nan() {
+        r - 1
+    } else {
+        r
+    }
+}
+
+fn norm_i16(x: f32) -> u32 {
+    if x.is_nan() {
+        0
+    } else {
+        (x.clamp(-1.0, 1.0) * 32767.0).round_ties_even() as i16 as u16 as u32
+    }
+}
+
+fn norm_u16(x: f32) -> u32 {
+    if x.is_nan() {
+        0
+    } else {
+        (x.clamp(0.0, 1.0) * 65535.0).round_ties_even() as u16 as u32
+    }
+}
+
+/// Cube-map face selection: (face id, s coordinate, t coordinate, 2·major axis).
+fn cube(x: f32, y: f32, z: f32) -> (f32, f32, f32, f32) {
+    let (ax, ay, az) = (x.abs(), y.abs(), z.abs());
+    if az >= ax && az >= ay {
+        (if z < 0.0 { 5.0 } else { 4.0 }, if z < 0.0 { -x } else { x }, -y, 2.0 * z)
+    } else if ay >= ax {
+        (if y < 0.0 { 3.0 } else { 2.0 }, x, if y < 0.0 { -z } else { z }, 2.0 * y)
+    } else {
+        (if x < 0.0 { 1.0 } else { 0.0 }, if x < 0.0 { z } else { -z }, -y, 2.0 * x)
+    }
+}
+
+fn dd(x: u64) -> f64 {
+    d(x)
+}
+
+ops64! {
+    "v_add_f64" => |a, b, _| (dd(a) + dd(b)).to_bits(),
+    "v_mul_f64" => |a, b, _| (dd(a) * dd(b)).to_bits(),
+    "v_fma_f64" => |a, b, c| dd(a).mul_add(dd(b), dd(c)).to_bits(),
+    "v_min_f64" => |a, b, _| min64(dd(a), dd(b)).to_bits(),
+    "v_max_f64" => |a, b, _| max64(dd(a), dd(b)).to_bits(),
+    "v_ldexp_f64" => |a, b, _| ldexp64(dd(a), b as u32 as i32).to_bits(),
+    "v_div_fixup_f64" => |a, b, c| div_fixup64(dd(a), dd(b), dd(c)).to_bits(),
+    "v_rcp_f64" => |a, _, _| (1.0 / dd(a)).to_bits(),
+    "v_rsq_f64" => |a, _, _| (1.0 / dd(a).sqrt()).to_bits(),
+    "v_sqrt_f64" => |a, _, _| dd(a).sqrt().to_bits(),
+    "v_trunc_f64" => |a, _, _| dd(a).trunc().to_bits(),
+    "v_ceil_f64" => |a, _, _| dd(a).ceil().to_bits(),
+    "v_floor_f64" => |a, _, _| dd(a).floor().to_bits(),
+    "v_rndne_f64" => |a, _, _| dd(a).round_ties_even().to_bits(),
+    "v_fract_f64" => |a, _, _| fract64(dd(a)).to_bits(),
+    "v_frexp_mant_f64" => |a, _, _| frexp64(dd(a)).0.to_bits(),
+    "v_frexp_exp_i32_f64" => |a, _, _| frexp64(dd(a)).1 as u32 as u64,
+    "v_cvt_f64_i32" => |a, _, _| (a as u32 as i32 as f64).to_bits(),
+    "v_cvt_f64_u32" => |a, _, _| (a as u32 as f64).to_bits(),
+    "v_cvt_i32_f64" => |a, _, _| f_to_i32(dd(a)) as u64,
+    "v_cvt_u32_f64" => |a, _, _| f_to_u32(dd(a)) as u64,
+    "v_cvt_f32_f64" => |a, _, _| (dd(a) as f32).to_bits() as u64,
+    "v_cvt_f64_f32" => |a, _, _| (f(a as u32) as f64).to_bits(),
+    "v_lshlrev_b64" => |a, b, _| b << (a & 63),
+    "v_lshrrev_b64" => |a, b, _| b >> (a & 63),
+    "v_ashrrev_i64" => |a, b, _| ((b as i64) >> (a & 63)) as u64,
+    "v_trig_preop_f64" => |a, b, _| trig_preop(dd(a), b as u32).to_bits(),
+}
+
+/// `v_trig_preop_f64`: 53 bits of 2/π starting at a bit offset chosen by
+/// the exponent of `x` and `segment`, scaled for Payne–Hanek reduction.
+fn trig_preop(x: f64, segment: u32) -> f64 {
+    // 2/π to 1200 bits would be exact; 256 bits suffice for f64 arguments
+    // (the largest shift is (2047 - 1077) / 53 * 53 + 53 * 31, so fetch
+    // lazily from a generous table).
+    const TWO_OVER_PI: [u64; 20] = [
+        0xA2F9836E4E441529, 0xFC2757D1F534DDC0, 0xDB6295993C439041, 0xFE5163ABDEBBC561,
+        0xB7246E3A424DD2E0, 0x06492EEA09D1921C, 0xFE1DEB1CB129A73E, 0xE88235F52EBB4484,
+        0xE99C7026B45F7E41, 0x3991D639835339F4, 0x9C845F8BBDF9283B, 0x1FF897FFDE05980F,
+        0xEF2F118B5A0A6D1F, 0x6D367ECF27CB09B7, 0x4F463F669E5FEA2D, 0x7527BAC7EBE5F17B,
+        0x3D0739F78A5292EA, 0x6BFB5FB11F8D5D08, 0x560330463F0D5A5B, 0xA2F9836E4E441529,
+    ];
+    let exp = ((x.to_bits() >> 52) & 0x7ff) as i32;
+    let shift = (segment & 0x1f) as i32 * 53 + if exp > 1077 { exp - 1077 } else { 0 };
+    let bit = |k: i32| -> u64 {
+        let (word, off) = ((k / 64) as usize, 63 - k % 64);
+        TWO_OVER_PI.get(word).map_or(0, |w| (w >> off) & 1)
+    };
+    let mant = (0..53).fold(0u64, |m, k| m << 1 | bit(shift + k));
+    let scale = if exp > 1077 + 1968 { 128 } else { 0 };
+    ldexp64(mant as f64, -53 - shift + scale)
+}
+
+pk! {
+    "v_pk_add_f16", true => |a, b, _| to_h(h(a) + h(b)),
+    "v_pk_mul_f16", true => |a, b, _| to_h(h(a) * h(b)),
+    "v_pk_fma_f16", true => |a, b, c| fma_h(a, b, c),
+    "v_pk_min_f16", true => |a, b, _| to_h(min32(h(a), h(b))),
+    "v_pk_max_f16", true => |a, b, _| to_h(max32(h(a), h(b))),
+    "v_pk_add_u16", false => |a, b, _| a.wrapping_add(b),
+    "v_pk_add_i16", false => |a, b, _| a.wrapping_add(b),
+    "v_pk_sub_u16", false => |a, b, _| a.wrapping_sub(b),
+    "v_pk_sub_i16", false => |a, b, _| a.wrapping_sub(b),
+    "v_pk_mul_lo_u16", false => |a, b, _| a.wrapping_mul(b),
+    "v_pk_mad_u16", false => |a, b, c| a.wrapping_mul(b).wrapping_add(c),
+    "v_pk_mad_i16", false => |a, b, c| a.wrapping_mul(b).wrapping_add(c),
+    "v_pk_lshlrev_b16", false => |a, b, _| b << (a & 15),
+    "v_pk_lshrrev_b16", false => |a, b, _| (b & 0xffff) >> (a & 15),
+    "v_pk_ashrrev_i16", false => |a, b, _| ((b as i16) >> (a & 15)) as u16 as u32,
+    "v_pk_max_u16", false => |a, b, _| (a & 0xffff).max(b & 0xffff),
+    "v_pk_min_u16", false => |a, b, _| (a & 0xffff).min(b & 0xffff),
+    "v_pk_max_i16", false => |a, b, _| (a as i16).max(b as i16) as u16 as u32,
+    "v_pk_min_i16", false => |a, b, _| (a as i16).min(b as i16) as u16 as u32,
+}
+
+fn dot2_f16(a: u32, b: u32, c: u32) -> u32 {
+    let p = h(a) as f64 * h(b) as f64 + h(a >> 16) as f64 * h(b >> 16) as f64;
+    ((p + f(c) as f64) as f32).to_bits()
+}
+
+fn dot2_bf16(a: u32, b: u32, c: u32) -> u32 {
+    let p = bf16(a & 0xffff) as f64 * bf16(b & 0xffff) as f64 + bf16(a >> 16) as f64 * bf16(b >> 16) as f64;
+    ((p + f(c) as f64) as f32).to_bits()
+}
+
+fn dot4_u8(a: u32, b: u32, c: u32) -> u32 {
+    (0..4).fold(c, |acc, k| acc.wrapping_add(((a >> (8 * k)) & 0xff) * ((b >> (8 * k)) & 0xff)))
+}
+
+fn dot4_i8(a: u32, b: u32, c: u32) -> u32 {
+    (0..4).fold(c, |acc, k| acc.wrapping_add(((a >> (8 * k)) as i8 as i32 * (b >> (8 * k)) as i8 as i32) as u32))
+}
+
+fn dot8_u4(a: u32, b: u32, c: u32) -> u32 {
+    (0..8).fold(c, |acc, k| acc.wrapping_add(((a >> (4 * k)) & 0xf) * ((b >> (4 * k)) & 0xf)))
+}
+
+fn dot8_i4(a: u32, b: u32, c: u32) -> u32 {
+    let s4 = |v: u32, k: u32| ((v >> (4 * k)) << 28) as i32 >> 28;
+    (0..8).fold(c, |acc, k| acc.wrapping_add((s4(a, k) * s4(b, k)) as u32))
+}
+
+fn dot2_i16(a: u32, b: u32, c: u32) -> u32 {
+    (c as i32).wrapping_add(a as i16 as i32 * b as i16 as i32).wrapping_add((a >> 16) as i16 as i32 * (b >> 16) as i16 as i32) as u32
+}
+
+fn dot2_u16(a: u32, b: u32, c: u32) -> u32 {
+    c.wrapping_add((a & 0xffff) * (b & 0xffff)).wrapping_add((a >> 16) * (b >> 16))
+}
+
+pub const TABLE: &[(&str, Exec)] = &[
+    ("v_add_co_u32", (|w: &mut Wave, _: &mut Env, i: &Inst| carry(w, i, |a, b, _| { let (r, c) = a.overflowing_add(b); (r, c) })) as Exec),
+    ("v_sub_co_u32", (|w: &mut Wave, _: &mut Env, i: &Inst| carry(w, i, |a, b, _| { let (r, c) = a.overflowing_sub(b); (r, c) })) as Exec),
+    ("v_subrev_co_u32", (|w: &mut Wave, _: &mut Env, i: &Inst| carry(w, i, |a, b, _| { let (r, c) = b.overflowing_sub(a); (r, c) })) as Exec),
+    ("v_add_co_ci_u32", (|w: &mut Wave, _: &mut Env, i: &Inst| carry(w, i, |a, b, c| { let s = a as u64 + b as u64 + c as u64; (s as u32, s >> 32 != 0) })) as Exec),
+    ("v_sub_co_ci_u32", (|w: &mut Wave, _: &mut Env, i: &Inst| carry(w, i, |a, b, c| { let s = (a as u64).wrapping_sub(b as u64 + c as u64); (s as u32, (b as u64 + c as u64) > a as u64) })) as Exec),
+    ("v_subrev_co_ci_u32", (|w: &mut Wave, _: &mut Env, i: &Inst| carry(w, i, |a, b, c| { let s = (b as u64).wrapping_sub(a as u64 + c as u64); (s as u32, (a as u64 + c as u64) > b as u64) })) as Exec),
+    ("v_mad_u64_u32", (|w: &mut Wave, _: &mut Env, i: &Inst| mad64(w, i, false)) as Exec),
+    ("v_mad_i64_i32", (|w: &mut Wave, _: &mut Env, i: &Inst| mad64(w, i, true)) as Exec),
+    ("v_div_scale_f32", div_scale_f32 as Exec),
+    ("v_div_scale_f64", div_scale_f64 as Exec),
+    ("v_div_fmas_f32", div_fmas_f32 as Exec),
+    ("v_div_fmas_f64", div_fmas_f64 as Exec),
+    ("v_mbcnt_lo_u32_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| mbcnt(w, i, false)) as Exec),
+    ("v_mbcnt_hi_u32_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| mbcnt(w, i, true)) as Exec),
+    ("v_nop", super::nop as Exec),
+    ("v_pipeflush", super::nop as Exec),
+    ("v_dot2_f32_f16", (|w: &mut Wave, _: &mut Env, i: &Inst| dot2(w, i, dot2_f16)) as Exec),
+    ("v_dot2_f32_bf16", (|w: &mut Wave, _: &mut Env, i: &Inst| dot2(w, i, dot2_bf16)) as Exec),
+    ("v_dot4_u32_u8", (|w: &mut Wave, _: &mut Env, i: &Inst| dot2(w, i, dot4_u8)) as Exec),
+    ("v_dot4_i32_iu8", (|w: &mut Wave, _: &mut Env, i: &Inst| dot2(w, i, dot4_i8)) as Exec),
+    ("v_dot8_u32_u4", (|w: &mut Wave, _: &mut Env, i: &Inst| dot2(w, i, dot8_u4)) as Exec),
+    ("v_dot8_i32_iu4", (|w: &mut Wave, _: &mut Env, i: &Inst| dot2(w, i, dot8_i4)) as Exec),
+    ("v_dot2_i32_i16", (|w: &mut Wave, _: &mut Env, i: &Inst| dot2(w, i, dot2_i16)) as Exec),
+    ("v_dot2_u32_u16", (|w: &mut Wave, _: &mut Env, i: &Inst| dot2(w, i, dot2_u16)) as Exec),
+    ("v_fma_mix_f32", (|w: &mut Wave, _: &mut Env, i: &Inst| fma_mix(w, i, MixOut::F32)) as Exec),
+    ("v_fma_mixlo_f16", (|w: &mut Wave, _: &mut Env, i: &Inst| fma_mix(w, i, MixOut::Lo)) as Exec),
+    ("v_fma_mixhi_f16", (|w: &mut Wave, _: &mut Env, i: &Inst| fma_mix(w, i, MixOut::Hi)) as Exec),
+];
+
+#[derive(Clone, Copy, PartialEq)]
+enum MixOut {
+    F32,
+    Lo,
+    Hi,
+}
+
+/// `v_fma_mix*`: each source is f32, or f16 (low or high half) when its
+/// opsel_hi bit is set; the product is fused and rounded once.
+fn fma_mix(w: &mut Wave, i: &Inst, out: MixOut) -> Result {
+    let n = w.lanes;
+    let mut vals = [[0f64; MAX_LANES]; 3];
+    for (k, vals) in vals.iter_mut().enumerate() {
+        let bit = 1u8 << k;
+        let mut buf = [0u32; MAX_LANES];
+        let src = w.vsrc(i.src[k], &mut buf);
+        for l in 0..n {
+            let mut x = if i.mods.opsel_hi & bit != 0 {
+                h(if i.mods.opsel & bit != 0 { src[l] >> 16 } else { src[l] }) as f64
+            } else {
+                f(src[l]) as f64
+            };
+            if i.mods.abs & bit != 0 {
+                x = x.abs();
+            }
+            if i.mods.neg & bit != 0 {
+                x = -x;
+            }
+            vals[l] = x;
+        }
+    }
+    let exec = w.exec();
+    let Operand::Vgpr(r) = i.dst[0] else { return Ok(Flow::Next) };
+    for l in 0..n {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let x = vals[0][l].mul_add(vals[1][l], vals[2][l]);
+        let x = if i.mods.clamp { x.clamp(0.0, 1.0) } else { x };
+        let d = &mut w.vgpr[r as usize][l];
+        *d = match out {
+            MixOut::F32 => (x as f32).to_bits(),
+            MixOut::Lo => (*d & 0xffff_0000) | d_to_h(x),
+            MixOut::Hi => (*d & 0xffff) | d_to_h(x) << 16,
+        };
+    }
+    Ok(Flow::Next)
+}
+
+/// Every vector-ALU table.
+pub fn tables() -> [&'static [(&'static str, Exec)]; 4] {
+    [TABLE, TABLE32, TABLE64, TABLE_PK]
+}
+
+/// The lane function of a pure 32-bit instruction, by mnemonic (VOPD).
+pub fn lane_fn(name: &str) -> Option<LaneFn> {
+    LANE_OPS.iter().find(|(n, _)| *n == name).map(|&(_, f)| f)
+}
+
+/// VOPD: both halves read their sources before either writes.
+pub fn vopd(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
+    let Some(y) = i.vopd_y.as_deref() else {
+        return Err(super::Trap::Other("VOPD instruction without its Y half".into()));
+    };
+    let (fx, fy) = env.program.vopd_fns(w.pc).ok_or(super::Trap::Unsupported)?;
+    let (mut rx, mut ry) = ([0u32; MAX_LANES], [0u32; MAX_LANES]);
+    let tx = compute(w, i, fx, &mut rx);
+    let ty = compute(w, y, fy, &mut ry);
+    let exec = w.exec();
+    store(w, i, tx, &rx, exec);
+    store(w, y, ty, &ry, exec);
+    Ok(Flow::Next)
+}

@@ -1,0 +1,168 @@
+//! A code object placed in device memory and decoded once.
+//!
+//! The `.text` section is decoded linearly into slots; each slot carries its
+//! pre-resolved instruction and the handler that runs it, so the hot loop is
+//! a table walk. Branch and jump targets are resolved through an index from
+//! code offset to slot.
+
+use softgpu_codeobj::CodeObject;
+use softgpu_isa::{Family, Inst, Op, Operand};
+
+use crate::ops::{self, valu::LaneFn, Env, Exec, Result as OpResult, Trap};
+use crate::wave::Wave;
+
+/// One decoded instruction and how to run it.
+pub struct Slot {
+    /// Image offset of the instruction.
+    pub offset: u64,
+    pub inst: Inst,
+    pub exec: Exec,
+    /// Why the bytes here are not a runnable instruction, if they are not.
+    pub illegal: Option<String>,
+    /// VOPD: the lane functions of the X and Y halves.
+    pub vopd: Option<(LaneFn, LaneFn)>,
+}
+
+/// A loaded, decoded code object.
+pub struct Program {
+    pub code_object: CodeObject,
+    /// Device address of image offset 0.
+    pub image_base: u64,
+    pub family: Family,
+    /// A copy of the placed image (for showing instruction bytes).
+    pub image: Vec<u8>,
+    slots: Vec<Slot>,
+    /// (offset - text start) / 4 → slot index, or u32::MAX.
+    index: Vec<u32>,
+    text_start: u64,
+}
+
+fn placeholder() -> Inst {
+    Inst {
+        op: Op(0),
+        size: 4,
+        dst: [Operand::None; 2],
+        src: [Operand::None; 4],
+        mods: Default::default(),
+        imm: 0,
+        aux: 0,
+        flags: 0,
+        lane_sel: Default::default(),
+        vopd_y: None,
+    }
+}
+
+fn illegal(_: &mut Wave, _: &mut Env, _: &Inst) -> OpResult {
+    Err(Trap::Illegal(String::new()))
+}
+
+fn ran_off_end(_: &mut Wave, _: &mut Env, _: &Inst) -> OpResult {
+    Err(Trap::Other("execution ran past the end of the code".into()))
+}
+
+/// Registers an instruction names must exist: the decoder's operand ranges
+/// are checked once here so handlers can index register files directly.
+fn operands_valid(inst: &Inst) -> bool {
+    let ok = |op: &Operand| match *op {
+        Operand::Sgpr(r) => (r as usize) < crate::wave::NUM_SGPRS,
+        Operand::Vgpr(r) | Operand::VgprHi(r) => (r as usize) < crate::wave::NUM_VGPRS,
+        _ => true,
+    };
+    inst.dst.iter().all(ok) && inst.src.iter().all(ok) && inst.vopd_y.as_deref().is_none_or(operands_valid)
+}
+
+impl Program {
+    /// Decodes the code object's text, already placed at `image_base`.
+    pub fn new(code_object: CodeObject, image_base: u64, image: Vec<u8>, family: Family) -> Program {
+        let text = code_object.text.clone();
+        let code = image.get(text.start as usize..text.end as usize).unwrap_or(&[]);
+        let mut slots = Vec::new();
+        let mut index = vec![u32::MAX; code.len().div_ceil(4) + 1];
+        for (offset, decoded) in softgpu_isa::decode_all(family, code) {
+            index[offset as usize / 4] = slots.len() as u32;
+            slots.push(Self::slot(text.start + offset as u64, decoded));
+        }
+        let end = text.start + code.len() as u64;
+        index[code.len().div_ceil(4)] = slots.len() as u32;
+        slots.push(Slot { offset: end, inst: placeholder(), exec: ran_off_end, illegal: None, vopd: None });
+        Program { code_object, image_base, family, image, slots, index, text_start: text.start }
+    }
+
+    fn slot(offset: u64, decoded: Result<Inst, softgpu_isa::DecodeError>) -> Slot {
+        let inst = match decoded {
+            Ok(inst) if operands_valid(&inst) => inst,
+            Ok(_) => return Slot { offset, inst: placeholder(), exec: illegal, illegal: Some("register operand out of range".into()), vopd: None },
+            Err(e) => return Slot { offset, inst: placeholder(), exec: illegal, illegal: Some(e.to_string()), vopd: None },
+        };
+        let (exec, vopd) = match &inst.vopd_y {
+            Some(y) => {
+                let lane = |op: Op| ops::valu::lane_fn(&op.name().replacen("v_dual_", "v_", 1));
+                match (lane(inst.op), lane(y.op)) {
+                    (Some(fx), Some(fy)) => (ops::valu::vopd as Exec, Some((fx, fy))),
+                    _ => (ops::unsupported as Exec, None),
+                }
+            }
+            None => (ops::handler(inst.op).unwrap_or(ops::unsupported), None),
+        };
+        Slot { offset, inst, exec, illegal: None, vopd }
+    }
+
+    /// Every slot (for disassembly and tests).
+    pub fn slots(&self) -> &[Slot] {
+        &self.slots
+    }
+
+    #[inline(always)]
+    pub fn slot_at(&self, index: u32) -> &Slot {
+        &self.slots[index as usize]
+    }
+
+    /// Slot index of the instruction at image offset `offset`.
+    pub fn index_of_offset(&self, offset: u64) -> Option<u32> {
+        let rel = offset.checked_sub(self.text_start)?;
+        if rel % 4 != 0 {
+            return None;
+        }
+        self.index.get((rel / 4) as usize).copied().filter(|&i| i != u32::MAX)
+    }
+
+    /// Slot index of the instruction at device address `addr`.
+    pub fn index_of_address(&self, addr: u64) -> Option<u32> {
+        self.index_of_offset(addr.checked_sub(self.image_base)?)
+    }
+
+    /// Device address just after instruction `index` (what `s_getpc` reads).
+    pub fn address_after(&self, index: u32) -> u64 {
+        let s = &self.slots[index as usize];
+        self.image_base + s.offset + s.inst.size as u64
+    }
+
+    /// Target of a relative branch by `simm16` dwords from instruction `index`.
+    pub fn branch_target(&self, index: u32, simm16: i32) -> Option<u32> {
+        let s = &self.slots[index as usize];
+        let next = s.offset as i64 + s.inst.size as i64;
+        self.index_of_offset(u64::try_from(next + 4 * simm16 as i64).ok()?)
+    }
+
+    /// The VOPD lane functions of instruction `index`.
+    pub fn vopd_fns(&self, index: u32) -> Option<(LaneFn, LaneFn)> {
+        self.slots[index as usize].vopd
+    }
+
+    /// The instruction bytes of slot `index`, as hex words.
+    pub fn bytes_of(&self, index: u32) -> String {
+        let s = &self.slots[index as usize];
+        let start = s.offset as usize;
+        let bytes = self.image.get(start..start + s.inst.size as usize).unwrap_or(&[]);
+        bytes.chunks(4).map(|c| format!("{:08X}", u32::from_le_bytes(c.try_into().unwrap_or([0; 4])))).collect::<Vec<_>>().join(" ")
+    }
+
+    /// The disassembly of slot `index`.
+    pub fn text_of(&self, index: u32) -> String {
+        let s = &self.slots[index as usize];
+        match &s.illegal {
+            Some(why) => format!("<illegal: {why}>"),
+            None => softgpu_isa::disassemble(&s.inst),
+        }
+    }
+}

@@ -1,0 +1,336 @@
+//! Architectural state of one wave, laid out `[register][lane]`.
+
+use softgpu_isa::{sreg, Operand, Special};
+
+/// Maximum lanes in a wave.
+pub const MAX_LANES: usize = 64;
+/// VGPRs a wave may address (v0..v255).
+pub const NUM_VGPRS: usize = 256;
+/// Scalar operand space: s0..s105, vcc, ttmp, null, m0, exec.
+pub const NUM_SGPRS: usize = 128;
+
+/// One vector register: a value per lane.
+pub type Lanes = [u32; MAX_LANES];
+
+/// Aperture bases that generic (flat) addresses are routed by. The values
+/// match what ROCm reports on RDNA, so kernels see familiar pointers.
+pub const SHARED_APERTURE: u64 = 0x1_0000 << 32;
+pub const PRIVATE_APERTURE: u64 = 0x2_0000 << 32;
+pub const APERTURE_SIZE: u64 = 1 << 32;
+
+/// The MODE register fields the executor honours.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Mode {
+    /// Raw MODE bits as `s_getreg` reads them.
+    pub bits: u32,
+}
+
+impl Mode {
+    /// f32 denormals are flushed (inputs and outputs).
+    #[inline(always)]
+    pub fn flush_f32(self) -> bool {
+        (self.bits >> 4) & 3 != 3
+    }
+    /// f16/f64 denormals are flushed.
+    #[inline(always)]
+    pub fn flush_f16_f64(self) -> bool {
+        (self.bits >> 6) & 3 != 3
+    }
+    pub fn dx10_clamp(self) -> bool {
+        self.bits & (1 << 8) != 0
+    }
+    pub fn ieee(self) -> bool {
+        self.bits & (1 << 9) != 0
+    }
+}
+
+/// One wave's registers and control state.
+pub struct Wave {
+    pub vgpr: Box<[Lanes]>,
+    pub sgpr: [u32; NUM_SGPRS],
+    pub scc: bool,
+    /// Index of the next instruction in the program.
+    pub pc: u32,
+    pub lanes: usize,
+    pub mode: Mode,
+    /// TRAPSTS and other rarely used hardware registers, by hwreg id.
+    pub hwreg: [u32; 64],
+    /// Lanes present in this wave (a partial last wave has fewer).
+    pub live_lanes: u64,
+    /// The wave's index within its workgroup.
+    pub id: u32,
+    pub ended: bool,
+    pub at_barrier: bool,
+    /// This wave's private memory, lane-major: lane l owns
+    /// `scratch[l * scratch_lane_bytes..][..scratch_lane_bytes]`.
+    pub scratch: Vec<u8>,
+    pub scratch_lane_bytes: usize,
+    /// Instructions this wave has retired (for the runaway budget).
+    pub retired: u64,
+}
+
+impl Wave {
+    pub fn new() -> Wave {
+        Wave {
+            vgpr: vec![[0u32; MAX_LANES]; NUM_VGPRS].into_boxed_slice(),
+            sgpr: [0; NUM_SGPRS],
+            scc: false,
+            pc: 0,
+            lanes: 32,
+            mode: Mode::default(),
+            hwreg: [0; 64],
+            live_lanes: 0,
+            id: 0,
+            ended: false,
+            at_barrier: false,
+            scratch: Vec::new(),
+            scratch_lane_bytes: 0,
+            retired: 0,
+        }
+    }
+
+    /// Mask with one bit per lane of the wave size.
+    #[inline(always)]
+    pub fn full_mask(&self) -> u64 {
+        if self.lanes == 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.lanes) - 1
+        }
+    }
+
+    #[inline(always)]
+    pub fn exec(&self) -> u64 {
+        let lo = self.sgpr[sreg::EXEC_LO as usize] as u64;
+        if self.lanes == 64 {
+            lo | (self.sgpr[sreg::EXEC_HI as usize] as u64) << 32
+        } else {
+            lo
+        }
+    }
+
+    #[inline(always)]
+    pub fn set_exec(&mut self, mask: u64) {
+        self.sgpr[sreg::EXEC_LO as usize] = mask as u32;
+        if self.lanes == 64 {
+            self.sgpr[sreg::EXEC_HI as usize] = (mask >> 32) as u32;
+        }
+    }
+
+    #[inline(always)]
+    pub fn vcc(&self) -> u64 {
+        self.read_mask(Operand::Sgpr(sreg::VCC_LO))
+    }
+
+    /// Reads a 32-bit scalar operand.
+    #[inline(always)]
+    pub fn read_s32(&self, op: Operand) -> u32 {
+        match op {
+            Operand::Sgpr(r) => self.sgpr[r as usize],
+            Operand::Const(c) => c as u32,
+            Operand::Special(s) => self.special(s) as u32,
+            _ => 0,
+        }
+    }
+
+    /// Reads a 64-bit scalar operand (an SGPR pair or a 64-bit constant).
+    #[inline(always)]
+    pub fn read_s64(&self, op: Operand) -> u64 {
+        match op {
+            Operand::Sgpr(r) => {
+                let r = r as usize;
+                let hi = if r + 1 < NUM_SGPRS { self.sgpr[r + 1] } else { 0 };
+                self.sgpr[r] as u64 | (hi as u64) << 32
+            }
+            Operand::Const(c) => c,
+            Operand::Special(s) => self.special(s),
+            _ => 0,
+        }
+    }
+
+    /// Reads `N` consecutive scalar registers.
+    #[inline(always)]
+    pub fn read_sn<const N: usize>(&self, op: Operand) -> [u32; N] {
+        let mut out = [0u32; N];
+        match op {
+            Operand::Sgpr(r) => {
+                for (i, o) in out.iter_mut().enumerate() {
+                    *o = *self.sgpr.get(r as usize + i).unwrap_or(&0);
+                }
+            }
+            Operand::Const(c) => {
+                out[0] = c as u32;
+                if N > 1 {
+                    out[1] = (c >> 32) as u32;
+                }
+            }
+            _ => {}
+        }
+        out
+    }
+
+    /// Reads a lane mask operand (one SGPR in wave32, a pair in wave64).
+    #[inline(always)]
+    pub fn read_mask(&self, op: Operand) -> u64 {
+        if self.lanes == 64 {
+            self.read_s64(op)
+        } else {
+            self.read_s32(op) as u64
+        }
+    }
+
+    fn special(&self, s: Special) -> u64 {
+        match s {
+            Special::Scc => self.scc as u64,
+            Special::Vccz => (self.vcc() == 0) as u64,
+            Special::Execz => (self.exec() == 0) as u64,
+            Special::SharedBase => SHARED_APERTURE >> 32,
+            Special::SharedLimit => (SHARED_APERTURE + APERTURE_SIZE - 1) >> 32,
+            Special::PrivateBase => PRIVATE_APERTURE >> 32,
+            Special::PrivateLimit => (PRIVATE_APERTURE + APERTURE_SIZE - 1) >> 32,
+            Special::PopsExitingWaveId | Special::LdsDirect => 0,
+        }
+    }
+
+    /// Writes one scalar register; writes to `null` are dropped.
+    #[inline(always)]
+    pub fn write_s32(&mut self, op: Operand, value: u32) {
+        if let Operand::Sgpr(r) = op {
+            if r != sreg::NULL {
+                self.sgpr[r as usize] = value;
+            }
+        }
+    }
+
+    /// Writes a scalar register pair.
+    #[inline(always)]
+    pub fn write_s64(&mut self, op: Operand, value: u64) {
+        if let Operand::Sgpr(r) = op {
+            if r != sreg::NULL && (r as usize) + 1 < NUM_SGPRS {
+                self.sgpr[r as usize] = value as u32;
+                self.sgpr[r as usize + 1] = (value >> 32) as u32;
+            }
+        }
+    }
+
+    /// Writes `values` to consecutive scalar registers.
+    pub fn write_sn(&mut self, op: Operand, values: &[u32]) {
+        if let Operand::Sgpr(r) = op {
+            if r == sreg::NULL {
+                return;
+            }
+            for (i, v) in values.iter().enumerate() {
+                if let Some(slot) = self.sgpr.get_mut(r as usize + i) {
+                    *slot = *v;
+                }
+            }
+        }
+    }
+
+    /// Writes a lane mask operand.
+    #[inline(always)]
+    pub fn write_mask(&mut self, op: Operand, mask: u64) {
+        if self.lanes == 64 {
+            self.write_s64(op, mask)
+        } else {
+            self.write_s32(op, mask as u32)
+        }
+    }
+
+    /// The per-lane values of a 32-bit source: a VGPR by reference, anything
+    /// else splatted into `buf`.
+    #[inline(always)]
+    pub fn vsrc<'a>(&'a self, op: Operand, buf: &'a mut Lanes) -> &'a Lanes {
+        match op {
+            Operand::Vgpr(r) => &self.vgpr[r as usize],
+            Operand::VgprHi(r) => {
+                let v = &self.vgpr[r as usize];
+                for l in 0..self.lanes {
+                    buf[l] = v[l] >> 16;
+                }
+                buf
+            }
+            other => {
+                let v = self.read_s32(other);
+                buf[..self.lanes].fill(v);
+                buf
+            }
+        }
+    }
+
+    /// Lane `l` of a 32-bit source (for per-lane code such as memory ops).
+    #[inline(always)]
+    pub fn lane32(&self, op: Operand, l: usize) -> u32 {
+        match op {
+            Operand::Vgpr(r) => self.vgpr[r as usize][l],
+            Operand::VgprHi(r) => self.vgpr[r as usize][l] >> 16,
+            other => self.read_s32(other),
+        }
+    }
+
+    /// Lane `l` of a 64-bit source.
+    #[inline(always)]
+    pub fn lane64(&self, op: Operand, l: usize) -> u64 {
+        match op {
+            Operand::Vgpr(r) => {
+                let r = r as usize;
+                self.vgpr[r][l] as u64 | (self.vgpr[(r + 1) % NUM_VGPRS][l] as u64) << 32
+            }
+            other => self.read_s64(other),
+        }
+    }
+
+    /// Writes `values` to the lanes of a VGPR selected by `mask`.
+    #[inline(always)]
+    pub fn write_v32(&mut self, op: Operand, values: &Lanes, mask: u64) {
+        let lanes = self.lanes;
+        let full = self.full_mask();
+        match op {
+            Operand::Vgpr(r) => {
+                let d = &mut self.vgpr[r as usize];
+                if mask == full {
+                    d[..lanes].copy_from_slice(&values[..lanes]);
+                } else {
+                    for l in 0..lanes {
+                        if mask >> l & 1 != 0 {
+                            d[l] = values[l];
+                        }
+                    }
+                }
+            }
+            Operand::VgprHi(r) => {
+                let d = &mut self.vgpr[r as usize];
+                for l in 0..lanes {
+                    if mask >> l & 1 != 0 {
+                        d[l] = (d[l] & 0xffff) | values[l] << 16;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Writes one lane of a VGPR range starting at `op`.
+    #[inline(always)]
+    pub fn set_lane(&mut self, op: Operand, l: usize, dword: usize, value: u32) {
+        if let Operand::Vgpr(r) = op {
+            self.vgpr[(r as usize + dword) % NUM_VGPRS][l] = value;
+        }
+    }
+
+    /// Reads one lane of a VGPR range starting at `op`.
+    #[inline(always)]
+    pub fn get_lane(&self, op: Operand, l: usize, dword: usize) -> u32 {
+        match op {
+            Operand::Vgpr(r) => self.vgpr[(r as usize + dword) % NUM_VGPRS][l],
+            other if dword == 0 => self.read_s32(other),
+            other => (self.read_s64(other) >> 32) as u32,
+        }
+    }
+}
+
+impl Default for Wave {
+    fn default() -> Self {
+        Wave::new()
+    }
+}
