@@ -16,7 +16,17 @@ const FLOATS: [(u16, u32, u64); 9] = [
 ];
 
 /// How LLVM prints the float inline constants (f64 1/(2*pi) is longer).
-const FLOAT_TEXT: [&str; 9] = ["0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0", "0.15915494"];
+const FLOAT_TEXT: [&str; 9] = [
+    "0.5",
+    "-0.5",
+    "1.0",
+    "-1.0",
+    "2.0",
+    "-2.0",
+    "4.0",
+    "-4.0",
+    "0.15915494",
+];
 
 /// The integer an inline-integer code stands for.
 fn int_of(code: u16) -> Option<i64> {

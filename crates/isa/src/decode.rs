@@ -2,7 +2,9 @@
 
 use crate::consts::inline_value;
 use crate::ops::{op_by_encoding, op_by_vop3, op_by_vopd_y};
-use crate::{flags, sreg, DecodeError, Family, Format, Inst, LaneSel, Mods, Op, Operand, Special, Ty};
+use crate::{
+    flags, sreg, DecodeError, Family, Format, Inst, LaneSel, Mods, Op, Operand, Special, Ty,
+};
 
 type Result<T> = std::result::Result<T, DecodeError>;
 
@@ -14,7 +16,11 @@ pub const LIT_SRC0: u16 = 1 << 10;
 /// Decode one instruction at `bytes[0]`.
 pub fn decode(family: Family, bytes: &[u8]) -> Result<Inst> {
     let Family::Gfx11 = family;
-    let mut r = Reader { bytes, len: 4, lit: None };
+    let mut r = Reader {
+        bytes,
+        len: 4,
+        lit: None,
+    };
     let w0 = r.word(0)?;
     let mut inst = match w0 >> 26 {
         0b110101 => r.vop3(w0)?,
@@ -27,7 +33,13 @@ pub fn decode(family: Family, bytes: &[u8]) -> Result<Inst> {
         0b111101 => r.smem(w0)?,
         _ if w0 >> 31 == 0 => r.vop12c(w0)?,
         _ if w0 >> 30 == 0b10 => r.salu(w0)?,
-        _ => return Err(DecodeError::UnknownOpcode { format: "gfx11", opcode: w0 >> 26, word: w0 }),
+        _ => {
+            return Err(DecodeError::UnknownOpcode {
+                format: "gfx11",
+                opcode: w0 >> 26,
+                word: w0,
+            })
+        }
     };
     inst.size = r.len as u8;
     if let Some(y) = inst.vopd_y.as_mut() {
@@ -38,7 +50,10 @@ pub fn decode(family: Family, bytes: &[u8]) -> Result<Inst> {
 
 /// Decode every instruction of `code`, walking linearly; after an error the
 /// walk resumes 4 bytes further on.
-pub fn decode_all(family: Family, code: &[u8]) -> Vec<(u32, std::result::Result<Inst, DecodeError>)> {
+pub fn decode_all(
+    family: Family,
+    code: &[u8],
+) -> Vec<(u32, std::result::Result<Inst, DecodeError>)> {
     let mut out = Vec::new();
     let mut pos = 0usize;
     while pos < code.len() {
@@ -79,7 +94,11 @@ fn sext(v: u32, n: u32) -> i32 {
 }
 
 fn unknown(format: &'static str, opcode: u32, word: u32) -> DecodeError {
-    DecodeError::UnknownOpcode { format, opcode, word }
+    DecodeError::UnknownOpcode {
+        format,
+        opcode,
+        word,
+    }
 }
 
 fn lookup(format: Format, opcode: u32, word: u32) -> Result<Op> {
@@ -144,10 +163,10 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn word(&self, at: usize) -> Result<u32> {
-        let b = self
-            .bytes
-            .get(at..at + 4)
-            .ok_or(DecodeError::Truncated { needed: at + 4, available: self.bytes.len() })?;
+        let b = self.bytes.get(at..at + 4).ok_or(DecodeError::Truncated {
+            needed: at + 4,
+            available: self.bytes.len(),
+        })?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
@@ -194,7 +213,12 @@ impl Reader<'_> {
             254 => Operand::Special(Special::LdsDirect),
             _ => match inline_value(code as u16, ty) {
                 Some(v) => Operand::Const(v),
-                None => return Err(DecodeError::Invalid { word: code, why: "reserved operand code" }),
+                None => {
+                    return Err(DecodeError::Invalid {
+                        word: code,
+                        why: "reserved operand code",
+                    })
+                }
             },
         })
     }
@@ -243,6 +267,9 @@ impl Reader<'_> {
         i.dst[0] = sreg_operand(bits(w, 16, 7));
         self.src(&mut i, 0, bits(w, 0, 8), info.src[0])?;
         self.src(&mut i, 1, bits(w, 8, 8), info.src[1])?;
+        if accumulates(info.name) {
+            i.src[2] = i.dst[0]; // s_fmac_f32/f16
+        }
         Ok(i)
     }
 
@@ -295,7 +322,8 @@ impl Reader<'_> {
             i.src[1] = sreg_operand(soff);
         }
         i.imm = sext(bits(w1, 0, 21), 21);
-        i.flags |= if bit(w, 14) { flags::GLC } else { 0 } | if bit(w, 13) { flags::DLC } else { 0 };
+        i.flags |=
+            if bit(w, 14) { flags::GLC } else { 0 } | if bit(w, 13) { flags::DLC } else { 0 };
         Ok(i)
     }
 
@@ -321,7 +349,11 @@ impl Reader<'_> {
         let vdst = bits(w, 17, 8);
         match fmt {
             Format::Vopc => {
-                let mask = if is_cmpx(info.name) { sreg::EXEC_LO } else { sreg::VCC_LO };
+                let mask = if is_cmpx(info.name) {
+                    sreg::EXEC_LO
+                } else {
+                    sreg::VCC_LO
+                };
                 i.dst[0] = Operand::Sgpr(mask);
             }
             _ if is_sdst(info.name) => i.dst[0] = sreg_operand(vdst),
@@ -389,7 +421,10 @@ impl Reader<'_> {
             for (k, s) in sel.iter_mut().enumerate() {
                 *s = bits(d, 8 + 3 * k as u32, 3) as u8;
             }
-            LaneSel::Dpp8 { sel, fetch_inactive: src0 == 234 }
+            LaneSel::Dpp8 {
+                sel,
+                fetch_inactive: src0 == 234,
+            }
         };
         Ok(())
     }
@@ -418,7 +453,10 @@ impl Reader<'_> {
         self.lane_sel(&mut i, codes[0], info.src[0], false)?;
         for (k, &code) in codes.iter().enumerate() {
             let ty = info.src[k];
-            if ty != Ty::None && !(k == 0 && i.lane_sel != LaneSel::None) && !(k == 2 && accumulates(info.name)) {
+            if ty != Ty::None
+                && !(k == 0 && i.lane_sel != LaneSel::None)
+                && !(k == 2 && accumulates(info.name))
+            {
                 self.src(&mut i, k, code, ty)?;
             }
         }
@@ -426,7 +464,11 @@ impl Reader<'_> {
             i.dst[1] = sreg_operand(bits(w, 8, 7));
         }
         if info.format == Format::Vopc {
-            i.dst[0] = if is_cmpx(info.name) { Operand::Sgpr(sreg::EXEC_LO) } else { sreg_operand(vdst) };
+            i.dst[0] = if is_cmpx(info.name) {
+                Operand::Sgpr(sreg::EXEC_LO)
+            } else {
+                sreg_operand(vdst)
+            };
         } else if is_sdst(info.name) {
             i.dst[0] = sreg_operand(vdst);
         } else if info.dst[0] != Ty::None {
@@ -467,14 +509,21 @@ impl Reader<'_> {
     fn vopd(&mut self, w: u32) -> Result<Inst> {
         self.need(8)?;
         let w1 = self.word(4)?;
-        let opx = op_by_encoding(Format::Vopd, bits(w, 22, 4) as u16).ok_or(unknown("VOPD", bits(w, 22, 4), w))?;
+        let opx = op_by_encoding(Format::Vopd, bits(w, 22, 4) as u16).ok_or(unknown(
+            "VOPD",
+            bits(w, 22, 4),
+            w,
+        ))?;
         let opy = op_by_vopd_y(bits(w, 17, 5) as u16).ok_or(unknown("VOPD", bits(w, 17, 5), w))?;
         let vdstx = bits(w1, 24, 8);
         // The Y destination's low bit is the inverse of X's.
         let vdsty = bits(w1, 17, 7) << 1 | (!vdstx & 1);
         let x = self.vopd_half(opx, vdstx, bits(w, 0, 9), bits(w, 9, 8))?;
         let y = self.vopd_half(opy, vdsty, bits(w1, 0, 9), bits(w1, 9, 8))?;
-        Ok(Inst { vopd_y: Some(Box::new(y)), ..x })
+        Ok(Inst {
+            vopd_y: Some(Box::new(y)),
+            ..x
+        })
     }
 
     fn vopd_half(&mut self, op: Op, vdst: u32, src0: u32, vsrc1: u32) -> Result<Inst> {
@@ -518,7 +567,12 @@ impl Reader<'_> {
             0 => Format::Flat,
             1 => Format::Scratch,
             2 => Format::Global,
-            _ => return Err(DecodeError::Invalid { word: w, why: "reserved FLAT segment" }),
+            _ => {
+                return Err(DecodeError::Invalid {
+                    word: w,
+                    why: "reserved FLAT segment",
+                })
+            }
         };
         let mut i = blank(lookup(fmt, bits(w, 18, 7), w)?);
         let info = i.op.info();

@@ -74,10 +74,16 @@ fn special_name(s: Special) -> &'static str {
 /// half), an inline constant the way LLVM names it.
 fn const_text(v: u64, ty: Ty, literal: bool) -> String {
     if literal {
-        let shown = if ty == Ty::F64 { v >> 32 } else { v & 0xffff_ffff };
+        let shown = if ty == Ty::F64 {
+            v >> 32
+        } else {
+            v & 0xffff_ffff
+        };
         return format!("{shown:#x}");
     }
-    inline_code(v, ty).and_then(|c| inline_text(c, ty)).unwrap_or_else(|| format!("{v:#x}"))
+    inline_code(v, ty)
+        .and_then(|c| inline_text(c, ty))
+        .unwrap_or_else(|| format!("{v:#x}"))
 }
 
 fn operand(op: Operand, ty: Ty, literal: bool) -> String {
@@ -108,12 +114,19 @@ fn src(inst: &Inst, k: usize) -> String {
 }
 
 fn join(parts: Vec<String>) -> String {
-    parts.into_iter().filter(|p| !p.is_empty()).collect::<Vec<_>>().join(", ")
+    parts
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn present_srcs(inst: &Inst) -> Vec<String> {
     let info = inst.op.info();
-    (0..3).filter(|&k| info.src[k] != Ty::None).map(|k| src(inst, k)).collect()
+    (0..3)
+        .filter(|&k| info.src[k] != Ty::None)
+        .map(|k| src(inst, k))
+        .collect()
 }
 
 // ---- scalar ----------------------------------------------------------------
@@ -137,13 +150,19 @@ fn sopk(inst: &Inst) -> String {
     let reg = |op: Operand| operand(op, Ty::B32.max_dwords(info.dst[0]), false);
     match info.name {
         "s_version" => imm.to_string(),
-        "s_subvector_loop_begin" | "s_subvector_loop_end" => format!("{}, {}", reg(inst.src[0]), inst.imm),
+        "s_subvector_loop_begin" | "s_subvector_loop_end" => {
+            format!("{}, {}", reg(inst.src[0]), inst.imm)
+        }
         "s_call_b64" => format!("{}, {}", operand(inst.dst[0], Ty::B64, false), inst.imm),
         "s_getreg_b32" => format!("{}, {}", reg(inst.dst[0]), sym::hwreg(imm)),
         "s_setreg_b32" => format!("{}, {}", sym::hwreg(imm), reg(inst.src[0])),
         "s_setreg_imm32_b32" => format!("{}, {}", sym::hwreg(imm), src(inst, 0)),
         _ => {
-            let r = if info.dst[0] != Ty::None { inst.dst[0] } else { inst.src[0] };
+            let r = if info.dst[0] != Ty::None {
+                inst.dst[0]
+            } else {
+                inst.src[0]
+            };
             format!("{}, {imm:#x}", reg(r))
         }
     }
@@ -158,20 +177,31 @@ fn sopp(inst: &Inst) -> String {
         "s_waitcnt_depctr" => sym::depctr(imm),
         "s_sendmsg" | "s_sendmsghalt" => sym::sendmsg(imm),
         "s_endpgm" if imm == 0 => String::new(),
-        "s_wait_idle" | "s_code_end" | "s_endpgm_saved" | "s_wakeup" | "s_ttracedata" | "s_icache_inv"
-        | "s_barrier" => String::new(),
-        "s_set_inst_prefetch_distance" | "s_clause" | "s_wait_event" | "s_round_mode" | "s_ttracedata_imm" => {
+        "s_wait_idle" | "s_code_end" | "s_endpgm_saved" | "s_wakeup" | "s_ttracedata"
+        | "s_icache_inv" | "s_barrier" => String::new(),
+        "s_set_inst_prefetch_distance"
+        | "s_clause"
+        | "s_wait_event"
+        | "s_singleuse_vdst"
+        | "s_round_mode"
+        | "s_ttracedata_imm" => {
             format!("{imm:#x}")
         }
-        _ if name.starts_with("s_branch") || name.starts_with("s_cbranch") => inst.imm.to_string(),
         _ => imm.to_string(),
     }
 }
 
 fn smem(inst: &Inst) -> String {
     let info = inst.op.info();
-    let mut parts = vec![operand(inst.dst[0], info.dst[0], false), operand(inst.src[0], info.src[0], false)];
-    let off = if inst.imm < 0 { format!("-{:#x}", -(inst.imm as i64)) } else { format!("{:#x}", inst.imm) };
+    let mut parts = vec![
+        operand(inst.dst[0], info.dst[0], false),
+        operand(inst.src[0], info.src[0], false),
+    ];
+    let off = if inst.imm < 0 {
+        format!("-{:#x}", -(inst.imm as i64))
+    } else {
+        format!("{:#x}", inst.imm)
+    };
     let mut tail = String::new();
     if inst.src[1] != Operand::None {
         parts.push(operand(inst.src[1], Ty::B32, false));
@@ -179,14 +209,19 @@ fn smem(inst: &Inst) -> String {
             tail = format!(" offset:{off}");
         }
     } else if info.src[0] != Ty::None {
-        parts.push(off);
+        // A zero offset with soffset = null prints the null register.
+        parts.push(if inst.imm == 0 { "null".into() } else { off });
     }
     format!("{}{tail}{}", join(parts), cache_text(inst.flags))
 }
 
 fn cache_text(f: u16) -> String {
     let mut s = String::new();
-    for (bit, name) in [(flags::GLC, " glc"), (flags::SLC, " slc"), (flags::DLC, " dlc")] {
+    for (bit, name) in [
+        (flags::GLC, " glc"),
+        (flags::SLC, " slc"),
+        (flags::DLC, " dlc"),
+    ] {
         if f & bit != 0 {
             s.push_str(name);
         }
@@ -200,7 +235,8 @@ fn valu_mnemonic(inst: &Inst) -> String {
     let info = inst.op.info();
     let short_fmt = matches!(info.format, Format::Vop1 | Format::Vop2 | Format::Vopc);
     // Only ops with both a short and a VOP3 form name the form they use.
-    let two_forms = short_fmt && info.vop3.is_some() && !matches!(info.name, "v_nop" | "v_pipeflush");
+    let two_forms =
+        short_fmt && info.vop3.is_some() && !matches!(info.name, "v_nop" | "v_pipeflush");
     let e64 = inst.flags & flags::E64 != 0;
     let dpp = inst.lane_sel != LaneSel::None;
     let suffix = match (two_forms, e64, dpp) {
@@ -229,7 +265,11 @@ fn valu(inst: &Inst) -> String {
         parts.push(operand(inst.dst[1], info.dst[1], false));
     }
     let n = if accumulates(info.name) { 2 } else { 3 };
-    parts.extend((0..n).filter(|&k| info.src[k] != Ty::None).map(|k| src(inst, k)));
+    parts.extend(
+        (0..n)
+            .filter(|&k| info.src[k] != Ty::None)
+            .map(|k| src(inst, k)),
+    );
     let mut s = join(parts);
     s.push_str(&vop3_mods(inst));
     s.push_str(&lane_sel_text(inst.lane_sel));
@@ -240,7 +280,13 @@ fn vop3_mods(inst: &Inst) -> String {
     let m = &inst.mods;
     let mut s = String::new();
     if m.opsel != 0 {
-        let n = inst.op.info().src.iter().filter(|t| **t != Ty::None).count();
+        let n = inst
+            .op
+            .info()
+            .src
+            .iter()
+            .filter(|t| **t != Ty::None)
+            .count();
         let mut bits: Vec<String> = (0..n).map(|k| (m.opsel >> k & 1).to_string()).collect();
         bits.push((m.opsel >> 3 & 1).to_string());
         s.push_str(&format!(" op_sel:[{}]", bits.join(",")));
@@ -260,13 +306,25 @@ fn vop3_mods(inst: &Inst) -> String {
 fn lane_sel_text(l: LaneSel) -> String {
     match l {
         LaneSel::None => String::new(),
-        LaneSel::Dpp8 { sel, fetch_inactive } => {
+        LaneSel::Dpp8 {
+            sel,
+            fetch_inactive,
+        } => {
             let list: Vec<String> = sel.iter().map(|s| s.to_string()).collect();
             let fi = if fetch_inactive { " fi:1" } else { "" };
             format!(" dpp8:[{}]{fi}", list.join(","))
         }
-        LaneSel::Dpp16 { ctrl, row_mask, bank_mask, bound_ctrl, fetch_inactive } => {
-            let mut s = format!(" {} row_mask:{row_mask:#x} bank_mask:{bank_mask:#x}", dpp_ctrl(ctrl));
+        LaneSel::Dpp16 {
+            ctrl,
+            row_mask,
+            bank_mask,
+            bound_ctrl,
+            fetch_inactive,
+        } => {
+            let mut s = format!(
+                " {} row_mask:{row_mask:#x} bank_mask:{bank_mask:#x}",
+                dpp_ctrl(ctrl)
+            );
             if bound_ctrl {
                 s.push_str(" bound_ctrl:1");
             }
@@ -280,7 +338,13 @@ fn lane_sel_text(l: LaneSel) -> String {
 
 fn dpp_ctrl(c: u16) -> String {
     match c {
-        0..=0xff => format!("quad_perm:[{},{},{},{}]", c & 3, c >> 2 & 3, c >> 4 & 3, c >> 6 & 3),
+        0..=0xff => format!(
+            "quad_perm:[{},{},{},{}]",
+            c & 3,
+            c >> 2 & 3,
+            c >> 4 & 3,
+            c >> 6 & 3
+        ),
         0x101..=0x10f => format!("row_shl:{}", c & 15),
         0x111..=0x11f => format!("row_shr:{}", c & 15),
         0x121..=0x12f => format!("row_ror:{}", c & 15),
@@ -295,11 +359,24 @@ fn dpp_ctrl(c: u16) -> String {
 fn vop3p(inst: &Inst) -> String {
     let info = inst.op.info();
     let m = &inst.mods;
-    let mut s = join(std::iter::once(operand(inst.dst[0], info.dst[0], false)).chain(present_srcs(inst)).collect());
+    let mut s = join(
+        std::iter::once(operand(inst.dst[0], info.dst[0], false))
+            .chain(present_srcs(inst))
+            .collect(),
+    );
     let n = info.src.iter().filter(|t| **t != Ty::None).count();
-    let list = |v: u8| (0..n).map(|k| (v >> k & 1).to_string()).collect::<Vec<_>>().join(",");
+    let list = |v: u8| {
+        (0..n)
+            .map(|k| (v >> k & 1).to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
     let full = (1u8 << n) - 1;
-    let hi_default = if info.name.starts_with("v_fma_mix") { 0 } else { full };
+    let hi_default = if info.name.starts_with("v_fma_mix") {
+        0
+    } else {
+        full
+    };
     if m.opsel & full != 0 {
         s.push_str(&format!(" op_sel:[{}]", list(m.opsel)));
     }
@@ -402,7 +479,11 @@ fn flat(inst: &Inst) -> String {
     });
     parts.push(operand(inst.src[1], info.src[1], false));
     if fmt != Format::Flat {
-        let saddr_ty = if fmt == Format::Global { Ty::B64 } else { Ty::B32 };
+        let saddr_ty = if fmt == Format::Global {
+            Ty::B64
+        } else {
+            Ty::B32
+        };
         parts.push(match inst.src[2] {
             Operand::None => "off".into(),
             a => operand(a, saddr_ty, false),
@@ -421,15 +502,28 @@ fn buffer(inst: &Inst) -> String {
         return String::new(); // buffer_gl0_inv, buffer_gl1_inv
     }
     // Atomics print vdata at its full (source) width even when returning.
-    let data = if inst.dst[0] != Operand::None { inst.dst[0] } else { inst.src[1] };
-    let data_ty = if info.src[1] != Ty::None { info.src[1] } else { info.dst[0] };
+    let data = if inst.dst[0] != Operand::None {
+        inst.dst[0]
+    } else {
+        inst.src[1]
+    };
+    let data_ty = if info.src[1] != Ty::None {
+        info.src[1]
+    } else {
+        info.dst[0]
+    };
     let both = inst.flags & flags::OFFEN != 0 && inst.flags & flags::IDXEN != 0;
     let vaddr = match inst.src[0] {
         Operand::None => "off".into(),
         a => operand(a, if both { Ty::B64 } else { Ty::B32 }, false),
     };
     let soff = operand(inst.src[3], Ty::B32, false);
-    let mut s = join(vec![operand(data, data_ty, false), vaddr, operand(inst.src[2], Ty::B128, false), soff]);
+    let mut s = join(vec![
+        operand(data, data_ty, false),
+        vaddr,
+        operand(inst.src[2], Ty::B128, false),
+        soff,
+    ]);
     if info.format == Format::Mtbuf && inst.aux != 1 {
         s.push_str(&format!(" format:{}", inst.aux));
     }

@@ -65,7 +65,9 @@ impl Ty {
     pub const fn dwords(self) -> u8 {
         match self {
             Ty::None => 0,
-            Ty::B16 | Ty::F16 | Ty::BF16 | Ty::B32 | Ty::F32 | Ty::V2F16 | Ty::V2B16 | Ty::Mask => 1,
+            Ty::B16 | Ty::F16 | Ty::BF16 | Ty::B32 | Ty::F32 | Ty::V2F16 | Ty::V2B16 | Ty::Mask => {
+                1
+            }
             Ty::B64 | Ty::F64 => 2,
             Ty::B96 => 3,
             Ty::B128 => 4,

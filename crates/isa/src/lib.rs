@@ -42,7 +42,11 @@ pub enum DecodeError {
     #[error("truncated instruction: {needed} bytes needed, {available} available")]
     Truncated { needed: usize, available: usize },
     #[error("unknown {format} opcode {opcode} (word {word:#010x})")]
-    UnknownOpcode { format: &'static str, opcode: u32, word: u32 },
+    UnknownOpcode {
+        format: &'static str,
+        opcode: u32,
+        word: u32,
+    },
     #[error("invalid encoding (word {word:#010x}): {why}")]
     Invalid { word: u32, why: &'static str },
 }

@@ -56,7 +56,8 @@ fn build() -> Table {
     for (i, info) in t.infos.iter().enumerate() {
         let op = Op(i as u16);
         t.by_name.insert(info.name, op);
-        if info.format != Format::Vopd || !info.vopd_y.is_some_and(|y| y >= 16) {
+        // Y-only VOPD ops (opcode >= 16) have no X encoding.
+        if info.format != Format::Vopd || info.opcode < 16 {
             t.by_enc.insert((info.format, info.opcode), op);
         }
         if let Some(v) = info.vop3 {

@@ -4,10 +4,22 @@
 /// `s_waitcnt`: vmcnt [15:10], lgkmcnt [9:4], expcnt [2:0]. Counters at
 /// their maximum mean "no wait" and are omitted unless all are.
 pub fn waitcnt(imm: u16) -> String {
-    let f = [("vmcnt", imm >> 10 & 63, 63), ("expcnt", imm & 7, 7), ("lgkmcnt", imm >> 4 & 63, 63)];
+    let f = [
+        ("vmcnt", imm >> 10 & 63, 63),
+        ("expcnt", imm & 7, 7),
+        ("lgkmcnt", imm >> 4 & 63, 63),
+    ];
     let waits: Vec<_> = f.iter().filter(|(_, v, max)| v != max).collect();
-    let shown = if waits.is_empty() { f.iter().collect() } else { waits };
-    shown.iter().map(|(n, v, _)| format!("{n}({v})")).collect::<Vec<_>>().join(" ")
+    let shown = if waits.is_empty() {
+        f.iter().collect()
+    } else {
+        waits
+    };
+    shown
+        .iter()
+        .map(|(n, v, _)| format!("{n}({v})"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 const INSTID: [&str; 12] = [
@@ -33,7 +45,9 @@ pub fn delay_alu(imm: u16) -> String {
         return "0".into();
     }
     let name = |table: &[&str], v: u16, what: &str| {
-        table.get(v as usize).map_or(format!("/* invalid {what} value */"), |s| s.to_string())
+        table
+            .get(v as usize)
+            .map_or(format!("/* invalid {what} value */"), |s| s.to_string())
     };
     let mut parts = Vec::new();
     for (field, v, table, what) in [
@@ -62,12 +76,17 @@ const DEPCTR: [(&str, u16, u16); 7] = [
 /// Fields at their maximum are defaults and omitted unless all are; an
 /// encoding with bits outside the fields prints as hex.
 pub fn depctr(imm: u16) -> String {
-    let mask: u16 = DEPCTR.iter().map(|&(_, s, w)| ((1 << w) - 1) << s).fold(0, |a, b| a | b);
+    let mask: u16 = DEPCTR
+        .iter()
+        .map(|&(_, s, w)| ((1 << w) - 1) << s)
+        .fold(0, |a, b| a | b);
     if imm & !mask != 0 {
         return format!("{imm:#x}");
     }
-    let f: Vec<(&str, u16, u16)> =
-        DEPCTR.iter().map(|&(n, s, w)| (n, imm >> s & ((1 << w) - 1), (1 << w) - 1)).collect();
+    let f: Vec<(&str, u16, u16)> = DEPCTR
+        .iter()
+        .map(|&(n, s, w)| (n, imm >> s & ((1 << w) - 1), (1 << w) - 1))
+        .collect();
     let all_default = f.iter().all(|(_, v, max)| v == max);
     f.iter()
         .filter(|(_, v, max)| all_default || v != max)

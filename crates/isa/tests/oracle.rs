@@ -22,26 +22,44 @@ const KNOWN_GAPS: &[&str] = &[
 
 #[test]
 fn every_sample_matches_llvm_mc() {
+    for cpu in ["gfx1100", "gfx1151"] {
+        check(cpu);
+    }
+}
+
+fn check(cpu: &str) {
     let samples: Vec<Vec<u8>> = include_str!("../data/gfx11-samples.tsv")
         .lines()
         .filter(|l| !l.starts_with('#'))
+        .filter(|l| l.split('\t').nth(1) == Some(cpu))
         .filter_map(|l| l.split('\t').next())
         .map(common::unhex)
         .collect();
-    let want = common::llvm_mc_disassemble(&samples);
+    let want = common::llvm_mc_disassemble(&samples, cpu);
     let mut bad = Vec::new();
     for (bytes, want) in samples.iter().zip(&want) {
         if KNOWN_GAPS.iter().any(|g| want.starts_with(g)) {
             continue;
         }
         let got = match decode(Family::Gfx11, bytes) {
-            Ok(i) if i.size as usize != bytes.len() => format!("<size {} != {}>", i.size, bytes.len()),
+            Ok(i) if i.size as usize != bytes.len() => {
+                format!("<size {} != {}>", i.size, bytes.len())
+            }
             Ok(i) => disassemble(&i),
             Err(e) => format!("<{e}>"),
         };
         if &got != want {
-            bad.push(format!("{}\n  llvm: {want}\n  ours: {got}", common::hex(bytes)));
+            bad.push(format!(
+                "{}\n  llvm: {want}\n  ours: {got}",
+                common::hex(bytes)
+            ));
         }
     }
-    assert!(bad.is_empty(), "{} of {} samples differ:\n{}", bad.len(), samples.len(), bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "{} of {} samples differ:\n{}",
+        bad.len(),
+        samples.len(),
+        bad.join("\n")
+    );
 }

@@ -5,7 +5,9 @@
 use std::process::Command;
 
 pub fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap()).collect()
+    (0..s.len() / 2)
+        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
+        .collect()
 }
 
 pub fn hex(b: &[u8]) -> String {
@@ -14,11 +16,14 @@ pub fn hex(b: &[u8]) -> String {
 
 /// Run a tool, panicking with a clear message if it is not installed.
 pub fn run(tool: &str, args: &[&str]) -> String {
-    let out = Command::new(tool)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {tool} ({e}): install the Debian llvm-19/clang-19/lld-19 packages"));
-    assert!(out.status.success(), "{tool} {args:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(tool).args(args).output().unwrap_or_else(|e| {
+        panic!("cannot run {tool} ({e}): install the Debian llvm-19/clang-19/lld-19 packages")
+    });
+    assert!(
+        out.status.success(),
+        "{tool} {args:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -26,21 +31,37 @@ const MARKER: [u8; 4] = [0x34, 0x12, 0x69, 0xB0]; // s_movk_i32 s105, 0x1234
 const MARKER_TEXT: &str = "s_movk_i32 s105, 0x1234";
 
 /// Disassemble each instruction with llvm-mc-19; one text per input.
-pub fn llvm_mc_disassemble(insts: &[Vec<u8>]) -> Vec<String> {
+pub fn llvm_mc_disassemble(insts: &[Vec<u8>], cpu: &str) -> Vec<String> {
     let dir = std::env::temp_dir().join(format!("softgpu-isa-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("in.txt");
+    let path = dir.join(format!("in-{cpu}.txt"));
     let text: String = insts
         .iter()
         .map(|b| {
-            let all: Vec<String> = b.iter().chain(&MARKER).map(|x| format!("0x{x:02x}")).collect();
+            let all: Vec<String> = b
+                .iter()
+                .chain(&MARKER)
+                .map(|x| format!("0x{x:02x}"))
+                .collect();
             all.join(",") + "\n"
         })
         .collect();
     std::fs::write(&path, text).unwrap();
-    let out = run("llvm-mc-19", &["--disassemble", "-arch=amdgcn", "-mcpu=gfx1100", path.to_str().unwrap()]);
+    let out = run(
+        "llvm-mc-19",
+        &[
+            "--disassemble",
+            "-arch=amdgcn",
+            &format!("-mcpu={cpu}"),
+            path.to_str().unwrap(),
+        ],
+    );
     let mut res = vec![String::new()];
-    for line in out.lines().map(str::trim).filter(|l| !l.is_empty() && *l != ".text") {
+    for line in out
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && *l != ".text")
+    {
         if line == MARKER_TEXT {
             res.push(String::new());
         } else {
@@ -52,6 +73,10 @@ pub fn llvm_mc_disassemble(insts: &[Vec<u8>]) -> Vec<String> {
         }
     }
     res.pop();
-    assert_eq!(res.len(), insts.len(), "llvm-mc output out of step with its input");
+    assert_eq!(
+        res.len(),
+        insts.len(),
+        "llvm-mc output out of step with its input"
+    );
     res
 }

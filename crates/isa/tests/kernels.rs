@@ -1,0 +1,94 @@
+//! Compile OpenCL kernels with clang-19 for gfx1100 and gfx1151, disassemble
+//! them with llvm-objdump-19, and check that every instruction of .text
+//! decodes to the same text and size.
+
+mod common;
+
+use common::run;
+use softgpu_isa::{decode, disassemble, Family};
+
+/// (text, bytes) of every instruction line objdump prints.
+fn objdump_lines(hsaco: &str, cpu: &str) -> Vec<(String, Vec<u8>)> {
+    let out = run("llvm-objdump-19", &["-d", &format!("--mcpu={cpu}"), hsaco]);
+    out.lines()
+        .filter_map(|l| {
+            let (text, comment) = l.split_once("//")?;
+            let (_, words) = comment.split_once(": ")?;
+            let bytes = words
+                .split_whitespace()
+                .take_while(|w| w.len() == 8) // branch lines end with "<label+off>"
+                .filter_map(|w| u32::from_str_radix(w, 16).ok())
+                .flat_map(u32::to_le_bytes)
+                .collect();
+            Some((text.trim().to_string(), bytes))
+        })
+        .collect()
+}
+
+fn check_kernels(cpu: &str) {
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/kernels/mix.cl");
+    let dir = std::env::temp_dir().join(format!("softgpu-isa-k-{cpu}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let obj = dir.join("k.o");
+    let so = dir.join("k.hsaco");
+    let (obj, so) = (obj.to_str().unwrap(), so.to_str().unwrap());
+    let mcpu = format!("-mcpu={cpu}");
+    run(
+        "clang-19",
+        &[
+            "-x",
+            "cl",
+            "-cl-std=CL2.0",
+            "-target",
+            "amdgcn-amd-amdhsa",
+            &mcpu,
+            "-nogpulib",
+            "-O3",
+            "-c",
+            src,
+            "-o",
+            obj,
+        ],
+    );
+    run("ld.lld-19", &["-shared", obj, "-o", so]);
+    let lines = objdump_lines(so, cpu);
+    assert!(
+        lines.len() > 200,
+        "too few instructions from objdump: {}",
+        lines.len()
+    );
+    let mut bad = Vec::new();
+    for (want, bytes) in &lines {
+        let got = match decode(Family::Gfx11, bytes) {
+            Ok(i) if i.size as usize != bytes.len() => {
+                format!("<size {} != {}>", i.size, bytes.len())
+            }
+            Ok(i) => disassemble(&i),
+            Err(e) => format!("<{e}>"),
+        };
+        if &got != want {
+            bad.push(format!(
+                "{}\n  objdump: {want}\n  ours:    {got}",
+                common::hex(bytes)
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        bad.is_empty(),
+        "{cpu}: {} of {} lines differ:\n{}",
+        bad.len(),
+        lines.len(),
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn kernels_gfx1100() {
+    check_kernels("gfx1100");
+}
+
+#[test]
+fn kernels_gfx1151() {
+    check_kernels("gfx1151");
+}
