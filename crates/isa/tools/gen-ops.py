@@ -120,9 +120,12 @@ def vop3(op, f):
 
 
 def vop3p(op, f):
-    # op_sel_hi on (bits 59, 60 and 14), as the assembler emits by default.
-    return le(0xCC000000 | (op << 16) | (1 << 14) | f["d"],
-              (3 << 27) | (f["s2"] << 18) | (f["s1"] << 9) | f["s0"])
+    # op_sel_hi on (bits 59, 60 and 14), as the assembler emits by default;
+    # LLVM rejects a nonzero src2 field on 2-source ops, and op_sel_hi bits
+    # that are set for absent sources on some, so both are varied.
+    hi = f["hi"]
+    return le(0xCC000000 | (op << 16) | ((hi >> 2) << 14) | f["d"],
+              ((hi & 3) << 27) | (f["s2"] << 18) | (f["s1"] << 9) | f["s0"])
 
 
 def vopd(which):
@@ -173,7 +176,7 @@ ENCODINGS = [
     ("vop3", 1024, vop3, {"d": [10, 0], "s0": [V(2), S2, 0], "s1": [V(4), S4, 0],
                           "s2": [V(6), S6, 0]}),
     ("vop3p", 128, vop3p, {"d": [10], "s0": [V(2), V(8)], "s1": [V(4), V(16)],
-                           "s2": [V(6), V(0)]}),
+                           "s2": [V(6), V(0), 0], "hi": [7, 3, 0]}),
     ("vopdx", 16, vopd("x"), {"s1": [4, 0], "lit": [0, 1]}),
     ("vopdy", 32, vopd("y"), {"s1": [7, 0], "lit": [0, 1]}),
     ("ds", 256, ds, {"d": [10, 0], "s0": [2, 0], "s1": [4, 0], "s2": [6, 0]}),
