@@ -143,6 +143,9 @@ impl Wave {
                 self.sgpr[r] as u64 | (hi as u64) << 32
             }
             Operand::Const(c) => c,
+            // As 64-bit operands the apertures read as full addresses.
+            Operand::Special(s @ (Special::SharedBase | Special::PrivateBase)) => self.special(s) << 32,
+            Operand::Special(s @ (Special::SharedLimit | Special::PrivateLimit)) => self.special(s) << 32 | 0xffff_ffff,
             Operand::Special(s) => self.special(s),
             _ => 0,
         }

@@ -17,7 +17,8 @@ kernel void bitonic_step(global uint *data, uint j, uint k) {
 // bitonic_local: a whole 1024-element sort in one workgroup of 512 threads
 // in LDS (55 barrier-separated steps).
 #define N 1024
-kernel void bitonic_local(global uint *data) {
+// 512 work-items exceed the default 256, so the size is declared.
+kernel __attribute__((reqd_work_group_size(512, 1, 1))) void bitonic_local(global uint *data) {
   local uint s[N];
   uint lid = get_local_id(0);
   uint base = get_group_id(0) * N;

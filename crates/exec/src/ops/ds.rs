@@ -198,7 +198,9 @@ fn swizzle(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
         return Err(Trap::Other(format!("ds_swizzle mode {pattern:#x} (rotate/FFT) is not supported")));
     }
     let exec = w.exec();
-    let Operand::Vgpr(r) = i.src[1] else { return Err(Trap::Other("ds_swizzle data is not a VGPR".into())) };
+    // The data register sits in the address field of the encoding.
+    let data = if i.src[1] != Operand::None { i.src[1] } else { i.src[0] };
+    let Operand::Vgpr(r) = data else { return Err(Trap::Other("ds_swizzle data is not a VGPR".into())) };
     let src = w.vgpr[r as usize];
     let mut res = [0u32; MAX_LANES];
     for (l, out) in res[..w.lanes].iter_mut().enumerate() {

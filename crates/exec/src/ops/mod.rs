@@ -96,7 +96,6 @@ fn table() -> &'static HashMap<&'static str, Exec> {
     TABLE.get_or_init(|| {
         let mut map = HashMap::new();
         for part in [
-            salu::TABLE,
             sopp::TABLE,
             smem::TABLE,
             vmem::TABLE,
@@ -105,6 +104,7 @@ fn table() -> &'static HashMap<&'static str, Exec> {
         ]
         .into_iter()
         .chain(valu::tables())
+        .chain(salu::tables())
         .chain(ds::tables())
         {
             for &(name, exec) in part {

@@ -513,3 +513,111 @@ mod tests {
         assert_eq!(quadmask(0x0f00_00f1, 8), 0b1000_0011);
     }
 }
+
+/// SALU float ops of gfx1150+ (RDNA3.5): the scalar counterparts of VALU
+/// float arithmetic, conversions and compares.
+mod float_ops {
+    use super::super::float::{f, h, max32, min32, to_h};
+    use super::*;
+
+    #[inline(always)]
+    fn sf(w: &mut Wave, i: &Inst, op: impl Fn(u32, u32, u32) -> u32) -> Result {
+        let r = op(w.read_s32(i.src[0]), w.read_s32(i.src[1]), w.read_s32(i.src[2]));
+        w.write_s32(i.dst[0], r);
+        Ok(Flow::Next)
+    }
+
+    #[inline(always)]
+    fn sc(w: &mut Wave, i: &Inst, pred: impl Fn(u32, u32) -> bool) -> Result {
+        w.scc = pred(w.read_s32(i.src[0]), w.read_s32(i.src[1]));
+        Ok(Flow::Next)
+    }
+
+    macro_rules! sf {
+        ($f:expr) => {
+            (|w: &mut Wave, _: &mut Env, i: &Inst| sf(w, i, $f)) as Exec
+        };
+    }
+    macro_rules! cmps {
+        ($($name:literal => $conv:ident, $p:expr;)*) => {
+            pub const CMPS: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, _: &mut Env, i: &Inst| sc(w, i, |a, b| $p($conv(a), $conv(b)))) as Exec),)*];
+        };
+    }
+
+    fn hh(x: u32) -> f32 {
+        h(x & 0xffff)
+    }
+
+    cmps! {
+        "s_cmp_lt_f32" => f, |a: f32, b: f32| a < b;
+        "s_cmp_eq_f32" => f, |a: f32, b: f32| a == b;
+        "s_cmp_le_f32" => f, |a: f32, b: f32| a <= b;
+        "s_cmp_gt_f32" => f, |a: f32, b: f32| a > b;
+        "s_cmp_lg_f32" => f, |a: f32, b: f32| a < b || a > b;
+        "s_cmp_ge_f32" => f, |a: f32, b: f32| a >= b;
+        "s_cmp_o_f32" => f, |a: f32, b: f32| !a.is_nan() && !b.is_nan();
+        "s_cmp_u_f32" => f, |a: f32, b: f32| a.is_nan() || b.is_nan();
+        "s_cmp_nge_f32" => f, |a: f32, b: f32| !(a >= b);
+        "s_cmp_nlg_f32" => f, |a: f32, b: f32| !(a < b || a > b);
+        "s_cmp_ngt_f32" => f, |a: f32, b: f32| !(a > b);
+        "s_cmp_nle_f32" => f, |a: f32, b: f32| !(a <= b);
+        "s_cmp_neq_f32" => f, |a: f32, b: f32| a != b;
+        "s_cmp_nlt_f32" => f, |a: f32, b: f32| !(a < b);
+        "s_cmp_lt_f16" => hh, |a: f32, b: f32| a < b;
+        "s_cmp_eq_f16" => hh, |a: f32, b: f32| a == b;
+        "s_cmp_le_f16" => hh, |a: f32, b: f32| a <= b;
+        "s_cmp_gt_f16" => hh, |a: f32, b: f32| a > b;
+        "s_cmp_lg_f16" => hh, |a: f32, b: f32| a < b || a > b;
+        "s_cmp_ge_f16" => hh, |a: f32, b: f32| a >= b;
+        "s_cmp_o_f16" => hh, |a: f32, b: f32| !a.is_nan() && !b.is_nan();
+        "s_cmp_u_f16" => hh, |a: f32, b: f32| a.is_nan() || b.is_nan();
+        "s_cmp_nge_f16" => hh, |a: f32, b: f32| !(a >= b);
+        "s_cmp_nlg_f16" => hh, |a: f32, b: f32| !(a < b || a > b);
+        "s_cmp_ngt_f16" => hh, |a: f32, b: f32| !(a > b);
+        "s_cmp_nle_f16" => hh, |a: f32, b: f32| !(a <= b);
+        "s_cmp_neq_f16" => hh, |a: f32, b: f32| a != b;
+        "s_cmp_nlt_f16" => hh, |a: f32, b: f32| !(a < b);
+    }
+
+    fn hx(f2: impl Fn(f32, f32) -> f32, a: u32, b: u32) -> u32 {
+        to_h(f2(hh(a), hh(b)))
+    }
+
+    pub const OPS: &[(&str, Exec)] = &[
+        ("s_ceil_f32", sf!(|a, _, _| f(a).ceil().to_bits())),
+        ("s_floor_f32", sf!(|a, _, _| f(a).floor().to_bits())),
+        ("s_trunc_f32", sf!(|a, _, _| f(a).trunc().to_bits())),
+        ("s_rndne_f32", sf!(|a, _, _| f(a).round_ties_even().to_bits())),
+        ("s_cvt_f32_i32", sf!(|a, _, _| (a as i32 as f32).to_bits())),
+        ("s_cvt_f32_u32", sf!(|a, _, _| (a as f32).to_bits())),
+        ("s_cvt_i32_f32", sf!(|a, _, _| super::super::float::f_to_i32(f(a) as f64))),
+        ("s_cvt_u32_f32", sf!(|a, _, _| super::super::float::f_to_u32(f(a) as f64))),
+        ("s_cvt_f16_f32", sf!(|a, _, _| to_h(f(a)))),
+        ("s_cvt_f32_f16", sf!(|a, _, _| hh(a).to_bits())),
+        ("s_cvt_hi_f32_f16", sf!(|a, _, _| h(a >> 16).to_bits())),
+        ("s_ceil_f16", sf!(|a, _, _| to_h(hh(a).ceil()))),
+        ("s_floor_f16", sf!(|a, _, _| to_h(hh(a).floor()))),
+        ("s_trunc_f16", sf!(|a, _, _| to_h(hh(a).trunc()))),
+        ("s_rndne_f16", sf!(|a, _, _| to_h(hh(a).round_ties_even()))),
+        ("s_add_f32", sf!(|a, b, _| (f(a) + f(b)).to_bits())),
+        ("s_sub_f32", sf!(|a, b, _| (f(a) - f(b)).to_bits())),
+        ("s_mul_f32", sf!(|a, b, _| (f(a) * f(b)).to_bits())),
+        ("s_min_f32", sf!(|a, b, _| min32(f(a), f(b)).to_bits())),
+        ("s_max_f32", sf!(|a, b, _| max32(f(a), f(b)).to_bits())),
+        ("s_fmac_f32", sf!(|a, b, c| f(a).mul_add(f(b), f(c)).to_bits())),
+        ("s_fmaak_f32", sf!(|a, b, c| f(a).mul_add(f(b), f(c)).to_bits())),
+        ("s_fmamk_f32", sf!(|a, b, c| f(a).mul_add(f(b), f(c)).to_bits())),
+        ("s_cvt_pk_rtz_f16_f32", sf!(|a, b, _| super::super::valu::rtz_h(f(a)) | super::super::valu::rtz_h(f(b)) << 16)),
+        ("s_add_f16", sf!(|a, b, _| hx(|x, y| x + y, a, b))),
+        ("s_sub_f16", sf!(|a, b, _| hx(|x, y| x - y, a, b))),
+        ("s_mul_f16", sf!(|a, b, _| hx(|x, y| x * y, a, b))),
+        ("s_min_f16", sf!(|a, b, _| hx(min32, a, b))),
+        ("s_max_f16", sf!(|a, b, _| hx(max32, a, b))),
+        ("s_fmac_f16", sf!(|a, b, c| super::super::float::d_to_h((hh(a) as f64).mul_add(hh(b) as f64, hh(c) as f64)))),
+    ];
+}
+
+/// Every scalar-ALU table.
+pub fn tables() -> [&'static [(&'static str, Exec)]; 3] {
+    [TABLE, float_ops::OPS, float_ops::CMPS]
+}

@@ -761,7 +761,7 @@ fn fma_h(a: u32, b: u32, c: u32) -> u32 {
     d_to_h((h(a) as f64).mul_add(h(b) as f64, h(c) as f64))
 }
 
-fn rtz_h(x: f32) -> u32 {
+pub(crate) fn rtz_h(x: f32) -> u32 {
     let r = to_h(x);
     // Round toward zero: step back if round-to-nearest went away from zero.
     if h(r).abs() > x.abs() && !x.is_infinite() && !x.is_nan() {
