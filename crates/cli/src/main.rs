@@ -1,1 +1,83 @@
-fn main() {}
+//! `softgpu`: run, disassemble and inspect AMD GPU code objects on the CPU.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod args;
+mod inspect;
+
+#[derive(Parser)]
+#[command(name = "softgpu", version, about = "A software AMD RDNA GPU: runs real gfx11 machine code on the CPU")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run one kernel of a code object (or offload bundle).
+    ///
+    /// Kernel arguments follow in declaration order: --in PATH (buffer from
+    /// a file), --out PATH:BYTES (zeroed buffer written to PATH after the
+    /// run), --inout PATH, or a value: --i32 V --u32 V --i64 V --u64 V
+    /// --f32 V --f64 V.
+    #[command(allow_hyphen_values = true)]
+    Run {
+        file: PathBuf,
+        #[arg(long)]
+        kernel: String,
+        /// Workgroups per dimension: X[,Y[,Z]].
+        #[arg(long, default_value = "1")]
+        grid: String,
+        /// Work-items per workgroup: X[,Y[,Z]].
+        #[arg(long, default_value = "64")]
+        block: String,
+        /// Bytes of dynamic LDS.
+        #[arg(long, default_value_t = 0)]
+        dynamic_lds: u32,
+        /// Target processor of the emulated device.
+        #[arg(long, default_value = "gfx1151")]
+        target: String,
+        /// Print run statistics as one JSON object (the last stdout line).
+        #[arg(long)]
+        stats: bool,
+        /// Kernel arguments, in declaration order.
+        #[arg(trailing_var_arg = true, num_args = 0..)]
+        args: Vec<String>,
+    },
+    /// Disassemble the code of a code object as llvm-objdump does.
+    Disasm {
+        file: PathBuf,
+        #[arg(long, default_value = "gfx1151")]
+        target: String,
+    },
+    /// Show a code object's target, kernels, arguments and resources.
+    Inspect {
+        file: PathBuf,
+        #[arg(long, default_value = "gfx1151")]
+        target: String,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run { file, kernel, grid, block, dynamic_lds, target, stats, args } => {
+            args::run(&file, &kernel, &grid, &block, dynamic_lds, &target, stats, &args)
+        }
+        Command::Disasm { file, target } => inspect::disasm(&file, &target),
+        Command::Inspect { file, target, json } => inspect::inspect(&file, &target, json),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("softgpu: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

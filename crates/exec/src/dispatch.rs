@@ -137,6 +137,7 @@ impl Worker {
 
     fn run_workgroup(&mut self, plan: &Plan, entry: u32, group: [u32; 3]) -> Result<(), Box<Fault>> {
         let n_waves = self.setup_waves(plan, entry, group);
+        self.stats.waves += n_waves as u64;
         self.lds.clear();
         self.lds.resize(plan.lds_bytes, 0);
         let mut env = Env { arena: plan.arena, lds: &mut self.lds, program: plan.program };

@@ -509,8 +509,8 @@ mod tests {
         assert_eq!(ctz(0, 32), u32::MAX);
         assert_eq!(ctz(8, 32), 3);
         assert_eq!(clz32(1), 31);
-        assert_eq!(cls32(0xffff_fff0), 27);
-        assert_eq!(quadmask(0x0f00_00f1, 8), 0b1000_0011);
+        assert_eq!(cls32(0xffff_fff0), 28);
+        assert_eq!(quadmask(0x0f00_00f1, 8), 0b0100_0011);
     }
 }
 

@@ -1,0 +1,114 @@
+//! `softgpu disasm` and `softgpu inspect`.
+
+use std::path::Path;
+
+use softgpu_exec::{Device, DeviceConfig};
+
+fn load(file: &Path, target: &str) -> Result<softgpu_exec::Program, String> {
+    let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let device = Device::new(DeviceConfig { target: target.into(), arena_bytes: 1 << 30, ..Default::default() }).map_err(|e| e.to_string())?;
+    device.load(&bytes).map_err(|e| format!("{}: {e}", file.display()))
+}
+
+/// Prints every instruction of `.text` with its offset and bytes, and a
+/// label at each kernel or function symbol.
+pub fn disasm(file: &Path, target: &str) -> Result<(), String> {
+    let program = load(file, target)?;
+    let co = &program.code_object;
+    let mut labels: Vec<(u64, &str)> = co
+        .symbols
+        .iter()
+        .filter(|s| matches!(s.kind, softgpu_codeobj::SymbolKind::Function) && s.defined)
+        .map(|s| (s.value, s.name.as_str()))
+        .collect();
+    labels.sort();
+    println!("{}:\tfile format elf64-amdgpu ({})\n", file.display(), co.target);
+    for (index, slot) in program.slots().iter().enumerate() {
+        if slot.offset >= co.text.end {
+            break;
+        }
+        for (_, name) in labels.iter().filter(|(v, _)| *v == slot.offset) {
+            println!("\n{:016x} <{name}>:", slot.offset);
+        }
+        let text = program.text_of(index as u32);
+        println!("\t{text:<58} // {:012X}: {}", slot.offset, program.bytes_of(index as u32));
+    }
+    Ok(())
+}
+
+pub fn inspect(file: &Path, target: &str, json: bool) -> Result<(), String> {
+    let program = load(file, target)?;
+    let co = &program.code_object;
+    let kernels: Vec<serde_json::Value> = co
+        .kernels
+        .iter()
+        .map(|k| {
+            let d = &k.descriptor;
+            let args: Vec<serde_json::Value> = k
+                .meta
+                .args
+                .iter()
+                .map(|a| {
+                    serde_json::json!({
+                        "name": a.name, "type": a.type_name, "offset": a.offset, "size": a.size,
+                        "value_kind": format!("{:?}", a.value_kind), "address_space": a.address_space.as_ref().map(|s| format!("{s:?}")),
+                        "hidden": a.value_kind.is_hidden(),
+                    })
+                })
+                .collect();
+            serde_json::json!({
+                "name": k.name,
+                "symbol": k.symbol,
+                "entry_offset": k.entry_offset,
+                "wavefront_size": if d.wave32 { 32 } else { 64 },
+                "kernarg_segment_size": k.meta.kernarg_segment_size,
+                "group_segment_fixed_size": d.group_segment_fixed_size,
+                "private_segment_fixed_size": d.private_segment_fixed_size,
+                "uses_dynamic_stack": d.uses_dynamic_stack,
+                "sgpr_count": k.meta.sgpr_count,
+                "vgpr_count": k.meta.vgpr_count,
+                "max_flat_workgroup_size": k.meta.max_flat_workgroup_size,
+                "reqd_workgroup_size": k.meta.reqd_workgroup_size,
+                "args": args,
+            })
+        })
+        .collect();
+    let doc = serde_json::json!({
+        "file": file.display().to_string(),
+        "target": co.target,
+        "target_id": co.target_id,
+        "code_object_version": co.version,
+        "kernels": kernels,
+    });
+    if json {
+        println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?);
+        return Ok(());
+    }
+    println!("{}: {} (code object v{})", file.display(), co.target_id, co.version);
+    for k in &co.kernels {
+        let d = &k.descriptor;
+        println!("\nkernel {}", k.name);
+        println!(
+            "  wave{}  kernarg {} B  LDS {} B  scratch {} B/lane{}  SGPRs {}  VGPRs {}  max workgroup {}",
+            if d.wave32 { 32 } else { 64 },
+            k.meta.kernarg_segment_size,
+            d.group_segment_fixed_size,
+            d.private_segment_fixed_size,
+            if d.uses_dynamic_stack { " + dynamic stack" } else { "" },
+            k.meta.sgpr_count,
+            k.meta.vgpr_count,
+            k.meta.max_flat_workgroup_size
+        );
+        for (i, a) in k.meta.args.iter().filter(|a| !a.value_kind.is_hidden()).enumerate() {
+            println!(
+                "  arg {i}: {} {} ({:?}, {} bytes at offset {})",
+                a.type_name.as_deref().unwrap_or("?"),
+                a.name.as_deref().unwrap_or("?"),
+                a.value_kind,
+                a.size,
+                a.offset
+            );
+        }
+    }
+    Ok(())
+}
