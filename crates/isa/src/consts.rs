@@ -60,12 +60,16 @@ pub fn inline_value(code: u16, ty: Ty) -> Option<u64> {
     })
 }
 
-/// The printed text of inline constant `code` for type `ty`.
+/// The printed text of inline constant `code` for type `ty` (None: print the
+/// value in hex, as LLVM does for float codes on 16-bit integer operands).
 pub fn inline_text(code: u16, ty: Ty) -> Option<String> {
     if let Some(i) = int_of(code) {
         return Some(i.to_string());
     }
     let k = code.checked_sub(240)? as usize;
+    if ty == Ty::B16 {
+        return None;
+    }
     if k == 8 && matches!(ty, Ty::F64 | Ty::B64) {
         return Some("0.15915494309189532".into());
     }

@@ -254,7 +254,13 @@ impl Reader<'_> {
             i.dst[0] = sreg_operand(bits(w, 16, 7));
         }
         if info.src[0] != Ty::None {
-            self.src(&mut i, 0, bits(w, 0, 8), info.src[0])?;
+            // SOP1's f16 ops (gfx1150+) keep their whole 32-bit literal.
+            let ty = if is16(info.src[0]) {
+                Ty::B32
+            } else {
+                info.src[0]
+            };
+            self.src(&mut i, 0, bits(w, 0, 8), ty)?;
         } else if info.name.starts_with("s_sendmsg_rtn") {
             i.src[0] = Operand::Const(bits(w, 0, 8) as u64); // the message id
         }
@@ -269,6 +275,16 @@ impl Reader<'_> {
         self.src(&mut i, 1, bits(w, 8, 8), info.src[1])?;
         if accumulates(info.name) {
             i.src[2] = i.dst[0]; // s_fmac_f32/f16
+        }
+        // s_fmaak_f32: S0 * S1 + K; s_fmamk_f32: S0 * K + S1 (as VOP2).
+        if info.name == "s_fmaak_f32" {
+            i.src[2] = Operand::Const(self.literal()? as u64);
+            i.flags |= LIT_SRC0 << 2;
+        } else if info.name == "s_fmamk_f32" {
+            i.src[2] = i.src[1];
+            i.flags |= (i.flags & (LIT_SRC0 << 1)) << 1;
+            i.src[1] = Operand::Const(self.literal()? as u64);
+            i.flags |= LIT_SRC0 << 1;
         }
         Ok(i)
     }
@@ -318,7 +334,7 @@ impl Reader<'_> {
             i.src[0] = sreg_operand((bits(w, 0, 6) & align) * 2);
         }
         let soff = bits(w1, 25, 7);
-        if soff != sreg::NULL as u32 {
+        if soff != sreg::NULL as u32 && info.src[0] != Ty::None {
             i.src[1] = sreg_operand(soff);
         }
         i.imm = sext(bits(w1, 0, 21), 21);
@@ -383,10 +399,12 @@ impl Reader<'_> {
         if name.contains("fmaak") {
             i.src[2] = Operand::Const(self.literal_for(info.src[2])?);
             i.flags |= LIT_SRC0 << 2;
+            i.aux = self.literal()?;
         } else if name.contains("fmamk") {
             i.src[2] = i.src[1];
             i.src[1] = Operand::Const(self.literal_for(info.src[1])?);
             i.flags |= LIT_SRC0 << 1;
+            i.aux = self.literal()?;
         } else if accumulates(name) {
             i.src[2] = i.dst[0];
         }
@@ -576,7 +594,12 @@ impl Reader<'_> {
         };
         let mut i = blank(lookup(fmt, bits(w, 18, 7), w)?);
         let info = i.op.info();
-        i.imm = sext(bits(w, 0, 13), 13);
+        // FLAT-segment offsets are unsigned; GLOBAL/SCRATCH ones signed.
+        i.imm = if fmt == Format::Flat {
+            bits(w, 0, 13) as i32
+        } else {
+            sext(bits(w, 0, 13), 13)
+        };
         i.flags |= cache_flags(w, 14, 15, 13);
         let saddr = bits(w1, 16, 7);
         let has_saddr = saddr != sreg::NULL as u32 && fmt != Format::Flat;

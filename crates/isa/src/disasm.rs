@@ -5,20 +5,38 @@ use crate::consts::{inline_code, inline_text};
 use crate::decode::{accumulates, LIT_SRC0};
 use crate::{flags, sreg, sym, Format, Inst, LaneSel, Operand, Special, Ty};
 
-/// Print one decoded instruction.
+/// How to print: the wave size changes the names of lane-mask operands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DisasmOptions {
+    /// Wave64 code: lane masks are SGPR pairs (`vcc`, `s[0:1]`), as
+    /// `llvm-objdump-19 --mattr=+wavefrontsize64` prints them.
+    pub wave64: bool,
+}
+
+/// Print one decoded instruction of wave32 code.
 pub fn disassemble(inst: &Inst) -> String {
+    disassemble_with(inst, &DisasmOptions::default())
+}
+
+/// Print one decoded instruction of wave64 code.
+pub fn disassemble_wave64(inst: &Inst) -> String {
+    disassemble_with(inst, &DisasmOptions { wave64: true })
+}
+
+/// Print one decoded instruction with explicit options.
+pub fn disassemble_with(inst: &Inst, opts: &DisasmOptions) -> String {
     let info = inst.op.info();
     let (mnemonic, operands) = match info.format {
         Format::Sop1 | Format::Sop2 | Format::Sopc => (info.name.to_string(), salu(inst)),
         Format::Sopk => (info.name.to_string(), sopk(inst)),
         Format::Sopp => (info.name.to_string(), sopp(inst)),
         Format::Smem => (info.name.to_string(), smem(inst)),
-        Format::Vop3p => (info.name.to_string(), vop3p(inst)),
+        Format::Vop3p => (info.name.to_string(), vop3p(inst, opts.wave64)),
         Format::Vopd => return vopd(inst),
         Format::Ds => (info.name.to_string(), ds(inst)),
         Format::Flat | Format::Global | Format::Scratch => (info.name.to_string(), flat(inst)),
         Format::Mubuf | Format::Mtbuf => (info.name.to_string(), buffer(inst)),
-        _ => (valu_mnemonic(inst), valu(inst)),
+        _ => (valu_mnemonic(inst), valu(inst, opts.wave64)),
     };
     if operands.is_empty() {
         mnemonic
@@ -101,13 +119,28 @@ fn operand(op: Operand, ty: Ty, literal: bool) -> String {
 
 /// Source `k` of `inst` with its abs/neg modifiers.
 fn src(inst: &Inst, k: usize) -> String {
-    let ty = inst.op.info().src[k];
+    src_as(inst, k, inst.op.info().src[k])
+}
+
+/// Source `k` printed as type `ty`.
+fn src_as(inst: &Inst, k: usize, ty: Ty) -> String {
+    let info = inst.op.info();
     let lit = inst.flags & (LIT_SRC0 << k) != 0;
     let mut s = operand(inst.src[k], ty, lit);
-    if inst.mods.abs >> k & 1 != 0 {
+    // v_fmaak/v_fmamk print their whole 32-bit literal, even for f16.
+    let mk = info.name.starts_with("v_")
+        && ((k == 2 && info.name.contains("fmaak")) || (k == 1 && info.name.contains("fmamk")));
+    if lit && mk {
+        s = format!("{:#x}", inst.aux);
+    }
+    // LLVM has no source modifiers on integer operands (it ignores the bits).
+    let float = matches!(ty, Ty::F16 | Ty::BF16 | Ty::F32 | Ty::F64 | Ty::V2F16)
+        || info.name.starts_with("v_cndmask")
+        || info.name.starts_with("v_dot2_bf16");
+    if float && inst.mods.abs >> k & 1 != 0 {
         s = format!("|{s}|");
     }
-    if inst.mods.neg >> k & 1 != 0 {
+    if float && inst.mods.neg >> k & 1 != 0 {
         s = format!("-{s}");
     }
     s
@@ -149,11 +182,11 @@ fn sopk(inst: &Inst) -> String {
     let imm = inst.imm as u16;
     let reg = |op: Operand| operand(op, Ty::B32.max_dwords(info.dst[0]), false);
     match info.name {
-        "s_version" => imm.to_string(),
+        "s_version" => sym::version(imm),
         "s_subvector_loop_begin" | "s_subvector_loop_end" => {
-            format!("{}, {}", reg(inst.src[0]), inst.imm)
+            format!("{}, {imm}", reg(inst.src[0]))
         }
-        "s_call_b64" => format!("{}, {}", operand(inst.dst[0], Ty::B64, false), inst.imm),
+        "s_call_b64" => format!("{}, {imm}", operand(inst.dst[0], Ty::B64, false)),
         "s_getreg_b32" => format!("{}, {}", reg(inst.dst[0]), sym::hwreg(imm)),
         "s_setreg_b32" => format!("{}, {}", sym::hwreg(imm), reg(inst.src[0])),
         "s_setreg_imm32_b32" => format!("{}, {}", sym::hwreg(imm), src(inst, 0)),
@@ -177,6 +210,7 @@ fn sopp(inst: &Inst) -> String {
         "s_waitcnt_depctr" => sym::depctr(imm),
         "s_sendmsg" | "s_sendmsghalt" => sym::sendmsg(imm),
         "s_endpgm" if imm == 0 => String::new(),
+        "s_endpgm" => imm.to_string(),
         "s_wait_idle" | "s_code_end" | "s_endpgm_saved" | "s_wakeup" | "s_ttracedata"
         | "s_icache_inv" | "s_barrier" => String::new(),
         "s_set_inst_prefetch_distance"
@@ -187,12 +221,16 @@ fn sopp(inst: &Inst) -> String {
         | "s_ttracedata_imm" => {
             format!("{imm:#x}")
         }
-        _ => imm.to_string(),
+        _ if name.starts_with("s_branch") || name.starts_with("s_cbranch") => imm.to_string(),
+        _ => sym::u16_imm(imm),
     }
 }
 
 fn smem(inst: &Inst) -> String {
     let info = inst.op.info();
+    if info.src[0] == Ty::None && info.dst[0] == Ty::None {
+        return cache_text(inst.flags).trim_start().to_string(); // s_dcache_inv
+    }
     let mut parts = vec![
         operand(inst.dst[0], info.dst[0], false),
         operand(inst.src[0], info.src[0], false),
@@ -242,6 +280,7 @@ fn valu_mnemonic(inst: &Inst) -> String {
     let suffix = match (two_forms, e64, dpp) {
         (true, false, false) => "_e32",
         (true, true, false) => "_e64",
+        (_, false, true) if info.format == Format::Vopc => "",
         (_, false, true) if short_fmt => "_dpp",
         (_, _, true) => "_e64_dpp",
         _ => "",
@@ -249,7 +288,26 @@ fn valu_mnemonic(inst: &Inst) -> String {
     format!("{}{suffix}", info.name)
 }
 
-fn valu(inst: &Inst) -> String {
+/// The printed type of a lane mask.
+fn mask(ty: Ty, wave64: bool) -> Ty {
+    if wave64 && ty == Ty::Mask {
+        Ty::B64
+    } else {
+        ty
+    }
+}
+
+/// A lane-mask operand: in wave64 an SGPR pair, whose low bit LLVM ignores.
+fn mask_operand(op: Operand, ty: Ty, wave64: bool) -> String {
+    match op {
+        Operand::Sgpr(n) if wave64 && ty == Ty::Mask && n < sreg::VCC_LO => {
+            operand(Operand::Sgpr(n & !1), Ty::B64, false)
+        }
+        _ => operand(op, mask(ty, wave64), false),
+    }
+}
+
+fn valu(inst: &Inst, wave64: bool) -> String {
     let info = inst.op.info();
     let mut parts = Vec::new();
     let cmpx = info.name.starts_with("v_cmpx");
@@ -259,16 +317,16 @@ fn valu(inst: &Inst) -> String {
         return join(parts);
     }
     if !cmpx {
-        parts.push(operand(inst.dst[0], info.dst[0], false));
+        parts.push(mask_operand(inst.dst[0], info.dst[0], wave64));
     }
     if info.dst[1] != Ty::None {
-        parts.push(operand(inst.dst[1], info.dst[1], false));
+        parts.push(mask_operand(inst.dst[1], info.dst[1], wave64));
     }
     let n = if accumulates(info.name) { 2 } else { 3 };
     parts.extend(
         (0..n)
             .filter(|&k| info.src[k] != Ty::None)
-            .map(|k| src(inst, k)),
+            .map(|k| src_as(inst, k, mask(info.src[k], wave64))),
     );
     let mut s = join(parts);
     s.push_str(&vop3_mods(inst));
@@ -279,17 +337,9 @@ fn valu(inst: &Inst) -> String {
 fn vop3_mods(inst: &Inst) -> String {
     let m = &inst.mods;
     let mut s = String::new();
-    if m.opsel != 0 {
-        let n = inst
-            .op
-            .info()
-            .src
-            .iter()
-            .filter(|t| **t != Ty::None)
-            .count();
-        let mut bits: Vec<String> = (0..n).map(|k| (m.opsel >> k & 1).to_string()).collect();
-        bits.push((m.opsel >> 3 & 1).to_string());
-        s.push_str(&format!(" op_sel:[{}]", bits.join(",")));
+    if let Some(bits) = op_sel_bits(inst) {
+        let list: Vec<String> = bits.iter().map(|b| b.to_string()).collect();
+        s.push_str(&format!(" op_sel:[{}]", list.join(",")));
     }
     if m.clamp {
         s.push_str(" clamp");
@@ -301,6 +351,59 @@ fn vop3_mods(inst: &Inst) -> String {
         _ => "",
     });
     s
+}
+
+/// The op_sel list LLVM 19 prints for a VOP3 instruction, if any. Its gfx11
+/// printer is fake16: only some ops with 16-bit operands carry op_sel
+/// (sources then destination); v_dot2_{f16_f16,bf16_bf16} show only the
+/// src2/dst bits and v_permlane{,x}16 the fi/bound_ctrl bits.
+fn op_sel_bits(inst: &Inst) -> Option<Vec<u8>> {
+    let info = inst.op.info();
+    let v = inst.mods.opsel;
+    if v == 0 {
+        return None;
+    }
+    let bit = |k: u8| v >> k & 1;
+    let name = info.name;
+    if name.starts_with("v_permlane") {
+        return (v & 3 != 0).then(|| vec![bit(0), bit(1)]);
+    }
+    if name.starts_with("v_dot2_") {
+        return (v & 12 != 0).then(|| vec![0, 0, bit(2), bit(3)]);
+    }
+    const WITH_OP_SEL: &[&str] = &[
+        "v_div_fixup_f16",
+        "v_fma_f16",
+        "v_fmac_f16",
+        "v_mad_i16",
+        "v_mad_u16",
+        "v_mad_i32_i16",
+        "v_mad_u32_u16",
+        "v_max3_f16",
+        "v_max3_i16",
+        "v_max3_u16",
+        "v_min3_f16",
+        "v_min3_i16",
+        "v_min3_u16",
+        "v_med3_f16",
+        "v_med3_i16",
+        "v_med3_u16",
+        "v_pack_b32_f16",
+        "v_add_nc_i16",
+        "v_add_nc_u16",
+        "v_sub_nc_i16",
+        "v_sub_nc_u16",
+        "v_cvt_pk_norm_i16_f16",
+        "v_cvt_pk_norm_u16_f16",
+    ];
+    if !WITH_OP_SEL.contains(&name) {
+        return None;
+    }
+    let n = info.src.iter().filter(|t| **t != Ty::None).count() as u8;
+    let n = if accumulates(name) { 3 } else { n };
+    let mut bits: Vec<u8> = (0..n).map(bit).collect();
+    bits.push(bit(3));
+    Some(bits)
 }
 
 fn lane_sel_text(l: LaneSel) -> String {
@@ -356,12 +459,46 @@ fn dpp_ctrl(c: u16) -> String {
     }
 }
 
-fn vop3p(inst: &Inst) -> String {
+fn vop3p(inst: &Inst, wave64: bool) -> String {
     let info = inst.op.info();
     let m = &inst.mods;
+    // WMMA's accumulator spans 8 VGPRs in wave32, 4 in wave64.
+    let acc = |ty: Ty| match ty {
+        Ty::B256 if wave64 && info.name.starts_with("v_wmma") => Ty::B128,
+        Ty::B128 if wave64 && info.name.starts_with("v_wmma") => Ty::B64,
+        t => t,
+    };
+    let mix = info.name.starts_with("v_fma_mix");
+    let srcs = (0..3).filter(|&k| info.src[k] != Ty::None).map(|k| {
+        // VOP3P prints neg as neg_lo:[...]; mix ops use neg/abs as VOP3.
+        let mut i = inst.clone();
+        if !mix {
+            i.mods.neg = 0;
+            i.mods.abs = 0;
+        } else {
+            i.mods.abs = m.neg_hi;
+        }
+        // LLVM prints a mix source's literal as 16 bits.
+        if mix {
+            if let Operand::Const(c) = i.src[k] {
+                if i.flags & (LIT_SRC0 << k) != 0 {
+                    i.src[k] = Operand::Const(c & 0xffff);
+                }
+            }
+        }
+        src_as(
+            &i,
+            k,
+            if k == 2 {
+                acc(info.src[2])
+            } else {
+                info.src[k]
+            },
+        )
+    });
     let mut s = join(
-        std::iter::once(operand(inst.dst[0], info.dst[0], false))
-            .chain(present_srcs(inst))
+        std::iter::once(operand(inst.dst[0], acc(info.dst[0]), false))
+            .chain(srcs)
             .collect(),
     );
     let n = info.src.iter().filter(|t| **t != Ty::None).count();
@@ -372,21 +509,18 @@ fn vop3p(inst: &Inst) -> String {
             .join(",")
     };
     let full = (1u8 << n) - 1;
-    let hi_default = if info.name.starts_with("v_fma_mix") {
-        0
-    } else {
-        full
-    };
+    let hi_default = if mix { 0 } else { full };
     if m.opsel & full != 0 {
         s.push_str(&format!(" op_sel:[{}]", list(m.opsel)));
     }
-    if m.opsel_hi & full != hi_default {
+    let wmma32 = info.name.starts_with("v_wmma_f32") || info.name.starts_with("v_wmma_i32");
+    if m.opsel_hi & full != hi_default && !wmma32 {
         s.push_str(&format!(" op_sel_hi:[{}]", list(m.opsel_hi)));
     }
-    if m.neg & full != 0 {
+    if m.neg & full != 0 && !mix {
         s.push_str(&format!(" neg_lo:[{}]", list(m.neg)));
     }
-    if m.neg_hi & full != 0 {
+    if m.neg_hi & full != 0 && !mix {
         s.push_str(&format!(" neg_hi:[{}]", list(m.neg_hi)));
     }
     if m.clamp {
@@ -402,7 +536,7 @@ fn vopd(inst: &Inst) -> String {
         if i.op.name().contains("cndmask") {
             i.src[2] = Operand::None;
         }
-        format!("{} {}", i.op.name(), valu(&i))
+        format!("{} {}", i.op.name(), valu(&i, false))
     };
     match &inst.vopd_y {
         Some(y) => format!("{} :: {}", half(inst), half(y)),
@@ -525,7 +659,7 @@ fn buffer(inst: &Inst) -> String {
         soff,
     ]);
     if info.format == Format::Mtbuf && inst.aux != 1 {
-        s.push_str(&format!(" format:{}", inst.aux));
+        s.push_str(&format!(" format:{}", sym::buf_format(inst.aux)));
     }
     for (bit, name) in [(flags::IDXEN, " idxen"), (flags::OFFEN, " offen")] {
         if inst.flags & bit != 0 {

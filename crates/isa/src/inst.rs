@@ -186,7 +186,8 @@ pub mod flags {
 /// - DS: `dst[0]` vdst, `src[0]` addr, `src[1]` data0, `src[2]` data1,
 ///   `imm` = offset0 | offset1 << 8.
 /// - FLAT/GLOBAL/SCRATCH: `dst[0]` vdst, `src[0]` vaddr (None when off),
-///   `src[1]` vdata, `src[2]` saddr (None when off), `imm` the signed offset.
+///   `src[1]` vdata, `src[2]` saddr (None when off), `imm` the offset
+///   (unsigned for FLAT, signed for GLOBAL/SCRATCH, as LLVM decodes it).
 /// - MUBUF/MTBUF: `dst[0]` vdata for loads, `src[0]` vaddr, `src[1]` vdata
 ///   for stores, `src[2]` srsrc, `src[3]` soffset, `imm` the offset
 ///   (MTBUF: format in `aux`).
@@ -200,7 +201,8 @@ pub struct Inst {
     pub src: [Operand; 4],
     pub mods: Mods,
     pub imm: i32,
-    /// Extra per-format field (MTBUF format, MIMG dmask, …).
+    /// Extra per-format field (MTBUF format, MIMG dmask, the raw 32-bit
+    /// literal of `v_fmaak`/`v_fmamk`, …).
     pub aux: u32,
     pub flags: u16,
     pub lane_sel: LaneSel,

@@ -141,6 +141,7 @@ fn msg_name(id: u16) -> Option<&'static str> {
         131 => "MSG_RTN_GET_REALTIME",
         132 => "MSG_RTN_SAVE_WAVE",
         133 => "MSG_RTN_GET_TBA",
+        134 => "MSG_RTN_GET_TBA_TO_PC",
         _ => return None,
     })
 }
@@ -149,7 +150,101 @@ fn msg_name(id: u16) -> Option<&'static str> {
 pub fn sendmsg(imm: u16) -> String {
     match msg_name(imm) {
         Some(n) => format!("sendmsg({n})"),
-        None if imm < 16 => format!("sendmsg({imm}, 0, 0)"),
+        None if imm < 256 => format!("sendmsg({imm}, 0, 0)"),
         None => imm.to_string(),
+    }
+}
+
+/// A plain 16-bit immediate: small values in decimal, others in hex.
+pub fn u16_imm(v: u16) -> String {
+    if v <= 64 {
+        v.to_string()
+    } else {
+        format!("{v:#x}")
+    }
+}
+
+/// `s_version`'s operand.
+pub fn version(v: u16) -> String {
+    match v {
+        0 => "UC_VERSION_GFX7".into(),
+        4 => "UC_VERSION_GFX10".into(),
+        6 => "UC_VERSION_GFX11".into(),
+        _ => u16_imm(v),
+    }
+}
+
+/// MTBUF `format:` text for gfx11's unified formats (1, the default, is
+/// not printed).
+pub fn buf_format(f: u32) -> String {
+    const NAMES: [&str; 64] = [
+        "INVALID",
+        "8_UNORM",
+        "8_SNORM",
+        "8_USCALED",
+        "8_SSCALED",
+        "8_UINT",
+        "8_SINT",
+        "16_UNORM",
+        "16_SNORM",
+        "16_USCALED",
+        "16_SSCALED",
+        "16_UINT",
+        "16_SINT",
+        "16_FLOAT",
+        "8_8_UNORM",
+        "8_8_SNORM",
+        "8_8_USCALED",
+        "8_8_SSCALED",
+        "8_8_UINT",
+        "8_8_SINT",
+        "32_UINT",
+        "32_SINT",
+        "32_FLOAT",
+        "16_16_UNORM",
+        "16_16_SNORM",
+        "16_16_USCALED",
+        "16_16_SSCALED",
+        "16_16_UINT",
+        "16_16_SINT",
+        "16_16_FLOAT",
+        "10_11_11_FLOAT",
+        "11_11_10_FLOAT",
+        "10_10_10_2_UNORM",
+        "10_10_10_2_SNORM",
+        "10_10_10_2_UINT",
+        "10_10_10_2_SINT",
+        "2_10_10_10_UNORM",
+        "2_10_10_10_SNORM",
+        "2_10_10_10_USCALED",
+        "2_10_10_10_SSCALED",
+        "2_10_10_10_UINT",
+        "2_10_10_10_SINT",
+        "8_8_8_8_UNORM",
+        "8_8_8_8_SNORM",
+        "8_8_8_8_USCALED",
+        "8_8_8_8_SSCALED",
+        "8_8_8_8_UINT",
+        "8_8_8_8_SINT",
+        "32_32_UINT",
+        "32_32_SINT",
+        "32_32_FLOAT",
+        "16_16_16_16_UNORM",
+        "16_16_16_16_SNORM",
+        "16_16_16_16_USCALED",
+        "16_16_16_16_SSCALED",
+        "16_16_16_16_UINT",
+        "16_16_16_16_SINT",
+        "16_16_16_16_FLOAT",
+        "32_32_32_UINT",
+        "32_32_32_SINT",
+        "32_32_32_FLOAT",
+        "32_32_32_32_UINT",
+        "32_32_32_32_SINT",
+        "32_32_32_32_FLOAT",
+    ];
+    match NAMES.get(f as usize) {
+        Some(n) => format!("[BUF_FMT_{n}]"),
+        None => f.to_string(),
     }
 }

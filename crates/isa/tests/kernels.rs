@@ -1,15 +1,21 @@
-//! Compile OpenCL kernels with clang-19 for gfx1100 and gfx1151, disassemble
-//! them with llvm-objdump-19, and check that every instruction of .text
-//! decodes to the same text and size.
+//! Compile OpenCL kernels with clang-19 for gfx1100 and gfx1151 (and in
+//! wave64 for gfx1100), disassemble them with llvm-objdump-19, and check that
+//! every instruction of .text decodes to the same text and size.
 
 mod common;
 
 use common::run;
-use softgpu_isa::{decode, disassemble, Family};
+use softgpu_isa::{decode, disassemble, disassemble_wave64, Family};
 
 /// (text, bytes) of every instruction line objdump prints.
-fn objdump_lines(hsaco: &str, cpu: &str) -> Vec<(String, Vec<u8>)> {
-    let out = run("llvm-objdump-19", &["-d", &format!("--mcpu={cpu}"), hsaco]);
+fn objdump_lines(hsaco: &str, cpu: &str, wave64: bool) -> Vec<(String, Vec<u8>)> {
+    let mcpu = format!("--mcpu={cpu}");
+    let mut args = vec!["-d", &mcpu];
+    if wave64 {
+        args.push("--mattr=+wavefrontsize64");
+    }
+    args.push(hsaco);
+    let out = run("llvm-objdump-19", &args);
     out.lines()
         .filter_map(|l| {
             let (text, comment) = l.split_once("//")?;
@@ -25,35 +31,37 @@ fn objdump_lines(hsaco: &str, cpu: &str) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-fn check_kernels(cpu: &str) {
-    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/kernels/mix.cl");
-    let dir = std::env::temp_dir().join(format!("softgpu-isa-k-{cpu}-{}", std::process::id()));
+fn check_kernels(cpu: &str, file: &str, wave64: bool, min_lines: usize) {
+    let src = format!("{}/tests/kernels/{file}", env!("CARGO_MANIFEST_DIR"));
+    let dir =
+        std::env::temp_dir().join(format!("softgpu-isa-k-{cpu}-{file}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let obj = dir.join("k.o");
     let so = dir.join("k.hsaco");
     let (obj, so) = (obj.to_str().unwrap(), so.to_str().unwrap());
     let mcpu = format!("-mcpu={cpu}");
-    run(
-        "clang-19",
-        &[
-            "-x",
-            "cl",
-            "-cl-std=CL2.0",
-            "-target",
-            "amdgcn-amd-amdhsa",
-            &mcpu,
-            "-nogpulib",
-            "-O3",
-            "-c",
-            src,
-            "-o",
-            obj,
-        ],
-    );
+    let mut args = vec![
+        "-x",
+        "cl",
+        "-cl-std=CL2.0",
+        "-target",
+        "amdgcn-amd-amdhsa",
+        &mcpu,
+        "-nogpulib",
+        "-O3",
+        "-c",
+        &src,
+        "-o",
+        obj,
+    ];
+    if wave64 {
+        args.push("-mwavefrontsize64");
+    }
+    run("clang-19", &args);
     run("ld.lld-19", &["-shared", obj, "-o", so]);
-    let lines = objdump_lines(so, cpu);
+    let lines = objdump_lines(so, cpu, wave64);
     assert!(
-        lines.len() > 200,
+        lines.len() > min_lines,
         "too few instructions from objdump: {}",
         lines.len()
     );
@@ -63,6 +71,7 @@ fn check_kernels(cpu: &str) {
             Ok(i) if i.size as usize != bytes.len() => {
                 format!("<size {} != {}>", i.size, bytes.len())
             }
+            Ok(i) if wave64 => disassemble_wave64(&i),
             Ok(i) => disassemble(&i),
             Err(e) => format!("<{e}>"),
         };
@@ -85,10 +94,15 @@ fn check_kernels(cpu: &str) {
 
 #[test]
 fn kernels_gfx1100() {
-    check_kernels("gfx1100");
+    check_kernels("gfx1100", "mix.cl", false, 200);
 }
 
 #[test]
 fn kernels_gfx1151() {
-    check_kernels("gfx1151");
+    check_kernels("gfx1151", "mix.cl", false, 200);
+}
+
+#[test]
+fn kernels_gfx1100_wave64() {
+    check_kernels("gfx1100", "wave64.cl", true, 100);
 }

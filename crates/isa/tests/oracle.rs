@@ -7,13 +7,11 @@ mod common;
 use softgpu_isa::{decode, disassemble, Family};
 
 /// Printing gaps we know of (the decoded operands are still right except
-/// where noted in the crate report): true16 `.l` names on v_mov_b16, the
-/// full 32-bit literal of f16 fmaak/fmamk, and ops without a vaddr/vdst.
+/// where noted in the crate report): true16 `.l` names on v_mov_b16 and
+/// ops without a vaddr/vdst.
 const KNOWN_GAPS: &[&str] = &[
     "s_atc_probe",
     "v_mov_b16_e32",
-    "v_fmamk_f16",
-    "v_fmaak_f16",
     "ds_store_addtid_b32",
     "global_load_addtid_b32",
     "global_store_addtid_b32",

@@ -165,8 +165,8 @@ def mtbuf(op, f):
 VSRC = [V(2), S2, 0]
 ENCODINGS = [
     ("sop1", 256, sop1, {"d": [10, 0], "s0": [S2, 0x80, 0]}),
-    ("sop2", 0x60, sop2, {"d": [10, 0], "s0": [S2, 0], "s1": [S4, 0]}),
-    ("sopk", 0x1D, sopk, {"d": [10, 0], "imm": [0x10, 0]}),
+    ("sop2", 0x60, sop2, {"d": [10, 0], "s0": [S2, 0], "s1": [S4, 0], "lit": [0, 1]}),
+    ("sopk", 0x1D, sopk, {"d": [10, 0], "imm": [0x10, 0, 0x1801], "lit": [0, 1]}),
     ("sopc", 128, sopc, {"s0": [S2, 0], "s1": [S4, 0]}),
     ("sopp", 128, sopp, {"imm": [0, 1]}),
     ("smem", 256, smem, {"d": [8, 0], "base": [1, 0], "soff": [124, 4]}),
@@ -235,6 +235,8 @@ def ty_of(token, width, packed):
     if width is None:
         width = 1
     tbits = int(re.sub(r"\D", "", token)) if token else 32
+    if tbits == 8:
+        tbits = 32  # byte ops (v_sad_u8, s_sext_i32_i8) read whole dwords
     fl = token.startswith("f") if token else False
     bf = token.startswith("bf") if token else False
     if width == 1:
@@ -299,6 +301,21 @@ def vector_types(fmt, name, ops):
         dst[0] = "B32"
     if "fmac" in name or "dot2acc" in name or "_mac_" in name:
         src[2] = dst[0]  # accumulates into its destination
+    # Operand types the mnemonic does not spell out (LLVM's VOP profiles).
+    if name == "v_sat_pk_u8_i16":
+        dst[0], src[0] = "B16", "B32"  # two i16 in, two u8 out (i16 <- i32)
+    if name in ("v_ldexp_f32", "v_ldexp_f64", "v_trig_preop_f64"):
+        src[1] = "B32"  # integer exponent / segment
+    if name == "v_cvt_pk_u8_f32":
+        src[1] = src[2] = "B32"  # byte index, accumulator
+    if name == "v_sad_u16":
+        dst[0] = src[0] = src[1] = src[2] = "B32"
+    if name in ("v_mad_u32_u16", "v_mad_i32_i16"):
+        src[2] = "B32"
+    if name == "v_dot2_f16_f16":
+        dst[0] = src[2] = "F16"
+    if name.startswith("v_cvt_pk_norm_") and name.endswith("_f16"):
+        src[0] = src[1] = "F16"
     return dst, src
 
 
@@ -318,6 +335,11 @@ def scalar_types(fmt, name, ops):
         w = reg_width(o)
         if w:
             src[i] = ty_of(toks[-1] if toks else "b32", w, False)
+    if name in ("s_fmaak_f32", "s_fmamk_f32"):
+        src = ["F32", "F32", "F32"]  # the literal K is src2 (fmaak) or src1 (fmamk)
+    # SALU has no 16-bit registers: integer 16-bit operands are dwords.
+    dst = ["B32" if t == "B16" else t for t in dst]
+    src = ["B32" if t == "B16" else t for t in src]
     return dst, src
 
 

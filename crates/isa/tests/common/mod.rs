@@ -80,3 +80,90 @@ pub fn llvm_mc_disassemble(insts: &[Vec<u8>], cpu: &str) -> Vec<String> {
     );
     res
 }
+
+/// Two `s_nop 0` and the marker after each candidate: an instruction that
+/// starts inside a rejected candidate reaches at most 8 bytes past its end,
+/// so the marker is never swallowed.
+const PAD: [u8; 8] = [0, 0, 0x80, 0xbf, 0, 0, 0x80, 0xbf];
+
+/// Disassemble many candidate words with one llvm-mc-19 run. Each result is
+/// the text if the candidate is exactly one instruction llvm accepts, else
+/// None. `mattr` is passed as `-mattr=` when not empty.
+pub fn llvm_mc_each(cands: &[Vec<u8>], cpu: &str, mattr: &str) -> Vec<Option<String>> {
+    use std::collections::HashSet;
+    // One directory per call: tests run in parallel threads of one process.
+    let dir = std::env::temp_dir().join(format!(
+        "softgpu-isa-each-{}-{cpu}{mattr}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("in.txt");
+    let text: String = cands
+        .iter()
+        .map(|c| {
+            let all: Vec<String> = c
+                .iter()
+                .chain(&PAD)
+                .chain(&MARKER)
+                .map(|x| format!("0x{x:02x}"))
+                .collect();
+            all.join(",") + "\n"
+        })
+        .collect();
+    std::fs::write(&path, text).unwrap();
+    let mut args = vec![
+        "--disassemble".to_string(),
+        "-arch=amdgcn".into(),
+        format!("-mcpu={cpu}"),
+    ];
+    if !mattr.is_empty() {
+        args.push(format!("-mattr={mattr}"));
+    }
+    args.push(path.to_str().unwrap().into());
+    let out = Command::new("llvm-mc-19")
+        .args(&args)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("cannot run llvm-mc-19 ({e}): install the Debian llvm-19 package")
+        });
+    let _ = std::fs::remove_dir_all(&dir);
+    // "<file>:<line>:<col>: warning: ..." marks a line as rejected.
+    let warned: HashSet<usize> = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter_map(|l| {
+            let head = l.split(": warning:").next()?;
+            let mut it = head.rsplitn(3, ':');
+            it.next()?.parse::<usize>().ok()?;
+            it.next()?.parse::<usize>().ok()
+        })
+        .collect();
+    let mut segs: Vec<Vec<String>> = vec![Vec::new()];
+    for line in String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && *l != ".text")
+    {
+        if line == MARKER_TEXT {
+            segs.push(Vec::new());
+        } else {
+            segs.last_mut().unwrap().push(line.to_string());
+        }
+    }
+    segs.pop();
+    assert_eq!(segs.len(), cands.len(), "llvm-mc output out of step");
+    segs.into_iter()
+        .enumerate()
+        .map(|(i, s)| match &s[..] {
+            [t, a, b]
+                if !warned.contains(&(i + 1))
+                    && a == "s_nop 0"
+                    && b == "s_nop 0"
+                    && !t.contains("Invalid") =>
+            {
+                Some(t.clone())
+            }
+            _ => None,
+        })
+        .collect()
+}

@@ -1,0 +1,468 @@
+//! Opcode-space audit against the LLVM disassembler: for every encoding,
+//! walk every opcode value through a few operand templates, disassemble all
+//! the words with one `llvm-mc-19` run, and require that each word llvm
+//! accepts decodes here to the same op (mnemonic) and prints the same text.
+
+mod common;
+
+use softgpu_isa::{decode, disassemble, disassemble_wave64, Family, Inst};
+
+/// Printing gaps we know of (the decoded operands are right): true16 `.l`
+/// names on v_mov_b16 (e32/DPP), ops without a vaddr/vdst.
+const KNOWN_GAPS: &[&str] = &[
+    "s_atc_probe",
+    "v_mov_b16",
+    "ds_store_addtid_b32",
+    "global_load_addtid_b32",
+    "global_store_addtid_b32",
+    "buffer_load_lds_",
+];
+
+const K: u32 = 0x4049_0FDB; // a literal
+const V: u32 = 256; // 9-bit source code of v0
+const NULL: u32 = 124;
+const INL: u32 = 0xF0; // inline constant 0.5
+const LIT: u32 = 255;
+
+fn le(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// A word list, plus the literal when one of the sources is 255.
+fn with_lit(mut words: Vec<u32>, srcs: &[u32]) -> Vec<u8> {
+    if srcs.contains(&LIT) {
+        words.push(K);
+    }
+    le(&words)
+}
+
+/// (encoding name, candidate words of opcode `op`, opcode count).
+type Enc = (&'static str, u32, fn(u32) -> Vec<Vec<u8>>);
+
+fn sop1(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    for d in [10, 0] {
+        for s0 in [2, 0x80, 0, LIT] {
+            v.push(with_lit(vec![0xBE80_0000 | d << 16 | op << 8 | s0], &[s0]));
+        }
+    }
+    v
+}
+
+fn sop2(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    for d in [10, 0] {
+        for s0 in [2, 0, LIT] {
+            for s1 in [4, 0x81] {
+                v.push(with_lit(
+                    vec![0x8000_0000 | op << 23 | d << 16 | s1 << 8 | s0],
+                    &[s0],
+                ));
+            }
+        }
+    }
+    v
+}
+
+fn sopk(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    for d in [10, 0] {
+        for imm in [0x10, 0, 0x8123] {
+            v.push(le(&[0xB000_0000 | op << 23 | d << 16 | imm]));
+        }
+        v.push(le(&[0xB000_0000 | op << 23 | d << 16 | 0x1801, K]));
+    }
+    v
+}
+
+fn sopc(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    for s0 in [2, 0, LIT] {
+        for s1 in [4, 0x81] {
+            v.push(with_lit(vec![0xBF00_0000 | op << 16 | s1 << 8 | s0], &[s0]));
+        }
+    }
+    v
+}
+
+fn sopp(op: u32) -> Vec<Vec<u8>> {
+    [0, 1, 0x10, 0x3f7]
+        .iter()
+        .map(|imm| le(&[0xBF80_0000 | op << 16 | imm]))
+        .collect()
+}
+
+fn smem(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    for d in [8, 0] {
+        for base in [1, 0, 2] {
+            for soff in [NULL, 4] {
+                for off in [0x10, 0, 0x1F_FFF0] {
+                    v.push(le(&[
+                        0xF400_0000 | op << 18 | d << 6 | base,
+                        soff << 25 | off,
+                    ]));
+                }
+            }
+        }
+    }
+    v
+}
+
+/// DPP16 (row_shl:1) and DPP8 control words for src0 = v2.
+const DPP16: u32 = 2 | 0x101 << 8 | 0xF << 24 | 0xF << 28;
+const DPP8: u32 = 2 | 0o76543210 << 8;
+
+fn vop1(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    let w = |d: u32, s0: u32| 0x7E00_0000 | d << 17 | op << 9 | s0;
+    for d in [10, 0] {
+        for s0 in [V + 2, 2, 0, INL, LIT] {
+            v.push(with_lit(vec![w(d, s0)], &[s0]));
+        }
+    }
+    v.push(le(&[w(130, V + 130)]));
+    v.push(le(&[w(10, 250), DPP16]));
+    v.push(le(&[w(10, 233), DPP8]));
+    v
+}
+
+fn vop2(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    let w = |d: u32, s0: u32, s1: u32| op << 25 | d << 17 | s1 << 9 | s0;
+    for s0 in [V + 2, 2, INL, LIT] {
+        for s1 in [4, 132] {
+            v.push(with_lit(vec![w(10, s0, s1)], &[s0]));
+        }
+    }
+    v.push(le(&[w(10, V + 2, 4), K])); // fmaak/fmamk
+    v.push(le(&[w(10, 2, 4), K]));
+    v.push(le(&[w(130, V + 130, 132)]));
+    v.push(le(&[w(10, 250, 4), DPP16]));
+    v.push(le(&[w(10, 233, 4), DPP8]));
+    v
+}
+
+fn vopc(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    let w = |s0: u32, s1: u32| 0x7C00_0000 | op << 17 | s1 << 9 | s0;
+    for s0 in [V + 2, 2, INL, LIT] {
+        v.push(with_lit(vec![w(s0, 4)], &[s0]));
+    }
+    v.push(le(&[w(V + 130, 132)]));
+    v.push(le(&[w(250, 4), DPP16]));
+    v.push(le(&[w(233, 4), DPP8]));
+    v
+}
+
+fn vop3(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    let w = |lo: u32, d: u32, s: [u32; 3], hi: u32| {
+        with_lit(
+            vec![
+                0xD400_0000 | op << 16 | lo << 8 | d,
+                hi << 27 | s[2] << 18 | s[1] << 9 | s[0],
+            ],
+            &s,
+        )
+    };
+    let (v2, v4, v6) = (V + 2, V + 4, V + 6);
+    for s in [
+        [v2, v4, v6],
+        [v2, v4, 0],
+        [v2, 0, 0],
+        [2, v4, v6],
+        [v2, 4, v6],
+        [v2, 4, 0],
+        [2, 4, 0],
+        [2, 0, 0],
+        [INL, v4, v6],
+        [LIT, v4, v6],
+        [v2, v4, LIT],
+        [LIT, v4, 0],
+        [v2, 106, 0],
+    ] {
+        v.push(w(0, 10, s, 0));
+    }
+    v.push(w(0, 0, [0, 0, 0], 0));
+    v.push(w(0, 106, [v2, v4, 0], 0)); // VOPC sdst vcc_lo
+                                       // VOP3SD sdst = vcc_lo (abs/op_sel bits elsewhere)
+    v.push(w(106, 10, [v2, v4, v6], 0));
+    v.push(w(106, 10, [v2, v4, 0], 0));
+    // modifiers: abs src0, neg src1, clamp, omod ×2
+    v.push(w(0x81, 10, [v2, v4, v6], 0b0101));
+    v.push(w(0x81, 10, [v2, v4, 0], 0b0101));
+    // op_sel src0 + dst
+    v.push(w(0x48, 10, [v2, v4, v6], 0));
+    v.push(w(0x48, 10, [v2, v4, 0], 0));
+    // DPP
+    v.push(le(&[0xD400_0000 | op << 16 | 10, v4 << 9 | 250, DPP16]));
+    v.push(le(&[
+        0xD400_0000 | op << 16 | 10,
+        v6 << 18 | v4 << 9 | 250,
+        DPP16,
+    ]));
+    v.push(le(&[0xD400_0000 | op << 16 | 10, v4 << 9 | 233, DPP8]));
+    v
+}
+
+fn vop3p(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    // lo: neg_hi [10:8], op_sel [13:11], op_sel_hi2 [14], clamp [15];
+    // hi: op_sel_hi [1:0], neg [4:2]
+    let w = |lo: u32, s: [u32; 3], hi: u32| {
+        with_lit(
+            vec![
+                0xCC00_0000 | op << 16 | lo << 8 | 10,
+                hi << 27 | s[2] << 18 | s[1] << 9 | s[0],
+            ],
+            &s,
+        )
+    };
+    let (v2, v4, v6) = (V + 2, V + 4, V + 6);
+    for s in [
+        [v2, v4, v6],
+        [V + 8, V + 16, V],
+        [2, v4, v6],
+        [INL, v4, v6],
+        [LIT, v4, v6],
+    ] {
+        v.push(w(0x40, s, 3));
+        v.push(w(0, s, 0));
+    }
+    for s in [[v2, v4, 0], [2, 4, 0], [INL, LIT, 0]] {
+        v.push(w(0x40, s, 3));
+        v.push(w(0, s, 3));
+        v.push(w(0, s, 0));
+    }
+    // op_sel src0, op_sel_hi off for src1, neg_lo src1, neg_hi src0, clamp
+    v.push(w(0x80 | 0x40 | 0x08 | 0x01, [v2, v4, v6], 0b01001));
+    v.push(w(0x80 | 0x08 | 0x01, [v2, v4, 0], 0b01001));
+    v
+}
+
+fn vopd(op: u32) -> Vec<Vec<u8>> {
+    // op = opx * 32 + opy
+    let (opx, opy) = (op >> 5, op & 31);
+    let mut v = Vec::new();
+    for (x0, lit) in [
+        (V + 2, false),
+        (2, false),
+        (INL, false),
+        (V + 2, true),
+        (LIT, true),
+    ] {
+        let mut w = vec![
+            0xC800_0000 | opx << 22 | opy << 17 | 4 << 9 | x0,
+            10 << 24 | 6 << 17 | 7 << 9 | (V + 13),
+        ];
+        if lit {
+            w.push(K);
+        }
+        v.push(le(&w));
+    }
+    v
+}
+
+fn ds(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    let w = |off: u32, gds: u32, d: u32, a: [u32; 3]| {
+        le(&[
+            0xD800_0000 | op << 18 | gds << 17 | off,
+            d << 24 | a[2] << 16 | a[1] << 8 | a[0],
+        ])
+    };
+    for d in [10, 0] {
+        for a in [[2, 4, 6], [2, 4, 0], [2, 0, 0], [0, 0, 0]] {
+            v.push(w(0x0301, 0, d, a));
+        }
+    }
+    v.push(w(0, 0, 10, [2, 4, 6]));
+    v.push(w(0, 0, 10, [2, 4, 0]));
+    v.push(w(0x8010, 0, 10, [2, 4, 0]));
+    v.push(w(0x0301, 1, 10, [2, 4, 0]));
+    v
+}
+
+fn flat(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    for seg in 0..3 {
+        for d in [10, 0] {
+            for data in [4, 0] {
+                for saddr in [NULL, 2] {
+                    for (glc, off, sve) in [(0, 0x10, 0), (1, 0x1FF0, 0), (0, 0, 1)] {
+                        v.push(le(&[
+                            0xDC00_0000 | op << 18 | seg << 16 | glc << 14 | off,
+                            d << 24 | sve << 23 | saddr << 16 | data << 8 | 2,
+                        ]));
+                    }
+                }
+            }
+        }
+    }
+    v
+}
+
+fn mubuf(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    for d in [10, 0] {
+        for (vaddr, en) in [(2, 1), (0, 0), (2, 2), (2, 3)] {
+            for (glc, off) in [(0, 16), (1, 0)] {
+                v.push(le(&[
+                    0xE000_0000 | op << 18 | glc << 14 | off,
+                    12 << 24 | en << 22 | 2 << 16 | d << 8 | vaddr,
+                ]));
+            }
+        }
+    }
+    v
+}
+
+fn mtbuf(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    for fmt in [1, 22, 63, 0] {
+        for (vaddr, en) in [(2, 1), (0, 0)] {
+            v.push(le(&[
+                0xE800_0000 | fmt << 19 | op << 15 | 16,
+                12 << 24 | en << 22 | 2 << 16 | 10 << 8 | vaddr,
+            ]));
+        }
+    }
+    v
+}
+
+const ENCODINGS: &[Enc] = &[
+    ("SOP1", 256, sop1),
+    ("SOP2", 0x60, sop2),
+    ("SOPK", 0x1D, sopk),
+    ("SOPC", 128, sopc),
+    ("SOPP", 128, sopp),
+    ("SMEM", 256, smem),
+    ("VOP1", 256, vop1),
+    ("VOP2", 0x3E, vop2),
+    ("VOPC", 256, vopc),
+    ("VOP3", 1024, vop3),
+    ("VOP3P", 128, vop3p),
+    ("VOPD", 16 * 32, vopd),
+    ("DS", 256, ds),
+    ("FLAT", 128, flat),
+    ("MUBUF", 256, mubuf),
+    ("MTBUF", 16, mtbuf),
+];
+
+/// The LLVM mnemonic without the encoding suffix.
+fn base_name(mn: &str) -> &str {
+    ["_e64_dpp", "_e32", "_e64", "_dpp"]
+        .iter()
+        .find_map(|s| mn.strip_suffix(s))
+        .unwrap_or(mn)
+}
+
+fn names_of(text: &str) -> Vec<&str> {
+    text.split(" :: ")
+        .map(|h| base_name(h.split(' ').next().unwrap()))
+        .collect()
+}
+
+fn our_names(i: &Inst) -> Vec<&'static str> {
+    let mut v = vec![i.op.name()];
+    if let Some(y) = &i.vopd_y {
+        v.push(y.op.name());
+    }
+    v
+}
+
+struct Cand {
+    enc: &'static str,
+    op: u32,
+    bytes: Vec<u8>,
+}
+
+fn candidates() -> Vec<Cand> {
+    let mut out = Vec::new();
+    for &(enc, count, f) in ENCODINGS {
+        for op in 0..count {
+            for bytes in f(op) {
+                out.push(Cand { enc, op, bytes });
+            }
+        }
+    }
+    out
+}
+
+/// Check one processor; returns (ops accepted by llvm, failure lines).
+fn audit(cpu: &str, mattr: &str, print: fn(&Inst) -> String) -> (usize, Vec<String>) {
+    let cands = candidates();
+    let bytes: Vec<Vec<u8>> = cands.iter().map(|c| c.bytes.clone()).collect();
+    let texts = common::llvm_mc_each(&bytes, cpu, mattr);
+    let mut bad = Vec::new();
+    let mut ops = std::collections::BTreeSet::new();
+    let mut missing = std::collections::BTreeSet::new();
+    for (c, want) in cands.iter().zip(&texts) {
+        let Some(want) = want else { continue };
+        ops.insert((c.enc, c.op));
+        let got = match decode(Family::Gfx11, &c.bytes) {
+            Ok(i) if i.size as usize != c.bytes.len() => {
+                format!("<size {} != {}>", i.size, c.bytes.len())
+            }
+            Ok(i) => {
+                if our_names(&i) != names_of(want) {
+                    missing.insert((c.enc, c.op));
+                    bad.push(format!(
+                        "{} op {}: llvm {:?}, ours {:?}",
+                        c.enc,
+                        c.op,
+                        names_of(want),
+                        our_names(&i)
+                    ));
+                    continue;
+                }
+                print(&i)
+            }
+            Err(e) => {
+                if missing.insert((c.enc, c.op)) {
+                    bad.push(format!("{} op {}: missing ({want}): {e}", c.enc, c.op));
+                }
+                continue;
+            }
+        };
+        if KNOWN_GAPS.iter().any(|g| want.starts_with(g)) {
+            continue;
+        }
+        if &got != want {
+            bad.push(format!(
+                "{} {}\n  llvm: {want}\n  ours: {got}",
+                c.enc,
+                common::hex(&c.bytes)
+            ));
+        }
+    }
+    (ops.len(), bad)
+}
+
+fn check(cpu: &str, mattr: &str, print: fn(&Inst) -> String) {
+    let (n, bad) = audit(cpu, mattr, print);
+    assert!(n > 1000, "{cpu}: llvm accepted only {n} opcodes");
+    assert!(
+        bad.is_empty(),
+        "{cpu}{mattr}: {} failures over {n} opcodes:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn every_opcode_gfx1100() {
+    check("gfx1100", "", disassemble);
+}
+
+#[test]
+fn every_opcode_gfx1151() {
+    check("gfx1151", "", disassemble);
+}
+
+/// Wave64: lane masks print as pairs (`vcc`, `s[10:11]`).
+#[test]
+fn every_opcode_gfx1100_wave64() {
+    check("gfx1100", "+wavefrontsize64", disassemble_wave64);
+}
