@@ -55,7 +55,9 @@ impl Arena {
     }
 
     fn layout(bytes: u64) -> Option<Layout> {
-        Layout::from_size_align(usize::try_from(bytes).ok()?, 4096).ok()
+        // Alignment 16 lets the system allocator use calloc, which maps
+        // fresh zero pages lazily instead of clearing the whole arena.
+        Layout::from_size_align(usize::try_from(bytes).ok()?, 16).ok()
     }
 
     /// Total capacity in bytes.

@@ -121,6 +121,7 @@ fn group_id(groups: [u32; 3], index: u64) -> [u32; 3] {
 struct Worker {
     waves: Vec<Wave>,
     lds: Vec<u8>,
+    tmp: Box<crate::ops::Scratch>,
     stats: DispatchStats,
 }
 
@@ -132,7 +133,7 @@ enum Stop {
 
 impl Worker {
     fn new() -> Worker {
-        Worker { waves: Vec::new(), lds: Vec::new(), stats: DispatchStats::default() }
+        Worker { waves: Vec::new(), lds: Vec::new(), tmp: Box::default(), stats: DispatchStats::default() }
     }
 
     fn run_workgroup(&mut self, plan: &Plan, entry: u32, group: [u32; 3]) -> Result<(), Box<Fault>> {
@@ -140,7 +141,7 @@ impl Worker {
         self.stats.waves += n_waves as u64;
         self.lds.clear();
         self.lds.resize(plan.lds_bytes, 0);
-        let mut env = Env { arena: plan.arena, lds: &mut self.lds, program: plan.program };
+        let mut env = Env { arena: plan.arena, lds: &mut self.lds, program: plan.program, tmp: &mut self.tmp };
         loop {
             let mut live = 0;
             let mut waiting = 0;

@@ -61,6 +61,20 @@ pub struct Env<'a> {
     pub arena: &'a Arena,
     pub lds: &'a mut [u8],
     pub program: &'a Program,
+    /// Reused lane buffers, so handlers never clear stack arrays.
+    pub tmp: &'a mut Scratch,
+}
+
+/// Per-worker lane buffers for operand fetch and results.
+pub struct Scratch {
+    pub src: [crate::wave::Lanes; 3],
+    pub res: [crate::wave::Lanes; 2],
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Scratch { src: [[0; crate::wave::MAX_LANES]; 3], res: [[0; crate::wave::MAX_LANES]; 2] }
+    }
 }
 
 /// A handler: runs one instruction for the whole wave.

@@ -9,11 +9,11 @@
 use softgpu_isa::{Inst, LaneSel, Operand, Ty};
 
 use super::float::*;
-use super::{cross_lane, Env, Exec, Flow, Result};
+use super::{cross_lane, Env, Exec, Flow, Result, Scratch};
 use crate::wave::{Lanes, Wave, MAX_LANES};
 
-/// A per-lane function of up to three 32-bit sources.
-pub type LaneFn = fn(u32, u32, u32) -> u32;
+/// A per-lane function of up to three 32-bit sources, applied to `n` lanes.
+pub type LaneFn = fn(&Lanes, &Lanes, &Lanes, &mut Lanes, usize);
 /// A per-lane function of up to three 64-bit sources.
 pub type LaneFn64 = fn(u64, u64, u64) -> u64;
 
@@ -144,28 +144,38 @@ fn store(w: &mut Wave, i: &Inst, ty: Ty, res: &Lanes, mask: u64) {
     }
 }
 
-/// Computes a 32-bit-lane instruction into `res` without writing it.
+/// Computes a 32-bit-lane instruction into `tmp.res[slot]` without writing
+/// it: `run` applies the lane function to the fetched sources.
 #[inline(always)]
-fn compute(w: &Wave, i: &Inst, f: impl Fn(u32, u32, u32) -> u32, res: &mut Lanes) -> Ty {
+fn compute(w: &Wave, i: &Inst, tmp: &mut Scratch, slot: usize, run: impl Fn(&Lanes, &Lanes, &Lanes, &mut Lanes, usize)) -> Ty {
     let info = i.op.info();
-    let (mut b0, mut b1, mut b2) = ([0u32; MAX_LANES], [0u32; MAX_LANES], [0u32; MAX_LANES]);
-    let a = fetch(w, i, 0, info.src[0], &mut b0);
-    let b = fetch(w, i, 1, info.src[1], &mut b1);
-    let c = fetch(w, i, 2, info.src[2], &mut b2);
-    for l in 0..w.lanes {
-        res[l] = f(a[l], b[l], c[l]);
-    }
+    let [b0, b1, b2] = &mut tmp.src;
+    let a = fetch(w, i, 0, info.src[0], b0);
+    let b = fetch(w, i, 1, info.src[1], b1);
+    let c = fetch(w, i, 2, info.src[2], b2);
+    let res = &mut tmp.res[slot];
+    run(a, b, c, res, w.lanes);
     output_mods(w, i, info.dst[0], res);
     info.dst[0]
 }
 
+/// Applies a lane function over `n` lanes (inlined into each handler so the
+/// loop vectorises).
+#[inline(always)]
+fn each(f: impl Fn(u32, u32, u32) -> u32) -> impl Fn(&Lanes, &Lanes, &Lanes, &mut Lanes, usize) {
+    move |a, b, c, r, n| {
+        for l in 0..n {
+            r[l] = f(a[l], b[l], c[l]);
+        }
+    }
+}
+
 /// Runs a per-lane 32-bit instruction over the wave.
 #[inline(always)]
-pub fn vop(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result {
-    let mut res = [0u32; MAX_LANES];
-    let ty = compute(w, i, f, &mut res);
+pub fn vop(w: &mut Wave, env: &mut Env, i: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result {
+    let ty = compute(w, i, env.tmp, 0, each(f));
     let mask = write_mask(w, i);
-    store(w, i, ty, &res, mask);
+    store(w, i, ty, &env.tmp.res[0], mask);
     Ok(Flow::Next)
 }
 
@@ -539,8 +549,8 @@ fn fa(x: u32) -> f32 {
 macro_rules! ops32 {
     ($($name:literal => $f:expr,)*) => {
         /// Pure per-lane 32-bit instructions: name and lane function.
-        pub const LANE_OPS: &[(&str, LaneFn)] = &[$(($name, $f as LaneFn),)*];
-        const TABLE32: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, _: &mut Env, i: &Inst| vop(w, i, $f)) as Exec),)*];
+        pub const LANE_OPS: &[(&str, LaneFn)] = &[$(($name, (|a: &Lanes, b: &Lanes, c: &Lanes, r: &mut Lanes, n: usize| each($f)(a, b, c, r, n)) as LaneFn),)*];
+        const TABLE32: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, env: &mut Env, i: &Inst| vop(w, env, i, $f)) as Exec),)*];
     };
 }
 
@@ -1009,11 +1019,11 @@ pub fn vopd(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
         return Err(super::Trap::Other("VOPD instruction without its Y half".into()));
     };
     let (fx, fy) = env.program.vopd_fns(w.pc).ok_or(super::Trap::Unsupported)?;
-    let (mut rx, mut ry) = ([0u32; MAX_LANES], [0u32; MAX_LANES]);
-    let tx = compute(w, i, fx, &mut rx);
-    let ty = compute(w, y, fy, &mut ry);
+    let tx = compute(w, i, env.tmp, 0, fx);
+    let ty = compute(w, y, env.tmp, 1, fy);
     let exec = w.exec();
-    store(w, i, tx, &rx, exec);
-    store(w, y, ty, &ry, exec);
+    let [rx, ry] = &env.tmp.res;
+    store(w, i, tx, rx, exec);
+    store(w, y, ty, ry, exec);
     Ok(Flow::Next)
 }
