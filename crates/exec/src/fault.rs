@@ -43,7 +43,7 @@ impl Fault {
     pub(crate) fn from_trap(plan: &Plan, group: [u32; 3], wave: &Wave, trap: Trap) -> Fault {
         let program = plan.program;
         let slot = program.slot_at(wave.pc);
-        let instruction = program.text_of(wave.pc);
+        let instruction = program.text_for(wave.pc, wave.lanes == 64);
         let bytes = program.bytes_of(wave.pc);
         let name = instruction.split_whitespace().next().unwrap_or("?").to_string();
         let (reason, lane, address) = match trap {

@@ -157,12 +157,17 @@ impl Program {
         bytes.chunks(4).map(|c| format!("{:08X}", u32::from_le_bytes(c.try_into().unwrap_or([0; 4])))).collect::<Vec<_>>().join(" ")
     }
 
-    /// The disassembly of slot `index`.
+    /// The disassembly of slot `index` (wave32 register names).
     pub fn text_of(&self, index: u32) -> String {
+        self.text_for(index, false)
+    }
+
+    /// The disassembly of slot `index`, naming lane masks as wave64 code does.
+    pub fn text_for(&self, index: u32, wave64: bool) -> String {
         let s = &self.slots[index as usize];
         match &s.illegal {
             Some(why) => format!("<illegal: {why}>"),
-            None => softgpu_isa::disassemble(&s.inst),
+            None => softgpu_isa::disassemble_with(&s.inst, &softgpu_isa::DisasmOptions { wave64 }),
         }
     }
 }

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The README's test command: installs the test toolchain if missing, then
+# runs every test of the workspace. Tests that need clang-19 and friends
+# fail (never skip) when the tools are absent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-test-deps.sh
+cargo test --workspace --release "$@"
