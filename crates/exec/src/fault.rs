@@ -50,7 +50,11 @@ impl Fault {
             Trap::Memory { space, lane, addr, len } => {
                 (format!("{space} memory access of {len} bytes at {addr:#x} is outside what the kernel may touch"), lane, Some(addr))
             }
-            Trap::Unsupported => (format!("unsupported instruction {name} ({bytes})"), None, None),
+            Trap::Unsupported => (
+                format!("unsupported instruction {name} ({bytes}) at {:#x} in {}", program.image_base + slot.offset, plan.kernel.name),
+                None,
+                None,
+            ),
             Trap::Illegal(_) => (
                 format!("illegal instruction ({bytes}): {}", slot.illegal.clone().unwrap_or_default()),
                 None,
