@@ -53,21 +53,39 @@ pub fn dims(s: &str, what: &str) -> Result<[u32; 3], String> {
     }
     let mut d = [1u32; 3];
     for (k, p) in parts.iter().enumerate() {
-        d[k] = p.trim().parse().map_err(|_| format!("--{what} {s}: {p} is not a positive number"))?;
+        d[k] = p
+            .trim()
+            .parse()
+            .map_err(|_| format!("--{what} {s}: {p} is not a positive number"))?;
     }
     Ok(d)
 }
 
 #[allow(clippy::too_many_arguments)]
-pub fn run(file: &Path, kernel: &str, grid: &str, block: &str, dynamic_lds: u32, target: &str, stats: bool, words: &[String]) -> Result<(), String> {
+pub fn run(
+    file: &Path,
+    kernel: &str,
+    grid: &str,
+    block: &str,
+    dynamic_lds: u32,
+    target: &str,
+    stats: bool,
+    words: &[String],
+) -> Result<(), String> {
     let (grid, block) = (dims(grid, "grid")?, dims(block, "block")?);
     // `--stats` may also come after the kernel arguments.
     let stats = stats || words.iter().any(|w| w == "--stats");
     let words: Vec<String> = words.iter().filter(|w| *w != "--stats").cloned().collect();
     let cli_args = parse_args(&words)?;
     let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let device = Device::new(DeviceConfig { target: target.into(), ..Default::default() }).map_err(|e| e.to_string())?;
-    let program = device.load(&bytes).map_err(|e| format!("{}: {e}", file.display()))?;
+    let device = Device::new(DeviceConfig {
+        target: target.into(),
+        ..Default::default()
+    })
+    .map_err(|e| e.to_string())?;
+    let program = device
+        .load(&bytes)
+        .map_err(|e| format!("{}: {e}", file.display()))?;
     let mut args = Vec::new();
     let mut outputs: Vec<(PathBuf, Buffer)> = Vec::new();
     for a in cli_args {
@@ -87,8 +105,14 @@ pub fn run(file: &Path, kernel: &str, grid: &str, block: &str, dynamic_lds: u32,
             CliArg::Value(v) => v,
         });
     }
-    let launch = Launch { grid, block, dynamic_lds };
-    let s = device.dispatch(&program, kernel, &launch, &args).map_err(|e| e.to_string())?;
+    let launch = Launch {
+        grid,
+        block,
+        dynamic_lds,
+    };
+    let s = device
+        .dispatch(&program, kernel, &launch, &args)
+        .map_err(|e| e.to_string())?;
     for (path, buffer) in outputs {
         let data = device.read(&buffer).map_err(|e| e.to_string())?;
         std::fs::write(&path, data).map_err(|e| format!("{}: {e}", path.display()))?;

@@ -6,8 +6,15 @@ use softgpu_exec::{Device, DeviceConfig};
 
 fn load(file: &Path, target: &str) -> Result<softgpu_exec::Program, String> {
     let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let device = Device::new(DeviceConfig { target: target.into(), arena_bytes: 1 << 30, ..Default::default() }).map_err(|e| e.to_string())?;
-    device.load(&bytes).map_err(|e| format!("{}: {e}", file.display()))
+    let device = Device::new(DeviceConfig {
+        target: target.into(),
+        arena_bytes: 1 << 30,
+        ..Default::default()
+    })
+    .map_err(|e| e.to_string())?;
+    device
+        .load(&bytes)
+        .map_err(|e| format!("{}: {e}", file.display()))
 }
 
 /// Prints every instruction of `.text` with its offset and bytes, and a
@@ -22,7 +29,11 @@ pub fn disasm(file: &Path, target: &str) -> Result<(), String> {
         .map(|s| (s.value, s.name.as_str()))
         .collect();
     labels.sort();
-    println!("{}:\tfile format elf64-amdgpu ({})\n", file.display(), co.target);
+    println!(
+        "{}:\tfile format elf64-amdgpu ({})\n",
+        file.display(),
+        co.target
+    );
     for (index, slot) in program.slots().iter().enumerate() {
         if slot.offset >= co.text.end {
             break;
@@ -31,7 +42,11 @@ pub fn disasm(file: &Path, target: &str) -> Result<(), String> {
             println!("\n{:016x} <{name}>:", slot.offset);
         }
         let text = program.text_of(index as u32);
-        println!("\t{text:<58} // {:012X}: {}", slot.offset, program.bytes_of(index as u32));
+        println!(
+            "\t{text:<58} // {:012X}: {}",
+            slot.offset,
+            program.bytes_of(index as u32)
+        );
     }
     Ok(())
 }
@@ -81,10 +96,18 @@ pub fn inspect(file: &Path, target: &str, json: bool) -> Result<(), String> {
         "kernels": kernels,
     });
     if json {
-        println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?
+        );
         return Ok(());
     }
-    println!("{}: {} (code object v{})", file.display(), co.target_id, co.version);
+    println!(
+        "{}: {} (code object v{})",
+        file.display(),
+        co.target_id,
+        co.version
+    );
     for k in &co.kernels {
         let d = &k.descriptor;
         println!("\nkernel {}", k.name);
@@ -99,7 +122,13 @@ pub fn inspect(file: &Path, target: &str, json: bool) -> Result<(), String> {
             k.meta.vgpr_count,
             k.meta.max_flat_workgroup_size
         );
-        for (i, a) in k.meta.args.iter().filter(|a| !a.value_kind.is_hidden()).enumerate() {
+        for (i, a) in k
+            .meta
+            .args
+            .iter()
+            .filter(|a| !a.value_kind.is_hidden())
+            .enumerate()
+        {
             println!(
                 "  arg {i}: {} {} ({:?}, {} bytes at offset {})",
                 a.type_name.as_deref().unwrap_or("?"),

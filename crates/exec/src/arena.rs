@@ -45,13 +45,23 @@ impl Arena {
     /// the host OS, so a large arena costs only what kernels touch).
     pub fn new(bytes: u64) -> Result<Arena, MemError> {
         let bytes = bytes.max(GRANULE).next_multiple_of(GRANULE);
-        let layout = Self::layout(bytes).ok_or(MemError::Exhausted { requested: bytes, free: 0 })?;
+        let layout = Self::layout(bytes).ok_or(MemError::Exhausted {
+            requested: bytes,
+            free: 0,
+        })?;
         // SAFETY: the layout has non-zero size.
         let ptr = unsafe { alloc_zeroed(layout) } as *mut AtomicU64;
         if ptr.is_null() {
-            return Err(MemError::Exhausted { requested: bytes, free: 0 });
+            return Err(MemError::Exhausted {
+                requested: bytes,
+                free: 0,
+            });
         }
-        Ok(Arena { words: ptr, bytes, live: Mutex::new(BTreeMap::new()) })
+        Ok(Arena {
+            words: ptr,
+            bytes,
+            live: Mutex::new(BTreeMap::new()),
+        })
     }
 
     fn layout(bytes: u64) -> Option<Layout> {
@@ -67,10 +77,13 @@ impl Arena {
 
     /// Allocates `len` zeroed bytes; returns the device address.
     pub fn alloc(&self, len: u64) -> Result<u64, MemError> {
-        let size = len.max(1).checked_next_multiple_of(GRANULE).ok_or(MemError::Exhausted {
-            requested: len,
-            free: 0,
-        })?;
+        let size = len
+            .max(1)
+            .checked_next_multiple_of(GRANULE)
+            .ok_or(MemError::Exhausted {
+                requested: len,
+                free: 0,
+            })?;
         let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
         // First fit between live allocations.
         let mut cursor = 0u64;
@@ -82,7 +95,10 @@ impl Arena {
         }
         if self.bytes - cursor < size {
             let used: u64 = live.values().sum();
-            return Err(MemError::Exhausted { requested: len, free: self.bytes - used });
+            return Err(MemError::Exhausted {
+                requested: len,
+                free: self.bytes - used,
+            });
         }
         live.insert(cursor, size);
         drop(live);
@@ -94,7 +110,9 @@ impl Arena {
     pub fn free(&self, addr: u64) -> Result<(), MemError> {
         let offset = addr.wrapping_sub(ARENA_BASE);
         let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
-        live.remove(&offset).map(|_| ()).ok_or(MemError::NotAllocated { addr })
+        live.remove(&offset)
+            .map(|_| ())
+            .ok_or(MemError::NotAllocated { addr })
     }
 
     fn zero(&self, offset: u64, len: u64) {
@@ -136,7 +154,7 @@ impl Arena {
     #[inline(always)]
     pub fn load_u32(&self, addr: u64) -> Result<u32, MemError> {
         let offset = self.check(addr, 4)?;
-        if offset % 4 == 0 {
+        if offset.is_multiple_of(4) {
             Ok(self.dword(offset).load(Relaxed))
         } else {
             let mut b = [0u8; 4];
@@ -149,7 +167,7 @@ impl Arena {
     #[inline(always)]
     pub fn store_u32(&self, addr: u64, value: u32) -> Result<(), MemError> {
         let offset = self.check(addr, 4)?;
-        if offset % 4 == 0 {
+        if offset.is_multiple_of(4) {
             self.dword(offset).store(value, Relaxed);
         } else {
             self.write_bytes_at(offset, &value.to_le_bytes());
@@ -175,7 +193,7 @@ impl Arena {
         let mut i = 0;
         while i < out.len() {
             let at = offset + i;
-            if at % 4 == 0 && out.len() - i >= 4 {
+            if at.is_multiple_of(4) && out.len() - i >= 4 {
                 out[i..i + 4].copy_from_slice(&self.dword(at).load(Relaxed).to_le_bytes());
                 i += 4;
             } else {
@@ -189,7 +207,7 @@ impl Arena {
         let mut i = 0;
         while i < data.len() {
             let at = offset + i;
-            if at % 4 == 0 && data.len() - i >= 4 {
+            if at.is_multiple_of(4) && data.len() - i >= 4 {
                 let v = u32::from_le_bytes(data[i..i + 4].try_into().unwrap());
                 self.dword(at).store(v, Relaxed);
                 i += 4;
@@ -204,7 +222,7 @@ impl Arena {
     /// value. `f` may be called more than once.
     pub fn rmw_u32(&self, addr: u64, f: impl Fn(u32) -> u32) -> Result<u32, MemError> {
         let offset = self.check(addr, 4)?;
-        if offset % 4 != 0 {
+        if !offset.is_multiple_of(4) {
             return Err(MemError::OutOfRange { addr, len: 4 });
         }
         let cell = self.dword(offset);
@@ -220,7 +238,7 @@ impl Arena {
     /// Atomic read-modify-write of an aligned 64-bit value; returns the old value.
     pub fn rmw_u64(&self, addr: u64, f: impl Fn(u64) -> u64) -> Result<u64, MemError> {
         let offset = self.check(addr, 8)?;
-        if offset % 8 != 0 {
+        if !offset.is_multiple_of(8) {
             return Err(MemError::OutOfRange { addr, len: 8 });
         }
         let cell = self.word(offset / 8);
@@ -257,7 +275,10 @@ mod tests {
         let mut out = [0u8; 7];
         arena.read(b + 3, &mut out).unwrap();
         assert_eq!(out, [1, 2, 3, 4, 5, 6, 7]);
-        assert_eq!(arena.load_u32(b + 4).unwrap(), u32::from_le_bytes([2, 3, 4, 5]));
+        assert_eq!(
+            arena.load_u32(b + 4).unwrap(),
+            u32::from_le_bytes([2, 3, 4, 5])
+        );
         arena.free(a).unwrap();
         assert_eq!(arena.free(a), Err(MemError::NotAllocated { addr: a }));
         assert_eq!(arena.alloc(16).unwrap(), a, "first fit reuses the hole");
@@ -269,6 +290,9 @@ mod tests {
         assert!(arena.load_u32(0).is_err());
         assert!(arena.load_u32(ARENA_BASE + 4094).is_err());
         assert!(arena.store_u32(u64::MAX - 1, 0).is_err());
-        assert!(matches!(arena.alloc(1 << 20), Err(MemError::Exhausted { .. })));
+        assert!(matches!(
+            arena.alloc(1 << 20),
+            Err(MemError::Exhausted { .. })
+        ));
     }
 }

@@ -145,7 +145,8 @@ pub struct Device {
 
 impl Device {
     pub fn new(config: DeviceConfig) -> Result<Device, DispatchError> {
-        let family = Family::of_target(&config.target).ok_or_else(|| DispatchError::UnknownTarget(config.target.clone()))?;
+        let family = Family::of_target(&config.target)
+            .ok_or_else(|| DispatchError::UnknownTarget(config.target.clone()))?;
         let threads = config
             .threads
             .or_else(|| std::env::var("SOFTGPU_THREADS").ok()?.parse().ok())
@@ -153,7 +154,10 @@ impl Device {
             .unwrap_or(1)
             .max(1);
         let budget = match config.instruction_budget {
-            0 => std::env::var("SOFTGPU_BUDGET").ok().and_then(|v| v.parse().ok()).unwrap_or(DEFAULT_WAVE_BUDGET),
+            0 => std::env::var("SOFTGPU_BUDGET")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(DEFAULT_WAVE_BUDGET),
             n => n,
         };
         Ok(Device {
@@ -183,7 +187,10 @@ impl Device {
     }
 
     pub fn alloc_zeroed(&self, len: u64) -> Result<Buffer, DispatchError> {
-        Ok(Buffer { addr: self.arena.alloc(len)?, len })
+        Ok(Buffer {
+            addr: self.arena.alloc(len)?,
+            len,
+        })
     }
 
     pub fn alloc_from(&self, data: &[u8]) -> Result<Buffer, DispatchError> {
@@ -204,7 +211,11 @@ impl Device {
 
     pub fn write(&self, buffer: &Buffer, data: &[u8]) -> Result<(), DispatchError> {
         if data.len() as u64 > buffer.len {
-            return Err(MemError::OutOfRange { addr: buffer.addr, len: data.len() as u64 }.into());
+            return Err(MemError::OutOfRange {
+                addr: buffer.addr,
+                len: data.len() as u64,
+            }
+            .into());
         }
         Ok(self.arena.write(buffer.addr, data)?)
     }
@@ -222,24 +233,57 @@ impl Device {
 
     /// Runs `kernel` over the launch with the given explicit arguments, to
     /// completion or to its first fault.
-    pub fn dispatch(&self, program: &Program, kernel: &str, launch: &Launch, args: &[Arg]) -> Result<DispatchStats, DispatchError> {
+    pub fn dispatch(
+        &self,
+        program: &Program,
+        kernel: &str,
+        launch: &Launch,
+        args: &[Arg],
+    ) -> Result<DispatchStats, DispatchError> {
         let k = find_kernel(program, kernel)?;
-        let grid: [u32; 3] = std::array::from_fn(|d| launch.grid[d].saturating_mul(launch.block[d]));
+        let grid: [u32; 3] =
+            std::array::from_fn(|d| launch.grid[d].saturating_mul(launch.block[d]));
         self.dispatch_items(program, k, grid, launch.block, launch.dynamic_lds, args)
     }
 
     /// Runs a dispatch whose grid is given in work-items (HSA's convention):
     /// the last workgroup of a dimension may be partial.
-    pub fn dispatch_items(&self, program: &Program, kernel: &Kernel, grid: [u32; 3], block: [u32; 3], dynamic_lds: u32, args: &[Arg]) -> Result<DispatchStats, DispatchError> {
-        let bad = |why: String| DispatchError::BadLaunch { kernel: kernel.name.clone(), why };
+    pub fn dispatch_items(
+        &self,
+        program: &Program,
+        kernel: &Kernel,
+        grid: [u32; 3],
+        block: [u32; 3],
+        dynamic_lds: u32,
+        args: &[Arg],
+    ) -> Result<DispatchStats, DispatchError> {
+        let bad = |why: String| DispatchError::BadLaunch {
+            kernel: kernel.name.clone(),
+            why,
+        };
         check_launch(kernel, grid, block, dynamic_lds).map_err(bad)?;
         let groups: [u32; 3] = std::array::from_fn(|d| grid[d].div_ceil(block[d]));
-        let lds_bytes = kernel.descriptor.group_segment_fixed_size.max(kernel.meta.group_segment_fixed_size) + dynamic_lds;
-        let scratch_lane_bytes = kernel.descriptor.private_segment_fixed_size.max(kernel.meta.private_segment_fixed_size)
-            + if kernel.descriptor.uses_dynamic_stack || kernel.meta.uses_dynamic_stack { self.dynamic_stack_bytes } else { 0 };
+        let lds_bytes = kernel
+            .descriptor
+            .group_segment_fixed_size
+            .max(kernel.meta.group_segment_fixed_size)
+            + dynamic_lds;
+        let scratch_lane_bytes = kernel
+            .descriptor
+            .private_segment_fixed_size
+            .max(kernel.meta.private_segment_fixed_size)
+            + if kernel.descriptor.uses_dynamic_stack || kernel.meta.uses_dynamic_stack {
+                self.dynamic_stack_bytes
+            } else {
+                0
+            };
         let kernarg = build_kernarg(kernel, grid, block, dynamic_lds, args)?;
         let dispatch_id = self.dispatch_ids.fetch_add(1, Ordering::Relaxed);
-        let scratch = DispatchMemory::new(&self.arena, &kernarg, &packet(kernel, program, grid, block, scratch_lane_bytes, lds_bytes))?;
+        let scratch = DispatchMemory::new(
+            &self.arena,
+            &kernarg,
+            &packet(kernel, program, grid, block, scratch_lane_bytes, lds_bytes),
+        )?;
         let plan = Plan {
             program,
             kernel,
@@ -257,8 +301,9 @@ impl Device {
             wave_budget: self.budget,
         };
         // The kernarg pointer must be written into the packet too.
-        self.arena.write(scratch.packet + 40, &scratch.kernarg.to_le_bytes())?;
-        let result = dispatch::run(&plan).map_err(|f| DispatchError::Fault(Box::new(f)));
+        self.arena
+            .write(scratch.packet + 40, &scratch.kernarg.to_le_bytes())?;
+        let result = dispatch::run(&plan).map_err(DispatchError::Fault);
         scratch.release(&self.arena);
         result
     }
@@ -279,7 +324,11 @@ impl DispatchMemory {
         arena.write(p, packet)?;
         // An hsa_queue_t-sized zeroed block for kernels that read the queue.
         let q = arena.alloc(256)?;
-        Ok(DispatchMemory { kernarg: k, packet: p, queue: q })
+        Ok(DispatchMemory {
+            kernarg: k,
+            packet: p,
+            queue: q,
+        })
     }
 
     fn release(self, arena: &Arena) {
@@ -291,56 +340,111 @@ impl DispatchMemory {
 
 fn find_kernel<'p>(program: &'p Program, name: &str) -> Result<&'p Kernel, DispatchError> {
     let kernels = &program.code_object.kernels;
-    kernels.iter().find(|k| k.name == name || k.symbol == name).ok_or_else(|| DispatchError::NoSuchKernel {
-        name: name.to_string(),
-        available: kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", "),
-    })
+    kernels
+        .iter()
+        .find(|k| k.name == name || k.symbol == name)
+        .ok_or_else(|| DispatchError::NoSuchKernel {
+            name: name.to_string(),
+            available: kernels
+                .iter()
+                .map(|k| k.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
 }
 
-fn check_launch(kernel: &Kernel, grid: [u32; 3], block: [u32; 3], dynamic_lds: u32) -> Result<(), String> {
+fn check_launch(
+    kernel: &Kernel,
+    grid: [u32; 3],
+    block: [u32; 3],
+    dynamic_lds: u32,
+) -> Result<(), String> {
     if block.contains(&0) || grid.contains(&0) {
-        return Err(format!("grid {grid:?} and block {block:?} must be non-zero in every dimension"));
+        return Err(format!(
+            "grid {grid:?} and block {block:?} must be non-zero in every dimension"
+        ));
     }
     let threads = block.iter().map(|&b| b as u64).product::<u64>();
     let max = kernel.meta.max_flat_workgroup_size.clamp(1, MAX_WORKGROUP) as u64;
     if threads > max {
-        return Err(format!("block {block:?} has {threads} work-items; this kernel allows at most {max}"));
+        return Err(format!(
+            "block {block:?} has {threads} work-items; this kernel allows at most {max}"
+        ));
     }
     if let Some(req) = kernel.meta.reqd_workgroup_size {
         if req != block {
-            return Err(format!("block {block:?} differs from the kernel's required workgroup size {req:?}"));
+            return Err(format!(
+                "block {block:?} differs from the kernel's required workgroup size {req:?}"
+            ));
         }
     }
     let lds = kernel.descriptor.group_segment_fixed_size as u64 + dynamic_lds as u64;
     if lds > LDS_BYTES as u64 {
-        return Err(format!("{lds} bytes of LDS requested; the device has {LDS_BYTES}"));
+        return Err(format!(
+            "{lds} bytes of LDS requested; the device has {LDS_BYTES}"
+        ));
     }
     Ok(())
 }
 
 /// The kernarg segment: explicit arguments checked against the metadata,
 /// then the hidden arguments of code object v5 (and v4's global offsets).
-fn build_kernarg(kernel: &Kernel, grid: [u32; 3], block: [u32; 3], dynamic_lds: u32, args: &[Arg]) -> Result<Vec<u8>, DispatchError> {
+fn build_kernarg(
+    kernel: &Kernel,
+    grid: [u32; 3],
+    block: [u32; 3],
+    dynamic_lds: u32,
+    args: &[Arg],
+) -> Result<Vec<u8>, DispatchError> {
     let meta = &kernel.meta;
-    let size = meta.kernarg_segment_size.max(kernel.descriptor.kernarg_size) as usize;
+    let size = meta
+        .kernarg_segment_size
+        .max(kernel.descriptor.kernarg_size) as usize;
     let mut seg = vec![0u8; size.max(8)];
-    let bad = |why: String| DispatchError::BadArguments { kernel: kernel.name.clone(), why };
-    let explicit: Vec<_> = meta.args.iter().filter(|a| !a.value_kind.is_hidden()).collect();
+    let bad = |why: String| DispatchError::BadArguments {
+        kernel: kernel.name.clone(),
+        why,
+    };
+    let explicit: Vec<_> = meta
+        .args
+        .iter()
+        .filter(|a| !a.value_kind.is_hidden())
+        .collect();
     if explicit.len() != args.len() {
         let names: Vec<String> = explicit.iter().map(|a| describe(a)).collect();
-        return Err(bad(format!("expects {} arguments ({}), got {}", explicit.len(), names.join(", "), args.len())));
+        return Err(bad(format!(
+            "expects {} arguments ({}), got {}",
+            explicit.len(),
+            names.join(", "),
+            args.len()
+        )));
     }
     for (k, (meta_arg, arg)) in explicit.iter().zip(args).enumerate() {
         let bytes = arg.bytes();
-        let pointer = matches!(meta_arg.value_kind, ValueKind::GlobalBuffer | ValueKind::DynamicSharedPointer);
+        let pointer = matches!(
+            meta_arg.value_kind,
+            ValueKind::GlobalBuffer | ValueKind::DynamicSharedPointer
+        );
         if pointer && !arg.is_pointer() {
-            return Err(bad(format!("argument {k} ({}) is a pointer; pass a buffer", describe(meta_arg))));
+            return Err(bad(format!(
+                "argument {k} ({}) is a pointer; pass a buffer",
+                describe(meta_arg)
+            )));
         }
         if !pointer && arg.is_pointer() && matches!(arg, Arg::Buffer(_)) {
-            return Err(bad(format!("argument {k} ({}) is a value of {} bytes, not a buffer", describe(meta_arg), meta_arg.size)));
+            return Err(bad(format!(
+                "argument {k} ({}) is a value of {} bytes, not a buffer",
+                describe(meta_arg),
+                meta_arg.size
+            )));
         }
         if bytes.len() != meta_arg.size as usize {
-            return Err(bad(format!("argument {k} ({}) takes {} bytes, got {}", describe(meta_arg), meta_arg.size, bytes.len())));
+            return Err(bad(format!(
+                "argument {k} ({}) takes {} bytes, got {}",
+                describe(meta_arg),
+                meta_arg.size,
+                bytes.len()
+            )));
         }
         put(&mut seg, meta_arg.offset as usize, &bytes).map_err(bad)?;
     }
@@ -384,7 +488,9 @@ fn describe(a: &softgpu_codeobj::KernelArg) -> String {
 fn put(seg: &mut [u8], offset: usize, bytes: &[u8]) -> Result<(), String> {
     let len = seg.len();
     seg.get_mut(offset..offset + bytes.len())
-        .ok_or_else(|| format!("argument at offset {offset} lies outside the {len}-byte kernarg segment"))?
+        .ok_or_else(|| {
+            format!("argument at offset {offset} lies outside the {len}-byte kernarg segment")
+        })?
         .copy_from_slice(bytes);
     Ok(())
 }
@@ -400,7 +506,14 @@ fn dims(grid: [u32; 3]) -> u16 {
 }
 
 /// The AQL kernel dispatch packet a kernel finds behind its dispatch pointer.
-fn packet(kernel: &Kernel, program: &Program, grid: [u32; 3], block: [u32; 3], scratch: u32, lds: u32) -> [u8; 64] {
+fn packet(
+    kernel: &Kernel,
+    program: &Program,
+    grid: [u32; 3],
+    block: [u32; 3],
+    scratch: u32,
+    lds: u32,
+) -> [u8; 64] {
     let mut p = [0u8; 64];
     let header: u16 = 2; // HSA_PACKET_TYPE_KERNEL_DISPATCH
     p[0..2].copy_from_slice(&header.to_le_bytes());

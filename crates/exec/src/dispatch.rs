@@ -58,15 +58,23 @@ impl Plan<'_> {
         }
     }
 
-    fn entry(&self) -> Result<u32, Fault> {
-        self.program.index_of_offset(self.kernel.entry_offset).ok_or_else(|| {
-            Fault::setup(&self.kernel.name, format!("kernel entry {:#x} is not a decoded instruction", self.kernel.entry_offset))
-        })
+    fn entry(&self) -> Result<u32, Box<Fault>> {
+        self.program
+            .index_of_offset(self.kernel.entry_offset)
+            .ok_or_else(|| {
+                Box::new(Fault::setup(
+                    &self.kernel.name,
+                    format!(
+                        "kernel entry {:#x} is not a decoded instruction",
+                        self.kernel.entry_offset
+                    ),
+                ))
+            })
     }
 }
 
 /// Runs the dispatch to completion or to its first fault.
-pub fn run(plan: &Plan) -> Result<DispatchStats, Fault> {
+pub fn run(plan: &Plan) -> Result<DispatchStats, Box<Fault>> {
     let start = Instant::now();
     let entry = plan.entry()?;
     let total = plan.groups.iter().map(|&g| g as u64).product::<u64>();
@@ -83,7 +91,10 @@ pub fn run(plan: &Plan) -> Result<DispatchStats, Fault> {
             }
             if let Err(f) = worker.run_workgroup(plan, entry, group_id(plan.groups, index)) {
                 abort.store(true, Ordering::Relaxed);
-                fault.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(*f);
+                fault
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get_or_insert(*f);
                 break;
             }
         }
@@ -103,7 +114,7 @@ pub fn run(plan: &Plan) -> Result<DispatchStats, Fault> {
         });
     }
     if let Some(f) = fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(f);
+        return Err(Box::new(f));
     }
     let mut stats = totals.into_inner().unwrap_or_else(|e| e.into_inner());
     stats.workgroups = total;
@@ -114,7 +125,11 @@ pub fn run(plan: &Plan) -> Result<DispatchStats, Fault> {
 
 fn group_id(groups: [u32; 3], index: u64) -> [u32; 3] {
     let (gx, gy) = (groups[0] as u64, groups[1] as u64);
-    [(index % gx) as u32, ((index / gx) % gy) as u32, (index / (gx * gy)) as u32]
+    [
+        (index % gx) as u32,
+        ((index / gx) % gy) as u32,
+        (index / (gx * gy)) as u32,
+    ]
 }
 
 /// A worker thread's reusable state.
@@ -133,15 +148,30 @@ enum Stop {
 
 impl Worker {
     fn new() -> Worker {
-        Worker { waves: Vec::new(), lds: Vec::new(), tmp: Box::default(), stats: DispatchStats::default() }
+        Worker {
+            waves: Vec::new(),
+            lds: Vec::new(),
+            tmp: Box::default(),
+            stats: DispatchStats::default(),
+        }
     }
 
-    fn run_workgroup(&mut self, plan: &Plan, entry: u32, group: [u32; 3]) -> Result<(), Box<Fault>> {
+    fn run_workgroup(
+        &mut self,
+        plan: &Plan,
+        entry: u32,
+        group: [u32; 3],
+    ) -> Result<(), Box<Fault>> {
         let n_waves = self.setup_waves(plan, entry, group);
         self.stats.waves += n_waves as u64;
         self.lds.clear();
         self.lds.resize(plan.lds_bytes, 0);
-        let mut env = Env { arena: plan.arena, lds: &mut self.lds, program: plan.program, tmp: &mut self.tmp };
+        let mut env = Env {
+            arena: plan.arena,
+            lds: &mut self.lds,
+            program: plan.program,
+            tmp: &mut self.tmp,
+        };
         loop {
             let mut live = 0;
             let mut waiting = 0;
@@ -167,7 +197,9 @@ impl Worker {
             }
             if waiting == live {
                 // Every live wave reached the barrier: release them together.
-                self.waves[..n_waves].iter_mut().for_each(|w| w.at_barrier = false);
+                self.waves[..n_waves]
+                    .iter_mut()
+                    .for_each(|w| w.at_barrier = false);
             }
         }
     }
@@ -177,7 +209,8 @@ impl Worker {
         let lanes = plan.lanes();
         let [bx, by, bz] = plan.block;
         // Work-items of a partial workgroup at the grid's edge are absent.
-        let dims: [u32; 3] = std::array::from_fn(|d| plan.block[d].min(plan.grid[d] - group[d] * plan.block[d]));
+        let dims: [u32; 3] =
+            std::array::from_fn(|d| plan.block[d].min(plan.grid[d] - group[d] * plan.block[d]));
         let threads = (bx * by * bz) as usize;
         let n_waves = threads.div_ceil(lanes);
         while self.waves.len() < n_waves {
@@ -206,7 +239,16 @@ impl Worker {
                 let (x, y, z) = (t as u32 % bx, (t as u32 / bx) % by, t as u32 / (bx * by));
                 let present = t < threads && x < dims[0] && y < dims[1] && z < dims[2];
                 live |= (present as u64) << l;
-                let packed = x | if d.enable_vgpr_workitem_id >= 1 { y << 10 } else { 0 } | if d.enable_vgpr_workitem_id >= 2 { z << 20 } else { 0 };
+                let packed =
+                    x | if d.enable_vgpr_workitem_id >= 1 {
+                        y << 10
+                    } else {
+                        0
+                    } | if d.enable_vgpr_workitem_id >= 2 {
+                        z << 20
+                    } else {
+                        0
+                    };
                 wave.vgpr[0][l] = packed;
             }
             wave.live_lanes = live;
@@ -269,7 +311,14 @@ fn load_sgprs(wave: &mut Wave, plan: &Plan, group: [u32; 3]) {
             s += 1;
         }
     };
-    for (axis, enabled) in [d.enable_sgpr_workgroup_id_x, d.enable_sgpr_workgroup_id_y, d.enable_sgpr_workgroup_id_z].into_iter().enumerate() {
+    for (axis, enabled) in [
+        d.enable_sgpr_workgroup_id_x,
+        d.enable_sgpr_workgroup_id_y,
+        d.enable_sgpr_workgroup_id_z,
+    ]
+    .into_iter()
+    .enumerate()
+    {
         if enabled {
             system(group[axis]);
         }
@@ -285,7 +334,12 @@ fn load_sgprs(wave: &mut Wave, plan: &Plan, group: [u32; 3]) {
 
 /// Runs one wave until it ends, reaches a barrier, yields, or exhausts its
 /// quantum. The hot loop of the executor.
-fn run_wave(wave: &mut Wave, env: &mut Env, budget: u64, stats: &mut DispatchStats) -> Result<Stop, Trap> {
+fn run_wave(
+    wave: &mut Wave,
+    env: &mut Env,
+    budget: u64,
+    stats: &mut DispatchStats,
+) -> Result<Stop, Trap> {
     let program = env.program;
     for _ in 0..QUANTUM {
         let slot = program.slot_at(wave.pc);
@@ -296,9 +350,15 @@ fn run_wave(wave: &mut Wave, env: &mut Env, budget: u64, stats: &mut DispatchSta
         match flow {
             Flow::Next => wave.pc += 1,
             Flow::Branch(simm) => {
-                wave.pc = program.branch_target(wave.pc, simm).ok_or(Trap::BadJump(program.address_after(wave.pc).wrapping_add((simm as i64 * 4) as u64)))?
+                wave.pc = program.branch_target(wave.pc, simm).ok_or(Trap::BadJump(
+                    program
+                        .address_after(wave.pc)
+                        .wrapping_add((simm as i64 * 4) as u64),
+                ))?
             }
-            Flow::Jump(addr) => wave.pc = program.index_of_address(addr).ok_or(Trap::BadJump(addr))?,
+            Flow::Jump(addr) => {
+                wave.pc = program.index_of_address(addr).ok_or(Trap::BadJump(addr))?
+            }
             Flow::Barrier => {
                 wave.pc += 1;
                 return Ok(Stop::Barrier);

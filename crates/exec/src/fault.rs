@@ -37,7 +37,11 @@ pub struct Site {
 impl Fault {
     /// A fault before any instruction ran.
     pub fn setup(kernel: &str, reason: String) -> Fault {
-        Fault { kernel: kernel.to_string(), reason, site: None }
+        Fault {
+            kernel: kernel.to_string(),
+            reason,
+            site: None,
+        }
     }
 
     pub(crate) fn from_trap(plan: &Plan, group: [u32; 3], wave: &Wave, trap: Trap) -> Fault {
@@ -45,7 +49,11 @@ impl Fault {
         let slot = program.slot_at(wave.pc);
         let instruction = program.text_for(wave.pc, wave.lanes == 64);
         let bytes = program.bytes_of(wave.pc);
-        let name = instruction.split_whitespace().next().unwrap_or("?").to_string();
+        let name = instruction
+            .split_whitespace()
+            .next()
+            .unwrap_or("?")
+            .to_string();
         let (reason, lane, address) = match trap {
             Trap::Memory { space, lane, addr, len } => {
                 (format!("{space} memory access of {len} bytes at {addr:#x} is outside what the kernel may touch"), lane, Some(addr))
@@ -88,7 +96,11 @@ impl fmt::Display for Fault {
         write!(f, "kernel {} faulted: {}", self.kernel, self.reason)?;
         if let Some(s) = &self.site {
             let [x, y, z] = s.workgroup;
-            write!(f, "\n  at pc {:#x} (code offset {:#x}): {}  [{}]", s.pc, s.offset, s.instruction, s.bytes)?;
+            write!(
+                f,
+                "\n  at pc {:#x} (code offset {:#x}): {}  [{}]",
+                s.pc, s.offset, s.instruction, s.bytes
+            )?;
             write!(f, "\n  workgroup ({x}, {y}, {z}), wave {}", s.wave)?;
             match s.lane {
                 Some(l) => write!(f, ", lane {l}")?,

@@ -68,14 +68,23 @@ fn operands_valid(inst: &Inst) -> bool {
         Operand::Vgpr(r) | Operand::VgprHi(r) => (r as usize) < crate::wave::NUM_VGPRS,
         _ => true,
     };
-    inst.dst.iter().all(ok) && inst.src.iter().all(ok) && inst.vopd_y.as_deref().is_none_or(operands_valid)
+    inst.dst.iter().all(ok)
+        && inst.src.iter().all(ok)
+        && inst.vopd_y.as_deref().is_none_or(operands_valid)
 }
 
 impl Program {
     /// Decodes the code object's text, already placed at `image_base`.
-    pub fn new(code_object: CodeObject, image_base: u64, image: Vec<u8>, family: Family) -> Program {
+    pub fn new(
+        code_object: CodeObject,
+        image_base: u64,
+        image: Vec<u8>,
+        family: Family,
+    ) -> Program {
         let text = code_object.text.clone();
-        let code = image.get(text.start as usize..text.end as usize).unwrap_or(&[]);
+        let code = image
+            .get(text.start as usize..text.end as usize)
+            .unwrap_or(&[]);
         let mut slots = Vec::new();
         let mut index = vec![u32::MAX; code.len().div_ceil(4) + 1];
         for (offset, decoded) in softgpu_isa::decode_all(family, code) {
@@ -84,15 +93,45 @@ impl Program {
         }
         let end = text.start + code.len() as u64;
         index[code.len().div_ceil(4)] = slots.len() as u32;
-        slots.push(Slot { offset: end, inst: placeholder(), exec: ran_off_end, illegal: None, vopd: None });
-        Program { code_object, image_base, family, image, slots, index, text_start: text.start }
+        slots.push(Slot {
+            offset: end,
+            inst: placeholder(),
+            exec: ran_off_end,
+            illegal: None,
+            vopd: None,
+        });
+        Program {
+            code_object,
+            image_base,
+            family,
+            image,
+            slots,
+            index,
+            text_start: text.start,
+        }
     }
 
     fn slot(offset: u64, decoded: Result<Inst, softgpu_isa::DecodeError>) -> Slot {
         let inst = match decoded {
             Ok(inst) if operands_valid(&inst) => inst,
-            Ok(_) => return Slot { offset, inst: placeholder(), exec: illegal, illegal: Some("register operand out of range".into()), vopd: None },
-            Err(e) => return Slot { offset, inst: placeholder(), exec: illegal, illegal: Some(e.to_string()), vopd: None },
+            Ok(_) => {
+                return Slot {
+                    offset,
+                    inst: placeholder(),
+                    exec: illegal,
+                    illegal: Some("register operand out of range".into()),
+                    vopd: None,
+                }
+            }
+            Err(e) => {
+                return Slot {
+                    offset,
+                    inst: placeholder(),
+                    exec: illegal,
+                    illegal: Some(e.to_string()),
+                    vopd: None,
+                }
+            }
         };
         let (exec, vopd) = match &inst.vopd_y {
             Some(y) => {
@@ -104,7 +143,13 @@ impl Program {
             }
             None => (ops::handler(inst.op).unwrap_or(ops::unsupported), None),
         };
-        Slot { offset, inst, exec, illegal: None, vopd }
+        Slot {
+            offset,
+            inst,
+            exec,
+            illegal: None,
+            vopd,
+        }
     }
 
     /// Every slot (for disassembly and tests).
@@ -123,7 +168,10 @@ impl Program {
         if rel % 4 != 0 {
             return None;
         }
-        self.index.get((rel / 4) as usize).copied().filter(|&i| i != u32::MAX)
+        self.index
+            .get((rel / 4) as usize)
+            .copied()
+            .filter(|&i| i != u32::MAX)
     }
 
     /// Slot index of the instruction at device address `addr`.
@@ -153,8 +201,15 @@ impl Program {
     pub fn bytes_of(&self, index: u32) -> String {
         let s = &self.slots[index as usize];
         let start = s.offset as usize;
-        let bytes = self.image.get(start..start + s.inst.size as usize).unwrap_or(&[]);
-        bytes.chunks(4).map(|c| format!("{:08X}", u32::from_le_bytes(c.try_into().unwrap_or([0; 4])))).collect::<Vec<_>>().join(" ")
+        let bytes = self
+            .image
+            .get(start..start + s.inst.size as usize)
+            .unwrap_or(&[]);
+        bytes
+            .chunks(4)
+            .map(|c| format!("{:08X}", u32::from_le_bytes(c.try_into().unwrap_or([0; 4]))))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     /// The disassembly of slot `index` (wave32 register names).

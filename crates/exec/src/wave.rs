@@ -139,13 +139,21 @@ impl Wave {
         match op {
             Operand::Sgpr(r) => {
                 let r = r as usize;
-                let hi = if r + 1 < NUM_SGPRS { self.sgpr[r + 1] } else { 0 };
+                let hi = if r + 1 < NUM_SGPRS {
+                    self.sgpr[r + 1]
+                } else {
+                    0
+                };
                 self.sgpr[r] as u64 | (hi as u64) << 32
             }
             Operand::Const(c) => c,
             // As 64-bit operands the apertures read as full addresses.
-            Operand::Special(s @ (Special::SharedBase | Special::PrivateBase)) => self.special(s) << 32,
-            Operand::Special(s @ (Special::SharedLimit | Special::PrivateLimit)) => self.special(s) << 32 | 0xffff_ffff,
+            Operand::Special(s @ (Special::SharedBase | Special::PrivateBase)) => {
+                self.special(s) << 32
+            }
+            Operand::Special(s @ (Special::SharedLimit | Special::PrivateLimit)) => {
+                self.special(s) << 32 | 0xffff_ffff
+            }
             Operand::Special(s) => self.special(s),
             _ => 0,
         }
