@@ -75,8 +75,11 @@ impl Plan<'_> {
 
 /// Runs the dispatch to completion or to its first fault.
 pub fn run(plan: &Plan) -> Result<DispatchStats, Box<Fault>> {
-    let start = Instant::now();
-    let entry = plan.entry()?;
+    let clock = Instant::now();
+    let start = Start {
+        entry: plan.entry()?,
+        user_sgprs: user_sgprs(plan),
+    };
     let total = plan.groups.iter().map(|&g| g as u64).product::<u64>();
     let next = AtomicU64::new(0);
     let abort = AtomicBool::new(false);
@@ -89,7 +92,7 @@ pub fn run(plan: &Plan) -> Result<DispatchStats, Box<Fault>> {
             if index >= total || abort.load(Ordering::Relaxed) {
                 break;
             }
-            if let Err(f) = worker.run_workgroup(plan, entry, group_id(plan.groups, index)) {
+            if let Err(f) = worker.run_workgroup(plan, &start, group_id(plan.groups, index)) {
                 abort.store(true, Ordering::Relaxed);
                 fault
                     .lock()
@@ -119,7 +122,7 @@ pub fn run(plan: &Plan) -> Result<DispatchStats, Box<Fault>> {
     let mut stats = totals.into_inner().unwrap_or_else(|e| e.into_inner());
     stats.workgroups = total;
     stats.threads = total * plan.block.iter().map(|&b| b as u64).product::<u64>();
-    stats.seconds = start.elapsed().as_secs_f64();
+    stats.seconds = clock.elapsed().as_secs_f64();
     Ok(stats)
 }
 
@@ -130,6 +133,13 @@ fn group_id(groups: [u32; 3], index: u64) -> [u32; 3] {
         ((index / gx) % gy) as u32,
         (index / (gx * gy)) as u32,
     ]
+}
+
+/// What every wave of the dispatch starts with.
+struct Start {
+    /// Slot index of the kernel's first instruction.
+    entry: u32,
+    user_sgprs: Vec<u32>,
 }
 
 /// A worker thread's reusable state.
@@ -159,10 +169,10 @@ impl Worker {
     fn run_workgroup(
         &mut self,
         plan: &Plan,
-        entry: u32,
+        start: &Start,
         group: [u32; 3],
     ) -> Result<(), Box<Fault>> {
-        let n_waves = self.setup_waves(plan, entry, group);
+        let n_waves = self.setup_waves(plan, start, group);
         self.stats.waves += n_waves as u64;
         self.lds.clear();
         self.lds.resize(plan.lds_bytes, 0);
@@ -205,7 +215,7 @@ impl Worker {
     }
 
     /// Initialises the workgroup's waves as the AMDHSA ABI specifies.
-    fn setup_waves(&mut self, plan: &Plan, entry: u32, group: [u32; 3]) -> usize {
+    fn setup_waves(&mut self, plan: &Plan, start: &Start, group: [u32; 3]) -> usize {
         let lanes = plan.lanes();
         let [bx, by, bz] = plan.block;
         // Work-items of a partial workgroup at the grid's edge are absent.
@@ -220,7 +230,7 @@ impl Worker {
         for (id, wave) in self.waves[..n_waves].iter_mut().enumerate() {
             wave.lanes = lanes;
             wave.id = id as u32;
-            wave.pc = entry;
+            wave.pc = start.entry;
             wave.ended = false;
             wave.at_barrier = false;
             wave.scc = false;
@@ -253,7 +263,7 @@ impl Worker {
             }
             wave.live_lanes = live;
             wave.set_exec(live);
-            load_sgprs(wave, plan, group);
+            load_sgprs(wave, plan, &start.user_sgprs, group);
         }
         n_waves
     }
@@ -269,39 +279,43 @@ fn mode_bits(d: &KernelDescriptor) -> u32 {
         | (d.ieee_mode as u32) << 9
 }
 
-/// User SGPRs in ABI order, then the system SGPRs after `user_sgpr_count`.
-fn load_sgprs(wave: &mut Wave, plan: &Plan, group: [u32; 3]) {
+/// The user SGPRs in ABI order, as the kernel descriptor enables them. They
+/// are the same for every wave of a dispatch, so they are built once.
+fn user_sgprs(plan: &Plan) -> Vec<u32> {
     let d = &plan.kernel.descriptor;
     let mut user: Vec<u32> = Vec::with_capacity(16);
-    let push64 = |v: u64, user: &mut Vec<u32>| {
-        user.push(v as u32);
-        user.push((v >> 32) as u32);
-    };
+    let mut push64 = |v: u64| user.extend([v as u32, (v >> 32) as u32]);
     if d.enable_sgpr_private_segment_buffer {
         // A buffer resource over the private aperture (scratch is reached
         // through scratch_* instructions on gfx11; this keeps it well-formed).
-        push64(PRIVATE_APERTURE, &mut user);
-        user.push(plan.scratch_lane_bytes as u32);
-        user.push(0);
+        push64(PRIVATE_APERTURE);
+        push64(plan.scratch_lane_bytes as u64);
     }
     if d.enable_sgpr_dispatch_ptr {
-        push64(plan.dispatch_packet, &mut user);
+        push64(plan.dispatch_packet);
     }
     if d.enable_sgpr_queue_ptr {
-        push64(plan.queue, &mut user);
+        push64(plan.queue);
     }
     if d.enable_sgpr_kernarg_segment_ptr {
-        push64(plan.kernarg, &mut user);
+        push64(plan.kernarg);
     }
     if d.enable_sgpr_dispatch_id {
-        push64(plan.dispatch_id, &mut user);
+        push64(plan.dispatch_id);
     }
     if d.enable_sgpr_flat_scratch_init {
-        push64(PRIVATE_APERTURE, &mut user);
+        push64(PRIVATE_APERTURE);
     }
     if d.enable_sgpr_private_segment_size {
         user.push(plan.scratch_lane_bytes as u32);
     }
+    user
+}
+
+/// Loads the user SGPRs, then the system SGPRs from `user_sgpr_count` on:
+/// workgroup IDs, workgroup info and the scratch wave offset, as enabled.
+fn load_sgprs(wave: &mut Wave, plan: &Plan, user: &[u32], group: [u32; 3]) {
+    let d = &plan.kernel.descriptor;
     let n = user.len().min(wave.sgpr.len());
     wave.sgpr[..n].copy_from_slice(&user[..n]);
     let mut s = (d.user_sgpr_count as usize).max(n);
@@ -311,14 +325,12 @@ fn load_sgprs(wave: &mut Wave, plan: &Plan, group: [u32; 3]) {
             s += 1;
         }
     };
-    for (axis, enabled) in [
+    let ids = [
         d.enable_sgpr_workgroup_id_x,
         d.enable_sgpr_workgroup_id_y,
         d.enable_sgpr_workgroup_id_z,
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    ];
+    for (axis, enabled) in ids.into_iter().enumerate() {
         if enabled {
             system(group[axis]);
         }
