@@ -40,8 +40,15 @@ pub fn dpp_fetch(w: &Wave, op: Operand, sel: LaneSel, buf: &mut Lanes) {
 /// The valid source lane of lane `l`, honouring fetch-inactive.
 fn source_lane(sel: LaneSel, l: usize, lanes: usize, exec: u64) -> Option<usize> {
     let (src, fi) = match sel {
-        LaneSel::Dpp16 { ctrl, fetch_inactive, .. } => (dpp16_source(ctrl, l), fetch_inactive),
-        LaneSel::Dpp8 { sel, fetch_inactive } => (Some((l & !7) | sel[l & 7] as usize), fetch_inactive),
+        LaneSel::Dpp16 {
+            ctrl,
+            fetch_inactive,
+            ..
+        } => (dpp16_source(ctrl, l), fetch_inactive),
+        LaneSel::Dpp8 {
+            sel,
+            fetch_inactive,
+        } => (Some((l & !7) | sel[l & 7] as usize), fetch_inactive),
         LaneSel::None => (Some(l), true),
     };
     src.filter(|&s| s < lanes && (fi || exec >> s & 1 != 0))
@@ -50,7 +57,13 @@ fn source_lane(sel: LaneSel, l: usize, lanes: usize, exec: u64) -> Option<usize>
 /// Lanes a DPP instruction may write: row and bank masks, and lanes whose
 /// source is invalid unless bound_ctrl asks for zero instead.
 pub fn dpp_write_mask(w: &Wave, _op: Operand, sel: LaneSel) -> u64 {
-    let LaneSel::Dpp16 { row_mask, bank_mask, bound_ctrl, .. } = sel else {
+    let LaneSel::Dpp16 {
+        row_mask,
+        bank_mask,
+        bound_ctrl,
+        ..
+    } = sel
+    else {
         return u64::MAX;
     };
     let exec = w.exec();
@@ -83,7 +96,11 @@ fn readlane(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
 
 fn readfirstlane(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
     let exec = w.exec();
-    let lane = if exec == 0 { 0 } else { exec.trailing_zeros() as usize };
+    let lane = if exec == 0 {
+        0
+    } else {
+        exec.trailing_zeros() as usize
+    };
     let v = w.lane32(i.src[0], lane);
     w.write_s32(i.dst[0], v);
     Ok(Flow::Next)
@@ -161,7 +178,9 @@ fn movrel(w: &mut Wave, i: &Inst, rel_src: bool, rel_dst: bool) -> Result {
     let s = vgpr_index(i.src[0])? + if rel_src { m0 } else { 0 };
     let d = vgpr_index(i.dst[0])? + if rel_dst { m0 } else { 0 };
     if s >= w.vgpr.len() || d >= w.vgpr.len() {
-        return Err(Trap::Other(format!("M0-relative VGPR index out of range (v{s} -> v{d})")));
+        return Err(Trap::Other(format!(
+            "M0-relative VGPR index out of range (v{s} -> v{d})"
+        )));
     }
     let src = w.vgpr[s];
     let exec = w.exec();
@@ -169,17 +188,60 @@ fn movrel(w: &mut Wave, i: &Inst, rel_src: bool, rel_dst: bool) -> Result {
     Ok(Flow::Next)
 }
 
+/// `v_movrelsd_2_b32` (move) and `v_swaprel_b32` (swap): the source index
+/// offset by M0[9:0], the destination index by M0[25:16].
+fn movrel2(w: &mut Wave, i: &Inst, swap: bool) -> Result {
+    let m0 = w.sgpr[softgpu_isa::sreg::M0 as usize] as usize;
+    let s = vgpr_index(i.src[0])? + (m0 & 0x3ff);
+    let d = vgpr_index(i.dst[0])? + ((m0 >> 16) & 0x3ff);
+    if s >= w.vgpr.len() || d >= w.vgpr.len() {
+        return Err(Trap::Other(format!(
+            "M0-relative VGPR index out of range (v{s} <-> v{d})"
+        )));
+    }
+    let exec = w.exec();
+    let (src, old) = (w.vgpr[s], w.vgpr[d]);
+    w.write_v32(Operand::Vgpr(d as u16), &src, exec);
+    if swap {
+        w.write_v32(Operand::Vgpr(s as u16), &old, exec);
+    }
+    Ok(Flow::Next)
+}
+
 pub const TABLE: &[(&str, Exec)] = &[
+    (
+        "v_movrelsd_2_b32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| movrel2(w, i, false)) as Exec,
+    ),
+    (
+        "v_swaprel_b32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| movrel2(w, i, true)) as Exec,
+    ),
     ("v_readlane_b32", readlane as Exec),
     ("v_readfirstlane_b32", readfirstlane as Exec),
     ("v_writelane_b32", writelane as Exec),
-    ("v_permlane16_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| permlane(w, i, false)) as Exec),
-    ("v_permlanex16_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| permlane(w, i, true)) as Exec),
+    (
+        "v_permlane16_b32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| permlane(w, i, false)) as Exec,
+    ),
+    (
+        "v_permlanex16_b32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| permlane(w, i, true)) as Exec,
+    ),
     ("v_permlane64_b32", permlane64 as Exec),
     ("v_swap_b32", swap as Exec),
-    ("v_movrels_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, true, false)) as Exec),
-    ("v_movreld_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, false, true)) as Exec),
-    ("v_movrelsd_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, true, true)) as Exec),
+    (
+        "v_movrels_b32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, true, false)) as Exec,
+    ),
+    (
+        "v_movreld_b32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, false, true)) as Exec,
+    ),
+    (
+        "v_movrelsd_b32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, true, true)) as Exec,
+    ),
 ];
 
 #[cfg(test)]

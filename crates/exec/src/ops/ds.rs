@@ -10,7 +10,12 @@ use super::{Env, Exec, Flow, Result, Trap};
 use crate::wave::{Wave, MAX_LANES};
 
 fn lds_fault(lane: usize, addr: u64, len: u64) -> Trap {
-    Trap::Memory { space: "LDS", lane: Some(lane), addr, len }
+    Trap::Memory {
+        space: "LDS",
+        lane: Some(lane),
+        addr,
+        len,
+    }
 }
 
 /// Reads `N` bytes of LDS at `addr` for `lane`.
@@ -56,12 +61,20 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, signed: bool) -> Re
             let v = match bytes {
                 1 => {
                     let [b] = lds_read::<1>(env.lds, l, addr)?;
-                    if signed { b as i8 as i32 as u32 } else { b as u32 }
+                    if signed {
+                        b as i8 as i32 as u32
+                    } else {
+                        b as u32
+                    }
                 }
                 2 => {
                     let b = lds_read::<2>(env.lds, l, addr)?;
                     let v = u16::from_le_bytes(b);
-                    if signed { v as i16 as i32 as u32 } else { v as u32 }
+                    if signed {
+                        v as i16 as i32 as u32
+                    } else {
+                        v as u32
+                    }
                 }
                 _ => u32::from_le_bytes(lds_read::<4>(env.lds, l, addr + 4 * k as u64)?),
             };
@@ -81,12 +94,20 @@ fn load_d16(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, signed: bool, h
         let addr = base(w, i, l) + offset16(i);
         let v = if bytes == 1 {
             let [b] = lds_read::<1>(env.lds, l, addr)?;
-            if signed { b as i8 as i16 as u16 } else { b as u16 }
+            if signed {
+                b as i8 as i16 as u16
+            } else {
+                b as u16
+            }
         } else {
             u16::from_le_bytes(lds_read::<2>(env.lds, l, addr)?)
         } as u32;
         let old = w.get_lane(i.dst[0], l, 0);
-        let new = if hi { (old & 0xffff) | v << 16 } else { (old & 0xffff_0000) | v };
+        let new = if hi {
+            (old & 0xffff) | v << 16
+        } else {
+            (old & 0xffff_0000) | v
+        };
         w.set_lane(i.dst[0], l, 0, new);
     }
     Ok(Flow::Next)
@@ -125,7 +146,8 @@ fn load2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) -
         let b = base(w, i, l);
         for (slot, off) in [o0, o1].into_iter().enumerate() {
             for k in 0..dwords {
-                let v = u32::from_le_bytes(lds_read::<4>(env.lds, l, b + off * scale + 4 * k as u64)?);
+                let v =
+                    u32::from_le_bytes(lds_read::<4>(env.lds, l, b + off * scale + 4 * k as u64)?);
                 w.set_lane(i.dst[0], l, slot * dwords + k, v);
             }
         }
@@ -154,7 +176,13 @@ fn store2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) 
 
 /// 32-bit atomic: new = f(old, data0, data1); returns old into dst if `ret`.
 #[inline(always)]
-fn atomic32(w: &mut Wave, env: &mut Env, i: &Inst, ret: bool, op: impl Fn(u32, u32, u32) -> u32) -> Result {
+fn atomic32(
+    w: &mut Wave,
+    env: &mut Env,
+    i: &Inst,
+    ret: bool,
+    op: impl Fn(u32, u32, u32) -> u32,
+) -> Result {
     let exec = w.exec();
     for l in 0..w.lanes {
         if exec >> l & 1 == 0 {
@@ -172,7 +200,13 @@ fn atomic32(w: &mut Wave, env: &mut Env, i: &Inst, ret: bool, op: impl Fn(u32, u
 }
 
 #[inline(always)]
-fn atomic64(w: &mut Wave, env: &mut Env, i: &Inst, ret: bool, op: impl Fn(u64, u64, u64) -> u64) -> Result {
+fn atomic64(
+    w: &mut Wave,
+    env: &mut Env,
+    i: &Inst,
+    ret: bool,
+    op: impl Fn(u64, u64, u64) -> u64,
+) -> Result {
     let exec = w.exec();
     for l in 0..w.lanes {
         if exec >> l & 1 == 0 {
@@ -195,19 +229,31 @@ fn atomic64(w: &mut Wave, env: &mut Env, i: &Inst, ret: bool, op: impl Fn(u64, u
 fn swizzle(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
     let pattern = offset16(i) as usize;
     if pattern >= 0xe000 {
-        return Err(Trap::Other(format!("ds_swizzle mode {pattern:#x} (rotate/FFT) is not supported")));
+        return Err(Trap::Other(format!(
+            "ds_swizzle mode {pattern:#x} (rotate/FFT) is not supported"
+        )));
     }
     let exec = w.exec();
     // The data register sits in the address field of the encoding.
-    let data = if i.src[1] != Operand::None { i.src[1] } else { i.src[0] };
-    let Operand::Vgpr(r) = data else { return Err(Trap::Other("ds_swizzle data is not a VGPR".into())) };
+    let data = if i.src[1] != Operand::None {
+        i.src[1]
+    } else {
+        i.src[0]
+    };
+    let Operand::Vgpr(r) = data else {
+        return Err(Trap::Other("ds_swizzle data is not a VGPR".into()));
+    };
     let src = w.vgpr[r as usize];
     let mut res = [0u32; MAX_LANES];
     for (l, out) in res[..w.lanes].iter_mut().enumerate() {
         let s = if pattern & 0x8000 != 0 {
             (l & !3) | ((pattern >> (2 * (l & 3))) & 3)
         } else {
-            let (and, or, xor) = (pattern & 0x1f, (pattern >> 5) & 0x1f, (pattern >> 10) & 0x1f);
+            let (and, or, xor) = (
+                pattern & 0x1f,
+                (pattern >> 5) & 0x1f,
+                (pattern >> 10) & 0x1f,
+            );
             (l & !31) | ((((l & 31) & and) | or) ^ xor)
         };
         *out = if exec >> s & 1 != 0 { src[s] } else { 0 };
@@ -228,12 +274,79 @@ fn permute(w: &mut Wave, i: &Inst, pull: bool) -> Result {
         }
         let target = ((base(w, i, l) + offset16(i)) / 4) as usize % n;
         if pull {
-            res[l] = if exec >> target & 1 != 0 { w.lane32(i.src[1], target) } else { 0 };
+            res[l] = if exec >> target & 1 != 0 {
+                w.lane32(i.src[1], target)
+            } else {
+                0
+            };
         } else {
             res[target] = w.lane32(i.src[1], l);
         }
     }
     w.write_v32(i.dst[0], &res, exec);
+    Ok(Flow::Next)
+}
+
+/// `ds_storexchg_2addr*_rtn`: two exchanges at offset0 and offset1 (scaled
+/// like `ds_store_2addr`), returning both old values.
+fn xchg2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) -> Result {
+    let exec = w.exec();
+    let scale = (4 * dwords as u64) * if stride64 { 64 } else { 1 };
+    let (o0, o1) = ((i.imm as u64) & 0xff, (i.imm as u64 >> 8) & 0xff);
+    for l in 0..w.lanes {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let b = base(w, i, l);
+        for (slot, (data, off)) in [(i.src[1], o0), (i.src[2], o1)].into_iter().enumerate() {
+            for k in 0..dwords {
+                let addr = b + off * scale + 4 * k as u64;
+                let old = u32::from_le_bytes(lds_read::<4>(env.lds, l, addr)?);
+                lds_write(env.lds, l, addr, &w.get_lane(data, l, k).to_le_bytes())?;
+                w.set_lane(i.dst[0], l, slot * dwords + k, old);
+            }
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// `ds_append` / `ds_consume`: one counter in LDS at M0[15:0] + offset moves
+/// by the number of active lanes; every active lane gets the old value.
+fn append(w: &mut Wave, env: &mut Env, i: &Inst, consume: bool) -> Result {
+    let exec = w.exec();
+    if exec == 0 {
+        return Ok(Flow::Next);
+    }
+    let lane = exec.trailing_zeros() as usize;
+    let addr = (w.sgpr[softgpu_isa::sreg::M0 as usize] & 0xffff) as u64 + offset16(i);
+    let old = u32::from_le_bytes(lds_read::<4>(env.lds, lane, addr)?);
+    let n = exec.count_ones();
+    let new = if consume {
+        old.wrapping_sub(n)
+    } else {
+        old.wrapping_add(n)
+    };
+    lds_write(env.lds, lane, addr, &new.to_le_bytes())?;
+    let mut res = [0u32; MAX_LANES];
+    res[..w.lanes].fill(old);
+    w.write_v32(i.dst[0], &res, exec);
+    Ok(Flow::Next)
+}
+
+/// `ds_load_addtid_b32`: the address is M0 + offset + lane × 4, with no
+/// address VGPR. (`ds_store_addtid_b32` stays unsupported: the decoder
+/// reports its data register from the address field.)
+fn addtid(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
+    let exec = w.exec();
+    let m0 = w.sgpr[softgpu_isa::sreg::M0 as usize] as u64;
+    for l in 0..w.lanes {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let addr = m0 + offset16(i) + 4 * l as u64;
+        let v = u32::from_le_bytes(lds_read::<4>(env.lds, l, addr)?);
+        w.set_lane(i.dst[0], l, 0, v);
+    }
     Ok(Flow::Next)
 }
 
@@ -320,6 +433,7 @@ atomics64! {
     "ds_min_f64", "ds_min_rtn_f64" => |o, d, _| super::float::min64(f64::from_bits(o), f64::from_bits(d)).to_bits();
     "ds_max_f64", "ds_max_rtn_f64" => |o, d, _| super::float::max64(f64::from_bits(o), f64::from_bits(d)).to_bits();
     "ds_cmpstore_b64", "ds_cmpstore_rtn_b64" => |o, d, e| if o == e { d } else { o };
+    "ds_cmpstore_f64", "ds_cmpstore_rtn_f64" => |o, d, e| if f64::from_bits(o) == f64::from_bits(e) { d } else { o };
 }
 
 const BASIC: &[(&str, Exec)] = &[
@@ -346,19 +460,87 @@ const BASIC: &[(&str, Exec)] = &[
     ("ds_store_b64", st!(8, 0)),
     ("ds_store_b96", st!(12, 0)),
     ("ds_store_b128", st!(16, 0)),
-    ("ds_load_2addr_b32", (|w: &mut Wave, env: &mut Env, i: &Inst| load2(w, env, i, 1, false)) as Exec),
-    ("ds_load_2addr_stride64_b32", (|w: &mut Wave, env: &mut Env, i: &Inst| load2(w, env, i, 1, true)) as Exec),
-    ("ds_load_2addr_b64", (|w: &mut Wave, env: &mut Env, i: &Inst| load2(w, env, i, 2, false)) as Exec),
-    ("ds_load_2addr_stride64_b64", (|w: &mut Wave, env: &mut Env, i: &Inst| load2(w, env, i, 2, true)) as Exec),
-    ("ds_store_2addr_b32", (|w: &mut Wave, env: &mut Env, i: &Inst| store2(w, env, i, 1, false)) as Exec),
-    ("ds_store_2addr_stride64_b32", (|w: &mut Wave, env: &mut Env, i: &Inst| store2(w, env, i, 1, true)) as Exec),
-    ("ds_store_2addr_b64", (|w: &mut Wave, env: &mut Env, i: &Inst| store2(w, env, i, 2, false)) as Exec),
-    ("ds_store_2addr_stride64_b64", (|w: &mut Wave, env: &mut Env, i: &Inst| store2(w, env, i, 2, true)) as Exec),
-    ("ds_wrxchg_rtn_b32", at32!(true, |_, d, _| d)),
-    ("ds_wrxchg_rtn_b64", at64!(true, |_, d, _| d)),
+    (
+        "ds_load_2addr_b32",
+        (|w: &mut Wave, env: &mut Env, i: &Inst| load2(w, env, i, 1, false)) as Exec,
+    ),
+    (
+        "ds_load_2addr_stride64_b32",
+        (|w: &mut Wave, env: &mut Env, i: &Inst| load2(w, env, i, 1, true)) as Exec,
+    ),
+    (
+        "ds_load_2addr_b64",
+        (|w: &mut Wave, env: &mut Env, i: &Inst| load2(w, env, i, 2, false)) as Exec,
+    ),
+    (
+        "ds_load_2addr_stride64_b64",
+        (|w: &mut Wave, env: &mut Env, i: &Inst| load2(w, env, i, 2, true)) as Exec,
+    ),
+    (
+        "ds_store_2addr_b32",
+        (|w: &mut Wave, env: &mut Env, i: &Inst| store2(w, env, i, 1, false)) as Exec,
+    ),
+    (
+        "ds_store_2addr_stride64_b32",
+        (|w: &mut Wave, env: &mut Env, i: &Inst| store2(w, env, i, 1, true)) as Exec,
+    ),
+    (
+        "ds_store_2addr_b64",
+        (|w: &mut Wave, env: &mut Env, i: &Inst| store2(w, env, i, 2, false)) as Exec,
+    ),
+    (
+        "ds_store_2addr_stride64_b64",
+        (|w: &mut Wave, env: &mut Env, i: &Inst| store2(w, env, i, 2, true)) as Exec,
+    ),
+    ("ds_storexchg_rtn_b32", at32!(true, |_, d, _| d)),
+    ("ds_storexchg_rtn_b64", at64!(true, |_, d, _| d)),
+    (
+        "ds_storexchg_2addr_rtn_b32",
+        (|w: &mut Wave, env: &mut Env, i: &Inst| xchg2(w, env, i, 1, false)) as Exec,
+    ),
+    (
+        "ds_storexchg_2addr_stride64_rtn_b32",
+        (|w: &mut Wave, env: &mut Env, i: &Inst| xchg2(w, env, i, 1, true)) as Exec,
+    ),
+    (
+        "ds_storexchg_2addr_rtn_b64",
+        (|w: &mut Wave, env: &mut Env, i: &Inst| xchg2(w, env, i, 2, false)) as Exec,
+    ),
+    (
+        "ds_storexchg_2addr_stride64_rtn_b64",
+        (|w: &mut Wave, env: &mut Env, i: &Inst| xchg2(w, env, i, 2, true)) as Exec,
+    ),
+    // Wrapping counter: subtract data0 while the old value is at least
+    // data0, else add data1.
+    (
+        "ds_wrap_rtn_b32",
+        at32!(true, |o, d, e| if o >= d {
+            o - d
+        } else {
+            o.wrapping_add(e)
+        }),
+    ),
+    (
+        "ds_append",
+        (|w: &mut Wave, env: &mut Env, i: &Inst| append(w, env, i, false)) as Exec,
+    ),
+    (
+        "ds_consume",
+        (|w: &mut Wave, env: &mut Env, i: &Inst| append(w, env, i, true)) as Exec,
+    ),
+    (
+        "ds_load_addtid_b32",
+        (|w: &mut Wave, env: &mut Env, i: &Inst| addtid(w, env, i)) as Exec,
+    ),
     ("ds_swizzle_b32", swizzle as Exec),
-    ("ds_bpermute_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| permute(w, i, true)) as Exec),
-    ("ds_permute_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| permute(w, i, false)) as Exec),
+    (
+        "ds_bpermute_b32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| permute(w, i, true)) as Exec,
+    ),
+    (
+        "ds_permute_b32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| permute(w, i, false)) as Exec,
+    ),
 ];
 
 /// Every DS table.

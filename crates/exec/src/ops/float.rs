@@ -309,7 +309,11 @@ pub fn frexp64(x: f64) -> (f64, i32) {
     if x.is_nan() || x.is_infinite() || x == 0.0 {
         return (x, 0);
     }
-    let (x, bias) = if x.is_subnormal() { (x * 2f64.powi(64), -64) } else { (x, 0) };
+    let (x, bias) = if x.is_subnormal() {
+        (x * 2f64.powi(64), -64)
+    } else {
+        (x, 0)
+    };
     let bits = x.to_bits();
     let e = ((bits >> 52) & 0x7ff) as i32 - 1022;
     let m = f64::from_bits((bits & !(0x7ff << 52)) | (1022u64 << 52));
@@ -375,8 +379,23 @@ mod tests {
     #[test]
     fn division_sequence_is_correctly_rounded() {
         let values = [
-            1.0f32, 3.0, -7.5, 1e-38, 3e38, 1e-45, 0.1, 123456.79, f32::MAX, f32::MIN_POSITIVE, 2e-40, -3.9505279,
-            1e-30, 7e-39, 4e37, 1e20, 1e-20,
+            1.0f32,
+            3.0,
+            -7.5,
+            1e-38,
+            3e38,
+            1e-45,
+            0.1,
+            123456.79,
+            f32::MAX,
+            f32::MIN_POSITIVE,
+            2e-40,
+            -3.950_528,
+            1e-30,
+            7e-39,
+            4e37,
+            1e20,
+            1e-20,
         ];
         for &n in &values {
             for &dn in &values {

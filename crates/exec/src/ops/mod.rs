@@ -1,6 +1,10 @@
 //! Instruction semantics: data tables mapping each mnemonic to a small
 //! generic handler. A handler runs one instruction for a whole wave.
 
+// Lane loops index several per-lane arrays at once, and the tables spell
+// every entry as a closure so that all rows read alike.
+#![allow(clippy::needless_range_loop, clippy::redundant_closure)]
+
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -39,7 +43,12 @@ pub enum Flow {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Trap {
     /// A memory access outside what the kernel may touch.
-    Memory { space: &'static str, lane: Option<usize>, addr: u64, len: u64 },
+    Memory {
+        space: &'static str,
+        lane: Option<usize>,
+        addr: u64,
+        len: u64,
+    },
     /// An instruction the executor does not implement.
     Unsupported,
     /// Bytes that are not a valid instruction.
@@ -73,7 +82,10 @@ pub struct Scratch {
 
 impl Default for Scratch {
     fn default() -> Self {
-        Scratch { src: [[0; crate::wave::MAX_LANES]; 3], res: [[0; crate::wave::MAX_LANES]; 2] }
+        Scratch {
+            src: [[0; crate::wave::MAX_LANES]; 3],
+            res: [[0; crate::wave::MAX_LANES]; 2],
+        }
     }
 }
 
@@ -82,14 +94,24 @@ pub type Exec = fn(&mut Wave, &mut Env, &Inst) -> Result;
 
 impl Trap {
     pub fn global(lane: usize, addr: u64, len: u64) -> Trap {
-        Trap::Memory { space: "global", lane: Some(lane), addr, len }
+        Trap::Memory {
+            space: "global",
+            lane: Some(lane),
+            addr,
+            len,
+        }
     }
 }
 
 impl From<MemError> for Trap {
     fn from(e: MemError) -> Trap {
         match e {
-            MemError::OutOfRange { addr, len } => Trap::Memory { space: "global", lane: None, addr, len },
+            MemError::OutOfRange { addr, len } => Trap::Memory {
+                space: "global",
+                lane: None,
+                addr,
+                len,
+            },
             other => Trap::Other(other.to_string()),
         }
     }
@@ -130,6 +152,16 @@ fn table() -> &'static HashMap<&'static str, Exec> {
         }
         for (name, exec) in vmem::entries() {
             map.insert(Box::leak(name.into_boxed_str()), exec);
+        }
+        // A VOPD op runs through `valu::vopd` when its VOP1/VOP2 twin has a
+        // pure lane function (the program resolves both halves at load).
+        for op in softgpu_isa::all_ops() {
+            let name = op.name();
+            if op.info().format == softgpu_isa::Format::Vopd
+                && valu::lane_fn(&name.replacen("v_dual_", "v_", 1)).is_some()
+            {
+                map.insert(name, valu::vopd as Exec);
+            }
         }
         map
     })

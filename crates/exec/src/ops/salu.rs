@@ -3,7 +3,7 @@
 use softgpu_isa::{Inst, Operand};
 
 use super::{Env, Exec, Flow, Result, Trap};
-use crate::wave::Wave;
+use crate::wave::{Wave, PRIVATE_APERTURE, SHARED_APERTURE};
 
 /// A scalar result and the new SCC (None leaves SCC unchanged).
 type Out<T> = (T, Option<bool>);
@@ -87,7 +87,12 @@ fn bfe32(v: u32, spec: u32, signed: bool) -> u32 {
         return 0;
     }
     let width = width.min(32 - off);
-    let field = (v >> off) & if width == 32 { u32::MAX } else { (1 << width) - 1 };
+    let field = (v >> off)
+        & if width == 32 {
+            u32::MAX
+        } else {
+            (1 << width) - 1
+        };
     if signed && width < 32 {
         ((field << (32 - width)) as i32 >> (32 - width)) as u32
     } else {
@@ -102,7 +107,12 @@ fn bfe64(v: u64, spec: u32, signed: bool) -> u64 {
         return 0;
     }
     let width = width.min(64 - off);
-    let field = (v >> off) & if width == 64 { u64::MAX } else { (1 << width) - 1 };
+    let field = (v >> off)
+        & if width == 64 {
+            u64::MAX
+        } else {
+            (1 << width) - 1
+        };
     if signed && width < 64 {
         ((field << (64 - width)) as i64 >> (64 - width)) as u64
     } else {
@@ -156,11 +166,15 @@ fn cls64(v: u64) -> u32 {
 }
 
 fn quadmask(v: u64, quads: u32) -> u64 {
-    (0..quads).filter(|q| (v >> (q * 4)) & 0xf != 0).fold(0, |m, q| m | 1 << q)
+    (0..quads)
+        .filter(|q| (v >> (q * 4)) & 0xf != 0)
+        .fold(0, |m, q| m | 1 << q)
 }
 
 fn wqm(v: u64) -> u64 {
-    (0..16).filter(|q| (v >> (q * 4)) & 0xf != 0).fold(0, |m, q| m | 0xf << (q * 4))
+    (0..16)
+        .filter(|q| (v >> (q * 4)) & 0xf != 0)
+        .fold(0, |m, q| m | 0xf << (q * 4))
 }
 
 /// SOPK: signed 16-bit immediate.
@@ -171,23 +185,64 @@ fn simm(i: &Inst) -> u32 {
 /// Hardware register field from a SOPK `hwreg(id, offset, size)` operand.
 fn hwreg_field(imm: i32) -> (usize, u32, u32) {
     let imm = imm as u32;
-    ((imm & 0x3f) as usize, (imm >> 6) & 0x1f, ((imm >> 11) & 0x1f) + 1)
+    (
+        (imm & 0x3f) as usize,
+        (imm >> 6) & 0x1f,
+        ((imm >> 11) & 0x1f) + 1,
+    )
 }
 
 const HW_MODE: usize = 1;
+const HW_STATUS: usize = 2;
+const HW_SH_MEM_BASES: usize = 15;
+const HW_ID1: usize = 23;
+const HW_SHADER_CYCLES: usize = 29;
+
+/// What `s_getreg` reads. Registers the emulator derives from wave state:
+/// - STATUS: SCC (bit 0), EXECZ (bit 9), VCCZ (bit 10); other bits 0.
+/// - SH_MEM_BASES: bits 63:48 of the private (15:0) and shared (31:16)
+///   apertures, matching `src_private_base` / `src_shared_base`.
+/// - HW_ID1: WAVE_ID (4:0) is the wave's index in its workgroup; SIMD, WGP,
+///   SA and SE ids read 0 (one emulated compute unit).
+/// - SHADER_CYCLES: the wave's retired-instruction count (20 bits), a
+///   monotonic stand-in for the cycle counter.
+///
+/// Every other id reads what `s_setreg` last wrote (0 initially).
+fn hwreg_value(w: &Wave, id: usize) -> u32 {
+    match id {
+        HW_MODE => w.mode.bits,
+        HW_STATUS => w.scc as u32 | ((w.exec() == 0) as u32) << 9 | ((w.vcc() == 0) as u32) << 10,
+        HW_SH_MEM_BASES => (PRIVATE_APERTURE >> 48) as u32 | ((SHARED_APERTURE >> 48) as u32) << 16,
+        HW_ID1 => w.id & 0x1f,
+        HW_SHADER_CYCLES => (w.retired & 0xf_ffff) as u32,
+        _ => w.hwreg[id],
+    }
+}
 
 fn getreg(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
     let (id, off, size) = hwreg_field(i.imm);
-    let value = if id == HW_MODE { w.mode.bits } else { w.hwreg[id] };
-    let mask = if size >= 32 { u32::MAX } else { (1u32 << size) - 1 };
+    let value = hwreg_value(w, id);
+    let mask = if size >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << size) - 1
+    };
     w.write_s32(i.dst[0], (value >> off) & mask);
     Ok(Flow::Next)
 }
 
 fn setreg_value(w: &mut Wave, imm: i32, data: u32) {
     let (id, off, size) = hwreg_field(imm);
-    let mask = (if size >= 32 { u32::MAX } else { (1u32 << size) - 1 }) << off;
-    let slot = if id == HW_MODE { &mut w.mode.bits } else { &mut w.hwreg[id] };
+    let mask = (if size >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << size) - 1
+    }) << off;
+    let slot = if id == HW_MODE {
+        &mut w.mode.bits
+    } else {
+        &mut w.hwreg[id]
+    };
     *slot = (*slot & !mask) | ((data << off) & mask);
 }
 
@@ -248,14 +303,22 @@ fn movrel(w: &mut Wave, i: &Inst, dwords: usize, relative_src: bool) -> Result {
         if let (Operand::Const(_), Operand::Sgpr(d)) = (src, dst) {
             let d = d as usize + m0;
             for k in 0..dwords {
-                let v = if k == 0 { w.read_s32(src) } else { (w.read_s64(src) >> 32) as u32 };
+                let v = if k == 0 {
+                    w.read_s32(src)
+                } else {
+                    (w.read_s64(src) >> 32) as u32
+                };
                 *w.sgpr.get_mut(d + k).ok_or_else(|| bad_movrel(d + k))? = v;
             }
             return Ok(Flow::Next);
         }
         return Err(Trap::Other("s_movrel with a non-register operand".into()));
     };
-    let (s, d) = if relative_src { (s as usize + m0, d as usize) } else { (s as usize, d as usize + m0) };
+    let (s, d) = if relative_src {
+        (s as usize + m0, d as usize)
+    } else {
+        (s as usize, d as usize + m0)
+    };
     for k in 0..dwords {
         let v = *w.sgpr.get(s + k).ok_or_else(|| bad_movrel(s + k))?;
         *w.sgpr.get_mut(d + k).ok_or_else(|| bad_movrel(d + k))? = v;
@@ -263,8 +326,52 @@ fn movrel(w: &mut Wave, i: &Inst, dwords: usize, relative_src: bool) -> Result {
     Ok(Flow::Next)
 }
 
+/// `s_movrelsd_2_b32`: source offset by M0[9:0], destination by M0[25:16].
+fn movrelsd_2(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    let m0 = w.sgpr[softgpu_isa::sreg::M0 as usize] as usize;
+    let (Operand::Sgpr(s), Operand::Sgpr(d)) = (i.src[0], i.dst[0]) else {
+        return Err(Trap::Other(
+            "s_movrelsd_2_b32 with a non-register operand".into(),
+        ));
+    };
+    let (s, d) = (s as usize + (m0 & 0x3ff), d as usize + ((m0 >> 16) & 0x3ff));
+    let v = *w.sgpr.get(s).ok_or_else(|| bad_movrel(s))?;
+    *w.sgpr.get_mut(d).ok_or_else(|| bad_movrel(d))? = v;
+    Ok(Flow::Next)
+}
+
+/// `s_sendmsg_rtn`: MSG_RTN_GET_REALTIME (131) returns a 100 MHz clock (the
+/// host's monotonic time in 10 ns ticks, like the GPU's constant-rate
+/// REALTIME counter); every other message (doorbell, DDID, TMA/TBA...)
+/// returns 0, as there is no such hardware behind the emulator.
+fn sendmsg_rtn(w: &mut Wave, _: &mut Env, i: &Inst, dwords: usize) -> Result {
+    const MSG_RTN_GET_REALTIME: u32 = 131;
+    let value = if w.read_s32(i.src[0]) == MSG_RTN_GET_REALTIME {
+        realtime_ticks()
+    } else {
+        0
+    };
+    if dwords == 2 {
+        w.write_s64(i.dst[0], value);
+    } else {
+        w.write_s32(i.dst[0], value as u32);
+    }
+    Ok(Flow::Next)
+}
+
+fn realtime_ticks() -> u64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    (START
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_nanos()
+        / 10) as u64
+}
+
 fn bad_movrel(index: usize) -> Trap {
-    Trap::Other(format!("M0-relative scalar register s{index} is out of range"))
+    Trap::Other(format!(
+        "M0-relative scalar register s{index} is out of range"
+    ))
 }
 
 macro_rules! s2 {
@@ -330,17 +437,80 @@ fn shl_add(a: u32, b: u32, n: u32) -> Out<u32> {
 
 pub const TABLE: &[(&str, Exec)] = &[
     // SOP2, 32-bit
-    ("s_add_u32", s2!(|a, b, _| { let (r, c) = a.overflowing_add(b); (r, Some(c)) })),
-    ("s_sub_u32", s2!(|a, b, _| { let (r, c) = a.overflowing_sub(b); (r, Some(c)) })),
-    ("s_addc_u32", s2!(|a, b, c| { let s = a as u64 + b as u64 + c as u64; (s as u32, Some(s >> 32 != 0)) })),
-    ("s_subb_u32", s2!(|a, b, c| { let s = (a as u64).wrapping_sub(b as u64).wrapping_sub(c as u64); (s as u32, Some((b as u64 + c as u64) > a as u64)) })),
-    ("s_add_i32", s2!(|a, b, _| { let (r, o) = (a as i32).overflowing_add(b as i32); (r as u32, Some(o)) })),
-    ("s_sub_i32", s2!(|a, b, _| { let (r, o) = (a as i32).overflowing_sub(b as i32); (r as u32, Some(o)) })),
-    ("s_min_i32", s2!(|a, b, _| { let lt = (a as i32) < (b as i32); (if lt { a } else { b }, Some(lt)) })),
-    ("s_min_u32", s2!(|a, b, _| { let lt = a < b; (if lt { a } else { b }, Some(lt)) })),
-    ("s_max_i32", s2!(|a, b, _| { let gt = (a as i32) > (b as i32); (if gt { a } else { b }, Some(gt)) })),
-    ("s_max_u32", s2!(|a, b, _| { let gt = a > b; (if gt { a } else { b }, Some(gt)) })),
-    ("s_cselect_b32", s2!(|a, b, c| (if c { a } else { b }, None))),
+    (
+        "s_add_u32",
+        s2!(|a, b, _| {
+            let (r, c) = a.overflowing_add(b);
+            (r, Some(c))
+        }),
+    ),
+    (
+        "s_sub_u32",
+        s2!(|a, b, _| {
+            let (r, c) = a.overflowing_sub(b);
+            (r, Some(c))
+        }),
+    ),
+    (
+        "s_addc_u32",
+        s2!(|a, b, c| {
+            let s = a as u64 + b as u64 + c as u64;
+            (s as u32, Some(s >> 32 != 0))
+        }),
+    ),
+    (
+        "s_subb_u32",
+        s2!(|a, b, c| {
+            let s = (a as u64).wrapping_sub(b as u64).wrapping_sub(c as u64);
+            (s as u32, Some((b as u64 + c as u64) > a as u64))
+        }),
+    ),
+    (
+        "s_add_i32",
+        s2!(|a, b, _| {
+            let (r, o) = (a as i32).overflowing_add(b as i32);
+            (r as u32, Some(o))
+        }),
+    ),
+    (
+        "s_sub_i32",
+        s2!(|a, b, _| {
+            let (r, o) = (a as i32).overflowing_sub(b as i32);
+            (r as u32, Some(o))
+        }),
+    ),
+    (
+        "s_min_i32",
+        s2!(|a, b, _| {
+            let lt = (a as i32) < (b as i32);
+            (if lt { a } else { b }, Some(lt))
+        }),
+    ),
+    (
+        "s_min_u32",
+        s2!(|a, b, _| {
+            let lt = a < b;
+            (if lt { a } else { b }, Some(lt))
+        }),
+    ),
+    (
+        "s_max_i32",
+        s2!(|a, b, _| {
+            let gt = (a as i32) > (b as i32);
+            (if gt { a } else { b }, Some(gt))
+        }),
+    ),
+    (
+        "s_max_u32",
+        s2!(|a, b, _| {
+            let gt = a > b;
+            (if gt { a } else { b }, Some(gt))
+        }),
+    ),
+    (
+        "s_cselect_b32",
+        s2!(|a, b, c| (if c { a } else { b }, None)),
+    ),
     ("s_and_b32", s2!(|a, b, _| nz32(a & b))),
     ("s_or_b32", s2!(|a, b, _| nz32(a | b))),
     ("s_xor_b32", s2!(|a, b, _| nz32(a ^ b))),
@@ -351,24 +521,54 @@ pub const TABLE: &[(&str, Exec)] = &[
     ("s_or_not1_b32", s2!(|a, b, _| nz32(a | !b))),
     ("s_lshl_b32", s2!(|a, b, _| nz32(a << (b & 31)))),
     ("s_lshr_b32", s2!(|a, b, _| nz32(a >> (b & 31)))),
-    ("s_ashr_i32", s2!(|a, b, _| nz32(((a as i32) >> (b & 31)) as u32))),
-    ("s_bfm_b32", s2!(|a, b, _| ((((1u64 << (a & 31)) - 1) as u32).wrapping_shl(b & 31), None))),
+    (
+        "s_ashr_i32",
+        s2!(|a, b, _| nz32(((a as i32) >> (b & 31)) as u32)),
+    ),
+    (
+        "s_bfm_b32",
+        s2!(|a, b, _| ((((1u64 << (a & 31)) - 1) as u32).wrapping_shl(b & 31), None)),
+    ),
     ("s_mul_i32", s2!(|a, b, _| (a.wrapping_mul(b), None))),
-    ("s_mul_hi_u32", s2!(|a, b, _| (((a as u64 * b as u64) >> 32) as u32, None))),
-    ("s_mul_hi_i32", s2!(|a, b, _| (((a as i32 as i64 * b as i32 as i64) >> 32) as u32, None))),
+    (
+        "s_mul_hi_u32",
+        s2!(|a, b, _| (((a as u64 * b as u64) >> 32) as u32, None)),
+    ),
+    (
+        "s_mul_hi_i32",
+        s2!(|a, b, _| (((a as i32 as i64 * b as i32 as i64) >> 32) as u32, None)),
+    ),
     ("s_bfe_u32", s2!(|a, b, _| nz32(bfe32(a, b, false)))),
     ("s_bfe_i32", s2!(|a, b, _| nz32(bfe32(a, b, true)))),
-    ("s_absdiff_i32", s2!(|a, b, _| nz32((a as i32).wrapping_sub(b as i32).unsigned_abs()))),
+    (
+        "s_absdiff_i32",
+        s2!(|a, b, _| nz32((a as i32).wrapping_sub(b as i32).unsigned_abs())),
+    ),
     ("s_lshl1_add_u32", s2!(|a, b, _| shl_add(a, b, 1))),
     ("s_lshl2_add_u32", s2!(|a, b, _| shl_add(a, b, 2))),
     ("s_lshl3_add_u32", s2!(|a, b, _| shl_add(a, b, 3))),
     ("s_lshl4_add_u32", s2!(|a, b, _| shl_add(a, b, 4))),
-    ("s_pack_ll_b32_b16", s2!(|a, b, _| ((a & 0xffff) | b << 16, None))),
-    ("s_pack_lh_b32_b16", s2!(|a, b, _| ((a & 0xffff) | (b & 0xffff_0000), None))),
-    ("s_pack_hh_b32_b16", s2!(|a, b, _| (a >> 16 | (b & 0xffff_0000), None))),
-    ("s_pack_hl_b32_b16", s2!(|a, b, _| (a >> 16 | b << 16, None))),
+    (
+        "s_pack_ll_b32_b16",
+        s2!(|a, b, _| ((a & 0xffff) | b << 16, None)),
+    ),
+    (
+        "s_pack_lh_b32_b16",
+        s2!(|a, b, _| ((a & 0xffff) | (b & 0xffff_0000), None)),
+    ),
+    (
+        "s_pack_hh_b32_b16",
+        s2!(|a, b, _| (a >> 16 | (b & 0xffff_0000), None)),
+    ),
+    (
+        "s_pack_hl_b32_b16",
+        s2!(|a, b, _| (a >> 16 | b << 16, None)),
+    ),
     // SOP2, 64-bit
-    ("s_cselect_b64", s2_64!(|a, b, c| (if c { a } else { b }, None))),
+    (
+        "s_cselect_b64",
+        s2_64!(|a, b, c| (if c { a } else { b }, None)),
+    ),
     ("s_and_b64", s2_64!(|a, b, _| nz64(a & b))),
     ("s_or_b64", s2_64!(|a, b, _| nz64(a | b))),
     ("s_xor_b64", s2_64!(|a, b, _| nz64(a ^ b))),
@@ -379,15 +579,48 @@ pub const TABLE: &[(&str, Exec)] = &[
     ("s_or_not1_b64", s2_64!(|a, b, _| nz64(a | !b))),
     ("s_lshl_b64", s2_64!(|a, b, _| nz64(a << (b & 63)))),
     ("s_lshr_b64", s2_64!(|a, b, _| nz64(a >> (b & 63)))),
-    ("s_ashr_i64", s2_64!(|a, b, _| nz64(((a as i64) >> (b & 63)) as u64))),
-    ("s_bfm_b64", s2_64!(|a, b, _| ((((1u128 << (a & 63)) - 1) as u64).wrapping_shl((b & 63) as u32), None))),
-    ("s_bfe_u64", s2_64!(|a, b, _| nz64(bfe64(a, b as u32, false)))),
-    ("s_bfe_i64", s2_64!(|a, b, _| nz64(bfe64(a, b as u32, true)))),
+    (
+        "s_ashr_i64",
+        s2_64!(|a, b, _| nz64(((a as i64) >> (b & 63)) as u64)),
+    ),
+    (
+        "s_bfm_b64",
+        s2_64!(|a, b, _| (
+            (((1u128 << (a & 63)) - 1) as u64).wrapping_shl((b & 63) as u32),
+            None
+        )),
+    ),
+    (
+        "s_bfe_u64",
+        s2_64!(|a, b, _| nz64(bfe64(a, b as u32, false))),
+    ),
+    (
+        "s_bfe_i64",
+        s2_64!(|a, b, _| nz64(bfe64(a, b as u32, true))),
+    ),
     // SOP1
     ("s_mov_b32", s2!(|a, _, _| (a, None))),
     ("s_mov_b64", s2_64!(|a, _, _| (a, None))),
-    ("s_cmov_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| { if w.scc { let v = w.read_s32(i.src[0]); w.write_s32(i.dst[0], v); } Ok(Flow::Next) }) as Exec),
-    ("s_cmov_b64", (|w: &mut Wave, _: &mut Env, i: &Inst| { if w.scc { let v = w.read_s64(i.src[0]); w.write_s64(i.dst[0], v); } Ok(Flow::Next) }) as Exec),
+    (
+        "s_cmov_b32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| {
+            if w.scc {
+                let v = w.read_s32(i.src[0]);
+                w.write_s32(i.dst[0], v);
+            }
+            Ok(Flow::Next)
+        }) as Exec,
+    ),
+    (
+        "s_cmov_b64",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| {
+            if w.scc {
+                let v = w.read_s64(i.src[0]);
+                w.write_s64(i.dst[0], v);
+            }
+            Ok(Flow::Next)
+        }) as Exec,
+    ),
     ("s_not_b32", s2!(|a, _, _| nz32(!a))),
     ("s_not_b64", s2_64!(|a, _, _| nz64(!a))),
     ("s_wqm_b32", s2!(|a, _, _| nz32(wqm(a as u64) as u32))),
@@ -404,16 +637,63 @@ pub const TABLE: &[(&str, Exec)] = &[
     ("s_clz_i32_u64", s1_64_32!(|a: u64| (clz64(a), None))),
     ("s_cls_i32", s2!(|a, _, _| (cls32(a), None))),
     ("s_cls_i32_i64", s1_64_32!(|a: u64| (cls64(a), None))),
-    ("s_sext_i32_i8", s2!(|a, _, _| (a as i8 as i32 as u32, None))),
-    ("s_sext_i32_i16", s2!(|a, _, _| (a as i16 as i32 as u32, None))),
-    ("s_bitset0_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| { let b = w.read_s32(i.src[0]) & 31; let d = w.read_s32(i.dst[0]); w.write_s32(i.dst[0], d & !(1 << b)); Ok(Flow::Next) }) as Exec),
-    ("s_bitset1_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| { let b = w.read_s32(i.src[0]) & 31; let d = w.read_s32(i.dst[0]); w.write_s32(i.dst[0], d | (1 << b)); Ok(Flow::Next) }) as Exec),
-    ("s_bitset0_b64", (|w: &mut Wave, _: &mut Env, i: &Inst| { let b = w.read_s32(i.src[0]) & 63; let d = w.read_s64(i.dst[0]); w.write_s64(i.dst[0], d & !(1 << b)); Ok(Flow::Next) }) as Exec),
-    ("s_bitset1_b64", (|w: &mut Wave, _: &mut Env, i: &Inst| { let b = w.read_s32(i.src[0]) & 63; let d = w.read_s64(i.dst[0]); w.write_s64(i.dst[0], d | (1 << b)); Ok(Flow::Next) }) as Exec),
+    (
+        "s_sext_i32_i8",
+        s2!(|a, _, _| (a as i8 as i32 as u32, None)),
+    ),
+    (
+        "s_sext_i32_i16",
+        s2!(|a, _, _| (a as i16 as i32 as u32, None)),
+    ),
+    (
+        "s_bitset0_b32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| {
+            let b = w.read_s32(i.src[0]) & 31;
+            let d = w.read_s32(i.dst[0]);
+            w.write_s32(i.dst[0], d & !(1 << b));
+            Ok(Flow::Next)
+        }) as Exec,
+    ),
+    (
+        "s_bitset1_b32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| {
+            let b = w.read_s32(i.src[0]) & 31;
+            let d = w.read_s32(i.dst[0]);
+            w.write_s32(i.dst[0], d | (1 << b));
+            Ok(Flow::Next)
+        }) as Exec,
+    ),
+    (
+        "s_bitset0_b64",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| {
+            let b = w.read_s32(i.src[0]) & 63;
+            let d = w.read_s64(i.dst[0]);
+            w.write_s64(i.dst[0], d & !(1 << b));
+            Ok(Flow::Next)
+        }) as Exec,
+    ),
+    (
+        "s_bitset1_b64",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| {
+            let b = w.read_s32(i.src[0]) & 63;
+            let d = w.read_s64(i.dst[0]);
+            w.write_s64(i.dst[0], d | (1 << b));
+            Ok(Flow::Next)
+        }) as Exec,
+    ),
     ("s_abs_i32", s2!(|a, _, _| nz32((a as i32).unsigned_abs()))),
-    ("s_quadmask_b32", s2!(|a, _, _| nz32(quadmask(a as u64, 8) as u32))),
+    (
+        "s_quadmask_b32",
+        s2!(|a, _, _| nz32(quadmask(a as u64, 8) as u32)),
+    ),
     ("s_quadmask_b64", s2_64!(|a, _, _| nz64(quadmask(a, 16)))),
-    ("s_bitreplicate_b64_b32", s2_64!(|a, _, _| ((0..32).fold(0u64, |m, k| m | ((a >> k) & 1) * (3 << (2 * k))), None))),
+    (
+        "s_bitreplicate_b64_b32",
+        s2_64!(|a, _, _| (
+            (0..32).fold(0u64, |m, k| m | (((a >> k) & 1) * (3 << (2 * k)))),
+            None
+        )),
+    ),
     ("s_getpc_b64", getpc as Exec),
     ("s_setpc_b64", setpc as Exec),
     ("s_swappc_b64", swappc as Exec),
@@ -442,10 +722,31 @@ pub const TABLE: &[(&str, Exec)] = &[
     ("s_and_not0_wrexec_b64", wr!(|s, e| !s & e)),
     ("s_and_not1_wrexec_b32", wr!(|s, e| s & !e)),
     ("s_and_not1_wrexec_b64", wr!(|s, e| s & !e)),
-    ("s_movrels_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, 1, true)) as Exec),
-    ("s_movrels_b64", (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, 2, true)) as Exec),
-    ("s_movreld_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, 1, false)) as Exec),
-    ("s_movreld_b64", (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, 2, false)) as Exec),
+    ("s_movrelsd_2_b32", movrelsd_2 as Exec),
+    (
+        "s_sendmsg_rtn_b32",
+        (|w: &mut Wave, env: &mut Env, i: &Inst| sendmsg_rtn(w, env, i, 1)) as Exec,
+    ),
+    (
+        "s_sendmsg_rtn_b64",
+        (|w: &mut Wave, env: &mut Env, i: &Inst| sendmsg_rtn(w, env, i, 2)) as Exec,
+    ),
+    (
+        "s_movrels_b32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, 1, true)) as Exec,
+    ),
+    (
+        "s_movrels_b64",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, 2, true)) as Exec,
+    ),
+    (
+        "s_movreld_b32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, 1, false)) as Exec,
+    ),
+    (
+        "s_movreld_b64",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, 2, false)) as Exec,
+    ),
     // SOPC
     ("s_cmp_eq_i32", c32!(|a, b| a == b)),
     ("s_cmp_lg_i32", c32!(|a, b| a != b)),
@@ -463,13 +764,52 @@ pub const TABLE: &[(&str, Exec)] = &[
     ("s_cmp_lg_u64", c64!(|a, b| a != b)),
     ("s_bitcmp0_b32", c32!(|a, b| (a >> (b & 31)) & 1 == 0)),
     ("s_bitcmp1_b32", c32!(|a, b| (a >> (b & 31)) & 1 == 1)),
-    ("s_bitcmp0_b64", (|w: &mut Wave, _: &mut Env, i: &Inst| { let a = w.read_s64(i.src[0]); let b = w.read_s32(i.src[1]); w.scc = (a >> (b & 63)) & 1 == 0; Ok(Flow::Next) }) as Exec),
-    ("s_bitcmp1_b64", (|w: &mut Wave, _: &mut Env, i: &Inst| { let a = w.read_s64(i.src[0]); let b = w.read_s32(i.src[1]); w.scc = (a >> (b & 63)) & 1 == 1; Ok(Flow::Next) }) as Exec),
+    (
+        "s_bitcmp0_b64",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| {
+            let a = w.read_s64(i.src[0]);
+            let b = w.read_s32(i.src[1]);
+            w.scc = (a >> (b & 63)) & 1 == 0;
+            Ok(Flow::Next)
+        }) as Exec,
+    ),
+    (
+        "s_bitcmp1_b64",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| {
+            let a = w.read_s64(i.src[0]);
+            let b = w.read_s32(i.src[1]);
+            w.scc = (a >> (b & 63)) & 1 == 1;
+            Ok(Flow::Next)
+        }) as Exec,
+    ),
     // SOPK
-    ("s_movk_i32", (|w: &mut Wave, _: &mut Env, i: &Inst| { w.write_s32(i.dst[0], simm(i)); Ok(Flow::Next) }) as Exec),
-    ("s_cmovk_i32", (|w: &mut Wave, _: &mut Env, i: &Inst| { if w.scc { w.write_s32(i.dst[0], simm(i)); } Ok(Flow::Next) }) as Exec),
-    ("s_addk_i32", kop!(|d: u32, k: u32| { let (r, o) = (d as i32).overflowing_add(k as i32); (r as u32, Some(o)) })),
-    ("s_mulk_i32", kop!(|d: u32, k: u32| (d.wrapping_mul(k), None::<bool>))),
+    (
+        "s_movk_i32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| {
+            w.write_s32(i.dst[0], simm(i));
+            Ok(Flow::Next)
+        }) as Exec,
+    ),
+    (
+        "s_cmovk_i32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| {
+            if w.scc {
+                w.write_s32(i.dst[0], simm(i));
+            }
+            Ok(Flow::Next)
+        }) as Exec,
+    ),
+    (
+        "s_addk_i32",
+        kop!(|d: u32, k: u32| {
+            let (r, o) = (d as i32).overflowing_add(k as i32);
+            (r as u32, Some(o))
+        }),
+    ),
+    (
+        "s_mulk_i32",
+        kop!(|d: u32, k: u32| (d.wrapping_mul(k), None::<bool>)),
+    ),
     ("s_cmpk_eq_i32", ck!(true, |a, b| a == b)),
     ("s_cmpk_lg_i32", ck!(true, |a, b| a != b)),
     ("s_cmpk_gt_i32", ck!(true, |a, b| (a as i32) > (b as i32))),
@@ -522,7 +862,11 @@ mod float_ops {
 
     #[inline(always)]
     fn sf(w: &mut Wave, i: &Inst, op: impl Fn(u32, u32, u32) -> u32) -> Result {
-        let r = op(w.read_s32(i.src[0]), w.read_s32(i.src[1]), w.read_s32(i.src[2]));
+        let r = op(
+            w.read_s32(i.src[0]),
+            w.read_s32(i.src[1]),
+            w.read_s32(i.src[2]),
+        );
         w.write_s32(i.dst[0], r);
         Ok(Flow::Next)
     }
@@ -587,11 +931,20 @@ mod float_ops {
         ("s_ceil_f32", sf!(|a, _, _| f(a).ceil().to_bits())),
         ("s_floor_f32", sf!(|a, _, _| f(a).floor().to_bits())),
         ("s_trunc_f32", sf!(|a, _, _| f(a).trunc().to_bits())),
-        ("s_rndne_f32", sf!(|a, _, _| f(a).round_ties_even().to_bits())),
+        (
+            "s_rndne_f32",
+            sf!(|a, _, _| f(a).round_ties_even().to_bits()),
+        ),
         ("s_cvt_f32_i32", sf!(|a, _, _| (a as i32 as f32).to_bits())),
         ("s_cvt_f32_u32", sf!(|a, _, _| (a as f32).to_bits())),
-        ("s_cvt_i32_f32", sf!(|a, _, _| super::super::float::f_to_i32(f(a) as f64))),
-        ("s_cvt_u32_f32", sf!(|a, _, _| super::super::float::f_to_u32(f(a) as f64))),
+        (
+            "s_cvt_i32_f32",
+            sf!(|a, _, _| super::super::float::f_to_i32(f(a) as f64)),
+        ),
+        (
+            "s_cvt_u32_f32",
+            sf!(|a, _, _| super::super::float::f_to_u32(f(a) as f64)),
+        ),
         ("s_cvt_f16_f32", sf!(|a, _, _| to_h(f(a)))),
         ("s_cvt_f32_f16", sf!(|a, _, _| hh(a).to_bits())),
         ("s_cvt_hi_f32_f16", sf!(|a, _, _| h(a >> 16).to_bits())),
@@ -604,16 +957,33 @@ mod float_ops {
         ("s_mul_f32", sf!(|a, b, _| (f(a) * f(b)).to_bits())),
         ("s_min_f32", sf!(|a, b, _| min32(f(a), f(b)).to_bits())),
         ("s_max_f32", sf!(|a, b, _| max32(f(a), f(b)).to_bits())),
-        ("s_fmac_f32", sf!(|a, b, c| f(a).mul_add(f(b), f(c)).to_bits())),
-        ("s_fmaak_f32", sf!(|a, b, c| f(a).mul_add(f(b), f(c)).to_bits())),
-        ("s_fmamk_f32", sf!(|a, b, c| f(a).mul_add(f(b), f(c)).to_bits())),
-        ("s_cvt_pk_rtz_f16_f32", sf!(|a, b, _| super::super::valu::rtz_h(f(a)) | super::super::valu::rtz_h(f(b)) << 16)),
+        (
+            "s_fmac_f32",
+            sf!(|a, b, c| f(a).mul_add(f(b), f(c)).to_bits()),
+        ),
+        (
+            "s_fmaak_f32",
+            sf!(|a, b, c| f(a).mul_add(f(b), f(c)).to_bits()),
+        ),
+        (
+            "s_fmamk_f32",
+            sf!(|a, b, c| f(a).mul_add(f(b), f(c)).to_bits()),
+        ),
+        (
+            "s_cvt_pk_rtz_f16_f32",
+            sf!(|a, b, _| super::super::valu::rtz_h(f(a)) | super::super::valu::rtz_h(f(b)) << 16),
+        ),
         ("s_add_f16", sf!(|a, b, _| hx(|x, y| x + y, a, b))),
         ("s_sub_f16", sf!(|a, b, _| hx(|x, y| x - y, a, b))),
         ("s_mul_f16", sf!(|a, b, _| hx(|x, y| x * y, a, b))),
         ("s_min_f16", sf!(|a, b, _| hx(min32, a, b))),
         ("s_max_f16", sf!(|a, b, _| hx(max32, a, b))),
-        ("s_fmac_f16", sf!(|a, b, c| super::super::float::d_to_h((hh(a) as f64).mul_add(hh(b) as f64, hh(c) as f64)))),
+        (
+            "s_fmac_f16",
+            sf!(|a, b, c| super::super::float::d_to_h(
+                (hh(a) as f64).mul_add(hh(b) as f64, hh(c) as f64)
+            )),
+        ),
     ];
 }
 

@@ -22,7 +22,12 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, buffer: bool) -> R
     let mut values = [0u32; 16];
     for (k, v) in values[..dwords].iter_mut().enumerate() {
         let a = addr + 4 * k as u64;
-        *v = env.arena.load_u32(a).map_err(|_| Trap::Memory { space: "scalar", lane: None, addr: a, len: 4 })?;
+        *v = env.arena.load_u32(a).map_err(|_| Trap::Memory {
+            space: "scalar",
+            lane: None,
+            addr: a,
+            len: 4,
+        })?;
     }
     w.write_sn(i.dst[0], &values[..dwords]);
     Ok(Flow::Next)
@@ -47,4 +52,7 @@ pub const TABLE: &[(&str, Exec)] = &[
     ("s_buffer_load_b512", sload!(16, true)),
     ("s_gl1_inv", nop as Exec),
     ("s_dcache_inv", nop as Exec),
+    // Address-translation probes only warm caches on hardware.
+    ("s_atc_probe", nop as Exec),
+    ("s_atc_probe_buffer", nop as Exec),
 ];

@@ -6,7 +6,13 @@ use super::{nop, Env, Exec, Flow, Result, Trap};
 use crate::wave::Wave;
 
 fn branch_if(cond: fn(&Wave) -> bool) -> impl Fn(&mut Wave, &Inst) -> Result {
-    move |w, i| Ok(if cond(w) { Flow::Branch(i.imm as i16 as i32) } else { Flow::Next })
+    move |w, i| {
+        Ok(if cond(w) {
+            Flow::Branch(i.imm as i16 as i32)
+        } else {
+            Flow::Next
+        })
+    }
 }
 
 macro_rules! cbranch {
@@ -39,16 +45,28 @@ fn round_mode(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
 pub const TABLE: &[(&str, Exec)] = &[
     ("s_endpgm", endpgm as Exec),
     ("s_endpgm_saved", endpgm as Exec),
-    ("s_branch", (|_: &mut Wave, _: &mut Env, i: &Inst| Ok(Flow::Branch(i.imm as i16 as i32))) as Exec),
+    (
+        "s_branch",
+        (|_: &mut Wave, _: &mut Env, i: &Inst| Ok(Flow::Branch(i.imm as i16 as i32))) as Exec,
+    ),
     ("s_cbranch_scc0", cbranch!(|w| !w.scc)),
     ("s_cbranch_scc1", cbranch!(|w| w.scc)),
     ("s_cbranch_vccz", cbranch!(|w| w.vcc() == 0)),
     ("s_cbranch_vccnz", cbranch!(|w| w.vcc() != 0)),
     ("s_cbranch_execz", cbranch!(|w| w.exec() == 0)),
     ("s_cbranch_execnz", cbranch!(|w| w.exec() != 0)),
-    ("s_barrier", (|_: &mut Wave, _: &mut Env, _: &Inst| Ok(Flow::Barrier)) as Exec),
-    ("s_sleep", (|_: &mut Wave, _: &mut Env, _: &Inst| Ok(Flow::Yield)) as Exec),
-    ("s_sethalt", (|_: &mut Wave, _: &mut Env, _: &Inst| Ok(Flow::Yield)) as Exec),
+    (
+        "s_barrier",
+        (|_: &mut Wave, _: &mut Env, _: &Inst| Ok(Flow::Barrier)) as Exec,
+    ),
+    (
+        "s_sleep",
+        (|_: &mut Wave, _: &mut Env, _: &Inst| Ok(Flow::Yield)) as Exec,
+    ),
+    (
+        "s_sethalt",
+        (|_: &mut Wave, _: &mut Env, _: &Inst| Ok(Flow::Yield)) as Exec,
+    ),
     ("s_trap", trap as Exec),
     ("s_denorm_mode", denorm_mode as Exec),
     ("s_round_mode", round_mode as Exec),
@@ -61,6 +79,15 @@ pub const TABLE: &[(&str, Exec)] = &[
     ("s_clause", nop as Exec),
     ("s_setprio", nop as Exec),
     ("s_sendmsg", nop as Exec),
+    ("s_wait_idle", nop as Exec),
+    ("s_wait_event", nop as Exec),
+    ("s_singleuse_vdst", nop as Exec),
+    // No debugger is ever attached, so the debug-condition branches never
+    // branch.
+    ("s_cbranch_cdbgsys", nop as Exec),
+    ("s_cbranch_cdbguser", nop as Exec),
+    ("s_cbranch_cdbgsys_or_user", nop as Exec),
+    ("s_cbranch_cdbgsys_and_user", nop as Exec),
     ("s_sendmsghalt", nop as Exec),
     ("s_icache_inv", nop as Exec),
     ("s_wakeup", nop as Exec),
@@ -71,5 +98,12 @@ pub const TABLE: &[(&str, Exec)] = &[
     ("s_setkill", nop as Exec),
     ("s_incperflevel", nop as Exec),
     ("s_decperflevel", nop as Exec),
-    ("s_code_end", (|_: &mut Wave, _: &mut Env, _: &Inst| Err(Trap::Other("executed s_code_end padding (ran past the end of the kernel)".into()))) as Exec),
+    (
+        "s_code_end",
+        (|_: &mut Wave, _: &mut Env, _: &Inst| {
+            Err(Trap::Other(
+                "executed s_code_end padding (ran past the end of the kernel)".into(),
+            ))
+        }) as Exec,
+    ),
 ];

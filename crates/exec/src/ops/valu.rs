@@ -93,10 +93,14 @@ fn output_mods(w: &Wave, i: &Inst, ty: Ty, res: &mut Lanes) {
         Ty::F32 => {
             if i.mods.omod != 0 {
                 let scale = [1.0f32, 2.0, 4.0, 0.5][i.mods.omod as usize & 3];
-                res[..n].iter_mut().for_each(|v| *v = (f(*v) * scale).to_bits());
+                res[..n]
+                    .iter_mut()
+                    .for_each(|v| *v = (f(*v) * scale).to_bits());
             }
             if i.mods.clamp {
-                res[..n].iter_mut().for_each(|v| *v = clamp01(f(*v)).to_bits());
+                res[..n]
+                    .iter_mut()
+                    .for_each(|v| *v = clamp01(f(*v)).to_bits());
             }
             if w.mode.flush_f32() {
                 res[..n].iter_mut().for_each(|v| *v = flush32(*v));
@@ -136,7 +140,11 @@ fn store(w: &mut Wave, i: &Inst, ty: Ty, res: &Lanes, mask: u64) {
         let d = &mut w.vgpr[reg as usize];
         for l in 0..w.lanes {
             if mask >> l & 1 != 0 {
-                d[l] = if hi { (d[l] & 0xffff) | res[l] << 16 } else { (d[l] & 0xffff_0000) | (res[l] & 0xffff) };
+                d[l] = if hi {
+                    (d[l] & 0xffff) | res[l] << 16
+                } else {
+                    (d[l] & 0xffff_0000) | (res[l] & 0xffff)
+                };
             }
         }
     } else {
@@ -147,7 +155,13 @@ fn store(w: &mut Wave, i: &Inst, ty: Ty, res: &Lanes, mask: u64) {
 /// Computes a 32-bit-lane instruction into `tmp.res[slot]` without writing
 /// it: `run` applies the lane function to the fetched sources.
 #[inline(always)]
-fn compute(w: &Wave, i: &Inst, tmp: &mut Scratch, slot: usize, run: impl Fn(&Lanes, &Lanes, &Lanes, &mut Lanes, usize)) -> Ty {
+fn compute(
+    w: &Wave,
+    i: &Inst,
+    tmp: &mut Scratch,
+    slot: usize,
+    run: impl Fn(&Lanes, &Lanes, &Lanes, &mut Lanes, usize),
+) -> Ty {
     let info = i.op.info();
     let [b0, b1, b2] = &mut tmp.src;
     let a = fetch(w, i, 0, info.src[0], b0);
@@ -190,7 +204,10 @@ pub(crate) fn fetch64(w: &Wave, i: &Inst, k: usize, ty: Ty, out: &mut [u64; MAX_
     if ty.dwords() == 2 {
         match op {
             Operand::Vgpr(r) => {
-                let (lo, hi) = (&w.vgpr[r as usize], &w.vgpr[(r as usize + 1) % w.vgpr.len()]);
+                let (lo, hi) = (
+                    &w.vgpr[r as usize],
+                    &w.vgpr[(r as usize + 1) % w.vgpr.len()],
+                );
                 for l in 0..n {
                     out[l] = lo[l] as u64 | (hi[l] as u64) << 32;
                 }
@@ -233,7 +250,9 @@ pub fn vop64(w: &mut Wave, i: &Inst, f: impl Fn(u64, u64, u64) -> u64) -> Result
     let mask = write_mask(w, i);
     let dst_ty = info.dst[0];
     if dst_ty.dwords() == 2 {
-        let Operand::Vgpr(r) = i.dst[0] else { return Ok(Flow::Next) };
+        let Operand::Vgpr(r) = i.dst[0] else {
+            return Ok(Flow::Next);
+        };
         let r = r as usize;
         for l in 0..n {
             if mask >> l & 1 != 0 {
@@ -280,7 +299,11 @@ fn carry(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32, bool) -> (u32, bool)) -> R
     let (mut b0, mut b1) = ([0u32; MAX_LANES], [0u32; MAX_LANES]);
     let a = fetch(w, i, 0, Ty::B32, &mut b0);
     let b = fetch(w, i, 1, Ty::B32, &mut b1);
-    let cin = if i.src[2] == Operand::None { 0 } else { w.read_mask(i.src[2]) };
+    let cin = if i.src[2] == Operand::None {
+        0
+    } else {
+        w.read_mask(i.src[2])
+    };
     let exec = write_mask(w, i);
     let mut res = [0u32; MAX_LANES];
     let mut cout = 0u64;
@@ -304,7 +327,9 @@ fn mad64(w: &mut Wave, i: &Inst, signed: bool) -> Result {
     let mut c = [0u64; MAX_LANES];
     fetch64(w, i, 2, Ty::B64, &mut c);
     let exec = w.exec();
-    let Operand::Vgpr(r) = i.dst[0] else { return Ok(Flow::Next) };
+    let Operand::Vgpr(r) = i.dst[0] else {
+        return Ok(Flow::Next);
+    };
     let r = r as usize;
     let mut cout = 0u64;
     for l in 0..n {
@@ -352,7 +377,9 @@ fn div_scale_f64(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
     fetch64(w, i, 1, Ty::F64, &mut s1);
     fetch64(w, i, 2, Ty::F64, &mut s2);
     let exec = w.exec();
-    let Operand::Vgpr(r) = i.dst[0] else { return Ok(Flow::Next) };
+    let Operand::Vgpr(r) = i.dst[0] else {
+        return Ok(Flow::Next);
+    };
     let r = r as usize;
     let mut vcc = 0u64;
     for l in 0..n {
@@ -393,7 +420,9 @@ fn div_fmas_f64(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
     fetch64(w, i, 1, Ty::F64, &mut b);
     fetch64(w, i, 2, Ty::F64, &mut c);
     let exec = w.exec();
-    let Operand::Vgpr(r) = i.dst[0] else { return Ok(Flow::Next) };
+    let Operand::Vgpr(r) = i.dst[0] else {
+        return Ok(Flow::Next);
+    };
     let r = r as usize;
     for l in 0..n {
         if exec >> l & 1 != 0 {
@@ -413,7 +442,11 @@ fn mbcnt(w: &mut Wave, i: &Inst, hi: bool) -> Result {
     let mut res = [0u32; MAX_LANES];
     for (l, r) in res[..w.lanes].iter_mut().enumerate() {
         let below = if hi {
-            if l > 32 { mask & ((1u64 << (l - 32)) - 1) } else { 0 }
+            if l > 32 {
+                mask & ((1u64 << (l - 32)) - 1)
+            } else {
+                0
+            }
         } else {
             mask & ((1u64 << l.min(32)) - 1)
         };
@@ -443,15 +476,21 @@ fn packed(w: &mut Wave, i: &Inst, float: bool, f: impl Fn(u32, u32, u32) -> u32)
         let hi = &mut rest[0];
         for l in 0..n {
             let v = src[l];
-            lo[l] = if lo_sel { v >> 16 } else { v & 0xffff } ^ if float && neg_lo { 0x8000 } else { 0 };
-            hi[l] = if hi_sel { v >> 16 } else { v & 0xffff } ^ if float && neg_hi { 0x8000 } else { 0 };
+            lo[l] = if lo_sel { v >> 16 } else { v & 0xffff }
+                ^ if float && neg_lo { 0x8000 } else { 0 };
+            hi[l] = if hi_sel { v >> 16 } else { v & 0xffff }
+                ^ if float && neg_hi { 0x8000 } else { 0 };
         }
     }
     let mut res = [0u32; MAX_LANES];
     for l in 0..n {
         let lo = f(halves[0][l], halves[2][l], halves[4][l]) & 0xffff;
         let hi = f(halves[1][l], halves[3][l], halves[5][l]) & 0xffff;
-        res[l] = if float && i.mods.clamp { to_h(clamp01(h(lo))) | to_h(clamp01(h(hi))) << 16 } else { lo | hi << 16 };
+        res[l] = if float && i.mods.clamp {
+            to_h(clamp01(h(lo))) | to_h(clamp01(h(hi))) << 16
+        } else {
+            lo | hi << 16
+        };
     }
     let exec = w.exec();
     w.write_v32(i.dst[0], &res, exec);
@@ -471,7 +510,9 @@ fn dot2(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result {
         res[l] = f(apply_neg_pk(a[l], i, 0), apply_neg_pk(b[l], i, 1), c[l]);
     }
     if i.mods.clamp {
-        res[..n].iter_mut().for_each(|v| *v = clamp01(f32::from_bits(*v)).to_bits());
+        res[..n]
+            .iter_mut()
+            .for_each(|v| *v = clamp01(f32::from_bits(*v)).to_bits());
     }
     let exec = w.exec();
     w.write_v32(i.dst[0], &res, exec);
@@ -481,7 +522,11 @@ fn dot2(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result {
 fn apply_neg_pk(v: u32, i: &Inst, k: usize) -> u32 {
     let bit = 1u8 << k;
     let lo = if i.mods.neg & bit != 0 { 0x8000 } else { 0 };
-    let hi = if i.mods.neg_hi & bit != 0 { 0x8000_0000 } else { 0 };
+    let hi = if i.mods.neg_hi & bit != 0 {
+        0x8000_0000
+    } else {
+        0
+    };
     v ^ lo ^ hi
 }
 
@@ -519,7 +564,11 @@ fn perm(s0: u32, s1: u32, sel: u32) -> u32 {
             0..=7 => (bytes >> (8 * s)) & 0xff,
             8..=11 => {
                 let b = (bytes >> (8 * (2 * (s - 8) + 1))) & 0x80;
-                if b != 0 { 0xff } else { 0 }
+                if b != 0 {
+                    0xff
+                } else {
+                    0
+                }
             }
             12 => 0,
             _ => 0xff,
@@ -529,7 +578,11 @@ fn perm(s0: u32, s1: u32, sel: u32) -> u32 {
 }
 
 fn sad_u8(a: u32, b: u32, c: u32) -> u32 {
-    (0..4).fold(c, |acc, k| acc.wrapping_add((((a >> (8 * k)) & 0xff) as i32 - ((b >> (8 * k)) & 0xff) as i32).unsigned_abs()))
+    (0..4).fold(c, |acc, k| {
+        acc.wrapping_add(
+            (((a >> (8 * k)) & 0xff) as i32 - ((b >> (8 * k)) & 0xff) as i32).unsigned_abs(),
+        )
+    })
 }
 
 fn cvt_pk_u8(v: f32, byte: u32, acc: u32) -> u32 {
@@ -624,7 +677,7 @@ ops32! {
     "v_ceil_f16" => |a, _, _| to_h(h(a).ceil()),
     "v_trunc_f16" => |a, _, _| to_h(h(a).trunc()),
     "v_rndne_f16" => |a, _, _| to_h(h(a).round_ties_even()),
-    "v_fract_f16" => |a, _, _| { let x = h(a); to_h((x - x.floor()).min(0.99951171875)) },
+    "v_fract_f16" => |a, _, _| { let x = h(a); to_h((x - x.floor()).min(0.999_511_7)) },
     "v_frexp_mant_f16" => |a, _, _| to_h(frexp_mant32(h(a))),
     "v_frexp_exp_i16_f16" => |a, _, _| frexp_exp32(h(a)) as u32 & 0xffff,
     "v_cvt_norm_i16_f16" => |a, _, _| ((h(a).clamp(-1.0, 1.0) * 32767.0).round_ties_even() as i16) as u16 as u32,
@@ -703,7 +756,8 @@ ops32! {
     // VOP3-only
     "v_fma_f32" => |a, b, c| fa(a).mul_add(fa(b), fa(c)).to_bits(),
     "v_fma_dx9_zero_f32" => |a, b, c| if fa(a) == 0.0 || fa(b) == 0.0 { c } else { fa(a).mul_add(fa(b), fa(c)).to_bits() },
-    "v_mad_u32_u24" => |a, b, c| ((a & 0xff_ffff) * (b & 0xff_ffff)).wrapping_add(c),
+    // 24×24-bit products overflow 32 bits: the low half is the result.
+    "v_mad_u32_u24" => |a, b, c| (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff).wrapping_add(c),
     "v_mad_i32_i24" => |a, b, c| (mul_i24(a, b) as u32).wrapping_add(c),
     "v_bfe_u32" => |a, b, c| bfe_u(a, b, c),
     "v_bfe_i32" => |a, b, c| bfe_i(a, b, c),
@@ -740,8 +794,8 @@ ops32! {
     "v_sad_u8" => |a, b, c| sad_u8(a, b, c),
     "v_sad_hi_u8" => |a, b, c| (sad_u8(a, b, 0) << 16).wrapping_add(c),
     "v_sad_u16" => |a, b, c| c.wrapping_add(((a & 0xffff) as i32 - (b & 0xffff) as i32).unsigned_abs()).wrapping_add(((a >> 16) as i32 - (b >> 16) as i32).unsigned_abs()),
-    "v_sad_u32" => |a, b, c| (a as i64 - b as i64).unsigned_abs() as u32 + c,
-    "v_msad_u8" => |a, b, c| (0..4).fold(c, |acc, k| { let (x, y) = ((a >> (8 * k)) & 0xff, (b >> (8 * k)) & 0xff); if y == 0 { acc } else { acc.wrapping_add((x as i32 - y as i32).unsigned_abs()) } }),
+    "v_sad_u32" => |a, b, c| ((a as i64 - b as i64).unsigned_abs() as u32).wrapping_add(c),
+    "v_msad_u8" => |a, b, c| msad_u8(a, b, c),
     "v_cvt_pk_u8_f32" => |a, b, c| cvt_pk_u8(fa(a), b, c),
     "v_div_fixup_f32" => |a, b, c| div_fixup32(fa(a), fa(b), fa(c)).to_bits(),
     "v_div_fixup_f16" => |a, b, c| to_h(div_fixup32(h(a), h(b), h(c))),
@@ -763,6 +817,16 @@ ops32! {
     "v_cubetc_f32" => |a, b, c| cube(fa(a), fa(b), fa(c)).2.to_bits(),
     "v_cubema_f32" => |a, b, c| cube(fa(a), fa(b), fa(c)).3.to_bits(),
     "v_dot2acc_f32_f16" => |a, b, c| (h(a) * h(b) + h(a >> 16) * h(b >> 16) + fa(c)).to_bits(),
+    "v_and_b16" => |a, b, _| a & b & 0xffff,
+    "v_or_b16" => |a, b, _| (a | b) & 0xffff,
+    "v_xor_b16" => |a, b, _| (a ^ b) & 0xffff,
+    "v_lerp_u8" => |a, b, c| lerp_u8(a, b, c),
+    "v_cvt_pk_i16_f32" => |a, b, _| sat_i16(fa(a)) | sat_i16(fa(b)) << 16,
+    "v_cvt_pk_u16_f32" => |a, b, _| sat_u16(fa(a)) | sat_u16(fa(b)) << 16,
+    // VOP2 packed FMA: the destination is the accumulator (src2).
+    "v_pk_fmac_f16" => |a, b, c| fma_h(a & 0xffff, b & 0xffff, c & 0xffff) | fma_h(a >> 16, b >> 16, c >> 16) << 16,
+    // Two f16 products summed with the f16 accumulator, rounded once.
+    "v_dot2_f16_f16" => |a, b, c| d_to_h(h(a) as f64 * h(b) as f64 + h(a >> 16) as f64 * h(b >> 16) as f64 + h(c) as f64),
     "v_dot2c_f32_f16" => |a, b, c| (h(a) * h(b) + h(a >> 16) * h(b >> 16) + fa(c)).to_bits(),
 }
 
@@ -779,6 +843,51 @@ pub(crate) fn rtz_h(x: f32) -> u32 {
     } else {
         r
     }
+}
+
+/// Per byte: the rounded average, the rounding bit taken from `c`'s byte.
+fn lerp_u8(a: u32, b: u32, c: u32) -> u32 {
+    (0..4).fold(0, |acc, k| {
+        let byte = |v: u32| (v >> (8 * k)) & 0xff;
+        acc | ((byte(a) + byte(b) + (byte(c) & 1)) >> 1) << (8 * k)
+    })
+}
+
+/// f32 → i16 / u16, truncating and saturating, NaN → 0.
+fn sat_i16(x: f32) -> u32 {
+    (f_to_i32(x as f64) as i32).clamp(-32768, 32767) as u16 as u32
+}
+
+fn sat_u16(x: f32) -> u32 {
+    f_to_u32(x as f64).min(0xffff)
+}
+
+/// `v_qsad_pk_u16_u8` / `v_mqsad_pk_u16_u8`: four (masked) byte SADs of
+/// `b` against the 32-bit windows of `a` starting at bytes 0..3, each added
+/// to a 16-bit accumulator of `c` (results truncated to 16 bits).
+fn qsad(a: u64, b: u64, c: u64, masked: bool) -> u64 {
+    (0..4).fold(0u64, |acc, k| {
+        let win = (a >> (8 * k)) as u32;
+        let sum = (c >> (16 * k)) as u32 & 0xffff;
+        let v = if masked {
+            msad_u8(win, b as u32, sum)
+        } else {
+            sad_u8(win, b as u32, sum)
+        };
+        acc | ((v & 0xffff) as u64) << (16 * k)
+    })
+}
+
+/// Byte SAD that skips bytes where the reference `b` is zero.
+fn msad_u8(a: u32, b: u32, c: u32) -> u32 {
+    (0..4).fold(c, |acc, k| {
+        let (x, y) = ((a >> (8 * k)) & 0xff, (b >> (8 * k)) & 0xff);
+        if y == 0 {
+            acc
+        } else {
+            acc.wrapping_add((x as i32 - y as i32).unsigned_abs())
+        }
+    })
 }
 
 fn norm_i16(x: f32) -> u32 {
@@ -801,11 +910,26 @@ fn norm_u16(x: f32) -> u32 {
 fn cube(x: f32, y: f32, z: f32) -> (f32, f32, f32, f32) {
     let (ax, ay, az) = (x.abs(), y.abs(), z.abs());
     if az >= ax && az >= ay {
-        (if z < 0.0 { 5.0 } else { 4.0 }, if z < 0.0 { -x } else { x }, -y, 2.0 * z)
+        (
+            if z < 0.0 { 5.0 } else { 4.0 },
+            if z < 0.0 { -x } else { x },
+            -y,
+            2.0 * z,
+        )
     } else if ay >= ax {
-        (if y < 0.0 { 3.0 } else { 2.0 }, x, if y < 0.0 { -z } else { z }, 2.0 * y)
+        (
+            if y < 0.0 { 3.0 } else { 2.0 },
+            x,
+            if y < 0.0 { -z } else { z },
+            2.0 * y,
+        )
     } else {
-        (if x < 0.0 { 1.0 } else { 0.0 }, if x < 0.0 { z } else { -z }, -y, 2.0 * x)
+        (
+            if x < 0.0 { 1.0 } else { 0.0 },
+            if x < 0.0 { z } else { -z },
+            -y,
+            2.0 * x,
+        )
     }
 }
 
@@ -840,6 +964,8 @@ ops64! {
     "v_lshlrev_b64" => |a, b, _| b << (a & 63),
     "v_lshrrev_b64" => |a, b, _| b >> (a & 63),
     "v_ashrrev_i64" => |a, b, _| ((b as i64) >> (a & 63)) as u64,
+    "v_qsad_pk_u16_u8" => |a, b, c| qsad(a, b, c, false),
+    "v_mqsad_pk_u16_u8" => |a, b, c| qsad(a, b, c, true),
     "v_trig_preop_f64" => |a, b, _| trig_preop(dd(a), b as u32).to_bits(),
 }
 
@@ -850,11 +976,26 @@ fn trig_preop(x: f64, segment: u32) -> f64 {
     // (the largest shift is (2047 - 1077) / 53 * 53 + 53 * 31, so fetch
     // lazily from a generous table).
     const TWO_OVER_PI: [u64; 20] = [
-        0xA2F9836E4E441529, 0xFC2757D1F534DDC0, 0xDB6295993C439041, 0xFE5163ABDEBBC561,
-        0xB7246E3A424DD2E0, 0x06492EEA09D1921C, 0xFE1DEB1CB129A73E, 0xE88235F52EBB4484,
-        0xE99C7026B45F7E41, 0x3991D639835339F4, 0x9C845F8BBDF9283B, 0x1FF897FFDE05980F,
-        0xEF2F118B5A0A6D1F, 0x6D367ECF27CB09B7, 0x4F463F669E5FEA2D, 0x7527BAC7EBE5F17B,
-        0x3D0739F78A5292EA, 0x6BFB5FB11F8D5D08, 0x560330463F0D5A5B, 0xA2F9836E4E441529,
+        0xA2F9836E4E441529,
+        0xFC2757D1F534DDC0,
+        0xDB6295993C439041,
+        0xFE5163ABDEBBC561,
+        0xB7246E3A424DD2E0,
+        0x06492EEA09D1921C,
+        0xFE1DEB1CB129A73E,
+        0xE88235F52EBB4484,
+        0xE99C7026B45F7E41,
+        0x3991D639835339F4,
+        0x9C845F8BBDF9283B,
+        0x1FF897FFDE05980F,
+        0xEF2F118B5A0A6D1F,
+        0x6D367ECF27CB09B7,
+        0x4F463F669E5FEA2D,
+        0x7527BAC7EBE5F17B,
+        0x3D0739F78A5292EA,
+        0x6BFB5FB11F8D5D08,
+        0x560330463F0D5A5B,
+        0xA2F9836E4E441529,
     ];
     let exp = ((x.to_bits() >> 52) & 0x7ff) as i32;
     let shift = (segment & 0x1f) as i32 * 53 + if exp > 1077 { exp - 1077 } else { 0 };
@@ -895,63 +1036,238 @@ fn dot2_f16(a: u32, b: u32, c: u32) -> u32 {
 }
 
 fn dot2_bf16(a: u32, b: u32, c: u32) -> u32 {
-    let p = bf16(a & 0xffff) as f64 * bf16(b & 0xffff) as f64 + bf16(a >> 16) as f64 * bf16(b >> 16) as f64;
+    let p = bf16(a & 0xffff) as f64 * bf16(b & 0xffff) as f64
+        + bf16(a >> 16) as f64 * bf16(b >> 16) as f64;
     ((p + f(c) as f64) as f32).to_bits()
 }
 
-fn dot4_u8(a: u32, b: u32, c: u32) -> u32 {
-    (0..4).fold(c, |acc, k| acc.wrapping_add(((a >> (8 * k)) & 0xff) * ((b >> (8 * k)) & 0xff)))
+/// Integer dot products: `k` lanes of `bits`-wide elements. The `iu`
+/// forms take each source's signedness from its neg_lo bit (that is what
+/// the bit means for them); `signed` fixes it for the others.
+#[derive(Clone, Copy)]
+enum Sign {
+    Unsigned,
+    Signed,
+    /// Per source, from neg_lo.
+    FromNeg,
 }
 
-fn dot4_i8(a: u32, b: u32, c: u32) -> u32 {
-    (0..4).fold(c, |acc, k| acc.wrapping_add(((a >> (8 * k)) as i8 as i32 * (b >> (8 * k)) as i8 as i32) as u32))
+fn dot_int(w: &mut Wave, i: &Inst, bits: u32, sign: Sign) -> Result {
+    let n = w.lanes;
+    let (mut b0, mut b1, mut b2) = ([0u32; MAX_LANES], [0u32; MAX_LANES], [0u32; MAX_LANES]);
+    let a = *w.vsrc(i.src[0], &mut b0);
+    let b = *w.vsrc(i.src[1], &mut b1);
+    let c = *w.vsrc(i.src[2], &mut b2);
+    let (sa, sb) = match sign {
+        Sign::Unsigned => (false, false),
+        Sign::Signed => (true, true),
+        Sign::FromNeg => (i.mods.neg & 1 != 0, i.mods.neg & 2 != 0),
+    };
+    // The accumulator and result are signed unless both sources are unsigned.
+    let signed_acc = !matches!(sign, Sign::Unsigned);
+    let elem = |v: u32, k: u32, s: bool| -> i64 {
+        let x = (v >> (bits * k)) & ((1u64 << bits) - 1) as u32;
+        if s {
+            ((x << (32 - bits)) as i32 >> (32 - bits)) as i64
+        } else {
+            x as i64
+        }
+    };
+    let mut res = [0u32; MAX_LANES];
+    for l in 0..n {
+        let acc = if signed_acc {
+            c[l] as i32 as i64
+        } else {
+            c[l] as i64
+        };
+        let sum = (0..32 / bits).fold(acc, |s, k| s + elem(a[l], k, sa) * elem(b[l], k, sb));
+        res[l] = match (i.mods.clamp, signed_acc) {
+            (true, true) => sum.clamp(i32::MIN as i64, i32::MAX as i64) as u32,
+            (true, false) => sum.clamp(0, u32::MAX as i64) as u32,
+            (false, _) => sum as u32,
+        };
+    }
+    let exec = w.exec();
+    w.write_v32(i.dst[0], &res, exec);
+    Ok(Flow::Next)
 }
 
-fn dot8_u4(a: u32, b: u32, c: u32) -> u32 {
-    (0..8).fold(c, |acc, k| acc.wrapping_add(((a >> (4 * k)) & 0xf) * ((b >> (4 * k)) & 0xf)))
+/// `v_dot2_bf16_bf16`: bf16 result into one half of the destination
+/// (op_sel bit 3), the accumulator half chosen by op_sel bit 2.
+fn dot2_bf16_bf16(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
+    let n = w.lanes;
+    let (mut b0, mut b1, mut b2) = ([0u32; MAX_LANES], [0u32; MAX_LANES], [0u32; MAX_LANES]);
+    let a = *w.vsrc(i.src[0], &mut b0);
+    let b = *w.vsrc(i.src[1], &mut b1);
+    let c = *w.vsrc(i.src[2], &mut b2);
+    let res = &mut env.tmp.res[0];
+    for l in 0..n {
+        let (x, y) = (apply_neg_pk(a[l], i, 0), apply_neg_pk(b[l], i, 1));
+        let acc = if i.mods.opsel & 4 != 0 {
+            c[l] >> 16
+        } else {
+            c[l] & 0xffff
+        };
+        let p = bf16(x & 0xffff) as f64 * bf16(y & 0xffff) as f64
+            + bf16(x >> 16) as f64 * bf16(y >> 16) as f64;
+        res[l] = to_bf16((p + bf16(acc) as f64) as f32);
+    }
+    let mask = w.exec();
+    let res = env.tmp.res[0];
+    store(w, i, Ty::B16, &res, mask);
+    Ok(Flow::Next)
 }
 
-fn dot8_i4(a: u32, b: u32, c: u32) -> u32 {
-    let s4 = |v: u32, k: u32| ((v >> (4 * k)) << 28) as i32 >> 28;
-    (0..8).fold(c, |acc, k| acc.wrapping_add((s4(a, k) * s4(b, k)) as u32))
+/// f32 → bf16, round to nearest even (NaN stays NaN).
+fn to_bf16(x: f32) -> u32 {
+    let bits = x.to_bits();
+    if x.is_nan() {
+        return (bits >> 16) | 0x40;
+    }
+    (bits + 0x7fff + ((bits >> 16) & 1)) >> 16
 }
 
-fn dot2_i16(a: u32, b: u32, c: u32) -> u32 {
-    (c as i32).wrapping_add(a as i16 as i32 * b as i16 as i32).wrapping_add((a >> 16) as i16 as i32 * (b >> 16) as i16 as i32) as u32
-}
-
-fn dot2_u16(a: u32, b: u32, c: u32) -> u32 {
-    c.wrapping_add((a & 0xffff) * (b & 0xffff)).wrapping_add((a >> 16) * (b >> 16))
+/// `v_mqsad_u32_u8`: four 32-bit masked SADs of src1 against the byte
+/// windows of the 64-bit src0, accumulated onto the four dwords of src2.
+fn mqsad_u32(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    let exec = w.exec();
+    for l in 0..w.lanes {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let a = w.lane64(i.src[0], l);
+        let b = w.lane32(i.src[1], l);
+        let acc: [u32; 4] = std::array::from_fn(|k| w.get_lane(i.src[2], l, k));
+        for (k, acc) in acc.into_iter().enumerate() {
+            w.set_lane(i.dst[0], l, k, msad_u8((a >> (8 * k)) as u32, b, acc));
+        }
+    }
+    Ok(Flow::Next)
 }
 
 pub const TABLE: &[(&str, Exec)] = &[
-    ("v_add_co_u32", (|w: &mut Wave, _: &mut Env, i: &Inst| carry(w, i, |a, b, _| { let (r, c) = a.overflowing_add(b); (r, c) })) as Exec),
-    ("v_sub_co_u32", (|w: &mut Wave, _: &mut Env, i: &Inst| carry(w, i, |a, b, _| { let (r, c) = a.overflowing_sub(b); (r, c) })) as Exec),
-    ("v_subrev_co_u32", (|w: &mut Wave, _: &mut Env, i: &Inst| carry(w, i, |a, b, _| { let (r, c) = b.overflowing_sub(a); (r, c) })) as Exec),
-    ("v_add_co_ci_u32", (|w: &mut Wave, _: &mut Env, i: &Inst| carry(w, i, |a, b, c| { let s = a as u64 + b as u64 + c as u64; (s as u32, s >> 32 != 0) })) as Exec),
-    ("v_sub_co_ci_u32", (|w: &mut Wave, _: &mut Env, i: &Inst| carry(w, i, |a, b, c| { let s = (a as u64).wrapping_sub(b as u64 + c as u64); (s as u32, (b as u64 + c as u64) > a as u64) })) as Exec),
-    ("v_subrev_co_ci_u32", (|w: &mut Wave, _: &mut Env, i: &Inst| carry(w, i, |a, b, c| { let s = (b as u64).wrapping_sub(a as u64 + c as u64); (s as u32, (a as u64 + c as u64) > b as u64) })) as Exec),
-    ("v_mad_u64_u32", (|w: &mut Wave, _: &mut Env, i: &Inst| mad64(w, i, false)) as Exec),
-    ("v_mad_i64_i32", (|w: &mut Wave, _: &mut Env, i: &Inst| mad64(w, i, true)) as Exec),
+    (
+        "v_add_co_u32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| {
+            carry(w, i, |a, b, _| {
+                let (r, c) = a.overflowing_add(b);
+                (r, c)
+            })
+        }) as Exec,
+    ),
+    (
+        "v_sub_co_u32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| {
+            carry(w, i, |a, b, _| {
+                let (r, c) = a.overflowing_sub(b);
+                (r, c)
+            })
+        }) as Exec,
+    ),
+    (
+        "v_subrev_co_u32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| {
+            carry(w, i, |a, b, _| {
+                let (r, c) = b.overflowing_sub(a);
+                (r, c)
+            })
+        }) as Exec,
+    ),
+    (
+        "v_add_co_ci_u32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| {
+            carry(w, i, |a, b, c| {
+                let s = a as u64 + b as u64 + c as u64;
+                (s as u32, s >> 32 != 0)
+            })
+        }) as Exec,
+    ),
+    (
+        "v_sub_co_ci_u32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| {
+            carry(w, i, |a, b, c| {
+                let s = (a as u64).wrapping_sub(b as u64 + c as u64);
+                (s as u32, (b as u64 + c as u64) > a as u64)
+            })
+        }) as Exec,
+    ),
+    (
+        "v_subrev_co_ci_u32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| {
+            carry(w, i, |a, b, c| {
+                let s = (b as u64).wrapping_sub(a as u64 + c as u64);
+                (s as u32, (a as u64 + c as u64) > b as u64)
+            })
+        }) as Exec,
+    ),
+    (
+        "v_mad_u64_u32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| mad64(w, i, false)) as Exec,
+    ),
+    (
+        "v_mad_i64_i32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| mad64(w, i, true)) as Exec,
+    ),
     ("v_div_scale_f32", div_scale_f32 as Exec),
     ("v_div_scale_f64", div_scale_f64 as Exec),
     ("v_div_fmas_f32", div_fmas_f32 as Exec),
     ("v_div_fmas_f64", div_fmas_f64 as Exec),
-    ("v_mbcnt_lo_u32_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| mbcnt(w, i, false)) as Exec),
-    ("v_mbcnt_hi_u32_b32", (|w: &mut Wave, _: &mut Env, i: &Inst| mbcnt(w, i, true)) as Exec),
+    (
+        "v_mbcnt_lo_u32_b32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| mbcnt(w, i, false)) as Exec,
+    ),
+    (
+        "v_mbcnt_hi_u32_b32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| mbcnt(w, i, true)) as Exec,
+    ),
     ("v_nop", super::nop as Exec),
     ("v_pipeflush", super::nop as Exec),
-    ("v_dot2_f32_f16", (|w: &mut Wave, _: &mut Env, i: &Inst| dot2(w, i, dot2_f16)) as Exec),
-    ("v_dot2_f32_bf16", (|w: &mut Wave, _: &mut Env, i: &Inst| dot2(w, i, dot2_bf16)) as Exec),
-    ("v_dot4_u32_u8", (|w: &mut Wave, _: &mut Env, i: &Inst| dot2(w, i, dot4_u8)) as Exec),
-    ("v_dot4_i32_iu8", (|w: &mut Wave, _: &mut Env, i: &Inst| dot2(w, i, dot4_i8)) as Exec),
-    ("v_dot8_u32_u4", (|w: &mut Wave, _: &mut Env, i: &Inst| dot2(w, i, dot8_u4)) as Exec),
-    ("v_dot8_i32_iu4", (|w: &mut Wave, _: &mut Env, i: &Inst| dot2(w, i, dot8_i4)) as Exec),
-    ("v_dot2_i32_i16", (|w: &mut Wave, _: &mut Env, i: &Inst| dot2(w, i, dot2_i16)) as Exec),
-    ("v_dot2_u32_u16", (|w: &mut Wave, _: &mut Env, i: &Inst| dot2(w, i, dot2_u16)) as Exec),
-    ("v_fma_mix_f32", (|w: &mut Wave, _: &mut Env, i: &Inst| fma_mix(w, i, MixOut::F32)) as Exec),
-    ("v_fma_mixlo_f16", (|w: &mut Wave, _: &mut Env, i: &Inst| fma_mix(w, i, MixOut::Lo)) as Exec),
-    ("v_fma_mixhi_f16", (|w: &mut Wave, _: &mut Env, i: &Inst| fma_mix(w, i, MixOut::Hi)) as Exec),
+    (
+        "v_dot2_f32_f16",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| dot2(w, i, dot2_f16)) as Exec,
+    ),
+    (
+        "v_dot2_f32_bf16",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| dot2(w, i, dot2_bf16)) as Exec,
+    ),
+    (
+        "v_dot4_u32_u8",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| dot_int(w, i, 8, Sign::Unsigned)) as Exec,
+    ),
+    (
+        "v_dot4_i32_iu8",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| dot_int(w, i, 8, Sign::FromNeg)) as Exec,
+    ),
+    (
+        "v_dot8_u32_u4",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| dot_int(w, i, 4, Sign::Unsigned)) as Exec,
+    ),
+    (
+        "v_dot8_i32_iu4",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| dot_int(w, i, 4, Sign::FromNeg)) as Exec,
+    ),
+    (
+        "v_dot2_i32_i16",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| dot_int(w, i, 16, Sign::Signed)) as Exec,
+    ),
+    (
+        "v_dot2_u32_u16",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| dot_int(w, i, 16, Sign::Unsigned)) as Exec,
+    ),
+    ("v_dot2_bf16_bf16", dot2_bf16_bf16 as Exec),
+    ("v_mqsad_u32_u8", mqsad_u32 as Exec),
+    (
+        "v_fma_mix_f32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| fma_mix(w, i, MixOut::F32)) as Exec,
+    ),
+    (
+        "v_fma_mixlo_f16",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| fma_mix(w, i, MixOut::Lo)) as Exec,
+    ),
+    (
+        "v_fma_mixhi_f16",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| fma_mix(w, i, MixOut::Hi)) as Exec,
+    ),
 ];
 
 #[derive(Clone, Copy, PartialEq)]
@@ -972,7 +1288,11 @@ fn fma_mix(w: &mut Wave, i: &Inst, out: MixOut) -> Result {
         let src = w.vsrc(i.src[k], &mut buf);
         for l in 0..n {
             let mut x = if i.mods.opsel_hi & bit != 0 {
-                h(if i.mods.opsel & bit != 0 { src[l] >> 16 } else { src[l] }) as f64
+                h(if i.mods.opsel & bit != 0 {
+                    src[l] >> 16
+                } else {
+                    src[l]
+                }) as f64
             } else {
                 f(src[l]) as f64
             };
@@ -986,7 +1306,9 @@ fn fma_mix(w: &mut Wave, i: &Inst, out: MixOut) -> Result {
         }
     }
     let exec = w.exec();
-    let Operand::Vgpr(r) = i.dst[0] else { return Ok(Flow::Next) };
+    let Operand::Vgpr(r) = i.dst[0] else {
+        return Ok(Flow::Next);
+    };
     for l in 0..n {
         if exec >> l & 1 == 0 {
             continue;
@@ -1016,7 +1338,9 @@ pub fn lane_fn(name: &str) -> Option<LaneFn> {
 /// VOPD: both halves read their sources before either writes.
 pub fn vopd(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     let Some(y) = i.vopd_y.as_deref() else {
-        return Err(super::Trap::Other("VOPD instruction without its Y half".into()));
+        return Err(super::Trap::Other(
+            "VOPD instruction without its Y half".into(),
+        ));
     };
     let (fx, fy) = env.program.vopd_fns(w.pc).ok_or(super::Trap::Unsupported)?;
     let tx = compute(w, i, env.tmp, 0, fx);

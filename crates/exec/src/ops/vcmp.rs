@@ -61,41 +61,150 @@ fn class_bit(nan: bool, quiet: bool, inf: bool, zero: bool, denorm: bool, neg: b
 
 fn class32(x: u32, mask: u32) -> bool {
     let v = f(x);
-    let bit = class_bit(v.is_nan(), x & 0x0040_0000 != 0, v.is_infinite(), v == 0.0, v.is_subnormal(), x >> 31 != 0);
+    let bit = class_bit(
+        v.is_nan(),
+        x & 0x0040_0000 != 0,
+        v.is_infinite(),
+        v == 0.0,
+        v.is_subnormal(),
+        x >> 31 != 0,
+    );
     mask >> bit & 1 != 0
 }
 
 fn class16(x: u32, mask: u32) -> bool {
     let v = h(x);
-    let bit = class_bit(v.is_nan(), x & 0x200 != 0, v.is_infinite(), v == 0.0, x & 0x7c00 == 0 && x & 0x3ff != 0, x & 0x8000 != 0);
+    let bit = class_bit(
+        v.is_nan(),
+        x & 0x200 != 0,
+        v.is_infinite(),
+        v == 0.0,
+        x & 0x7c00 == 0 && x & 0x3ff != 0,
+        x & 0x8000 != 0,
+    );
     mask >> bit & 1 != 0
 }
 
 fn class64(x: u64, mask: u64) -> bool {
     let v = d(x);
-    let bit = class_bit(v.is_nan(), x & 0x0008_0000_0000_0000 != 0, v.is_infinite(), v == 0.0, v.is_subnormal(), x >> 63 != 0);
+    let bit = class_bit(
+        v.is_nan(),
+        x & 0x0008_0000_0000_0000 != 0,
+        v.is_infinite(),
+        v == 0.0,
+        v.is_subnormal(),
+        x >> 63 != 0,
+    );
     mask >> bit & 1 != 0
 }
 
 macro_rules! float_cmps {
     ($suffix:literal, $cmp:ident, $conv:expr) => {
         [
-            (concat!("v_cmp_f_", $suffix), concat!("v_cmpx_f_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |_, _| false)) as Exec),
-            (concat!("v_cmp_lt_", $suffix), concat!("v_cmpx_lt_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) < $conv(b))) as Exec),
-            (concat!("v_cmp_eq_", $suffix), concat!("v_cmpx_eq_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) == $conv(b))) as Exec),
-            (concat!("v_cmp_le_", $suffix), concat!("v_cmpx_le_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) <= $conv(b))) as Exec),
-            (concat!("v_cmp_gt_", $suffix), concat!("v_cmpx_gt_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) > $conv(b))) as Exec),
-            (concat!("v_cmp_lg_", $suffix), concat!("v_cmpx_lg_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| { let (x, y) = ($conv(a), $conv(b)); x < y || x > y })) as Exec),
-            (concat!("v_cmp_ge_", $suffix), concat!("v_cmpx_ge_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) >= $conv(b))) as Exec),
-            (concat!("v_cmp_o_", $suffix), concat!("v_cmpx_o_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| !$conv(a).is_nan() && !$conv(b).is_nan())) as Exec),
-            (concat!("v_cmp_u_", $suffix), concat!("v_cmpx_u_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a).is_nan() || $conv(b).is_nan())) as Exec),
-            (concat!("v_cmp_nge_", $suffix), concat!("v_cmpx_nge_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| !($conv(a) >= $conv(b)))) as Exec),
-            (concat!("v_cmp_nlg_", $suffix), concat!("v_cmpx_nlg_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| { let (x, y) = ($conv(a), $conv(b)); !(x < y || x > y) })) as Exec),
-            (concat!("v_cmp_ngt_", $suffix), concat!("v_cmpx_ngt_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| !($conv(a) > $conv(b)))) as Exec),
-            (concat!("v_cmp_nle_", $suffix), concat!("v_cmpx_nle_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| !($conv(a) <= $conv(b)))) as Exec),
-            (concat!("v_cmp_neq_", $suffix), concat!("v_cmpx_neq_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) != $conv(b))) as Exec),
-            (concat!("v_cmp_nlt_", $suffix), concat!("v_cmpx_nlt_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| !($conv(a) < $conv(b)))) as Exec),
-            (concat!("v_cmp_t_", $suffix), concat!("v_cmpx_t_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |_, _| true)) as Exec),
+            (
+                concat!("v_cmp_f_", $suffix),
+                concat!("v_cmpx_f_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |_, _| false)) as Exec,
+            ),
+            (
+                concat!("v_cmp_lt_", $suffix),
+                concat!("v_cmpx_lt_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) < $conv(b)))
+                    as Exec,
+            ),
+            (
+                concat!("v_cmp_eq_", $suffix),
+                concat!("v_cmpx_eq_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) == $conv(b)))
+                    as Exec,
+            ),
+            (
+                concat!("v_cmp_le_", $suffix),
+                concat!("v_cmpx_le_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) <= $conv(b)))
+                    as Exec,
+            ),
+            (
+                concat!("v_cmp_gt_", $suffix),
+                concat!("v_cmpx_gt_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) > $conv(b)))
+                    as Exec,
+            ),
+            (
+                concat!("v_cmp_lg_", $suffix),
+                concat!("v_cmpx_lg_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| {
+                    $cmp(w, i, |a, b| {
+                        let (x, y) = ($conv(a), $conv(b));
+                        x < y || x > y
+                    })
+                }) as Exec,
+            ),
+            (
+                concat!("v_cmp_ge_", $suffix),
+                concat!("v_cmpx_ge_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) >= $conv(b)))
+                    as Exec,
+            ),
+            (
+                concat!("v_cmp_o_", $suffix),
+                concat!("v_cmpx_o_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| {
+                    $cmp(w, i, |a, b| !$conv(a).is_nan() && !$conv(b).is_nan())
+                }) as Exec,
+            ),
+            (
+                concat!("v_cmp_u_", $suffix),
+                concat!("v_cmpx_u_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| {
+                    $cmp(w, i, |a, b| $conv(a).is_nan() || $conv(b).is_nan())
+                }) as Exec,
+            ),
+            (
+                concat!("v_cmp_nge_", $suffix),
+                concat!("v_cmpx_nge_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| !($conv(a) >= $conv(b))))
+                    as Exec,
+            ),
+            (
+                concat!("v_cmp_nlg_", $suffix),
+                concat!("v_cmpx_nlg_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| {
+                    $cmp(w, i, |a, b| {
+                        let (x, y) = ($conv(a), $conv(b));
+                        !(x < y || x > y)
+                    })
+                }) as Exec,
+            ),
+            (
+                concat!("v_cmp_ngt_", $suffix),
+                concat!("v_cmpx_ngt_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| !($conv(a) > $conv(b))))
+                    as Exec,
+            ),
+            (
+                concat!("v_cmp_nle_", $suffix),
+                concat!("v_cmpx_nle_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| !($conv(a) <= $conv(b))))
+                    as Exec,
+            ),
+            (
+                concat!("v_cmp_neq_", $suffix),
+                concat!("v_cmpx_neq_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) != $conv(b)))
+                    as Exec,
+            ),
+            (
+                concat!("v_cmp_nlt_", $suffix),
+                concat!("v_cmpx_nlt_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| !($conv(a) < $conv(b))))
+                    as Exec,
+            ),
+            (
+                concat!("v_cmp_t_", $suffix),
+                concat!("v_cmpx_t_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |_, _| true)) as Exec,
+            ),
         ]
     };
 }
@@ -103,14 +212,52 @@ macro_rules! float_cmps {
 macro_rules! int_cmps {
     ($suffix:literal, $cmp:ident, $conv:expr) => {
         [
-            (concat!("v_cmp_f_", $suffix), concat!("v_cmpx_f_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |_, _| false)) as Exec),
-            (concat!("v_cmp_lt_", $suffix), concat!("v_cmpx_lt_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) < $conv(b))) as Exec),
-            (concat!("v_cmp_eq_", $suffix), concat!("v_cmpx_eq_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) == $conv(b))) as Exec),
-            (concat!("v_cmp_le_", $suffix), concat!("v_cmpx_le_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) <= $conv(b))) as Exec),
-            (concat!("v_cmp_gt_", $suffix), concat!("v_cmpx_gt_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) > $conv(b))) as Exec),
-            (concat!("v_cmp_ne_", $suffix), concat!("v_cmpx_ne_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) != $conv(b))) as Exec),
-            (concat!("v_cmp_ge_", $suffix), concat!("v_cmpx_ge_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) >= $conv(b))) as Exec),
-            (concat!("v_cmp_t_", $suffix), concat!("v_cmpx_t_", $suffix), (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |_, _| true)) as Exec),
+            (
+                concat!("v_cmp_f_", $suffix),
+                concat!("v_cmpx_f_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |_, _| false)) as Exec,
+            ),
+            (
+                concat!("v_cmp_lt_", $suffix),
+                concat!("v_cmpx_lt_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) < $conv(b)))
+                    as Exec,
+            ),
+            (
+                concat!("v_cmp_eq_", $suffix),
+                concat!("v_cmpx_eq_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) == $conv(b)))
+                    as Exec,
+            ),
+            (
+                concat!("v_cmp_le_", $suffix),
+                concat!("v_cmpx_le_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) <= $conv(b)))
+                    as Exec,
+            ),
+            (
+                concat!("v_cmp_gt_", $suffix),
+                concat!("v_cmpx_gt_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) > $conv(b)))
+                    as Exec,
+            ),
+            (
+                concat!("v_cmp_ne_", $suffix),
+                concat!("v_cmpx_ne_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) != $conv(b)))
+                    as Exec,
+            ),
+            (
+                concat!("v_cmp_ge_", $suffix),
+                concat!("v_cmpx_ge_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) >= $conv(b)))
+                    as Exec,
+            ),
+            (
+                concat!("v_cmp_t_", $suffix),
+                concat!("v_cmpx_t_", $suffix),
+                (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |_, _| true)) as Exec,
+            ),
         ]
     };
 }
@@ -138,18 +285,41 @@ const I64: [Entry; 8] = int_cmps!("i64", cmp64, |x: u64| x as i64);
 const U64: [Entry; 8] = int_cmps!("u64", cmp64, |x: u64| x);
 
 const CLASS: [Entry; 3] = [
-    ("v_cmp_class_f32", "v_cmpx_class_f32", (|w: &mut Wave, _: &mut Env, i: &Inst| cmp32(w, i, class32)) as Exec),
-    ("v_cmp_class_f16", "v_cmpx_class_f16", (|w: &mut Wave, _: &mut Env, i: &Inst| cmp32(w, i, class16)) as Exec),
-    ("v_cmp_class_f64", "v_cmpx_class_f64", (|w: &mut Wave, _: &mut Env, i: &Inst| cmp64(w, i, class64)) as Exec),
+    (
+        "v_cmp_class_f32",
+        "v_cmpx_class_f32",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| cmp32(w, i, class32)) as Exec,
+    ),
+    (
+        "v_cmp_class_f16",
+        "v_cmpx_class_f16",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| cmp32(w, i, class16)) as Exec,
+    ),
+    (
+        "v_cmp_class_f64",
+        "v_cmpx_class_f64",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| cmp64(w, i, class64)) as Exec,
+    ),
 ];
 
 /// Every compare, under both its `v_cmp` and `v_cmpx` names (the decoder
 /// points a cmpx's destination at EXEC, so one handler serves both).
 pub fn entries() -> impl Iterator<Item = (&'static str, Exec)> {
-    [&F16[..], &F32, &F64, &I16, &U16, &I32, &U32, &I64, &U64, &CLASS]
-        .into_iter()
-        .flatten()
-        .flat_map(|&(cmp, cmpx, exec)| [(cmp, exec), (cmpx, exec)])
+    [
+        &F16[..],
+        &F32,
+        &F64,
+        &I16,
+        &U16,
+        &I32,
+        &U32,
+        &I64,
+        &U64,
+        &CLASS,
+    ]
+    .into_iter()
+    .flatten()
+    .flat_map(|&(cmp, cmpx, exec)| [(cmp, exec), (cmpx, exec)])
 }
 
 #[cfg(test)]

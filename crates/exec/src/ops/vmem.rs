@@ -94,18 +94,31 @@ fn locate(w: &Wave, i: &Inst, format: Format, l: usize, bytes: u64) -> Loc {
             if !in_range {
                 return Loc::Dropped;
             }
-            Loc::Global(rsrc.base.wrapping_add(soffset).wrapping_add(index * rsrc.stride).wrapping_add(off))
+            Loc::Global(
+                rsrc.base
+                    .wrapping_add(soffset)
+                    .wrapping_add(index * rsrc.stride)
+                    .wrapping_add(off),
+            )
         }
     }
 }
 
 fn fault(space: &'static str, l: usize, addr: u64, len: u64) -> Trap {
-    Trap::Memory { space, lane: Some(l), addr, len }
+    Trap::Memory {
+        space,
+        lane: Some(l),
+        addr,
+        len,
+    }
 }
 
 fn scratch_range(w: &Wave, l: usize, addr: u64, len: usize) -> Result<std::ops::Range<usize>> {
     let per_lane = w.scratch_lane_bytes as u64;
-    if addr.checked_add(len as u64).is_none_or(|end| end > per_lane) {
+    if addr
+        .checked_add(len as u64)
+        .is_none_or(|end| end > per_lane)
+    {
         return Err(fault("scratch", l, addr, len as u64));
     }
     let start = l * w.scratch_lane_bytes + addr as usize;
@@ -114,9 +127,14 @@ fn scratch_range(w: &Wave, l: usize, addr: u64, len: usize) -> Result<std::ops::
 
 fn read(w: &Wave, env: &Env, l: usize, loc: Loc, out: &mut [u8]) -> Result<()> {
     match loc {
-        Loc::Global(a) => env.arena.read(a, out).map_err(|_| fault("global", l, a, out.len() as u64)),
+        Loc::Global(a) => env
+            .arena
+            .read(a, out)
+            .map_err(|_| fault("global", l, a, out.len() as u64)),
         Loc::Lds(a) => {
-            let end = a.checked_add(out.len() as u64).filter(|&e| e <= env.lds.len() as u64);
+            let end = a
+                .checked_add(out.len() as u64)
+                .filter(|&e| e <= env.lds.len() as u64);
             match end {
                 Some(_) => {
                     out.copy_from_slice(&env.lds[a as usize..a as usize + out.len()]);
@@ -139,7 +157,10 @@ fn read(w: &Wave, env: &Env, l: usize, loc: Loc, out: &mut [u8]) -> Result<()> {
 
 fn write(w: &mut Wave, env: &mut Env, l: usize, loc: Loc, data: &[u8]) -> Result<()> {
     match loc {
-        Loc::Global(a) => env.arena.write(a, data).map_err(|_| fault("global", l, a, data.len() as u64)),
+        Loc::Global(a) => env
+            .arena
+            .write(a, data)
+            .map_err(|_| fault("global", l, a, data.len() as u64)),
         Loc::Lds(a) => lds_write(env.lds, l, a, data),
         Loc::Scratch(a) => {
             let r = scratch_range(w, l, a, data.len())?;
@@ -180,8 +201,13 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) -> Result
             }
             continue;
         }
-        let raw = u32::from_le_bytes(buf[..4].try_into().unwrap()) & ((1u64 << (8 * bytes)) - 1) as u32;
-        let signed = if bytes == 1 { raw as u8 as i8 as i32 as u32 } else { raw as u16 as i16 as i32 as u32 };
+        let raw =
+            u32::from_le_bytes(buf[..4].try_into().unwrap()) & ((1u64 << (8 * bytes)) - 1) as u32;
+        let signed = if bytes == 1 {
+            raw as u8 as i8 as i32 as u32
+        } else {
+            raw as u16 as i16 as i32 as u32
+        };
         let old = w.get_lane(i.dst[0], l, 0);
         let v = match ext {
             Ext::Zero => raw,
@@ -217,7 +243,13 @@ fn store(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, shift: u32) -> Res
 
 /// 32-bit atomic: new = f(old, data, compare). Returns old when GLC is set.
 #[inline(always)]
-fn atomic32(w: &mut Wave, env: &mut Env, i: &Inst, cmp: bool, op: impl Fn(u32, u32, u32) -> u32) -> Result {
+fn atomic32(
+    w: &mut Wave,
+    env: &mut Env,
+    i: &Inst,
+    cmp: bool,
+    op: impl Fn(u32, u32, u32) -> u32,
+) -> Result {
     let format = i.op.info().format;
     let exec = w.exec();
     let ret = i.flags & flags::GLC != 0;
@@ -228,7 +260,10 @@ fn atomic32(w: &mut Wave, env: &mut Env, i: &Inst, cmp: bool, op: impl Fn(u32, u
         let data = w.get_lane(i.src[1], l, 0);
         let compare = if cmp { w.get_lane(i.src[1], l, 1) } else { 0 };
         let old = match locate(w, i, format, l, 4) {
-            Loc::Global(a) => env.arena.rmw_u32(a, |o| op(o, data, compare)).map_err(|_| fault("global", l, a, 4))?,
+            Loc::Global(a) => env
+                .arena
+                .rmw_u32(a, |o| op(o, data, compare))
+                .map_err(|_| fault("global", l, a, 4))?,
             loc => {
                 let mut b = [0u8; 4];
                 read(w, env, l, loc, &mut b)?;
@@ -245,7 +280,13 @@ fn atomic32(w: &mut Wave, env: &mut Env, i: &Inst, cmp: bool, op: impl Fn(u32, u
 }
 
 #[inline(always)]
-fn atomic64(w: &mut Wave, env: &mut Env, i: &Inst, cmp: bool, op: impl Fn(u64, u64, u64) -> u64) -> Result {
+fn atomic64(
+    w: &mut Wave,
+    env: &mut Env,
+    i: &Inst,
+    cmp: bool,
+    op: impl Fn(u64, u64, u64) -> u64,
+) -> Result {
     let format = i.op.info().format;
     let exec = w.exec();
     let ret = i.flags & flags::GLC != 0;
@@ -253,11 +294,16 @@ fn atomic64(w: &mut Wave, env: &mut Env, i: &Inst, cmp: bool, op: impl Fn(u64, u
         if exec >> l & 1 == 0 {
             continue;
         }
-        let pair = |w: &Wave, k: usize| w.get_lane(i.src[1], l, k) as u64 | (w.get_lane(i.src[1], l, k + 1) as u64) << 32;
+        let pair = |w: &Wave, k: usize| {
+            w.get_lane(i.src[1], l, k) as u64 | (w.get_lane(i.src[1], l, k + 1) as u64) << 32
+        };
         let data = pair(w, 0);
         let compare = if cmp { pair(w, 2) } else { 0 };
         let old = match locate(w, i, format, l, 8) {
-            Loc::Global(a) => env.arena.rmw_u64(a, |o| op(o, data, compare)).map_err(|_| fault("global", l, a, 8))?,
+            Loc::Global(a) => env
+                .arena
+                .rmw_u64(a, |o| op(o, data, compare))
+                .map_err(|_| fault("global", l, a, 8))?,
             loc => {
                 let mut b = [0u8; 8];
                 read(w, env, l, loc, &mut b)?;
@@ -320,41 +366,103 @@ const OPS: &[(&str, Exec)] = &[
     ("store_d16_hi_b8", st!(1, 16)),
     ("store_d16_hi_b16", st!(2, 16)),
     ("atomic_swap_b32", at32!(false, |_, d, _| d)),
-    ("atomic_cmpswap_b32", at32!(true, |o, d, c| if o == c { d } else { o })),
+    (
+        "atomic_cmpswap_b32",
+        at32!(true, |o, d, c| if o == c { d } else { o }),
+    ),
     ("atomic_add_u32", at32!(false, |o, d, _| o.wrapping_add(d))),
     ("atomic_sub_u32", at32!(false, |o, d, _| o.wrapping_sub(d))),
-    ("atomic_csub_u32", at32!(false, |o, d, _| o.saturating_sub(d))),
-    ("atomic_min_i32", at32!(false, |o, d, _| (o as i32).min(d as i32) as u32)),
+    (
+        "atomic_csub_u32",
+        at32!(false, |o, d, _| o.saturating_sub(d)),
+    ),
+    (
+        "atomic_min_i32",
+        at32!(false, |o, d, _| (o as i32).min(d as i32) as u32),
+    ),
     ("atomic_min_u32", at32!(false, |o, d, _| o.min(d))),
-    ("atomic_max_i32", at32!(false, |o, d, _| (o as i32).max(d as i32) as u32)),
+    (
+        "atomic_max_i32",
+        at32!(false, |o, d, _| (o as i32).max(d as i32) as u32),
+    ),
     ("atomic_max_u32", at32!(false, |o, d, _| o.max(d))),
     ("atomic_and_b32", at32!(false, |o, d, _| o & d)),
     ("atomic_or_b32", at32!(false, |o, d, _| o | d)),
     ("atomic_xor_b32", at32!(false, |o, d, _| o ^ d)),
-    ("atomic_inc_u32", at32!(false, |o, d, _| if o >= d { 0 } else { o + 1 })),
-    ("atomic_dec_u32", at32!(false, |o, d, _| if o == 0 || o > d { d } else { o - 1 })),
-    ("atomic_add_f32", at32!(false, |o, d, _| (f(o) + f(d)).to_bits())),
-    ("atomic_min_f32", at32!(false, |o, d, _| min32(f(o), f(d)).to_bits())),
-    ("atomic_max_f32", at32!(false, |o, d, _| max32(f(o), f(d)).to_bits())),
-    ("atomic_cmpswap_f32", at32!(true, |o, d, c| if f(o) == f(c) { d } else { o })),
-    ("atomic_pk_add_f16", at32!(false, |o, d, _| to_h(h(o) + h(d)) | to_h(h(o >> 16) + h(d >> 16)) << 16)),
-    ("atomic_pk_add_bf16", at32!(false, |o, d, _| bf16_add(o, d) | bf16_add(o >> 16, d >> 16) << 16)),
+    (
+        "atomic_inc_u32",
+        at32!(false, |o, d, _| if o >= d { 0 } else { o + 1 }),
+    ),
+    (
+        "atomic_dec_u32",
+        at32!(false, |o, d, _| if o == 0 || o > d { d } else { o - 1 }),
+    ),
+    (
+        "atomic_add_f32",
+        at32!(false, |o, d, _| (f(o) + f(d)).to_bits()),
+    ),
+    (
+        "atomic_min_f32",
+        at32!(false, |o, d, _| min32(f(o), f(d)).to_bits()),
+    ),
+    (
+        "atomic_max_f32",
+        at32!(false, |o, d, _| max32(f(o), f(d)).to_bits()),
+    ),
+    (
+        "atomic_cmpswap_f32",
+        at32!(true, |o, d, c| if f(o) == f(c) { d } else { o }),
+    ),
+    (
+        "atomic_pk_add_f16",
+        at32!(false, |o, d, _| to_h(h(o) + h(d))
+            | to_h(h(o >> 16) + h(d >> 16)) << 16),
+    ),
+    (
+        "atomic_pk_add_bf16",
+        at32!(false, |o, d, _| bf16_add(o, d)
+            | bf16_add(o >> 16, d >> 16) << 16),
+    ),
     ("atomic_swap_b64", at64!(false, |_, d, _| d)),
-    ("atomic_cmpswap_b64", at64!(true, |o, d, c| if o == c { d } else { o })),
+    (
+        "atomic_cmpswap_b64",
+        at64!(true, |o, d, c| if o == c { d } else { o }),
+    ),
     ("atomic_add_u64", at64!(false, |o, d, _| o.wrapping_add(d))),
     ("atomic_sub_u64", at64!(false, |o, d, _| o.wrapping_sub(d))),
-    ("atomic_min_i64", at64!(false, |o, d, _| (o as i64).min(d as i64) as u64)),
+    (
+        "atomic_min_i64",
+        at64!(false, |o, d, _| (o as i64).min(d as i64) as u64),
+    ),
     ("atomic_min_u64", at64!(false, |o, d, _| o.min(d))),
-    ("atomic_max_i64", at64!(false, |o, d, _| (o as i64).max(d as i64) as u64)),
+    (
+        "atomic_max_i64",
+        at64!(false, |o, d, _| (o as i64).max(d as i64) as u64),
+    ),
     ("atomic_max_u64", at64!(false, |o, d, _| o.max(d))),
     ("atomic_and_b64", at64!(false, |o, d, _| o & d)),
     ("atomic_or_b64", at64!(false, |o, d, _| o | d)),
     ("atomic_xor_b64", at64!(false, |o, d, _| o ^ d)),
-    ("atomic_inc_u64", at64!(false, |o, d, _| if o >= d { 0 } else { o + 1 })),
-    ("atomic_dec_u64", at64!(false, |o, d, _| if o == 0 || o > d { d } else { o - 1 })),
-    ("atomic_add_f64", at64!(false, |o, dd, _| (d(o) + d(dd)).to_bits())),
-    ("atomic_min_f64", at64!(false, |o, dd, _| min64(d(o), d(dd)).to_bits())),
-    ("atomic_max_f64", at64!(false, |o, dd, _| max64(d(o), d(dd)).to_bits())),
+    (
+        "atomic_inc_u64",
+        at64!(false, |o, d, _| if o >= d { 0 } else { o + 1 }),
+    ),
+    (
+        "atomic_dec_u64",
+        at64!(false, |o, d, _| if o == 0 || o > d { d } else { o - 1 }),
+    ),
+    (
+        "atomic_add_f64",
+        at64!(false, |o, dd, _| (d(o) + d(dd)).to_bits()),
+    ),
+    (
+        "atomic_min_f64",
+        at64!(false, |o, dd, _| min64(d(o), d(dd)).to_bits()),
+    ),
+    (
+        "atomic_max_f64",
+        at64!(false, |o, dd, _| max64(d(o), d(dd)).to_bits()),
+    ),
 ];
 
 fn bf16_add(a: u32, b: u32) -> u32 {
@@ -376,7 +484,37 @@ pub fn entries() -> impl Iterator<Item = (String, Exec)> {
         })
 }
 
+/// `global_load/store_addtid_b32`: no address VGPR; lane `l` accesses
+/// saddr + offset + 4·l.
+fn addtid(w: &mut Wave, env: &mut Env, i: &Inst, store: bool) -> Result {
+    let exec = w.exec();
+    let base = w.read_s64(i.src[2]).wrapping_add(i.imm as i64 as u64);
+    for l in 0..w.lanes {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let loc = Loc::Global(base.wrapping_add(4 * l as u64));
+        if store {
+            let v = w.get_lane(i.src[1], l, 0);
+            write(w, env, l, loc, &v.to_le_bytes())?;
+        } else {
+            let mut b = [0u8; 4];
+            read(w, env, l, loc, &mut b)?;
+            w.set_lane(i.dst[0], l, 0, u32::from_le_bytes(b));
+        }
+    }
+    Ok(Flow::Next)
+}
+
 pub const TABLE: &[(&str, Exec)] = &[
+    (
+        "global_load_addtid_b32",
+        (|w: &mut Wave, env: &mut Env, i: &Inst| addtid(w, env, i, false)) as Exec,
+    ),
+    (
+        "global_store_addtid_b32",
+        (|w: &mut Wave, env: &mut Env, i: &Inst| addtid(w, env, i, true)) as Exec,
+    ),
     ("buffer_gl0_inv", super::nop as Exec),
     ("buffer_gl1_inv", super::nop as Exec),
 ];

@@ -43,11 +43,19 @@ fn element(w: &Wave, base: usize, l: usize, k: usize, ty: In, signed: bool) -> f
         In::BF16 => f32::from_bits((reg(k / 2) >> (16 * (k % 2))) << 16) as f64,
         In::U8 => {
             let b = (reg(k / 4) >> (8 * (k % 4))) & 0xff;
-            if signed { b as u8 as i8 as f64 } else { b as f64 }
+            if signed {
+                b as u8 as i8 as f64
+            } else {
+                b as f64
+            }
         }
         In::U4 => {
             let n = (reg(k / 8) >> (4 * (k % 8))) & 0xf;
-            if signed { ((n << 28) as i32 >> 28) as f64 } else { n as f64 }
+            if signed {
+                ((n << 28) as i32 >> 28) as f64
+            } else {
+                n as f64
+            }
         }
     }
 }
@@ -81,14 +89,34 @@ fn wmma(w: &mut Wave, i: &Inst, input: In, acc: Acc) -> Result {
                 Acc::F32 => (dot as f32 + f(c_bits)).to_bits(),
                 Acc::I32 => {
                     let v = dot as i64 + c_bits as i32 as i64;
-                    if i.mods.clamp { v.clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32 } else { v as i32 as u32 }
+                    if i.mods.clamp {
+                        v.clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32
+                    } else {
+                        v as i32 as u32
+                    }
                 }
                 Acc::F16 | Acc::BF16 => {
-                    let c_half = if high_half { c_bits >> 16 } else { c_bits & 0xffff };
-                    let cv = if acc == Acc::F16 { h(c_half) } else { f32::from_bits(c_half << 16) };
+                    let c_half = if high_half {
+                        c_bits >> 16
+                    } else {
+                        c_bits & 0xffff
+                    };
+                    let cv = if acc == Acc::F16 {
+                        h(c_half)
+                    } else {
+                        f32::from_bits(c_half << 16)
+                    };
                     let v = dot as f32 + cv;
-                    let bits = if acc == Acc::F16 { to_h(v) } else { v.to_bits() >> 16 };
-                    if high_half { (old & 0xffff) | bits << 16 } else { (old & 0xffff_0000) | bits }
+                    let bits = if acc == Acc::F16 {
+                        to_h(v)
+                    } else {
+                        v.to_bits() >> 16
+                    };
+                    if high_half {
+                        (old & 0xffff) | bits << 16
+                    } else {
+                        (old & 0xffff_0000) | bits
+                    }
                 }
             };
         }
@@ -101,10 +129,28 @@ fn wmma(w: &mut Wave, i: &Inst, input: In, acc: Acc) -> Result {
 }
 
 pub const TABLE: &[(&str, Exec)] = &[
-    ("v_wmma_f32_16x16x16_f16", (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::F16, Acc::F32)) as Exec),
-    ("v_wmma_f32_16x16x16_bf16", (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::BF16, Acc::F32)) as Exec),
-    ("v_wmma_f16_16x16x16_f16", (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::F16, Acc::F16)) as Exec),
-    ("v_wmma_bf16_16x16x16_bf16", (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::BF16, Acc::BF16)) as Exec),
-    ("v_wmma_i32_16x16x16_iu8", (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::U8, Acc::I32)) as Exec),
-    ("v_wmma_i32_16x16x16_iu4", (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::U4, Acc::I32)) as Exec),
+    (
+        "v_wmma_f32_16x16x16_f16",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::F16, Acc::F32)) as Exec,
+    ),
+    (
+        "v_wmma_f32_16x16x16_bf16",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::BF16, Acc::F32)) as Exec,
+    ),
+    (
+        "v_wmma_f16_16x16x16_f16",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::F16, Acc::F16)) as Exec,
+    ),
+    (
+        "v_wmma_bf16_16x16x16_bf16",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::BF16, Acc::BF16)) as Exec,
+    ),
+    (
+        "v_wmma_i32_16x16x16_iu8",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::U8, Acc::I32)) as Exec,
+    ),
+    (
+        "v_wmma_i32_16x16x16_iu4",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::U4, Acc::I32)) as Exec,
+    ),
 ];
