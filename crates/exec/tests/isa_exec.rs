@@ -158,13 +158,8 @@ fn run_with(body: &str, res: Res, input: &[u32], out_words: usize) -> Vec<u32> {
         block: [LANES as u32, 1, 1],
         dynamic_lds: 0,
     };
-    dev.dispatch(
-        &prog,
-        "k",
-        &launch,
-        &[Arg::Buffer(outb), Arg::Buffer(inb)],
-    )
-    .unwrap_or_else(|e| panic!("dispatch failed: {e}"));
+    dev.dispatch(&prog, "k", &launch, &[Arg::Buffer(outb), Arg::Buffer(inb)])
+        .unwrap_or_else(|e| panic!("dispatch failed: {e}"));
     dev.read(&outb)
         .unwrap()
         .chunks(4)
