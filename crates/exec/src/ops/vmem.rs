@@ -86,10 +86,12 @@ fn locate(w: &Wave, i: &Inst, format: Format, l: usize, bytes: u64) -> Loc {
                 _ => {}
             }
             let off = voffset + (i.imm as u32 as u64 & 0xfff);
+            // Raw buffers bound the byte offset; structured buffers
+            // (non-zero stride) bound the record index.
             let in_range = if rsrc.stride == 0 {
                 off + bytes <= rsrc.records
             } else {
-                index < rsrc.records && off + bytes <= rsrc.stride.max(off + bytes)
+                index < rsrc.records
             };
             if !in_range {
                 return Loc::Dropped;
