@@ -6,6 +6,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod args;
+mod bench;
+mod demo;
 mod inspect;
 
 #[derive(Parser)]
@@ -62,6 +64,25 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run the built-in example kernels (embedded code objects, no compiler
+    /// needed), check each against a CPU computation, and show a fault report.
+    Demo {
+        #[arg(long, default_value = "gfx1151")]
+        target: String,
+        /// Worker threads (default: SOFTGPU_THREADS, else all host cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Measure executor throughput on an ALU-bound and a memory-bound kernel
+    /// with 1 and 2 threads, against the same code compiled for the host.
+    Bench {
+        /// Minimum seconds per measurement (each is the best of 3).
+        #[arg(long, default_value_t = 0.5)]
+        seconds: f64,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -72,6 +93,8 @@ fn main() -> ExitCode {
         }
         Command::Disasm { file, target } => inspect::disasm(&file, &target),
         Command::Inspect { file, target, json } => inspect::inspect(&file, &target, json),
+        Command::Demo { target, threads } => demo::run(&target, threads),
+        Command::Bench { seconds, json } => bench::run(seconds, json),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
