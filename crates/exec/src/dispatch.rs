@@ -353,37 +353,47 @@ fn run_wave(
     stats: &mut DispatchStats,
 ) -> Result<Stop, Trap> {
     let program = env.program;
-    for _ in 0..QUANTUM {
+    // Counters live in registers during the quantum and are added once.
+    let mut retired = 0u64;
+    let mut lanes = 0u64;
+    let limit = budget.saturating_sub(wave.retired);
+    let stop = loop {
+        if retired == QUANTUM as u64 {
+            break Stop::Yield;
+        }
+        if retired >= limit {
+            return Err(Trap::Budget(budget));
+        }
         let slot = program.slot_at(wave.pc);
-        stats.wave_instructions += 1;
-        stats.lane_instructions += wave.exec().count_ones() as u64;
-        let flow = (slot.exec)(wave, env, &slot.inst)?;
-        wave.retired += 1;
-        match flow {
+        lanes += wave.exec().count_ones() as u64;
+        retired += 1;
+        match (slot.exec)(wave, env, &slot.inst)? {
             Flow::Next => wave.pc += 1,
             Flow::Branch(simm) => {
-                wave.pc = program.branch_target(wave.pc, simm).ok_or(Trap::BadJump(
-                    program
-                        .address_after(wave.pc)
-                        .wrapping_add((simm as i64 * 4) as u64),
-                ))?
+                wave.pc = program.branch_target(wave.pc, simm).ok_or_else(|| {
+                    Trap::BadJump(
+                        program
+                            .address_after(wave.pc)
+                            .wrapping_add((simm as i64 * 4) as u64),
+                    )
+                })?
             }
             Flow::Jump(addr) => {
                 wave.pc = program.index_of_address(addr).ok_or(Trap::BadJump(addr))?
             }
             Flow::Barrier => {
                 wave.pc += 1;
-                return Ok(Stop::Barrier);
+                break Stop::Barrier;
             }
             Flow::Yield => {
                 wave.pc += 1;
-                return Ok(Stop::Yield);
+                break Stop::Yield;
             }
-            Flow::End => return Ok(Stop::End),
+            Flow::End => break Stop::End,
         }
-        if wave.retired > budget {
-            return Err(Trap::Budget(budget));
-        }
-    }
-    Ok(Stop::Yield)
+    };
+    wave.retired += retired;
+    stats.wave_instructions += retired;
+    stats.lane_instructions += lanes;
+    Ok(stop)
 }

@@ -137,11 +137,19 @@ impl Program {
             Some(y) => {
                 let lane = |op: Op| ops::valu::lane_fn(&op.name().replacen("v_dual_", "v_", 1));
                 match (lane(inst.op), lane(y.op)) {
-                    (Some(fx), Some(fy)) => (ops::valu::vopd as Exec, Some((fx, fy))),
+                    (Some(fx), Some(fy)) => {
+                        let plain = ops::valu::is_plain(&inst) && ops::valu::is_plain(y);
+                        let exec: Exec = if plain {
+                            ops::valu::vopd_plain
+                        } else {
+                            ops::valu::vopd
+                        };
+                        (exec, Some((fx, fy)))
+                    }
                     _ => (ops::unsupported as Exec, None),
                 }
             }
-            None => (ops::handler(inst.op).unwrap_or(ops::unsupported), None),
+            None => (ops::handler_for(&inst).unwrap_or(ops::unsupported), None),
         };
         Slot {
             offset,

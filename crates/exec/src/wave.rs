@@ -262,8 +262,8 @@ impl Wave {
                 buf
             }
             other => {
-                let v = self.read_s32(other);
-                buf[..self.lanes].fill(v);
+                // Splat all 64 lanes: a constant-length fill is a few stores.
+                buf.fill(self.read_s32(other));
                 buf
             }
         }
@@ -299,14 +299,11 @@ impl Wave {
         match op {
             Operand::Vgpr(r) => {
                 let d = &mut self.vgpr[r as usize];
-                if mask == full {
-                    d[..lanes].copy_from_slice(&values[..lanes]);
-                } else {
-                    for l in 0..lanes {
-                        if mask >> l & 1 != 0 {
-                            d[l] = values[l];
-                        }
-                    }
+                match (lanes, mask == full) {
+                    (32, true) => d[..32].copy_from_slice(&values[..32]),
+                    (_, true) => d.copy_from_slice(values),
+                    (32, false) => blend::<32>(d, values, mask),
+                    _ => blend::<64>(d, values, mask),
                 }
             }
             Operand::VgprHi(r) => {
@@ -337,6 +334,15 @@ impl Wave {
             other if dword == 0 => self.read_s32(other),
             other => (self.read_s64(other) >> 32) as u32,
         }
+    }
+}
+
+/// Writes `values` into the lanes of `d` that `mask` selects, as a select
+/// per lane (vectorisable) rather than a branch.
+#[inline(always)]
+fn blend<const N: usize>(d: &mut Lanes, values: &Lanes, mask: u64) {
+    for l in 0..N {
+        d[l] = if mask >> l & 1 != 0 { values[l] } else { d[l] };
     }
 }
 

@@ -167,6 +167,19 @@ fn table() -> &'static HashMap<&'static str, Exec> {
     })
 }
 
+/// The cheapest exact handler for this decoded instruction: a plain variant
+/// when it has no modifiers and only 32-bit operands, else the general one.
+pub fn handler_for(inst: &Inst) -> Option<Exec> {
+    static PLAIN: OnceLock<HashMap<&'static str, Exec>> = OnceLock::new();
+    let plain = PLAIN.get_or_init(|| valu::plain_table().iter().copied().collect());
+    if valu::is_plain(inst) {
+        if let Some(&exec) = plain.get(inst.op.name()) {
+            return Some(exec);
+        }
+    }
+    handler(inst.op)
+}
+
 /// The handler for an opcode, if the executor implements it.
 pub fn handler(op: Op) -> Option<Exec> {
     table().get(op.name()).copied()

@@ -178,9 +178,20 @@ fn compute(
 #[inline(always)]
 fn each(f: impl Fn(u32, u32, u32) -> u32) -> impl Fn(&Lanes, &Lanes, &Lanes, &mut Lanes, usize) {
     move |a, b, c, r, n| {
-        for l in 0..n {
-            r[l] = f(a[l], b[l], c[l]);
+        if n == 32 {
+            each_n::<32>(&f, a, b, c, r)
+        } else {
+            each_n::<64>(&f, a, b, c, r)
         }
+    }
+}
+
+/// The lane loop with a constant trip count, so it has no bounds checks and
+/// vectorises.
+#[inline(always)]
+fn each_n<const N: usize>(f: &impl Fn(u32, u32, u32) -> u32, a: &Lanes, b: &Lanes, c: &Lanes, r: &mut Lanes) {
+    for l in 0..N {
+        r[l] = f(a[l], b[l], c[l]);
     }
 }
 
@@ -191,6 +202,36 @@ pub fn vop(w: &mut Wave, env: &mut Env, i: &Inst, f: impl Fn(u32, u32, u32) -> u
     let mask = write_mask(w, i);
     store(w, i, ty, &env.tmp.res[0], mask);
     Ok(Flow::Next)
+}
+
+/// Runs a per-lane 32-bit instruction that the program bound as plain: no
+/// modifiers, no DPP, only 32-bit operands. It skips the per-operand type
+/// checks of `vop`; MODE can still ask for denormal flushing at run time, in
+/// which case the general path runs.
+#[inline(always)]
+pub fn vop_plain(w: &mut Wave, env: &mut Env, i: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result {
+    if w.mode.flush_f32() {
+        return vop(w, env, i, f);
+    }
+    let [b0, b1, b2] = &mut env.tmp.src;
+    let plain = |op: Operand, buf| if op == Operand::None { &ZERO } else { w.vsrc(op, buf) };
+    let (a, b, c) = (plain(i.src[0], b0), plain(i.src[1], b1), plain(i.src[2], b2));
+    let res = &mut env.tmp.res[0];
+    each(f)(a, b, c, res, w.lanes);
+    let exec = w.exec();
+    w.write_v32(i.dst[0], res, exec);
+    Ok(Flow::Next)
+}
+
+/// Whether `i` can run on a plain handler: 32-bit operands only, no source
+/// or output modifiers, no DPP.
+pub fn is_plain(i: &Inst) -> bool {
+    let info = i.op.info();
+    let wide = |t: Ty| matches!(t, Ty::None | Ty::B32 | Ty::F32);
+    i.mods == Default::default()
+        && i.lane_sel == LaneSel::None
+        && info.src.iter().chain(&info.dst[..1]).all(|&t| wide(t))
+        && !i.src.iter().chain(&i.dst).any(|o| matches!(o, Operand::VgprHi(_)))
 }
 
 /// Fetches a source of any width as 64-bit lanes.
@@ -604,6 +645,8 @@ macro_rules! ops32 {
         /// Pure per-lane 32-bit instructions: name and lane function.
         pub const LANE_OPS: &[(&str, LaneFn)] = &[$(($name, (|a: &Lanes, b: &Lanes, c: &Lanes, r: &mut Lanes, n: usize| each($f)(a, b, c, r, n)) as LaneFn),)*];
         const TABLE32: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, env: &mut Env, i: &Inst| vop(w, env, i, $f)) as Exec),)*];
+        /// The same instructions' handlers for the plain case (see `vop_plain`).
+        const TABLE32_PLAIN: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, env: &mut Env, i: &Inst| vop_plain(w, env, i, $f)) as Exec),)*];
     };
 }
 
@@ -1330,9 +1373,38 @@ pub fn tables() -> [&'static [(&'static str, Exec)]; 4] {
     [TABLE, TABLE32, TABLE64, TABLE_PK]
 }
 
+/// Handlers for plain instances of the pure 32-bit instructions.
+pub fn plain_table() -> &'static [(&'static str, Exec)] {
+    TABLE32_PLAIN
+}
+
 /// The lane function of a pure 32-bit instruction, by mnemonic (VOPD).
 pub fn lane_fn(name: &str) -> Option<LaneFn> {
     LANE_OPS.iter().find(|(n, _)| *n == name).map(|&(_, f)| f)
+}
+
+/// VOPD whose halves are both plain (32-bit operands, which is nearly every
+/// VOPD): the general `vopd` without per-operand type checks.
+pub fn vopd_plain(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
+    let Some(y) = i.vopd_y.as_deref() else {
+        return Err(super::Trap::Other("VOPD instruction without its Y half".into()));
+    };
+    if w.mode.flush_f32() {
+        return vopd(w, env, i);
+    }
+    let (fx, fy) = env.program.vopd_fns(w.pc).ok_or(super::Trap::Unsupported)?;
+    let n = w.lanes;
+    for (half, f, slot) in [(i, fx, 0), (y, fy, 1)] {
+        let [b0, b1, b2] = &mut env.tmp.src;
+        let plain = |op: Operand, buf| if op == Operand::None { &ZERO } else { w.vsrc(op, buf) };
+        let (a, b, c) = (plain(half.src[0], b0), plain(half.src[1], b1), plain(half.src[2], b2));
+        f(a, b, c, &mut env.tmp.res[slot], n);
+    }
+    let exec = w.exec();
+    let [rx, ry] = &env.tmp.res;
+    w.write_v32(i.dst[0], rx, exec);
+    w.write_v32(y.dst[0], ry, exec);
+    Ok(Flow::Next)
 }
 
 /// VOPD: both halves read their sources before either writes.
