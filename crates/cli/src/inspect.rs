@@ -1,6 +1,16 @@
 //! `softgpu disasm` and `softgpu inspect`.
 
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::Path;
+
+/// Writes to stdout; a closed pipe (`softgpu disasm … | head`) is not an error.
+pub fn print_all(text: &str) -> Result<(), String> {
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
+        _ => Ok(()),
+    }
+}
 
 use softgpu_exec::{Device, DeviceConfig};
 
@@ -22,6 +32,7 @@ fn load(file: &Path, target: &str) -> Result<softgpu_exec::Program, String> {
 pub fn disasm(file: &Path, target: &str) -> Result<(), String> {
     let program = load(file, target)?;
     let co = &program.code_object;
+    let mut out = String::new();
     let mut labels: Vec<(u64, &str)> = co
         .symbols
         .iter()
@@ -29,26 +40,32 @@ pub fn disasm(file: &Path, target: &str) -> Result<(), String> {
         .map(|s| (s.value, s.name.as_str()))
         .collect();
     labels.sort();
-    println!(
+    writeln!(
+        out,
         "{}:\tfile format elf64-amdgpu ({})\n",
         file.display(),
         co.target
-    );
+    )
+    .ok();
+    // Wave64 code names lane masks as SGPR pairs, as objdump does for it.
+    let wave64 = !co.kernels.is_empty() && co.kernels.iter().all(|k| !k.descriptor.wave32);
     for (index, slot) in program.slots().iter().enumerate() {
         if slot.offset >= co.text.end {
             break;
         }
         for (_, name) in labels.iter().filter(|(v, _)| *v == slot.offset) {
-            println!("\n{:016x} <{name}>:", slot.offset);
+            writeln!(out, "\n{:016x} <{name}>:", slot.offset).ok();
         }
-        let text = program.text_of(index as u32);
-        println!(
+        let text = program.text_for(index as u32, wave64);
+        writeln!(
+            out,
             "\t{text:<58} // {:012X}: {}",
             slot.offset,
             program.bytes_of(index as u32)
-        );
+        )
+        .ok();
     }
-    Ok(())
+    print_all(&out)
 }
 
 pub fn inspect(file: &Path, target: &str, json: bool) -> Result<(), String> {

@@ -11,7 +11,11 @@ mod demo;
 mod inspect;
 
 #[derive(Parser)]
-#[command(name = "softgpu", version, about = "A software AMD RDNA GPU: runs real gfx11 machine code on the CPU")]
+#[command(
+    name = "softgpu",
+    version,
+    about = "A software AMD RDNA GPU: runs real gfx11 machine code on the CPU"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -88,9 +92,25 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run { file, kernel, grid, block, dynamic_lds, target, stats, args } => {
-            args::run(&file, &kernel, &grid, &block, dynamic_lds, &target, stats, &args)
-        }
+        Command::Run {
+            file,
+            kernel,
+            grid,
+            block,
+            dynamic_lds,
+            target,
+            stats,
+            args,
+        } => args::run(
+            &file,
+            &kernel,
+            &grid,
+            &block,
+            dynamic_lds,
+            &target,
+            stats,
+            &args,
+        ),
         Command::Disasm { file, target } => inspect::disasm(&file, &target),
         Command::Inspect { file, target, json } => inspect::inspect(&file, &target, json),
         Command::Demo { target, threads } => demo::run(&target, threads),

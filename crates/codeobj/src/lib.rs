@@ -47,7 +47,22 @@ pub const KERNEL_DESCRIPTOR_SIZE: u64 = 64;
 /// The object must be ELF64 little endian, `e_machine` `EM_AMDGPU` (224), OS ABI
 /// `ELFOSABI_AMDGPU_HSA` (64) and code object version 4 or 5.
 pub fn load(bytes: &[u8]) -> Result<CodeObject, Error> {
+    // The ELF parser reads headers in place and needs 8-byte alignment;
+    // bytes from `include_bytes!` or the middle of a bundle may not have it.
+    if bytes.as_ptr().align_offset(8) != 0 {
+        let mut words = vec![0u64; bytes.len().div_ceil(8)];
+        let aligned = &mut bytemuck_bytes(&mut words)[..bytes.len()];
+        aligned.copy_from_slice(bytes);
+        return elf::load(aligned);
+    }
     elf::load(bytes)
+}
+
+/// The bytes of a `u64` buffer (always 8-byte aligned).
+fn bytemuck_bytes(words: &mut [u64]) -> &mut [u8] {
+    // SAFETY: u8 has no alignment or validity requirements; the length is
+    // the buffer's size in bytes.
+    unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr() as *mut u8, words.len() * 8) }
 }
 
 /// Parse an ELF code object or a clang offload bundle, for the processor `target`

@@ -251,3 +251,16 @@ proptest! {
         let _ = bundle_entries(&b);
     }
 }
+
+/// A code object at an odd address (as `include_bytes!` or a bundle may
+/// place it) loads like an aligned one.
+#[test]
+fn misaligned_input_loads() {
+    let (_, elf) = common::compile_cl("vadd.cl", "gfx1151", &[]);
+    let mut shifted = vec![0u8; elf.len() + 1];
+    shifted[1..].copy_from_slice(&elf);
+    let a = softgpu_codeobj::load(&elf).expect("aligned");
+    let b = softgpu_codeobj::load(&shifted[1..]).expect("misaligned");
+    assert_eq!(a.kernels.len(), b.kernels.len());
+    assert_eq!(a.kernels[0].name, b.kernels[0].name);
+}

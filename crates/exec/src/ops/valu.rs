@@ -189,7 +189,13 @@ fn each(f: impl Fn(u32, u32, u32) -> u32) -> impl Fn(&Lanes, &Lanes, &Lanes, &mu
 /// The lane loop with a constant trip count, so it has no bounds checks and
 /// vectorises.
 #[inline(always)]
-fn each_n<const N: usize>(f: &impl Fn(u32, u32, u32) -> u32, a: &Lanes, b: &Lanes, c: &Lanes, r: &mut Lanes) {
+fn each_n<const N: usize>(
+    f: &impl Fn(u32, u32, u32) -> u32,
+    a: &Lanes,
+    b: &Lanes,
+    c: &Lanes,
+    r: &mut Lanes,
+) {
     for l in 0..N {
         r[l] = f(a[l], b[l], c[l]);
     }
@@ -209,13 +215,28 @@ pub fn vop(w: &mut Wave, env: &mut Env, i: &Inst, f: impl Fn(u32, u32, u32) -> u
 /// checks of `vop`; MODE can still ask for denormal flushing at run time, in
 /// which case the general path runs.
 #[inline(always)]
-pub fn vop_plain(w: &mut Wave, env: &mut Env, i: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result {
+pub fn vop_plain(
+    w: &mut Wave,
+    env: &mut Env,
+    i: &Inst,
+    f: impl Fn(u32, u32, u32) -> u32,
+) -> Result {
     if w.mode.flush_f32() {
         return vop(w, env, i, f);
     }
     let [b0, b1, b2] = &mut env.tmp.src;
-    let plain = |op: Operand, buf| if op == Operand::None { &ZERO } else { w.vsrc(op, buf) };
-    let (a, b, c) = (plain(i.src[0], b0), plain(i.src[1], b1), plain(i.src[2], b2));
+    let plain = |op: Operand, buf| {
+        if op == Operand::None {
+            &ZERO
+        } else {
+            w.vsrc(op, buf)
+        }
+    };
+    let (a, b, c) = (
+        plain(i.src[0], b0),
+        plain(i.src[1], b1),
+        plain(i.src[2], b2),
+    );
     let res = &mut env.tmp.res[0];
     each(f)(a, b, c, res, w.lanes);
     let exec = w.exec();
@@ -231,7 +252,11 @@ pub fn is_plain(i: &Inst) -> bool {
     i.mods == Default::default()
         && i.lane_sel == LaneSel::None
         && info.src.iter().chain(&info.dst[..1]).all(|&t| wide(t))
-        && !i.src.iter().chain(&i.dst).any(|o| matches!(o, Operand::VgprHi(_)))
+        && !i
+            .src
+            .iter()
+            .chain(&i.dst)
+            .any(|o| matches!(o, Operand::VgprHi(_)))
 }
 
 /// Fetches a source of any width as 64-bit lanes.
@@ -1387,7 +1412,9 @@ pub fn lane_fn(name: &str) -> Option<LaneFn> {
 /// VOPD): the general `vopd` without per-operand type checks.
 pub fn vopd_plain(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     let Some(y) = i.vopd_y.as_deref() else {
-        return Err(super::Trap::Other("VOPD instruction without its Y half".into()));
+        return Err(super::Trap::Other(
+            "VOPD instruction without its Y half".into(),
+        ));
     };
     if w.mode.flush_f32() {
         return vopd(w, env, i);
@@ -1396,8 +1423,18 @@ pub fn vopd_plain(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     let n = w.lanes;
     for (half, f, slot) in [(i, fx, 0), (y, fy, 1)] {
         let [b0, b1, b2] = &mut env.tmp.src;
-        let plain = |op: Operand, buf| if op == Operand::None { &ZERO } else { w.vsrc(op, buf) };
-        let (a, b, c) = (plain(half.src[0], b0), plain(half.src[1], b1), plain(half.src[2], b2));
+        let plain = |op: Operand, buf| {
+            if op == Operand::None {
+                &ZERO
+            } else {
+                w.vsrc(op, buf)
+            }
+        };
+        let (a, b, c) = (
+            plain(half.src[0], b0),
+            plain(half.src[1], b1),
+            plain(half.src[2], b2),
+        );
         f(a, b, c, &mut env.tmp.res[slot], n);
     }
     let exec = w.exec();
