@@ -34,6 +34,10 @@ pub struct Arena {
     bytes: u64,
     /// Live allocations: start offset → length (granule-rounded).
     live: Mutex<BTreeMap<u64, u64>>,
+    /// High-water mark of allocations. Accesses are confined below it, so
+    /// above it the memory is still the OS's zero pages and allocations
+    /// there need no clearing.
+    touched: AtomicU64,
 }
 
 // SAFETY: the arena's memory is only ever accessed through atomics.
@@ -61,6 +65,7 @@ impl Arena {
             words: ptr,
             bytes,
             live: Mutex::new(BTreeMap::new()),
+            touched: AtomicU64::new(0),
         })
     }
 
@@ -101,8 +106,11 @@ impl Arena {
             });
         }
         live.insert(cursor, size);
+        let touched = self.touched.fetch_max(cursor + size, Relaxed);
         drop(live);
-        self.zero(cursor, size);
+        if cursor < touched {
+            self.zero(cursor, size.min(touched - cursor));
+        }
         Ok(ARENA_BASE + cursor)
     }
 
@@ -131,7 +139,10 @@ impl Arena {
     #[inline(always)]
     pub fn check(&self, addr: u64, len: u64) -> Result<usize, MemError> {
         let offset = addr.wrapping_sub(ARENA_BASE);
-        if offset < self.bytes && len <= self.bytes - offset {
+        // Only memory that has ever been allocated is reachable: above the
+        // high-water mark nothing valid can live, so an access there is wild.
+        let limit = self.touched.load(Relaxed);
+        if offset < limit && len <= limit - offset {
             Ok(offset as usize)
         } else {
             Err(MemError::OutOfRange { addr, len })
@@ -171,6 +182,41 @@ impl Arena {
             self.dword(offset).store(value, Relaxed);
         } else {
             self.write_bytes_at(offset, &value.to_le_bytes());
+        }
+        Ok(())
+    }
+
+    /// Loads consecutive dwords at `addr` with one range check (the common
+    /// case of vector loads).
+    #[inline(always)]
+    pub fn load_dwords(&self, addr: u64, out: &mut [u32]) -> Result<(), MemError> {
+        let offset = self.check(addr, 4 * out.len() as u64)?;
+        if offset.is_multiple_of(4) {
+            for (k, v) in out.iter_mut().enumerate() {
+                *v = self.dword(offset + 4 * k).load(Relaxed);
+            }
+        } else {
+            for (k, v) in out.iter_mut().enumerate() {
+                let mut b = [0u8; 4];
+                self.read_bytes_at(offset + 4 * k, &mut b);
+                *v = u32::from_le_bytes(b);
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores consecutive dwords at `addr` with one range check.
+    #[inline(always)]
+    pub fn store_dwords(&self, addr: u64, values: &[u32]) -> Result<(), MemError> {
+        let offset = self.check(addr, 4 * values.len() as u64)?;
+        if offset.is_multiple_of(4) {
+            for (k, v) in values.iter().enumerate() {
+                self.dword(offset + 4 * k).store(*v, Relaxed);
+            }
+        } else {
+            for (k, v) in values.iter().enumerate() {
+                self.write_bytes_at(offset + 4 * k, &v.to_le_bytes());
+            }
         }
         Ok(())
     }
@@ -282,6 +328,18 @@ mod tests {
         arena.free(a).unwrap();
         assert_eq!(arena.free(a), Err(MemError::NotAllocated { addr: a }));
         assert_eq!(arena.alloc(16).unwrap(), a, "first fit reuses the hole");
+    }
+
+    #[test]
+    fn never_allocated_memory_is_unreachable_and_reuse_is_zeroed() {
+        let arena = Arena::new(1 << 20).unwrap();
+        let a = arena.alloc(512).unwrap();
+        assert!(arena.store_u32(a + 600, 1).is_err(), "above the high-water mark");
+        arena.store_u32(a + 100, 7).unwrap();
+        arena.free(a).unwrap();
+        let b = arena.alloc(512).unwrap();
+        assert_eq!(b, a);
+        assert_eq!(arena.load_u32(b + 100).unwrap(), 0, "a reused block starts zeroed");
     }
 
     #[test]

@@ -195,6 +195,16 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) -> Result
             continue;
         }
         let loc = locate(w, i, format, l, bytes as u64);
+        if let (Loc::Global(a), true) = (loc, bytes >= 4) {
+            // Whole dwords from device memory: one range check, no bytes.
+            let mut dwords = [0u32; 4];
+            let d = &mut dwords[..bytes / 4];
+            env.arena.load_dwords(a, d).map_err(|_| fault("global", l, a, bytes as u64))?;
+            for (k, v) in d.iter().enumerate() {
+                w.set_lane(i.dst[0], l, k, *v);
+            }
+            continue;
+        }
         read(w, env, l, loc, &mut buf[..bytes])?;
         if bytes >= 4 {
             for k in 0..bytes / 4 {
@@ -232,12 +242,21 @@ fn store(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, shift: u32) -> Res
         if exec >> l & 1 == 0 {
             continue;
         }
+        let loc = locate(w, i, format, l, bytes as u64);
+        if let (Loc::Global(a), true) = (loc, bytes >= 4) {
+            let mut dwords = [0u32; 4];
+            let d = &mut dwords[..bytes / 4];
+            for (k, v) in d.iter_mut().enumerate() {
+                *v = w.get_lane(i.src[1], l, k);
+            }
+            env.arena.store_dwords(a, d).map_err(|_| fault("global", l, a, bytes as u64))?;
+            continue;
+        }
         for k in 0..bytes.div_ceil(4) {
             let v = w.get_lane(i.src[1], l, k) >> shift;
             let n = (bytes - 4 * k).min(4);
             buf[4 * k..4 * k + n].copy_from_slice(&v.to_le_bytes()[..n]);
         }
-        let loc = locate(w, i, format, l, bytes as u64);
         write(w, env, l, loc, &buf[..bytes])?;
     }
     Ok(Flow::Next)
