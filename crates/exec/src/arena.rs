@@ -334,12 +334,19 @@ mod tests {
     fn never_allocated_memory_is_unreachable_and_reuse_is_zeroed() {
         let arena = Arena::new(1 << 20).unwrap();
         let a = arena.alloc(512).unwrap();
-        assert!(arena.store_u32(a + 600, 1).is_err(), "above the high-water mark");
+        assert!(
+            arena.store_u32(a + 600, 1).is_err(),
+            "above the high-water mark"
+        );
         arena.store_u32(a + 100, 7).unwrap();
         arena.free(a).unwrap();
         let b = arena.alloc(512).unwrap();
         assert_eq!(b, a);
-        assert_eq!(arena.load_u32(b + 100).unwrap(), 0, "a reused block starts zeroed");
+        assert_eq!(
+            arena.load_u32(b + 100).unwrap(),
+            0,
+            "a reused block starts zeroed"
+        );
     }
 
     #[test]

@@ -199,7 +199,9 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) -> Result
             // Whole dwords from device memory: one range check, no bytes.
             let mut dwords = [0u32; 4];
             let d = &mut dwords[..bytes / 4];
-            env.arena.load_dwords(a, d).map_err(|_| fault("global", l, a, bytes as u64))?;
+            env.arena
+                .load_dwords(a, d)
+                .map_err(|_| fault("global", l, a, bytes as u64))?;
             for (k, v) in d.iter().enumerate() {
                 w.set_lane(i.dst[0], l, k, *v);
             }
@@ -249,7 +251,9 @@ fn store(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, shift: u32) -> Res
             for (k, v) in d.iter_mut().enumerate() {
                 *v = w.get_lane(i.src[1], l, k);
             }
-            env.arena.store_dwords(a, d).map_err(|_| fault("global", l, a, bytes as u64))?;
+            env.arena
+                .store_dwords(a, d)
+                .map_err(|_| fault("global", l, a, bytes as u64))?;
             continue;
         }
         for k in 0..bytes.div_ceil(4) {
