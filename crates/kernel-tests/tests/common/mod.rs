@@ -125,5 +125,5 @@ pub fn blocks(n: usize, b: u32) -> u32 {
 
 /// A buffer argument.
 pub fn buf(b: &Buffer) -> Arg {
-    Arg::Buffer(b.clone())
+    Arg::Buffer(*b)
 }
