@@ -262,8 +262,14 @@ impl Wave {
                 buf
             }
             other => {
-                // Splat all 64 lanes: a constant-length fill is a few stores.
-                buf.fill(self.read_s32(other));
+                // Constant-length fills are a few vector stores; wave32
+                // touches only the half it uses.
+                let v = self.read_s32(other);
+                if self.lanes == 32 {
+                    buf[..32].fill(v);
+                } else {
+                    buf.fill(v);
+                }
                 buf
             }
         }
