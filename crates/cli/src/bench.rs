@@ -156,6 +156,32 @@ fn best_seconds_per_call(
     Ok((best, reps))
 }
 
+/// Best seconds per dispatch of each setup over `TRIALS` rounds, each round
+/// timing every setup once (for at least `seconds`) in turn.
+fn best_interleaved(
+    seconds: f64,
+    setups: &[Setup],
+    kind: Kind,
+) -> Result<Vec<(f64, u64, DispatchStats)>, String> {
+    let mut out = Vec::new();
+    for setup in setups {
+        let t = Instant::now();
+        let stats = setup.dispatch(kind)?;
+        let reps = ((seconds / t.elapsed().as_secs_f64().max(1e-6)).ceil() as u64).max(1);
+        out.push((f64::INFINITY, reps, stats));
+    }
+    for _ in 0..TRIALS {
+        for (setup, (best, reps, stats)) in setups.iter().zip(out.iter_mut()) {
+            let t = Instant::now();
+            for _ in 0..*reps {
+                *stats = setup.dispatch(kind)?;
+            }
+            *best = best.min(t.elapsed().as_secs_f64() / *reps as f64);
+        }
+    }
+    Ok(out)
+}
+
 /// The ALU kernel's whole grid on the host, single-threaded.
 #[inline(never)]
 fn native_alu(out: &mut [f32], iters: i32, a: f32, b: f32, c: f32) {
@@ -281,13 +307,14 @@ pub fn run(seconds: f64, json: bool) -> Result<(), String> {
         };
         let (native_seconds, native_reps, want) = native(kind, seconds, &input)?;
         natives.push((kind, native_seconds, native_reps));
-        for threads in THREADS {
-            let setup = Setup::new(kind, threads, &input)?;
-            let mut stats = DispatchStats::default();
-            let (t, reps) = best_seconds_per_call(seconds, || {
-                stats = setup.dispatch(kind)?;
-                Ok(())
-            })?;
+        // The thread counts' trials alternate, so a slow or fast spell of the
+        // host affects every configuration alike rather than one of them.
+        let setups = THREADS
+            .iter()
+            .map(|&threads| Setup::new(kind, threads, &input))
+            .collect::<Result<Vec<_>, _>>()?;
+        let timings = best_interleaved(seconds, &setups, kind)?;
+        for ((setup, threads), (t, reps, stats)) in setups.iter().zip(THREADS).zip(timings) {
             let got = bytes_f32(&setup.device.read(&setup.out).map_err(|e| e.to_string())?);
             let check = got.len() == want.len()
                 && got
