@@ -350,13 +350,6 @@ fn addtid(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     Ok(Flow::Next)
 }
 
-fn fmin(a: u32, b: u32) -> u32 {
-    super::float::min32(f(a), f(b)).to_bits()
-}
-fn fmax(a: u32, b: u32) -> u32 {
-    super::float::max32(f(a), f(b)).to_bits()
-}
-
 macro_rules! at32 {
     ($ret:expr, $f:expr) => {
         (|w: &mut Wave, env: &mut Env, i: &Inst| atomic32(w, env, i, $ret, $f)) as Exec
@@ -389,6 +382,27 @@ macro_rules! atomics32 {
         const ATOMICS32: &[(&str, Exec)] = &[$(($name, at32!(false, $f)), ($rtn, at32!(true, $f)),)*];
     };
 }
+/// The shared operations under their DS names: `ds_OP_TYPE` and
+/// `ds_OP_rtn_TYPE`.
+macro_rules! ds_shared32 {
+    ($($op:literal, $ty:literal => $f:expr;)*) => {
+        const SHARED32: &[(&str, Exec)] = &[$(
+            (concat!("ds_", $op, "_", $ty), at32!(false, $f)),
+            (concat!("ds_", $op, "_rtn_", $ty), at32!(true, $f)),
+        )*];
+    };
+}
+macro_rules! ds_shared64 {
+    ($($op:literal, $ty:literal => $f:expr;)*) => {
+        const SHARED64: &[(&str, Exec)] = &[$(
+            (concat!("ds_", $op, "_", $ty), at64!(false, $f)),
+            (concat!("ds_", $op, "_rtn_", $ty), at64!(true, $f)),
+        )*];
+    };
+}
+shared_rmw32!(ds_shared32);
+shared_rmw64!(ds_shared64);
+
 macro_rules! atomics64 {
     ($($name:literal, $rtn:literal => $f:expr;)*) => {
         const ATOMICS64: &[(&str, Exec)] = &[$(($name, at64!(false, $f)), ($rtn, at64!(true, $f)),)*];
@@ -396,42 +410,15 @@ macro_rules! atomics64 {
 }
 
 atomics32! {
-    "ds_add_u32", "ds_add_rtn_u32" => |o, d, _| o.wrapping_add(d);
-    "ds_sub_u32", "ds_sub_rtn_u32" => |o, d, _| o.wrapping_sub(d);
     "ds_rsub_u32", "ds_rsub_rtn_u32" => |o, d, _| d.wrapping_sub(o);
-    "ds_inc_u32", "ds_inc_rtn_u32" => |o, d, _| if o >= d { 0 } else { o + 1 };
-    "ds_dec_u32", "ds_dec_rtn_u32" => |o, d, _| if o == 0 || o > d { d } else { o - 1 };
-    "ds_min_i32", "ds_min_rtn_i32" => |o, d, _| (o as i32).min(d as i32) as u32;
-    "ds_max_i32", "ds_max_rtn_i32" => |o, d, _| (o as i32).max(d as i32) as u32;
-    "ds_min_u32", "ds_min_rtn_u32" => |o, d, _| o.min(d);
-    "ds_max_u32", "ds_max_rtn_u32" => |o, d, _| o.max(d);
-    "ds_and_b32", "ds_and_rtn_b32" => |o, d, _| o & d;
-    "ds_or_b32", "ds_or_rtn_b32" => |o, d, _| o | d;
-    "ds_xor_b32", "ds_xor_rtn_b32" => |o, d, _| o ^ d;
     "ds_mskor_b32", "ds_mskor_rtn_b32" => |o, d, e| (o & !d) | e;
-    "ds_min_f32", "ds_min_rtn_f32" => |o, d, _| fmin(o, d);
-    "ds_max_f32", "ds_max_rtn_f32" => |o, d, _| fmax(o, d);
-    "ds_add_f32", "ds_add_rtn_f32" => |o, d, _| (f(o) + f(d)).to_bits();
     "ds_cmpstore_b32", "ds_cmpstore_rtn_b32" => |o, d, e| if o == e { d } else { o };
     "ds_cmpstore_f32", "ds_cmpstore_rtn_f32" => |o, d, e| if f(o) == f(e) { d } else { o };
 }
 
 atomics64! {
-    "ds_add_u64", "ds_add_rtn_u64" => |o, d, _| o.wrapping_add(d);
-    "ds_sub_u64", "ds_sub_rtn_u64" => |o, d, _| o.wrapping_sub(d);
     "ds_rsub_u64", "ds_rsub_rtn_u64" => |o, d, _| d.wrapping_sub(o);
-    "ds_inc_u64", "ds_inc_rtn_u64" => |o, d, _| if o >= d { 0 } else { o + 1 };
-    "ds_dec_u64", "ds_dec_rtn_u64" => |o, d, _| if o == 0 || o > d { d } else { o - 1 };
-    "ds_min_i64", "ds_min_rtn_i64" => |o, d, _| (o as i64).min(d as i64) as u64;
-    "ds_max_i64", "ds_max_rtn_i64" => |o, d, _| (o as i64).max(d as i64) as u64;
-    "ds_min_u64", "ds_min_rtn_u64" => |o, d, _| o.min(d);
-    "ds_max_u64", "ds_max_rtn_u64" => |o, d, _| o.max(d);
-    "ds_and_b64", "ds_and_rtn_b64" => |o, d, _| o & d;
-    "ds_or_b64", "ds_or_rtn_b64" => |o, d, _| o | d;
-    "ds_xor_b64", "ds_xor_rtn_b64" => |o, d, _| o ^ d;
     "ds_mskor_b64", "ds_mskor_rtn_b64" => |o, d, e| (o & !d) | e;
-    "ds_min_f64", "ds_min_rtn_f64" => |o, d, _| super::float::min64(f64::from_bits(o), f64::from_bits(d)).to_bits();
-    "ds_max_f64", "ds_max_rtn_f64" => |o, d, _| super::float::max64(f64::from_bits(o), f64::from_bits(d)).to_bits();
     "ds_cmpstore_b64", "ds_cmpstore_rtn_b64" => |o, d, e| if o == e { d } else { o };
     "ds_cmpstore_f64", "ds_cmpstore_rtn_f64" => |o, d, e| if f64::from_bits(o) == f64::from_bits(e) { d } else { o };
 }
@@ -544,6 +531,6 @@ const BASIC: &[(&str, Exec)] = &[
 ];
 
 /// Every DS table.
-pub fn tables() -> [&'static [(&'static str, Exec)]; 3] {
-    [BASIC, ATOMICS32, ATOMICS64]
+pub fn tables() -> [&'static [(&'static str, Exec)]; 5] {
+    [BASIC, ATOMICS32, ATOMICS64, SHARED32, SHARED64]
 }

@@ -14,6 +14,9 @@ use crate::arena::{Arena, MemError};
 use crate::program::Program;
 use crate::wave::Wave;
 
+#[macro_use]
+mod rmw;
+
 pub mod cross_lane;
 pub mod ds;
 pub mod float;

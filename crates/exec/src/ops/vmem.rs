@@ -9,7 +9,7 @@
 use softgpu_isa::{flags, Format, Inst, Operand};
 
 use super::ds::lds_write;
-use super::float::{d, f, h, max32, max64, min32, min64, to_h};
+use super::float::{d, f, h, to_h};
 use super::{Env, Exec, Flow, Result, Trap};
 use crate::wave::{Wave, APERTURE_SIZE, PRIVATE_APERTURE, SHARED_APERTURE};
 
@@ -395,44 +395,9 @@ const OPS: &[(&str, Exec)] = &[
         "atomic_cmpswap_b32",
         at32!(true, |o, d, c| if o == c { d } else { o }),
     ),
-    ("atomic_add_u32", at32!(false, |o, d, _| o.wrapping_add(d))),
-    ("atomic_sub_u32", at32!(false, |o, d, _| o.wrapping_sub(d))),
     (
         "atomic_csub_u32",
         at32!(false, |o, d, _| o.saturating_sub(d)),
-    ),
-    (
-        "atomic_min_i32",
-        at32!(false, |o, d, _| (o as i32).min(d as i32) as u32),
-    ),
-    ("atomic_min_u32", at32!(false, |o, d, _| o.min(d))),
-    (
-        "atomic_max_i32",
-        at32!(false, |o, d, _| (o as i32).max(d as i32) as u32),
-    ),
-    ("atomic_max_u32", at32!(false, |o, d, _| o.max(d))),
-    ("atomic_and_b32", at32!(false, |o, d, _| o & d)),
-    ("atomic_or_b32", at32!(false, |o, d, _| o | d)),
-    ("atomic_xor_b32", at32!(false, |o, d, _| o ^ d)),
-    (
-        "atomic_inc_u32",
-        at32!(false, |o, d, _| if o >= d { 0 } else { o + 1 }),
-    ),
-    (
-        "atomic_dec_u32",
-        at32!(false, |o, d, _| if o == 0 || o > d { d } else { o - 1 }),
-    ),
-    (
-        "atomic_add_f32",
-        at32!(false, |o, d, _| (f(o) + f(d)).to_bits()),
-    ),
-    (
-        "atomic_min_f32",
-        at32!(false, |o, d, _| min32(f(o), f(d)).to_bits()),
-    ),
-    (
-        "atomic_max_f32",
-        at32!(false, |o, d, _| max32(f(o), f(d)).to_bits()),
     ),
     (
         "atomic_cmpswap_f32",
@@ -453,40 +418,9 @@ const OPS: &[(&str, Exec)] = &[
         "atomic_cmpswap_b64",
         at64!(true, |o, d, c| if o == c { d } else { o }),
     ),
-    ("atomic_add_u64", at64!(false, |o, d, _| o.wrapping_add(d))),
-    ("atomic_sub_u64", at64!(false, |o, d, _| o.wrapping_sub(d))),
-    (
-        "atomic_min_i64",
-        at64!(false, |o, d, _| (o as i64).min(d as i64) as u64),
-    ),
-    ("atomic_min_u64", at64!(false, |o, d, _| o.min(d))),
-    (
-        "atomic_max_i64",
-        at64!(false, |o, d, _| (o as i64).max(d as i64) as u64),
-    ),
-    ("atomic_max_u64", at64!(false, |o, d, _| o.max(d))),
-    ("atomic_and_b64", at64!(false, |o, d, _| o & d)),
-    ("atomic_or_b64", at64!(false, |o, d, _| o | d)),
-    ("atomic_xor_b64", at64!(false, |o, d, _| o ^ d)),
-    (
-        "atomic_inc_u64",
-        at64!(false, |o, d, _| if o >= d { 0 } else { o + 1 }),
-    ),
-    (
-        "atomic_dec_u64",
-        at64!(false, |o, d, _| if o == 0 || o > d { d } else { o - 1 }),
-    ),
     (
         "atomic_add_f64",
         at64!(false, |o, dd, _| (d(o) + d(dd)).to_bits()),
-    ),
-    (
-        "atomic_min_f64",
-        at64!(false, |o, dd, _| min64(d(o), d(dd)).to_bits()),
-    ),
-    (
-        "atomic_max_f64",
-        at64!(false, |o, dd, _| max64(d(o), d(dd)).to_bits()),
     ),
 ];
 
@@ -497,6 +431,20 @@ fn bf16_add(a: u32, b: u32) -> u32 {
     ((bits + 0x7fff + ((bits >> 16) & 1)) >> 16) & 0xffff
 }
 
+/// The shared read-modify-write operations as `atomic_OP_TYPE`.
+macro_rules! vmem_shared32 {
+    ($($op:literal, $ty:literal => $f:expr;)*) => {
+        const SHARED32: &[(&str, Exec)] = &[$((concat!("atomic_", $op, "_", $ty), at32!(false, $f)),)*];
+    };
+}
+macro_rules! vmem_shared64 {
+    ($($op:literal, $ty:literal => $f:expr;)*) => {
+        const SHARED64: &[(&str, Exec)] = &[$((concat!("atomic_", $op, "_", $ty), at64!(false, $f)),)*];
+    };
+}
+shared_rmw32!(vmem_shared32);
+shared_rmw64!(vmem_shared64);
+
 /// Every mnemonic of the vector-memory families: the shared operation
 /// suffixes under each family prefix.
 pub fn entries() -> impl Iterator<Item = (String, Exec)> {
@@ -504,6 +452,8 @@ pub fn entries() -> impl Iterator<Item = (String, Exec)> {
         .into_iter()
         .flat_map(|prefix| {
             OPS.iter()
+                .chain(SHARED32)
+                .chain(SHARED64)
                 .filter(move |(op, _)| !(prefix == "scratch_" && op.starts_with("atomic")))
                 .map(move |(op, exec)| (format!("{prefix}{op}"), *exec))
         })
