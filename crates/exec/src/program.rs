@@ -60,16 +60,30 @@ fn ran_off_end(_: &mut Wave, _: &mut Env, _: &Inst) -> OpResult {
     Err(Trap::Other("execution ran past the end of the code".into()))
 }
 
-/// Registers an instruction names must exist: the decoder's operand ranges
-/// are checked once here so handlers can index register files directly.
+/// Registers an instruction names must exist: each operand's whole range
+/// (first register plus the width its type gives) is checked once here, so a
+/// 64-bit operand at v255 is an illegal instruction rather than a wrap.
 fn operands_valid(inst: &Inst) -> bool {
-    let ok = |op: &Operand| match *op {
-        Operand::Sgpr(r) => (r as usize) < crate::wave::NUM_SGPRS,
-        Operand::Vgpr(r) | Operand::VgprHi(r) => (r as usize) < crate::wave::NUM_VGPRS,
-        _ => true,
+    let info = inst.op.info();
+    let ok = |op: &Operand, ty: softgpu_isa::Ty| {
+        let n = ty.dwords().max(1) as usize;
+        match *op {
+            Operand::Sgpr(r) => r as usize + n <= crate::wave::NUM_SGPRS,
+            Operand::Vgpr(r) | Operand::VgprHi(r) => r as usize + n <= crate::wave::NUM_VGPRS,
+            _ => true,
+        }
     };
-    inst.dst.iter().all(ok)
-        && inst.src.iter().all(ok)
+    let types = info
+        .dst
+        .iter()
+        .chain(&info.src)
+        .copied()
+        .chain(std::iter::repeat(softgpu_isa::Ty::None));
+    inst.dst
+        .iter()
+        .chain(&inst.src)
+        .zip(types)
+        .all(|(op, ty)| ok(op, ty))
         && inst.vopd_y.as_deref().is_none_or(operands_valid)
 }
 
