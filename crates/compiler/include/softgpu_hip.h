@@ -1,4 +1,4 @@
-// Minimal HIP device-side header for softgpu's kernel tests.
+// Minimal HIP device-side header, force-included by softgpu-compiler.
 // We compile HIP with -nogpuinc (no HIP runtime headers), so this provides the
 // few pieces the test kernels use: the function/variable qualifiers, the
 // built-in index variables, __syncthreads and a handful of math declarations

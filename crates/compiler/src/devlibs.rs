@@ -1,0 +1,207 @@
+//! The device-library folder handed to clang with `--rocm-device-lib-path`.
+//!
+//! Debian's `rocm-device-libs` (5.2.3) has every library clang links for
+//! OpenCL and HIP except the gfx11 ISA-version constants
+//! (`oclc_isa_version_NNNN.bc`), so clang refuses gfx11 targets with it. The
+//! folder built here holds a symlink to each Debian `.bc` file plus the
+//! missing constants, generated with `llvm-as-19`. It lives under the cache
+//! directory, named by a fingerprint of the Debian libraries and clang's
+//! version, is built atomically (so processes can share it), and each
+//! process checks it once.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, OnceLock};
+use std::time::UNIX_EPOCH;
+
+use sha2::{Digest, Sha256};
+
+use crate::tools::{self, Toolchain, PROBE_LIBRARY};
+use crate::{unique_suffix, write_atomic, CompileError, RECIPE_VERSION};
+
+/// A short hex fingerprint of the Debian bitcode libraries (names, sizes,
+/// modification times) and of clang's version.
+pub(crate) fn fingerprint(tc: &Toolchain, clang_version: &str) -> Result<String, CompileError> {
+    let mut entries = Vec::new();
+    let dir = &tc.bitcode_dir;
+    let list = std::fs::read_dir(dir)
+        .map_err(|e| CompileError::io(format!("reading {}", dir.display()), e))?;
+    for e in list.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !name.ends_with(".bc") {
+            continue;
+        }
+        // `metadata` follows symlinks: the fingerprint tracks the real files.
+        let (len, mtime) = match std::fs::metadata(e.path()) {
+            Ok(m) => (
+                m.len(),
+                m.modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_nanos()),
+            ),
+            Err(_) => continue,
+        };
+        entries.push(format!("{name}\0{len}\0{mtime}\n"));
+    }
+    entries.sort();
+    let mut h = Sha256::new();
+    h.update(RECIPE_VERSION.to_le_bytes());
+    h.update(clang_version.as_bytes());
+    h.update([0]);
+    h.update(dir.as_os_str().as_encoded_bytes());
+    h.update([0]);
+    for e in &entries {
+        h.update(e.as_bytes());
+    }
+    Ok(crate::hex(&h.finalize()[..8]))
+}
+
+/// Makes sure `ROOT/device-libs/FINGERPRINT` exists and holds the ISA-version
+/// library of `target`; returns the folder.
+pub(crate) fn ensure(
+    root: &Path,
+    tc: &Toolchain,
+    fingerprint: &str,
+    target: &str,
+) -> Result<PathBuf, CompileError> {
+    // Paths already checked by this process. Holding the lock while building
+    // keeps the threads of one process from building the same folder twice.
+    static READY: OnceLock<Mutex<HashSet<PathBuf>>> = OnceLock::new();
+    let mut ready = READY
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+
+    let parent = root.join("device-libs");
+    let dir = parent.join(fingerprint);
+    let (digits, value) = isa_version(target);
+    let isa = dir.join(format!("oclc_isa_version_{digits}.bc"));
+    if ready.contains(&isa) {
+        return Ok(dir);
+    }
+    if !ready.contains(&dir) {
+        if !dir.join(PROBE_LIBRARY).exists() {
+            build_links(&parent, &dir, &tc.bitcode_dir)?;
+        }
+        ready.insert(dir.clone());
+    }
+    // An existing entry (a Debian library or one generated earlier) is kept.
+    if std::fs::symlink_metadata(&isa).is_err() {
+        let ll = format!(
+            "target datalayout = \"{}\"\ntarget triple = \"amdgcn-amd-amdhsa\"\n\n\
+             @__oclc_ISA_version = linkonce_odr protected local_unnamed_addr \
+             addrspace(4) constant i32 {value}, align 4\n",
+            datalayout(&tc.clang)?
+        );
+        let tmp = dir.join(format!(".oclc_isa_version_{digits}.bc.{}", unique_suffix()));
+        // llvm-as reads the module from standard input.
+        let r = tools::run_checked(
+            Command::new(&tc.llvm_as).arg("-").arg("-o").arg(&tmp),
+            Some(ll.as_bytes()),
+        )
+        .and_then(|_| {
+            std::fs::rename(&tmp, &isa)
+                .map_err(|e| CompileError::io(format!("creating {}", isa.display()), e))
+        });
+        if r.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        r?;
+    }
+    ready.insert(isa);
+    Ok(dir)
+}
+
+/// Builds the folder of symlinks under a temporary name and renames it into
+/// place; when another process won the race its folder is used.
+fn build_links(parent: &Path, dir: &Path, bitcode_dir: &Path) -> Result<(), CompileError> {
+    let io = |what: &str, p: &Path, e| CompileError::io(format!("{what} {}", p.display()), e);
+    std::fs::create_dir_all(parent).map_err(|e| io("creating", parent, e))?;
+    let name = dir.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = parent.join(format!(".{name}.{}", unique_suffix()));
+    let result = (|| {
+        std::fs::create_dir(&tmp).map_err(|e| io("creating", &tmp, e))?;
+        let list = std::fs::read_dir(bitcode_dir).map_err(|e| io("reading", bitcode_dir, e))?;
+        for e in list {
+            let e = e.map_err(|e| io("reading", bitcode_dir, e))?;
+            if Path::new(&e.file_name())
+                .extension()
+                .is_some_and(|x| x == "bc")
+            {
+                let link = tmp.join(e.file_name());
+                std::os::unix::fs::symlink(e.path(), &link)
+                    .map_err(|e| io("creating", &link, e))?;
+            }
+        }
+        match std::fs::rename(&tmp, dir) {
+            Ok(()) => Ok(()),
+            Err(_) if dir.join(PROBE_LIBRARY).exists() => Ok(()),
+            Err(e) => Err(io("creating", dir, e)),
+        }
+    })();
+    let _ = std::fs::remove_dir_all(&tmp);
+    result
+}
+
+/// clang's amdgcn data layout, asked from clang itself (once per clang).
+fn datalayout(clang: &Path) -> Result<String, CompileError> {
+    static LAYOUTS: OnceLock<Mutex<HashMap<PathBuf, String>>> = OnceLock::new();
+    let map = LAYOUTS.get_or_init(Default::default);
+    if let Some(dl) = map.lock().unwrap_or_else(|e| e.into_inner()).get(clang) {
+        return Ok(dl.clone());
+    }
+    let mut cmd = Command::new(clang);
+    cmd.args(["-x", "cl", "-target", "amdgcn-amd-amdhsa", "-nogpulib"])
+        .args(["-S", "-emit-llvm", "-o", "-", "-"]);
+    let out = tools::run_checked(&mut cmd, Some(b""))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let dl = text
+        .lines()
+        .find_map(|l| l.strip_prefix("target datalayout = \""))
+        .and_then(|l| l.strip_suffix('"'))
+        .ok_or_else(|| CompileError::ToolFailed {
+            tool: tools::tool_name(clang),
+            status: "no `target datalayout` line in its output".into(),
+            log: text.clone().into_owned(),
+        })?
+        .to_string();
+    map.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(clang.to_path_buf(), dl.clone());
+    Ok(dl)
+}
+
+/// `gfx1151` → (`"1151"`, 11501): the library's file suffix and the
+/// constant (major × 1000 + minor × 100 + stepping, minor and stepping hex
+/// digits). `target` has been validated by [`crate::Compiler::new`].
+pub(crate) fn isa_version(target: &str) -> (&str, u32) {
+    let digits = &target[3..];
+    let hex = |i: usize| (digits.as_bytes()[i] as char).to_digit(16).unwrap_or(0);
+    let major = hex(0) * 10 + hex(1);
+    (digits, major * 1000 + hex(2) * 100 + hex(3))
+}
+
+/// Writes the force-included HIP header under `root` (named by its content)
+/// and returns its path.
+pub(crate) fn hip_header(root: &Path) -> Result<PathBuf, CompileError> {
+    let hash = crate::hex(&Sha256::digest(crate::HIP_HEADER.as_bytes())[..8]);
+    let path = root.join("include").join(format!("softgpu_hip-{hash}.h"));
+    if !path.is_file() {
+        write_atomic(&path, crate::HIP_HEADER.as_bytes())?;
+    }
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn isa_versions() {
+        assert_eq!(isa_version("gfx1151"), ("1151", 11501));
+        assert_eq!(isa_version("gfx1100"), ("1100", 11000));
+        assert_eq!(isa_version("gfx1103"), ("1103", 11003));
+    }
+}
