@@ -9,6 +9,7 @@ mod args;
 mod bench;
 mod demo;
 mod inspect;
+mod timeline;
 
 #[derive(Parser)]
 #[command(
@@ -87,6 +88,18 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Convert a SOFTGPU_TRACE JSON-lines trace into a Chrome/Perfetto
+    /// timeline (open it in ui.perfetto.dev or chrome://tracing).
+    Trace {
+        /// The JSON-lines trace.
+        input: PathBuf,
+        /// Where to write the timeline (default: INPUT with .json appended).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Re-run one dispatch captured with SOFTGPU_CAPTURE=DIR (give DIR/N)
+    /// alone, and check it gives the captured results.
+    Replay { capture: PathBuf },
 }
 
 fn main() -> ExitCode {
@@ -115,6 +128,8 @@ fn main() -> ExitCode {
         Command::Inspect { file, target, json } => inspect::inspect(&file, &target, json),
         Command::Demo { target, threads } => demo::run(&target, threads),
         Command::Bench { seconds, json } => bench::run(seconds, json),
+        Command::Trace { input, output } => timeline::convert(&input, output.as_deref()),
+        Command::Replay { capture } => timeline::replay(&capture),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,19 +1,24 @@
 //! Device memory: one arena the executor owns.
 //!
-//! Every device address a kernel can use maps into this arena or is refused.
-//! Accesses go through relaxed atomics, so workgroups running on several host
-//! threads may touch the same bytes (as GPU kernels do) without undefined
-//! behaviour, and an address outside a live allocation is an error, never a
-//! host access.
+//! Every device address a kernel can use maps into this arena (or into host
+//! memory a runtime registered explicitly) or is refused. Accesses go through
+//! relaxed atomics, so workgroups running on several host threads may touch
+//! the same bytes (as GPU kernels do) without undefined behaviour, and an
+//! address outside allocated memory is an error, never a host access.
+//!
+//! Device addresses are host addresses: the arena is mapped once and a
+//! device pointer is the host pointer of the same byte, as on an APU such as
+//! gfx1151. A host program given a pointer by the HSA runtime can therefore
+//! write kernel arguments or AQL packets through it directly.
 
-use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::{Mutex, RwLock};
 
-/// Device address of the arena's first byte. Non-zero so that null and small
-/// pointers fault.
-pub const ARENA_BASE: u64 = 0x1_0000_0000;
+/// Where the first device's arena is mapped when that range is free, so
+/// device addresses are the same run to run (captures replay at the same
+/// addresses). Below 2^47, so it never meets the LDS and scratch apertures.
+pub const PREFERRED_BASE: u64 = 0x1000_0000_0000;
 /// Allocation granularity and alignment.
 const GRANULE: u64 = 256;
 
@@ -26,11 +31,16 @@ pub enum MemError {
     Exhausted { requested: u64, free: u64 },
     #[error("{addr:#x} is not the start of a live allocation")]
     NotAllocated { addr: u64 },
+    #[error(
+        "host range {addr:#x} (+{len} bytes) overlaps device memory or another registered range"
+    )]
+    Overlap { addr: u64, len: u64 },
 }
 
 /// The device's memory. Shared by reference between worker threads.
 pub struct Arena {
-    words: *mut AtomicU64,
+    /// Host (and device) address of the first byte.
+    base: u64,
     bytes: u64,
     /// Live allocations: start offset → length (granule-rounded).
     live: Mutex<BTreeMap<u64, u64>>,
@@ -38,6 +48,11 @@ pub struct Arena {
     /// above it the memory is still the OS's zero pages and allocations
     /// there need no clearing.
     touched: AtomicU64,
+    /// Host memory outside the arena that a runtime made reachable
+    /// (locked or registered host buffers): start → length.
+    host: RwLock<BTreeMap<u64, u64>>,
+    /// Whether `host` is non-empty, so the common check takes no lock.
+    has_host: AtomicBool,
 }
 
 // SAFETY: the arena's memory is only ever accessed through atomics.
@@ -49,30 +64,39 @@ impl Arena {
     /// the host OS, so a large arena costs only what kernels touch).
     pub fn new(bytes: u64) -> Result<Arena, MemError> {
         let bytes = bytes.max(GRANULE).next_multiple_of(GRANULE);
-        let layout = Self::layout(bytes).ok_or(MemError::Exhausted {
+        let exhausted = MemError::Exhausted {
             requested: bytes,
             free: 0,
-        })?;
-        // SAFETY: the layout has non-zero size.
-        let ptr = unsafe { alloc_zeroed(layout) } as *mut AtomicU64;
-        if ptr.is_null() {
-            return Err(MemError::Exhausted {
-                requested: bytes,
-                free: 0,
-            });
+        };
+        let len = usize::try_from(bytes).map_err(|_| exhausted.clone())?;
+        // SAFETY: an anonymous private mapping with a hint address; the
+        // kernel picks another range when the hint is taken.
+        let ptr = unsafe {
+            libc::mmap(
+                PREFERRED_BASE as *mut libc::c_void,
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(exhausted);
         }
         Ok(Arena {
-            words: ptr,
+            base: ptr as u64,
             bytes,
             live: Mutex::new(BTreeMap::new()),
             touched: AtomicU64::new(0),
+            host: RwLock::new(BTreeMap::new()),
+            has_host: AtomicBool::new(false),
         })
     }
 
-    fn layout(bytes: u64) -> Option<Layout> {
-        // Alignment 16 lets the system allocator use calloc, which maps
-        // fresh zero pages lazily instead of clearing the whole arena.
-        Layout::from_size_align(usize::try_from(bytes).ok()?, 16).ok()
+    /// Device (and host) address of the arena's first byte.
+    pub fn base(&self) -> u64 {
+        self.base
     }
 
     /// Total capacity in bytes.
@@ -111,12 +135,36 @@ impl Arena {
         if cursor < touched {
             self.zero(cursor, size.min(touched - cursor));
         }
-        Ok(ARENA_BASE + cursor)
+        Ok(self.base + cursor)
+    }
+
+    /// Allocates `len` zeroed bytes at exactly `addr` (replaying a capture
+    /// at the addresses it was recorded at).
+    pub fn alloc_at(&self, addr: u64, len: u64) -> Result<u64, MemError> {
+        let taken = MemError::Overlap { addr, len };
+        let offset = addr.wrapping_sub(self.base);
+        let size = len.max(1).next_multiple_of(GRANULE);
+        if !offset.is_multiple_of(GRANULE) || offset >= self.bytes || self.bytes - offset < size {
+            return Err(MemError::OutOfRange { addr, len });
+        }
+        let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((&s, &l)) = live.range(..offset + size).next_back() {
+            if s + l > offset {
+                return Err(taken);
+            }
+        }
+        live.insert(offset, size);
+        let touched = self.touched.fetch_max(offset + size, Relaxed);
+        drop(live);
+        if offset < touched {
+            self.zero(offset, size.min(touched - offset));
+        }
+        Ok(addr)
     }
 
     /// Frees an allocation made by [`Arena::alloc`].
     pub fn free(&self, addr: u64) -> Result<(), MemError> {
-        let offset = addr.wrapping_sub(ARENA_BASE);
+        let offset = addr.wrapping_sub(self.base);
         let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
         live.remove(&offset)
             .map(|_| ())
@@ -124,52 +172,117 @@ impl Arena {
     }
 
     fn zero(&self, offset: u64, len: u64) {
-        for word in (offset / 8)..(offset + len).div_ceil(8) {
-            self.word(word as usize).store(0, Relaxed);
+        let start = (self.base + offset) as usize;
+        for at in (start..start + len as usize).step_by(8) {
+            Self::word(at).store(0, Relaxed);
         }
     }
 
-    #[inline(always)]
-    fn word(&self, index: usize) -> &AtomicU64 {
-        // SAFETY: callers check index < bytes / 8.
-        unsafe { &*self.words.add(index) }
-    }
-
-    /// Checks `[addr, addr + len)` lies in the arena; returns the offset.
+    /// Checks `[addr, addr + len)` is reachable device memory; returns the
+    /// host address of its first byte.
     #[inline(always)]
     pub fn check(&self, addr: u64, len: u64) -> Result<usize, MemError> {
-        let offset = addr.wrapping_sub(ARENA_BASE);
+        let offset = addr.wrapping_sub(self.base);
         // Only memory that has ever been allocated is reachable: above the
         // high-water mark nothing valid can live, so an access there is wild.
         let limit = self.touched.load(Relaxed);
         if offset < limit && len <= limit - offset {
-            Ok(offset as usize)
+            Ok(addr as usize)
+        } else if self.has_host.load(Relaxed) {
+            self.check_host(addr, len)
         } else {
             Err(MemError::OutOfRange { addr, len })
         }
     }
 
-    #[inline(always)]
-    fn byte(&self, offset: usize) -> &AtomicU8 {
-        // SAFETY: in bounds (checked by the caller); AtomicU8 has alignment 1.
-        unsafe { &*(self.words as *const AtomicU8).add(offset) }
+    #[cold]
+    fn check_host(&self, addr: u64, len: u64) -> Result<usize, MemError> {
+        let host = self.host.read().unwrap_or_else(|e| e.into_inner());
+        match host.range(..=addr).next_back() {
+            Some((&start, &length)) if addr - start < length && len <= length - (addr - start) => {
+                Ok(addr as usize)
+            }
+            _ => Err(MemError::OutOfRange { addr, len }),
+        }
+    }
+
+    /// Makes host memory outside the arena reachable by kernels at its own
+    /// address (locked or registered host buffers, zero-copy imports).
+    ///
+    /// # Safety
+    /// `[addr, addr + len)` must stay valid, writable host memory until
+    /// [`Arena::unregister_host`] is called for it.
+    pub unsafe fn register_host(&self, addr: u64, len: u64) -> Result<(), MemError> {
+        let overlap = MemError::Overlap { addr, len };
+        let end = addr.checked_add(len).ok_or(overlap.clone())?;
+        if len == 0 || (addr < self.base + self.bytes && self.base < end) {
+            return Err(overlap);
+        }
+        let mut host = self.host.write().unwrap_or_else(|e| e.into_inner());
+        let before = host.range(..end).next_back();
+        if before.is_some_and(|(&s, &l)| s + l > addr) {
+            return Err(overlap);
+        }
+        host.insert(addr, len);
+        self.has_host.store(true, Relaxed);
+        Ok(())
+    }
+
+    /// Makes a range registered with [`Arena::register_host`] unreachable.
+    pub fn unregister_host(&self, addr: u64) -> Result<(), MemError> {
+        let mut host = self.host.write().unwrap_or_else(|e| e.into_inner());
+        host.remove(&addr).ok_or(MemError::NotAllocated { addr })?;
+        self.has_host.store(!host.is_empty(), Relaxed);
+        Ok(())
+    }
+
+    /// The live allocation or registered host range containing `addr`:
+    /// its start and length.
+    pub fn allocation_of(&self, addr: u64) -> Option<(u64, u64)> {
+        let offset = addr.wrapping_sub(self.base);
+        if offset < self.bytes {
+            let live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+            let (&start, &len) = live.range(..=offset).next_back()?;
+            return (offset - start < len).then_some((self.base + start, len));
+        }
+        let host = self.host.read().unwrap_or_else(|e| e.into_inner());
+        let (&start, &len) = host.range(..=addr).next_back()?;
+        (addr - start < len).then_some((start, len))
+    }
+
+    /// Bytes currently allocated.
+    pub fn used(&self) -> u64 {
+        let live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+        live.values().sum()
     }
 
     #[inline(always)]
-    fn dword(&self, offset: usize) -> &AtomicU32 {
-        // SAFETY: in bounds and 4-aligned (checked by the caller).
-        unsafe { &*((self.words as *const u8).add(offset) as *const AtomicU32) }
+    fn word(at: usize) -> &'static AtomicU64 {
+        // SAFETY: callers pass a checked, 8-aligned address of live memory.
+        unsafe { &*(at as *const AtomicU64) }
+    }
+
+    #[inline(always)]
+    fn byte(at: usize) -> &'static AtomicU8 {
+        // SAFETY: a checked address; AtomicU8 has alignment 1.
+        unsafe { &*(at as *const AtomicU8) }
+    }
+
+    #[inline(always)]
+    fn dword(at: usize) -> &'static AtomicU32 {
+        // SAFETY: a checked, 4-aligned address.
+        unsafe { &*(at as *const AtomicU32) }
     }
 
     /// Loads a little-endian 32-bit value.
     #[inline(always)]
     pub fn load_u32(&self, addr: u64) -> Result<u32, MemError> {
-        let offset = self.check(addr, 4)?;
-        if offset.is_multiple_of(4) {
-            Ok(self.dword(offset).load(Relaxed))
+        let start = self.check(addr, 4)?;
+        if start.is_multiple_of(4) {
+            Ok(Self::dword(start).load(Relaxed))
         } else {
             let mut b = [0u8; 4];
-            self.read_bytes_at(offset, &mut b);
+            Self::read_bytes_at(start, &mut b);
             Ok(u32::from_le_bytes(b))
         }
     }
@@ -177,11 +290,11 @@ impl Arena {
     /// Stores a little-endian 32-bit value.
     #[inline(always)]
     pub fn store_u32(&self, addr: u64, value: u32) -> Result<(), MemError> {
-        let offset = self.check(addr, 4)?;
-        if offset.is_multiple_of(4) {
-            self.dword(offset).store(value, Relaxed);
+        let start = self.check(addr, 4)?;
+        if start.is_multiple_of(4) {
+            Self::dword(start).store(value, Relaxed);
         } else {
-            self.write_bytes_at(offset, &value.to_le_bytes());
+            Self::write_bytes_at(start, &value.to_le_bytes());
         }
         Ok(())
     }
@@ -190,15 +303,15 @@ impl Arena {
     /// case of vector loads).
     #[inline(always)]
     pub fn load_dwords(&self, addr: u64, out: &mut [u32]) -> Result<(), MemError> {
-        let offset = self.check(addr, 4 * out.len() as u64)?;
-        if offset.is_multiple_of(4) {
+        let start = self.check(addr, 4 * out.len() as u64)?;
+        if start.is_multiple_of(4) {
             for (k, v) in out.iter_mut().enumerate() {
-                *v = self.dword(offset + 4 * k).load(Relaxed);
+                *v = Self::dword(start + 4 * k).load(Relaxed);
             }
         } else {
             for (k, v) in out.iter_mut().enumerate() {
                 let mut b = [0u8; 4];
-                self.read_bytes_at(offset + 4 * k, &mut b);
+                Self::read_bytes_at(start + 4 * k, &mut b);
                 *v = u32::from_le_bytes(b);
             }
         }
@@ -208,14 +321,14 @@ impl Arena {
     /// Stores consecutive dwords at `addr` with one range check.
     #[inline(always)]
     pub fn store_dwords(&self, addr: u64, values: &[u32]) -> Result<(), MemError> {
-        let offset = self.check(addr, 4 * values.len() as u64)?;
-        if offset.is_multiple_of(4) {
+        let start = self.check(addr, 4 * values.len() as u64)?;
+        if start.is_multiple_of(4) {
             for (k, v) in values.iter().enumerate() {
-                self.dword(offset + 4 * k).store(*v, Relaxed);
+                Self::dword(start + 4 * k).store(*v, Relaxed);
             }
         } else {
             for (k, v) in values.iter().enumerate() {
-                self.write_bytes_at(offset + 4 * k, &v.to_le_bytes());
+                Self::write_bytes_at(start + 4 * k, &v.to_le_bytes());
             }
         }
         Ok(())
@@ -223,42 +336,42 @@ impl Arena {
 
     /// Reads `out.len()` bytes at `addr`.
     pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), MemError> {
-        let offset = self.check(addr, out.len() as u64)?;
-        self.read_bytes_at(offset, out);
+        let start = self.check(addr, out.len() as u64)?;
+        Self::read_bytes_at(start, out);
         Ok(())
     }
 
     /// Writes `data` at `addr`.
     pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), MemError> {
-        let offset = self.check(addr, data.len() as u64)?;
-        self.write_bytes_at(offset, data);
+        let start = self.check(addr, data.len() as u64)?;
+        Self::write_bytes_at(start, data);
         Ok(())
     }
 
-    fn read_bytes_at(&self, offset: usize, out: &mut [u8]) {
+    fn read_bytes_at(start: usize, out: &mut [u8]) {
         let mut i = 0;
         while i < out.len() {
-            let at = offset + i;
+            let at = start + i;
             if at.is_multiple_of(4) && out.len() - i >= 4 {
-                out[i..i + 4].copy_from_slice(&self.dword(at).load(Relaxed).to_le_bytes());
+                out[i..i + 4].copy_from_slice(&Self::dword(at).load(Relaxed).to_le_bytes());
                 i += 4;
             } else {
-                out[i] = self.byte(at).load(Relaxed);
+                out[i] = Self::byte(at).load(Relaxed);
                 i += 1;
             }
         }
     }
 
-    fn write_bytes_at(&self, offset: usize, data: &[u8]) {
+    fn write_bytes_at(start: usize, data: &[u8]) {
         let mut i = 0;
         while i < data.len() {
-            let at = offset + i;
+            let at = start + i;
             if at.is_multiple_of(4) && data.len() - i >= 4 {
                 let v = u32::from_le_bytes(data[i..i + 4].try_into().unwrap());
-                self.dword(at).store(v, Relaxed);
+                Self::dword(at).store(v, Relaxed);
                 i += 4;
             } else {
-                self.byte(at).store(data[i], Relaxed);
+                Self::byte(at).store(data[i], Relaxed);
                 i += 1;
             }
         }
@@ -267,11 +380,11 @@ impl Arena {
     /// Atomic read-modify-write of an aligned 32-bit value; returns the old
     /// value. `f` may be called more than once.
     pub fn rmw_u32(&self, addr: u64, f: impl Fn(u32) -> u32) -> Result<u32, MemError> {
-        let offset = self.check(addr, 4)?;
-        if !offset.is_multiple_of(4) {
+        let start = self.check(addr, 4)?;
+        if !start.is_multiple_of(4) {
             return Err(MemError::OutOfRange { addr, len: 4 });
         }
-        let cell = self.dword(offset);
+        let cell = Self::dword(start);
         let mut old = cell.load(Relaxed);
         loop {
             match cell.compare_exchange_weak(old, f(old), Relaxed, Relaxed) {
@@ -283,11 +396,11 @@ impl Arena {
 
     /// Atomic read-modify-write of an aligned 64-bit value; returns the old value.
     pub fn rmw_u64(&self, addr: u64, f: impl Fn(u64) -> u64) -> Result<u64, MemError> {
-        let offset = self.check(addr, 8)?;
-        if !offset.is_multiple_of(8) {
+        let start = self.check(addr, 8)?;
+        if !start.is_multiple_of(8) {
             return Err(MemError::OutOfRange { addr, len: 8 });
         }
-        let cell = self.word(offset / 8);
+        let cell = Self::word(start);
         let mut old = cell.load(Relaxed);
         loop {
             match cell.compare_exchange_weak(old, f(old), Relaxed, Relaxed) {
@@ -300,10 +413,8 @@ impl Arena {
 
 impl Drop for Arena {
     fn drop(&mut self) {
-        if let Some(layout) = Self::layout(self.bytes) {
-            // SAFETY: allocated in `new` with this layout.
-            unsafe { dealloc(self.words as *mut u8, layout) }
-        }
+        // SAFETY: mapped in `new` with this length; no borrows outlive self.
+        unsafe { libc::munmap(self.base as *mut libc::c_void, self.bytes as usize) };
     }
 }
 
@@ -353,7 +464,7 @@ mod tests {
     fn out_of_range_is_an_error() {
         let arena = Arena::new(4096).unwrap();
         assert!(arena.load_u32(0).is_err());
-        assert!(arena.load_u32(ARENA_BASE + 4094).is_err());
+        assert!(arena.load_u32(arena.base() + 4094).is_err());
         assert!(arena.store_u32(u64::MAX - 1, 0).is_err());
         assert!(matches!(
             arena.alloc(1 << 20),

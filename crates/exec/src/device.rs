@@ -1,6 +1,7 @@
 //! The emulated device: its memory, loaded programs and dispatch entry point.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use softgpu_codeobj::{Kernel, ValueKind};
 use softgpu_isa::Family;
@@ -134,7 +135,7 @@ const LDS_BYTES: u32 = 64 * 1024;
 
 /// An emulated GPU.
 pub struct Device {
-    arena: Arena,
+    arena: Arc<Arena>,
     target: String,
     family: Family,
     threads: usize,
@@ -145,6 +146,14 @@ pub struct Device {
 
 impl Device {
     pub fn new(config: DeviceConfig) -> Result<Device, DispatchError> {
+        let arena = Arc::new(Arena::new(config.arena_bytes)?);
+        Device::with_arena(config, arena)
+    }
+
+    /// A device over memory shared with others (several GPU agents of one
+    /// runtime see one address space, as HSA's system memory requires);
+    /// `config.arena_bytes` is ignored.
+    pub fn with_arena(config: DeviceConfig, arena: Arc<Arena>) -> Result<Device, DispatchError> {
         let family = Family::of_target(&config.target)
             .ok_or_else(|| DispatchError::UnknownTarget(config.target.clone()))?;
         let threads = config
@@ -161,7 +170,7 @@ impl Device {
             n => n,
         };
         Ok(Device {
-            arena: Arena::new(config.arena_bytes)?,
+            arena,
             target: config.target,
             family,
             threads,
@@ -182,7 +191,7 @@ impl Device {
     }
 
     /// The device memory (for runtimes built on the executor).
-    pub fn arena(&self) -> &Arena {
+    pub fn arena(&self) -> &Arc<Arena> {
         &self.arena
     }
 
@@ -247,7 +256,8 @@ impl Device {
     }
 
     /// Runs a dispatch whose grid is given in work-items (HSA's convention):
-    /// the last workgroup of a dimension may be partial.
+    /// the last workgroup of a dimension may be partial. The kernarg
+    /// segment and AQL packet are built here from `args`.
     pub fn dispatch_items(
         &self,
         program: &Program,
@@ -257,56 +267,131 @@ impl Device {
         dynamic_lds: u32,
         args: &[Arg],
     ) -> Result<DispatchStats, DispatchError> {
-        let bad = |why: String| DispatchError::BadLaunch {
-            kernel: kernel.name.clone(),
-            why,
-        };
-        check_launch(kernel, grid, block, dynamic_lds).map_err(bad)?;
-        let groups: [u32; 3] = std::array::from_fn(|d| grid[d].div_ceil(block[d]));
-        let lds_bytes = kernel
-            .descriptor
-            .group_segment_fixed_size
-            .max(kernel.meta.group_segment_fixed_size)
-            + dynamic_lds;
-        let scratch_lane_bytes = kernel
+        let group_segment_bytes = static_lds(kernel) + dynamic_lds;
+        check_launch(kernel, grid, block, group_segment_bytes).map_err(|why| {
+            DispatchError::BadLaunch {
+                kernel: kernel.name.clone(),
+                why,
+            }
+        })?;
+        let kernarg = build_kernarg(kernel, grid, block, dynamic_lds, args)?;
+        self.dispatch_kernarg(program, kernel, grid, block, group_segment_bytes, &kernarg)
+    }
+
+    /// Runs a dispatch with a ready-made kernarg segment (replaying a
+    /// captured dispatch): the segment, AQL packet and queue are placed in
+    /// device memory for the duration of the dispatch.
+    pub fn dispatch_kernarg(
+        &self,
+        program: &Program,
+        kernel: &Kernel,
+        grid: [u32; 3],
+        block: [u32; 3],
+        group_segment_bytes: u32,
+        kernarg: &[u8],
+    ) -> Result<DispatchStats, DispatchError> {
+        let private_segment_bytes = kernel
             .descriptor
             .private_segment_fixed_size
-            .max(kernel.meta.private_segment_fixed_size)
-            + if kernel.descriptor.uses_dynamic_stack || kernel.meta.uses_dynamic_stack {
-                self.dynamic_stack_bytes
-            } else {
-                0
-            };
-        let kernarg = build_kernarg(kernel, grid, block, dynamic_lds, args)?;
-        let dispatch_id = self.dispatch_ids.fetch_add(1, Ordering::Relaxed);
-        let scratch = DispatchMemory::new(
-            &self.arena,
-            &kernarg,
-            &packet(kernel, program, grid, block, scratch_lane_bytes, lds_bytes),
-        )?;
+            .max(kernel.meta.private_segment_fixed_size);
+        let mut packet = packet(
+            kernel,
+            program,
+            grid,
+            block,
+            private_segment_bytes,
+            group_segment_bytes,
+        );
+        let memory = DispatchMemory::new(&self.arena, kernarg)?;
+        packet[40..48].copy_from_slice(&memory.kernarg.to_le_bytes());
+        self.arena.write(memory.packet, &packet)?;
+        let raw = RawDispatch {
+            grid,
+            block,
+            group_segment_bytes,
+            private_segment_bytes,
+            kernarg: memory.kernarg,
+            packet: memory.packet,
+            queue: memory.queue,
+        };
+        let result = self.dispatch_raw(program, kernel, &raw);
+        memory.release(&self.arena);
+        result
+    }
+
+    /// Runs a dispatch whose kernarg segment, AQL packet and queue already
+    /// live in device memory (a runtime's packet processor).
+    pub fn dispatch_raw(
+        &self,
+        program: &Program,
+        kernel: &Kernel,
+        raw: &RawDispatch,
+    ) -> Result<DispatchStats, DispatchError> {
+        check_launch(kernel, raw.grid, raw.block, raw.group_segment_bytes).map_err(|why| {
+            DispatchError::BadLaunch {
+                kernel: kernel.name.clone(),
+                why,
+            }
+        })?;
+        let groups: [u32; 3] = std::array::from_fn(|d| raw.grid[d].div_ceil(raw.block[d]));
         let plan = Plan {
             program,
             kernel,
             arena: &self.arena,
             groups,
-            grid,
-            block,
-            lds_bytes: lds_bytes as usize,
-            scratch_lane_bytes: scratch_lane_bytes as usize,
-            kernarg: scratch.kernarg,
-            dispatch_packet: scratch.packet,
-            queue: scratch.queue,
-            dispatch_id,
+            grid: raw.grid,
+            block: raw.block,
+            lds_bytes: raw.group_segment_bytes.max(static_lds(kernel)) as usize,
+            scratch_lane_bytes: self.scratch_lane_bytes(kernel, raw.private_segment_bytes) as usize,
+            kernarg: raw.kernarg,
+            dispatch_packet: raw.packet,
+            queue: raw.queue,
+            dispatch_id: self.dispatch_ids.fetch_add(1, Ordering::Relaxed),
             threads: self.threads,
             wave_budget: self.budget,
         };
-        // The kernarg pointer must be written into the packet too.
-        self.arena
-            .write(scratch.packet + 40, &scratch.kernarg.to_le_bytes())?;
-        let result = dispatch::run(&plan).map_err(DispatchError::Fault);
-        scratch.release(&self.arena);
-        result
+        dispatch::run(&plan).map_err(DispatchError::Fault)
     }
+
+    /// Scratch bytes per lane: the kernel's fixed size (or more, if the
+    /// dispatch asks) plus the dynamic stack for kernels that need one.
+    fn scratch_lane_bytes(&self, kernel: &Kernel, requested: u32) -> u32 {
+        let fixed = kernel
+            .descriptor
+            .private_segment_fixed_size
+            .max(kernel.meta.private_segment_fixed_size)
+            .max(requested);
+        let dynamic = kernel.descriptor.uses_dynamic_stack || kernel.meta.uses_dynamic_stack;
+        fixed + if dynamic { self.dynamic_stack_bytes } else { 0 }
+    }
+}
+
+/// A dispatch whose memory a runtime has already laid out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawDispatch {
+    /// Work-items in each dimension.
+    pub grid: [u32; 3],
+    /// Work-items per workgroup in each dimension.
+    pub block: [u32; 3],
+    /// LDS bytes per workgroup, static plus dynamic.
+    pub group_segment_bytes: u32,
+    /// Scratch bytes per work-item the dispatch asks for (at least the
+    /// kernel's own need is always given).
+    pub private_segment_bytes: u32,
+    /// Device addresses of the kernarg segment, the AQL packet the kernel
+    /// sees behind its dispatch pointer, and the queue behind its queue
+    /// pointer.
+    pub kernarg: u64,
+    pub packet: u64,
+    pub queue: u64,
+}
+
+/// The kernel's static LDS bytes.
+fn static_lds(kernel: &Kernel) -> u32 {
+    kernel
+        .descriptor
+        .group_segment_fixed_size
+        .max(kernel.meta.group_segment_fixed_size)
 }
 
 /// Per-dispatch device memory: kernarg segment, AQL packet, fake queue.
@@ -317,11 +402,10 @@ struct DispatchMemory {
 }
 
 impl DispatchMemory {
-    fn new(arena: &Arena, kernarg: &[u8], packet: &[u8]) -> Result<DispatchMemory, MemError> {
+    fn new(arena: &Arena, kernarg: &[u8]) -> Result<DispatchMemory, MemError> {
         let k = arena.alloc(kernarg.len().max(1) as u64)?;
         arena.write(k, kernarg)?;
         let p = arena.alloc(64)?;
-        arena.write(p, packet)?;
         // An hsa_queue_t-sized zeroed block for kernels that read the queue.
         let q = arena.alloc(256)?;
         Ok(DispatchMemory {
@@ -357,7 +441,7 @@ fn check_launch(
     kernel: &Kernel,
     grid: [u32; 3],
     block: [u32; 3],
-    dynamic_lds: u32,
+    group_segment_bytes: u32,
 ) -> Result<(), String> {
     if block.contains(&0) || grid.contains(&0) {
         return Err(format!(
@@ -378,7 +462,7 @@ fn check_launch(
             ));
         }
     }
-    let lds = kernel.descriptor.group_segment_fixed_size as u64 + dynamic_lds as u64;
+    let lds = group_segment_bytes as u64;
     if lds > LDS_BYTES as u64 {
         return Err(format!(
             "{lds} bytes of LDS requested; the device has {LDS_BYTES}"
@@ -389,7 +473,8 @@ fn check_launch(
 
 /// The kernarg segment: explicit arguments checked against the metadata,
 /// then the hidden arguments of code object v5 (and v4's global offsets).
-fn build_kernarg(
+/// `grid` counts work-items.
+pub fn build_kernarg(
     kernel: &Kernel,
     grid: [u32; 3],
     block: [u32; 3],

@@ -21,7 +21,10 @@ pub mod ops;
 pub mod program;
 pub mod wave;
 
-pub use device::{Arg, Buffer, Device, DeviceConfig, DispatchError, Launch, DEFAULT_WAVE_BUDGET};
+pub use device::{
+    build_kernarg, Arg, Buffer, Device, DeviceConfig, DispatchError, Launch, RawDispatch,
+    DEFAULT_WAVE_BUDGET,
+};
 pub use dispatch::DispatchStats;
 pub use fault::{Fault, Site};
 pub use program::Program;

@@ -1,0 +1,32 @@
+//! The HSA model over the softgpu executor, in safe Rust.
+//!
+//! A [`Runtime`] is the process-wide state behind `hsa_init`: the agents
+//! (one CPU agent and one or more GPU agents, each GPU an executor
+//! [`softgpu_exec::Device`] over one shared arena), their memory pools,
+//! signals, user-mode AQL queues with a packet processor thread each, and
+//! executables. Everything a client names is a generation-checked handle
+//! ([`handle`]), so a stale or forged handle is an error, never undefined
+//! behaviour. The C ABI (`softgpu-hsa`) is a thin translation of this API.
+//!
+//! - [`profile`]: device profiles (JSON) and their selection.
+//! - [`agent`]: agents, ISAs and memory pools.
+//! - [`memory`]: allocation, copies, fills, host registration, pointer info.
+//! - [`signal`]: HSA signals and async signal handlers.
+//! - [`queue`]: AQL queues and their packet processors.
+//! - [`executable`]: code object readers, executables and symbols.
+//! - [`trace`]: the JSON-lines event trace and dispatch capture.
+
+pub mod agent;
+pub mod capture;
+pub mod error;
+pub mod executable;
+pub mod handle;
+pub mod memory;
+pub mod profile;
+pub mod queue;
+pub mod runtime;
+pub mod signal;
+pub mod trace;
+
+pub use error::{Error, Result};
+pub use runtime::Runtime;

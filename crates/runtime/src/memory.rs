@@ -1,0 +1,333 @@
+//! Memory: pool allocations, host registration, copies, fills, pointer info.
+//!
+//! Every allocation comes from the one arena the executor confines kernels
+//! to, and device addresses are host addresses, so a host program writes
+//! through the pointers it is given. Host memory outside the arena becomes
+//! reachable by kernels only when it is locked or registered.
+
+use std::sync::Arc;
+
+use crate::agent::{Pool, POOL_GRANULE};
+use crate::error::{invalid, Error, Result};
+use crate::runtime::Runtime;
+use crate::signal::{Condition, Order, Signal};
+
+/// What a tracked address range is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AllocationKind {
+    /// Allocated from the pool with this handle.
+    Pool(u64),
+    /// Host memory locked or registered with the runtime.
+    Locked,
+}
+
+/// A tracked range.
+#[derive(Clone, Debug)]
+pub(crate) struct Allocation {
+    pub len: u64,
+    pub kind: AllocationKind,
+    /// Index of the agent owning the memory.
+    pub owner: usize,
+    /// The value `hsa_amd_pointer_info_set_userdata` attached.
+    pub user_data: u64,
+    /// Locks taken on the same host range.
+    pub lock_count: u32,
+}
+
+/// What `hsa_amd_pointer_info` reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PointerInfo {
+    pub kind: Option<AllocationKind>,
+    /// Start and length of the range holding the pointer.
+    pub base: u64,
+    pub len: u64,
+    /// Agent index owning it.
+    pub owner: usize,
+    pub user_data: u64,
+}
+
+impl Runtime {
+    /// Allocates `len` bytes from a pool; returns the address.
+    pub fn allocate(&self, pool_handle: u64, len: u64) -> Result<u64> {
+        let pool = self.pools.get(pool_handle)?;
+        if !pool.allocatable() {
+            return Err(Error::InvalidAllocation(
+                "the group-segment pool cannot be allocated from".into(),
+            ));
+        }
+        if len == 0 {
+            return Err(Error::InvalidAllocation("size 0".into()));
+        }
+        let size = len
+            .checked_next_multiple_of(POOL_GRANULE)
+            .ok_or_else(|| Error::OutOfResources(format!("{len} bytes")))?;
+        pool.charge(size)?;
+        let addr = match self.alloc_pool_aligned(size) {
+            Ok(a) => a,
+            Err(e) => {
+                pool.release(size);
+                return Err(Error::OutOfResources(e.to_string()));
+            }
+        };
+        self.track(addr, size, AllocationKind::Pool(pool_handle), pool.agent);
+        Ok(addr)
+    }
+
+    /// Takes `size` bytes from the arena at a [`POOL_GRANULE`]-aligned
+    /// address, the alignment pools report (the arena itself aligns less).
+    /// An unaligned block is traded for one with room to align inside it;
+    /// [`Runtime::free`] frees the arena block holding the address.
+    fn alloc_pool_aligned(&self, size: u64) -> Result<u64, softgpu_exec::arena::MemError> {
+        let first = self.arena.alloc(size)?;
+        if first.is_multiple_of(POOL_GRANULE) {
+            return Ok(first);
+        }
+        let _ = self.arena.free(first);
+        let padded =
+            size.checked_add(POOL_GRANULE)
+                .ok_or(softgpu_exec::arena::MemError::Exhausted {
+                    requested: size,
+                    free: 0,
+                })?;
+        let start = self.arena.alloc(padded)?;
+        Ok(start.next_multiple_of(POOL_GRANULE))
+    }
+
+    fn track(&self, addr: u64, len: u64, kind: AllocationKind, owner: usize) {
+        let mut all = self.allocations.lock().unwrap_or_else(|e| e.into_inner());
+        all.insert(
+            addr,
+            Allocation {
+                len,
+                kind,
+                owner,
+                user_data: 0,
+                lock_count: 1,
+            },
+        );
+    }
+
+    /// Frees an allocation made by [`Runtime::allocate`].
+    pub fn free(&self, addr: u64) -> Result<()> {
+        let mut all = self.allocations.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(Allocation {
+            kind: AllocationKind::Pool(pool),
+            len,
+            ..
+        }) = all.get(&addr).cloned()
+        else {
+            return Err(Error::InvalidAllocation(format!(
+                "{addr:#x} is not the start of a live allocation"
+            )));
+        };
+        all.remove(&addr);
+        drop(all);
+        // The arena block may start before the aligned address (see
+        // `alloc_pool_aligned`).
+        let block = self
+            .arena
+            .allocation_of(addr)
+            .map_or(addr, |(start, _)| start);
+        self.arena.free(block)?;
+        if let Ok(pool) = self.pools.get(pool) {
+            pool.release(len);
+        }
+        Ok(())
+    }
+
+    /// Makes `len` bytes of host memory at `addr` reachable by kernels at
+    /// the same address; a range already in device memory needs nothing.
+    ///
+    /// # Safety
+    /// The range must stay valid host memory until [`Runtime::unlock`].
+    pub unsafe fn lock(&self, addr: u64, len: u64) -> Result<u64> {
+        if len == 0 || addr == 0 {
+            return Err(invalid("lock of a null pointer or zero bytes"));
+        }
+        if self.arena.allocation_of(addr).is_some() {
+            return Ok(addr);
+        }
+        let mut all = self.allocations.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(a) = all.get_mut(&addr) {
+            if a.kind == AllocationKind::Locked && a.len == len {
+                a.lock_count += 1;
+                return Ok(addr);
+            }
+        }
+        // SAFETY: the caller keeps the range valid until unlock.
+        unsafe { self.arena.register_host(addr, len) }.map_err(|e| invalid(e.to_string()))?;
+        all.insert(
+            addr,
+            Allocation {
+                len,
+                kind: AllocationKind::Locked,
+                owner: 0,
+                user_data: 0,
+                lock_count: 1,
+            },
+        );
+        Ok(addr)
+    }
+
+    /// Undoes one [`Runtime::lock`] of `addr`.
+    pub fn unlock(&self, addr: u64) -> Result<()> {
+        let mut all = self.allocations.lock().unwrap_or_else(|e| e.into_inner());
+        match all.get_mut(&addr) {
+            Some(a) if a.kind == AllocationKind::Locked => {
+                a.lock_count -= 1;
+                if a.lock_count == 0 {
+                    all.remove(&addr);
+                    self.arena.unregister_host(addr)?;
+                }
+                Ok(())
+            }
+            // Device memory: locking it did nothing.
+            _ if self.arena.allocation_of(addr).is_some() => Ok(()),
+            _ => Err(invalid(format!("{addr:#x} is not locked host memory"))),
+        }
+    }
+
+    /// What the runtime knows about the memory holding `addr`.
+    pub fn pointer_info(&self, addr: u64) -> PointerInfo {
+        let all = self.allocations.lock().unwrap_or_else(|e| e.into_inner());
+        match all.range(..=addr).next_back() {
+            Some((&start, a)) if addr - start < a.len => PointerInfo {
+                kind: Some(a.kind),
+                base: start,
+                len: a.len,
+                owner: a.owner,
+                user_data: a.user_data,
+            },
+            _ => PointerInfo {
+                kind: None,
+                base: 0,
+                len: 0,
+                owner: 0,
+                user_data: 0,
+            },
+        }
+    }
+
+    /// Attaches a client value to the allocation starting at `addr`.
+    pub fn set_user_data(&self, addr: u64, value: u64) -> Result<()> {
+        let mut all = self.allocations.lock().unwrap_or_else(|e| e.into_inner());
+        let a = all
+            .get_mut(&addr)
+            .ok_or_else(|| invalid(format!("{addr:#x} is not the start of an allocation")))?;
+        a.user_data = value;
+        Ok(())
+    }
+
+    /// Copies `len` bytes. Addresses inside the arena must lie in live
+    /// allocations; others are host memory the caller vouches for.
+    ///
+    /// # Safety
+    /// Any address outside the arena must be valid host memory for `len`
+    /// bytes (readable for `src`, writable for `dst`).
+    pub unsafe fn copy(&self, dst: u64, src: u64, len: u64) -> Result<()> {
+        if len == 0 {
+            return Ok(());
+        }
+        self.check_side(dst, len, "destination")?;
+        self.check_side(src, len, "source")?;
+        // SAFETY: arena sides were checked to be live device memory, host
+        // sides are the caller's promise; `copy` allows overlap.
+        unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len as usize) };
+        Ok(())
+    }
+
+    /// Fills `count` 32-bit words at `addr` with `value`.
+    ///
+    /// # Safety
+    /// As for [`Runtime::copy`] for an address outside the arena.
+    pub unsafe fn fill(&self, addr: u64, value: u32, count: u64) -> Result<()> {
+        if !addr.is_multiple_of(4) {
+            return Err(invalid("fill address must be 4-byte aligned"));
+        }
+        let len = count
+            .checked_mul(4)
+            .ok_or_else(|| invalid("fill size overflows"))?;
+        self.check_side(addr, len, "fill destination")?;
+        for k in 0..count {
+            // SAFETY: checked above (arena) or the caller's promise (host).
+            unsafe { ((addr + 4 * k) as *mut u32).write_volatile(value) };
+        }
+        Ok(())
+    }
+
+    /// An address range is either wholly reachable device memory or wholly
+    /// outside the arena (host memory); straddling or wild arena addresses
+    /// are refused.
+    pub fn check_side(&self, addr: u64, len: u64, what: &str) -> Result<()> {
+        if addr == 0 {
+            return Err(invalid(format!("{what} is null")));
+        }
+        let end = addr
+            .checked_add(len)
+            .ok_or_else(|| invalid(format!("{what} range overflows")))?;
+        let base = self.arena.base();
+        let arena_end = base + self.arena.capacity();
+        let outside = end <= base || addr >= arena_end;
+        if outside {
+            return Ok(());
+        }
+        // A pool allocation's own bounds, else the arena block's (the block
+        // of an aligned pool allocation may be larger, see
+        // `alloc_pool_aligned`).
+        let tracked = {
+            let all = self.allocations.lock().unwrap_or_else(|e| e.into_inner());
+            all.range(..=addr)
+                .next_back()
+                .filter(|(&start, a)| addr - start < a.len)
+                .map(|(&start, a)| (start, a.len))
+        };
+        match tracked.or_else(|| self.arena.allocation_of(addr)) {
+            Some((start, size)) if end <= start + size => Ok(()),
+            _ => Err(invalid(format!(
+                "{what} {addr:#x}+{len} is not inside one live device allocation"
+            ))),
+        }
+    }
+
+    /// Runs `work` once every dependency signal is 0, then decrements
+    /// `completion` (HSA's asynchronous copy and fill). Work whose
+    /// dependencies are already met runs before returning; otherwise a
+    /// thread waits for them, so no copy ever blocks another.
+    pub fn after_signals(
+        &self,
+        deps: Vec<Arc<Signal>>,
+        completion: Option<Arc<Signal>>,
+        work: impl FnOnce() -> Result<()> + Send + 'static,
+    ) {
+        let ready = deps.iter().all(|d| d.load(Order::Acquire) == 0);
+        let run = move || {
+            for d in &deps {
+                d.wait(
+                    Condition::Eq,
+                    0,
+                    None,
+                    crate::signal::WaitHint::Blocked,
+                    Order::Acquire,
+                );
+            }
+            let start = crate::trace::now_ns();
+            if let Err(e) = work() {
+                eprintln!("softgpu: asynchronous copy failed: {e}");
+            }
+            if let Some(c) = completion {
+                c.set_times(start, crate::trace::now_ns());
+                c.subtract(1, Order::Release);
+            }
+        };
+        if ready {
+            run();
+        } else {
+            std::thread::spawn(run);
+        }
+    }
+
+    /// The pool behind a handle.
+    pub fn pool(&self, handle: u64) -> Result<Arc<Pool>> {
+        self.pools.get(handle)
+    }
+}

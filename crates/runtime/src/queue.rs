@@ -1,0 +1,490 @@
+//! User-mode AQL queues and their packet processors.
+//!
+//! A queue's ring of 64-byte packets and its `hsa_queue_t` live in device
+//! memory, so the client writes packets through plain pointers and a kernel
+//! finds the queue behind its queue pointer. Each queue has a processor
+//! thread that sleeps on the doorbell signal, consumes packets strictly in
+//! order (so the barrier bit holds trivially), runs kernel dispatches on the
+//! executor and only then decrements their completion signals.
+
+use std::sync::atomic::{fence, AtomicBool, AtomicU16, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use serde_json::json;
+use softgpu_exec::{DispatchError, RawDispatch};
+
+use crate::agent::Agent;
+use crate::error::{Error, Result};
+use crate::runtime::Runtime;
+use crate::signal::{Condition, Order, Signal, WaitHint};
+use crate::trace::now_ns;
+
+/// AQL packet types (the header's low byte).
+pub mod packet_type {
+    pub const VENDOR_SPECIFIC: u8 = 0;
+    pub const INVALID: u8 = 1;
+    pub const KERNEL_DISPATCH: u8 = 2;
+    pub const BARRIER_AND: u8 = 3;
+    pub const AGENT_DISPATCH: u8 = 4;
+    pub const BARRIER_OR: u8 = 5;
+}
+
+/// Bytes of one AQL packet.
+pub const PACKET_BYTES: u64 = 64;
+/// Bytes reserved for the `hsa_queue_t` (and room for AMD's extensions).
+const QUEUE_STRUCT_BYTES: u64 = 256;
+/// How long a sleeping processor waits before re-checking the ring, for
+/// clients that publish a packet without ringing the doorbell.
+const IDLE_RECHECK: Duration = Duration::from_millis(20);
+
+/// Why a queue stopped.
+#[derive(Debug, Clone)]
+pub enum QueueError {
+    /// A packet the processor cannot accept; the message says why.
+    InvalidPacket(String),
+    /// A dispatched kernel faulted; the executor's report.
+    KernelFault(Box<softgpu_exec::Fault>),
+    /// The dispatch could not start (bad launch shape, memory).
+    DispatchFailed(String),
+}
+
+impl std::fmt::Display for QueueError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            QueueError::InvalidPacket(m) => write!(f, "invalid packet: {m}"),
+            QueueError::KernelFault(r) => write!(f, "{r}"),
+            QueueError::DispatchFailed(m) => write!(f, "dispatch failed: {m}"),
+        }
+    }
+}
+
+/// Called on the processor thread when the queue stops on an error.
+pub type ErrorCallback = Box<dyn Fn(&QueueError) + Send + Sync>;
+
+/// What a client asks for in `hsa_queue_create`.
+pub struct QueueSpec {
+    /// Ring size in packets (a power of two within the profile's limits).
+    pub size: u32,
+    /// Single-producer (true) or multi-producer.
+    pub single: bool,
+    pub on_error: Option<ErrorCallback>,
+}
+
+/// One AQL queue.
+pub struct Queue {
+    /// Device address of the `hsa_queue_t`.
+    pub address: u64,
+    /// Device address of the packet ring.
+    pub ring: u64,
+    pub size: u32,
+    pub id: u64,
+    pub agent: Arc<Agent>,
+    pub doorbell: Arc<Signal>,
+    pub doorbell_handle: u64,
+    pub read_index: AtomicU64,
+    pub write_index: AtomicU64,
+    /// Compute-unit mask set by `hsa_amd_queue_cu_set_mask` (recorded; all
+    /// units are emulated alike).
+    pub cu_mask: Mutex<Vec<u32>>,
+    /// Priority set by `hsa_amd_queue_set_priority` (recorded).
+    pub priority: AtomicU64,
+    running: AtomicBool,
+    /// Set once the queue stopped on an error.
+    pub failed: Mutex<Option<QueueError>>,
+    on_error: Option<ErrorCallback>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+static QUEUE_IDS: AtomicU64 = AtomicU64::new(0);
+
+impl Runtime {
+    /// Creates a queue on a GPU agent and starts its processor.
+    pub fn create_queue(self: &Arc<Self>, agent: u64, spec: QueueSpec) -> Result<Arc<Queue>> {
+        let agent = self.agent(agent)?;
+        agent
+            .device()
+            .map_err(|_| Error::InvalidQueueCreation("only GPU agents have queues".into()))?;
+        let limits = &agent.profile.queues;
+        if !spec.size.is_power_of_two()
+            || spec.size < limits.min_size
+            || spec.size > limits.max_size
+        {
+            return Err(Error::InvalidArgument(format!(
+                "queue size {} must be a power of two from {} to {}",
+                spec.size, limits.min_size, limits.max_size
+            )));
+        }
+        let live = self.queues.lock().unwrap_or_else(|e| e.into_inner());
+        let on_agent = live
+            .values()
+            .filter(|q| q.agent.index == agent.index)
+            .count();
+        if on_agent >= limits.max_queues as usize {
+            return Err(Error::OutOfResources(format!(
+                "agent already has {on_agent} queues (profile limit)"
+            )));
+        }
+        drop(live);
+        let ring_bytes = spec.size as u64 * PACKET_BYTES;
+        let ring = self
+            .arena
+            .alloc(ring_bytes)
+            .map_err(|e| Error::OutOfResources(e.to_string()))?;
+        let address = match self.arena.alloc(QUEUE_STRUCT_BYTES) {
+            Ok(a) => a,
+            Err(e) => {
+                let _ = self.arena.free(ring);
+                return Err(Error::OutOfResources(e.to_string()));
+            }
+        };
+        // Every slot starts INVALID so the processor waits for real packets.
+        for k in 0..spec.size as u64 {
+            let invalid = (packet_type::INVALID as u16).to_le_bytes();
+            self.arena.write(ring + k * PACKET_BYTES, &invalid)?;
+        }
+        let doorbell = Arc::new(Signal::new(-1));
+        let doorbell_handle = self.signals.insert(doorbell.clone());
+        let id = QUEUE_IDS.fetch_add(1, Ordering::Relaxed);
+        let mut header = [0u8; 40];
+        header[0..4].copy_from_slice(&(spec.single as u32).to_le_bytes());
+        header[4..8].copy_from_slice(&1u32.to_le_bytes()); // kernel dispatch
+        header[8..16].copy_from_slice(&ring.to_le_bytes());
+        header[16..24].copy_from_slice(&doorbell_handle.to_le_bytes());
+        header[24..28].copy_from_slice(&spec.size.to_le_bytes());
+        header[32..40].copy_from_slice(&id.to_le_bytes());
+        self.arena.write(address, &header)?;
+        let queue = Arc::new(Queue {
+            address,
+            ring,
+            size: spec.size,
+            id,
+            agent,
+            doorbell,
+            doorbell_handle,
+            read_index: AtomicU64::new(0),
+            write_index: AtomicU64::new(0),
+            cu_mask: Mutex::new(Vec::new()),
+            priority: AtomicU64::new(0),
+            running: AtomicBool::new(true),
+            failed: Mutex::new(None),
+            on_error: spec.on_error,
+            thread: Mutex::new(None),
+        });
+        let weak_rt = Arc::downgrade(self);
+        let q = queue.clone();
+        let handle = std::thread::Builder::new()
+            .name(format!("softgpu-queue-{id}"))
+            .spawn(move || process(weak_rt, q))
+            .map_err(|e| Error::OutOfResources(format!("queue thread: {e}")))?;
+        *queue.thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
+        self.queues
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(address, queue.clone());
+        Ok(queue)
+    }
+
+    /// The queue whose `hsa_queue_t` is at `address`.
+    pub fn queue(&self, address: u64) -> Result<Arc<Queue>> {
+        let queues = self.queues.lock().unwrap_or_else(|e| e.into_inner());
+        queues.get(&address).cloned().ok_or(Error::InvalidHandle {
+            kind: "queue",
+            handle: address,
+        })
+    }
+
+    /// Stops a queue's processor (after the packet it is running) and
+    /// frees its memory.
+    pub fn destroy_queue(&self, address: u64) -> Result<()> {
+        let queue = {
+            let mut queues = self.queues.lock().unwrap_or_else(|e| e.into_inner());
+            queues.remove(&address).ok_or(Error::InvalidHandle {
+                kind: "queue",
+                handle: address,
+            })?
+        };
+        queue.stop();
+        let _ = self.signals.remove(queue.doorbell_handle);
+        let _ = self.arena.free(queue.ring);
+        let _ = self.arena.free(queue.address);
+        Ok(())
+    }
+}
+
+impl Queue {
+    /// Stops the processor and waits for it.
+    pub fn stop(&self) {
+        self.running.store(false, Ordering::Release);
+        self.doorbell.store(i64::MIN, Order::Release);
+        let handle = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(h) = handle {
+            if h.thread().id() != std::thread::current().id() {
+                let _ = h.join();
+            }
+        }
+    }
+
+    fn running(&self) -> bool {
+        self.running.load(Ordering::Acquire)
+    }
+
+    /// The header of the packet in ring slot `index`.
+    fn header(&self, index: u64) -> &AtomicU16 {
+        let at = self.ring + (index % self.size as u64) * PACKET_BYTES;
+        // SAFETY: the ring is a live, 64-byte-aligned arena allocation for
+        // as long as the queue (which owns this processor) exists.
+        unsafe { &*(at as *const AtomicU16) }
+    }
+
+    fn fail(&self, error: QueueError) {
+        if let Some(cb) = &self.on_error {
+            cb(&error);
+        } else {
+            eprintln!("softgpu: queue {} stopped: {error}", self.id);
+        }
+        *self.failed.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
+    }
+}
+
+/// The processor thread: consume packets until stopped or failed.
+fn process(runtime: Weak<Runtime>, queue: Arc<Queue>) {
+    while queue.running() {
+        let doorbell = queue.doorbell.load(Order::Acquire);
+        let index = queue.read_index.load(Ordering::Acquire);
+        let header = queue.header(index).load(Ordering::Acquire);
+        if header as u8 == packet_type::INVALID {
+            queue.doorbell.wait(
+                Condition::Ne,
+                doorbell,
+                Some(IDLE_RECHECK),
+                WaitHint::Blocked,
+                Order::Acquire,
+            );
+            continue;
+        }
+        let Some(rt) = runtime.upgrade() else { return };
+        let at = queue.ring + (index % queue.size as u64) * PACKET_BYTES;
+        let mut packet = [0u8; 64];
+        // SAFETY: the slot is inside the live ring.
+        unsafe { std::ptr::copy_nonoverlapping(at as *const u8, packet.as_mut_ptr(), 64) };
+        match run_packet(&rt, &queue, index, at, &packet) {
+            Ok(completion) => {
+                // Release the slot before completing, so a client that sees
+                // the signal may reuse it.
+                queue
+                    .header(index)
+                    .store(packet_type::INVALID as u16, Ordering::Release);
+                queue.read_index.store(index + 1, Ordering::Release);
+                if let Some(c) = completion {
+                    c.subtract(1, Order::Release);
+                }
+            }
+            Err(e) => {
+                queue.fail(e);
+                return;
+            }
+        }
+    }
+}
+
+fn u16_at(p: &[u8; 64], at: usize) -> u16 {
+    u16::from_le_bytes([p[at], p[at + 1]])
+}
+fn u32_at(p: &[u8; 64], at: usize) -> u32 {
+    u32::from_le_bytes(p[at..at + 4].try_into().expect("4 bytes"))
+}
+fn u64_at(p: &[u8; 64], at: usize) -> u64 {
+    u64::from_le_bytes(p[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// Runs one packet; returns its completion signal (to decrement once the
+/// slot is released).
+fn run_packet(
+    rt: &Runtime,
+    queue: &Queue,
+    index: u64,
+    at: u64,
+    packet: &[u8; 64],
+) -> Result<Option<Arc<Signal>>, QueueError> {
+    let header = u16_at(packet, 0);
+    let kind = header as u8;
+    let acquire_scope = (header >> 9) & 3;
+    if acquire_scope != 0 {
+        fence(Ordering::SeqCst);
+    }
+    let type_name = match kind {
+        packet_type::KERNEL_DISPATCH => "kernel_dispatch",
+        packet_type::BARRIER_AND => "barrier_and",
+        packet_type::BARRIER_OR => "barrier_or",
+        _ => "unsupported",
+    };
+    rt.tracer.event(
+        "packet",
+        now_ns(),
+        json!({"queue": queue.id, "index": index, "type": type_name, "header": header}),
+    );
+    let completion = completion_signal(rt, u64_at(packet, 56))?;
+    match kind {
+        packet_type::KERNEL_DISPATCH => dispatch(rt, queue, index, at, packet, completion.as_ref())?,
+        packet_type::BARRIER_AND | packet_type::BARRIER_OR => {
+            barrier(rt, queue, packet, kind == packet_type::BARRIER_AND)?
+        }
+        packet_type::AGENT_DISPATCH => {
+            return Err(QueueError::InvalidPacket(
+                "AGENT_DISPATCH packets are not supported (queues accept kernel dispatch and barrier packets)".into(),
+            ))
+        }
+        packet_type::VENDOR_SPECIFIC => {
+            return Err(QueueError::InvalidPacket(
+                "vendor-specific packets are not supported".into(),
+            ))
+        }
+        other => {
+            return Err(QueueError::InvalidPacket(format!(
+                "packet type {other} at index {index} is not an AQL packet type"
+            )))
+        }
+    }
+    if (header >> 11) & 3 != 0 {
+        fence(Ordering::SeqCst);
+    }
+    Ok(completion)
+}
+
+fn completion_signal(rt: &Runtime, handle: u64) -> Result<Option<Arc<Signal>>, QueueError> {
+    if handle == 0 {
+        return Ok(None);
+    }
+    rt.signal(handle).map(Some).map_err(|_| {
+        QueueError::InvalidPacket(format!(
+            "completion signal {handle:#x} is not a live signal"
+        ))
+    })
+}
+
+fn dispatch(
+    rt: &Runtime,
+    queue: &Queue,
+    index: u64,
+    at: u64,
+    p: &[u8; 64],
+    completion: Option<&Arc<Signal>>,
+) -> Result<(), QueueError> {
+    let dims = u16_at(p, 2) & 3;
+    let block = [
+        u16_at(p, 4) as u32,
+        u16_at(p, 6) as u32,
+        u16_at(p, 8) as u32,
+    ];
+    let grid = [u32_at(p, 12), u32_at(p, 16), u32_at(p, 20)];
+    let bad = |why: String| Err(QueueError::InvalidPacket(why));
+    if !(1..=3).contains(&dims) {
+        return bad(format!(
+            "kernel dispatch with {dims} dimensions (setup must say 1 to 3)"
+        ));
+    }
+    for d in 0..3 {
+        let used = d < dims as usize;
+        if used && (block[d] == 0 || grid[d] == 0) {
+            return bad(format!(
+                "dimension {d}: workgroup size {} and grid size {} must be non-zero",
+                block[d], grid[d]
+            ));
+        }
+        if !used && (block[d] != 1 || grid[d] != 1) {
+            return bad(format!(
+                "dimension {d} is unused ({dims}-D dispatch) so its sizes must be 1, got workgroup {} grid {}",
+                block[d], grid[d]
+            ));
+        }
+    }
+    let object = u64_at(p, 32);
+    let Some(kernel) = rt.kernel_by_object(object) else {
+        return bad(format!(
+            "kernel object {object:#x} is not a kernel of a frozen executable"
+        ));
+    };
+    let raw = RawDispatch {
+        grid,
+        block,
+        group_segment_bytes: u32_at(p, 28),
+        private_segment_bytes: u32_at(p, 24),
+        kernarg: u64_at(p, 40),
+        packet: at,
+        queue: queue.address,
+    };
+    let device = queue
+        .agent
+        .device()
+        .map_err(|e| QueueError::DispatchFailed(e.to_string()))?;
+    let capture = rt.tracer_capture_begin(&kernel, &raw);
+    let start = now_ns();
+    let result = device.dispatch_raw(&kernel.program, kernel.kernel(), &raw);
+    let end = now_ns();
+    if let Some(c) = completion {
+        c.set_times(start, end);
+    }
+    let (status, stats) = match &result {
+        Ok(s) => ("ok".to_string(), Some(*s)),
+        Err(e) => (e.to_string(), None),
+    };
+    rt.tracer.event(
+        "dispatch",
+        start,
+        json!({
+            "queue": queue.id, "index": index, "kernel": kernel.kernel().name,
+            "grid": grid, "block": block, "dur": end - start,
+            "wave_instructions": stats.map(|s| s.wave_instructions),
+            "lane_instructions": stats.map(|s| s.lane_instructions),
+            "status": status,
+        }),
+    );
+    if let Some(c) = capture {
+        rt.tracer_capture_end(c, &kernel, &raw);
+    }
+    match result {
+        Ok(_) => Ok(()),
+        Err(DispatchError::Fault(f)) => Err(QueueError::KernelFault(f)),
+        Err(e) => Err(QueueError::DispatchFailed(e.to_string())),
+    }
+}
+
+/// BARRIER_AND waits for every dependency signal to reach 0, BARRIER_OR
+/// for any; null dependencies are ignored.
+fn barrier(rt: &Runtime, queue: &Queue, p: &[u8; 64], all: bool) -> Result<(), QueueError> {
+    let mut deps = Vec::new();
+    for k in 0..5 {
+        let h = u64_at(p, 8 + 8 * k);
+        if h != 0 {
+            deps.push(rt.signal(h).map_err(|_| {
+                QueueError::InvalidPacket(format!("dependency signal {h:#x} is not a live signal"))
+            })?);
+        }
+    }
+    if deps.is_empty() {
+        return Ok(());
+    }
+    while queue.running() {
+        let done = if all {
+            deps.retain(|d| {
+                d.wait(
+                    Condition::Eq,
+                    0,
+                    Some(IDLE_RECHECK),
+                    WaitHint::Blocked,
+                    Order::Acquire,
+                ) != 0
+            });
+            deps.is_empty()
+        } else {
+            let watched: Vec<_> = deps.iter().map(|d| (d.clone(), Condition::Eq, 0)).collect();
+            crate::signal::wait_any(&watched, Some(IDLE_RECHECK), WaitHint::Blocked).is_some()
+        };
+        if done {
+            return Ok(());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,209 @@
+//! The process-wide runtime: reference-counted init and shutdown, and the
+//! tables every handle is looked up in.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, RwLock};
+
+use softgpu_exec::arena::Arena;
+use softgpu_exec::{Device, DeviceConfig};
+
+use crate::agent::{Agent, AgentKind, Isa, Pool, PoolKind};
+use crate::error::{invalid, Error, Result};
+use crate::executable::{CodeObjectReader, Executable, KernelRef, Symbol};
+use crate::handle::Handles;
+use crate::memory::Allocation;
+use crate::profile::Profile;
+use crate::queue::Queue;
+use crate::signal::{AsyncHandlers, Signal};
+use crate::trace::Tracer;
+
+/// The runtime while at least one client has it initialised.
+static GLOBAL: RwLock<Option<(Arc<Runtime>, usize)>> = RwLock::new(None);
+
+/// How many GPU agents `SOFTGPU_DEVICES` may ask for.
+const MAX_GPU_AGENTS: usize = 16;
+
+/// All runtime state.
+pub struct Runtime {
+    /// Device memory shared by every agent; device addresses are host
+    /// addresses.
+    pub arena: Arc<Arena>,
+    /// Agents in reporting order: the CPU agent, then the GPUs.
+    pub agents: Vec<Arc<Agent>>,
+    /// The handle of each agent, by index.
+    pub agent_handles: Vec<u64>,
+    agent_table: Handles<Agent>,
+    pub pools: Handles<Pool>,
+    pub isas: Handles<Isa>,
+    pub signals: Handles<Signal>,
+    pub readers: Handles<CodeObjectReader>,
+    pub executables: Handles<Executable>,
+    pub symbols: Handles<Symbol>,
+    /// Live queues by the address of their `hsa_queue_t`.
+    pub queues: Mutex<HashMap<u64, Arc<Queue>>>,
+    /// Kernels of frozen executables by kernel object (descriptor address).
+    pub kernels: RwLock<HashMap<u64, KernelRef>>,
+    /// Live allocations and registered host ranges by start address.
+    pub(crate) allocations: Mutex<BTreeMap<u64, Allocation>>,
+    pub async_handlers: AsyncHandlers,
+    /// `SOFTGPU_TRACE` / `SOFTGPU_CAPTURE` output, when asked for.
+    pub tracer: Tracer,
+}
+
+impl Runtime {
+    /// Initialises the runtime (or counts one more client of it).
+    pub fn init() -> Result<Arc<Runtime>> {
+        let mut global = GLOBAL.write().unwrap_or_else(|e| e.into_inner());
+        if let Some((rt, count)) = global.as_mut() {
+            *count += 1;
+            return Ok(rt.clone());
+        }
+        let rt = Arc::new(Runtime::build()?);
+        *global = Some((rt.clone(), 1));
+        Ok(rt)
+    }
+
+    /// Drops one client; the last one stops queues and frees everything.
+    pub fn shut_down() -> Result<()> {
+        let mut global = GLOBAL.write().unwrap_or_else(|e| e.into_inner());
+        let (rt, count) = global.as_mut().ok_or(Error::NotInitialized)?;
+        *count -= 1;
+        if *count > 0 {
+            return Ok(());
+        }
+        let rt = rt.clone();
+        *global = None;
+        drop(global);
+        rt.stop();
+        Ok(())
+    }
+
+    /// The initialised runtime.
+    pub fn get() -> Result<Arc<Runtime>> {
+        let global = GLOBAL.read().unwrap_or_else(|e| e.into_inner());
+        global
+            .as_ref()
+            .map(|(rt, _)| rt.clone())
+            .ok_or(Error::NotInitialized)
+    }
+
+    fn build() -> Result<Runtime> {
+        let profile = Arc::new(Profile::from_env()?);
+        let gpus = gpu_count()?;
+        let m = &profile.memory;
+        let arena_bytes = m.device_bytes * gpus as u64 + m.system_bytes + m.kernarg_bytes;
+        let arena = Arc::new(Arena::new(arena_bytes)?);
+        let mut rt = Runtime {
+            arena,
+            agents: Vec::new(),
+            agent_handles: Vec::new(),
+            agent_table: Handles::new("agent", 1),
+            pools: Handles::new("memory pool", 2),
+            isas: Handles::new("ISA", 3),
+            signals: Handles::new("signal", 4),
+            readers: Handles::new("code object reader", 5),
+            executables: Handles::new("executable", 6),
+            symbols: Handles::new("executable symbol", 7),
+            queues: Mutex::new(HashMap::new()),
+            kernels: RwLock::new(HashMap::new()),
+            allocations: Mutex::new(BTreeMap::new()),
+            async_handlers: AsyncHandlers::new(),
+            tracer: Tracer::from_env()?,
+        };
+        let cpu_pools = vec![
+            rt.pools
+                .insert(Arc::new(Pool::new(PoolKind::FineSystem, 0, m.system_bytes))),
+            rt.pools
+                .insert(Arc::new(Pool::new(PoolKind::Kernarg, 0, m.kernarg_bytes))),
+        ];
+        rt.add_agent(Agent {
+            index: 0,
+            kind: AgentKind::Cpu,
+            profile: profile.clone(),
+            device: None,
+            pools: cpu_pools,
+            isa: None,
+        });
+        for index in 1..=gpus {
+            let device = Device::with_arena(
+                DeviceConfig {
+                    target: profile.name.clone(),
+                    ..Default::default()
+                },
+                rt.arena.clone(),
+            )?;
+            let pools = vec![
+                rt.pools.insert(Arc::new(Pool::new(
+                    PoolKind::CoarseDevice,
+                    index,
+                    m.device_bytes,
+                ))),
+                rt.pools.insert(Arc::new(Pool::new(
+                    PoolKind::Group,
+                    index,
+                    profile.lds_bytes as u64,
+                ))),
+            ];
+            let isa = rt.isas.insert(Arc::new(Isa {
+                name: profile.isa_name(),
+                profile: profile.clone(),
+            }));
+            rt.add_agent(Agent {
+                index,
+                kind: AgentKind::Gpu,
+                profile: profile.clone(),
+                device: Some(Arc::new(device)),
+                pools,
+                isa: Some(isa),
+            });
+        }
+        Ok(rt)
+    }
+
+    fn add_agent(&mut self, agent: Agent) {
+        let agent = Arc::new(agent);
+        self.agent_handles
+            .push(self.agent_table.insert(agent.clone()));
+        self.agents.push(agent);
+    }
+
+    /// The agent behind a handle.
+    pub fn agent(&self, handle: u64) -> Result<Arc<Agent>> {
+        self.agent_table.get(handle)
+    }
+
+    /// The GPU agents.
+    pub fn gpus(&self) -> impl Iterator<Item = &Arc<Agent>> {
+        self.agents.iter().filter(|a| a.kind == AgentKind::Gpu)
+    }
+
+    /// A signal by handle.
+    pub fn signal(&self, handle: u64) -> Result<Arc<Signal>> {
+        self.signals.get(handle)
+    }
+
+    /// Stops every queue's processor and async handlers (last shutdown).
+    fn stop(&self) {
+        let queues: Vec<_> = {
+            let mut q = self.queues.lock().unwrap_or_else(|e| e.into_inner());
+            q.drain().map(|(_, q)| q).collect()
+        };
+        for q in queues {
+            q.stop();
+        }
+        self.async_handlers.shutdown();
+        self.tracer.flush();
+    }
+}
+
+fn gpu_count() -> Result<usize> {
+    match std::env::var("SOFTGPU_DEVICES") {
+        Ok(v) if !v.is_empty() => match v.parse::<usize>() {
+            Ok(n) if (1..=MAX_GPU_AGENTS).contains(&n) => Ok(n),
+            _ => Err(invalid(format!(
+                "SOFTGPU_DEVICES={v}: expected a number of GPU agents from 1 to {MAX_GPU_AGENTS}"
+            ))),
+        },
+        _ => Ok(1),
+    }
+}

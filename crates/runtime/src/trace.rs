@@ -1,0 +1,158 @@
+//! The event trace (`SOFTGPU_TRACE=PATH`): one JSON object per line.
+//!
+//! Schema version 1. Every event has `v` (schema version), `ts` (ns since
+//! the runtime's clock epoch) and `kind`:
+//! - `api`: `name`, `dur` (ns), `status` (the HSA status code returned);
+//! - `packet`: `queue` (queue id), `index`, `type` (`kernel_dispatch`,
+//!   `barrier_and`, `barrier_or`, or the unsupported type number);
+//! - `dispatch`: `queue`, `index`, `kernel`, `grid`, `block` (work-items),
+//!   `dur`, `wave_instructions`, `lane_instructions`, `status` (`ok` or the
+//!   fault report).
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::sync::{Mutex, OnceLock};
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use crate::error::{invalid, Result};
+
+/// Version of the event schema.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Nanoseconds on the runtime's monotonic clock.
+pub fn now_ns() -> u64 {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    EPOCH.get_or_init(Instant::now).elapsed().as_nanos() as u64
+}
+
+/// Where trace events go.
+pub struct Tracer {
+    out: Option<Mutex<BufWriter<File>>>,
+}
+
+impl Tracer {
+    /// A tracer writing to `SOFTGPU_TRACE` when set.
+    pub fn from_env() -> Result<Tracer> {
+        let out = match std::env::var_os("SOFTGPU_TRACE") {
+            Some(path) if !path.is_empty() => {
+                let file = File::create(&path).map_err(|e| {
+                    invalid(format!("SOFTGPU_TRACE={}: {e}", path.to_string_lossy()))
+                })?;
+                Some(Mutex::new(BufWriter::new(file)))
+            }
+            _ => None,
+        };
+        Ok(Tracer { out })
+    }
+
+    /// Whether events are being written.
+    pub fn enabled(&self) -> bool {
+        self.out.is_some()
+    }
+
+    /// Writes one event of `kind` with the given fields.
+    pub fn event(&self, kind: &str, ts: u64, mut fields: Value) {
+        let Some(out) = &self.out else { return };
+        if let Value::Object(map) = &mut fields {
+            map.insert("v".into(), json!(SCHEMA_VERSION));
+            map.insert("ts".into(), json!(ts));
+            map.insert("kind".into(), json!(kind));
+        }
+        let mut w = out.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = serde_json::to_writer(&mut *w, &fields);
+        let _ = w.write_all(b"\n");
+    }
+
+    /// Records an API call that started at `start` and returned `status`.
+    pub fn api(&self, name: &str, start: u64, status: u32) {
+        if self.enabled() {
+            let dur = now_ns().saturating_sub(start);
+            self.event(
+                "api",
+                start,
+                json!({"name": name, "dur": dur, "status": status}),
+            );
+        }
+    }
+
+    /// Writes buffered events out.
+    pub fn flush(&self) {
+        if let Some(out) = &self.out {
+            let _ = out.lock().unwrap_or_else(|e| e.into_inner()).flush();
+        }
+    }
+}
+
+impl Drop for Tracer {
+    fn drop(&mut self) {
+        self.flush();
+    }
+}
+
+/// Converts a JSON-lines trace into the Chrome/Perfetto trace format:
+/// API calls on one track, each queue a track of its own with a slice per
+/// dispatch (kernel name, grid and block in its arguments) and an instant
+/// per packet.
+pub fn chrome_trace(lines: impl std::io::BufRead) -> Result<Value> {
+    let mut events = vec![thread_name(0, "API calls")];
+    let mut queues = std::collections::BTreeSet::new();
+    for (n, line) in lines.lines().enumerate() {
+        let line = line.map_err(|e| invalid(format!("trace line {}: {e}", n + 1)))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let e: Value = serde_json::from_str(&line)
+            .map_err(|err| invalid(format!("trace line {}: {err}", n + 1)))?;
+        let version = e["v"].as_u64().unwrap_or(0);
+        if version != SCHEMA_VERSION as u64 {
+            return Err(invalid(format!(
+                "trace line {}: schema version {version}, expected {SCHEMA_VERSION}",
+                n + 1
+            )));
+        }
+        let ts = e["ts"].as_u64().unwrap_or(0) as f64 / 1000.0;
+        let dur = e["dur"].as_u64().unwrap_or(0) as f64 / 1000.0;
+        match e["kind"].as_str() {
+            Some("api") => events.push(json!({
+                "name": e["name"], "ph": "X", "pid": 1, "tid": 0, "ts": ts, "dur": dur,
+                "args": {"status": e["status"]},
+            })),
+            Some("dispatch") => {
+                let q = e["queue"].as_u64().unwrap_or(0);
+                queues.insert(q);
+                events.push(json!({
+                    "name": e["kernel"], "ph": "X", "pid": 1, "tid": q + 1, "ts": ts, "dur": dur,
+                    "args": {
+                        "grid": e["grid"], "block": e["block"], "index": e["index"],
+                        "wave_instructions": e["wave_instructions"],
+                        "lane_instructions": e["lane_instructions"], "status": e["status"],
+                    },
+                }))
+            }
+            Some("packet") => {
+                let q = e["queue"].as_u64().unwrap_or(0);
+                queues.insert(q);
+                events.push(json!({
+                    "name": e["type"], "ph": "i", "s": "t", "pid": 1, "tid": q + 1, "ts": ts,
+                    "args": {"index": e["index"]},
+                }))
+            }
+            other => {
+                return Err(invalid(format!(
+                    "trace line {}: unknown event kind {other:?}",
+                    n + 1
+                )))
+            }
+        }
+    }
+    for q in queues {
+        events.push(thread_name(q + 1, &format!("queue {q}")));
+    }
+    Ok(json!({"traceEvents": events, "displayTimeUnit": "ns"}))
+}
+
+fn thread_name(tid: u64, name: &str) -> Value {
+    json!({"name": "thread_name", "ph": "M", "pid": 1, "tid": tid, "args": {"name": name}})
+}
