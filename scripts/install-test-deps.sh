@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what the tests need on Debian 12 (bookworm), if it is missing:
 # clang/lld/llvm 19 (compiling kernels, llvm-mc/llvm-objdump oracles),
-# the ROCm device libraries (OpenCL/HIP math), and a host C compiler
-# (the differential test builds its host side with cc).
+# the ROCm device libraries (OpenCL/HIP math), a host C compiler (the
+# differential test builds its host side with cc), Debian's HSA headers
+# (the C-ABI tests build HSA programs against hsa.h and link them with our
+# libhsa-runtime64.so.1) and rocminfo (an unmodified HSA tool run on it).
 set -euo pipefail
 
 need=()
@@ -10,6 +12,8 @@ for tool in clang-19:clang-19 ld.lld-19:lld-19 llvm-mc-19:llvm-19 llvm-objdump-1
   command -v "${tool%%:*}" >/dev/null 2>&1 || need+=("${tool##*:}")
 done
 [ -e /usr/lib/x86_64-linux-gnu/amdgcn/bitcode/ocml.bc ] || need+=(rocm-device-libs)
+[ -e /usr/include/hsa/hsa.h ] || need+=(libhsa-runtime-dev)
+command -v rocminfo >/dev/null 2>&1 || need+=(rocminfo)
 
 if [ ${#need[@]} -eq 0 ]; then
   echo "test dependencies present"
