@@ -289,3 +289,152 @@ fn disasm_matches_llvm_objdump() {
     }
     assert_eq!(ours.len(), theirs.len(), "instruction counts differ");
 }
+
+fn f32_bytes(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// A capture folder written by hand (as `SOFTGPU_CAPTURE` lays it out) for
+/// the example vector_add, with the expected results computed on the CPU.
+fn hand_made_capture(dir: &Path, n: usize) -> Vec<f32> {
+    let code = std::fs::read(example("vector_add-gfx1151.hsaco")).unwrap();
+    let object = softgpu_codeobj::load_for_target(&code, "gfx1151").unwrap();
+    let kernel = object
+        .kernels
+        .iter()
+        .find(|k| k.name == "vector_add")
+        .unwrap();
+    let base = softgpu_exec::arena::PREFERRED_BASE;
+    let size = (4 * n as u64).next_multiple_of(256);
+    let addrs = [
+        base + 0x10000,
+        base + 0x10000 + size,
+        base + 0x10000 + 2 * size,
+    ];
+    let args = [
+        softgpu_exec::Arg::Pointer(addrs[0]),
+        softgpu_exec::Arg::Pointer(addrs[1]),
+        softgpu_exec::Arg::Pointer(addrs[2]),
+        softgpu_exec::Arg::I32(n as i32),
+    ];
+    let grid = [n.next_multiple_of(64) as u32, 1, 1];
+    let kernarg = softgpu_exec::build_kernarg(kernel, grid, [64, 1, 1], 0, &args).unwrap();
+    let a: Vec<f32> = (0..n).map(|i| i as f32 * 1.5).collect();
+    let b: Vec<f32> = (0..n).map(|i| 3.0 - i as f32).collect();
+    let c: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    let pad = |v: &[f32]| {
+        let mut bytes = f32_bytes(v);
+        bytes.resize(size as usize, 0);
+        bytes
+    };
+    for sub in ["before", "after"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        std::fs::write(dir.join(sub).join("0.bin"), pad(&a)).unwrap();
+        std::fs::write(dir.join(sub).join("1.bin"), pad(&b)).unwrap();
+    }
+    std::fs::write(dir.join("before/2.bin"), pad(&vec![0.0; n])).unwrap();
+    std::fs::write(dir.join("after/2.bin"), pad(&c)).unwrap();
+    std::fs::write(dir.join("code.hsaco"), &code).unwrap();
+    std::fs::write(dir.join("kernarg.bin"), &kernarg).unwrap();
+    let buffers: Vec<_> = addrs
+        .iter()
+        .map(|a| serde_json::json!({"address": a, "size": size}))
+        .collect();
+    let json = serde_json::json!({
+        "version": 1, "target": "gfx1151", "kernel": "vector_add",
+        "grid": grid, "block": [64, 1, 1],
+        "group_segment_bytes": 0, "private_segment_bytes": 0, "buffers": buffers,
+    });
+    std::fs::write(dir.join("dispatch.json"), json.to_string()).unwrap();
+    c
+}
+
+#[test]
+fn replay_reruns_a_capture_and_checks_its_results() {
+    let dir = scratch("replay");
+    let c = hand_made_capture(&dir, 200);
+    let dir_arg = dir.to_string_lossy().into_owned();
+    let out = softgpu(&["replay", &dir_arg]);
+    assert!(
+        out.status.success(),
+        "replay failed:\n{}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert!(
+        text(&out.stdout).contains("3 buffers identical"),
+        "{}",
+        text(&out.stdout)
+    );
+    // A capture whose recorded result differs from what the kernel computes
+    // is reported, with the first differing byte.
+    // 6.5 → 7.5 changes only the third byte of element 7: byte 4*7+2.
+    let mut wrong = c.clone();
+    assert_eq!(wrong[7], 6.5);
+    wrong[7] = 7.5;
+    let mut bytes = f32_bytes(&wrong);
+    bytes.resize(
+        std::fs::metadata(dir.join("after/2.bin")).unwrap().len() as usize,
+        0,
+    );
+    std::fs::write(dir.join("after/2.bin"), bytes).unwrap();
+    let out = softgpu(&["replay", &dir_arg]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("first difference at byte 30"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = softgpu(&["replay", "/nonexistent/capture"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("dispatch.json"),
+        "{}",
+        text(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn trace_converts_to_a_chrome_timeline() {
+    let dir = scratch("trace");
+    let input = dir.join("t.jsonl");
+    let lines = [
+        r#"{"v":1,"ts":1000,"kind":"api","name":"hsa_init","dur":500,"status":0}"#,
+        r#"{"v":1,"ts":2000,"kind":"packet","queue":3,"index":0,"type":"kernel_dispatch","header":2}"#,
+        r#"{"v":1,"ts":2100,"kind":"dispatch","queue":3,"index":0,"kernel":"vadd","grid":[256,1,1],"block":[64,1,1],"dur":9000,"wave_instructions":80,"lane_instructions":2560,"status":"ok"}"#,
+    ];
+    std::fs::write(&input, lines.join("\n")).unwrap();
+    let output = dir.join("t.json");
+    let (i, o) = (
+        input.to_string_lossy().into_owned(),
+        output.to_string_lossy().into_owned(),
+    );
+    let out = softgpu(&["trace", &i, "-o", &o]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let timeline: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&output).unwrap()).unwrap();
+    let events = timeline["traceEvents"].as_array().unwrap();
+    let slice = events
+        .iter()
+        .find(|e| e["name"] == "vadd")
+        .expect("dispatch slice");
+    assert_eq!(slice["ph"], "X");
+    assert_eq!(slice["tid"], 4, "queue 3 is its own track");
+    assert_eq!(slice["ts"], 2.1);
+    assert_eq!(slice["dur"], 9.0);
+    assert_eq!(slice["args"]["grid"], serde_json::json!([256, 1, 1]));
+    assert!(events
+        .iter()
+        .any(|e| e["ph"] == "M" && e["args"]["name"] == "queue 3"));
+    // A line of another schema version is refused.
+    std::fs::write(&input, r#"{"v":2,"ts":0,"kind":"api"}"#).unwrap();
+    let out = softgpu(&["trace", &i, "-o", &o]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("schema version"),
+        "{}",
+        text(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
