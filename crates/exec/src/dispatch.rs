@@ -110,10 +110,12 @@ pub fn run(plan: &Plan) -> Result<DispatchStats, Box<Fault>> {
     if threads == 1 {
         work();
     } else {
+        // The calling thread is one of the workers.
         std::thread::scope(|s| {
-            for _ in 0..threads {
+            for _ in 1..threads {
                 s.spawn(work);
             }
+            work();
         });
     }
     if let Some(f) = fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
