@@ -336,11 +336,7 @@ fn run_packet(
                 "AGENT_DISPATCH packets are not supported (queues accept kernel dispatch and barrier packets)".into(),
             ))
         }
-        packet_type::VENDOR_SPECIFIC => {
-            return Err(QueueError::InvalidPacket(
-                "vendor-specific packets are not supported".into(),
-            ))
-        }
+        packet_type::VENDOR_SPECIFIC => run_host_op(queue, packet, completion.as_ref())?,
         other => {
             return Err(QueueError::InvalidPacket(format!(
                 "packet type {other} at index {index} is not an AQL packet type"
@@ -487,4 +483,82 @@ fn barrier(rt: &Runtime, queue: &Queue, p: &[u8; 64], all: bool) -> Result<(), Q
         }
     }
     Ok(())
+}
+
+// ---- Host operations: softgpu's own vendor-specific packet ----
+//
+// Copies, fills and uploads issued by the safe API must run in order with
+// the dispatches around them. Rather than a second ordering mechanism, they
+// ride the same ring: a VENDOR_SPECIFIC packet carrying HOST_OP_MAGIC and an
+// id into a table of closures the processor runs in its turn. A vendor
+// packet without the magic stays invalid, as HSA requires.
+
+/// Bytes 4..8 of a host-operation packet.
+pub const HOST_OP_MAGIC: u32 = 0x5047_4653; // "SFGP"
+
+/// A host operation: runs once on the queue's processor thread, in order.
+pub type HostOp = Box<dyn FnOnce() -> std::result::Result<(), String> + Send>;
+
+/// Pending host operations by (queue id, operation id).
+static HOST_OPS: Mutex<std::collections::BTreeMap<(u64, u64), HostOp>> =
+    Mutex::new(std::collections::BTreeMap::new());
+static HOST_OP_IDS: AtomicU64 = AtomicU64::new(1);
+
+fn host_ops() -> std::sync::MutexGuard<'static, std::collections::BTreeMap<(u64, u64), HostOp>> {
+    HOST_OPS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Queue {
+    /// Registers `op` and returns the packet (header included) that runs it
+    /// when the processor reaches it; `completion` is a signal handle or 0.
+    /// The caller publishes the packet like any other.
+    pub fn host_op_packet(&self, op: HostOp, completion: u64) -> [u8; 64] {
+        let id = HOST_OP_IDS.fetch_add(1, Ordering::Relaxed);
+        host_ops().insert((self.id, id), op);
+        let mut p = [0u8; 64];
+        let header = packet_type::VENDOR_SPECIFIC as u16 | 1 << 8 | 2 << 9 | 2 << 11;
+        p[0..2].copy_from_slice(&header.to_le_bytes());
+        p[4..8].copy_from_slice(&HOST_OP_MAGIC.to_le_bytes());
+        p[8..16].copy_from_slice(&id.to_le_bytes());
+        p[56..64].copy_from_slice(&completion.to_le_bytes());
+        p
+    }
+
+    /// Drops the host operations this queue never ran (after it failed or
+    /// was destroyed), releasing whatever they hold.
+    pub fn discard_host_ops(&self) {
+        let mut ops = host_ops();
+        let mine: Vec<_> = ops
+            .range((self.id, 0)..=(self.id, u64::MAX))
+            .map(|(k, _)| *k)
+            .collect();
+        let dropped: Vec<HostOp> = mine.iter().filter_map(|k| ops.remove(k)).collect();
+        drop(ops);
+        drop(dropped);
+    }
+}
+
+/// Runs the host operation a vendor-specific packet names.
+fn run_host_op(
+    queue: &Queue,
+    p: &[u8; 64],
+    completion: Option<&Arc<Signal>>,
+) -> Result<(), QueueError> {
+    if u32_at(p, 4) != HOST_OP_MAGIC {
+        return Err(QueueError::InvalidPacket(
+            "vendor-specific packets are not supported".into(),
+        ));
+    }
+    let id = u64_at(p, 8);
+    let op = host_ops().remove(&(queue.id, id)).ok_or_else(|| {
+        QueueError::InvalidPacket(format!(
+            "host operation {id} is not registered on this queue"
+        ))
+    })?;
+    let start = now_ns();
+    let result = op();
+    if let Some(c) = completion {
+        c.set_times(start, now_ns());
+    }
+    result.map_err(|e| QueueError::DispatchFailed(format!("host operation failed: {e}")))
 }

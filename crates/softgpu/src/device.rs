@@ -1,0 +1,109 @@
+//! Devices: one GPU agent of the process-wide runtime.
+
+use std::sync::Arc;
+
+use softgpu_runtime::agent::{Agent, PoolKind};
+use softgpu_runtime::profile::Profile;
+use softgpu_runtime::Runtime;
+
+use crate::error::{Error, Result};
+use crate::stream::Stream;
+
+/// What a device handle shares with everything made from it. Buffers,
+/// modules and streams hold it, so the runtime outlives all of them.
+pub(crate) struct DeviceInner {
+    pub rt: Arc<Runtime>,
+    pub agent: Arc<Agent>,
+    pub agent_handle: u64,
+    pub index: usize,
+    pub device_pool: u64,
+    pub system_pool: u64,
+    pub kernarg_pool: u64,
+}
+
+impl Drop for DeviceInner {
+    fn drop(&mut self) {
+        // Balances the `Runtime::init` of `Device::open`.
+        let _ = Runtime::shut_down();
+    }
+}
+
+/// A GPU (an executor device behind the runtime). Cheap to clone.
+#[derive(Clone)]
+pub struct Device {
+    pub(crate) inner: Arc<DeviceInner>,
+}
+
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Device({} {})", self.inner.index, self.target())
+    }
+}
+
+impl Device {
+    /// Opens GPU `index` (0 is the first GPU; `SOFTGPU_DEVICES` sets how
+    /// many there are, `SOFTGPU_PROFILE` which profile they follow).
+    pub fn open(index: usize) -> Result<Device> {
+        let rt = Runtime::init()?;
+        // From here on a failure must undo the init: DeviceInner's drop does.
+        let Some(agent) = rt.gpus().nth(index).cloned() else {
+            let _ = Runtime::shut_down();
+            return Err(Error::NoDevice(index));
+        };
+        let pool = |a: &Agent, kind: PoolKind| {
+            a.pools
+                .iter()
+                .copied()
+                .find(|p| rt.pool(*p).is_ok_and(|p| p.kind == kind))
+                .unwrap_or(0)
+        };
+        let cpu = rt.agents[0].clone();
+        let inner = DeviceInner {
+            agent_handle: rt.agent_handles[agent.index],
+            index,
+            device_pool: pool(&agent, PoolKind::CoarseDevice),
+            system_pool: pool(&cpu, PoolKind::FineSystem),
+            kernarg_pool: pool(&cpu, PoolKind::Kernarg),
+            agent,
+            rt: rt.clone(),
+        };
+        Ok(Device {
+            inner: Arc::new(inner),
+        })
+    }
+
+    /// Opens GPU `index` only if it is the `target` processor (e.g.
+    /// `gfx1151`), so code objects built for one target are never run on
+    /// another by accident.
+    pub fn open_for(index: usize, target: &str) -> Result<Device> {
+        let device = Device::open(index)?;
+        if device.target() != target {
+            return Err(Error::WrongTarget {
+                index,
+                wanted: target.into(),
+                actual: device.target().into(),
+            });
+        }
+        Ok(device)
+    }
+
+    /// The processor name, e.g. `gfx1151`: the code-object target.
+    pub fn target(&self) -> &str {
+        &self.inner.agent.profile.name
+    }
+
+    /// The device profile: compute units, LDS, limits, memory sizes.
+    pub fn properties(&self) -> &Profile {
+        &self.inner.agent.profile
+    }
+
+    /// A new stream (an AQL queue with its own packet processor).
+    pub fn stream(&self) -> Result<Stream> {
+        Stream::new(self.clone())
+    }
+
+    /// The kernel compiler for this device's target.
+    pub fn compiler(&self) -> Result<softgpu_compiler::Compiler> {
+        Ok(softgpu_compiler::Compiler::new(self.target())?)
+    }
+}

@@ -1,0 +1,158 @@
+//! The one error type of the safe API.
+
+use std::fmt;
+
+/// Where a kernel fault happened, as the executor reported it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FaultSite {
+    /// Workgroup id in each dimension.
+    pub workgroup: [u32; 3],
+    /// Wave index inside the workgroup.
+    pub wave: u32,
+    /// The lane to blame, when one lane's access faulted.
+    pub lane: Option<usize>,
+    /// Device address of the faulting instruction.
+    pub pc: u64,
+    /// Offset of that instruction in the code object.
+    pub offset: u64,
+    /// The instruction's disassembly.
+    pub instruction: String,
+    /// The memory address involved, if any.
+    pub address: Option<u64>,
+}
+
+/// A kernel fault: what the executor stopped the dispatch for.
+///
+/// Kept as data (not just a message) so tools and tests can point at the
+/// exact workgroup, wave, lane and instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelFault {
+    /// The kernel's name.
+    pub kernel: String,
+    /// What went wrong, in a sentence.
+    pub reason: String,
+    /// Where, when an instruction was to blame.
+    pub site: Option<FaultSite>,
+}
+
+impl From<&softgpu_exec::Fault> for KernelFault {
+    fn from(f: &softgpu_exec::Fault) -> KernelFault {
+        KernelFault {
+            kernel: f.kernel.clone(),
+            reason: f.reason.clone(),
+            site: f.site.as_ref().map(|s| FaultSite {
+                workgroup: s.workgroup,
+                wave: s.wave,
+                lane: s.lane,
+                pc: s.pc,
+                offset: s.offset,
+                instruction: s.instruction.clone(),
+                address: s.address,
+            }),
+        }
+    }
+}
+
+impl fmt::Display for KernelFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "kernel {} faulted: {}", self.kernel, self.reason)?;
+        if let Some(s) = &self.site {
+            let [x, y, z] = s.workgroup;
+            write!(f, " (workgroup ({x}, {y}, {z}), wave {}", s.wave)?;
+            if let Some(l) = s.lane {
+                write!(f, ", lane {l}")?;
+            }
+            write!(f, ", pc {:#x}: {}", s.pc, s.instruction)?;
+            if let Some(a) = s.address {
+                write!(f, ", address {a:#x}")?;
+            }
+            write!(f, ")")?;
+        }
+        Ok(())
+    }
+}
+
+/// Anything the safe API can fail with.
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The runtime refused (device missing, out of memory, bad code object).
+    #[error("runtime: {0}")]
+    Runtime(String),
+    /// The device's target is not the one asked for.
+    #[error("device {index} is {actual}, not {wanted}")]
+    WrongTarget {
+        index: usize,
+        wanted: String,
+        actual: String,
+    },
+    /// No such device.
+    #[error("no device {0}")]
+    NoDevice(usize),
+    /// A view or range lies outside its buffer (or overflows).
+    #[error("range {start}..{end} is outside a buffer of {len} bytes")]
+    OutOfBounds { start: u64, end: u64, len: u64 },
+    /// A kernel argument does not match the kernel's metadata.
+    #[error("kernel {kernel}: argument {index} ({name}): {why}")]
+    Argument {
+        kernel: String,
+        index: usize,
+        name: String,
+        why: String,
+    },
+    /// The kernel takes a different number of arguments.
+    #[error("kernel {kernel} takes {expected} arguments ({names}), got {given}")]
+    ArgumentCount {
+        kernel: String,
+        expected: usize,
+        given: usize,
+        names: String,
+    },
+    /// A launch the device cannot run (shape, LDS).
+    #[error("kernel {kernel}: bad launch: {why}")]
+    Launch { kernel: String, why: String },
+    /// The code object has no kernel of that name.
+    #[error("no kernel named {name}; the module has: {available}")]
+    NoSuchKernel { name: String, available: String },
+    /// A dispatched kernel faulted.
+    #[error("{0}")]
+    Fault(Box<KernelFault>),
+    /// The stream's queue stopped for another reason (a failed host
+    /// operation, an invalid packet).
+    #[error("stream failed: {0}")]
+    Stream(String),
+    /// Two values that must agree do not (sizes of a copy, element sizes).
+    #[error("invalid: {0}")]
+    Invalid(String),
+    /// Compiling source failed; the compiler's diagnostics.
+    #[error("compile: {0}")]
+    Compile(String),
+    /// Reading a file failed.
+    #[error("{path}: {why}")]
+    Io { path: String, why: String },
+}
+
+impl From<softgpu_runtime::Error> for Error {
+    fn from(e: softgpu_runtime::Error) -> Error {
+        Error::Runtime(e.to_string())
+    }
+}
+
+impl From<softgpu_compiler::CompileError> for Error {
+    fn from(e: softgpu_compiler::CompileError) -> Error {
+        Error::Compile(e.to_string())
+    }
+}
+
+impl From<&softgpu_runtime::queue::QueueError> for Error {
+    fn from(e: &softgpu_runtime::queue::QueueError) -> Error {
+        use softgpu_runtime::queue::QueueError;
+        match e {
+            QueueError::KernelFault(f) => Error::Fault(Box::new(KernelFault::from(&**f))),
+            other => Error::Stream(other.to_string()),
+        }
+    }
+}
+
+/// Shorthand result.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

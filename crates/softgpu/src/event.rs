@@ -1,0 +1,173 @@
+//! Completion tracking: submissions, events and readbacks.
+//!
+//! Each is a signal that a host operation in the stream decrements when
+//! the stream reaches it, plus the stream's failure state, so a waiter
+//! learns of a fault instead of waiting forever for work that will never
+//! run.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use softgpu_runtime::signal::{wait_any, Condition, Order, Signal, WaitHint};
+
+use crate::error::{Error, Result};
+use crate::scalar::{from_bytes, Scalar};
+
+/// The failure state of one queue of a stream, shared with its error
+/// callback and with everything waiting on that queue.
+pub(crate) struct LaneState {
+    /// Becomes 1 when the queue stops on an error.
+    pub failed: Arc<Signal>,
+    pub error: Mutex<Option<Error>>,
+    /// Whether a waiter has returned the error to the user already.
+    pub reported: AtomicBool,
+}
+
+impl LaneState {
+    pub fn new() -> LaneState {
+        LaneState {
+            failed: Arc::new(Signal::new(0)),
+            error: Mutex::new(None),
+            reported: AtomicBool::new(false),
+        }
+    }
+
+    /// Called from the queue's error callback.
+    pub fn fail(&self, error: Error) {
+        *self.error.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
+        self.failed.store(1, Order::Release);
+    }
+
+    pub fn has_failed(&self) -> bool {
+        self.failed.load(Order::Acquire) != 0
+    }
+
+    /// The error, marking it reported.
+    pub fn error(&self) -> Error {
+        self.reported.store(true, Ordering::Release);
+        let e = self.error.lock().unwrap_or_else(|e| e.into_inner());
+        e.clone()
+            .unwrap_or_else(|| Error::Stream("the stream's queue stopped".into()))
+    }
+}
+
+/// A point in a stream: completes when the stream reaches it.
+#[derive(Clone)]
+pub(crate) struct Marker {
+    pub signal: Arc<Signal>,
+    pub lane: Arc<LaneState>,
+}
+
+impl Marker {
+    fn is_complete(&self) -> bool {
+        self.signal.load(Order::Acquire) == 0
+    }
+
+    /// Whether `wait` would return at once.
+    fn is_settled(&self) -> bool {
+        self.is_complete() || self.lane.has_failed()
+    }
+
+    /// Blocks until the stream reaches the marker or fails first.
+    fn wait(&self) -> Result<()> {
+        let watched = [
+            (self.signal.clone(), Condition::Eq, 0),
+            (self.lane.failed.clone(), Condition::Ne, 0),
+        ];
+        while wait_any(&watched, None, WaitHint::Blocked).is_none() {}
+        if self.is_complete() {
+            Ok(())
+        } else {
+            Err(self.lane.error())
+        }
+    }
+}
+
+/// Work submitted so far on a stream, to wait for.
+#[derive(Clone)]
+pub struct Submission {
+    pub(crate) marker: Marker,
+}
+
+impl Submission {
+    /// Whether [`Submission::wait`] would return at once.
+    pub fn is_complete(&self) -> bool {
+        self.marker.is_settled()
+    }
+
+    /// Waits for the work; a kernel fault (or other stream failure) before
+    /// this point is returned as the error.
+    pub fn wait(&self) -> Result<()> {
+        self.marker.wait()
+    }
+}
+
+/// A point recorded in a stream, for other streams to wait on and for
+/// timing. `Send + Sync`: any thread may wait on it.
+#[derive(Clone)]
+pub struct Event {
+    pub(crate) marker: Marker,
+}
+
+impl std::fmt::Debug for Event {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Event(complete: {})", self.marker.is_complete())
+    }
+}
+
+impl Event {
+    /// Whether the stream has passed the event (or failed before it).
+    pub fn is_complete(&self) -> bool {
+        self.marker.is_settled()
+    }
+
+    /// Blocks until the stream passes the event.
+    pub fn synchronize(&self) -> Result<()> {
+        self.marker.wait()
+    }
+
+    /// Time from `earlier` to this event, waiting for both. Events of
+    /// different streams may have run in either order; then the result is
+    /// zero rather than negative.
+    pub fn elapsed_since(&self, earlier: &Event) -> Result<Duration> {
+        self.synchronize()?;
+        earlier.synchronize()?;
+        let at = |e: &Event| e.marker.signal.times().map_or(0, |(_, end)| end);
+        Ok(Duration::from_nanos(at(self).saturating_sub(at(earlier))))
+    }
+}
+
+/// Bytes a stream will read back; [`Readback::wait`] returns them.
+pub struct Readback {
+    pub(crate) marker: Marker,
+    pub(crate) data: Arc<Mutex<Option<Vec<u8>>>>,
+}
+
+impl Readback {
+    /// Whether [`Readback::wait`] would return at once.
+    pub fn is_complete(&self) -> bool {
+        self.marker.is_settled()
+    }
+
+    /// Waits for the read and returns the bytes.
+    pub fn wait(self) -> Result<Vec<u8>> {
+        self.marker.wait()?;
+        let mut data = self.data.lock().unwrap_or_else(|e| e.into_inner());
+        data.take()
+            .ok_or_else(|| Error::Stream("the read did not run".into()))
+    }
+
+    /// Waits and returns the bytes as values of `T`.
+    pub fn wait_as<T: Scalar>(self) -> Result<Vec<T>> {
+        let bytes = self.wait()?;
+        if bytes.len() % T::SIZE != 0 {
+            return Err(Error::Invalid(format!(
+                "{} bytes are not a whole number of {} values",
+                bytes.len(),
+                T::NAME
+            )));
+        }
+        Ok(from_bytes(&bytes))
+    }
+}

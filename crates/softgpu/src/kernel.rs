@@ -1,0 +1,352 @@
+//! Modules (loaded code objects), kernels, their metadata and arguments.
+
+use std::sync::Arc;
+
+use softgpu_codeobj::ValueKind;
+use softgpu_runtime::executable::{KernelRef, SymbolKind};
+
+use crate::buffer::{BufferInner, View};
+use crate::device::{Device, DeviceInner};
+use crate::error::{Error, Result};
+use crate::scalar::Scalar;
+
+/// A loaded, frozen executable. Kernels keep it alive, so a queued
+/// dispatch never names an unloaded kernel.
+pub(crate) struct ModuleInner {
+    device: Arc<DeviceInner>,
+    executable: u64,
+    reader: u64,
+}
+
+impl Drop for ModuleInner {
+    fn drop(&mut self) {
+        let rt = &self.device.rt;
+        let _ = rt.destroy_executable(self.executable);
+        let _ = rt.readers.remove(self.reader);
+    }
+}
+
+/// A code object loaded on a device.
+pub struct Module {
+    inner: Arc<ModuleInner>,
+}
+
+impl Module {
+    /// Loads a code object from bytes for `device`.
+    pub fn load_bytes(device: &Device, bytes: &[u8]) -> Result<Module> {
+        let d = &device.inner;
+        let reader = d.rt.reader_from_memory(bytes, "softgpu::Module")?;
+        let executable = d.rt.create_executable();
+        // Built before loading so that a failure below cleans up.
+        let inner = Arc::new(ModuleInner {
+            device: d.clone(),
+            executable,
+            reader,
+        });
+        d.rt.load_code_object(executable, d.agent_handle, reader)?;
+        d.rt.freeze(executable)?;
+        Ok(Module { inner })
+    }
+
+    /// Loads a code object file for `device`.
+    pub fn load(device: &Device, path: impl AsRef<std::path::Path>) -> Result<Module> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|e| Error::Io {
+            path: path.display().to_string(),
+            why: e.to_string(),
+        })?;
+        Module::load_bytes(device, &bytes)
+    }
+
+    /// The kernels' names.
+    pub fn kernel_names(&self) -> Vec<String> {
+        let rt = &self.inner.device.rt;
+        let symbols = rt
+            .executable_symbols(self.inner.executable, None)
+            .unwrap_or_default();
+        symbols
+            .iter()
+            .filter_map(|h| rt.symbols.get(*h).ok())
+            .filter_map(|s| match &s.kind {
+                SymbolKind::Kernel(k) => Some(k.kernel().name.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The kernel named `name` (its source name, without `.kd`).
+    pub fn kernel(&self, name: &str) -> Result<Kernel> {
+        let m = &self.inner;
+        let rt = &m.device.rt;
+        let found = rt
+            .symbol_by_name(
+                m.executable,
+                &format!("{name}.kd"),
+                Some(m.device.agent_handle),
+            )
+            .ok()
+            .and_then(|h| rt.symbols.get(h).ok());
+        match found.map(|s| s.kind.clone()) {
+            Some(SymbolKind::Kernel(kref)) => Ok(Kernel {
+                info: Arc::new(KernelInfo::of(&kref)),
+                kref,
+                module: m.clone(),
+            }),
+            _ => Err(Error::NoSuchKernel {
+                name: name.into(),
+                available: self.kernel_names().join(", "),
+            }),
+        }
+    }
+}
+
+/// What kind of value a kernel argument takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ArgKind {
+    /// A global-memory pointer: pass a [`View`].
+    Pointer,
+    /// A value: pass a [`Scalar`].
+    Value,
+    /// A kind this API cannot pass (local-memory pointers, images,
+    /// samplers, pipes, queues).
+    Unsupported,
+}
+
+/// One explicit kernel argument, from the code object's metadata.
+#[derive(Clone, Debug)]
+pub struct ArgInfo {
+    /// Source name, when the compiler recorded one.
+    pub name: Option<String>,
+    /// Source type, when recorded.
+    pub type_name: Option<String>,
+    pub kind: ArgKind,
+    /// Bytes in the kernarg segment.
+    pub size: u32,
+    /// Offset in the kernarg segment.
+    pub offset: u32,
+}
+
+impl ArgInfo {
+    /// How errors name the argument.
+    pub fn label(&self) -> String {
+        match (&self.type_name, &self.name) {
+            (Some(t), Some(n)) => format!("{t} {n}"),
+            (None, Some(n)) => n.clone(),
+            (Some(t), None) => t.clone(),
+            (None, None) => format!("{} bytes at offset {}", self.size, self.offset),
+        }
+    }
+}
+
+/// A kernel's metadata.
+#[derive(Clone, Debug)]
+pub struct KernelInfo {
+    pub name: String,
+    /// Explicit arguments in order (hidden ones are filled by the API).
+    pub args: Vec<ArgInfo>,
+    /// Static LDS bytes per workgroup.
+    pub lds_bytes: u32,
+    /// Scratch bytes per work-item.
+    pub scratch_bytes: u32,
+    /// Largest workgroup the kernel was compiled for.
+    pub max_workgroup_size: u32,
+    /// `reqd_work_group_size`, when the source fixed it.
+    pub required_workgroup_size: Option<[u32; 3]>,
+    /// `work_group_size_hint`, when the source gave one.
+    pub workgroup_size_hint: Option<[u32; 3]>,
+    /// Lanes per wave (32 or 64).
+    pub wave_size: u32,
+}
+
+impl KernelInfo {
+    fn of(k: &KernelRef) -> KernelInfo {
+        let kernel = k.kernel();
+        let meta = &kernel.meta;
+        let args = meta
+            .args
+            .iter()
+            .filter(|a| !a.value_kind.is_hidden())
+            .map(|a| ArgInfo {
+                name: a.name.clone(),
+                type_name: a.type_name.clone(),
+                kind: match a.value_kind {
+                    ValueKind::GlobalBuffer => ArgKind::Pointer,
+                    ValueKind::ByValue => ArgKind::Value,
+                    _ => ArgKind::Unsupported,
+                },
+                size: a.size,
+                offset: a.offset,
+            })
+            .collect();
+        KernelInfo {
+            name: kernel.name.clone(),
+            args,
+            lds_bytes: meta
+                .group_segment_fixed_size
+                .max(kernel.descriptor.group_segment_fixed_size),
+            scratch_bytes: meta
+                .private_segment_fixed_size
+                .max(kernel.descriptor.private_segment_fixed_size),
+            max_workgroup_size: meta.max_flat_workgroup_size,
+            required_workgroup_size: meta.reqd_workgroup_size,
+            workgroup_size_hint: meta.workgroup_size_hint,
+            wave_size: meta.wavefront_size,
+        }
+    }
+}
+
+/// A kernel of a loaded module. Cheap to clone; keeps its module loaded.
+#[derive(Clone)]
+pub struct Kernel {
+    pub(crate) kref: KernelRef,
+    pub(crate) info: Arc<KernelInfo>,
+    pub(crate) module: Arc<ModuleInner>,
+}
+
+impl std::fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Kernel({})", self.info.name)
+    }
+}
+
+impl Kernel {
+    /// The kernel's metadata.
+    pub fn info(&self) -> &KernelInfo {
+        &self.info
+    }
+
+    /// The kernel's name.
+    pub fn name(&self) -> &str {
+        &self.info.name
+    }
+
+    pub(crate) fn device(&self) -> &Arc<DeviceInner> {
+        &self.module.device
+    }
+}
+
+/// One argument as given.
+#[derive(Clone)]
+pub(crate) enum ArgValue {
+    View {
+        buffer: Arc<BufferInner>,
+        addr: u64,
+    },
+    Value {
+        type_name: &'static str,
+        bytes: Vec<u8>,
+    },
+}
+
+/// Kernel arguments, in order, checked against the kernel's metadata when
+/// dispatched. Views keep their buffers alive while the dispatch is queued.
+#[derive(Clone, Default)]
+pub struct Args {
+    pub(crate) values: Vec<ArgValue>,
+    pub(crate) dynamic_lds: u32,
+}
+
+impl Args {
+    pub fn new() -> Args {
+        Args::default()
+    }
+
+    /// A pointer argument bound to a view (or a whole buffer).
+    pub fn view<'a>(mut self, view: impl Into<View<'a>>) -> Args {
+        let view = view.into();
+        self.values.push(ArgValue::View {
+            buffer: view.inner(),
+            addr: view.device_ptr(),
+        });
+        self
+    }
+
+    /// A value argument.
+    pub fn value<T: Scalar>(mut self, value: T) -> Args {
+        let mut bytes = Vec::with_capacity(T::SIZE);
+        value.put(&mut bytes);
+        self.values.push(ArgValue::Value {
+            type_name: T::NAME,
+            bytes,
+        });
+        self
+    }
+
+    /// Dynamic LDS bytes per workgroup, on top of the kernel's static LDS.
+    pub fn dynamic_lds(mut self, bytes: u32) -> Args {
+        self.dynamic_lds = bytes;
+        self
+    }
+
+    /// Checks the arguments against `info`; each error names the argument.
+    pub(crate) fn check(&self, info: &KernelInfo) -> Result<()> {
+        if self.values.len() != info.args.len() {
+            let names: Vec<String> = info.args.iter().map(ArgInfo::label).collect();
+            return Err(Error::ArgumentCount {
+                kernel: info.name.clone(),
+                expected: info.args.len(),
+                given: self.values.len(),
+                names: names.join(", "),
+            });
+        }
+        for (index, (arg, given)) in info.args.iter().zip(&self.values).enumerate() {
+            check_one(info, index, arg, given)?;
+        }
+        Ok(())
+    }
+
+    /// The arguments as the executor's kernarg builder takes them.
+    pub(crate) fn exec_args(&self) -> Vec<softgpu_exec::Arg> {
+        self.values
+            .iter()
+            .map(|v| match v {
+                ArgValue::View { addr, .. } => softgpu_exec::Arg::Pointer(*addr),
+                ArgValue::Value { bytes, .. } => softgpu_exec::Arg::Bytes(bytes.clone()),
+            })
+            .collect()
+    }
+
+    /// The buffers the arguments use, to keep alive.
+    pub(crate) fn buffers(&self) -> Vec<Arc<BufferInner>> {
+        self.values
+            .iter()
+            .filter_map(|v| match v {
+                ArgValue::View { buffer, .. } => Some(buffer.clone()),
+                ArgValue::Value { .. } => None,
+            })
+            .collect()
+    }
+}
+
+fn check_one(info: &KernelInfo, index: usize, arg: &ArgInfo, given: &ArgValue) -> Result<()> {
+    let err = |why: String| Error::Argument {
+        kernel: info.name.clone(),
+        index,
+        name: arg.label(),
+        why,
+    };
+    match (arg.kind, given) {
+        (ArgKind::Pointer, ArgValue::View { .. }) => Ok(()),
+        (ArgKind::Pointer, ArgValue::Value { type_name, .. }) => {
+            Err(err(format!("is a pointer; pass a view, not a {type_name}")))
+        }
+        (ArgKind::Value, ArgValue::View { .. }) => {
+            Err(err(format!("is a {}-byte value, not a pointer", arg.size)))
+        }
+        (ArgKind::Value, ArgValue::Value { type_name, bytes }) => {
+            if bytes.len() == arg.size as usize {
+                Ok(())
+            } else {
+                Err(err(format!(
+                    "takes {} bytes, got a {type_name} of {}",
+                    arg.size,
+                    bytes.len()
+                )))
+            }
+        }
+        _ => Err(err(
+            "this argument kind cannot be passed by the safe API".into()
+        )),
+    }
+}

@@ -1,0 +1,56 @@
+//! The safe Rust API of softgpu: devices, streams, buffers, kernels and
+//! events, built on the runtime's AQL queues.
+//!
+//! Device addresses are host addresses in softgpu and the executor confines
+//! every kernel access to memory the kernel may touch, so unlike on real
+//! hardware a dispatch cannot corrupt the host: dispatch is safe, and a
+//! wild access comes back as a structured [`KernelFault`].
+//!
+//! ```no_run
+//! use softgpu::{Args, Device, Language};
+//!
+//! let device = Device::open(0)?;
+//! let stream = device.stream()?;
+//! let module = stream.compile(
+//!     "__kernel void twice(__global float* x) { x[get_global_id(0)] *= 2.0f; }",
+//!     Language::OpenCl,
+//! )?;
+//! let twice = module.kernel("twice")?;
+//! let x = stream.allocate(4 * 256)?;
+//! stream.upload(&x, &[1.5f32; 256])?;
+//! stream.dispatch(&twice, 4, 64, &Args::new().view(&x))?;
+//! let out: Vec<f32> = stream.read_blocking(&x)?;
+//! assert_eq!(out[0], 3.0);
+//! # Ok::<(), softgpu::Error>(())
+//! ```
+
+mod buffer;
+mod device;
+mod error;
+mod event;
+mod kernel;
+mod scalar;
+mod stream;
+
+pub use buffer::{Buffer, View};
+pub use device::Device;
+pub use error::{Error, FaultSite, KernelFault, Result};
+pub use event::{Event, Readback, Submission};
+pub use kernel::{ArgInfo, ArgKind, Args, Kernel, KernelInfo, Module};
+pub use scalar::Scalar;
+pub use softgpu_compiler::{Compiler, Language};
+pub use softgpu_runtime::profile::Profile;
+pub use stream::{Dim3, Pattern, Stream};
+
+/// Compile-time checks of the thread-safety promises.
+#[allow(dead_code)]
+fn _assert_traits() {
+    fn send<T: Send>() {}
+    fn send_sync<T: Send + Sync>() {}
+    send::<Stream>();
+    send_sync::<Buffer>();
+    send_sync::<Event>();
+    send_sync::<Kernel>();
+    send_sync::<Device>();
+    send_sync::<Module>();
+}

@@ -1,0 +1,124 @@
+//! Streams: ordering of uploads, dispatches and reads; fills and copies;
+//! buffer lifetimes across queued work.
+
+mod common;
+
+use softgpu::Args;
+
+#[test]
+fn vector_add_matches_the_cpu() {
+    let (_device, stream, module) = common::setup();
+    let vadd = module.kernel("vadd").unwrap();
+    let n = 1000u32;
+    let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let b: Vec<f32> = (0..n).map(|i| 3.0 - i as f32).collect();
+    let bytes = 4 * n as u64;
+    let (da, db, dc) = (
+        stream.allocate(bytes).unwrap(),
+        stream.allocate(bytes).unwrap(),
+        stream.allocate(bytes).unwrap(),
+    );
+    stream.upload(&da, &a).unwrap();
+    stream.upload(&db, &b).unwrap();
+    let args = Args::new().view(&da).view(&db).view(&dc).value(n);
+    stream.dispatch(&vadd, n.div_ceil(64), 64, &args).unwrap();
+    // No host wait between upload, dispatch and read: the stream orders them.
+    let c: Vec<f32> = stream.read(&dc).unwrap().wait_as().unwrap();
+    let expected: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    assert_eq!(c, expected);
+}
+
+#[test]
+fn dispatches_run_in_order() {
+    let (_device, stream, module) = common::setup();
+    let scale = module.kernel("scale").unwrap();
+    let x = stream.allocate(4 * 64).unwrap();
+    stream.upload(&x, &[1.0f32; 64]).unwrap();
+    for k in [2.0f32, 3.0, 5.0] {
+        stream
+            .dispatch(&scale, 1, 64, &Args::new().view(&x).value(k))
+            .unwrap();
+    }
+    let after_scales = stream.read(x.slice(0..8)).unwrap();
+    stream.fill(&x, 7.0f32).unwrap();
+    let after_fill = stream.read(&x).unwrap();
+    assert_eq!(after_scales.wait_as::<f32>().unwrap(), vec![30.0; 2]);
+    assert_eq!(after_fill.wait_as::<f32>().unwrap(), vec![7.0; 64]);
+}
+
+#[test]
+fn fill_copy_and_zeroed_allocation() {
+    let (_device, stream, _module) = common::setup();
+    let zero = stream.allocate_zeroed(100).unwrap();
+    assert_eq!(stream.read_blocking::<u8>(&zero).unwrap(), vec![0u8; 100]);
+    let src = stream.allocate_shared(16).unwrap();
+    stream.upload(&src, &[1u32, 2, 3, 4]).unwrap();
+    let dst = stream.allocate(16).unwrap();
+    stream.fill(&dst, 0xabu8).unwrap();
+    stream.copy(src.slice(4..12), dst.slice(8..16)).unwrap();
+    let got: Vec<u32> = stream.read_blocking(&dst).unwrap();
+    assert_eq!(got, vec![0xabababab, 0xabababab, 2, 3]);
+    assert!(stream.copy(src.slice(0..4), dst.slice(0..8)).is_err());
+    assert!(stream.fill(dst.slice(0..6), 1u32).is_err());
+    assert!(stream.upload(dst.slice(0..4), &[1u32, 2]).is_err());
+}
+
+#[test]
+fn buffers_dropped_while_queued_stay_alive() {
+    let (device, stream, module) = common::setup();
+    let (spin, vadd) = (
+        module.kernel("spin").unwrap(),
+        module.kernel("vadd").unwrap(),
+    );
+    // Stream `gate` keeps `stream` waiting behind a slow kernel.
+    let gate = device.stream().unwrap();
+    let slow = gate.allocate(4 * 64).unwrap();
+    gate.fill(&slow, 1.0f32).unwrap();
+    gate.dispatch(&spin, 1, 64, &Args::new().view(&slow).value(1_000_000u32))
+        .unwrap();
+    let opened = gate.record_event().unwrap();
+    stream.wait_event(&opened).unwrap();
+    let n = 4096u32;
+    let bytes = 4 * n as u64;
+    // Inputs written beforehand by another stream: only the dispatch
+    // holds them once the handles are dropped.
+    let other = device.stream().unwrap();
+    let (a, b, c) = (
+        other.allocate(bytes).unwrap(),
+        other.allocate(bytes).unwrap(),
+        other.allocate(bytes).unwrap(),
+    );
+    other.upload(&a, &vec![1.0f32; n as usize]).unwrap();
+    other
+        .upload_blocking(&b, &vec![2.0f32; n as usize])
+        .unwrap();
+    let args = Args::new().view(&a).view(&b).view(&c).value(n);
+    stream.dispatch(&vadd, n / 64, 64, &args).unwrap();
+    drop(args);
+    drop(a);
+    drop(b);
+    let result = stream.read(&c).unwrap();
+    drop(c);
+    // Memory freed too early would be handed out again here and trashed.
+    let junk: Vec<_> = (0..3).map(|_| other.allocate(bytes).unwrap()).collect();
+    for j in &junk {
+        other.fill(j, -9.0f32).unwrap();
+    }
+    other.synchronize().unwrap();
+    assert!(
+        !result.is_complete(),
+        "the gate should still hold the stream"
+    );
+    assert_eq!(result.wait_as::<f32>().unwrap(), vec![3.0; n as usize]);
+}
+
+#[test]
+fn submissions_complete() {
+    let (_device, stream, _module) = common::setup();
+    let x = stream.allocate(1 << 20).unwrap();
+    stream.fill(&x, 3u32).unwrap();
+    let s = stream.submit().unwrap();
+    s.wait().unwrap();
+    assert!(s.is_complete());
+    stream.synchronize().unwrap();
+}
