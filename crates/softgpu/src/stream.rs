@@ -15,10 +15,11 @@ use std::time::Duration;
 use softgpu_runtime::queue::{packet_type, Queue, QueueSpec};
 use softgpu_runtime::signal::{Order, Signal};
 
-use crate::buffer::{Buffer, View};
+use crate::buffer::{Buffer, BufferInner, View};
 use crate::device::{Device, DeviceInner};
 use crate::error::{Error, Result};
 use crate::event::{Event, LaneState, Marker, Readback, Submission};
+use crate::graph::{Graph, GraphExec};
 use crate::kernel::{Args, Kernel, Module};
 use crate::scalar::{to_bytes, Scalar};
 
@@ -42,6 +43,8 @@ struct Lane {
 pub struct Stream {
     device: Device,
     lane: RefCell<Lane>,
+    /// The failure of a replaced queue that no wait has reported yet.
+    pending: RefCell<Option<Error>>,
 }
 
 /// A workgroup count or size in up to three dimensions.
@@ -89,6 +92,69 @@ impl From<f32> for Pattern {
     }
 }
 
+/// One stream operation, owning what it uses: what a call enqueues and a
+/// graph node replays.
+pub(crate) enum Op {
+    Fill {
+        buffer: Arc<BufferInner>,
+        offset: u64,
+        len: u64,
+        pattern: Vec<u8>,
+    },
+    Copy {
+        from: Arc<BufferInner>,
+        from_at: u64,
+        to: Arc<BufferInner>,
+        to_at: u64,
+        len: u64,
+    },
+    Dispatch {
+        kernel: Kernel,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: Args,
+    },
+    /// Nothing to run: only orders its dependencies before its dependents.
+    Join,
+}
+
+impl Op {
+    /// A checked fill.
+    pub(crate) fn fill(dst: View<'_>, Pattern(pattern): Pattern) -> Result<Op> {
+        if !dst.bytes().is_multiple_of(pattern.len() as u64) {
+            return Err(Error::Invalid(format!(
+                "a fill of {} bytes is not a whole number of {}-byte patterns",
+                dst.bytes(),
+                pattern.len()
+            )));
+        }
+        Ok(Op::Fill {
+            buffer: dst.inner(),
+            offset: dst.offset(),
+            len: dst.bytes(),
+            pattern,
+        })
+    }
+
+    /// A checked copy.
+    pub(crate) fn copy(src: View<'_>, dst: View<'_>) -> Result<Op> {
+        if src.bytes() != dst.bytes() {
+            return Err(Error::Invalid(format!(
+                "copy from {} bytes into {} bytes",
+                src.bytes(),
+                dst.bytes()
+            )));
+        }
+        Ok(Op::Copy {
+            from: src.inner(),
+            from_at: src.offset(),
+            to: dst.inner(),
+            to_at: dst.offset(),
+            len: src.bytes(),
+        })
+    }
+}
+
 /// A kernarg segment in the kernarg pool, freed when the dispatch that
 /// reads it has completed.
 struct Kernarg {
@@ -121,6 +187,7 @@ impl Stream {
         Ok(Stream {
             device,
             lane: RefCell::new(lane),
+            pending: RefCell::new(None),
         })
     }
 
@@ -195,37 +262,13 @@ impl Stream {
     /// `f32`) in stream order. The view's length must be a whole number of
     /// patterns.
     pub fn fill<'a>(&self, dst: impl Into<View<'a>>, pattern: impl Into<Pattern>) -> Result<()> {
-        let (dst, Pattern(pattern)) = (dst.into(), pattern.into());
-        if dst.bytes() % pattern.len() as u64 != 0 {
-            return Err(Error::Invalid(format!(
-                "a fill of {} bytes is not a whole number of {}-byte patterns",
-                dst.bytes(),
-                pattern.len()
-            )));
-        }
-        let (buffer, offset, len) = (dst.inner(), dst.offset(), dst.bytes());
-        self.host_op(&*self.lane()?, move || {
-            let bytes: Vec<u8> = pattern.iter().copied().cycle().take(len as usize).collect();
-            buffer.write(offset, &bytes)
-        })
+        self.run(&Op::fill(dst.into(), pattern.into())?)
     }
 
     /// Copies `src` to `dst` (equal lengths; overlap allowed) in stream
     /// order.
     pub fn copy<'a, 'b>(&self, src: impl Into<View<'a>>, dst: impl Into<View<'b>>) -> Result<()> {
-        let (src, dst) = (src.into(), dst.into());
-        if src.bytes() != dst.bytes() {
-            return Err(Error::Invalid(format!(
-                "copy from {} bytes into {} bytes",
-                src.bytes(),
-                dst.bytes()
-            )));
-        }
-        let (from, from_at, len) = (src.inner(), src.offset(), src.bytes());
-        let (to, to_at) = (dst.inner(), dst.offset());
-        self.host_op(&*self.lane()?, move || {
-            to.write(to_at, &from.read(from_at, len)?)
-        })
+        self.run(&Op::copy(src.into(), dst.into())?)
     }
 
     /// Loads a code object file on the stream's device.
@@ -260,6 +303,18 @@ impl Stream {
         block: impl Into<Dim3>,
         args: &Args,
     ) -> Result<()> {
+        self.enqueue_dispatch(kernel, grid.into().0, block.into().0, args)
+    }
+
+    /// Checks a dispatch without enqueueing it; returns the grid in
+    /// work-items and the LDS bytes per workgroup.
+    pub(crate) fn check_dispatch(
+        &self,
+        kernel: &Kernel,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &Args,
+    ) -> Result<([u32; 3], u32)> {
         if !Arc::ptr_eq(kernel.device(), &self.device.inner) {
             return Err(Error::Invalid(format!(
                 "kernel {} was loaded on another device",
@@ -267,9 +322,19 @@ impl Stream {
             )));
         }
         args.check(kernel.info())?;
-        let (grid, block) = (grid.into().0, block.into().0);
         let items = launch_shape(self.device.properties(), kernel, grid, block)?;
         let lds = check_lds(self.device.properties(), kernel, args.dynamic_lds)?;
+        Ok((items, lds))
+    }
+
+    fn enqueue_dispatch(
+        &self,
+        kernel: &Kernel,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &Args,
+    ) -> Result<()> {
+        let (items, lds) = self.check_dispatch(kernel, grid, block, args)?;
         let kernarg = self.kernarg(kernel, items, block, args)?;
         let packet = dispatch_packet(kernel, items, block, lds, kernarg.addr);
         // One lane for both packets: the release must follow the dispatch.
@@ -280,6 +345,46 @@ impl Stream {
             drop(keep);
             Ok(())
         })
+    }
+
+    /// Enqueues one operation (as recorded in a graph or made by a call).
+    pub(crate) fn run(&self, op: &Op) -> Result<()> {
+        match op {
+            Op::Fill {
+                buffer,
+                offset,
+                len,
+                pattern,
+            } => {
+                let (buffer, offset, len, pattern) =
+                    (buffer.clone(), *offset, *len, pattern.clone());
+                self.host_op(&*self.lane()?, move || {
+                    let bytes: Vec<u8> =
+                        pattern.iter().copied().cycle().take(len as usize).collect();
+                    buffer.write(offset, &bytes)
+                })
+            }
+            Op::Copy {
+                from,
+                from_at,
+                to,
+                to_at,
+                len,
+            } => {
+                let (from, from_at, to, to_at, len) =
+                    (from.clone(), *from_at, to.clone(), *to_at, *len);
+                self.host_op(&*self.lane()?, move || {
+                    to.write(to_at, &from.read(from_at, len)?)
+                })
+            }
+            Op::Dispatch {
+                kernel,
+                grid,
+                block,
+                args,
+            } => self.enqueue_dispatch(kernel, *grid, *block, args),
+            Op::Join => Ok(()),
+        }
     }
 
     /// Marks this point of the stream.
@@ -310,6 +415,17 @@ impl Stream {
         })
     }
 
+    /// Starts recording a graph of work to replay on this stream with
+    /// [`Stream::launch`].
+    pub fn graph(&self) -> Graph<'_> {
+        Graph::new(self)
+    }
+
+    /// Replays a finished graph in stream order.
+    pub fn launch(&self, exec: &mut GraphExec) -> Result<()> {
+        exec.launch_on(self)
+    }
+
     /// Everything enqueued so far, to wait for.
     pub fn submit(&self) -> Result<Submission> {
         Ok(Submission {
@@ -318,24 +434,23 @@ impl Stream {
     }
 
     /// Waits for everything enqueued so far; returns a kernel fault (or
-    /// other failure) that happened in that work.
+    /// other failure) that happened in that work and was not yet reported
+    /// by another wait.
     pub fn synchronize(&self) -> Result<()> {
         self.submit()?.wait()
     }
 
-    /// The current lane, replacing a failed queue by a fresh one. The first
-    /// call after a failure that nobody waited for returns the failure, so
-    /// it is never lost.
+    /// The current lane, replacing a failed queue by a fresh one. A
+    /// failure nobody has waited for yet is kept for the next marker, so
+    /// the next wait reports it and it is never lost.
     fn lane(&self) -> Result<std::cell::Ref<'_, Lane>> {
         if self.lane.borrow().state.has_failed() {
             let fresh = Lane::open(&self.device.inner)?;
             let old = self.lane.replace(fresh);
-            let unreported = !old.state.reported.load(Ordering::Acquire);
-            let error = old.state.error();
-            old.close(&self.device.inner);
-            if unreported {
-                return Err(error);
+            if !old.state.reported.load(Ordering::Acquire) {
+                *self.pending.borrow_mut() = Some(old.state.error());
             }
+            old.close(&self.device.inner);
         }
         Ok(self.lane.borrow())
     }
@@ -388,6 +503,7 @@ impl Stream {
         Ok(Marker {
             signal,
             lane: lane.state.clone(),
+            prior: self.pending.take(),
         })
     }
 
