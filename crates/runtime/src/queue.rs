@@ -318,6 +318,7 @@ fn run_packet(
         packet_type::KERNEL_DISPATCH => "kernel_dispatch",
         packet_type::BARRIER_AND => "barrier_and",
         packet_type::BARRIER_OR => "barrier_or",
+        packet_type::VENDOR_SPECIFIC if u32_at(packet, 4) == HOST_OP_MAGIC => "host_op",
         _ => "unsupported",
     };
     rt.tracer.event(

@@ -315,7 +315,8 @@ impl Stream {
         block: [u32; 3],
         args: &Args,
     ) -> Result<([u32; 3], u32)> {
-        if !Arc::ptr_eq(kernel.device(), &self.device.inner) {
+        // Device handles opened separately share the agent: compare that.
+        if kernel.device().index != self.device.inner.index {
             return Err(Error::Invalid(format!(
                 "kernel {} was loaded on another device",
                 kernel.name()

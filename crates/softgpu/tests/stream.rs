@@ -122,3 +122,18 @@ fn submissions_complete() {
     assert!(s.is_complete());
     stream.synchronize().unwrap();
 }
+
+#[test]
+fn handles_of_the_same_device_share_kernels_and_buffers() {
+    let (_device, stream, module) = common::setup();
+    let scale = module.kernel("scale").unwrap();
+    let again = softgpu::Device::open(0).unwrap().stream().unwrap();
+    let x = stream.allocate(4 * 32).unwrap();
+    stream.fill(&x, 2.0f32).unwrap();
+    let done = stream.record_event().unwrap();
+    again.wait_event(&done).unwrap();
+    again
+        .dispatch(&scale, 1, 32, &Args::new().view(&x).value(4.0f32))
+        .unwrap();
+    assert_eq!(again.read_blocking::<f32>(&x).unwrap(), vec![8.0; 32]);
+}
