@@ -12,11 +12,19 @@ pub(crate) struct BufferInner {
     pub device: Arc<DeviceInner>,
     pub addr: u64,
     pub len: u64,
+    /// Host memory registered by [`crate::Stream::import_host`], which is
+    /// unregistered rather than freed.
+    pub imported: bool,
 }
 
 impl Drop for BufferInner {
     fn drop(&mut self) {
-        let _ = self.device.rt.free(self.addr);
+        let rt = &self.device.rt;
+        let _ = if self.imported {
+            rt.unlock(self.addr)
+        } else {
+            rt.free(self.addr)
+        };
     }
 }
 
@@ -67,6 +75,25 @@ impl Buffer {
                 device: device.clone(),
                 addr,
                 len: bytes,
+                imported: false,
+            }),
+        })
+    }
+
+    /// Registers host memory with the device, zero-copy.
+    ///
+    /// # Safety
+    /// As for [`crate::Stream::import_host`].
+    pub(crate) unsafe fn import(device: &Arc<DeviceInner>, data: &mut [u8]) -> Result<Buffer> {
+        let (addr, len) = (data.as_mut_ptr() as u64, data.len() as u64);
+        // SAFETY: the caller keeps the memory valid while the buffer lives.
+        let addr = unsafe { device.rt.lock(addr, len) }?;
+        Ok(Buffer {
+            inner: Arc::new(BufferInner {
+                device: device.clone(),
+                addr,
+                len,
+                imported: true,
             }),
         })
     }

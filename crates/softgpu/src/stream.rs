@@ -214,6 +214,18 @@ impl Stream {
         Buffer::allocate(&self.device.inner, self.device.inner.system_pool, bytes)
     }
 
+    /// Makes host memory a buffer without copying: kernels read and write
+    /// `data` in place.
+    ///
+    /// # Safety
+    /// `data` must stay valid (not freed, moved or reallocated) until the
+    /// returned buffer is dropped and all work using it has completed, and
+    /// the host must not access it while queued work may.
+    pub unsafe fn import_host(&self, data: &mut [u8]) -> Result<Buffer> {
+        // SAFETY: forwarded to the caller.
+        unsafe { Buffer::import(&self.device.inner, data) }
+    }
+
     /// Copies `data` to the start of `dst` in stream order. The slice is
     /// copied into staging memory now, so the caller may reuse it at once;
     /// the staging is released once the copy has run.
@@ -223,6 +235,11 @@ impl Stream {
         let view = dst.try_slice(..staging.len() as u64)?;
         let (buffer, offset) = (view.inner(), view.offset());
         self.host_op(&*self.lane()?, move || buffer.write(offset, &staging))
+    }
+
+    /// [`Stream::upload`] at byte `offset` of `dst`.
+    pub fn upload_at<T: Scalar>(&self, dst: &Buffer, offset: u64, data: &[T]) -> Result<()> {
+        self.upload(dst.try_slice(offset..)?, data)
     }
 
     /// [`Stream::upload`], then waits for the stream.

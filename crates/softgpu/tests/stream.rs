@@ -61,6 +61,13 @@ fn fill_copy_and_zeroed_allocation() {
     assert!(stream.copy(src.slice(0..4), dst.slice(0..8)).is_err());
     assert!(stream.fill(dst.slice(0..6), 1u32).is_err());
     assert!(stream.upload(dst.slice(0..4), &[1u32, 2]).is_err());
+    stream.upload_at(&dst, 12, &[9u32]).unwrap();
+    assert!(stream.upload_at(&dst, 14, &[9u32]).is_err());
+    assert!(stream.upload_at(&dst, u64::MAX, &[9u32]).is_err());
+    assert_eq!(
+        stream.read_blocking::<u32>(dst.slice(12..)).unwrap(),
+        vec![9]
+    );
 }
 
 #[test]
@@ -136,4 +143,28 @@ fn handles_of_the_same_device_share_kernels_and_buffers() {
         .dispatch(&scale, 1, 32, &Args::new().view(&x).value(4.0f32))
         .unwrap();
     assert_eq!(again.read_blocking::<f32>(&x).unwrap(), vec![8.0; 32]);
+}
+
+#[test]
+fn imported_host_memory_is_used_in_place() {
+    let (_device, stream, module) = common::setup();
+    let scale = module.kernel("scale").unwrap();
+    let mut host = vec![0u8; 4 * 64];
+    for (k, c) in host.chunks_exact_mut(4).enumerate() {
+        c.copy_from_slice(&(k as f32).to_le_bytes());
+    }
+    // SAFETY: `host` outlives the buffer and is untouched until the stream
+    // has finished with it.
+    let buffer = unsafe { stream.import_host(&mut host) }.unwrap();
+    assert_eq!(buffer.device_ptr(), host.as_ptr() as u64);
+    stream
+        .dispatch(&scale, 1, 64, &Args::new().view(&buffer).value(2.0f32))
+        .unwrap();
+    stream.synchronize().unwrap();
+    drop(buffer);
+    let got: Vec<f32> = host
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(got, (0..64).map(|k| 2.0 * k as f32).collect::<Vec<_>>());
 }
