@@ -15,6 +15,8 @@ pub(crate) struct BufferInner {
     /// Host memory registered by [`crate::Stream::import_host`], which is
     /// unregistered rather than freed.
     pub imported: bool,
+    /// The budget charge, released with the memory.
+    pub _charge: Option<crate::budget::Charge>,
 }
 
 impl Drop for BufferInner {
@@ -66,7 +68,12 @@ impl std::fmt::Debug for Buffer {
 }
 
 impl Buffer {
-    pub(crate) fn allocate(device: &Arc<DeviceInner>, pool: u64, bytes: u64) -> Result<Buffer> {
+    pub(crate) fn allocate(
+        device: &Arc<DeviceInner>,
+        pool: u64,
+        bytes: u64,
+        charge: Option<crate::budget::Charge>,
+    ) -> Result<Buffer> {
         // A zero-byte buffer still gets an address (one granule), so views
         // and pointers to it are valid, if useless.
         let addr = device.rt.allocate(pool, bytes.max(1))?;
@@ -76,6 +83,7 @@ impl Buffer {
                 addr,
                 len: bytes,
                 imported: false,
+                _charge: charge,
             }),
         })
     }
@@ -94,6 +102,7 @@ impl Buffer {
                 addr,
                 len,
                 imported: true,
+                _charge: None,
             }),
         })
     }

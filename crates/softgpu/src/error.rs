@@ -127,6 +127,14 @@ pub enum Error {
     /// Compiling source failed; the compiler's diagnostics.
     #[error("compile: {0}")]
     Compile(String),
+    /// A memory budget would be exceeded.
+    #[error("{what} of {bytes} bytes exceeds the memory budget ({free} of {limit} bytes free)")]
+    Budget {
+        what: String,
+        bytes: u64,
+        free: u64,
+        limit: u64,
+    },
     /// Reading a file failed.
     #[error("{path}: {why}")]
     Io { path: String, why: String },

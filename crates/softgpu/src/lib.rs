@@ -24,6 +24,7 @@
 //! # Ok::<(), softgpu::Error>(())
 //! ```
 
+mod budget;
 mod buffer;
 mod device;
 mod error;
@@ -33,6 +34,7 @@ mod kernel;
 mod scalar;
 mod stream;
 
+pub use budget::MemoryBudget;
 pub use buffer::{Buffer, View};
 pub use device::Device;
 pub use error::{Error, FaultSite, KernelFault, Result};

@@ -15,6 +15,7 @@ use std::time::Duration;
 use softgpu_runtime::queue::{packet_type, Queue, QueueSpec};
 use softgpu_runtime::signal::{Order, Signal};
 
+use crate::budget::{Charge, MemoryBudget};
 use crate::buffer::{Buffer, BufferInner, View};
 use crate::device::{Device, DeviceInner};
 use crate::error::{Error, Result};
@@ -45,6 +46,7 @@ pub struct Stream {
     lane: RefCell<Lane>,
     /// The failure of a replaced queue that no wait has reported yet.
     pending: RefCell<Option<Error>>,
+    budget: Option<MemoryBudget>,
 }
 
 /// A workgroup count or size in up to three dimensions.
@@ -188,6 +190,7 @@ impl Stream {
             device,
             lane: RefCell::new(lane),
             pending: RefCell::new(None),
+            budget: None,
         })
     }
 
@@ -198,7 +201,28 @@ impl Stream {
 
     /// Allocates device memory (contents undefined until written).
     pub fn allocate(&self, bytes: u64) -> Result<Buffer> {
-        Buffer::allocate(&self.device.inner, self.device.inner.device_pool, bytes)
+        let charge = self.charge(bytes, "an allocation")?;
+        Buffer::allocate(
+            &self.device.inner,
+            self.device.inner.device_pool,
+            bytes,
+            charge,
+        )
+    }
+
+    /// Charges this stream's memory budget, if it has one.
+    fn charge(&self, bytes: u64, what: &str) -> Result<Option<Charge>> {
+        self.budget
+            .as_ref()
+            .map(|b| b.charge(bytes, what))
+            .transpose()
+    }
+
+    /// Makes the stream's allocations and upload staging count against
+    /// `budget` (which other streams may share).
+    pub fn with_memory_budget(mut self, budget: &MemoryBudget) -> Stream {
+        self.budget = Some(budget.clone());
+        self
     }
 
     /// Allocates device memory and zeroes it in stream order.
@@ -211,7 +235,13 @@ impl Stream {
     /// Allocates fine-grained system memory, which the host and every
     /// device see coherently.
     pub fn allocate_shared(&self, bytes: u64) -> Result<Buffer> {
-        Buffer::allocate(&self.device.inner, self.device.inner.system_pool, bytes)
+        let charge = self.charge(bytes, "an allocation")?;
+        Buffer::allocate(
+            &self.device.inner,
+            self.device.inner.system_pool,
+            bytes,
+            charge,
+        )
     }
 
     /// Makes host memory a buffer without copying: kernels read and write
@@ -231,10 +261,15 @@ impl Stream {
     /// the staging is released once the copy has run.
     pub fn upload<'a, T: Scalar>(&self, dst: impl Into<View<'a>>, data: &[T]) -> Result<()> {
         let dst = dst.into();
+        let view = dst.try_slice(..(std::mem::size_of_val(data) as u64))?;
+        // Charged before the staging copy is made, released after it ran.
+        let charge = self.charge(view.bytes(), "upload staging")?;
         let staging = to_bytes(data);
-        let view = dst.try_slice(..staging.len() as u64)?;
         let (buffer, offset) = (view.inner(), view.offset());
-        self.host_op(&*self.lane()?, move || buffer.write(offset, &staging))
+        self.host_op(&*self.lane()?, move || {
+            let _charge = charge;
+            buffer.write(offset, &staging)
+        })
     }
 
     /// [`Stream::upload`] at byte `offset` of `dst`.
