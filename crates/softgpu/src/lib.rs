@@ -24,6 +24,13 @@
 //! # Ok::<(), softgpu::Error>(())
 //! ```
 
+//! A stream is fed by one thread at a time, so it is `Send` but not `Sync`:
+//!
+//! ```compile_fail
+//! fn shared<T: Sync>() {}
+//! shared::<softgpu::Stream>();
+//! ```
+
 mod budget;
 mod buffer;
 mod device;
