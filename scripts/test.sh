@@ -5,4 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-test-deps.sh
+# The C-ABI tests load the built libhsa-runtime64.so.1; `cargo test` does
+# not build a cdylib by itself.
+cargo build --release -p softgpu-hsa
 cargo test --workspace --release "$@"

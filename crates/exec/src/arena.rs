@@ -173,7 +173,30 @@ impl Arena {
 
     fn zero(&self, offset: u64, len: u64) {
         let start = (self.base + offset) as usize;
-        for at in (start..start + len as usize).step_by(8) {
+        let end = start + len as usize;
+        // Whole pages go back to the OS, which maps fresh zero pages on the
+        // next touch: a large reused block costs nothing until used.
+        const PAGE: usize = 4096;
+        let (inner_start, inner_end) = (start.next_multiple_of(PAGE), end / PAGE * PAGE);
+        let (clear_to, clear_from) = if inner_end > inner_start
+            // SAFETY: a page-aligned range inside our own mapping that no
+            // one can reach (it is being handed out by `alloc` right now).
+            && unsafe {
+                libc::madvise(
+                    inner_start as *mut libc::c_void,
+                    inner_end - inner_start,
+                    libc::MADV_DONTNEED,
+                )
+            } == 0
+        {
+            (inner_start, inner_end)
+        } else {
+            (end, end)
+        };
+        for at in (start..clear_to)
+            .step_by(8)
+            .chain((clear_from..end).step_by(8))
+        {
             Self::word(at).store(0, Relaxed);
         }
     }

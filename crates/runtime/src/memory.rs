@@ -74,17 +74,14 @@ impl Runtime {
     }
 
     /// Takes `size` bytes from the arena at a [`POOL_GRANULE`]-aligned
-    /// address, the alignment pools report (the arena itself aligns less).
-    /// An unaligned block is traded for one with room to align inside it;
-    /// [`Runtime::free`] frees the arena block holding the address.
+    /// address, the alignment pools report (the arena itself aligns less):
+    /// one block with room to align inside it. (Not "try, then retry
+    /// padded": the first try would raise the arena's high-water mark and
+    /// make it clear the whole retried block.) [`Runtime::free`] frees the
+    /// arena block holding the address.
     fn alloc_pool_aligned(&self, size: u64) -> Result<u64, softgpu_exec::arena::MemError> {
-        let first = self.arena.alloc(size)?;
-        if first.is_multiple_of(POOL_GRANULE) {
-            return Ok(first);
-        }
-        let _ = self.arena.free(first);
         let padded =
-            size.checked_add(POOL_GRANULE)
+            size.checked_add(POOL_GRANULE - 1)
                 .ok_or(softgpu_exec::arena::MemError::Exhausted {
                     requested: size,
                     free: 0,
@@ -144,7 +141,7 @@ impl Runtime {
         if len == 0 || addr == 0 {
             return Err(invalid("lock of a null pointer or zero bytes"));
         }
-        if self.arena.allocation_of(addr).is_some() {
+        if self.in_device_memory(addr) {
             return Ok(addr);
         }
         let mut all = self.allocations.lock().unwrap_or_else(|e| e.into_inner());
@@ -169,6 +166,14 @@ impl Runtime {
         Ok(addr)
     }
 
+    /// Whether `addr` lies in a live allocation of the arena itself (not in
+    /// host memory registered with it, which `lock` counts).
+    fn in_device_memory(&self, addr: u64) -> bool {
+        let base = self.arena.base();
+        (base..base + self.arena.capacity()).contains(&addr)
+            && self.arena.allocation_of(addr).is_some()
+    }
+
     /// Undoes one [`Runtime::lock`] of `addr`.
     pub fn unlock(&self, addr: u64) -> Result<()> {
         let mut all = self.allocations.lock().unwrap_or_else(|e| e.into_inner());
@@ -182,7 +187,7 @@ impl Runtime {
                 Ok(())
             }
             // Device memory: locking it did nothing.
-            _ if self.arena.allocation_of(addr).is_some() => Ok(()),
+            _ if self.in_device_memory(addr) => Ok(()),
             _ => Err(invalid(format!("{addr:#x} is not locked host memory"))),
         }
     }

@@ -42,6 +42,10 @@ pub struct Profile {
     pub l1_cache_bytes: u32,
     pub l2_cache_bytes: u32,
     pub l3_cache_bytes: u32,
+    /// The memory bus the profile reports (HIP asks for it); softgpu's
+    /// device memory is host memory, so these only describe the part.
+    pub memory_bus_width_bits: u32,
+    pub memory_clock_mhz: u32,
     pub clock_mhz: u32,
     pub memory: MemorySizes,
     pub queues: QueueLimits,

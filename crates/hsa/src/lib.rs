@@ -1,0 +1,132 @@
+//! `libhsa-runtime64.so.1`: the HSA C ABI over the softgpu runtime.
+//!
+//! Every export is a thin translation: check the C arguments, call
+//! [`softgpu_runtime`], write the outputs, map the error to an HSA status.
+//! [`guard`] wraps each body so a panic never crosses into C, and records
+//! the call in the `SOFTGPU_TRACE` trace. A function or option softgpu does
+//! not support returns an error status and is reported once on stderr with
+//! what was asked ([`unsupported`]).
+//!
+//! - [`status`]: status codes and `hsa_status_string`.
+//! - [`system`]: init, shutdown, system and agent information, ISAs,
+//!   extensions and the AMD loader table.
+//! - [`memory`]: regions, pools, allocation, copies, host registration.
+//! - [`signal`]: signals and their waits.
+//! - [`queue`]: AQL queues.
+//! - [`executable`]: code object readers, executables, symbols.
+//! - [`absent`]: exports for features softgpu does not provide (images,
+//!   samplers, IPC, SVM, interop), which return clear errors.
+
+#![allow(clippy::missing_safety_doc)]
+
+/// Versions this file's exports as ROCR_1 (the directives are generated
+/// by build.rs from the file's `extern "C" fn hsa_…` definitions).
+macro_rules! symver {
+    ($file:literal) => {
+        std::arch::global_asm!(include_str!(concat!(
+            env!("OUT_DIR"),
+            "/symver_",
+            $file,
+            ".s"
+        )));
+    };
+}
+
+pub mod absent;
+pub mod executable;
+pub mod memory;
+pub mod queue;
+pub mod signal;
+pub mod status;
+pub mod system;
+
+use std::sync::Arc;
+
+use softgpu_runtime::{Error, Runtime};
+
+pub use status::*;
+
+/// Runs an export's body: maps errors to statuses, contains panics and
+/// traces the call.
+pub(crate) fn guard(name: &'static str, body: impl FnOnce() -> Result<(), Error>) -> Status {
+    let start = softgpu_runtime::trace::now_ns();
+    let status = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
+        Ok(Ok(())) => HSA_STATUS_SUCCESS,
+        Ok(Err(e)) => {
+            if std::env::var_os("SOFTGPU_VERBOSE").is_some() {
+                eprintln!("softgpu: {name}: {e}");
+            }
+            status_of(&e)
+        }
+        Err(_) => {
+            eprintln!("softgpu: internal error in {name} (a panic was contained)");
+            HSA_STATUS_ERROR
+        }
+    };
+    if let Ok(rt) = Runtime::get() {
+        rt.tracer.api(name, start, status);
+    }
+    status
+}
+
+/// Like [`guard`] for exports that return a value instead of a status
+/// (signal loads, queue indices): a failure returns `fallback` and is
+/// reported on stderr, since C cannot be told otherwise.
+pub(crate) fn guard_value<T>(
+    name: &'static str,
+    fallback: T,
+    body: impl FnOnce() -> Result<T, Error>,
+) -> T {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => {
+            eprintln!("softgpu: {name}: {e}");
+            fallback
+        }
+        Err(_) => {
+            eprintln!("softgpu: internal error in {name} (a panic was contained)");
+            fallback
+        }
+    }
+}
+
+/// The initialised runtime.
+pub(crate) fn runtime() -> Result<Arc<Runtime>, Error> {
+    Runtime::get()
+}
+
+/// Writes `value` through an output pointer, refusing null.
+///
+/// # Safety
+/// A non-null `ptr` must be valid for a write of `T`.
+pub(crate) unsafe fn put<T>(ptr: *mut T, value: T) -> Result<(), Error> {
+    if ptr.is_null() {
+        return Err(softgpu_runtime::error::invalid("null output pointer"));
+    }
+    // SAFETY: non-null; validity is the caller's contract.
+    unsafe { ptr.write_unaligned(value) };
+    Ok(())
+}
+
+/// Refuses a null input pointer.
+pub(crate) fn non_null<T>(ptr: *const T, what: &str) -> Result<(), Error> {
+    if ptr.is_null() {
+        Err(softgpu_runtime::error::invalid(format!("{what} is null")))
+    } else {
+        Ok(())
+    }
+}
+
+/// Reports a request softgpu cannot honour and returns the error for it.
+/// Each distinct request is printed once.
+pub(crate) fn unsupported(what: impl Into<String>) -> Error {
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+    static SEEN: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+    let what = what.into();
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    if seen.get_or_insert_with(HashSet::new).insert(what.clone()) {
+        eprintln!("softgpu: not supported: {what}");
+    }
+    Error::Unsupported(what)
+}

@@ -1,0 +1,1212 @@
+//! Memory: the legacy regions, the AMD memory pools, allocation, copies
+//! (synchronous, asynchronous and 3-D pitched), fills, host locking and
+//! registration, pointer information, access control, coherency,
+//! migration and deallocation notifiers.
+//!
+//! Regions and pools are the same objects with the same handles
+//! (`Runtime::pools`). A GPU agent's pools are its coarse-grained device
+//! memory and its LDS (group segment); the CPU agent's are fine-grained
+//! system memory and the kernarg pool. Like ROCm, `hsa_agent_iterate_regions`
+//! on a GPU agent also lists the system regions, which is where classic HSA
+//! programs look for their kernarg region.
+//!
+//! All memory is one unified arena that every agent (and the host) reaches
+//! at the same address, so access grants, coherency settings and migration
+//! change nothing physical: they are checked and recorded.
+
+use std::collections::BTreeMap;
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex, Weak};
+
+use softgpu_runtime::agent::{AgentKind, Pool, PoolKind, POOL_GRANULE};
+use softgpu_runtime::error::invalid;
+use softgpu_runtime::memory::AllocationKind;
+use softgpu_runtime::signal::{Order, Signal};
+use softgpu_runtime::{Error, Runtime};
+
+use crate::queue::MAX_PRIVATE_SEGMENT_BYTES;
+use crate::signal::{signal_of, CPointer};
+use crate::{guard, non_null, put, runtime, Status, HSA_STATUS_SUCCESS};
+
+symver!("memory");
+
+// hsa_region_segment_t / hsa_amd_segment_t (same values).
+const SEGMENT_GLOBAL: u32 = 0;
+const SEGMENT_GROUP: u32 = 3;
+
+// hsa_region_global_flag_t / hsa_amd_memory_pool_global_flag_t (same values).
+const FLAG_KERNARG: u32 = 1;
+const FLAG_FINE_GRAINED: u32 = 2;
+const FLAG_COARSE_GRAINED: u32 = 4;
+
+// hsa_region_info_t.
+const REGION_INFO_SEGMENT: u32 = 0;
+const REGION_INFO_GLOBAL_FLAGS: u32 = 1;
+const REGION_INFO_SIZE: u32 = 2;
+const REGION_INFO_ALLOC_MAX_SIZE: u32 = 4;
+const REGION_INFO_RUNTIME_ALLOC_ALLOWED: u32 = 5;
+const REGION_INFO_RUNTIME_ALLOC_GRANULE: u32 = 6;
+const REGION_INFO_RUNTIME_ALLOC_ALIGNMENT: u32 = 7;
+const REGION_INFO_ALLOC_MAX_PRIVATE_WORKGROUP_SIZE: u32 = 8;
+// hsa_amd_region_info_t.
+const AMD_REGION_INFO_HOST_ACCESSIBLE: u32 = 0xA000;
+const AMD_REGION_INFO_BASE: u32 = 0xA001;
+const AMD_REGION_INFO_BUS_WIDTH: u32 = 0xA002;
+const AMD_REGION_INFO_MAX_CLOCK_FREQUENCY: u32 = 0xA003;
+
+// hsa_amd_memory_pool_info_t.
+const POOL_INFO_SEGMENT: u32 = 0;
+const POOL_INFO_GLOBAL_FLAGS: u32 = 1;
+const POOL_INFO_SIZE: u32 = 2;
+const POOL_INFO_RUNTIME_ALLOC_ALLOWED: u32 = 5;
+const POOL_INFO_RUNTIME_ALLOC_GRANULE: u32 = 6;
+const POOL_INFO_RUNTIME_ALLOC_ALIGNMENT: u32 = 7;
+const POOL_INFO_ACCESSIBLE_BY_ALL: u32 = 15;
+const POOL_INFO_ALLOC_MAX_SIZE: u32 = 16;
+
+// hsa_amd_agent_memory_pool_info_t and hsa_amd_memory_pool_access_t.
+const AGENT_POOL_INFO_ACCESS: u32 = 0;
+const AGENT_POOL_INFO_NUM_LINK_HOPS: u32 = 1;
+const AGENT_POOL_INFO_LINK_INFO: u32 = 2;
+const ACCESS_NEVER_ALLOWED: u32 = 0;
+const ACCESS_ALLOWED_BY_DEFAULT: u32 = 1;
+/// `HSA_AMD_LINK_INFO_TYPE_HYPERTRANSPORT`: the on-die fabric of an APU.
+const LINK_TYPE_HYPERTRANSPORT: u32 = 0;
+
+// hsa_amd_pointer_type_t.
+const POINTER_TYPE_UNKNOWN: u32 = 0;
+const POINTER_TYPE_HSA: u32 = 1;
+const POINTER_TYPE_LOCKED: u32 = 2;
+
+// hsa_amd_coherency_type_t.
+const COHERENCY_COHERENT: u32 = 0;
+const COHERENCY_NONCOHERENT: u32 = 1;
+
+// hsa_access_permission_t.
+const ACCESS_PERMISSION_RO: u32 = 1;
+const ACCESS_PERMISSION_RW: u32 = 3;
+
+/// `hsa_amd_copy_direction_t`: hsaHostToHost..=hsaDeviceToDevice.
+const COPY_DIRECTION_LAST: u32 = 3;
+
+/// A pool looked up through the legacy region API: a bad handle is an
+/// invalid region, not an invalid memory pool.
+fn region_pool(rt: &Runtime, region: u64) -> Result<Arc<Pool>, Error> {
+    rt.pool(region).map_err(|_| Error::InvalidHandle {
+        kind: "region",
+        handle: region,
+    })
+}
+
+/// The segment a pool is in.
+fn segment(pool: &Pool) -> u32 {
+    if pool.kind == PoolKind::Group {
+        SEGMENT_GROUP
+    } else {
+        SEGMENT_GLOBAL
+    }
+}
+
+/// The global flags of a pool (regions use the same bits).
+fn global_flags(pool: &Pool) -> u32 {
+    match pool.kind {
+        PoolKind::CoarseDevice => FLAG_COARSE_GRAINED,
+        PoolKind::FineSystem => FLAG_FINE_GRAINED,
+        PoolKind::Kernarg => FLAG_KERNARG | FLAG_FINE_GRAINED,
+        PoolKind::Group => 0,
+    }
+}
+
+/// Allocation granule (and alignment) of a pool; 0 where allocation is
+/// not allowed.
+fn granule(pool: &Pool) -> usize {
+    if pool.allocatable() {
+        POOL_GRANULE as usize
+    } else {
+        0
+    }
+}
+
+/// Writes one attribute value of type `T`.
+///
+/// # Safety
+/// `out` must be valid for a write of `T` when non-null.
+unsafe fn answer<T>(out: *mut c_void, value: T) -> Result<(), Error> {
+    // SAFETY: the caller's contract.
+    unsafe { put(out.cast::<T>(), value) }
+}
+
+/// Calls an iteration callback for each handle; a status other than
+/// success stops the walk and is returned.
+fn iterate(
+    handles: &[u64],
+    callback: Option<unsafe extern "C" fn(u64, *mut c_void) -> Status>,
+    data: *mut c_void,
+    stopped: &mut Status,
+) -> Result<(), Error> {
+    let callback = callback.ok_or_else(|| invalid("callback is NULL"))?;
+    for &h in handles {
+        // SAFETY: the client's callback, called as hsa.h specifies.
+        let status = unsafe { callback(h, data) };
+        if status != HSA_STATUS_SUCCESS {
+            *stopped = status;
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// The regions `hsa_agent_iterate_regions` reports: the agent's pools and,
+/// for a GPU agent, the system (CPU agent) pools too.
+fn regions_of(rt: &Runtime, agent: u64) -> Result<Vec<u64>, Error> {
+    let a = rt.agent(agent)?;
+    let mut list = a.pools.clone();
+    if a.kind == AgentKind::Gpu {
+        list.extend(
+            rt.agents
+                .iter()
+                .filter(|x| x.kind == AgentKind::Cpu)
+                .flat_map(|x| x.pools.iter().copied()),
+        );
+    }
+    Ok(list)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_agent_iterate_regions(
+    agent: u64,
+    callback: Option<unsafe extern "C" fn(u64, *mut c_void) -> Status>,
+    data: *mut c_void,
+) -> Status {
+    let mut stopped = HSA_STATUS_SUCCESS;
+    let status = guard("hsa_agent_iterate_regions", || {
+        let list = regions_of(&*runtime()?, agent)?;
+        iterate(&list, callback, data, &mut stopped)
+    });
+    if status == HSA_STATUS_SUCCESS {
+        stopped
+    } else {
+        status
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_region_get_info(
+    region: u64,
+    attribute: u32,
+    value: *mut c_void,
+) -> Status {
+    guard("hsa_region_get_info", || {
+        let rt = runtime()?;
+        let pool = region_pool(&rt, region)?;
+        non_null(value, "value")?;
+        let global = pool.kind != PoolKind::Group;
+        // SAFETY: `value` is the caller's buffer for the attribute's type.
+        unsafe {
+            match attribute {
+                REGION_INFO_SEGMENT => answer(value, segment(&pool)),
+                REGION_INFO_GLOBAL_FLAGS => answer(value, global_flags(&pool)),
+                REGION_INFO_SIZE | REGION_INFO_ALLOC_MAX_SIZE => {
+                    answer(value, pool.capacity as usize)
+                }
+                REGION_INFO_ALLOC_MAX_PRIVATE_WORKGROUP_SIZE => {
+                    let per_group =
+                        MAX_PRIVATE_SEGMENT_BYTES as u64 * pool_agent_workgroup(&rt, &pool);
+                    answer(value, per_group.min(u32::MAX as u64) as u32)
+                }
+                REGION_INFO_RUNTIME_ALLOC_ALLOWED => answer(value, pool.allocatable()),
+                REGION_INFO_RUNTIME_ALLOC_GRANULE | REGION_INFO_RUNTIME_ALLOC_ALIGNMENT => {
+                    answer(value, granule(&pool))
+                }
+                AMD_REGION_INFO_HOST_ACCESSIBLE => answer(value, global),
+                AMD_REGION_INFO_BASE => {
+                    let base = if global { rt.arena.base() } else { 0 };
+                    answer(value, base as *mut c_void)
+                }
+                // Memory width and clock are not modelled (deprecated
+                // attributes; 0 means unknown).
+                AMD_REGION_INFO_BUS_WIDTH | AMD_REGION_INFO_MAX_CLOCK_FREQUENCY => {
+                    answer(value, 0u32)
+                }
+                other => Err(invalid(format!("{other:#x} is not an hsa_region_info_t"))),
+            }
+        }
+    })
+}
+
+/// Largest workgroup of the agent owning a pool.
+fn pool_agent_workgroup(rt: &Runtime, pool: &Pool) -> u64 {
+    rt.agents
+        .get(pool.agent)
+        .map_or(1024, |a| a.profile.max_workgroup_size as u64)
+}
+
+/// Allocates from a pool: size 0 is a bad argument, more than the pool
+/// holds an invalid allocation, and more than is free now runs out of
+/// resources.
+fn allocate(
+    rt: &Runtime,
+    pool: &Pool,
+    handle: u64,
+    size: usize,
+    out: *mut *mut c_void,
+) -> Result<(), Error> {
+    non_null(out, "ptr")?;
+    if size == 0 {
+        return Err(invalid("size 0"));
+    }
+    if !pool.allocatable() {
+        return Err(Error::InvalidAllocation(format!(
+            "{:?} pool: the host cannot allocate from it",
+            pool.kind
+        )));
+    }
+    if size as u64 > pool.capacity {
+        return Err(Error::InvalidAllocation(format!(
+            "{size} bytes is more than the {:?} pool's maximum allocation of {} bytes",
+            pool.kind, pool.capacity
+        )));
+    }
+    let addr = rt.allocate(handle, size as u64)?;
+    // SAFETY: checked non-null; the caller's output pointer.
+    unsafe { put(out, addr as *mut c_void) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_memory_allocate(
+    region: u64,
+    size: usize,
+    ptr: *mut *mut c_void,
+) -> Status {
+    guard("hsa_memory_allocate", || {
+        let rt = runtime()?;
+        let pool = region_pool(&rt, region)?;
+        allocate(&rt, &pool, region, size, ptr)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_memory_pool_allocate(
+    memory_pool: u64,
+    size: usize,
+    flags: u32,
+    ptr: *mut *mut c_void,
+) -> Status {
+    guard("hsa_amd_memory_pool_allocate", || {
+        let rt = runtime()?;
+        let pool = rt.pool(memory_pool)?;
+        if flags != 0 {
+            return Err(invalid(format!("flags {flags:#x} (reserved, must be 0)")));
+        }
+        allocate(&rt, &pool, memory_pool, size, ptr)
+    })
+}
+
+/// Frees a pool allocation (NULL does nothing) and runs the deallocation
+/// notifiers registered on it.
+fn free(ptr: *mut c_void) -> Result<(), Error> {
+    let rt = runtime()?;
+    if ptr.is_null() {
+        return Ok(());
+    }
+    rt.free(ptr as u64)?;
+    notify_deallocation(&rt, ptr as u64);
+    Ok(())
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_memory_free(ptr: *mut c_void) -> Status {
+    guard("hsa_memory_free", || free(ptr))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_memory_pool_free(ptr: *mut c_void) -> Status {
+    guard("hsa_amd_memory_pool_free", || free(ptr))
+}
+
+/// Copies `size` bytes at once. Device addresses must lie in live
+/// allocations; any other address is host memory the caller vouches for.
+#[no_mangle]
+pub unsafe extern "C" fn hsa_memory_copy(
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+) -> Status {
+    guard("hsa_memory_copy", || {
+        let rt = runtime()?;
+        non_null(dst, "dst")?;
+        non_null(src, "src")?;
+        // SAFETY: host addresses are the C caller's buffers (hsa.h contract).
+        unsafe { rt.copy(dst as u64, src as u64, size as u64) }
+    })
+}
+
+/// Ownership transfer of coarse-grained memory: every agent sees the same
+/// memory, so this checks its arguments and succeeds.
+#[no_mangle]
+pub unsafe extern "C" fn hsa_memory_assign_agent(
+    ptr: *mut c_void,
+    agent: u64,
+    access: u32,
+) -> Status {
+    guard("hsa_memory_assign_agent", || {
+        let rt = runtime()?;
+        rt.agent(agent)?;
+        non_null(ptr, "ptr")?;
+        if !(ACCESS_PERMISSION_RO..=ACCESS_PERMISSION_RW).contains(&access) {
+            return Err(invalid(format!(
+                "{access} is not an hsa_access_permission_t"
+            )));
+        }
+        Ok(())
+    })
+}
+
+/// Makes host memory reachable by kernels at its own address. Memory the
+/// runtime allocated, or already registered, needs nothing.
+#[no_mangle]
+pub unsafe extern "C" fn hsa_memory_register(ptr: *mut c_void, size: usize) -> Status {
+    guard("hsa_memory_register", || {
+        let rt = runtime()?;
+        if ptr.is_null() {
+            return Ok(());
+        }
+        if size == 0 {
+            return Err(invalid("size 0 with a non-NULL pointer"));
+        }
+        let info = rt.pointer_info(ptr as u64);
+        if info.kind.is_some() && info.base + info.len >= ptr as u64 + size as u64 {
+            return Ok(());
+        }
+        // SAFETY: the caller registers memory it keeps valid until it
+        // deregisters it (hsa.h contract).
+        unsafe { rt.lock(ptr as u64, size as u64) }.map(|_| ())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_memory_deregister(ptr: *mut c_void, _size: usize) -> Status {
+    guard("hsa_memory_deregister", || {
+        let rt = runtime()?;
+        if ptr.is_null() {
+            return Ok(());
+        }
+        rt.unlock(ptr as u64)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_agent_iterate_memory_pools(
+    agent: u64,
+    callback: Option<unsafe extern "C" fn(u64, *mut c_void) -> Status>,
+    data: *mut c_void,
+) -> Status {
+    let mut stopped = HSA_STATUS_SUCCESS;
+    let status = guard("hsa_amd_agent_iterate_memory_pools", || {
+        let pools = runtime()?.agent(agent)?.pools.clone();
+        iterate(&pools, callback, data, &mut stopped)
+    });
+    if status == HSA_STATUS_SUCCESS {
+        stopped
+    } else {
+        status
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_memory_pool_get_info(
+    memory_pool: u64,
+    attribute: u32,
+    value: *mut c_void,
+) -> Status {
+    guard("hsa_amd_memory_pool_get_info", || {
+        let rt = runtime()?;
+        let pool = rt.pool(memory_pool)?;
+        non_null(value, "value")?;
+        let global = pool.kind != PoolKind::Group;
+        // SAFETY: `value` is the caller's buffer for the attribute's type.
+        unsafe {
+            match attribute {
+                POOL_INFO_SEGMENT => answer(value, segment(&pool)),
+                POOL_INFO_GLOBAL_FLAGS => answer(value, global_flags(&pool)),
+                POOL_INFO_SIZE | POOL_INFO_ALLOC_MAX_SIZE => answer(value, pool.capacity as usize),
+                POOL_INFO_RUNTIME_ALLOC_ALLOWED => answer(value, pool.allocatable()),
+                POOL_INFO_RUNTIME_ALLOC_GRANULE | POOL_INFO_RUNTIME_ALLOC_ALIGNMENT => {
+                    answer(value, granule(&pool))
+                }
+                POOL_INFO_ACCESSIBLE_BY_ALL => answer(value, global),
+                other => Err(invalid(format!(
+                    "{other} is not an hsa_amd_memory_pool_info_t"
+                ))),
+            }
+        }
+    })
+}
+
+/// `hsa_amd_memory_pool_link_info_t`.
+#[repr(C)]
+pub struct LinkInfo {
+    pub min_latency: u32,
+    pub max_latency: u32,
+    pub min_bandwidth: u32,
+    pub max_bandwidth: u32,
+    pub atomic_support_32bit: bool,
+    pub atomic_support_64bit: bool,
+    pub coherent_support: bool,
+    pub link_type: u32,
+    pub numa_distance: u32,
+}
+
+/// Global memory is reachable by every agent without asking; an LDS pool
+/// only by its own agent.
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_agent_memory_pool_get_info(
+    agent: u64,
+    memory_pool: u64,
+    attribute: u32,
+    value: *mut c_void,
+) -> Status {
+    guard("hsa_amd_agent_memory_pool_get_info", || {
+        let rt = runtime()?;
+        let a = rt.agent(agent)?;
+        let pool = rt.pool(memory_pool)?;
+        non_null(value, "value")?;
+        let own = pool.agent == a.index;
+        let allowed = own || pool.kind != PoolKind::Group;
+        let hops: u32 = if own || !allowed { 0 } else { 1 };
+        // SAFETY: `value` is the caller's buffer for the attribute's type.
+        unsafe {
+            match attribute {
+                AGENT_POOL_INFO_ACCESS => answer(
+                    value,
+                    if allowed {
+                        ACCESS_ALLOWED_BY_DEFAULT
+                    } else {
+                        ACCESS_NEVER_ALLOWED
+                    },
+                ),
+                AGENT_POOL_INFO_NUM_LINK_HOPS => answer(value, hops),
+                AGENT_POOL_INFO_LINK_INFO => {
+                    if hops == 0 {
+                        return Ok(());
+                    }
+                    // One hop over the APU's on-die fabric; latency and
+                    // bandwidth are not modelled (0).
+                    answer(
+                        value,
+                        LinkInfo {
+                            min_latency: 0,
+                            max_latency: 0,
+                            min_bandwidth: 0,
+                            max_bandwidth: 0,
+                            atomic_support_32bit: true,
+                            atomic_support_64bit: true,
+                            coherent_support: true,
+                            link_type: LINK_TYPE_HYPERTRANSPORT,
+                            numa_distance: 0,
+                        },
+                    )
+                }
+                other => Err(invalid(format!(
+                    "{other} is not an hsa_amd_agent_memory_pool_info_t"
+                ))),
+            }
+        }
+    })
+}
+
+/// Reads `count` signal handles and looks each up.
+///
+/// # Safety
+/// `list` must hold `count` handles when `count` is non-zero.
+unsafe fn dependencies(count: u32, list: *const u64) -> Result<Vec<Arc<Signal>>, Error> {
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    non_null(list, "dep_signals (with num_dep_signals > 0)")?;
+    // SAFETY: the caller's contract.
+    let handles = unsafe { std::slice::from_raw_parts(list, count as usize) };
+    handles.iter().map(|&h| signal_of(h)).collect()
+}
+
+/// The completion signal of an asynchronous operation (0 is refused).
+fn completion(handle: u64) -> Result<Arc<Signal>, Error> {
+    if handle == 0 {
+        return Err(invalid("completion_signal is 0"));
+    }
+    signal_of(handle)
+}
+
+/// Marks a failed asynchronous operation as HSA asks: a negative signal
+/// value (the runtime then subtracts its 1 as usual).
+fn fail_async(completion: &Signal, e: Error) -> Result<(), Error> {
+    completion.store(-1, Order::Release);
+    Err(e)
+}
+
+/// Copies once every dependency is 0, then decrements the completion
+/// signal. Both ranges are checked before returning; host memory outside
+/// the arena is the caller's to keep valid until the copy completes.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn hsa_amd_memory_async_copy(
+    dst: *mut c_void,
+    dst_agent: u64,
+    src: *const c_void,
+    src_agent: u64,
+    size: usize,
+    num_dep_signals: u32,
+    dep_signals: *const u64,
+    completion_signal: u64,
+) -> Status {
+    guard("hsa_amd_memory_async_copy", || {
+        let rt = runtime()?;
+        rt.agent(dst_agent)?;
+        rt.agent(src_agent)?;
+        non_null(dst, "dst")?;
+        non_null(src, "src")?;
+        let done = completion(completion_signal)?;
+        // SAFETY: the caller's array of num_dep_signals handles.
+        let deps = unsafe { dependencies(num_dep_signals, dep_signals)? };
+        let (dst, src, len) = (dst as u64, src as u64, size as u64);
+        if len > 0 {
+            rt.check_side(dst, len, "destination")?;
+            rt.check_side(src, len, "source")?;
+        }
+        let worker = rt.clone();
+        let signal = done.clone();
+        rt.after_signals(deps, Some(done), move || {
+            // SAFETY: host sides are the caller's buffers, kept valid until
+            // completion (hsa_ext_amd.h contract); device sides are checked.
+            match unsafe { worker.copy(dst, src, len) } {
+                Ok(()) => Ok(()),
+                Err(e) => fail_async(&signal, e),
+            }
+        });
+        Ok(())
+    })
+}
+
+/// `hsa_pitched_ptr_t`.
+#[repr(C)]
+pub struct PitchedPtr {
+    pub base: *mut c_void,
+    pub pitch: usize,
+    pub slice: usize,
+}
+
+/// `hsa_dim3_t`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Dim3 {
+    pub x: u32,
+    pub y: u32,
+    pub z: u32,
+}
+
+/// One side of a 3-D copy: where each row starts.
+#[derive(Clone, Copy)]
+struct Rect {
+    base: u64,
+    pitch: u64,
+    slice: u64,
+    offset: Dim3,
+}
+
+impl Rect {
+    /// Checks the layout and that every row of `range` lies in one
+    /// reachable range of memory.
+    fn check(&self, rt: &Runtime, range: Dim3, what: &str) -> Result<(), Error> {
+        if self.base == 0 {
+            return Err(invalid(format!("{what} base is NULL")));
+        }
+        if !(self.base | self.pitch | self.slice).is_multiple_of(4) {
+            return Err(invalid(format!(
+                "{what} base, pitch and slice must be 4-byte aligned"
+            )));
+        }
+        let row_end = self.offset.x as u64 + range.x as u64;
+        if row_end > self.pitch {
+            return Err(invalid(format!(
+                "{what}: x offset + width ({row_end} bytes) exceeds the pitch ({})",
+                self.pitch
+            )));
+        }
+        let rows = self.offset.y as u64 + range.y as u64;
+        if range.z > 1 && rows * self.pitch > self.slice {
+            return Err(invalid(format!(
+                "{what}: {rows} rows of {} bytes exceed the slice ({})",
+                self.pitch, self.slice
+            )));
+        }
+        let overflow = || invalid(format!("{what} range overflows"));
+        let first = self.row(0, 0).ok_or_else(overflow)?;
+        let last = self.row(range.y - 1, range.z - 1).ok_or_else(overflow)?;
+        let end = last.checked_add(range.x as u64).ok_or_else(overflow)?;
+        rt.check_side(first, end - first, what)
+    }
+
+    /// Address of row `y` of layer `z` of the copied range.
+    fn row(&self, y: u32, z: u32) -> Option<u64> {
+        let layer = (self.offset.z as u64 + z as u64).checked_mul(self.slice)?;
+        let line = (self.offset.y as u64 + y as u64).checked_mul(self.pitch)?;
+        self.base
+            .checked_add(layer)?
+            .checked_add(line)?
+            .checked_add(self.offset.x as u64)
+    }
+}
+
+/// Reads a pitched pointer and offset into a [`Rect`].
+///
+/// # Safety
+/// Both pointers must be valid for reads when non-null.
+unsafe fn rect(p: *const PitchedPtr, offset: *const Dim3, what: &str) -> Result<Rect, Error> {
+    non_null(p, what)?;
+    non_null(offset, "offset")?;
+    // SAFETY: the caller's contract.
+    let (p, offset) = unsafe { (&*p, *offset) };
+    Ok(Rect {
+        base: p.base as u64,
+        pitch: p.pitch as u64,
+        slice: p.slice as u64,
+        offset,
+    })
+}
+
+/// The 3-D pitched copy: `range.z` layers of `range.y` rows of `range.x`
+/// bytes, offsets in bytes (x), rows (y) and layers (z). Done by the host
+/// like every copy; `copy_agent` must be a GPU agent as the header asks.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn hsa_amd_memory_async_copy_rect(
+    dst: *const PitchedPtr,
+    dst_offset: *const Dim3,
+    src: *const PitchedPtr,
+    src_offset: *const Dim3,
+    range: *const Dim3,
+    copy_agent: u64,
+    dir: u32,
+    num_dep_signals: u32,
+    dep_signals: *const u64,
+    completion_signal: u64,
+) -> Status {
+    guard("hsa_amd_memory_async_copy_rect", || {
+        let rt = runtime()?;
+        if rt.agent(copy_agent)?.kind != AgentKind::Gpu {
+            return Err(Error::InvalidHandle {
+                kind: "agent",
+                handle: copy_agent,
+            })
+            .inspect_err(|_| {
+                eprintln!(
+                    "softgpu: hsa_amd_memory_async_copy_rect: the copy agent must be a GPU agent"
+                )
+            });
+        }
+        if dir > COPY_DIRECTION_LAST {
+            return Err(invalid(format!("{dir} is not an hsa_amd_copy_direction_t")));
+        }
+        // SAFETY: the caller's descriptors.
+        let (d, s) = unsafe { (rect(dst, dst_offset, "dst")?, rect(src, src_offset, "src")?) };
+        non_null(range, "range")?;
+        // SAFETY: checked non-null.
+        let range = unsafe { *range };
+        let done = completion(completion_signal)?;
+        // SAFETY: the caller's array of num_dep_signals handles.
+        let deps = unsafe { dependencies(num_dep_signals, dep_signals)? };
+        let empty = range.x == 0 || range.y == 0 || range.z == 0;
+        if !empty {
+            d.check(&rt, range, "destination")?;
+            s.check(&rt, range, "source")?;
+        }
+        let worker = rt.clone();
+        let signal = done.clone();
+        rt.after_signals(deps, Some(done), move || {
+            if empty {
+                return Ok(());
+            }
+            for z in 0..range.z {
+                for y in 0..range.y {
+                    let (to, from) = (d.row(y, z), s.row(y, z));
+                    let (Some(to), Some(from)) = (to, from) else {
+                        return fail_async(&signal, invalid("row address overflows"));
+                    };
+                    // SAFETY: rows were checked above to lie in reachable
+                    // memory; host sides are the caller's buffers.
+                    if let Err(e) = unsafe { worker.copy(to, from, range.x as u64) } {
+                        return fail_async(&signal, e);
+                    }
+                }
+            }
+            Ok(())
+        });
+        Ok(())
+    })
+}
+
+/// Fills `count` 32-bit words; the range must be memory the runtime
+/// allocated or locked.
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_memory_fill(ptr: *mut c_void, value: u32, count: usize) -> Status {
+    guard("hsa_amd_memory_fill", || {
+        let rt = runtime()?;
+        non_null(ptr, "ptr")?;
+        let addr = ptr as u64;
+        if !addr.is_multiple_of(4) {
+            return Err(invalid("ptr is not 4-byte aligned"));
+        }
+        let len = (count as u64)
+            .checked_mul(4)
+            .ok_or_else(|| invalid("count overflows"))?;
+        let info = rt.pointer_info(addr);
+        if info.kind.is_none() || addr + len > info.base + info.len {
+            return Err(Error::InvalidAllocation(format!(
+                "{addr:#x}+{len} is not inside memory allocated or locked with the runtime"
+            )));
+        }
+        // SAFETY: inside a tracked allocation or locked host range.
+        unsafe { rt.fill(addr, value, count as u64) }
+    })
+}
+
+/// Checks a lock's agent list: NULL with 0 means every agent.
+///
+/// # Safety
+/// `agents` must hold `count` handles when non-null.
+unsafe fn check_lock_agents(rt: &Runtime, agents: *const u64, count: i32) -> Result<(), Error> {
+    match (agents.is_null(), count) {
+        (true, 0) => Ok(()),
+        (false, n) if n > 0 => {
+            // SAFETY: the caller's contract.
+            let list = unsafe { std::slice::from_raw_parts(agents, n as usize) };
+            list.iter().try_for_each(|&a| rt.agent(a).map(|_| ()))
+        }
+        _ => Err(invalid(format!("agents and num_agent ({count}) disagree"))),
+    }
+}
+
+/// Locks host memory: kernels reach it at its own address, which is the
+/// agent pointer returned.
+///
+/// # Safety
+/// As for the C functions that call it.
+unsafe fn lock(
+    host_ptr: *mut c_void,
+    size: usize,
+    agents: *const u64,
+    count: i32,
+    out: *mut *mut c_void,
+) -> Result<(), Error> {
+    let rt = runtime()?;
+    non_null(host_ptr, "host_ptr")?;
+    non_null(out, "agent_ptr")?;
+    if size == 0 {
+        return Err(invalid("size 0"));
+    }
+    // SAFETY: the caller's array.
+    unsafe { check_lock_agents(&rt, agents, count)? };
+    // SAFETY: the caller keeps the memory valid until it unlocks it.
+    let addr = unsafe { rt.lock(host_ptr as u64, size as u64)? };
+    // SAFETY: checked non-null.
+    unsafe { put(out, addr as *mut c_void) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_memory_lock(
+    host_ptr: *mut c_void,
+    size: usize,
+    agents: *const u64,
+    num_agent: i32,
+    agent_ptr: *mut *mut c_void,
+) -> Status {
+    // SAFETY: the C caller's pointers (hsa_ext_amd.h contract).
+    guard("hsa_amd_memory_lock", || unsafe {
+        lock(host_ptr, size, agents, num_agent, agent_ptr)
+    })
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn hsa_amd_memory_lock_to_pool(
+    host_ptr: *mut c_void,
+    size: usize,
+    agents: *const u64,
+    num_agent: i32,
+    pool: u64,
+    flags: u32,
+    agent_ptr: *mut *mut c_void,
+) -> Status {
+    guard("hsa_amd_memory_lock_to_pool", || {
+        let rt = runtime()?;
+        let p = rt.pool(pool)?;
+        let cpu_owned = rt
+            .agents
+            .get(p.agent)
+            .is_some_and(|a| a.kind == AgentKind::Cpu);
+        if !cpu_owned || p.kind == PoolKind::Group {
+            return Err(Error::InvalidHandle {
+                kind: "memory pool",
+                handle: pool,
+            })
+            .inspect_err(|_| {
+                eprintln!("softgpu: hsa_amd_memory_lock_to_pool: the pool must be a global pool of the CPU agent")
+            });
+        }
+        if flags != 0 {
+            return Err(invalid(format!("flags {flags:#x} (reserved, must be 0)")));
+        }
+        // SAFETY: the C caller's pointers.
+        unsafe { lock(host_ptr, size, agents, num_agent, agent_ptr) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_memory_unlock(host_ptr: *mut c_void) -> Status {
+    guard("hsa_amd_memory_unlock", || {
+        let rt = runtime()?;
+        non_null(host_ptr, "host_ptr")?;
+        rt.unlock(host_ptr as u64)
+    })
+}
+
+/// `hsa_amd_pointer_info_t`, as the header lays it out.
+#[repr(C)]
+pub struct PointerInfo {
+    pub size: u32,
+    pub kind: u32,
+    pub agent_base_address: *mut c_void,
+    pub host_base_address: *mut c_void,
+    pub size_in_bytes: usize,
+    pub user_data: *mut c_void,
+    pub agent_owner: u64,
+    pub global_flags: u32,
+}
+
+/// Writes the fields of `info` that fit in the caller's `size` bytes and
+/// lowers `size` to ours if the caller's is larger.
+///
+/// # Safety
+/// `out` must be valid for `(*out).size` bytes.
+unsafe fn write_pointer_info(out: *mut PointerInfo, info: &PointerInfo) {
+    use std::mem::{offset_of, size_of_val};
+    // SAFETY: the caller's contract: `out` is readable and writable for
+    // the size it declares; only fields ending within it are written.
+    unsafe {
+        let room = ((*out).size as usize).min(size_of::<PointerInfo>());
+        macro_rules! field {
+            ($f:ident) => {
+                if offset_of!(PointerInfo, $f) + size_of_val(&info.$f) <= room {
+                    std::ptr::addr_of_mut!((*out).$f).write_unaligned(std::ptr::read(&info.$f));
+                }
+            };
+        }
+        field!(kind);
+        field!(agent_base_address);
+        field!(host_base_address);
+        field!(size_in_bytes);
+        field!(user_data);
+        field!(agent_owner);
+        field!(global_flags);
+        (*out).size = room as u32;
+    }
+}
+
+/// What the runtime knows of `ptr`; the agents that may access it come
+/// back in an array made with the caller's allocator (every agent, for
+/// known memory: all of it is one shared arena).
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_pointer_info(
+    ptr: *const c_void,
+    info: *mut PointerInfo,
+    alloc: Option<unsafe extern "C" fn(usize) -> *mut c_void>,
+    num_agents_accessible: *mut u32,
+    accessible: *mut *mut u64,
+) -> Status {
+    guard("hsa_amd_pointer_info", || {
+        let rt = runtime()?;
+        non_null(ptr, "ptr")?;
+        non_null(info, "info")?;
+        let found = rt.pointer_info(ptr as u64);
+        let (kind, flags) = match found.kind {
+            None => (POINTER_TYPE_UNKNOWN, 0),
+            Some(AllocationKind::Locked) => (POINTER_TYPE_LOCKED, FLAG_COARSE_GRAINED),
+            Some(AllocationKind::Pool(p)) => {
+                (POINTER_TYPE_HSA, rt.pool(p).map_or(0, |p| global_flags(&p)))
+            }
+        };
+        let known = found.kind.is_some();
+        let owner = if known {
+            rt.agent_handles.get(found.owner).copied().unwrap_or(0)
+        } else {
+            0
+        };
+        let record = PointerInfo {
+            size: 0,
+            kind,
+            agent_base_address: found.base as *mut c_void,
+            host_base_address: found.base as *mut c_void,
+            size_in_bytes: found.len as usize,
+            user_data: found.user_data as *mut c_void,
+            agent_owner: owner,
+            global_flags: flags,
+        };
+        // SAFETY: checked non-null; the caller set `size` (hsa_ext_amd.h).
+        unsafe { write_pointer_info(info, &record) };
+        let agents: &[u64] = if known { &rt.agent_handles } else { &[] };
+        if num_agents_accessible.is_null() {
+            return Ok(());
+        }
+        // SAFETY: non-null output.
+        unsafe { put(num_agents_accessible, agents.len() as u32)? };
+        let (Some(alloc), false) = (alloc, accessible.is_null()) else {
+            return Ok(());
+        };
+        let array = if agents.is_empty() {
+            std::ptr::null_mut()
+        } else {
+            // SAFETY: the client's allocator.
+            let block = unsafe { alloc(std::mem::size_of_val(agents)) }.cast::<u64>();
+            if block.is_null() {
+                return Err(Error::OutOfResources(
+                    "the allocator for the accessible agents returned NULL".into(),
+                ));
+            }
+            // SAFETY: a fresh block of the size asked for.
+            unsafe { std::ptr::copy_nonoverlapping(agents.as_ptr(), block, agents.len()) };
+            block
+        };
+        // SAFETY: non-null output.
+        unsafe { put(accessible, array) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_pointer_info_set_userdata(
+    ptr: *const c_void,
+    userdata: *mut c_void,
+) -> Status {
+    guard("hsa_amd_pointer_info_set_userdata", || {
+        let rt = runtime()?;
+        non_null(ptr, "ptr")?;
+        rt.set_user_data(ptr as u64, userdata as u64)
+    })
+}
+
+/// Every agent already reaches every allocation: checks the request and
+/// succeeds.
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_agents_allow_access(
+    num_agents: u32,
+    agents: *const u64,
+    flags: *const u32,
+    ptr: *const c_void,
+) -> Status {
+    guard("hsa_amd_agents_allow_access", || {
+        let rt = runtime()?;
+        if num_agents == 0 {
+            return Err(invalid("num_agents is 0"));
+        }
+        non_null(agents, "agents")?;
+        if !flags.is_null() {
+            return Err(invalid("flags must be NULL (reserved)"));
+        }
+        non_null(ptr, "ptr")?;
+        // SAFETY: the caller's array of num_agents handles.
+        let list = unsafe { std::slice::from_raw_parts(agents, num_agents as usize) };
+        for &a in list {
+            rt.agent(a)?;
+        }
+        if rt.pointer_info(ptr as u64).kind.is_none() {
+            return Err(invalid(format!(
+                "{ptr:p} is not memory allocated or locked with the runtime"
+            )));
+        }
+        Ok(())
+    })
+}
+
+/// Coherency type recorded per GPU agent (memory is coherent whatever is
+/// set: the emulated agents share the host's caches).
+fn coherency() -> &'static Mutex<BTreeMap<u64, u32>> {
+    static TYPES: Mutex<BTreeMap<u64, u32>> = Mutex::new(BTreeMap::new());
+    &TYPES
+}
+
+/// A GPU agent by handle.
+fn gpu(rt: &Runtime, agent: u64) -> Result<(), Error> {
+    if rt.agent(agent)?.kind == AgentKind::Gpu {
+        Ok(())
+    } else {
+        Err(Error::InvalidHandle {
+            kind: "agent",
+            handle: agent,
+        })
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_coherency_get_type(agent: u64, kind: *mut u32) -> Status {
+    guard("hsa_amd_coherency_get_type", || {
+        gpu(&*runtime()?, agent)?;
+        let t = coherency()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&agent)
+            .copied();
+        // SAFETY: the caller's output; null is refused by put.
+        unsafe { put(kind, t.unwrap_or(COHERENCY_COHERENT)) }
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn hsa_amd_coherency_set_type(agent: u64, kind: u32) -> Status {
+    guard("hsa_amd_coherency_set_type", || {
+        gpu(&*runtime()?, agent)?;
+        if kind > COHERENCY_NONCOHERENT {
+            return Err(invalid(format!(
+                "{kind} is not an hsa_amd_coherency_type_t"
+            )));
+        }
+        coherency()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(agent, kind);
+        Ok(())
+    })
+}
+
+/// Whether a pool can receive migrated buffers: any global pool can, since
+/// all are views of one memory.
+fn migratable(pool: &Pool) -> bool {
+    pool.allocatable()
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_memory_pool_can_migrate(
+    src_memory_pool: u64,
+    dst_memory_pool: u64,
+    result: *mut bool,
+) -> Status {
+    guard("hsa_amd_memory_pool_can_migrate", || {
+        let rt = runtime()?;
+        let src = rt.pool(src_memory_pool)?;
+        let dst = rt.pool(dst_memory_pool)?;
+        // SAFETY: the caller's output; null is refused by put.
+        unsafe { put(result, migratable(&src) && migratable(&dst)) }
+    })
+}
+
+/// Memory is unified, so a migration has nothing to move: the request is
+/// checked (a runtime allocation, a global destination pool, flags 0) and
+/// succeeds with the buffer where it is.
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_memory_migrate(
+    ptr: *const c_void,
+    memory_pool: u64,
+    flags: u32,
+) -> Status {
+    guard("hsa_amd_memory_migrate", || {
+        let rt = runtime()?;
+        let pool = rt.pool(memory_pool)?;
+        if flags != 0 {
+            return Err(invalid(format!("flags {flags:#x} (reserved, must be 0)")));
+        }
+        if !migratable(&pool) {
+            return Err(invalid("buffers cannot migrate to a group-segment pool"));
+        }
+        non_null(ptr, "ptr")?;
+        match rt.pointer_info(ptr as u64).kind {
+            Some(AllocationKind::Pool(_)) => Ok(()),
+            _ => Err(invalid(format!("{ptr:p} is not a pool allocation"))),
+        }
+    })
+}
+
+/// `hsa_amd_deallocation_callback_t`.
+pub type DeallocationCallback = unsafe extern "C" fn(*mut c_void, *mut c_void);
+
+/// One registered deallocation notifier.
+struct Notifier {
+    runtime: Weak<Runtime>,
+    /// Start of the allocation watched.
+    base: u64,
+    /// The address registered (passed back to the callback).
+    ptr: u64,
+    callback: DeallocationCallback,
+    data: CPointer,
+}
+
+fn notifiers() -> &'static Mutex<Vec<Notifier>> {
+    static NOTIFIERS: Mutex<Vec<Notifier>> = Mutex::new(Vec::new());
+    &NOTIFIERS
+}
+
+/// Runs (and drops) the notifiers of the allocation at `base`, after it
+/// was freed, outside the lock.
+fn notify_deallocation(rt: &Arc<Runtime>, base: u64) {
+    let due: Vec<Notifier> = {
+        let mut all = notifiers().lock().unwrap_or_else(|e| e.into_inner());
+        let (due, keep) = std::mem::take(&mut *all)
+            .into_iter()
+            .partition(|n: &Notifier| {
+                n.base == base && n.runtime.upgrade().is_some_and(|r| Arc::ptr_eq(&r, rt))
+            });
+        *all = keep;
+        due
+    };
+    for n in due {
+        // SAFETY: the client's notifier, called as hsa_ext_amd.h specifies.
+        unsafe { (n.callback)(n.ptr as *mut c_void, n.data.get()) };
+    }
+}
+
+/// Calls `callback(ptr, user_data)` once the pool allocation holding `ptr`
+/// is freed (then forgets it).
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_register_deallocation_callback(
+    ptr: *mut c_void,
+    callback: Option<DeallocationCallback>,
+    user_data: *mut c_void,
+) -> Status {
+    guard("hsa_amd_register_deallocation_callback", || {
+        let rt = runtime()?;
+        non_null(ptr, "ptr")?;
+        let callback = callback.ok_or_else(|| invalid("callback is NULL"))?;
+        let info = rt.pointer_info(ptr as u64);
+        if !matches!(info.kind, Some(AllocationKind::Pool(_))) {
+            return Err(Error::InvalidAllocation(format!(
+                "{ptr:p} is not inside a pool allocation"
+            )));
+        }
+        notifiers()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Notifier {
+                runtime: Arc::downgrade(&rt),
+                base: info.base,
+                ptr: ptr as u64,
+                callback,
+                data: CPointer(user_data),
+            });
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_deregister_deallocation_callback(
+    ptr: *mut c_void,
+    callback: Option<DeallocationCallback>,
+) -> Status {
+    guard("hsa_amd_deregister_deallocation_callback", || {
+        runtime()?;
+        let callback = callback.ok_or_else(|| invalid("callback is NULL"))?;
+        let mut all = notifiers().lock().unwrap_or_else(|e| e.into_inner());
+        let at = all
+            .iter()
+            .position(|n| n.ptr == ptr as u64 && n.callback as usize == callback as usize)
+            .ok_or_else(|| invalid(format!("no deallocation callback registered for {ptr:p}")))?;
+        all.remove(at);
+        Ok(())
+    })
+}

@@ -1,0 +1,688 @@
+//! Signals: creation, every load/store/read-modify-write in every memory
+//! order `hsa.h` declares, waits, `hsa_amd_signal_wait_any`, async handlers,
+//! the value pointer, and signal groups.
+//!
+//! A signal is a runtime handle (`Runtime::signals`). Functions that return
+//! a value or nothing cannot report a bad handle to C: they print it on
+//! stderr and return a fallback ([`guard_value`]); a wait on a bad handle
+//! returns a value that does not satisfy its condition, as a timed-out wait
+//! would.
+//!
+//! Timeouts are in the system timestamp unit, nanoseconds here
+//! (`HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY` is 1 GHz); `UINT64_MAX` waits for
+//! ever.
+
+use std::collections::HashSet;
+use std::ffi::c_void;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use softgpu_runtime::error::invalid;
+use softgpu_runtime::handle::Handles;
+use softgpu_runtime::signal::{wait_any, Condition, Order, Signal, WaitHint};
+use softgpu_runtime::{Error, Runtime};
+
+use crate::{
+    guard, guard_value, non_null, put, runtime, unsupported, Status,
+    HSA_STATUS_ERROR_INVALID_SIGNAL_GROUP,
+};
+
+symver!("signal");
+
+/// `hsa_signal_value_t` in the large model (every 64-bit target).
+pub type Value = i64;
+
+/// `HSA_AMD_SIGNAL_AMD_GPU_ONLY`.
+const AMD_GPU_ONLY: u64 = 1;
+/// `HSA_AMD_SIGNAL_IPC`.
+const AMD_IPC: u64 = 2;
+
+/// The live signal behind a handle.
+pub(crate) fn signal_of(handle: u64) -> Result<Arc<Signal>, Error> {
+    runtime()?.signal(handle)
+}
+
+/// `hsa_signal_condition_t`.
+pub(crate) fn condition(raw: u32) -> Result<Condition, Error> {
+    Ok(match raw {
+        0 => Condition::Eq,
+        1 => Condition::Ne,
+        2 => Condition::Lt,
+        3 => Condition::Gte,
+        _ => return Err(invalid(format!("{raw} is not an hsa_signal_condition_t"))),
+    })
+}
+
+/// `hsa_wait_state_t`; only a hint, so an unknown value means "blocked".
+fn hint(raw: u32) -> WaitHint {
+    if raw == 1 {
+        WaitHint::Active
+    } else {
+        WaitHint::Blocked
+    }
+}
+
+/// A timeout hint in ns; `UINT64_MAX` means no limit.
+fn timeout(ns: u64) -> Option<Duration> {
+    (ns != u64::MAX).then(|| Duration::from_nanos(ns))
+}
+
+/// A value for which `condition(value, compare)` does not hold (where one
+/// exists): what a wait that could not run returns, so the caller sees it
+/// as not satisfied.
+fn unsatisfying(raw_condition: u32, compare: Value) -> Value {
+    match condition(raw_condition) {
+        Ok(Condition::Eq) => compare.wrapping_add(1),
+        Ok(Condition::Ne | Condition::Lt) => compare,
+        Ok(Condition::Gte) => compare.wrapping_sub(1),
+        Err(_) => 0,
+    }
+}
+
+/// Checks a consumer list: non-null when non-empty, valid agents, no
+/// duplicates.
+///
+/// # Safety
+/// `consumers` must point at `count` agent handles when non-null.
+unsafe fn check_consumers(rt: &Runtime, count: u32, consumers: *const u64) -> Result<(), Error> {
+    if count == 0 {
+        return Ok(());
+    }
+    non_null(consumers, "consumers (with num_consumers > 0)")?;
+    // SAFETY: the caller's contract.
+    let list = unsafe { std::slice::from_raw_parts(consumers, count as usize) };
+    let mut seen = HashSet::new();
+    for &agent in list {
+        rt.agent(agent)?;
+        if !seen.insert(agent) {
+            return Err(invalid(format!(
+                "agent {agent:#x} is listed twice in consumers"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Creates a signal and writes its handle.
+///
+/// # Safety
+/// As for [`check_consumers`]; `out` valid for a write when non-null.
+unsafe fn create(
+    initial: Value,
+    count: u32,
+    consumers: *const u64,
+    out: *mut u64,
+) -> Result<(), Error> {
+    let rt = runtime()?;
+    non_null(out, "signal")?;
+    // SAFETY: the caller's contract.
+    unsafe { check_consumers(&rt, count, consumers)? };
+    let handle = rt.signals.insert(Arc::new(Signal::new(initial)));
+    // SAFETY: checked non-null; the caller's contract.
+    unsafe { put(out, handle) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_signal_create(
+    initial_value: Value,
+    num_consumers: u32,
+    consumers: *const u64,
+    signal: *mut u64,
+) -> Status {
+    // SAFETY: pointers as the C caller passed them (hsa.h contract).
+    guard("hsa_signal_create", || unsafe {
+        create(initial_value, num_consumers, consumers, signal)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_signal_create(
+    initial_value: Value,
+    num_consumers: u32,
+    consumers: *const u64,
+    attributes: u64,
+    signal: *mut u64,
+) -> Status {
+    guard("hsa_amd_signal_create", || {
+        runtime()?;
+        if attributes & AMD_IPC != 0 {
+            return Err(unsupported(
+                "hsa_amd_signal_create with HSA_AMD_SIGNAL_IPC (interprocess signals)",
+            ));
+        }
+        if attributes & !(AMD_GPU_ONLY | AMD_IPC) != 0 {
+            return Err(invalid(format!(
+                "unknown signal attributes {attributes:#x}"
+            )));
+        }
+        // SAFETY: pointers as the C caller passed them.
+        unsafe { create(initial_value, num_consumers, consumers, signal) }
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn hsa_signal_destroy(signal: u64) -> Status {
+    guard("hsa_signal_destroy", || {
+        let rt = runtime()?;
+        if signal == 0 {
+            return Err(invalid("signal handle 0"));
+        }
+        rt.signal(signal)?;
+        let queues = rt.queues.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(q) = queues.values().find(|q| q.doorbell_handle == signal) {
+            return Err(invalid(format!(
+                "signal {signal:#x} is the doorbell of queue {} (destroy the queue instead)",
+                q.id
+            )));
+        }
+        drop(queues);
+        rt.signals.remove(signal).map(|_| ())
+    })
+}
+
+/// Runs `op` on a live signal; a bad handle is reported and ignored.
+fn modify(name: &'static str, handle: u64, op: impl FnOnce(&Signal)) {
+    guard_value(name, (), || {
+        op(&*signal_of(handle)?);
+        Ok(())
+    })
+}
+
+/// Returns `op`'s value on a live signal; a bad handle is reported and
+/// gives 0.
+fn read(name: &'static str, handle: u64, op: impl FnOnce(&Signal) -> Value) -> Value {
+    guard_value(name, 0, || Ok(op(&*signal_of(handle)?)))
+}
+
+/// Loads: `pub extern "C" fn NAME(signal) => ORDER;`.
+macro_rules! loads {
+    ($(pub extern "C" fn $name:ident(signal) => $order:ident;)*) => {$(
+        #[no_mangle]
+        pub extern "C" fn $name(signal: u64) -> Value {
+            read(stringify!($name), signal, |s| s.load(Order::$order))
+        }
+    )*};
+}
+
+loads! {
+    pub extern "C" fn hsa_signal_load_relaxed(signal) => Relaxed;
+    pub extern "C" fn hsa_signal_load_scacquire(signal) => Acquire;
+    pub extern "C" fn hsa_signal_load_acquire(signal) => Acquire;
+}
+
+/// Stores and other value-less operations:
+/// `pub extern "C" fn NAME(signal, value) => METHOD, ORDER;`.
+macro_rules! updates {
+    ($(pub extern "C" fn $name:ident(signal, value) => $method:ident, $order:ident;)*) => {$(
+        #[no_mangle]
+        pub extern "C" fn $name(signal: u64, value: Value) {
+            modify(stringify!($name), signal, |s| s.$method(value, Order::$order))
+        }
+    )*};
+}
+
+updates! {
+    pub extern "C" fn hsa_signal_store_relaxed(signal, value) => store, Relaxed;
+    pub extern "C" fn hsa_signal_store_screlease(signal, value) => store, Release;
+    pub extern "C" fn hsa_signal_store_release(signal, value) => store, Release;
+    pub extern "C" fn hsa_signal_silent_store_relaxed(signal, value) => silent_store, Relaxed;
+    pub extern "C" fn hsa_signal_silent_store_screlease(signal, value) => silent_store, Release;
+
+    pub extern "C" fn hsa_signal_add_relaxed(signal, value) => add, Relaxed;
+    pub extern "C" fn hsa_signal_add_scacquire(signal, value) => add, Acquire;
+    pub extern "C" fn hsa_signal_add_acquire(signal, value) => add, Acquire;
+    pub extern "C" fn hsa_signal_add_screlease(signal, value) => add, Release;
+    pub extern "C" fn hsa_signal_add_release(signal, value) => add, Release;
+    pub extern "C" fn hsa_signal_add_scacq_screl(signal, value) => add, AcqRel;
+    pub extern "C" fn hsa_signal_add_acq_rel(signal, value) => add, AcqRel;
+
+    pub extern "C" fn hsa_signal_subtract_relaxed(signal, value) => subtract, Relaxed;
+    pub extern "C" fn hsa_signal_subtract_scacquire(signal, value) => subtract, Acquire;
+    pub extern "C" fn hsa_signal_subtract_acquire(signal, value) => subtract, Acquire;
+    pub extern "C" fn hsa_signal_subtract_screlease(signal, value) => subtract, Release;
+    pub extern "C" fn hsa_signal_subtract_release(signal, value) => subtract, Release;
+    pub extern "C" fn hsa_signal_subtract_scacq_screl(signal, value) => subtract, AcqRel;
+    pub extern "C" fn hsa_signal_subtract_acq_rel(signal, value) => subtract, AcqRel;
+
+    pub extern "C" fn hsa_signal_and_relaxed(signal, value) => and, Relaxed;
+    pub extern "C" fn hsa_signal_and_scacquire(signal, value) => and, Acquire;
+    pub extern "C" fn hsa_signal_and_acquire(signal, value) => and, Acquire;
+    pub extern "C" fn hsa_signal_and_screlease(signal, value) => and, Release;
+    pub extern "C" fn hsa_signal_and_release(signal, value) => and, Release;
+    pub extern "C" fn hsa_signal_and_scacq_screl(signal, value) => and, AcqRel;
+    pub extern "C" fn hsa_signal_and_acq_rel(signal, value) => and, AcqRel;
+
+    pub extern "C" fn hsa_signal_or_relaxed(signal, value) => or, Relaxed;
+    pub extern "C" fn hsa_signal_or_scacquire(signal, value) => or, Acquire;
+    pub extern "C" fn hsa_signal_or_acquire(signal, value) => or, Acquire;
+    pub extern "C" fn hsa_signal_or_screlease(signal, value) => or, Release;
+    pub extern "C" fn hsa_signal_or_release(signal, value) => or, Release;
+    pub extern "C" fn hsa_signal_or_scacq_screl(signal, value) => or, AcqRel;
+    pub extern "C" fn hsa_signal_or_acq_rel(signal, value) => or, AcqRel;
+
+    pub extern "C" fn hsa_signal_xor_relaxed(signal, value) => xor, Relaxed;
+    pub extern "C" fn hsa_signal_xor_scacquire(signal, value) => xor, Acquire;
+    pub extern "C" fn hsa_signal_xor_acquire(signal, value) => xor, Acquire;
+    pub extern "C" fn hsa_signal_xor_screlease(signal, value) => xor, Release;
+    pub extern "C" fn hsa_signal_xor_release(signal, value) => xor, Release;
+    pub extern "C" fn hsa_signal_xor_scacq_screl(signal, value) => xor, AcqRel;
+    pub extern "C" fn hsa_signal_xor_acq_rel(signal, value) => xor, AcqRel;
+}
+
+/// Exchanges: `pub extern "C" fn NAME(signal, value) => ORDER;`, returning
+/// the previous value.
+macro_rules! exchanges {
+    ($(pub extern "C" fn $name:ident(signal, value) => $order:ident;)*) => {$(
+        #[no_mangle]
+        pub extern "C" fn $name(signal: u64, value: Value) -> Value {
+            read(stringify!($name), signal, |s| s.exchange(value, Order::$order))
+        }
+    )*};
+}
+
+exchanges! {
+    pub extern "C" fn hsa_signal_exchange_relaxed(signal, value) => Relaxed;
+    pub extern "C" fn hsa_signal_exchange_scacquire(signal, value) => Acquire;
+    pub extern "C" fn hsa_signal_exchange_acquire(signal, value) => Acquire;
+    pub extern "C" fn hsa_signal_exchange_screlease(signal, value) => Release;
+    pub extern "C" fn hsa_signal_exchange_release(signal, value) => Release;
+    pub extern "C" fn hsa_signal_exchange_scacq_screl(signal, value) => AcqRel;
+    pub extern "C" fn hsa_signal_exchange_acq_rel(signal, value) => AcqRel;
+}
+
+/// Compare-and-swaps: `pub extern "C" fn NAME(signal, expected, value) =>
+/// ORDER;`, returning the value observed before.
+macro_rules! cases {
+    ($(pub extern "C" fn $name:ident(signal, expected, value) => $order:ident;)*) => {$(
+        #[no_mangle]
+        pub extern "C" fn $name(signal: u64, expected: Value, value: Value) -> Value {
+            read(stringify!($name), signal, |s| s.cas(expected, value, Order::$order))
+        }
+    )*};
+}
+
+cases! {
+    pub extern "C" fn hsa_signal_cas_relaxed(signal, expected, value) => Relaxed;
+    pub extern "C" fn hsa_signal_cas_scacquire(signal, expected, value) => Acquire;
+    pub extern "C" fn hsa_signal_cas_acquire(signal, expected, value) => Acquire;
+    pub extern "C" fn hsa_signal_cas_screlease(signal, expected, value) => Release;
+    pub extern "C" fn hsa_signal_cas_release(signal, expected, value) => Release;
+    pub extern "C" fn hsa_signal_cas_scacq_screl(signal, expected, value) => AcqRel;
+    pub extern "C" fn hsa_signal_cas_acq_rel(signal, expected, value) => AcqRel;
+}
+
+/// One `hsa_signal_wait_*`.
+fn wait(
+    name: &'static str,
+    signal: u64,
+    raw_condition: u32,
+    compare: Value,
+    timeout_hint: u64,
+    wait_state: u32,
+    order: Order,
+) -> Value {
+    guard_value(name, unsatisfying(raw_condition, compare), || {
+        let s = signal_of(signal)?;
+        let cond = condition(raw_condition)?;
+        Ok(s.wait(
+            cond,
+            compare,
+            timeout(timeout_hint),
+            hint(wait_state),
+            order,
+        ))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn hsa_signal_wait_relaxed(
+    signal: u64,
+    condition: u32,
+    compare_value: Value,
+    timeout_hint: u64,
+    wait_state_hint: u32,
+) -> Value {
+    let name = "hsa_signal_wait_relaxed";
+    wait(
+        name,
+        signal,
+        condition,
+        compare_value,
+        timeout_hint,
+        wait_state_hint,
+        Order::Relaxed,
+    )
+}
+
+#[no_mangle]
+pub extern "C" fn hsa_signal_wait_scacquire(
+    signal: u64,
+    condition: u32,
+    compare_value: Value,
+    timeout_hint: u64,
+    wait_state_hint: u32,
+) -> Value {
+    let name = "hsa_signal_wait_scacquire";
+    wait(
+        name,
+        signal,
+        condition,
+        compare_value,
+        timeout_hint,
+        wait_state_hint,
+        Order::Acquire,
+    )
+}
+
+#[no_mangle]
+pub extern "C" fn hsa_signal_wait_acquire(
+    signal: u64,
+    condition: u32,
+    compare_value: Value,
+    timeout_hint: u64,
+    wait_state_hint: u32,
+) -> Value {
+    let name = "hsa_signal_wait_acquire";
+    wait(
+        name,
+        signal,
+        condition,
+        compare_value,
+        timeout_hint,
+        wait_state_hint,
+        Order::Acquire,
+    )
+}
+
+/// Gathers `(signal, condition, compare)` triples from parallel C arrays.
+///
+/// # Safety
+/// Each non-null array must hold `count` elements.
+unsafe fn triples(
+    count: usize,
+    signals: *const u64,
+    conditions: *const u32,
+    values: *const Value,
+) -> Result<Vec<(Arc<Signal>, Condition, Value)>, Error> {
+    non_null(signals, "signals")?;
+    non_null(conditions, "conditions")?;
+    non_null(values, "compare values")?;
+    let mut out = Vec::with_capacity(count);
+    for i in 0..count {
+        // SAFETY: the caller's contract: `count` elements each.
+        let (s, c, v) = unsafe { (*signals.add(i), *conditions.add(i), *values.add(i)) };
+        out.push((signal_of(s)?, condition(c)?, v));
+    }
+    Ok(out)
+}
+
+/// Waits for any of several signal conditions; returns the index of one
+/// that held and writes its value, or returns `UINT32_MAX` on timeout (and
+/// on a bad argument, which is also reported on stderr). Loads acquire,
+/// more than the relaxed order promised.
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_signal_wait_any(
+    signal_count: u32,
+    signals: *const u64,
+    conds: *const u32,
+    values: *const Value,
+    timeout_hint: u64,
+    wait_hint: u32,
+    satisfying_value: *mut Value,
+) -> u32 {
+    guard_value("hsa_amd_signal_wait_any", u32::MAX, || {
+        if signal_count == 0 {
+            return Err(invalid("signal_count is 0"));
+        }
+        // SAFETY: arrays of `signal_count` elements (the caller's contract).
+        let list = unsafe { triples(signal_count as usize, signals, conds, values)? };
+        match wait_any(&list, timeout(timeout_hint), hint(wait_hint)) {
+            Some((index, value)) => {
+                if !satisfying_value.is_null() {
+                    // SAFETY: non-null output (the caller's contract).
+                    unsafe { put(satisfying_value, value)? };
+                }
+                Ok(index as u32)
+            }
+            None => Ok(u32::MAX),
+        }
+    })
+}
+
+/// A C pointer handed back to C on another thread.
+#[derive(Clone, Copy)]
+pub(crate) struct CPointer(pub *mut c_void);
+
+// SAFETY: the pointer is only passed back to the C code that gave it, which
+// is responsible for using it from the runtime's threads (as HSA documents).
+unsafe impl Send for CPointer {}
+unsafe impl Sync for CPointer {}
+
+impl CPointer {
+    /// The pointer (a method, so closures capture the whole `Send` wrapper).
+    pub(crate) fn get(self) -> *mut c_void {
+        self.0
+    }
+}
+
+/// `hsa_amd_signal_handler`.
+pub type Handler = unsafe extern "C" fn(Value, *mut c_void) -> bool;
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_signal_async_handler(
+    signal: u64,
+    cond: u32,
+    value: Value,
+    handler: Option<Handler>,
+    arg: *mut c_void,
+) -> Status {
+    guard("hsa_amd_signal_async_handler", || {
+        let rt = runtime()?;
+        let s = rt.signal(signal)?;
+        let cond = condition(cond)?;
+        let handler = handler.ok_or_else(|| invalid("handler is NULL"))?;
+        let arg = CPointer(arg);
+        rt.async_handlers.register(
+            s,
+            cond,
+            value,
+            // SAFETY: a C handler called as hsa_ext_amd.h specifies.
+            Box::new(move |v| unsafe { handler(v, arg.get()) }),
+        );
+        Ok(())
+    })
+}
+
+/// Runs `callback(arg)` once on the async handler thread, as a handler
+/// whose condition already holds (a private signal, never visible to the
+/// client, that is 0 and waited on for 0).
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_async_function(
+    callback: Option<unsafe extern "C" fn(*mut c_void)>,
+    arg: *mut c_void,
+) -> Status {
+    guard("hsa_amd_async_function", || {
+        let rt = runtime()?;
+        let callback = callback.ok_or_else(|| invalid("callback is NULL"))?;
+        let arg = CPointer(arg);
+        rt.async_handlers.register(
+            Arc::new(Signal::new(0)),
+            Condition::Eq,
+            0,
+            Box::new(move |_| {
+                // SAFETY: a C function called as hsa_ext_amd.h specifies.
+                unsafe { callback(arg.get()) };
+                false
+            }),
+        );
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_signal_value_pointer(
+    signal: u64,
+    value_ptr: *mut *mut Value,
+) -> Status {
+    guard("hsa_amd_signal_value_pointer", || {
+        let s = signal_of(signal)?;
+        // SAFETY: the caller's output pointer; null is refused by put.
+        unsafe { put(value_ptr, s.value_ptr().cast_mut()) }
+    })
+}
+
+/// A signal group: the signals it was created with, in order.
+struct Group {
+    signals: Vec<u64>,
+}
+
+/// Signal groups of the process (their signals are looked up at each wait,
+/// so a group outliving its signals or the runtime is refused then).
+fn groups() -> &'static Handles<Group> {
+    static GROUPS: OnceLock<Handles<Group>> = OnceLock::new();
+    GROUPS.get_or_init(|| Handles::new("signal group", 0x47))
+}
+
+/// Like [`guard`], reporting an unknown group as
+/// `HSA_STATUS_ERROR_INVALID_SIGNAL_GROUP` (a status the generic mapping
+/// does not know).
+fn guard_group(
+    name: &'static str,
+    group: u64,
+    body: impl FnOnce(Arc<Group>) -> Result<(), Error>,
+) -> Status {
+    let mut found = None;
+    let status = guard(name, || {
+        runtime()?;
+        let g = groups().get(group)?;
+        found = Some(());
+        body(g)
+    });
+    if found.is_none() && runtime().is_ok() {
+        return HSA_STATUS_ERROR_INVALID_SIGNAL_GROUP;
+    }
+    status
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_signal_group_create(
+    num_signals: u32,
+    signals: *const u64,
+    num_consumers: u32,
+    consumers: *const u64,
+    signal_group: *mut u64,
+) -> Status {
+    guard("hsa_signal_group_create", || {
+        let rt = runtime()?;
+        if num_signals == 0 || num_consumers == 0 {
+            return Err(invalid("num_signals and num_consumers must not be 0"));
+        }
+        non_null(signals, "signals")?;
+        non_null(signal_group, "signal_group")?;
+        // SAFETY: the caller's arrays of the given lengths.
+        unsafe { check_consumers(&rt, num_consumers, consumers)? };
+        // SAFETY: as above.
+        let list = unsafe { std::slice::from_raw_parts(signals, num_signals as usize) }.to_vec();
+        let mut seen = HashSet::new();
+        for &s in &list {
+            rt.signal(s)?;
+            if !seen.insert(s) {
+                return Err(invalid(format!("signal {s:#x} is listed twice")));
+            }
+        }
+        let handle = groups().insert(Arc::new(Group { signals: list }));
+        // SAFETY: checked non-null.
+        unsafe { put(signal_group, handle) }
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn hsa_signal_group_destroy(signal_group: u64) -> Status {
+    guard_group("hsa_signal_group_destroy", signal_group, |_| {
+        groups().remove(signal_group).map(|_| ())
+    })
+}
+
+/// One `hsa_signal_group_wait_any_*`.
+///
+/// # Safety
+/// `conditions` and `compare_values` hold one element per group signal;
+/// the outputs are valid for writes.
+unsafe fn group_wait(
+    name: &'static str,
+    group: u64,
+    conditions: *const u32,
+    compare_values: *const Value,
+    wait_state: u32,
+    signal: *mut u64,
+    value: *mut Value,
+) -> Status {
+    guard_group(name, group, |g| {
+        non_null(signal, "signal")?;
+        non_null(value, "value")?;
+        // SAFETY: the caller's arrays, one element per group signal.
+        let list = unsafe {
+            triples(
+                g.signals.len(),
+                g.signals.as_ptr(),
+                conditions,
+                compare_values,
+            )?
+        };
+        let (index, v) = wait_any(&list, None, hint(wait_state))
+            .ok_or_else(|| invalid("the group's wait ended without a satisfied condition"))?;
+        // SAFETY: checked non-null.
+        unsafe {
+            put(signal, g.signals[index])?;
+            put(value, v)
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_signal_group_wait_any_scacquire(
+    signal_group: u64,
+    conditions: *const u32,
+    compare_values: *const Value,
+    wait_state_hint: u32,
+    signal: *mut u64,
+    value: *mut Value,
+) -> Status {
+    let name = "hsa_signal_group_wait_any_scacquire";
+    // SAFETY: the caller's pointers (hsa.h contract).
+    unsafe {
+        group_wait(
+            name,
+            signal_group,
+            conditions,
+            compare_values,
+            wait_state_hint,
+            signal,
+            value,
+        )
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_signal_group_wait_any_relaxed(
+    signal_group: u64,
+    conditions: *const u32,
+    compare_values: *const Value,
+    wait_state_hint: u32,
+    signal: *mut u64,
+    value: *mut Value,
+) -> Status {
+    let name = "hsa_signal_group_wait_any_relaxed";
+    // SAFETY: the caller's pointers (hsa.h contract).
+    unsafe {
+        group_wait(
+            name,
+            signal_group,
+            conditions,
+            compare_values,
+            wait_state_hint,
+            signal,
+            value,
+        )
+    }
+}

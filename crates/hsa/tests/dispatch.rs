@@ -1,0 +1,119 @@
+//! AQL dispatch through `libhsa-runtime64.so.1`: the C program
+//! `tests/c/dispatch.c` runs each scenario against our library with a
+//! clang-compiled gfx1151 code object.
+
+mod common;
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// The kernels the scenarios dispatch (OpenCL C).
+const KERNELS: &str = r#"
+kernel void vadd(global const float* a, global const float* b, global float* c, uint n) {
+    size_t i = get_global_id(0);
+    if (i < n) c[i] = a[i] + b[i];
+}
+
+kernel void inc(global uint* p) {
+    p[get_global_id(0)] += 1;
+}
+
+kernel void fill2d(global uint* out, uint pitch) {
+    size_t x = get_global_id(0), y = get_global_id(1);
+    out[y * pitch + x] = (uint)(y * 1000 + x + 1);
+}
+
+kernel void copy(global const uint* src, global uint* dst) {
+    size_t i = get_global_id(0);
+    dst[i] = src[i];
+}
+
+kernel void wild(global uint* p) {
+    p[get_global_id(0)] = 1;
+}
+"#;
+
+/// The C program and the code object, built once for all tests.
+fn program() -> &'static (PathBuf, String) {
+    static BUILT: OnceLock<(PathBuf, String)> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let exe = common::build_c("dispatch");
+        let kernels = common::kernel_file("dispatch-kernels", KERNELS, "gfx1151");
+        (exe, kernels.display().to_string())
+    })
+}
+
+/// Runs one scenario; returns its stderr.
+fn scenario(name: &str, env: &[(&str, &str)]) -> String {
+    let (exe, kernels) = program();
+    let out = common::run(exe, &[name, kernels], env);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success() && stdout.contains(&format!("OK {name}")),
+        "scenario {name} failed ({}):\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+    stderr
+}
+
+#[test]
+fn vector_add_through_an_aql_queue() {
+    scenario("vadd", &[]);
+}
+
+#[test]
+fn two_hundred_dispatches_wrap_a_64_slot_ring() {
+    scenario("ring", &[]);
+}
+
+#[test]
+fn two_dimensional_grid_with_partial_workgroups() {
+    scenario("grid2d", &[]);
+}
+
+#[test]
+fn barrier_and_and_barrier_or_wait_for_late_dependencies() {
+    scenario("barriers", &[]);
+}
+
+#[test]
+fn malformed_packets_reach_the_error_callback() {
+    let stderr = scenario("badpacket", &[]);
+    assert!(stderr.contains("packet type 7"), "stderr:\n{stderr}");
+    assert!(stderr.contains("0 dimensions"), "stderr:\n{stderr}");
+}
+
+#[test]
+fn kernel_fault_reaches_the_error_callback_and_the_process_continues() {
+    let stderr = scenario("fault", &[]);
+    assert!(
+        stderr.contains("kernel wild faulted"),
+        "the fault report should name the kernel; stderr:\n{stderr}"
+    );
+    assert!(stderr.contains("address 0x1000"), "stderr:\n{stderr}");
+}
+
+#[test]
+fn dispatch_profiling_times() {
+    scenario("profiling", &[]);
+}
+
+#[test]
+fn forged_queue_pointers_are_invalid_queues() {
+    let stderr = scenario("forged", &[]);
+    assert!(
+        stderr.contains("hsa_queue_add_write_index_relaxed") && stderr.contains("invalid queue"),
+        "index functions report bad queues on stderr; stderr:\n{stderr}"
+    );
+}
+
+#[test]
+fn dispatch_on_the_second_gpu_agent() {
+    scenario("second", &[("SOFTGPU_DEVICES", "2")]);
+}
+
+#[test]
+fn queue_creation_rules_indices_and_amd_controls() {
+    scenario("queueapi", &[]);
+}

@@ -1,0 +1,75 @@
+//! Signals through `libhsa-runtime64.so.1`: the C program
+//! `tests/c/signal.c` runs each scenario against our library.
+
+mod common;
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+fn program() -> &'static PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| common::build_c("signal"))
+}
+
+/// Runs one scenario; returns its stderr.
+fn scenario(name: &str) -> String {
+    let out = common::run(program(), &[name], &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success() && stdout.contains(&format!("OK {name}")),
+        "scenario {name} failed ({}):\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+    stderr
+}
+
+#[test]
+fn every_operation_in_every_order() {
+    scenario("ops");
+}
+
+#[test]
+fn creation_checks_consumers_and_attributes() {
+    let stderr = scenario("create");
+    assert!(stderr.contains("HSA_AMD_SIGNAL_IPC"), "stderr:\n{stderr}");
+}
+
+#[test]
+fn waits_with_conditions_and_timeouts_sleep() {
+    scenario("wait");
+}
+
+#[test]
+fn two_threads_ping_pong() {
+    scenario("pingpong");
+}
+
+#[test]
+fn async_handlers_run_on_the_runtime_thread() {
+    scenario("handlers");
+}
+
+#[test]
+fn wait_any() {
+    scenario("waitany");
+}
+
+#[test]
+fn value_pointer_reflects_stores() {
+    scenario("valueptr");
+}
+
+#[test]
+fn signal_groups() {
+    scenario("groups");
+}
+
+#[test]
+fn destroyed_and_forged_handles_are_invalid() {
+    let stderr = scenario("invalid");
+    assert!(
+        stderr.contains("hsa_signal_load_scacquire") && stderr.contains("invalid signal handle"),
+        "bad handles in value functions are reported on stderr; stderr:\n{stderr}"
+    );
+}
