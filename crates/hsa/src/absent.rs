@@ -5,7 +5,8 @@
 //! and a one-time message saying what was asked ([`unsupported`]); none
 //! ever reports success.
 //!
-//! - **Images and samplers** (`hsa_ext_image.h`, `hsa_amd_image_create`):
+//! - **Images and samplers** (`hsa_ext_image.h`, `hsa_amd_image_create`,
+//!   `hsa_amd_image_get_info_max_dim`):
 //!   the executor has no image path yet (no texture sampling or image
 //!   loads/stores in its instruction semantics), so the images extension is
 //!   not reported (`HSA_SYSTEM_INFO_EXTENSIONS`, extension queries) and
@@ -304,6 +305,19 @@ pub unsafe extern "C" fn hsa_amd_image_create(
         non_null(image_data, "image_data")?;
         non_null(image, "image")?;
         Err(no_images("hsa_amd_image_create"))
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_image_get_info_max_dim(
+    agent: u64,
+    _attribute: u32,
+    value: *mut c_void,
+) -> Status {
+    guard("hsa_amd_image_get_info_max_dim", || {
+        agent_ok(agent)?;
+        non_null(value, "value")?;
+        Err(no_images("hsa_amd_image_get_info_max_dim"))
     })
 }
 

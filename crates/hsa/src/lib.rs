@@ -33,6 +33,7 @@ macro_rules! symver {
 }
 
 pub mod absent;
+pub mod events;
 pub mod executable;
 pub mod memory;
 pub mod queue;

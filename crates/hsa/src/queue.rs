@@ -128,22 +128,31 @@ pub unsafe extern "C" fn hsa_queue_create(
         // no packet can run before the client has the pointer, so it is set
         // before the callback can be called.
         let address = Arc::new(AtomicU64::new(0));
-        let on_error = callback.map(|cb| {
-            let data = CPointer(data);
+        let data = CPointer(data);
+        let fault_agent = agent;
+        let on_error = {
             let address = address.clone();
             Box::new(move |error: &QueueError| {
                 let queue = address.load(Ordering::Acquire);
                 eprintln!("softgpu: queue at {queue:#x} stopped: {error}");
-                // SAFETY: the client's callback, called as hsa.h specifies.
-                unsafe { cb(error_status(error), queue as *mut c_void, data.get()) };
+                if let QueueError::KernelFault(fault) = error {
+                    if error_status(error) == HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION {
+                        let at = fault.site.as_ref().and_then(|s| s.address).unwrap_or(0);
+                        crate::events::memory_fault(fault_agent, at);
+                    }
+                }
+                if let Some(cb) = callback {
+                    // SAFETY: the client's callback, called as hsa.h specifies.
+                    unsafe { cb(error_status(error), queue as *mut c_void, data.get()) };
+                }
             }) as softgpu_runtime::queue::ErrorCallback
-        });
+        };
         let q = rt.create_queue(
             agent,
             QueueSpec {
                 size,
                 single,
-                on_error,
+                on_error: Some(on_error),
             },
         )?;
         address.store(q.address, Ordering::Release);

@@ -613,8 +613,20 @@ static void scenario_badpacket(const char *path) {
     CHECK(hsa_shut_down());
 }
 
+static volatile uint64_t fault_address;
+static volatile uint64_t fault_agent;
+
+static hsa_status_t on_system_event(const hsa_amd_event_t *event, void *data) {
+    if (event->event_type == HSA_AMD_GPU_MEMORY_FAULT_EVENT && data == (void *)&fault_address) {
+        fault_agent = event->memory_fault.agent.handle;
+        fault_address = event->memory_fault.virtual_address;
+    }
+    return HSA_STATUS_SUCCESS;
+}
+
 static void scenario_fault(const char *path) {
     env_t e = setup();
+    CHECK(hsa_amd_register_system_event_handler(on_system_event, (void *)&fault_address));
     program_t prog = load_program(e.gpu, path);
     kernel_t k = find_kernel(&prog, e.gpu, "wild.kd");
     uint32_t grid[3] = {64, 1, 1};
@@ -631,6 +643,9 @@ static void scenario_fault(const char *path) {
         exit(1);
     }
     EXPECT(st.queue == q);
+    /* The system event names the agent and the address the lane touched. */
+    EXPECT(fault_agent == e.gpu.handle);
+    EXPECT(fault_address >= 0x1000 && fault_address < 0x1000 + 64 * 4);
     /* The faulting dispatch never completes. */
     EXPECT(hsa_signal_load_scacquire(done) == 1);
     CHECK(hsa_queue_destroy(q));
