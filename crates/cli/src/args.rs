@@ -77,7 +77,25 @@ pub fn run(
     let stats = stats || words.iter().any(|w| w == "--stats");
     let words: Vec<String> = words.iter().filter(|w| *w != "--stats").cloned().collect();
     let cli_args = parse_args(&words)?;
-    let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let bytes = if crate::compile::is_source(file) {
+        // OpenCL keeps argument names in the metadata only when asked, and
+        // errors about arguments should name them.
+        let options = match file.extension().and_then(|e| e.to_str()) {
+            Some("cl") => vec!["-cl-kernel-arg-info".to_string()],
+            _ => Vec::new(),
+        };
+        crate::compile::compile_source(
+            file,
+            &crate::compile::Options {
+                target,
+                defines: &[],
+                include_dirs: &[],
+                options: &options,
+            },
+        )?
+    } else {
+        std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?
+    };
     let device = Device::new(DeviceConfig {
         target: target.into(),
         ..Default::default()

@@ -7,7 +7,9 @@ use clap::{Parser, Subcommand};
 
 mod args;
 mod bench;
+mod compile;
 mod demo;
+mod info;
 mod inspect;
 mod timeline;
 
@@ -24,7 +26,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run one kernel of a code object (or offload bundle).
+    /// Run one kernel of a code object (or offload bundle), or of an OpenCL
+    /// C (.cl) or HIP (.hip) source compiled for --target first.
     ///
     /// Kernel arguments follow in declaration order: --in PATH (buffer from
     /// a file), --out PATH:BYTES (zeroed buffer written to PATH after the
@@ -53,6 +56,34 @@ enum Command {
         /// Kernel arguments, in declaration order.
         #[arg(trailing_var_arg = true, num_args = 0..)]
         args: Vec<String>,
+    },
+    /// Show the emulated devices (SOFTGPU_DEVICES, default 1) and their
+    /// profile (SOFTGPU_PROFILE, default gfx1151), and the built-in profiles.
+    Info {
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Compile OpenCL C (.cl) or HIP (.hip) device source into a code object
+    /// with clang-19, lld-19 and the ROCm device libraries.
+    Compile {
+        file: PathBuf,
+        /// Where to write the code object (default: FILE with extension .hsaco).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Target processor.
+        #[arg(long, default_value = "gfx1151")]
+        target: String,
+        /// Define a macro: NAME=VALUE, or NAME (defined as 1).
+        #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+        define: Vec<String>,
+        /// Add a directory to the include search path.
+        #[arg(short = 'I', value_name = "DIR")]
+        include: Vec<PathBuf>,
+        /// Pass an option to clang (after softgpu's own, so it can override
+        /// them), e.g. --option=-O1.
+        #[arg(long, value_name = "ARG", allow_hyphen_values = true)]
+        option: Vec<String>,
     },
     /// Disassemble the code of a code object as llvm-objdump does.
     Disasm {
@@ -123,6 +154,24 @@ fn main() -> ExitCode {
             &target,
             stats,
             &args,
+        ),
+        Command::Info { json } => info::run(json),
+        Command::Compile {
+            file,
+            output,
+            target,
+            define,
+            include,
+            option,
+        } => compile::run(
+            &file,
+            output.as_deref(),
+            &compile::Options {
+                target: &target,
+                defines: &define,
+                include_dirs: &include,
+                options: &option,
+            },
         ),
         Command::Disasm { file, target } => inspect::disasm(&file, &target),
         Command::Inspect { file, target, json } => inspect::inspect(&file, &target, json),
