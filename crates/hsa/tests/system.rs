@@ -182,9 +182,10 @@ fn rocminfo_runs_against_our_library() {
     assert!(stdout.contains("*** Done ***"), "{stdout}");
 }
 
-/// The function names `hsa-imports.txt` lists (first column).
+/// The function names `tests/data/hsa-imports.txt` lists (first column):
+/// what a HIP runtime, rocminfo and ROCm's conformance tests import.
 fn imported_functions() -> Vec<String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/hsa-imports.txt");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/hsa-imports.txt");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
             "{}: {e} (the list of functions HSA clients import)",
