@@ -268,12 +268,7 @@ impl Device {
         args: &[Arg],
     ) -> Result<DispatchStats, DispatchError> {
         let group_segment_bytes = static_lds(kernel) + dynamic_lds;
-        check_launch(kernel, grid, block, group_segment_bytes).map_err(|why| {
-            DispatchError::BadLaunch {
-                kernel: kernel.name.clone(),
-                why,
-            }
-        })?;
+        check_launch(kernel, grid, block, group_segment_bytes)?;
         let kernarg = build_kernarg(kernel, grid, block, dynamic_lds, args)?;
         self.dispatch_kernarg(program, kernel, grid, block, group_segment_bytes, &kernarg)
     }
@@ -327,12 +322,7 @@ impl Device {
         kernel: &Kernel,
         raw: &RawDispatch,
     ) -> Result<DispatchStats, DispatchError> {
-        check_launch(kernel, raw.grid, raw.block, raw.group_segment_bytes).map_err(|why| {
-            DispatchError::BadLaunch {
-                kernel: kernel.name.clone(),
-                why,
-            }
-        })?;
+        check_launch(kernel, raw.grid, raw.block, raw.group_segment_bytes)?;
         let groups: [u32; 3] = std::array::from_fn(|d| raw.grid[d].div_ceil(raw.block[d]));
         let plan = Plan {
             program,
@@ -442,33 +432,53 @@ fn check_launch(
     grid: [u32; 3],
     block: [u32; 3],
     group_segment_bytes: u32,
-) -> Result<(), String> {
-    if block.contains(&0) || grid.contains(&0) {
-        return Err(format!(
-            "grid {grid:?} and block {block:?} must be non-zero in every dimension"
-        ));
-    }
+) -> Result<(), DispatchError> {
+    check_shape(kernel, grid, block)?;
     let threads = block.iter().map(|&b| b as u64).product::<u64>();
     let max = kernel.meta.max_flat_workgroup_size.clamp(1, MAX_WORKGROUP) as u64;
     if threads > max {
-        return Err(format!(
-            "block {block:?} has {threads} work-items; this kernel allows at most {max}"
+        return Err(bad_launch(
+            kernel,
+            format!("block {block:?} has {threads} work-items; this kernel allows at most {max}"),
         ));
     }
     if let Some(req) = kernel.meta.reqd_workgroup_size {
         if req != block {
-            return Err(format!(
-                "block {block:?} differs from the kernel's required workgroup size {req:?}"
+            return Err(bad_launch(
+                kernel,
+                format!(
+                    "block {block:?} differs from the kernel's required workgroup size {req:?}"
+                ),
             ));
         }
     }
     let lds = group_segment_bytes as u64;
     if lds > LDS_BYTES as u64 {
-        return Err(format!(
-            "{lds} bytes of LDS requested; the device has {LDS_BYTES}"
+        return Err(bad_launch(
+            kernel,
+            format!("{lds} bytes of LDS requested; the device has {LDS_BYTES}"),
         ));
     }
     Ok(())
+}
+
+/// Grid and block must be non-zero in every dimension (the kernarg's hidden
+/// arguments divide by the block size).
+fn check_shape(kernel: &Kernel, grid: [u32; 3], block: [u32; 3]) -> Result<(), DispatchError> {
+    if block.contains(&0) || grid.contains(&0) {
+        return Err(bad_launch(
+            kernel,
+            format!("grid {grid:?} and block {block:?} must be non-zero in every dimension"),
+        ));
+    }
+    Ok(())
+}
+
+fn bad_launch(kernel: &Kernel, why: String) -> DispatchError {
+    DispatchError::BadLaunch {
+        kernel: kernel.name.clone(),
+        why,
+    }
 }
 
 /// The kernarg segment: explicit arguments checked against the metadata,
@@ -481,6 +491,7 @@ pub fn build_kernarg(
     dynamic_lds: u32,
     args: &[Arg],
 ) -> Result<Vec<u8>, DispatchError> {
+    check_shape(kernel, grid, block)?;
     let meta = &kernel.meta;
     let size = meta
         .kernarg_segment_size

@@ -10,10 +10,29 @@ use crate::wave::Wave;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fault {
     pub kernel: String,
+    /// What went wrong, as a category runtimes can map to their own codes.
+    pub kind: FaultKind,
     /// What went wrong, in a sentence.
     pub reason: String,
     /// Where it went wrong, when an instruction did it.
     pub site: Option<Site>,
+}
+
+/// The category of a fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    /// A memory access outside what the kernel may touch.
+    Memory,
+    /// An instruction the executor does not implement, or invalid bytes.
+    Instruction,
+    /// `s_trap`.
+    Trap,
+    /// A jump to an address that is not an instruction.
+    BadJump,
+    /// The wave ran past its instruction budget.
+    Budget,
+    /// The dispatch could not start, or anything else.
+    Other,
 }
 
 /// The instruction a fault happened at.
@@ -39,6 +58,7 @@ impl Fault {
     pub fn setup(kernel: &str, reason: String) -> Fault {
         Fault {
             kernel: kernel.to_string(),
+            kind: FaultKind::Other,
             reason,
             site: None,
         }
@@ -54,6 +74,14 @@ impl Fault {
             .next()
             .unwrap_or("?")
             .to_string();
+        let kind = match &trap {
+            Trap::Memory { .. } => FaultKind::Memory,
+            Trap::Unsupported | Trap::Illegal(_) => FaultKind::Instruction,
+            Trap::Trap(_) => FaultKind::Trap,
+            Trap::BadJump(_) => FaultKind::BadJump,
+            Trap::Budget(_) => FaultKind::Budget,
+            Trap::Other(_) => FaultKind::Other,
+        };
         let (reason, lane, address) = match trap {
             Trap::Memory { space, lane, addr, len } => {
                 (format!("{space} memory access of {len} bytes at {addr:#x} is outside what the kernel may touch"), lane, Some(addr))
@@ -75,6 +103,7 @@ impl Fault {
         };
         Fault {
             kernel: plan.kernel.name.clone(),
+            kind,
             reason,
             site: Some(Site {
                 workgroup: group,

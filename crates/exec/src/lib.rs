@@ -26,5 +26,5 @@ pub use device::{
     DEFAULT_WAVE_BUDGET,
 };
 pub use dispatch::DispatchStats;
-pub use fault::{Fault, Site};
+pub use fault::{Fault, FaultKind, Site};
 pub use program::Program;

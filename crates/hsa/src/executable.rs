@@ -25,10 +25,10 @@ use softgpu_runtime::executable::{LoadedCodeObject, Symbol, SymbolKind};
 use softgpu_runtime::handle::Handles;
 use softgpu_runtime::{Error, Runtime};
 
-use crate::system::{c_str, callback, each, guard_status, put_bytes, refuse, HandleCallback};
+use crate::system::{c_str, callback, each, put_bytes, refuse, HandleCallback};
 use crate::{
-    guard, non_null, put, runtime, unsupported, Status, HSA_STATUS_ERROR_INVALID_CODE_OBJECT,
-    HSA_STATUS_ERROR_INVALID_FILE, HSA_STATUS_SUCCESS,
+    guard, guard_status, non_null, put, runtime, unsupported, Status,
+    HSA_STATUS_ERROR_INVALID_CODE_OBJECT, HSA_STATUS_ERROR_INVALID_FILE, HSA_STATUS_SUCCESS,
 };
 
 symver!("executable");

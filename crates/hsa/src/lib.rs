@@ -50,9 +50,20 @@ pub use status::*;
 /// Runs an export's body: maps errors to statuses, contains panics and
 /// traces the call.
 pub(crate) fn guard(name: &'static str, body: impl FnOnce() -> Result<(), Error>) -> Status {
+    guard_status(name, || body().map(|()| HSA_STATUS_SUCCESS))
+}
+
+/// Like [`guard`], for bodies that decide the status themselves: an
+/// iteration returns the status a callback stopped it with, and a few
+/// errors have HSA statuses no runtime error maps to (invalid ISA name,
+/// file, cache, wavefront, index).
+pub(crate) fn guard_status(
+    name: &'static str,
+    body: impl FnOnce() -> Result<Status, Error>,
+) -> Status {
     let start = softgpu_runtime::trace::now_ns();
     let status = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
-        Ok(Ok(())) => HSA_STATUS_SUCCESS,
+        Ok(Ok(s)) => s,
         Ok(Err(e)) => {
             if std::env::var_os("SOFTGPU_VERBOSE").is_some() {
                 eprintln!("softgpu: {name}: {e}");

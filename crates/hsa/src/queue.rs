@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use softgpu_runtime::error::invalid;
-use softgpu_runtime::queue::{Queue, QueueError, QueueSpec};
+use softgpu_runtime::queue::{FaultKind, Queue, QueueError, QueueSpec};
 use softgpu_runtime::{Error, Runtime};
 
 use crate::signal::CPointer;
@@ -61,22 +61,16 @@ pub fn error_status(error: &QueueError) -> Status {
         QueueError::InvalidPacket(_) | QueueError::DispatchFailed(_) => {
             HSA_STATUS_ERROR_INVALID_PACKET_FORMAT
         }
-        QueueError::KernelFault(fault) => fault_status(&fault.reason),
+        QueueError::KernelFault(fault) => fault_status(fault.kind),
     }
 }
 
-/// Classifies an executor fault by its reason (the executor words memory
-/// traps as "... memory access of N bytes at ...", and instruction traps
-/// as "unsupported instruction ..." / "illegal instruction ...").
-fn fault_status(reason: &str) -> Status {
-    if reason.contains(" memory access of ") {
-        HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION
-    } else if reason.starts_with("unsupported instruction")
-        || reason.starts_with("illegal instruction")
-    {
-        HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION
-    } else {
-        HSA_STATUS_ERROR_EXCEPTION
+/// The status a kernel fault of each kind is reported with.
+fn fault_status(kind: FaultKind) -> Status {
+    match kind {
+        FaultKind::Memory => HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION,
+        FaultKind::Instruction => HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION,
+        _ => HSA_STATUS_ERROR_EXCEPTION,
     }
 }
 

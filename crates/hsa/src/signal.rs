@@ -22,10 +22,7 @@ use softgpu_runtime::handle::Handles;
 use softgpu_runtime::signal::{wait_any, Condition, Order, Signal, WaitHint};
 use softgpu_runtime::{Error, Runtime};
 
-use crate::{
-    guard, guard_value, non_null, put, runtime, unsupported, Status,
-    HSA_STATUS_ERROR_INVALID_SIGNAL_GROUP,
-};
+use crate::{guard, guard_value, non_null, put, runtime, unsupported, Status};
 
 symver!("signal");
 
@@ -543,27 +540,6 @@ fn groups() -> &'static Handles<Group> {
     GROUPS.get_or_init(|| Handles::new("signal group", 0x47))
 }
 
-/// Like [`guard`], reporting an unknown group as
-/// `HSA_STATUS_ERROR_INVALID_SIGNAL_GROUP` (a status the generic mapping
-/// does not know).
-fn guard_group(
-    name: &'static str,
-    group: u64,
-    body: impl FnOnce(Arc<Group>) -> Result<(), Error>,
-) -> Status {
-    let mut found = None;
-    let status = guard(name, || {
-        runtime()?;
-        let g = groups().get(group)?;
-        found = Some(());
-        body(g)
-    });
-    if found.is_none() && runtime().is_ok() {
-        return HSA_STATUS_ERROR_INVALID_SIGNAL_GROUP;
-    }
-    status
-}
-
 #[no_mangle]
 pub unsafe extern "C" fn hsa_signal_group_create(
     num_signals: u32,
@@ -598,7 +574,8 @@ pub unsafe extern "C" fn hsa_signal_group_create(
 
 #[no_mangle]
 pub extern "C" fn hsa_signal_group_destroy(signal_group: u64) -> Status {
-    guard_group("hsa_signal_group_destroy", signal_group, |_| {
+    guard("hsa_signal_group_destroy", || {
+        runtime()?;
         groups().remove(signal_group).map(|_| ())
     })
 }
@@ -617,7 +594,9 @@ unsafe fn group_wait(
     signal: *mut u64,
     value: *mut Value,
 ) -> Status {
-    guard_group(name, group, |g| {
+    guard(name, || {
+        runtime()?;
+        let g = groups().get(group)?;
         non_null(signal, "signal")?;
         non_null(value, "value")?;
         // SAFETY: the caller's arrays, one element per group signal.

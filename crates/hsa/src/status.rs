@@ -63,6 +63,7 @@ pub fn status_of(e: &Error) -> Status {
             "region" => HSA_STATUS_ERROR_INVALID_REGION,
             "ISA" => HSA_STATUS_ERROR_INVALID_ISA,
             "signal" => HSA_STATUS_ERROR_INVALID_SIGNAL,
+            "signal group" => HSA_STATUS_ERROR_INVALID_SIGNAL_GROUP,
             "queue" => HSA_STATUS_ERROR_INVALID_QUEUE,
             "code object reader" => HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER,
             "executable" => HSA_STATUS_ERROR_INVALID_EXECUTABLE,

@@ -22,9 +22,9 @@ use softgpu_runtime::{Error, Runtime};
 
 use crate::executable as exe;
 use crate::{
-    non_null, put, runtime, status_of, unsupported, Status, HSA_STATUS_ERROR,
-    HSA_STATUS_ERROR_INVALID_CACHE, HSA_STATUS_ERROR_INVALID_INDEX,
-    HSA_STATUS_ERROR_INVALID_ISA_NAME, HSA_STATUS_ERROR_INVALID_WAVEFRONT, HSA_STATUS_SUCCESS,
+    guard_status, non_null, put, runtime, unsupported, Status, HSA_STATUS_ERROR_INVALID_CACHE,
+    HSA_STATUS_ERROR_INVALID_INDEX, HSA_STATUS_ERROR_INVALID_ISA_NAME,
+    HSA_STATUS_ERROR_INVALID_WAVEFRONT, HSA_STATUS_SUCCESS,
 };
 
 symver!("system");
@@ -32,35 +32,7 @@ symver!("system");
 // ---------------------------------------------------------------------------
 // Helpers shared by this crate's exports.
 
-/// Like [`crate::guard`], for bodies that decide the status themselves: an
-/// iteration returns the status a callback stopped it with, and a few
-/// errors have HSA statuses no runtime error maps to (invalid ISA name,
-/// file, cache, wavefront, index).
-pub(crate) fn guard_status(
-    name: &'static str,
-    body: impl FnOnce() -> Result<Status, Error>,
-) -> Status {
-    let start = softgpu_runtime::trace::now_ns();
-    let status = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
-        Ok(Ok(s)) => s,
-        Ok(Err(e)) => {
-            if std::env::var_os("SOFTGPU_VERBOSE").is_some() {
-                eprintln!("softgpu: {name}: {e}");
-            }
-            status_of(&e)
-        }
-        Err(_) => {
-            eprintln!("softgpu: internal error in {name} (a panic was contained)");
-            HSA_STATUS_ERROR
-        }
-    };
-    if let Ok(rt) = Runtime::get() {
-        rt.tracer.api(name, start, status);
-    }
-    status
-}
-
-/// Reports an error status decided by an export (see [`guard_status`]).
+/// Reports an error status decided by an export (see [`crate::guard_status`]).
 pub(crate) fn refuse(
     name: &str,
     status: Status,

@@ -13,6 +13,8 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use serde_json::json;
+/// What a kernel fault reported through [`QueueError::KernelFault`] was.
+pub use softgpu_exec::FaultKind;
 use softgpu_exec::{DispatchError, RawDispatch};
 
 use crate::agent::Agent;
@@ -330,7 +332,10 @@ fn run_packet(
     match kind {
         packet_type::KERNEL_DISPATCH => dispatch(rt, queue, index, at, packet, completion.as_ref())?,
         packet_type::BARRIER_AND | packet_type::BARRIER_OR => {
-            barrier(rt, queue, packet, kind == packet_type::BARRIER_AND)?
+            if !barrier(rt, queue, packet, kind == packet_type::BARRIER_AND)? {
+                // The queue is being destroyed: the barrier never completed.
+                return Ok(None);
+            }
         }
         packet_type::AGENT_DISPATCH => {
             return Err(QueueError::InvalidPacket(
@@ -449,8 +454,9 @@ fn dispatch(
 }
 
 /// BARRIER_AND waits for every dependency signal to reach 0, BARRIER_OR
-/// for any; null dependencies are ignored.
-fn barrier(rt: &Runtime, queue: &Queue, p: &[u8; 64], all: bool) -> Result<(), QueueError> {
+/// for any; null dependencies are ignored. Returns false when the queue
+/// stopped before the dependencies were met.
+fn barrier(rt: &Runtime, queue: &Queue, p: &[u8; 64], all: bool) -> Result<bool, QueueError> {
     let mut deps = Vec::new();
     for k in 0..5 {
         let h = u64_at(p, 8 + 8 * k);
@@ -461,7 +467,7 @@ fn barrier(rt: &Runtime, queue: &Queue, p: &[u8; 64], all: bool) -> Result<(), Q
         }
     }
     if deps.is_empty() {
-        return Ok(());
+        return Ok(true);
     }
     while queue.running() {
         let done = if all {
@@ -480,10 +486,10 @@ fn barrier(rt: &Runtime, queue: &Queue, p: &[u8; 64], all: bool) -> Result<(), Q
             crate::signal::wait_any(&watched, Some(IDLE_RECHECK), WaitHint::Blocked).is_some()
         };
         if done {
-            return Ok(());
+            return Ok(true);
         }
     }
-    Ok(())
+    Ok(false)
 }
 
 // ---- Host operations: softgpu's own vendor-specific packet ----

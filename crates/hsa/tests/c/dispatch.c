@@ -20,40 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CHECK(call)                                                          \
-    do {                                                                     \
-        hsa_status_t s_ = (call);                                            \
-        if (s_ != HSA_STATUS_SUCCESS) {                                      \
-            const char *m_ = NULL;                                           \
-            hsa_status_string(s_, &m_);                                      \
-            fprintf(stderr, "%s:%d: %s returned %#x (%s)\n", __FILE__,       \
-                    __LINE__, #call, (unsigned)s_, m_ ? m_ : "?");           \
-            exit(1);                                                         \
-        }                                                                    \
-    } while (0)
+#include "harness.h"
 
-#define EXPECT(cond)                                                         \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__,      \
-                    #cond);                                                  \
-            exit(1);                                                         \
-        }                                                                    \
-    } while (0)
-
-#define EXPECT_STATUS(call, want)                                            \
-    do {                                                                     \
-        hsa_status_t s_ = (call);                                            \
-        if (s_ != (hsa_status_t)(want)) {                                    \
-            fprintf(stderr, "%s:%d: %s returned %#x, expected %s (%#x)\n",   \
-                    __FILE__, __LINE__, #call, (unsigned)s_, #want,          \
-                    (unsigned)(want));                                       \
-            exit(1);                                                         \
-        }                                                                    \
-    } while (0)
-
-/* 10 s in the system timestamp unit (ns). */
-#define TEN_SECONDS 10000000000ull
 
 /* ---------- agents, regions, pools ---------- */
 
@@ -299,12 +267,6 @@ static hsa_queue_t *make_queue(env_t *e, uint32_t size,
     return q;
 }
 
-static hsa_signal_t make_signal(hsa_signal_value_t v) {
-    hsa_signal_t s;
-    CHECK(hsa_signal_create(v, 0, NULL, &s));
-    return s;
-}
-
 static void wait_zero(hsa_signal_t s) {
     hsa_signal_value_t v =
         hsa_signal_wait_scacquire(s, HSA_SIGNAL_CONDITION_EQ, 0, TEN_SECONDS, HSA_WAIT_STATE_BLOCKED);
@@ -312,11 +274,6 @@ static void wait_zero(hsa_signal_t s) {
         fprintf(stderr, "completion signal still %ld after 10 s\n", (long)v);
         exit(1);
     }
-}
-
-static void sleep_ms(int ms) {
-    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&t, NULL);
 }
 
 /* ---------- the vector add every HSA tutorial starts with ---------- */

@@ -19,37 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CHECK(call)                                                          \
-    do {                                                                     \
-        hsa_status_t s_ = (call);                                            \
-        if (s_ != HSA_STATUS_SUCCESS) {                                      \
-            const char *m_ = NULL;                                           \
-            hsa_status_string(s_, &m_);                                      \
-            fprintf(stderr, "%s:%d: %s returned %#x (%s)\n", __FILE__,       \
-                    __LINE__, #call, (unsigned)s_, m_ ? m_ : "?");           \
-            exit(1);                                                         \
-        }                                                                    \
-    } while (0)
-
-#define EXPECT(cond)                                                         \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__,      \
-                    #cond);                                                  \
-            exit(1);                                                         \
-        }                                                                    \
-    } while (0)
-
-#define EXPECT_STATUS(call, want)                                            \
-    do {                                                                     \
-        hsa_status_t s_ = (call);                                            \
-        if (s_ != (hsa_status_t)(want)) {                                    \
-            fprintf(stderr, "%s:%d: %s returned %#x, expected %s (%#x)\n",   \
-                    __FILE__, __LINE__, #call, (unsigned)s_, #want,          \
-                    (unsigned)(want));                                       \
-            exit(1);                                                         \
-        }                                                                    \
-    } while (0)
+#include "harness.h"
 
 static hsa_agent_t gpu;
 static hsa_ven_amd_loader_1_03_pfn_t loader;

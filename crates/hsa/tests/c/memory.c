@@ -21,39 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CHECK(call)                                                          \
-    do {                                                                     \
-        hsa_status_t s_ = (call);                                            \
-        if (s_ != HSA_STATUS_SUCCESS) {                                      \
-            const char *m_ = NULL;                                           \
-            hsa_status_string(s_, &m_);                                      \
-            fprintf(stderr, "%s:%d: %s returned %#x (%s)\n", __FILE__,       \
-                    __LINE__, #call, (unsigned)s_, m_ ? m_ : "?");           \
-            exit(1);                                                         \
-        }                                                                    \
-    } while (0)
+#include "harness.h"
 
-#define EXPECT(cond)                                                         \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__,      \
-                    #cond);                                                  \
-            exit(1);                                                         \
-        }                                                                    \
-    } while (0)
-
-#define EXPECT_STATUS(call, want)                                            \
-    do {                                                                     \
-        hsa_status_t s_ = (call);                                            \
-        if (s_ != (hsa_status_t)(want)) {                                    \
-            fprintf(stderr, "%s:%d: %s returned %#x, expected %s (%#x)\n",   \
-                    __FILE__, __LINE__, #call, (unsigned)s_, #want,          \
-                    (unsigned)(want));                                       \
-            exit(1);                                                         \
-        }                                                                    \
-    } while (0)
-
-#define TEN_SECONDS 10000000000ull
 #define GRANULE 4096
 
 /* ---------- agents and pools ---------- */
@@ -158,17 +127,6 @@ static void *pool_alloc(hsa_amd_memory_pool_t pool, size_t bytes) {
     CHECK(hsa_amd_memory_pool_allocate(pool, bytes, 0, &p));
     EXPECT(p != NULL);
     return p;
-}
-
-static hsa_signal_t make_signal(hsa_signal_value_t v) {
-    hsa_signal_t s;
-    CHECK(hsa_signal_create(v, 0, NULL, &s));
-    return s;
-}
-
-static void sleep_ms(int ms) {
-    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&t, NULL);
 }
 
 /* ---------- pools and regions ---------- */

@@ -17,55 +17,13 @@
 #include <string.h>
 #include <time.h>
 
-#define CHECK(call)                                                          \
-    do {                                                                     \
-        hsa_status_t s_ = (call);                                            \
-        if (s_ != HSA_STATUS_SUCCESS) {                                      \
-            const char *m_ = NULL;                                           \
-            hsa_status_string(s_, &m_);                                      \
-            fprintf(stderr, "%s:%d: %s returned %#x (%s)\n", __FILE__,       \
-                    __LINE__, #call, (unsigned)s_, m_ ? m_ : "?");           \
-            exit(1);                                                         \
-        }                                                                    \
-    } while (0)
+#include "harness.h"
 
-#define EXPECT(cond)                                                         \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__,      \
-                    #cond);                                                  \
-            exit(1);                                                         \
-        }                                                                    \
-    } while (0)
-
-#define EXPECT_STATUS(call, want)                                            \
-    do {                                                                     \
-        hsa_status_t s_ = (call);                                            \
-        if (s_ != (hsa_status_t)(want)) {                                    \
-            fprintf(stderr, "%s:%d: %s returned %#x, expected %s (%#x)\n",   \
-                    __FILE__, __LINE__, #call, (unsigned)s_, #want,          \
-                    (unsigned)(want));                                       \
-            exit(1);                                                         \
-        }                                                                    \
-    } while (0)
-
-#define TEN_SECONDS 10000000000ull
-
-static hsa_signal_t make(hsa_signal_value_t v) {
-    hsa_signal_t s;
-    CHECK(hsa_signal_create(v, 0, NULL, &s));
-    return s;
-}
 
 static double now_s(clockid_t clock) {
     struct timespec t;
     clock_gettime(clock, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static void sleep_ms(int ms) {
-    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&t, NULL);
 }
 
 static hsa_status_t find_gpu(hsa_agent_t agent, void *data) {
@@ -94,7 +52,7 @@ typedef hsa_signal_value_t (*load_fn)(hsa_signal_t);
 
 static void check_update(const char *name, update_fn const fns[7], hsa_signal_value_t start,
                          hsa_signal_value_t operand, hsa_signal_value_t want) {
-    hsa_signal_t s = make(start);
+    hsa_signal_t s = make_signal(start);
     for (int i = 0; i < 7; i++) {
         hsa_signal_store_relaxed(s, start);
         fns[i](s, operand);
@@ -128,7 +86,7 @@ static void scenario_ops(void) {
     check_update("xor", xor_, 0xff00, 0x0ff0, 0xf0f0);
     check_update("xor", xor_, -1, -1, 0);
 
-    hsa_signal_t s = make(0);
+    hsa_signal_t s = make_signal(0);
     for (int i = 0; i < 7; i++) {
         hsa_signal_store_relaxed(s, 10 + i);
         EXPECT(xchg[i](s, 100 + i) == 10 + i);
@@ -189,7 +147,7 @@ static void scenario_create(void) {
     /* Many signals, all distinct. */
     hsa_signal_t many[500];
     for (int i = 0; i < 500; i++) {
-        many[i] = make(i);
+        many[i] = make_signal(i);
         EXPECT(i == 0 || many[i].handle != many[i - 1].handle);
     }
     for (int i = 0; i < 500; i++) {
@@ -216,7 +174,7 @@ static void *store_later(void *arg) {
 
 static void scenario_wait(void) {
     CHECK(hsa_init());
-    hsa_signal_t s = make(5);
+    hsa_signal_t s = make_signal(5);
     /* Conditions that already hold return at once with the value. */
     EXPECT(hsa_signal_wait_scacquire(s, HSA_SIGNAL_CONDITION_EQ, 5, TEN_SECONDS, HSA_WAIT_STATE_ACTIVE) == 5);
     EXPECT(hsa_signal_wait_relaxed(s, HSA_SIGNAL_CONDITION_NE, 4, TEN_SECONDS, HSA_WAIT_STATE_BLOCKED) == 5);
@@ -301,7 +259,7 @@ static void *decrement_many(void *arg) {
 
 static void scenario_pingpong(void) {
     CHECK(hsa_init());
-    hsa_signal_t s[2] = {make(0), make(0)};
+    hsa_signal_t s[2] = {make_signal(0), make_signal(0)};
     pthread_t t;
     pthread_create(&t, NULL, pong, s);
     for (hsa_signal_value_t i = 1; i <= ROUNDS; i++) {
@@ -354,10 +312,10 @@ static void async_function(void *arg) {
 
 static void scenario_handlers(void) {
     CHECK(hsa_init());
-    hsa_signal_t s = make(0);
+    hsa_signal_t s = make_signal(0);
 
     /* One-shot: runs once the condition holds, on the runtime's thread. */
-    struct handler_state once = {make(0), 0, 1, 0, 0};
+    struct handler_state once = {make_signal(0), 0, 1, 0, 0};
     CHECK(hsa_amd_signal_async_handler(s, HSA_SIGNAL_CONDITION_EQ, 7, handler, &once));
     sleep_ms(30);
     EXPECT(hsa_signal_load_scacquire(once.ack) == 0);
@@ -368,7 +326,7 @@ static void scenario_handlers(void) {
 
     /* Re-armed while it returns true: called again after each change that
      * satisfies the condition, then no more. */
-    struct handler_state thrice = {make(0), 0, 3, 0, 0};
+    struct handler_state thrice = {make_signal(0), 0, 3, 0, 0};
     hsa_signal_store_relaxed(s, 0);
     CHECK(hsa_amd_signal_async_handler(s, HSA_SIGNAL_CONDITION_GTE, 1, handler, &thrice));
     for (hsa_signal_value_t i = 1; i <= 3; i++) {
@@ -383,13 +341,13 @@ static void scenario_handlers(void) {
     EXPECT(once.calls == 1);
 
     /* A condition that already holds runs at once. */
-    struct handler_state now = {make(0), 0, 1, 0, 0};
+    struct handler_state now = {make_signal(0), 0, 1, 0, 0};
     CHECK(hsa_amd_signal_async_handler(s, HSA_SIGNAL_CONDITION_NE, 0, handler, &now));
     EXPECT(hsa_signal_wait_scacquire(now.ack, HSA_SIGNAL_CONDITION_EQ, 1, TEN_SECONDS, HSA_WAIT_STATE_BLOCKED) == 1);
     EXPECT(now.last == 40);
 
     /* hsa_amd_async_function runs a function once on the same thread. */
-    struct handler_state fn = {make(0), 0, 1, 0, 0};
+    struct handler_state fn = {make_signal(0), 0, 1, 0, 0};
     CHECK(hsa_amd_async_function(async_function, &fn));
     EXPECT(hsa_signal_wait_scacquire(fn.ack, HSA_SIGNAL_CONDITION_EQ, 1, TEN_SECONDS, HSA_WAIT_STATE_BLOCKED) == 1);
     EXPECT(pthread_equal(fn.thread, once.thread));
@@ -411,7 +369,7 @@ static void scenario_handlers(void) {
 
 static void scenario_waitany(void) {
     CHECK(hsa_init());
-    hsa_signal_t s[3] = {make(1), make(1), make(1)};
+    hsa_signal_t s[3] = {make_signal(1), make_signal(1), make_signal(1)};
     hsa_signal_condition_t conds[3] = {HSA_SIGNAL_CONDITION_EQ, HSA_SIGNAL_CONDITION_EQ, HSA_SIGNAL_CONDITION_LT};
     hsa_signal_value_t values[3] = {0, 0, 0};
     hsa_signal_value_t seen = 99;
@@ -445,7 +403,7 @@ static void scenario_waitany(void) {
 
 static void scenario_valueptr(void) {
     CHECK(hsa_init());
-    hsa_signal_t s = make(11);
+    hsa_signal_t s = make_signal(11);
     volatile hsa_signal_value_t *p = NULL;
     CHECK(hsa_amd_signal_value_pointer(s, &p));
     EXPECT(p != NULL);
@@ -471,7 +429,7 @@ static void scenario_groups(void) {
     CHECK(hsa_init());
     hsa_agent_t gpu = {0};
     EXPECT_STATUS(hsa_iterate_agents(find_gpu, &gpu), HSA_STATUS_INFO_BREAK);
-    hsa_signal_t s[2] = {make(1), make(1)};
+    hsa_signal_t s[2] = {make_signal(1), make_signal(1)};
     hsa_signal_group_t g;
     CHECK(hsa_signal_group_create(2, s, 1, &gpu, &g));
     hsa_signal_condition_t conds[2] = {HSA_SIGNAL_CONDITION_EQ, HSA_SIGNAL_CONDITION_EQ};
@@ -503,7 +461,7 @@ static void scenario_groups(void) {
 
 static void scenario_invalid(void) {
     CHECK(hsa_init());
-    hsa_signal_t s = make(3);
+    hsa_signal_t s = make_signal(3);
     hsa_signal_t forged = {s.handle ^ 0xff00000000ull}, zero = {0};
     CHECK(hsa_signal_destroy(s));
     EXPECT_STATUS(hsa_signal_destroy(s), HSA_STATUS_ERROR_INVALID_SIGNAL);
@@ -519,7 +477,7 @@ static void scenario_invalid(void) {
     EXPECT(hsa_signal_wait_scacquire(s, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) != 0);
     EXPECT(hsa_signal_wait_scacquire(s, HSA_SIGNAL_CONDITION_LT, 1, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) >= 1);
     /* A new signal does not bring the old handle back. */
-    hsa_signal_t fresh = make(9);
+    hsa_signal_t fresh = make_signal(9);
     EXPECT(fresh.handle != s.handle);
     EXPECT(hsa_signal_load_relaxed(s) == 0);
     EXPECT(hsa_signal_load_relaxed(fresh) == 9);

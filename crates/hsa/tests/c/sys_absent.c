@@ -12,26 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(call)                                                          \
-    do {                                                                     \
-        hsa_status_t s_ = (call);                                            \
-        if (s_ != HSA_STATUS_SUCCESS) {                                      \
-            fprintf(stderr, "%s:%d: %s returned %#x\n", __FILE__, __LINE__,  \
-                    #call, (unsigned)s_);                                    \
-            exit(1);                                                         \
-        }                                                                    \
-    } while (0)
-
-#define EXPECT_STATUS(call, want)                                            \
-    do {                                                                     \
-        hsa_status_t s_ = (call);                                            \
-        if (s_ != (hsa_status_t)(want)) {                                    \
-            fprintf(stderr, "%s:%d: %s returned %#x, expected %s (%#x)\n",   \
-                    __FILE__, __LINE__, #call, (unsigned)s_, #want,          \
-                    (unsigned)(want));                                       \
-            exit(1);                                                         \
-        }                                                                    \
-    } while (0)
+#include "harness.h"
 
 static hsa_status_t find_gpu(hsa_agent_t agent, void *data) {
     hsa_device_type_t type;
