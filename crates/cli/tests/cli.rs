@@ -1,18 +1,17 @@
 //! End-to-end tests of the `softgpu` binary on the committed example code
 //! objects of `examples/bin/`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
+
+mod common;
+use common::{f32_bytes, f32_file, scratch, text};
 
 fn softgpu(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_softgpu"))
         .args(args)
         .output()
         .expect("cannot run softgpu")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn example(name: &str) -> String {
@@ -25,26 +24,6 @@ fn example(name: &str) -> String {
         p.display()
     );
     p.to_string_lossy().into_owned()
-}
-
-/// A fresh scratch directory for one test.
-fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("softgpu-cli-test-{}-{tag}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn f32_file(path: &Path, values: &[f32]) -> String {
-    std::fs::write(
-        path,
-        values
-            .iter()
-            .flat_map(|x| x.to_le_bytes())
-            .collect::<Vec<u8>>(),
-    )
-    .unwrap();
-    path.to_string_lossy().into_owned()
 }
 
 #[test]
@@ -288,10 +267,6 @@ fn disasm_matches_llvm_objdump() {
         assert_eq!(a, b, "instruction {k} differs");
     }
     assert_eq!(ours.len(), theirs.len(), "instruction counts differ");
-}
-
-fn f32_bytes(values: &[f32]) -> Vec<u8> {
-    values.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
 /// A capture folder written by hand (as `SOFTGPU_CAPTURE` lays it out) for

@@ -2,8 +2,11 @@
 //! on `.cl` sources. The kernels are compiled at test time (clang-19,
 //! lld-19, rocm-device-libs), each test with its own empty compile cache.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
+
+mod common;
+use common::{f32_file, read_f32, scratch, text};
 
 /// Runs `softgpu` with a fresh compile cache in `dir` and without the
 /// device-selection variables, plus `env`.
@@ -17,38 +20,6 @@ fn softgpu_in(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
         cmd.env(k, v);
     }
     cmd.output().expect("cannot run softgpu")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// A fresh scratch directory for one test.
-fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("softgpu-cli-sources-{}-{tag}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn f32_file(path: &Path, values: &[f32]) -> String {
-    std::fs::write(
-        path,
-        values
-            .iter()
-            .flat_map(|x| x.to_le_bytes())
-            .collect::<Vec<u8>>(),
-    )
-    .unwrap();
-    path.to_string_lossy().into_owned()
-}
-
-fn read_f32(path: &Path) -> Vec<f32> {
-    std::fs::read(path)
-        .unwrap()
-        .chunks_exact(4)
-        .map(|x| f32::from_le_bytes(x.try_into().unwrap()))
-        .collect()
 }
 
 fn ok(out: &Output, what: &str) {
