@@ -20,9 +20,9 @@ use softgpu_runtime::{Error, Runtime};
 
 use crate::signal::CPointer;
 use crate::{
-    guard, guard_value, put, runtime, unsupported, Status, HSA_STATUS_ERROR_EXCEPTION,
-    HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION, HSA_STATUS_ERROR_INVALID_PACKET_FORMAT,
-    HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION,
+    guard, guard_value, put, runtime, unsupported, Status, HSA_STATUS_ERROR,
+    HSA_STATUS_ERROR_EXCEPTION, HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION,
+    HSA_STATUS_ERROR_INVALID_PACKET_FORMAT, HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION,
 };
 
 symver!("queue");
@@ -62,6 +62,7 @@ pub fn error_status(error: &QueueError) -> Status {
             HSA_STATUS_ERROR_INVALID_PACKET_FORMAT
         }
         QueueError::KernelFault(fault) => fault_status(fault.kind),
+        QueueError::DependencyFailed(_) => HSA_STATUS_ERROR,
     }
 }
 

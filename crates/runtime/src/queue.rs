@@ -50,6 +50,9 @@ pub enum QueueError {
     KernelFault(Box<softgpu_exec::Fault>),
     /// The dispatch could not start (bad launch shape, memory).
     DispatchFailed(String),
+    /// A barrier's dependency signal went negative: the work it waited
+    /// for (on another queue) failed.
+    DependencyFailed(String),
 }
 
 impl std::fmt::Display for QueueError {
@@ -58,6 +61,7 @@ impl std::fmt::Display for QueueError {
             QueueError::InvalidPacket(m) => write!(f, "invalid packet: {m}"),
             QueueError::KernelFault(r) => write!(f, "{r}"),
             QueueError::DispatchFailed(m) => write!(f, "dispatch failed: {m}"),
+            QueueError::DependencyFailed(m) => write!(f, "{m}"),
         }
     }
 }
@@ -247,6 +251,9 @@ impl Queue {
             eprintln!("softgpu: queue {} stopped: {error}", self.id);
         }
         *self.failed.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
+        // Nothing on a failed queue will run: release what its host
+        // operations hold now (their drop may signal waiters elsewhere).
+        self.discard_host_ops();
     }
 }
 
@@ -454,8 +461,10 @@ fn dispatch(
 }
 
 /// BARRIER_AND waits for every dependency signal to reach 0, BARRIER_OR
-/// for any; null dependencies are ignored. Returns false when the queue
-/// stopped before the dependencies were met.
+/// for any; null dependencies are ignored. A dependency that goes negative
+/// means the work it tracks failed, as in HSA: the barrier completes with
+/// an error, so the failure propagates instead of hanging this queue.
+/// Returns false when the queue stopped before the dependencies were met.
 fn barrier(rt: &Runtime, queue: &Queue, p: &[u8; 64], all: bool) -> Result<bool, QueueError> {
     let mut deps = Vec::new();
     for k in 0..5 {
@@ -469,23 +478,38 @@ fn barrier(rt: &Runtime, queue: &Queue, p: &[u8; 64], all: bool) -> Result<bool,
     if deps.is_empty() {
         return Ok(true);
     }
+    let failed = |value: i64| {
+        QueueError::DependencyFailed(format!(
+            "a barrier's dependency signal is {value}: the work it waits for failed"
+        ))
+    };
     while queue.running() {
-        let done = if all {
+        // `< 1` is "reached 0, or failed".
+        let settled = if all {
+            let mut values = Vec::new();
             deps.retain(|d| {
-                d.wait(
-                    Condition::Eq,
-                    0,
+                let v = d.wait(
+                    Condition::Lt,
+                    1,
                     Some(IDLE_RECHECK),
                     WaitHint::Blocked,
                     Order::Acquire,
-                ) != 0
+                );
+                values.push(v);
+                v > 0
             });
+            if let Some(&v) = values.iter().find(|&&v| v < 0) {
+                return Err(failed(v));
+            }
             deps.is_empty()
         } else {
-            let watched: Vec<_> = deps.iter().map(|d| (d.clone(), Condition::Eq, 0)).collect();
-            crate::signal::wait_any(&watched, Some(IDLE_RECHECK), WaitHint::Blocked).is_some()
+            let watched: Vec<_> = deps.iter().map(|d| (d.clone(), Condition::Lt, 1)).collect();
+            match crate::signal::wait_any(&watched, Some(IDLE_RECHECK), WaitHint::Blocked) {
+                Some((_, v)) if v < 0 => return Err(failed(v)),
+                found => found.is_some(),
+            }
         };
-        if done {
+        if settled {
             return Ok(true);
         }
     }

@@ -135,6 +135,28 @@ fn wait_for_error(errors: &Mutex<Vec<QueueError>>) -> QueueError {
     panic!("the queue's error callback was not called");
 }
 
+/// A dependency that goes negative (the work it tracks failed) fails the
+/// barrier and its queue, for AND and OR barriers alike, instead of
+/// leaving the queue waiting forever.
+#[test]
+fn a_negative_dependency_fails_the_barrier() {
+    let f = Fixture::new();
+    for all in [true, false] {
+        let (queue, errors) = recording_queue(&f);
+        let (dep_h, dep) = f.signal(1);
+        let (done_h, done) = f.signal(1);
+        f.submit(&queue, f.barrier_packet(all, &[dep_h], done_h));
+        std::thread::sleep(Duration::from_millis(30));
+        dep.store(-1, Order::Release);
+        match wait_for_error(&errors) {
+            QueueError::DependencyFailed(m) => assert!(m.contains("-1"), "{m}"),
+            other => panic!("expected a failed dependency, got {other}"),
+        }
+        assert_eq!(done.load(Order::Acquire), 1, "the barrier did not complete");
+        f.rt.destroy_queue(queue.address).unwrap();
+    }
+}
+
 #[test]
 fn malformed_packets_call_the_error_callback_and_stop_the_queue() {
     let f = Fixture::new();

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 
 struct Inner {
-    limit: u64,
+    limit: AtomicU64,
     used: AtomicU64,
 }
 
@@ -35,7 +35,7 @@ impl MemoryBudget {
     pub fn new(limit: u64) -> MemoryBudget {
         MemoryBudget {
             inner: Arc::new(Inner {
-                limit,
+                limit: AtomicU64::new(limit),
                 used: AtomicU64::new(0),
             }),
         }
@@ -43,7 +43,12 @@ impl MemoryBudget {
 
     /// The limit in bytes.
     pub fn limit(&self) -> u64 {
-        self.inner.limit
+        self.inner.limit.load(Ordering::Acquire)
+    }
+
+    /// Changes the limit; what is charged already stays charged.
+    pub(crate) fn set_limit(&self, limit: u64) {
+        self.inner.limit.store(limit, Ordering::Release);
     }
 
     /// Bytes charged now.
@@ -53,7 +58,7 @@ impl MemoryBudget {
 
     /// Charges `bytes`, or fails without charging when they do not fit.
     pub(crate) fn charge(&self, bytes: u64, what: &str) -> Result<Charge> {
-        let limit = self.inner.limit;
+        let limit = self.limit();
         self.inner
             .used
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |u| {
@@ -76,6 +81,13 @@ impl MemoryBudget {
 pub(crate) struct Charge {
     budget: MemoryBudget,
     bytes: u64,
+}
+
+impl Charge {
+    /// Whether this is a charge to `budget`.
+    pub fn is_to(&self, budget: &MemoryBudget) -> bool {
+        Arc::ptr_eq(&self.budget.inner, &budget.inner)
+    }
 }
 
 impl Drop for Charge {

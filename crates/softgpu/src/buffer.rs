@@ -15,8 +15,9 @@ pub(crate) struct BufferInner {
     /// Host memory registered by [`crate::Stream::import_host`], which is
     /// unregistered rather than freed.
     pub imported: bool,
-    /// The budget charge, released with the memory.
-    pub _charge: Option<crate::budget::Charge>,
+    /// Budget charges (a stream's budget, a scratch pool's limit),
+    /// released with the memory.
+    pub charges: Vec<crate::budget::Charge>,
 }
 
 impl Drop for BufferInner {
@@ -72,7 +73,7 @@ impl Buffer {
         device: &Arc<DeviceInner>,
         pool: u64,
         bytes: u64,
-        charge: Option<crate::budget::Charge>,
+        charges: Vec<crate::budget::Charge>,
     ) -> Result<Buffer> {
         // A zero-byte buffer still gets an address (one granule), so views
         // and pointers to it are valid, if useless.
@@ -83,7 +84,7 @@ impl Buffer {
                 addr,
                 len: bytes,
                 imported: false,
-                _charge: charge,
+                charges,
             }),
         })
     }
@@ -102,7 +103,7 @@ impl Buffer {
                 addr,
                 len,
                 imported: true,
-                _charge: None,
+                charges: Vec::new(),
             }),
         })
     }

@@ -33,9 +33,14 @@ impl LaneState {
         }
     }
 
-    /// Called from the queue's error callback.
+    /// Called from a queue's error callback. The first failure is the
+    /// one reported: a later one on another queue of the lane is usually
+    /// its consequence (a barrier whose dependency failed).
     pub fn fail(&self, error: Error) {
-        *self.error.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
+        self.error
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert(error);
         self.failed.store(1, Order::Release);
     }
 

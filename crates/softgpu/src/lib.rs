@@ -38,7 +38,10 @@ mod error;
 mod event;
 mod graph;
 mod kernel;
+mod lane;
 mod scalar;
+mod scratch;
+mod staging;
 mod stream;
 
 pub use budget::MemoryBudget;

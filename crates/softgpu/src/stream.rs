@@ -10,31 +10,20 @@
 use std::cell::RefCell;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-use softgpu_runtime::queue::{packet_type, Queue, QueueSpec};
-use softgpu_runtime::signal::{Order, Signal};
+use softgpu_runtime::queue::packet_type;
 
 use crate::budget::{Charge, MemoryBudget};
 use crate::buffer::{Buffer, BufferInner, View};
 use crate::device::{Device, DeviceInner};
 use crate::error::{Error, Result};
-use crate::event::{Event, LaneState, Marker, Readback, Submission};
+use crate::event::{Event, Marker, Readback, Submission};
 use crate::graph::{Graph, GraphExec};
 use crate::kernel::{Args, Kernel, Module};
+use crate::lane::Lane;
 use crate::scalar::{to_bytes, Scalar};
-
-/// Packets in each stream's ring.
-const RING_PACKETS: u32 = 1024;
-/// Sleep while the ring is full.
-const RING_FULL_NAP: Duration = Duration::from_micros(20);
-
-/// The queue a stream currently feeds, with its failure state. A failed
-/// queue stops for good, so the stream replaces it (see [`Stream::lane`]).
-struct Lane {
-    queue: Arc<Queue>,
-    state: Arc<LaneState>,
-}
+use crate::scratch::ScratchPool;
+use crate::staging::{Staging, STAGING_CHUNK};
 
 /// An ordered sequence of device work. Calls enqueue and return; use
 /// [`Stream::submit`] or [`Stream::synchronize`] to wait.
@@ -44,9 +33,11 @@ struct Lane {
 pub struct Stream {
     device: Device,
     lane: RefCell<Lane>,
-    /// The failure of a replaced queue that no wait has reported yet.
+    /// The failure of a replaced lane that no wait has reported yet.
     pending: RefCell<Option<Error>>,
     budget: Option<MemoryBudget>,
+    staging: Arc<Staging>,
+    scratch: RefCell<ScratchPool>,
 }
 
 /// A workgroup count or size in up to three dimensions.
@@ -94,8 +85,9 @@ impl From<f32> for Pattern {
     }
 }
 
-/// One stream operation, owning what it uses: what a call enqueues and a
-/// graph node replays.
+/// One host-side stream operation, owning what it uses: what a call
+/// enqueues and a graph node replays. (Dispatches are prepared apart: see
+/// [`PreparedDispatch`].)
 pub(crate) enum Op {
     Fill {
         buffer: Arc<BufferInner>,
@@ -109,12 +101,6 @@ pub(crate) enum Op {
         to: Arc<BufferInner>,
         to_at: u64,
         len: u64,
-    },
-    Dispatch {
-        kernel: Kernel,
-        grid: [u32; 3],
-        block: [u32; 3],
-        args: Args,
     },
     /// Nothing to run: only orders its dependencies before its dependents.
     Join,
@@ -157,9 +143,9 @@ impl Op {
     }
 }
 
-/// A kernarg segment in the kernarg pool, freed when the dispatch that
-/// reads it has completed.
-struct Kernarg {
+/// A kernarg segment in the kernarg pool, freed when the dispatches that
+/// read it have completed.
+pub(crate) struct Kernarg {
     device: Arc<DeviceInner>,
     addr: u64,
 }
@@ -170,17 +156,11 @@ impl Drop for Kernarg {
     }
 }
 
-/// A signal handle registered for a barrier packet, removed once the
-/// barrier has run.
-struct SignalHandle {
-    device: Arc<DeviceInner>,
-    handle: u64,
-}
-
-impl Drop for SignalHandle {
-    fn drop(&mut self) {
-        let _ = self.device.rt.signals.remove(self.handle);
-    }
+/// A checked dispatch ready to publish: its packet, and what must live
+/// until it has run (kernarg segment, buffers, code).
+pub(crate) struct PreparedDispatch {
+    pub packet: [u8; 64],
+    pub held: (Kernarg, Vec<Arc<BufferInner>>, Kernel),
 }
 
 impl Stream {
@@ -191,6 +171,8 @@ impl Stream {
             lane: RefCell::new(lane),
             pending: RefCell::new(None),
             budget: None,
+            staging: Staging::new(),
+            scratch: RefCell::new(ScratchPool::new()),
         })
     }
 
@@ -201,25 +183,22 @@ impl Stream {
 
     /// Allocates device memory (contents undefined until written).
     pub fn allocate(&self, bytes: u64) -> Result<Buffer> {
-        let charge = self.charge(bytes, "an allocation")?;
+        let charges = self.charge(bytes, "an allocation")?;
         Buffer::allocate(
             &self.device.inner,
             self.device.inner.device_pool,
             bytes,
-            charge,
+            charges,
         )
     }
 
     /// Charges this stream's memory budget, if it has one.
-    fn charge(&self, bytes: u64, what: &str) -> Result<Option<Charge>> {
-        self.budget
-            .as_ref()
-            .map(|b| b.charge(bytes, what))
-            .transpose()
+    fn charge(&self, bytes: u64, what: &str) -> Result<Vec<Charge>> {
+        self.budget.iter().map(|b| b.charge(bytes, what)).collect()
     }
 
-    /// Makes the stream's allocations and upload staging count against
-    /// `budget` (which other streams may share).
+    /// Makes the stream's allocations, upload staging and scratch count
+    /// against `budget` (which other streams may share).
     pub fn with_memory_budget(mut self, budget: &MemoryBudget) -> Stream {
         self.budget = Some(budget.clone());
         self
@@ -235,12 +214,12 @@ impl Stream {
     /// Allocates fine-grained system memory, which the host and every
     /// device see coherently.
     pub fn allocate_shared(&self, bytes: u64) -> Result<Buffer> {
-        let charge = self.charge(bytes, "an allocation")?;
+        let charges = self.charge(bytes, "an allocation")?;
         Buffer::allocate(
             &self.device.inner,
             self.device.inner.system_pool,
             bytes,
-            charge,
+            charges,
         )
     }
 
@@ -258,18 +237,39 @@ impl Stream {
 
     /// Copies `data` to the start of `dst` in stream order. The slice is
     /// copied into staging memory now, so the caller may reuse it at once;
-    /// the staging is released once the copy has run.
+    /// the staging is released once the copy has run. A stream holds at
+    /// most 64 MiB of staging: past that, `upload` waits for earlier
+    /// uploads to run, so a producer cannot outrun the device without
+    /// bound.
     pub fn upload<'a, T: Scalar>(&self, dst: impl Into<View<'a>>, data: &[T]) -> Result<()> {
         let dst = dst.into();
         let view = dst.try_slice(..(std::mem::size_of_val(data) as u64))?;
-        // Charged before the staging copy is made, released after it ran.
-        let charge = self.charge(view.bytes(), "upload staging")?;
-        let staging = to_bytes(data);
-        let (buffer, offset) = (view.inner(), view.offset());
-        self.host_op(&*self.lane()?, move || {
-            let _charge = charge;
+        let bytes = to_bytes(data);
+        for (i, piece) in bytes.chunks(STAGING_CHUNK as usize).enumerate() {
+            let offset = view.offset() + i as u64 * STAGING_CHUNK;
+            self.upload_piece(view.inner(), offset, piece)?;
+        }
+        Ok(())
+    }
+
+    /// Stages and enqueues one piece of an upload.
+    fn upload_piece(&self, buffer: Arc<BufferInner>, offset: u64, piece: &[u8]) -> Result<()> {
+        let len = piece.len() as u64;
+        let lane = self.lane()?;
+        // Both are taken before the staging copy is made and given back
+        // once the copy has run.
+        let lease = self.staging.lease(len, &lane.state)?;
+        let charges = self.charge(len, "upload staging")?;
+        let staging = piece.to_vec();
+        lane.host_op(0, move || {
+            let _held = (lease, charges);
             buffer.write(offset, &staging)
         })
+    }
+
+    /// Staging bytes this stream holds for uploads that have not run yet.
+    pub fn staging_bytes(&self) -> u64 {
+        self.staging.used()
     }
 
     /// [`Stream::upload`] at byte `offset` of `dst`.
@@ -294,7 +294,7 @@ impl Stream {
         let data = Arc::new(Mutex::new(None));
         let out = data.clone();
         let lane = self.lane()?;
-        self.host_op(&lane, move || {
+        lane.host_op(0, move || {
             let bytes = buffer.read(offset, len)?;
             *out.lock().unwrap_or_else(|e| e.into_inner()) = Some(bytes);
             Ok(())
@@ -315,6 +315,68 @@ impl Stream {
     /// patterns.
     pub fn fill<'a>(&self, dst: impl Into<View<'a>>, pattern: impl Into<Pattern>) -> Result<()> {
         self.run(&Op::fill(dst.into(), pattern.into())?)
+    }
+
+    /// A temporary buffer of at least `bytes` from the stream's scratch
+    /// pool (sizes round up to a power of two, at least 256 bytes). Give it
+    /// back with [`Stream::recycle`] so a later `scratch` can reuse it;
+    /// dropping it frees it instead. Scratch counts against the stream's
+    /// scratch limit ([`Stream::set_scratch_limit`], 256 MiB at first) and
+    /// its memory budget.
+    pub fn scratch(&self, bytes: u64) -> Result<Buffer> {
+        let size = ScratchPool::size_for(bytes)?;
+        let mut pool = self.scratch.borrow_mut();
+        if let Some(inner) = pool.take(size) {
+            return Ok(Buffer { inner });
+        }
+        let charges = match self.scratch_charges(&pool, size) {
+            Ok(c) => c,
+            Err(_) => {
+                // Idle buffers hold room another size may need.
+                pool.trim();
+                self.scratch_charges(&pool, size)?
+            }
+        };
+        let pool_id = self.device.inner.device_pool;
+        Buffer::allocate(&self.device.inner, pool_id, size, charges)
+    }
+
+    fn scratch_charges(&self, pool: &ScratchPool, size: u64) -> Result<Vec<Charge>> {
+        let mut charges = vec![pool.limit.charge(size, "scratch")?];
+        charges.extend(self.charge(size, "scratch")?);
+        Ok(charges)
+    }
+
+    /// Returns a buffer from [`Stream::scratch`] to the pool. It is reused
+    /// only once nothing holds it any more — queued work on any stream,
+    /// graphs — so recycling right after enqueueing work on it is safe. A
+    /// buffer from elsewhere is an error (and is freed as if dropped).
+    pub fn recycle(&self, buffer: Buffer) -> Result<()> {
+        let mut pool = self.scratch.borrow_mut();
+        if !pool.owns(&buffer.inner) {
+            return Err(Error::Invalid(format!(
+                "{buffer:?} is not a scratch buffer of this stream"
+            )));
+        }
+        pool.put(buffer.inner);
+        Ok(())
+    }
+
+    /// Sets how many bytes of scratch the stream may hold (handed out and
+    /// idle together); idle buffers beyond what is free are freed.
+    /// Lowering it below what is handed out makes later `scratch` calls
+    /// fail until enough is dropped or recycled.
+    pub fn set_scratch_limit(&self, bytes: u64) {
+        let mut pool = self.scratch.borrow_mut();
+        pool.limit.set_limit(bytes);
+        if pool.limit.used() > bytes {
+            pool.trim();
+        }
+    }
+
+    /// Bytes of scratch the stream holds (handed out and idle).
+    pub fn scratch_bytes(&self) -> u64 {
+        self.scratch.borrow().limit.used()
     }
 
     /// Copies `src` to `dst` (equal lengths; overlap allowed) in stream
@@ -360,7 +422,7 @@ impl Stream {
 
     /// Checks a dispatch without enqueueing it; returns the grid in
     /// work-items and the LDS bytes per workgroup.
-    pub(crate) fn check_dispatch(
+    fn check_dispatch(
         &self,
         kernel: &Kernel,
         grid: [u32; 3],
@@ -387,57 +449,32 @@ impl Stream {
         block: [u32; 3],
         args: &Args,
     ) -> Result<()> {
-        let (items, lds) = self.check_dispatch(kernel, grid, block, args)?;
-        let kernarg = self.kernarg(kernel, items, block, args)?;
-        let packet = dispatch_packet(kernel, items, block, lds, kernarg.addr);
+        let prepared = self.prepare_dispatch(kernel, grid, block, args)?;
         // One lane for both packets: the release must follow the dispatch.
         let lane = self.lane()?;
-        self.publish(&lane, packet)?;
-        let keep = (args.buffers(), kernel.clone(), kernarg);
-        self.host_op(&lane, move || {
-            drop(keep);
-            Ok(())
+        lane.publish(0, prepared.packet)?;
+        lane.release_after(0, prepared.held)
+    }
+
+    /// Checks a dispatch and builds its kernarg segment and packet.
+    pub(crate) fn prepare_dispatch(
+        &self,
+        kernel: &Kernel,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &Args,
+    ) -> Result<PreparedDispatch> {
+        let (items, lds) = self.check_dispatch(kernel, grid, block, args)?;
+        let kernarg = self.kernarg(kernel, items, block, args)?;
+        Ok(PreparedDispatch {
+            packet: dispatch_packet(kernel, items, block, lds, kernarg.addr),
+            held: (kernarg, args.buffers(), kernel.clone()),
         })
     }
 
-    /// Enqueues one operation (as recorded in a graph or made by a call).
-    pub(crate) fn run(&self, op: &Op) -> Result<()> {
-        match op {
-            Op::Fill {
-                buffer,
-                offset,
-                len,
-                pattern,
-            } => {
-                let (buffer, offset, len, pattern) =
-                    (buffer.clone(), *offset, *len, pattern.clone());
-                self.host_op(&*self.lane()?, move || {
-                    let bytes: Vec<u8> =
-                        pattern.iter().copied().cycle().take(len as usize).collect();
-                    buffer.write(offset, &bytes)
-                })
-            }
-            Op::Copy {
-                from,
-                from_at,
-                to,
-                to_at,
-                len,
-            } => {
-                let (from, from_at, to, to_at, len) =
-                    (from.clone(), *from_at, to.clone(), *to_at, *len);
-                self.host_op(&*self.lane()?, move || {
-                    to.write(to_at, &from.read(from_at, len)?)
-                })
-            }
-            Op::Dispatch {
-                kernel,
-                grid,
-                block,
-                args,
-            } => self.enqueue_dispatch(kernel, *grid, *block, args),
-            Op::Join => Ok(()),
-        }
+    /// Enqueues one host-side operation.
+    fn run(&self, op: &Op) -> Result<()> {
+        run_host_side(&*self.lane()?, 0, op)
     }
 
     /// Marks this point of the stream.
@@ -448,24 +485,11 @@ impl Stream {
     }
 
     /// Makes later work of this stream wait (on the device, not the host)
-    /// until `event` has completed, whichever stream recorded it.
-    ///
-    /// If the event's stream fails before reaching it, this stream waits
-    /// until it is dropped.
+    /// until `event` has completed, whichever stream recorded it. If the
+    /// event's stream fails before reaching it, this stream fails too.
     pub fn wait_event(&self, event: &Event) -> Result<()> {
-        let device = self.device.inner.clone();
-        let handle = device.rt.signals.insert(event.marker.signal.clone());
-        let guard = SignalHandle { device, handle };
-        let mut p = [0u8; 64];
-        let header = packet_type::BARRIER_AND as u16 | 1 << 8 | 2 << 9 | 2 << 11;
-        p[0..2].copy_from_slice(&header.to_le_bytes());
-        p[8..16].copy_from_slice(&handle.to_le_bytes());
-        let lane = self.lane()?;
-        self.publish(&lane, p)?;
-        self.host_op(&lane, move || {
-            drop(guard);
-            Ok(())
-        })
+        self.lane()?
+            .wait_for(0, std::slice::from_ref(&event.marker.signal))
     }
 
     /// Starts recording a graph of work to replay on this stream with
@@ -474,7 +498,9 @@ impl Stream {
         Graph::new(self)
     }
 
-    /// Replays a finished graph in stream order.
+    /// Replays a finished graph in stream order: it starts after the work
+    /// enqueued before it and work enqueued after it waits for all of it.
+    /// Independent branches run concurrently.
     pub fn launch(&self, exec: &mut GraphExec) -> Result<()> {
         exec.launch_on(self)
     }
@@ -493,71 +519,30 @@ impl Stream {
         self.submit()?.wait()
     }
 
-    /// The current lane, replacing a failed queue by a fresh one. A
-    /// failure nobody has waited for yet is kept for the next marker, so
-    /// the next wait reports it and it is never lost.
-    fn lane(&self) -> Result<std::cell::Ref<'_, Lane>> {
+    /// The current lane, replacing a failed one by a fresh one. A failure
+    /// nobody has waited for yet is kept for the next marker, so the next
+    /// wait reports it and it is never lost.
+    pub(crate) fn lane(&self) -> Result<std::cell::Ref<'_, Lane>> {
         if self.lane.borrow().state.has_failed() {
             let fresh = Lane::open(&self.device.inner)?;
             let old = self.lane.replace(fresh);
             if !old.state.reported.load(Ordering::Acquire) {
                 *self.pending.borrow_mut() = Some(old.state.error());
             }
-            old.close(&self.device.inner);
+            old.close();
         }
         Ok(self.lane.borrow())
     }
 
-    /// Publishes one packet: body first, then the header atomically, then
-    /// the doorbell, as an HSA client does.
-    fn publish(&self, lane: &Lane, packet: [u8; 64]) -> Result<()> {
-        let q = &lane.queue;
-        let index = q.write_index.fetch_add(1, Ordering::AcqRel);
-        while index - q.read_index.load(Ordering::Acquire) >= q.size as u64 {
-            if lane.state.has_failed() {
-                return Err(lane.state.error());
-            }
-            std::thread::sleep(RING_FULL_NAP);
-        }
-        let arena = &self.device.inner.rt.arena;
-        let slot = q.ring + (index % q.size as u64) * 64;
-        arena
-            .write(slot + 4, &packet[4..])
-            .map_err(|e| Error::Runtime(e.to_string()))?;
-        let word = u32::from_le_bytes(packet[0..4].try_into().expect("4 bytes"));
-        arena
-            .store_u32(slot, word)
-            .map_err(|e| Error::Runtime(e.to_string()))?;
-        q.doorbell.store(index as i64, Order::Release);
-        Ok(())
-    }
-
-    /// Enqueues a host operation.
-    fn host_op(
-        &self,
-        lane: &Lane,
-        op: impl FnOnce() -> Result<(), String> + Send + 'static,
-    ) -> Result<()> {
-        let packet = lane.queue.host_op_packet(Box::new(op), 0);
-        self.publish(lane, packet)
-    }
-
-    /// Enqueues a marker: a host operation that stamps and completes a
-    /// fresh signal.
+    /// A marker on the stream's own queue, carrying an unreported earlier
+    /// failure.
     fn marker(&self, lane: &Lane) -> Result<Marker> {
-        let signal = Arc::new(Signal::new(1));
-        let done = signal.clone();
-        self.host_op(lane, move || {
-            let now = softgpu_runtime::trace::now_ns();
-            done.set_times(now, now);
-            done.subtract(1, Order::Release);
-            Ok(())
-        })?;
-        Ok(Marker {
-            signal,
-            lane: lane.state.clone(),
-            prior: self.pending.take(),
-        })
+        lane.marker(0, self.pending.take())
+    }
+
+    /// The device index kernels and graphs are checked against.
+    pub(crate) fn device_index(&self) -> usize {
+        self.device.inner.index
     }
 
     /// Builds the kernarg segment in the kernarg pool.
@@ -594,36 +579,47 @@ impl Stream {
     }
 }
 
+/// Enqueues a fill or copy on queue `k` of `lane` as a host operation
+/// holding what it uses (a join enqueues nothing).
+pub(crate) fn run_host_side(lane: &Lane, k: usize, op: &Op) -> Result<()> {
+    match op {
+        Op::Fill {
+            buffer,
+            offset,
+            len,
+            pattern,
+        } => {
+            let (buffer, offset, len, pattern) = (buffer.clone(), *offset, *len, pattern.clone());
+            lane.host_op(k, move || {
+                let bytes: Vec<u8> = pattern.iter().copied().cycle().take(len as usize).collect();
+                buffer.write(offset, &bytes)
+            })
+        }
+        Op::Copy {
+            from,
+            from_at,
+            to,
+            to_at,
+            len,
+        } => {
+            let (from, from_at, to, to_at, len) =
+                (from.clone(), *from_at, to.clone(), *to_at, *len);
+            lane.host_op(k, move || to.write(to_at, &from.read(from_at, len)?))
+        }
+        Op::Join => Ok(()),
+    }
+}
+
 impl Drop for Stream {
     fn drop(&mut self) {
         // Queued work holds buffers, kernargs and signal handles: let it
-        // finish (or fail) before the queue goes.
+        // finish (or fail) before the queues go.
         if !self.lane.get_mut().state.has_failed() {
             if let Ok(submission) = self.submit() {
                 let _ = submission.wait();
             }
         }
-        self.lane.get_mut().close(&self.device.inner);
-    }
-}
-
-impl Lane {
-    fn open(device: &Arc<DeviceInner>) -> Result<Lane> {
-        let state = Arc::new(LaneState::new());
-        let theirs = state.clone();
-        let spec = QueueSpec {
-            size: RING_PACKETS,
-            single: true,
-            on_error: Some(Box::new(move |e| theirs.fail(Error::from(e)))),
-        };
-        let queue = device.rt.create_queue(device.agent_handle, spec)?;
-        Ok(Lane { queue, state })
-    }
-
-    /// Stops the queue and drops what its unrun host operations hold.
-    fn close(&self, device: &DeviceInner) {
-        let _ = device.rt.destroy_queue(self.queue.address);
-        self.queue.discard_host_ops();
+        self.lane.get_mut().close();
     }
 }
 

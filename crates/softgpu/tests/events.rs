@@ -51,3 +51,39 @@ fn events_are_shared_across_threads() {
     let waiter = std::thread::spawn(move || event.synchronize());
     waiter.join().unwrap().unwrap();
 }
+
+/// A stream waiting for an event of a stream that faults before reaching
+/// it fails too, instead of waiting forever.
+#[test]
+fn waiting_on_a_faulted_streams_event_fails_instead_of_hanging() {
+    let (device, a, module) = common::setup();
+    let (wild, scale) = (
+        module.kernel("wild").unwrap(),
+        module.kernel("scale").unwrap(),
+    );
+    let b = device.stream().unwrap();
+    let x = a.allocate(4 * 64).unwrap();
+    a.dispatch(&wild, 1, 64, &Args::new().view(&x)).unwrap();
+    let never = a.record_event().unwrap();
+    b.wait_event(&never).unwrap();
+    b.dispatch(&scale, 1, 64, &Args::new().view(&x).value(2.0f32))
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        tx.send(b.synchronize().map_err(|e| e.to_string())).unwrap();
+        b
+    });
+    let result = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("stream b still waits for an event that will never come");
+    let err = result.expect_err("stream b ran past a failed dependency");
+    assert!(err.contains("failed"), "{err}");
+    let b = waiter.join().unwrap();
+    assert!(a.synchronize().is_err(), "stream a's fault is reported");
+    // Both streams work again.
+    a.fill(&x, 1.0f32).unwrap();
+    b.wait_event(&a.record_event().unwrap()).unwrap();
+    b.dispatch(&scale, 1, 64, &Args::new().view(&x).value(2.0f32))
+        .unwrap();
+    assert_eq!(b.read_blocking::<f32>(&x).unwrap(), vec![2.0; 64]);
+}

@@ -53,3 +53,76 @@ fn foreign_nodes_and_bad_recordings_are_errors() {
     let exec = one.finish();
     assert!(exec.is_empty());
 }
+
+/// Independent branches run at the same time: the first branch waits for
+/// a flag only the second branch sets, which a serial replay could never
+/// see (its bounded wait would run out first).
+#[test]
+fn independent_branches_run_concurrently() {
+    let (_device, stream, module) = common::setup();
+    let (wait_flag, set_flag) = (
+        module.kernel("wait_flag").unwrap(),
+        module.kernel("set_flag").unwrap(),
+    );
+    let (flag, seen, out) = (
+        stream.allocate(4).unwrap(),
+        stream.allocate(4).unwrap(),
+        stream.allocate(4).unwrap(),
+    );
+    let mut graph = stream.graph();
+    let reset = graph.fill(&flag, 0u32, &[]).unwrap();
+    let clear = graph.fill(&seen, 0u32, &[reset]).unwrap();
+    let waits = Args::new().view(&flag).view(&seen).value(20_000_000u32);
+    let waiter = graph.dispatch(&wait_flag, 1, 1, &waits, &[clear]).unwrap();
+    let setter = graph
+        .dispatch(&set_flag, 1, 1, &Args::new().view(&flag), &[clear])
+        .unwrap();
+    let both = graph.join(&[waiter, setter]).unwrap();
+    graph.copy(&seen, &out, &[both]).unwrap();
+    let mut exec = graph.finish();
+    assert_eq!(exec.concurrency(), 2);
+    for replay in 0..3 {
+        stream.fill(&out, 7u32).unwrap();
+        stream.launch(&mut exec).unwrap();
+        let got: Vec<u32> = stream.read_blocking(&out).unwrap();
+        assert_eq!(
+            got,
+            [1],
+            "replay {replay}: the waiting branch never saw the flag"
+        );
+    }
+}
+
+/// A fault on one branch fails the replay as a whole: the wait reports the
+/// kernel fault itself, the stream then works again, and dropping the graph
+/// does not hang on the branch that could not finish.
+#[test]
+fn a_fault_on_a_branch_is_reported_and_the_stream_recovers() {
+    let (_device, stream, module) = common::setup();
+    let (wild, scale) = (
+        module.kernel("wild").unwrap(),
+        module.kernel("scale").unwrap(),
+    );
+    let x = stream.allocate(4 * 64).unwrap();
+    stream.fill(&x, 1.0f32).unwrap();
+    let mut graph = stream.graph();
+    let fine = graph
+        .dispatch(&scale, 1, 64, &Args::new().view(&x).value(2.0f32), &[])
+        .unwrap();
+    let bad = graph
+        .dispatch(&wild, 1, 64, &Args::new().view(&x), &[])
+        .unwrap();
+    graph.join(&[fine, bad]).unwrap();
+    let mut exec = graph.finish();
+    assert_eq!(exec.concurrency(), 2);
+    stream.launch(&mut exec).unwrap();
+    match stream.synchronize() {
+        Err(Error::Fault(f)) => assert_eq!(f.kernel, "wild"),
+        other => panic!("expected the wild kernel's fault, got {other:?}"),
+    }
+    drop(exec);
+    stream
+        .dispatch(&scale, 1, 64, &Args::new().view(&x).value(3.0f32))
+        .unwrap();
+    assert_eq!(stream.read_blocking::<f32>(&x).unwrap(), vec![6.0; 64]);
+}

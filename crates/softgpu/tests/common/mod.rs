@@ -19,6 +19,14 @@ __kernel void mixed(__global uint* out, uint a, ulong b, double c, half h) {
 __kernel void wild(__global int* p) {
     *(__global int*)(0x40ul + get_global_id(0) * 4) = 1;
 }
+__kernel void wait_flag(volatile __global uint* flag, __global uint* seen, uint tries) {
+    uint i = 0;
+    while (i < tries && atomic_add(flag, 0u) == 0) i++;
+    seen[0] = i < tries;
+}
+__kernel void set_flag(volatile __global uint* flag) {
+    atomic_xchg(flag, 1u);
+}
 __kernel void spin(__global float* x, uint n) {
     float acc = x[get_global_id(0)];
     for (uint i = 0; i < n; i++) acc = acc * 0.5f + 1.0f;

@@ -1,0 +1,212 @@
+//! Lanes: the AQL queues behind a stream, and how work gets onto them.
+//!
+//! A lane's first queue carries the stream's own order. A graph replay may
+//! open more queues (up to [`MAX_QUEUES`]) so independent branches run at
+//! the same time; all of a lane's queues share one failure state, so a
+//! fault on any of them is the stream's fault.
+
+use std::cell::RefCell;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use softgpu_runtime::queue::{packet_type, HostOp, Queue, QueueSpec};
+use softgpu_runtime::signal::{Order, Signal};
+
+use crate::device::DeviceInner;
+use crate::error::{Error, Result};
+use crate::event::{LaneState, Marker};
+
+/// Packets in each queue's ring.
+const RING_PACKETS: u32 = 1024;
+/// Sleep while a ring is full.
+const RING_FULL_NAP: Duration = Duration::from_micros(20);
+/// Queues one lane may use: the stream's own plus graph branches.
+pub(crate) const MAX_QUEUES: usize = 4;
+/// Dependency signals one barrier packet holds.
+const BARRIER_SLOTS: usize = 5;
+
+/// The queues a stream currently feeds, with their shared failure state.
+/// A failed lane stops for good, so the stream replaces it.
+pub(crate) struct Lane {
+    device: Arc<DeviceInner>,
+    pub state: Arc<LaneState>,
+    /// `queues[0]` is the stream's order; the others open on demand.
+    queues: RefCell<Vec<Arc<Queue>>>,
+}
+
+/// Completes a marker's signal when its host operation runs. If the
+/// operation is dropped unrun (its queue failed or closed) the signal goes
+/// to -1 instead, which fails any barrier waiting for it, so a failure
+/// propagates to dependent queues instead of leaving them waiting forever.
+struct Completion {
+    signal: Arc<Signal>,
+    done: bool,
+}
+
+impl Completion {
+    fn complete(mut self) {
+        let now = softgpu_runtime::trace::now_ns();
+        self.signal.set_times(now, now);
+        self.signal.subtract(1, Order::Release);
+        self.done = true;
+    }
+}
+
+impl Drop for Completion {
+    fn drop(&mut self) {
+        if !self.done {
+            self.signal.store(-1, Order::Release);
+        }
+    }
+}
+
+/// A signal handle registered for a barrier packet, removed once the
+/// barrier has run.
+struct SignalHandle {
+    device: Arc<DeviceInner>,
+    handle: u64,
+}
+
+impl Drop for SignalHandle {
+    fn drop(&mut self) {
+        let _ = self.device.rt.signals.remove(self.handle);
+    }
+}
+
+impl Lane {
+    pub fn open(device: &Arc<DeviceInner>) -> Result<Lane> {
+        let lane = Lane {
+            device: device.clone(),
+            state: Arc::new(LaneState::new()),
+            queues: RefCell::new(Vec::new()),
+        };
+        lane.queue(0)?;
+        Ok(lane)
+    }
+
+    /// Queue `k`, opening queues up to it if needed.
+    fn queue(&self, k: usize) -> Result<Arc<Queue>> {
+        debug_assert!(k < MAX_QUEUES);
+        let mut queues = self.queues.borrow_mut();
+        while queues.len() <= k {
+            let theirs = self.state.clone();
+            let spec = QueueSpec {
+                size: RING_PACKETS,
+                single: true,
+                on_error: Some(Box::new(move |e| theirs.fail(Error::from(e)))),
+            };
+            let queue = self
+                .device
+                .rt
+                .create_queue(self.device.agent_handle, spec)?;
+            queues.push(queue);
+        }
+        Ok(queues[k].clone())
+    }
+
+    /// Publishes one packet on queue `k`: body first, then the header
+    /// atomically, then the doorbell, as an HSA client does.
+    pub fn publish(&self, k: usize, packet: [u8; 64]) -> Result<()> {
+        let q = self.queue(k)?;
+        self.publish_on(&q, packet)
+    }
+
+    fn publish_on(&self, q: &Queue, packet: [u8; 64]) -> Result<()> {
+        let index = q.write_index.fetch_add(1, Ordering::AcqRel);
+        while index - q.read_index.load(Ordering::Acquire) >= q.size as u64 {
+            if self.state.has_failed() {
+                return Err(self.state.error());
+            }
+            std::thread::sleep(RING_FULL_NAP);
+        }
+        let arena = &self.device.rt.arena;
+        let slot = q.ring + (index % q.size as u64) * 64;
+        arena
+            .write(slot + 4, &packet[4..])
+            .map_err(|e| Error::Runtime(e.to_string()))?;
+        let word = u32::from_le_bytes(packet[0..4].try_into().expect("4 bytes"));
+        arena
+            .store_u32(slot, word)
+            .map_err(|e| Error::Runtime(e.to_string()))?;
+        q.doorbell.store(index as i64, Order::Release);
+        Ok(())
+    }
+
+    /// Enqueues a host operation on queue `k`.
+    pub fn host_op(
+        &self,
+        k: usize,
+        op: impl FnOnce() -> Result<(), String> + Send + 'static,
+    ) -> Result<()> {
+        let q = self.queue(k)?;
+        let op: HostOp = Box::new(op);
+        let packet = q.host_op_packet(op, 0);
+        self.publish_on(&q, packet)
+    }
+
+    /// Keeps `held` alive until queue `k` reaches this point.
+    pub fn release_after(&self, k: usize, held: impl Send + 'static) -> Result<()> {
+        self.host_op(k, move || {
+            drop(held);
+            Ok(())
+        })
+    }
+
+    /// A fresh signal that queue `k` completes (to 0, stamped with the
+    /// time) when it reaches this point, or sets to -1 if it never will.
+    pub fn signal_point(&self, k: usize) -> Result<Arc<Signal>> {
+        let signal = Arc::new(Signal::new(1));
+        let completion = Completion {
+            signal: signal.clone(),
+            done: false,
+        };
+        self.host_op(k, move || {
+            completion.complete();
+            Ok(())
+        })?;
+        Ok(signal)
+    }
+
+    /// A marker on queue `k` that reports `prior` (an earlier failure) to
+    /// its waiter.
+    pub fn marker(&self, k: usize, prior: Option<Error>) -> Result<Marker> {
+        Ok(Marker {
+            signal: self.signal_point(k)?,
+            lane: self.state.clone(),
+            prior,
+        })
+    }
+
+    /// Makes queue `k` wait (on the device) until every signal in `deps`
+    /// is 0; a dependency that fails fails this lane too.
+    pub fn wait_for(&self, k: usize, deps: &[Arc<Signal>]) -> Result<()> {
+        for group in deps.chunks(BARRIER_SLOTS) {
+            let handles: Vec<SignalHandle> = group
+                .iter()
+                .map(|s| SignalHandle {
+                    device: self.device.clone(),
+                    handle: self.device.rt.signals.insert(s.clone()),
+                })
+                .collect();
+            let mut p = [0u8; 64];
+            let header = packet_type::BARRIER_AND as u16 | 1 << 8 | 2 << 9 | 2 << 11;
+            p[0..2].copy_from_slice(&header.to_le_bytes());
+            for (slot, h) in handles.iter().enumerate() {
+                p[8 + 8 * slot..16 + 8 * slot].copy_from_slice(&h.handle.to_le_bytes());
+            }
+            self.publish(k, p)?;
+            self.release_after(k, handles)?;
+        }
+        Ok(())
+    }
+
+    /// Stops every queue and drops what their unrun host operations hold
+    /// (their markers go to -1).
+    pub fn close(&self) {
+        for queue in self.queues.borrow().iter() {
+            let _ = self.device.rt.destroy_queue(queue.address);
+            queue.discard_host_ops();
+        }
+    }
+}
