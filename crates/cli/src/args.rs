@@ -1,9 +1,9 @@
 //! `softgpu run`: kernel arguments from the command line, the dispatch, and
-//! writing results back.
+//! writing results back; the launch part is shared with `softgpu profile`.
 
 use std::path::{Path, PathBuf};
 
-use softgpu_exec::{Arg, Buffer, Device, DeviceConfig, Launch};
+use softgpu_exec::{Arg, Buffer, Device, DeviceConfig, DispatchStats, Launch, Program};
 
 /// One command-line kernel argument.
 enum CliArg {
@@ -61,49 +61,68 @@ pub fn dims(s: &str, what: &str) -> Result<[u32; 3], String> {
     Ok(d)
 }
 
-#[allow(clippy::too_many_arguments)]
-pub fn run(
-    file: &Path,
-    kernel: &str,
-    grid: &str,
-    block: &str,
-    dynamic_lds: u32,
-    target: &str,
-    stats: bool,
-    words: &[String],
-) -> Result<(), String> {
-    let (grid, block) = (dims(grid, "grid")?, dims(block, "block")?);
-    // `--stats` may also come after the kernel arguments.
-    let stats = stats || words.iter().any(|w| w == "--stats");
-    let words: Vec<String> = words.iter().filter(|w| *w != "--stats").cloned().collect();
-    let cli_args = parse_args(&words)?;
-    let bytes = if crate::compile::is_source(file) {
-        // OpenCL keeps argument names in the metadata only when asked, and
-        // errors about arguments should name them.
-        let options = match file.extension().and_then(|e| e.to_str()) {
-            Some("cl") => vec!["-cl-kernel-arg-info".to_string()],
-            _ => Vec::new(),
-        };
-        crate::compile::compile_source(
-            file,
-            &crate::compile::Options {
-                target,
-                defines: &[],
-                include_dirs: &[],
-                options: &options,
-            },
-        )?
-    } else {
-        std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?
+/// Removes every `flag` from `words`, saying whether there was one: clap
+/// stops parsing the command's own options at the first kernel argument,
+/// so a switch written after the arguments arrives among them.
+pub fn take_switch(words: &mut Vec<String>, flag: &str) -> bool {
+    let before = words.len();
+    words.retain(|w| w != flag);
+    words.len() != before
+}
+
+/// Removes `flag VALUE` from `words` and returns VALUE (see [`take_switch`]).
+pub fn take_value(words: &mut Vec<String>, flag: &str) -> Result<Option<String>, String> {
+    let Some(at) = words.iter().position(|w| w == flag) else {
+        return Ok(None);
     };
+    if at + 1 == words.len() {
+        return Err(format!("{flag} needs a value"));
+    }
+    let value = words.remove(at + 1);
+    words.remove(at);
+    Ok(Some(value))
+}
+
+/// A kernel launch as `run` and `profile` take it from the command line.
+pub struct LaunchSpec<'a> {
+    pub file: &'a Path,
+    pub kernel: &'a str,
+    /// `X[,Y[,Z]]` workgroups.
+    pub grid: &'a str,
+    /// `X[,Y[,Z]]` work-items per workgroup.
+    pub block: &'a str,
+    pub dynamic_lds: u32,
+    pub target: &'a str,
+    /// Kernel-argument words (`--in PATH`, `--i32 V`, …), the command's own
+    /// trailing options already taken out.
+    pub words: &'a [String],
+}
+
+/// A loaded program with its kernel arguments in device memory, ready to
+/// dispatch.
+pub struct Prepared {
+    pub device: Device,
+    pub program: Program,
+    pub launch: Launch,
+    pub args: Vec<Arg>,
+    /// Buffers written back to files after the dispatch (`--out`, `--inout`).
+    outputs: Vec<(PathBuf, Buffer)>,
+}
+
+/// Parses the launch, loads (or compiles) the file and places the kernel
+/// arguments.
+pub fn prepare(spec: &LaunchSpec) -> Result<Prepared, String> {
+    let (grid, block) = (dims(spec.grid, "grid")?, dims(spec.block, "block")?);
+    let cli_args = parse_args(spec.words)?;
+    let bytes = code_object(spec.file, spec.target)?;
     let device = Device::new(DeviceConfig {
-        target: target.into(),
+        target: spec.target.into(),
         ..Default::default()
     })
     .map_err(|e| e.to_string())?;
     let program = device
         .load(&bytes)
-        .map_err(|e| format!("{}: {e}", file.display()))?;
+        .map_err(|e| format!("{}: {e}", spec.file.display()))?;
     let mut args = Vec::new();
     let mut outputs: Vec<(PathBuf, Buffer)> = Vec::new();
     for a in cli_args {
@@ -126,27 +145,108 @@ pub fn run(
     let launch = Launch {
         grid,
         block,
-        dynamic_lds,
+        dynamic_lds: spec.dynamic_lds,
     };
-    let s = device
-        .dispatch(&program, kernel, &launch, &args)
-        .map_err(|e| e.to_string())?;
-    for (path, buffer) in outputs {
-        let data = device.read(&buffer).map_err(|e| e.to_string())?;
-        std::fs::write(&path, data).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(Prepared {
+        device,
+        program,
+        launch,
+        args,
+        outputs,
+    })
+}
+
+/// The code object in `file`, compiled for `target` first if it is source.
+fn code_object(file: &Path, target: &str) -> Result<Vec<u8>, String> {
+    if !crate::compile::is_source(file) {
+        return std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()));
     }
+    // OpenCL keeps argument names in the metadata only when asked, and
+    // errors about arguments should name them.
+    let options = match file.extension().and_then(|e| e.to_str()) {
+        Some("cl") => vec!["-cl-kernel-arg-info".to_string()],
+        _ => Vec::new(),
+    };
+    crate::compile::compile_source(
+        file,
+        &crate::compile::Options {
+            target,
+            defines: &[],
+            include_dirs: &[],
+            options: &options,
+        },
+    )
+}
+
+impl Prepared {
+    /// Writes the `--out` and `--inout` buffers to their files.
+    pub fn write_outputs(&self) -> Result<(), String> {
+        for (path, buffer) in &self.outputs {
+            let data = self.device.read(buffer).map_err(|e| e.to_string())?;
+            std::fs::write(path, data).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        Ok(())
+    }
+}
+
+/// The statistics `run --stats` prints (a JSON object), which
+/// `profile --json` extends.
+pub fn stats_json(
+    kernel: &str,
+    target: &str,
+    s: &DispatchStats,
+    host_threads: usize,
+) -> serde_json::Value {
+    serde_json::json!({
+        "kernel": kernel,
+        "target": target,
+        "workgroups": s.workgroups,
+        "threads": s.threads,
+        "waves": s.waves,
+        "wave_instructions": s.wave_instructions,
+        "lane_instructions": s.lane_instructions,
+        "seconds": s.seconds,
+        "host_threads": host_threads,
+    })
+}
+
+/// `softgpu run`: one dispatch, its outputs written back, and with
+/// `--stats` its statistics as one JSON line.
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    file: &Path,
+    kernel: &str,
+    grid: &str,
+    block: &str,
+    dynamic_lds: u32,
+    target: &str,
+    stats: bool,
+    words: &[String],
+) -> Result<(), String> {
+    let mut words = words.to_vec();
+    let stats = take_switch(&mut words, "--stats") || stats;
+    let spec = LaunchSpec {
+        file,
+        kernel,
+        grid,
+        block,
+        dynamic_lds,
+        target,
+        words: &words,
+    };
+    let prepared = prepare(&spec)?;
+    let s = prepared
+        .device
+        .dispatch(
+            &prepared.program,
+            spec.kernel,
+            &prepared.launch,
+            &prepared.args,
+        )
+        .map_err(|e| e.to_string())?;
+    prepared.write_outputs()?;
     if stats {
-        let json = serde_json::json!({
-            "kernel": kernel,
-            "target": target,
-            "workgroups": s.workgroups,
-            "threads": s.threads,
-            "waves": s.waves,
-            "wave_instructions": s.wave_instructions,
-            "lane_instructions": s.lane_instructions,
-            "seconds": s.seconds,
-            "host_threads": device.threads(),
-        });
+        let json = stats_json(spec.kernel, spec.target, &s, prepared.device.threads());
         println!("{json}");
     }
     Ok(())

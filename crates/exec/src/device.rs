@@ -7,8 +7,9 @@ use softgpu_codeobj::{Kernel, ValueKind};
 use softgpu_isa::Family;
 
 use crate::arena::{Arena, MemError};
-use crate::dispatch::{self, DispatchStats, Plan};
+use crate::dispatch::{DispatchStats, Outcome, Plan};
 use crate::fault::Fault;
+use crate::profile::InstructionProfile;
 use crate::program::Program;
 use crate::wave::{PRIVATE_APERTURE, SHARED_APERTURE};
 
@@ -249,10 +250,36 @@ impl Device {
         launch: &Launch,
         args: &[Arg],
     ) -> Result<DispatchStats, DispatchError> {
+        self.dispatch_as(program, kernel, launch, args)
+    }
+
+    /// Runs a dispatch like [`Device::dispatch`] and also counts, for every
+    /// instruction of the program, how many times a wave executed it and
+    /// with how many active lanes. Slower than a plain dispatch; a plain
+    /// dispatch runs without any profiling code.
+    pub fn dispatch_profiled(
+        &self,
+        program: &Program,
+        kernel: &str,
+        launch: &Launch,
+        args: &[Arg],
+    ) -> Result<(DispatchStats, InstructionProfile), DispatchError> {
+        self.dispatch_as(program, kernel, launch, args)
+    }
+
+    /// The dispatch path every public entry point shares, generic over what
+    /// the dispatch returns (its stats, or stats and profile).
+    fn dispatch_as<O: Outcome>(
+        &self,
+        program: &Program,
+        kernel: &str,
+        launch: &Launch,
+        args: &[Arg],
+    ) -> Result<O, DispatchError> {
         let k = find_kernel(program, kernel)?;
         let grid: [u32; 3] =
             std::array::from_fn(|d| launch.grid[d].saturating_mul(launch.block[d]));
-        self.dispatch_items(program, k, grid, launch.block, launch.dynamic_lds, args)
+        self.items_as(program, k, grid, launch.block, launch.dynamic_lds, args)
     }
 
     /// Runs a dispatch whose grid is given in work-items (HSA's convention):
@@ -267,10 +294,22 @@ impl Device {
         dynamic_lds: u32,
         args: &[Arg],
     ) -> Result<DispatchStats, DispatchError> {
+        self.items_as(program, kernel, grid, block, dynamic_lds, args)
+    }
+
+    fn items_as<O: Outcome>(
+        &self,
+        program: &Program,
+        kernel: &Kernel,
+        grid: [u32; 3],
+        block: [u32; 3],
+        dynamic_lds: u32,
+        args: &[Arg],
+    ) -> Result<O, DispatchError> {
         let group_segment_bytes = static_lds(kernel) + dynamic_lds;
         check_launch(kernel, grid, block, group_segment_bytes)?;
         let kernarg = build_kernarg(kernel, grid, block, dynamic_lds, args)?;
-        self.dispatch_kernarg(program, kernel, grid, block, group_segment_bytes, &kernarg)
+        self.kernarg_as(program, kernel, grid, block, group_segment_bytes, &kernarg)
     }
 
     /// Runs a dispatch with a ready-made kernarg segment (replaying a
@@ -285,6 +324,18 @@ impl Device {
         group_segment_bytes: u32,
         kernarg: &[u8],
     ) -> Result<DispatchStats, DispatchError> {
+        self.kernarg_as(program, kernel, grid, block, group_segment_bytes, kernarg)
+    }
+
+    fn kernarg_as<O: Outcome>(
+        &self,
+        program: &Program,
+        kernel: &Kernel,
+        grid: [u32; 3],
+        block: [u32; 3],
+        group_segment_bytes: u32,
+        kernarg: &[u8],
+    ) -> Result<O, DispatchError> {
         let private_segment_bytes = kernel
             .descriptor
             .private_segment_fixed_size
@@ -309,7 +360,7 @@ impl Device {
             packet: memory.packet,
             queue: memory.queue,
         };
-        let result = self.dispatch_raw(program, kernel, &raw);
+        let result = self.raw_as(program, kernel, &raw);
         memory.release(&self.arena);
         result
     }
@@ -322,6 +373,15 @@ impl Device {
         kernel: &Kernel,
         raw: &RawDispatch,
     ) -> Result<DispatchStats, DispatchError> {
+        self.raw_as(program, kernel, raw)
+    }
+
+    fn raw_as<O: Outcome>(
+        &self,
+        program: &Program,
+        kernel: &Kernel,
+        raw: &RawDispatch,
+    ) -> Result<O, DispatchError> {
         check_launch(kernel, raw.grid, raw.block, raw.group_segment_bytes)?;
         let groups: [u32; 3] = std::array::from_fn(|d| raw.grid[d].div_ceil(raw.block[d]));
         let plan = Plan {
@@ -340,7 +400,7 @@ impl Device {
             threads: self.threads,
             wave_budget: self.budget,
         };
-        dispatch::run(&plan).map_err(DispatchError::Fault)
+        O::run(&plan).map_err(DispatchError::Fault)
     }
 
     /// Scratch bytes per lane: the kernel's fixed size (or more, if the

@@ -10,6 +10,7 @@ use softgpu_codeobj::{Kernel, KernelDescriptor};
 use crate::arena::Arena;
 use crate::fault::Fault;
 use crate::ops::{Env, Flow, Trap};
+use crate::profile::{InstructionProfile, SlotCount};
 use crate::program::Program;
 use crate::wave::{Wave, PRIVATE_APERTURE};
 
@@ -75,6 +76,58 @@ impl Plan<'_> {
 
 /// Runs the dispatch to completion or to its first fault.
 pub fn run(plan: &Plan) -> Result<DispatchStats, Box<Fault>> {
+    run_counting::<false>(plan).map(|totals| totals.stats)
+}
+
+/// Runs the dispatch like [`run`], also counting every instruction's
+/// executions and active lanes.
+pub fn run_profiled(plan: &Plan) -> Result<(DispatchStats, InstructionProfile), Box<Fault>> {
+    let totals = run_counting::<true>(plan)?;
+    let profile = InstructionProfile::new(plan.program, plan.lanes() as u32, totals.counts);
+    Ok((totals.stats, profile))
+}
+
+/// What a dispatch returns: its stats alone, or with its instruction
+/// profile. Chosen by type, so callers share one dispatch path and the plain
+/// dispatch still runs the hot loop compiled without profiling.
+pub(crate) trait Outcome: Sized {
+    fn run(plan: &Plan) -> Result<Self, Box<Fault>>;
+}
+
+impl Outcome for DispatchStats {
+    fn run(plan: &Plan) -> Result<Self, Box<Fault>> {
+        run(plan)
+    }
+}
+
+impl Outcome for (DispatchStats, InstructionProfile) {
+    fn run(plan: &Plan) -> Result<Self, Box<Fault>> {
+        run_profiled(plan)
+    }
+}
+
+/// The counters of all workers together.
+struct Totals {
+    stats: DispatchStats,
+    /// Per instruction slot; empty unless profiling.
+    counts: Vec<SlotCount>,
+}
+
+impl Totals {
+    fn absorb(&mut self, worker: &Worker) {
+        self.stats.wave_instructions += worker.stats.wave_instructions;
+        self.stats.lane_instructions += worker.stats.lane_instructions;
+        self.stats.waves += worker.stats.waves;
+        for (total, own) in self.counts.iter_mut().zip(&worker.counts) {
+            total.add(*own);
+        }
+    }
+}
+
+/// Runs the dispatch; with `PROFILE` every worker also counts per
+/// instruction slot (a separate instantiation of the hot loop, so a plain
+/// dispatch pays nothing for it).
+fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> {
     let clock = Instant::now();
     let start = Start {
         entry: plan.entry()?,
@@ -84,15 +137,24 @@ pub fn run(plan: &Plan) -> Result<DispatchStats, Box<Fault>> {
     let next = AtomicU64::new(0);
     let abort = AtomicBool::new(false);
     let fault: Mutex<Option<Fault>> = Mutex::new(None);
-    let totals = Mutex::new(DispatchStats::default());
+    let slots = if PROFILE {
+        plan.program.slots().len()
+    } else {
+        0
+    };
+    let totals = Mutex::new(Totals {
+        stats: DispatchStats::default(),
+        counts: vec![SlotCount::default(); slots],
+    });
     let work = || {
-        let mut worker = Worker::new();
+        let mut worker = Worker::new(slots);
         loop {
             let index = next.fetch_add(1, Ordering::Relaxed);
             if index >= total || abort.load(Ordering::Relaxed) {
                 break;
             }
-            if let Err(f) = worker.run_workgroup(plan, &start, group_id(plan.groups, index)) {
+            let group = group_id(plan.groups, index);
+            if let Err(f) = worker.run_workgroup::<PROFILE>(plan, &start, group) {
                 abort.store(true, Ordering::Relaxed);
                 fault
                     .lock()
@@ -101,10 +163,10 @@ pub fn run(plan: &Plan) -> Result<DispatchStats, Box<Fault>> {
                 break;
             }
         }
-        let mut t = totals.lock().unwrap_or_else(|e| e.into_inner());
-        t.wave_instructions += worker.stats.wave_instructions;
-        t.lane_instructions += worker.stats.lane_instructions;
-        t.waves += worker.stats.waves;
+        totals
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .absorb(&worker);
     };
     let threads = plan.threads.clamp(1, total.max(1) as usize);
     if threads == 1 {
@@ -121,11 +183,12 @@ pub fn run(plan: &Plan) -> Result<DispatchStats, Box<Fault>> {
     if let Some(f) = fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(Box::new(f));
     }
-    let mut stats = totals.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut totals = totals.into_inner().unwrap_or_else(|e| e.into_inner());
+    let stats = &mut totals.stats;
     stats.workgroups = total;
     stats.threads = total * plan.block.iter().map(|&b| b as u64).product::<u64>();
     stats.seconds = clock.elapsed().as_secs_f64();
-    Ok(stats)
+    Ok(totals)
 }
 
 fn group_id(groups: [u32; 3], index: u64) -> [u32; 3] {
@@ -150,6 +213,8 @@ struct Worker {
     lds: Vec<u8>,
     tmp: Box<crate::ops::Scratch>,
     stats: DispatchStats,
+    /// Per instruction slot when profiling, else empty.
+    counts: Vec<SlotCount>,
 }
 
 enum Stop {
@@ -159,16 +224,19 @@ enum Stop {
 }
 
 impl Worker {
-    fn new() -> Worker {
+    /// A worker counting executions of `slots` instruction slots (0 when
+    /// not profiling).
+    fn new(slots: usize) -> Worker {
         Worker {
             waves: Vec::new(),
             lds: Vec::new(),
             tmp: Box::default(),
             stats: DispatchStats::default(),
+            counts: vec![SlotCount::default(); slots],
         }
     }
 
-    fn run_workgroup(
+    fn run_workgroup<const PROFILE: bool>(
         &mut self,
         plan: &Plan,
         start: &Start,
@@ -193,7 +261,8 @@ impl Worker {
                     continue;
                 }
                 if !wave.at_barrier {
-                    let stop = run_wave(wave, &mut env, plan.wave_budget, &mut self.stats)
+                    let (stats, counts) = (&mut self.stats, &mut self.counts[..]);
+                    let stop = run_wave::<PROFILE>(wave, &mut env, plan.wave_budget, stats, counts)
                         .map_err(|trap| Box::new(Fault::from_trap(plan, group, wave, trap)))?;
                     if let Stop::Barrier = stop {
                         wave.at_barrier = true;
@@ -347,12 +416,14 @@ fn load_sgprs(wave: &mut Wave, plan: &Plan, user: &[u32], group: [u32; 3]) {
 }
 
 /// Runs one wave until it ends, reaches a barrier, yields, or exhausts its
-/// quantum. The hot loop of the executor.
-fn run_wave(
+/// quantum. The hot loop of the executor; with `PROFILE` it also counts
+/// each instruction it runs in `counts` (indexed by slot).
+fn run_wave<const PROFILE: bool>(
     wave: &mut Wave,
     env: &mut Env,
     budget: u64,
     stats: &mut DispatchStats,
+    counts: &mut [SlotCount],
 ) -> Result<Stop, Trap> {
     let program = env.program;
     // Counters live in registers during the quantum and are added once.
@@ -367,7 +438,16 @@ fn run_wave(
             return Err(Trap::Budget(budget));
         }
         let slot = program.slot_at(wave.pc);
-        lanes += wave.exec().count_ones() as u64;
+        let active = wave.exec().count_ones() as u64;
+        if PROFILE {
+            if let Some(count) = counts.get_mut(wave.pc as usize) {
+                count.add(SlotCount {
+                    waves: 1,
+                    lanes: active,
+                });
+            }
+        }
+        lanes += active;
         retired += 1;
         match (slot.exec)(wave, env, &slot.inst)? {
             Flow::Next => wave.pc += 1,

@@ -6,6 +6,7 @@
 //! - [`wave`]: one wave's registers, laid out `[register][lane]`.
 //! - [`ops`]: instruction semantics as tables of small generic handlers.
 //! - [`dispatch`]: the launch ABI, the wave scheduler and worker threads.
+//! - [`profile`]: per-instruction execution counts of a profiled dispatch.
 //! - [`device`]: the public entry point.
 
 // Float predicates are written exactly as the ISA defines them for NaN:
@@ -18,6 +19,7 @@ pub mod device;
 pub mod dispatch;
 pub mod fault;
 pub mod ops;
+pub mod profile;
 pub mod program;
 pub mod wave;
 
@@ -27,4 +29,5 @@ pub use device::{
 };
 pub use dispatch::DispatchStats;
 pub use fault::{Fault, FaultKind, Site};
+pub use profile::{InstructionProfile, SlotCount, SlotEntry};
 pub use program::Program;
