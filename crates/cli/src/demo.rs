@@ -1,15 +1,21 @@
-//! `softgpu demo`: runs the example kernels of `examples/` — code objects
-//! compiled by clang-19 and embedded in the binary, so no compiler is needed —
-//! checks every result against a CPU computation, and shows a fault report.
+//! `softgpu demo`: a tour of the safe Rust API (the `softgpu` crate) on the
+//! example kernels of `examples/` — code objects compiled by clang-19 and
+//! embedded in the binary, so no compiler is needed. Every result is checked
+//! against a CPU computation, and the demo fails if any is wrong.
 
+use std::fmt::Debug;
 use std::time::Instant;
 
-use softgpu_exec::{Arg, Device, DeviceConfig, DispatchStats, Launch, Program};
+use softgpu::{Args, Buffer, Device, Dim3, Error, Kernel, KernelFault, Module, Scalar, Stream};
+
+/// The demo's errors: the API's and its own messages.
+type Result<T, E = Box<dyn std::error::Error>> = std::result::Result<T, E>;
 
 /// Targets the embedded code objects were compiled for.
 pub const TARGETS: [&str; 2] = ["gfx1151", "gfx1100"];
 
-/// Kernel files of `examples/kernels/`, whose code objects are embedded.
+/// Kernel files of `examples/kernels/` whose code objects are embedded
+/// (`empty`, only for the API benchmarks, is not).
 pub const EXAMPLES: [&str; 8] = [
     "vector_add",
     "saxpy",
@@ -85,49 +91,10 @@ pub fn f32_bytes(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-pub fn i32_bytes(v: &[i32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
 pub fn bytes_f32(b: &[u8]) -> Vec<f32> {
     b.chunks_exact(4)
         .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
         .collect()
-}
-
-pub fn bytes_i32(b: &[u8]) -> Vec<i32> {
-    b.chunks_exact(4)
-        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-
-pub fn bytes_u32(b: &[u8]) -> Vec<u32> {
-    b.chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-
-/// Largest absolute difference between two equally long result vectors
-/// (infinite when they differ in length or a value is NaN on one side only).
-pub fn max_error<T: Copy + Into<f64>>(got: &[T], want: &[T]) -> f64 {
-    if got.len() != want.len() {
-        return f64::INFINITY;
-    }
-    got.iter()
-        .zip(want)
-        .map(|(&g, &w)| {
-            let (g, w): (f64, f64) = (g.into(), w.into());
-            if g.is_nan() || w.is_nan() {
-                if g.is_nan() && w.is_nan() {
-                    0.0
-                } else {
-                    f64::INFINITY
-                }
-            } else {
-                (g - w).abs()
-            }
-        })
-        .fold(0.0, f64::max)
 }
 
 /// The ALU benchmark's work-item body (`examples/kernels/alu_bench.cl`), on the
@@ -148,262 +115,413 @@ pub fn alu_item(gid: i32, iters: i32, a: f32, b: f32, c: f32) -> f32 {
     acc.iter().fold(0.0f32, |s, &x| s + x)
 }
 
-/// The outcome of one example.
-struct Outcome {
+/// Human-readable count: 1234567 → "1.23M".
+pub fn si(x: f64) -> String {
+    let (v, unit) = match x.abs() {
+        a if a >= 1e9 => (x / 1e9, "G"),
+        a if a >= 1e6 => (x / 1e6, "M"),
+        a if a >= 1e3 => (x / 1e3, "k"),
+        _ => (x, ""),
+    };
+    format!("{v:.2}{unit}")
+}
+
+/// Runs the tour on device 0 (its profile comes from `SOFTGPU_PROFILE`);
+/// fails when a check fails.
+///
+/// `threads` sets `SOFTGPU_THREADS`: the API has no worker-count parameter,
+/// and the executor reads that variable when the runtime starts, at the first
+/// `Device::open`.
+pub fn run(threads: Option<usize>) -> Result<(), String> {
+    if let Some(n) = threads {
+        // Sound: no other thread exists yet that could read the environment.
+        std::env::set_var("SOFTGPU_THREADS", n.to_string());
+    }
+    tour().map_err(|e| e.to_string())
+}
+
+fn tour() -> Result<()> {
+    let started = Instant::now();
+    let device = Device::open(0)?;
+    print_line("Device::open", "", &describe(&device));
+    let stream = device.stream()?;
+    let examples = Examples::load(&stream)?;
+    let loaded = format!(
+        "{} embedded code objects for {} (clang-19, examples/kernels/)",
+        examples.0.len(),
+        device.target()
+    );
+    print_line("load_bytes", "", &loaded);
+    let columns = format!(
+        "{:>9} x {:<6} {:>11}  notes",
+        "grid", "block", "kernel time"
+    );
+    print_line("kernel", "", &columns);
+    let mut rng = Rng::new(0x50f7_69b0);
+    let mut tally = Tally::default();
+    for make in CASES {
+        let case = make(&mut rng);
+        tally.record(case.kernel, run_case(&stream, &examples, &case));
+    }
+    tally.record("graph", graph_replays(&stream, &examples, &mut rng));
+    tally.record("two streams", two_streams(&device, &examples, &mut rng));
+    tally.record("fault", fault(&stream, &examples));
+    let again = vector_add_of(&mut rng, 1000);
+    tally.record("after fault", run_case(&stream, &examples, &again));
+    tally.summary(started)
+}
+
+/// Width of the step column, and of the step and verdict columns together.
+const STEP: usize = 12;
+const INDENT: usize = STEP + 6;
+
+fn print_line(step: &str, verdict: &str, detail: &str) {
+    println!("{step:<STEP$} {verdict:<4} {detail}");
+}
+
+/// `text` as a further line of a step's detail, under its first line.
+fn continuation(text: &str) -> String {
+    format!("\n{:INDENT$}{text}", "")
+}
+
+/// The device's properties in one line.
+fn describe(device: &Device) -> String {
+    let p = device.properties();
+    let waves: Vec<String> = p.wave_sizes.iter().map(u32::to_string).collect();
+    let threads = std::env::var("SOFTGPU_THREADS").map_or_else(
+        |_| "one worker thread per host core".to_string(),
+        |n| format!("SOFTGPU_THREADS={n}"),
+    );
+    format!(
+        "device 0 is {} ({}): {} CUs, wave{}, {} KiB LDS, {} GiB; {threads}",
+        p.name,
+        p.marketing_name,
+        p.compute_units,
+        waves.join("/"),
+        p.lds_bytes >> 10,
+        p.memory.device_bytes >> 30
+    )
+}
+
+/// The embedded code objects, loaded once on the demo's device.
+struct Examples(Vec<(&'static str, Module)>);
+
+impl Examples {
+    fn load(stream: &Stream) -> Result<Examples> {
+        let target = stream.device().target();
+        let modules = EXAMPLES
+            .iter()
+            .map(|&name| Ok((name, stream.load_bytes(code_object(name, target)?)?)))
+            .collect::<Result<_>>()?;
+        Ok(Examples(modules))
+    }
+
+    /// Kernel `kernel` of the code object built from `example`.
+    fn kernel(&self, example: &str, kernel: &str) -> Result<Kernel> {
+        let (_, module) = self
+            .0
+            .iter()
+            .find(|(name, _)| *name == example)
+            .ok_or_else(|| format!("no embedded example {example}"))?;
+        Ok(module.kernel(kernel)?)
+    }
+}
+
+/// An element type the demo moves between host and device.
+trait Element: Scalar + PartialEq + Debug {}
+impl<T: Scalar + PartialEq + Debug> Element for T {}
+
+/// Host values of one buffer, kept typed so they upload and read back as
+/// what they are.
+trait Values {
+    fn bytes(&self) -> u64;
+    fn upload(&self, stream: &Stream) -> Result<Buffer>;
+    /// Reads `buffer` and says how it differs from these values, if it does.
+    fn compare(&self, stream: &Stream, buffer: &Buffer) -> Result<Option<String>>;
+}
+
+impl<T: Element> Values for Vec<T> {
+    fn bytes(&self) -> u64 {
+        (self.len() * T::SIZE) as u64
+    }
+
+    fn upload(&self, stream: &Stream) -> Result<Buffer> {
+        upload_new(stream, self)
+    }
+
+    fn compare(&self, stream: &Stream, buffer: &Buffer) -> Result<Option<String>> {
+        Ok(mismatch(&stream.read_blocking::<T>(buffer)?, self))
+    }
+}
+
+/// A new device buffer holding `values` (uploaded in stream order).
+fn upload_new<T: Element>(stream: &Stream, values: &[T]) -> Result<Buffer> {
+    let buffer = stream.allocate((values.len() * T::SIZE) as u64)?;
+    stream.upload(&buffer, values)?;
+    Ok(buffer)
+}
+
+/// How `got` differs from `want`, if it does. Exact equality: every
+/// reference computation repeats the kernel's operations in its order.
+fn mismatch<T: PartialEq + Debug>(got: &[T], want: &[T]) -> Option<String> {
+    if got.len() != want.len() {
+        return Some(format!("{} values, expected {}", got.len(), want.len()));
+    }
+    let mut differ = (0..got.len()).filter(|&i| got[i] != want[i]);
+    let first = differ.next()?;
+    Some(format!(
+        "{} of {} values differ; [{first}] is {:?}, expected {:?}",
+        1 + differ.count(),
+        got.len(),
+        got[first],
+        want[first]
+    ))
+}
+
+/// What a buffer argument holds before the dispatch.
+enum Init {
+    Upload(Box<dyn Values>),
+    Zeroed(u64),
+}
+
+/// One kernel argument of an example.
+enum Param {
+    /// A device buffer, compared after the dispatch with `want` if given.
+    Buffer {
+        init: Init,
+        want: Option<Box<dyn Values>>,
+    },
+    I32(i32),
+    F32(f32),
+}
+
+/// A buffer the kernel reads.
+fn input<T: Element>(values: Vec<T>) -> Param {
+    Param::Buffer {
+        init: Init::Upload(Box::new(values)),
+        want: None,
+    }
+}
+
+/// A zeroed buffer the kernel writes, which must come out as `want`.
+fn output<T: Element>(want: Vec<T>) -> Param {
+    Param::Buffer {
+        init: Init::Zeroed(want.bytes()),
+        want: Some(Box::new(want)),
+    }
+}
+
+/// A buffer the kernel updates from `init` to `want`.
+fn in_out<T: Element>(init: Vec<T>, want: Vec<T>) -> Param {
+    Param::Buffer {
+        init: Init::Upload(Box::new(init)),
+        want: Some(Box::new(want)),
+    }
+}
+
+/// One example kernel run: launch, arguments and expected outputs.
+struct Case {
+    /// The code object's name in `EXAMPLES`.
+    example: &'static str,
     kernel: &'static str,
-    launch: Launch,
-    /// Largest deviation from the CPU result (0 = bit exact).
-    max_error: f64,
-    /// Allowed deviation.
-    tolerance: f64,
-    stats: DispatchStats,
+    grid: Dim3,
+    block: Dim3,
+    params: Vec<Param>,
     note: String,
 }
 
-/// Runs `kernel` and returns its counters, with the error message naming it.
-fn dispatch(
-    device: &Device,
-    program: &Program,
-    kernel: &str,
-    launch: &Launch,
-    args: &[Arg],
-) -> Result<DispatchStats, String> {
-    device
-        .dispatch(program, kernel, launch, args)
-        .map_err(|e| format!("{kernel}: {e}"))
+/// Workgroups of `per_group` items that cover `items`.
+fn groups(items: usize, per_group: usize) -> Dim3 {
+    Dim3::from(items.div_ceil(per_group) as u32)
 }
 
-fn buffer(device: &Device, bytes: &[u8]) -> Result<softgpu_exec::Buffer, String> {
-    device.alloc_from(bytes).map_err(|e| e.to_string())
+/// Uploads a case's inputs, dispatches it between two events (which time
+/// it), and compares every output with the CPU's.
+fn run_case(stream: &Stream, examples: &Examples, case: &Case) -> Result<Checked> {
+    let kernel = examples.kernel(case.example, case.kernel)?;
+    let mut args = Args::new();
+    let mut outputs = Vec::new();
+    for param in &case.params {
+        args = match param {
+            Param::I32(v) => args.value(*v),
+            Param::F32(v) => args.value(*v),
+            Param::Buffer { init, want } => {
+                let buffer = match init {
+                    Init::Upload(values) => values.upload(stream)?,
+                    Init::Zeroed(bytes) => stream.allocate_zeroed(*bytes)?,
+                };
+                let args = args.view(&buffer);
+                outputs.extend(want.as_ref().map(|want| (buffer, want)));
+                args
+            }
+        };
+    }
+    let start = stream.record_event()?;
+    stream.dispatch(&kernel, case.grid, case.block, &args)?;
+    let end = stream.record_event()?;
+    // Columns as in the header line `tour` prints.
+    let detail = format!(
+        "{:>9} x {:<6} {:>8.2} ms  {}",
+        dims(case.grid),
+        dims(case.block),
+        end.elapsed_since(&start)?.as_secs_f64() * 1e3,
+        case.note
+    );
+    for (buffer, want) in outputs {
+        if let Some(why) = want.compare(stream, &buffer)? {
+            return Ok(Checked::wrong(detail, why));
+        }
+    }
+    Ok(Checked::right(detail))
 }
 
-fn zeroed(device: &Device, len: usize) -> Result<softgpu_exec::Buffer, String> {
-    device.alloc_zeroed(len as u64).map_err(|e| e.to_string())
-}
-
-fn read(device: &Device, b: &softgpu_exec::Buffer) -> Result<Vec<u8>, String> {
-    device.read(b).map_err(|e| e.to_string())
-}
-
-fn load(device: &Device, name: &str) -> Result<Program, String> {
-    device
-        .load(code_object(name, device.target())?)
-        .map_err(|e| format!("{name}: {e}"))
-}
-
-fn launch_1d(items: u32, block: u32) -> Launch {
-    Launch {
-        grid: [items.div_ceil(block), 1, 1],
-        block: [block, 1, 1],
-        dynamic_lds: 0,
+fn dims(Dim3(d): Dim3) -> String {
+    match d {
+        [x, 1, 1] => format!("{x}"),
+        [x, y, 1] => format!("{x}x{y}"),
+        [x, y, z] => format!("{x}x{y}x{z}"),
     }
 }
 
-fn vector_add(device: &Device, rng: &mut Rng) -> Result<Outcome, String> {
-    let n = 1_000_003usize;
+/// The example kernels, each checked on its own.
+const CASES: [fn(&mut Rng) -> Case; 8] = [
+    vector_add,
+    saxpy,
+    reduce,
+    sgemm,
+    wave_reduce,
+    histogram,
+    alu_bench,
+    mem_bench,
+];
+
+fn vector_add(rng: &mut Rng) -> Case {
+    vector_add_of(rng, 1_000_003)
+}
+
+fn vector_add_of(rng: &mut Rng, n: usize) -> Case {
     let (a, b) = (rng.f32s(n, -1.0, 1.0), rng.f32s(n, -1.0, 1.0));
-    let program = load(device, "vector_add")?;
-    let (da, db, dc) = (
-        buffer(device, &f32_bytes(&a))?,
-        buffer(device, &f32_bytes(&b))?,
-        zeroed(device, 4 * n)?,
-    );
-    let launch = launch_1d(n as u32, 256);
-    let stats = dispatch(
-        device,
-        &program,
-        "vector_add",
-        &launch,
-        &[
-            Arg::Buffer(da),
-            Arg::Buffer(db),
-            Arg::Buffer(dc),
-            Arg::I32(n as i32),
-        ],
-    )?;
-    let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
-    let got = bytes_f32(&read(device, &dc)?);
-    Ok(Outcome {
+    let sum: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    Case {
+        example: "vector_add",
         kernel: "vector_add",
-        launch,
-        max_error: max_error(&got, &want),
-        tolerance: 0.0,
-        stats,
+        grid: groups(n, 256),
+        block: Dim3::from(256),
+        params: vec![input(a), input(b), output(sum), Param::I32(n as i32)],
         note: format!("n={n}"),
-    })
+    }
 }
 
-fn saxpy(device: &Device, rng: &mut Rng) -> Result<Outcome, String> {
-    let n = 1 << 20;
-    let alpha = 2.5f32;
+fn saxpy(rng: &mut Rng) -> Case {
+    let (n, alpha) = (1 << 20, 2.5f32);
     let (x, y) = (rng.f32s(n, -1.0, 1.0), rng.f32s(n, -1.0, 1.0));
-    let program = load(device, "saxpy")?;
-    let (dx, dy) = (
-        buffer(device, &f32_bytes(&x))?,
-        buffer(device, &f32_bytes(&y))?,
-    );
-    let launch = launch_1d(n as u32, 256);
-    let stats = dispatch(
-        device,
-        &program,
-        "saxpy",
-        &launch,
-        &[
-            Arg::F32(alpha),
-            Arg::Buffer(dx),
-            Arg::Buffer(dy),
-            Arg::I32(n as i32),
-        ],
-    )?;
     let want: Vec<f32> = x.iter().zip(&y).map(|(x, y)| alpha * x + y).collect();
-    let got = bytes_f32(&read(device, &dy)?);
-    Ok(Outcome {
+    Case {
+        example: "saxpy",
         kernel: "saxpy",
-        launch,
-        max_error: max_error(&got, &want),
-        tolerance: 0.0,
-        stats,
-        note: format!("n={n} alpha={alpha}"),
-    })
+        grid: groups(n, 256),
+        block: Dim3::from(256),
+        params: vec![
+            Param::F32(alpha),
+            input(x),
+            in_out(y, want),
+            Param::I32(n as i32),
+        ],
+        note: format!("n={n}, alpha={alpha}, in place"),
+    }
 }
 
-fn reduce(device: &Device, rng: &mut Rng) -> Result<Outcome, String> {
-    const BLOCK: usize = 256;
+/// Work-items per workgroup of the reduce kernel (its reqd_work_group_size).
+const REDUCE_BLOCK: usize = 256;
+
+fn reduce(rng: &mut Rng) -> Case {
     let n = (1 << 20) + 123;
-    let input = rng.f32s(n, 0.0, 1.0);
-    let groups = n.div_ceil(2 * BLOCK);
-    let program = load(device, "reduce")?;
-    let (din, dout) = (
-        buffer(device, &f32_bytes(&input))?,
-        zeroed(device, 4 * groups)?,
-    );
-    let launch = Launch {
-        grid: [groups as u32, 1, 1],
-        block: [BLOCK as u32, 1, 1],
-        dynamic_lds: 0,
-    };
-    let stats = dispatch(
-        device,
-        &program,
-        "reduce_sum",
-        &launch,
-        &[Arg::Buffer(din), Arg::Buffer(dout), Arg::I32(n as i32)],
-    )?;
-    // The same tree, level by level, so the partial sums are bit exact.
-    let at = |i: usize| input.get(i).copied().unwrap_or(0.0);
-    let want: Vec<f32> = (0..groups)
-        .map(|g| {
-            let mut s: Vec<f32> = (0..BLOCK)
-                .map(|l| at(g * 2 * BLOCK + l) + at(g * 2 * BLOCK + l + BLOCK))
-                .collect();
-            let mut stride = BLOCK / 2;
-            while stride > 0 {
-                for l in 0..stride {
-                    s[l] += s[l + stride];
-                }
-                stride /= 2;
-            }
-            s[0]
-        })
-        .collect();
-    let got = bytes_f32(&read(device, &dout)?);
-    let total: f64 = got.iter().map(|&x| x as f64).sum();
-    Ok(Outcome {
+    let values = rng.f32s(n, 0.0, 1.0);
+    let partials = reduce_partials(&values);
+    let total: f64 = partials.iter().map(|&x| x as f64).sum();
+    Case {
+        example: "reduce",
         kernel: "reduce_sum",
-        launch,
-        max_error: max_error(&got, &want),
-        tolerance: 0.0,
-        stats,
-        note: format!("n={n} sum={total:.1}"),
-    })
+        grid: groups(n, 2 * REDUCE_BLOCK),
+        block: Dim3::from(REDUCE_BLOCK as u32),
+        params: vec![input(values), output(partials), Param::I32(n as i32)],
+        note: format!("n={n}, sum={total:.1}"),
+    }
 }
 
-fn sgemm(device: &Device, rng: &mut Rng) -> Result<Outcome, String> {
+/// The reduce kernel's partial sums on the host: the same tree, level by
+/// level, so the sums are bit exact.
+fn reduce_partials(values: &[f32]) -> Vec<f32> {
+    let at = |i: usize| values.get(i).copied().unwrap_or(0.0);
+    let group_sum = |g: usize| {
+        let base = g * 2 * REDUCE_BLOCK;
+        let mut s: Vec<f32> = (0..REDUCE_BLOCK)
+            .map(|l| at(base + l) + at(base + l + REDUCE_BLOCK))
+            .collect();
+        let mut stride = REDUCE_BLOCK / 2;
+        while stride > 0 {
+            for l in 0..stride {
+                s[l] += s[l + stride];
+            }
+            stride /= 2;
+        }
+        s[0]
+    };
+    (0..values.len().div_ceil(2 * REDUCE_BLOCK))
+        .map(group_sum)
+        .collect()
+}
+
+fn sgemm(rng: &mut Rng) -> Case {
     let (m, n, k) = (200usize, 176usize, 120usize);
     let a = rng.f32s(m * k, -1.0, 1.0);
     let b = rng.f32s(k * n, -1.0, 1.0);
-    let program = load(device, "sgemm")?;
-    let (da, db, dc) = (
-        buffer(device, &f32_bytes(&a))?,
-        buffer(device, &f32_bytes(&b))?,
-        zeroed(device, 4 * m * n)?,
-    );
-    let launch = Launch {
-        grid: [n.div_ceil(16) as u32, m.div_ceil(16) as u32, 1],
-        block: [16, 16, 1],
-        dynamic_lds: 0,
-    };
-    let args = [
-        Arg::Buffer(da),
-        Arg::Buffer(db),
-        Arg::Buffer(dc),
-        Arg::I32(m as i32),
-        Arg::I32(n as i32),
-        Arg::I32(k as i32),
-    ];
-    let stats = dispatch(device, &program, "sgemm", &launch, &args)?;
     // Sequential k with fused multiply-adds, as the kernel does.
-    let mut want = vec![0f32; m * n];
-    for r in 0..m {
-        for c in 0..n {
-            want[r * n + c] = (0..k).fold(0.0f32, |acc, i| a[r * k + i].mul_add(b[i * n + c], acc));
-        }
-    }
-    let got = bytes_f32(&read(device, &dc)?);
-    Ok(Outcome {
+    let c: Vec<f32> = (0..m * n)
+        .map(|i| {
+            (0..k).fold(0.0f32, |acc, j| {
+                a[i / n * k + j].mul_add(b[j * n + i % n], acc)
+            })
+        })
+        .collect();
+    Case {
+        example: "sgemm",
         kernel: "sgemm",
-        launch,
-        max_error: max_error(&got, &want),
-        tolerance: 0.0,
-        stats,
-        note: format!("{m}x{n}x{k}, 16x16 LDS tiles"),
-    })
+        grid: Dim3::from((n.div_ceil(16) as u32, m.div_ceil(16) as u32)),
+        block: Dim3::from((16, 16)),
+        params: vec![
+            input(a),
+            input(b),
+            output(c),
+            Param::I32(m as i32),
+            Param::I32(n as i32),
+            Param::I32(k as i32),
+        ],
+        note: format!("{m}x{n}x{k}, 16x16 tiles in LDS"),
+    }
 }
 
-fn wave_reduce(device: &Device, rng: &mut Rng) -> Result<Outcome, String> {
+fn wave_reduce(rng: &mut Rng) -> Case {
     let n = 32 * 4096;
-    let input: Vec<i32> = (0..n)
+    let values: Vec<i32> = (0..n)
         .map(|_| (rng.next_u64() % 2001) as i32 - 1000)
         .collect();
-    let program = load(device, "wave_reduce")?;
-    let (din, dsum, dmax) = (
-        buffer(device, &i32_bytes(&input))?,
-        zeroed(device, 4 * n)?,
-        zeroed(device, 4 * n)?,
-    );
-    let launch = launch_1d(n as u32, 128);
-    let stats = dispatch(
-        device,
-        &program,
-        "wave_reduce",
-        &launch,
-        &[Arg::Buffer(din), Arg::Buffer(dsum), Arg::Buffer(dmax)],
-    )?;
     // Every lane of a wave (32 consecutive work-items) holds the wave's result.
-    let want_sum: Vec<i32> = input
-        .chunks(32)
-        .flat_map(|w| [w.iter().sum::<i32>(); 32])
-        .collect();
-    let want_max: Vec<i32> = input
-        .chunks(32)
-        .flat_map(|w| [*w.iter().max().unwrap(); 32])
-        .collect();
-    let (got_sum, got_max) = (
-        bytes_i32(&read(device, &dsum)?),
-        bytes_i32(&read(device, &dmax)?),
-    );
-    let err = max_error(&got_sum, &want_sum).max(max_error(&got_max, &want_max));
-    Ok(Outcome {
+    let per_wave =
+        |f: fn(&[i32]) -> i32| -> Vec<i32> { values.chunks(32).flat_map(|w| [f(w); 32]).collect() };
+    let sums = per_wave(|w| w.iter().sum());
+    let maxes = per_wave(|w| w.iter().copied().max().unwrap_or(i32::MIN));
+    Case {
+        example: "wave_reduce",
         kernel: "wave_reduce",
-        launch,
-        max_error: err,
-        tolerance: 0.0,
-        stats,
+        grid: groups(n, 128),
+        block: Dim3::from(128),
+        params: vec![input(values), output(sums), output(maxes)],
         note: "wave32 DPP/permlanex16 sum + sub_group_reduce_max".into(),
-    })
+    }
 }
 
-fn histogram(device: &Device, rng: &mut Rng) -> Result<Outcome, String> {
+fn histogram(rng: &mut Rng) -> Case {
     let n: usize = 1 << 20;
     // A skewed distribution: many hits on few bins (atomic contention).
     let data: Vec<u8> = (0..n)
@@ -416,262 +534,255 @@ fn histogram(device: &Device, rng: &mut Rng) -> Result<Outcome, String> {
             }
         })
         .collect();
-    let program = load(device, "histogram")?;
-    let (din, dhist) = (buffer(device, &data)?, zeroed(device, 4 * 256)?);
-    let launch = Launch {
-        grid: [64, 1, 1],
-        block: [256, 1, 1],
-        dynamic_lds: 0,
-    };
-    let stats = dispatch(
-        device,
-        &program,
-        "histogram",
-        &launch,
-        &[Arg::Buffer(din), Arg::Buffer(dhist), Arg::I32(n as i32)],
-    )?;
-    let mut want = vec![0u32; 256];
+    let mut bins = vec![0u32; 256];
     for &d in &data {
-        want[d as usize] += 1;
+        bins[d as usize] += 1;
     }
-    let got = bytes_u32(&read(device, &dhist)?);
-    Ok(Outcome {
+    Case {
+        example: "histogram",
         kernel: "histogram",
-        launch,
-        max_error: max_error(&got, &want),
-        tolerance: 0.0,
-        stats,
+        grid: Dim3::from(64),
+        block: Dim3::from(256),
+        params: vec![input(data), output(bins), Param::I32(n as i32)],
         note: format!("HIP, {n} bytes, LDS + global atomics"),
-    })
+    }
 }
 
-fn alu_bench(device: &Device, _rng: &mut Rng) -> Result<Outcome, String> {
+fn alu_bench(_rng: &mut Rng) -> Case {
     let (items, iters) = (16384usize, 64);
     let (a, b, c) = (0.999f32, 0.001f32, 0.998f32);
-    let program = load(device, "alu_bench")?;
-    let dout = zeroed(device, 4 * items)?;
-    let launch = launch_1d(items as u32, 256);
-    let stats = dispatch(
-        device,
-        &program,
-        "alu_bench",
-        &launch,
-        &[
-            Arg::Buffer(dout),
-            Arg::I32(iters),
-            Arg::F32(a),
-            Arg::F32(b),
-            Arg::F32(c),
-        ],
-    )?;
     let want: Vec<f32> = (0..items)
         .map(|g| alu_item(g as i32, iters, a, b, c))
         .collect();
-    let got = bytes_f32(&read(device, &dout)?);
-    Ok(Outcome {
+    Case {
+        example: "alu_bench",
         kernel: "alu_bench",
-        launch,
-        max_error: max_error(&got, &want),
-        tolerance: 0.0,
-        stats,
+        grid: groups(items, 256),
+        block: Dim3::from(256),
+        params: vec![
+            output(want),
+            Param::I32(iters),
+            Param::F32(a),
+            Param::F32(b),
+            Param::F32(c),
+        ],
         note: format!("{iters} rounds x 8 fma/mul/add chains"),
-    })
+    }
 }
 
-fn mem_bench(device: &Device, rng: &mut Rng) -> Result<Outcome, String> {
-    let n = 1 << 18;
-    let s = 1.5f32;
-    let input = rng.f32s(4 * n, -100.0, 100.0);
-    let program = load(device, "mem_bench")?;
-    let (din, dout) = (buffer(device, &f32_bytes(&input))?, zeroed(device, 16 * n)?);
-    let launch = launch_1d(n as u32, 256);
-    let stats = dispatch(
-        device,
-        &program,
-        "mem_bench",
-        &launch,
-        &[
-            Arg::Buffer(din),
-            Arg::Buffer(dout),
-            Arg::F32(s),
-            Arg::I32(n as i32),
-        ],
-    )?;
-    let want: Vec<f32> = input.iter().map(|x| x * s).collect();
-    let got = bytes_f32(&read(device, &dout)?);
-    Ok(Outcome {
+fn mem_bench(rng: &mut Rng) -> Case {
+    let (n, s) = (1 << 18, 1.5f32);
+    let values = rng.f32s(4 * n, -100.0, 100.0);
+    let want: Vec<f32> = values.iter().map(|x| x * s).collect();
+    Case {
+        example: "mem_bench",
         kernel: "mem_bench",
-        launch,
-        max_error: max_error(&got, &want),
-        tolerance: 0.0,
-        stats,
+        grid: groups(n, 256),
+        block: Dim3::from(256),
+        params: vec![
+            input(values),
+            output(want),
+            Param::F32(s),
+            Param::I32(n as i32),
+        ],
         note: format!("{n} float4, {} MiB moved", (32 * n) >> 20),
-    })
-}
-
-type Example = fn(&Device, &mut Rng) -> Result<Outcome, String>;
-
-/// Human-readable count: 1234567 → "1.23M".
-pub fn si(x: f64) -> String {
-    let (v, unit) = match x.abs() {
-        a if a >= 1e9 => (x / 1e9, "G"),
-        a if a >= 1e6 => (x / 1e6, "M"),
-        a if a >= 1e3 => (x / 1e3, "k"),
-        _ => (x, ""),
-    };
-    format!("{v:.2}{unit}")
-}
-
-fn dims(d: [u32; 3]) -> String {
-    match d {
-        [x, 1, 1] => format!("{x}"),
-        [x, y, 1] => format!("{x}x{y}"),
-        [x, y, z] => format!("{x}x{y}x{z}"),
     }
 }
 
-/// Runs every example; fails when a check fails.
-pub fn run(target: &str, threads: Option<usize>) -> Result<(), String> {
-    let device = Device::new(DeviceConfig {
-        target: target.into(),
-        threads,
-        ..Default::default()
-    })
-    .map_err(|e| e.to_string())?;
-    code_object("vector_add", target)?;
-    let examples: [Example; 8] = [
-        vector_add,
-        saxpy,
-        reduce,
-        sgemm,
-        wave_reduce,
-        histogram,
-        alu_bench,
-        mem_bench,
-    ];
-    println!(
-        "softgpu demo: {} example kernels on an emulated {target}, {} host thread(s)",
-        examples.len(),
-        device.threads()
+/// A four-stage graph recorded once and replayed on fresh inputs: y = x
+/// (copy), y = alpha*x + y (saxpy), c = y + x (vector_add), then the partial
+/// sums of c (reduce_sum), each node after the one before.
+fn graph_replays(stream: &Stream, examples: &Examples, rng: &mut Rng) -> Result<Checked> {
+    const N: usize = 1 << 16;
+    const REPLAYS: usize = 3;
+    let (alpha, n) = (0.5f32, N as i32);
+    let bytes = 4 * N as u64;
+    let (x, y, c) = (
+        stream.allocate(bytes)?,
+        stream.allocate(bytes)?,
+        stream.allocate(bytes)?,
     );
-    println!(
-        "(code objects compiled by clang-19 from examples/kernels/ and embedded in this binary)\n"
-    );
-    println!(
-        "{:<12} {:>9} {:>7}  {:<4} {:>9} {:>10} {:>11} {:>9} {:>13}  notes",
-        "kernel",
-        "grid",
-        "block",
-        "check",
-        "max err",
-        "wave-inst",
-        "lane-inst",
-        "time",
-        "lane-inst/s"
-    );
-    let mut rng = Rng::new(0x50f7_69b0);
-    let (mut passed, mut failed) = (0, 0);
-    let mut total = DispatchStats::default();
-    let start = Instant::now();
-    for example in examples {
-        match example(&device, &mut rng) {
-            Ok(o) => {
-                let ok = o.max_error <= o.tolerance;
-                if ok {
-                    passed += 1;
-                } else {
-                    failed += 1;
-                }
-                let s = &o.stats;
-                total.wave_instructions += s.wave_instructions;
-                total.lane_instructions += s.lane_instructions;
-                total.seconds += s.seconds;
-                println!(
-                    "{:<12} {:>9} {:>7}  {:<5} {:>9} {:>10} {:>11} {:>7.1}ms {:>13}  {}",
-                    o.kernel,
-                    dims(o.launch.grid),
-                    dims(o.launch.block),
-                    if ok { "OK" } else { "FAIL" },
-                    format!("{:.3e}", o.max_error).replace("0.000e0", "0"),
-                    si(s.wave_instructions as f64),
-                    si(s.lane_instructions as f64),
-                    s.seconds * 1e3,
-                    si(s.lane_instructions as f64 / s.seconds.max(1e-9)),
-                    o.note
-                );
-            }
-            Err(e) => {
-                failed += 1;
-                println!("FAIL  {e}");
-            }
-        }
-    }
-    println!(
-        "\n{passed} of {} checks passed; {} wave / {} lane instructions in {:.3} s of dispatch ({} lane-inst/s), {:.2} s in all",
-        passed + failed,
-        si(total.wave_instructions as f64),
-        si(total.lane_instructions as f64),
-        total.seconds,
-        si(total.lane_instructions as f64 / total.seconds.max(1e-9)),
-        start.elapsed().as_secs_f64()
-    );
-    fault_demo(&device)?;
-    if failed > 0 {
-        return Err(format!("{failed} example(s) failed"));
-    }
-    Ok(())
-}
-
-/// Dispatches the vector add with a bogus input pointer, prints the
-/// executor's fault report, and shows that the device still works.
-fn fault_demo(device: &Device) -> Result<(), String> {
-    println!("\nfault report demo: vector_add with a = 0xdead0000 (not device memory):");
-    let program = load(device, "vector_add")?;
-    let n = 1000usize;
-    let (db, dc) = (
-        buffer(device, &f32_bytes(&vec![1.0; n]))?,
-        zeroed(device, 4 * n)?,
-    );
-    let launch = launch_1d(n as u32, 256);
-    match device.dispatch(
-        &program,
-        "vector_add",
-        &launch,
-        &[
-            Arg::Pointer(0xdead_0000),
-            Arg::Buffer(db),
-            Arg::Buffer(dc),
-            Arg::I32(n as i32),
-        ],
-    ) {
-        Ok(_) => return Err("the bad access was not reported as a fault".into()),
-        Err(e) => {
-            for line in e.to_string().lines() {
-                println!("  | {line}");
-            }
-        }
-    }
-    let da = buffer(device, &f32_bytes(&vec![2.0; n]))?;
-    dispatch(
-        device,
-        &program,
-        "vector_add",
-        &launch,
-        &[
-            Arg::Buffer(da),
-            Arg::Buffer(db),
-            Arg::Buffer(dc),
-            Arg::I32(n as i32),
-        ],
+    let partials = stream.allocate(4 * N.div_ceil(2 * REDUCE_BLOCK) as u64)?;
+    let mut graph = stream.graph();
+    let copied = graph.copy(&x, &y, &[])?;
+    let saxpy = examples.kernel("saxpy", "saxpy")?;
+    let saxpy_args = Args::new().value(alpha).view(&x).view(&y).value(n);
+    let scaled = graph.dispatch(&saxpy, groups(N, 256), 256, &saxpy_args, &[copied])?;
+    let add = examples.kernel("vector_add", "vector_add")?;
+    let add_args = Args::new().view(&y).view(&x).view(&c).value(n);
+    let summed = graph.dispatch(&add, groups(N, 256), 256, &add_args, &[scaled])?;
+    let reduce = examples.kernel("reduce", "reduce_sum")?;
+    let reduce_args = Args::new().view(&c).view(&partials).value(n);
+    let block = REDUCE_BLOCK as u32;
+    graph.dispatch(
+        &reduce,
+        groups(N, 2 * REDUCE_BLOCK),
+        block,
+        &reduce_args,
+        &[summed],
     )?;
-    let ok = bytes_f32(&read(device, &dc)?).iter().all(|&x| x == 3.0);
-    println!(
-        "the process goes on: the same device then runs vector_add correctly again: {}",
-        if ok { "OK" } else { "FAIL" }
+    let mut exec = graph.finish();
+    let detail = format!(
+        "{} nodes (copy → saxpy → vector_add → reduce_sum) recorded once, replayed {REPLAYS} times on new inputs",
+        exec.len()
     );
-    if ok {
-        Ok(())
-    } else {
-        Err("vector_add after the fault gave wrong results".into())
+    for replay in 1..=REPLAYS {
+        let values = rng.f32s(N, -1.0, 1.0);
+        stream.upload(&x, &values)?;
+        stream.launch(&mut exec)?;
+        let sums: Vec<f32> = values.iter().map(|&v| (alpha * v + v) + v).collect();
+        let got: Vec<f32> = stream.read_blocking(&partials)?;
+        if let Some(why) = mismatch(&got, &reduce_partials(&sums)) {
+            return Ok(Checked::wrong(detail, format!("replay {replay}: {why}")));
+        }
+    }
+    Ok(Checked::right(detail))
+}
+
+/// Stream A computes c = a + b; stream B waits on the device (the host does
+/// not wait) for A's event and then computes y = alpha*c + y.
+fn two_streams(device: &Device, examples: &Examples, rng: &mut Rng) -> Result<Checked> {
+    const N: usize = 1 << 16;
+    let (alpha, n) = (2.0f32, N as i32);
+    let (a, b, y) = (
+        rng.f32s(N, -1.0, 1.0),
+        rng.f32s(N, -1.0, 1.0),
+        rng.f32s(N, -1.0, 1.0),
+    );
+    let (producer, consumer) = (device.stream()?, device.stream()?);
+    let (da, db) = (upload_new(&producer, &a)?, upload_new(&producer, &b)?);
+    let dc = producer.allocate(4 * N as u64)?;
+    let add = examples.kernel("vector_add", "vector_add")?;
+    let add_args = Args::new().view(&da).view(&db).view(&dc).value(n);
+    producer.dispatch(&add, groups(N, 256), 256, &add_args)?;
+    let produced = producer.record_event()?;
+    let dy = upload_new(&consumer, &y)?;
+    consumer.wait_event(&produced)?;
+    let saxpy = examples.kernel("saxpy", "saxpy")?;
+    let saxpy_args = Args::new().value(alpha).view(&dc).view(&dy).value(n);
+    consumer.dispatch(&saxpy, groups(N, 256), 256, &saxpy_args)?;
+    let got: Vec<f32> = consumer.read_blocking(&dy)?;
+    let want: Vec<f32> = (0..N).map(|i| alpha * (a[i] + b[i]) + y[i]).collect();
+    let detail = "B's saxpy waits for A's vector_add on the device (record_event, wait_event)";
+    Ok(Checked::judged(detail.into(), mismatch(&got, &want)))
+}
+
+/// sgemm told that its 16x16 matrices have K = 2^30 columns: row 1 reads A
+/// 4 GiB past its start, outside device memory. The stream reports the
+/// fault at its next wait and stays usable.
+fn fault(stream: &Stream, examples: &Examples) -> Result<Checked> {
+    const SIDE: i32 = 16;
+    let sgemm = examples.kernel("sgemm", "sgemm")?;
+    let bytes = 4 * (SIDE * SIDE) as u64;
+    let (a, b, c) = (
+        stream.allocate_zeroed(bytes)?,
+        stream.allocate_zeroed(bytes)?,
+        stream.allocate(bytes)?,
+    );
+    let args = Args::new().view(&a).view(&b).view(&c);
+    let args = args.value(SIDE).value(SIDE).value(1i32 << 30);
+    stream.dispatch(&sgemm, 1, (16, 16), &args)?;
+    let detail = "sgemm with K = 2^30 on 16x16 matrices reads 4 GiB past A".to_string();
+    match stream.synchronize() {
+        Err(Error::Fault(report)) => Ok(Checked::judged(
+            format!(
+                "{detail}; synchronize returned Error::Fault{}",
+                describe_fault(&report)
+            ),
+            incomplete_report(&report),
+        )),
+        Err(other) => Err(other.into()),
+        Ok(()) => Ok(Checked::wrong(detail, "no fault was reported".into())),
+    }
+}
+
+/// The structured report, a line for what and a line for where.
+fn describe_fault(fault: &KernelFault) -> String {
+    let mut text = continuation(&format!("kernel {}: {}", fault.kernel, fault.reason));
+    if let Some(site) = &fault.site {
+        let lane = site.lane.map_or(String::new(), |l| format!(", lane {l}"));
+        let address = site
+            .address
+            .map_or(String::new(), |a| format!(", address {a:#x}"));
+        text += &continuation(&format!(
+            "workgroup {:?}, wave {}{lane}, code offset {:#x}: {}{address}",
+            site.workgroup, site.wave, site.offset, site.instruction
+        ));
+    }
+    text
+}
+
+/// What the fault report lacks, if anything: it must name the kernel, the
+/// instruction and the address.
+fn incomplete_report(fault: &KernelFault) -> Option<String> {
+    if fault.kernel != "sgemm" {
+        return Some(format!("the report names kernel {}", fault.kernel));
+    }
+    match &fault.site {
+        None => Some("the report names no instruction".into()),
+        Some(site) if site.address.is_none() => Some("the report names no address".into()),
+        Some(_) => None,
+    }
+}
+
+/// What one step did, and why its result is wrong if it is.
+struct Checked {
+    detail: String,
+    wrong: Option<String>,
+}
+
+impl Checked {
+    fn right(detail: String) -> Checked {
+        Checked::judged(detail, None)
+    }
+
+    fn wrong(detail: String, why: String) -> Checked {
+        Checked::judged(detail, Some(why))
+    }
+
+    fn judged(detail: String, wrong: Option<String>) -> Checked {
+        Checked { detail, wrong }
+    }
+}
+
+/// The checks so far; each prints its own line.
+#[derive(Default)]
+struct Tally {
+    passed: usize,
+    failed: usize,
+}
+
+impl Tally {
+    fn record(&mut self, step: &str, outcome: Result<Checked>) {
+        let (ok, detail) = match outcome {
+            Ok(Checked {
+                detail,
+                wrong: None,
+            }) => (true, detail),
+            Ok(Checked {
+                detail,
+                wrong: Some(why),
+            }) => (false, detail + &continuation(&format!("wrong: {why}"))),
+            Err(e) => (false, e.to_string()),
+        };
+        if ok {
+            self.passed += 1;
+        } else {
+            self.failed += 1;
+        }
+        print_line(step, if ok { "OK" } else { "FAIL" }, &detail);
+    }
+
+    fn summary(&self, started: Instant) -> Result<()> {
+        println!(
+            "{} of {} checks passed in {:.2} s",
+            self.passed,
+            self.passed + self.failed,
+            started.elapsed().as_secs_f64()
+        );
+        match self.failed {
+            0 => Ok(()),
+            n => Err(format!("{n} check(s) failed").into()),
+        }
     }
 }

@@ -11,6 +11,7 @@ mod compile;
 mod demo;
 mod info;
 mod inspect;
+mod profile;
 mod timeline;
 
 #[derive(Parser)]
@@ -53,6 +54,36 @@ enum Command {
         /// Print run statistics as one JSON object (the last stdout line).
         #[arg(long)]
         stats: bool,
+        /// Kernel arguments, in declaration order.
+        #[arg(trailing_var_arg = true, num_args = 0..)]
+        args: Vec<String>,
+    },
+    /// Run one kernel as `run` does (same FILE forms, options and kernel
+    /// arguments) while counting every instruction's executions, and show
+    /// the totals and the hottest instructions with their active lanes.
+    #[command(allow_hyphen_values = true)]
+    Profile {
+        file: PathBuf,
+        #[arg(long)]
+        kernel: String,
+        /// Workgroups per dimension: X[,Y[,Z]].
+        #[arg(long, default_value = "1")]
+        grid: String,
+        /// Work-items per workgroup: X[,Y[,Z]].
+        #[arg(long, default_value = "64")]
+        block: String,
+        /// Bytes of dynamic LDS.
+        #[arg(long, default_value_t = 0)]
+        dynamic_lds: u32,
+        /// Target processor of the emulated device.
+        #[arg(long, default_value = "gfx1151")]
+        target: String,
+        /// How many of the hottest instructions to list.
+        #[arg(long, default_value_t = profile::DEFAULT_TOP)]
+        top: usize,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
         /// Kernel arguments, in declaration order.
         #[arg(trailing_var_arg = true, num_args = 0..)]
         args: Vec<String>,
@@ -100,12 +131,12 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Run the built-in example kernels (embedded code objects, no compiler
-    /// needed), check each against a CPU computation, and show a fault report.
+    /// Tour the safe Rust API on the built-in example kernels (embedded code
+    /// objects, no compiler needed): streams, events, a graph, two streams
+    /// and a fault report, every result checked against a CPU computation.
+    /// The device follows SOFTGPU_PROFILE (default gfx1151).
     Demo {
-        #[arg(long, default_value = "gfx1151")]
-        target: String,
-        /// Worker threads (default: SOFTGPU_THREADS, else all host cores).
+        /// Worker threads (sets SOFTGPU_THREADS; default: all host cores).
         #[arg(long)]
         threads: Option<usize>,
     },
@@ -155,6 +186,29 @@ fn main() -> ExitCode {
             stats,
             &args,
         ),
+        Command::Profile {
+            file,
+            kernel,
+            grid,
+            block,
+            dynamic_lds,
+            target,
+            top,
+            json,
+            args,
+        } => profile::run(
+            &args::LaunchSpec {
+                file: &file,
+                kernel: &kernel,
+                grid: &grid,
+                block: &block,
+                dynamic_lds,
+                target: &target,
+                words: &args,
+            },
+            top,
+            json,
+        ),
         Command::Info { json } => info::run(json),
         Command::Compile {
             file,
@@ -175,7 +229,7 @@ fn main() -> ExitCode {
         ),
         Command::Disasm { file, target } => inspect::disasm(&file, &target),
         Command::Inspect { file, target, json } => inspect::inspect(&file, &target, json),
-        Command::Demo { target, threads } => demo::run(&target, threads),
+        Command::Demo { threads } => demo::run(threads),
         Command::Bench { seconds, json } => bench::run(seconds, json),
         Command::Trace { input, output } => timeline::convert(&input, output.as_deref()),
         Command::Replay { capture } => timeline::replay(&capture),
