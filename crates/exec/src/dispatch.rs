@@ -147,7 +147,7 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
         counts: vec![SlotCount::default(); slots],
     });
     let work = || {
-        let mut worker = Worker::new(slots);
+        let mut worker = Worker::take(slots);
         loop {
             let index = next.fetch_add(1, Ordering::Relaxed);
             if index >= total || abort.load(Ordering::Relaxed) {
@@ -167,6 +167,7 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .absorb(&worker);
+        worker.keep();
     };
     let threads = plan.threads.clamp(1, total.max(1) as usize);
     if threads == 1 {
@@ -223,17 +224,44 @@ enum Stop {
     End,
 }
 
+thread_local! {
+    /// The worker state this thread used last, kept for its next dispatch:
+    /// a wave's registers are 64 KiB, and allocating and clearing them anew
+    /// was most of the cost of a small dispatch. (Waves are set up afresh
+    /// for every workgroup anyway, as they are within a dispatch.)
+    static SPARE_WORKER: std::cell::Cell<Option<Box<Worker>>> = const { std::cell::Cell::new(None) };
+}
+
+/// Scratch a kept worker may hold on to per wave; more is freed.
+const KEEP_SCRATCH_BYTES: usize = 1 << 20;
+
 impl Worker {
     /// A worker counting executions of `slots` instruction slots (0 when
-    /// not profiling).
-    fn new(slots: usize) -> Worker {
-        Worker {
-            waves: Vec::new(),
-            lds: Vec::new(),
-            tmp: Box::default(),
-            stats: DispatchStats::default(),
-            counts: vec![SlotCount::default(); slots],
+    /// not profiling): this thread's kept one, or a new one.
+    fn take(slots: usize) -> Box<Worker> {
+        let mut worker = SPARE_WORKER.take().unwrap_or_else(|| {
+            Box::new(Worker {
+                waves: Vec::new(),
+                lds: Vec::new(),
+                tmp: Box::default(),
+                stats: DispatchStats::default(),
+                counts: Vec::new(),
+            })
+        });
+        worker.stats = DispatchStats::default();
+        worker.counts.clear();
+        worker.counts.resize(slots, SlotCount::default());
+        worker
+    }
+
+    /// Keeps this worker for the thread's next dispatch.
+    fn keep(mut self: Box<Self>) {
+        for wave in &mut self.waves {
+            if wave.scratch.capacity() > KEEP_SCRATCH_BYTES {
+                wave.scratch = Vec::new();
+            }
         }
+        SPARE_WORKER.set(Some(self));
     }
 
     fn run_workgroup<const PROFILE: bool>(

@@ -333,7 +333,7 @@ fn run_packet(
     rt.tracer.event(
         "packet",
         now_ns(),
-        json!({"queue": queue.id, "index": index, "type": type_name, "header": header}),
+        || json!({"queue": queue.id, "index": index, "type": type_name, "header": header}),
     );
     let completion = completion_signal(rt, u64_at(packet, 56))?;
     match kind {
@@ -435,21 +435,19 @@ fn dispatch(
     if let Some(c) = completion {
         c.set_times(start, end);
     }
-    let (status, stats) = match &result {
-        Ok(s) => ("ok".to_string(), Some(*s)),
-        Err(e) => (e.to_string(), None),
-    };
-    rt.tracer.event(
-        "dispatch",
-        start,
+    rt.tracer.event("dispatch", start, || {
+        let (status, stats) = match &result {
+            Ok(s) => ("ok".to_string(), Some(*s)),
+            Err(e) => (e.to_string(), None),
+        };
         json!({
             "queue": queue.id, "index": index, "kernel": kernel.kernel().name,
             "grid": grid, "block": block, "dur": end - start,
             "wave_instructions": stats.map(|s| s.wave_instructions),
             "lane_instructions": stats.map(|s| s.lane_instructions),
             "status": status,
-        }),
-    );
+        })
+    });
     if let Some(c) = capture {
         rt.tracer_capture_end(c, &kernel, &raw);
     }

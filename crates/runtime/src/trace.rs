@@ -52,9 +52,11 @@ impl Tracer {
         self.out.is_some()
     }
 
-    /// Writes one event of `kind` with the given fields.
-    pub fn event(&self, kind: &str, ts: u64, mut fields: Value) {
+    /// Writes one event of `kind` with the fields `fields` builds (only
+    /// called when tracing, so an untraced dispatch builds no JSON).
+    pub fn event(&self, kind: &str, ts: u64, fields: impl FnOnce() -> Value) {
         let Some(out) = &self.out else { return };
+        let mut fields = fields();
         if let Value::Object(map) = &mut fields {
             map.insert("v".into(), json!(SCHEMA_VERSION));
             map.insert("ts".into(), json!(ts));
@@ -72,7 +74,7 @@ impl Tracer {
             self.event(
                 "api",
                 start,
-                json!({"name": name, "dur": dur, "status": status}),
+                || json!({"name": name, "dur": dur, "status": status}),
             );
         }
     }

@@ -1,6 +1,6 @@
 //! Devices: one GPU agent of the process-wide runtime.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use softgpu_runtime::agent::{Agent, PoolKind};
 use softgpu_runtime::profile::Profile;
@@ -19,10 +19,52 @@ pub(crate) struct DeviceInner {
     pub device_pool: u64,
     pub system_pool: u64,
     pub kernarg_pool: u64,
+    /// Kernarg blocks of [`KERNARG_BLOCK`] bytes whose dispatches have
+    /// completed, kept for the next dispatches: allocating each one from
+    /// the pool was a large part of a dispatch's host cost.
+    pub spare_kernargs: Mutex<Vec<u64>>,
+}
+
+/// The kernarg block size that is reused (larger segments are allocated
+/// and freed each time).
+pub(crate) const KERNARG_BLOCK: u64 = 4096;
+/// Spare kernarg blocks kept per device handle.
+const SPARE_KERNARGS: usize = 1024;
+
+impl DeviceInner {
+    /// A kernarg block of at least `bytes`: a spare one when it fits.
+    pub fn take_kernarg(&self, bytes: u64) -> Result<u64> {
+        if bytes <= KERNARG_BLOCK {
+            if let Some(addr) = lock(&self.spare_kernargs).pop() {
+                return Ok(addr);
+            }
+        }
+        Ok(self
+            .rt
+            .allocate(self.kernarg_pool, bytes.max(KERNARG_BLOCK))?)
+    }
+
+    /// Returns a kernarg block of `bytes` whose dispatch has completed.
+    pub fn give_back_kernarg(&self, addr: u64, bytes: u64) {
+        let mut spare = lock(&self.spare_kernargs);
+        if bytes <= KERNARG_BLOCK && spare.len() < SPARE_KERNARGS {
+            spare.push(addr);
+        } else {
+            drop(spare);
+            let _ = self.rt.free(addr);
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Drop for DeviceInner {
     fn drop(&mut self) {
+        for addr in lock(&self.spare_kernargs).drain(..) {
+            let _ = self.rt.free(addr);
+        }
         // Balances the `Runtime::init` of `Device::open`.
         let _ = Runtime::shut_down();
     }
@@ -64,6 +106,7 @@ impl Device {
             device_pool: pool(&agent, PoolKind::CoarseDevice),
             system_pool: pool(&cpu, PoolKind::FineSystem),
             kernarg_pool: pool(&cpu, PoolKind::Kernarg),
+            spare_kernargs: Mutex::new(Vec::new()),
             agent,
             rt: rt.clone(),
         };

@@ -146,26 +146,29 @@ impl Event {
     }
 }
 
-/// Bytes a stream will read back; [`Readback::wait`] returns them.
-pub struct Readback {
+/// Values a stream will read back (bytes unless read with
+/// [`crate::Stream::read_as`]); [`Readback::wait`] returns them.
+pub struct Readback<T: Scalar = u8> {
     pub(crate) marker: Marker,
-    pub(crate) data: Arc<Mutex<Option<Vec<u8>>>>,
+    pub(crate) data: Arc<Mutex<Option<Vec<T>>>>,
 }
 
-impl Readback {
+impl<T: Scalar> Readback<T> {
     /// Whether [`Readback::wait`] would return at once.
     pub fn is_complete(&self) -> bool {
         self.marker.is_settled()
     }
 
-    /// Waits for the read and returns the bytes.
-    pub fn wait(self) -> Result<Vec<u8>> {
+    /// Waits for the read and returns the values.
+    pub fn wait(self) -> Result<Vec<T>> {
         self.marker.wait()?;
         let mut data = self.data.lock().unwrap_or_else(|e| e.into_inner());
         data.take()
             .ok_or_else(|| Error::Stream("the read did not run".into()))
     }
+}
 
+impl Readback<u8> {
     /// Waits and returns the bytes as values of `T`.
     pub fn wait_as<T: Scalar>(self) -> Result<Vec<T>> {
         let bytes = self.wait()?;

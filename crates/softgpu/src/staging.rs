@@ -17,20 +17,25 @@ pub(crate) const STAGING_LIMIT: u64 = 64 << 20;
 /// The largest piece an upload is staged in, so one big upload streams
 /// through the bound instead of needing all of it at once.
 pub(crate) const STAGING_CHUNK: u64 = STAGING_LIMIT / 4;
+/// Staging buffers a stream keeps for reuse (their capacity together stays
+/// within [`STAGING_LIMIT`]).
+const SPARE_BUFFERS: usize = 8;
 /// How often a waiting uploader rechecks whether its stream failed.
 const RECHECK: Duration = Duration::from_millis(10);
 
-/// One stream's staging account.
+/// One stream's staging account, and the staging buffers it reuses (a
+/// fresh buffer costs a page fault per 4 KiB on first touch).
 pub(crate) struct Staging {
     used: Mutex<u64>,
     released: Condvar,
+    spare: Mutex<Vec<Vec<u8>>>,
 }
 
-/// Staging bytes held by one queued upload, returned when it has run (or
-/// been discarded).
+/// The staging copy of one piece of a queued upload, given back when it
+/// has run (or been discarded).
 pub(crate) struct Lease {
     staging: Arc<Staging>,
-    bytes: u64,
+    pub data: Vec<u8>,
 }
 
 impl Staging {
@@ -38,19 +43,34 @@ impl Staging {
         Arc::new(Staging {
             used: Mutex::new(0),
             released: Condvar::new(),
+            spare: Mutex::new(Vec::new()),
         })
     }
 
     /// Bytes held now.
     pub fn used(&self) -> u64 {
-        *self.used.lock().unwrap_or_else(|e| e.into_inner())
+        *lock(&self.used)
     }
 
-    /// Takes `bytes` (at most [`STAGING_CHUNK`]), waiting while the stream
-    /// holds too much; fails if the stream fails meanwhile.
-    pub fn lease(self: &Arc<Staging>, bytes: u64, lane: &LaneState) -> Result<Lease> {
+    /// A staging copy of `piece` (at most [`STAGING_CHUNK`] bytes), once
+    /// the stream holds little enough staging; fails if the stream fails
+    /// while waiting.
+    pub fn stage(self: &Arc<Staging>, piece: &[u8], lane: &LaneState) -> Result<Lease> {
+        let bytes = piece.len() as u64;
         debug_assert!(bytes <= STAGING_CHUNK);
-        let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+        self.reserve(bytes, lane)?;
+        let mut data = lock(&self.spare).pop().unwrap_or_default();
+        data.clear();
+        data.extend_from_slice(piece);
+        Ok(Lease {
+            staging: self.clone(),
+            data,
+        })
+    }
+
+    /// Waits until `bytes` more fit under the limit, and takes them.
+    fn reserve(&self, bytes: u64, lane: &LaneState) -> Result<()> {
+        let mut used = lock(&self.used);
         while *used + bytes > STAGING_LIMIT {
             if lane.has_failed() {
                 return Err(lane.error());
@@ -62,17 +82,25 @@ impl Staging {
                 .0;
         }
         *used += bytes;
-        Ok(Lease {
-            staging: self.clone(),
-            bytes,
-        })
+        Ok(())
     }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Drop for Lease {
     fn drop(&mut self) {
-        let mut used = self.staging.used.lock().unwrap_or_else(|e| e.into_inner());
-        *used -= self.bytes;
+        let data = std::mem::take(&mut self.data);
+        let bytes = data.len() as u64;
+        let mut spare = lock(&self.staging.spare);
+        let kept: usize = spare.iter().map(Vec::capacity).sum();
+        if spare.len() < SPARE_BUFFERS && (kept + data.capacity()) as u64 <= STAGING_LIMIT {
+            spare.push(data);
+        }
+        drop(spare);
+        *lock(&self.staging.used) -= bytes;
         self.staging.released.notify_all();
     }
 }

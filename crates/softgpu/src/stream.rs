@@ -21,7 +21,7 @@ use crate::event::{Event, Marker, Readback, Submission};
 use crate::graph::{Graph, GraphExec};
 use crate::kernel::{Args, Kernel, Module};
 use crate::lane::Lane;
-use crate::scalar::{to_bytes, Scalar};
+use crate::scalar::{as_bytes, as_bytes_mut, zeroed, Scalar};
 use crate::scratch::ScratchPool;
 use crate::staging::{Staging, STAGING_CHUNK};
 
@@ -148,11 +148,12 @@ impl Op {
 pub(crate) struct Kernarg {
     device: Arc<DeviceInner>,
     addr: u64,
+    bytes: u64,
 }
 
 impl Drop for Kernarg {
     fn drop(&mut self) {
-        let _ = self.device.rt.free(self.addr);
+        self.device.give_back_kernarg(self.addr, self.bytes);
     }
 }
 
@@ -244,7 +245,7 @@ impl Stream {
     pub fn upload<'a, T: Scalar>(&self, dst: impl Into<View<'a>>, data: &[T]) -> Result<()> {
         let dst = dst.into();
         let view = dst.try_slice(..(std::mem::size_of_val(data) as u64))?;
-        let bytes = to_bytes(data);
+        let bytes = as_bytes(data);
         for (i, piece) in bytes.chunks(STAGING_CHUNK as usize).enumerate() {
             let offset = view.offset() + i as u64 * STAGING_CHUNK;
             self.upload_piece(view.inner(), offset, piece)?;
@@ -254,16 +255,14 @@ impl Stream {
 
     /// Stages and enqueues one piece of an upload.
     fn upload_piece(&self, buffer: Arc<BufferInner>, offset: u64, piece: &[u8]) -> Result<()> {
-        let len = piece.len() as u64;
         let lane = self.lane()?;
         // Both are taken before the staging copy is made and given back
         // once the copy has run.
-        let lease = self.staging.lease(len, &lane.state)?;
-        let charges = self.charge(len, "upload staging")?;
-        let staging = piece.to_vec();
+        let charges = self.charge(piece.len() as u64, "upload staging")?;
+        let staged = self.staging.stage(piece, &lane.state)?;
         lane.host_op(0, move || {
-            let _held = (lease, charges);
-            buffer.write(offset, &staging)
+            let _charges = charges;
+            buffer.write(offset, &staged.data)
         })
     }
 
@@ -289,14 +288,28 @@ impl Stream {
 
     /// Reads `src` in stream order.
     pub fn read<'a>(&self, src: impl Into<View<'a>>) -> Result<Readback> {
+        self.read_as(src)
+    }
+
+    /// Reads `src` in stream order as values of `T` (its length must be a
+    /// whole number of them), straight into the vector `wait` returns.
+    pub fn read_as<'a, T: Scalar>(&self, src: impl Into<View<'a>>) -> Result<Readback<T>> {
         let src = src.into();
-        let (buffer, offset, len) = (src.inner(), src.offset(), src.bytes());
+        if src.bytes() % T::SIZE as u64 != 0 {
+            return Err(Error::Invalid(format!(
+                "{} bytes are not a whole number of {} values",
+                src.bytes(),
+                T::NAME
+            )));
+        }
+        let (buffer, offset, n) = (src.inner(), src.offset(), src.bytes() / T::SIZE as u64);
         let data = Arc::new(Mutex::new(None));
         let out = data.clone();
         let lane = self.lane()?;
         lane.host_op(0, move || {
-            let bytes = buffer.read(offset, len)?;
-            *out.lock().unwrap_or_else(|e| e.into_inner()) = Some(bytes);
+            let mut values = zeroed::<T>(n as usize);
+            buffer.read_into(offset, as_bytes_mut(&mut values))?;
+            *out.lock().unwrap_or_else(|e| e.into_inner()) = Some(values);
             Ok(())
         })?;
         Ok(Readback {
@@ -305,9 +318,9 @@ impl Stream {
         })
     }
 
-    /// [`Stream::read`] and wait, as values of `T`.
+    /// [`Stream::read_as`] and wait.
     pub fn read_blocking<'a, T: Scalar>(&self, src: impl Into<View<'a>>) -> Result<Vec<T>> {
-        self.read(src)?.wait_as()
+        self.read_as(src)?.wait()
     }
 
     /// Fills `dst` with a repeated pattern (a byte, a 32-bit word or an
@@ -565,10 +578,13 @@ impl Stream {
             why: e.to_string(),
         })?;
         let device = self.device.inner.clone();
-        let addr = device
-            .rt
-            .allocate(device.kernarg_pool, bytes.len() as u64)?;
-        let kernarg = Kernarg { device, addr };
+        let len = bytes.len() as u64;
+        let addr = device.take_kernarg(len)?;
+        let kernarg = Kernarg {
+            device,
+            addr,
+            bytes: len,
+        };
         kernarg
             .device
             .rt

@@ -168,3 +168,26 @@ fn imported_host_memory_is_used_in_place() {
         .collect();
     assert_eq!(got, (0..64).map(|k| 2.0 * k as f32).collect::<Vec<_>>());
 }
+
+#[test]
+fn typed_reads_check_their_length_and_round_trip() {
+    let (_device, stream, _module) = common::setup();
+    let x = stream.allocate(4 * 1000 + 2).unwrap();
+    let values: Vec<f32> = (0..1000).map(|i| i as f32 * 0.5 - 3.0).collect();
+    stream.upload(&x, &values).unwrap();
+    let back = stream
+        .read_as::<f32>(x.slice(0..4000))
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert_eq!(back, values);
+    let bytes = stream.read(x.slice(4..12)).unwrap().wait().unwrap();
+    assert_eq!(
+        bytes,
+        [values[1].to_le_bytes(), values[2].to_le_bytes()].concat()
+    );
+    assert!(matches!(
+        stream.read_as::<u32>(&x),
+        Err(softgpu::Error::Invalid(_))
+    ));
+}
