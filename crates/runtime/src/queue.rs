@@ -264,11 +264,14 @@ fn process(runtime: Weak<Runtime>, queue: Arc<Queue>) {
         let index = queue.read_index.load(Ordering::Acquire);
         let header = queue.header(index).load(Ordering::Acquire);
         if header as u8 == packet_type::INVALID {
+            // Active: spin a little before sleeping, since a client that
+            // just finished waiting for this queue often rings again at
+            // once, and waking a sleeping thread costs several µs.
             queue.doorbell.wait(
                 Condition::Ne,
                 doorbell,
                 Some(IDLE_RECHECK),
-                WaitHint::Blocked,
+                WaitHint::Active,
                 Order::Acquire,
             );
             continue;

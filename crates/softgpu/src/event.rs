@@ -83,7 +83,7 @@ impl Marker {
             (self.signal.clone(), Condition::Eq, 0),
             (self.lane.failed.clone(), Condition::Ne, 0),
         ];
-        while wait_any(&watched, None, WaitHint::Blocked).is_none() {}
+        while wait_any(&watched, None, WaitHint::Active).is_none() {}
         match &self.prior {
             Some(e) => Err(e.clone()),
             None if self.is_complete() => Ok(()),
