@@ -275,14 +275,16 @@ impl GraphExec {
                 lane.wait_for(q, &deps)?;
             }
             match work {
-                Work::Dispatch(d) => lane.publish(q, d.packet)?,
+                Work::Dispatch(d) => lane.publish_quietly(q, d.packet)?,
                 Work::Host(op) => run_host_side(&lane, q, op)?,
             }
             if step.signals {
                 done[i] = Some(lane.signal_point(q)?);
             }
         }
-        // Later work of the stream waits for every branch.
+        // Later work of the stream waits for every branch. These last
+        // packets also ring each queue's doorbell for the dispatches
+        // published quietly before them.
         let mut ends = Vec::with_capacity(self.plan.queues);
         for q in (1..self.plan.queues).filter(|&q| started[q]) {
             ends.push(lane.signal_point(q)?);

@@ -88,6 +88,9 @@ impl Lane {
     /// Queue `k`, opening queues up to it if needed.
     fn queue(&self, k: usize) -> Result<Arc<Queue>> {
         debug_assert!(k < MAX_QUEUES);
+        if let Some(q) = self.queues.borrow().get(k) {
+            return Ok(q.clone());
+        }
         let mut queues = self.queues.borrow_mut();
         while queues.len() <= k {
             let theirs = self.state.clone();
@@ -109,15 +112,25 @@ impl Lane {
     /// atomically, then the doorbell, as an HSA client does.
     pub fn publish(&self, k: usize, packet: [u8; 64]) -> Result<()> {
         let q = self.queue(k)?;
-        self.publish_on(&q, packet)
+        self.publish_on(&q, packet, true)
     }
 
-    fn publish_on(&self, q: &Queue, packet: [u8; 64]) -> Result<()> {
+    /// Publishes a packet on queue `k` without ringing the doorbell, for a
+    /// batch (a graph replay) whose last packet rings: the processor takes
+    /// every packet whose header is valid, so one ring serves them all.
+    pub fn publish_quietly(&self, k: usize, packet: [u8; 64]) -> Result<()> {
+        let q = self.queue(k)?;
+        self.publish_on(&q, packet, false)
+    }
+
+    fn publish_on(&self, q: &Queue, packet: [u8; 64], ring: bool) -> Result<()> {
         let index = q.write_index.fetch_add(1, Ordering::AcqRel);
         while index - q.read_index.load(Ordering::Acquire) >= q.size as u64 {
             if self.state.has_failed() {
                 return Err(self.state.error());
             }
+            // Quiet packets ahead of us must be running to make room.
+            q.doorbell.store(index as i64 - 1, Order::Release);
             std::thread::sleep(RING_FULL_NAP);
         }
         let arena = &self.device.rt.arena;
@@ -129,7 +142,9 @@ impl Lane {
         arena
             .store_u32(slot, word)
             .map_err(|e| Error::Runtime(e.to_string()))?;
-        q.doorbell.store(index as i64, Order::Release);
+        if ring {
+            q.doorbell.store(index as i64, Order::Release);
+        }
         Ok(())
     }
 
@@ -142,7 +157,7 @@ impl Lane {
         let q = self.queue(k)?;
         let op: HostOp = Box::new(op);
         let packet = q.host_op_packet(op, 0);
-        self.publish_on(&q, packet)
+        self.publish_on(&q, packet, true)
     }
 
     /// Keeps `held` alive until queue `k` reaches this point.

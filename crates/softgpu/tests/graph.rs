@@ -126,3 +126,23 @@ fn a_fault_on_a_branch_is_reported_and_the_stream_recovers() {
         .unwrap();
     assert_eq!(stream.read_blocking::<f32>(&x).unwrap(), vec![6.0; 64]);
 }
+
+/// A replay longer than a queue's ring (1024 packets) still runs in full:
+/// dispatches are published without ringing, so a full ring must wake the
+/// processor rather than wait for it.
+#[test]
+fn a_graph_longer_than_the_ring_replays_in_full() {
+    let (_device, stream, module) = common::setup();
+    let scale = module.kernel("scale").unwrap();
+    let x = stream.allocate(4 * 64).unwrap();
+    let flip = Args::new().view(&x).value(-1.0f32);
+    let mut graph = stream.graph();
+    let mut last = graph.fill(&x, 1.5f32, &[]).unwrap();
+    for _ in 0..1501 {
+        last = graph.dispatch(&scale, 1, 64, &flip, &[last]).unwrap();
+    }
+    let mut exec = graph.finish();
+    assert_eq!(exec.concurrency(), 1);
+    stream.launch(&mut exec).unwrap();
+    assert_eq!(stream.read_blocking::<f32>(&x).unwrap(), vec![-1.5; 64]);
+}
