@@ -165,6 +165,12 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Like other command-line tools, end quietly when the reader of our
+    // output goes away (`softgpu disasm X | head`) instead of panicking on
+    // the failed write: Rust ignores SIGPIPE by default.
+    // SAFETY: setting a signal's disposition to the default before any
+    // other thread exists.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run {

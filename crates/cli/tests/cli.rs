@@ -421,3 +421,21 @@ fn trace_converts_to_a_chrome_timeline() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A reader that goes away (`softgpu info | head`) ends the command
+/// quietly, as with other tools, not with a panic about a broken pipe.
+#[test]
+fn a_closed_pipe_ends_output_quietly() {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_softgpu"))
+        .arg("info")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the read end before the first write can happen.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_ne!(out.status.code(), Some(101), "a panic's exit status");
+}
