@@ -9,3 +9,8 @@ scripts/install-test-deps.sh
 # not build a cdylib by itself.
 cargo build --release -p softgpu-hsa
 cargo test --workspace --release "$@"
+# The Rust API's examples check their own results and exit non-zero when
+# one is wrong.
+for example in vector_add sgemm reduction graph two_streams; do
+  cargo run --quiet --release -p softgpu --example "$example"
+done

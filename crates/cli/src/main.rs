@@ -1,5 +1,9 @@
 //! `softgpu`: run, disassemble and inspect AMD GPU code objects on the CPU.
 
+// Doc comments here are clap's help text, where `X[,Y[,Z]]` is notation,
+// not a rustdoc link.
+#![allow(rustdoc::broken_intra_doc_links)]
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 

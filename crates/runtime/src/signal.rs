@@ -5,7 +5,7 @@
 //! # How waiting works
 //!
 //! A waiter first spins for a few microseconds (cheap when the value is
-//! about to change), then parks. To park it registers a [`Notifier`] (a
+//! about to change), then parks. To park it registers a `Notifier` (a
 //! flag + condvar) with every signal it waits on, re-checks the values and
 //! sleeps until a notifier flag is raised. Every operation that changes a
 //! value, after the change, looks at the signal's watcher count and, only
