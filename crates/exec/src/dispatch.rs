@@ -169,18 +169,10 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
             .absorb(&worker);
         worker.keep();
     };
+    // The calling thread is one of the workers; persistent helpers are
+    // the others.
     let threads = plan.threads.clamp(1, total.max(1) as usize);
-    if threads == 1 {
-        work();
-    } else {
-        // The calling thread is one of the workers.
-        std::thread::scope(|s| {
-            for _ in 1..threads {
-                s.spawn(work);
-            }
-            work();
-        });
-    }
+    crate::pool::run(&work, threads - 1);
     if let Some(f) = fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(Box::new(f));
     }

@@ -6,6 +6,7 @@
 //! - [`wave`]: one wave's registers, laid out `[register][lane]`.
 //! - [`ops`]: instruction semantics as tables of small generic handlers.
 //! - [`dispatch`]: the launch ABI, the wave scheduler and worker threads.
+//! - `pool`: the persistent helper threads dispatches run on.
 //! - [`profile`]: per-instruction execution counts of a profiled dispatch.
 //! - [`device`]: the public entry point.
 
@@ -19,6 +20,7 @@ pub mod device;
 pub mod dispatch;
 pub mod fault;
 pub mod ops;
+mod pool;
 pub mod profile;
 pub mod program;
 pub mod wave;
