@@ -62,9 +62,6 @@ impl LaneState {
 pub(crate) struct Marker {
     pub signal: Arc<Signal>,
     pub lane: Arc<LaneState>,
-    /// A failure of earlier work on the stream (on a queue since replaced)
-    /// that this marker's wait reports.
-    pub prior: Option<Error>,
 }
 
 impl Marker {
@@ -84,10 +81,10 @@ impl Marker {
             (self.lane.failed.clone(), Condition::Ne, 0),
         ];
         while wait_any(&watched, None, WaitHint::Active).is_none() {}
-        match &self.prior {
-            Some(e) => Err(e.clone()),
-            None if self.is_complete() => Ok(()),
-            None => Err(self.lane.error()),
+        if self.is_complete() {
+            Ok(())
+        } else {
+            Err(self.lane.error())
         }
     }
 }

@@ -154,10 +154,21 @@ impl Lane {
         k: usize,
         op: impl FnOnce() -> Result<(), String> + Send + 'static,
     ) -> Result<()> {
+        if self.state.has_failed() {
+            // It would never run: drop it now, so what it holds is released
+            // (and a signal point it completes goes to -1) at once.
+            return Ok(());
+        }
         let q = self.queue(k)?;
         let op: HostOp = Box::new(op);
         let packet = q.host_op_packet(op, 0);
-        self.publish_on(&q, packet, true)
+        self.publish_on(&q, packet, true)?;
+        if self.state.has_failed() {
+            // The queue failed while this was being registered, possibly
+            // after it dropped its unrun operations: drop this one too.
+            q.discard_host_ops();
+        }
+        Ok(())
     }
 
     /// Keeps `held` alive until queue `k` reaches this point.
@@ -183,13 +194,11 @@ impl Lane {
         Ok(signal)
     }
 
-    /// A marker on queue `k` that reports `prior` (an earlier failure) to
-    /// its waiter.
-    pub fn marker(&self, k: usize, prior: Option<Error>) -> Result<Marker> {
+    /// A marker on queue `k`.
+    pub fn marker(&self, k: usize) -> Result<Marker> {
         Ok(Marker {
             signal: self.signal_point(k)?,
             lane: self.state.clone(),
-            prior,
         })
     }
 

@@ -33,8 +33,6 @@ use crate::staging::{Staging, STAGING_CHUNK};
 pub struct Stream {
     device: Device,
     lane: RefCell<Lane>,
-    /// The failure of a replaced lane that no wait has reported yet.
-    pending: RefCell<Option<Error>>,
     budget: Option<MemoryBudget>,
     staging: Arc<Staging>,
     scratch: RefCell<ScratchPool>,
@@ -170,7 +168,6 @@ impl Stream {
         Ok(Stream {
             device,
             lane: RefCell::new(lane),
-            pending: RefCell::new(None),
             budget: None,
             staging: Staging::new(),
             scratch: RefCell::new(ScratchPool::new()),
@@ -526,31 +523,33 @@ impl Stream {
     }
 
     /// Waits for everything enqueued so far; returns a kernel fault (or
-    /// other failure) that happened in that work and was not yet reported
-    /// by another wait.
+    /// other failure) that happened in that work. After a wait has reported
+    /// a failure the stream starts afresh; until then work enqueued after
+    /// the failure does not run.
     pub fn synchronize(&self) -> Result<()> {
         self.submit()?.wait()
     }
 
-    /// The current lane, replacing a failed one by a fresh one. A failure
-    /// nobody has waited for yet is kept for the next marker, so the next
-    /// wait reports it and it is never lost.
+    /// The current lane; a failed one is replaced by a fresh one once a
+    /// wait has reported its failure. Until then work goes on being queued
+    /// behind the failure, where it never runs, so nothing enqueued after
+    /// a fault (say, after a `wait_event` that failed) runs out of order;
+    /// every wait on it reports the failure.
     pub(crate) fn lane(&self) -> Result<std::cell::Ref<'_, Lane>> {
-        if self.lane.borrow().state.has_failed() {
+        let stale = {
+            let state = &self.lane.borrow().state;
+            state.has_failed() && state.reported.load(Ordering::Acquire)
+        };
+        if stale {
             let fresh = Lane::open(&self.device.inner)?;
-            let old = self.lane.replace(fresh);
-            if !old.state.reported.load(Ordering::Acquire) {
-                *self.pending.borrow_mut() = Some(old.state.error());
-            }
-            old.close();
+            self.lane.replace(fresh).close();
         }
         Ok(self.lane.borrow())
     }
 
-    /// A marker on the stream's own queue, carrying an unreported earlier
-    /// failure.
+    /// A marker on the stream's own queue.
     fn marker(&self, lane: &Lane) -> Result<Marker> {
-        lane.marker(0, self.pending.take())
+        lane.marker(0)
     }
 
     /// The device index kernels and graphs are checked against.

@@ -87,3 +87,40 @@ fn waiting_on_a_faulted_streams_event_fails_instead_of_hanging() {
         .unwrap();
     assert_eq!(b.read_blocking::<f32>(&x).unwrap(), vec![2.0; 64]);
 }
+
+/// The other order: the fault has already happened (unreported) when the
+/// event is recorded, so the stream records it on a fresh queue. The event
+/// still marks a point after failed work, so waiting for it fails; and the
+/// fault is still reported to the stream's own next wait.
+#[test]
+fn an_event_recorded_after_an_unreported_fault_fails_its_waiters() {
+    let (device, a, module) = common::setup();
+    let (wild, scale) = (
+        module.kernel("wild").unwrap(),
+        module.kernel("scale").unwrap(),
+    );
+    let b = device.stream().unwrap();
+    let x = a.allocate(4 * 64).unwrap();
+    b.fill(&x, 1.0f32).unwrap();
+    b.synchronize().unwrap();
+    a.dispatch(&wild, 1, 64, &Args::new().view(&x)).unwrap();
+    let settled = a.submit().unwrap();
+    while !settled.is_complete() {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    let after_fault = a.record_event().unwrap();
+    b.wait_event(&after_fault).unwrap();
+    b.dispatch(&scale, 1, 64, &Args::new().view(&x).value(2.0f32))
+        .unwrap();
+    let err = b.synchronize().expect_err("b ran past a failed point");
+    assert!(err.to_string().contains("failed"), "{err}");
+    match a.synchronize() {
+        Err(softgpu::Error::Fault(f)) => assert_eq!(f.kernel, "wild"),
+        other => panic!("a's fault is reported to a: {other:?}"),
+    }
+    assert_eq!(
+        b.read_blocking::<f32>(&x).unwrap(),
+        vec![1.0; 64],
+        "b's scale never ran"
+    );
+}

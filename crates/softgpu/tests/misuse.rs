@@ -159,19 +159,29 @@ fn a_fault_is_structured_and_the_stream_recovers() {
 }
 
 #[test]
-fn an_unwaited_fault_is_reported_by_the_next_wait() {
+fn work_after_an_unreported_fault_waits_for_it_to_be_reported() {
     let (_device, stream, module) = common::setup();
     let wild = module.kernel("wild").unwrap();
-    let x = stream.allocate(256).unwrap();
+    let x = stream.allocate_zeroed(256).unwrap();
+    stream.synchronize().unwrap();
     stream
         .dispatch(&wild, 1, 32, &Args::new().view(&x))
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(200));
-    // Enqueueing goes on (on a fresh queue); the next wait reports the fault
-    // once, then the stream is healthy again.
+    // Enqueueing goes on, but behind the failure: the fill does not run,
+    // and every wait until the fault is reported reports it.
     stream.fill(&x, 5u32).unwrap();
+    let pending = stream.submit().unwrap();
     let first = stream.synchronize();
     assert!(matches!(first, Err(Error::Fault(_))), "{first:?}");
+    assert!(matches!(pending.wait(), Err(Error::Fault(_))));
+    // Reported: the stream starts afresh.
+    assert_eq!(
+        stream.read_blocking::<u32>(x.slice(0..8)).unwrap(),
+        vec![0, 0],
+        "the fill queued behind the fault never ran"
+    );
+    stream.fill(&x, 5u32).unwrap();
     assert_eq!(
         stream.read_blocking::<u32>(x.slice(0..8)).unwrap(),
         vec![5, 5]
