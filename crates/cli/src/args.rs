@@ -83,7 +83,48 @@ pub fn take_value(words: &mut Vec<String>, flag: &str) -> Result<Option<String>,
     Ok(Some(value))
 }
 
+/// The launch options `run` and `profile` share, as clap parses them.
+#[derive(clap::Args)]
+pub struct LaunchArgs {
+    /// A code object, a clang offload bundle, or OpenCL C (.cl) / HIP
+    /// (.hip) source.
+    file: PathBuf,
+    /// The kernel to run (its name in the code object).
+    #[arg(long)]
+    kernel: String,
+    /// Workgroups per dimension: X[,Y[,Z]].
+    #[arg(long, default_value = "1")]
+    grid: String,
+    /// Work-items per workgroup: X[,Y[,Z]].
+    #[arg(long, default_value = "64")]
+    block: String,
+    /// Bytes of dynamic LDS.
+    #[arg(long, default_value_t = 0)]
+    dynamic_lds: u32,
+    /// Target processor of the emulated device.
+    #[arg(long, default_value = "gfx1151")]
+    target: String,
+    /// Kernel arguments, in declaration order.
+    #[arg(trailing_var_arg = true, num_args = 0..)]
+    args: Vec<String>,
+}
+
+impl LaunchArgs {
+    pub fn spec(&self) -> LaunchSpec<'_> {
+        LaunchSpec {
+            file: &self.file,
+            kernel: &self.kernel,
+            grid: &self.grid,
+            block: &self.block,
+            dynamic_lds: self.dynamic_lds,
+            target: &self.target,
+            words: &self.args,
+        }
+    }
+}
+
 /// A kernel launch as `run` and `profile` take it from the command line.
+#[derive(Clone, Copy)]
 pub struct LaunchSpec<'a> {
     pub file: &'a Path,
     pub kernel: &'a str,
@@ -211,28 +252,14 @@ pub fn stats_json(
 }
 
 /// `softgpu run`: one dispatch, its outputs written back, and with
-/// `--stats` its statistics as one JSON line.
-#[allow(clippy::too_many_arguments)]
-pub fn run(
-    file: &Path,
-    kernel: &str,
-    grid: &str,
-    block: &str,
-    dynamic_lds: u32,
-    target: &str,
-    stats: bool,
-    words: &[String],
-) -> Result<(), String> {
-    let mut words = words.to_vec();
+/// `--stats` its statistics as one JSON line (`--stats` may also follow the
+/// kernel arguments).
+pub fn run(launch: &LaunchSpec, stats: bool) -> Result<(), String> {
+    let mut words = launch.words.to_vec();
     let stats = take_switch(&mut words, "--stats") || stats;
     let spec = LaunchSpec {
-        file,
-        kernel,
-        grid,
-        block,
-        dynamic_lds,
-        target,
         words: &words,
+        ..*launch
     };
     let prepared = prepare(&spec)?;
     let s = prepared

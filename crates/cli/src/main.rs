@@ -40,57 +40,25 @@ enum Command {
     /// --f32 V --f64 V.
     #[command(allow_hyphen_values = true)]
     Run {
-        file: PathBuf,
-        #[arg(long)]
-        kernel: String,
-        /// Workgroups per dimension: X[,Y[,Z]].
-        #[arg(long, default_value = "1")]
-        grid: String,
-        /// Work-items per workgroup: X[,Y[,Z]].
-        #[arg(long, default_value = "64")]
-        block: String,
-        /// Bytes of dynamic LDS.
-        #[arg(long, default_value_t = 0)]
-        dynamic_lds: u32,
-        /// Target processor of the emulated device.
-        #[arg(long, default_value = "gfx1151")]
-        target: String,
+        #[command(flatten)]
+        launch: args::LaunchArgs,
         /// Print run statistics as one JSON object (the last stdout line).
         #[arg(long)]
         stats: bool,
-        /// Kernel arguments, in declaration order.
-        #[arg(trailing_var_arg = true, num_args = 0..)]
-        args: Vec<String>,
     },
     /// Run one kernel as `run` does (same FILE forms, options and kernel
     /// arguments) while counting every instruction's executions, and show
     /// the totals and the hottest instructions with their active lanes.
     #[command(allow_hyphen_values = true)]
     Profile {
-        file: PathBuf,
-        #[arg(long)]
-        kernel: String,
-        /// Workgroups per dimension: X[,Y[,Z]].
-        #[arg(long, default_value = "1")]
-        grid: String,
-        /// Work-items per workgroup: X[,Y[,Z]].
-        #[arg(long, default_value = "64")]
-        block: String,
-        /// Bytes of dynamic LDS.
-        #[arg(long, default_value_t = 0)]
-        dynamic_lds: u32,
-        /// Target processor of the emulated device.
-        #[arg(long, default_value = "gfx1151")]
-        target: String,
+        #[command(flatten)]
+        launch: args::LaunchArgs,
         /// How many of the hottest instructions to list.
         #[arg(long, default_value_t = profile::DEFAULT_TOP)]
         top: usize,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
-        /// Kernel arguments, in declaration order.
-        #[arg(trailing_var_arg = true, num_args = 0..)]
-        args: Vec<String>,
     },
     /// Show the emulated devices (SOFTGPU_DEVICES, default 1) and their
     /// profile (SOFTGPU_PROFILE, default gfx1151), and the built-in profiles.
@@ -177,48 +145,8 @@ fn main() -> ExitCode {
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run {
-            file,
-            kernel,
-            grid,
-            block,
-            dynamic_lds,
-            target,
-            stats,
-            args,
-        } => args::run(
-            &file,
-            &kernel,
-            &grid,
-            &block,
-            dynamic_lds,
-            &target,
-            stats,
-            &args,
-        ),
-        Command::Profile {
-            file,
-            kernel,
-            grid,
-            block,
-            dynamic_lds,
-            target,
-            top,
-            json,
-            args,
-        } => profile::run(
-            &args::LaunchSpec {
-                file: &file,
-                kernel: &kernel,
-                grid: &grid,
-                block: &block,
-                dynamic_lds,
-                target: &target,
-                words: &args,
-            },
-            top,
-            json,
-        ),
+        Command::Run { launch, stats } => args::run(&launch.spec(), stats),
+        Command::Profile { launch, top, json } => profile::run(&launch.spec(), top, json),
         Command::Info { json } => info::run(json),
         Command::Compile {
             file,
