@@ -131,65 +131,50 @@ enum ReadError {
     CodeObject(String),
 }
 
-/// `pread` until `len` bytes or end of file (`len` None: to end of file).
-fn read_at(fd: i32, mut offset: u64, len: Option<u64>) -> Result<Vec<u8>, ReadError> {
-    let mut out = Vec::new();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let want = match len {
-            Some(l) => (l - out.len() as u64).min(buf.len() as u64) as usize,
-            None => buf.len(),
-        };
-        if want == 0 {
-            return Ok(out);
-        }
-        // SAFETY: buf is valid for `want` bytes.
-        let n = unsafe {
-            libc::pread(
-                fd,
-                buf.as_mut_ptr() as *mut c_void,
-                want,
-                offset as libc::off_t,
-            )
-        };
-        if n < 0 {
-            let e = std::io::Error::last_os_error();
-            if e.kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(ReadError::File(format!(
-                "reading file descriptor {fd}: {e}"
-            )));
-        }
-        if n == 0 {
-            return Ok(out);
-        }
-        out.extend_from_slice(&buf[..n as usize]);
-        offset += n as u64;
+/// The caller's descriptor as a `File` that is never closed by us.
+fn borrow_fd(fd: i32) -> std::mem::ManuallyDrop<std::fs::File> {
+    use std::os::unix::io::FromRawFd;
+    // SAFETY: the File is never dropped, so the caller's descriptor stays
+    // open and theirs; a bad descriptor only makes reads fail.
+    std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) })
+}
+
+/// Reads from a fixed offset with `pread`, leaving the descriptor's own
+/// offset alone, so std's `take` / `read_to_end` can drive it.
+struct ReadAt<'a> {
+    file: &'a std::fs::File,
+    offset: u64,
+}
+
+impl std::io::Read for ReadAt<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use std::os::unix::fs::FileExt;
+        let n = self.file.read_at(buf, self.offset)?;
+        self.offset += n as u64;
+        Ok(n)
     }
 }
 
-/// `read` to end of file (descriptors that cannot seek: pipes, sockets).
-fn read_stream(fd: i32) -> Result<Vec<u8>, ReadError> {
+/// `pread` until `len` bytes or end of file (`len` None: to end of file),
+/// or plain `read` to end of file when `offset` is None (descriptors that
+/// cannot seek: pipes, sockets). Grows with what is read, so a hostile
+/// `len` allocates nothing it does not fill.
+fn read_fd(fd: i32, offset: Option<u64>, len: Option<u64>) -> Result<Vec<u8>, ReadError> {
+    use std::io::Read;
+    let file = borrow_fd(fd);
     let mut out = Vec::new();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        // SAFETY: buf is valid for its length.
-        let n = unsafe { libc::read(fd, buf.as_mut_ptr() as *mut c_void, buf.len()) };
-        if n < 0 {
-            let e = std::io::Error::last_os_error();
-            if e.kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(ReadError::File(format!(
-                "reading file descriptor {fd}: {e}"
-            )));
+    let result = match offset {
+        Some(offset) => ReadAt {
+            file: &file,
+            offset,
         }
-        if n == 0 {
-            return Ok(out);
-        }
-        out.extend_from_slice(&buf[..n as usize]);
-    }
+        .take(len.unwrap_or(u64::MAX))
+        .read_to_end(&mut out),
+        None => (&*file).read_to_end(&mut out),
+    };
+    result
+        .map(|_| out)
+        .map_err(|e| ReadError::File(format!("reading file descriptor {fd}: {e}")))
 }
 
 /// The size of an open regular file, or an error for a bad descriptor.
@@ -249,7 +234,7 @@ fn read_code_object(fd: i32, range: Option<(u64, u64)>) -> Result<(Vec<u8>, Stri
                     )));
                 }
             }
-            let bytes = read_at(fd, offset, Some(len))?;
+            let bytes = read_fd(fd, Some(offset), Some(len))?;
             if (bytes.len() as u64) < len {
                 return Err(ReadError::CodeObject(format!(
                     "the file ends {} bytes into the {len}-byte code object",
@@ -262,9 +247,9 @@ fn read_code_object(fd: i32, range: Option<(u64, u64)>) -> Result<(Vec<u8>, Stri
             // SAFETY: lseek on a descriptor changes nothing for SEEK_CUR 0.
             let pos = unsafe { libc::lseek(fd, 0, libc::SEEK_CUR) };
             if pos < 0 {
-                (read_stream(fd)?, 0)
+                (read_fd(fd, None, None)?, 0)
             } else {
-                (read_at(fd, pos as u64, None)?, pos as u64)
+                (read_fd(fd, Some(pos as u64), None)?, pos as u64)
             }
         }
     };

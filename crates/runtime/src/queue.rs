@@ -250,11 +250,15 @@ impl Queue {
         } else {
             eprintln!("softgpu: queue {} stopped: {error}", self.id);
         }
-        *self.failed.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
+        *lock_failed(self) = Some(error);
         // Nothing on a failed queue will run: release what its host
         // operations hold now (their drop may signal waiters elsewhere).
         self.discard_host_ops();
     }
+}
+
+fn lock_failed(queue: &Queue) -> std::sync::MutexGuard<'_, Option<QueueError>> {
+    queue.failed.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The processor thread: consume packets until stopped or failed.
@@ -544,9 +548,24 @@ impl Queue {
     /// Registers `op` and returns the packet (header included) that runs it
     /// when the processor reaches it; `completion` is a signal handle or 0.
     /// The caller publishes the packet like any other.
+    ///
+    /// On a queue that has failed or stopped the operation could never run,
+    /// so it is dropped at once (releasing what it holds) and the packet is
+    /// one the queue will never reach. The check is made under the table's
+    /// lock, which `fail` and `discard_host_ops` also take after marking the
+    /// queue, so no operation can slip in after the discard and be kept.
     pub fn host_op_packet(&self, op: HostOp, completion: u64) -> [u8; 64] {
         let id = HOST_OP_IDS.fetch_add(1, Ordering::Relaxed);
-        host_ops().insert((self.id, id), op);
+        let mut ops = host_ops();
+        let dead = !self.running() || lock_failed(self).is_some();
+        let unrunnable = if dead {
+            Some(op)
+        } else {
+            ops.insert((self.id, id), op);
+            None
+        };
+        drop(ops);
+        drop(unrunnable);
         let mut p = [0u8; 64];
         let header = packet_type::VENDOR_SPECIFIC as u16 | 1 << 8 | 2 << 9 | 2 << 11;
         p[0..2].copy_from_slice(&header.to_le_bytes());

@@ -154,21 +154,12 @@ impl Lane {
         k: usize,
         op: impl FnOnce() -> Result<(), String> + Send + 'static,
     ) -> Result<()> {
-        if self.state.has_failed() {
-            // It would never run: drop it now, so what it holds is released
-            // (and a signal point it completes goes to -1) at once.
-            return Ok(());
-        }
         let q = self.queue(k)?;
+        // On a failed queue the runtime drops the operation at once, so
+        // what it holds is released (and a signal point goes to -1).
         let op: HostOp = Box::new(op);
         let packet = q.host_op_packet(op, 0);
-        self.publish_on(&q, packet, true)?;
-        if self.state.has_failed() {
-            // The queue failed while this was being registered, possibly
-            // after it dropped its unrun operations: drop this one too.
-            q.discard_host_ops();
-        }
-        Ok(())
+        self.publish_on(&q, packet, true)
     }
 
     /// Keeps `held` alive until queue `k` reaches this point.
