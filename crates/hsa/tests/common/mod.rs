@@ -134,6 +134,21 @@ pub fn run(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()))
 }
 
+/// Runs scenario `args[0]` of a C test program, asserting it succeeded and
+/// printed `OK <scenario>`; returns its stderr for further checks.
+pub fn scenario(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
+    let name = args[0];
+    let out = run(exe, args, env);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success() && stdout.contains(&format!("OK {name}")),
+        "scenario {name} failed ({}):\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+    stderr
+}
+
 /// Runs and asserts success; returns stdout.
 pub fn run_ok(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
     let out = run(exe, args, env);
