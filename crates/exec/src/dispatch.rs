@@ -210,7 +210,7 @@ struct Worker {
     counts: Vec<SlotCount>,
 }
 
-enum Stop {
+pub(crate) enum Stop {
     Barrier,
     Yield,
     End,
@@ -438,7 +438,7 @@ fn load_sgprs(wave: &mut Wave, plan: &Plan, user: &[u32], group: [u32; 3]) {
 /// Runs one wave until it ends, reaches a barrier, yields, or exhausts its
 /// quantum. The hot loop of the executor; with `PROFILE` it also counts
 /// each instruction it runs in `counts` (indexed by slot).
-fn run_wave<const PROFILE: bool>(
+pub(crate) fn run_wave<const PROFILE: bool>(
     wave: &mut Wave,
     env: &mut Env,
     budget: u64,

@@ -9,6 +9,7 @@
 //! - `pool`: the persistent helper threads dispatches run on.
 //! - [`profile`]: per-instruction execution counts of a profiled dispatch.
 //! - [`device`]: the public entry point.
+//! - [`harness`]: a one-wave bench for instruction-level tests.
 
 // Float predicates are written exactly as the ISA defines them for NaN:
 // `!(a >= b)` (true for NaN) is not `a < b`, and `a < b || a > b` is not
@@ -19,6 +20,7 @@ pub mod arena;
 pub mod device;
 pub mod dispatch;
 pub mod fault;
+pub mod harness;
 pub mod ops;
 mod pool;
 pub mod profile;

@@ -1,0 +1,169 @@
+//! A one-wave test bench: runs a few instructions on a wave whose registers,
+//! memory, LDS and scratch the caller sets and inspects directly.
+//!
+//! This is how instruction-level tests drive the executor: the code goes
+//! through the same decoder, handler binding (plain and general handlers)
+//! and hot loop as a dispatch, but without a kernel descriptor or launch
+//! ABI in the way, so a test states exactly the inputs an instruction sees
+//! and checks every register it may or may not write.
+
+use softgpu_codeobj::{CodeObject, FeatureSetting, Image, Segment};
+use softgpu_isa::Family;
+
+use crate::arena::{Arena, MemError};
+use crate::dispatch::{run_wave, Stop};
+use crate::ops::{Env, Scratch, Trap};
+use crate::program::Program;
+use crate::wave::Wave;
+
+/// Bytes of the test buffer kernels address through [`Bench::buffer`].
+pub const BUFFER_BYTES: usize = 64 * 1024;
+/// Bytes of LDS the wave sees.
+pub const LDS_BYTES: usize = 64 * 1024;
+/// Private (scratch) bytes per lane.
+pub const SCRATCH_LANE_BYTES: usize = 1024;
+
+/// `s_endpgm`, appended to every snippet so it always ends.
+const S_ENDPGM: [u8; 4] = [0x00, 0x00, 0xb0, 0xbf];
+
+/// One wave with its memory.
+pub struct Bench {
+    arena: Arena,
+    family: Family,
+    buffer: u64,
+    /// The workgroup's LDS.
+    pub lds: Vec<u8>,
+    /// The wave; set `lanes` (32 or 64), registers, EXEC and MODE before
+    /// [`Bench::run`]. Its scratch holds [`SCRATCH_LANE_BYTES`] per lane.
+    pub wave: Wave,
+    tmp: Box<Scratch>,
+}
+
+/// Why a snippet did not run to its end.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error("instruction {index} (`{text}`) trapped: {trap:?}")]
+    Trap {
+        index: u32,
+        text: String,
+        trap: Trap,
+    },
+    #[error("device memory: {0}")]
+    Memory(#[from] MemError),
+    #[error("unknown target {0}")]
+    Target(String),
+}
+
+impl Bench {
+    /// A bench for `target` (e.g. `gfx1100`) with a zeroed buffer, LDS and
+    /// scratch and a fresh wave32.
+    pub fn new(target: &str) -> Result<Bench, BenchError> {
+        let family = Family::of_target(target).ok_or_else(|| BenchError::Target(target.into()))?;
+        let arena = Arena::new(16 << 20)?;
+        let buffer = arena.alloc(BUFFER_BYTES as u64)?;
+        let mut wave = Wave::new();
+        wave.scratch_lane_bytes = SCRATCH_LANE_BYTES;
+        wave.scratch = vec![0; SCRATCH_LANE_BYTES * crate::wave::MAX_LANES];
+        Ok(Bench {
+            arena,
+            family,
+            buffer,
+            lds: vec![0; LDS_BYTES],
+            wave,
+            tmp: Box::default(),
+        })
+    }
+
+    /// Device address of the test buffer.
+    pub fn buffer(&self) -> u64 {
+        self.buffer
+    }
+
+    /// Reads the whole test buffer.
+    pub fn read_buffer(&self) -> Result<Vec<u8>, BenchError> {
+        let mut out = vec![0; BUFFER_BYTES];
+        self.arena.read(self.buffer, &mut out)?;
+        Ok(out)
+    }
+
+    /// Overwrites the test buffer from its start.
+    pub fn write_buffer(&self, data: &[u8]) -> Result<(), BenchError> {
+        Ok(self
+            .arena
+            .write(self.buffer, &data[..data.len().min(BUFFER_BYTES)])?)
+    }
+
+    /// Places `code` (followed by `s_endpgm`) in device memory, decodes it
+    /// once and runs the wave from its first instruction to the end.
+    /// Returns the device address the code was placed at and the number
+    /// of instructions the wave ran. Barriers release at once (the wave is
+    /// alone in its workgroup).
+    pub fn run(&mut self, code: &[u8], budget: u64) -> Result<(u64, u64), BenchError> {
+        let mut image = code.to_vec();
+        image.extend_from_slice(&S_ENDPGM);
+        let base = self.arena.alloc(image.len() as u64)?;
+        let result = self.run_placed(base, image, budget);
+        self.arena.free(base)?;
+        result.map(|ran| (base, ran))
+    }
+
+    fn run_placed(&mut self, base: u64, image: Vec<u8>, budget: u64) -> Result<u64, BenchError> {
+        self.arena.write(base, &image)?;
+        let program = Program::new(code_object(&image), base, image, self.family);
+        let wave = &mut self.wave;
+        wave.pc = 0;
+        wave.ended = false;
+        wave.at_barrier = false;
+        wave.retired = 0;
+        wave.live_lanes = wave.full_mask();
+        let mut env = Env {
+            arena: &self.arena,
+            lds: &mut self.lds,
+            program: &program,
+            tmp: &mut self.tmp,
+        };
+        let mut stats = Default::default();
+        loop {
+            match run_wave::<false>(wave, &mut env, budget, &mut stats, &mut []) {
+                Ok(Stop::End) => return Ok(wave.retired),
+                Ok(Stop::Barrier | Stop::Yield) => wave.at_barrier = false,
+                Err(trap) => {
+                    return Err(BenchError::Trap {
+                        index: wave.pc,
+                        text: program.text_for(wave.pc, wave.lanes == 64),
+                        trap,
+                    })
+                }
+            }
+        }
+    }
+}
+
+/// A code object holding nothing but `image` as its executable text.
+fn code_object(image: &[u8]) -> CodeObject {
+    let size = image.len() as u64;
+    CodeObject {
+        target: String::new(),
+        target_id: String::new(),
+        version: 5,
+        e_flags: 0,
+        xnack: FeatureSetting::Unsupported,
+        sramecc: FeatureSetting::Unsupported,
+        metadata_version: None,
+        image: Image {
+            size,
+            segments: vec![Segment {
+                offset: 0,
+                data: image.to_vec(),
+                mem_size: size,
+                executable: true,
+                writable: false,
+            }],
+            relocations: Vec::new(),
+        },
+        kernels: Vec::new(),
+        symbols: Vec::new(),
+        text: 0..size,
+        printf: Vec::new(),
+    }
+}

@@ -1,0 +1,299 @@
+//! Instruction-level tests: every implemented opcode, run on one wave with
+//! inputs and expected results written in `cases/*.txt` (the language is
+//! described in `syntax.rs`, the expectations' reasons are beside them).
+//!
+//! llvm-mc-19 assembles each block (these tests fail, never skip, when the
+//! Debian package llvm-19 is missing); the executor decodes and runs the
+//! bytes through its ordinary handlers on [`softgpu_exec::harness::Bench`];
+//! every register, lane, LDS, scratch and test-buffer byte is compared with
+//! what the case expects, and whatever it does not name must be unchanged.
+//! `coverage.rs` counts the cases per opcode and fails when an implemented
+//! opcode has none.
+
+mod asm;
+mod coverage;
+mod state;
+mod syntax;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use softgpu_exec::harness::Bench;
+use softgpu_isa::{decode, Family};
+
+use asm::Variant;
+use state::State;
+use syntax::{Block, Case};
+
+/// Instructions a snippet may run (a loop in a case is a bug in the case).
+const BUDGET: u64 = 10_000;
+
+fn cases_dir() -> &'static Path {
+    Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/instructions/cases"
+    ))
+}
+
+/// A block's machine code for one variant.
+pub struct Code {
+    pub bytes: Vec<u8>,
+    /// Where the last instruction (the one under test) starts.
+    pub last: usize,
+}
+
+pub struct AssembledBlock {
+    pub block: Block,
+    pub variants: Vec<(Variant, Result<Code, String>)>,
+}
+
+/// Every case file, parsed and assembled once per test process.
+pub struct Suite {
+    /// File stem → its blocks, or why the file does not parse.
+    pub files: BTreeMap<String, Result<Vec<AssembledBlock>, String>>,
+}
+
+pub fn suite() -> &'static Suite {
+    static SUITE: OnceLock<Suite> = OnceLock::new();
+    SUITE.get_or_init(load_suite)
+}
+
+fn load_suite() -> Suite {
+    let mut parsed: BTreeMap<String, Result<Vec<Block>, String>> = BTreeMap::new();
+    let entries = std::fs::read_dir(cases_dir()).expect("tests/instructions/cases");
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "txt") {
+            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let name = format!("cases/{stem}.txt");
+            parsed.insert(stem, syntax::parse_file(&name, &text));
+        }
+    }
+    // Every line of every block, grouped by how it is assembled.
+    let mut lines: BTreeMap<Variant, Vec<String>> = BTreeMap::new();
+    let mut placed: Vec<(String, usize, Variant, std::ops::Range<usize>)> = Vec::new();
+    for (stem, blocks) in &parsed {
+        let Ok(blocks) = blocks else { continue };
+        for (b, block) in blocks.iter().enumerate() {
+            for variant in variants(block) {
+                let list = lines.entry(variant.clone()).or_default();
+                let start = list.len();
+                list.extend(block.asm.iter().map(|l| asm::substitute(l, variant.wave64)));
+                placed.push((stem.clone(), b, variant, start..list.len()));
+            }
+        }
+    }
+    let assembled: BTreeMap<Variant, Vec<Result<Vec<u8>, String>>> = lines
+        .iter()
+        .map(|(v, l)| (v.clone(), asm::assemble(v, l)))
+        .collect();
+    let mut files: BTreeMap<String, Result<Vec<AssembledBlock>, String>> = parsed
+        .into_iter()
+        .map(|(stem, blocks)| {
+            let blocks = blocks.map(|bs| {
+                bs.into_iter()
+                    .map(|block| AssembledBlock {
+                        block,
+                        variants: Vec::new(),
+                    })
+                    .collect()
+            });
+            (stem, blocks)
+        })
+        .collect();
+    for (stem, b, variant, range) in placed {
+        let encoded = &assembled[&variant][range];
+        let code = join(encoded);
+        if let Some(Ok(blocks)) = files.get_mut(&stem) {
+            blocks[b].variants.push((variant, code));
+        }
+    }
+    Suite { files }
+}
+
+/// The variants a block runs in: its targets × its wave sizes.
+fn variants(block: &Block) -> Vec<Variant> {
+    let d = &block.directives;
+    let waves = [(d.wave32, false), (d.wave64, true)];
+    d.targets
+        .iter()
+        .flat_map(|t| {
+            waves
+                .iter()
+                .filter(|w| w.0)
+                .map(move |&(_, wave64)| Variant {
+                    target: t.clone(),
+                    wave64,
+                    mattr: d.mattr.clone(),
+                })
+        })
+        .collect()
+}
+
+fn join(encoded: &[Result<Vec<u8>, String>]) -> Result<Code, String> {
+    let mut bytes = Vec::new();
+    let mut last = 0;
+    for e in encoded {
+        last = bytes.len();
+        bytes.extend(e.as_ref().map_err(|m| format!("llvm-mc-19: {m}"))?);
+    }
+    Ok(Code { bytes, last })
+}
+
+/// The op names of a block's instruction under test (both halves of a VOPD).
+pub fn ops_under_test(code: &Code) -> Vec<&'static str> {
+    match decode(Family::Gfx11, &code.bytes[code.last..]) {
+        Ok(inst) => std::iter::once(inst.op.name())
+            .chain(inst.vopd_y.map(|y| y.op.name()))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Runs every case of one file and fails listing each mismatch.
+fn run_file(stem: &str) {
+    let blocks = match suite().files.get(stem) {
+        Some(Ok(blocks)) => blocks,
+        Some(Err(e)) => panic!("{e}"),
+        None => panic!("no file cases/{stem}.txt"),
+    };
+    let mut benches: BTreeMap<String, Bench> = BTreeMap::new();
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for ab in blocks {
+        for (variant, code) in &ab.variants {
+            let code = match code {
+                Ok(c) => c,
+                Err(e) => {
+                    failures.push(format!("{} [{variant}]: {e}", ab.block.pos));
+                    continue;
+                }
+            };
+            let bench = benches
+                .entry(variant.target.clone())
+                .or_insert_with(|| Bench::new(&variant.target).expect("bench"));
+            for case in &ab.block.cases {
+                ran += 1;
+                if let Err(why) = run_case(bench, variant, code, case) {
+                    failures.push(format!(
+                        "{}:{} [{variant}] {}\n    {}",
+                        ab.block.pos.file,
+                        case.line,
+                        ab.block.asm.join(" ; "),
+                        why.replace('\n', "\n    ")
+                    ));
+                }
+            }
+        }
+    }
+    let shown = failures.len().min(60);
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} cases failed in cases/{stem}.txt:\n{}{}",
+        failures.len(),
+        failures[..shown].join("\n"),
+        if shown < failures.len() { "\n…" } else { "" }
+    );
+}
+
+fn run_case(bench: &mut Bench, variant: &Variant, code: &Code, case: &Case) -> Result<(), String> {
+    let lanes = if variant.wave64 { 64 } else { 32 };
+    let buffer = bench.buffer();
+    let mut before = State::noise(lanes);
+    for a in &case.inputs {
+        before.write(&a.loc, &a.value, u64::MAX, buffer, None)?;
+    }
+    before.load_into(bench)?;
+    let result = bench.run(&code.bytes, BUDGET);
+    match (&case.fault, result) {
+        (Some(text), Err(e)) => {
+            let msg = e.to_string();
+            return if msg.to_lowercase().contains(&text.to_lowercase()) {
+                Ok(())
+            } else {
+                Err(format!("faulted, but not with `{text}`: {msg}"))
+            };
+        }
+        (Some(text), Ok(_)) => return Err(format!("ran to the end; expected a fault `{text}`")),
+        (None, Err(e)) => return Err(e.to_string()),
+        (None, Ok(_)) => {}
+    }
+    let after = State::from_bench(bench)?;
+    let mut want = before.clone();
+    let exec = before.exec();
+    for e in &case.expects {
+        want.write(&e.loc, &e.value, exec, buffer, Some(&after))?;
+    }
+    let diffs = after.diff(&want);
+    if diffs.is_empty() {
+        Ok(())
+    } else {
+        Err(diffs.join("\n"))
+    }
+}
+
+macro_rules! case_files {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                run_file(stringify!($name));
+            }
+        )*
+        /// The case files this binary has a test for.
+        const FILES: &[&str] = &[$(stringify!($name)),*];
+    };
+}
+
+case_files!(
+    harness,
+    sop1,
+    sop2,
+    sopk,
+    sopc,
+    sopp,
+    smem,
+    vop_int,
+    vop_int16,
+    vop_int64,
+    vop3p_int,
+    vopd,
+    vop_f32,
+    vop_f16,
+    vop_f64,
+    vop_cvt,
+    vop3p_float,
+    vop_mode,
+    vop_div,
+    vopc_int,
+    vopc_float,
+    vopc_class,
+    vopcx,
+    ds,
+    ds_atomic,
+    flat,
+    global,
+    global_atomic,
+    scratch,
+    mubuf,
+    mtbuf,
+    dpp16,
+    dpp8,
+    cross_lane,
+    wmma,
+);
+
+#[test]
+fn every_case_file_has_a_test() {
+    let on_disk: Vec<&String> = suite().files.keys().collect();
+    let missing: Vec<_> = on_disk
+        .iter()
+        .filter(|f| !FILES.contains(&f.as_str()))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "add these files to case_files! in tests/instructions/main.rs: {missing:?}"
+    );
+}
