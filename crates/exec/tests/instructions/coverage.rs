@@ -241,7 +241,7 @@ fn format_name(f: Format) -> String {
 }
 
 /// Cases per op name, counting each case line once (in its first
-/// variant that assembled) for the op its last instruction decodes to.
+/// variant that assembled) for every op its block runs.
 fn cases_per_op() -> BTreeMap<&'static str, usize> {
     let mut counts = BTreeMap::new();
     for blocks in crate::suite().files.values().flatten() {

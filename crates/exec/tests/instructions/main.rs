@@ -39,8 +39,8 @@ fn cases_dir() -> &'static Path {
 /// A block's machine code for one variant.
 pub struct Code {
     pub bytes: Vec<u8>,
-    /// Where the last instruction (the one under test) starts.
-    pub last: usize,
+    /// Where each of its instructions starts.
+    pub starts: Vec<usize>,
 }
 
 pub struct AssembledBlock {
@@ -134,22 +134,22 @@ fn variants(block: &Block) -> Vec<Variant> {
 
 fn join(encoded: &[Result<Vec<u8>, String>]) -> Result<Code, String> {
     let mut bytes = Vec::new();
-    let mut last = 0;
+    let mut starts = Vec::new();
     for e in encoded {
-        last = bytes.len();
+        starts.push(bytes.len());
         bytes.extend(e.as_ref().map_err(|m| format!("llvm-mc-19: {m}"))?);
     }
-    Ok(Code { bytes, last })
+    Ok(Code { bytes, starts })
 }
 
-/// The op names of a block's instruction under test (both halves of a VOPD).
+/// The op names a block exercises: every instruction it runs (both halves
+/// of a VOPD), since the cases check all their effects.
 pub fn ops_under_test(code: &Code) -> Vec<&'static str> {
-    match decode(Family::Gfx11, &code.bytes[code.last..]) {
-        Ok(inst) => std::iter::once(inst.op.name())
-            .chain(inst.vopd_y.map(|y| y.op.name()))
-            .collect(),
-        Err(_) => Vec::new(),
-    }
+    code.starts
+        .iter()
+        .filter_map(|&at| decode(Family::Gfx11, &code.bytes[at..]).ok())
+        .flat_map(|inst| std::iter::once(inst.op.name()).chain(inst.vopd_y.map(|y| y.op.name())))
+        .collect()
 }
 
 /// Runs every case of one file and fails listing each mismatch.

@@ -5,8 +5,8 @@
 //! ```text
 //! # Why these cases expect what they expect (ISA section, rule).
 //! @waves @targets gfx1151          <- optional directives
-//! v_add_nc_u32_e64 v0, v1, v2 clamp   <- one or more instructions; the
-//!                                        last is the one under test
+//! v_add_nc_u32_e64 v0, v1, v2 clamp   <- one or more instructions, run
+//!                                        in order; each counts as tested
 //!     v1=0xffffffff v2=1 => v0=0xffffffff   # per-case reason
 //!     v1=5 v2=7          => v0=12
 //! ```
