@@ -22,6 +22,8 @@ pub const BUFFER_BYTES: usize = 64 * 1024;
 pub const LDS_BYTES: usize = 64 * 1024;
 /// Private (scratch) bytes per lane.
 pub const SCRATCH_LANE_BYTES: usize = 1024;
+/// Largest snippet [`Bench::run`] takes.
+pub const CODE_BYTES: usize = 64 * 1024;
 
 /// `s_endpgm`, appended to every snippet so it always ends.
 const S_ENDPGM: [u8; 4] = [0x00, 0x00, 0xb0, 0xbf];
@@ -31,6 +33,8 @@ pub struct Bench {
     arena: Arena,
     family: Family,
     buffer: u64,
+    /// Where snippets are placed, so a test knows their addresses in advance.
+    code: u64,
     /// The workgroup's LDS.
     pub lds: Vec<u8>,
     /// The wave; set `lanes` (32 or 64), registers, EXEC and MODE before
@@ -61,6 +65,7 @@ impl Bench {
         let family = Family::of_target(target).ok_or_else(|| BenchError::Target(target.into()))?;
         let arena = Arena::new(16 << 20)?;
         let buffer = arena.alloc(BUFFER_BYTES as u64)?;
+        let code = arena.alloc(CODE_BYTES as u64 + S_ENDPGM.len() as u64)?;
         let mut wave = Wave::new();
         wave.scratch_lane_bytes = SCRATCH_LANE_BYTES;
         wave.scratch = vec![0; SCRATCH_LANE_BYTES * crate::wave::MAX_LANES];
@@ -68,6 +73,7 @@ impl Bench {
             arena,
             family,
             buffer,
+            code,
             lds: vec![0; LDS_BYTES],
             wave,
             tmp: Box::default(),
@@ -77,6 +83,11 @@ impl Bench {
     /// Device address of the test buffer.
     pub fn buffer(&self) -> u64 {
         self.buffer
+    }
+
+    /// Device address every snippet starts at.
+    pub fn code_address(&self) -> u64 {
+        self.code
     }
 
     /// Reads the whole test buffer.
@@ -93,18 +104,21 @@ impl Bench {
             .write(self.buffer, &data[..data.len().min(BUFFER_BYTES)])?)
     }
 
-    /// Places `code` (followed by `s_endpgm`) in device memory, decodes it
-    /// once and runs the wave from its first instruction to the end.
-    /// Returns the device address the code was placed at and the number
-    /// of instructions the wave ran. Barriers release at once (the wave is
-    /// alone in its workgroup).
-    pub fn run(&mut self, code: &[u8], budget: u64) -> Result<(u64, u64), BenchError> {
+    /// Places `code` (followed by `s_endpgm`) at [`Bench::code_address`],
+    /// decodes it once and runs the wave from its first instruction to the
+    /// end; returns the number of instructions the wave ran. Barriers
+    /// release at once (the wave is alone in its workgroup).
+    pub fn run(&mut self, code: &[u8], budget: u64) -> Result<u64, BenchError> {
+        if code.len() > CODE_BYTES {
+            return Err(MemError::OutOfRange {
+                addr: self.code,
+                len: code.len() as u64,
+            }
+            .into());
+        }
         let mut image = code.to_vec();
         image.extend_from_slice(&S_ENDPGM);
-        let base = self.arena.alloc(image.len() as u64)?;
-        let result = self.run_placed(base, image, budget);
-        self.arena.free(base)?;
-        result.map(|ran| (base, ran))
+        self.run_placed(self.code, image, budget)
     }
 
     fn run_placed(&mut self, base: u64, image: Vec<u8>, budget: u64) -> Result<u64, BenchError> {

@@ -200,10 +200,13 @@ fn run_file(stem: &str) {
 
 fn run_case(bench: &mut Bench, variant: &Variant, code: &Code, case: &Case) -> Result<(), String> {
     let lanes = if variant.wave64 { 64 } else { 32 };
-    let buffer = bench.buffer();
+    let addrs = state::Addrs {
+        buffer: bench.buffer(),
+        code: bench.code_address(),
+    };
     let mut before = State::noise(lanes);
     for a in &case.inputs {
-        before.write(&a.loc, &a.value, u64::MAX, buffer, None)?;
+        before.write(&a.loc, &a.value, u64::MAX, addrs, None)?;
     }
     before.load_into(bench)?;
     let result = bench.run(&code.bytes, BUDGET);
@@ -224,7 +227,7 @@ fn run_case(bench: &mut Bench, variant: &Variant, code: &Code, case: &Case) -> R
     let mut want = before.clone();
     let exec = before.exec();
     for e in &case.expects {
-        want.write(&e.loc, &e.value, exec, buffer, Some(&after))?;
+        want.write(&e.loc, &e.value, exec, addrs, Some(&after))?;
     }
     let diffs = after.diff(&want);
     if diffs.is_empty() {

@@ -7,6 +7,13 @@ use softgpu_exec::wave::{Lanes, MAX_LANES, NUM_SGPRS, NUM_VGPRS};
 
 use crate::syntax::{Half, Loc, Space, Value};
 
+/// The bench addresses values may name.
+#[derive(Clone, Copy)]
+pub struct Addrs {
+    pub buffer: u64,
+    pub code: u64,
+}
+
 /// MODE as kernels usually start: round to nearest even, f32 and f16/f64
 /// denormals kept, DX10 clamp and IEEE mode on (rsrc1's defaults for
 /// compute kernels built by clang).
@@ -140,13 +147,13 @@ impl State {
         loc: &Loc,
         value: &Value,
         lanes: u64,
-        buffer_addr: u64,
+        addrs: Addrs,
         actual: Option<&State>,
     ) -> Result<(), String> {
         let full = self.full_mask();
         let resolve = |lane: usize| -> Result<u64, String> {
             let got = actual.map(|a| a.read(loc, lane));
-            resolve(value, lane, full, buffer_addr, got)
+            resolve(value, lane, full, addrs, got)
         };
         match Self::lanes_of(loc, lanes) {
             Some(mask) => {
@@ -331,16 +338,17 @@ fn resolve(
     value: &Value,
     lane: usize,
     full: u64,
-    buffer_addr: u64,
+    addrs: Addrs,
     actual: Option<u64>,
 ) -> Result<u64, String> {
     Ok(match value {
         Value::Int(v) => *v,
         Value::AllLanes => full,
         Value::Lane { mul, add } => (lane as u64).wrapping_mul(*mul).wrapping_add(*add),
-        Value::Buffer(off) => buffer_addr + off,
+        Value::Buffer(off) => addrs.buffer + off,
+        Value::Code(off) => addrs.code + off,
         Value::List(items) => {
-            return resolve(&items[lane % items.len()], lane, full, buffer_addr, actual)
+            return resolve(&items[lane % items.len()], lane, full, addrs, actual)
         }
         Value::AnyNan(bits) => {
             let is_nan = |v: u64| match bits {

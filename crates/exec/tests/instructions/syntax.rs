@@ -49,6 +49,7 @@
 //! (likewise `h:`, `d:`) accepts any NaN, for results whose payload the ISA
 //! does not pin down; `all` (every lane of the wave); `lane`, `lane*4`,
 //! `lane*4+16` (per lane); `@buf`, `@buf+16` (the test buffer's address);
+//! `@pc`, `@pc+4` (the address of the block's first instruction);
 //! `[a,b,c]` (per lane, repeated cyclically over the wave).
 
 use std::fmt;
@@ -136,6 +137,8 @@ pub enum Value {
     },
     /// The test buffer's address plus an offset (`@buf+16`).
     Buffer(u64),
+    /// The snippet's address plus an offset (`@pc+4`).
+    Code(u64),
     /// Per-lane values, repeated cyclically over the wave (`[1,2,3]`).
     List(Vec<Value>),
 }
@@ -462,13 +465,18 @@ fn parse_value(s: &str) -> Option<Value> {
     if s == "all" {
         return Some(Value::AllLanes);
     }
-    if let Some(rest) = s.strip_prefix("@buf") {
-        let off = match rest.strip_prefix('+') {
-            Some(o) => num(o)?,
-            None if rest.is_empty() => 0,
-            None => return None,
-        };
-        return Some(Value::Buffer(off));
+    for (name, make) in [
+        ("@buf", Value::Buffer as fn(u64) -> Value),
+        ("@pc", Value::Code),
+    ] {
+        if let Some(rest) = s.strip_prefix(name) {
+            let off = match rest.strip_prefix('+') {
+                Some(o) => num(o)?,
+                None if rest.is_empty() => 0,
+                None => return None,
+            };
+            return Some(make(off));
+        }
     }
     if let Some(rest) = s.strip_prefix("lane") {
         return parse_lane_expr(rest);
