@@ -26,19 +26,42 @@ pub struct Mode {
 }
 
 impl Mode {
-    /// f32 denormals are flushed (inputs and outputs).
+    /// FLOAT_DENORM_MODE for f32: bit 0 keeps input denormals, bit 1 keeps
+    /// output denormals (0 flushes both, 3 neither).
+    fn denorm32(self) -> u32 {
+        (self.bits >> 4) & 3
+    }
+    /// The same for f16 and f64.
+    fn denorm16_64(self) -> u32 {
+        (self.bits >> 6) & 3
+    }
+    /// f32 denormals are flushed on input or output (the plain handlers
+    /// then take the general path).
     #[inline(always)]
     pub fn flush_f32(self) -> bool {
-        (self.bits >> 4) & 3 != 3
+        self.denorm32() != 3
     }
-    /// f16/f64 denormals are flushed.
     #[inline(always)]
-    pub fn flush_f16_f64(self) -> bool {
-        (self.bits >> 6) & 3 != 3
+    pub fn flush_in_f32(self) -> bool {
+        self.denorm32() & 1 == 0
     }
+    #[inline(always)]
+    pub fn flush_out_f32(self) -> bool {
+        self.denorm32() & 2 == 0
+    }
+    #[inline(always)]
+    pub fn flush_in_f16_f64(self) -> bool {
+        self.denorm16_64() & 1 == 0
+    }
+    #[inline(always)]
+    pub fn flush_out_f16_f64(self) -> bool {
+        self.denorm16_64() & 2 == 0
+    }
+    /// DX10 clamp: a clamped NaN becomes 0 (else it stays a NaN).
     pub fn dx10_clamp(self) -> bool {
         self.bits & (1 << 8) != 0
     }
+    /// IEEE mode: min/max quiet signalling NaNs; output modifiers are off.
     pub fn ieee(self) -> bool {
         self.bits & (1 << 9) != 0
     }
@@ -249,28 +272,40 @@ impl Wave {
     }
 
     /// The per-lane values of a 32-bit source: a VGPR by reference, anything
-    /// else splatted into `buf`.
+    /// else (a high half, a scalar, a constant) written into `buf`.
     #[inline(always)]
     pub fn vsrc<'a>(&'a self, op: Operand, buf: &'a mut Lanes) -> &'a Lanes {
         match op {
             Operand::Vgpr(r) => &self.vgpr[r as usize],
+            other => {
+                self.load_src(other, buf);
+                buf
+            }
+        }
+    }
+
+    /// Writes the per-lane values of a 32-bit source into `buf` (the
+    /// wave's lanes; the rest of `buf` is left as it was).
+    #[inline(always)]
+    pub fn load_src(&self, op: Operand, buf: &mut Lanes) {
+        let n = self.lanes;
+        match op {
+            Operand::Vgpr(r) => buf[..n].copy_from_slice(&self.vgpr[r as usize][..n]),
             Operand::VgprHi(r) => {
                 let v = &self.vgpr[r as usize];
-                for l in 0..self.lanes {
+                for l in 0..n {
                     buf[l] = v[l] >> 16;
                 }
-                buf
             }
             other => {
                 // Constant-length fills are a few vector stores; wave32
                 // touches only the half it uses.
                 let v = self.read_s32(other);
-                if self.lanes == 32 {
+                if n == 32 {
                     buf[..32].fill(v);
                 } else {
                     buf.fill(v);
                 }
-                buf
             }
         }
     }

@@ -6,21 +6,29 @@ use softgpu_isa::{Inst, LaneSel, Operand};
 use super::{Env, Exec, Flow, Result, Trap};
 use crate::wave::{Lanes, Wave, MAX_LANES};
 
-/// The lane a DPP16 control reads for lane `l`, or None when out of its row.
+/// The lane a DPP16 control reads for lane `l`, or None when the source
+/// lies outside the lane's row. Every value of the 9-bit field is defined,
+/// not only those the ISA guide and LLVM name:
+/// - shifts and rotates by 0 (0x100, 0x110, 0x120) read the lane itself;
+/// - the controls reserved since GFX10 (GFX9's wave shifts 0x130–0x13f and
+///   row broadcasts 0x142/0x143, and 0x144–0x14f, 0x170–0x1ff) read lane 0
+///   of the lane's row. That is what gfx11 hardware was measured to do for
+///   0x142 (row_bcast:15 lands in lanes 0, 16, 32 and 48 only from
+///   themselves); the other reserved values are assumed to decode alike.
 fn dpp16_source(ctrl: u16, l: usize) -> Option<usize> {
     let row = l & !15;
     let pos = l & 15;
     let n = (ctrl & 0xf) as usize;
     match ctrl {
         0x000..=0x0ff => Some((l & !3) | ((ctrl as usize >> (2 * (l & 3))) & 3)),
-        0x101..=0x10f => (pos + n < 16).then_some(l + n),
-        0x111..=0x11f => (pos >= n).then(|| l - n),
-        0x121..=0x12f => Some(row + ((pos + 16 - n) & 15)),
+        0x100..=0x10f => (pos + n < 16).then_some(l + n),
+        0x110..=0x11f => (pos >= n).then(|| l - n),
+        0x120..=0x12f => Some(row + ((pos + 16 - n) & 15)),
         0x140 => Some(row + 15 - pos),
         0x141 => Some((l & !7) + 7 - (l & 7)),
         0x150..=0x15f => Some(row + n),
         0x160..=0x16f => Some(row + (pos ^ n)),
-        _ => None,
+        _ => Some(row),
     }
 }
 
@@ -260,5 +268,13 @@ mod tests {
         assert_eq!(dpp16_source(0x141, 9), Some(14), "row_half_mirror");
         assert_eq!(dpp16_source(0x153, 20), Some(19), "row_share:3");
         assert_eq!(dpp16_source(0x161, 20), Some(21), "row_xmask:1");
+        // Reserved values (see dpp16_source): shifts by 0 read the lane
+        // itself; the rest read lane 0 of the row, as 0x142 does on gfx11.
+        assert_eq!(dpp16_source(0x100, 5), Some(5));
+        assert_eq!(dpp16_source(0x110, 5), Some(5));
+        assert_eq!(dpp16_source(0x142, 37), Some(32), "GFX9 row_bcast:15");
+        assert_eq!(dpp16_source(0x143, 63), Some(48), "GFX9 row_bcast:31");
+        assert_eq!(dpp16_source(0x130, 3), Some(0), "GFX9 wave_shl:1");
+        assert_eq!(dpp16_source(0x1ff, 20), Some(16));
     }
 }

@@ -169,12 +169,25 @@ fn is_denorm64(x: f64) -> bool {
 /// `v_div_scale_f32`: pre-scales a numerator or denominator so the Newton
 /// iteration of the division sequence cannot overflow or underflow. Returns
 /// the scaled value and the lane's VCC bit, which tells `v_div_fmas` to undo
-/// the scaling. (The ISA guide's tests of a denormal reciprocal compare an
-/// f64 reciprocal and never fire for f32; for f64 they would overflow the
-/// scaled denominator, and hardware is reported not to take them.)
-pub fn div_scale32(s0: f32, den: f32, num: f32) -> (f32, bool) {
+/// the scaling. The rules follow the ISA guide's definition with what gfx11
+/// hardware was measured to do where they differ (in its flush-denormals
+/// mode, which `denorm_out` = false is):
+/// - a zero numerator or denominator (a flushed denormal is one) gives NaN
+///   with VCC set;
+/// - the guide's tests of a denormal reciprocal compare an f64 reciprocal
+///   with the f64 denormal range and never fire for f32;
+/// - a quotient below the normal range sets VCC; with output denormals kept
+///   the numerator is scaled up (so `div_fmas` scales back with one
+///   rounding and the sequence stays exact), when they are flushed hardware
+///   leaves S0 as it is (the quotient flushes to zero either way);
+/// - a tiny numerator (exponent ≤ 23) scales S0 up; hardware was measured
+///   to set VCC then in flush mode (`div_fmas` undoing a scale applied to
+///   both operands is what flushed division gets). With denormals kept the
+///   guide's rule stands: both scaled, no VCC, the quotient unchanged. (No
+///   measurement exists for that mode; the exact sequence needs it.)
+pub fn div_scale32(s0: f32, den: f32, num: f32, denorm_out: bool) -> (f32, bool) {
     if num == 0.0 || den == 0.0 {
-        return (f32::NAN, false);
+        return (f32::NAN, true);
     }
     if exp32(num) - exp32(den) >= 96 {
         // Quotient near overflow: scale the denominator up.
@@ -184,20 +197,21 @@ pub fn div_scale32(s0: f32, den: f32, num: f32) -> (f32, bool) {
         return (ldexp32(s0, 64), false);
     }
     if ((num as f64) / (den as f64)).abs() < f32::MIN_POSITIVE as f64 {
-        // Quotient below the normal range: scale the numerator up, and
-        // div_fmas scales back with a single rounding.
-        return (if s0 == num { ldexp32(s0, 64) } else { s0 }, true);
+        let scale = denorm_out && s0 == num;
+        return (if scale { ldexp32(s0, 64) } else { s0 }, true);
     }
     if exp32(num) <= 23 {
         // Numerator tiny: scale both up.
-        return (ldexp32(s0, 64), false);
+        return (ldexp32(s0, 64), !denorm_out);
     }
     (s0, false)
 }
 
-pub fn div_scale64(s0: f64, den: f64, num: f64) -> (f64, bool) {
+/// `v_div_scale_f64`, by the rules of [`div_scale32`] (thresholds 768,
+/// 2^128 and 53; `denorm_out` from the f16/f64 denormal mode).
+pub fn div_scale64(s0: f64, den: f64, num: f64, denorm_out: bool) -> (f64, bool) {
     if num == 0.0 || den == 0.0 {
-        return (f64::NAN, false);
+        return (f64::NAN, true);
     }
     if exp64(num) - exp64(den) >= 768 {
         return (if s0 == den { ldexp64(s0, 128) } else { s0 }, true);
@@ -206,10 +220,11 @@ pub fn div_scale64(s0: f64, den: f64, num: f64) -> (f64, bool) {
         return (ldexp64(s0, 128), false);
     }
     if (num / den).abs() < f64::MIN_POSITIVE {
-        return (if s0 == num { ldexp64(s0, 128) } else { s0 }, true);
+        let scale = denorm_out && s0 == num;
+        return (if scale { ldexp64(s0, 128) } else { s0 }, true);
     }
     if exp64(num) <= 53 {
-        return (ldexp64(s0, 128), false);
+        return (ldexp64(s0, 128), !denorm_out);
     }
     (s0, false)
 }
@@ -284,7 +299,7 @@ pub fn div_fixup64(q: f64, den: f64, num: f64) -> f64 {
     signed(q)
 }
 
-fn quiet(x: f32) -> f32 {
+pub fn quiet(x: f32) -> f32 {
     f32::from_bits(x.to_bits() | 0x0040_0000)
 }
 
@@ -320,8 +335,13 @@ pub fn frexp64(x: f64) -> (f64, i32) {
     (m, e + bias)
 }
 
-/// `v_fract`: x - floor(x), clamped below 1.
+/// `v_fract`: x - floor(x), kept below 1 (the largest float under 1 is
+/// what a tiny negative input rounds to); infinities give NaN and a NaN
+/// stays a NaN, quieted (Rust's `min` would drop it).
 pub fn fract32(x: f32) -> f32 {
+    if x.is_nan() {
+        return quiet(x);
+    }
     if x.is_infinite() {
         return f32::NAN;
     }
@@ -329,10 +349,33 @@ pub fn fract32(x: f32) -> f32 {
 }
 
 pub fn fract64(x: f64) -> f64 {
+    if x.is_nan() {
+        return f64::from_bits(x.to_bits() | 0x0008_0000_0000_0000);
+    }
     if x.is_infinite() {
         return f64::NAN;
     }
     (x - x.floor()).min(f64::from_bits(0x3fef_ffff_ffff_ffff))
+}
+
+/// `v_fract_f16`, by the same rules.
+pub fn fract16(x: f32) -> f32 {
+    if x.is_nan() || x.is_infinite() {
+        return fract32(x);
+    }
+    (x - x.floor()).min(0.999_511_7)
+}
+
+/// `v_mullit_f32` (a legacy lighting multiply): S0 × S1, or −MAX_FLOAT
+/// when the guard says the product is not wanted: S1 is −MAX_FLOAT, −inf
+/// or NaN, or S2 is not positive (≤ 0 or NaN).
+pub fn mullit(a: f32, b: f32, c: f32) -> f32 {
+    let unwanted = b == -f32::MAX || b == f32::NEG_INFINITY || b.is_nan() || !(c > 0.0);
+    if unwanted {
+        -f32::MAX
+    } else {
+        a * b
+    }
 }
 
 /// Float → int conversions saturate and map NaN to 0, as the hardware does.
@@ -363,8 +406,8 @@ mod tests {
 
     fn divide(n: f32, dn: f32) -> f32 {
         // The sequence clang emits for a correctly rounded f32 division.
-        let (den, _) = div_scale32(dn, dn, n);
-        let (num, vcc) = div_scale32(n, dn, n);
+        let (den, _) = div_scale32(dn, dn, n, true);
+        let (num, vcc) = div_scale32(n, dn, n, true);
         let r = 1.0 / den;
         let e = (-den).mul_add(r, 1.0);
         let r = e.mul_add(r, r);

@@ -171,16 +171,22 @@ fn table() -> &'static HashMap<&'static str, Exec> {
 }
 
 /// The cheapest exact handler for this decoded instruction: a plain variant
-/// when it has no modifiers and only 32-bit operands, else the general one.
+/// when it has no modifiers and only 32-bit operands, a saturating one for
+/// an integer op with clamp, else the general one.
 pub fn handler_for(inst: &Inst) -> Option<Exec> {
     static PLAIN: OnceLock<HashMap<&'static str, Exec>> = OnceLock::new();
+    static SATURATING: OnceLock<HashMap<&'static str, Exec>> = OnceLock::new();
     let plain = PLAIN.get_or_init(|| valu::plain_table().iter().copied().collect());
-    if valu::is_plain(inst) {
-        if let Some(&exec) = plain.get(inst.op.name()) {
-            return Some(exec);
-        }
-    }
-    handler(inst.op)
+    let saturating = SATURATING.get_or_init(|| valu::saturating_table().iter().copied().collect());
+    let name = inst.op.name();
+    let special = if valu::is_plain(inst) {
+        plain.get(name)
+    } else if inst.mods.clamp {
+        saturating.get(name)
+    } else {
+        None
+    };
+    special.copied().or_else(|| handler(inst.op))
 }
 
 /// The handler for an opcode, if the executor implements it.

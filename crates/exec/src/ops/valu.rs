@@ -19,6 +19,40 @@ pub type LaneFn64 = fn(u64, u64, u64) -> u64;
 
 static ZERO: Lanes = [0; MAX_LANES];
 
+/// The destination range of an integer op. Such an op's lane function
+/// gives its exact result; without clamp the op writes the low bits, with
+/// VOP3's clamp bit it saturates to the range ("for integer operations,
+/// clamp means the result is clamped to the largest and smallest
+/// representable value").
+#[derive(Clone, Copy)]
+pub(crate) enum Range {
+    U16,
+    I16,
+    U32,
+    I32,
+}
+
+impl Range {
+    #[inline(always)]
+    pub(crate) fn wrap(self, v: i64) -> u32 {
+        match self {
+            Range::U16 | Range::I16 => v as u32 & 0xffff,
+            Range::U32 | Range::I32 => v as u32,
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn saturate(self, v: i64) -> u32 {
+        let (lo, hi) = match self {
+            Range::U16 => (0, 0xffff),
+            Range::I16 => (i16::MIN as i64, i16::MAX as i64),
+            Range::U32 => (0, u32::MAX as i64),
+            Range::I32 => (i32::MIN as i64, i32::MAX as i64),
+        };
+        self.wrap(v.clamp(lo, hi))
+    }
+}
+
 /// Fetches 32-bit source `k` for every lane, with its modifiers applied.
 #[inline(always)]
 pub(crate) fn fetch<'a>(w: &'a Wave, i: &Inst, k: usize, ty: Ty, buf: &'a mut Lanes) -> &'a Lanes {
@@ -37,7 +71,7 @@ pub(crate) fn fetch<'a>(w: &'a Wave, i: &Inst, k: usize, ty: Ty, buf: &'a mut La
     let bit = 1u8 << k;
     let half = matches!(ty, Ty::F16 | Ty::B16 | Ty::BF16) && i.mods.opsel & bit != 0;
     let float_mods = (i.mods.abs | i.mods.neg) & bit != 0;
-    let flush = ty == Ty::F32 && w.mode.flush_f32();
+    let flush = ty == Ty::F32 && w.mode.flush_in_f32();
     let has_dpp = k == 0 && i.lane_sel != LaneSel::None;
     if !(half || float_mods || flush || has_dpp) {
         return w.vsrc(op, buf);
@@ -45,9 +79,7 @@ pub(crate) fn fetch<'a>(w: &'a Wave, i: &Inst, k: usize, ty: Ty, buf: &'a mut La
     if has_dpp {
         cross_lane::dpp_fetch(w, op, i.lane_sel, buf);
     } else {
-        let src = w.vsrc(op, &mut *buf);
-        let src: &Lanes = unsafe { &*(src as *const Lanes) };
-        buf[..n].copy_from_slice(&src[..n]);
+        w.load_src(op, buf);
     }
     if half {
         buf[..n].iter_mut().for_each(|v| *v >>= 16);
@@ -85,45 +117,80 @@ pub(crate) fn write_mask(w: &Wave, i: &Inst) -> u64 {
     }
 }
 
-/// Applies clamp and omod to float results, by destination type.
+/// The output modifier's factors: none, ×2, ×4, ÷2.
+const OMOD: [f32; 4] = [1.0, 2.0, 4.0, 0.5];
+
+/// Whether the output modifier applies: hardware ignores it in IEEE mode
+/// and when the result type keeps output denormals (RDNA3 ISA, VOP3
+/// output modifiers; the rule as AMD described it in LLVM review D30209).
+#[inline(always)]
+fn omod_applies(w: &Wave, i: &Inst, flush_out: bool) -> bool {
+    i.mods.omod != 0 && !w.mode.ieee() && flush_out
+}
+
+/// What omod scales: a denormal result flushed, and −0 made +0 first.
+#[inline(always)]
+fn before_omod(x: f64, min_normal: f64) -> f64 {
+    if x.abs() < min_normal {
+        0.0
+    } else {
+        x
+    }
+}
+
+/// Applies omod and clamp to float results, by destination type, then
+/// flushes output denormals as MODE asks.
 #[inline(always)]
 fn output_mods(w: &Wave, i: &Inst, ty: Ty, res: &mut Lanes) {
     let n = w.lanes;
+    let dx10 = w.mode.dx10_clamp();
     match ty {
         Ty::F32 => {
-            if i.mods.omod != 0 {
-                let scale = [1.0f32, 2.0, 4.0, 0.5][i.mods.omod as usize & 3];
-                res[..n]
-                    .iter_mut()
-                    .for_each(|v| *v = (f(*v) * scale).to_bits());
+            let flush = w.mode.flush_out_f32();
+            if omod_applies(w, i, flush) {
+                let scale = OMOD[i.mods.omod as usize & 3] as f64;
+                res[..n].iter_mut().for_each(|v| {
+                    *v = ((before_omod(f(*v) as f64, f32::MIN_POSITIVE as f64) * scale) as f32)
+                        .to_bits()
+                });
             }
             if i.mods.clamp {
                 res[..n]
                     .iter_mut()
-                    .for_each(|v| *v = clamp01(f(*v)).to_bits());
+                    .for_each(|v| *v = clamp01(f(*v), dx10).to_bits());
             }
-            if w.mode.flush_f32() {
+            if flush {
                 res[..n].iter_mut().for_each(|v| *v = flush32(*v));
             }
         }
         Ty::F16 => {
-            if i.mods.omod != 0 {
-                let scale = [1.0f32, 2.0, 4.0, 0.5][i.mods.omod as usize & 3];
-                res[..n].iter_mut().for_each(|v| *v = to_h(h(*v) * scale));
+            if omod_applies(w, i, w.mode.flush_out_f16_f64()) {
+                let scale = OMOD[i.mods.omod as usize & 3] as f64;
+                res[..n]
+                    .iter_mut()
+                    .for_each(|v| *v = d_to_h(before_omod(h(*v) as f64, 6.103_515_625e-5) * scale));
             }
             if i.mods.clamp {
-                res[..n].iter_mut().for_each(|v| *v = to_h(clamp01(h(*v))));
+                res[..n]
+                    .iter_mut()
+                    .for_each(|v| *v = to_h(clamp01(h(*v), dx10)));
             }
         }
         _ => {}
     }
 }
 
-fn clamp01(x: f32) -> f32 {
-    if x.is_nan() {
-        0.0
-    } else {
-        x.clamp(0.0, 1.0)
+/// VOP3 clamp of a float result to [0, 1]; a NaN becomes 0 under DX10
+/// clamp and stays a (quiet) NaN otherwise.
+fn clamp01(x: f32, dx10: bool) -> f32 {
+    clamp01_64(x as f64, dx10) as f32
+}
+
+fn clamp01_64(x: f64, dx10: bool) -> f64 {
+    match (x.is_nan(), dx10) {
+        (true, true) => 0.0,
+        (true, false) => f64::from_bits(x.to_bits() | 1 << 51),
+        _ => x.clamp(0.0, 1.0),
     }
 }
 
@@ -292,7 +359,7 @@ pub(crate) fn fetch64(w: &Wave, i: &Inst, k: usize, ty: Ty, out: &mut [u64; MAX_
                 }
             }
         }
-        if ty == Ty::F64 && w.mode.flush_f16_f64() {
+        if ty == Ty::F64 && w.mode.flush_in_f16_f64() {
             out[..n].iter_mut().for_each(|v| *v = flush64(*v));
         }
     } else {
@@ -343,24 +410,26 @@ pub fn vop64(w: &mut Wave, i: &Inst, f: impl Fn(u64, u64, u64) -> u64) -> Result
 
 fn output_mods64(w: &Wave, i: &Inst, v: u64) -> u64 {
     let mut x = d(v);
-    if i.mods.omod != 0 {
-        x *= [1.0, 2.0, 4.0, 0.5][i.mods.omod as usize & 3];
+    let flush = w.mode.flush_out_f16_f64();
+    if omod_applies(w, i, flush) {
+        x = before_omod(x, f64::MIN_POSITIVE) * OMOD[i.mods.omod as usize & 3] as f64;
     }
     if i.mods.clamp {
-        x = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+        x = clamp01_64(x, w.mode.dx10_clamp());
     }
-    let bits = x.to_bits();
-    if w.mode.flush_f16_f64() {
-        flush64(bits)
+    if flush {
+        flush64(x.to_bits())
     } else {
-        bits
+        x.to_bits()
     }
 }
 
 /// VOP3SD and carry forms: a 32-bit result plus a per-lane carry/borrow
-/// written to a lane mask (`dst[1]`). `src[2]` is the carry-in mask, if any.
+/// written to a lane mask (`dst[1]`). `src[2]` is the carry-in mask, if
+/// any. `f` gives the exact result: outside [0, 2^32) it carries or
+/// borrows, and with clamp it saturates instead of wrapping.
 #[inline(always)]
-fn carry(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32, bool) -> (u32, bool)) -> Result {
+fn carry(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32, bool) -> i64) -> Result {
     let n = w.lanes;
     let (mut b0, mut b1) = ([0u32; MAX_LANES], [0u32; MAX_LANES]);
     let a = fetch(w, i, 0, Ty::B32, &mut b0);
@@ -374,17 +443,23 @@ fn carry(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32, bool) -> (u32, bool)) -> R
     let mut res = [0u32; MAX_LANES];
     let mut cout = 0u64;
     for l in 0..n {
-        let (r, c) = f(a[l], b[l], cin >> l & 1 != 0);
-        res[l] = r;
-        cout |= (c as u64) << l;
+        let exact = f(a[l], b[l], cin >> l & 1 != 0);
+        res[l] = if i.mods.clamp {
+            Range::U32.saturate(exact)
+        } else {
+            Range::U32.wrap(exact)
+        };
+        cout |= (!(0..=u32::MAX as i64).contains(&exact) as u64) << l;
     }
     w.write_v32(i.dst[0], &res, exec);
-    let old = w.read_mask(i.dst[1]);
-    w.write_mask(i.dst[1], (cout & exec) | (old & !exec));
+    // Lanes the instruction does not write get 0 in the mask, as compares
+    // give them: clang reads such a mask back as a uniform carry.
+    w.write_mask(i.dst[1], cout & exec);
     Ok(Flow::Next)
 }
 
-/// `v_mad_u64_u32` / `v_mad_i64_i32`: 64-bit result and a carry-out mask.
+/// `v_mad_u64_u32` / `v_mad_i64_i32`: 64-bit result and a carry-out mask
+/// (the product-sum leaves the 64-bit range); clamp saturates.
 fn mad64(w: &mut Wave, i: &Inst, signed: bool) -> Result {
     let n = w.lanes;
     let (mut b0, mut b1) = ([0u32; MAX_LANES], [0u32; MAX_LANES]);
@@ -397,23 +472,30 @@ fn mad64(w: &mut Wave, i: &Inst, signed: bool) -> Result {
         return Ok(Flow::Next);
     };
     let r = r as usize;
+    let (lo, hi) = if signed {
+        (i64::MIN as i128, i64::MAX as i128)
+    } else {
+        (0, u64::MAX as i128)
+    };
     let mut cout = 0u64;
     for l in 0..n {
-        let (v, o) = if signed {
-            let p = a[l] as i32 as i128 * b[l] as i32 as i128 + c[l] as i64 as i128;
-            (p as u64, p < i64::MIN as i128 || p > i64::MAX as i128)
+        let exact = if signed {
+            a[l] as i32 as i128 * b[l] as i32 as i128 + c[l] as i64 as i128
         } else {
-            let p = a[l] as u128 * b[l] as u128 + c[l] as u128;
-            (p as u64, p >> 64 != 0)
+            a[l] as i128 * b[l] as i128 + c[l] as i128
         };
+        let v = if i.mods.clamp {
+            exact.clamp(lo, hi)
+        } else {
+            exact
+        } as u64;
         if exec >> l & 1 != 0 {
             w.vgpr[r][l] = v as u32;
             w.vgpr[(r + 1) % w.vgpr.len()][l] = (v >> 32) as u32;
         }
-        cout |= (o as u64) << l;
+        cout |= (!(lo..=hi).contains(&exact) as u64) << l;
     }
-    let old = w.read_mask(i.dst[1]);
-    w.write_mask(i.dst[1], (cout & exec) | (old & !exec));
+    w.write_mask(i.dst[1], cout & exec);
     Ok(Flow::Next)
 }
 
@@ -424,10 +506,11 @@ fn div_scale_f32(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
     let s1 = *fetch(w, i, 1, Ty::F32, &mut b1);
     let s2 = *fetch(w, i, 2, Ty::F32, &mut b2);
     let exec = w.exec();
+    let denorm_out = !w.mode.flush_out_f32();
     let mut res = [0u32; MAX_LANES];
     let mut vcc = 0u64;
     for l in 0..n {
-        let (v, c) = div_scale32(f(s0[l]), f(s1[l]), f(s2[l]));
+        let (v, c) = div_scale32(f(s0[l]), f(s1[l]), f(s2[l]), denorm_out);
         res[l] = v.to_bits();
         vcc |= (c as u64) << l;
     }
@@ -443,13 +526,14 @@ fn div_scale_f64(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
     fetch64(w, i, 1, Ty::F64, &mut s1);
     fetch64(w, i, 2, Ty::F64, &mut s2);
     let exec = w.exec();
+    let denorm_out = !w.mode.flush_out_f16_f64();
     let Operand::Vgpr(r) = i.dst[0] else {
         return Ok(Flow::Next);
     };
     let r = r as usize;
     let mut vcc = 0u64;
     for l in 0..n {
-        let (v, c) = div_scale64(d(s0[l]), d(s1[l]), d(s2[l]));
+        let (v, c) = div_scale64(d(s0[l]), d(s1[l]), d(s2[l]), denorm_out);
         if exec >> l & 1 != 0 {
             w.vgpr[r][l] = v.to_bits() as u32;
             w.vgpr[r + 1][l] = (v.to_bits() >> 32) as u32;
@@ -553,7 +637,8 @@ fn packed(w: &mut Wave, i: &Inst, float: bool, f: impl Fn(u32, u32, u32) -> u32)
         let lo = f(halves[0][l], halves[2][l], halves[4][l]) & 0xffff;
         let hi = f(halves[1][l], halves[3][l], halves[5][l]) & 0xffff;
         res[l] = if float && i.mods.clamp {
-            to_h(clamp01(h(lo))) | to_h(clamp01(h(hi))) << 16
+            let dx10 = w.mode.dx10_clamp();
+            to_h(clamp01(h(lo), dx10)) | to_h(clamp01(h(hi), dx10)) << 16
         } else {
             lo | hi << 16
         };
@@ -576,9 +661,10 @@ fn dot2(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result {
         res[l] = f(apply_neg_pk(a[l], i, 0), apply_neg_pk(b[l], i, 1), c[l]);
     }
     if i.mods.clamp {
+        let dx10 = w.mode.dx10_clamp();
         res[..n]
             .iter_mut()
-            .for_each(|v| *v = clamp01(f32::from_bits(*v)).to_bits());
+            .for_each(|v| *v = clamp01(f32::from_bits(*v), dx10).to_bits());
     }
     let exec = w.exec();
     w.write_v32(i.dst[0], &res, exec);
@@ -643,12 +729,14 @@ fn perm(s0: u32, s1: u32, sel: u32) -> u32 {
     })
 }
 
-fn sad_u8(a: u32, b: u32, c: u32) -> u32 {
-    (0..4).fold(c, |acc, k| {
-        acc.wrapping_add(
-            (((a >> (8 * k)) & 0xff) as i32 - ((b >> (8 * k)) & 0xff) as i32).unsigned_abs(),
-        )
-    })
+/// The sum of the byte-wise absolute differences of `a` and `b`; `masked`
+/// (the `msad` forms) skips bytes where the reference `b` is zero.
+fn sad_bytes(a: u32, b: u32, masked: bool) -> i64 {
+    (0..4)
+        .map(|k| ((a >> (8 * k)) & 0xff, (b >> (8 * k)) & 0xff))
+        .filter(|&(_, y)| !(masked && y == 0))
+        .map(|(x, y)| (x as i64 - y as i64).abs())
+        .sum()
 }
 
 fn cvt_pk_u8(v: f32, byte: u32, acc: u32) -> u32 {
@@ -657,6 +745,7 @@ fn cvt_pk_u8(v: f32, byte: u32, acc: u32) -> u32 {
     (acc & !(0xff << b)) | x << b
 }
 
+/// The exact product of the sign-extended low 24 bits of `a` and `b`.
 fn mul_i24(a: u32, b: u32) -> i64 {
     ((a << 8) as i32 >> 8) as i64 * ((b << 8) as i32 >> 8) as i64
 }
@@ -665,13 +754,27 @@ fn fa(x: u32) -> f32 {
     f(x)
 }
 
+/// The lane function of a table entry: as written, or, for an integer op
+/// given with its destination range, the exact result's low bits.
+macro_rules! lane {
+    ($f:expr) => {
+        $f
+    };
+    ($f:expr, $range:ident) => {
+        move |a: u32, b: u32, c: u32| Range::$range.wrap(($f)(a, b, c))
+    };
+}
+
 macro_rules! ops32 {
-    ($($name:literal => $f:expr,)*) => {
+    ($($name:literal $([$range:ident])? => $f:expr,)*) => {
         /// Pure per-lane 32-bit instructions: name and lane function.
-        pub const LANE_OPS: &[(&str, LaneFn)] = &[$(($name, (|a: &Lanes, b: &Lanes, c: &Lanes, r: &mut Lanes, n: usize| each($f)(a, b, c, r, n)) as LaneFn),)*];
-        const TABLE32: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, env: &mut Env, i: &Inst| vop(w, env, i, $f)) as Exec),)*];
+        pub const LANE_OPS: &[(&str, LaneFn)] = &[$(($name, (|a: &Lanes, b: &Lanes, c: &Lanes, r: &mut Lanes, n: usize| each(lane!($f $(, $range)?))(a, b, c, r, n)) as LaneFn),)*];
+        const TABLE32: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, env: &mut Env, i: &Inst| vop(w, env, i, lane!($f $(, $range)?))) as Exec),)*];
         /// The same instructions' handlers for the plain case (see `vop_plain`).
-        const TABLE32_PLAIN: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, env: &mut Env, i: &Inst| vop_plain(w, env, i, $f)) as Exec),)*];
+        const TABLE32_PLAIN: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, env: &mut Env, i: &Inst| vop_plain(w, env, i, lane!($f $(, $range)?))) as Exec),)*];
+        /// Handlers of the integer ops whose clamp bit saturates the exact
+        /// result to the destination range (bound when clamp is set).
+        const TABLE32_SATURATING: &[(&str, Exec)] = &[$($(($name, (|w: &mut Wave, env: &mut Env, i: &Inst| vop(w, env, i, move |a: u32, b: u32, c: u32| Range::$range.saturate(($f)(a, b, c)))) as Exec),)?)*];
     };
 }
 
@@ -682,8 +785,29 @@ macro_rules! ops64 {
 }
 
 macro_rules! pk {
-    ($($name:literal, $float:expr => $f:expr,)*) => {
-        const TABLE_PK: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, _: &mut Env, i: &Inst| packed(w, i, $float, $f)) as Exec),)*];
+    ($($name:literal, $float:expr $(, [$range:ident])? => $f:expr,)*) => {
+        const TABLE_PK: &[(&str, Exec)] = &[$(($name, pk_handler!($float, $f $(, $range)?)),)*];
+    };
+}
+
+/// A packed op's handler: float and bitwise ops as written; integer ops
+/// given with their half's range wrap, or saturate under clamp.
+macro_rules! pk_handler {
+    ($float:expr, $f:expr) => {
+        (|w: &mut Wave, _: &mut Env, i: &Inst| packed(w, i, $float, $f)) as Exec
+    };
+    ($float:expr, $f:expr, $range:ident) => {
+        (|w: &mut Wave, _: &mut Env, i: &Inst| {
+            if i.mods.clamp {
+                packed(w, i, $float, move |a, b, c| {
+                    Range::$range.saturate(($f)(a, b, c))
+                })
+            } else {
+                packed(w, i, $float, move |a, b, c| {
+                    Range::$range.wrap(($f)(a, b, c))
+                })
+            }
+        }) as Exec
     };
 }
 
@@ -745,7 +869,7 @@ ops32! {
     "v_ceil_f16" => |a, _, _| to_h(h(a).ceil()),
     "v_trunc_f16" => |a, _, _| to_h(h(a).trunc()),
     "v_rndne_f16" => |a, _, _| to_h(h(a).round_ties_even()),
-    "v_fract_f16" => |a, _, _| { let x = h(a); to_h((x - x.floor()).min(0.999_511_7)) },
+    "v_fract_f16" => |a, _, _| to_h(fract16(h(a))),
     "v_frexp_mant_f16" => |a, _, _| to_h(frexp_mant32(h(a))),
     "v_frexp_exp_i16_f16" => |a, _, _| frexp_exp32(h(a)) as u32 & 0xffff,
     "v_cvt_norm_i16_f16" => |a, _, _| ((h(a).clamp(-1.0, 1.0) * 32767.0).round_ties_even() as i16) as u16 as u32,
@@ -760,9 +884,9 @@ ops32! {
     "v_mul_f32" => |a, b, _| (fa(a) * fa(b)).to_bits(),
     "v_mul_dx9_zero_f32" => |a, b, _| if fa(a) == 0.0 || fa(b) == 0.0 { 0 } else { (fa(a) * fa(b)).to_bits() },
     "v_fmac_dx9_zero_f32" => |a, b, c| if fa(a) == 0.0 || fa(b) == 0.0 { c } else { fa(a).mul_add(fa(b), fa(c)).to_bits() },
-    "v_mul_i32_i24" => |a, b, _| mul_i24(a, b) as u32,
+    "v_mul_i32_i24" [I32] => |a, b, _| mul_i24(a, b),
     "v_mul_hi_i32_i24" => |a, b, _| (mul_i24(a, b) >> 32) as u32,
-    "v_mul_u32_u24" => |a, b, _| ((a & 0xff_ffff) as u64 * (b & 0xff_ffff) as u64) as u32,
+    "v_mul_u32_u24" [U32] => |a, b, _| (a & 0xff_ffff) as i64 * (b & 0xff_ffff) as i64,
     "v_mul_hi_u32_u24" => |a, b, _| (((a & 0xff_ffff) as u64 * (b & 0xff_ffff) as u64) >> 32) as u32,
     "v_min_f32" => |a, b, _| min32(fa(a), fa(b)).to_bits(),
     "v_max_f32" => |a, b, _| max32(fa(a), fa(b)).to_bits(),
@@ -777,11 +901,11 @@ ops32! {
     "v_or_b32" => |a, b, _| a | b,
     "v_xor_b32" => |a, b, _| a ^ b,
     "v_xnor_b32" => |a, b, _| !(a ^ b),
-    "v_add_nc_u32" => |a, b, _| a.wrapping_add(b),
-    "v_sub_nc_u32" => |a, b, _| a.wrapping_sub(b),
-    "v_subrev_nc_u32" => |a, b, _| b.wrapping_sub(a),
-    "v_add_nc_i32" => |a, b, _| a.wrapping_add(b),
-    "v_sub_nc_i32" => |a, b, _| a.wrapping_sub(b),
+    "v_add_nc_u32" [U32] => |a, b, _| a as i64 + b as i64,
+    "v_sub_nc_u32" [U32] => |a, b, _| a as i64 - b as i64,
+    "v_subrev_nc_u32" [U32] => |a, b, _| b as i64 - a as i64,
+    "v_add_nc_i32" [I32] => |a, b, _| a as i32 as i64 + b as i32 as i64,
+    "v_sub_nc_i32" [I32] => |a, b, _| a as i32 as i64 - b as i32 as i64,
     "v_fmac_f32" => |a, b, c| fa(a).mul_add(fa(b), fa(c)).to_bits(),
     "v_fmamk_f32" => |a, b, c| fa(a).mul_add(fa(b), fa(c)).to_bits(),
     "v_fmaak_f32" => |a, b, c| fa(a).mul_add(fa(b), fa(c)).to_bits(),
@@ -798,10 +922,10 @@ ops32! {
     "v_max_f16" => |a, b, _| to_h(max32(h(a), h(b))),
     "v_min_f16" => |a, b, _| to_h(min32(h(a), h(b))),
     "v_ldexp_f16" => |a, b, _| to_h(ldexp32(h(a), (b as i16 as i32).clamp(-64, 64))),
-    "v_add_nc_u16" => |a, b, _| a.wrapping_add(b) & 0xffff,
-    "v_sub_nc_u16" => |a, b, _| a.wrapping_sub(b) & 0xffff,
-    "v_add_nc_i16" => |a, b, _| a.wrapping_add(b) & 0xffff,
-    "v_sub_nc_i16" => |a, b, _| a.wrapping_sub(b) & 0xffff,
+    "v_add_nc_u16" [U16] => |a, b, _| (a & 0xffff) as i64 + (b & 0xffff) as i64,
+    "v_sub_nc_u16" [U16] => |a, b, _| (a & 0xffff) as i64 - (b & 0xffff) as i64,
+    "v_add_nc_i16" [I16] => |a, b, _| a as i16 as i64 + b as i16 as i64,
+    "v_sub_nc_i16" [I16] => |a, b, _| a as i16 as i64 - b as i16 as i64,
     "v_mul_lo_u16" => |a, b, _| a.wrapping_mul(b) & 0xffff,
     "v_lshlrev_b16" => |a, b, _| (b << (a & 15)) & 0xffff,
     "v_lshrrev_b16" => |a, b, _| (b & 0xffff) >> (a & 15),
@@ -810,10 +934,10 @@ ops32! {
     "v_min_u16" => |a, b, _| (a & 0xffff).min(b & 0xffff),
     "v_max_i16" => |a, b, _| (a as i16).max(b as i16) as u16 as u32,
     "v_min_i16" => |a, b, _| (a as i16).min(b as i16) as u16 as u32,
-    "v_mad_u16" => |a, b, c| a.wrapping_mul(b).wrapping_add(c) & 0xffff,
-    "v_mad_i16" => |a, b, c| a.wrapping_mul(b).wrapping_add(c) & 0xffff,
-    "v_mad_u32_u16" => |a, b, c| (a & 0xffff).wrapping_mul(b & 0xffff).wrapping_add(c),
-    "v_mad_i32_i16" => |a, b, c| ((a as i16 as i32).wrapping_mul(b as i16 as i32) as u32).wrapping_add(c),
+    "v_mad_u16" [U16] => |a, b, c| (a & 0xffff) as i64 * (b & 0xffff) as i64 + (c & 0xffff) as i64,
+    "v_mad_i16" [I16] => |a, b, c| a as i16 as i64 * b as i16 as i64 + c as i16 as i64,
+    "v_mad_u32_u16" [U32] => |a, b, c| (a & 0xffff) as i64 * (b & 0xffff) as i64 + c as i64,
+    "v_mad_i32_i16" [I32] => |a, b, c| a as i16 as i64 * b as i16 as i64 + c as i32 as i64,
     "v_pack_b32_f16" => |a, b, _| (a & 0xffff) | (b & 0xffff) << 16,
     "v_cvt_pk_i16_i32" => |a, b, _| ((a as i32).clamp(-32768, 32767) as u16 as u32) | ((b as i32).clamp(-32768, 32767) as u16 as u32) << 16,
     "v_cvt_pk_u16_u32" => |a, b, _| a.min(0xffff) | b.min(0xffff) << 16,
@@ -823,10 +947,11 @@ ops32! {
     "v_cvt_pk_norm_u16_f16" => |a, b, _| norm_u16(h(a)) | norm_u16(h(b)) << 16,
     // VOP3-only
     "v_fma_f32" => |a, b, c| fa(a).mul_add(fa(b), fa(c)).to_bits(),
+    "v_mullit_f32" => |a, b, c| mullit(fa(a), fa(b), fa(c)).to_bits(),
     "v_fma_dx9_zero_f32" => |a, b, c| if fa(a) == 0.0 || fa(b) == 0.0 { c } else { fa(a).mul_add(fa(b), fa(c)).to_bits() },
     // 24×24-bit products overflow 32 bits: the low half is the result.
-    "v_mad_u32_u24" => |a, b, c| (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff).wrapping_add(c),
-    "v_mad_i32_i24" => |a, b, c| (mul_i24(a, b) as u32).wrapping_add(c),
+    "v_mad_u32_u24" [U32] => |a, b, c| (a & 0xff_ffff) as i64 * (b & 0xff_ffff) as i64 + c as i64,
+    "v_mad_i32_i24" [I32] => |a, b, c| mul_i24(a, b) + c as i32 as i64,
     "v_bfe_u32" => |a, b, c| bfe_u(a, b, c),
     "v_bfe_i32" => |a, b, c| bfe_i(a, b, c),
     "v_bfi_b32" => |a, b, c| (a & b) | (!a & c),
@@ -859,11 +984,11 @@ ops32! {
     "v_minmax_u32" => |a, b, c| a.min(b).max(c),
     "v_maxmin_i32" => |a, b, c| (a as i32).max(b as i32).min(c as i32) as u32,
     "v_minmax_i32" => |a, b, c| (a as i32).min(b as i32).max(c as i32) as u32,
-    "v_sad_u8" => |a, b, c| sad_u8(a, b, c),
-    "v_sad_hi_u8" => |a, b, c| (sad_u8(a, b, 0) << 16).wrapping_add(c),
-    "v_sad_u16" => |a, b, c| c.wrapping_add(((a & 0xffff) as i32 - (b & 0xffff) as i32).unsigned_abs()).wrapping_add(((a >> 16) as i32 - (b >> 16) as i32).unsigned_abs()),
-    "v_sad_u32" => |a, b, c| ((a as i64 - b as i64).unsigned_abs() as u32).wrapping_add(c),
-    "v_msad_u8" => |a, b, c| msad_u8(a, b, c),
+    "v_sad_u8" [U32] => |a, b, c| sad_bytes(a, b, false) + c as i64,
+    "v_sad_hi_u8" [U32] => |a, b, c| (sad_bytes(a, b, false) << 16) + c as i64,
+    "v_sad_u16" [U32] => |a, b, c| ((a & 0xffff) as i64 - (b & 0xffff) as i64).abs() + ((a >> 16) as i64 - (b >> 16) as i64).abs() + c as i64,
+    "v_sad_u32" [U32] => |a, b, c| (a as i64 - b as i64).abs() + c as i64,
+    "v_msad_u8" [U32] => |a, b, c| sad_bytes(a, b, true) + c as i64,
     "v_cvt_pk_u8_f32" => |a, b, c| cvt_pk_u8(fa(a), b, c),
     "v_div_fixup_f32" => |a, b, c| div_fixup32(fa(a), fa(b), fa(c)).to_bits(),
     "v_div_fixup_f16" => |a, b, c| to_h(div_fixup32(h(a), h(b), h(c))),
@@ -932,29 +1057,17 @@ fn sat_u16(x: f32) -> u32 {
 
 /// `v_qsad_pk_u16_u8` / `v_mqsad_pk_u16_u8`: four (masked) byte SADs of
 /// `b` against the 32-bit windows of `a` starting at bytes 0..3, each added
-/// to a 16-bit accumulator of `c` (results truncated to 16 bits).
-fn qsad(a: u64, b: u64, c: u64, masked: bool) -> u64 {
+/// to a 16-bit accumulator of `c` (wrapping, or saturating with clamp).
+fn qsad(a: u64, b: u64, c: u64, masked: bool, clamp: bool) -> u64 {
     (0..4).fold(0u64, |acc, k| {
         let win = (a >> (8 * k)) as u32;
-        let sum = (c >> (16 * k)) as u32 & 0xffff;
-        let v = if masked {
-            msad_u8(win, b as u32, sum)
+        let sum = ((c >> (16 * k)) & 0xffff) as i64 + sad_bytes(win, b as u32, masked);
+        let v = if clamp {
+            Range::U16.saturate(sum)
         } else {
-            sad_u8(win, b as u32, sum)
+            Range::U16.wrap(sum)
         };
-        acc | ((v & 0xffff) as u64) << (16 * k)
-    })
-}
-
-/// Byte SAD that skips bytes where the reference `b` is zero.
-fn msad_u8(a: u32, b: u32, c: u32) -> u32 {
-    (0..4).fold(c, |acc, k| {
-        let (x, y) = ((a >> (8 * k)) & 0xff, (b >> (8 * k)) & 0xff);
-        if y == 0 {
-            acc
-        } else {
-            acc.wrapping_add((x as i32 - y as i32).unsigned_abs())
-        }
+        acc | (v as u64) << (16 * k)
     })
 }
 
@@ -1032,8 +1145,6 @@ ops64! {
     "v_lshlrev_b64" => |a, b, _| b << (a & 63),
     "v_lshrrev_b64" => |a, b, _| b >> (a & 63),
     "v_ashrrev_i64" => |a, b, _| ((b as i64) >> (a & 63)) as u64,
-    "v_qsad_pk_u16_u8" => |a, b, c| qsad(a, b, c, false),
-    "v_mqsad_pk_u16_u8" => |a, b, c| qsad(a, b, c, true),
     "v_trig_preop_f64" => |a, b, _| trig_preop(dd(a), b as u32).to_bits(),
 }
 
@@ -1082,13 +1193,15 @@ pk! {
     "v_pk_fma_f16", true => |a, b, c| fma_h(a, b, c),
     "v_pk_min_f16", true => |a, b, _| to_h(min32(h(a), h(b))),
     "v_pk_max_f16", true => |a, b, _| to_h(max32(h(a), h(b))),
-    "v_pk_add_u16", false => |a, b, _| a.wrapping_add(b),
-    "v_pk_add_i16", false => |a, b, _| a.wrapping_add(b),
-    "v_pk_sub_u16", false => |a, b, _| a.wrapping_sub(b),
-    "v_pk_sub_i16", false => |a, b, _| a.wrapping_sub(b),
-    "v_pk_mul_lo_u16", false => |a, b, _| a.wrapping_mul(b),
-    "v_pk_mad_u16", false => |a, b, c| a.wrapping_mul(b).wrapping_add(c),
-    "v_pk_mad_i16", false => |a, b, c| a.wrapping_mul(b).wrapping_add(c),
+    "v_pk_add_u16", false, [U16] => |a, b, _| a as i64 + b as i64,
+    "v_pk_add_i16", false, [I16] => |a, b, _| a as i16 as i64 + b as i16 as i64,
+    "v_pk_sub_u16", false, [U16] => |a, b, _| a as i64 - b as i64,
+    "v_pk_sub_i16", false, [I16] => |a, b, _| a as i16 as i64 - b as i16 as i64,
+    // uncertain: clamp on a product (the ISA defines integer clamp as
+    // saturating the result; taken here to hold for the multiplies too).
+    "v_pk_mul_lo_u16", false, [U16] => |a, b, _| a as i64 * b as i64,
+    "v_pk_mad_u16", false, [U16] => |a, b, c| a as i64 * b as i64 + c as i64,
+    "v_pk_mad_i16", false, [I16] => |a, b, c| a as i16 as i64 * b as i16 as i64 + c as i16 as i64,
     "v_pk_lshlrev_b16", false => |a, b, _| b << (a & 15),
     "v_pk_lshrrev_b16", false => |a, b, _| (b & 0xffff) >> (a & 15),
     "v_pk_ashrrev_i16", false => |a, b, _| ((b as i16) >> (a & 15)) as u16 as u32,
@@ -1196,7 +1309,8 @@ fn to_bf16(x: f32) -> u32 {
 }
 
 /// `v_mqsad_u32_u8`: four 32-bit masked SADs of src1 against the byte
-/// windows of the 64-bit src0, accumulated onto the four dwords of src2.
+/// windows of the 64-bit src0, accumulated onto the four dwords of src2
+/// (saturating with clamp).
 fn mqsad_u32(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
     let exec = w.exec();
     for l in 0..w.lanes {
@@ -1207,7 +1321,13 @@ fn mqsad_u32(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
         let b = w.lane32(i.src[1], l);
         let acc: [u32; 4] = std::array::from_fn(|k| w.get_lane(i.src[2], l, k));
         for (k, acc) in acc.into_iter().enumerate() {
-            w.set_lane(i.dst[0], l, k, msad_u8((a >> (8 * k)) as u32, b, acc));
+            let sum = acc as i64 + sad_bytes((a >> (8 * k)) as u32, b, true);
+            let v = if i.mods.clamp {
+                Range::U32.saturate(sum)
+            } else {
+                Range::U32.wrap(sum)
+            };
+            w.set_lane(i.dst[0], l, k, v);
         }
     }
     Ok(Flow::Next)
@@ -1216,56 +1336,32 @@ fn mqsad_u32(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
 pub const TABLE: &[(&str, Exec)] = &[
     (
         "v_add_co_u32",
-        (|w: &mut Wave, _: &mut Env, i: &Inst| {
-            carry(w, i, |a, b, _| {
-                let (r, c) = a.overflowing_add(b);
-                (r, c)
-            })
-        }) as Exec,
+        (|w: &mut Wave, _: &mut Env, i: &Inst| carry(w, i, |a, b, _| a as i64 + b as i64)) as Exec,
     ),
     (
         "v_sub_co_u32",
-        (|w: &mut Wave, _: &mut Env, i: &Inst| {
-            carry(w, i, |a, b, _| {
-                let (r, c) = a.overflowing_sub(b);
-                (r, c)
-            })
-        }) as Exec,
+        (|w: &mut Wave, _: &mut Env, i: &Inst| carry(w, i, |a, b, _| a as i64 - b as i64)) as Exec,
     ),
     (
         "v_subrev_co_u32",
-        (|w: &mut Wave, _: &mut Env, i: &Inst| {
-            carry(w, i, |a, b, _| {
-                let (r, c) = b.overflowing_sub(a);
-                (r, c)
-            })
-        }) as Exec,
+        (|w: &mut Wave, _: &mut Env, i: &Inst| carry(w, i, |a, b, _| b as i64 - a as i64)) as Exec,
     ),
     (
         "v_add_co_ci_u32",
         (|w: &mut Wave, _: &mut Env, i: &Inst| {
-            carry(w, i, |a, b, c| {
-                let s = a as u64 + b as u64 + c as u64;
-                (s as u32, s >> 32 != 0)
-            })
+            carry(w, i, |a, b, c| a as i64 + b as i64 + c as i64)
         }) as Exec,
     ),
     (
         "v_sub_co_ci_u32",
         (|w: &mut Wave, _: &mut Env, i: &Inst| {
-            carry(w, i, |a, b, c| {
-                let s = (a as u64).wrapping_sub(b as u64 + c as u64);
-                (s as u32, (b as u64 + c as u64) > a as u64)
-            })
+            carry(w, i, |a, b, c| a as i64 - b as i64 - c as i64)
         }) as Exec,
     ),
     (
         "v_subrev_co_ci_u32",
         (|w: &mut Wave, _: &mut Env, i: &Inst| {
-            carry(w, i, |a, b, c| {
-                let s = (b as u64).wrapping_sub(a as u64 + c as u64);
-                (s as u32, (a as u64 + c as u64) > b as u64)
-            })
+            carry(w, i, |a, b, c| b as i64 - a as i64 - c as i64)
         }) as Exec,
     ),
     (
@@ -1325,6 +1421,20 @@ pub const TABLE: &[(&str, Exec)] = &[
     ("v_dot2_bf16_bf16", dot2_bf16_bf16 as Exec),
     ("v_mqsad_u32_u8", mqsad_u32 as Exec),
     (
+        "v_qsad_pk_u16_u8",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| {
+            let clamp = i.mods.clamp;
+            vop64(w, i, move |a, b, c| qsad(a, b, c, false, clamp))
+        }) as Exec,
+    ),
+    (
+        "v_mqsad_pk_u16_u8",
+        (|w: &mut Wave, _: &mut Env, i: &Inst| {
+            let clamp = i.mods.clamp;
+            vop64(w, i, move |a, b, c| qsad(a, b, c, true, clamp))
+        }) as Exec,
+    ),
+    (
         "v_fma_mix_f32",
         (|w: &mut Wave, _: &mut Env, i: &Inst| fma_mix(w, i, MixOut::F32)) as Exec,
     ),
@@ -1346,7 +1456,8 @@ enum MixOut {
 }
 
 /// `v_fma_mix*`: each source is f32, or f16 (low or high half) when its
-/// opsel_hi bit is set; the product is fused and rounded once.
+/// opsel_hi bit is set; the product is fused and rounded once. These ops
+/// have no high halves to negate, so the encoding's neg_hi bits mean abs.
 fn fma_mix(w: &mut Wave, i: &Inst, out: MixOut) -> Result {
     let n = w.lanes;
     let mut vals = [[0f64; MAX_LANES]; 3];
@@ -1364,7 +1475,7 @@ fn fma_mix(w: &mut Wave, i: &Inst, out: MixOut) -> Result {
             } else {
                 f(src[l]) as f64
             };
-            if i.mods.abs & bit != 0 {
+            if i.mods.neg_hi & bit != 0 {
                 x = x.abs();
             }
             if i.mods.neg & bit != 0 {
@@ -1374,6 +1485,7 @@ fn fma_mix(w: &mut Wave, i: &Inst, out: MixOut) -> Result {
         }
     }
     let exec = w.exec();
+    let dx10 = w.mode.dx10_clamp();
     let Operand::Vgpr(r) = i.dst[0] else {
         return Ok(Flow::Next);
     };
@@ -1382,7 +1494,7 @@ fn fma_mix(w: &mut Wave, i: &Inst, out: MixOut) -> Result {
             continue;
         }
         let x = vals[0][l].mul_add(vals[1][l], vals[2][l]);
-        let x = if i.mods.clamp { x.clamp(0.0, 1.0) } else { x };
+        let x = if i.mods.clamp { clamp01_64(x, dx10) } else { x };
         let d = &mut w.vgpr[r as usize][l];
         *d = match out {
             MixOut::F32 => (x as f32).to_bits(),
@@ -1401,6 +1513,11 @@ pub fn tables() -> [&'static [(&'static str, Exec)]; 4] {
 /// Handlers for plain instances of the pure 32-bit instructions.
 pub fn plain_table() -> &'static [(&'static str, Exec)] {
     TABLE32_PLAIN
+}
+
+/// Handlers for integer instructions whose clamp bit is set: they saturate.
+pub fn saturating_table() -> &'static [(&'static str, Exec)] {
+    TABLE32_SATURATING
 }
 
 /// The lane function of a pure 32-bit instruction, by mnemonic (VOPD).

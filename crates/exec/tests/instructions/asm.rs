@@ -61,13 +61,31 @@ pub fn substitute(line: &str, wave64: bool) -> String {
     out
 }
 
+/// `.dwords W…`: an instruction given as its 32-bit words, for encodings
+/// llvm-mc will not assemble (reserved DPP controls and the like).
+fn raw_words(line: &str) -> Option<Result<Vec<u8>, String>> {
+    let words = line.strip_prefix(".dwords")?;
+    Some(
+        words
+            .split_whitespace()
+            .map(|w| {
+                u32::from_str_radix(w.trim_start_matches("0x"), 16)
+                    .map(u32::to_le_bytes)
+                    .map_err(|_| format!("bad word `{w}` in .dwords"))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(|ws| ws.concat()),
+    )
+}
+
 /// Assembles `lines` for `variant`: the bytes of each line, or llvm-mc's
 /// error for it.
 pub fn assemble(variant: &Variant, lines: &[String]) -> Vec<Result<Vec<u8>, String>> {
-    let mut results: Vec<Option<Result<Vec<u8>, String>>> = vec![None; lines.len()];
+    let mut results: Vec<Option<Result<Vec<u8>, String>>> =
+        lines.iter().map(|l| raw_words(l)).collect();
     // Lines llvm-mc rejects are reported and left out of a second run, so
     // one bad line cannot hide the encodings of the others.
-    let mut todo: Vec<usize> = (0..lines.len()).collect();
+    let mut todo: Vec<usize> = (0..lines.len()).filter(|&i| results[i].is_none()).collect();
     for _ in 0..2 {
         let (encodings, errors) = run_llvm_mc(variant, todo.iter().map(|&i| &lines[i]));
         if errors.is_empty() && encodings.len() == todo.len() {

@@ -40,10 +40,6 @@ const UNHANDLED: &[(&str, &str)] = &[
         "wave64 subvector looping (graphics)",
     ),
     (
-        "v_mullit_f32",
-        "legacy lighting multiply; special cases not verifiable without hardware",
-    ),
-    (
         "ds_condxchg32_rtn_b64",
         "conditional exchange for ray tracing; semantics undocumented",
     ),

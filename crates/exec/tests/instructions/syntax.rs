@@ -16,12 +16,15 @@
 //! starts as noise (EXEC excepted: all lanes on), and everything it does not
 //! expect must end unchanged, so a write to the wrong register, lane, half
 //! or byte fails the case. Every case needs a reason: a `#` comment on its
-//! line, or the comment lines right above its block.
+//! line, or the comment above its block (a comment covers the blocks after
+//! it up to the next blank line or comment).
 //!
 //! Directives: `@wave32` (the default), `@wave64`, `@waves` (both; the
 //! instruction text may then write `{vcc}`, `{exec}` and `{s0}`, which
 //! become `vcc_lo`/`vcc`, `exec_lo`/`exec`, `s0`/`s[0:1]`), `@targets T…`
 //! (default gfx1100 and gfx1151), `@mattr +feature` (passed to llvm-mc).
+//! An instruction line `.dwords 0x7e0202fa 0xff094200` gives the
+//! instruction as its words, for encodings llvm-mc will not assemble.
 //!
 //! Locations:
 //! - `vN`, `v[N:N+1]` (64-bit), `vN.l` / `vN.h` (one 16-bit half: the other
@@ -210,6 +213,13 @@ pub fn parse_file(file: &str, text: &str) -> Result<Vec<Block>, String> {
                 _ => errors.push(format!("{pos}: a case line before any instruction")),
             }
         } else if let Some(text) = trimmed.strip_prefix('#') {
+            if blocks
+                .last()
+                .is_some_and(|b| b.comment == comment && !comment.is_empty())
+            {
+                // A comment after blocks starts a new paragraph's reason.
+                comment.clear();
+            }
             comment.push_str(text.trim());
             comment.push('\n');
         } else if trimmed.starts_with('@') {
@@ -226,7 +236,8 @@ pub fn parse_file(file: &str, text: &str) -> Result<Vec<Block>, String> {
                     directives: finish_directives(std::mem::take(&mut directives)),
                     asm: vec![trimmed.to_string()],
                     cases: Vec::new(),
-                    comment: std::mem::take(&mut comment),
+                    // A comment covers the blocks after it up to a blank line.
+                    comment: comment.clone(),
                 });
             }
         }
