@@ -570,7 +570,14 @@ impl Reader<'_> {
         if info.dst[0] != Ty::None {
             i.dst[0] = Operand::Vgpr(bits(w1, 24, 8) as u16);
         }
-        for (k, lo) in [0, 8, 16].into_iter().enumerate() {
+        // ADDR, DATA0 and DATA1 fill the sources in order; ds_store_addtid
+        // has no address VGPR, so its one source (the data) is DATA0.
+        let fields: [u32; 3] = if info.name == "ds_store_addtid_b32" {
+            [8, 16, 0]
+        } else {
+            [0, 8, 16]
+        };
+        for (k, lo) in fields.into_iter().enumerate() {
             if info.src[k] != Ty::None {
                 i.src[k] = Operand::Vgpr(bits(w1, lo, 8) as u16);
             }
