@@ -90,6 +90,9 @@ pub struct Builtin {
     /// Float results carry a determined NaN payload (pure bit moves), so the
     /// value may be reinterpreted as integers.
     pub bit_exact: bool,
+    /// Float arguments must carry determined NaN payloads: the result mixes
+    /// their bits (`bitselect`), so a NaN's payload can reach a non-NaN.
+    pub exact_args: bool,
 }
 
 const fn b(name: &'static str, res: Res, args: &'static [Arg]) -> Builtin {
@@ -101,6 +104,7 @@ const fn b(name: &'static str, res: Res, args: &'static [Arg]) -> Builtin {
         ordered: false,
         host_by_src: false,
         bit_exact: false,
+        exact_args: false,
     }
 }
 
@@ -161,6 +165,7 @@ pub static CATALOGUE: &[Builtin] = &[
     },
     Builtin {
         bit_exact: true,
+        exact_args: true,
         ..b("bitselect", Res::All, R3)
     },
     // Operators, through `op_*` helpers that wrap instead of overflowing,
@@ -249,4 +254,21 @@ impl Round {
             Round::Default => unreachable!(),
         }
     }
+}
+
+/// Conversions the generator never emits: ROCm's device library (which
+/// clang links) computes them against the spec, so real hardware would
+/// disagree with any exact oracle too. Found by this generator; the IR is in
+/// the device library's `opencl.bc`.
+pub fn library_deviates(from: Scalar, to: Scalar, round: Round) -> bool {
+    to == Half
+        && match (from, round) {
+            // `convert_half_rtn(short)` calls `__cvt_f16_rtz_f32`: −2049
+            // gives −2048, not −2050.
+            (Short, Round::Rtn) => true,
+            // `convert_half_rt{z,p,n}(int|long)` clamp to [−32768, 32767]
+            // first: 40000 gives 32752 (rtz), not 40000.
+            (Int | Long, Round::Rtz | Round::Rtp | Round::Rtn) => true,
+            _ => false,
+        }
 }

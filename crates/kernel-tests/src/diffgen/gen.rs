@@ -12,7 +12,7 @@
 //! stream (`stmt_rng(s, k)`), so it is the same program text whether it is
 //! generated inside the whole kernel or alone (`Program::only`).
 
-use super::catalogue::{entry, Arg, Builtin, Round, Src, CATALOGUE};
+use super::catalogue::{entry, library_deviates, Arg, Builtin, Round, Src, CATALOGUE};
 use super::types::{Scalar, Ty, WIDTHS};
 use crate::Rng;
 
@@ -210,7 +210,10 @@ pub fn focus_list() -> Vec<Focus> {
                         round: None,
                     });
                 } else {
-                    for r in Round::ALL {
+                    for r in Round::ALL
+                        .into_iter()
+                        .filter(|&r| !library_deviates(from, to, r))
+                    {
                         v.push(Focus::Convert {
                             from,
                             to,
@@ -346,7 +349,24 @@ impl StmtGen {
     fn stmt(mut self, focus: &Focus) -> Stmt {
         let mut store = Store::Plain;
         let (elem, name) = match *focus {
-            Focus::Builtin(b, t) => (t, format!("{}{:?} over {}", b.name, b.args, t.cl())),
+            Focus::Builtin(b, t) => {
+                let args: Vec<&str> = b
+                    .args
+                    .iter()
+                    .map(|a| match a {
+                        Arg::Res => "T",
+                        Arg::ResScalar => "scalar",
+                        Arg::Src => "S",
+                        Arg::SrcUnsigned => "unsigned S",
+                        Arg::Divisor => "constant",
+                        Arg::Int24 => "24-bit",
+                    })
+                    .collect();
+                (
+                    t,
+                    format!("{}({}) with T = {}", b.name, args.join(", "), t.cl()),
+                )
+            }
             Focus::Convert {
                 from,
                 to,
@@ -685,6 +705,9 @@ impl StmtGen {
                     let from = self.pick(&Scalar::ALL);
                     let sat = t.is_int() && self.rng.chance(0.5);
                     let round = self.pick(&Round::ALL);
+                    if library_deviates(from, t, round) {
+                        continue;
+                    }
                     self.convert(ty, from, sat, round, depth, want)
                 }
                 2 => {
@@ -718,6 +741,7 @@ impl StmtGen {
         };
         let sub = Want {
             no_mul: false,
+            exact: want.exact || (b.exact_args && t.is_float()),
             ..want
         };
         let d = depth.saturating_sub(1);

@@ -138,7 +138,16 @@ static f16 f16_of(ld v, int sat, int mode) { (void)sat; return f16_bits(round_fm
 static f32 f32_of(ld v, int sat, int mode) { (void)sat; return (f32)round_fmt(v, 24, -126, 127, mode); }
 static f64 f64_of(ld v, int sat, int mode) { (void)sat; return (f64)round_fmt(v, 53, -1022, 1023, mode); }
 
-#define CVT(D, S) static D cvt_##D##_##S(S x, int sat, int mode) { return D##_of(ld_of_##S(x), sat, mode); }
+/* From half the library clamps to the half range instead, [-65504, 65504]
+ * (or [MIN, MAX] when narrower), so a NaN gives -65504 saturated to D. */
+enum { HALF_i8 = 0, HALF_u8 = 0, HALF_i16 = 0, HALF_u16 = 0, HALF_i32 = 0, HALF_u32 = 0,
+       HALF_i64 = 0, HALF_u64 = 0, HALF_f32 = 0, HALF_f64 = 0, HALF_f16 = 1 };
+#define CVT(D, S)                                                              \
+  static D cvt_##D##_##S(S x, int sat, int mode) {                             \
+    ld v = ld_of_##S(x);                                                       \
+    if (sat && v != v && HALF_##S) v = -65504.0L;                              \
+    return D##_of(v, sat, mode);                                               \
+  }
 #define CVT_FROM(S) CVT(i8, S) CVT(u8, S) CVT(i16, S) CVT(u16, S) CVT(i32, S) CVT(u32, S) \
   CVT(i64, S) CVT(u64, S) CVT(f16, S) CVT(f32, S) CVT(f64, S)
 CVT_FROM(i8) CVT_FROM(u8) CVT_FROM(i16) CVT_FROM(u16) CVT_FROM(i32) CVT_FROM(u32)
