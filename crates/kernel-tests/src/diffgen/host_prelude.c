@@ -196,7 +196,7 @@ AS(i64, u64) AS(i64, f64) AS(u64, i64) AS(u64, f64) AS(f64, i64) AS(f64, u64)
   static T op_or_##T(T a, T b) { return (T)(a | b); }                               \
   static T op_xor_##T(T a, T b) { return (T)(a ^ b); }                              \
   /* the same divisor guard as ocl_prelude.cl */                                    \
-  static T divisor_##T(T a, T b) { return (b == 0 || (a == (T)(MN) && b == (T)-1)) ? 1 : b; } \
+  static T divisor_##T(T a, T b) { return (b == 0 || (MN < 0 && a == (T)(MN) && b == (T)-1)) ? 1 : b; } \
   static T op_div_##T(T a, T b) { return (T)(a / divisor_##T(a, b)); }              \
   static T op_rem_##T(T a, T b) { return (T)(a % divisor_##T(a, b)); }
 INT_OPS(i8, u8, s128, 8, INT8_MIN, INT8_MAX)
