@@ -10,6 +10,8 @@
 //! The executor-facing helpers live in `tests/common/mod.rs` so that this
 //! library (and `tests/compile_all.rs`) builds independently of `softgpu-exec`.
 
+#![forbid(unsafe_code)]
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
