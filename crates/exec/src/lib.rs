@@ -19,6 +19,10 @@ pub mod arena;
 pub mod device;
 pub mod dispatch;
 pub mod fault;
+// `ops/valu.rs`'s operand fetch has an unsafe block without a SAFETY
+// comment; its rewrite (which removes or documents it) is separate work.
+// Drop this allowance with it.
+#[allow(clippy::undocumented_unsafe_blocks)]
 pub mod ops;
 mod pool;
 pub mod profile;
