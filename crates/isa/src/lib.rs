@@ -5,6 +5,8 @@
 //! type, implicit operands such as VCC made explicit). The executor runs that
 //! form; [`disassemble`] prints it the way `llvm-objdump-19` does.
 
+#![forbid(unsafe_code)]
+
 mod consts;
 mod decode;
 mod disasm;
