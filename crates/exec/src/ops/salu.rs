@@ -295,6 +295,63 @@ fn call(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     Ok(Flow::Branch(i.imm as i16 as i32))
 }
 
+/// `s_subvector_loop_begin sdst, label` and `s_subvector_loop_end sdst,
+/// label` run the block between them once per 32-lane half of a wave64, low
+/// half first, parking the other half's EXEC bits in `sdst`; each branches
+/// like S_CBRANCH (begin's label is past the end, end's is the block's
+/// first instruction). The ISA reference gives no pseudocode for them, so
+/// these are this executor's rules, chosen so that a block which leaves
+/// EXEC as it found it runs for exactly the halves that had lanes on:
+///
+/// - begin: EXEC_LO != 0: sdst = EXEC_HI, EXEC_HI = 0 (the low pass);
+///   else EXEC_HI != 0: sdst = 0 (only the high pass); else branch past the
+///   block.
+/// - end: EXEC_LO != 0 and sdst != 0 (a low pass with lanes waiting above):
+///   sdst = EXEC_LO, EXEC_LO = 0, EXEC_HI = the old sdst, and branch back;
+///   otherwise EXEC_LO |= sdst (restoring the low half after the high pass)
+///   and fall through.
+///
+/// A wave32 has no high half: begin only skips the block when EXEC is 0,
+/// and end does nothing. SCC is not touched.
+fn subvector_begin(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    let reg = first_source(i);
+    let exec = w.exec();
+    if w.lanes != 64 {
+        return Ok(if exec == 0 {
+            Flow::Branch(i.imm as i16 as i32)
+        } else {
+            Flow::Next
+        });
+    }
+    let (lo, hi) = (exec as u32, (exec >> 32) as u32);
+    if lo != 0 {
+        w.write_s32(reg, hi);
+        w.set_exec(lo as u64);
+    } else if hi != 0 {
+        w.write_s32(reg, 0);
+    } else {
+        return Ok(Flow::Branch(i.imm as i16 as i32));
+    }
+    Ok(Flow::Next)
+}
+
+fn subvector_end(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    if w.lanes != 64 {
+        return Ok(Flow::Next);
+    }
+    let reg = first_source(i);
+    let parked = w.read_s32(reg);
+    let exec = w.exec();
+    let lo = exec as u32;
+    if lo != 0 && parked != 0 {
+        w.write_s32(reg, lo);
+        w.set_exec((parked as u64) << 32);
+        return Ok(Flow::Branch(i.imm as i16 as i32));
+    }
+    w.set_exec(exec | parked as u64);
+    Ok(Flow::Next)
+}
+
 /// s_movrels / s_movreld: M0-relative register moves.
 fn movrel(w: &mut Wave, i: &Inst, dwords: usize, relative_src: bool) -> Result {
     let m0 = w.sgpr[softgpu_isa::sreg::M0 as usize] as usize;
@@ -697,6 +754,9 @@ pub const TABLE: &[(&str, Exec)] = &[
     ("s_getpc_b64", getpc as Exec),
     ("s_setpc_b64", setpc as Exec),
     ("s_swappc_b64", swappc as Exec),
+    // Return from a trap handler: PC = S0 and STATUS.PRIV = 0. No trap
+    // handler runs here and STATUS reads PRIV as 0, so only the jump shows.
+    ("s_rfe_b64", setpc as Exec),
     ("s_call_b64", call as Exec),
     ("s_and_saveexec_b32", save!(|s, e| s & e)),
     ("s_and_saveexec_b64", save!(|s, e| s & e)),
@@ -825,6 +885,8 @@ pub const TABLE: &[(&str, Exec)] = &[
     ("s_getreg_b32", getreg as Exec),
     ("s_setreg_b32", setreg as Exec),
     ("s_setreg_imm32_b32", setreg_imm32 as Exec),
+    ("s_subvector_loop_begin", subvector_begin as Exec),
+    ("s_subvector_loop_end", subvector_end as Exec),
     ("s_version", super::nop as Exec),
     ("s_waitcnt_vscnt", super::nop as Exec),
     ("s_waitcnt_vmcnt", super::nop as Exec),

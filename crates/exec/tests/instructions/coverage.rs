@@ -25,20 +25,6 @@ const GRAPHICS_FORMATS: &[Format] = &[
 /// Compute-format ops with no handler, and why. They fault at run time with
 /// "unsupported instruction NAME".
 const UNHANDLED: &[(&str, &str)] = &[
-    // Trap-handler and subvector-looping control flow: only trap handlers
-    // and wave64 graphics shaders use them.
-    (
-        "s_rfe_b64",
-        "return from a trap handler; kernels have no trap handler here",
-    ),
-    (
-        "s_subvector_loop_begin",
-        "wave64 subvector looping (graphics)",
-    ),
-    (
-        "s_subvector_loop_end",
-        "wave64 subvector looping (graphics)",
-    ),
     (
         "v_mullit_f32",
         "legacy lighting multiply; special cases not verifiable without hardware",
