@@ -193,6 +193,7 @@ impl Reader<'_> {
         inst.src[slot] = self.operand(code, ty, false)?;
         if code == 255 {
             inst.flags |= LIT_SRC0 << slot;
+            inst.aux = self.literal()?;
         }
         Ok(())
     }
@@ -278,12 +279,14 @@ impl Reader<'_> {
         }
         // s_fmaak_f32: S0 * S1 + K; s_fmamk_f32: S0 * K + S1 (as VOP2).
         if info.name == "s_fmaak_f32" {
-            i.src[2] = Operand::Const(self.literal()? as u64);
+            i.aux = self.literal()?;
+            i.src[2] = Operand::Const(i.aux as u64);
             i.flags |= LIT_SRC0 << 2;
         } else if info.name == "s_fmamk_f32" {
+            i.aux = self.literal()?;
             i.src[2] = i.src[1];
             i.flags |= (i.flags & (LIT_SRC0 << 1)) << 1;
-            i.src[1] = Operand::Const(self.literal()? as u64);
+            i.src[1] = Operand::Const(i.aux as u64);
             i.flags |= LIT_SRC0 << 1;
         }
         Ok(i)
@@ -308,7 +311,8 @@ impl Reader<'_> {
         }
         i.imm = w as u16 as i16 as i32;
         if info.name == "s_setreg_imm32_b32" {
-            i.src[0] = Operand::Const(self.literal()? as u64);
+            i.aux = self.literal()?;
+            i.src[0] = Operand::Const(i.aux as u64);
             i.flags |= LIT_SRC0;
         }
         Ok(i)

@@ -49,6 +49,8 @@ pub enum Ty {
     V2F16,
     /// Two 16-bit integers packed in 32 bits (VOP3P).
     V2B16,
+    /// Two bf16 packed in 32 bits (the bf16 dot products).
+    V2BF16,
     B64,
     F64,
     B96,
@@ -65,9 +67,15 @@ impl Ty {
     pub const fn dwords(self) -> u8 {
         match self {
             Ty::None => 0,
-            Ty::B16 | Ty::F16 | Ty::BF16 | Ty::B32 | Ty::F32 | Ty::V2F16 | Ty::V2B16 | Ty::Mask => {
-                1
-            }
+            Ty::B16
+            | Ty::F16
+            | Ty::BF16
+            | Ty::B32
+            | Ty::F32
+            | Ty::V2F16
+            | Ty::V2B16
+            | Ty::V2BF16
+            | Ty::Mask => 1,
             Ty::B64 | Ty::F64 => 2,
             Ty::B96 => 3,
             Ty::B128 => 4,
@@ -201,8 +209,9 @@ pub struct Inst {
     pub src: [Operand; 4],
     pub mods: Mods,
     pub imm: i32,
-    /// Extra per-format field (MTBUF format, MIMG dmask, the raw 32-bit
-    /// literal of `v_fmaak`/`v_fmamk`, …).
+    /// Extra per-format field: in ALU formats the raw 32-bit literal, when
+    /// the instruction has one (the disassembler prints it by its value);
+    /// MTBUF's format, MIMG's dmask, ….
     pub aux: u32,
     pub flags: u16,
     pub lane_sel: LaneSel,

@@ -28,12 +28,39 @@ fn le(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
-/// A word list, plus the literal when one of the sources is 255.
-fn with_lit(mut words: Vec<u32>, srcs: &[u32]) -> Vec<u8> {
-    if srcs.contains(&LIT) {
-        words.push(K);
+/// Literal values: an ordinary one, then values whose printing depends on
+/// the operand type (inline integers, f32/f16/bf16/f64 inline floats, high
+/// bits set in 16-bit operands).
+const LITS: &[u32] = &[
+    K,
+    0,
+    0xffff_ffff,
+    0x40,
+    0xffff_fff0,
+    0x3f00_0000,
+    0x3800,
+    0xbc00,
+    0xffff,
+    0x3e22_f983,
+    0x3118,
+    0x3ff0_0000,
+    0x1_3800,
+    0x1_3f80,
+];
+
+/// The words, or when one of the sources is 255 (a literal) the words
+/// followed by each of [`LITS`].
+fn with_lit(words: Vec<u32>, srcs: &[u32]) -> Vec<Vec<u8>> {
+    if !srcs.contains(&LIT) {
+        return vec![le(&words)];
     }
-    le(&words)
+    LITS.iter()
+        .map(|&k| {
+            let mut w = words.clone();
+            w.push(k);
+            le(&w)
+        })
+        .collect()
 }
 
 /// (encoding name, candidate words of opcode `op`, opcode count).
@@ -43,7 +70,7 @@ fn sop1(op: u32) -> Vec<Vec<u8>> {
     let mut v = Vec::new();
     for d in [10, 0] {
         for s0 in [2, 0x80, 0, LIT] {
-            v.push(with_lit(vec![0xBE80_0000 | d << 16 | op << 8 | s0], &[s0]));
+            v.extend(with_lit(vec![0xBE80_0000 | d << 16 | op << 8 | s0], &[s0]));
         }
     }
     v
@@ -54,7 +81,7 @@ fn sop2(op: u32) -> Vec<Vec<u8>> {
     for d in [10, 0] {
         for s0 in [2, 0, LIT] {
             for s1 in [4, 0x81] {
-                v.push(with_lit(
+                v.extend(with_lit(
                     vec![0x8000_0000 | op << 23 | d << 16 | s1 << 8 | s0],
                     &[s0],
                 ));
@@ -70,7 +97,10 @@ fn sopk(op: u32) -> Vec<Vec<u8>> {
         for imm in [0x10, 0, 0x8123] {
             v.push(le(&[0xB000_0000 | op << 23 | d << 16 | imm]));
         }
-        v.push(le(&[0xB000_0000 | op << 23 | d << 16 | 0x1801, K]));
+        v.extend(with_lit(
+            vec![0xB000_0000 | op << 23 | d << 16 | 0x1801],
+            &[LIT],
+        ));
     }
     v
 }
@@ -79,7 +109,7 @@ fn sopc(op: u32) -> Vec<Vec<u8>> {
     let mut v = Vec::new();
     for s0 in [2, 0, LIT] {
         for s1 in [4, 0x81] {
-            v.push(with_lit(vec![0xBF00_0000 | op << 16 | s1 << 8 | s0], &[s0]));
+            v.extend(with_lit(vec![0xBF00_0000 | op << 16 | s1 << 8 | s0], &[s0]));
         }
     }
     v
@@ -118,7 +148,7 @@ fn vop1(op: u32) -> Vec<Vec<u8>> {
     let w = |d: u32, s0: u32| 0x7E00_0000 | d << 17 | op << 9 | s0;
     for d in [10, 0] {
         for s0 in [V + 2, 2, 0, INL, LIT] {
-            v.push(with_lit(vec![w(d, s0)], &[s0]));
+            v.extend(with_lit(vec![w(d, s0)], &[s0]));
         }
     }
     v.push(le(&[w(130, V + 130)]));
@@ -132,10 +162,10 @@ fn vop2(op: u32) -> Vec<Vec<u8>> {
     let w = |d: u32, s0: u32, s1: u32| op << 25 | d << 17 | s1 << 9 | s0;
     for s0 in [V + 2, 2, INL, LIT] {
         for s1 in [4, 132] {
-            v.push(with_lit(vec![w(10, s0, s1)], &[s0]));
+            v.extend(with_lit(vec![w(10, s0, s1)], &[s0]));
         }
     }
-    v.push(le(&[w(10, V + 2, 4), K])); // fmaak/fmamk
+    v.extend(with_lit(vec![w(10, V + 2, 4)], &[LIT])); // fmaak/fmamk's K
     v.push(le(&[w(10, 2, 4), K]));
     v.push(le(&[w(130, V + 130, 132)]));
     v.push(le(&[w(10, 250, 4), DPP16]));
@@ -147,7 +177,7 @@ fn vopc(op: u32) -> Vec<Vec<u8>> {
     let mut v = Vec::new();
     let w = |s0: u32, s1: u32| 0x7C00_0000 | op << 17 | s1 << 9 | s0;
     for s0 in [V + 2, 2, INL, LIT] {
-        v.push(with_lit(vec![w(s0, 4)], &[s0]));
+        v.extend(with_lit(vec![w(s0, 4)], &[s0]));
     }
     v.push(le(&[w(V + 130, 132)]));
     v.push(le(&[w(250, 4), DPP16]));
@@ -179,22 +209,23 @@ fn vop3(op: u32) -> Vec<Vec<u8>> {
         [INL, v4, v6],
         [LIT, v4, v6],
         [v2, v4, LIT],
+        [v2, LIT, v6],
         [LIT, v4, 0],
         [v2, 106, 0],
     ] {
-        v.push(w(0, 10, s, 0));
+        v.extend(w(0, 10, s, 0));
     }
-    v.push(w(0, 0, [0, 0, 0], 0));
-    v.push(w(0, 106, [v2, v4, 0], 0)); // VOPC sdst vcc_lo
-                                       // VOP3SD sdst = vcc_lo (abs/op_sel bits elsewhere)
-    v.push(w(106, 10, [v2, v4, v6], 0));
-    v.push(w(106, 10, [v2, v4, 0], 0));
+    v.extend(w(0, 0, [0, 0, 0], 0));
+    v.extend(w(0, 106, [v2, v4, 0], 0)); // VOPC sdst vcc_lo
+                                         // VOP3SD sdst = vcc_lo (abs/op_sel bits elsewhere)
+    v.extend(w(106, 10, [v2, v4, v6], 0));
+    v.extend(w(106, 10, [v2, v4, 0], 0));
     // modifiers: abs src0, neg src1, clamp, omod ×2
-    v.push(w(0x81, 10, [v2, v4, v6], 0b0101));
-    v.push(w(0x81, 10, [v2, v4, 0], 0b0101));
+    v.extend(w(0x81, 10, [v2, v4, v6], 0b0101));
+    v.extend(w(0x81, 10, [v2, v4, 0], 0b0101));
     // op_sel src0 + dst
-    v.push(w(0x48, 10, [v2, v4, v6], 0));
-    v.push(w(0x48, 10, [v2, v4, 0], 0));
+    v.extend(w(0x48, 10, [v2, v4, v6], 0));
+    v.extend(w(0x48, 10, [v2, v4, 0], 0));
     // DPP
     v.push(le(&[0xD400_0000 | op << 16 | 10, v4 << 9 | 250, DPP16]));
     v.push(le(&[
@@ -226,18 +257,19 @@ fn vop3p(op: u32) -> Vec<Vec<u8>> {
         [2, v4, v6],
         [INL, v4, v6],
         [LIT, v4, v6],
+        [v2, v4, LIT],
     ] {
-        v.push(w(0x40, s, 3));
-        v.push(w(0, s, 0));
+        v.extend(w(0x40, s, 3));
+        v.extend(w(0, s, 0));
     }
     for s in [[v2, v4, 0], [2, 4, 0], [INL, LIT, 0]] {
-        v.push(w(0x40, s, 3));
-        v.push(w(0, s, 3));
-        v.push(w(0, s, 0));
+        v.extend(w(0x40, s, 3));
+        v.extend(w(0, s, 3));
+        v.extend(w(0, s, 0));
     }
     // op_sel src0, op_sel_hi off for src1, neg_lo src1, neg_hi src0, clamp
-    v.push(w(0x80 | 0x40 | 0x08 | 0x01, [v2, v4, v6], 0b01001));
-    v.push(w(0x80 | 0x08 | 0x01, [v2, v4, 0], 0b01001));
+    v.extend(w(0x80 | 0x40 | 0x08 | 0x01, [v2, v4, v6], 0b01001));
+    v.extend(w(0x80 | 0x08 | 0x01, [v2, v4, 0], 0b01001));
     v
 }
 
@@ -252,14 +284,15 @@ fn vopd(op: u32) -> Vec<Vec<u8>> {
         (V + 2, true),
         (LIT, true),
     ] {
-        let mut w = vec![
+        let w = vec![
             0xC800_0000 | opx << 22 | opy << 17 | 4 << 9 | x0,
             10 << 24 | 6 << 17 | 7 << 9 | (V + 13),
         ];
-        if lit {
-            w.push(K);
+        match (lit, x0) {
+            (true, LIT) => v.extend(with_lit(w, &[LIT])),
+            (true, _) => v.push(le(&[w[0], w[1], K])), // fmaak/fmamk's K
+            _ => v.push(le(&w)),
         }
-        v.push(le(&w));
     }
     v
 }

@@ -242,7 +242,7 @@ def ty_of(token, width, packed):
     if width == 1:
         if tbits <= 16:
             if packed:
-                return "V2F16" if fl else "V2B16"
+                return "V2BF16" if bf else ("V2F16" if fl else "V2B16")
             return "BF16" if bf else ("F16" if fl else "B16")
         if tbits == 32 or not token:
             return "F32" if fl else "B32"
@@ -314,6 +314,10 @@ def vector_types(fmt, name, ops):
         src[2] = "B32"
     if name == "v_dot2_f16_f16":
         dst[0] = src[2] = "F16"
+    if name == "v_dot2_bf16_bf16":
+        dst[0] = src[2] = "BF16"  # one bf16 result and accumulator
+    if name in ("v_dot2_f32_f16", "v_dot2_f32_bf16"):
+        src[2] = "F32"  # the f32 accumulator
     if name.startswith("v_cvt_pk_norm_") and name.endswith("_f16"):
         src[0] = src[1] = "F16"
     return dst, src
