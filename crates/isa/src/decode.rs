@@ -1,7 +1,7 @@
 //! Bytes to [`Inst`] for gfx11.
 
 use crate::consts::inline_value;
-use crate::ops::{op_by_encoding, op_by_vop3, op_by_vopd_y};
+use crate::ops::{op_by_encoding, op_by_vop3, op_by_vopd_y, OpInfo};
 use crate::{
     flags, sreg, DecodeError, Family, Format, Inst, LaneSel, Mods, Op, Operand, Special, Ty,
 };
@@ -131,14 +131,23 @@ fn sreg_operand(code: u32) -> Operand {
     Operand::Sgpr(code as u8)
 }
 
-/// 16-bit VOP1/VOP2/VOPC operands: v128 and above name the high half of
-/// v(n-128) (true16 encoding), whatever LLVM's fake16 printer calls them.
-fn vgpr_for(n: u32, ty: Ty, short16: bool) -> Operand {
-    if short16 && is16(ty) && n >= 128 {
+/// VGPR `n` of an operand slot; `half` says the slot is a 16-bit one of a
+/// VOP1/VOP2/VOPC 32-bit encoding (or its DPP form), where v128 and above
+/// name the high half of v(n-128) (true16), whatever LLVM's fake16 printer
+/// calls them.
+fn vgpr_for(n: u32, half: bool) -> Operand {
+    if half && n >= 128 {
         Operand::VgprHi((n - 128) as u16)
     } else {
         Operand::Vgpr(n as u16)
     }
+}
+
+/// Whether source `k` of a VOP1/VOP2/VOPC op is a 16-bit value. The class
+/// mask of `v_cmp(x)_class_f16` is one too (LLVM gives it a 16-bit register
+/// class), though LLVM types its constants as 32-bit, so the table says B32.
+fn half_src(info: &OpInfo, k: usize) -> bool {
+    is16(info.src[k]) || (k == 1 && info.name.ends_with("class_f16"))
 }
 
 fn is16(ty: Ty) -> bool {
@@ -190,7 +199,19 @@ impl Reader<'_> {
 
     /// A 9-bit source operand of type `ty` into `inst.src[slot]`.
     fn src(&mut self, inst: &mut Inst, slot: usize, code: u32, ty: Ty) -> Result<()> {
-        inst.src[slot] = self.operand(code, ty, false)?;
+        self.src_half(inst, slot, code, ty, false)
+    }
+
+    /// A source operand whose VGPRs may name 16-bit halves (see [`vgpr_for`]).
+    fn src_half(
+        &mut self,
+        inst: &mut Inst,
+        slot: usize,
+        code: u32,
+        ty: Ty,
+        half: bool,
+    ) -> Result<()> {
+        inst.src[slot] = self.operand(code, ty, half)?;
         if code == 255 {
             inst.flags |= LIT_SRC0 << slot;
             inst.aux = self.literal()?;
@@ -198,10 +219,10 @@ impl Reader<'_> {
         Ok(())
     }
 
-    fn operand(&mut self, code: u32, ty: Ty, short16: bool) -> Result<Operand> {
+    fn operand(&mut self, code: u32, ty: Ty, half: bool) -> Result<Operand> {
         Ok(match code {
             0..=127 => sreg_operand(code),
-            256..=511 => vgpr_for(code - 256, ty, short16),
+            256..=511 => vgpr_for(code - 256, half),
             255 => Operand::Const(self.literal_for(ty)?),
             235 => Operand::Special(Special::SharedBase),
             236 => Operand::Special(Special::SharedLimit),
@@ -359,12 +380,12 @@ impl Reader<'_> {
         let mut i = blank(lookup(fmt, opc, w)?);
         let info = i.op.info();
         let src0 = bits(w, 0, 9);
-        self.lane_sel(&mut i, src0, info.src[0], true)?;
+        self.lane_sel(&mut i, src0, half_src(info, 0), true)?;
         if i.lane_sel == LaneSel::None {
-            self.src(&mut i, 0, src0, info.src[0])?;
+            self.src_half(&mut i, 0, src0, info.src[0], half_src(info, 0))?;
         }
         if fmt != Format::Vop1 && info.src[1] != Ty::None {
-            i.src[1] = vgpr_for(bits(w, 9, 8), info.src[1], true);
+            i.src[1] = vgpr_for(bits(w, 9, 8), half_src(info, 1));
         }
         let vdst = bits(w, 17, 8);
         match fmt {
@@ -377,7 +398,7 @@ impl Reader<'_> {
                 i.dst[0] = Operand::Sgpr(mask);
             }
             _ if is_sdst(info.name) => i.dst[0] = sreg_operand(vdst),
-            _ if info.dst[0] != Ty::None => i.dst[0] = vgpr_for(vdst, info.dst[0], true),
+            _ if info.dst[0] != Ty::None => i.dst[0] = vgpr_for(vdst, is16(info.dst[0])),
             _ => {}
         }
         if info.name == "v_swap_b32" || info.name == "v_swaprel_b32" {
@@ -416,15 +437,16 @@ impl Reader<'_> {
     }
 
     /// DPP: src0 code 250 (DPP16) or 233/234 (DPP8) is followed by a dword
-    /// holding the real src0 VGPR and the lane selection.
-    fn lane_sel(&mut self, i: &mut Inst, src0: u32, ty: Ty, short: bool) -> Result<()> {
+    /// holding the real src0 VGPR and the lane selection. `half`: src0 is a
+    /// 16-bit slot of a 32-bit encoding; `short`: the encoding is VOP1/2/C.
+    fn lane_sel(&mut self, i: &mut Inst, src0: u32, half: bool, short: bool) -> Result<()> {
         if !matches!(src0, 233 | 234 | 250) {
             return Ok(());
         }
         let at = self.len;
         self.need(at + 4)?;
         let d = self.word(at)?;
-        i.src[0] = vgpr_for(bits(d, 0, 8), ty, short);
+        i.src[0] = vgpr_for(bits(d, 0, 8), half && short);
         i.lane_sel = if src0 == 250 {
             if short {
                 // DPP16's own source modifiers (VOP3 uses its fields).
@@ -472,7 +494,7 @@ impl Reader<'_> {
             ..Mods::default()
         };
         let codes = [bits(w1, 0, 9), bits(w1, 9, 9), bits(w1, 18, 9)];
-        self.lane_sel(&mut i, codes[0], info.src[0], false)?;
+        self.lane_sel(&mut i, codes[0], false, false)?;
         for (k, &code) in codes.iter().enumerate() {
             let ty = info.src[k];
             if ty != Ty::None

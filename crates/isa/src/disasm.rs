@@ -143,8 +143,17 @@ fn src_lit(inst: &Inst, k: usize, ty: Ty, lit_ty: Ty) -> String {
     let mut s = match (lit, mk) {
         (true, true) => format!("{:#x}", inst.aux),
         (true, false) => literal_text(inst.aux, lit_ty),
-        _ => operand(inst.src[k], ty),
+        _ => operand(inst.src[k], ty) + high_half_note(inst, k),
     };
+    // v_ldexp_f16's DPP16 form treats its exponent as an integer operand:
+    // the neg bit shows as sext(), abs is ignored.
+    if k == 1 && info.name == "v_ldexp_f16" && matches!(inst.lane_sel, LaneSel::Dpp16 { .. }) {
+        return if inst.mods.neg & 2 != 0 {
+            format!("sext({s})")
+        } else {
+            s
+        };
+    }
     // LLVM has no source modifiers on integer operands (it ignores the bits).
     let float = matches!(ty, Ty::F16 | Ty::BF16 | Ty::F32 | Ty::F64 | Ty::V2F16)
         || info.name.starts_with("v_cndmask")
@@ -156,6 +165,29 @@ fn src_lit(inst: &Inst, k: usize, ty: Ty, lit_ty: Ty) -> String {
         s = format!("-{s}");
     }
     s
+}
+
+/// LLVM 19's gfx11 printer is fake16 for all but `v_mov_b16`: it knows no
+/// high halves in the 32-bit encodings, so it prints a true16 source `vN.h`
+/// as v(N+128) and flags that register as outside the operand's class.
+fn high_half_note(inst: &Inst, k: usize) -> &'static str {
+    let Operand::VgprHi(_) = inst.src[k] else {
+        return "";
+    };
+    if k == 0 && inst.lane_sel == LaneSel::None {
+        "/*Invalid register, operand has 'VS_32_Lo128' register class*/"
+    } else {
+        "/*Invalid register, operand has 'VGPR_32_Lo128' register class*/"
+    }
+}
+
+/// A VGPR of `v_mov_b16`, which LLVM 19 prints with true16 names.
+fn true16_name(op: Operand) -> Option<String> {
+    match op {
+        Operand::Vgpr(n) => Some(format!("v{n}.l")),
+        Operand::VgprHi(n) => Some(format!("v{n}.h")),
+        _ => None,
+    }
 }
 
 fn join(parts: Vec<String>) -> String {
@@ -285,8 +317,10 @@ fn valu_mnemonic(inst: &Inst) -> String {
     let info = inst.op.info();
     let short_fmt = matches!(info.format, Format::Vop1 | Format::Vop2 | Format::Vopc);
     // Only ops with both a short and a VOP3 form name the form they use.
-    let two_forms =
-        short_fmt && info.vop3.is_some() && !matches!(info.name, "v_nop" | "v_pipeflush");
+    // (v_mov_b16 has one too, which LLVM 19 decodes only in true16 mode.)
+    let two_forms = short_fmt
+        && (info.vop3.is_some() || info.name == "v_mov_b16")
+        && !matches!(info.name, "v_nop" | "v_pipeflush");
     let e64 = inst.flags & flags::E64 != 0;
     let dpp = inst.lane_sel != LaneSel::None;
     let suffix = match (two_forms, e64, dpp) {
@@ -332,6 +366,11 @@ fn valu_with(inst: &Inst, wave64: bool, lit_ty: Option<Ty>) -> String {
         parts.push(operand(inst.dst[0], info.dst[0]));
         parts.push(operand(inst.src[0], info.src[0]));
         return join(parts);
+    }
+    if info.name == "v_mov_b16" {
+        parts.push(true16_name(inst.dst[0]).unwrap_or_default());
+        parts.push(true16_name(inst.src[0]).unwrap_or_else(|| src(inst, 0)));
+        return join(parts) + &lane_sel_text(inst.lane_sel);
     }
     if !cmpx {
         parts.push(mask_operand(inst.dst[0], info.dst[0], wave64));

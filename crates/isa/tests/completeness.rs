@@ -7,11 +7,10 @@ mod common;
 
 use softgpu_isa::{decode, disassemble, disassemble_wave64, Family, Inst};
 
-/// Printing gaps we know of (the decoded operands are right): true16 `.l`
-/// names on v_mov_b16 (e32/DPP), ops without a vaddr/vdst.
+/// Printing gaps we know of (the decoded operands are right): ops without
+/// a vaddr/vdst.
 const KNOWN_GAPS: &[&str] = &[
     "s_atc_probe",
-    "v_mov_b16",
     "ds_store_addtid_b32",
     "global_load_addtid_b32",
     "global_store_addtid_b32",
@@ -142,6 +141,20 @@ fn smem(op: u32) -> Vec<Vec<u8>> {
 /// DPP16 (row_shl:1) and DPP8 control words for src0 = v2.
 const DPP16: u32 = 2 | 0x101 << 8 | 0xF << 24 | 0xF << 28;
 const DPP8: u32 = 2 | 0o76543210 << 8;
+/// The same with src0 = v130 (the high half of v2 in a 16-bit slot) and
+/// DPP16's neg/abs modifiers on both sources.
+const DPP16_HI: u32 = 130 | 0x101 << 8 | 0xF << 20 | 0xF << 24 | 0xF << 28;
+const DPP8_HI: u32 = 130 | 0o76543210 << 8;
+
+/// The DPP forms of a 32-bit-encoding word built by `w` from its src0 field.
+fn dpp_forms(w: impl Fn(u32) -> u32) -> Vec<Vec<u8>> {
+    vec![
+        le(&[w(250), DPP16]),
+        le(&[w(233), DPP8]),
+        le(&[w(250), DPP16_HI]),
+        le(&[w(233), DPP8_HI]),
+    ]
+}
 
 fn vop1(op: u32) -> Vec<Vec<u8>> {
     let mut v = Vec::new();
@@ -151,9 +164,12 @@ fn vop1(op: u32) -> Vec<Vec<u8>> {
             v.extend(with_lit(vec![w(d, s0)], &[s0]));
         }
     }
-    v.push(le(&[w(130, V + 130)]));
-    v.push(le(&[w(10, 250), DPP16]));
-    v.push(le(&[w(10, 233), DPP8]));
+    // 16-bit slots: v128 and above are high halves (true16).
+    for (d, s0) in [(130, V + 130), (10, V + 130), (130, V + 2)] {
+        v.push(le(&[w(d, s0)]));
+    }
+    v.extend(dpp_forms(|s0| w(10, s0)));
+    v.extend(dpp_forms(|s0| w(130, s0)));
     v
 }
 
@@ -167,9 +183,11 @@ fn vop2(op: u32) -> Vec<Vec<u8>> {
     }
     v.extend(with_lit(vec![w(10, V + 2, 4)], &[LIT])); // fmaak/fmamk's K
     v.push(le(&[w(10, 2, 4), K]));
-    v.push(le(&[w(130, V + 130, 132)]));
-    v.push(le(&[w(10, 250, 4), DPP16]));
-    v.push(le(&[w(10, 233, 4), DPP8]));
+    for (d, s0, s1) in [(130, V + 130, 132), (10, V + 130, 4), (130, V + 2, 4)] {
+        v.push(le(&[w(d, s0, s1)]));
+    }
+    v.extend(dpp_forms(|s0| w(10, s0, 4)));
+    v.extend(dpp_forms(|s0| w(10, s0, 132)));
     v
 }
 
@@ -179,9 +197,11 @@ fn vopc(op: u32) -> Vec<Vec<u8>> {
     for s0 in [V + 2, 2, INL, LIT] {
         v.extend(with_lit(vec![w(s0, 4)], &[s0]));
     }
-    v.push(le(&[w(V + 130, 132)]));
-    v.push(le(&[w(250, 4), DPP16]));
-    v.push(le(&[w(233, 4), DPP8]));
+    for (s0, s1) in [(V + 130, 132), (V + 130, 4), (V + 2, 132)] {
+        v.push(le(&[w(s0, s1)]));
+    }
+    v.extend(dpp_forms(|s0| w(s0, 4)));
+    v.extend(dpp_forms(|s0| w(s0, 132)));
     v
 }
 

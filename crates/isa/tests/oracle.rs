@@ -11,7 +11,6 @@ use softgpu_isa::{decode, disassemble, Family};
 /// ops without a vaddr/vdst.
 const KNOWN_GAPS: &[&str] = &[
     "s_atc_probe",
-    "v_mov_b16_e32",
     "ds_store_addtid_b32",
     "global_load_addtid_b32",
     "global_store_addtid_b32",
