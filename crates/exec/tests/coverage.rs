@@ -52,7 +52,7 @@ const UNHANDLED: &[(&str, &str)] = &[
     ),
     (
         "ds_store_addtid_b32",
-        "the decoder reports the address field as its data register",
+        "LDS store addressed by M0 and the lane id; not modelled yet",
     ),
     // Typed buffer access: the format comes from the resource (MUBUF) or the
     // instruction (MTBUF) and needs the full gfx11 format conversion table.

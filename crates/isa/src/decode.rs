@@ -352,6 +352,8 @@ impl Reader<'_> {
         let info = i.op.info();
         if info.dst[0] != Ty::None {
             i.dst[0] = sreg_operand(bits(w, 6, 7));
+        } else if info.name.starts_with("s_atc_probe") {
+            i.aux = bits(w, 6, 7); // the sdata field holds the probe mode
         }
         if info.src[0] != Ty::None {
             // A buffer resource is 4-aligned: the low bit of sbase is ignored.
@@ -629,10 +631,8 @@ impl Reader<'_> {
         i.flags |= cache_flags(w, 14, 15, 13);
         let saddr = bits(w1, 16, 7);
         let has_saddr = saddr != sreg::NULL as u32 && fmt != Format::Flat;
-        let has_vaddr = match fmt {
-            Format::Scratch => bit(w1, 23),
-            _ => true,
-        };
+        // The addtid ops have no address VGPR (the table says so).
+        let has_vaddr = info.src[0] != Ty::None && (fmt != Format::Scratch || bit(w1, 23));
         if fmt == Format::Scratch && bit(w1, 23) {
             i.flags |= flags::SVE;
         }

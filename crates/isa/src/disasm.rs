@@ -275,10 +275,13 @@ fn smem(inst: &Inst) -> String {
     if info.src[0] == Ty::None && info.dst[0] == Ty::None {
         return cache_text(inst.flags).trim_start().to_string(); // s_dcache_inv
     }
-    let mut parts = vec![
-        operand(inst.dst[0], info.dst[0]),
-        operand(inst.src[0], info.src[0]),
-    ];
+    // s_atc_probe names its probe mode where others name sdata.
+    let first = if info.name.starts_with("s_atc_probe") {
+        inst.aux.to_string()
+    } else {
+        operand(inst.dst[0], info.dst[0])
+    };
+    let mut parts = vec![first, operand(inst.src[0], info.src[0])];
     let off = if inst.imm < 0 {
         format!("-{:#x}", -(inst.imm as i64))
     } else {
@@ -660,10 +663,13 @@ fn flat(inst: &Inst) -> String {
         _ => Ty::B64,
     };
     let mut parts = vec![operand(inst.dst[0], info.dst[0])];
-    parts.push(match inst.src[0] {
-        Operand::None => "off".into(),
-        a => operand(a, vaddr_ty),
-    });
+    // The addtid ops have no address at all (not even "off").
+    if info.src[0] != Ty::None {
+        parts.push(match inst.src[0] {
+            Operand::None => "off".into(),
+            a => operand(a, vaddr_ty),
+        });
+    }
     parts.push(operand(inst.src[1], info.src[1]));
     if fmt != Format::Flat {
         let saddr_ty = if fmt == Format::Global {

@@ -455,6 +455,8 @@ def memory_types(fmt, name, operands):
             src[0] = "B32"
         for k, x in enumerate(rest[1:3]):
             src[1 + k] = wty(x)
+        if name == "ds_store_addtid_b32":
+            src = ["None", "B32", "None"]  # data0 only: the address is M0 + lane id
         return dst, src
     # FLAT/GLOBAL/SCRATCH/MUBUF/MTBUF
     if not operands:
@@ -487,6 +489,13 @@ def memory_types(fmt, name, operands):
     if fmt == "scratch":
         src[0] = "B32"
         src[2] = "B32"
+    # Operands some ops lack (llvm prints none for them).
+    if "_addtid_" in name:
+        src[0] = "None"  # no address VGPR: the address is from the lane id
+        if "store" in name:
+            src[1] = "B32"
+    if name.startswith("buffer_load_lds_"):
+        dst[0] = "None"  # the data goes to LDS at M0
     return dst, src
 
 

@@ -334,8 +334,8 @@ fn append(w: &mut Wave, env: &mut Env, i: &Inst, consume: bool) -> Result {
 }
 
 /// `ds_load_addtid_b32`: the address is M0 + offset + lane × 4, with no
-/// address VGPR. (`ds_store_addtid_b32` stays unsupported: the decoder
-/// reports its data register from the address field.)
+/// address VGPR. (`ds_store_addtid_b32`, whose data the decoder reports in
+/// `src[1]`, has no handler yet.)
 fn addtid(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     let exec = w.exec();
     let m0 = w.sgpr[softgpu_isa::sreg::M0 as usize] as u64;
