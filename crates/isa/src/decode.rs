@@ -1,9 +1,10 @@
 //! Bytes to [`Inst`] for gfx11.
 
 use crate::consts::inline_value;
+use crate::mimg;
 use crate::ops::{op_by_encoding, op_by_vop3, op_by_vopd_y, OpInfo};
 use crate::{
-    flags, sreg, DecodeError, Family, Format, Inst, LaneSel, Mods, Op, Operand, Special, Ty,
+    flags, image, sreg, DecodeError, Family, Format, Inst, LaneSel, Mods, Op, Operand, Special, Ty,
 };
 
 type Result<T> = std::result::Result<T, DecodeError>;
@@ -26,6 +27,10 @@ pub fn decode(family: Family, bytes: &[u8]) -> Result<Inst> {
         0b110101 => r.vop3(w0)?,
         0b110010 => r.vopd(w0)?,
         0b110011 if w0 >> 24 == 0xCC => r.vop3p(w0)?,
+        0b110011 if w0 >> 24 == 0xCD => r.vinterp(w0)?,
+        0b110011 if w0 >> 24 == 0xCE => r.lds_direct(w0)?,
+        0b111100 => r.mimg(w0)?,
+        0b111110 => r.exp(w0)?,
         0b110110 => r.ds(w0)?,
         0b110111 => r.flat(w0)?,
         0b111000 => r.mubuf(w0)?,
@@ -122,6 +127,10 @@ fn format_name(f: Format) -> &'static str {
         Format::Scratch => "SCRATCH",
         Format::Mubuf => "MUBUF",
         Format::Mtbuf => "MTBUF",
+        Format::Mimg => "MIMG",
+        Format::Exp => "EXP",
+        Format::Vinterp => "VINTERP",
+        Format::LdsDirect => "LDSDIR",
         _ => "VOP3",
     }
 }
@@ -693,6 +702,89 @@ impl Reader<'_> {
             i.src[2] = sreg_operand(bits(w1, 16, 5) * 4);
             i.src[3] = self.operand(bits(w1, 24, 8), Ty::B32, false)?;
         }
+        Ok(i)
+    }
+}
+
+/// The graphics formats: decoded to their full length (so the next word is
+/// never misread), never run.
+impl Reader<'_> {
+    /// MIMG: two dwords, three with NSA (vaddr1..4, a byte each).
+    fn mimg(&mut self, w: u32) -> Result<Inst> {
+        self.need(8)?;
+        let w1 = self.word(4)?;
+        let mut i = blank(lookup(Format::Mimg, bits(w, 18, 8), w)?);
+        let nsa = bit(w, 0);
+        if nsa {
+            self.need(12)?;
+            i.imm = self.word(8)? as i32;
+        }
+        let vdata = Operand::Vgpr(bits(w1, 8, 8) as u16);
+        let (writes, reads) = mimg::writes_and_reads_data(i.op.name());
+        if writes {
+            i.dst[0] = vdata;
+        }
+        if reads {
+            i.src[3] = vdata;
+        }
+        i.src[0] = Operand::Vgpr(bits(w1, 0, 8) as u16);
+        i.src[1] = sreg_operand(bits(w1, 16, 5) * 4);
+        if mimg::has_sampler(i.op.name()) {
+            i.src[2] = sreg_operand(bits(w1, 26, 5) * 4);
+        }
+        let field = |b: u32, f: u32| if bit(w, b) { f } else { 0 };
+        i.aux = bits(w, 8, 4)
+            | bits(w, 2, 3) << image::DIM_SHIFT
+            | field(0, image::NSA)
+            | field(7, image::UNORM)
+            | field(15, image::R128)
+            | field(16, image::A16)
+            | field(17, image::D16)
+            | if bit(w1, 22) { image::LWE } else { 0 };
+        i.flags |= cache_flags(w, 14, 12, 13) | if bit(w1, 21) { flags::TFE } else { 0 };
+        Ok(i)
+    }
+
+    /// EXP: two dwords; a source whose enable bit is clear is unused.
+    fn exp(&mut self, w: u32) -> Result<Inst> {
+        self.need(8)?;
+        let w1 = self.word(4)?;
+        let mut i = blank(lookup(Format::Exp, 0, w)?);
+        for (k, src) in i.src.iter_mut().enumerate() {
+            if bit(w, k as u32) {
+                *src = Operand::Vgpr(bits(w1, 8 * k as u32, 8) as u16);
+            }
+        }
+        i.aux = bits(w, 4, 6);
+        i.imm = (bits(w, 0, 4) | (bit(w, 11) as u32) << 4 | (bit(w, 13) as u32) << 5) as i32;
+        Ok(i)
+    }
+
+    /// VINTERP: two dwords, like VOP3 with three VGPR sources.
+    fn vinterp(&mut self, w: u32) -> Result<Inst> {
+        self.need(8)?;
+        let w1 = self.word(4)?;
+        let mut i = blank(lookup(Format::Vinterp, bits(w, 16, 7), w)?);
+        i.dst[0] = Operand::Vgpr(bits(w, 0, 8) as u16);
+        for k in 0..3 {
+            self.src(&mut i, k, bits(w1, 9 * k as u32, 9), Ty::F32)?;
+        }
+        i.mods = Mods {
+            neg: bits(w1, 29, 3) as u8,
+            opsel: bits(w, 11, 4) as u8,
+            clamp: bit(w, 15),
+            ..Mods::default()
+        };
+        i.imm = bits(w, 8, 3) as i32;
+        Ok(i)
+    }
+
+    /// LDSDIR: one dword.
+    fn lds_direct(&mut self, w: u32) -> Result<Inst> {
+        let mut i = blank(lookup(Format::LdsDirect, bits(w, 20, 2), w)?);
+        i.dst[0] = Operand::Vgpr(bits(w, 0, 8) as u16);
+        i.aux = bits(w, 10, 6) << 2 | bits(w, 8, 2);
+        i.imm = bits(w, 16, 4) as i32;
         Ok(i)
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::consts::{inline_code, inline_text, literal_text};
 use crate::decode::{accumulates, LIT_SRC0};
-use crate::{flags, sreg, sym, Format, Inst, LaneSel, Operand, Special, Ty};
+use crate::{flags, mimg, sreg, sym, Format, Inst, LaneSel, Operand, Special, Ty};
 
 /// How to print: the wave size changes the names of lane-mask operands.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -36,6 +36,10 @@ pub fn disassemble_with(inst: &Inst, opts: &DisasmOptions) -> String {
         Format::Ds => (info.name.to_string(), ds(inst)),
         Format::Flat | Format::Global | Format::Scratch => (info.name.to_string(), flat(inst)),
         Format::Mubuf | Format::Mtbuf => (info.name.to_string(), buffer(inst)),
+        Format::Mimg => (info.name.to_string(), mimg::text(info.name, inst)),
+        Format::Exp => (info.name.to_string(), exp(inst)),
+        Format::Vinterp => (info.name.to_string(), vinterp(inst)),
+        Format::LdsDirect => (info.name.to_string(), lds_direct(inst)),
         _ => (valu_mnemonic(inst), valu(inst, opts.wave64)),
     };
     if operands.is_empty() {
@@ -733,6 +737,66 @@ fn buffer(inst: &Inst) -> String {
         s.push_str(" tfe");
     }
     s
+}
+
+// ---- graphics ----------------------------------------------------------------
+
+/// `exp TARGET src0, src1, src2, src3 [done] [row_en]`; a disabled source
+/// prints as `off`.
+fn exp(inst: &Inst) -> String {
+    let target = match inst.aux {
+        t @ 0..=7 => format!("mrt{t}"),
+        8 => "mrtz".into(),
+        t @ 12..=16 => format!("pos{}", t - 12),
+        20 => "prim".into(),
+        t @ 21..=22 => format!("dual_src_blend{}", t - 21),
+        t => format!("invalid_target_{t}"),
+    };
+    let srcs: Vec<String> = inst
+        .src
+        .iter()
+        .map(|&op| match op {
+            Operand::None => "off".into(),
+            op => operand(op, Ty::B32),
+        })
+        .collect();
+    let mut s = format!("{target} {}", srcs.join(", "));
+    if inst.imm & 1 << 4 != 0 {
+        s.push_str(" done");
+    }
+    if inst.imm & 1 << 5 != 0 {
+        s.push_str(" row_en");
+    }
+    s
+}
+
+/// `v_interp_* vdst, src0, src1, src2 [op_sel] [clamp] wait_exp:N`.
+fn vinterp(inst: &Inst) -> String {
+    let mut parts = vec![operand(inst.dst[0], Ty::B32)];
+    parts.extend((0..3).map(|k| src_as(inst, k, Ty::F32)));
+    let mut s = join(parts);
+    if inst.mods.opsel != 0 {
+        let bits: Vec<String> = (0..4)
+            .map(|k| (inst.mods.opsel >> k & 1).to_string())
+            .collect();
+        s.push_str(&format!(" op_sel:[{}]", bits.join(",")));
+    }
+    if inst.mods.clamp {
+        s.push_str(" clamp");
+    }
+    s + &format!(" wait_exp:{}", inst.imm)
+}
+
+/// `lds_param_load vdst, attrN.c wait_vdst:N`, `lds_direct_load vdst
+/// wait_vdst:N`.
+fn lds_direct(inst: &Inst) -> String {
+    let dst = operand(inst.dst[0], Ty::B32);
+    let wait = format!("wait_vdst:{}", inst.imm);
+    if inst.op.name() == "lds_direct_load" {
+        return format!("{dst} {wait}");
+    }
+    let chan = ["x", "y", "z", "w"][inst.aux as usize & 3];
+    format!("{dst}, attr{}.{chan} {wait}", inst.aux >> 2)
 }
 
 trait MaxDwords {

@@ -182,6 +182,20 @@ pub mod flags {
     pub const E64: u16 = 1 << 9;
 }
 
+/// Image-instruction fields, in [`Inst::aux`].
+pub mod image {
+    pub const DMASK: u32 = 0xf;
+    pub const DIM: u32 = 7 << DIM_SHIFT;
+    pub const DIM_SHIFT: u32 = 4;
+    /// Non-sequential addresses: `Inst::imm` holds vaddr1..vaddr4, a byte each.
+    pub const NSA: u32 = 1 << 7;
+    pub const UNORM: u32 = 1 << 8;
+    pub const R128: u32 = 1 << 9;
+    pub const A16: u32 = 1 << 10;
+    pub const D16: u32 = 1 << 11;
+    pub const LWE: u32 = 1 << 12;
+}
+
 /// One decoded instruction.
 ///
 /// Operand placement by format:
@@ -200,6 +214,15 @@ pub mod flags {
 ///   for stores, `src[2]` srsrc, `src[3]` soffset, `imm` the offset
 ///   (MTBUF: format in `aux`).
 /// - VOPD: this instruction is the X half; `vopd_y` the Y half.
+/// - MIMG: `dst[0]` vdata when written, `src[3]` vdata when read (stores,
+///   atomics), `src[0]` vaddr0, `src[1]` srsrc, `src[2]` ssamp (samplers),
+///   `imm` the NSA addresses, `aux` the [`image`] fields; glc/slc/dlc/tfe in
+///   `flags`. The data and address widths depend on dmask, dim and a16.
+/// - EXP: `src[0..4]` the enabled sources, `aux` the target (bits 0-5),
+///   `imm` the enable mask | done << 4 | row_en << 5.
+/// - VINTERP: `dst[0]`, `src[0..3]`, neg/op_sel/clamp in `mods`, `imm`
+///   wait_exp.
+/// - LDSDIR: `dst[0]`, `aux` attr << 2 | channel, `imm` wait_vdst.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Inst {
     pub op: Op,

@@ -9,6 +9,7 @@ mod consts;
 mod decode;
 mod disasm;
 mod inst;
+mod mimg;
 pub mod ops;
 mod sym;
 

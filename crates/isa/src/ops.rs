@@ -109,6 +109,10 @@ fn parse_format(s: &str) -> Option<Format> {
         "Scratch" => Scratch,
         "Mubuf" => Mubuf,
         "Mtbuf" => Mtbuf,
+        "Mimg" => Mimg,
+        "Exp" => Exp,
+        "Vinterp" => Vinterp,
+        "LdsDirect" => LdsDirect,
         _ => return None,
     })
 }

@@ -374,6 +374,129 @@ fn mtbuf(op: u32) -> Vec<Vec<u8>> {
     v
 }
 
+/// MIMG words: vdata v0, vaddr v4 (NSA: v4, v5, v6, v7, v8), srsrc
+/// s[8:15], ssamp s[16:19] or none.
+fn mimg_word(op: u32, lo: u32, w1: u32, nsa: Option<u32>) -> Vec<u8> {
+    let mut w = vec![0xF000_0000 | op << 18 | lo | nsa.is_some() as u32, w1];
+    w.extend(nsa);
+    le(&w)
+}
+
+const NSA: u32 = 5 | 6 << 8 | 7 << 16 | 8 << 24;
+const SAMP: u32 = 4 << 26;
+const RSRC: u32 = 2 << 16;
+
+fn mimg(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    let base = RSRC | 4;
+    // Every dim, with and without a16, sequential and NSA addresses.
+    for dim in 0..8 {
+        for a16 in [0, 1 << 16] {
+            for nsa in [None, Some(NSA)] {
+                for samp in [SAMP, 0] {
+                    v.push(mimg_word(op, 0xf << 8 | dim << 2 | a16, base | samp, nsa));
+                }
+            }
+        }
+    }
+    // Data widths: dmask, d16, tfe.
+    for dmask in [0, 1, 3, 5, 7, 0xf] {
+        for d16 in [0, 1 << 17] {
+            for tfe in [0, 1 << 21] {
+                for samp in [SAMP, 0] {
+                    v.push(mimg_word(op, dmask << 8 | d16, base | tfe | samp, None));
+                }
+            }
+        }
+    }
+    // The other flags: unorm, glc, slc, dlc, r128, lwe.
+    for lo in [1 << 7 | 1 << 14, 1 << 12 | 1 << 13 | 1 << 15] {
+        for samp in [SAMP, 0] {
+            v.push(mimg_word(op, 0xf << 8 | 1 << 2 | lo, base | samp, None));
+        }
+    }
+    v.push(mimg_word(op, 1 << 8, base | 1 << 22, None)); // lwe
+                                                         // Ranges that would run past v255 (LLVM falls back to the first variant).
+    for samp in [SAMP, 0] {
+        v.push(mimg_word(
+            op,
+            0xf << 8 | 2 << 2,
+            RSRC | 254 << 8 | 250 | samp,
+            None,
+        ));
+        let hi_nsa = 5 | 6 << 8 | 7 << 16 | 252 << 24;
+        v.push(mimg_word(
+            op,
+            0xf << 8 | 2 << 2,
+            RSRC | 4 | samp,
+            Some(hi_nsa),
+        ));
+    }
+    // Ray queries: unorm and r128 set, 128-bit resource s[8:11].
+    let bvh_nsa = 10 | 11 << 8 | 14 << 16 | 17 << 24;
+    for a16 in [0, 1 << 16] {
+        for nsa in [None, Some(bvh_nsa)] {
+            v.push(mimg_word(
+                op,
+                0xf << 8 | 0x80 | 1 << 15 | a16,
+                RSRC | 9,
+                nsa,
+            ));
+        }
+    }
+    v
+}
+
+fn exp(_: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    for target in 0..64 {
+        for en in [0xf, 0x5, 0xa, 0] {
+            for tail in [0, 1 << 11, 1 << 13] {
+                v.push(le(&[0xF800_0000 | tail | target << 4 | en, 0x0302_0100]));
+            }
+        }
+    }
+    v.push(le(&[0xF800_000F, 0xFFFE_FDFC]));
+    v
+}
+
+fn vinterp(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    let w = |lo: u32, d: u32, s: [u32; 3], neg: u32| {
+        le(&[
+            0xCD00_0000 | op << 16 | lo << 8 | d,
+            neg << 29 | s[2] << 18 | s[1] << 9 | s[0],
+        ])
+    };
+    let (v1, v2, v3) = (V + 1, V + 2, V + 3);
+    for wait in 0..8 {
+        v.push(w(wait, 0, [v1, v2, v3], 0));
+    }
+    for neg in 1..8 {
+        v.push(w(0, 0, [v1, v2, v3], neg));
+    }
+    for opsel in [1, 2, 4, 8, 0xf] {
+        v.push(w(opsel << 3, 0, [v1, v2, v3], 0));
+    }
+    v.push(w(0x80 | 2, 255, [V + 255, V + 254, V + 253], 5)); // clamp
+    v.push(w(0, 0, [1, v2, v3], 0)); // an SGPR source
+    v.push(w(0, 0, [v1, INL, v3], 0));
+    v
+}
+
+fn lds_direct(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    for attr in 0..64 {
+        for chan in 0..4 {
+            v.push(le(&[0xCE00_0000 | op << 20 | attr << 10 | chan << 8 | 1]));
+        }
+    }
+    for wait in 0..16 {
+        v.push(le(&[0xCE00_0000 | op << 20 | wait << 16 | 255]));
+    }
+    v
+}
+
 const ENCODINGS: &[Enc] = &[
     ("SOP1", 256, sop1),
     ("SOP2", 0x60, sop2),
@@ -391,6 +514,10 @@ const ENCODINGS: &[Enc] = &[
     ("FLAT", 128, flat),
     ("MUBUF", 256, mubuf),
     ("MTBUF", 16, mtbuf),
+    ("MIMG", 256, mimg),
+    ("EXP", 1, exp),
+    ("VINTERP", 128, vinterp),
+    ("LDSDIR", 4, lds_direct),
 ];
 
 /// The LLVM mnemonic without the encoding suffix.
@@ -433,17 +560,23 @@ fn candidates() -> Vec<Cand> {
     out
 }
 
-/// Check one processor; returns (ops accepted by llvm, failure lines).
-fn audit(cpu: &str, mattr: &str, print: fn(&Inst) -> String) -> (usize, Vec<String>) {
+type OpSet = std::collections::BTreeSet<(&'static str, u32)>;
+type WordCount = std::collections::BTreeMap<&'static str, usize>;
+
+/// Check one processor; returns the (encoding, opcode) pairs llvm accepted,
+/// the number of words it accepted per encoding, and the failure lines.
+fn audit(cpu: &str, mattr: &str, print: fn(&Inst) -> String) -> (OpSet, WordCount, Vec<String>) {
     let cands = candidates();
     let bytes: Vec<Vec<u8>> = cands.iter().map(|c| c.bytes.clone()).collect();
     let texts = common::llvm_mc_each(&bytes, cpu, mattr);
     let mut bad = Vec::new();
     let mut ops = std::collections::BTreeSet::new();
+    let mut words = std::collections::BTreeMap::new();
     let mut missing = std::collections::BTreeSet::new();
     for (c, want) in cands.iter().zip(&texts) {
         let Some(want) = want else { continue };
         ops.insert((c.enc, c.op));
+        *words.entry(c.enc).or_insert(0) += 1;
         let got = match decode(Family::Gfx11, &c.bytes) {
             Ok(i) if i.size as usize != c.bytes.len() => {
                 format!("<size {} != {}>", i.size, c.bytes.len())
@@ -477,12 +610,22 @@ fn audit(cpu: &str, mattr: &str, print: fn(&Inst) -> String) -> (usize, Vec<Stri
             ));
         }
     }
-    (ops.len(), bad)
+    (ops, words, bad)
 }
 
 fn check(cpu: &str, mattr: &str, print: fn(&Inst) -> String) {
-    let (n, bad) = audit(cpu, mattr, print);
+    let (ops, words, bad) = audit(cpu, mattr, print);
+    let n = ops.len();
     assert!(n > 1000, "{cpu}: llvm accepted only {n} opcodes");
+    // Every encoding is exercised: llvm accepts some of its words (VOPD
+    // exists only in wave32).
+    let wave64 = mattr.contains("wavefrontsize64");
+    for &(enc, ..) in ENCODINGS.iter().filter(|e| !(wave64 && e.0 == "VOPD")) {
+        let k = ops.iter().filter(|(e, _)| *e == enc).count();
+        let w = words.get(enc).copied().unwrap_or(0);
+        eprintln!("{cpu}{mattr}: {enc}: {k} opcodes, {w} words");
+        assert!(k > 0, "{cpu}{mattr}: llvm accepted no {enc} word");
+    }
     assert!(
         bad.is_empty(),
         "{cpu}{mattr}: {} failures over {n} opcodes:\n{}",

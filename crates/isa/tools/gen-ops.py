@@ -162,6 +162,26 @@ def mtbuf(op, f):
               (12 << 24) | offen | (2 << 16) | (f["d"] << 8) | f["s0"])
 
 
+def mimg(op, f):
+    # vdata v0, vaddr v4 (dim 2D or 1D), srsrc s[8:15], ssamp s[16:19] or none;
+    # the ray-tracing ops need unorm and r128 (`fixed`).
+    return le(0xF0000000 | (op << 18) | f["fixed"] | (f["dmask"] << 8) | (f["dim"] << 2),
+              (f["ssamp"] << 26) | (2 << 16) | 4)
+
+
+def exp(op, f):
+    # One op: exp mrt0 v0, v1, v2, v3 (the opcode field is the target).
+    return le(0xF8000000 | 0xF, 0x03020100)
+
+
+def vinterp(op, f):
+    return le(0xCD000000 | (op << 16), ((256 + 3) << 18) | ((256 + 2) << 9) | (256 + 1))
+
+
+def ldsdir(op, f):
+    return le(0xCE000000 | (op << 20) | 1)
+
+
 VSRC = [V(2), S2, 0]
 ENCODINGS = [
     ("sop1", 256, sop1, {"d": [10, 0], "s0": [S2, 0x80, 0]}),
@@ -186,6 +206,11 @@ ENCODINGS = [
                               "glc": [0, 1]}),
     ("mubuf", 128, mubuf, {"d": [10, 0], "s0": [2, 0], "glc": [0, 1]}),
     ("mtbuf", 16, mtbuf, {"d": [10], "s0": [2, 0]}),
+    ("mimg", 256, mimg, {"dmask": [0xF, 1, 3], "ssamp": [4, 0], "dim": [1, 0],
+                         "fixed": [0, 0x8080]}),
+    ("exp", 1, exp, {}),
+    ("vinterp", 128, vinterp, {}),
+    ("ldsdir", 4, ldsdir, {}),
 ]
 
 
@@ -196,8 +221,9 @@ def templates(fields):
     combos = []
     for idx in itertools.product(*[range(len(fields[n])) for n in names]):
         f = {n: fields[n][i] for n, i in zip(names, idx)}
-        zeros = sum(1 for n in names if f[n] == 0 and n not in ("lit", "glc"))
-        combos.append(((f.get("lit", 0), f.get("glc", 0), zeros, idx), f))
+        extra = ("lit", "glc", "fixed")  # tried last, not counted as richness
+        zeros = sum(1 for n in names if f[n] == 0 and n not in extra)
+        combos.append(((f.get("lit", 0), f.get("glc", 0), f.get("fixed", 0), zeros, idx), f))
     combos.sort(key=lambda c: c[0])
     return [f for _, f in combos]
 
@@ -408,6 +434,11 @@ def record(ops, samples, fmt, op, b, text, cpu):
     if fmt == "vop3" and name in VOP3SD:
         f = "vop3sd"
     e = new_entry(name, f, op)
+    if fmt in ("mimg", "exp", "vinterp", "ldsdir"):
+        # Graphics formats: the decoder and disassembler know their operands
+        # (their widths depend on dmask, dim and a16, not on the op alone).
+        ops[name] = e
+        return
     if fmt == "vop3":
         e["vop3"] = op
     if fmt == "sopk":
@@ -502,7 +533,8 @@ def memory_types(fmt, name, operands):
 FMT_NAME = {"sop1": "Sop1", "sop2": "Sop2", "sopk": "Sopk", "sopc": "Sopc", "sopp": "Sopp",
             "smem": "Smem", "vop1": "Vop1", "vop2": "Vop2", "vopc": "Vopc", "vop3": "Vop3",
             "vop3sd": "Vop3sd", "vop3p": "Vop3p", "vopd": "Vopd", "ds": "Ds", "flat": "Flat",
-            "global": "Global", "scratch": "Scratch", "mubuf": "Mubuf", "mtbuf": "Mtbuf"}
+            "global": "Global", "scratch": "Scratch", "mubuf": "Mubuf", "mtbuf": "Mtbuf",
+            "mimg": "Mimg", "exp": "Exp", "vinterp": "Vinterp", "ldsdir": "LdsDirect"}
 
 
 def write(ops, samples):
