@@ -962,3 +962,56 @@ fn ds_append_and_storexchg() {
     check(&out, 2, "storexchg first", |_| 0);
     check(&out, 3, "storexchg second", |l| 1000 + l as u32);
 }
+
+/// Runs `body` and returns the dispatch's fault report.
+fn fault_of(body: &str) -> String {
+    let code = assemble(body, Res::default());
+    let dev = Device::new(DeviceConfig {
+        target: "gfx1100".into(),
+        arena_bytes: 64 << 20,
+        threads: Some(1),
+        ..Default::default()
+    })
+    .unwrap();
+    let prog = dev.load(&code).unwrap();
+    let buf = dev.alloc_zeroed(4 * LANES as u64).unwrap();
+    let launch = Launch {
+        grid: [1, 1, 1],
+        block: [LANES as u32, 1, 1],
+        dynamic_lds: 0,
+    };
+    match dev.dispatch(&prog, "k", &launch, &[Arg::Buffer(buf), Arg::Buffer(buf)]) {
+        Ok(_) => panic!("the kernel ran without a fault"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Graphics instructions decode (to their full length) but do not run:
+/// reaching one faults with its name. Words nothing decodes fault as
+/// illegal, the report saying why.
+#[test]
+fn graphics_instructions_fault_as_unsupported() {
+    for (body, name) in [
+        (
+            "\timage_sample v[0:3], [v4, v5], s[8:15], s[16:19] dmask:0xf dim:SQ_RSRC_IMG_2D\n",
+            "image_sample",
+        ),
+        ("\texp mrt0 v0, v1, v2, v3 done\n", "exp"),
+        (
+            "\tv_interp_p10_f32 v0, v1, v2, v3 wait_exp:0\n",
+            "v_interp_p10_f32",
+        ),
+        (
+            "\tlds_param_load v1, attr0.x wait_vdst:0\n",
+            "lds_param_load",
+        ),
+    ] {
+        let why = fault_of(body);
+        assert!(
+            why.contains(&format!("unsupported instruction {name} ")),
+            "{name}: {why}"
+        );
+    }
+    let why = fault_of("\t.long 0xffffffff\n");
+    assert!(why.contains("illegal instruction (FFFFFFFF)"), "{why}");
+}

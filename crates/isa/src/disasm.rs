@@ -23,6 +23,20 @@ pub fn disassemble_wave64(inst: &Inst) -> String {
     disassemble_with(inst, &DisasmOptions { wave64: true })
 }
 
+/// What llvm-objdump-19 prints where it cannot decode an instruction: the
+/// all-zero word is `v_illegal` (LLVM's name for it), any other word shows
+/// as data, `.long 0x…`. Like [`crate::decode_all`], it then goes on 4
+/// bytes later.
+pub fn undecodable_text(bytes: &[u8]) -> String {
+    let mut word = [0u8; 4];
+    let n = bytes.len().min(4);
+    word[..n].copy_from_slice(&bytes[..n]);
+    match u32::from_le_bytes(word) {
+        0 => "v_illegal".into(),
+        w => format!(".long {w:#010x}"),
+    }
+}
+
 /// Print one decoded instruction with explicit options.
 pub fn disassemble_with(inst: &Inst, opts: &DisasmOptions) -> String {
     let info = inst.op.info();
