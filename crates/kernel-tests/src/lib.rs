@@ -14,6 +14,8 @@
 //!
 //! The executor-facing helpers of the other tests live in `tests/common/mod.rs`.
 
+#![forbid(unsafe_code)]
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};

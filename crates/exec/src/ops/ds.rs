@@ -367,7 +367,8 @@ fn m0_lo(w: &Wave) -> u64 {
 
 /// `ds_load_addtid_b32` / `ds_store_addtid_b32`: no address VGPR; lane L
 /// accesses {OFFSET1, OFFSET0} + M0[15:0] + L*4 (§16.15). The store's data
-/// is DATA0, which the decoder reports as the first source.
+/// is DATA0, which the decoder reports as the second source (there is no
+/// ADDR).
 fn addtid(w: &mut Wave, env: &mut Env, i: &Inst, store: bool) -> Result {
     let exec = w.exec();
     let base = m0_lo(w) + offset16(i);
@@ -377,7 +378,7 @@ fn addtid(w: &mut Wave, env: &mut Env, i: &Inst, store: bool) -> Result {
         }
         let addr = base + 4 * l as u64;
         if store {
-            lds_write(env.lds, addr, &w.lane32(i.src[0], l).to_le_bytes());
+            lds_write(env.lds, addr, &w.lane32(i.src[1], l).to_le_bytes());
         } else {
             let v = u32::from_le_bytes(lds_read::<4>(env.lds, addr));
             w.set_lane(i.dst[0], l, 0, v);

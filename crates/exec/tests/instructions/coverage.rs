@@ -25,20 +25,6 @@ const GRAPHICS_FORMATS: &[Format] = &[
 /// Compute-format ops with no handler, and why. They fault at run time with
 /// "unsupported instruction NAME".
 const UNHANDLED: &[(&str, &str)] = &[
-    // Trap-handler and subvector-looping control flow: only trap handlers
-    // and wave64 graphics shaders use them.
-    (
-        "s_rfe_b64",
-        "return from a trap handler; kernels have no trap handler here",
-    ),
-    (
-        "s_subvector_loop_begin",
-        "wave64 subvector looping (graphics)",
-    ),
-    (
-        "s_subvector_loop_end",
-        "wave64 subvector looping (graphics)",
-    ),
     (
         "ds_bvh_stack_rtn_b32",
         "ray-tracing BVH stack: the RDNA3 guide's pseudocode leaves DECODE_ADDR/ENCODE_ADDR (stack index units, wrap at the stack size), the INVALID_NODE value and the pop's index order undefined",
