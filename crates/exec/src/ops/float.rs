@@ -482,7 +482,11 @@ mod tests {
             );
         }
         let (n, dn) = (-(2f32.powi(32)), -f32::MAX);
-        assert_eq!(divide(n, dn).to_bits(), (n / dn).to_bits(), "diffgen seed 1");
+        assert_eq!(
+            divide(n, dn).to_bits(),
+            (n / dn).to_bits(),
+            "diffgen seed 1"
+        );
         assert!(divide(0.0, 0.0).is_nan());
         assert_eq!(divide(1.0, 0.0), f32::INFINITY);
         assert_eq!(divide(-1.0, f32::INFINITY).to_bits(), (-0.0f32).to_bits());
