@@ -941,11 +941,18 @@ mod float_ops {
         F16Hi,
     }
 
-    fn flush(w: &Wave, v: u32, k: K) -> u32 {
+    /// Flushes a denormal operand (`input`) or result as MODE's f32 or
+    /// f16 denormal control says for that direction.
+    fn flush(w: &Wave, v: u32, k: K, input: bool) -> u32 {
+        let (f32_on, f16_on) = if input {
+            (w.mode.flush_in_f32(), w.mode.flush_in_f16_f64())
+        } else {
+            (w.mode.flush_out_f32(), w.mode.flush_out_f16_f64())
+        };
         match k {
-            K::F32 if w.mode.flush_f32() => flush32(v),
-            K::F16 if w.mode.flush_f16_f64() => flush16(v),
-            K::F16Hi if w.mode.flush_f16_f64() => flush16(v >> 16) << 16,
+            K::F32 if f32_on => flush32(v),
+            K::F16 if f16_on => flush16(v),
+            K::F16Hi if f16_on => flush16(v >> 16) << 16,
             K::F16 => v & 0xffff,
             _ => v,
         }
@@ -956,11 +963,11 @@ mod float_ops {
     #[inline(always)]
     fn sf(w: &mut Wave, i: &Inst, ins: K, out: K, op: impl Fn(u32, u32, u32) -> u32) -> Result {
         let r = op(
-            flush(w, w.read_s32(i.src[0]), ins),
-            flush(w, w.read_s32(i.src[1]), ins),
-            flush(w, w.read_s32(i.src[2]), ins),
+            flush(w, w.read_s32(i.src[0]), ins, true),
+            flush(w, w.read_s32(i.src[1]), ins, true),
+            flush(w, w.read_s32(i.src[2]), ins, true),
         );
-        let r = flush(w, r, out);
+        let r = flush(w, r, out, false);
         w.write_s32(i.dst[0], r);
         Ok(Flow::Next)
     }
@@ -969,8 +976,8 @@ mod float_ops {
     #[inline(always)]
     fn sc(w: &mut Wave, i: &Inst, k: K, pred: impl Fn(u32, u32) -> bool) -> Result {
         let (a, b) = (
-            flush(w, w.read_s32(i.src[0]), k),
-            flush(w, w.read_s32(i.src[1]), k),
+            flush(w, w.read_s32(i.src[0]), k, true),
+            flush(w, w.read_s32(i.src[1]), k, true),
         );
         w.scc = pred(a, b);
         Ok(Flow::Next)
