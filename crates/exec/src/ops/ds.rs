@@ -252,13 +252,19 @@ fn add_f32(o: u32, d: u32, mode: Mode) -> u32 {
     }
 }
 
-/// `ds_swizzle_b32`: lane permutation within groups of 32 (bitmask mode)
-/// or of 4 (quad-permute mode), by the instruction's offset.
+/// `ds_swizzle_b32`: lane permutation within groups of 32 by the
+/// instruction's offset: bitmask mode (offset[15] = 0: and, or, xor masks
+/// of the 5-bit lane id), quad-permute mode (offset[15:13] = 0b100 or
+/// 0b101: a lane from each group of 4), FFT mode (offset >= 0xe000: the
+/// bit-reversed lane id, shifted right by the number of mask bits, with the
+/// mask's bits of the own id kept), as the RDNA3 guide's pseudocode gives.
+/// The rotate mode (0xc000..=0xdfff, LLVM's `swizzle(ROTATE, dir, n)`) is
+/// not defined in the RDNA3 guide, so it is refused by name.
 fn swizzle(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
     let pattern = offset16(i) as usize;
-    if pattern >= 0xe000 {
+    if (0xc000..0xe000).contains(&pattern) {
         return Err(Trap::Other(format!(
-            "ds_swizzle mode {pattern:#x} (rotate/FFT) is not supported"
+            "ds_swizzle rotate mode (offset {pattern:#x}) is not supported"
         )));
     }
     let exec = w.exec();
@@ -274,7 +280,11 @@ fn swizzle(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
     let src = w.vgpr[r as usize];
     let mut res = [0u32; MAX_LANES];
     for (l, out) in res[..w.lanes].iter_mut().enumerate() {
-        let s = if pattern & 0x8000 != 0 {
+        let s = if pattern >= 0xe000 {
+            let mask = pattern & 0x1f;
+            let reversed = ((l & 0x1f) as u32).reverse_bits() as usize >> 27;
+            (reversed >> mask.count_ones()) | (l & mask) | (l & 0x20)
+        } else if pattern & 0x8000 != 0 {
             (l & !3) | ((pattern >> (2 * (l & 3))) & 3)
         } else {
             let (and, or, xor) = (
@@ -292,6 +302,10 @@ fn swizzle(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
 
 /// `ds_bpermute_b32` (pull) and `ds_permute_b32` (push): lane selection by
 /// a byte address per lane, through the LDS crossbar without touching LDS.
+/// The lane index is taken mod 32 "regardless of wave size" (the guide's
+/// pseudocode): in wave64 each half permutes within itself, as gfx10/gfx11
+/// hardware does (LLVM and HIP build wave-wide shuffles on these targets
+/// from two bpermutes and `v_permlane64`).
 fn permute(w: &mut Wave, i: &Inst, pull: bool) -> Result {
     let exec = w.exec();
     let n = w.lanes;
@@ -300,7 +314,7 @@ fn permute(w: &mut Wave, i: &Inst, pull: bool) -> Result {
         if exec >> l & 1 == 0 {
             continue;
         }
-        let target = ((base(w, i, l) + offset16(i)) / 4) as usize % n;
+        let target = (l & 32) | ((base(w, i, l) + offset16(i)) / 4) as usize % 32;
         if pull {
             res[l] = if exec >> target & 1 != 0 {
                 w.lane32(i.src[1], target)
