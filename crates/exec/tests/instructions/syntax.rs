@@ -217,7 +217,10 @@ pub fn parse_file(file: &str, text: &str) -> Result<Vec<Block>, String> {
         let case_line = indented && !trimmed.is_empty() && !trimmed.starts_with('#');
         if let Some((first, text)) = &mut pending {
             if !case_line {
-                errors.push(format!("{}:{first}: the case's last line ends with `\\`", pos.file));
+                errors.push(format!(
+                    "{}:{first}: the case's last line ends with `\\`",
+                    pos.file
+                ));
                 pending = None;
             } else {
                 text.push(' ');
@@ -274,7 +277,9 @@ pub fn parse_file(file: &str, text: &str) -> Result<Vec<Block>, String> {
         }
     }
     if let Some((first, _)) = pending {
-        errors.push(format!("{file}:{first}: the case's last line ends with `\\`"));
+        errors.push(format!(
+            "{file}:{first}: the case's last line ends with `\\`"
+        ));
     }
     for b in &blocks {
         if b.cases.is_empty() {
