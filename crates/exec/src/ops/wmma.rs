@@ -36,11 +36,16 @@ fn vgpr(op: Operand) -> Result<usize> {
 }
 
 /// Element `k` of the 16 inputs that lane `l` holds, as f64 or integer.
-fn element(w: &Wave, base: usize, l: usize, k: usize, ty: In, signed: bool) -> f64 {
+/// For the integer inputs `signed` is the operand's NEG bit; for the
+/// 16-bit floats `neg` holds NEG (bit 0, the low halves: even k) and
+/// NEG_HI (bit 1, the high halves: odd k) of the operand (ISA 7.9).
+fn element(w: &Wave, base: usize, l: usize, k: usize, ty: In, neg: u8) -> f64 {
+    let signed = neg & 1 != 0;
+    let sign = if neg >> (k % 2) & 1 != 0 { -1.0 } else { 1.0 };
     let reg = |idx: usize| w.vgpr[(base + idx) % w.vgpr.len()][l];
     match ty {
-        In::F16 => h(reg(k / 2) >> (16 * (k % 2))) as f64,
-        In::BF16 => f32::from_bits((reg(k / 2) >> (16 * (k % 2))) << 16) as f64,
+        In::F16 => sign * h(reg(k / 2) >> (16 * (k % 2))) as f64,
+        In::BF16 => sign * f32::from_bits((reg(k / 2) >> (16 * (k % 2))) << 16) as f64,
         In::U8 => {
             let b = (reg(k / 4) >> (8 * (k % 4))) & 0xff;
             if signed {
@@ -60,18 +65,66 @@ fn element(w: &Wave, base: usize, l: usize, k: usize, ty: In, signed: bool) -> f
     }
 }
 
+/// f32 to bf16, rounding to nearest even (a NaN stays a quiet NaN).
+fn to_bf16(v: f32) -> u32 {
+    let b = v.to_bits();
+    if v.is_nan() {
+        return (b >> 16) | 0x40;
+    }
+    (b + 0x7fff + (b >> 16 & 1)) >> 16
+}
+
 fn wmma(w: &mut Wave, i: &Inst, input: In, acc: Acc) -> Result {
     let (a, b, c, d) = (vgpr(i.src[0])?, vgpr(i.src[1])?, i.src[2], vgpr(i.dst[0])?);
-    let (sign_a, sign_b) = (i.mods.neg & 1 != 0, i.mods.neg & 2 != 0);
+    // Per operand: bit 0 its NEG bit, bit 1 its NEG_HI bit.
+    let neg = |src: u8| (i.mods.neg >> src & 1) | (i.mods.neg_hi >> src & 1) << 1;
+    let (neg_a, neg_b) = (neg(0), neg(1));
+    // On the float forms {NEG_HI[2], NEG[2]} act on C as {ABS, NEG}.
+    let (abs_c, neg_c) = (neg(2) & 2 != 0, neg(2) & 1 != 0);
+    let c_mod = |v: f32| {
+        let v = if abs_c { v.abs() } else { v };
+        if neg_c {
+            -v
+        } else {
+            v
+        }
+    };
     let rows_per_reg = w.lanes / 16;
-    let high_half = i.mods.opsel & 8 != 0;
+    // VOP3P OPSEL[2] (C's and D's half for the 16-bit results).
+    let high_half = i.mods.opsel & 4 != 0;
+    // An inline constant C of a 16-bit WMMA is the constant in that type,
+    // replicated into both halves (ISA 7.9).
+    let c = match c {
+        Operand::Const(k) if matches!(acc, Acc::F16 | Acc::BF16) => {
+            let k = k as u32;
+            let float = matches!(
+                k,
+                0x3f00_0000
+                    | 0xbf00_0000
+                    | 0x3f80_0000
+                    | 0xbf80_0000
+                    | 0x4000_0000
+                    | 0xc000_0000
+                    | 0x4080_0000
+                    | 0xc080_0000
+                    | 0x3e22_f983
+            );
+            let half = match (float, acc) {
+                (true, Acc::F16) => to_h(f(k)),
+                (true, _) => k >> 16,
+                (false, _) => k & 0xffff,
+            };
+            Operand::Const((half | half << 16) as u64)
+        }
+        other => other,
+    };
     // Gather A (row m) and B (column n) from lanes 0..15.
     let mut ma = [[0f64; 16]; 16];
     let mut mb = [[0f64; 16]; 16];
     for m in 0..16 {
         for k in 0..16 {
-            ma[m][k] = element(w, a, m, k, input, sign_a);
-            mb[k][m] = element(w, b, m, k, input, sign_b);
+            ma[m][k] = element(w, a, m, k, input, neg_a);
+            mb[k][m] = element(w, b, m, k, input, neg_b);
         }
     }
     let regs = 16 / rows_per_reg;
@@ -86,7 +139,7 @@ fn wmma(w: &mut Wave, i: &Inst, input: In, acc: Acc) -> Result {
             let dot: f64 = (0..16).map(|k| ma[m][k] * mb[k][n]).sum();
             let old = w.vgpr[(d + r) % w.vgpr.len()][l];
             out[l] = match acc {
-                Acc::F32 => (dot as f32 + f(c_bits)).to_bits(),
+                Acc::F32 => (dot as f32 + c_mod(f(c_bits))).to_bits(),
                 Acc::I32 => {
                     let v = dot as i64 + c_bits as i32 as i64;
                     if i.mods.clamp {
@@ -106,12 +159,8 @@ fn wmma(w: &mut Wave, i: &Inst, input: In, acc: Acc) -> Result {
                     } else {
                         f32::from_bits(c_half << 16)
                     };
-                    let v = dot as f32 + cv;
-                    let bits = if acc == Acc::F16 {
-                        to_h(v)
-                    } else {
-                        v.to_bits() >> 16
-                    };
+                    let v = dot as f32 + c_mod(cv);
+                    let bits = if acc == Acc::F16 { to_h(v) } else { to_bf16(v) };
                     if high_half {
                         (old & 0xffff) | bits << 16
                     } else {

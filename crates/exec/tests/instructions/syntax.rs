@@ -12,12 +12,15 @@
 //! ```
 //!
 //! Case lines are indented: `inputs => expectations`, each a list of
-//! `location=value` separated by spaces. Everything a case does not set
-//! starts as noise (EXEC excepted: all lanes on), and everything it does not
-//! expect must end unchanged, so a write to the wrong register, lane, half
-//! or byte fails the case. Every case needs a reason: a `#` comment on its
-//! line, or the comment above its block (a comment covers the blocks after
-//! it up to the next blank line or comment).
+//! `location=value` separated by spaces (a line ending with `\` continues
+//! on the next indented line, for long per-lane lists such as a matrix one
+//! register per line; the reason goes on the last line). Everything a case
+//! does not set starts as noise (EXEC excepted: all lanes on), and
+//! everything it does not expect must end unchanged, so a write to the
+//! wrong register, lane, half or byte fails the case. Every case needs a
+//! reason: a `#` comment on its line, or the comment above its block (a
+//! comment covers the blocks after it up to the next blank line or
+//! comment).
 //!
 //! An instruction llvm-mc-19 cannot write (true16 `.h` operands, `op_sel`
 //! on VOPC) may be given as its machine code in llvm-mc's `encoding:`
@@ -201,6 +204,8 @@ pub fn parse_file(file: &str, text: &str) -> Result<Vec<Block>, String> {
     let mut comment = String::new();
     let mut directives = Directives::default();
     let mut errors = Vec::new();
+    // A case continued over lines ending with `\`: its first line and text.
+    let mut pending: Option<(usize, String)> = None;
     for (n, raw) in text.lines().enumerate() {
         let line = n + 1;
         let pos = Pos {
@@ -208,14 +213,34 @@ pub fn parse_file(file: &str, text: &str) -> Result<Vec<Block>, String> {
             line,
         };
         let trimmed = raw.trim();
+        let indented = raw.starts_with([' ', '\t']);
+        let case_line = indented && !trimmed.is_empty() && !trimmed.starts_with('#');
+        if let Some((first, text)) = &mut pending {
+            if !case_line {
+                errors.push(format!(
+                    "{}:{first}: the case's last line ends with `\\`",
+                    pos.file
+                ));
+                pending = None;
+            } else {
+                text.push(' ');
+                text.push_str(trimmed.trim_end_matches('\\'));
+                if trimmed.ends_with('\\') {
+                    continue;
+                }
+            }
+        } else if case_line && trimmed.ends_with('\\') {
+            pending = Some((line, trimmed.trim_end_matches('\\').to_string()));
+            continue;
+        }
         if trimmed.is_empty() {
             comment.clear();
             continue;
         }
-        let indented = raw.starts_with([' ', '\t']);
-        if indented && !trimmed.starts_with('#') {
+        if case_line {
+            let (line, joined) = pending.take().unwrap_or((line, trimmed.to_string()));
             match blocks.last_mut() {
-                Some(b) if b.pos.line < line => match parse_case(line, trimmed) {
+                Some(b) if b.pos.line < line => match parse_case(line, &joined) {
                     Ok(c) => b.cases.push(c),
                     Err(e) => errors.push(format!("{pos}: {e}")),
                 },
@@ -250,6 +275,11 @@ pub fn parse_file(file: &str, text: &str) -> Result<Vec<Block>, String> {
                 });
             }
         }
+    }
+    if let Some((first, _)) = pending {
+        errors.push(format!(
+            "{file}:{first}: the case's last line ends with `\\`"
+        ));
     }
     for b in &blocks {
         if b.cases.is_empty() {
