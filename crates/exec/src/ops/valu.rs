@@ -85,8 +85,10 @@ pub(crate) fn fetch<'a>(w: &'a Wave, i: &Inst, k: usize, ty: Ty, buf: &'a mut La
         buf[..n].iter_mut().for_each(|v| *v >>= 16);
     }
     if float_mods {
+        // A 16-bit operand's sign is bit 15, typed or not (v_cndmask_b16
+        // takes f16 abs/neg on its B16 sources).
         let sign = match ty {
-            Ty::F16 | Ty::BF16 => 0x8000,
+            Ty::F16 | Ty::BF16 | Ty::B16 => 0x8000,
             _ => 0x8000_0000,
         };
         let abs = i.mods.abs & bit != 0;
