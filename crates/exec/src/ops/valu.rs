@@ -85,8 +85,10 @@ pub(crate) fn fetch<'a>(w: &'a Wave, i: &Inst, k: usize, ty: Ty, buf: &'a mut La
         buf[..n].iter_mut().for_each(|v| *v >>= 16);
     }
     if float_mods {
+        // A 16-bit operand's sign is bit 15, typed or not (v_cndmask_b16
+        // takes f16 abs/neg on its B16 sources).
         let sign = match ty {
-            Ty::F16 | Ty::BF16 => 0x8000,
+            Ty::F16 | Ty::BF16 | Ty::B16 => 0x8000,
             _ => 0x8000_0000,
         };
         let abs = i.mods.abs & bit != 0;
@@ -458,8 +460,10 @@ fn carry(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32, bool) -> i64) -> Result {
     Ok(Flow::Next)
 }
 
-/// `v_mad_u64_u32` / `v_mad_i64_i32`: 64-bit result and a carry-out mask
-/// (the product-sum leaves the 64-bit range); clamp saturates.
+/// `v_mad_u64_u32` / `v_mad_i64_i32`: `{D1, D0} = 65-bit S0 * S1 + S2`
+/// (VOP3SD pseudocode), so D1 is bit 64 of the exact result: the carry
+/// out for the unsigned form, the sign for the signed one (the exact value
+/// always fits in 65 bits). Clamp saturates D0 to the 64-bit range.
 fn mad64(w: &mut Wave, i: &Inst, signed: bool) -> Result {
     let n = w.lanes;
     let (mut b0, mut b1) = ([0u32; MAX_LANES], [0u32; MAX_LANES]);
@@ -493,7 +497,7 @@ fn mad64(w: &mut Wave, i: &Inst, signed: bool) -> Result {
             w.vgpr[r][l] = v as u32;
             w.vgpr[(r + 1) % w.vgpr.len()][l] = (v >> 32) as u32;
         }
-        cout |= (!(lo..=hi).contains(&exact) as u64) << l;
+        cout |= (((exact >> 64) & 1) as u64) << l;
     }
     w.write_mask(i.dst[1], cout & exec);
     Ok(Flow::Next)
@@ -584,25 +588,20 @@ fn div_fmas_f64(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
     Ok(Flow::Next)
 }
 
-/// `v_mbcnt_lo/hi`: count of mask bits below the lane, plus src1.
+/// `v_mbcnt_lo/hi`: the count of src0's bits below the lane, plus src1.
+/// The lane's thread mask is `(1 << lane) - 1`; `lo` counts against its
+/// low 32 bits, `hi` against its high 32. src0 is read per lane: a VGPR
+/// mask is each lane's own.
 fn mbcnt(w: &mut Wave, i: &Inst, hi: bool) -> Result {
-    let mask = w.read_s32(i.src[0]) as u64;
-    let mut buf = [0u32; MAX_LANES];
-    let add = *fetch(w, i, 1, Ty::B32, &mut buf);
+    let (mut b0, mut b1) = ([0u32; MAX_LANES], [0u32; MAX_LANES]);
+    let mask = fetch(w, i, 0, Ty::B32, &mut b0);
+    let add = fetch(w, i, 1, Ty::B32, &mut b1);
     let mut res = [0u32; MAX_LANES];
     for (l, r) in res[..w.lanes].iter_mut().enumerate() {
-        let below = if hi {
-            if l > 32 {
-                mask & ((1u64 << (l - 32)) - 1)
-            } else {
-                0
-            }
-        } else {
-            mask & ((1u64 << l.min(32)) - 1)
-        };
-        *r = add[l].wrapping_add(below.count_ones());
+        let below = ((1u64 << l) - 1) >> if hi { 32 } else { 0 };
+        *r = add[l].wrapping_add((mask[l] & below as u32).count_ones());
     }
-    let exec = w.exec();
+    let exec = write_mask(w, i);
     w.write_v32(i.dst[0], &res, exec);
     Ok(Flow::Next)
 }
