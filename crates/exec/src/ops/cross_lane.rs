@@ -180,17 +180,28 @@ fn swap(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
     Ok(Flow::Next)
 }
 
-/// `v_movrels_b32` / `v_movreld_b32` / `v_movrelsd_b32`: M0-relative VGPR moves.
+/// `v_movrels_b32` / `v_movreld_b32` / `v_movrelsd_b32`: M0-relative VGPR
+/// moves. `v_movreld`'s source is not relative, so it may be any operand
+/// (SGPR, constant, literal), as its pseudocode `VGPR[DST + M0] = S0` says.
 fn movrel(w: &mut Wave, i: &Inst, rel_src: bool, rel_dst: bool) -> Result {
     let m0 = w.sgpr[softgpu_isa::sreg::M0 as usize] as usize;
-    let s = vgpr_index(i.src[0])? + if rel_src { m0 } else { 0 };
     let d = vgpr_index(i.dst[0])? + if rel_dst { m0 } else { 0 };
-    if s >= w.vgpr.len() || d >= w.vgpr.len() {
+    let mut src = [0u32; MAX_LANES];
+    if rel_src {
+        let s = vgpr_index(i.src[0])? + m0;
+        if s >= w.vgpr.len() || d >= w.vgpr.len() {
+            return Err(Trap::Other(format!(
+                "M0-relative VGPR index out of range (v{s} -> v{d})"
+            )));
+        }
+        src = w.vgpr[s];
+    } else if d >= w.vgpr.len() {
         return Err(Trap::Other(format!(
-            "M0-relative VGPR index out of range (v{s} -> v{d})"
+            "M0-relative VGPR index out of range (-> v{d})"
         )));
+    } else {
+        w.load_src(i.src[0], &mut src);
     }
-    let src = w.vgpr[s];
     let exec = w.exec();
     w.write_v32(Operand::Vgpr(d as u16), &src, exec);
     Ok(Flow::Next)
