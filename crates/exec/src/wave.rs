@@ -1,6 +1,7 @@
 //! Architectural state of one wave, laid out `[register][lane]`.
 
 use softgpu_isa::{sreg, Operand, Special};
+use crate::ops::float::{Fp, Round};
 
 /// Maximum lanes in a wave.
 pub const MAX_LANES: usize = 64;
@@ -64,6 +65,15 @@ impl Mode {
     /// IEEE mode: min/max quiet signalling NaNs; output modifiers are off.
     pub fn ieee(self) -> bool {
         self.bits & (1 << 9) != 0
+    }
+    /// What float lane functions read: the two FP_ROUND fields and IEEE.
+    #[inline(always)]
+    pub fn fp(self) -> Fp {
+        Fp {
+            r32: Round::from_bits(self.bits),
+            r16: Round::from_bits(self.bits >> 2),
+            ieee: self.ieee(),
+        }
     }
 }
 
