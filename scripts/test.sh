@@ -9,6 +9,13 @@ scripts/install-test-deps.sh
 # not build a cdylib by itself.
 cargo build --release -p softgpu-hsa
 cargo test --workspace --release "$@"
+# The executor's unit and instruction tests once more in the test profile
+# (opt-level 2, debug assertions on), which the release run has off: it adds
+# overflow checks to the instruction semantics and the standard library's
+# checks of unsafe preconditions (aligned raw-pointer dereferences,
+# `from_raw_parts` and `copy_nonoverlapping` arguments) to the arena's and
+# the pool's unsafe code. (Miri cannot run here: docs/ARCHITECTURE.md.)
+cargo test -p softgpu-exec "$@"
 # The Rust API's examples check their own results and exit non-zero when
 # one is wrong.
 for example in vector_add sgemm reduction graph two_streams; do

@@ -277,6 +277,117 @@ fn disasm_matches_llvm_objdump() {
     assert_eq!(ours.len(), theirs.len(), "instruction counts differ");
 }
 
+/// A kernel whose text (after its s_endpgm) holds what compiled code
+/// rarely has: image, export, interpolation and LDS-direct instructions
+/// (each followed by an ordinary one), literals whose values are inline
+/// constants, a true16 high half, the zero word and words that decode to
+/// nothing.
+const ODD_KERNEL: &str = r#"
+	.amdgcn_target "amdgcn-amd-amdhsa--gfx1100"
+	.amdhsa_code_object_version 5
+	.text
+	.globl k
+	.p2align 8
+	.type k,@function
+k:
+	s_endpgm
+	image_sample v[0:3], [v4, v5], s[8:15], s[16:19] dmask:0xf dim:SQ_RSRC_IMG_2D
+	v_add_f32_e32 v1, v2, v3
+	image_load v[0:3], v[4:5], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D
+	exp mrt0 v0, v1, v2, v3 done
+	v_interp_p10_f32 v0, v1, v2, v3 wait_exp:7
+	lds_param_load v1, attr0.x wait_vdst:0
+	v_mov_b16_e32 v1.l, v0.h
+	v_add_f16_e32 v2.l, v0.h, v1.l
+	.long 0x8201ff01, 0x00000000
+	.long 0x8201ff01, 0xffffffff
+	.long 0x00000000
+	.long 0xffffffff
+	s_endpgm
+.Lend:
+	.size k, .Lend-k
+	.rodata
+	.p2align 6
+	.amdhsa_kernel k
+		.amdhsa_next_free_vgpr 32
+		.amdhsa_next_free_sgpr 32
+	.end_amdhsa_kernel
+	.amdgpu_metadata
+---
+amdhsa.kernels:
+  - .args: []
+    .group_segment_fixed_size: 0
+    .kernarg_segment_align: 8
+    .kernarg_segment_size: 0
+    .max_flat_workgroup_size: 64
+    .name: k
+    .private_segment_fixed_size: 0
+    .sgpr_count: 32
+    .symbol: k.kd
+    .vgpr_count: 32
+    .wavefront_size: 32
+amdhsa.target: amdgcn-amd-amdhsa--gfx1100
+amdhsa.version: [1, 2]
+...
+	.end_amdgpu_metadata
+"#;
+
+fn tool(name: &str, args: &[&str]) {
+    let out = Command::new(name).args(args).output().unwrap_or_else(|e| {
+        panic!("cannot run {name} ({e}): this test needs the Debian packages llvm-19 and lld-19")
+    });
+    assert!(out.status.success(), "{name}: {}", text(&out.stderr));
+}
+
+#[test]
+fn disasm_prints_what_llvm_objdump_prints_for_odd_words() {
+    let dir = scratch("odd");
+    let (s, o, so) = (dir.join("k.s"), dir.join("k.o"), dir.join("k.hsaco"));
+    std::fs::write(&s, ODD_KERNEL).unwrap();
+    let (s, o, so) = (
+        s.to_str().unwrap(),
+        o.to_str().unwrap(),
+        so.to_str().unwrap(),
+    );
+    let mc = [
+        "-triple=amdgcn-amd-amdhsa",
+        "-mcpu=gfx1100",
+        "-mattr=+real-true16",
+        "-filetype=obj",
+        s,
+        "-o",
+        o,
+    ];
+    tool("llvm-mc-19", &mc);
+    tool("ld.lld-19", &["-shared", o, "-o", so]);
+    let ours = softgpu(&["disasm", so, "--target", "gfx1100"]);
+    assert!(ours.status.success(), "{}", text(&ours.stderr));
+    let llvm = Command::new("llvm-objdump-19")
+        .args(["-d", "--mcpu=gfx1100", so])
+        .output()
+        .expect("cannot run llvm-objdump-19 (Debian package llvm-19)");
+    let (ours, theirs) = (
+        instructions(&text(&ours.stdout)),
+        instructions(&text(&llvm.stdout)),
+    );
+    for needle in [
+        "image_sample",
+        "v_illegal",
+        ".long 0xffffffff",
+        "s_addc_u32 s1, s1, 0",
+    ] {
+        assert!(
+            theirs.iter().any(|l| l.starts_with(needle)),
+            "llvm-objdump printed no {needle}: {theirs:?}"
+        );
+    }
+    for (k, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+        assert_eq!(a, b, "instruction {k} differs");
+    }
+    assert_eq!(ours.len(), theirs.len(), "instruction counts differ");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A capture folder written by hand (as `SOFTGPU_CAPTURE` lays it out) for
 /// the example vector_add, with the expected results computed on the CPU.
 fn hand_made_capture(dir: &Path, n: usize) -> Vec<f32> {

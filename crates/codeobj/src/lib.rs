@@ -19,6 +19,7 @@
 //! ```
 
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod bundle;
 mod descriptor;
@@ -50,19 +51,15 @@ pub fn load(bytes: &[u8]) -> Result<CodeObject, Error> {
     // The ELF parser reads headers in place and needs 8-byte alignment;
     // bytes from `include_bytes!` or the middle of a bundle may not have it.
     if bytes.as_ptr().align_offset(8) != 0 {
-        let mut words = vec![0u64; bytes.len().div_ceil(8)];
-        let aligned = &mut bytemuck_bytes(&mut words)[..bytes.len()];
+        // A copy in a buffer with room to start at an 8-aligned address
+        // (`align_offset` of a byte pointer is always below 8 at run time).
+        let mut buffer = vec![0u8; bytes.len() + 7];
+        let start = buffer.as_ptr().align_offset(8);
+        let aligned = &mut buffer[start..start + bytes.len()];
         aligned.copy_from_slice(bytes);
         return elf::load(aligned);
     }
     elf::load(bytes)
-}
-
-/// The bytes of a `u64` buffer (always 8-byte aligned).
-fn bytemuck_bytes(words: &mut [u64]) -> &mut [u8] {
-    // SAFETY: u8 has no alignment or validity requirements; the length is
-    // the buffer's size in bytes.
-    unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr() as *mut u8, words.len() * 8) }
 }
 
 /// Parse an ELF code object or a clang offload bundle, for the processor `target`

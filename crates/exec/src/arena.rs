@@ -1,15 +1,54 @@
 //! Device memory: one arena the executor owns.
 //!
 //! Every device address a kernel can use maps into this arena (or into host
-//! memory a runtime registered explicitly) or is refused. Accesses go through
-//! relaxed atomics, so workgroups running on several host threads may touch
-//! the same bytes (as GPU kernels do) without undefined behaviour, and an
-//! address outside allocated memory is an error, never a host access.
+//! memory a runtime registered explicitly) or is refused: an address outside
+//! allocated memory is an error, never a host access.
 //!
 //! Device addresses are host addresses: the arena is mapped once and a
 //! device pointer is the host pointer of the same byte, as on an APU such as
 //! gfx1151. A host program given a pointer by the HSA runtime can therefore
 //! write kernel arguments or AQL packets through it directly.
+//!
+//! # Concurrency
+//!
+//! Workgroups run on several host threads and may touch the same bytes, as
+//! GPU kernels do; the host (a runtime's copies and fills, the packet
+//! processor) may touch them while kernels run. What keeps that defined:
+//!
+//! - Rust code reaches arena memory, and host memory registered with
+//!   [`Arena::register_host`], only through relaxed atomics: this module's
+//!   accessors, [`copy`] and [`fill_u32`], and atomic references to queue
+//!   headers in the runtime. No `&[u8]`, `&mut` or plain load or store of it
+//!   exists, so no access from Rust is a non-atomic data race. (The HSA C
+//!   library also writes output arguments through pointers its C caller
+//!   passes, which may point here; the C contract of every such call is that
+//!   nothing else touches those bytes during it.)
+//! - Accesses keep the width the kernel or the host asked for: a dword load
+//!   is one 32-bit atomic, a 64-bit atomic is one 64-bit atomic, bulk
+//!   transfers go a byte at a time to an 8-byte boundary and then a word at
+//!   a time. So when two threads *race* on the same bytes with different
+//!   widths (a byte store against a dword load, say), that is a mixed-size
+//!   atomic race. Rust's documented memory model leaves those undefined (it
+//!   inherits C++'s rule; Miri reports them). We rely instead on what rustc
+//!   lowers them to: LLVM atomic loads and stores of the given width, which
+//!   LLVM's memory model defines byte by byte (a load returns, for each
+//!   byte, a value some store wrote to it), and plain moves on x86-64 and
+//!   AArch64. Forbidding such races would mean forbidding what GPU programs
+//!   legally do (or making every access a byte, or a compare-and-swap on a
+//!   whole word, several times slower). Only racing programs are affected:
+//!   accesses ordered by the runtime's signals, or never overlapping, are
+//!   ordinary atomics.
+//! - Memory that a C client writes through the host pointers it was given
+//!   (kernel arguments, AQL packets, buffers) is outside Rust's control: the
+//!   C program is responsible for its own races with kernels, as it would be
+//!   on a GPU, and its plain stores are ordered before a dispatch by the
+//!   release store of a packet header or doorbell that the runtime reads with
+//!   acquire.
+//! - The mapping lives as long as the `Arena`, so an address that passed
+//!   [`Arena::check`] stays mapped while `&self` does (freed allocations stay
+//!   mapped: a stale device pointer reads stale or reused bytes, as on a
+//!   GPU). Registered host memory stays valid only as long as its
+//!   registrant promised (see [`Arena::register_host`]).
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
@@ -55,9 +94,9 @@ pub struct Arena {
     has_host: AtomicBool,
 }
 
-// SAFETY: the arena's memory is only ever accessed through atomics.
-unsafe impl Send for Arena {}
-unsafe impl Sync for Arena {}
+// `Arena` is `Send` and `Sync` by its fields alone (it holds the mapping's
+// address as an integer): that sharing it between threads is sound is the
+// accessors' business, see the module's "Concurrency".
 
 impl Arena {
     /// Reserves `bytes` of zeroed device memory (pages are committed lazily by
@@ -185,8 +224,12 @@ impl Arena {
         let (inner_start, inner_end) = (start.next_multiple_of(PAGE), end / PAGE * PAGE);
         let (clear_to, clear_from) = if len as usize >= GIVE_BACK_FROM
             && inner_end > inner_start
-            // SAFETY: a page-aligned range inside our own mapping that no
-            // one can reach (it is being handed out by `alloc` right now).
+            // SAFETY: a page-aligned range inside our own mapping, which
+            // stays mapped: MADV_DONTNEED on private anonymous memory only
+            // makes its pages read back as zeros. The block is being handed
+            // out by `alloc`; a kernel still using a stale pointer into it
+            // (it was free) sees old bytes or zeros, as with the stores
+            // below, and no Rust reference to these bytes exists.
             && unsafe {
                 libc::madvise(
                     inner_start as *mut libc::c_void,
@@ -203,7 +246,9 @@ impl Arena {
             .step_by(8)
             .chain((clear_from..end).step_by(8))
         {
-            Self::word(at).store(0, Relaxed);
+            // SAFETY: 8-aligned (the block and the pages are), inside the
+            // mapping, which outlives `&self`; accessed atomically only.
+            unsafe { word(at) }.store(0, Relaxed);
         }
     }
 
@@ -238,9 +283,16 @@ impl Arena {
     /// Makes host memory outside the arena reachable by kernels at its own
     /// address (locked or registered host buffers, zero-copy imports).
     ///
+    /// Kernels reach the range with the same atomics as arena memory (see
+    /// the module's "Concurrency"); a kernel that strays into it through a
+    /// wild pointer reaches it too, like any device memory.
+    ///
     /// # Safety
     /// `[addr, addr + len)` must stay valid, writable host memory until
-    /// [`Arena::unregister_host`] is called for it.
+    /// [`Arena::unregister_host`] is called for it *and* every kernel that
+    /// might access it has finished (an access checked just before the
+    /// unregistration may land just after it), and Rust code may access it
+    /// only atomically meanwhile.
     pub unsafe fn register_host(&self, addr: u64, len: u64) -> Result<(), MemError> {
         let overlap = MemError::Overlap { addr, len };
         let end = addr.checked_add(len).ok_or(overlap.clone())?;
@@ -285,33 +337,17 @@ impl Arena {
         live.values().sum()
     }
 
-    #[inline(always)]
-    fn word(at: usize) -> &'static AtomicU64 {
-        // SAFETY: callers pass a checked, 8-aligned address of live memory.
-        unsafe { &*(at as *const AtomicU64) }
-    }
-
-    #[inline(always)]
-    fn byte(at: usize) -> &'static AtomicU8 {
-        // SAFETY: a checked address; AtomicU8 has alignment 1.
-        unsafe { &*(at as *const AtomicU8) }
-    }
-
-    #[inline(always)]
-    fn dword(at: usize) -> &'static AtomicU32 {
-        // SAFETY: a checked, 4-aligned address.
-        unsafe { &*(at as *const AtomicU32) }
-    }
-
     /// Loads a little-endian 32-bit value.
     #[inline(always)]
     pub fn load_u32(&self, addr: u64) -> Result<u32, MemError> {
         let start = self.check(addr, 4)?;
         if start.is_multiple_of(4) {
-            Ok(Self::dword(start).load(Relaxed))
+            // SAFETY: `check` passed for these 4 bytes, which are aligned.
+            Ok(unsafe { dword(start) }.load(Relaxed))
         } else {
             let mut b = [0u8; 4];
-            Self::read_bytes_at(start, &mut b);
+            // SAFETY: `check` passed for these 4 bytes.
+            unsafe { load_bytes(start, &mut b) };
             Ok(u32::from_le_bytes(b))
         }
     }
@@ -321,9 +357,11 @@ impl Arena {
     pub fn store_u32(&self, addr: u64, value: u32) -> Result<(), MemError> {
         let start = self.check(addr, 4)?;
         if start.is_multiple_of(4) {
-            Self::dword(start).store(value, Relaxed);
+            // SAFETY: `check` passed for these 4 bytes, which are aligned.
+            unsafe { dword(start) }.store(value, Relaxed);
         } else {
-            Self::write_bytes_at(start, &value.to_le_bytes());
+            // SAFETY: `check` passed for these 4 bytes.
+            unsafe { store_bytes(start, &value.to_le_bytes()) };
         }
         Ok(())
     }
@@ -335,12 +373,15 @@ impl Arena {
         let start = self.check(addr, 4 * out.len() as u64)?;
         if start.is_multiple_of(4) {
             for (k, v) in out.iter_mut().enumerate() {
-                *v = Self::dword(start + 4 * k).load(Relaxed);
+                // SAFETY: `check` passed for all `out.len()` dwords from
+                // `start`, which is aligned.
+                *v = unsafe { dword(start + 4 * k) }.load(Relaxed);
             }
         } else {
             for (k, v) in out.iter_mut().enumerate() {
                 let mut b = [0u8; 4];
-                Self::read_bytes_at(start + 4 * k, &mut b);
+                // SAFETY: `check` passed for all `out.len()` dwords.
+                unsafe { load_bytes(start + 4 * k, &mut b) };
                 *v = u32::from_le_bytes(b);
             }
         }
@@ -353,11 +394,14 @@ impl Arena {
         let start = self.check(addr, 4 * values.len() as u64)?;
         if start.is_multiple_of(4) {
             for (k, v) in values.iter().enumerate() {
-                Self::dword(start + 4 * k).store(*v, Relaxed);
+                // SAFETY: `check` passed for all `values.len()` dwords from
+                // `start`, which is aligned.
+                unsafe { dword(start + 4 * k) }.store(*v, Relaxed);
             }
         } else {
             for (k, v) in values.iter().enumerate() {
-                Self::write_bytes_at(start + 4 * k, &v.to_le_bytes());
+                // SAFETY: `check` passed for all `values.len()` dwords.
+                unsafe { store_bytes(start + 4 * k, &v.to_le_bytes()) };
             }
         }
         Ok(())
@@ -366,54 +410,17 @@ impl Arena {
     /// Reads `out.len()` bytes at `addr`.
     pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), MemError> {
         let start = self.check(addr, out.len() as u64)?;
-        Self::read_bytes_at(start, out);
+        // SAFETY: `check` passed for `out.len()` bytes.
+        unsafe { load_bytes(start, out) };
         Ok(())
     }
 
     /// Writes `data` at `addr`.
     pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), MemError> {
         let start = self.check(addr, data.len() as u64)?;
-        Self::write_bytes_at(start, data);
+        // SAFETY: `check` passed for `data.len()` bytes.
+        unsafe { store_bytes(start, data) };
         Ok(())
-    }
-
-    /// Bulk reads and writes go a byte at a time up to an 8-byte boundary,
-    /// then a word at a time: relaxed word accesses compile to plain moves,
-    /// so a transfer runs near memory speed while a kernel racing on the
-    /// same bytes stays defined behaviour.
-    fn read_bytes_at(start: usize, out: &mut [u8]) {
-        let head = (start.next_multiple_of(8) - start).min(out.len());
-        let (first, rest) = out.split_at_mut(head);
-        for (i, b) in first.iter_mut().enumerate() {
-            *b = Self::byte(start + i).load(Relaxed);
-        }
-        let mut words = rest.chunks_exact_mut(8);
-        let mut at = start + head;
-        for w in &mut words {
-            w.copy_from_slice(&Self::word(at).load(Relaxed).to_le_bytes());
-            at += 8;
-        }
-        for (i, b) in words.into_remainder().iter_mut().enumerate() {
-            *b = Self::byte(at + i).load(Relaxed);
-        }
-    }
-
-    fn write_bytes_at(start: usize, data: &[u8]) {
-        let head = (start.next_multiple_of(8) - start).min(data.len());
-        let (first, rest) = data.split_at(head);
-        for (i, b) in first.iter().enumerate() {
-            Self::byte(start + i).store(*b, Relaxed);
-        }
-        let mut words = rest.chunks_exact(8);
-        let mut at = start + head;
-        for w in &mut words {
-            let v = u64::from_le_bytes(w.try_into().expect("8 bytes"));
-            Self::word(at).store(v, Relaxed);
-            at += 8;
-        }
-        for (i, b) in words.remainder().iter().enumerate() {
-            Self::byte(at + i).store(*b, Relaxed);
-        }
     }
 
     /// Atomic read-modify-write of an aligned 32-bit value; returns the old
@@ -423,7 +430,8 @@ impl Arena {
         if !start.is_multiple_of(4) {
             return Err(MemError::OutOfRange { addr, len: 4 });
         }
-        let cell = Self::dword(start);
+        // SAFETY: `check` passed for these 4 bytes, which are aligned.
+        let cell = unsafe { dword(start) };
         let mut old = cell.load(Relaxed);
         loop {
             match cell.compare_exchange_weak(old, f(old), Relaxed, Relaxed) {
@@ -439,7 +447,8 @@ impl Arena {
         if !start.is_multiple_of(8) {
             return Err(MemError::OutOfRange { addr, len: 8 });
         }
-        let cell = Self::word(start);
+        // SAFETY: `check` passed for these 8 bytes, which are aligned.
+        let cell = unsafe { word(start) };
         let mut old = cell.load(Relaxed);
         loop {
             match cell.compare_exchange_weak(old, f(old), Relaxed, Relaxed) {
@@ -450,9 +459,165 @@ impl Arena {
     }
 }
 
+// The atomic views every access goes through. Each returns a reference of
+// any lifetime the caller picks: callers in this module hold it only within
+// a method borrowing the `Arena` (so the mapping outlives it), callers of
+// `copy` and `fill_u32` only within those calls.
+
+/// The 64-bit cell at host address `at`.
+///
+/// # Safety
+/// `at` must be 8-aligned and valid for reads and writes of 8 bytes while
+/// the reference is used, and no Rust code may access those bytes other
+/// than atomically meanwhile (see the module's "Concurrency").
+#[inline(always)]
+unsafe fn word<'a>(at: usize) -> &'a AtomicU64 {
+    // SAFETY: the caller's contract: aligned, valid, and only ever accessed
+    // atomically, which is what `AtomicU64` requires of its bytes.
+    unsafe { &*(at as *const AtomicU64) }
+}
+
+/// The 32-bit cell at host address `at`.
+///
+/// # Safety
+/// As for [`word`], with 4 bytes, 4-aligned.
+#[inline(always)]
+unsafe fn dword<'a>(at: usize) -> &'a AtomicU32 {
+    // SAFETY: as for `word`.
+    unsafe { &*(at as *const AtomicU32) }
+}
+
+/// The byte at host address `at`.
+///
+/// # Safety
+/// As for [`word`], with 1 byte (`AtomicU8` needs no alignment).
+#[inline(always)]
+unsafe fn byte<'a>(at: usize) -> &'a AtomicU8 {
+    // SAFETY: as for `word`.
+    unsafe { &*(at as *const AtomicU8) }
+}
+
+/// Bulk reads and writes go a byte at a time up to an 8-byte boundary,
+/// then a word at a time: relaxed word accesses compile to plain moves, so
+/// a transfer runs near memory speed while a kernel racing on the same
+/// bytes stays an atomic race (see the module's "Concurrency").
+///
+/// # Safety
+/// `[start, start + out.len())` must be valid for reads and writes and
+/// accessed only atomically during the call.
+#[inline]
+unsafe fn load_bytes(start: usize, out: &mut [u8]) {
+    let head = (start.next_multiple_of(8) - start).min(out.len());
+    let (first, rest) = out.split_at_mut(head);
+    for (i, b) in first.iter_mut().enumerate() {
+        // SAFETY: inside the caller's range.
+        *b = unsafe { byte(start + i) }.load(Relaxed);
+    }
+    let mut words = rest.chunks_exact_mut(8);
+    let mut at = start + head;
+    for w in &mut words {
+        // SAFETY: inside the caller's range, and 8-aligned past the head.
+        w.copy_from_slice(&unsafe { word(at) }.load(Relaxed).to_le_bytes());
+        at += 8;
+    }
+    for (i, b) in words.into_remainder().iter_mut().enumerate() {
+        // SAFETY: inside the caller's range.
+        *b = unsafe { byte(at + i) }.load(Relaxed);
+    }
+}
+
+/// Writes `data` at `start`, split as [`load_bytes`] splits reads.
+///
+/// # Safety
+/// As for [`load_bytes`], for `data.len()` bytes.
+#[inline]
+unsafe fn store_bytes(start: usize, data: &[u8]) {
+    let head = (start.next_multiple_of(8) - start).min(data.len());
+    let (first, rest) = data.split_at(head);
+    for (i, b) in first.iter().enumerate() {
+        // SAFETY: inside the caller's range.
+        unsafe { byte(start + i) }.store(*b, Relaxed);
+    }
+    let mut words = rest.chunks_exact(8);
+    let mut at = start + head;
+    for w in &mut words {
+        let v = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+        // SAFETY: inside the caller's range, and 8-aligned past the head.
+        unsafe { word(at) }.store(v, Relaxed);
+        at += 8;
+    }
+    for (i, b) in words.remainder().iter().enumerate() {
+        // SAFETY: inside the caller's range.
+        unsafe { byte(at + i) }.store(*b, Relaxed);
+    }
+}
+
+/// Copies `len` bytes from host address `src` to `dst`; the ranges may
+/// overlap (as `memmove`). Every access is a relaxed atomic, so a kernel
+/// racing on either range is an atomic race, not a data race: this is how
+/// a runtime copies into, out of or within device memory. The bytes go
+/// through a small buffer, each side split into bytes and words by its own
+/// alignment, so the copy is word-wide on both sides whatever their
+/// relative alignment.
+///
+/// # Safety
+/// `[src, src + len)` must be valid for reads and `[dst, dst + len)` for
+/// reads and writes during the call (arena memory that passed
+/// [`Arena::check`], registered host memory, or host memory the caller
+/// vouches for), and no Rust code may access either range other than
+/// atomically meanwhile.
+pub unsafe fn copy(dst: usize, src: usize, len: usize) {
+    const CHUNK: usize = 4096;
+    let mut buffer = [0u8; CHUNK];
+    // A destination above an overlapping source is copied from the end,
+    // so no chunk overwrites source bytes not yet read.
+    let backward = dst > src && dst - src < len;
+    let mut done = 0;
+    while done < len {
+        let n = CHUNK.min(len - done);
+        let at = if backward { len - done - n } else { done };
+        let chunk = &mut buffer[..n];
+        // SAFETY: `[at, at + n)` lies inside both of the caller's ranges.
+        unsafe {
+            load_bytes(src + at, chunk);
+            store_bytes(dst + at, chunk);
+        }
+        done += n;
+    }
+}
+
+/// Stores `value` in the `count` 32-bit words from host address `dst`,
+/// with relaxed atomic stores, word-wide where aligned (as [`copy`]).
+///
+/// # Safety
+/// `dst` must be 4-aligned, and `[dst, dst + 4 * count)` valid for reads
+/// and writes and accessed only atomically during the call.
+pub unsafe fn fill_u32(dst: usize, value: u32, count: usize) {
+    let end = dst + 4 * count;
+    let mut at = dst;
+    if !at.is_multiple_of(8) && at < end {
+        // SAFETY: 4-aligned and inside the caller's range.
+        unsafe { dword(at) }.store(value, Relaxed);
+        at += 4;
+    }
+    let pair = u64::from(value) | u64::from(value) << 32;
+    while end - at >= 8 {
+        // SAFETY: 8-aligned from here and inside the caller's range.
+        unsafe { word(at) }.store(pair, Relaxed);
+        at += 8;
+    }
+    if at < end {
+        // SAFETY: the last 4 bytes of the caller's range, 4-aligned.
+        unsafe { dword(at) }.store(value, Relaxed);
+    }
+}
+
 impl Drop for Arena {
     fn drop(&mut self) {
-        // SAFETY: mapped in `new` with this length; no borrows outlive self.
+        // SAFETY: mapped in `new` with this length. Every reference into
+        // the mapping lives within a borrow of `self` (or the runtime keeps
+        // the arena alive while it holds one, e.g. a queue's headers), so
+        // none outlives the unmapping.
         unsafe { libc::munmap(self.base as *mut libc::c_void, self.bytes as usize) };
     }
 }
@@ -504,6 +669,61 @@ mod tests {
                 let mut part = vec![0u8; len];
                 arena.read(base + start as u64 + 1, &mut part).unwrap();
                 assert_eq!(part, model[start + 1..start + 1 + len], "read at +{start}");
+            }
+        }
+    }
+
+    /// `copy` is `memmove`: at every source and destination alignment,
+    /// with the ranges overlapping either way and with more than one chunk
+    /// of its bounce buffer, it leaves what `copy_within` leaves.
+    #[test]
+    fn copy_matches_copy_within_at_every_alignment_and_overlap() {
+        let size = 4 * 4096;
+        let arena = Arena::new(1 << 20).unwrap();
+        let base = arena.alloc(size as u64).unwrap();
+        let initial: Vec<u8> = (0..size).map(|i| (i * 7 + i / 251) as u8).collect();
+        for (src, dst, len) in [
+            (0, 1, 100),
+            (1, 0, 100),
+            (3, 8, 17),
+            (8, 3, 17),
+            (5, 5 + 4096, 4096),
+            (7, 12, 2 * 4096 + 33),
+            (12, 7, 2 * 4096 + 33),
+            (0, 2 * 4096, 4096 + 64),
+            (4, 0, 0),
+        ] {
+            for shift in 0..9 {
+                let (src, dst) = (src + shift, dst + (shift * 3) % 8);
+                arena.write(base, &initial).unwrap();
+                let mut model = initial.clone();
+                model.copy_within(src..src + len, dst);
+                // SAFETY: both ranges lie in the live allocation at `base`,
+                // touched only through the arena here.
+                unsafe { copy((base as usize) + dst, (base as usize) + src, len) };
+                let mut got = vec![0u8; size];
+                arena.read(base, &mut got).unwrap();
+                assert!(got == model, "copy of {len} from +{src} to +{dst}");
+            }
+        }
+    }
+
+    #[test]
+    fn fill_u32_stores_exactly_count_words() {
+        let arena = Arena::new(1 << 20).unwrap();
+        let base = arena.alloc(256).unwrap();
+        for start in [0usize, 4, 8, 12] {
+            for count in [0usize, 1, 2, 3, 8, 9] {
+                arena.write(base, &[0xEE; 256]).unwrap();
+                // SAFETY: inside the live allocation, 4-aligned.
+                unsafe { fill_u32(base as usize + start, 0x0403_0201, count) };
+                let mut got = [0u8; 256];
+                arena.read(base, &mut got).unwrap();
+                let mut model = [0xEEu8; 256];
+                for k in 0..count {
+                    model[start + 4 * k..start + 4 * k + 4].copy_from_slice(&[1, 2, 3, 4]);
+                }
+                assert_eq!(got, model, "{count} words at +{start}");
             }
         }
     }

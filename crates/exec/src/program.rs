@@ -128,10 +128,11 @@ impl Program {
     fn slot(offset: u64, decoded: Result<Inst, softgpu_isa::DecodeError>) -> Slot {
         let inst = match decoded {
             Ok(inst) if operands_valid(&inst) => inst,
-            Ok(_) => {
+            // Kept (never run) for its size and its disassembly.
+            Ok(inst) => {
                 return Slot {
                     offset,
-                    inst: placeholder(),
+                    inst,
                     exec: illegal,
                     illegal: Some("register operand out of range".into()),
                     vopd: None,
@@ -239,12 +240,21 @@ impl Program {
         self.text_for(index, false)
     }
 
-    /// The disassembly of slot `index`, naming lane masks as wave64 code does.
+    /// The disassembly of slot `index`, naming lane masks as wave64 code
+    /// does. Bytes that do not decode print as llvm-objdump prints them
+    /// (`.long 0x…`, `v_illegal`); why they are illegal stays in
+    /// [`Slot::illegal`] for fault reports.
     pub fn text_for(&self, index: u32, wave64: bool) -> String {
         let s = &self.slots[index as usize];
-        match &s.illegal {
-            Some(why) => format!("<illegal: {why}>"),
-            None => softgpu_isa::disassemble_with(&s.inst, &softgpu_isa::DisasmOptions { wave64 }),
+        let opts = softgpu_isa::DisasmOptions { wave64 };
+        if s.illegal.is_none() {
+            return softgpu_isa::disassemble_with(&s.inst, &opts);
+        }
+        let end = self.code_object.text.end as usize;
+        let code = self.image.get(s.offset as usize..end).unwrap_or(&[]);
+        match softgpu_isa::decode(self.family, code) {
+            Ok(inst) => softgpu_isa::disassemble_with(&inst, &opts),
+            Err(_) => softgpu_isa::undecodable_text(code),
         }
     }
 }

@@ -24,6 +24,9 @@ const PACKAGES: &str = "Debian packages clang-19 lld-19 llvm-19";
 struct Res {
     lds: u32,
     scratch: u32,
+    /// Assemble with true16 syntax (`v0.h`): llvm-mc-19
+    /// `-mattr=+real-true16`, which clang-19 cannot pass to its assembler.
+    true16: bool,
 }
 
 fn tool(cmd: &mut Command, what: &str) {
@@ -108,21 +111,37 @@ amdhsa.version: [1, 2]
     );
     let (s, o, h) = (dir.join("k.s"), dir.join("k.o"), dir.join("k.hsaco"));
     std::fs::write(&s, src).unwrap();
-    tool(
-        Command::new("clang-19")
-            .args([
-                "-x",
-                "assembler",
-                "-target",
-                "amdgcn-amd-amdhsa",
-                "-mcpu=gfx1100",
-                "-c",
-            ])
-            .arg(&s)
-            .arg("-o")
-            .arg(&o),
-        "clang-19",
-    );
+    if res.true16 {
+        tool(
+            Command::new("llvm-mc-19")
+                .args([
+                    "-triple=amdgcn-amd-amdhsa",
+                    "-mcpu=gfx1100",
+                    "-mattr=+real-true16",
+                    "-filetype=obj",
+                ])
+                .arg(&s)
+                .arg("-o")
+                .arg(&o),
+            "llvm-mc-19",
+        );
+    } else {
+        tool(
+            Command::new("clang-19")
+                .args([
+                    "-x",
+                    "assembler",
+                    "-target",
+                    "amdgcn-amd-amdhsa",
+                    "-mcpu=gfx1100",
+                    "-c",
+                ])
+                .arg(&s)
+                .arg("-o")
+                .arg(&o),
+            "clang-19",
+        );
+    }
     tool(
         Command::new("ld.lld-19")
             .arg("-shared")
@@ -593,6 +612,7 @@ fn flat_routes_to_lds_and_scratch() {
         Res {
             lds: 256,
             scratch: 16,
+            ..Res::default()
         },
         &a,
         2 * LANES,
@@ -738,6 +758,64 @@ fn f16_ops_and_opsel() {
     check(&out, 4, "cvt_f32_f16 neg", |l| fb(-alo(l)));
 }
 
+/// True16 operands of the 32-bit encodings: a VGPR of 128 or more in a
+/// 16-bit slot is the high half of v(N-128), for sources (src0 included),
+/// destinations and DPP sources. LLVM 19 has true16 syntax only for some
+/// ops; the others (`v_cvt_f32_f16`, VOPC) are written as words.
+#[test]
+fn true16_high_halves_in_32bit_encodings() {
+    let a = lanes(|l| h(l as f32 * 0.5 - 4.0) | h(l as f32 * 0.25 + 1.0) << 16);
+    let b = lanes(|l| h(2.0 - l as f32 * 0.125) | h(l as f32 - 8.0) << 16);
+    let vop1 = |op: u32, d: u32, s0: u32| 0x7E00_0000u32 | d << 17 | op << 9 | s0;
+    let vopc = |op: u32, s0: u32, s1: u32| 0x7C00_0000u32 | op << 17 | s1 << 9 | s0;
+    let body = [
+        ld("v2", 0),
+        ld("v3", 1),
+        "\tv_mov_b32 v4, 0x12340000\n\tv_mov_b32 v5, 0x5678\n".into(),
+        "\tv_mov_b32 v6, 0xffff0000\n\tv_mov_b32 v8, 0xabcd0000\n".into(),
+        // v4.l = a.h + b.l; v4.h is kept.
+        "\tv_add_f16_e32 v4.l, v2.h, v3.l\n".into(),
+        // A high half into a high half; the low half is kept.
+        "\tv_mov_b16_e32 v5.h, v2.h\n".into(),
+        "\tv_mov_b16_e32 v6.l, v3.h\n".into(),
+        // v_cvt_f32_f16_e32 v7, v2.h (src0 field v130).
+        format!("\t.long {:#x}\n", vop1(11, 7, 256 + 130)),
+        // v_cmp_lt_f16_e32 vcc_lo, v2.h, v3.h (src0 v130, vsrc1 v131).
+        format!("\t.long {:#x}\n", vopc(1, 256 + 130, 131)),
+        "\tv_cndmask_b32_e64 v9, 0, 1, vcc_lo\n".into(),
+        // DPP16 with high halves: lane l reads a.h of lane l^1.
+        "\tv_mul_f16_dpp v8.l, v2.h, v3.h quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf\n".into(),
+        st("v4", 0),
+        st("v5", 1),
+        st("v6", 2),
+        st("v7", 3),
+        st("v9", 4),
+        st("v8", 5),
+    ]
+    .concat();
+    let res = Res {
+        true16: true,
+        ..Res::default()
+    };
+    let out = run_with(&body, res, &columns(&[a, b]), 6 * LANES);
+    let ahi = |l: usize| hf(a[l] >> 16);
+    let (blo, bhi) = (|l: usize| hf(b[l] & 0xffff), |l: usize| hf(b[l] >> 16));
+    check(&out, 0, "add_f16 v2.h + v3.l", |l| {
+        0x1234_0000 | h(ahi(l) + blo(l))
+    });
+    check(&out, 1, "mov_b16 v5.h, v2.h", |l| {
+        a[l] & 0xffff_0000 | 0x5678
+    });
+    check(&out, 2, "mov_b16 v6.l, v3.h", |l| 0xffff_0000 | b[l] >> 16);
+    check(&out, 3, "cvt_f32_f16 v2.h", |l| fb(ahi(l)));
+    check(&out, 4, "cmp_lt_f16 v2.h, v3.h", |l| {
+        (ahi(l) < bhi(l)) as u32
+    });
+    check(&out, 5, "mul_f16 dpp v2.h", |l| {
+        0xabcd_0000 | h(ahi(l ^ 1) * bhi(l))
+    });
+}
+
 #[test]
 fn dot4_iu8_signedness_from_neg_bits() {
     let a = lanes(|l| 0x80ff_7f01u32.rotate_left(l as u32 * 8 % 32));
@@ -875,7 +953,7 @@ fn ds_append_and_storexchg() {
         &body,
         Res {
             lds: 256,
-            scratch: 0,
+            ..Res::default()
         },
         &[],
         4 * LANES,
@@ -885,4 +963,57 @@ fn ds_append_and_storexchg() {
     check(&out, 1, "append (32 lanes)", |_| 12);
     check(&out, 2, "storexchg first", |_| 0);
     check(&out, 3, "storexchg second", |l| 1000 + l as u32);
+}
+
+/// Runs `body` and returns the dispatch's fault report.
+fn fault_of(body: &str) -> String {
+    let code = assemble(body, Res::default());
+    let dev = Device::new(DeviceConfig {
+        target: "gfx1100".into(),
+        arena_bytes: 64 << 20,
+        threads: Some(1),
+        ..Default::default()
+    })
+    .unwrap();
+    let prog = dev.load(&code).unwrap();
+    let buf = dev.alloc_zeroed(4 * LANES as u64).unwrap();
+    let launch = Launch {
+        grid: [1, 1, 1],
+        block: [LANES as u32, 1, 1],
+        dynamic_lds: 0,
+    };
+    match dev.dispatch(&prog, "k", &launch, &[Arg::Buffer(buf), Arg::Buffer(buf)]) {
+        Ok(_) => panic!("the kernel ran without a fault"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Graphics instructions decode (to their full length) but do not run:
+/// reaching one faults with its name. Words nothing decodes fault as
+/// illegal, the report saying why.
+#[test]
+fn graphics_instructions_fault_as_unsupported() {
+    for (body, name) in [
+        (
+            "\timage_sample v[0:3], [v4, v5], s[8:15], s[16:19] dmask:0xf dim:SQ_RSRC_IMG_2D\n",
+            "image_sample",
+        ),
+        ("\texp mrt0 v0, v1, v2, v3 done\n", "exp"),
+        (
+            "\tv_interp_p10_f32 v0, v1, v2, v3 wait_exp:0\n",
+            "v_interp_p10_f32",
+        ),
+        (
+            "\tlds_param_load v1, attr0.x wait_vdst:0\n",
+            "lds_param_load",
+        ),
+    ] {
+        let why = fault_of(body);
+        assert!(
+            why.contains(&format!("unsupported instruction {name} ")),
+            "{name}: {why}"
+        );
+    }
+    let why = fault_of("\t.long 0xffffffff\n");
+    assert!(why.contains("illegal instruction (FFFFFFFF)"), "{why}");
 }

@@ -57,7 +57,9 @@ pub(crate) fn memory_fault(agent: u64, address: u64) {
         fault_reason_mask: HSA_AMD_MEMORY_FAULT_PAGE_NOT_PRESENT,
     };
     for (cb, data) in handlers {
-        // SAFETY: the client's callback with a valid event for the call.
+        // SAFETY: the client's handler, of the signature hsa_ext_amd.h
+        // declares, called with its own `data` (crate docs, "Callbacks")
+        // and an event that lives for the call.
         unsafe { cb(&event, data as *mut c_void) };
     }
 }

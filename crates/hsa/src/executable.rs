@@ -132,10 +132,15 @@ enum ReadError {
 }
 
 /// The caller's descriptor as a `File` that is never closed by us.
-fn borrow_fd(fd: i32) -> std::mem::ManuallyDrop<std::fs::File> {
+///
+/// # Safety
+/// `fd` must be an open descriptor for as long as the `File` is used (the
+/// C caller's, crate docs, "Memory").
+unsafe fn borrow_fd(fd: i32) -> std::mem::ManuallyDrop<std::fs::File> {
     use std::os::unix::io::FromRawFd;
-    // SAFETY: the File is never dropped, so the caller's descriptor stays
-    // open and theirs; a bad descriptor only makes reads fail.
+    // SAFETY: `fd` is open while the File is used (this function's
+    // contract), and the File is never dropped, so we never close the
+    // caller's descriptor: the File only borrows it.
     std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) })
 }
 
@@ -159,9 +164,13 @@ impl std::io::Read for ReadAt<'_> {
 /// or plain `read` to end of file when `offset` is None (descriptors that
 /// cannot seek: pipes, sockets). Grows with what is read, so a hostile
 /// `len` allocates nothing it does not fill.
-fn read_fd(fd: i32, offset: Option<u64>, len: Option<u64>) -> Result<Vec<u8>, ReadError> {
+///
+/// # Safety
+/// As for [`borrow_fd`], for the call.
+unsafe fn read_fd(fd: i32, offset: Option<u64>, len: Option<u64>) -> Result<Vec<u8>, ReadError> {
     use std::io::Read;
-    let file = borrow_fd(fd);
+    // SAFETY: `fd` is open for the call (this function's contract).
+    let file = unsafe { borrow_fd(fd) };
     let mut out = Vec::new();
     let result = match offset {
         Some(offset) => ReadAt {
@@ -179,8 +188,11 @@ fn read_fd(fd: i32, offset: Option<u64>, len: Option<u64>) -> Result<Vec<u8>, Re
 
 /// The size of an open regular file, or an error for a bad descriptor.
 fn file_size(fd: i32) -> Result<Option<u64>, ReadError> {
-    // SAFETY: fstat writes a stat struct we own.
+    // SAFETY: `libc::stat` is plain integers, for which all zeros is a
+    // valid value.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `st` is a valid, writable stat that fstat only writes; any
+    // `fd` value is allowed (a bad one is EBADF).
     if unsafe { libc::fstat(fd, &mut st) } != 0 {
         let e = std::io::Error::last_os_error();
         return Err(ReadError::File(format!("file descriptor {fd}: {e}")));
@@ -220,7 +232,15 @@ fn file_uri(fd: i32, offset: u64, size: u64) -> String {
 
 /// Reads a code object from `fd`: `range` = (offset, size), or from the
 /// current offset to end of file. Returns the bytes and their URI.
-fn read_code_object(fd: i32, range: Option<(u64, u64)>) -> Result<(Vec<u8>, String), ReadError> {
+///
+/// # Safety
+/// If `fd` is open now it must stay open for the call (the C caller's
+/// contract, crate docs, "Memory"); a closed or bad `fd` is refused.
+unsafe fn read_code_object(
+    fd: i32,
+    range: Option<(u64, u64)>,
+) -> Result<(Vec<u8>, String), ReadError> {
+    // Refuses a bad descriptor: past this, `fd` is open.
     let size = file_size(fd)?;
     let (bytes, offset) = match range {
         Some((offset, len)) => {
@@ -234,7 +254,9 @@ fn read_code_object(fd: i32, range: Option<(u64, u64)>) -> Result<(Vec<u8>, Stri
                     )));
                 }
             }
-            let bytes = read_fd(fd, Some(offset), Some(len))?;
+            // SAFETY: fstat succeeded, so `fd` is open, and stays so for
+            // the call (this function's contract).
+            let bytes = unsafe { read_fd(fd, Some(offset), Some(len))? };
             if (bytes.len() as u64) < len {
                 return Err(ReadError::CodeObject(format!(
                     "the file ends {} bytes into the {len}-byte code object",
@@ -244,12 +266,17 @@ fn read_code_object(fd: i32, range: Option<(u64, u64)>) -> Result<(Vec<u8>, Stri
             (bytes, offset)
         }
         None => {
-            // SAFETY: lseek on a descriptor changes nothing for SEEK_CUR 0.
+            // SAFETY: lseek touches no memory of ours, and SEEK_CUR 0
+            // changes no offset (it fails on a pipe).
             let pos = unsafe { libc::lseek(fd, 0, libc::SEEK_CUR) };
-            if pos < 0 {
-                (read_fd(fd, None, None)?, 0)
-            } else {
-                (read_fd(fd, Some(pos as u64), None)?, pos as u64)
+            // SAFETY: fstat succeeded, so `fd` is open, and stays so for
+            // the call (this function's contract).
+            unsafe {
+                if pos < 0 {
+                    (read_fd(fd, None, None)?, 0)
+                } else {
+                    (read_fd(fd, Some(pos as u64), None)?, pos as u64)
+                }
             }
         }
     };
@@ -263,7 +290,12 @@ fn read_code_object(fd: i32, range: Option<(u64, u64)>) -> Result<(Vec<u8>, Stri
 }
 
 /// Makes a reader from a descriptor (both file exports).
-fn reader_from_fd(
+///
+/// # Safety
+/// The C caller's contract of those exports: `fd`, if open, stays open for
+/// the call, and `reader` is NULL or valid for a write of a handle (crate
+/// docs, "Memory", "Outputs").
+unsafe fn reader_from_fd(
     name: &'static str,
     fd: i32,
     range: Option<(u64, u64)>,
@@ -272,10 +304,12 @@ fn reader_from_fd(
     guard_status(name, || {
         let rt = runtime()?;
         non_null(reader, "code_object_reader")?;
-        match read_code_object(fd, range) {
+        // SAFETY: `fd` as this function's contract says.
+        match unsafe { read_code_object(fd, range) } {
             Ok((bytes, uri)) => {
                 let h = rt.reader_from_memory(&bytes, &uri)?;
-                // SAFETY: checked non-null.
+                // SAFETY: non-null (checked), valid for the write by this
+                // function's contract.
                 unsafe { put(reader, h) }?;
                 Ok(HSA_STATUS_SUCCESS)
             }
@@ -295,12 +329,16 @@ pub unsafe extern "C" fn hsa_code_object_reader_create_from_file(
     file: i32,
     code_object_reader: *mut u64,
 ) -> Status {
-    reader_from_fd(
-        "hsa_code_object_reader_create_from_file",
-        file,
-        None,
-        code_object_reader,
-    )
+    // SAFETY: the C caller's descriptor and output (crate docs, "Memory",
+    // "Outputs") meet `reader_from_fd`'s contract.
+    unsafe {
+        reader_from_fd(
+            "hsa_code_object_reader_create_from_file",
+            file,
+            None,
+            code_object_reader,
+        )
+    }
 }
 
 /// `hsa_ven_amd_loader_code_object_reader_create_from_file_with_offset_size`.
@@ -311,12 +349,16 @@ pub unsafe extern "C" fn hsa_ven_amd_loader_code_object_reader_create_from_file_
     size: usize,
     code_object_reader: *mut u64,
 ) -> Status {
-    reader_from_fd(
-        "hsa_ven_amd_loader_code_object_reader_create_from_file_with_offset_size",
-        file,
-        Some((offset as u64, size as u64)),
-        code_object_reader,
-    )
+    // SAFETY: the C caller's descriptor and output (crate docs, "Memory",
+    // "Outputs") meet `reader_from_fd`'s contract.
+    unsafe {
+        reader_from_fd(
+            "hsa_ven_amd_loader_code_object_reader_create_from_file_with_offset_size",
+            file,
+            Some((offset as u64, size as u64)),
+            code_object_reader,
+        )
+    }
 }
 
 /// `hsa_code_object_reader_create_from_memory`: copies the bytes.
@@ -333,7 +375,9 @@ pub unsafe extern "C" fn hsa_code_object_reader_create_from_memory(
         if size == 0 {
             return Err(invalid("code object size is 0"));
         }
-        // SAFETY: the caller's buffer holds `size` bytes.
+        // SAFETY: non-null (checked); by hsa.h the C caller's buffer holds
+        // `size` bytes, unchanged during the call (crate docs, "Inputs",
+        // "No races on arguments"). `reader_from_memory` copies them.
         let bytes = unsafe { std::slice::from_raw_parts(code_object as *const u8, size) };
         let uri = format!(
             "memory://{}#offset={:#x}&size={size}",
@@ -341,7 +385,8 @@ pub unsafe extern "C" fn hsa_code_object_reader_create_from_memory(
             code_object as usize
         );
         let h = rt.reader_from_memory(bytes, &uri)?;
-        // SAFETY: checked non-null.
+        // SAFETY: non-null (checked) and the C caller's output for the
+        // value written (crate docs, "Outputs").
         unsafe { put(code_object_reader, h) }
     })
 }
@@ -366,7 +411,16 @@ fn check_profile(profile: u32) -> Result<(), Error> {
 }
 
 /// Makes an executable and records how it was created.
-fn create(rt: &Runtime, with: CreatedWith, frozen: bool, out: *mut u64) -> Result<(), Error> {
+///
+/// # Safety
+/// `out` must be NULL or valid for a write of a handle (the exports'
+/// `executable` output, crate docs, "Outputs").
+unsafe fn create(
+    rt: &Runtime,
+    with: CreatedWith,
+    frozen: bool,
+    out: *mut u64,
+) -> Result<(), Error> {
     check_profile(with.profile)?;
     non_null(out, "executable")?;
     let h = rt.create_executable();
@@ -374,7 +428,8 @@ fn create(rt: &Runtime, with: CreatedWith, frozen: bool, out: *mut u64) -> Resul
     if frozen {
         rt.freeze(h)?;
     }
-    // SAFETY: checked non-null.
+    // SAFETY: non-null (checked) and the C caller's output for the
+    // value written (crate docs, "Outputs").
     unsafe { put(out, h) }
 }
 
@@ -397,7 +452,8 @@ pub unsafe extern "C" fn hsa_executable_create(
             profile,
             rounding: ROUNDING_NEAR,
         };
-        create(&rt, with, executable_state == 1, executable)
+        // SAFETY: `executable` is the C caller's output for a handle.
+        unsafe { create(&rt, with, executable_state == 1, executable) }
     })
 }
 
@@ -421,7 +477,8 @@ pub unsafe extern "C" fn hsa_executable_create_alt(
             profile,
             rounding: default_float_rounding_mode,
         };
-        create(&rt, with, false, executable)
+        // SAFETY: `executable` is the C caller's output for a handle.
+        unsafe { create(&rt, with, false, executable) }
     })
 }
 
@@ -476,7 +533,8 @@ pub unsafe extern "C" fn hsa_executable_load_agent_code_object(
         let rt = runtime()?;
         let base = rt.load_agent_code_object(executable, agent, code_object_reader)?;
         if !loaded_code_object.is_null() {
-            // SAFETY: non-null, a hsa_loaded_code_object_t by contract.
+            // SAFETY: non-null (checked) and the C caller's output for an
+            // hsa_loaded_code_object_t (crate docs, "Outputs").
             unsafe { put(loaded_code_object, loaded_handle(executable, base)) }?;
         }
         Ok(())
@@ -509,7 +567,9 @@ pub unsafe extern "C" fn hsa_executable_get_info(
                 rounding: ROUNDING_NEAR,
             });
         let out = value as *mut u32;
-        // SAFETY: non-null; every attribute is a 32-bit enum.
+        // SAFETY: non-null (checked) and the C caller's output for the
+        // attribute's type (crate docs, "Outputs"): every one is a 32-bit
+        // enum.
         unsafe {
             match attribute {
                 1 => put(out, with.profile),
@@ -523,7 +583,11 @@ pub unsafe extern "C" fn hsa_executable_get_info(
 
 /// Validation: the number of kernels whose entry point is not a decodable
 /// instruction (0 = valid). Loading already refused malformed objects.
-fn validate(executable: u64, result: *mut u32) -> Result<(), Error> {
+///
+/// # Safety
+/// `result` must be NULL or valid for a write of a uint32_t (the exports'
+/// output, crate docs, "Outputs").
+unsafe fn validate(executable: u64, result: *mut u32) -> Result<(), Error> {
     let rt = runtime()?;
     if !rt.is_frozen(executable)? {
         return Err(Error::NotFrozen);
@@ -541,14 +605,18 @@ fn validate(executable: u64, result: *mut u32) -> Result<(), Error> {
             }
         }
     }
-    // SAFETY: checked non-null.
+    // SAFETY: non-null (checked) and the C caller's output for the
+    // value written (crate docs, "Outputs").
     unsafe { put(result, bad) }
 }
 
 /// `hsa_executable_validate`.
 #[no_mangle]
 pub unsafe extern "C" fn hsa_executable_validate(executable: u64, result: *mut u32) -> Status {
-    guard("hsa_executable_validate", || validate(executable, result))
+    // SAFETY: `result` is the C caller's output for a uint32_t.
+    guard("hsa_executable_validate", || unsafe {
+        validate(executable, result)
+    })
 }
 
 /// `hsa_executable_validate_alt`.
@@ -558,7 +626,8 @@ pub unsafe extern "C" fn hsa_executable_validate_alt(
     _options: *const c_char,
     result: *mut u32,
 ) -> Status {
-    guard("hsa_executable_validate_alt", || {
+    // SAFETY: `result` is the C caller's output for a uint32_t.
+    guard("hsa_executable_validate_alt", || unsafe {
         validate(executable, result)
     })
 }
@@ -566,7 +635,8 @@ pub unsafe extern "C" fn hsa_executable_validate_alt(
 /// Defines a variable for agent index `agent` (a handle).
 ///
 /// # Safety
-/// `name` must be a C string.
+/// `name` must be NULL or a NUL-terminated string (the C caller's input,
+/// crate docs, "Inputs").
 unsafe fn define(
     executable: u64,
     agent: u64,
@@ -575,7 +645,8 @@ unsafe fn define(
     readonly: bool,
 ) -> Result<(), Error> {
     let rt = runtime()?;
-    // SAFETY: the caller's contract.
+    // SAFETY: `name` as this function's contract says, which is
+    // `c_str`'s.
     let name = unsafe { c_str(name, "variable_name") }?;
     non_null(address, "address")?;
     rt.define_variable(executable, agent, name, address as u64)?;
@@ -595,7 +666,8 @@ pub unsafe extern "C" fn hsa_executable_global_variable_define(
 ) -> Status {
     guard("hsa_executable_global_variable_define", || {
         let cpu = runtime()?.agent_handles[0];
-        // SAFETY: forwarded contract.
+        // SAFETY: the C caller's arguments meet the helper's contract,
+        // which is this export's.
         unsafe { define(executable, cpu, variable_name, address, false) }
     })
 }
@@ -609,7 +681,8 @@ pub unsafe extern "C" fn hsa_executable_agent_global_variable_define(
     address: *mut c_void,
 ) -> Status {
     guard("hsa_executable_agent_global_variable_define", || {
-        // SAFETY: forwarded contract.
+        // SAFETY: the C caller's arguments meet the helper's contract,
+        // which is this export's.
         unsafe { define(executable, agent, variable_name, address, false) }
     })
 }
@@ -623,7 +696,8 @@ pub unsafe extern "C" fn hsa_executable_readonly_variable_define(
     address: *mut c_void,
 ) -> Status {
     guard("hsa_executable_readonly_variable_define", || {
-        // SAFETY: forwarded contract.
+        // SAFETY: the C caller's arguments meet the helper's contract,
+        // which is this export's.
         unsafe { define(executable, agent, variable_name, address, true) }
     })
 }
@@ -660,13 +734,17 @@ pub unsafe extern "C" fn hsa_executable_get_symbol_by_name(
 ) -> Status {
     guard("hsa_executable_get_symbol_by_name", || {
         let rt = runtime()?;
-        // SAFETY: a C string by contract.
+        // SAFETY: the C caller's NUL-terminated string (crate docs,
+        // "Inputs"); `c_str` refuses NULL.
         let name = unsafe { c_str(symbol_name, "symbol_name") }?;
         non_null(symbol, "symbol")?;
-        // SAFETY: a non-null agent points to an hsa_agent_t.
+        // SAFETY: a non-null `agent` is the C caller's hsa_agent_t input
+        // (crate docs, "Inputs"); read unaligned, so alignment is not
+        // relied on.
         let agent = (!agent.is_null()).then(|| unsafe { agent.read_unaligned() });
         let h = find_symbol(&rt, executable, name, agent)?;
-        // SAFETY: checked non-null.
+        // SAFETY: non-null (checked) and the C caller's output for the
+        // value written (crate docs, "Outputs").
         unsafe { put(symbol, h) }
     })
 }
@@ -684,11 +762,13 @@ pub unsafe extern "C" fn hsa_executable_get_symbol(
 ) -> Status {
     guard("hsa_executable_get_symbol", || {
         let rt = runtime()?;
-        // SAFETY: a C string by contract.
+        // SAFETY: the C caller's NUL-terminated string (crate docs,
+        // "Inputs"); `c_str` refuses NULL.
         let name = unsafe { c_str(symbol_name, "symbol_name") }?;
         non_null(symbol, "symbol")?;
         let h = find_symbol(&rt, executable, name, Some(agent))?;
-        // SAFETY: checked non-null.
+        // SAFETY: non-null (checked) and the C caller's output for the
+        // value written (crate docs, "Outputs").
         unsafe { put(symbol, h) }
     })
 }
@@ -711,7 +791,8 @@ pub unsafe extern "C" fn hsa_executable_iterate_symbols(
         let rt = runtime()?;
         let symbols = rt.executable_symbols(executable, None)?;
         let f = self::callback(callback)?;
-        // SAFETY: a C callback with the signature hsa.h declares.
+        // SAFETY: the client's callback, of the signature hsa.h declares,
+        // called with its own `data` (crate docs, "Callbacks").
         Ok(each(symbols, |s| unsafe { f(executable, s, data) }))
     })
 }
@@ -729,7 +810,8 @@ pub unsafe extern "C" fn hsa_executable_iterate_agent_symbols(
         let rt = runtime()?;
         let symbols = rt.executable_symbols(executable, Some(agent))?;
         let f = self::callback(callback)?;
-        // SAFETY: a C callback with the signature hsa.h declares.
+        // SAFETY: the client's callback, of the signature hsa.h declares,
+        // called with its own `data` (crate docs, "Callbacks").
         Ok(each(symbols, |s| unsafe { f(executable, agent, s, data) }))
     })
 }
@@ -747,7 +829,8 @@ pub unsafe extern "C" fn hsa_executable_iterate_program_symbols(
         let rt = runtime()?;
         let symbols = rt.executable_symbols(executable, Some(rt.agent_handles[0]))?;
         let f = self::callback(callback)?;
-        // SAFETY: a C callback with the signature hsa.h declares.
+        // SAFETY: the client's callback, of the signature hsa.h declares,
+        // called with its own `data` (crate docs, "Callbacks").
         Ok(each(symbols, |s| unsafe { f(executable, s, data) }))
     })
 }
@@ -814,7 +897,8 @@ pub unsafe extern "C" fn hsa_executable_symbol_get_info(
         let frozen = executable
             .and_then(|e| rt.is_frozen(e).ok())
             .unwrap_or(false);
-        // SAFETY: `value` is non-null and sized for the attribute by
+        // SAFETY: `value` is non-null (checked) and the C caller's output
+        // for the attribute's type (crate docs, "Outputs"): `symbol_info`'s
         // contract.
         unsafe {
             symbol_info(
@@ -833,7 +917,8 @@ pub unsafe extern "C" fn hsa_executable_symbol_get_info(
 /// The body of [`hsa_executable_symbol_get_info`].
 ///
 /// # Safety
-/// `value` must be valid for the attribute's type.
+/// `value` must be NULL or valid for a write of the attribute's type (the C
+/// caller's output contract, crate docs, "Outputs").
 unsafe fn symbol_info(
     rt: &Runtime,
     sym: &Symbol,
@@ -863,7 +948,9 @@ unsafe fn symbol_info(
             }
         )))
     };
-    // SAFETY (every put): the caller's contract.
+    // SAFETY: by this function's contract `value` is valid for the
+    // attribute's type; each arm writes the type hsa.h gives it (the name as
+    // long as its length attribute says).
     unsafe {
         match attribute {
             TYPE => put(
@@ -1009,7 +1096,8 @@ pub unsafe extern "C" fn hsa_ven_amd_loader_query_host_address(
                 "{addr:#x} is not inside a live allocation or loaded code object"
             )));
         }
-        // SAFETY: checked non-null.
+        // SAFETY: non-null (checked) and the C caller's output for the
+        // value written (crate docs, "Outputs").
         unsafe { put(host_address, device_address) }
     })
 }
@@ -1047,7 +1135,8 @@ pub unsafe extern "C" fn hsa_ven_amd_loader_query_executable(
         let e = rt
             .executable_containing(addr)
             .ok_or_else(|| invalid(format!("no executable's loaded code holds {addr:#x}")))?;
-        // SAFETY: checked non-null.
+        // SAFETY: non-null (checked) and the C caller's output for the
+        // value written (crate docs, "Outputs").
         unsafe { put(executable, e) }
     })
 }
@@ -1070,7 +1159,8 @@ pub unsafe extern "C" fn hsa_ven_amd_loader_executable_iterate_loaded_code_objec
                 .iter()
                 .map(|l| loaded_handle(executable, l.program.image_base))
                 .collect();
-            // SAFETY: a C callback with the signature the header declares.
+            // SAFETY: the client's callback, of the signature the header declares,
+            // called with its own `data` (crate docs, "Callbacks").
             Ok(each(handles, |h| unsafe { f(executable, h, data) }))
         },
     )
@@ -1110,7 +1200,10 @@ pub unsafe extern "C" fn hsa_ven_amd_loader_loaded_code_object_get_info(
         non_null(value, "value")?;
         let base = l.program.image_base;
         let uri = uri_of(&l);
-        // SAFETY (every put): non-null and sized by contract.
+        // SAFETY: `value` is non-null (checked) and the C caller's output
+        // for the attribute's type (crate docs, "Outputs"); each arm writes
+        // the type hsa_ven_amd_loader.h gives it (the URI as long as its
+        // length attribute says).
         unsafe {
             match attribute {
                 1 => put(value as *mut u64, executable),
@@ -1147,7 +1240,8 @@ pub unsafe extern "C" fn hsa_ven_amd_loader_iterate_executables(
         let rt = runtime()?;
         let f = self::callback(callback)?;
         let all: Vec<u64> = rt.executables.all().into_iter().map(|(h, _)| h).collect();
-        // SAFETY: a C callback with the signature the header declares.
+        // SAFETY: the client's callback, of the signature the header declares,
+        // called with its own `data` (crate docs, "Callbacks").
         Ok(each(all, |e| unsafe { f(e, data) }))
     })
 }
@@ -1166,7 +1260,9 @@ pub(crate) const LOADER_TABLE_ENTRIES: [usize; 4] = [3, 5, 6, 7];
 /// defined, and the assembler would refuse them.
 ///
 /// # Safety
-/// `out` must be non-null and valid for `entries` pointers.
+/// `out` must be non-null, pointer-aligned and valid for writes of
+/// `entries` pointers (the C caller's function-pointer table, which C
+/// aligns as its pointer members).
 #[inline(never)]
 pub(crate) unsafe fn write_loader_table(out: *mut c_void, entries: usize) {
     let all: [usize; 7] = [
@@ -1180,6 +1276,7 @@ pub(crate) unsafe fn write_loader_table(out: *mut c_void, entries: usize) {
         hsa_ven_amd_loader_iterate_executables as *const () as usize,
     ];
     let n = entries.min(all.len());
-    // SAFETY: the destination is the caller's contract.
+    // SAFETY: at most `entries` pointers into the caller's aligned table
+    // (this function's contract); `all` is ours, so they cannot overlap.
     unsafe { std::ptr::copy_nonoverlapping(all.as_ptr(), out as *mut usize, n) };
 }

@@ -16,6 +16,38 @@
 //! - [`executable`]: code object readers, executables, symbols.
 //! - [`absent`]: exports for features softgpu does not provide (images,
 //!   samplers, IPC, SVM, interop), which return clear errors.
+//!
+//! # What C callers promise
+//!
+//! The exports are `unsafe extern "C"` functions: their arguments come from
+//! C, and every `unsafe` block in this crate rests on the contract `hsa.h`
+//! and `hsa_ext_amd.h` give C callers. Each SAFETY comment names the part it
+//! relies on:
+//!
+//! - **Outputs**: an output argument (`value`, `result`, `signal`, ...) is
+//!   NULL or valid for a write of the type the function or, for
+//!   `*_get_info`, the attribute declares ("if the buffer is not large
+//!   enough ... the behavior is undefined"). NULL is refused ([`put`] checks
+//!   it); writes are unaligned, so alignment is not relied on.
+//! - **Inputs**: an input array is valid for reads of the count passed with
+//!   it, an input struct (`hsa_pitched_ptr_t`, `hsa_dim3_t`,
+//!   `hsa_amd_pointer_info_t`) is a properly aligned, initialised object,
+//!   and a string is NUL-terminated.
+//! - **Callbacks**: a callback is a function of the declared signature that
+//!   may be called on any thread (HSA calls them from runtime threads), with
+//!   the client's own `data` pointer passed back untouched.
+//! - **Memory**: host memory a copy reads or writes stays valid until the
+//!   copy completes; registered or locked host memory stays valid until it
+//!   is deregistered or unlocked and no kernel uses it any more; a file
+//!   descriptor stays open for the call.
+//! - **No races on arguments**: nothing else (another thread, a kernel)
+//!   writes the memory an argument points to during the call, as for any C
+//!   function. Output arguments are plain, non-atomic writes; device memory
+//!   the runtime copies or fills is accessed atomically (see
+//!   `softgpu_exec::arena`).
+//!
+//! A helper that dereferences a raw pointer is an `unsafe fn` whose
+//! `# Safety` section is the part of this contract it needs.
 
 #![allow(clippy::missing_safety_doc)]
 // The crate's Rust docs are for its maintainers (its users see a C
@@ -113,12 +145,15 @@ pub(crate) fn runtime() -> Result<Arc<Runtime>, Error> {
 /// Writes `value` through an output pointer, refusing null.
 ///
 /// # Safety
-/// A non-null `ptr` must be valid for a write of `T`.
+/// A non-null `ptr` must be valid for a write of `T` (any alignment): the
+/// C caller's output contract (crate docs, "Outputs").
 pub(crate) unsafe fn put<T>(ptr: *mut T, value: T) -> Result<(), Error> {
     if ptr.is_null() {
         return Err(softgpu_runtime::error::invalid("null output pointer"));
     }
-    // SAFETY: non-null; validity is the caller's contract.
+    // SAFETY: non-null (checked) and valid for a write of `T` (this
+    // function's contract); `write_unaligned` needs no alignment and drops
+    // nothing at the destination.
     unsafe { ptr.write_unaligned(value) };
     Ok(())
 }

@@ -130,9 +130,10 @@ fn granule(pool: &Pool) -> usize {
 /// Writes one attribute value of type `T`.
 ///
 /// # Safety
-/// `out` must be valid for a write of `T` when non-null.
+/// `out` must be NULL or valid for a write of `T`: the attribute's type,
+/// by the C caller's output contract (crate docs, "Outputs").
 unsafe fn answer<T>(out: *mut c_void, value: T) -> Result<(), Error> {
-    // SAFETY: the caller's contract.
+    // SAFETY: this function's contract is `put`'s.
     unsafe { put(out.cast::<T>(), value) }
 }
 
@@ -146,7 +147,8 @@ fn iterate(
 ) -> Result<(), Error> {
     let callback = callback.ok_or_else(|| invalid("callback is NULL"))?;
     for &h in handles {
-        // SAFETY: the client's callback, called as hsa.h specifies.
+        // SAFETY: the client's callback, of the signature hsa.h declares,
+        // called with its own `data` (crate docs, "Callbacks").
         let status = unsafe { callback(h, data) };
         if status != HSA_STATUS_SUCCESS {
             *stopped = status;
@@ -201,7 +203,9 @@ pub unsafe extern "C" fn hsa_region_get_info(
         let pool = region_pool(&rt, region)?;
         non_null(value, "value")?;
         let global = pool.kind != PoolKind::Group;
-        // SAFETY: `value` is the caller's buffer for the attribute's type.
+        // SAFETY: `value` is non-null (checked) and, by the C caller's
+        // output contract (crate docs, "Outputs"), valid for a write of the
+        // attribute's type; each arm writes the type the header gives it.
         unsafe {
             match attribute {
                 REGION_INFO_SEGMENT => answer(value, segment(&pool)),
@@ -244,7 +248,11 @@ fn pool_agent_workgroup(rt: &Runtime, pool: &Pool) -> u64 {
 /// Allocates from a pool: size 0 is a bad argument, more than the pool
 /// holds an invalid allocation, and more than is free now runs out of
 /// resources.
-fn allocate(
+///
+/// # Safety
+/// `out` must be NULL or valid for a write of a pointer (the exports' `ptr`
+/// output argument).
+unsafe fn allocate(
     rt: &Runtime,
     pool: &Pool,
     handle: u64,
@@ -268,7 +276,7 @@ fn allocate(
         )));
     }
     let addr = rt.allocate(handle, size as u64)?;
-    // SAFETY: checked non-null; the caller's output pointer.
+    // SAFETY: this function's contract is `put`'s.
     unsafe { put(out, addr as *mut c_void) }
 }
 
@@ -281,7 +289,9 @@ pub unsafe extern "C" fn hsa_memory_allocate(
     guard("hsa_memory_allocate", || {
         let rt = runtime()?;
         let pool = region_pool(&rt, region)?;
-        allocate(&rt, &pool, region, size, ptr)
+        // SAFETY: `ptr` is the C caller's output for the allocation's
+        // address (crate docs, "Outputs").
+        unsafe { allocate(&rt, &pool, region, size, ptr) }
     })
 }
 
@@ -298,7 +308,9 @@ pub unsafe extern "C" fn hsa_amd_memory_pool_allocate(
         if flags != 0 {
             return Err(invalid(format!("flags {flags:#x} (reserved, must be 0)")));
         }
-        allocate(&rt, &pool, memory_pool, size, ptr)
+        // SAFETY: `ptr` is the C caller's output for the allocation's
+        // address (crate docs, "Outputs").
+        unsafe { allocate(&rt, &pool, memory_pool, size, ptr) }
     })
 }
 
@@ -336,7 +348,10 @@ pub unsafe extern "C" fn hsa_memory_copy(
         let rt = runtime()?;
         non_null(dst, "dst")?;
         non_null(src, "src")?;
-        // SAFETY: host addresses are the C caller's buffers (hsa.h contract).
+        // SAFETY: `copy` checks device-memory sides itself; a host side is
+        // the C caller's buffer of `size` bytes, valid for the call and not
+        // written by anyone else meanwhile (crate docs, "Memory", "No races
+        // on arguments").
         unsafe { rt.copy(dst as u64, src as u64, size as u64) }
     })
 }
@@ -378,8 +393,9 @@ pub unsafe extern "C" fn hsa_memory_register(ptr: *mut c_void, size: usize) -> S
         if info.kind.is_some() && info.base + info.len >= ptr as u64 + size as u64 {
             return Ok(());
         }
-        // SAFETY: the caller registers memory it keeps valid until it
-        // deregisters it (hsa.h contract).
+        // SAFETY: the C caller keeps registered memory valid until it
+        // deregisters it and no kernel uses it (crate docs, "Memory"),
+        // which is `lock`'s contract.
         unsafe { rt.lock(ptr as u64, size as u64) }.map(|_| ())
     })
 }
@@ -424,7 +440,9 @@ pub unsafe extern "C" fn hsa_amd_memory_pool_get_info(
         let pool = rt.pool(memory_pool)?;
         non_null(value, "value")?;
         let global = pool.kind != PoolKind::Group;
-        // SAFETY: `value` is the caller's buffer for the attribute's type.
+        // SAFETY: `value` is non-null (checked) and, by the C caller's
+        // output contract (crate docs, "Outputs"), valid for a write of the
+        // attribute's type; each arm writes the type the header gives it.
         unsafe {
             match attribute {
                 POOL_INFO_SEGMENT => answer(value, segment(&pool)),
@@ -474,7 +492,9 @@ pub unsafe extern "C" fn hsa_amd_agent_memory_pool_get_info(
         let own = pool.agent == a.index;
         let allowed = own || pool.kind != PoolKind::Group;
         let hops: u32 = if own || !allowed { 0 } else { 1 };
-        // SAFETY: `value` is the caller's buffer for the attribute's type.
+        // SAFETY: `value` is non-null (checked) and, by the C caller's
+        // output contract (crate docs, "Outputs"), valid for a write of the
+        // attribute's type; each arm writes the type the header gives it.
         unsafe {
             match attribute {
                 AGENT_POOL_INFO_ACCESS => answer(
@@ -518,13 +538,16 @@ pub unsafe extern "C" fn hsa_amd_agent_memory_pool_get_info(
 /// Reads `count` signal handles and looks each up.
 ///
 /// # Safety
-/// `list` must hold `count` handles when `count` is non-zero.
+/// A non-null `list` must be valid for reads of `count` handles when
+/// `count` is non-zero (the C caller's input contract, crate docs,
+/// "Inputs").
 unsafe fn dependencies(count: u32, list: *const u64) -> Result<Vec<Arc<Signal>>, Error> {
     if count == 0 {
         return Ok(Vec::new());
     }
     non_null(list, "dep_signals (with num_dep_signals > 0)")?;
-    // SAFETY: the caller's contract.
+    // SAFETY: non-null (checked), `count` handles by this function's
+    // contract; a C array is aligned for its elements.
     let handles = unsafe { std::slice::from_raw_parts(list, count as usize) };
     handles.iter().map(|&h| signal_of(h)).collect()
 }
@@ -566,7 +589,8 @@ pub unsafe extern "C" fn hsa_amd_memory_async_copy(
         non_null(dst, "dst")?;
         non_null(src, "src")?;
         let done = completion(completion_signal)?;
-        // SAFETY: the caller's array of num_dep_signals handles.
+        // SAFETY: `dep_signals` is the C caller's array of
+        // `num_dep_signals` handles (crate docs, "Inputs").
         let deps = unsafe { dependencies(num_dep_signals, dep_signals)? };
         let (dst, src, len) = (dst as u64, src as u64, size as u64);
         if len > 0 {
@@ -576,8 +600,9 @@ pub unsafe extern "C" fn hsa_amd_memory_async_copy(
         let worker = rt.clone();
         let signal = done.clone();
         rt.after_signals(deps, Some(done), move || {
-            // SAFETY: host sides are the caller's buffers, kept valid until
-            // completion (hsa_ext_amd.h contract); device sides are checked.
+            // SAFETY: `copy` checks device-memory sides again now; a host
+            // side is the C caller's buffer, valid until the copy completes
+            // (crate docs, "Memory").
             match unsafe { worker.copy(dst, src, len) } {
                 Ok(()) => Ok(()),
                 Err(e) => fail_async(&signal, e),
@@ -660,11 +685,13 @@ impl Rect {
 /// Reads a pitched pointer and offset into a [`Rect`].
 ///
 /// # Safety
-/// Both pointers must be valid for reads when non-null.
+/// Each pointer must be NULL or point to an initialised, aligned object of
+/// its type (the C caller's input contract, crate docs, "Inputs").
 unsafe fn rect(p: *const PitchedPtr, offset: *const Dim3, what: &str) -> Result<Rect, Error> {
     non_null(p, what)?;
     non_null(offset, "offset")?;
-    // SAFETY: the caller's contract.
+    // SAFETY: both non-null (checked), hence valid objects by this
+    // function's contract; the reference lives only for this statement.
     let (p, offset) = unsafe { (&*p, *offset) };
     Ok(Rect {
         base: p.base as u64,
@@ -707,13 +734,15 @@ pub unsafe extern "C" fn hsa_amd_memory_async_copy_rect(
         if dir > COPY_DIRECTION_LAST {
             return Err(invalid(format!("{dir} is not an hsa_amd_copy_direction_t")));
         }
-        // SAFETY: the caller's descriptors.
+        // SAFETY: the C caller's hsa_pitched_ptr_t and hsa_dim3_t inputs
+        // (crate docs, "Inputs").
         let (d, s) = unsafe { (rect(dst, dst_offset, "dst")?, rect(src, src_offset, "src")?) };
         non_null(range, "range")?;
-        // SAFETY: checked non-null.
+        // SAFETY: non-null (checked), and the C caller's hsa_dim3_t input.
         let range = unsafe { *range };
         let done = completion(completion_signal)?;
-        // SAFETY: the caller's array of num_dep_signals handles.
+        // SAFETY: `dep_signals` is the C caller's array of
+        // `num_dep_signals` handles (crate docs, "Inputs").
         let deps = unsafe { dependencies(num_dep_signals, dep_signals)? };
         let empty = range.x == 0 || range.y == 0 || range.z == 0;
         if !empty {
@@ -732,8 +761,9 @@ pub unsafe extern "C" fn hsa_amd_memory_async_copy_rect(
                     let (Some(to), Some(from)) = (to, from) else {
                         return fail_async(&signal, invalid("row address overflows"));
                     };
-                    // SAFETY: rows were checked above to lie in reachable
-                    // memory; host sides are the caller's buffers.
+                    // SAFETY: `copy` checks device-memory rows again now; a
+                    // host row is in the C caller's buffer, valid until the
+                    // copy completes (crate docs, "Memory").
                     if let Err(e) = unsafe { worker.copy(to, from, range.x as u64) } {
                         return fail_async(&signal, e);
                     }
@@ -765,7 +795,9 @@ pub unsafe extern "C" fn hsa_amd_memory_fill(ptr: *mut c_void, value: u32, count
                 "{addr:#x}+{len} is not inside memory allocated or locked with the runtime"
             )));
         }
-        // SAFETY: inside a tracked allocation or locked host range.
+        // SAFETY: 4-aligned and inside one tracked range (checked above):
+        // a pool allocation (checked again by `fill`) or host memory the C
+        // caller locked, valid until unlocked (crate docs, "Memory").
         unsafe { rt.fill(addr, value, count as u64) }
     })
 }
@@ -773,12 +805,14 @@ pub unsafe extern "C" fn hsa_amd_memory_fill(ptr: *mut c_void, value: u32, count
 /// Checks a lock's agent list: NULL with 0 means every agent.
 ///
 /// # Safety
-/// `agents` must hold `count` handles when non-null.
+/// A non-null `agents` must be valid for reads of `count` handles (the C
+/// caller's input contract, crate docs, "Inputs").
 unsafe fn check_lock_agents(rt: &Runtime, agents: *const u64, count: i32) -> Result<(), Error> {
     match (agents.is_null(), count) {
         (true, 0) => Ok(()),
         (false, n) if n > 0 => {
-            // SAFETY: the caller's contract.
+            // SAFETY: non-null with `n > 0` handles, by this function's
+            // contract.
             let list = unsafe { std::slice::from_raw_parts(agents, n as usize) };
             list.iter().try_for_each(|&a| rt.agent(a).map(|_| ()))
         }
@@ -790,7 +824,10 @@ unsafe fn check_lock_agents(rt: &Runtime, agents: *const u64, count: i32) -> Res
 /// agent pointer returned.
 ///
 /// # Safety
-/// As for the C functions that call it.
+/// The C caller's contract of `hsa_amd_memory_lock`: `agents` as for
+/// [`check_lock_agents`], `out` NULL or valid for a write of a pointer, and
+/// `[host_ptr, host_ptr + size)` valid host memory until unlocked and no
+/// kernel uses it (crate docs, "Inputs", "Outputs", "Memory").
 unsafe fn lock(
     host_ptr: *mut c_void,
     size: usize,
@@ -804,11 +841,13 @@ unsafe fn lock(
     if size == 0 {
         return Err(invalid("size 0"));
     }
-    // SAFETY: the caller's array.
+    // SAFETY: `agents` as this function's contract says.
     unsafe { check_lock_agents(&rt, agents, count)? };
-    // SAFETY: the caller keeps the memory valid until it unlocks it.
+    // SAFETY: the range stays valid until unlocked and unused, by this
+    // function's contract, which is `Runtime::lock`'s.
     let addr = unsafe { rt.lock(host_ptr as u64, size as u64)? };
-    // SAFETY: checked non-null.
+    // SAFETY: `out` is NULL or valid for the write, by this function's
+    // contract.
     unsafe { put(out, addr as *mut c_void) }
 }
 
@@ -820,7 +859,8 @@ pub unsafe extern "C" fn hsa_amd_memory_lock(
     num_agent: i32,
     agent_ptr: *mut *mut c_void,
 ) -> Status {
-    // SAFETY: the C caller's pointers (hsa_ext_amd.h contract).
+    // SAFETY: the C caller's arguments meet `lock`'s contract, which is
+    // this export's (hsa_ext_amd.h).
     guard("hsa_amd_memory_lock", || unsafe {
         lock(host_ptr, size, agents, num_agent, agent_ptr)
     })
@@ -856,7 +896,8 @@ pub unsafe extern "C" fn hsa_amd_memory_lock_to_pool(
         if flags != 0 {
             return Err(invalid(format!("flags {flags:#x} (reserved, must be 0)")));
         }
-        // SAFETY: the C caller's pointers.
+        // SAFETY: the C caller's arguments meet `lock`'s contract, which is
+        // this export's as for hsa_amd_memory_lock.
         unsafe { lock(host_ptr, size, agents, num_agent, agent_ptr) }
     })
 }
@@ -887,11 +928,15 @@ pub struct PointerInfo {
 /// lowers `size` to ours if the caller's is larger.
 ///
 /// # Safety
-/// `out` must be valid for `(*out).size` bytes.
+/// `out` must point to a (C-aligned) `hsa_amd_pointer_info_t` whose `size`
+/// is set, valid for reads and writes of `(*out).size` bytes (the C
+/// caller's contract of `hsa_amd_pointer_info`).
 unsafe fn write_pointer_info(out: *mut PointerInfo, info: &PointerInfo) {
     use std::mem::{offset_of, size_of_val};
-    // SAFETY: the caller's contract: `out` is readable and writable for
-    // the size it declares; only fields ending within it are written.
+    // SAFETY: by this function's contract `size` (the first field, 4 bytes
+    // at an aligned address) is readable and writable, and so are the
+    // `room` bytes; only fields ending within them are written, through
+    // raw field pointers (no reference to the whole struct is made).
     unsafe {
         let room = ((*out).size as usize).min(size_of::<PointerInfo>());
         macro_rules! field {
@@ -951,13 +996,15 @@ pub unsafe extern "C" fn hsa_amd_pointer_info(
             agent_owner: owner,
             global_flags: flags,
         };
-        // SAFETY: checked non-null; the caller set `size` (hsa_ext_amd.h).
+        // SAFETY: non-null (checked); the C caller's hsa_amd_pointer_info_t
+        // with `size` set, as hsa_ext_amd.h requires of `info`.
         unsafe { write_pointer_info(info, &record) };
         let agents: &[u64] = if known { &rt.agent_handles } else { &[] };
         if num_agents_accessible.is_null() {
             return Ok(());
         }
-        // SAFETY: non-null output.
+        // SAFETY: non-null (checked) and the C caller's output for a
+        // uint32_t (crate docs, "Outputs").
         unsafe { put(num_agents_accessible, agents.len() as u32)? };
         let (Some(alloc), false) = (alloc, accessible.is_null()) else {
             return Ok(());
@@ -965,18 +1012,29 @@ pub unsafe extern "C" fn hsa_amd_pointer_info(
         let array = if agents.is_empty() {
             std::ptr::null_mut()
         } else {
-            // SAFETY: the client's allocator.
-            let block = unsafe { alloc(std::mem::size_of_val(agents)) }.cast::<u64>();
+            // SAFETY: the client's allocator, of the signature the header
+            // declares (crate docs, "Callbacks"); it returns NULL or a block
+            // of at least the bytes asked for.
+            let block = unsafe { alloc(std::mem::size_of_val(agents)) }.cast::<u8>();
             if block.is_null() {
                 return Err(Error::OutOfResources(
                     "the allocator for the accessible agents returned NULL".into(),
                 ));
             }
-            // SAFETY: a fresh block of the size asked for.
-            unsafe { std::ptr::copy_nonoverlapping(agents.as_ptr(), block, agents.len()) };
-            block
+            // SAFETY: a fresh block of `size_of_val(agents)` bytes, not
+            // overlapping `agents`; copied as bytes, so its alignment does
+            // not matter.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    agents.as_ptr().cast::<u8>(),
+                    block,
+                    std::mem::size_of_val(agents),
+                )
+            };
+            block.cast::<u64>()
         };
-        // SAFETY: non-null output.
+        // SAFETY: non-null (checked) and the C caller's output for a
+        // pointer (crate docs, "Outputs").
         unsafe { put(accessible, array) }
     })
 }
@@ -1012,7 +1070,8 @@ pub unsafe extern "C" fn hsa_amd_agents_allow_access(
             return Err(invalid("flags must be NULL (reserved)"));
         }
         non_null(ptr, "ptr")?;
-        // SAFETY: the caller's array of num_agents handles.
+        // SAFETY: non-null (checked above) and the C caller's array of
+        // `num_agents` handles (crate docs, "Inputs").
         let list = unsafe { std::slice::from_raw_parts(agents, num_agents as usize) };
         for &a in list {
             rt.agent(a)?;
@@ -1054,7 +1113,8 @@ pub unsafe extern "C" fn hsa_amd_coherency_get_type(agent: u64, kind: *mut u32) 
             .unwrap_or_else(|e| e.into_inner())
             .get(&agent)
             .copied();
-        // SAFETY: the caller's output; null is refused by put.
+        // SAFETY: the C caller's output for an hsa_amd_coherency_type_t
+        // (crate docs, "Outputs"); `put` refuses NULL.
         unsafe { put(kind, t.unwrap_or(COHERENCY_COHERENT)) }
     })
 }
@@ -1092,7 +1152,8 @@ pub unsafe extern "C" fn hsa_amd_memory_pool_can_migrate(
         let rt = runtime()?;
         let src = rt.pool(src_memory_pool)?;
         let dst = rt.pool(dst_memory_pool)?;
-        // SAFETY: the caller's output; null is refused by put.
+        // SAFETY: the C caller's output for a bool (crate docs,
+        // "Outputs"); `put` refuses NULL.
         unsafe { put(result, migratable(&src) && migratable(&dst)) }
     })
 }
@@ -1156,7 +1217,9 @@ fn notify_deallocation(rt: &Arc<Runtime>, base: u64) {
         due
     };
     for n in due {
-        // SAFETY: the client's notifier, called as hsa_ext_amd.h specifies.
+        // SAFETY: the client's notifier, of the signature the header
+        // declares, called with its own pointer and data (crate docs,
+        // "Callbacks").
         unsafe { (n.callback)(n.ptr as *mut c_void, n.data.get()) };
     }
 }

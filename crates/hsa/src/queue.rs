@@ -137,7 +137,9 @@ pub unsafe extern "C" fn hsa_queue_create(
                     }
                 }
                 if let Some(cb) = callback {
-                    // SAFETY: the client's callback, called as hsa.h specifies.
+                    // SAFETY: the client's callback, of the signature hsa.h
+                    // declares, called (on the queue's thread) with its own
+                    // `data` (crate docs, "Callbacks").
                     unsafe { cb(error_status(error), queue as *mut c_void, data.get()) };
                 }
             }) as softgpu_runtime::queue::ErrorCallback
@@ -151,7 +153,8 @@ pub unsafe extern "C" fn hsa_queue_create(
             },
         )?;
         address.store(q.address, Ordering::Release);
-        // SAFETY: checked non-null; the caller's output pointer.
+        // SAFETY: non-null (checked) and the C caller's output for an
+        // hsa_queue_t pointer (crate docs, "Outputs").
         unsafe { put(queue, q.address as *mut c_void) }
     })
 }
@@ -309,7 +312,9 @@ pub unsafe extern "C" fn hsa_amd_queue_cu_set_mask(
             Vec::new()
         } else {
             crate::non_null(cu_mask, "cu_mask")?;
-            // SAFETY: the caller's array of num_cu_mask_count bits.
+            // SAFETY: non-null (checked) and the C caller's array of
+            // `num_cu_mask_count` bits, `words` uint32_t (crate docs,
+            // "Inputs").
             unsafe { std::slice::from_raw_parts(cu_mask, words) }.to_vec()
         };
         *q.cu_mask.lock().unwrap_or_else(|e| e.into_inner()) = mask;
@@ -345,7 +350,9 @@ pub unsafe extern "C" fn hsa_amd_queue_cu_get_mask(
             } else {
                 recorded.get(w as usize).copied().unwrap_or(0)
             };
-            // SAFETY: the caller's array of num_cu_mask_count bits.
+            // SAFETY: non-null (checked) and the C caller's output array of
+            // `num_cu_mask_count` bits, so word `w` lies inside it (crate
+            // docs, "Outputs").
             unsafe { cu_mask.add(w as usize).write_unaligned(set & present) };
         }
         Ok(())
@@ -398,13 +405,17 @@ pub struct StartEnd {
 }
 
 /// The times the work that last completed `signal` recorded.
-fn recorded_times(signal: u64, out: *mut StartEnd, what: &str) -> Result<(), Error> {
+///
+/// # Safety
+/// `out` must be NULL or valid for a write of a [`StartEnd`] (the exports'
+/// `time` output argument).
+unsafe fn recorded_times(signal: u64, out: *mut StartEnd, what: &str) -> Result<(), Error> {
     let s = crate::signal::signal_of(signal)?;
     crate::non_null(out, "time")?;
     let (start, end) = s
         .times()
         .ok_or_else(|| invalid(format!("signal {signal:#x} has not completed {what} yet")))?;
-    // SAFETY: checked non-null; the caller's output.
+    // SAFETY: this function's contract is `put`'s.
     unsafe { put(out, StartEnd { start, end }) }
 }
 
@@ -416,7 +427,9 @@ pub unsafe extern "C" fn hsa_amd_profiling_get_dispatch_time(
 ) -> Status {
     guard("hsa_amd_profiling_get_dispatch_time", || {
         runtime()?.agent(agent)?;
-        recorded_times(signal, time, "a kernel dispatch")
+        // SAFETY: `time` is the C caller's output for the struct (crate
+        // docs, "Outputs").
+        unsafe { recorded_times(signal, time, "a kernel dispatch") }
     })
 }
 
@@ -427,7 +440,9 @@ pub unsafe extern "C" fn hsa_amd_profiling_get_async_copy_time(
 ) -> Status {
     guard("hsa_amd_profiling_get_async_copy_time", || {
         runtime()?;
-        recorded_times(signal, time, "an asynchronous copy")
+        // SAFETY: `time` is the C caller's output for the struct (crate
+        // docs, "Outputs").
+        unsafe { recorded_times(signal, time, "an asynchronous copy") }
     })
 }
 
@@ -440,7 +455,8 @@ pub unsafe extern "C" fn hsa_amd_profiling_convert_tick_to_system_domain(
 ) -> Status {
     guard("hsa_amd_profiling_convert_tick_to_system_domain", || {
         runtime()?.agent(agent)?;
-        // SAFETY: the caller's output pointer; null is refused by put.
+        // SAFETY: the C caller's output for a uint64_t (crate docs,
+        // "Outputs"); `put` refuses NULL.
         unsafe { put(system_tick, agent_tick) }
     })
 }

@@ -80,13 +80,15 @@ fn unsatisfying(raw_condition: u32, compare: Value) -> Value {
 /// duplicates.
 ///
 /// # Safety
-/// `consumers` must point at `count` agent handles when non-null.
+/// A non-null `consumers` must be valid for reads of `count` agent handles
+/// (the C caller's input contract, crate docs, "Inputs").
 unsafe fn check_consumers(rt: &Runtime, count: u32, consumers: *const u64) -> Result<(), Error> {
     if count == 0 {
         return Ok(());
     }
     non_null(consumers, "consumers (with num_consumers > 0)")?;
-    // SAFETY: the caller's contract.
+    // SAFETY: non-null (checked), `count` handles by this function's
+    // contract.
     let list = unsafe { std::slice::from_raw_parts(consumers, count as usize) };
     let mut seen = HashSet::new();
     for &agent in list {
@@ -103,7 +105,8 @@ unsafe fn check_consumers(rt: &Runtime, count: u32, consumers: *const u64) -> Re
 /// Creates a signal and writes its handle.
 ///
 /// # Safety
-/// As for [`check_consumers`]; `out` valid for a write when non-null.
+/// As for [`check_consumers`]; `out` NULL or valid for a write of a handle
+/// (crate docs, "Outputs").
 unsafe fn create(
     initial: Value,
     count: u32,
@@ -112,10 +115,10 @@ unsafe fn create(
 ) -> Result<(), Error> {
     let rt = runtime()?;
     non_null(out, "signal")?;
-    // SAFETY: the caller's contract.
+    // SAFETY: `consumers` as this function's contract says.
     unsafe { check_consumers(&rt, count, consumers)? };
     let handle = rt.signals.insert(Arc::new(Signal::new(initial)));
-    // SAFETY: checked non-null; the caller's contract.
+    // SAFETY: `out` as this function's contract says.
     unsafe { put(out, handle) }
 }
 
@@ -126,7 +129,8 @@ pub unsafe extern "C" fn hsa_signal_create(
     consumers: *const u64,
     signal: *mut u64,
 ) -> Status {
-    // SAFETY: pointers as the C caller passed them (hsa.h contract).
+    // SAFETY: the C caller's `consumers` array and `signal` output meet
+    // `create`'s contract (crate docs, "Inputs", "Outputs").
     guard("hsa_signal_create", || unsafe {
         create(initial_value, num_consumers, consumers, signal)
     })
@@ -152,7 +156,8 @@ pub unsafe extern "C" fn hsa_amd_signal_create(
                 "unknown signal attributes {attributes:#x}"
             )));
         }
-        // SAFETY: pointers as the C caller passed them.
+        // SAFETY: the C caller's `consumers` array and `signal` output meet
+        // `create`'s contract (crate docs, "Inputs", "Outputs").
         unsafe { create(initial_value, num_consumers, consumers, signal) }
     })
 }
@@ -394,7 +399,8 @@ pub extern "C" fn hsa_signal_wait_acquire(
 /// Gathers `(signal, condition, compare)` triples from parallel C arrays.
 ///
 /// # Safety
-/// Each non-null array must hold `count` elements.
+/// Each non-null array must be valid for reads of `count` elements (the C
+/// caller's input contract, crate docs, "Inputs").
 unsafe fn triples(
     count: usize,
     signals: *const u64,
@@ -406,7 +412,8 @@ unsafe fn triples(
     non_null(values, "compare values")?;
     let mut out = Vec::with_capacity(count);
     for i in 0..count {
-        // SAFETY: the caller's contract: `count` elements each.
+        // SAFETY: all three non-null (checked) and `count` elements long
+        // by this function's contract; `i < count`.
         let (s, c, v) = unsafe { (*signals.add(i), *conditions.add(i), *values.add(i)) };
         out.push((signal_of(s)?, condition(c)?, v));
     }
@@ -431,12 +438,14 @@ pub unsafe extern "C" fn hsa_amd_signal_wait_any(
         if signal_count == 0 {
             return Err(invalid("signal_count is 0"));
         }
-        // SAFETY: arrays of `signal_count` elements (the caller's contract).
+        // SAFETY: the C caller's three arrays of `signal_count` elements
+        // (crate docs, "Inputs").
         let list = unsafe { triples(signal_count as usize, signals, conds, values)? };
         match wait_any(&list, timeout(timeout_hint), hint(wait_hint)) {
             Some((index, value)) => {
                 if !satisfying_value.is_null() {
-                    // SAFETY: non-null output (the caller's contract).
+                    // SAFETY: non-null (checked) and the C caller's output
+                    // for an hsa_signal_value_t (crate docs, "Outputs").
                     unsafe { put(satisfying_value, value)? };
                 }
                 Ok(index as u32)
@@ -450,9 +459,13 @@ pub unsafe extern "C" fn hsa_amd_signal_wait_any(
 #[derive(Clone, Copy)]
 pub(crate) struct CPointer(pub *mut c_void);
 
-// SAFETY: the pointer is only passed back to the C code that gave it, which
-// is responsible for using it from the runtime's threads (as HSA documents).
+// SAFETY: Rust never dereferences the pointer: it is only passed back to
+// the C callback it came with, which HSA calls on runtime threads, so the
+// C code is responsible for what it points to being usable there (crate
+// docs, "Callbacks").
 unsafe impl Send for CPointer {}
+// SAFETY: as for `Send`: sharing a `CPointer` only lets threads copy the
+// pointer value.
 unsafe impl Sync for CPointer {}
 
 impl CPointer {
@@ -483,7 +496,8 @@ pub unsafe extern "C" fn hsa_amd_signal_async_handler(
             s,
             cond,
             value,
-            // SAFETY: a C handler called as hsa_ext_amd.h specifies.
+            // SAFETY: the client's handler, of the signature hsa_ext_amd.h
+            // declares, called with its own `arg` (crate docs, "Callbacks").
             Box::new(move |v| unsafe { handler(v, arg.get()) }),
         );
         Ok(())
@@ -507,7 +521,9 @@ pub unsafe extern "C" fn hsa_amd_async_function(
             Condition::Eq,
             0,
             Box::new(move |_| {
-                // SAFETY: a C function called as hsa_ext_amd.h specifies.
+                // SAFETY: the client's function, of the signature
+                // hsa_ext_amd.h declares, called with its own `arg` (crate
+                // docs, "Callbacks").
                 unsafe { callback(arg.get()) };
                 false
             }),
@@ -523,7 +539,8 @@ pub unsafe extern "C" fn hsa_amd_signal_value_pointer(
 ) -> Status {
     guard("hsa_amd_signal_value_pointer", || {
         let s = signal_of(signal)?;
-        // SAFETY: the caller's output pointer; null is refused by put.
+        // SAFETY: the C caller's output for a pointer (crate docs,
+        // "Outputs"); `put` refuses NULL.
         unsafe { put(value_ptr, s.value_ptr().cast_mut()) }
     })
 }
@@ -555,9 +572,11 @@ pub unsafe extern "C" fn hsa_signal_group_create(
         }
         non_null(signals, "signals")?;
         non_null(signal_group, "signal_group")?;
-        // SAFETY: the caller's arrays of the given lengths.
+        // SAFETY: the C caller's array of `num_consumers` handles (crate
+        // docs, "Inputs").
         unsafe { check_consumers(&rt, num_consumers, consumers)? };
-        // SAFETY: as above.
+        // SAFETY: non-null (checked) and the C caller's array of
+        // `num_signals` handles (crate docs, "Inputs").
         let list = unsafe { std::slice::from_raw_parts(signals, num_signals as usize) }.to_vec();
         let mut seen = HashSet::new();
         for &s in &list {
@@ -567,7 +586,8 @@ pub unsafe extern "C" fn hsa_signal_group_create(
             }
         }
         let handle = groups().insert(Arc::new(Group { signals: list }));
-        // SAFETY: checked non-null.
+        // SAFETY: non-null (checked) and the C caller's output for a
+        // handle (crate docs, "Outputs").
         unsafe { put(signal_group, handle) }
     })
 }
@@ -583,8 +603,10 @@ pub extern "C" fn hsa_signal_group_destroy(signal_group: u64) -> Status {
 /// One `hsa_signal_group_wait_any_*`.
 ///
 /// # Safety
-/// `conditions` and `compare_values` hold one element per group signal;
-/// the outputs are valid for writes.
+/// The C caller's contract of `hsa_signal_group_wait_any_*`: a non-null
+/// `conditions` or `compare_values` is valid for reads of one element per
+/// signal of the group, and `signal` and `value` are NULL or valid for a
+/// write of their types (crate docs, "Inputs", "Outputs").
 unsafe fn group_wait(
     name: &'static str,
     group: u64,
@@ -599,7 +621,8 @@ unsafe fn group_wait(
         let g = groups().get(group)?;
         non_null(signal, "signal")?;
         non_null(value, "value")?;
-        // SAFETY: the caller's arrays, one element per group signal.
+        // SAFETY: the group's own list, and the caller's two arrays of one
+        // element per group signal (this function's contract).
         let list = unsafe {
             triples(
                 g.signals.len(),
@@ -610,7 +633,8 @@ unsafe fn group_wait(
         };
         let (index, v) = wait_any(&list, None, hint(wait_state))
             .ok_or_else(|| invalid("the group's wait ended without a satisfied condition"))?;
-        // SAFETY: checked non-null.
+        // SAFETY: both non-null (checked), valid for the writes by this
+        // function's contract.
         unsafe {
             put(signal, g.signals[index])?;
             put(value, v)
@@ -628,7 +652,8 @@ pub unsafe extern "C" fn hsa_signal_group_wait_any_scacquire(
     value: *mut Value,
 ) -> Status {
     let name = "hsa_signal_group_wait_any_scacquire";
-    // SAFETY: the caller's pointers (hsa.h contract).
+    // SAFETY: the C caller's arguments meet `group_wait`'s contract, which
+    // is this export's (hsa.h).
     unsafe {
         group_wait(
             name,
@@ -652,7 +677,8 @@ pub unsafe extern "C" fn hsa_signal_group_wait_any_relaxed(
     value: *mut Value,
 ) -> Status {
     let name = "hsa_signal_group_wait_any_relaxed";
-    // SAFETY: the caller's pointers (hsa.h contract).
+    // SAFETY: the C caller's arguments meet `group_wait`'s contract, which
+    // is this export's (hsa.h).
     unsafe {
         group_wait(
             name,

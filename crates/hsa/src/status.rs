@@ -139,7 +139,8 @@ pub unsafe extern "C" fn hsa_status_string(status: Status, out: *mut *const c_ch
         let text = describe(status).ok_or_else(|| {
             softgpu_runtime::error::invalid(format!("unknown status {status:#x}"))
         })?;
-        // SAFETY: checked non-null by put; the string is static.
+        // SAFETY: the C caller's output for a string pointer (crate docs,
+        // "Outputs"); `put` refuses NULL. The string is static.
         unsafe { put(out, text.as_ptr()) }
     })
 }

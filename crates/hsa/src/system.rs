@@ -63,22 +63,26 @@ pub(crate) fn each<T>(
 /// string is cut to `N - 1` bytes).
 ///
 /// # Safety
-/// A non-null `value` must be valid for `N` bytes.
+/// A non-null `value` must be valid for writes of `N` bytes (the C caller's
+/// output contract, crate docs, "Outputs").
 pub(crate) unsafe fn put_padded<const N: usize>(value: *mut c_void, s: &str) -> Result<(), Error> {
     let mut out = [0u8; N];
     let n = s.len().min(N - 1);
     out[..n].copy_from_slice(&s.as_bytes()[..n]);
-    // SAFETY: the caller's contract.
+    // SAFETY: this function's contract is `put`'s for `[u8; N]`.
     unsafe { put(value as *mut [u8; N], out) }
 }
 
 /// Writes `bytes` (no terminator unless `bytes` has one).
 ///
 /// # Safety
-/// A non-null `value` must be valid for `bytes.len()` bytes.
+/// A non-null `value` must be valid for writes of `bytes.len()` bytes (the
+/// C caller's output contract, crate docs, "Outputs").
 pub(crate) unsafe fn put_bytes(value: *mut c_void, bytes: &[u8]) -> Result<(), Error> {
     non_null(value, "value")?;
-    // SAFETY: non-null; the length is the caller's contract.
+    // SAFETY: non-null (checked) and valid for `bytes.len()` bytes by this
+    // function's contract; a byte copy needs no alignment, and our slice
+    // cannot overlap the C caller's buffer we are about to fill.
     unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), value as *mut u8, bytes.len()) };
     Ok(())
 }
@@ -86,10 +90,13 @@ pub(crate) unsafe fn put_bytes(value: *mut c_void, bytes: &[u8]) -> Result<(), E
 /// A C string argument.
 ///
 /// # Safety
-/// A non-null `s` must point to a NUL-terminated string.
+/// A non-null `s` must point to a NUL-terminated string that stays
+/// unchanged for `'a` (the C caller's input contract, crate docs,
+/// "Inputs"; callers use the result only during the call).
 pub(crate) unsafe fn c_str<'a>(s: *const c_char, what: &str) -> Result<&'a str, Error> {
     non_null(s, what)?;
-    // SAFETY: non-null and NUL-terminated by the caller's contract.
+    // SAFETY: non-null (checked), NUL-terminated and unchanged for `'a` by
+    // this function's contract.
     unsafe { CStr::from_ptr(s) }
         .to_str()
         .map_err(|_| invalid(format!("{what} is not UTF-8")))
@@ -227,8 +234,9 @@ pub unsafe extern "C" fn hsa_system_get_info(attribute: u32, value: *mut c_void)
     crate::guard("hsa_system_get_info", || {
         runtime()?;
         non_null(value, "value")?;
-        // SAFETY (every put below): `value` is non-null and, by the HSA
-        // contract, large enough for the attribute's type.
+        // SAFETY: `value` is non-null (checked) and, by the C caller's
+        // output contract (crate docs, "Outputs"), valid for a write of the
+        // attribute's type; each arm writes the type hsa.h gives it.
         unsafe {
             match attribute {
                 SYSTEM_INFO_VERSION_MAJOR => put(value as *mut u16, HSA_VERSION.0),
@@ -264,7 +272,8 @@ pub unsafe extern "C" fn hsa_extension_get_name(
         runtime()?;
         let text = extension_name(extension)
             .ok_or_else(|| invalid(format!("{extension:#x} is not an hsa_extension_t")))?;
-        // SAFETY: put refuses null; the string is static.
+        // SAFETY: the C caller's output for a string pointer (crate docs,
+        // "Outputs"); `put` refuses NULL. The string is static.
         unsafe { put(name, text.as_ptr()) }
     })
 }
@@ -281,7 +290,8 @@ pub unsafe extern "C" fn hsa_system_extension_supported(
         runtime()?;
         known_extension(extension)?;
         let ok = supported_minor(extension, version_major).is_some_and(|m| version_minor <= m);
-        // SAFETY: put refuses null.
+        // SAFETY: the C caller's output for the value written (crate
+        // docs, "Outputs"); `put` refuses NULL.
         unsafe { put(result, ok) }
     })
 }
@@ -300,7 +310,8 @@ pub unsafe extern "C" fn hsa_system_major_extension_supported(
         non_null(version_minor, "version_minor")?;
         non_null(result, "result")?;
         let minor = supported_minor(extension, version_major);
-        // SAFETY: both checked non-null above.
+        // SAFETY: both non-null (checked) and the C caller's outputs for a
+        // uint16_t and a bool (crate docs, "Outputs").
         unsafe {
             put(version_minor, minor.unwrap_or(0))?;
             put(result, minor.is_some())
@@ -336,8 +347,10 @@ pub unsafe extern "C" fn hsa_system_get_extension_table(
         non_null(table, "table")?;
         match supported_minor(extension, version_major) {
             Some(m) if version_minor <= m => {
-                // SAFETY: non-null; the caller passes the table of the
-                // version it asked for.
+                // SAFETY: non-null (checked); by hsa.h `table` is the C
+                // caller's function-pointer table of the version it asked
+                // for, valid for writes of that version's entries, which is
+                // how many are written.
                 unsafe {
                     exe::write_loader_table(
                         table,
@@ -368,7 +381,9 @@ pub unsafe extern "C" fn hsa_system_get_major_extension_table(
             return Err(no_table(extension, version_major));
         }
         let entries = table_length / std::mem::size_of::<usize>();
-        // SAFETY: non-null and valid for table_length bytes by contract.
+        // SAFETY: non-null (checked); by hsa.h `table` is valid for
+        // writes of `table_length` bytes, and only whole pointers within
+        // them are written.
         unsafe { exe::write_loader_table(table, entries) };
         Ok(())
     })
@@ -386,7 +401,8 @@ pub unsafe extern "C" fn hsa_iterate_agents(
     guard_status("hsa_iterate_agents", || {
         let rt = runtime()?;
         let f = self::callback(callback)?;
-        // SAFETY: a C callback with the signature hsa.h declares.
+        // SAFETY: the client's callback, of the signature hsa.h declares,
+        // called with its own `data` (crate docs, "Callbacks").
         Ok(each(rt.agent_handles.iter().copied(), |a| unsafe {
             f(a, data)
         }))
@@ -557,8 +573,9 @@ pub unsafe extern "C" fn hsa_agent_get_info(
         let rt = runtime()?;
         let a = rt.agent(agent)?;
         non_null(value, "value")?;
-        // SAFETY: `value` is non-null and, by the HSA contract, large
-        // enough for the attribute's type.
+        // SAFETY: `value` is non-null (checked) and the C caller's output
+        // for the attribute's type (crate docs, "Outputs"): `agent_info`'s
+        // contract.
         unsafe { agent_info(&a, attribute, value) }
     })
 }
@@ -566,14 +583,18 @@ pub unsafe extern "C" fn hsa_agent_get_info(
 /// The body of [`hsa_agent_get_info`].
 ///
 /// # Safety
-/// `value` must be valid for the attribute's type.
+/// `value` must be NULL or valid for a write of the attribute's type (the
+/// C caller's output contract, crate docs, "Outputs").
 unsafe fn agent_info(a: &Agent, attribute: u32, value: *mut c_void) -> Result<(), Error> {
     use agent_info::*;
     let gpu = a.kind == AgentKind::Gpu;
     let p = &a.profile;
     let kernel = |v: u32| if gpu { v } else { 0 };
     let u32_out = value as *mut u32;
-    // SAFETY (every put): the caller's contract.
+    // SAFETY: by this function's contract `value` is valid for the
+    // attribute's type; each arm writes the type hsa.h or hsa_ext_amd.h
+    // gives it (checked against the headers: `char[64]` for names, a NUL-
+    // terminated string for the UUID, enums as uint32_t).
     unsafe {
         match attribute {
             NAME => put_padded::<64>(value, &a.name()),
@@ -724,7 +745,8 @@ pub unsafe extern "C" fn hsa_agent_extension_supported(
         known_extension(extension)?;
         let ok = a.kind == AgentKind::Gpu
             && supported_minor(extension, version_major).is_some_and(|m| version_minor <= m);
-        // SAFETY: put refuses null.
+        // SAFETY: the C caller's output for the value written (crate
+        // docs, "Outputs"); `put` refuses NULL.
         unsafe { put(result, ok) }
     })
 }
@@ -745,7 +767,8 @@ pub unsafe extern "C" fn hsa_agent_major_extension_supported(
         non_null(version_minor, "version_minor")?;
         non_null(result, "result")?;
         let minor = supported_minor(extension, version_major).filter(|_| a.kind == AgentKind::Gpu);
-        // SAFETY: both checked non-null above.
+        // SAFETY: both non-null (checked) and the C caller's outputs for a
+        // uint16_t and a bool (crate docs, "Outputs").
         unsafe {
             put(version_minor, minor.unwrap_or(0))?;
             put(result, minor.is_some())
@@ -765,7 +788,8 @@ pub unsafe extern "C" fn hsa_agent_get_exception_policies(
         let rt = runtime()?;
         rt.agent(agent)?;
         check_profile(profile)?;
-        // SAFETY: put refuses null.
+        // SAFETY: the C caller's output for the value written (crate
+        // docs, "Outputs"); `put` refuses NULL.
         unsafe { put(mask, EXCEPTION_POLICIES) }
     })
 }
@@ -822,7 +846,8 @@ pub unsafe extern "C" fn hsa_agent_iterate_caches(
             .filter(|&l| cache_sizes(&a)[l as usize - 1] > 0)
             .map(|l| cache_handle(a.index, l))
             .collect();
-        // SAFETY: a C callback with the signature hsa.h declares.
+        // SAFETY: the client's callback, of the signature hsa.h declares,
+        // called with its own `data` (crate docs, "Callbacks").
         Ok(each(caches, |c| unsafe { f(c, data) }))
     })
 }
@@ -847,7 +872,9 @@ pub unsafe extern "C" fn hsa_cache_get_info(
         };
         non_null(value, "value")?;
         let name = format!("L{level}\0");
-        // SAFETY: non-null; sized for the attribute by contract.
+        // SAFETY: `value` is non-null (checked) and the C caller's output
+        // for the attribute's type (crate docs, "Outputs"); each arm writes
+        // that type (the name as long as its length attribute says).
         unsafe {
             match attribute {
                 0 => put(value as *mut u32, name.len() as u32)?,
@@ -875,7 +902,8 @@ pub unsafe extern "C" fn hsa_agent_iterate_isas(
         let rt = runtime()?;
         let a = rt.agent(agent)?;
         let f = self::callback(callback)?;
-        // SAFETY: a C callback with the signature hsa.h declares.
+        // SAFETY: the client's callback, of the signature hsa.h declares,
+        // called with its own `data` (crate docs, "Callbacks").
         Ok(each(a.isa, |i| unsafe { f(i, data) }))
     })
 }
@@ -908,11 +936,13 @@ fn isa_by_name(rt: &Runtime, name: &str) -> Option<u64> {
 pub unsafe extern "C" fn hsa_isa_from_name(name: *const c_char, isa: *mut u64) -> Status {
     guard_status("hsa_isa_from_name", || {
         let rt = runtime()?;
-        // SAFETY: a C string by contract.
+        // SAFETY: the C caller's NUL-terminated string (crate docs,
+        // "Inputs"); `c_str` refuses NULL.
         let text = unsafe { c_str(name, "name") }?;
         non_null(isa, "isa")?;
         match isa_by_name(&rt, text) {
-            // SAFETY: checked non-null.
+            // SAFETY: non-null (checked) and the C caller's output for the
+            // value written (crate docs, "Outputs").
             Some(h) => unsafe { put(isa, h) }.map(|_| HSA_STATUS_SUCCESS),
             None => refuse(
                 "hsa_isa_from_name",
@@ -946,7 +976,8 @@ mod isa_info {
 /// size the profile supports).
 ///
 /// # Safety
-/// A non-null `value` must be valid for the attribute's type.
+/// A non-null `value` must be valid for a write of the attribute's type
+/// (the C caller's output contract, crate docs, "Outputs").
 unsafe fn isa_attribute(
     name: &'static str,
     isa: u64,
@@ -962,7 +993,9 @@ unsafe fn isa_attribute(
         let p = &i.profile;
         let call_convention = |index: u32| p.wave_sizes.get(index as usize).copied();
         let u32_out = value as *mut u32;
-        // SAFETY (every put): non-null, sized by contract.
+        // SAFETY: `value` is non-null (checked) and valid for the
+        // attribute's type by this function's contract; each arm writes the
+        // type hsa.h gives it (the name as long as its length says).
         unsafe {
             match attribute {
                 // The length counts the NUL, and the name is written with
@@ -1018,7 +1051,8 @@ pub unsafe extern "C" fn hsa_isa_get_info_alt(
     attribute: u32,
     value: *mut c_void,
 ) -> Status {
-    // SAFETY: forwarded contract.
+    // SAFETY: the C caller's arguments meet the helper's contract,
+    // which is this export's.
     unsafe { isa_attribute("hsa_isa_get_info_alt", isa, attribute, 0, value) }
 }
 
@@ -1030,7 +1064,8 @@ pub unsafe extern "C" fn hsa_isa_get_info(
     index: u32,
     value: *mut c_void,
 ) -> Status {
-    // SAFETY: forwarded contract.
+    // SAFETY: the C caller's arguments meet the helper's contract,
+    // which is this export's.
     unsafe { isa_attribute("hsa_isa_get_info", isa, attribute, index, value) }
 }
 
@@ -1044,7 +1079,8 @@ pub unsafe extern "C" fn hsa_isa_get_exception_policies(
     crate::guard("hsa_isa_get_exception_policies", || {
         runtime()?.isas.get(isa)?;
         check_profile(profile)?;
-        // SAFETY: put refuses null.
+        // SAFETY: the C caller's output for the value written (crate
+        // docs, "Outputs"); `put` refuses NULL.
         unsafe { put(mask, EXCEPTION_POLICIES) }
     })
 }
@@ -1067,7 +1103,8 @@ pub unsafe extern "C" fn hsa_isa_get_round_method(
             return Err(invalid(format!("{flush_mode} is not an hsa_flush_mode_t")));
         }
         const ROUND_METHOD_SINGLE: u32 = 1;
-        // SAFETY: put refuses null.
+        // SAFETY: the C caller's output for the value written (crate
+        // docs, "Outputs"); `put` refuses NULL.
         unsafe { put(round_method, ROUND_METHOD_SINGLE) }
     })
 }
@@ -1084,7 +1121,8 @@ pub unsafe extern "C" fn hsa_isa_compatible(
         let rt = runtime()?;
         let a = rt.isas.get(code_object_isa)?;
         let b = rt.isas.get(agent_isa)?;
-        // SAFETY: put refuses null.
+        // SAFETY: the C caller's output for the value written (crate
+        // docs, "Outputs"); `put` refuses NULL.
         unsafe { put(result, a.name == b.name) }
     })
 }
@@ -1106,7 +1144,8 @@ pub unsafe extern "C" fn hsa_isa_iterate_wavefronts(
         let f = self::callback(callback)?;
         let mut sizes = i.profile.wave_sizes.clone();
         sizes.sort_unstable();
-        // SAFETY: a C callback with the signature hsa.h declares.
+        // SAFETY: the client's callback, of the signature hsa.h declares,
+        // called with its own `data` (crate docs, "Callbacks").
         Ok(each(sizes, |w| unsafe {
             f(WAVEFRONT_TAG | w as u64, data)
         }))
@@ -1135,7 +1174,8 @@ pub unsafe extern "C" fn hsa_wavefront_get_info(
                 "{attribute} is not an hsa_wavefront_info_t"
             )));
         }
-        // SAFETY: put refuses null.
+        // SAFETY: the C caller's output for the value written (crate
+        // docs, "Outputs"); `put` refuses NULL.
         unsafe { put(value as *mut u32, size as u32) }?;
         Ok(HSA_STATUS_SUCCESS)
     })

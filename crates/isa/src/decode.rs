@@ -1,9 +1,10 @@
 //! Bytes to [`Inst`] for gfx11.
 
 use crate::consts::inline_value;
-use crate::ops::{op_by_encoding, op_by_vop3, op_by_vopd_y};
+use crate::mimg;
+use crate::ops::{op_by_encoding, op_by_vop3, op_by_vopd_y, OpInfo};
 use crate::{
-    flags, sreg, DecodeError, Family, Format, Inst, LaneSel, Mods, Op, Operand, Special, Ty,
+    flags, image, sreg, DecodeError, Family, Format, Inst, LaneSel, Mods, Op, Operand, Special, Ty,
 };
 
 type Result<T> = std::result::Result<T, DecodeError>;
@@ -26,6 +27,10 @@ pub fn decode(family: Family, bytes: &[u8]) -> Result<Inst> {
         0b110101 => r.vop3(w0)?,
         0b110010 => r.vopd(w0)?,
         0b110011 if w0 >> 24 == 0xCC => r.vop3p(w0)?,
+        0b110011 if w0 >> 24 == 0xCD => r.vinterp(w0)?,
+        0b110011 if w0 >> 24 == 0xCE => r.lds_direct(w0)?,
+        0b111100 => r.mimg(w0)?,
+        0b111110 => r.exp(w0)?,
         0b110110 => r.ds(w0)?,
         0b110111 => r.flat(w0)?,
         0b111000 => r.mubuf(w0)?,
@@ -122,6 +127,10 @@ fn format_name(f: Format) -> &'static str {
         Format::Scratch => "SCRATCH",
         Format::Mubuf => "MUBUF",
         Format::Mtbuf => "MTBUF",
+        Format::Mimg => "MIMG",
+        Format::Exp => "EXP",
+        Format::Vinterp => "VINTERP",
+        Format::LdsDirect => "LDSDIR",
         _ => "VOP3",
     }
 }
@@ -131,14 +140,23 @@ fn sreg_operand(code: u32) -> Operand {
     Operand::Sgpr(code as u8)
 }
 
-/// 16-bit VOP1/VOP2/VOPC operands: v128 and above name the high half of
-/// v(n-128) (true16 encoding), whatever LLVM's fake16 printer calls them.
-fn vgpr_for(n: u32, ty: Ty, short16: bool) -> Operand {
-    if short16 && is16(ty) && n >= 128 {
+/// VGPR `n` of an operand slot; `half` says the slot is a 16-bit one of a
+/// VOP1/VOP2/VOPC 32-bit encoding (or its DPP form), where v128 and above
+/// name the high half of v(n-128) (true16), whatever LLVM's fake16 printer
+/// calls them.
+fn vgpr_for(n: u32, half: bool) -> Operand {
+    if half && n >= 128 {
         Operand::VgprHi((n - 128) as u16)
     } else {
         Operand::Vgpr(n as u16)
     }
+}
+
+/// Whether source `k` of a VOP1/VOP2/VOPC op is a 16-bit value. The class
+/// mask of `v_cmp(x)_class_f16` is one too (LLVM gives it a 16-bit register
+/// class), though LLVM types its constants as 32-bit, so the table says B32.
+fn half_src(info: &OpInfo, k: usize) -> bool {
+    is16(info.src[k]) || (k == 1 && info.name.ends_with("class_f16"))
 }
 
 fn is16(ty: Ty) -> bool {
@@ -190,17 +208,30 @@ impl Reader<'_> {
 
     /// A 9-bit source operand of type `ty` into `inst.src[slot]`.
     fn src(&mut self, inst: &mut Inst, slot: usize, code: u32, ty: Ty) -> Result<()> {
-        inst.src[slot] = self.operand(code, ty, false)?;
+        self.src_half(inst, slot, code, ty, false)
+    }
+
+    /// A source operand whose VGPRs may name 16-bit halves (see [`vgpr_for`]).
+    fn src_half(
+        &mut self,
+        inst: &mut Inst,
+        slot: usize,
+        code: u32,
+        ty: Ty,
+        half: bool,
+    ) -> Result<()> {
+        inst.src[slot] = self.operand(code, ty, half)?;
         if code == 255 {
             inst.flags |= LIT_SRC0 << slot;
+            inst.aux = self.literal()?;
         }
         Ok(())
     }
 
-    fn operand(&mut self, code: u32, ty: Ty, short16: bool) -> Result<Operand> {
+    fn operand(&mut self, code: u32, ty: Ty, half: bool) -> Result<Operand> {
         Ok(match code {
             0..=127 => sreg_operand(code),
-            256..=511 => vgpr_for(code - 256, ty, short16),
+            256..=511 => vgpr_for(code - 256, half),
             255 => Operand::Const(self.literal_for(ty)?),
             235 => Operand::Special(Special::SharedBase),
             236 => Operand::Special(Special::SharedLimit),
@@ -278,12 +309,14 @@ impl Reader<'_> {
         }
         // s_fmaak_f32: S0 * S1 + K; s_fmamk_f32: S0 * K + S1 (as VOP2).
         if info.name == "s_fmaak_f32" {
-            i.src[2] = Operand::Const(self.literal()? as u64);
+            i.aux = self.literal()?;
+            i.src[2] = Operand::Const(i.aux as u64);
             i.flags |= LIT_SRC0 << 2;
         } else if info.name == "s_fmamk_f32" {
+            i.aux = self.literal()?;
             i.src[2] = i.src[1];
             i.flags |= (i.flags & (LIT_SRC0 << 1)) << 1;
-            i.src[1] = Operand::Const(self.literal()? as u64);
+            i.src[1] = Operand::Const(i.aux as u64);
             i.flags |= LIT_SRC0 << 1;
         }
         Ok(i)
@@ -308,7 +341,8 @@ impl Reader<'_> {
         }
         i.imm = w as u16 as i16 as i32;
         if info.name == "s_setreg_imm32_b32" {
-            i.src[0] = Operand::Const(self.literal()? as u64);
+            i.aux = self.literal()?;
+            i.src[0] = Operand::Const(i.aux as u64);
             i.flags |= LIT_SRC0;
         }
         Ok(i)
@@ -327,6 +361,8 @@ impl Reader<'_> {
         let info = i.op.info();
         if info.dst[0] != Ty::None {
             i.dst[0] = sreg_operand(bits(w, 6, 7));
+        } else if info.name.starts_with("s_atc_probe") {
+            i.aux = bits(w, 6, 7); // the sdata field holds the probe mode
         }
         if info.src[0] != Ty::None {
             // A buffer resource is 4-aligned: the low bit of sbase is ignored.
@@ -355,12 +391,12 @@ impl Reader<'_> {
         let mut i = blank(lookup(fmt, opc, w)?);
         let info = i.op.info();
         let src0 = bits(w, 0, 9);
-        self.lane_sel(&mut i, src0, info.src[0], true)?;
+        self.lane_sel(&mut i, src0, half_src(info, 0), true)?;
         if i.lane_sel == LaneSel::None {
-            self.src(&mut i, 0, src0, info.src[0])?;
+            self.src_half(&mut i, 0, src0, info.src[0], half_src(info, 0))?;
         }
         if fmt != Format::Vop1 && info.src[1] != Ty::None {
-            i.src[1] = vgpr_for(bits(w, 9, 8), info.src[1], true);
+            i.src[1] = vgpr_for(bits(w, 9, 8), half_src(info, 1));
         }
         let vdst = bits(w, 17, 8);
         match fmt {
@@ -373,7 +409,7 @@ impl Reader<'_> {
                 i.dst[0] = Operand::Sgpr(mask);
             }
             _ if is_sdst(info.name) => i.dst[0] = sreg_operand(vdst),
-            _ if info.dst[0] != Ty::None => i.dst[0] = vgpr_for(vdst, info.dst[0], true),
+            _ if info.dst[0] != Ty::None => i.dst[0] = vgpr_for(vdst, is16(info.dst[0])),
             _ => {}
         }
         if info.name == "v_swap_b32" || info.name == "v_swaprel_b32" {
@@ -412,15 +448,16 @@ impl Reader<'_> {
     }
 
     /// DPP: src0 code 250 (DPP16) or 233/234 (DPP8) is followed by a dword
-    /// holding the real src0 VGPR and the lane selection.
-    fn lane_sel(&mut self, i: &mut Inst, src0: u32, ty: Ty, short: bool) -> Result<()> {
+    /// holding the real src0 VGPR and the lane selection. `half`: src0 is a
+    /// 16-bit slot of a 32-bit encoding; `short`: the encoding is VOP1/2/C.
+    fn lane_sel(&mut self, i: &mut Inst, src0: u32, half: bool, short: bool) -> Result<()> {
         if !matches!(src0, 233 | 234 | 250) {
             return Ok(());
         }
         let at = self.len;
         self.need(at + 4)?;
         let d = self.word(at)?;
-        i.src[0] = vgpr_for(bits(d, 0, 8), ty, short);
+        i.src[0] = vgpr_for(bits(d, 0, 8), half && short);
         i.lane_sel = if src0 == 250 {
             if short {
                 // DPP16's own source modifiers (VOP3 uses its fields).
@@ -468,7 +505,7 @@ impl Reader<'_> {
             ..Mods::default()
         };
         let codes = [bits(w1, 0, 9), bits(w1, 9, 9), bits(w1, 18, 9)];
-        self.lane_sel(&mut i, codes[0], info.src[0], false)?;
+        self.lane_sel(&mut i, codes[0], false, false)?;
         for (k, &code) in codes.iter().enumerate() {
             let ty = info.src[k];
             if ty != Ty::None
@@ -570,6 +607,8 @@ impl Reader<'_> {
         if info.dst[0] != Ty::None {
             i.dst[0] = Operand::Vgpr(bits(w1, 24, 8) as u16);
         }
+        // ADDR, DATA0 and DATA1 fill the sources in order (the addtid ops
+        // have no ADDR: the table leaves their first source empty).
         for (k, lo) in [0, 8, 16].into_iter().enumerate() {
             if info.src[k] != Ty::None {
                 i.src[k] = Operand::Vgpr(bits(w1, lo, 8) as u16);
@@ -603,10 +642,8 @@ impl Reader<'_> {
         i.flags |= cache_flags(w, 14, 15, 13);
         let saddr = bits(w1, 16, 7);
         let has_saddr = saddr != sreg::NULL as u32 && fmt != Format::Flat;
-        let has_vaddr = match fmt {
-            Format::Scratch => bit(w1, 23),
-            _ => true,
-        };
+        // The addtid ops have no address VGPR (the table says so).
+        let has_vaddr = info.src[0] != Ty::None && (fmt != Format::Scratch || bit(w1, 23));
         if fmt == Format::Scratch && bit(w1, 23) {
             i.flags |= flags::SVE;
         }
@@ -667,6 +704,89 @@ impl Reader<'_> {
             i.src[2] = sreg_operand(bits(w1, 16, 5) * 4);
             i.src[3] = self.operand(bits(w1, 24, 8), Ty::B32, false)?;
         }
+        Ok(i)
+    }
+}
+
+/// The graphics formats: decoded to their full length (so the next word is
+/// never misread), never run.
+impl Reader<'_> {
+    /// MIMG: two dwords, three with NSA (vaddr1..4, a byte each).
+    fn mimg(&mut self, w: u32) -> Result<Inst> {
+        self.need(8)?;
+        let w1 = self.word(4)?;
+        let mut i = blank(lookup(Format::Mimg, bits(w, 18, 8), w)?);
+        let nsa = bit(w, 0);
+        if nsa {
+            self.need(12)?;
+            i.imm = self.word(8)? as i32;
+        }
+        let vdata = Operand::Vgpr(bits(w1, 8, 8) as u16);
+        let (writes, reads) = mimg::writes_and_reads_data(i.op.name());
+        if writes {
+            i.dst[0] = vdata;
+        }
+        if reads {
+            i.src[3] = vdata;
+        }
+        i.src[0] = Operand::Vgpr(bits(w1, 0, 8) as u16);
+        i.src[1] = sreg_operand(bits(w1, 16, 5) * 4);
+        if mimg::has_sampler(i.op.name()) {
+            i.src[2] = sreg_operand(bits(w1, 26, 5) * 4);
+        }
+        let field = |b: u32, f: u32| if bit(w, b) { f } else { 0 };
+        i.aux = bits(w, 8, 4)
+            | bits(w, 2, 3) << image::DIM_SHIFT
+            | field(0, image::NSA)
+            | field(7, image::UNORM)
+            | field(15, image::R128)
+            | field(16, image::A16)
+            | field(17, image::D16)
+            | if bit(w1, 22) { image::LWE } else { 0 };
+        i.flags |= cache_flags(w, 14, 12, 13) | if bit(w1, 21) { flags::TFE } else { 0 };
+        Ok(i)
+    }
+
+    /// EXP: two dwords; a source whose enable bit is clear is unused.
+    fn exp(&mut self, w: u32) -> Result<Inst> {
+        self.need(8)?;
+        let w1 = self.word(4)?;
+        let mut i = blank(lookup(Format::Exp, 0, w)?);
+        for (k, src) in i.src.iter_mut().enumerate() {
+            if bit(w, k as u32) {
+                *src = Operand::Vgpr(bits(w1, 8 * k as u32, 8) as u16);
+            }
+        }
+        i.aux = bits(w, 4, 6);
+        i.imm = (bits(w, 0, 4) | (bit(w, 11) as u32) << 4 | (bit(w, 13) as u32) << 5) as i32;
+        Ok(i)
+    }
+
+    /// VINTERP: two dwords, like VOP3 with three VGPR sources.
+    fn vinterp(&mut self, w: u32) -> Result<Inst> {
+        self.need(8)?;
+        let w1 = self.word(4)?;
+        let mut i = blank(lookup(Format::Vinterp, bits(w, 16, 7), w)?);
+        i.dst[0] = Operand::Vgpr(bits(w, 0, 8) as u16);
+        for k in 0..3 {
+            self.src(&mut i, k, bits(w1, 9 * k as u32, 9), Ty::F32)?;
+        }
+        i.mods = Mods {
+            neg: bits(w1, 29, 3) as u8,
+            opsel: bits(w, 11, 4) as u8,
+            clamp: bit(w, 15),
+            ..Mods::default()
+        };
+        i.imm = bits(w, 8, 3) as i32;
+        Ok(i)
+    }
+
+    /// LDSDIR: one dword.
+    fn lds_direct(&mut self, w: u32) -> Result<Inst> {
+        let mut i = blank(lookup(Format::LdsDirect, bits(w, 20, 2), w)?);
+        i.dst[0] = Operand::Vgpr(bits(w, 0, 8) as u16);
+        i.aux = bits(w, 10, 6) << 2 | bits(w, 8, 2);
+        i.imm = bits(w, 16, 4) as i32;
         Ok(i)
     }
 }

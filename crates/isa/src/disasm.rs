@@ -1,9 +1,9 @@
 //! [`Inst`] to text, exactly as `llvm-objdump-19 -d --mcpu=gfx1100` prints it
 //! (wave32 register names), without the address/bytes comment.
 
-use crate::consts::{inline_code, inline_text};
+use crate::consts::{inline_code, inline_text, literal_text};
 use crate::decode::{accumulates, LIT_SRC0};
-use crate::{flags, sreg, sym, Format, Inst, LaneSel, Operand, Special, Ty};
+use crate::{flags, mimg, sreg, sym, Format, Inst, LaneSel, Operand, Special, Ty};
 
 /// How to print: the wave size changes the names of lane-mask operands.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -23,6 +23,20 @@ pub fn disassemble_wave64(inst: &Inst) -> String {
     disassemble_with(inst, &DisasmOptions { wave64: true })
 }
 
+/// What llvm-objdump-19 prints where it cannot decode an instruction: the
+/// all-zero word is `v_illegal` (LLVM's name for it), any other word shows
+/// as data, `.long 0x…`. Like [`crate::decode_all`], it then goes on 4
+/// bytes later.
+pub fn undecodable_text(bytes: &[u8]) -> String {
+    let mut word = [0u8; 4];
+    let n = bytes.len().min(4);
+    word[..n].copy_from_slice(&bytes[..n]);
+    match u32::from_le_bytes(word) {
+        0 => "v_illegal".into(),
+        w => format!(".long {w:#010x}"),
+    }
+}
+
 /// Print one decoded instruction with explicit options.
 pub fn disassemble_with(inst: &Inst, opts: &DisasmOptions) -> String {
     let info = inst.op.info();
@@ -36,6 +50,10 @@ pub fn disassemble_with(inst: &Inst, opts: &DisasmOptions) -> String {
         Format::Ds => (info.name.to_string(), ds(inst)),
         Format::Flat | Format::Global | Format::Scratch => (info.name.to_string(), flat(inst)),
         Format::Mubuf | Format::Mtbuf => (info.name.to_string(), buffer(inst)),
+        Format::Mimg => (info.name.to_string(), mimg::text(info.name, inst)),
+        Format::Exp => (info.name.to_string(), exp(inst)),
+        Format::Vinterp => (info.name.to_string(), vinterp(inst)),
+        Format::LdsDirect => (info.name.to_string(), lds_direct(inst)),
         _ => (valu_mnemonic(inst), valu(inst, opts.wave64)),
     };
     if operands.is_empty() {
@@ -88,23 +106,29 @@ fn special_name(s: Special) -> &'static str {
     }
 }
 
-/// A constant: a literal prints as hex (an f64 literal shows its high
-/// half), an inline constant the way LLVM names it.
-fn const_text(v: u64, ty: Ty, literal: bool) -> String {
-    if literal {
-        let shown = if ty == Ty::F64 {
-            v >> 32
-        } else {
-            v & 0xffff_ffff
-        };
-        return format!("{shown:#x}");
-    }
+/// An inline constant, the way LLVM names it for an operand of type `ty`.
+fn const_text(v: u64, ty: Ty) -> String {
     inline_code(v, ty)
         .and_then(|c| inline_text(c, ty))
         .unwrap_or_else(|| format!("{v:#x}"))
 }
 
-fn operand(op: Operand, ty: Ty, literal: bool) -> String {
+/// The type whose printing rule LLVM applies to a literal in a source of
+/// type `ty` (its operand types differ from the data types in a few places).
+fn literal_ty(name: &str, format: Format, ty: Ty) -> Ty {
+    let half = matches!(ty, Ty::F16 | Ty::B16 | Ty::BF16);
+    match format {
+        // SOP1's f16 sources keep (and show) the whole 32-bit literal.
+        Format::Sop1 if half => Ty::B32,
+        // SOPC's f16 compares print it as a 16-bit integer operand.
+        Format::Sopc if half => Ty::B16,
+        // fma_mix sources show the low 16 bits, as f16, whatever op_sel_hi says.
+        _ if name.starts_with("v_fma_mix") => Ty::F16,
+        _ => ty,
+    }
+}
+
+fn operand(op: Operand, ty: Ty) -> String {
     let dw = ty.dwords();
     match op {
         Operand::None => String::new(),
@@ -112,7 +136,7 @@ fn operand(op: Operand, ty: Ty, literal: bool) -> String {
         Operand::Vgpr(n) => vgpr_name(n, dw),
         // LLVM's gfx11 printer is fake16: the high half vN.h shows as v(N+128).
         Operand::VgprHi(n) => format!("v{}", n + 128),
-        Operand::Const(v) => const_text(v, ty, literal),
+        Operand::Const(v) => const_text(v, ty),
         Operand::Special(s) => special_name(s).into(),
     }
 }
@@ -125,13 +149,28 @@ fn src(inst: &Inst, k: usize) -> String {
 /// Source `k` printed as type `ty`.
 fn src_as(inst: &Inst, k: usize, ty: Ty) -> String {
     let info = inst.op.info();
+    src_lit(inst, k, ty, literal_ty(info.name, info.format, ty))
+}
+
+/// Source `k` printed as type `ty`, a literal by the rule of `lit_ty`.
+fn src_lit(inst: &Inst, k: usize, ty: Ty, lit_ty: Ty) -> String {
+    let info = inst.op.info();
     let lit = inst.flags & (LIT_SRC0 << k) != 0;
-    let mut s = operand(inst.src[k], ty, lit);
-    // v_fmaak/v_fmamk print their whole 32-bit literal, even for f16.
-    let mk = info.name.starts_with("v_")
-        && ((k == 2 && info.name.contains("fmaak")) || (k == 1 && info.name.contains("fmamk")));
-    if lit && mk {
-        s = format!("{:#x}", inst.aux);
+    // The K of fmaak/fmamk always prints as the whole word in hex.
+    let mk = (k == 2 && info.name.contains("fmaak")) || (k == 1 && info.name.contains("fmamk"));
+    let mut s = match (lit, mk) {
+        (true, true) => format!("{:#x}", inst.aux),
+        (true, false) => literal_text(inst.aux, lit_ty),
+        _ => operand(inst.src[k], ty) + high_half_note(inst, k),
+    };
+    // v_ldexp_f16's DPP16 form treats its exponent as an integer operand:
+    // the neg bit shows as sext(), abs is ignored.
+    if k == 1 && info.name == "v_ldexp_f16" && matches!(inst.lane_sel, LaneSel::Dpp16 { .. }) {
+        return if inst.mods.neg & 2 != 0 {
+            format!("sext({s})")
+        } else {
+            s
+        };
     }
     // LLVM has no source modifiers on integer operands (it ignores the bits).
     let float = matches!(ty, Ty::F16 | Ty::BF16 | Ty::F32 | Ty::F64 | Ty::V2F16)
@@ -144,6 +183,29 @@ fn src_as(inst: &Inst, k: usize, ty: Ty) -> String {
         s = format!("-{s}");
     }
     s
+}
+
+/// LLVM 19's gfx11 printer is fake16 for all but `v_mov_b16`: it knows no
+/// high halves in the 32-bit encodings, so it prints a true16 source `vN.h`
+/// as v(N+128) and flags that register as outside the operand's class.
+fn high_half_note(inst: &Inst, k: usize) -> &'static str {
+    let Operand::VgprHi(_) = inst.src[k] else {
+        return "";
+    };
+    if k == 0 && inst.lane_sel == LaneSel::None {
+        "/*Invalid register, operand has 'VS_32_Lo128' register class*/"
+    } else {
+        "/*Invalid register, operand has 'VGPR_32_Lo128' register class*/"
+    }
+}
+
+/// A VGPR of `v_mov_b16`, which LLVM 19 prints with true16 names.
+fn true16_name(op: Operand) -> Option<String> {
+    match op {
+        Operand::Vgpr(n) => Some(format!("v{n}.l")),
+        Operand::VgprHi(n) => Some(format!("v{n}.h")),
+        _ => None,
+    }
 }
 
 fn join(parts: Vec<String>) -> String {
@@ -166,7 +228,7 @@ fn present_srcs(inst: &Inst) -> Vec<String> {
 
 fn salu(inst: &Inst) -> String {
     let info = inst.op.info();
-    let mut parts = vec![operand(inst.dst[0], info.dst[0], false)];
+    let mut parts = vec![operand(inst.dst[0], info.dst[0])];
     if info.name.starts_with("s_sendmsg_rtn") {
         if let Operand::Const(n) = inst.src[0] {
             parts.push(sym::sendmsg(n as u16));
@@ -180,13 +242,13 @@ fn salu(inst: &Inst) -> String {
 fn sopk(inst: &Inst) -> String {
     let info = inst.op.info();
     let imm = inst.imm as u16;
-    let reg = |op: Operand| operand(op, Ty::B32.max_dwords(info.dst[0]), false);
+    let reg = |op: Operand| operand(op, Ty::B32.max_dwords(info.dst[0]));
     match info.name {
         "s_version" => sym::version(imm),
         "s_subvector_loop_begin" | "s_subvector_loop_end" => {
             format!("{}, {imm}", reg(inst.src[0]))
         }
-        "s_call_b64" => format!("{}, {imm}", operand(inst.dst[0], Ty::B64, false)),
+        "s_call_b64" => format!("{}, {imm}", operand(inst.dst[0], Ty::B64)),
         "s_getreg_b32" => format!("{}, {}", reg(inst.dst[0]), sym::hwreg(imm)),
         "s_setreg_b32" => format!("{}, {}", sym::hwreg(imm), reg(inst.src[0])),
         "s_setreg_imm32_b32" => format!("{}, {}", sym::hwreg(imm), src(inst, 0)),
@@ -231,10 +293,13 @@ fn smem(inst: &Inst) -> String {
     if info.src[0] == Ty::None && info.dst[0] == Ty::None {
         return cache_text(inst.flags).trim_start().to_string(); // s_dcache_inv
     }
-    let mut parts = vec![
-        operand(inst.dst[0], info.dst[0], false),
-        operand(inst.src[0], info.src[0], false),
-    ];
+    // s_atc_probe names its probe mode where others name sdata.
+    let first = if info.name.starts_with("s_atc_probe") {
+        inst.aux.to_string()
+    } else {
+        operand(inst.dst[0], info.dst[0])
+    };
+    let mut parts = vec![first, operand(inst.src[0], info.src[0])];
     let off = if inst.imm < 0 {
         format!("-{:#x}", -(inst.imm as i64))
     } else {
@@ -242,7 +307,7 @@ fn smem(inst: &Inst) -> String {
     };
     let mut tail = String::new();
     if inst.src[1] != Operand::None {
-        parts.push(operand(inst.src[1], Ty::B32, false));
+        parts.push(operand(inst.src[1], Ty::B32));
         if inst.imm != 0 {
             tail = format!(" offset:{off}");
         }
@@ -273,8 +338,10 @@ fn valu_mnemonic(inst: &Inst) -> String {
     let info = inst.op.info();
     let short_fmt = matches!(info.format, Format::Vop1 | Format::Vop2 | Format::Vopc);
     // Only ops with both a short and a VOP3 form name the form they use.
-    let two_forms =
-        short_fmt && info.vop3.is_some() && !matches!(info.name, "v_nop" | "v_pipeflush");
+    // (v_mov_b16 has one too, which LLVM 19 decodes only in true16 mode.)
+    let two_forms = short_fmt
+        && (info.vop3.is_some() || info.name == "v_mov_b16")
+        && !matches!(info.name, "v_nop" | "v_pipeflush");
     let e64 = inst.flags & flags::E64 != 0;
     let dpp = inst.lane_sel != LaneSel::None;
     let suffix = match (two_forms, e64, dpp) {
@@ -301,20 +368,30 @@ fn mask(ty: Ty, wave64: bool) -> Ty {
 fn mask_operand(op: Operand, ty: Ty, wave64: bool) -> String {
     match op {
         Operand::Sgpr(n) if wave64 && ty == Ty::Mask && n < sreg::VCC_LO => {
-            operand(Operand::Sgpr(n & !1), Ty::B64, false)
+            operand(Operand::Sgpr(n & !1), Ty::B64)
         }
-        _ => operand(op, mask(ty, wave64), false),
+        _ => operand(op, mask(ty, wave64)),
     }
 }
 
 fn valu(inst: &Inst, wave64: bool) -> String {
+    valu_with(inst, wave64, None)
+}
+
+/// VALU operands; `lit_ty` overrides the type a literal source prints as.
+fn valu_with(inst: &Inst, wave64: bool, lit_ty: Option<Ty>) -> String {
     let info = inst.op.info();
     let mut parts = Vec::new();
     let cmpx = info.name.starts_with("v_cmpx");
     if info.name.starts_with("v_swap") {
-        parts.push(operand(inst.dst[0], info.dst[0], false));
-        parts.push(operand(inst.src[0], info.src[0], false));
+        parts.push(operand(inst.dst[0], info.dst[0]));
+        parts.push(operand(inst.src[0], info.src[0]));
         return join(parts);
+    }
+    if info.name == "v_mov_b16" {
+        parts.push(true16_name(inst.dst[0]).unwrap_or_default());
+        parts.push(true16_name(inst.src[0]).unwrap_or_else(|| src(inst, 0)));
+        return join(parts) + &lane_sel_text(inst.lane_sel);
     }
     if !cmpx {
         parts.push(mask_operand(inst.dst[0], info.dst[0], wave64));
@@ -323,11 +400,11 @@ fn valu(inst: &Inst, wave64: bool) -> String {
         parts.push(mask_operand(inst.dst[1], info.dst[1], wave64));
     }
     let n = if accumulates(info.name) { 2 } else { 3 };
-    parts.extend(
-        (0..n)
-            .filter(|&k| info.src[k] != Ty::None)
-            .map(|k| src_as(inst, k, mask(info.src[k], wave64))),
-    );
+    parts.extend((0..n).filter(|&k| info.src[k] != Ty::None).map(|k| {
+        let ty = mask(info.src[k], wave64);
+        let lt = lit_ty.unwrap_or_else(|| literal_ty(info.name, info.format, ty));
+        src_lit(inst, k, ty, lt)
+    }));
     let mut s = join(parts);
     s.push_str(&vop3_mods(inst));
     s.push_str(&lane_sel_text(inst.lane_sel));
@@ -478,14 +555,6 @@ fn vop3p(inst: &Inst, wave64: bool) -> String {
         } else {
             i.mods.abs = m.neg_hi;
         }
-        // LLVM prints a mix source's literal as 16 bits.
-        if mix {
-            if let Operand::Const(c) = i.src[k] {
-                if i.flags & (LIT_SRC0 << k) != 0 {
-                    i.src[k] = Operand::Const(c & 0xffff);
-                }
-            }
-        }
         src_as(
             &i,
             k,
@@ -497,7 +566,7 @@ fn vop3p(inst: &Inst, wave64: bool) -> String {
         )
     });
     let mut s = join(
-        std::iter::once(operand(inst.dst[0], acc(info.dst[0]), false))
+        std::iter::once(operand(inst.dst[0], acc(info.dst[0])))
             .chain(srcs)
             .collect(),
     );
@@ -530,13 +599,18 @@ fn vop3p(inst: &Inst, wave64: bool) -> String {
 }
 
 fn vopd(inst: &Inst) -> String {
+    // When one half is fmaak/fmamk, LLVM types the shared literal as its
+    // 32-bit K for both halves.
+    let has_k = |i: &Inst| i.op.name().contains("fmaak") || i.op.name().contains("fmamk");
+    let k_pair = has_k(inst) || inst.vopd_y.as_deref().is_some_and(has_k);
+    let lit_ty = k_pair.then_some(Ty::B32);
     // VOPD's cndmask leaves its VCC operand implicit in the text.
     let half = |i: &Inst| {
         let mut i = i.clone();
         if i.op.name().contains("cndmask") {
             i.src[2] = Operand::None;
         }
-        format!("{} {}", i.op.name(), valu(&i, false))
+        format!("{} {}", i.op.name(), valu_with(&i, false, lit_ty))
     };
     match &inst.vopd_y {
         Some(y) => format!("{} :: {}", half(inst), half(y)),
@@ -548,8 +622,8 @@ fn vopd(inst: &Inst) -> String {
 
 fn ds(inst: &Inst) -> String {
     let info = inst.op.info();
-    let mut parts = vec![operand(inst.dst[0], info.dst[0], false)];
-    parts.extend((0..3).map(|k| operand(inst.src[k], info.src[k], false)));
+    let mut parts = vec![operand(inst.dst[0], info.dst[0])];
+    parts.extend((0..3).map(|k| operand(inst.src[k], info.src[k])));
     let mut s = join(parts);
     let (o0, o1) = (inst.imm & 0xff, inst.imm >> 8 & 0xff);
     if info.name.contains("2addr") || info.name.contains("2st64") {
@@ -606,12 +680,15 @@ fn flat(inst: &Inst) -> String {
         (Format::Scratch, _) | (Format::Global, Operand::Sgpr(_)) => Ty::B32,
         _ => Ty::B64,
     };
-    let mut parts = vec![operand(inst.dst[0], info.dst[0], false)];
-    parts.push(match inst.src[0] {
-        Operand::None => "off".into(),
-        a => operand(a, vaddr_ty, false),
-    });
-    parts.push(operand(inst.src[1], info.src[1], false));
+    let mut parts = vec![operand(inst.dst[0], info.dst[0])];
+    // The addtid ops have no address at all (not even "off").
+    if info.src[0] != Ty::None {
+        parts.push(match inst.src[0] {
+            Operand::None => "off".into(),
+            a => operand(a, vaddr_ty),
+        });
+    }
+    parts.push(operand(inst.src[1], info.src[1]));
     if fmt != Format::Flat {
         let saddr_ty = if fmt == Format::Global {
             Ty::B64
@@ -620,7 +697,7 @@ fn flat(inst: &Inst) -> String {
         };
         parts.push(match inst.src[2] {
             Operand::None => "off".into(),
-            a => operand(a, saddr_ty, false),
+            a => operand(a, saddr_ty),
         });
     }
     let mut s = join(parts);
@@ -649,13 +726,13 @@ fn buffer(inst: &Inst) -> String {
     let both = inst.flags & flags::OFFEN != 0 && inst.flags & flags::IDXEN != 0;
     let vaddr = match inst.src[0] {
         Operand::None => "off".into(),
-        a => operand(a, if both { Ty::B64 } else { Ty::B32 }, false),
+        a => operand(a, if both { Ty::B64 } else { Ty::B32 }),
     };
-    let soff = operand(inst.src[3], Ty::B32, false);
+    let soff = operand(inst.src[3], Ty::B32);
     let mut s = join(vec![
-        operand(data, data_ty, false),
+        operand(data, data_ty),
         vaddr,
-        operand(inst.src[2], Ty::B128, false),
+        operand(inst.src[2], Ty::B128),
         soff,
     ]);
     if info.format == Format::Mtbuf && inst.aux != 1 {
@@ -674,6 +751,66 @@ fn buffer(inst: &Inst) -> String {
         s.push_str(" tfe");
     }
     s
+}
+
+// ---- graphics ----------------------------------------------------------------
+
+/// `exp TARGET src0, src1, src2, src3 [done] [row_en]`; a disabled source
+/// prints as `off`.
+fn exp(inst: &Inst) -> String {
+    let target = match inst.aux {
+        t @ 0..=7 => format!("mrt{t}"),
+        8 => "mrtz".into(),
+        t @ 12..=16 => format!("pos{}", t - 12),
+        20 => "prim".into(),
+        t @ 21..=22 => format!("dual_src_blend{}", t - 21),
+        t => format!("invalid_target_{t}"),
+    };
+    let srcs: Vec<String> = inst
+        .src
+        .iter()
+        .map(|&op| match op {
+            Operand::None => "off".into(),
+            op => operand(op, Ty::B32),
+        })
+        .collect();
+    let mut s = format!("{target} {}", srcs.join(", "));
+    if inst.imm & 1 << 4 != 0 {
+        s.push_str(" done");
+    }
+    if inst.imm & 1 << 5 != 0 {
+        s.push_str(" row_en");
+    }
+    s
+}
+
+/// `v_interp_* vdst, src0, src1, src2 [op_sel] [clamp] wait_exp:N`.
+fn vinterp(inst: &Inst) -> String {
+    let mut parts = vec![operand(inst.dst[0], Ty::B32)];
+    parts.extend((0..3).map(|k| src_as(inst, k, Ty::F32)));
+    let mut s = join(parts);
+    if inst.mods.opsel != 0 {
+        let bits: Vec<String> = (0..4)
+            .map(|k| (inst.mods.opsel >> k & 1).to_string())
+            .collect();
+        s.push_str(&format!(" op_sel:[{}]", bits.join(",")));
+    }
+    if inst.mods.clamp {
+        s.push_str(" clamp");
+    }
+    s + &format!(" wait_exp:{}", inst.imm)
+}
+
+/// `lds_param_load vdst, attrN.c wait_vdst:N`, `lds_direct_load vdst
+/// wait_vdst:N`.
+fn lds_direct(inst: &Inst) -> String {
+    let dst = operand(inst.dst[0], Ty::B32);
+    let wait = format!("wait_vdst:{}", inst.imm);
+    if inst.op.name() == "lds_direct_load" {
+        return format!("{dst} {wait}");
+    }
+    let chan = ["x", "y", "z", "w"][inst.aux as usize & 3];
+    format!("{dst}, attr{}.{chan} {wait}", inst.aux >> 2)
 }
 
 trait MaxDwords {

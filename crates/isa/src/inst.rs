@@ -49,6 +49,8 @@ pub enum Ty {
     V2F16,
     /// Two 16-bit integers packed in 32 bits (VOP3P).
     V2B16,
+    /// Two bf16 packed in 32 bits (the bf16 dot products).
+    V2BF16,
     B64,
     F64,
     B96,
@@ -65,9 +67,15 @@ impl Ty {
     pub const fn dwords(self) -> u8 {
         match self {
             Ty::None => 0,
-            Ty::B16 | Ty::F16 | Ty::BF16 | Ty::B32 | Ty::F32 | Ty::V2F16 | Ty::V2B16 | Ty::Mask => {
-                1
-            }
+            Ty::B16
+            | Ty::F16
+            | Ty::BF16
+            | Ty::B32
+            | Ty::F32
+            | Ty::V2F16
+            | Ty::V2B16
+            | Ty::V2BF16
+            | Ty::Mask => 1,
             Ty::B64 | Ty::F64 => 2,
             Ty::B96 => 3,
             Ty::B128 => 4,
@@ -174,6 +182,20 @@ pub mod flags {
     pub const E64: u16 = 1 << 9;
 }
 
+/// Image-instruction fields, in [`Inst::aux`].
+pub mod image {
+    pub const DMASK: u32 = 0xf;
+    pub const DIM: u32 = 7 << DIM_SHIFT;
+    pub const DIM_SHIFT: u32 = 4;
+    /// Non-sequential addresses: `Inst::imm` holds vaddr1..vaddr4, a byte each.
+    pub const NSA: u32 = 1 << 7;
+    pub const UNORM: u32 = 1 << 8;
+    pub const R128: u32 = 1 << 9;
+    pub const A16: u32 = 1 << 10;
+    pub const D16: u32 = 1 << 11;
+    pub const LWE: u32 = 1 << 12;
+}
+
 /// One decoded instruction.
 ///
 /// Operand placement by format:
@@ -192,6 +214,15 @@ pub mod flags {
 ///   for stores, `src[2]` srsrc, `src[3]` soffset, `imm` the offset
 ///   (MTBUF: format in `aux`).
 /// - VOPD: this instruction is the X half; `vopd_y` the Y half.
+/// - MIMG: `dst[0]` vdata when written, `src[3]` vdata when read (stores,
+///   atomics), `src[0]` vaddr0, `src[1]` srsrc, `src[2]` ssamp (samplers),
+///   `imm` the NSA addresses, `aux` the [`image`] fields; glc/slc/dlc/tfe in
+///   `flags`. The data and address widths depend on dmask, dim and a16.
+/// - EXP: `src[0..4]` the enabled sources, `aux` the target (bits 0-5),
+///   `imm` the enable mask | done << 4 | row_en << 5.
+/// - VINTERP: `dst[0]`, `src[0..3]`, neg/op_sel/clamp in `mods`, `imm`
+///   wait_exp.
+/// - LDSDIR: `dst[0]`, `aux` attr << 2 | channel, `imm` wait_vdst.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Inst {
     pub op: Op,
@@ -201,8 +232,9 @@ pub struct Inst {
     pub src: [Operand; 4],
     pub mods: Mods,
     pub imm: i32,
-    /// Extra per-format field (MTBUF format, MIMG dmask, the raw 32-bit
-    /// literal of `v_fmaak`/`v_fmamk`, …).
+    /// Extra per-format field: in ALU formats the raw 32-bit literal, when
+    /// the instruction has one (the disassembler prints it by its value);
+    /// MTBUF's format, MIMG's dmask, ….
     pub aux: u32,
     pub flags: u16,
     pub lane_sel: LaneSel,

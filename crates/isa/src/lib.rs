@@ -5,15 +5,20 @@
 //! type, implicit operands such as VCC made explicit). The executor runs that
 //! form; [`disassemble`] prints it the way `llvm-objdump-19` does.
 
+#![forbid(unsafe_code)]
+
 mod consts;
 mod decode;
 mod disasm;
 mod inst;
+mod mimg;
 pub mod ops;
 mod sym;
 
 pub use decode::{decode, decode_all, LIT_SRC0};
-pub use disasm::{disassemble, disassemble_wave64, disassemble_with, DisasmOptions};
+pub use disasm::{
+    disassemble, disassemble_wave64, disassemble_with, undecodable_text, DisasmOptions,
+};
 pub use inst::*;
 pub use ops::{all_ops, op_by_name, OpInfo};
 

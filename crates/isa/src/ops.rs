@@ -109,6 +109,10 @@ fn parse_format(s: &str) -> Option<Format> {
         "Scratch" => Scratch,
         "Mubuf" => Mubuf,
         "Mtbuf" => Mtbuf,
+        "Mimg" => Mimg,
+        "Exp" => Exp,
+        "Vinterp" => Vinterp,
+        "LdsDirect" => LdsDirect,
         _ => return None,
     })
 }
@@ -124,6 +128,7 @@ fn parse_ty(s: &str) -> Option<Ty> {
         "F32" => F32,
         "V2F16" => V2F16,
         "V2B16" => V2B16,
+        "V2BF16" => V2BF16,
         "B64" => B64,
         "F64" => F64,
         "B96" => B96,

@@ -162,6 +162,26 @@ def mtbuf(op, f):
               (12 << 24) | offen | (2 << 16) | (f["d"] << 8) | f["s0"])
 
 
+def mimg(op, f):
+    # vdata v0, vaddr v4 (dim 2D or 1D), srsrc s[8:15], ssamp s[16:19] or none;
+    # the ray-tracing ops need unorm and r128 (`fixed`).
+    return le(0xF0000000 | (op << 18) | f["fixed"] | (f["dmask"] << 8) | (f["dim"] << 2),
+              (f["ssamp"] << 26) | (2 << 16) | 4)
+
+
+def exp(op, f):
+    # One op: exp mrt0 v0, v1, v2, v3 (the opcode field is the target).
+    return le(0xF8000000 | 0xF, 0x03020100)
+
+
+def vinterp(op, f):
+    return le(0xCD000000 | (op << 16), ((256 + 3) << 18) | ((256 + 2) << 9) | (256 + 1))
+
+
+def ldsdir(op, f):
+    return le(0xCE000000 | (op << 20) | 1)
+
+
 VSRC = [V(2), S2, 0]
 ENCODINGS = [
     ("sop1", 256, sop1, {"d": [10, 0], "s0": [S2, 0x80, 0]}),
@@ -186,6 +206,11 @@ ENCODINGS = [
                               "glc": [0, 1]}),
     ("mubuf", 128, mubuf, {"d": [10, 0], "s0": [2, 0], "glc": [0, 1]}),
     ("mtbuf", 16, mtbuf, {"d": [10], "s0": [2, 0]}),
+    ("mimg", 256, mimg, {"dmask": [0xF, 1, 3], "ssamp": [4, 0], "dim": [1, 0],
+                         "fixed": [0, 0x8080]}),
+    ("exp", 1, exp, {}),
+    ("vinterp", 128, vinterp, {}),
+    ("ldsdir", 4, ldsdir, {}),
 ]
 
 
@@ -196,8 +221,9 @@ def templates(fields):
     combos = []
     for idx in itertools.product(*[range(len(fields[n])) for n in names]):
         f = {n: fields[n][i] for n, i in zip(names, idx)}
-        zeros = sum(1 for n in names if f[n] == 0 and n not in ("lit", "glc"))
-        combos.append(((f.get("lit", 0), f.get("glc", 0), zeros, idx), f))
+        extra = ("lit", "glc", "fixed")  # tried last, not counted as richness
+        zeros = sum(1 for n in names if f[n] == 0 and n not in extra)
+        combos.append(((f.get("lit", 0), f.get("glc", 0), f.get("fixed", 0), zeros, idx), f))
     combos.sort(key=lambda c: c[0])
     return [f for _, f in combos]
 
@@ -242,7 +268,7 @@ def ty_of(token, width, packed):
     if width == 1:
         if tbits <= 16:
             if packed:
-                return "V2F16" if fl else "V2B16"
+                return "V2BF16" if bf else ("V2F16" if fl else "V2B16")
             return "BF16" if bf else ("F16" if fl else "B16")
         if tbits == 32 or not token:
             return "F32" if fl else "B32"
@@ -314,6 +340,10 @@ def vector_types(fmt, name, ops):
         src[2] = "B32"
     if name == "v_dot2_f16_f16":
         dst[0] = src[2] = "F16"
+    if name == "v_dot2_bf16_bf16":
+        dst[0] = src[2] = "BF16"  # one bf16 result and accumulator
+    if name in ("v_dot2_f32_f16", "v_dot2_f32_bf16"):
+        src[2] = "F32"  # the f32 accumulator
     if name.startswith("v_cvt_pk_norm_") and name.endswith("_f16"):
         src[0] = src[1] = "F16"
     return dst, src
@@ -404,6 +434,11 @@ def record(ops, samples, fmt, op, b, text, cpu):
     if fmt == "vop3" and name in VOP3SD:
         f = "vop3sd"
     e = new_entry(name, f, op)
+    if fmt in ("mimg", "exp", "vinterp", "ldsdir"):
+        # Graphics formats: the decoder and disassembler know their operands
+        # (their widths depend on dmask, dim and a16, not on the op alone).
+        ops[name] = e
+        return
     if fmt == "vop3":
         e["vop3"] = op
     if fmt == "sopk":
@@ -451,6 +486,8 @@ def memory_types(fmt, name, operands):
             src[0] = "B32"
         for k, x in enumerate(rest[1:3]):
             src[1 + k] = wty(x)
+        if name == "ds_store_addtid_b32":
+            src = ["None", "B32", "None"]  # data0 only: the address is M0 + lane id
         return dst, src
     # FLAT/GLOBAL/SCRATCH/MUBUF/MTBUF
     if not operands:
@@ -483,13 +520,21 @@ def memory_types(fmt, name, operands):
     if fmt == "scratch":
         src[0] = "B32"
         src[2] = "B32"
+    # Operands some ops lack (llvm prints none for them).
+    if "_addtid_" in name:
+        src[0] = "None"  # no address VGPR: the address is from the lane id
+        if "store" in name:
+            src[1] = "B32"
+    if name.startswith("buffer_load_lds_"):
+        dst[0] = "None"  # the data goes to LDS at M0
     return dst, src
 
 
 FMT_NAME = {"sop1": "Sop1", "sop2": "Sop2", "sopk": "Sopk", "sopc": "Sopc", "sopp": "Sopp",
             "smem": "Smem", "vop1": "Vop1", "vop2": "Vop2", "vopc": "Vopc", "vop3": "Vop3",
             "vop3sd": "Vop3sd", "vop3p": "Vop3p", "vopd": "Vopd", "ds": "Ds", "flat": "Flat",
-            "global": "Global", "scratch": "Scratch", "mubuf": "Mubuf", "mtbuf": "Mtbuf"}
+            "global": "Global", "scratch": "Scratch", "mubuf": "Mubuf", "mtbuf": "Mtbuf",
+            "mimg": "Mimg", "exp": "Exp", "vinterp": "Vinterp", "ldsdir": "LdsDirect"}
 
 
 def write(ops, samples):

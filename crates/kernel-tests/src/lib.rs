@@ -7,14 +7,22 @@
 //! * Byte/slice helpers, a deterministic PRNG and ULP comparisons for checking
 //!   kernel results against CPU references.
 //!
-//! The executor-facing helpers live in `tests/common/mod.rs` so that this
-//! library (and `tests/compile_all.rs`) builds independently of `softgpu-exec`.
+//! * [`diffgen`]: the differential generator for OpenCL C built-ins (random
+//!   kernels on softgpu vs a host-C oracle), used by
+//!   `tests/builtins_differential.rs` and the `diffgen` binary. Its runner is
+//!   the one place of this library that calls `softgpu-exec`.
+//!
+//! The executor-facing helpers of the other tests live in `tests/common/mod.rs`.
+
+#![forbid(unsafe_code)]
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use softgpu_compiler::Compiler;
+
+pub mod diffgen;
 /// Source language of a kernel: `Lang::OpenCl` (OpenCL C 2.0) or `Lang::Hip`
 /// (device-only HIP with `softgpu-compiler`'s header force-included).
 pub use softgpu_compiler::Language as Lang;
@@ -103,7 +111,7 @@ fn compiler(target: &str, extra_flags: &[&str]) -> Compiler {
 /// `target/<profile>/kernel-cache`, derived from the test executable's path
 /// (`target/<profile>/deps/NAME-HASH`), so tests never write into `$HOME`.
 /// `SOFTGPU_KERNEL_CACHE=0` disables it.
-fn disk_cache_dir() -> Option<PathBuf> {
+pub(crate) fn disk_cache_dir() -> Option<PathBuf> {
     static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
     DIR.get_or_init(|| {
         if std::env::var_os("SOFTGPU_KERNEL_CACHE").is_some_and(|v| v == "0") {

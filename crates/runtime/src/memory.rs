@@ -136,7 +136,10 @@ impl Runtime {
     /// the same address; a range already in device memory needs nothing.
     ///
     /// # Safety
-    /// The range must stay valid host memory until [`Runtime::unlock`].
+    /// As for [`softgpu_exec::arena::Arena::register_host`]: the range must
+    /// stay valid host memory until [`Runtime::unlock`] has undone the
+    /// last lock and no kernel that might touch it still runs, and Rust code
+    /// may access it only atomically meanwhile.
     pub unsafe fn lock(&self, addr: u64, len: u64) -> Result<u64> {
         if len == 0 || addr == 0 {
             return Err(invalid("lock of a null pointer or zero bytes"));
@@ -151,7 +154,8 @@ impl Runtime {
                 return Ok(addr);
             }
         }
-        // SAFETY: the caller keeps the range valid until unlock.
+        // SAFETY: forwarded: the caller keeps the range valid, and accesses
+        // it only atomically, until it is unlocked and no kernel uses it.
         unsafe { self.arena.register_host(addr, len) }.map_err(|e| invalid(e.to_string()))?;
         all.insert(
             addr,
@@ -223,25 +227,32 @@ impl Runtime {
         Ok(())
     }
 
-    /// Copies `len` bytes. Addresses inside the arena must lie in live
-    /// allocations; others are host memory the caller vouches for.
+    /// Copies `len` bytes (the ranges may overlap). Addresses inside the
+    /// arena must lie in live allocations; others are host memory the
+    /// caller vouches for. Both sides are accessed with relaxed atomics
+    /// ([`softgpu_exec::arena::copy`]), so a kernel racing on them races
+    /// atomically.
     ///
     /// # Safety
-    /// Any address outside the arena must be valid host memory for `len`
-    /// bytes (readable for `src`, writable for `dst`).
+    /// Any range outside the arena must be valid host memory for `len`
+    /// bytes (readable for `src`, readable and writable for `dst`) for the
+    /// whole call, and Rust code may access it only atomically meanwhile.
     pub unsafe fn copy(&self, dst: u64, src: u64, len: u64) -> Result<()> {
         if len == 0 {
             return Ok(());
         }
         self.check_side(dst, len, "destination")?;
         self.check_side(src, len, "source")?;
-        // SAFETY: arena sides were checked to be live device memory, host
-        // sides are the caller's promise; `copy` allows overlap.
-        unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len as usize) };
+        // SAFETY: arena sides were checked to lie in live allocations (so
+        // inside the mapping, which `self.arena` keeps alive, and accessed
+        // only atomically, as all arena memory is); host sides are the
+        // caller's promise. `copy` allows overlap.
+        unsafe { softgpu_exec::arena::copy(dst as usize, src as usize, len as usize) };
         Ok(())
     }
 
-    /// Fills `count` 32-bit words at `addr` with `value`.
+    /// Fills `count` 32-bit words at `addr` with `value`, with relaxed
+    /// atomic stores as [`Runtime::copy`].
     ///
     /// # Safety
     /// As for [`Runtime::copy`] for an address outside the arena.
@@ -253,10 +264,9 @@ impl Runtime {
             .checked_mul(4)
             .ok_or_else(|| invalid("fill size overflows"))?;
         self.check_side(addr, len, "fill destination")?;
-        for k in 0..count {
-            // SAFETY: checked above (arena) or the caller's promise (host).
-            unsafe { ((addr + 4 * k) as *mut u32).write_volatile(value) };
-        }
+        // SAFETY: 4-aligned; inside one live allocation (checked above, and
+        // only accessed atomically) or host memory the caller vouches for.
+        unsafe { softgpu_exec::arena::fill_u32(addr as usize, value, count as usize) };
         Ok(())
     }
 

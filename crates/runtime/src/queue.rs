@@ -239,8 +239,13 @@ impl Queue {
     /// The header of the packet in ring slot `index`.
     fn header(&self, index: u64) -> &AtomicU16 {
         let at = self.ring + (index % self.size as u64) * PACKET_BYTES;
-        // SAFETY: the ring is a live, 64-byte-aligned arena allocation for
-        // as long as the queue (which owns this processor) exists.
+        // SAFETY: `at` is a 2-aligned address inside the ring, an arena
+        // block (256-aligned). The arena stays mapped as long as `self`
+        // (the queue holds its agent, which holds the device, which holds
+        // the arena), even after `destroy_queue` frees the ring, and Rust
+        // code accesses arena memory only atomically (see
+        // `softgpu_exec::arena`), so a shared `AtomicU16` over these bytes
+        // aliases no non-atomic access.
         unsafe { &*(at as *const AtomicU16) }
     }
 
@@ -283,8 +288,13 @@ fn process(runtime: Weak<Runtime>, queue: Arc<Queue>) {
         let Some(rt) = runtime.upgrade() else { return };
         let at = queue.ring + (index % queue.size as u64) * PACKET_BYTES;
         let mut packet = [0u8; 64];
-        // SAFETY: the slot is inside the live ring.
-        unsafe { std::ptr::copy_nonoverlapping(at as *const u8, packet.as_mut_ptr(), 64) };
+        // Atomically, as all arena memory: the client's plain stores are
+        // ordered before the header's acquire load above, and a kernel
+        // scribbling over the ring races atomically, not as a data race.
+        if let Err(e) = rt.arena.read(at, &mut packet) {
+            queue.fail(QueueError::InvalidPacket(e.to_string()));
+            return;
+        }
         match run_packet(&rt, &queue, index, at, &packet) {
             Ok(completion) => {
                 // Release the slot before completing, so a client that sees

@@ -277,7 +277,8 @@ fn locked_host_memory_is_reachable_by_kernels() {
     let queue = f.queue(None);
     let host: Vec<f32> = (0..64).map(|i| i as f32).collect();
     let mut out = vec![0f32; 64];
-    // SAFETY: both vectors outlive the unlock below.
+    // SAFETY: both vectors outlive the unlock below, and Rust reads `out`
+    // only once the kernel has finished (the signal wait orders it).
     let (a, c) = unsafe {
         (
             f.rt.lock(host.as_ptr() as u64, 256).unwrap(),

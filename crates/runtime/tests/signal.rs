@@ -400,6 +400,7 @@ fn value_ptr_is_stable_and_reads_the_value() {
     // SAFETY: the pointer is valid while `s` lives.
     assert_eq!(unsafe { before.read_volatile() }, -3);
     // Writes through it (as a kernel would) are seen by loads.
+    // SAFETY: as above, and no other thread touches the signal now.
     unsafe { (before as *mut i64).write_volatile(8) };
     assert_eq!(s.load(Order::Acquire), 8);
 }

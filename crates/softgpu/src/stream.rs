@@ -227,7 +227,10 @@ impl Stream {
     /// # Safety
     /// `data` must stay valid (not freed, moved or reallocated) until the
     /// returned buffer is dropped and all work using it has completed, and
-    /// the host must not access it while queued work may.
+    /// the host must not access it while queued work may. While imported it
+    /// is device memory to every kernel of the device, so a kernel of
+    /// another stream that strays into it through a wild pointer reaches it
+    /// too: no such kernel may still run when the buffer is dropped.
     pub unsafe fn import_host(&self, data: &mut [u8]) -> Result<Buffer> {
         // SAFETY: forwarded to the caller.
         unsafe { Buffer::import(&self.device.inner, data) }

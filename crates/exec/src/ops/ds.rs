@@ -5,39 +5,37 @@
 
 use softgpu_isa::{Inst, Operand};
 
-use super::float::f;
+use super::float::{f, flush32};
 use super::{Env, Exec, Flow, Result, Trap};
-use crate::wave::{Wave, MAX_LANES};
+use crate::wave::{Mode, Wave, MAX_LANES};
 
-fn lds_fault(lane: usize, addr: u64, len: u64) -> Trap {
-    Trap::Memory {
-        space: "LDS",
-        lane: Some(lane),
-        addr,
-        len,
+/// Reads `N` bytes of LDS at `addr`. Out of range (any byte at or past
+/// the LDS size) reads zero: "Reads return the value zero. For multi-DWORD
+/// reads, if any part of the LDS-address is out of range, the entire
+/// instruction returns zero" (RDNA3 ISA §3.3.4.1; MEMVIOL is reported only
+/// when LDS_CONFIG enables it, which ROCm does not).
+#[inline(always)]
+pub fn lds_read<const N: usize>(lds: &[u8], addr: u64) -> [u8; N] {
+    match lds_range(lds, addr, N) {
+        Some(r) => lds[r].try_into().unwrap(),
+        None => [0; N],
     }
 }
 
-/// Reads `N` bytes of LDS at `addr` for `lane`.
+/// Writes `data` to LDS at `addr`; an out-of-range write is discarded
+/// (§3.3.4.1 "Writes out-of-range are discarded").
 #[inline(always)]
-pub fn lds_read<const N: usize>(lds: &[u8], lane: usize, addr: u64) -> Result<[u8; N]> {
-    let a = addr as usize;
-    match lds.get(a..a.wrapping_add(N)) {
-        Some(s) if addr < u32::MAX as u64 => Ok(s.try_into().unwrap()),
-        _ => Err(lds_fault(lane, addr, N as u64)),
+pub fn lds_write(lds: &mut [u8], addr: u64, data: &[u8]) {
+    if let Some(r) = lds_range(lds, addr, data.len()) {
+        lds[r].copy_from_slice(data);
     }
 }
 
+/// The byte range `[addr, addr + len)` when all of it lies in LDS.
 #[inline(always)]
-pub fn lds_write(lds: &mut [u8], lane: usize, addr: u64, data: &[u8]) -> Result<()> {
-    let a = addr as usize;
-    match lds.get_mut(a..a.wrapping_add(data.len())) {
-        Some(s) if addr < u32::MAX as u64 => {
-            s.copy_from_slice(data);
-            Ok(())
-        }
-        _ => Err(lds_fault(lane, addr, data.len() as u64)),
-    }
+pub fn lds_range(lds: &[u8], addr: u64, len: usize) -> Option<std::ops::Range<usize>> {
+    let end = addr.checked_add(len as u64)?;
+    (end <= lds.len() as u64).then_some(addr as usize..end as usize)
 }
 
 fn base(w: &Wave, i: &Inst, l: usize) -> u64 {
@@ -48,7 +46,9 @@ fn offset16(i: &Inst) -> u64 {
     i.imm as u32 as u64 & 0xffff
 }
 
-/// Loads `bytes` (sign- or zero-extended to dwords) into `dst`.
+/// Loads `bytes` (sign- or zero-extended to dwords) into `dst`. A
+/// multi-dword load partly out of range returns zero for all of it
+/// (§3.3.4.1).
 fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, signed: bool) -> Result {
     let exec = w.exec();
     for l in 0..w.lanes {
@@ -56,11 +56,11 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, signed: bool) -> Re
             continue;
         }
         let addr = base(w, i, l) + offset16(i);
-        let dwords = bytes.div_ceil(4);
-        for k in 0..dwords {
+        let in_range = lds_range(env.lds, addr, bytes).is_some();
+        for k in 0..bytes.div_ceil(4) {
             let v = match bytes {
                 1 => {
-                    let [b] = lds_read::<1>(env.lds, l, addr)?;
+                    let [b] = lds_read::<1>(env.lds, addr);
                     if signed {
                         b as i8 as i32 as u32
                     } else {
@@ -68,15 +68,15 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, signed: bool) -> Re
                     }
                 }
                 2 => {
-                    let b = lds_read::<2>(env.lds, l, addr)?;
-                    let v = u16::from_le_bytes(b);
+                    let v = u16::from_le_bytes(lds_read::<2>(env.lds, addr));
                     if signed {
                         v as i16 as i32 as u32
                     } else {
                         v as u32
                     }
                 }
-                _ => u32::from_le_bytes(lds_read::<4>(env.lds, l, addr + 4 * k as u64)?),
+                _ if in_range => u32::from_le_bytes(lds_read::<4>(env.lds, addr + 4 * k as u64)),
+                _ => 0,
             };
             w.set_lane(i.dst[0], l, k, v);
         }
@@ -93,14 +93,14 @@ fn load_d16(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, signed: bool, h
         }
         let addr = base(w, i, l) + offset16(i);
         let v = if bytes == 1 {
-            let [b] = lds_read::<1>(env.lds, l, addr)?;
+            let [b] = lds_read::<1>(env.lds, addr);
             if signed {
                 b as i8 as i16 as u16
             } else {
                 b as u16
             }
         } else {
-            u16::from_le_bytes(lds_read::<2>(env.lds, l, addr)?)
+            u16::from_le_bytes(lds_read::<2>(env.lds, addr))
         } as u32;
         let old = w.get_lane(i.dst[0], l, 0);
         let new = if hi {
@@ -123,12 +123,13 @@ fn store(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, shift: u32) -> Res
         let addr = base(w, i, l) + offset16(i);
         if bytes < 4 {
             let v = (w.get_lane(i.src[1], l, 0) >> shift).to_le_bytes();
-            lds_write(env.lds, l, addr, &v[..bytes])?;
+            lds_write(env.lds, addr, &v[..bytes]);
         } else {
+            let mut buf = [0u8; 16];
             for k in 0..bytes / 4 {
-                let v = w.get_lane(i.src[1], l, k);
-                lds_write(env.lds, l, addr + 4 * k as u64, &v.to_le_bytes())?;
+                buf[4 * k..4 * k + 4].copy_from_slice(&w.get_lane(i.src[1], l, k).to_le_bytes());
             }
+            lds_write(env.lds, addr, &buf[..bytes]);
         }
     }
     Ok(Flow::Next)
@@ -145,9 +146,14 @@ fn load2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) -
         }
         let b = base(w, i, l);
         for (slot, off) in [o0, o1].into_iter().enumerate() {
+            let addr = b + off * scale;
+            let in_range = lds_range(env.lds, addr, 4 * dwords).is_some();
             for k in 0..dwords {
-                let v =
-                    u32::from_le_bytes(lds_read::<4>(env.lds, l, b + off * scale + 4 * k as u64)?);
+                let v = if in_range {
+                    u32::from_le_bytes(lds_read::<4>(env.lds, addr + 4 * k as u64))
+                } else {
+                    0
+                };
                 w.set_lane(i.dst[0], l, slot * dwords + k, v);
             }
         }
@@ -165,33 +171,36 @@ fn store2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) 
         }
         let b = base(w, i, l);
         for (data, off) in [(i.src[1], o0), (i.src[2], o1)] {
+            let mut buf = [0u8; 8];
             for k in 0..dwords {
-                let v = w.get_lane(data, l, k);
-                lds_write(env.lds, l, b + off * scale + 4 * k as u64, &v.to_le_bytes())?;
+                buf[4 * k..4 * k + 4].copy_from_slice(&w.get_lane(data, l, k).to_le_bytes());
             }
+            lds_write(env.lds, b + off * scale, &buf[..4 * dwords]);
         }
     }
     Ok(Flow::Next)
 }
 
-/// 32-bit atomic: new = f(old, data0, data1); returns old into dst if `ret`.
+/// 32-bit atomic: new = f(old, data0, data1, MODE); returns old into dst if
+/// `ret`. Out of range, the read gives zero and the write is discarded.
 #[inline(always)]
 fn atomic32(
     w: &mut Wave,
     env: &mut Env,
     i: &Inst,
     ret: bool,
-    op: impl Fn(u32, u32, u32) -> u32,
+    op: impl Fn(u32, u32, u32, Mode) -> u32,
 ) -> Result {
     let exec = w.exec();
+    let mode = w.mode;
     for l in 0..w.lanes {
         if exec >> l & 1 == 0 {
             continue;
         }
         let addr = base(w, i, l) + offset16(i);
-        let old = u32::from_le_bytes(lds_read::<4>(env.lds, l, addr)?);
-        let new = op(old, w.lane32(i.src[1], l), w.lane32(i.src[2], l));
-        lds_write(env.lds, l, addr, &new.to_le_bytes())?;
+        let old = u32::from_le_bytes(lds_read::<4>(env.lds, addr));
+        let new = op(old, w.lane32(i.src[1], l), w.lane32(i.src[2], l), mode);
+        lds_write(env.lds, addr, &new.to_le_bytes());
         if ret {
             w.set_lane(i.dst[0], l, 0, old);
         }
@@ -213,15 +222,34 @@ fn atomic64(
             continue;
         }
         let addr = base(w, i, l) + offset16(i);
-        let old = u64::from_le_bytes(lds_read::<8>(env.lds, l, addr)?);
+        let old = u64::from_le_bytes(lds_read::<8>(env.lds, addr));
         let new = op(old, w.lane64(i.src[1], l), w.lane64(i.src[2], l));
-        lds_write(env.lds, l, addr, &new.to_le_bytes())?;
+        lds_write(env.lds, addr, &new.to_le_bytes());
         if ret {
             w.set_lane(i.dst[0], l, 0, old as u32);
             w.set_lane(i.dst[0], l, 1, (old >> 32) as u32);
         }
     }
     Ok(Flow::Next)
+}
+
+/// `ds_add_f32`: "Float 32 bit adder uses both input and output denorm
+/// flush controls from MODE" (§13.2); rounding is always to nearest even
+/// (§13.1).
+fn add_f32(o: u32, d: u32, mode: Mode) -> u32 {
+    let input = |x: u32| {
+        if mode.bits >> 4 & 1 == 0 {
+            flush32(x)
+        } else {
+            x
+        }
+    };
+    let sum = (f(input(o)) + f(input(d))).to_bits();
+    if mode.bits >> 5 & 1 == 0 {
+        flush32(sum)
+    } else {
+        sum
+    }
 }
 
 /// `ds_swizzle_b32`: lane permutation within groups of 32 (bitmask mode)
@@ -301,8 +329,8 @@ fn xchg2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) -
         for (slot, (data, off)) in [(i.src[1], o0), (i.src[2], o1)].into_iter().enumerate() {
             for k in 0..dwords {
                 let addr = b + off * scale + 4 * k as u64;
-                let old = u32::from_le_bytes(lds_read::<4>(env.lds, l, addr)?);
-                lds_write(env.lds, l, addr, &w.get_lane(data, l, k).to_le_bytes())?;
+                let old = u32::from_le_bytes(lds_read::<4>(env.lds, addr));
+                lds_write(env.lds, addr, &w.get_lane(data, l, k).to_le_bytes());
                 w.set_lane(i.dst[0], l, slot * dwords + k, old);
             }
         }
@@ -317,40 +345,81 @@ fn append(w: &mut Wave, env: &mut Env, i: &Inst, consume: bool) -> Result {
     if exec == 0 {
         return Ok(Flow::Next);
     }
-    let lane = exec.trailing_zeros() as usize;
-    let addr = (w.sgpr[softgpu_isa::sreg::M0 as usize] & 0xffff) as u64 + offset16(i);
-    let old = u32::from_le_bytes(lds_read::<4>(env.lds, lane, addr)?);
+    let addr = m0_lo(w) + offset16(i);
+    let old = u32::from_le_bytes(lds_read::<4>(env.lds, addr));
     let n = exec.count_ones();
     let new = if consume {
         old.wrapping_sub(n)
     } else {
         old.wrapping_add(n)
     };
-    lds_write(env.lds, lane, addr, &new.to_le_bytes())?;
+    lds_write(env.lds, addr, &new.to_le_bytes());
     let mut res = [0u32; MAX_LANES];
     res[..w.lanes].fill(old);
     w.write_v32(i.dst[0], &res, exec);
     Ok(Flow::Next)
 }
 
-/// `ds_load_addtid_b32`: the address is M0 + offset + lane × 4, with no
-/// address VGPR. (`ds_store_addtid_b32` stays unsupported: the decoder
-/// reports its data register from the address field.)
-fn addtid(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
+/// M0[15:0], the LDS byte offset of the M0-addressed DS ops.
+fn m0_lo(w: &Wave) -> u64 {
+    (w.sgpr[softgpu_isa::sreg::M0 as usize] & 0xffff) as u64
+}
+
+/// `ds_load_addtid_b32` / `ds_store_addtid_b32`: no address VGPR; lane L
+/// accesses {OFFSET1, OFFSET0} + M0[15:0] + L*4 (§16.15). The store's data
+/// is DATA0, which the decoder reports as the second source (there is no
+/// ADDR).
+fn addtid(w: &mut Wave, env: &mut Env, i: &Inst, store: bool) -> Result {
     let exec = w.exec();
-    let m0 = w.sgpr[softgpu_isa::sreg::M0 as usize] as u64;
+    let base = m0_lo(w) + offset16(i);
     for l in 0..w.lanes {
         if exec >> l & 1 == 0 {
             continue;
         }
-        let addr = m0 + offset16(i) + 4 * l as u64;
-        let v = u32::from_le_bytes(lds_read::<4>(env.lds, l, addr)?);
-        w.set_lane(i.dst[0], l, 0, v);
+        let addr = base + 4 * l as u64;
+        if store {
+            lds_write(env.lds, addr, &w.lane32(i.src[1], l).to_le_bytes());
+        } else {
+            let v = u32::from_le_bytes(lds_read::<4>(env.lds, addr));
+            w.set_lane(i.dst[0], l, 0, v);
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// `ds_condxchg32_rtn_b64` (§16.15): at ADDR0 = (addr + offset) & 0xfff8 and
+/// ADDR1 = ADDR0 + 4 both old dwords are returned, and dword k is replaced
+/// by DATA's dword k with bit 31 cleared only when that bit was set.
+fn condxchg32(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
+    let exec = w.exec();
+    for l in 0..w.lanes {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let addr0 = (base(w, i, l) + offset16(i)) & 0xfff8;
+        for k in 0..2 {
+            let addr = addr0 + 4 * k as u64;
+            let old = u32::from_le_bytes(lds_read::<4>(env.lds, addr));
+            let data = w.get_lane(i.src[1], l, k);
+            if data >> 31 != 0 {
+                lds_write(env.lds, addr, &(data & 0x7fff_ffff).to_le_bytes());
+            }
+            w.set_lane(i.dst[0], l, k, old);
+        }
     }
     Ok(Flow::Next)
 }
 
 macro_rules! at32 {
+    ($ret:expr, $f:expr) => {
+        (|w: &mut Wave, env: &mut Env, i: &Inst| {
+            let f: fn(u32, u32, u32) -> u32 = $f;
+            atomic32(w, env, i, $ret, |o, d, e, _| f(o, d, e))
+        }) as Exec
+    };
+}
+/// An atomic whose result depends on MODE (float denormal controls).
+macro_rules! at32m {
     ($ret:expr, $f:expr) => {
         (|w: &mut Wave, env: &mut Env, i: &Inst| atomic32(w, env, i, $ret, $f)) as Exec
     };
@@ -517,8 +586,13 @@ const BASIC: &[(&str, Exec)] = &[
     ),
     (
         "ds_load_addtid_b32",
-        (|w: &mut Wave, env: &mut Env, i: &Inst| addtid(w, env, i)) as Exec,
+        (|w: &mut Wave, env: &mut Env, i: &Inst| addtid(w, env, i, false)) as Exec,
     ),
+    (
+        "ds_store_addtid_b32",
+        (|w: &mut Wave, env: &mut Env, i: &Inst| addtid(w, env, i, true)) as Exec,
+    ),
+    ("ds_condxchg32_rtn_b64", condxchg32 as Exec),
     ("ds_swizzle_b32", swizzle as Exec),
     (
         "ds_bpermute_b32",
@@ -530,7 +604,24 @@ const BASIC: &[(&str, Exec)] = &[
     ),
 ];
 
-/// Every DS table.
-pub fn tables() -> [&'static [(&'static str, Exec)]; 5] {
-    [BASIC, ATOMICS32, ATOMICS64, SHARED32, SHARED64]
+/// DS float atomics whose arithmetic MODE controls; registered after the
+/// shared table, so these replace its MODE-blind `add_f32`.
+const MODE_DEPENDENT: &[(&str, Exec)] = &[
+    ("ds_add_f32", at32m!(false, |o, d, _, m| add_f32(o, d, m))),
+    (
+        "ds_add_rtn_f32",
+        at32m!(true, |o, d, _, m| add_f32(o, d, m)),
+    ),
+];
+
+/// Every DS table; later tables take precedence.
+pub fn tables() -> [&'static [(&'static str, Exec)]; 6] {
+    [
+        BASIC,
+        ATOMICS32,
+        ATOMICS64,
+        SHARED32,
+        SHARED64,
+        MODE_DEPENDENT,
+    ]
 }

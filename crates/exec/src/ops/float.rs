@@ -726,64 +726,68 @@ fn is_denorm64(x: f64) -> bool {
 /// `v_div_scale_f32`: pre-scales a numerator or denominator so the Newton
 /// iteration of the division sequence cannot overflow or underflow. Returns
 /// the scaled value and the lane's VCC bit, which tells `v_div_fmas` to undo
-/// the scaling. The rules follow the ISA guide's definition with what gfx11
-/// hardware was measured to do where they differ (in its flush-denormals
-/// mode, which `denorm_out` = false is):
+/// the scaling. The cases follow the ISA guide's definition, read with its
+/// "is denormal" tests meaning the f32 range, plus what gfx11 hardware was
+/// measured to do where that differs (measured with f32 denormals flushed,
+/// which `denorm_out` = false is):
 /// - a zero numerator or denominator (a flushed denormal is one) gives NaN
-///   with VCC set;
-/// - the guide's tests of a denormal reciprocal compare an f64 reciprocal
-///   with the f64 denormal range and never fire for f32;
-/// - a quotient below the normal range sets VCC; with output denormals kept
-///   the numerator is scaled up (so `div_fmas` scales back with one
-///   rounding and the sequence stays exact), when they are flushed hardware
-///   leaves S0 as it is (the quotient flushes to zero either way);
-/// - a tiny numerator (exponent ≤ 23) scales S0 up; hardware was measured
-///   to set VCC then in flush mode (`div_fmas` undoing a scale applied to
-///   both operands is what flushed division gets). With denormals kept the
-///   guide's rule stands: both scaled, no VCC, the quotient unchanged. (No
-///   measurement exists for that mode; the exact sequence needs it.)
+///   and sets VCC;
+/// - a quotient near overflow sets VCC and scales the denominator up;
+/// - a denormal denominator scales S0 up;
+/// - a denominator whose reciprocal would be denormal scales S0 down
+///   (so `v_rcp` of the scaled denominator keeps its precision), unless
+///   the quotient is denormal too, which is the next case;
+/// - a denormal quotient sets VCC; with denormals kept the numerator is
+///   scaled up, so `v_div_fmas` scales back with a single rounding; when
+///   they are flushed, hardware leaves S0 as it is (1.0 / 2^127 gives 1.0);
+/// - a tiny numerator (exponent ≤ 23) scales S0 up; hardware in flush mode
+///   was measured to set VCC for it, while with denormals kept (where the
+///   sequence must be exact; unmeasured) the guide's VCC = 0 stands.
 pub fn div_scale32(s0: f32, den: f32, num: f32, denorm_out: bool) -> (f32, bool) {
+    let denormal = |x: f64| x != 0.0 && x.abs() < f32::MIN_POSITIVE as f64;
+    let (quotient, reciprocal) = (num as f64 / den as f64, 1.0 / den as f64);
     if num == 0.0 || den == 0.0 {
-        return (f32::NAN, true);
-    }
-    if exp32(num) - exp32(den) >= 96 {
-        // Quotient near overflow: scale the denominator up.
-        return (if s0 == den { ldexp32(s0, 64, Round::Nearest) } else { s0 }, true);
-    }
-    if is_denorm32(den) {
-        return (ldexp32(s0, 64, Round::Nearest), false);
-    }
-    if ((num as f64) / (den as f64)).abs() < f32::MIN_POSITIVE as f64 {
+        (f32::NAN, true)
+    } else if exp32(num) - exp32(den) >= 96 {
+        (if s0 == den { ldexp32(s0, 64, Round::Nearest) } else { s0 }, true)
+    } else if is_denorm32(den) {
+        (ldexp32(s0, 64, Round::Nearest), false)
+    } else if denormal(quotient) {
         let scale = denorm_out && s0 == num;
-        return (if scale { ldexp32(s0, 64, Round::Nearest) } else { s0 }, true);
+        (if scale { ldexp32(s0, 64, Round::Nearest) } else { s0 }, true)
+    } else if denormal(reciprocal) {
+        (ldexp32(s0, -64, Round::Nearest), false)
+    } else if exp32(num) <= 23 {
+        (ldexp32(s0, 64, Round::Nearest), !denorm_out)
+    } else {
+        (s0, false)
     }
-    if exp32(num) <= 23 {
-        // Numerator tiny: scale both up.
-        return (ldexp32(s0, 64, Round::Nearest), !denorm_out);
-    }
-    (s0, false)
 }
 
 /// `v_div_scale_f64`, by the rules of [`div_scale32`] (thresholds 768,
-/// 2^128 and 53; `denorm_out` from the f16/f64 denormal mode).
+/// 2^±128 and 53; `denorm_out` from the f16/f64 denormal mode). Quotient
+/// and reciprocal are judged without rounding: a denormal f64 quotient is
+/// below 2^-1022 exactly when `num` < `den` · 2^-1022.
 pub fn div_scale64(s0: f64, den: f64, num: f64, denorm_out: bool) -> (f64, bool) {
+    let (n, dn) = (num.abs(), den.abs());
+    let quotient_denormal = n < dn * f64::MIN_POSITIVE || (n / dn) < f64::MIN_POSITIVE;
+    let reciprocal_denormal = dn > 1.0 / f64::MIN_POSITIVE;
     if num == 0.0 || den == 0.0 {
-        return (f64::NAN, true);
-    }
-    if exp64(num) - exp64(den) >= 768 {
-        return (if s0 == den { ldexp64(s0, 128, Round::Nearest) } else { s0 }, true);
-    }
-    if is_denorm64(den) {
-        return (ldexp64(s0, 128, Round::Nearest), false);
-    }
-    if (num / den).abs() < f64::MIN_POSITIVE {
+        (f64::NAN, true)
+    } else if exp64(num) - exp64(den) >= 768 {
+        (if s0 == den { ldexp64(s0, 128, Round::Nearest) } else { s0 }, true)
+    } else if is_denorm64(den) {
+        (ldexp64(s0, 128, Round::Nearest), false)
+    } else if quotient_denormal {
         let scale = denorm_out && s0 == num;
-        return (if scale { ldexp64(s0, 128, Round::Nearest) } else { s0 }, true);
+        (if scale { ldexp64(s0, 128, Round::Nearest) } else { s0 }, true)
+    } else if reciprocal_denormal {
+        (ldexp64(s0, -128, Round::Nearest), false)
+    } else if exp64(num) <= 53 {
+        (ldexp64(s0, 128, Round::Nearest), !denorm_out)
+    } else {
+        (s0, false)
     }
-    if exp64(num) <= 53 {
-        return (ldexp64(s0, 128, Round::Nearest), !denorm_out);
-    }
-    (s0, false)
 }
 
 /// `v_div_fmas_f32`: fma, then undo the pre-scaling when VCC is set (by
@@ -1090,6 +1094,19 @@ mod tests {
                 "{n:e} / {dn:e}: got {got:e}, want {want:e}"
             );
         }
+        // Denominators whose reciprocal is denormal (the div_scale case
+        // that scales down), against numerators of every size.
+        for _ in 0..50_000 {
+            let dn = f32::from_bits(0x7e80_0000 | (next().to_bits() & 0x807f_ffff));
+            let n = next();
+            let (want, got) = (n / dn, divide(n, dn));
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "{n:e} / {dn:e}: got {got:e}, want {want:e}"
+            );
+        }
+        let (n, dn) = (-(2f32.powi(32)), -f32::MAX);
+        assert_eq!(divide(n, dn).to_bits(), (n / dn).to_bits(), "diffgen seed 1");
         assert!(divide(0.0, 0.0).is_nan());
         assert_eq!(divide(1.0, 0.0), f32::INFINITY);
         assert_eq!(divide(-1.0, f32::INFINITY).to_bits(), (-0.0f32).to_bits());

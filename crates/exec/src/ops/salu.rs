@@ -295,6 +295,63 @@ fn call(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     Ok(Flow::Branch(i.imm as i16 as i32))
 }
 
+/// `s_subvector_loop_begin sdst, label` and `s_subvector_loop_end sdst,
+/// label` run the block between them once per 32-lane half of a wave64, low
+/// half first, parking the other half's EXEC bits in `sdst`; each branches
+/// like S_CBRANCH (begin's label is past the end, end's is the block's
+/// first instruction). The ISA reference gives no pseudocode for them, so
+/// these are this executor's rules, chosen so that a block which leaves
+/// EXEC as it found it runs for exactly the halves that had lanes on:
+///
+/// - begin: EXEC_LO != 0: sdst = EXEC_HI, EXEC_HI = 0 (the low pass);
+///   else EXEC_HI != 0: sdst = 0 (only the high pass); else branch past the
+///   block.
+/// - end: EXEC_LO != 0 and sdst != 0 (a low pass with lanes waiting above):
+///   sdst = EXEC_LO, EXEC_LO = 0, EXEC_HI = the old sdst, and branch back;
+///   otherwise EXEC_LO |= sdst (restoring the low half after the high pass)
+///   and fall through.
+///
+/// A wave32 has no high half: begin only skips the block when EXEC is 0,
+/// and end does nothing. SCC is not touched.
+fn subvector_begin(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    let reg = first_source(i);
+    let exec = w.exec();
+    if w.lanes != 64 {
+        return Ok(if exec == 0 {
+            Flow::Branch(i.imm as i16 as i32)
+        } else {
+            Flow::Next
+        });
+    }
+    let (lo, hi) = (exec as u32, (exec >> 32) as u32);
+    if lo != 0 {
+        w.write_s32(reg, hi);
+        w.set_exec(lo as u64);
+    } else if hi != 0 {
+        w.write_s32(reg, 0);
+    } else {
+        return Ok(Flow::Branch(i.imm as i16 as i32));
+    }
+    Ok(Flow::Next)
+}
+
+fn subvector_end(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    if w.lanes != 64 {
+        return Ok(Flow::Next);
+    }
+    let reg = first_source(i);
+    let parked = w.read_s32(reg);
+    let exec = w.exec();
+    let lo = exec as u32;
+    if lo != 0 && parked != 0 {
+        w.write_s32(reg, lo);
+        w.set_exec((parked as u64) << 32);
+        return Ok(Flow::Branch(i.imm as i16 as i32));
+    }
+    w.set_exec(exec | parked as u64);
+    Ok(Flow::Next)
+}
+
 /// s_movrels / s_movreld: M0-relative register moves.
 fn movrel(w: &mut Wave, i: &Inst, dwords: usize, relative_src: bool) -> Result {
     let m0 = w.sgpr[softgpu_isa::sreg::M0 as usize] as usize;
@@ -697,6 +754,9 @@ pub const TABLE: &[(&str, Exec)] = &[
     ("s_getpc_b64", getpc as Exec),
     ("s_setpc_b64", setpc as Exec),
     ("s_swappc_b64", swappc as Exec),
+    // Return from a trap handler: PC = S0 and STATUS.PRIV = 0. No trap
+    // handler runs here and STATUS reads PRIV as 0, so only the jump shows.
+    ("s_rfe_b64", setpc as Exec),
     ("s_call_b64", call as Exec),
     ("s_and_saveexec_b32", save!(|s, e| s & e)),
     ("s_and_saveexec_b64", save!(|s, e| s & e)),
@@ -825,6 +885,8 @@ pub const TABLE: &[(&str, Exec)] = &[
     ("s_getreg_b32", getreg as Exec),
     ("s_setreg_b32", setreg as Exec),
     ("s_setreg_imm32_b32", setreg_imm32 as Exec),
+    ("s_subvector_loop_begin", subvector_begin as Exec),
+    ("s_subvector_loop_end", subvector_end as Exec),
     ("s_version", super::nop as Exec),
     ("s_waitcnt_vscnt", super::nop as Exec),
     ("s_waitcnt_vmcnt", super::nop as Exec),
@@ -856,35 +918,72 @@ mod tests {
 
 /// SALU float ops of gfx1150+ (RDNA3.5): the scalar counterparts of VALU
 /// float arithmetic, conversions and compares.
+///
+/// MODE's denormal controls apply to them as to every float op: FP_DENORM
+/// bits [1:0] for f32 and [3:2] for f16 operands and results (a flushed
+/// denormal becomes a zero of its sign). f16 values live in the low half of
+/// the SGPR (the high half for `s_cvt_hi_f32_f16`), and an f16 result is
+/// written with the high half zero.
 mod float_ops {
-    use super::super::float::{f, h, max32, min32, to_h};
+    use super::super::float::{d_to_h, f, f_to_i32, f_to_u32, flush16, flush32, h, to_h};
+    use super::super::valu::rtz_h;
     use super::*;
 
+    /// How an operand or result is read for denormal flushing.
+    #[derive(Clone, Copy, PartialEq)]
+    enum K {
+        /// An integer: never flushed.
+        I,
+        F32,
+        /// An f16 in bits [15:0].
+        F16,
+        /// An f16 in bits [31:16] (read only).
+        F16Hi,
+    }
+
+    fn flush(w: &Wave, v: u32, k: K) -> u32 {
+        match k {
+            K::F32 if w.mode.flush_f32() => flush32(v),
+            K::F16 if w.mode.flush_f16_f64() => flush16(v),
+            K::F16Hi if w.mode.flush_f16_f64() => flush16(v >> 16) << 16,
+            K::F16 => v & 0xffff,
+            _ => v,
+        }
+    }
+
+    /// `ins` types every source (the accumulator of the FMACs included),
+    /// `out` the result.
     #[inline(always)]
-    fn sf(w: &mut Wave, i: &Inst, op: impl Fn(u32, u32, u32) -> u32) -> Result {
+    fn sf(w: &mut Wave, i: &Inst, ins: K, out: K, op: impl Fn(u32, u32, u32) -> u32) -> Result {
         let r = op(
-            w.read_s32(i.src[0]),
-            w.read_s32(i.src[1]),
-            w.read_s32(i.src[2]),
+            flush(w, w.read_s32(i.src[0]), ins),
+            flush(w, w.read_s32(i.src[1]), ins),
+            flush(w, w.read_s32(i.src[2]), ins),
         );
+        let r = flush(w, r, out);
         w.write_s32(i.dst[0], r);
         Ok(Flow::Next)
     }
 
+    /// Compares flush denormal operands too (a flushed denormal equals 0).
     #[inline(always)]
-    fn sc(w: &mut Wave, i: &Inst, pred: impl Fn(u32, u32) -> bool) -> Result {
-        w.scc = pred(w.read_s32(i.src[0]), w.read_s32(i.src[1]));
+    fn sc(w: &mut Wave, i: &Inst, k: K, pred: impl Fn(u32, u32) -> bool) -> Result {
+        let (a, b) = (
+            flush(w, w.read_s32(i.src[0]), k),
+            flush(w, w.read_s32(i.src[1]), k),
+        );
+        w.scc = pred(a, b);
         Ok(Flow::Next)
     }
 
     macro_rules! sf {
-        ($f:expr) => {
-            (|w: &mut Wave, _: &mut Env, i: &Inst| sf(w, i, $f)) as Exec
+        ($ins:ident => $out:ident, $f:expr) => {
+            (|w: &mut Wave, _: &mut Env, i: &Inst| sf(w, i, K::$ins, K::$out, $f)) as Exec
         };
     }
     macro_rules! cmps {
-        ($($name:literal => $conv:ident, $p:expr;)*) => {
-            pub const CMPS: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, _: &mut Env, i: &Inst| sc(w, i, |a, b| $p($conv(a), $conv(b)))) as Exec),)*];
+        ($($name:literal => $k:ident, $conv:ident, $p:expr;)*) => {
+            pub const CMPS: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, _: &mut Env, i: &Inst| sc(w, i, K::$k, |a, b| $p($conv(a), $conv(b)))) as Exec),)*];
         };
     }
 
@@ -893,94 +992,225 @@ mod float_ops {
     }
 
     cmps! {
-        "s_cmp_lt_f32" => f, |a: f32, b: f32| a < b;
-        "s_cmp_eq_f32" => f, |a: f32, b: f32| a == b;
-        "s_cmp_le_f32" => f, |a: f32, b: f32| a <= b;
-        "s_cmp_gt_f32" => f, |a: f32, b: f32| a > b;
-        "s_cmp_lg_f32" => f, |a: f32, b: f32| a < b || a > b;
-        "s_cmp_ge_f32" => f, |a: f32, b: f32| a >= b;
-        "s_cmp_o_f32" => f, |a: f32, b: f32| !a.is_nan() && !b.is_nan();
-        "s_cmp_u_f32" => f, |a: f32, b: f32| a.is_nan() || b.is_nan();
-        "s_cmp_nge_f32" => f, |a: f32, b: f32| !(a >= b);
-        "s_cmp_nlg_f32" => f, |a: f32, b: f32| !(a < b || a > b);
-        "s_cmp_ngt_f32" => f, |a: f32, b: f32| !(a > b);
-        "s_cmp_nle_f32" => f, |a: f32, b: f32| !(a <= b);
-        "s_cmp_neq_f32" => f, |a: f32, b: f32| a != b;
-        "s_cmp_nlt_f32" => f, |a: f32, b: f32| !(a < b);
-        "s_cmp_lt_f16" => hh, |a: f32, b: f32| a < b;
-        "s_cmp_eq_f16" => hh, |a: f32, b: f32| a == b;
-        "s_cmp_le_f16" => hh, |a: f32, b: f32| a <= b;
-        "s_cmp_gt_f16" => hh, |a: f32, b: f32| a > b;
-        "s_cmp_lg_f16" => hh, |a: f32, b: f32| a < b || a > b;
-        "s_cmp_ge_f16" => hh, |a: f32, b: f32| a >= b;
-        "s_cmp_o_f16" => hh, |a: f32, b: f32| !a.is_nan() && !b.is_nan();
-        "s_cmp_u_f16" => hh, |a: f32, b: f32| a.is_nan() || b.is_nan();
-        "s_cmp_nge_f16" => hh, |a: f32, b: f32| !(a >= b);
-        "s_cmp_nlg_f16" => hh, |a: f32, b: f32| !(a < b || a > b);
-        "s_cmp_ngt_f16" => hh, |a: f32, b: f32| !(a > b);
-        "s_cmp_nle_f16" => hh, |a: f32, b: f32| !(a <= b);
-        "s_cmp_neq_f16" => hh, |a: f32, b: f32| a != b;
-        "s_cmp_nlt_f16" => hh, |a: f32, b: f32| !(a < b);
+        "s_cmp_lt_f32" => F32, f, |a: f32, b: f32| a < b;
+        "s_cmp_eq_f32" => F32, f, |a: f32, b: f32| a == b;
+        "s_cmp_le_f32" => F32, f, |a: f32, b: f32| a <= b;
+        "s_cmp_gt_f32" => F32, f, |a: f32, b: f32| a > b;
+        "s_cmp_lg_f32" => F32, f, |a: f32, b: f32| a < b || a > b;
+        "s_cmp_ge_f32" => F32, f, |a: f32, b: f32| a >= b;
+        "s_cmp_o_f32" => F32, f, |a: f32, b: f32| !a.is_nan() && !b.is_nan();
+        "s_cmp_u_f32" => F32, f, |a: f32, b: f32| a.is_nan() || b.is_nan();
+        "s_cmp_nge_f32" => F32, f, |a: f32, b: f32| !(a >= b);
+        "s_cmp_nlg_f32" => F32, f, |a: f32, b: f32| !(a < b || a > b);
+        "s_cmp_ngt_f32" => F32, f, |a: f32, b: f32| !(a > b);
+        "s_cmp_nle_f32" => F32, f, |a: f32, b: f32| !(a <= b);
+        "s_cmp_neq_f32" => F32, f, |a: f32, b: f32| a != b;
+        "s_cmp_nlt_f32" => F32, f, |a: f32, b: f32| !(a < b);
+        "s_cmp_lt_f16" => F16, hh, |a: f32, b: f32| a < b;
+        "s_cmp_eq_f16" => F16, hh, |a: f32, b: f32| a == b;
+        "s_cmp_le_f16" => F16, hh, |a: f32, b: f32| a <= b;
+        "s_cmp_gt_f16" => F16, hh, |a: f32, b: f32| a > b;
+        "s_cmp_lg_f16" => F16, hh, |a: f32, b: f32| a < b || a > b;
+        "s_cmp_ge_f16" => F16, hh, |a: f32, b: f32| a >= b;
+        "s_cmp_o_f16" => F16, hh, |a: f32, b: f32| !a.is_nan() && !b.is_nan();
+        "s_cmp_u_f16" => F16, hh, |a: f32, b: f32| a.is_nan() || b.is_nan();
+        "s_cmp_nge_f16" => F16, hh, |a: f32, b: f32| !(a >= b);
+        "s_cmp_nlg_f16" => F16, hh, |a: f32, b: f32| !(a < b || a > b);
+        "s_cmp_ngt_f16" => F16, hh, |a: f32, b: f32| !(a > b);
+        "s_cmp_nle_f16" => F16, hh, |a: f32, b: f32| !(a <= b);
+        "s_cmp_neq_f16" => F16, hh, |a: f32, b: f32| a != b;
+        "s_cmp_nlt_f16" => F16, hh, |a: f32, b: f32| !(a < b);
     }
 
     fn hx(f2: impl Fn(f32, f32) -> f32, a: u32, b: u32) -> u32 {
         to_h(f2(hh(a), hh(b)))
     }
 
+    /// The bit layout of a float format, for NaN tests on raw bits.
+    #[derive(Clone, Copy)]
+    struct Fmt {
+        /// Exponent and mantissa bits (everything but the sign).
+        magnitude: u32,
+        exponent: u32,
+        quiet: u32,
+        value: fn(u32) -> f32,
+    }
+
+    const F32: Fmt = Fmt {
+        magnitude: 0x7fff_ffff,
+        exponent: 0x7f80_0000,
+        quiet: 0x0040_0000,
+        value: f,
+    };
+    const F16: Fmt = Fmt {
+        magnitude: 0x7fff,
+        exponent: 0x7c00,
+        quiet: 0x0200,
+        value: hh,
+    };
+
+    impl Fmt {
+        fn is_nan(self, v: u32) -> bool {
+            v & self.magnitude > self.exponent
+        }
+        fn is_snan(self, v: u32) -> bool {
+            self.is_nan(v) && v & self.quiet == 0
+        }
+    }
+
+    /// S_MIN_F32/F16 and S_MAX_F32/F16, following their pseudocode: in IEEE
+    /// mode a signalling NaN (S0's first) is returned quieted and a quiet
+    /// NaN operand is ignored; outside IEEE mode any NaN operand is ignored.
+    /// Otherwise S0 is returned when `pick_s0(S0, S1)` (a comparison that
+    /// orders -0 below +0), else S1.
+    fn min_max(fmt: Fmt, ieee: bool, a: u32, b: u32, pick_s0: fn(f32, f32) -> bool) -> u32 {
+        if ieee {
+            if fmt.is_snan(a) {
+                return a | fmt.quiet;
+            }
+            if fmt.is_snan(b) {
+                return b | fmt.quiet;
+            }
+        }
+        if fmt.is_nan(b) {
+            return a;
+        }
+        if fmt.is_nan(a) {
+            return b;
+        }
+        if pick_s0((fmt.value)(a), (fmt.value)(b)) {
+            a
+        } else {
+            b
+        }
+    }
+
+    fn zeros(x: f32, y: f32) -> bool {
+        x == 0.0 && y == 0.0
+    }
+
+    /// LT_NEG_ZERO: x < y, or x = -0 against y = +0.
+    fn lt(x: f32, y: f32) -> bool {
+        x < y || (zeros(x, y) && x.is_sign_negative() && !y.is_sign_negative())
+    }
+
+    /// GT_NEG_ZERO: x > y, or x = +0 against y = -0.
+    fn gt(x: f32, y: f32) -> bool {
+        x > y || (zeros(x, y) && !x.is_sign_negative() && y.is_sign_negative())
+    }
+
+    fn minmax_op(w: &mut Wave, i: &Inst, k: K, fmt: Fmt, pick: fn(f32, f32) -> bool) -> Result {
+        let ieee = w.mode.ieee();
+        sf(w, i, k, k, |a, b, _| min_max(fmt, ieee, a, b, pick))
+    }
+
+    macro_rules! minmax {
+        ($k:ident, $fmt:ident, $pick:ident) => {
+            (|w: &mut Wave, _: &mut Env, i: &Inst| minmax_op(w, i, K::$k, $fmt, $pick)) as Exec
+        };
+    }
+
     pub const OPS: &[(&str, Exec)] = &[
-        ("s_ceil_f32", sf!(|a, _, _| f(a).ceil().to_bits())),
-        ("s_floor_f32", sf!(|a, _, _| f(a).floor().to_bits())),
-        ("s_trunc_f32", sf!(|a, _, _| f(a).trunc().to_bits())),
+        (
+            "s_ceil_f32",
+            sf!(F32 => F32, |a, _, _| f(a).ceil().to_bits()),
+        ),
+        (
+            "s_floor_f32",
+            sf!(F32 => F32, |a, _, _| f(a).floor().to_bits()),
+        ),
+        (
+            "s_trunc_f32",
+            sf!(F32 => F32, |a, _, _| f(a).trunc().to_bits()),
+        ),
         (
             "s_rndne_f32",
-            sf!(|a, _, _| f(a).round_ties_even().to_bits()),
+            sf!(F32 => F32, |a, _, _| f(a).round_ties_even().to_bits()),
         ),
-        ("s_cvt_f32_i32", sf!(|a, _, _| (a as i32 as f32).to_bits())),
-        ("s_cvt_f32_u32", sf!(|a, _, _| (a as f32).to_bits())),
+        (
+            "s_cvt_f32_i32",
+            sf!(I => F32, |a, _, _| (a as i32 as f32).to_bits()),
+        ),
+        (
+            "s_cvt_f32_u32",
+            sf!(I => F32, |a, _, _| (a as f32).to_bits()),
+        ),
         (
             "s_cvt_i32_f32",
-            sf!(|a, _, _| super::super::float::f_to_i32(f(a) as f64)),
+            sf!(F32 => I, |a, _, _| f_to_i32(f(a) as f64)),
         ),
         (
             "s_cvt_u32_f32",
-            sf!(|a, _, _| super::super::float::f_to_u32(f(a) as f64)),
+            sf!(F32 => I, |a, _, _| f_to_u32(f(a) as f64)),
         ),
-        ("s_cvt_f16_f32", sf!(|a, _, _| to_h(f(a)))),
-        ("s_cvt_f32_f16", sf!(|a, _, _| hh(a).to_bits())),
-        ("s_cvt_hi_f32_f16", sf!(|a, _, _| h(a >> 16).to_bits())),
-        ("s_ceil_f16", sf!(|a, _, _| to_h(hh(a).ceil()))),
-        ("s_floor_f16", sf!(|a, _, _| to_h(hh(a).floor()))),
-        ("s_trunc_f16", sf!(|a, _, _| to_h(hh(a).trunc()))),
-        ("s_rndne_f16", sf!(|a, _, _| to_h(hh(a).round_ties_even()))),
-        ("s_add_f32", sf!(|a, b, _| (f(a) + f(b)).to_bits())),
-        ("s_sub_f32", sf!(|a, b, _| (f(a) - f(b)).to_bits())),
-        ("s_mul_f32", sf!(|a, b, _| (f(a) * f(b)).to_bits())),
-        ("s_min_f32", sf!(|a, b, _| min32(f(a), f(b)).to_bits())),
-        ("s_max_f32", sf!(|a, b, _| max32(f(a), f(b)).to_bits())),
+        ("s_cvt_f16_f32", sf!(F32 => F16, |a, _, _| to_h(f(a)))),
+        ("s_cvt_f32_f16", sf!(F16 => F32, |a, _, _| hh(a).to_bits())),
+        (
+            "s_cvt_hi_f32_f16",
+            sf!(F16Hi => F32, |a, _, _| h(a >> 16).to_bits()),
+        ),
+        ("s_ceil_f16", sf!(F16 => F16, |a, _, _| to_h(hh(a).ceil()))),
+        (
+            "s_floor_f16",
+            sf!(F16 => F16, |a, _, _| to_h(hh(a).floor())),
+        ),
+        (
+            "s_trunc_f16",
+            sf!(F16 => F16, |a, _, _| to_h(hh(a).trunc())),
+        ),
+        (
+            "s_rndne_f16",
+            sf!(F16 => F16, |a, _, _| to_h(hh(a).round_ties_even())),
+        ),
+        (
+            "s_add_f32",
+            sf!(F32 => F32, |a, b, _| (f(a) + f(b)).to_bits()),
+        ),
+        (
+            "s_sub_f32",
+            sf!(F32 => F32, |a, b, _| (f(a) - f(b)).to_bits()),
+        ),
+        (
+            "s_mul_f32",
+            sf!(F32 => F32, |a, b, _| (f(a) * f(b)).to_bits()),
+        ),
+        ("s_min_f32", minmax!(F32, F32, lt)),
+        ("s_max_f32", minmax!(F32, F32, gt)),
         (
             "s_fmac_f32",
-            sf!(|a, b, c| f(a).mul_add(f(b), f(c)).to_bits()),
+            sf!(F32 => F32, |a, b, c| f(a).mul_add(f(b), f(c)).to_bits()),
         ),
         (
             "s_fmaak_f32",
-            sf!(|a, b, c| f(a).mul_add(f(b), f(c)).to_bits()),
+            sf!(F32 => F32, |a, b, c| f(a).mul_add(f(b), f(c)).to_bits()),
         ),
         (
             "s_fmamk_f32",
-            sf!(|a, b, c| f(a).mul_add(f(b), f(c)).to_bits()),
+            sf!(F32 => F32, |a, b, c| f(a).mul_add(f(b), f(c)).to_bits()),
         ),
         (
             "s_cvt_pk_rtz_f16_f32",
-            sf!(|a, b, _| super::super::valu::rtz_h(f(a)) | super::super::valu::rtz_h(f(b)) << 16),
+            sf!(F32 => I, |a, b, _| rtz_h(f(a)) | rtz_h(f(b)) << 16),
         ),
-        ("s_add_f16", sf!(|a, b, _| hx(|x, y| x + y, a, b))),
-        ("s_sub_f16", sf!(|a, b, _| hx(|x, y| x - y, a, b))),
-        ("s_mul_f16", sf!(|a, b, _| hx(|x, y| x * y, a, b))),
-        ("s_min_f16", sf!(|a, b, _| hx(min32, a, b))),
-        ("s_max_f16", sf!(|a, b, _| hx(max32, a, b))),
+        // f16 sums and products are exact enough in f32 (24 >= 2*11 + 2
+        // bits) that rounding them to f16 afterwards is a single rounding.
+        (
+            "s_add_f16",
+            sf!(F16 => F16, |a, b, _| hx(|x, y| x + y, a, b)),
+        ),
+        (
+            "s_sub_f16",
+            sf!(F16 => F16, |a, b, _| hx(|x, y| x - y, a, b)),
+        ),
+        (
+            "s_mul_f16",
+            sf!(F16 => F16, |a, b, _| hx(|x, y| x * y, a, b)),
+        ),
+        ("s_min_f16", minmax!(F16, F16, lt)),
+        ("s_max_f16", minmax!(F16, F16, gt)),
         (
             "s_fmac_f16",
-            sf!(|a, b, c| super::super::float::d_to_h(
+            sf!(F16 => F16, |a, b, c| d_to_h(
                 (hh(a) as f64).mul_add(hh(b) as f64, hh(c) as f64)
             )),
         ),

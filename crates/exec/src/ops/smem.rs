@@ -5,29 +5,48 @@ use softgpu_isa::Inst;
 use super::{nop, Env, Exec, Flow, Result, Trap};
 use crate::wave::Wave;
 
-/// `s_load_bN` / `s_buffer_load_bN`: `dwords` dwords at base + offset.
+/// `s_load_bN`: `dwords` dwords at base + offset + soffset, the SGPR pair
+/// being a 64-bit address. `s_buffer_load_bN`: the same within a buffer
+/// resource (V#): base = V#[47:0], and the 32-bit offset + soffset is
+/// range-checked per dword against the resource's size (NUM_RECORDS bytes,
+/// or NUM_RECORDS * STRIDE when STRIDE is set): a dword not wholly inside
+/// reads 0 and touches no memory, as vector buffer loads do. Either way the
+/// two low address bits are ignored (scalar loads are dword-aligned).
 fn load(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, buffer: bool) -> Result {
-    let base = if buffer {
-        // A buffer resource: the base address is the low 48 bits.
-        w.read_s64(i.src[0]) & 0xffff_ffff_ffff
-    } else {
-        w.read_s64(i.src[0])
-    };
     let soffset = match i.src[1] {
         softgpu_isa::Operand::None => 0,
-        op => w.read_s32(op) as u64,
+        op => w.read_s32(op),
     };
-    // The address is dword-aligned: the low two bits are ignored.
-    let addr = base.wrapping_add(i.imm as i64 as u64).wrapping_add(soffset) & !3;
     let mut values = [0u32; 16];
-    for (k, v) in values[..dwords].iter_mut().enumerate() {
-        let a = addr + 4 * k as u64;
-        *v = env.arena.load_u32(a).map_err(|_| Trap::Memory {
+    let fetch = |a: u64| {
+        env.arena.load_u32(a).map_err(|_| Trap::Memory {
             space: "scalar",
             lane: None,
             addr: a,
             len: 4,
-        })?;
+        })
+    };
+    if buffer {
+        let [d0, d1, d2, _] = w.read_sn::<4>(i.src[0]);
+        let base = d0 as u64 | ((d1 & 0xffff) as u64) << 32;
+        let stride = ((d1 >> 16) & 0x3fff) as u64;
+        let size = d2 as u64 * stride.max(1);
+        let offset = (i.imm as u32).wrapping_add(soffset) as u64 & !3;
+        for (k, v) in values[..dwords].iter_mut().enumerate() {
+            let at = offset + 4 * k as u64;
+            if at + 4 <= size {
+                *v = fetch(base.wrapping_add(at))?;
+            }
+        }
+    } else {
+        let addr = w
+            .read_s64(i.src[0])
+            .wrapping_add(i.imm as i64 as u64)
+            .wrapping_add(soffset as u64)
+            & !3;
+        for (k, v) in values[..dwords].iter_mut().enumerate() {
+            *v = fetch(addr.wrapping_add(4 * k as u64))?;
+        }
     }
     w.write_sn(i.dst[0], &values[..dwords]);
     Ok(Flow::Next)

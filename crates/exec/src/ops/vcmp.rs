@@ -1,22 +1,64 @@
 //! VOPC: vector compares (and `v_cmpx`, which writes EXEC instead) and
 //! float class tests. The result is a lane mask; inactive lanes read 0.
 
-use softgpu_isa::Inst;
+use softgpu_isa::{Inst, Ty};
 
-use super::float::{d, f, h};
+use super::float::{d, f, flush16, flush32, flush64, h};
 use super::valu::{fetch, fetch64};
 use super::{Env, Exec, Flow, Result};
 use crate::wave::{Wave, MAX_LANES};
 
+/// How a compare reads its two sources.
+///
+/// The shared fetch applies DPP, OP_SEL half selection and abs/neg; its own
+/// f32/f64 denormal flush is skipped (f32 and f64 sources are fetched as
+/// raw bits) because a compare has only inputs and MODE can flush those
+/// alone: FP_DENORM 0 (flush in and out) and 2 (flush in only) make an
+/// input denormal read as a zero of its sign, 1 (flush out only) and 3 keep
+/// it. The class tests never flush: they classify the bits as given.
+#[derive(Clone, Copy, PartialEq)]
+enum Src {
+    /// Integers: no modifiers, no flushing.
+    Int,
+    F16,
+    F32,
+    F64,
+    /// `v_cmp_class_*`: src0 with abs/neg but unflushed, src1 the mask.
+    Class,
+}
+
+/// MODE flushes input denormals for the FP_DENORM field at `shift`
+/// (4: f32, 6: f16 and f64).
+fn flushes_inputs(w: &Wave, shift: u32) -> bool {
+    (w.mode.bits >> shift) & 1 == 0
+}
+
 #[inline(always)]
-fn cmp32(w: &mut Wave, i: &Inst, pred: impl Fn(u32, u32) -> bool) -> Result {
+fn cmp32(w: &mut Wave, i: &Inst, src: Src, pred: impl Fn(u32, u32) -> bool) -> Result {
     let info = i.op.info();
+    let ty = |k: usize| match (src, k) {
+        // Raw bits: no flush by the fetch (see [`Src`]).
+        (Src::F32, _) | (Src::Class, 0) if info.src[k] == Ty::F32 => Ty::B32,
+        // The f16 class mask is a 16-bit operand too: OP_SEL may pick
+        // its high half.
+        (Src::Class, 1) if info.src[0] == Ty::F16 => Ty::B16,
+        _ => info.src[k],
+    };
     let (mut b0, mut b1) = ([0u32; MAX_LANES], [0u32; MAX_LANES]);
-    let a = fetch(w, i, 0, info.src[0], &mut b0);
-    let b = fetch(w, i, 1, info.src[1], &mut b1);
+    let a = fetch(w, i, 0, ty(0), &mut b0);
+    let b = fetch(w, i, 1, ty(1), &mut b1);
+    let flush: Option<fn(u32) -> u32> = match src {
+        Src::F16 if flushes_inputs(w, 6) => Some(flush16),
+        Src::F32 if flushes_inputs(w, 4) => Some(flush32),
+        _ => None,
+    };
     let mut bits = 0u64;
     for l in 0..w.lanes {
-        bits |= (pred(a[l], b[l]) as u64) << l;
+        let (x, y) = match flush {
+            Some(fl) => (fl(a[l]), fl(b[l])),
+            None => (a[l], b[l]),
+        };
+        bits |= (pred(x, y) as u64) << l;
     }
     let mask = super::valu::write_mask(w, i);
     w.write_mask(i.dst[0], bits & mask);
@@ -24,18 +66,56 @@ fn cmp32(w: &mut Wave, i: &Inst, pred: impl Fn(u32, u32) -> bool) -> Result {
 }
 
 #[inline(always)]
-fn cmp64(w: &mut Wave, i: &Inst, pred: impl Fn(u64, u64) -> bool) -> Result {
+fn cmp64(w: &mut Wave, i: &Inst, src: Src, pred: impl Fn(u64, u64) -> bool) -> Result {
     let info = i.op.info();
     let (mut a, mut b) = ([0u64; MAX_LANES], [0u64; MAX_LANES]);
-    fetch64(w, i, 0, info.src[0], &mut a);
-    fetch64(w, i, 1, info.src[1], &mut b);
+    // f64 sources come as raw bits (see [`Src`]); abs/neg are applied here.
+    let raw = |ty: Ty| if ty == Ty::F64 { Ty::B64 } else { ty };
+    fetch64(w, i, 0, raw(info.src[0]), &mut a);
+    fetch64(w, i, 1, raw(info.src[1]), &mut b);
+    let n = w.lanes;
+    for (k, v) in [&mut a, &mut b].into_iter().enumerate() {
+        if info.src[k] != Ty::F64 {
+            continue;
+        }
+        let bit = 1u8 << k;
+        let sign = 1u64 << 63;
+        let flush = src == Src::F64 && flushes_inputs(w, 6);
+        for x in &mut v[..n] {
+            if i.mods.abs & bit != 0 {
+                *x &= !sign;
+            }
+            if i.mods.neg & bit != 0 {
+                *x ^= sign;
+            }
+            if flush {
+                *x = flush64(*x);
+            }
+        }
+    }
     let mut bits = 0u64;
-    for l in 0..w.lanes {
+    for l in 0..n {
         bits |= (pred(a[l], b[l]) as u64) << l;
     }
     let mask = w.exec();
     w.write_mask(i.dst[0], bits & mask);
     Ok(Flow::Next)
+}
+
+fn cmp_f16(w: &mut Wave, i: &Inst, pred: impl Fn(u32, u32) -> bool) -> Result {
+    cmp32(w, i, Src::F16, pred)
+}
+fn cmp_f32(w: &mut Wave, i: &Inst, pred: impl Fn(u32, u32) -> bool) -> Result {
+    cmp32(w, i, Src::F32, pred)
+}
+fn cmp_f64(w: &mut Wave, i: &Inst, pred: impl Fn(u64, u64) -> bool) -> Result {
+    cmp64(w, i, Src::F64, pred)
+}
+fn cmp_int(w: &mut Wave, i: &Inst, pred: impl Fn(u32, u32) -> bool) -> Result {
+    cmp32(w, i, Src::Int, pred)
+}
+fn cmp_int64(w: &mut Wave, i: &Inst, pred: impl Fn(u64, u64) -> bool) -> Result {
+    cmp64(w, i, Src::Int, pred)
 }
 
 /// The IEEE class of a value as the bit index `v_cmp_class` tests.
@@ -274,31 +354,31 @@ fn f64v(x: u64) -> f64 {
 
 type Entry = (&'static str, &'static str, Exec);
 
-const F16: [Entry; 16] = float_cmps!("f16", cmp32, f16v);
-const F32: [Entry; 16] = float_cmps!("f32", cmp32, f32v);
-const F64: [Entry; 16] = float_cmps!("f64", cmp64, f64v);
-const I16: [Entry; 8] = int_cmps!("i16", cmp32, |x: u32| x as i16);
-const U16: [Entry; 8] = int_cmps!("u16", cmp32, |x: u32| x as u16);
-const I32: [Entry; 8] = int_cmps!("i32", cmp32, |x: u32| x as i32);
-const U32: [Entry; 8] = int_cmps!("u32", cmp32, |x: u32| x);
-const I64: [Entry; 8] = int_cmps!("i64", cmp64, |x: u64| x as i64);
-const U64: [Entry; 8] = int_cmps!("u64", cmp64, |x: u64| x);
+const F16: [Entry; 16] = float_cmps!("f16", cmp_f16, f16v);
+const F32: [Entry; 16] = float_cmps!("f32", cmp_f32, f32v);
+const F64: [Entry; 16] = float_cmps!("f64", cmp_f64, f64v);
+const I16: [Entry; 8] = int_cmps!("i16", cmp_int, |x: u32| x as i16);
+const U16: [Entry; 8] = int_cmps!("u16", cmp_int, |x: u32| x as u16);
+const I32: [Entry; 8] = int_cmps!("i32", cmp_int, |x: u32| x as i32);
+const U32: [Entry; 8] = int_cmps!("u32", cmp_int, |x: u32| x);
+const I64: [Entry; 8] = int_cmps!("i64", cmp_int64, |x: u64| x as i64);
+const U64: [Entry; 8] = int_cmps!("u64", cmp_int64, |x: u64| x);
 
 const CLASS: [Entry; 3] = [
     (
         "v_cmp_class_f32",
         "v_cmpx_class_f32",
-        (|w: &mut Wave, _: &mut Env, i: &Inst| cmp32(w, i, class32)) as Exec,
+        (|w: &mut Wave, _: &mut Env, i: &Inst| cmp32(w, i, Src::Class, class32)) as Exec,
     ),
     (
         "v_cmp_class_f16",
         "v_cmpx_class_f16",
-        (|w: &mut Wave, _: &mut Env, i: &Inst| cmp32(w, i, class16)) as Exec,
+        (|w: &mut Wave, _: &mut Env, i: &Inst| cmp32(w, i, Src::Class, class16)) as Exec,
     ),
     (
         "v_cmp_class_f64",
         "v_cmpx_class_f64",
-        (|w: &mut Wave, _: &mut Env, i: &Inst| cmp64(w, i, class64)) as Exec,
+        (|w: &mut Wave, _: &mut Env, i: &Inst| cmp64(w, i, Src::Class, class64)) as Exec,
     ),
 ];
 

@@ -8,8 +8,8 @@
 
 use softgpu_isa::{flags, Format, Inst, Operand};
 
-use super::ds::lds_write;
-use super::float::{d, f, h, to_h};
+use super::ds::{lds_range, lds_write};
+use super::float::{d, f, flush32, h, to_h};
 use super::{Env, Exec, Flow, Result, Trap};
 use crate::wave::{Wave, APERTURE_SIZE, PRIVATE_APERTURE, SHARED_APERTURE};
 
@@ -33,19 +33,130 @@ fn route_flat(addr: u64) -> Loc {
     }
 }
 
-/// A buffer resource descriptor (V#), as far as addressing needs it.
+/// A buffer resource descriptor (V#), RDNA3 ISA §9.6 table 47.
+#[derive(Clone, Copy)]
 struct Resource {
     base: u64,
     stride: u64,
+    /// Swizzle element size in bytes (swizzle_enable 1: 4, 3: 16), or 0
+    /// when the buffer is linear.
+    element: u64,
     records: u64,
+    /// DST_SEL_X..W: 0 = 0, 1 = 1, 4..7 = component X..W.
+    dst_sel: [u8; 4],
+    format: u8,
+    index_stride: u64,
+    add_tid: bool,
+    oob_select: u8,
 }
 
 fn resource(w: &Wave, op: Operand) -> Resource {
-    let [d0, d1, d2, _] = w.read_sn::<4>(op);
+    let [d0, d1, d2, d3] = w.read_sn::<4>(op);
     Resource {
         base: d0 as u64 | ((d1 & 0xffff) as u64) << 32,
         stride: ((d1 >> 16) & 0x3fff) as u64,
+        element: match d1 >> 30 {
+            1 => 4,
+            3 => 16,
+            _ => 0,
+        },
         records: d2 as u64,
+        dst_sel: [0, 3, 6, 9].map(|k| (d3 >> k & 7) as u8),
+        format: (d3 >> 12 & 0x3f) as u8,
+        index_stride: 8 << (d3 >> 21 & 3),
+        add_tid: d3 >> 23 & 1 != 0,
+        oob_select: (d3 >> 28 & 3) as u8,
+    }
+}
+
+/// One buffer instruction's wave-uniform addressing state.
+#[derive(Clone, Copy)]
+struct Buffer {
+    rsrc: Resource,
+    soffset: u64,
+    /// "Setting the resource constant to all zeros has the effect of forcing
+    /// any loads to return zero, and stores to be ignored. This is keyed off
+    /// the data-format being set to zero (INVALID), and for MUBUF the
+    /// add_tid_en = false" (§9.6 "Unbound Resources"). For MTBUF the data
+    /// format is the instruction's.
+    unbound: bool,
+}
+
+fn buffer(w: &Wave, i: &Inst) -> Buffer {
+    let rsrc = resource(w, i.src[2]);
+    let unbound = match i.op.info().format {
+        Format::Mtbuf => i.aux == 0,
+        _ => rsrc.format == 0 && !rsrc.add_tid,
+    };
+    Buffer {
+        rsrc,
+        soffset: w.read_s32(i.src[3]) as u64,
+        unbound,
+    }
+}
+
+impl Buffer {
+    /// Lane `l`'s (index, offset): "Index = (inst_idxen ? vgpr_index : 0) +
+    /// (const_add_tid_enable ? thread_id : 0); Offset = (inst_offen ?
+    /// vgpr_offset : 0) + inst_offset" (§9.4.2); with both enabled the index
+    /// is in VADDR and the offset in VADDR+1 (§9.2 table 40).
+    fn lane(&self, w: &Wave, i: &Inst, l: usize) -> (u64, u64) {
+        let (idxen, offen) = (i.flags & flags::IDXEN != 0, i.flags & flags::OFFEN != 0);
+        let vindex = if idxen { w.get_lane(i.src[0], l, 0) } else { 0 };
+        let voffset = if offen {
+            w.get_lane(i.src[0], l, idxen as usize)
+        } else {
+            0
+        };
+        let tid = if self.rsrc.add_tid { l as u64 } else { 0 };
+        (
+            vindex as u64 + tid,
+            voffset as u64 + (i.imm as u32 as u64 & 0xfff),
+        )
+    }
+
+    /// The address of byte `offset` of record `index`: linear
+    /// (base + soffset + index * stride + offset, §9.4.1.1) or swizzled
+    /// (§9.4.2).
+    fn addr(&self, index: u64, offset: u64) -> u64 {
+        let r = &self.rsrc;
+        let within = match (offset.checked_div(r.element), offset.checked_rem(r.element)) {
+            (Some(offset_msb), Some(offset_lsb)) => {
+                let (index_msb, index_lsb) = (index / r.index_stride, index % r.index_stride);
+                (index_msb * r.stride + offset_msb * r.element) * r.index_stride
+                    + index_lsb * r.element
+                    + offset_lsb
+            }
+            _ => index * r.stride + offset,
+        };
+        r.base.wrapping_add(self.soffset).wrapping_add(within)
+    }
+
+    /// Whether `payload` bytes at (index, offset) are in range under the
+    /// resource's OOB_SELECT (§9.4.1 table 46).
+    fn in_range(&self, index: u64, offset: u64, payload: u64) -> bool {
+        let r = &self.rsrc;
+        let structured = index < r.records && offset + payload <= r.stride;
+        !self.unbound
+            && match r.oob_select {
+                0 => structured,
+                1 => index < r.records,
+                2 => r.records != 0,
+                // "In this mode, num_records is reduced by sgpr_offset".
+                _ if r.element != 0 && r.stride != 0 => structured,
+                _ => self.soffset + offset + payload <= r.records,
+            }
+    }
+
+    /// Where lane `l`'s `payload` bytes at `extra` past its offset go.
+    fn locate(&self, w: &Wave, i: &Inst, l: usize, extra: u64, payload: u64) -> Loc {
+        let (index, offset) = self.lane(w, i, l);
+        let offset = offset + extra;
+        if self.in_range(index, offset, payload) {
+            Loc::Global(self.addr(index, offset))
+        } else {
+            Loc::Dropped
+        }
     }
 }
 
@@ -71,38 +182,9 @@ fn locate(w: &Wave, i: &Inst, format: Format, l: usize, bytes: u64) -> Loc {
             }
             Loc::Scratch(addr & 0xffff_ffff)
         }
-        _ => {
-            let rsrc = resource(w, i.src[2]);
-            let soffset = w.read_s32(i.src[3]) as u64;
-            let (mut index, mut voffset) = (0u64, 0u64);
-            let (idxen, offen) = (i.flags & flags::IDXEN != 0, i.flags & flags::OFFEN != 0);
-            match (idxen, offen) {
-                (true, true) => {
-                    index = w.get_lane(i.src[0], l, 0) as u64;
-                    voffset = w.get_lane(i.src[0], l, 1) as u64;
-                }
-                (true, false) => index = w.lane32(i.src[0], l) as u64,
-                (false, true) => voffset = w.lane32(i.src[0], l) as u64,
-                _ => {}
-            }
-            let off = voffset + (i.imm as u32 as u64 & 0xfff);
-            // Raw buffers bound the byte offset; structured buffers
-            // (non-zero stride) bound the record index.
-            let in_range = if rsrc.stride == 0 {
-                off + bytes <= rsrc.records
-            } else {
-                index < rsrc.records
-            };
-            if !in_range {
-                return Loc::Dropped;
-            }
-            Loc::Global(
-                rsrc.base
-                    .wrapping_add(soffset)
-                    .wrapping_add(index * rsrc.stride)
-                    .wrapping_add(off),
-            )
-        }
+        // Atomics and single-piece accesses are range-checked all or
+        // nothing (§9.4.1 notes 3, 4).
+        _ => buffer(w, i).locate(w, i, l, 0, bytes),
     }
 }
 
@@ -133,17 +215,15 @@ fn read(w: &Wave, env: &Env, l: usize, loc: Loc, out: &mut [u8]) -> Result<()> {
             .arena
             .read(a, out)
             .map_err(|_| fault("global", l, a, out.len() as u64)),
+        // FLAT into LDS follows the LDS out-of-range rule: reads return
+        // zero (§11.3 "stores outside this range do not write a value, and
+        // reads return zero").
         Loc::Lds(a) => {
-            let end = a
-                .checked_add(out.len() as u64)
-                .filter(|&e| e <= env.lds.len() as u64);
-            match end {
-                Some(_) => {
-                    out.copy_from_slice(&env.lds[a as usize..a as usize + out.len()]);
-                    Ok(())
-                }
-                None => Err(fault("LDS", l, a, out.len() as u64)),
+            match lds_range(env.lds, a, out.len()) {
+                Some(r) => out.copy_from_slice(&env.lds[r]),
+                None => out.fill(0),
             }
+            Ok(())
         }
         Loc::Scratch(a) => {
             let r = scratch_range(w, l, a, out.len())?;
@@ -163,7 +243,10 @@ fn write(w: &mut Wave, env: &mut Env, l: usize, loc: Loc, data: &[u8]) -> Result
             .arena
             .write(a, data)
             .map_err(|_| fault("global", l, a, data.len() as u64)),
-        Loc::Lds(a) => lds_write(env.lds, l, a, data),
+        Loc::Lds(a) => {
+            lds_write(env.lds, a, data);
+            Ok(())
+        }
         Loc::Scratch(a) => {
             let r = scratch_range(w, l, a, data.len())?;
             w.scratch[r].copy_from_slice(data);
@@ -188,6 +271,9 @@ enum Ext {
 
 fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) -> Result {
     let format = i.op.info().format;
+    if format == Format::Mubuf && bytes > 4 {
+        return buffer_load_dwords(w, env, i, bytes / 4);
+    }
     let exec = w.exec();
     let mut buf = [0u8; 16];
     for l in 0..w.lanes {
@@ -238,6 +324,9 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) -> Result
 
 fn store(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, shift: u32) -> Result {
     let format = i.op.info().format;
+    if format == Format::Mubuf && bytes > 4 {
+        return buffer_store_dwords(w, env, i, bytes / 4);
+    }
     let exec = w.exec();
     let mut buf = [0u8; 16];
     for l in 0..w.lanes {
@@ -262,6 +351,41 @@ fn store(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, shift: u32) -> Res
             buf[4 * k..4 * k + n].copy_from_slice(&v.to_le_bytes()[..n]);
         }
         write(w, env, l, loc, &buf[..bytes])?;
+    }
+    Ok(Flow::Next)
+}
+
+/// MUBUF B64/B96/B128: "each DWORD is bounds checked separately ... For
+/// MUBUF, only the components that are out of bounds return zero" (§9.4.1).
+fn buffer_load_dwords(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize) -> Result {
+    let b = buffer(w, i);
+    let exec = w.exec();
+    for l in 0..w.lanes {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        for k in 0..dwords {
+            let mut v = [0u8; 4];
+            read(w, env, l, b.locate(w, i, l, 4 * k as u64, 4), &mut v)?;
+            w.set_lane(i.dst[0], l, k, u32::from_le_bytes(v));
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// MUBUF multi-dword stores drop exactly the out-of-range dwords.
+fn buffer_store_dwords(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize) -> Result {
+    let b = buffer(w, i);
+    let exec = w.exec();
+    for l in 0..w.lanes {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        for k in 0..dwords {
+            let v = w.get_lane(i.src[1], l, k).to_le_bytes();
+            let loc = b.locate(w, i, l, 4 * k as u64, 4);
+            write(w, env, l, loc, &v)?;
+        }
     }
     Ok(Flow::Next)
 }
@@ -448,16 +572,28 @@ shared_rmw64!(vmem_shared64);
 /// Every mnemonic of the vector-memory families: the shared operation
 /// suffixes under each family prefix.
 pub fn entries() -> impl Iterator<Item = (String, Exec)> {
-    ["global_", "flat_", "scratch_", "buffer_"]
+    let memory = ["global_", "flat_", "scratch_", "buffer_"]
         .into_iter()
         .flat_map(|prefix| {
-            OPS.iter()
-                .chain(SHARED32)
+            // Later entries win: the family-specific OPS replace shared ones.
+            SHARED32
+                .iter()
                 .chain(SHARED64)
+                .chain(OPS)
+                .chain(MEMORY_FLOAT)
                 .filter(move |(op, _)| !(prefix == "scratch_" && op.starts_with("atomic")))
                 .map(move |(op, exec)| (format!("{prefix}{op}"), *exec))
-        })
+        });
+    let typed = ["buffer_", "tbuffer_"].into_iter().flat_map(|prefix| {
+        FORMAT_OPS
+            .iter()
+            .map(move |(op, exec)| (format!("{prefix}{op}"), *exec))
+    });
+    memory.chain(typed)
 }
+
+/// Float atomics whose memory-side rules differ from LDS's.
+const MEMORY_FLOAT: &[(&str, Exec)] = &[("atomic_add_f32", at32!(false, add_f32_flush_in))];
 
 /// `global_load/store_addtid_b32`: no address VGPR; lane `l` accesses
 /// saddr + offset + 4·l.
@@ -481,6 +617,529 @@ fn addtid(w: &mut Wave, env: &mut Env, i: &Inst, store: bool) -> Result {
     Ok(Flow::Next)
 }
 
+// ---- typed (format) buffer access ------------------------------------
+
+/// How a format's components are numbers (§10.7 table 52 suffixes).
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Num {
+    Unorm,
+    Snorm,
+    Uscaled,
+    Sscaled,
+    Uint,
+    Sint,
+    Float,
+}
+
+/// A buffer data format: component widths from bit 0 up (AMD names list
+/// them from the most significant end: 2_10_10_10 has X in bits [9:0]).
+#[derive(Clone, Copy, Debug)]
+struct DataFormat {
+    bits: [u8; 4],
+    comps: usize,
+    num: Num,
+}
+
+impl DataFormat {
+    fn bytes(&self) -> u64 {
+        self.bits[..self.comps]
+            .iter()
+            .map(|&b| b as u64)
+            .sum::<u64>()
+            / 8
+    }
+}
+
+/// The buffer formats 1..=63 of the gfx11 unified format table (§10.7
+/// table 52; the MTBUF FORMAT field and V# FORMAT share it).
+fn data_format(f: u8) -> Option<DataFormat> {
+    use Num::*;
+    const INTS: [Num; 6] = [Unorm, Snorm, Uscaled, Sscaled, Uint, Sint];
+    let df = |bits: &[u8], num| {
+        let mut b = [0u8; 4];
+        b[..bits.len()].copy_from_slice(bits);
+        Some(DataFormat {
+            bits: b,
+            comps: bits.len(),
+            num,
+        })
+    };
+    let f = f as usize;
+    match f {
+        1..=6 => df(&[8], INTS[f - 1]),
+        7..=12 => df(&[16], INTS[f - 7]),
+        13 => df(&[16], Float),
+        14..=19 => df(&[8, 8], INTS[f - 14]),
+        20 => df(&[32], Uint),
+        21 => df(&[32], Sint),
+        22 => df(&[32], Float),
+        23..=28 => df(&[16, 16], INTS[f - 23]),
+        29 => df(&[16, 16], Float),
+        30 => df(&[11, 11, 10], Float),
+        31 => df(&[10, 11, 11], Float),
+        // 10_10_10_2 has no scaled variants.
+        32..=35 => df(&[2, 10, 10, 10], [Unorm, Snorm, Uint, Sint][f - 32]),
+        36..=41 => df(&[10, 10, 10, 2], INTS[f - 36]),
+        42..=47 => df(&[8, 8, 8, 8], INTS[f - 42]),
+        48 => df(&[32, 32], Uint),
+        49 => df(&[32, 32], Sint),
+        50 => df(&[32, 32], Float),
+        51..=56 => df(&[16; 4], INTS[f - 51]),
+        57 => df(&[16; 4], Float),
+        58 => df(&[32; 3], Uint),
+        59 => df(&[32; 3], Sint),
+        60 => df(&[32; 3], Float),
+        61 => df(&[32; 4], Uint),
+        62 => df(&[32; 4], Sint),
+        63 => df(&[32; 4], Float),
+        _ => None,
+    }
+}
+
+fn sext(raw: u32, bits: u8) -> i64 {
+    ((raw as i64) << (64 - bits)) >> (64 - bits)
+}
+
+fn mask(bits: u8) -> u32 {
+    if bits >= 32 {
+        u32::MAX
+    } else {
+        (1 << bits) - 1
+    }
+}
+
+/// An unsigned 10- or 11-bit float (5-bit exponent, bias 15, `m` mantissa
+/// bits, no sign) as f32.
+fn small_float_to_f32(raw: u32, m: u32) -> f32 {
+    let (e, man) = (raw >> m & 0x1f, raw & ((1 << m) - 1));
+    match e {
+        0x1f if man == 0 => f32::INFINITY,
+        0x1f => f32::from_bits(0x7fc0_0000 | man << (23 - m)),
+        0 => (man as f64 * (2f64).powi(-14 - m as i32)) as f32,
+        _ => ((1.0 + man as f64 / (1u32 << m) as f64) * (2f64).powi(e as i32 - 15)) as f32,
+    }
+}
+
+/// f32 to an unsigned 10/11-bit float, rounding to nearest even; negative
+/// values become 0 and overflow infinity.
+fn f32_to_small_float(x: u32, m: u32) -> u32 {
+    let (sign, e, man) = (x >> 31, (x >> 23 & 0xff) as i32, x & 0x7f_ffff);
+    if e == 0xff {
+        return if man != 0 {
+            0x1f << m | 1 << (m - 1) | man >> (23 - m)
+        } else if sign == 0 {
+            0x1f << m
+        } else {
+            0
+        };
+    }
+    // f32 denormals lie far below the smallest 10/11-bit denormal.
+    if sign == 1 || e == 0 {
+        return 0;
+    }
+    let sig = (man | 0x80_0000) as u64;
+    let exp = e - 127 + 15;
+    let shift = 23 - m as i32 + if exp >= 1 { 0 } else { 1 - exp };
+    if shift > 40 {
+        return 0;
+    }
+    let q = rne_shift(sig, shift as u32);
+    if exp < 1 {
+        // A denormal; rounding up to 1 << m encodes the smallest normal.
+        return q as u32;
+    }
+    let (q, exp) = if q >> (m + 1) != 0 {
+        (q >> 1, exp + 1)
+    } else {
+        (q, exp)
+    };
+    if exp >= 31 {
+        0x1f << m
+    } else {
+        (exp as u32) << m | (q as u32 & ((1 << m) - 1))
+    }
+}
+
+/// `v >> shift`, rounded to nearest even.
+fn rne_shift(v: u64, shift: u32) -> u64 {
+    if shift == 0 {
+        return v;
+    }
+    let q = v >> shift;
+    let rem = v & ((1 << shift) - 1);
+    let half = 1 << (shift - 1);
+    if rem > half || (rem == half && q & 1 == 1) {
+        q + 1
+    } else {
+        q
+    }
+}
+
+/// f32 to f16 rounding toward zero: "Conversion of float32 to float16 uses
+/// truncation" (§9.3.1, D16 loads).
+fn f32_to_h_trunc(x: f32) -> u16 {
+    let h = half::f16::from_f32(x);
+    if x.is_nan() || x.is_infinite() {
+        return h.to_bits();
+    }
+    if h.to_f32().abs() > x.abs() {
+        h.to_bits() - 1
+    } else {
+        h.to_bits()
+    }
+}
+
+/// One memory component as the 32-bit VGPR value (§10.4.1: float for
+/// normalized, scaled and float formats, integers for UINT/SINT).
+fn component_to_32(df: &DataFormat, bits: u8, raw: u32) -> u32 {
+    let max = mask(bits) as f64;
+    match df.num {
+        Num::Unorm => ((raw as f64 / max) as f32).to_bits(),
+        Num::Snorm => {
+            let v = sext(raw, bits) as f64 / (max / 2.0).floor();
+            (v.max(-1.0) as f32).to_bits()
+        }
+        Num::Uscaled => (raw as f32).to_bits(),
+        Num::Sscaled => (sext(raw, bits) as f32).to_bits(),
+        Num::Uint => raw,
+        Num::Sint => sext(raw, bits) as u32,
+        Num::Float => match bits {
+            16 => half::f16::from_bits(raw as u16).to_f32().to_bits(),
+            32 => raw,
+            m => small_float_to_f32(raw, m as u32 - 5).to_bits(),
+        },
+    }
+}
+
+/// One memory component as a 16-bit (D16) VGPR half: f16 for the float
+/// kinds, rounded to nearest even except f32 sources, which truncate
+/// (§9.3.1); integers keep their low 16 bits.
+fn component_to_16(df: &DataFormat, bits: u8, raw: u32) -> u16 {
+    let max = mask(bits) as f64;
+    let h = |x: f64| half::f16::from_f64(x).to_bits();
+    match df.num {
+        Num::Unorm => h(raw as f64 / max),
+        Num::Snorm => h((sext(raw, bits) as f64 / (max / 2.0).floor()).max(-1.0)),
+        Num::Uscaled => h(raw as f64),
+        Num::Sscaled => h(sext(raw, bits) as f64),
+        Num::Uint | Num::Sint => raw as u16,
+        Num::Float => match bits {
+            16 => raw as u16,
+            32 => f32_to_h_trunc(f32::from_bits(raw)),
+            m => half::f16::from_f32(small_float_to_f32(raw, m as u32 - 5)).to_bits(),
+        },
+    }
+}
+
+/// A 32-bit VGPR value as one memory component: normalized values clamp
+/// to their range and round to nearest even, integers saturate.
+fn component_from_32(df: &DataFormat, bits: u8, v: u32) -> u32 {
+    let max = mask(bits) as f64;
+    let x = f32::from_bits(v) as f64;
+    let round = |x: f64, lo: f64, hi: f64| {
+        if x.is_nan() {
+            0.0
+        } else {
+            x.clamp(lo, hi).round_ties_even()
+        }
+    };
+    let smax = (max / 2.0).floor();
+    match df.num {
+        Num::Unorm => round(x * max, 0.0, max) as u32,
+        Num::Snorm => (round(x * smax, -smax, smax) as i64 as u32) & mask(bits),
+        Num::Uscaled => round(x, 0.0, max) as u32,
+        Num::Sscaled => (round(x, -smax - 1.0, smax) as i64 as u32) & mask(bits),
+        Num::Uint => v.min(mask(bits)),
+        Num::Sint => ((v as i32 as i64).clamp(-(smax as i64) - 1, smax as i64) as u32) & mask(bits),
+        Num::Float => match bits {
+            16 => half::f16::from_f32(f32::from_bits(v)).to_bits() as u32,
+            32 => v,
+            m => f32_to_small_float(v, m as u32 - 5),
+        },
+    }
+}
+
+/// A 16-bit (D16) VGPR half as one memory component: f16 for the float
+/// kinds, 16-bit integers (zero- or sign-extended) for UINT/SINT.
+fn component_from_16(df: &DataFormat, bits: u8, v: u16) -> u32 {
+    let wide = match df.num {
+        Num::Uint => v as u32,
+        Num::Sint => v as i16 as i32 as u32,
+        _ => half::f16::from_bits(v).to_f32().to_bits(),
+    };
+    component_from_32(df, bits, wide)
+}
+
+/// How a format op's data sits in VGPRs.
+#[derive(Clone, Copy, PartialEq)]
+enum Width {
+    B32,
+    /// Packed 16-bit halves from the low half of VDATA up.
+    D16,
+    /// One 16-bit value in VDATA[31:16].
+    D16Hi,
+}
+
+/// The data format of a format op: the instruction's (MTBUF) or the
+/// resource's (MUBUF) (§9.3 table 42).
+fn format_of(i: &Inst, b: &Buffer) -> std::result::Result<Option<DataFormat>, Trap> {
+    let f = if i.op.info().format == Format::Mtbuf {
+        i.aux as u8
+    } else {
+        b.rsrc.format
+    };
+    if b.unbound {
+        return Ok(None);
+    }
+    data_format(f)
+        .map(Some)
+        .ok_or_else(|| Trap::Other(format!("buffer data format {f} is not a buffer format")))
+}
+
+/// Lane `l`'s element, or `None` when it is out of range (all or nothing
+/// for format ops, §9.4.1 note 3).
+fn format_read(
+    w: &Wave,
+    env: &Env,
+    i: &Inst,
+    b: &Buffer,
+    df: &DataFormat,
+    l: usize,
+) -> Result<Option<[u32; 4]>> {
+    let (index, offset) = b.lane(w, i, l);
+    if !b.in_range(index, offset, df.bytes()) {
+        return Ok(None);
+    }
+    let mut bytes = [0u8; 16];
+    let n = df.bytes() as usize;
+    read(
+        w,
+        env,
+        l,
+        Loc::Global(b.addr(index, offset)),
+        &mut bytes[..n],
+    )?;
+    let element = u128::from_le_bytes(bytes);
+    let mut comps = [0u32; 4];
+    let mut at = 0;
+    for (c, &bits) in df.bits[..df.comps].iter().enumerate() {
+        comps[c] = (element >> at) as u32 & mask(bits);
+        at += bits as u32;
+    }
+    Ok(Some(comps))
+}
+
+/// `*_load_*format_*`: `n` components converted from the data format, then
+/// selected by DST_SEL (the resource's for MUBUF, identity for MTBUF,
+/// §9.3 table 42). Components the format lacks read 0; out of range every
+/// component reads 0, except those selecting the constant 1 (§9.4.1 note 1).
+fn format_load(w: &mut Wave, env: &mut Env, i: &Inst, n: usize, width: Width) -> Result {
+    let b = buffer(w, i);
+    let df = format_of(i, &b)?;
+    let sel = if i.op.info().format == Format::Mtbuf {
+        [4, 5, 6, 7]
+    } else {
+        b.rsrc.dst_sel
+    };
+    let exec = w.exec();
+    for l in 0..w.lanes {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let comps = match &df {
+            Some(df) => format_read(w, env, i, &b, df, l)?,
+            None => None,
+        };
+        for (j, &s) in sel[..n].iter().enumerate() {
+            let float = df.is_some_and(|d| !matches!(d.num, Num::Uint | Num::Sint));
+            let value = |wide: bool| -> u32 {
+                let one = match (float, wide) {
+                    (true, true) => 0x3f80_0000,
+                    (true, false) => 0x3c00,
+                    (false, _) => 1,
+                };
+                match (s, &comps, &df) {
+                    (1, _, _) => one,
+                    (4..=7, Some(c), Some(d)) if (s as usize - 4) < d.comps => {
+                        let k = s as usize - 4;
+                        if wide {
+                            component_to_32(d, d.bits[k], c[k])
+                        } else {
+                            component_to_16(d, d.bits[k], c[k]) as u32
+                        }
+                    }
+                    _ => 0,
+                }
+            };
+            match width {
+                Width::B32 => w.set_lane(i.dst[0], l, j, value(true)),
+                Width::D16 | Width::D16Hi => {
+                    let hi = width == Width::D16Hi || j % 2 == 1;
+                    let old = w.get_lane(i.dst[0], l, j / 2);
+                    let new = if hi {
+                        (old & 0xffff) | value(false) << 16
+                    } else {
+                        (old & 0xffff_0000) | value(false)
+                    };
+                    w.set_lane(i.dst[0], l, j / 2, new);
+                }
+            }
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// `*_store_*format_*`: `n` VGPR components converted to the data format.
+/// Components the format has but the instruction does not supply are
+/// written as 0; extra supplied ones are ignored (§9.3.2).
+fn format_store(w: &mut Wave, env: &mut Env, i: &Inst, n: usize, width: Width) -> Result {
+    let b = buffer(w, i);
+    let Some(df) = format_of(i, &b)? else {
+        return Ok(Flow::Next);
+    };
+    let exec = w.exec();
+    for l in 0..w.lanes {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let (index, offset) = b.lane(w, i, l);
+        if !b.in_range(index, offset, df.bytes()) {
+            continue;
+        }
+        let mut element = 0u128;
+        let mut at = 0;
+        for (c, &bits) in df.bits[..df.comps].iter().enumerate() {
+            let raw = if c >= n {
+                0
+            } else {
+                match width {
+                    Width::B32 => component_from_32(&df, bits, w.get_lane(i.src[1], l, c)),
+                    Width::D16 => {
+                        let v = w.get_lane(i.src[1], l, c / 2) >> (16 * (c % 2));
+                        component_from_16(&df, bits, v as u16)
+                    }
+                    Width::D16Hi => {
+                        component_from_16(&df, bits, (w.get_lane(i.src[1], l, 0) >> 16) as u16)
+                    }
+                }
+            };
+            element |= (raw as u128) << at;
+            at += bits as u32;
+        }
+        let bytes = element.to_le_bytes();
+        let loc = Loc::Global(b.addr(index, offset));
+        write(w, env, l, loc, &bytes[..df.bytes() as usize])?;
+    }
+    Ok(Flow::Next)
+}
+
+/// `buffer_load_lds_*`: the loaded dword goes to LDS instead of VGPRs, at
+/// M0[15:0] + inst_offset + TID*4 ("LDS_offset = 16-bit unsigned byte
+/// offset from M0[15:0]"; "TIDinWave is only added [to the memory address]
+/// if the resource has ADD_TID_ENABLE set, whereas LDS adds it").
+/// uncertain: the RDNA3 guide omits these opcodes; this follows the RDNA2
+/// guide §8.1.9. Sub-dword loads write the dword they extend to.
+fn load_lds(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) -> Result {
+    let b = buffer(w, i);
+    let lds_base =
+        (w.sgpr[softgpu_isa::sreg::M0 as usize] & 0xffff) as u64 + (i.imm as u32 as u64 & 0xfff);
+    let exec = w.exec();
+    for l in 0..w.lanes {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let mut v = [0u8; 4];
+        read(
+            w,
+            env,
+            l,
+            b.locate(w, i, l, 0, bytes as u64),
+            &mut v[..bytes],
+        )?;
+        let raw = u32::from_le_bytes(v);
+        let dword = match (ext, bytes) {
+            (Ext::Sign, 1) => raw as u8 as i8 as i32 as u32,
+            (Ext::Sign, 2) => raw as u16 as i16 as i32 as u32,
+            _ => raw,
+        };
+        lds_write(env.lds, lds_base + 4 * l as u64, &dword.to_le_bytes());
+    }
+    Ok(Flow::Next)
+}
+
+/// `buffer_load_lds_format_x`: the X component converted as by
+/// `buffer_load_format_x`, written to LDS like the other LDS loads.
+fn load_lds_format(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
+    let b = buffer(w, i);
+    let df = format_of(i, &b)?;
+    let lds_base =
+        (w.sgpr[softgpu_isa::sreg::M0 as usize] & 0xffff) as u64 + (i.imm as u32 as u64 & 0xfff);
+    let s = b.rsrc.dst_sel[0];
+    let exec = w.exec();
+    for l in 0..w.lanes {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let comps = match &df {
+            Some(df) => format_read(w, env, i, &b, df, l)?,
+            None => None,
+        };
+        let v = match (s, &comps, &df) {
+            (1, _, Some(d)) if matches!(d.num, Num::Uint | Num::Sint) => 1,
+            (1, _, _) => 0x3f80_0000,
+            (4..=7, Some(c), Some(d)) if (s as usize - 4) < d.comps => {
+                component_to_32(d, d.bits[s as usize - 4], c[s as usize - 4])
+            }
+            _ => 0,
+        };
+        lds_write(env.lds, lds_base + 4 * l as u64, &v.to_le_bytes());
+    }
+    Ok(Flow::Next)
+}
+
+macro_rules! fmt_ld {
+    ($n:expr, $width:expr) => {
+        (|w: &mut Wave, env: &mut Env, i: &Inst| format_load(w, env, i, $n, $width)) as Exec
+    };
+}
+macro_rules! fmt_st {
+    ($n:expr, $width:expr) => {
+        (|w: &mut Wave, env: &mut Env, i: &Inst| format_store(w, env, i, $n, $width)) as Exec
+    };
+}
+macro_rules! ld_lds {
+    ($bytes:expr, $ext:expr) => {
+        (|w: &mut Wave, env: &mut Env, i: &Inst| load_lds(w, env, i, $bytes, $ext)) as Exec
+    };
+}
+
+/// The typed ops under their MUBUF (`buffer_`) and MTBUF (`tbuffer_`) names.
+const FORMAT_OPS: &[(&str, Exec)] = &[
+    ("load_format_x", fmt_ld!(1, Width::B32)),
+    ("load_format_xy", fmt_ld!(2, Width::B32)),
+    ("load_format_xyz", fmt_ld!(3, Width::B32)),
+    ("load_format_xyzw", fmt_ld!(4, Width::B32)),
+    ("store_format_x", fmt_st!(1, Width::B32)),
+    ("store_format_xy", fmt_st!(2, Width::B32)),
+    ("store_format_xyz", fmt_st!(3, Width::B32)),
+    ("store_format_xyzw", fmt_st!(4, Width::B32)),
+    ("load_d16_format_x", fmt_ld!(1, Width::D16)),
+    ("load_d16_format_xy", fmt_ld!(2, Width::D16)),
+    ("load_d16_format_xyz", fmt_ld!(3, Width::D16)),
+    ("load_d16_format_xyzw", fmt_ld!(4, Width::D16)),
+    ("store_d16_format_x", fmt_st!(1, Width::D16)),
+    ("store_d16_format_xy", fmt_st!(2, Width::D16)),
+    ("store_d16_format_xyz", fmt_st!(3, Width::D16)),
+    ("store_d16_format_xyzw", fmt_st!(4, Width::D16)),
+];
+
+/// Memory float atomic add "is hardwired to flush input denormals - it does
+/// not use the MODE.fp_denorm bits" (§13.2), rounding to nearest even
+/// (§13.1); it replaces the shared, non-flushing `add_f32`.
+fn add_f32_flush_in(o: u32, d: u32, _: u32) -> u32 {
+    (f(flush32(o)) + f(flush32(d))).to_bits()
+}
+
 pub const TABLE: &[(&str, Exec)] = &[
     (
         "global_load_addtid_b32",
@@ -492,4 +1151,12 @@ pub const TABLE: &[(&str, Exec)] = &[
     ),
     ("buffer_gl0_inv", super::nop as Exec),
     ("buffer_gl1_inv", super::nop as Exec),
+    ("buffer_load_d16_hi_format_x", fmt_ld!(1, Width::D16Hi)),
+    ("buffer_store_d16_hi_format_x", fmt_st!(1, Width::D16Hi)),
+    ("buffer_load_lds_u8", ld_lds!(1, Ext::Zero)),
+    ("buffer_load_lds_i8", ld_lds!(1, Ext::Sign)),
+    ("buffer_load_lds_u16", ld_lds!(2, Ext::Zero)),
+    ("buffer_load_lds_i16", ld_lds!(2, Ext::Sign)),
+    ("buffer_load_lds_b32", ld_lds!(4, Ext::Zero)),
+    ("buffer_load_lds_format_x", load_lds_format as Exec),
 ];

@@ -1,6 +1,7 @@
 //! Assembling every block's instructions with llvm-mc-19, the oracle of
 //! what each line encodes to. One llvm-mc run per (target, wave size,
-//! features) combination assembles all blocks of all files.
+//! features) combination assembles all blocks of all files. A line written
+//! as machine code (`[0x0a,0x18,…] text`, see `syntax.rs`) is taken as is.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -61,28 +62,11 @@ pub fn substitute(line: &str, wave64: bool) -> String {
     out
 }
 
-/// `.dwords W…`: an instruction given as its 32-bit words, for encodings
-/// llvm-mc will not assemble (reserved DPP controls and the like).
-fn raw_words(line: &str) -> Option<Result<Vec<u8>, String>> {
-    let words = line.strip_prefix(".dwords")?;
-    Some(
-        words
-            .split_whitespace()
-            .map(|w| {
-                u32::from_str_radix(w.trim_start_matches("0x"), 16)
-                    .map(u32::to_le_bytes)
-                    .map_err(|_| format!("bad word `{w}` in .dwords"))
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map(|ws| ws.concat()),
-    )
-}
-
 /// Assembles `lines` for `variant`: the bytes of each line, or llvm-mc's
 /// error for it.
 pub fn assemble(variant: &Variant, lines: &[String]) -> Vec<Result<Vec<u8>, String>> {
-    let mut results: Vec<Option<Result<Vec<u8>, String>>> =
-        lines.iter().map(|l| raw_words(l)).collect();
+    // Machine code written out (`[0x..,..] text`) needs no assembler.
+    let mut results: Vec<Option<Result<Vec<u8>, String>>> = lines.iter().map(|l| raw(l)).collect();
     // Lines llvm-mc rejects are reported and left out of a second run, so
     // one bad line cannot hide the encodings of the others.
     let mut todo: Vec<usize> = (0..lines.len()).filter(|&i| results[i].is_none()).collect();
@@ -117,6 +101,26 @@ pub fn assemble(variant: &Variant, lines: &[String]) -> Vec<Result<Vec<u8>, Stri
         .into_iter()
         .map(|r| r.unwrap_or_else(|| Err("not assembled".into())))
         .collect()
+}
+
+/// The bytes of a line written as machine code, `[0x0a,0x18,…] text`
+/// (llvm-mc's `encoding:` notation, then the instruction it stands for),
+/// for encodings llvm-mc-19 cannot write; `None` for assembly.
+fn raw(line: &str) -> Option<Result<Vec<u8>, String>> {
+    let body = line.trim_start().strip_prefix('[')?;
+    let Some((list, _text)) = body.split_once(']') else {
+        return Some(Err(format!("no `]` in `{line}`")));
+    };
+    Some(
+        list.split(',')
+            .map(|b| {
+                let b = b.trim();
+                b.strip_prefix("0x")
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+                    .ok_or_else(|| format!("`{b}` is not a byte like 0x1f in `{line}`"))
+            })
+            .collect(),
+    )
 }
 
 /// One llvm-mc run: the encodings in order, and errors by input line.

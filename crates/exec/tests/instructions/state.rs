@@ -350,6 +350,9 @@ fn resolve(
         Value::List(items) => {
             return resolve(&items[lane % items.len()], lane, full, addrs, actual)
         }
+        Value::LaneBits(bits) => (0..full.count_ones() as usize)
+            .filter(|&l| bits[l % bits.len()])
+            .fold(0, |m, l| m | 1 << l),
         Value::AnyNan(bits) => {
             let is_nan = |v: u64| match bits {
                 16 => half::f16::from_bits(v as u16).is_nan(),

@@ -19,12 +19,15 @@
 //! line, or the comment above its block (a comment covers the blocks after
 //! it up to the next blank line or comment).
 //!
+//! An instruction llvm-mc-19 cannot write (true16 `.h` operands, `op_sel`
+//! on VOPC) may be given as its machine code in llvm-mc's `encoding:`
+//! notation followed by the instruction it stands for, for readers:
+//! `[0x0a,0x18,0x02,0xd4,0x01,0x05,0x02,0x00] v_cmp_eq_f16_e64 s10, v1.h, v2.h`.
+//!
 //! Directives: `@wave32` (the default), `@wave64`, `@waves` (both; the
 //! instruction text may then write `{vcc}`, `{exec}` and `{s0}`, which
 //! become `vcc_lo`/`vcc`, `exec_lo`/`exec`, `s0`/`s[0:1]`), `@targets T…`
 //! (default gfx1100 and gfx1151), `@mattr +feature` (passed to llvm-mc).
-//! An instruction line `.dwords 0x7e0202fa 0xff094200` gives the
-//! instruction as its words, for encodings llvm-mc will not assemble.
 //!
 //! Locations:
 //! - `vN`, `v[N:N+1]` (64-bit), `vN.l` / `vN.h` (one 16-bit half: the other
@@ -32,7 +35,8 @@
 //!   input sets every lane and an expectation checks the lanes EXEC had on.
 //! - `sN`, `s[N:N+1]`, `vcc_lo`, `vcc_hi`, `exec_lo`, `exec_hi`, `m0`,
 //!   `null`; `vcc` and `exec` are a lane mask (one SGPR in wave32, a pair
-//!   in wave64); `scc`.
+//!   in wave64); `{sN}` likewise is the lane mask at `sN` (`sN` in wave32,
+//!   `s[N:N+1]` in wave64, as `{sN}` in a `@waves` instruction); `scc`.
 //! - `mode` (the raw MODE register) or one field of it: `round32`,
 //!   `round16`, `denorm32`, `denorm16` (0 flush in and out, 3 keep),
 //!   `dx10`, `ieee`. The default MODE is round to nearest even, denormals
@@ -53,7 +57,9 @@
 //! does not pin down; `all` (every lane of the wave); `lane`, `lane*4`,
 //! `lane*4+16` (per lane); `@buf`, `@buf+16` (the test buffer's address);
 //! `@pc`, `@pc+4` (the address of the block's first instruction);
-//! `[a,b,c]` (per lane, repeated cyclically over the wave).
+//! `[a,b,c]` (per lane, repeated cyclically over the wave); `lanes:1101`
+//! (a lane mask, one bit per lane from lane 0 on, repeated cyclically over
+//! the wave like a list, `_` allowed between digits).
 
 use std::fmt;
 
@@ -144,6 +150,9 @@ pub enum Value {
     Code(u64),
     /// Per-lane values, repeated cyclically over the wave (`[1,2,3]`).
     List(Vec<Value>),
+    /// A lane mask, one bit per lane from lane 0, repeated cyclically over
+    /// the wave (`lanes:1101`).
+    LaneBits(Vec<bool>),
 }
 
 #[derive(Clone, Debug)]
@@ -383,6 +392,11 @@ fn parse_loc(s: &str) -> Option<Loc> {
         })
     };
     let mode_field = |shift, width| Some(Loc::ModeField { shift, width });
+    // `{sN}`: the lane mask at sN.
+    if let Some(n) = body.strip_prefix("{s").and_then(|b| b.strip_suffix('}')) {
+        let reg = num(n)?;
+        return (lane.is_none() && reg < 105).then_some(Loc::Mask { reg: reg as u8 });
+    }
     let loc = match body {
         "vcc" => Loc::Mask { reg: 106 },
         "exec" => Loc::Mask { reg: 126 },
@@ -475,6 +489,18 @@ fn parse_value(s: &str) -> Option<Value> {
     }
     if s == "all" {
         return Some(Value::AllLanes);
+    }
+    if let Some(bits) = s.strip_prefix("lanes:") {
+        let bits: Vec<bool> = bits
+            .chars()
+            .filter(|&c| c != '_')
+            .map(|c| match c {
+                '0' => Some(false),
+                '1' => Some(true),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        return (!bits.is_empty()).then_some(Value::LaneBits(bits));
     }
     for (name, make) in [
         ("@buf", Value::Buffer as fn(u64) -> Value),

@@ -73,3 +73,14 @@ kernel void priv(global int *x, int n) {
         arr[k] = x[k] * n;
     x[GID] = arr[(GID * 7 + n) & 63];
 }
+
+// Globals addressed pc-relative: the linker resolves the high half of the
+// offset into a 32-bit literal of 0 or -1 (`s_addc_u32 s1, s1, 0`).
+constant float table[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+global int counter;
+
+kernel void globals(global float *out, int n) {
+    uint i = GID;
+    out[i] = table[i & 3] * n;
+    __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
+}
