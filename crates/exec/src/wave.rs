@@ -1,7 +1,7 @@
 //! Architectural state of one wave, laid out `[register][lane]`.
 
-use softgpu_isa::{sreg, Operand, Special};
 use crate::ops::float::{Fp, Round};
+use softgpu_isa::{sreg, Operand, Special};
 
 /// Maximum lanes in a wave.
 pub const MAX_LANES: usize = 64;

@@ -227,7 +227,11 @@ fn add_exact(fmt: Fmt, a: Exact, b: Exact, rm: Round) -> u64 {
     if a.sig == 0 && b.sig == 0 {
         // IEEE 754 §6.3: an exact zero sum of opposite signs is +0, or -0
         // when rounding toward -inf.
-        let neg = if a.neg == b.neg { a.neg } else { rm == Round::Down };
+        let neg = if a.neg == b.neg {
+            a.neg
+        } else {
+            rm == Round::Down
+        };
         return if neg { fmt.sign() } else { 0 };
     }
     if a.sig == 0 {
@@ -537,12 +541,21 @@ pub fn vmax32(a: u32, b: u32, ieee: bool) -> u32 {
 /// from the bits, since a host f16→f32 conversion may quiet it.
 #[inline(always)]
 pub fn vmin16(a: u32, b: u32, ieee: bool) -> u32 {
-    minmax(F16, a as u64 & 0xffff, b as u64 & 0xffff, ieee, false, |x| h(x as u32) as f64) as u32
+    minmax(
+        F16,
+        a as u64 & 0xffff,
+        b as u64 & 0xffff,
+        ieee,
+        false,
+        |x| h(x as u32) as f64,
+    ) as u32
 }
 
 #[inline(always)]
 pub fn vmax16(a: u32, b: u32, ieee: bool) -> u32 {
-    minmax(F16, a as u64 & 0xffff, b as u64 & 0xffff, ieee, true, |x| h(x as u32) as f64) as u32
+    minmax(F16, a as u64 & 0xffff, b as u64 & 0xffff, ieee, true, |x| {
+        h(x as u32) as f64
+    }) as u32
 }
 
 #[inline(always)]
@@ -556,7 +569,9 @@ pub fn vmax64(a: u64, b: u64, ieee: bool) -> u64 {
 }
 
 pub fn med3_f32(a: u32, b: u32, c: u32, ieee: bool) -> u32 {
-    med3(F32, a as u64, b as u64, c as u64, ieee, |x| f(x as u32) as f64) as u32
+    med3(F32, a as u64, b as u64, c as u64, ieee, |x| {
+        f(x as u32) as f64
+    }) as u32
 }
 
 pub fn med3_f16(a: u32, b: u32, c: u32, ieee: bool) -> u32 {
@@ -702,7 +717,11 @@ pub fn ldexp32(x: f32, e: i32, rm: Round) -> f32 {
 /// lands among the denormals would round twice if taken in two steps).
 pub fn ldexp64(x: f64, e: i32, rm: Round) -> f64 {
     let scaled = exp64(x) + e;
-    if rm == Round::Nearest && x.is_normal() && (-1022..=1023).contains(&e) && (1..=2046).contains(&scaled) {
+    if rm == Round::Nearest
+        && x.is_normal()
+        && (-1022..=1023).contains(&e)
+        && (1..=2046).contains(&scaled)
+    {
         x * 2f64.powi(e)
     } else {
         d(ldexp_rounded(F64, x.to_bits(), e, rm))
@@ -749,12 +768,26 @@ pub fn div_scale32(s0: f32, den: f32, num: f32, denorm_out: bool) -> (f32, bool)
     if num == 0.0 || den == 0.0 {
         (f32::NAN, true)
     } else if exp32(num) - exp32(den) >= 96 {
-        (if s0 == den { ldexp32(s0, 64, Round::Nearest) } else { s0 }, true)
+        (
+            if s0 == den {
+                ldexp32(s0, 64, Round::Nearest)
+            } else {
+                s0
+            },
+            true,
+        )
     } else if is_denorm32(den) {
         (ldexp32(s0, 64, Round::Nearest), false)
     } else if denormal(quotient) {
         let scale = denorm_out && s0 == num;
-        (if scale { ldexp32(s0, 64, Round::Nearest) } else { s0 }, true)
+        (
+            if scale {
+                ldexp32(s0, 64, Round::Nearest)
+            } else {
+                s0
+            },
+            true,
+        )
     } else if denormal(reciprocal) {
         (ldexp32(s0, -64, Round::Nearest), false)
     } else if exp32(num) <= 23 {
@@ -775,12 +808,26 @@ pub fn div_scale64(s0: f64, den: f64, num: f64, denorm_out: bool) -> (f64, bool)
     if num == 0.0 || den == 0.0 {
         (f64::NAN, true)
     } else if exp64(num) - exp64(den) >= 768 {
-        (if s0 == den { ldexp64(s0, 128, Round::Nearest) } else { s0 }, true)
+        (
+            if s0 == den {
+                ldexp64(s0, 128, Round::Nearest)
+            } else {
+                s0
+            },
+            true,
+        )
     } else if is_denorm64(den) {
         (ldexp64(s0, 128, Round::Nearest), false)
     } else if quotient_denormal {
         let scale = denorm_out && s0 == num;
-        (if scale { ldexp64(s0, 128, Round::Nearest) } else { s0 }, true)
+        (
+            if scale {
+                ldexp64(s0, 128, Round::Nearest)
+            } else {
+                s0
+            },
+            true,
+        )
     } else if reciprocal_denormal {
         (ldexp64(s0, -128, Round::Nearest), false)
     } else if exp64(num) <= 53 {
@@ -814,7 +861,14 @@ pub fn div_fmas64(a: f64, b: f64, c: f64, vcc: bool, rm: Round) -> f64 {
     if !(a.is_finite() && b.is_finite() && c.is_finite()) {
         return ldexp64(a.mul_add(b, c), e, rm);
     }
-    d(fma_scaled(F64, a.to_bits(), b.to_bits(), c.to_bits(), e, rm))
+    d(fma_scaled(
+        F64,
+        a.to_bits(),
+        b.to_bits(),
+        c.to_bits(),
+        e,
+        rm,
+    ))
 }
 
 /// (a · b + c) · 2^e with one rounding, finite operands.
@@ -1106,7 +1160,11 @@ mod tests {
             );
         }
         let (n, dn) = (-(2f32.powi(32)), -f32::MAX);
-        assert_eq!(divide(n, dn).to_bits(), (n / dn).to_bits(), "diffgen seed 1");
+        assert_eq!(
+            divide(n, dn).to_bits(),
+            (n / dn).to_bits(),
+            "diffgen seed 1"
+        );
         assert!(divide(0.0, 0.0).is_nan());
         assert_eq!(divide(1.0, 0.0), f32::INFINITY);
         assert_eq!(divide(-1.0, f32::INFINITY).to_bits(), (-0.0f32).to_bits());

@@ -91,7 +91,9 @@ pub(crate) fn fetch<'a>(w: &'a Wave, i: &Inst, k: usize, ty: Ty, buf: &'a mut La
     }
     if float_mods {
         let sign = match ty {
-            Ty::F16 | Ty::BF16 => 0x8000,
+            // B16: an f16 read raw (a class test's source), whose sign is
+            // bit 15 too.
+            Ty::F16 | Ty::BF16 | Ty::B16 => 0x8000,
             _ => 0x8000_0000,
         };
         let abs = i.mods.abs & bit != 0;
@@ -188,9 +190,9 @@ fn output_mods(w: &Wave, i: &Inst, ty: Ty, res: &mut Lanes) {
         }
         Ty::V2F16 => {
             if i.mods.clamp {
-                res[..n].iter_mut().for_each(|v| {
-                    *v = clamp01_16(*v, dx10) | clamp01_16(*v >> 16, dx10) << 16
-                });
+                res[..n]
+                    .iter_mut()
+                    .for_each(|v| *v = clamp01_16(*v, dx10) | clamp01_16(*v >> 16, dx10) << 16);
             }
             if w.mode.flush_out_f16_f64() {
                 res[..n].iter_mut().for_each(|v| *v = flush16x2(*v));
@@ -1687,7 +1689,8 @@ pub fn vopd(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     };
     let (fx, fy) = env.program.vopd_fns(w.pc).ok_or(super::Trap::Unsupported)?;
     let fp = w.mode.fp();
-    let run = |f: LaneFn| move |a: &Lanes, b: &Lanes, c: &Lanes, r: &mut Lanes, n| f(a, b, c, r, n, fp);
+    let run =
+        |f: LaneFn| move |a: &Lanes, b: &Lanes, c: &Lanes, r: &mut Lanes, n| f(a, b, c, r, n, fp);
     let tx = compute(w, i, env.tmp, 0, i.op.info().src, run(fx));
     let ty = compute(w, y, env.tmp, 1, y.op.info().src, run(fy));
     let exec = w.exec();
