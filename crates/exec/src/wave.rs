@@ -1,5 +1,6 @@
 //! Architectural state of one wave, laid out `[register][lane]`.
 
+use crate::ops::float::{Fp, Round};
 use softgpu_isa::{sreg, Operand, Special};
 
 /// Maximum lanes in a wave.
@@ -49,6 +50,11 @@ impl Mode {
     pub fn flush_out_f32(self) -> bool {
         self.denorm32() & 2 == 0
     }
+    /// f16/f64 denormals are flushed on input or output.
+    #[inline(always)]
+    pub fn flush_f16_f64(self) -> bool {
+        self.denorm16_64() != 3
+    }
     #[inline(always)]
     pub fn flush_in_f16_f64(self) -> bool {
         self.denorm16_64() & 1 == 0
@@ -64,6 +70,15 @@ impl Mode {
     /// IEEE mode: min/max quiet signalling NaNs; output modifiers are off.
     pub fn ieee(self) -> bool {
         self.bits & (1 << 9) != 0
+    }
+    /// What float lane functions read: the two FP_ROUND fields and IEEE.
+    #[inline(always)]
+    pub fn fp(self) -> Fp {
+        Fp {
+            r32: Round::from_bits(self.bits),
+            r16: Round::from_bits(self.bits >> 2),
+            ieee: self.ieee(),
+        }
     }
 }
 

@@ -925,7 +925,7 @@ mod tests {
 /// the SGPR (the high half for `s_cvt_hi_f32_f16`), and an f16 result is
 /// written with the high half zero.
 mod float_ops {
-    use super::super::float::{d_to_h, f, f_to_i32, f_to_u32, flush16, flush32, h, to_h};
+    use super::super::float::{self, d_to_h, f, f_to_i32, f_to_u32, flush16, flush32, h, to_h};
     use super::super::valu::rtz_h;
     use super::*;
 
@@ -1033,87 +1033,23 @@ mod float_ops {
         to_h(f2(hh(a), hh(b)))
     }
 
-    /// The bit layout of a float format, for NaN tests on raw bits.
-    #[derive(Clone, Copy)]
-    struct Fmt {
-        /// Exponent and mantissa bits (everything but the sign).
-        magnitude: u32,
-        exponent: u32,
-        quiet: u32,
-        value: fn(u32) -> f32,
-    }
-
-    const F32: Fmt = Fmt {
-        magnitude: 0x7fff_ffff,
-        exponent: 0x7f80_0000,
-        quiet: 0x0040_0000,
-        value: f,
-    };
-    const F16: Fmt = Fmt {
-        magnitude: 0x7fff,
-        exponent: 0x7c00,
-        quiet: 0x0200,
-        value: hh,
-    };
-
-    impl Fmt {
-        fn is_nan(self, v: u32) -> bool {
-            v & self.magnitude > self.exponent
-        }
-        fn is_snan(self, v: u32) -> bool {
-            self.is_nan(v) && v & self.quiet == 0
-        }
-    }
-
-    /// S_MIN_F32/F16 and S_MAX_F32/F16, following their pseudocode: in IEEE
-    /// mode a signalling NaN (S0's first) is returned quieted and a quiet
-    /// NaN operand is ignored; outside IEEE mode any NaN operand is ignored.
-    /// Otherwise S0 is returned when `pick_s0(S0, S1)` (a comparison that
-    /// orders -0 below +0), else S1.
-    fn min_max(fmt: Fmt, ieee: bool, a: u32, b: u32, pick_s0: fn(f32, f32) -> bool) -> u32 {
-        if ieee {
-            if fmt.is_snan(a) {
-                return a | fmt.quiet;
-            }
-            if fmt.is_snan(b) {
-                return b | fmt.quiet;
-            }
-        }
-        if fmt.is_nan(b) {
-            return a;
-        }
-        if fmt.is_nan(a) {
-            return b;
-        }
-        if pick_s0((fmt.value)(a), (fmt.value)(b)) {
-            a
-        } else {
-            b
-        }
-    }
-
-    fn zeros(x: f32, y: f32) -> bool {
-        x == 0.0 && y == 0.0
-    }
-
-    /// LT_NEG_ZERO: x < y, or x = -0 against y = +0.
-    fn lt(x: f32, y: f32) -> bool {
-        x < y || (zeros(x, y) && x.is_sign_negative() && !y.is_sign_negative())
-    }
-
-    /// GT_NEG_ZERO: x > y, or x = +0 against y = -0.
-    fn gt(x: f32, y: f32) -> bool {
-        x > y || (zeros(x, y) && !x.is_sign_negative() && y.is_sign_negative())
-    }
-
-    fn minmax_op(w: &mut Wave, i: &Inst, k: K, fmt: Fmt, pick: fn(f32, f32) -> bool) -> Result {
+    /// S_MIN_F32/F16 and S_MAX_F32/F16 follow the same pseudocode as the
+    /// VALU forms (IEEE mode: a signalling NaN, S0's first, comes back
+    /// quieted and a quiet NaN is ignored; otherwise any NaN is ignored;
+    /// -0 orders below +0): one definition, [`float::minmax`].
+    fn minmax_op(w: &mut Wave, i: &Inst, k: K, max: bool) -> Result {
         let ieee = w.mode.ieee();
-        sf(w, i, k, k, |a, b, _| min_max(fmt, ieee, a, b, pick))
+        sf(w, i, k, k, |a, b, _| match (k, max) {
+            (K::F16, false) => float::vmin16(a, b, ieee),
+            (K::F16, true) => float::vmax16(a, b, ieee),
+            (_, false) => float::vmin32(a, b, ieee),
+            (_, true) => float::vmax32(a, b, ieee),
+        })
     }
 
     macro_rules! minmax {
-        ($k:ident, $fmt:ident, $pick:ident) => {
-            (|w: &mut Wave, _: &mut Env, i: &Inst| minmax_op(w, i, K::$k, $fmt, $pick)) as Exec
+        ($k:ident, $max:expr) => {
+            (|w: &mut Wave, _: &mut Env, i: &Inst| minmax_op(w, i, K::$k, $max)) as Exec
         };
     }
 
@@ -1181,8 +1117,8 @@ mod float_ops {
             "s_mul_f32",
             sf!(F32 => F32, |a, b, _| (f(a) * f(b)).to_bits()),
         ),
-        ("s_min_f32", minmax!(F32, F32, lt)),
-        ("s_max_f32", minmax!(F32, F32, gt)),
+        ("s_min_f32", minmax!(F32, false)),
+        ("s_max_f32", minmax!(F32, true)),
         (
             "s_fmac_f32",
             sf!(F32 => F32, |a, b, c| f(a).mul_add(f(b), f(c)).to_bits()),
@@ -1213,8 +1149,8 @@ mod float_ops {
             "s_mul_f16",
             sf!(F16 => F16, |a, b, _| hx(|x, y| x * y, a, b)),
         ),
-        ("s_min_f16", minmax!(F16, F16, lt)),
-        ("s_max_f16", minmax!(F16, F16, gt)),
+        ("s_min_f16", minmax!(F16, false)),
+        ("s_max_f16", minmax!(F16, true)),
         (
             "s_fmac_f16",
             sf!(F16 => F16, |a, b, c| d_to_h(

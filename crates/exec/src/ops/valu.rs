@@ -12,8 +12,9 @@ use super::float::*;
 use super::{cross_lane, Env, Exec, Flow, Result, Scratch};
 use crate::wave::{Lanes, Wave, MAX_LANES};
 
-/// A per-lane function of up to three 32-bit sources, applied to `n` lanes.
-pub type LaneFn = fn(&Lanes, &Lanes, &Lanes, &mut Lanes, usize);
+/// A per-lane function of up to three 32-bit sources, applied to `n` lanes
+/// under the MODE state float ops read.
+pub type LaneFn = fn(&Lanes, &Lanes, &Lanes, &mut Lanes, usize, Fp);
 /// A per-lane function of up to three 64-bit sources.
 pub type LaneFn64 = fn(u64, u64, u64) -> u64;
 
@@ -71,7 +72,11 @@ pub(crate) fn fetch<'a>(w: &'a Wave, i: &Inst, k: usize, ty: Ty, buf: &'a mut La
     let bit = 1u8 << k;
     let half = matches!(ty, Ty::F16 | Ty::B16 | Ty::BF16) && i.mods.opsel & bit != 0;
     let float_mods = (i.mods.abs | i.mods.neg) & bit != 0;
-    let flush = ty == Ty::F32 && w.mode.flush_in_f32();
+    let flush = match ty {
+        Ty::F32 => w.mode.flush_in_f32(),
+        Ty::F16 | Ty::V2F16 => w.mode.flush_in_f16_f64(),
+        _ => false,
+    };
     let has_dpp = k == 0 && i.lane_sel != LaneSel::None;
     if !(half || float_mods || flush || has_dpp) {
         return w.vsrc(op, buf);
@@ -86,7 +91,8 @@ pub(crate) fn fetch<'a>(w: &'a Wave, i: &Inst, k: usize, ty: Ty, buf: &'a mut La
     }
     if float_mods {
         // A 16-bit operand's sign is bit 15, typed or not (v_cndmask_b16
-        // takes f16 abs/neg on its B16 sources).
+        // takes f16 abs/neg on its B16 sources; a class test reads its f16
+        // source raw, as B16).
         let sign = match ty {
             Ty::F16 | Ty::BF16 | Ty::B16 => 0x8000,
             _ => 0x8000_0000,
@@ -103,7 +109,11 @@ pub(crate) fn fetch<'a>(w: &'a Wave, i: &Inst, k: usize, ty: Ty, buf: &'a mut La
         }
     }
     if flush {
-        buf[..n].iter_mut().for_each(|v| *v = flush32(*v));
+        match ty {
+            Ty::F32 => buf[..n].iter_mut().for_each(|v| *v = flush32(*v)),
+            Ty::F16 => buf[..n].iter_mut().for_each(|v| *v = flush16(*v)),
+            _ => buf[..n].iter_mut().for_each(|v| *v = flush16x2(*v)),
+        }
     }
     buf
 }
@@ -173,13 +183,33 @@ fn output_mods(w: &Wave, i: &Inst, ty: Ty, res: &mut Lanes) {
                     .for_each(|v| *v = d_to_h(before_omod(h(*v) as f64, 6.103_515_625e-5) * scale));
             }
             if i.mods.clamp {
+                res[..n].iter_mut().for_each(|v| *v = clamp01_16(*v, dx10));
+            }
+            if w.mode.flush_out_f16_f64() {
+                res[..n].iter_mut().for_each(|v| *v = flush16(*v));
+            }
+        }
+        Ty::V2F16 => {
+            if i.mods.clamp {
                 res[..n]
                     .iter_mut()
-                    .for_each(|v| *v = to_h(clamp01(h(*v), dx10)));
+                    .for_each(|v| *v = clamp01_16(*v, dx10) | clamp01_16(*v >> 16, dx10) << 16);
+            }
+            if w.mode.flush_out_f16_f64() {
+                res[..n].iter_mut().for_each(|v| *v = flush16x2(*v));
             }
         }
         _ => {}
     }
+}
+
+/// Clamp of the f16 in the low half of `v` (bits).
+#[inline(always)]
+fn clamp01_16(v: u32, dx10: bool) -> u32 {
+    if F16.is_nan(v as u64 & 0xffff) {
+        return if dx10 { 0 } else { v & 0xffff | 0x200 };
+    }
+    to_h(clamp01(h(v), dx10))
 }
 
 /// VOP3 clamp of a float result to [0, 1]; a NaN becomes 0 under DX10
@@ -229,13 +259,14 @@ fn compute(
     i: &Inst,
     tmp: &mut Scratch,
     slot: usize,
+    src: [Ty; 3],
     run: impl Fn(&Lanes, &Lanes, &Lanes, &mut Lanes, usize),
 ) -> Ty {
     let info = i.op.info();
     let [b0, b1, b2] = &mut tmp.src;
-    let a = fetch(w, i, 0, info.src[0], b0);
-    let b = fetch(w, i, 1, info.src[1], b1);
-    let c = fetch(w, i, 2, info.src[2], b2);
+    let a = fetch(w, i, 0, src[0], b0);
+    let b = fetch(w, i, 1, src[1], b1);
+    let c = fetch(w, i, 2, src[2], b2);
     let res = &mut tmp.res[slot];
     run(a, b, c, res, w.lanes);
     output_mods(w, i, info.dst[0], res);
@@ -273,7 +304,19 @@ fn each_n<const N: usize>(
 /// Runs a per-lane 32-bit instruction over the wave.
 #[inline(always)]
 pub fn vop(w: &mut Wave, env: &mut Env, i: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result {
-    let ty = compute(w, i, env.tmp, 0, each(f));
+    vop_with(w, env, i, i.op.info().src, f)
+}
+
+/// `vop` with the sources fetched as `src` says (see `src_tys!`).
+#[inline(always)]
+fn vop_with(
+    w: &mut Wave,
+    env: &mut Env,
+    i: &Inst,
+    src: [Ty; 3],
+    f: impl Fn(u32, u32, u32) -> u32,
+) -> Result {
+    let ty = compute(w, i, env.tmp, 0, src, each(f));
     let mask = write_mask(w, i);
     store(w, i, ty, &env.tmp.res[0], mask);
     Ok(Flow::Next)
@@ -288,10 +331,11 @@ pub fn vop_plain(
     w: &mut Wave,
     env: &mut Env,
     i: &Inst,
+    src: [Ty; 3],
     f: impl Fn(u32, u32, u32) -> u32,
 ) -> Result {
     if w.mode.flush_f32() {
-        return vop(w, env, i, f);
+        return vop_with(w, env, i, src, f);
     }
     let [b0, b1, b2] = &mut env.tmp.src;
     let plain = |op: Operand, buf| {
@@ -557,8 +601,9 @@ fn div_fmas_f32(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
     let b = *fetch(w, i, 1, Ty::F32, &mut b1);
     let c = *fetch(w, i, 2, Ty::F32, &mut b2);
     let mut res = [0u32; MAX_LANES];
+    let rm = w.mode.fp().r32;
     for l in 0..n {
-        res[l] = div_fmas32(f(a[l]), f(b[l]), f(c[l]), vcc >> l & 1 != 0).to_bits();
+        res[l] = div_fmas32(f(a[l]), f(b[l]), f(c[l]), vcc >> l & 1 != 0, rm).to_bits();
     }
     output_mods(w, i, Ty::F32, &mut res);
     let exec = w.exec();
@@ -578,9 +623,11 @@ fn div_fmas_f64(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
         return Ok(Flow::Next);
     };
     let r = r as usize;
+    let rm = w.mode.fp().r16;
     for l in 0..n {
         if exec >> l & 1 != 0 {
-            let v = div_fmas64(d(a[l]), d(b[l]), d(c[l]), vcc >> l & 1 != 0).to_bits();
+            let v = div_fmas64(d(a[l]), d(b[l]), d(c[l]), vcc >> l & 1 != 0, rm).to_bits();
+            let v = output_mods64(w, i, v);
             w.vgpr[r][l] = v as u32;
             w.vgpr[r + 1][l] = (v >> 32) as u32;
         }
@@ -606,11 +653,13 @@ fn mbcnt(w: &mut Wave, i: &Inst, hi: bool) -> Result {
     Ok(Flow::Next)
 }
 
-/// VOP3P: packed 16-bit operations with per-half source selects.
+/// VOP3P: packed 16-bit operations with per-half source selects. Float
+/// ops flush f16 denormals in and out as MODE says and clamp each half.
 #[inline(always)]
 fn packed(w: &mut Wave, i: &Inst, float: bool, f: impl Fn(u32, u32, u32) -> u32) -> Result {
     let n = w.lanes;
     let mut halves = [[0u32; MAX_LANES]; 6];
+    let flush_in = float && w.mode.flush_in_f16_f64();
     for k in 0..3 {
         if i.src[k] == Operand::None {
             continue;
@@ -630,17 +679,30 @@ fn packed(w: &mut Wave, i: &Inst, float: bool, f: impl Fn(u32, u32, u32) -> u32)
             hi[l] = if hi_sel { v >> 16 } else { v & 0xffff }
                 ^ if float && neg_hi { 0x8000 } else { 0 };
         }
+        if flush_in {
+            lo[..n].iter_mut().for_each(|v| *v = flush16(*v));
+            hi[..n].iter_mut().for_each(|v| *v = flush16(*v));
+        }
     }
+    let dx10 = w.mode.dx10_clamp();
+    let flush_out = float && w.mode.flush_out_f16_f64();
+    let out = |v: u32| {
+        let v = if float && i.mods.clamp {
+            clamp01_16(v, dx10)
+        } else {
+            v & 0xffff
+        };
+        if flush_out {
+            flush16(v)
+        } else {
+            v
+        }
+    };
     let mut res = [0u32; MAX_LANES];
     for l in 0..n {
-        let lo = f(halves[0][l], halves[2][l], halves[4][l]) & 0xffff;
-        let hi = f(halves[1][l], halves[3][l], halves[5][l]) & 0xffff;
-        res[l] = if float && i.mods.clamp {
-            let dx10 = w.mode.dx10_clamp();
-            to_h(clamp01(h(lo), dx10)) | to_h(clamp01(h(hi), dx10)) << 16
-        } else {
-            lo | hi << 16
-        };
+        let lo = f(halves[0][l], halves[2][l], halves[4][l]);
+        let hi = f(halves[1][l], halves[3][l], halves[5][l]);
+        res[l] = out(lo) | out(hi) << 16;
     }
     let exec = w.exec();
     w.write_v32(i.dst[0], &res, exec);
@@ -764,13 +826,50 @@ macro_rules! lane {
     };
 }
 
+/// Binds a float lane function's MODE state: with `($m)` in a table
+/// entry, `$m` is the wave's [`Fp`], and the handler is compiled twice, once
+/// for the default state as a constant (so the common case keeps the plain
+/// host arithmetic inlined), once for any other.
+macro_rules! with_fp {
+    ($fp:expr; $body:expr) => {
+        $body
+    };
+    ($fp:expr, $m:ident; $body:expr) => {{
+        let fp: Fp = $fp;
+        // (The result is bound so temporaries borrowing `$m` drop first.)
+        if fp == Fp::DEFAULT {
+            let $m = Fp::DEFAULT;
+            let r = $body;
+            r
+        } else {
+            let $m = fp;
+            let r = $body;
+            r
+        }
+    }};
+}
+
+/// The source types a handler fetches with: the op table's, or the ones a
+/// table entry gives in braces. The op table (decoder data) types a few
+/// integer sources as floats: `v_cvt_f32_ubyte0..3` and `v_cvt_off_f32_i4`
+/// read an integer S0, `v_ldexp_f16` an i16 S1; fetched as floats they
+/// would lose their small values to denormal flushing.
+macro_rules! src_tys {
+    ($i:ident) => {
+        $i.op.info().src
+    };
+    ($i:ident, $($ty:ident),*) => {
+        [$(Ty::$ty),*]
+    };
+}
+
 macro_rules! ops32 {
-    ($($name:literal $([$range:ident])? => $f:expr,)*) => {
+    ($($name:literal $([$range:ident])? $(($m:ident))? $({$($ty:ident),*})? => $f:expr,)*) => {
         /// Pure per-lane 32-bit instructions: name and lane function.
-        pub const LANE_OPS: &[(&str, LaneFn)] = &[$(($name, (|a: &Lanes, b: &Lanes, c: &Lanes, r: &mut Lanes, n: usize| each(lane!($f $(, $range)?))(a, b, c, r, n)) as LaneFn),)*];
-        const TABLE32: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, env: &mut Env, i: &Inst| vop(w, env, i, lane!($f $(, $range)?))) as Exec),)*];
+        pub const LANE_OPS: &[(&str, LaneFn)] = &[$(($name, (|a: &Lanes, b: &Lanes, c: &Lanes, r: &mut Lanes, n: usize, _fp: Fp| with_fp!(_fp $(, $m)?; each(lane!($f $(, $range)?))(a, b, c, r, n))) as LaneFn),)*];
+        const TABLE32: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, env: &mut Env, i: &Inst| with_fp!(w.mode.fp() $(, $m)?; vop_with(w, env, i, src_tys!(i $(, $($ty),*)?), lane!($f $(, $range)?)))) as Exec),)*];
         /// The same instructions' handlers for the plain case (see `vop_plain`).
-        const TABLE32_PLAIN: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, env: &mut Env, i: &Inst| vop_plain(w, env, i, lane!($f $(, $range)?))) as Exec),)*];
+        const TABLE32_PLAIN: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, env: &mut Env, i: &Inst| with_fp!(w.mode.fp() $(, $m)?; vop_plain(w, env, i, src_tys!(i $(, $($ty),*)?), lane!($f $(, $range)?)))) as Exec),)*];
         /// Handlers of the integer ops whose clamp bit saturates the exact
         /// result to the destination range (bound when clamp is set).
         const TABLE32_SATURATING: &[(&str, Exec)] = &[$($(($name, (|w: &mut Wave, env: &mut Env, i: &Inst| vop(w, env, i, move |a: u32, b: u32, c: u32| Range::$range.saturate(($f)(a, b, c)))) as Exec),)?)*];
@@ -778,24 +877,28 @@ macro_rules! ops32 {
 }
 
 macro_rules! ops64 {
-    ($($name:literal => $f:expr,)*) => {
-        const TABLE64: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, _: &mut Env, i: &Inst| vop64(w, i, $f)) as Exec),)*];
+    ($($name:literal $(($m:ident))? => $f:expr,)*) => {
+        const TABLE64: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, _: &mut Env, i: &Inst| with_fp!(w.mode.fp() $(, $m)?; vop64(w, i, $f))) as Exec),)*];
     };
 }
 
 macro_rules! pk {
-    ($($name:literal, $float:expr $(, [$range:ident])? => $f:expr,)*) => {
-        const TABLE_PK: &[(&str, Exec)] = &[$(($name, pk_handler!($float, $f $(, $range)?)),)*];
+    ($($name:literal, $float:expr $(, [$range:ident])? $(, ($m:ident))? => $f:expr,)*) => {
+        const TABLE_PK: &[(&str, Exec)] = &[$(($name, pk_handler!($float, $f $(, [$range])? $(, ($m))?)),)*];
     };
 }
 
-/// A packed op's handler: float and bitwise ops as written; integer ops
-/// given with their half's range wrap, or saturate under clamp.
+/// A packed op's handler: float ops with their MODE state, bitwise ops as
+/// written; integer ops given with their half's range wrap, or saturate
+/// under clamp.
 macro_rules! pk_handler {
     ($float:expr, $f:expr) => {
         (|w: &mut Wave, _: &mut Env, i: &Inst| packed(w, i, $float, $f)) as Exec
     };
-    ($float:expr, $f:expr, $range:ident) => {
+    ($float:expr, $f:expr, ($m:ident)) => {
+        (|w: &mut Wave, _: &mut Env, i: &Inst| with_fp!(w.mode.fp(), $m; packed(w, i, $float, $f))) as Exec
+    };
+    ($float:expr, $f:expr, [$range:ident]) => {
         (|w: &mut Wave, _: &mut Env, i: &Inst| {
             if i.mods.clamp {
                 packed(w, i, $float, move |a, b, c| {
@@ -810,10 +913,6 @@ macro_rules! pk_handler {
     };
 }
 
-fn hf(f2: impl Fn(f32, f32, f32) -> f32, a: u32, b: u32, c: u32) -> u32 {
-    to_h(f2(h(a), h(b), h(c)))
-}
-
 ops32! {
     "v_mov_b32" => |a, _, _| a,
     "v_mov_b16" => |a, _, _| a & 0xffff,
@@ -823,21 +922,21 @@ ops32! {
     "v_clz_i32_u32" => |a, _, _| if a == 0 { u32::MAX } else { a.leading_zeros() },
     "v_ctz_i32_b32" => |a, _, _| if a == 0 { u32::MAX } else { a.trailing_zeros() },
     "v_cls_i32" => |a, _, _| { let v = a as i32; if v == 0 || v == -1 { u32::MAX } else { (if v < 0 { !v } else { v }).leading_zeros() } },
-    "v_cvt_f32_i32" => |a, _, _| (a as i32 as f32).to_bits(),
-    "v_cvt_f32_u32" => |a, _, _| (a as f32).to_bits(),
+    "v_cvt_f32_i32" (m) => |a, _, _| i32_to_f32(a as i32, m.r32).to_bits(),
+    "v_cvt_f32_u32" (m) => |a, _, _| u32_to_f32(a, m.r32).to_bits(),
     "v_cvt_u32_f32" => |a, _, _| f_to_u32(fa(a) as f64),
     "v_cvt_i32_f32" => |a, _, _| f_to_i32(fa(a) as f64),
-    "v_cvt_f16_f32" => |a, _, _| to_h(fa(a)),
+    "v_cvt_f16_f32" (m) => |a, _, _| f32_to_f16(fa(a), m.r16),
     "v_cvt_f32_f16" => |a, _, _| h(a).to_bits(),
     "v_cvt_nearest_i32_f32" => |a, _, _| f_to_i32((fa(a) + 0.5).floor() as f64),
     "v_cvt_floor_i32_f32" => |a, _, _| f_to_i32(fa(a).floor() as f64),
-    "v_cvt_off_f32_i4" => |a, _, _| ((((a & 0xf) as i32) << 28 >> 28) as f32 / 16.0).to_bits(),
-    "v_cvt_f32_ubyte0" => |a, _, _| ((a & 0xff) as f32).to_bits(),
-    "v_cvt_f32_ubyte1" => |a, _, _| (((a >> 8) & 0xff) as f32).to_bits(),
-    "v_cvt_f32_ubyte2" => |a, _, _| (((a >> 16) & 0xff) as f32).to_bits(),
-    "v_cvt_f32_ubyte3" => |a, _, _| ((a >> 24) as f32).to_bits(),
-    "v_cvt_f16_u16" => |a, _, _| to_h((a & 0xffff) as f32),
-    "v_cvt_f16_i16" => |a, _, _| to_h(a as i16 as f32),
+    "v_cvt_off_f32_i4" {B32, None, None} => |a, _, _| ((((a & 0xf) as i32) << 28 >> 28) as f32 / 16.0).to_bits(),
+    "v_cvt_f32_ubyte0" {B32, None, None} => |a, _, _| ((a & 0xff) as f32).to_bits(),
+    "v_cvt_f32_ubyte1" {B32, None, None} => |a, _, _| (((a >> 8) & 0xff) as f32).to_bits(),
+    "v_cvt_f32_ubyte2" {B32, None, None} => |a, _, _| (((a >> 16) & 0xff) as f32).to_bits(),
+    "v_cvt_f32_ubyte3" {B32, None, None} => |a, _, _| ((a >> 24) as f32).to_bits(),
+    "v_cvt_f16_u16" (m) => |a, _, _| int_to_f16(false, a & 0xffff, m.r16),
+    "v_cvt_f16_i16" (m) => |a, _, _| int_to_f16((a as i16) < 0, (a as i16).unsigned_abs() as u32, m.r16),
     "v_cvt_u16_f16" => |a, _, _| { let x = h(a); if x.is_nan() { 0 } else { x as u16 as u32 } },
     "v_cvt_i16_f16" => |a, _, _| { let x = h(a); if x.is_nan() { 0 } else { x as i16 as u16 as u32 } },
     "v_cvt_i32_i16" => |a, _, _| a as i16 as i32 as u32,
@@ -853,8 +952,8 @@ ops32! {
     "v_rcp_iflag_f32" => |a, _, _| (1.0 / fa(a)).to_bits(),
     "v_rsq_f32" => |a, _, _| ((1.0 / (fa(a) as f64).sqrt()) as f32).to_bits(),
     "v_sqrt_f32" => |a, _, _| fa(a).sqrt().to_bits(),
-    "v_sin_f32" => |a, _, _| ((fa(a) as f64 * std::f64::consts::TAU).sin() as f32).to_bits(),
-    "v_cos_f32" => |a, _, _| ((fa(a) as f64 * std::f64::consts::TAU).cos() as f32).to_bits(),
+    "v_sin_f32" => |a, _, _| (sin_rev(fa(a) as f64) as f32).to_bits(),
+    "v_cos_f32" => |a, _, _| (cos_rev(fa(a) as f64) as f32).to_bits(),
     "v_frexp_exp_i32_f32" => |a, _, _| frexp_exp32(fa(a)) as u32,
     "v_frexp_mant_f32" => |a, _, _| frexp_mant32(fa(a)).to_bits(),
     "v_rcp_f16" => |a, _, _| to_h(1.0 / h(a)),
@@ -862,8 +961,8 @@ ops32! {
     "v_rsq_f16" => |a, _, _| to_h(1.0 / h(a).sqrt()),
     "v_log_f16" => |a, _, _| to_h(h(a).log2()),
     "v_exp_f16" => |a, _, _| to_h(h(a).exp2()),
-    "v_sin_f16" => |a, _, _| to_h((h(a) * std::f32::consts::TAU).sin()),
-    "v_cos_f16" => |a, _, _| to_h((h(a) * std::f32::consts::TAU).cos()),
+    "v_sin_f16" => |a, _, _| d_to_h(sin_rev(h(a) as f64)),
+    "v_cos_f16" => |a, _, _| d_to_h(cos_rev(h(a) as f64)),
     "v_floor_f16" => |a, _, _| to_h(h(a).floor()),
     "v_ceil_f16" => |a, _, _| to_h(h(a).ceil()),
     "v_trunc_f16" => |a, _, _| to_h(h(a).trunc()),
@@ -877,18 +976,18 @@ ops32! {
     // VOP2
     "v_cndmask_b32" => |a, b, c| if c != 0 { b } else { a },
     "v_cndmask_b16" => |a, b, c| if c != 0 { b } else { a },
-    "v_add_f32" => |a, b, _| (fa(a) + fa(b)).to_bits(),
-    "v_sub_f32" => |a, b, _| (fa(a) - fa(b)).to_bits(),
-    "v_subrev_f32" => |a, b, _| (fa(b) - fa(a)).to_bits(),
-    "v_mul_f32" => |a, b, _| (fa(a) * fa(b)).to_bits(),
-    "v_mul_dx9_zero_f32" => |a, b, _| if fa(a) == 0.0 || fa(b) == 0.0 { 0 } else { (fa(a) * fa(b)).to_bits() },
-    "v_fmac_dx9_zero_f32" => |a, b, c| if fa(a) == 0.0 || fa(b) == 0.0 { c } else { fa(a).mul_add(fa(b), fa(c)).to_bits() },
+    "v_add_f32" (m) => |a, b, _| add32(fa(a), fa(b), m.r32).to_bits(),
+    "v_sub_f32" (m) => |a, b, _| add32(fa(a), -fa(b), m.r32).to_bits(),
+    "v_subrev_f32" (m) => |a, b, _| add32(fa(b), -fa(a), m.r32).to_bits(),
+    "v_mul_f32" (m) => |a, b, _| mul32(fa(a), fa(b), m.r32).to_bits(),
+    "v_mul_dx9_zero_f32" (m) => |a, b, _| if fa(a) == 0.0 || fa(b) == 0.0 { 0 } else { mul32(fa(a), fa(b), m.r32).to_bits() },
+    "v_fmac_dx9_zero_f32" (m) => |a, b, c| if fa(a) == 0.0 || fa(b) == 0.0 { c } else { fma32(fa(a), fa(b), fa(c), m.r32).to_bits() },
     "v_mul_i32_i24" [I32] => |a, b, _| mul_i24(a, b),
     "v_mul_hi_i32_i24" => |a, b, _| (mul_i24(a, b) >> 32) as u32,
     "v_mul_u32_u24" [U32] => |a, b, _| (a & 0xff_ffff) as i64 * (b & 0xff_ffff) as i64,
     "v_mul_hi_u32_u24" => |a, b, _| (((a & 0xff_ffff) as u64 * (b & 0xff_ffff) as u64) >> 32) as u32,
-    "v_min_f32" => |a, b, _| min32(fa(a), fa(b)).to_bits(),
-    "v_max_f32" => |a, b, _| max32(fa(a), fa(b)).to_bits(),
+    "v_min_f32" (m) => |a, b, _| vmin32(a, b, m.ieee),
+    "v_max_f32" (m) => |a, b, _| vmax32(a, b, m.ieee),
     "v_min_i32" => |a, b, _| (a as i32).min(b as i32) as u32,
     "v_max_i32" => |a, b, _| (a as i32).max(b as i32) as u32,
     "v_min_u32" => |a, b, _| a.min(b),
@@ -905,22 +1004,22 @@ ops32! {
     "v_subrev_nc_u32" [U32] => |a, b, _| b as i64 - a as i64,
     "v_add_nc_i32" [I32] => |a, b, _| a as i32 as i64 + b as i32 as i64,
     "v_sub_nc_i32" [I32] => |a, b, _| a as i32 as i64 - b as i32 as i64,
-    "v_fmac_f32" => |a, b, c| fa(a).mul_add(fa(b), fa(c)).to_bits(),
-    "v_fmamk_f32" => |a, b, c| fa(a).mul_add(fa(b), fa(c)).to_bits(),
-    "v_fmaak_f32" => |a, b, c| fa(a).mul_add(fa(b), fa(c)).to_bits(),
+    "v_fmac_f32" (m) => |a, b, c| fma32(fa(a), fa(b), fa(c), m.r32).to_bits(),
+    "v_fmamk_f32" (m) => |a, b, c| fma32(fa(a), fa(b), fa(c), m.r32).to_bits(),
+    "v_fmaak_f32" (m) => |a, b, c| fma32(fa(a), fa(b), fa(c), m.r32).to_bits(),
     "v_cvt_pk_rtz_f16_f32" => |a, b, _| rtz_h(fa(a)) | rtz_h(fa(b)) << 16,
-    "v_ldexp_f32" => |a, b, _| ldexp32(fa(a), b as i32).to_bits(),
-    "v_add_f16" => |a, b, _| hf(|x, y, _| x + y, a, b, 0),
-    "v_sub_f16" => |a, b, _| hf(|x, y, _| x - y, a, b, 0),
-    "v_subrev_f16" => |a, b, _| hf(|x, y, _| y - x, a, b, 0),
-    "v_mul_f16" => |a, b, _| hf(|x, y, _| x * y, a, b, 0),
-    "v_fmac_f16" => |a, b, c| fma_h(a, b, c),
-    "v_fmamk_f16" => |a, b, c| fma_h(a, b, c),
-    "v_fmaak_f16" => |a, b, c| fma_h(a, b, c),
-    "v_fma_f16" => |a, b, c| fma_h(a, b, c),
-    "v_max_f16" => |a, b, _| to_h(max32(h(a), h(b))),
-    "v_min_f16" => |a, b, _| to_h(min32(h(a), h(b))),
-    "v_ldexp_f16" => |a, b, _| to_h(ldexp32(h(a), (b as i16 as i32).clamp(-64, 64))),
+    "v_ldexp_f32" (m) => |a, b, _| ldexp32(fa(a), b as i32, m.r32).to_bits(),
+    "v_add_f16" (m) => |a, b, _| add16(a, b, m.r16),
+    "v_sub_f16" (m) => |a, b, _| add16(a, neg16(b), m.r16),
+    "v_subrev_f16" (m) => |a, b, _| add16(b, neg16(a), m.r16),
+    "v_mul_f16" (m) => |a, b, _| mul16(a, b, m.r16),
+    "v_fmac_f16" (m) => |a, b, c| fma16(a, b, c, m.r16),
+    "v_fmamk_f16" (m) => |a, b, c| fma16(a, b, c, m.r16),
+    "v_fmaak_f16" (m) => |a, b, c| fma16(a, b, c, m.r16),
+    "v_fma_f16" (m) => |a, b, c| fma16(a, b, c, m.r16),
+    "v_max_f16" (m) => |a, b, _| vmax16(a, b, m.ieee),
+    "v_min_f16" (m) => |a, b, _| vmin16(a, b, m.ieee),
+    "v_ldexp_f16" (m) {F16, B16, None} => |a, b, _| ldexp16(a, b as i16 as i32, m.r16),
     "v_add_nc_u16" [U16] => |a, b, _| (a & 0xffff) as i64 + (b & 0xffff) as i64,
     "v_sub_nc_u16" [U16] => |a, b, _| (a & 0xffff) as i64 - (b & 0xffff) as i64,
     "v_add_nc_i16" [I16] => |a, b, _| a as i16 as i64 + b as i16 as i64,
@@ -945,9 +1044,9 @@ ops32! {
     "v_cvt_pk_norm_i16_f16" => |a, b, _| norm_i16(h(a)) | norm_i16(h(b)) << 16,
     "v_cvt_pk_norm_u16_f16" => |a, b, _| norm_u16(h(a)) | norm_u16(h(b)) << 16,
     // VOP3-only
-    "v_fma_f32" => |a, b, c| fa(a).mul_add(fa(b), fa(c)).to_bits(),
-    "v_mullit_f32" => |a, b, c| mullit(fa(a), fa(b), fa(c)).to_bits(),
-    "v_fma_dx9_zero_f32" => |a, b, c| if fa(a) == 0.0 || fa(b) == 0.0 { c } else { fa(a).mul_add(fa(b), fa(c)).to_bits() },
+    "v_fma_f32" (m) => |a, b, c| fma32(fa(a), fa(b), fa(c), m.r32).to_bits(),
+    "v_mullit_f32" (m) => |a, b, c| mullit(fa(a), fa(b), fa(c), m.r32).to_bits(),
+    "v_fma_dx9_zero_f32" (m) => |a, b, c| if fa(a) == 0.0 || fa(b) == 0.0 { c } else { fma32(fa(a), fa(b), fa(c), m.r32).to_bits() },
     // 24×24-bit products overflow 32 bits: the low half is the result.
     "v_mad_u32_u24" [U32] => |a, b, c| (a & 0xff_ffff) as i64 * (b & 0xff_ffff) as i64 + c as i64,
     "v_mad_i32_i24" [I32] => |a, b, c| mul_i24(a, b) + c as i32 as i64,
@@ -957,28 +1056,28 @@ ops32! {
     "v_bfm_b32" => |a, b, _| (((1u64 << (a & 31)) - 1) as u32) << (b & 31),
     "v_alignbit_b32" => |a, b, c| (((a as u64) << 32 | b as u64) >> (c & 31)) as u32,
     "v_alignbyte_b32" => |a, b, c| (((a as u64) << 32 | b as u64) >> (8 * (c & 3))) as u32,
-    "v_min3_f32" => |a, b, c| min32(min32(fa(a), fa(b)), fa(c)).to_bits(),
-    "v_max3_f32" => |a, b, c| max32(max32(fa(a), fa(b)), fa(c)).to_bits(),
-    "v_med3_f32" => |a, b, c| med3_32(fa(a), fa(b), fa(c)).to_bits(),
+    "v_min3_f32" (m) => |a, b, c| vmin32(vmin32(a, b, m.ieee), c, m.ieee),
+    "v_max3_f32" (m) => |a, b, c| vmax32(vmax32(a, b, m.ieee), c, m.ieee),
+    "v_med3_f32" (m) => |a, b, c| med3_f32(a, b, c, m.ieee),
     "v_min3_i32" => |a, b, c| (a as i32).min(b as i32).min(c as i32) as u32,
     "v_max3_i32" => |a, b, c| (a as i32).max(b as i32).max(c as i32) as u32,
     "v_med3_i32" => |a, b, c| { let (a, b, c) = (a as i32, b as i32, c as i32); a.min(b).max(a.max(b).min(c)) as u32 },
     "v_min3_u32" => |a, b, c| a.min(b).min(c),
     "v_max3_u32" => |a, b, c| a.max(b).max(c),
     "v_med3_u32" => |a, b, c| a.min(b).max(a.max(b).min(c)),
-    "v_min3_f16" => |a, b, c| to_h(min32(min32(h(a), h(b)), h(c))),
-    "v_max3_f16" => |a, b, c| to_h(max32(max32(h(a), h(b)), h(c))),
-    "v_med3_f16" => |a, b, c| to_h(med3_32(h(a), h(b), h(c))),
+    "v_min3_f16" (m) => |a, b, c| vmin16(vmin16(a, b, m.ieee), c, m.ieee),
+    "v_max3_f16" (m) => |a, b, c| vmax16(vmax16(a, b, m.ieee), c, m.ieee),
+    "v_med3_f16" (m) => |a, b, c| med3_f16(a, b, c, m.ieee),
     "v_min3_i16" => |a, b, c| (a as i16).min(b as i16).min(c as i16) as u16 as u32,
     "v_max3_i16" => |a, b, c| (a as i16).max(b as i16).max(c as i16) as u16 as u32,
     "v_med3_i16" => |a, b, c| { let (a, b, c) = (a as i16, b as i16, c as i16); a.min(b).max(a.max(b).min(c)) as u16 as u32 },
     "v_min3_u16" => |a, b, c| (a & 0xffff).min(b & 0xffff).min(c & 0xffff),
     "v_max3_u16" => |a, b, c| (a & 0xffff).max(b & 0xffff).max(c & 0xffff),
     "v_med3_u16" => |a, b, c| { let (a, b, c) = (a & 0xffff, b & 0xffff, c & 0xffff); a.min(b).max(a.max(b).min(c)) },
-    "v_maxmin_f32" => |a, b, c| min32(max32(fa(a), fa(b)), fa(c)).to_bits(),
-    "v_minmax_f32" => |a, b, c| max32(min32(fa(a), fa(b)), fa(c)).to_bits(),
-    "v_maxmin_f16" => |a, b, c| to_h(min32(max32(h(a), h(b)), h(c))),
-    "v_minmax_f16" => |a, b, c| to_h(max32(min32(h(a), h(b)), h(c))),
+    "v_maxmin_f32" (m) => |a, b, c| vmin32(vmax32(a, b, m.ieee), c, m.ieee),
+    "v_minmax_f32" (m) => |a, b, c| vmax32(vmin32(a, b, m.ieee), c, m.ieee),
+    "v_maxmin_f16" (m) => |a, b, c| vmin16(vmax16(a, b, m.ieee), c, m.ieee),
+    "v_minmax_f16" (m) => |a, b, c| vmax16(vmin16(a, b, m.ieee), c, m.ieee),
     "v_maxmin_u32" => |a, b, c| a.max(b).min(c),
     "v_minmax_u32" => |a, b, c| a.min(b).max(c),
     "v_maxmin_i32" => |a, b, c| (a as i32).max(b as i32).min(c as i32) as u32,
@@ -990,7 +1089,7 @@ ops32! {
     "v_msad_u8" [U32] => |a, b, c| sad_bytes(a, b, true) + c as i64,
     "v_cvt_pk_u8_f32" => |a, b, c| cvt_pk_u8(fa(a), b, c),
     "v_div_fixup_f32" => |a, b, c| div_fixup32(fa(a), fa(b), fa(c)).to_bits(),
-    "v_div_fixup_f16" => |a, b, c| to_h(div_fixup32(h(a), h(b), h(c))),
+    "v_div_fixup_f16" => |a, b, c| div_fixup16(a, b, c),
     "v_lshl_add_u32" => |a, b, c| (a << (b & 31)).wrapping_add(c),
     "v_add_lshl_u32" => |a, b, c| a.wrapping_add(b) << (c & 31),
     "v_add3_u32" => |a, b, c| a.wrapping_add(b).wrapping_add(c),
@@ -1008,7 +1107,7 @@ ops32! {
     "v_cubesc_f32" => |a, b, c| cube(fa(a), fa(b), fa(c)).1.to_bits(),
     "v_cubetc_f32" => |a, b, c| cube(fa(a), fa(b), fa(c)).2.to_bits(),
     "v_cubema_f32" => |a, b, c| cube(fa(a), fa(b), fa(c)).3.to_bits(),
-    "v_dot2acc_f32_f16" => |a, b, c| (h(a) * h(b) + h(a >> 16) * h(b >> 16) + fa(c)).to_bits(),
+    "v_dot2acc_f32_f16" => |a, b, c| dot2_f16(a, b, c),
     "v_and_b16" => |a, b, _| a & b & 0xffff,
     "v_or_b16" => |a, b, _| (a | b) & 0xffff,
     "v_xor_b16" => |a, b, _| (a ^ b) & 0xffff,
@@ -1016,15 +1115,10 @@ ops32! {
     "v_cvt_pk_i16_f32" => |a, b, _| sat_i16(fa(a)) | sat_i16(fa(b)) << 16,
     "v_cvt_pk_u16_f32" => |a, b, _| sat_u16(fa(a)) | sat_u16(fa(b)) << 16,
     // VOP2 packed FMA: the destination is the accumulator (src2).
-    "v_pk_fmac_f16" => |a, b, c| fma_h(a & 0xffff, b & 0xffff, c & 0xffff) | fma_h(a >> 16, b >> 16, c >> 16) << 16,
+    "v_pk_fmac_f16" (m) => |a, b, c| fma16(a, b, c, m.r16) | fma16(a >> 16, b >> 16, c >> 16, m.r16) << 16,
     // Two f16 products summed with the f16 accumulator, rounded once.
     "v_dot2_f16_f16" => |a, b, c| d_to_h(h(a) as f64 * h(b) as f64 + h(a >> 16) as f64 * h(b >> 16) as f64 + h(c) as f64),
-    "v_dot2c_f32_f16" => |a, b, c| (h(a) * h(b) + h(a >> 16) * h(b >> 16) + fa(c)).to_bits(),
-}
-
-fn fma_h(a: u32, b: u32, c: u32) -> u32 {
-    // f16 products and sums are exact in f64, so one final rounding.
-    d_to_h((h(a) as f64).mul_add(h(b) as f64, h(c) as f64))
+    "v_dot2c_f32_f16" => |a, b, c| dot2_f16(a, b, c),
 }
 
 pub(crate) fn rtz_h(x: f32) -> u32 {
@@ -1118,12 +1212,12 @@ fn dd(x: u64) -> f64 {
 }
 
 ops64! {
-    "v_add_f64" => |a, b, _| (dd(a) + dd(b)).to_bits(),
-    "v_mul_f64" => |a, b, _| (dd(a) * dd(b)).to_bits(),
-    "v_fma_f64" => |a, b, c| dd(a).mul_add(dd(b), dd(c)).to_bits(),
-    "v_min_f64" => |a, b, _| min64(dd(a), dd(b)).to_bits(),
-    "v_max_f64" => |a, b, _| max64(dd(a), dd(b)).to_bits(),
-    "v_ldexp_f64" => |a, b, _| ldexp64(dd(a), b as u32 as i32).to_bits(),
+    "v_add_f64" (m) => |a, b, _| add64(dd(a), dd(b), m.r16).to_bits(),
+    "v_mul_f64" (m) => |a, b, _| mul64(dd(a), dd(b), m.r16).to_bits(),
+    "v_fma_f64" (m) => |a, b, c| fma64(dd(a), dd(b), dd(c), m.r16).to_bits(),
+    "v_min_f64" (m) => |a, b, _| vmin64(a, b, m.ieee),
+    "v_max_f64" (m) => |a, b, _| vmax64(a, b, m.ieee),
+    "v_ldexp_f64" (m) => |a, b, _| ldexp64(dd(a), b as u32 as i32, m.r16).to_bits(),
     "v_div_fixup_f64" => |a, b, c| div_fixup64(dd(a), dd(b), dd(c)).to_bits(),
     "v_rcp_f64" => |a, _, _| (1.0 / dd(a)).to_bits(),
     "v_rsq_f64" => |a, _, _| (1.0 / dd(a).sqrt()).to_bits(),
@@ -1139,7 +1233,7 @@ ops64! {
     "v_cvt_f64_u32" => |a, _, _| (a as u32 as f64).to_bits(),
     "v_cvt_i32_f64" => |a, _, _| f_to_i32(dd(a)) as u64,
     "v_cvt_u32_f64" => |a, _, _| f_to_u32(dd(a)) as u64,
-    "v_cvt_f32_f64" => |a, _, _| (dd(a) as f32).to_bits() as u64,
+    "v_cvt_f32_f64" (m) => |a, _, _| f64_to_f32(dd(a), m.r32).to_bits() as u64,
     "v_cvt_f64_f32" => |a, _, _| (f(a as u32) as f64).to_bits(),
     "v_lshlrev_b64" => |a, b, _| b << (a & 63),
     "v_lshrrev_b64" => |a, b, _| b >> (a & 63),
@@ -1148,12 +1242,14 @@ ops64! {
 }
 
 /// `v_trig_preop_f64`: 53 bits of 2/π starting at a bit offset chosen by
-/// the exponent of `x` and `segment`, scaled for Payne–Hanek reduction.
+/// the exponent of `x` and `segment`, scaled for Payne–Hanek reduction
+/// (RDNA3 pseudocode): the ISA's 2/π has 1201 fraction bits, zeros beyond;
+/// results of inputs with exponent ≥ 1968 are scaled up by 2^128.
 fn trig_preop(x: f64, segment: u32) -> f64 {
-    // 2/π to 1200 bits would be exact; 256 bits suffice for f64 arguments
-    // (the largest shift is (2047 - 1077) / 53 * 53 + 53 * 31, so fetch
-    // lazily from a generous table).
-    const TWO_OVER_PI: [u64; 20] = [
+    // 2/π = 0.A2F9836E…, its first 1201 bits, most significant first (the
+    // last word holds the final 49; computed by Machin's formula and
+    // checked against fdlibm's ipio2 table).
+    const TWO_OVER_PI: [u64; 19] = [
         0xA2F9836E4E441529,
         0xFC2757D1F534DDC0,
         0xDB6295993C439041,
@@ -1172,26 +1268,25 @@ fn trig_preop(x: f64, segment: u32) -> f64 {
         0x7527BAC7EBE5F17B,
         0x3D0739F78A5292EA,
         0x6BFB5FB11F8D5D08,
-        0x560330463F0D5A5B,
-        0xA2F9836E4E441529,
+        0x56033046FC7B0000,
     ];
     let exp = ((x.to_bits() >> 52) & 0x7ff) as i32;
-    let shift = (segment & 0x1f) as i32 * 53 + if exp > 1077 { exp - 1077 } else { 0 };
+    let shift = (segment & 0x1f) as i32 * 53 + (exp - 1077).max(0);
     let bit = |k: i32| -> u64 {
         let (word, off) = ((k / 64) as usize, 63 - k % 64);
         TWO_OVER_PI.get(word).map_or(0, |w| (w >> off) & 1)
     };
     let mant = (0..53).fold(0u64, |m, k| m << 1 | bit(shift + k));
-    let scale = if exp > 1077 + 1968 { 128 } else { 0 };
-    ldexp64(mant as f64, -53 - shift + scale)
+    let scale = if exp >= 1968 { 128 } else { 0 };
+    ldexp64(mant as f64, -53 - shift + scale, Round::Nearest)
 }
 
 pk! {
-    "v_pk_add_f16", true => |a, b, _| to_h(h(a) + h(b)),
-    "v_pk_mul_f16", true => |a, b, _| to_h(h(a) * h(b)),
-    "v_pk_fma_f16", true => |a, b, c| fma_h(a, b, c),
-    "v_pk_min_f16", true => |a, b, _| to_h(min32(h(a), h(b))),
-    "v_pk_max_f16", true => |a, b, _| to_h(max32(h(a), h(b))),
+    "v_pk_add_f16", true, (m) => |a, b, _| add16(a, b, m.r16),
+    "v_pk_mul_f16", true, (m) => |a, b, _| mul16(a, b, m.r16),
+    "v_pk_fma_f16", true, (m) => |a, b, c| fma16(a, b, c, m.r16),
+    "v_pk_min_f16", true, (m) => |a, b, _| vmin16(a, b, m.ieee),
+    "v_pk_max_f16", true, (m) => |a, b, _| vmax16(a, b, m.ieee),
     "v_pk_add_u16", false, [U16] => |a, b, _| a as i64 + b as i64,
     "v_pk_add_i16", false, [I16] => |a, b, _| a as i16 as i64 + b as i16 as i64,
     "v_pk_sub_u16", false, [U16] => |a, b, _| a as i64 - b as i64,
@@ -1455,24 +1550,29 @@ enum MixOut {
 }
 
 /// `v_fma_mix*`: each source is f32, or f16 (low or high half) when its
-/// opsel_hi bit is set; the product is fused and rounded once. These ops
-/// have no high halves to negate, so the encoding's neg_hi bits mean abs.
+/// opsel_hi bit is set, flushed as its own type's denormal mode says; the
+/// fma is an f32 fma (one rounding), and mixlo/mixhi convert that f32 to
+/// f16 (a second rounding, as the guide's code and LLVM's selection of
+/// these ops for fptrunc(fma) say). These ops have no high halves to
+/// negate, so the encoding's neg_hi bits mean abs.
 fn fma_mix(w: &mut Wave, i: &Inst, out: MixOut) -> Result {
     let n = w.lanes;
-    let mut vals = [[0f64; MAX_LANES]; 3];
+    let mut vals = [[0f32; MAX_LANES]; 3];
+    let (flush32_in, flush16_in) = (w.mode.flush_in_f32(), w.mode.flush_in_f16_f64());
     for (k, vals) in vals.iter_mut().enumerate() {
         let bit = 1u8 << k;
         let mut buf = [0u32; MAX_LANES];
         let src = w.vsrc(i.src[k], &mut buf);
         for l in 0..n {
             let mut x = if i.mods.opsel_hi & bit != 0 {
-                h(if i.mods.opsel & bit != 0 {
+                let half = if i.mods.opsel & bit != 0 {
                     src[l] >> 16
                 } else {
                     src[l]
-                }) as f64
+                };
+                h(if flush16_in { flush16(half) } else { half })
             } else {
-                f(src[l]) as f64
+                f(if flush32_in { flush32(src[l]) } else { src[l] })
             };
             if i.mods.neg_hi & bit != 0 {
                 x = x.abs();
@@ -1485,6 +1585,8 @@ fn fma_mix(w: &mut Wave, i: &Inst, out: MixOut) -> Result {
     }
     let exec = w.exec();
     let dx10 = w.mode.dx10_clamp();
+    let fp = w.mode.fp();
+    let (flush32_out, flush16_out) = (w.mode.flush_out_f32(), w.mode.flush_out_f16_f64());
     let Operand::Vgpr(r) = i.dst[0] else {
         return Ok(Flow::Next);
     };
@@ -1492,13 +1594,28 @@ fn fma_mix(w: &mut Wave, i: &Inst, out: MixOut) -> Result {
         if exec >> l & 1 == 0 {
             continue;
         }
-        let x = vals[0][l].mul_add(vals[1][l], vals[2][l]);
-        let x = if i.mods.clamp { clamp01_64(x, dx10) } else { x };
+        let x = fma32(vals[0][l], vals[1][l], vals[2][l], fp.r32);
         let d = &mut w.vgpr[r as usize][l];
+        let half = || {
+            let v = f32_to_f16(x, fp.r16);
+            let v = if i.mods.clamp { clamp01_16(v, dx10) } else { v };
+            if flush16_out {
+                flush16(v)
+            } else {
+                v
+            }
+        };
         *d = match out {
-            MixOut::F32 => (x as f32).to_bits(),
-            MixOut::Lo => (*d & 0xffff_0000) | d_to_h(x),
-            MixOut::Hi => (*d & 0xffff) | d_to_h(x) << 16,
+            MixOut::F32 => {
+                let v = if i.mods.clamp { clamp01(x, dx10) } else { x }.to_bits();
+                if flush32_out {
+                    flush32(v)
+                } else {
+                    v
+                }
+            }
+            MixOut::Lo => (*d & 0xffff_0000) | half(),
+            MixOut::Hi => (*d & 0xffff) | half() << 16,
         };
     }
     Ok(Flow::Next)
@@ -1537,6 +1654,7 @@ pub fn vopd_plain(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     }
     let (fx, fy) = env.program.vopd_fns(w.pc).ok_or(super::Trap::Unsupported)?;
     let n = w.lanes;
+    let fp = w.mode.fp();
     for (half, f, slot) in [(i, fx, 0), (y, fy, 1)] {
         let [b0, b1, b2] = &mut env.tmp.src;
         let plain = |op: Operand, buf| {
@@ -1551,7 +1669,7 @@ pub fn vopd_plain(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
             plain(half.src[1], b1),
             plain(half.src[2], b2),
         );
-        f(a, b, c, &mut env.tmp.res[slot], n);
+        f(a, b, c, &mut env.tmp.res[slot], n, fp);
     }
     let exec = w.exec();
     let [rx, ry] = &env.tmp.res;
@@ -1568,8 +1686,11 @@ pub fn vopd(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
         ));
     };
     let (fx, fy) = env.program.vopd_fns(w.pc).ok_or(super::Trap::Unsupported)?;
-    let tx = compute(w, i, env.tmp, 0, fx);
-    let ty = compute(w, y, env.tmp, 1, fy);
+    let fp = w.mode.fp();
+    let run =
+        |f: LaneFn| move |a: &Lanes, b: &Lanes, c: &Lanes, r: &mut Lanes, n| f(a, b, c, r, n, fp);
+    let tx = compute(w, i, env.tmp, 0, i.op.info().src, run(fx));
+    let ty = compute(w, y, env.tmp, 1, y.op.info().src, run(fy));
     let exec = w.exec();
     let [rx, ry] = &env.tmp.res;
     store(w, i, tx, rx, exec);

@@ -39,6 +39,9 @@ fn cmp32(w: &mut Wave, i: &Inst, src: Src, pred: impl Fn(u32, u32) -> bool) -> R
     let ty = |k: usize| match (src, k) {
         // Raw bits: no flush by the fetch (see [`Src`]).
         (Src::F32, _) | (Src::Class, 0) if info.src[k] == Ty::F32 => Ty::B32,
+        // A class test's f16 source likewise (B16 keeps OP_SEL and the
+        // 16-bit sign for abs/neg; F16 would flush it).
+        (Src::Class, 0) if info.src[k] == Ty::F16 => Ty::B16,
         // The f16 class mask is a 16-bit operand too: OP_SEL may pick
         // its high half.
         (Src::Class, 1) if info.src[0] == Ty::F16 => Ty::B16,
