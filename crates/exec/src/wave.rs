@@ -50,11 +50,6 @@ impl Mode {
     pub fn flush_out_f32(self) -> bool {
         self.denorm32() & 2 == 0
     }
-    /// f16/f64 denormals are flushed on input or output.
-    #[inline(always)]
-    pub fn flush_f16_f64(self) -> bool {
-        self.denorm16_64() != 3
-    }
     #[inline(always)]
     pub fn flush_in_f16_f64(self) -> bool {
         self.denorm16_64() & 1 == 0
