@@ -508,8 +508,12 @@ pub fn minmax(fmt: Fmt, a: u64, b: u64, ieee: bool, max: bool, val: impl Fn(u64)
 }
 
 /// `v_med3` (RDNA3 pseudocode): with any NaN operand, the min3 of all
-/// three; else the max of the two operands other than the first that
-/// equals max3 (so a tie of ±0 picks by position, not sign).
+/// three; else the median, max(min(a, b), min(max(a, b), c)), with -0
+/// ordered below +0 as in min/max. (The pseudocode picks by comparing
+/// max3 with each operand, which read with IEEE equality would let a tie
+/// of ±0 pick by position; clang-19 lowers `clamp(x, -0, +0)`-like code to
+/// `v_med3` with a -0 bound and needs the signed median, which the
+/// differential generator confirms.)
 #[inline(always)]
 pub fn med3(fmt: Fmt, a: u64, b: u64, c: u64, ieee: bool, val: impl Fn(u64) -> f64 + Copy) -> u64 {
     let mn = |x, y| minmax(fmt, x, y, ieee, false, val);
@@ -517,14 +521,7 @@ pub fn med3(fmt: Fmt, a: u64, b: u64, c: u64, ieee: bool, val: impl Fn(u64) -> f
     if fmt.is_nan(a) || fmt.is_nan(b) || fmt.is_nan(c) {
         return mn(mn(a, b), c);
     }
-    let top = val(mx(mx(a, b), c));
-    if top == val(a) {
-        mx(b, c)
-    } else if top == val(b) {
-        mx(a, c)
-    } else {
-        mx(a, b)
-    }
+    mx(mn(a, b), mn(mx(a, b), c))
 }
 
 #[inline(always)]

@@ -217,6 +217,8 @@ pub struct Layout {
     pub outs: Vec<usize>,
     pub in_bytes: usize,
     pub out_bytes: usize,
+    /// Lanes per statement (the oracle's skip flags are one byte each).
+    pub lanes: usize,
 }
 
 impl Layout {
@@ -239,7 +241,19 @@ impl Layout {
             outs,
             in_bytes: i,
             out_bytes: o,
+            lanes,
         }
+    }
+
+    /// Where the host oracle writes statement `s`'s per-lane "unspecified"
+    /// flags, after the outputs the kernel writes.
+    pub fn skip_at(&self, s: usize) -> usize {
+        self.out_bytes + s * self.lanes
+    }
+
+    /// The host oracle's output: the kernel's outputs and the skip flags.
+    pub fn host_out_bytes(&self) -> usize {
+        self.skip_at(self.outs.len())
     }
 }
 

@@ -324,7 +324,13 @@ pub fn host(p: &Program, layout: &Layout) -> String {
     o.push_str("static void body(u32 gid, const u8 *IN, u8 *OUT) {\n");
     for (i, (k, s)) in p.stmts.iter().enumerate() {
         line(&mut o, 2, &format!("/* statement {k} */"));
+        line(&mut o, 2, "unspecified = 0;");
         o.push_str(&host_stmt(s, &layout.vars[i], layout.outs[i]));
+        line(
+            &mut o,
+            2,
+            &format!("OUT[{}u + gid] = (u8)unspecified;", layout.skip_at(i)),
+        );
     }
     o.push_str("}\n");
     write!(
@@ -344,7 +350,7 @@ int main(int argc, char **argv) {{
 }}
 "#,
         inb = layout.in_bytes,
-        outb = layout.out_bytes,
+        outb = layout.host_out_bytes(),
         n = p.lanes
     )
     .unwrap();
