@@ -314,7 +314,7 @@ fn permute(w: &mut Wave, i: &Inst, pull: bool) -> Result {
         if exec >> l & 1 == 0 {
             continue;
         }
-        let target = (l & 32) | ((base(w, i, l) + offset16(i)) / 4) as usize % 32;
+        let target = (l & 32) | (((base(w, i, l) + offset16(i)) / 4) as usize % 32);
         if pull {
             res[l] = if exec >> target & 1 != 0 {
                 w.lane32(i.src[1], target)
