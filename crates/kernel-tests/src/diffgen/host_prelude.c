@@ -29,9 +29,13 @@ typedef unsigned __int128 u128;
 
 enum { RTE, RTZ, RTP, RTN };
 
-/* Set when a statement's result depends on how clang treated a signalling
- * NaN: a min/max/clamp operand (or a _sat conversion's source, which the
- * library builds on min/max). LLVM's minnum/maxnum may return a quiet NaN
+/* Set when a statement's result is not pinned down: a NaN result of
+ * arithmetic (IEEE 754 §6.3 leaves a NaN's sign open, and its payload when
+ * passed on, which shows once the result is reinterpreted as integers; and
+ * LLVM's default FP model does not keep "signalling" apart from "quiet",
+ * so it may fold 0 - x into -x, keeping an sNaN the subtraction would have
+ * quieted), a signalling NaN operand of min/max/clamp, or of a _sat
+ * conversion (the library builds those on min/max). LLVM's minnum/maxnum may return a quiet NaN
  * or the other operand for it, RDNA3's v_min/v_max in IEEE mode return the
  * quiet NaN, and clang-19 canonicalises some operands first and not others,
  * so no one answer is right; the lane is left out of the comparison. The
@@ -39,6 +43,7 @@ enum { RTE, RTZ, RTP, RTN };
 static int unspecified;
 static int snan_f32(f32 x) { u32 b; memcpy(&b, &x, 4); return (b & 0x7fc00000u) == 0x7f800000u && (b & 0x3fffffu); }
 static int snan_f64(f64 x) { u64 b; memcpy(&b, &x, 8); return (b & 0x7ff8000000000000ull) == 0x7ff0000000000000ull && (b & 0x7ffffffffffffull); }
+static int nan_f16(f16 x) { return (x & 0x7c00) == 0x7c00 && (x & 0x3ff); }
 static int snan_f16(f16 x) { return (x & 0x7e00) == 0x7c00 && (x & 0x1ff); }
 #define SNAN_i8(x) 0
 #define SNAN_u8(x) 0
@@ -157,9 +162,12 @@ TO_INT(i32, INT32_MIN, INT32_MAX)
 TO_INT(u32, 0, UINT32_MAX)
 TO_INT(i64, INT64_MIN, INT64_MAX)
 TO_INT(u64, 0, UINT64_MAX)
-static f16 f16_of(ld v, int sat, int mode) { (void)sat; return f16_bits(round_fmt(v, 11, -14, 15, mode)); }
-static f32 f32_of(ld v, int sat, int mode) { (void)sat; return (f32)round_fmt(v, 24, -126, 127, mode); }
-static f64 f64_of(ld v, int sat, int mode) { (void)sat; return (f64)round_fmt(v, 53, -1022, 1023, mode); }
+/* A NaN converted to a float format keeps an unspecified sign and payload
+ * (clang emits nothing for convert_half(half), so a signalling NaN passes
+ * as is): unspecified. */
+static f16 f16_of(ld v, int sat, int mode) { (void)sat; if (v != v) unspecified = 1; return f16_bits(round_fmt(v, 11, -14, 15, mode)); }
+static f32 f32_of(ld v, int sat, int mode) { (void)sat; if (v != v) unspecified = 1; return (f32)round_fmt(v, 24, -126, 127, mode); }
+static f64 f64_of(ld v, int sat, int mode) { (void)sat; if (v != v) unspecified = 1; return (f64)round_fmt(v, 53, -1022, 1023, mode); }
 
 /* From half the library clamps to the half range instead, [-65504, 65504]
  * (or [MIN, MAX] when narrower), so a NaN gives -65504 saturated to D. */
@@ -185,6 +193,10 @@ AS(i32, u32) AS(i32, f32) AS(u32, i32) AS(u32, f32) AS(f32, i32) AS(f32, u32)
 AS(i64, u64) AS(i64, f64) AS(u64, i64) AS(u64, f64) AS(f64, i64) AS(f64, u64)
 
 /* ---- Integer built-ins (§6.13.3) and operators -------------------------
+ * abs_diff of int and long: ROCm's library subtracts with `sub nsw`, which
+ * is undefined when the difference overflows the signed type, and LLVM
+ * then computes abs(x - y) of the wrapped difference; such lanes are
+ * unspecified (the spec's answer is computed for every other lane).
  * T: the type, U: its unsigned twin, P: a type holding T*T exactly. */
 #define SAT(T, W, MN, MX, v) ((v) < (W)(MN) ? (T)(MN) : (v) > (W)(MX) ? (T)(MX) : (T)(v))
 #define INT_OPS(T, U, P, BITS, MN, MX)                                              \
@@ -203,7 +215,11 @@ AS(i64, u64) AS(i64, f64) AS(u64, i64) AS(u64, f64) AS(f64, i64) AS(f64, u64)
   static T ctz_##T(T a) { int n = 0; while (n < BITS && !(((U)a >> n) & 1)) n++; return (T)n; } \
   static T popcount_##T(T a) { int n = 0; for (int i = 0; i < BITS; i++) n += ((U)a >> i) & 1; return (T)n; } \
   static U abs_##T(T a) { return (U)(a < 0 ? -(s128)a : (s128)a); }               \
-  static U abs_diff_##T(T a, T b) { s128 d = (s128)a - b; return (U)(d < 0 ? -d : d); } \
+  static U abs_diff_##T(T a, T b) {                                                 \
+    s128 d = (s128)a - b;                                                           \
+    if ((MN) < 0 && BITS >= 32 && (d > (s128)(MX) || -d > (s128)(MX))) unspecified = 1; \
+    return (U)(d < 0 ? -d : d);                                                     \
+  }                                                                                 \
   static T min_##T(T a, T b) { return b < a ? b : a; }                              \
   static T max_##T(T a, T b) { return a < b ? b : a; }                              \
   static T clamp_##T(T x, T lo, T hi) { return min_##T(max_##T(x, lo), hi); }      \
@@ -251,10 +267,10 @@ static u32 mad24_u32(u32 a, u32 b, u32 c) { return op_add_u32(op_mul_u32(a, b), 
  * after canonicalising): a NaN operand yields the other one, and −0 < +0
  * as the RDNA3 ISA defines. clamp(x, lo, hi) = min(max(x, lo), hi). */
 #define FLOAT_OPS(T, B)                                                              \
-  static T op_add_##T(T a, T b) { return a + b; }                                   \
-  static T op_sub_##T(T a, T b) { return a - b; }                                   \
-  static T op_mul_##T(T a, T b) { return a * b; }                                   \
-  static T op_div_##T(T a, T b) { return a / b; }                                   \
+  static T op_add_##T(T a, T b) { T r = a + b; if (r != r) unspecified = 1; return r; } \
+  static T op_sub_##T(T a, T b) { T r = a - b; if (r != r) unspecified = 1; return r; } \
+  static T op_mul_##T(T a, T b) { T r = a * b; if (r != r) unspecified = 1; return r; } \
+  static T op_div_##T(T a, T b) { T r = a / b; if (r != r) unspecified = 1; return r; } \
   static T min_##T(T a, T b) {                                                      \
     if (SNAN_##T(a) || SNAN_##T(b)) unspecified = 1;                                \
     if (a != a) return b;                                                           \
@@ -283,9 +299,9 @@ FLOAT_OPS(f64, u64)
 
 /* half arithmetic: exact in long double (a sum or product of two halves
  * needs at most 40 significand bits), then one rounding to half. */
-static f16 op_add_f16(f16 a, f16 b) { return f16_of(ld_of_f16(a) + ld_of_f16(b), 0, RTE); }
-static f16 op_sub_f16(f16 a, f16 b) { return f16_of(ld_of_f16(a) - ld_of_f16(b), 0, RTE); }
-static f16 op_mul_f16(f16 a, f16 b) { return f16_of(ld_of_f16(a) * ld_of_f16(b), 0, RTE); }
+static f16 op_add_f16(f16 a, f16 b) { f16 r = f16_of(ld_of_f16(a) + ld_of_f16(b), 0, RTE); if (nan_f16(r)) unspecified = 1; return r; }
+static f16 op_sub_f16(f16 a, f16 b) { f16 r = f16_of(ld_of_f16(a) - ld_of_f16(b), 0, RTE); if (nan_f16(r)) unspecified = 1; return r; }
+static f16 op_mul_f16(f16 a, f16 b) { f16 r = f16_of(ld_of_f16(a) * ld_of_f16(b), 0, RTE); if (nan_f16(r)) unspecified = 1; return r; }
 static f16 min_f16(f16 a, f16 b) {
   if (snan_f16(a) || snan_f16(b)) unspecified = 1;
   ld x = ld_of_f16(a), y = ld_of_f16(b);
