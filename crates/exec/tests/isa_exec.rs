@@ -155,17 +155,22 @@ amdhsa.version: [1, 2]
     bytes
 }
 
-/// Runs `body` over one 32-lane wave with input words `input` and returns
-/// `out_words` output words (zero-initialised).
-fn run_with(body: &str, res: Res, input: &[u32], out_words: usize) -> Vec<u32> {
-    let code = assemble(body, res);
-    let dev = Device::new(DeviceConfig {
+/// A deterministic gfx1100 device (one worker thread) for these tests.
+fn test_device() -> Device {
+    Device::new(DeviceConfig {
         target: "gfx1100".into(),
         arena_bytes: 64 << 20,
         threads: Some(1),
         ..Default::default()
     })
-    .unwrap();
+    .unwrap()
+}
+
+/// Runs `body` over one 32-lane wave with input words `input` and returns
+/// `out_words` output words (zero-initialised).
+fn run_with(body: &str, res: Res, input: &[u32], out_words: usize) -> Vec<u32> {
+    let code = assemble(body, res);
+    let dev = test_device();
     let prog = dev.load(&code).unwrap();
     let bytes: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
     let inb = dev
@@ -970,13 +975,7 @@ fn ds_append_and_storexchg() {
 /// Runs `body` and returns the dispatch's fault report.
 fn fault_of(body: &str) -> String {
     let code = assemble(body, Res::default());
-    let dev = Device::new(DeviceConfig {
-        target: "gfx1100".into(),
-        arena_bytes: 64 << 20,
-        threads: Some(1),
-        ..Default::default()
-    })
-    .unwrap();
+    let dev = test_device();
     let prog = dev.load(&code).unwrap();
     let buf = dev.alloc_zeroed(4 * LANES as u64).unwrap();
     let launch = Launch {

@@ -432,32 +432,6 @@ macro_rules! at32 {
         }) as Exec
     };
 }
-/// An atomic whose result depends on MODE (float denormal controls).
-macro_rules! at32m {
-    ($ret:expr, $f:expr) => {
-        (|w: &mut Wave, env: &mut Env, i: &Inst| atomic32(w, env, i, $ret, $f)) as Exec
-    };
-}
-macro_rules! at64 {
-    ($ret:expr, $f:expr) => {
-        (|w: &mut Wave, env: &mut Env, i: &Inst| atomic64(w, env, i, $ret, $f)) as Exec
-    };
-}
-macro_rules! ld {
-    ($bytes:expr, $signed:expr) => {
-        (|w: &mut Wave, env: &mut Env, i: &Inst| load(w, env, i, $bytes, $signed)) as Exec
-    };
-}
-macro_rules! ld16 {
-    ($bytes:expr, $signed:expr, $hi:expr) => {
-        (|w: &mut Wave, env: &mut Env, i: &Inst| load_d16(w, env, i, $bytes, $signed, $hi)) as Exec
-    };
-}
-macro_rules! st {
-    ($bytes:expr, $shift:expr) => {
-        (|w: &mut Wave, env: &mut Env, i: &Inst| store(w, env, i, $bytes, $shift)) as Exec
-    };
-}
 
 /// Both forms of an atomic: without and with return of the old value.
 macro_rules! atomics32 {
@@ -478,8 +452,8 @@ macro_rules! ds_shared32 {
 macro_rules! ds_shared64 {
     ($($op:literal, $ty:literal => $f:expr;)*) => {
         const SHARED64: &[(&str, Exec)] = &[$(
-            (concat!("ds_", $op, "_", $ty), at64!(false, $f)),
-            (concat!("ds_", $op, "_rtn_", $ty), at64!(true, $f)),
+            (concat!("ds_", $op, "_", $ty), bind!(atomic64, false, $f)),
+            (concat!("ds_", $op, "_rtn_", $ty), bind!(atomic64, true, $f)),
         )*];
     };
 }
@@ -488,7 +462,7 @@ shared_rmw64!(ds_shared64);
 
 macro_rules! atomics64 {
     ($($name:literal, $rtn:literal => $f:expr;)*) => {
-        const ATOMICS64: &[(&str, Exec)] = &[$(($name, at64!(false, $f)), ($rtn, at64!(true, $f)),)*];
+        const ATOMICS64: &[(&str, Exec)] = &[$(($name, bind!(atomic64, false, $f)), ($rtn, bind!(atomic64, true, $f)),)*];
     };
 }
 
@@ -508,28 +482,28 @@ atomics64! {
 
 const BASIC: &[(&str, Exec)] = &[
     ("ds_nop", super::nop as Exec),
-    ("ds_load_b32", ld!(4, false)),
-    ("ds_load_b64", ld!(8, false)),
-    ("ds_load_b96", ld!(12, false)),
-    ("ds_load_b128", ld!(16, false)),
-    ("ds_load_u8", ld!(1, false)),
-    ("ds_load_i8", ld!(1, true)),
-    ("ds_load_u16", ld!(2, false)),
-    ("ds_load_i16", ld!(2, true)),
-    ("ds_load_u8_d16", ld16!(1, false, false)),
-    ("ds_load_u8_d16_hi", ld16!(1, false, true)),
-    ("ds_load_i8_d16", ld16!(1, true, false)),
-    ("ds_load_i8_d16_hi", ld16!(1, true, true)),
-    ("ds_load_u16_d16", ld16!(2, false, false)),
-    ("ds_load_u16_d16_hi", ld16!(2, false, true)),
-    ("ds_store_b8", st!(1, 0)),
-    ("ds_store_b16", st!(2, 0)),
-    ("ds_store_b8_d16_hi", st!(1, 16)),
-    ("ds_store_b16_d16_hi", st!(2, 16)),
-    ("ds_store_b32", st!(4, 0)),
-    ("ds_store_b64", st!(8, 0)),
-    ("ds_store_b96", st!(12, 0)),
-    ("ds_store_b128", st!(16, 0)),
+    ("ds_load_b32", bind!(load, 4, false)),
+    ("ds_load_b64", bind!(load, 8, false)),
+    ("ds_load_b96", bind!(load, 12, false)),
+    ("ds_load_b128", bind!(load, 16, false)),
+    ("ds_load_u8", bind!(load, 1, false)),
+    ("ds_load_i8", bind!(load, 1, true)),
+    ("ds_load_u16", bind!(load, 2, false)),
+    ("ds_load_i16", bind!(load, 2, true)),
+    ("ds_load_u8_d16", bind!(load_d16, 1, false, false)),
+    ("ds_load_u8_d16_hi", bind!(load_d16, 1, false, true)),
+    ("ds_load_i8_d16", bind!(load_d16, 1, true, false)),
+    ("ds_load_i8_d16_hi", bind!(load_d16, 1, true, true)),
+    ("ds_load_u16_d16", bind!(load_d16, 2, false, false)),
+    ("ds_load_u16_d16_hi", bind!(load_d16, 2, false, true)),
+    ("ds_store_b8", bind!(store, 1, 0)),
+    ("ds_store_b16", bind!(store, 2, 0)),
+    ("ds_store_b8_d16_hi", bind!(store, 1, 16)),
+    ("ds_store_b16_d16_hi", bind!(store, 2, 16)),
+    ("ds_store_b32", bind!(store, 4, 0)),
+    ("ds_store_b64", bind!(store, 8, 0)),
+    ("ds_store_b96", bind!(store, 12, 0)),
+    ("ds_store_b128", bind!(store, 16, 0)),
     (
         "ds_load_2addr_b32",
         (|w: &mut Wave, env: &mut Env, i: &Inst| load2(w, env, i, 1, false)) as Exec,
@@ -563,7 +537,7 @@ const BASIC: &[(&str, Exec)] = &[
         (|w: &mut Wave, env: &mut Env, i: &Inst| store2(w, env, i, 2, true)) as Exec,
     ),
     ("ds_storexchg_rtn_b32", at32!(true, |_, d, _| d)),
-    ("ds_storexchg_rtn_b64", at64!(true, |_, d, _| d)),
+    ("ds_storexchg_rtn_b64", bind!(atomic64, true, |_, d, _| d)),
     (
         "ds_storexchg_2addr_rtn_b32",
         (|w: &mut Wave, env: &mut Env, i: &Inst| xchg2(w, env, i, 1, false)) as Exec,
@@ -621,10 +595,13 @@ const BASIC: &[(&str, Exec)] = &[
 /// DS float atomics whose arithmetic MODE controls; registered after the
 /// shared table, so these replace its MODE-blind `add_f32`.
 const MODE_DEPENDENT: &[(&str, Exec)] = &[
-    ("ds_add_f32", at32m!(false, |o, d, _, m| add_f32(o, d, m))),
+    (
+        "ds_add_f32",
+        bind!(atomic32, false, |o, d, _, m| add_f32(o, d, m)),
+    ),
     (
         "ds_add_rtn_f32",
-        at32m!(true, |o, d, _, m| add_f32(o, d, m)),
+        bind!(atomic32, true, |o, d, _, m| add_f32(o, d, m)),
     ),
 ];
 

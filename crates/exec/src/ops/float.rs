@@ -761,37 +761,22 @@ fn is_denorm64(x: f64) -> bool {
 ///   sequence must be exact; unmeasured) the guide's VCC = 0 stands.
 pub fn div_scale32(s0: f32, den: f32, num: f32, denorm_out: bool) -> (f32, bool) {
     let denormal = |x: f64| x != 0.0 && x.abs() < f32::MIN_POSITIVE as f64;
-    let (quotient, reciprocal) = (num as f64 / den as f64, 1.0 / den as f64);
-    if num == 0.0 || den == 0.0 {
-        (f32::NAN, true)
-    } else if exp32(num) - exp32(den) >= 96 {
-        (
-            if s0 == den {
-                ldexp32(s0, 64, Round::Nearest)
-            } else {
-                s0
-            },
-            true,
-        )
-    } else if is_denorm32(den) {
-        (ldexp32(s0, 64, Round::Nearest), false)
-    } else if denormal(quotient) {
-        let scale = denorm_out && s0 == num;
-        (
-            if scale {
-                ldexp32(s0, 64, Round::Nearest)
-            } else {
-                s0
-            },
-            true,
-        )
-    } else if denormal(reciprocal) {
-        (ldexp32(s0, -64, Round::Nearest), false)
-    } else if exp32(num) <= 23 {
-        (ldexp32(s0, 64, Round::Nearest), !denorm_out)
-    } else {
-        (s0, false)
-    }
+    let facts = DivScaleFacts {
+        zero: num == 0.0 || den == 0.0,
+        near_overflow: exp32(num) - exp32(den) >= 96,
+        den_denormal: is_denorm32(den),
+        quotient_denormal: denormal(num as f64 / den as f64),
+        reciprocal_denormal: denormal(1.0 / den as f64),
+        num_tiny: exp32(num) <= 23,
+    };
+    let (scale, vcc) = facts.rule(s0 == den, s0 == num, denorm_out);
+    let v = match scale {
+        Scale::Nan => f32::NAN,
+        Scale::Keep => s0,
+        Scale::Up => ldexp32(s0, 64, Round::Nearest),
+        Scale::Down => ldexp32(s0, -64, Round::Nearest),
+    };
+    (v, vcc)
 }
 
 /// `v_div_scale_f64`, by the rules of [`div_scale32`] (thresholds 768,
@@ -800,37 +785,63 @@ pub fn div_scale32(s0: f32, den: f32, num: f32, denorm_out: bool) -> (f32, bool)
 /// below 2^-1022 exactly when `num` < `den` · 2^-1022.
 pub fn div_scale64(s0: f64, den: f64, num: f64, denorm_out: bool) -> (f64, bool) {
     let (n, dn) = (num.abs(), den.abs());
-    let quotient_denormal = n < dn * f64::MIN_POSITIVE || (n / dn) < f64::MIN_POSITIVE;
-    let reciprocal_denormal = dn > 1.0 / f64::MIN_POSITIVE;
-    if num == 0.0 || den == 0.0 {
-        (f64::NAN, true)
-    } else if exp64(num) - exp64(den) >= 768 {
-        (
-            if s0 == den {
-                ldexp64(s0, 128, Round::Nearest)
-            } else {
-                s0
-            },
-            true,
-        )
-    } else if is_denorm64(den) {
-        (ldexp64(s0, 128, Round::Nearest), false)
-    } else if quotient_denormal {
-        let scale = denorm_out && s0 == num;
-        (
-            if scale {
-                ldexp64(s0, 128, Round::Nearest)
-            } else {
-                s0
-            },
-            true,
-        )
-    } else if reciprocal_denormal {
-        (ldexp64(s0, -128, Round::Nearest), false)
-    } else if exp64(num) <= 53 {
-        (ldexp64(s0, 128, Round::Nearest), !denorm_out)
-    } else {
-        (s0, false)
+    let facts = DivScaleFacts {
+        zero: num == 0.0 || den == 0.0,
+        near_overflow: exp64(num) - exp64(den) >= 768,
+        den_denormal: is_denorm64(den),
+        quotient_denormal: n < dn * f64::MIN_POSITIVE || (n / dn) < f64::MIN_POSITIVE,
+        reciprocal_denormal: dn > 1.0 / f64::MIN_POSITIVE,
+        num_tiny: exp64(num) <= 53,
+    };
+    let (scale, vcc) = facts.rule(s0 == den, s0 == num, denorm_out);
+    let v = match scale {
+        Scale::Nan => f64::NAN,
+        Scale::Keep => s0,
+        Scale::Up => ldexp64(s0, 128, Round::Nearest),
+        Scale::Down => ldexp64(s0, -128, Round::Nearest),
+    };
+    (v, vcc)
+}
+
+/// What `v_div_scale` does to S0: the format's scale factor is 2^64 (f32)
+/// or 2^128 (f64).
+enum Scale {
+    Nan,
+    Keep,
+    Up,
+    Down,
+}
+
+/// The operand tests `v_div_scale`'s rules read, judged in one format.
+struct DivScaleFacts {
+    zero: bool,
+    near_overflow: bool,
+    den_denormal: bool,
+    quotient_denormal: bool,
+    reciprocal_denormal: bool,
+    num_tiny: bool,
+}
+
+impl DivScaleFacts {
+    /// The rules of [`div_scale32`], in their order, for both formats: the
+    /// scaling of S0 and the lane's VCC bit.
+    fn rule(&self, s0_is_den: bool, s0_is_num: bool, denorm_out: bool) -> (Scale, bool) {
+        if self.zero {
+            (Scale::Nan, true)
+        } else if self.near_overflow {
+            (if s0_is_den { Scale::Up } else { Scale::Keep }, true)
+        } else if self.den_denormal {
+            (Scale::Up, false)
+        } else if self.quotient_denormal {
+            let scale = denorm_out && s0_is_num;
+            (if scale { Scale::Up } else { Scale::Keep }, true)
+        } else if self.reciprocal_denormal {
+            (Scale::Down, false)
+        } else if self.num_tiny {
+            (Scale::Up, !denorm_out)
+        } else {
+            (Scale::Keep, false)
+        }
     }
 }
 

@@ -14,6 +14,16 @@ use crate::arena::{Arena, MemError};
 use crate::program::Program;
 use crate::wave::Wave;
 
+/// A table entry: the handler `f(w, env, i, args…)` with its trailing
+/// arguments fixed, as an [`Exec`]. One binder for every family's table.
+macro_rules! bind {
+    ($f:path $(, $arg:expr)* $(,)?) => {
+        (|w: &mut $crate::wave::Wave, env: &mut $crate::ops::Env, i: &softgpu_isa::Inst| {
+            $f(w, env, i $(, $arg)*)
+        }) as $crate::ops::Exec
+    };
+}
+
 #[macro_use]
 mod rmw;
 

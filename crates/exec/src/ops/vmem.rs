@@ -469,82 +469,61 @@ fn atomic64(
     Ok(Flow::Next)
 }
 
-macro_rules! ld {
-    ($bytes:expr, $ext:expr) => {
-        (|w: &mut Wave, env: &mut Env, i: &Inst| load(w, env, i, $bytes, $ext)) as Exec
-    };
-}
-macro_rules! st {
-    ($bytes:expr, $shift:expr) => {
-        (|w: &mut Wave, env: &mut Env, i: &Inst| store(w, env, i, $bytes, $shift)) as Exec
-    };
-}
-macro_rules! at32 {
-    ($cmp:expr, $f:expr) => {
-        (|w: &mut Wave, env: &mut Env, i: &Inst| atomic32(w, env, i, $cmp, $f)) as Exec
-    };
-}
-macro_rules! at64 {
-    ($cmp:expr, $f:expr) => {
-        (|w: &mut Wave, env: &mut Env, i: &Inst| atomic64(w, env, i, $cmp, $f)) as Exec
-    };
-}
-
 /// Operation suffixes shared by the flat, global and buffer families.
 const OPS: &[(&str, Exec)] = &[
-    ("load_b32", ld!(4, Ext::Zero)),
-    ("load_b64", ld!(8, Ext::Zero)),
-    ("load_b96", ld!(12, Ext::Zero)),
-    ("load_b128", ld!(16, Ext::Zero)),
-    ("load_u8", ld!(1, Ext::Zero)),
-    ("load_i8", ld!(1, Ext::Sign)),
-    ("load_u16", ld!(2, Ext::Zero)),
-    ("load_i16", ld!(2, Ext::Sign)),
-    ("load_d16_u8", ld!(1, Ext::D16Lo)),
-    ("load_d16_i8", ld!(1, Ext::D16Lo8Sign)),
-    ("load_d16_b16", ld!(2, Ext::D16Lo)),
-    ("load_d16_hi_u8", ld!(1, Ext::D16Hi)),
-    ("load_d16_hi_i8", ld!(1, Ext::D16Hi8Sign)),
-    ("load_d16_hi_b16", ld!(2, Ext::D16Hi)),
-    ("store_b8", st!(1, 0)),
-    ("store_b16", st!(2, 0)),
-    ("store_b32", st!(4, 0)),
-    ("store_b64", st!(8, 0)),
-    ("store_b96", st!(12, 0)),
-    ("store_b128", st!(16, 0)),
-    ("store_d16_hi_b8", st!(1, 16)),
-    ("store_d16_hi_b16", st!(2, 16)),
-    ("atomic_swap_b32", at32!(false, |_, d, _| d)),
+    ("load_b32", bind!(load, 4, Ext::Zero)),
+    ("load_b64", bind!(load, 8, Ext::Zero)),
+    ("load_b96", bind!(load, 12, Ext::Zero)),
+    ("load_b128", bind!(load, 16, Ext::Zero)),
+    ("load_u8", bind!(load, 1, Ext::Zero)),
+    ("load_i8", bind!(load, 1, Ext::Sign)),
+    ("load_u16", bind!(load, 2, Ext::Zero)),
+    ("load_i16", bind!(load, 2, Ext::Sign)),
+    ("load_d16_u8", bind!(load, 1, Ext::D16Lo)),
+    ("load_d16_i8", bind!(load, 1, Ext::D16Lo8Sign)),
+    ("load_d16_b16", bind!(load, 2, Ext::D16Lo)),
+    ("load_d16_hi_u8", bind!(load, 1, Ext::D16Hi)),
+    ("load_d16_hi_i8", bind!(load, 1, Ext::D16Hi8Sign)),
+    ("load_d16_hi_b16", bind!(load, 2, Ext::D16Hi)),
+    ("store_b8", bind!(store, 1, 0)),
+    ("store_b16", bind!(store, 2, 0)),
+    ("store_b32", bind!(store, 4, 0)),
+    ("store_b64", bind!(store, 8, 0)),
+    ("store_b96", bind!(store, 12, 0)),
+    ("store_b128", bind!(store, 16, 0)),
+    ("store_d16_hi_b8", bind!(store, 1, 16)),
+    ("store_d16_hi_b16", bind!(store, 2, 16)),
+    ("atomic_swap_b32", bind!(atomic32, false, |_, d, _| d)),
     (
         "atomic_cmpswap_b32",
-        at32!(true, |o, d, c| if o == c { d } else { o }),
+        bind!(atomic32, true, |o, d, c| if o == c { d } else { o }),
     ),
     (
         "atomic_csub_u32",
-        at32!(false, |o, d, _| o.saturating_sub(d)),
+        bind!(atomic32, false, |o, d, _| o.saturating_sub(d)),
     ),
     (
         "atomic_cmpswap_f32",
-        at32!(true, |o, d, c| if f(o) == f(c) { d } else { o }),
+        bind!(atomic32, true, |o, d, c| if f(o) == f(c) { d } else { o }),
     ),
     (
         "atomic_pk_add_f16",
-        at32!(false, |o, d, _| to_h(h(o) + h(d))
+        bind!(atomic32, false, |o, d, _| to_h(h(o) + h(d))
             | to_h(h(o >> 16) + h(d >> 16)) << 16),
     ),
     (
         "atomic_pk_add_bf16",
-        at32!(false, |o, d, _| bf16_add(o, d)
+        bind!(atomic32, false, |o, d, _| bf16_add(o, d)
             | bf16_add(o >> 16, d >> 16) << 16),
     ),
-    ("atomic_swap_b64", at64!(false, |_, d, _| d)),
+    ("atomic_swap_b64", bind!(atomic64, false, |_, d, _| d)),
     (
         "atomic_cmpswap_b64",
-        at64!(true, |o, d, c| if o == c { d } else { o }),
+        bind!(atomic64, true, |o, d, c| if o == c { d } else { o }),
     ),
     (
         "atomic_add_f64",
-        at64!(false, |o, dd, _| (d(o) + d(dd)).to_bits()),
+        bind!(atomic64, false, |o, dd, _| (d(o) + d(dd)).to_bits()),
     ),
 ];
 
@@ -558,12 +537,12 @@ fn bf16_add(a: u32, b: u32) -> u32 {
 /// The shared read-modify-write operations as `atomic_OP_TYPE`.
 macro_rules! vmem_shared32 {
     ($($op:literal, $ty:literal => $f:expr;)*) => {
-        const SHARED32: &[(&str, Exec)] = &[$((concat!("atomic_", $op, "_", $ty), at32!(false, $f)),)*];
+        const SHARED32: &[(&str, Exec)] = &[$((concat!("atomic_", $op, "_", $ty), bind!(atomic32, false, $f)),)*];
     };
 }
 macro_rules! vmem_shared64 {
     ($($op:literal, $ty:literal => $f:expr;)*) => {
-        const SHARED64: &[(&str, Exec)] = &[$((concat!("atomic_", $op, "_", $ty), at64!(false, $f)),)*];
+        const SHARED64: &[(&str, Exec)] = &[$((concat!("atomic_", $op, "_", $ty), bind!(atomic64, false, $f)),)*];
     };
 }
 shared_rmw32!(vmem_shared32);
@@ -593,7 +572,8 @@ pub fn entries() -> impl Iterator<Item = (String, Exec)> {
 }
 
 /// Float atomics whose memory-side rules differ from LDS's.
-const MEMORY_FLOAT: &[(&str, Exec)] = &[("atomic_add_f32", at32!(false, add_f32_flush_in))];
+const MEMORY_FLOAT: &[(&str, Exec)] =
+    &[("atomic_add_f32", bind!(atomic32, false, add_f32_flush_in))];
 
 /// `global_load/store_addtid_b32`: no address VGPR; lane `l` accesses
 /// saddr + offset + 4·l.
@@ -1097,40 +1077,24 @@ fn load_lds_format(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     Ok(Flow::Next)
 }
 
-macro_rules! fmt_ld {
-    ($n:expr, $width:expr) => {
-        (|w: &mut Wave, env: &mut Env, i: &Inst| format_load(w, env, i, $n, $width)) as Exec
-    };
-}
-macro_rules! fmt_st {
-    ($n:expr, $width:expr) => {
-        (|w: &mut Wave, env: &mut Env, i: &Inst| format_store(w, env, i, $n, $width)) as Exec
-    };
-}
-macro_rules! ld_lds {
-    ($bytes:expr, $ext:expr) => {
-        (|w: &mut Wave, env: &mut Env, i: &Inst| load_lds(w, env, i, $bytes, $ext)) as Exec
-    };
-}
-
 /// The typed ops under their MUBUF (`buffer_`) and MTBUF (`tbuffer_`) names.
 const FORMAT_OPS: &[(&str, Exec)] = &[
-    ("load_format_x", fmt_ld!(1, Width::B32)),
-    ("load_format_xy", fmt_ld!(2, Width::B32)),
-    ("load_format_xyz", fmt_ld!(3, Width::B32)),
-    ("load_format_xyzw", fmt_ld!(4, Width::B32)),
-    ("store_format_x", fmt_st!(1, Width::B32)),
-    ("store_format_xy", fmt_st!(2, Width::B32)),
-    ("store_format_xyz", fmt_st!(3, Width::B32)),
-    ("store_format_xyzw", fmt_st!(4, Width::B32)),
-    ("load_d16_format_x", fmt_ld!(1, Width::D16)),
-    ("load_d16_format_xy", fmt_ld!(2, Width::D16)),
-    ("load_d16_format_xyz", fmt_ld!(3, Width::D16)),
-    ("load_d16_format_xyzw", fmt_ld!(4, Width::D16)),
-    ("store_d16_format_x", fmt_st!(1, Width::D16)),
-    ("store_d16_format_xy", fmt_st!(2, Width::D16)),
-    ("store_d16_format_xyz", fmt_st!(3, Width::D16)),
-    ("store_d16_format_xyzw", fmt_st!(4, Width::D16)),
+    ("load_format_x", bind!(format_load, 1, Width::B32)),
+    ("load_format_xy", bind!(format_load, 2, Width::B32)),
+    ("load_format_xyz", bind!(format_load, 3, Width::B32)),
+    ("load_format_xyzw", bind!(format_load, 4, Width::B32)),
+    ("store_format_x", bind!(format_store, 1, Width::B32)),
+    ("store_format_xy", bind!(format_store, 2, Width::B32)),
+    ("store_format_xyz", bind!(format_store, 3, Width::B32)),
+    ("store_format_xyzw", bind!(format_store, 4, Width::B32)),
+    ("load_d16_format_x", bind!(format_load, 1, Width::D16)),
+    ("load_d16_format_xy", bind!(format_load, 2, Width::D16)),
+    ("load_d16_format_xyz", bind!(format_load, 3, Width::D16)),
+    ("load_d16_format_xyzw", bind!(format_load, 4, Width::D16)),
+    ("store_d16_format_x", bind!(format_store, 1, Width::D16)),
+    ("store_d16_format_xy", bind!(format_store, 2, Width::D16)),
+    ("store_d16_format_xyz", bind!(format_store, 3, Width::D16)),
+    ("store_d16_format_xyzw", bind!(format_store, 4, Width::D16)),
 ];
 
 /// Memory float atomic add "is hardwired to flush input denormals - it does
@@ -1151,12 +1115,18 @@ pub const TABLE: &[(&str, Exec)] = &[
     ),
     ("buffer_gl0_inv", super::nop as Exec),
     ("buffer_gl1_inv", super::nop as Exec),
-    ("buffer_load_d16_hi_format_x", fmt_ld!(1, Width::D16Hi)),
-    ("buffer_store_d16_hi_format_x", fmt_st!(1, Width::D16Hi)),
-    ("buffer_load_lds_u8", ld_lds!(1, Ext::Zero)),
-    ("buffer_load_lds_i8", ld_lds!(1, Ext::Sign)),
-    ("buffer_load_lds_u16", ld_lds!(2, Ext::Zero)),
-    ("buffer_load_lds_i16", ld_lds!(2, Ext::Sign)),
-    ("buffer_load_lds_b32", ld_lds!(4, Ext::Zero)),
+    (
+        "buffer_load_d16_hi_format_x",
+        bind!(format_load, 1, Width::D16Hi),
+    ),
+    (
+        "buffer_store_d16_hi_format_x",
+        bind!(format_store, 1, Width::D16Hi),
+    ),
+    ("buffer_load_lds_u8", bind!(load_lds, 1, Ext::Zero)),
+    ("buffer_load_lds_i8", bind!(load_lds, 1, Ext::Sign)),
+    ("buffer_load_lds_u16", bind!(load_lds, 2, Ext::Zero)),
+    ("buffer_load_lds_i16", bind!(load_lds, 2, Ext::Sign)),
+    ("buffer_load_lds_b32", bind!(load_lds, 4, Ext::Zero)),
     ("buffer_load_lds_format_x", load_lds_format as Exec),
 ];
