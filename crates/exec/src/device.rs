@@ -551,6 +551,32 @@ pub fn build_kernarg(
     dynamic_lds: u32,
     args: &[Arg],
 ) -> Result<Vec<u8>, DispatchError> {
+    build_kernarg_with(kernel, grid, block, dynamic_lds, args, &Services::default())
+}
+
+/// Device addresses of the runtime services a kernel's hidden arguments
+/// point at. A service left at 0 is a null pointer in the kernarg
+/// segment, so a kernel that uses an absent service faults loudly at the
+/// null address instead of misbehaving.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Services {
+    /// `hidden_printf_buffer`: the buffered-printf ring.
+    pub printf_buffer: u64,
+    /// `hidden_hostcall_buffer`: the hostcall packet buffer.
+    pub hostcall_buffer: u64,
+    /// `hidden_heap_v1`: the device-side `malloc` heap.
+    pub heap: u64,
+}
+
+/// [`build_kernarg`] with the service pointers the runtime provides.
+pub fn build_kernarg_with(
+    kernel: &Kernel,
+    grid: [u32; 3],
+    block: [u32; 3],
+    dynamic_lds: u32,
+    args: &[Arg],
+    services: &Services,
+) -> Result<Vec<u8>, DispatchError> {
     check_shape(kernel, grid, block)?;
     let meta = &kernel.meta;
     let size = meta
@@ -619,9 +645,11 @@ pub fn build_kernarg(
             ValueKind::HiddenDynamicLdsSize => Some(dynamic_lds as u64),
             ValueKind::HiddenPrivateBase => Some(PRIVATE_APERTURE >> 32),
             ValueKind::HiddenSharedBase => Some(SHARED_APERTURE >> 32),
-            // Offsets are zero; absent services (printf, hostcall, heap,
-            // device queues) are null pointers, so a kernel using one
-            // faults loudly at the null address instead of misbehaving.
+            ValueKind::HiddenPrintfBuffer => Some(services.printf_buffer),
+            ValueKind::HiddenHostcallBuffer => Some(services.hostcall_buffer),
+            ValueKind::HiddenHeapV1 => Some(services.heap),
+            // Offsets are zero; device queues, completion actions and the
+            // multigrid sync argument are null pointers (see `Services`).
             _ => Some(0),
         };
         if let Some(v) = value {

@@ -28,8 +28,8 @@ pub mod program;
 pub mod wave;
 
 pub use device::{
-    build_kernarg, Arg, Buffer, Device, DeviceConfig, DispatchError, Launch, RawDispatch,
-    DEFAULT_WAVE_BUDGET,
+    build_kernarg, build_kernarg_with, Arg, Buffer, Device, DeviceConfig, DispatchError, Launch,
+    RawDispatch, Services, DEFAULT_WAVE_BUDGET,
 };
 pub use dispatch::DispatchStats;
 pub use fault::{Fault, FaultKind, Site};

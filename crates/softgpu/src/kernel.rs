@@ -237,6 +237,9 @@ pub(crate) enum ArgValue {
         type_name: &'static str,
         bytes: Vec<u8>,
     },
+    /// Kernarg bytes as a C caller gave them (a pointer is its address):
+    /// checked only for size.
+    Raw(Vec<u8>),
 }
 
 /// Kernel arguments, in order, checked against the kernel's metadata when
@@ -245,6 +248,7 @@ pub(crate) enum ArgValue {
 pub struct Args {
     pub(crate) values: Vec<ArgValue>,
     pub(crate) dynamic_lds: u32,
+    pub(crate) services: softgpu_exec::Services,
 }
 
 impl Args {
@@ -270,6 +274,22 @@ impl Args {
             type_name: T::NAME,
             bytes,
         });
+        self
+    }
+
+    /// An argument given as its kernarg bytes, for C-ABI layers (HIP's
+    /// `void** args`): a pointer argument is its 8-byte address, which no
+    /// buffer keeps alive, so the caller answers for the memory as on a
+    /// GPU. Only the size is checked.
+    pub fn raw(mut self, bytes: Vec<u8>) -> Args {
+        self.values.push(ArgValue::Raw(bytes));
+        self
+    }
+
+    /// The runtime services (printf buffer, hostcall buffer, heap) the
+    /// kernel's hidden arguments point at; absent ones stay null.
+    pub fn services(mut self, services: softgpu_exec::Services) -> Args {
+        self.services = services;
         self
     }
 
@@ -302,7 +322,9 @@ impl Args {
             .iter()
             .map(|v| match v {
                 ArgValue::View { addr, .. } => softgpu_exec::Arg::Pointer(*addr),
-                ArgValue::Value { bytes, .. } => softgpu_exec::Arg::Bytes(bytes.clone()),
+                ArgValue::Value { bytes, .. } | ArgValue::Raw(bytes) => {
+                    softgpu_exec::Arg::Bytes(bytes.clone())
+                }
             })
             .collect()
     }
@@ -313,7 +335,7 @@ impl Args {
             .iter()
             .filter_map(|v| match v {
                 ArgValue::View { buffer, .. } => Some(buffer.clone()),
-                ArgValue::Value { .. } => None,
+                ArgValue::Value { .. } | ArgValue::Raw(_) => None,
             })
             .collect()
     }
@@ -327,6 +349,12 @@ fn check_one(info: &KernelInfo, index: usize, arg: &ArgInfo, given: &ArgValue) -
         why,
     };
     match (arg.kind, given) {
+        (_, ArgValue::Raw(bytes)) if bytes.len() == arg.size as usize => Ok(()),
+        (_, ArgValue::Raw(bytes)) => Err(err(format!(
+            "takes {} bytes, got {}",
+            arg.size,
+            bytes.len()
+        ))),
         (ArgKind::Pointer, ArgValue::View { .. }) => Ok(()),
         (ArgKind::Pointer, ArgValue::Value { type_name, .. }) => {
             Err(err(format!("is a pointer; pass a view, not a {type_name}")))

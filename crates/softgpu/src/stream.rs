@@ -490,6 +490,15 @@ impl Stream {
         run_host_side(&*self.lane()?, 0, op)
     }
 
+    /// Runs `f` on the host in stream order: after the work enqueued
+    /// before it, before the work enqueued after it (CUDA's and HIP's
+    /// host functions). An error it returns fails the stream like a
+    /// kernel fault; if the stream has failed before `f`'s turn, `f` is
+    /// dropped unrun.
+    pub fn host_fn(&self, f: impl FnOnce() -> Result<(), String> + Send + 'static) -> Result<()> {
+        self.lane()?.host_op(0, f)
+    }
+
     /// Marks this point of the stream.
     pub fn record_event(&self) -> Result<Event> {
         Ok(Event {
@@ -568,12 +577,13 @@ impl Stream {
         block: [u32; 3],
         args: &Args,
     ) -> Result<Kernarg> {
-        let bytes = softgpu_exec::build_kernarg(
+        let bytes = softgpu_exec::build_kernarg_with(
             kernel.kref.kernel(),
             items,
             block,
             args.dynamic_lds,
             &args.exec_args(),
+            &args.services,
         )
         .map_err(|e| Error::Launch {
             kernel: kernel.name().into(),
