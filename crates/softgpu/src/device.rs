@@ -145,6 +145,19 @@ impl Device {
         Stream::new(self.clone())
     }
 
+    /// Device memory as `(free, total)` bytes: the device pool's capacity
+    /// and what is not allocated from it.
+    pub fn memory_info(&self) -> Result<(u64, u64)> {
+        let pool = self.inner.rt.pool(self.inner.device_pool)?;
+        let used = pool.used.load(std::sync::atomic::Ordering::Relaxed);
+        Ok((pool.capacity.saturating_sub(used), pool.capacity))
+    }
+
+    /// The device's index among the process's GPUs.
+    pub fn index(&self) -> usize {
+        self.inner.index
+    }
+
     /// The kernel compiler for this device's target.
     pub fn compiler(&self) -> Result<softgpu_compiler::Compiler> {
         Ok(softgpu_compiler::Compiler::new(self.target())?)

@@ -74,6 +74,21 @@ impl Module {
             .collect()
     }
 
+    /// The device address and size of the global variable `name` (a
+    /// `__device__` or `__constant__` variable, OpenCL program-scope
+    /// data), if the code object defines one.
+    pub fn global(&self, name: &str) -> Option<(u64, u64)> {
+        let m = &self.inner;
+        let rt = &m.device.rt;
+        let handle = rt
+            .symbol_by_name(m.executable, name, Some(m.device.agent_handle))
+            .ok()?;
+        match rt.symbols.get(handle).ok()?.kind {
+            SymbolKind::Variable { address, size, .. } => Some((address, size)),
+            SymbolKind::Kernel(_) => None,
+        }
+    }
+
     /// The kernel named `name` (its source name, without `.kd`).
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
         let m = &self.inner;
@@ -157,6 +172,10 @@ pub struct KernelInfo {
     pub workgroup_size_hint: Option<[u32; 3]>,
     /// Lanes per wave (32 or 64).
     pub wave_size: u32,
+    /// Vector registers per work-item.
+    pub vgprs: u32,
+    /// Scalar registers per wave.
+    pub sgprs: u32,
 }
 
 impl KernelInfo {
@@ -192,6 +211,8 @@ impl KernelInfo {
             required_workgroup_size: meta.reqd_workgroup_size,
             workgroup_size_hint: meta.workgroup_size_hint,
             wave_size: meta.wavefront_size,
+            vgprs: meta.vgpr_count,
+            sgprs: meta.sgpr_count,
         }
     }
 }
@@ -316,12 +337,19 @@ impl Args {
         Ok(())
     }
 
-    /// The arguments as the executor's kernarg builder takes them.
-    pub(crate) fn exec_args(&self) -> Vec<softgpu_exec::Arg> {
+    /// The arguments as the executor's kernarg builder takes them (a raw
+    /// pointer argument becomes the pointer its bytes hold).
+    pub(crate) fn exec_args(&self, info: &KernelInfo) -> Vec<softgpu_exec::Arg> {
         self.values
             .iter()
-            .map(|v| match v {
+            .zip(&info.args)
+            .map(|(v, arg)| match v {
                 ArgValue::View { addr, .. } => softgpu_exec::Arg::Pointer(*addr),
+                ArgValue::Raw(bytes) if arg.kind == ArgKind::Pointer && bytes.len() == 8 => {
+                    let mut word = [0u8; 8];
+                    word.copy_from_slice(bytes);
+                    softgpu_exec::Arg::Pointer(u64::from_le_bytes(word))
+                }
                 ArgValue::Value { bytes, .. } | ArgValue::Raw(bytes) => {
                     softgpu_exec::Arg::Bytes(bytes.clone())
                 }

@@ -582,7 +582,7 @@ impl Stream {
             items,
             block,
             args.dynamic_lds,
-            &args.exec_args(),
+            &args.exec_args(kernel.info()),
             &args.services,
         )
         .map_err(|e| Error::Launch {

@@ -1,0 +1,337 @@
+//! The C types and constants of HIP 5.2.3 (`/usr/include/hip`), as
+//! `#[repr(C)]` mirrors. `tests/abi.rs` compiles a C program against
+//! Debian's headers and checks every size and offset here.
+
+use std::ffi::c_void;
+
+pub type hipError_t = i32;
+pub type hipStream_t = *mut c_void;
+pub type hipEvent_t = *mut c_void;
+pub type hipModule_t = *mut c_void;
+pub type hipFunction_t = *mut c_void;
+pub type hipGraph_t = *mut c_void;
+pub type hipGraphExec_t = *mut c_void;
+pub type hipGraphNode_t = *mut c_void;
+pub type hipDeviceptr_t = *mut c_void;
+
+pub const HIP_SUCCESS: hipError_t = 0;
+pub const HIP_ERROR_INVALID_VALUE: hipError_t = 1;
+pub const HIP_ERROR_OUT_OF_MEMORY: hipError_t = 2;
+pub const HIP_ERROR_INVALID_CONFIGURATION: hipError_t = 9;
+pub const HIP_ERROR_INVALID_PITCH_VALUE: hipError_t = 12;
+pub const HIP_ERROR_INVALID_SYMBOL: hipError_t = 13;
+pub const HIP_ERROR_INVALID_DEVICE_POINTER: hipError_t = 17;
+pub const HIP_ERROR_INVALID_MEMCPY_DIRECTION: hipError_t = 21;
+pub const HIP_ERROR_MISSING_CONFIGURATION: hipError_t = 52;
+pub const HIP_ERROR_INVALID_DEVICE_FUNCTION: hipError_t = 98;
+pub const HIP_ERROR_NO_DEVICE: hipError_t = 100;
+pub const HIP_ERROR_INVALID_DEVICE: hipError_t = 101;
+pub const HIP_ERROR_INVALID_IMAGE: hipError_t = 200;
+pub const HIP_ERROR_NO_BINARY_FOR_GPU: hipError_t = 209;
+pub const HIP_ERROR_FILE_NOT_FOUND: hipError_t = 301;
+pub const HIP_ERROR_INVALID_HANDLE: hipError_t = 400;
+pub const HIP_ERROR_NOT_FOUND: hipError_t = 500;
+pub const HIP_ERROR_NOT_READY: hipError_t = 600;
+pub const HIP_ERROR_ILLEGAL_ADDRESS: hipError_t = 700;
+pub const HIP_ERROR_LAUNCH_OUT_OF_RESOURCES: hipError_t = 701;
+pub const HIP_ERROR_PEER_ACCESS_ALREADY_ENABLED: hipError_t = 704;
+pub const HIP_ERROR_PEER_ACCESS_NOT_ENABLED: hipError_t = 705;
+pub const HIP_ERROR_HOST_MEMORY_ALREADY_REGISTERED: hipError_t = 712;
+pub const HIP_ERROR_HOST_MEMORY_NOT_REGISTERED: hipError_t = 713;
+pub const HIP_ERROR_LAUNCH_FAILURE: hipError_t = 719;
+pub const HIP_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE: hipError_t = 720;
+pub const HIP_ERROR_NOT_SUPPORTED: hipError_t = 801;
+pub const HIP_ERROR_STREAM_CAPTURE_UNSUPPORTED: hipError_t = 900;
+pub const HIP_ERROR_STREAM_CAPTURE_INVALIDATED: hipError_t = 901;
+pub const HIP_ERROR_STREAM_CAPTURE_UNMATCHED: hipError_t = 903;
+pub const HIP_ERROR_STREAM_CAPTURE_ILLEGAL: hipError_t = 401;
+pub const HIP_ERROR_UNKNOWN: hipError_t = 999;
+/// `HIPRTC_ERROR_INTERNAL_ERROR`: what an absent `hiprtc*` returns.
+pub const HIPRTC_ERROR_INTERNAL_ERROR: i32 = 11;
+
+/// Every `hipError_t` with its enumerator name and a message.
+pub const ERRORS: &[(hipError_t, &str, &str)] = &[
+    (0, "hipSuccess", "no error"),
+    (1, "hipErrorInvalidValue", "invalid argument"),
+    (2, "hipErrorOutOfMemory", "out of memory"),
+    (3, "hipErrorNotInitialized", "initialization error"),
+    (4, "hipErrorDeinitialized", "driver shutting down"),
+    (5, "hipErrorProfilerDisabled", "profiler disabled while using external profiling tool"),
+    (6, "hipErrorProfilerNotInitialized", "profiler is not initialized"),
+    (7, "hipErrorProfilerAlreadyStarted", "profiler already started"),
+    (8, "hipErrorProfilerAlreadyStopped", "profiler already stopped"),
+    (9, "hipErrorInvalidConfiguration", "invalid configuration argument"),
+    (12, "hipErrorInvalidPitchValue", "invalid pitch argument"),
+    (13, "hipErrorInvalidSymbol", "invalid device symbol"),
+    (17, "hipErrorInvalidDevicePointer", "invalid device pointer"),
+    (21, "hipErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"),
+    (35, "hipErrorInsufficientDriver", "driver version is insufficient for runtime version"),
+    (52, "hipErrorMissingConfiguration", "__global__ function call is not configured"),
+    (53, "hipErrorPriorLaunchFailure", "unspecified launch failure in prior launch"),
+    (98, "hipErrorInvalidDeviceFunction", "invalid device function"),
+    (100, "hipErrorNoDevice", "no ROCm-capable device is detected"),
+    (101, "hipErrorInvalidDevice", "invalid device ordinal"),
+    (200, "hipErrorInvalidImage", "device kernel image is invalid"),
+    (201, "hipErrorInvalidContext", "invalid device context"),
+    (202, "hipErrorContextAlreadyCurrent", "context is already current context"),
+    (205, "hipErrorMapFailed", "mapping of buffer object failed"),
+    (206, "hipErrorUnmapFailed", "unmapping of buffer object failed"),
+    (207, "hipErrorArrayIsMapped", "array is mapped"),
+    (208, "hipErrorAlreadyMapped", "resource already mapped"),
+    (209, "hipErrorNoBinaryForGpu", "no kernel image is available for execution on the device"),
+    (210, "hipErrorAlreadyAcquired", "resource already acquired"),
+    (211, "hipErrorNotMapped", "resource not mapped"),
+    (212, "hipErrorNotMappedAsArray", "resource not mapped as array"),
+    (213, "hipErrorNotMappedAsPointer", "resource not mapped as pointer"),
+    (214, "hipErrorECCNotCorrectable", "uncorrectable ECC error encountered"),
+    (215, "hipErrorUnsupportedLimit", "limit is not supported on this architecture"),
+    (216, "hipErrorContextAlreadyInUse", "exclusive-thread device already in use by a different thread"),
+    (217, "hipErrorPeerAccessUnsupported", "peer access is not supported between these two devices"),
+    (218, "hipErrorInvalidKernelFile", "invalid kernel file"),
+    (219, "hipErrorInvalidGraphicsContext", "invalid OpenGL or DirectX context"),
+    (300, "hipErrorInvalidSource", "device kernel image is invalid"),
+    (301, "hipErrorFileNotFound", "file not found"),
+    (302, "hipErrorSharedObjectSymbolNotFound", "shared object symbol not found"),
+    (303, "hipErrorSharedObjectInitFailed", "shared object initialization failed"),
+    (304, "hipErrorOperatingSystem", "OS call failed or operation not supported on this OS"),
+    (400, "hipErrorInvalidHandle", "invalid resource handle"),
+    (401, "hipErrorIllegalState", "the operation cannot be performed in the present state"),
+    (500, "hipErrorNotFound", "named symbol not found"),
+    (600, "hipErrorNotReady", "device not ready"),
+    (700, "hipErrorIllegalAddress", "an illegal memory access was encountered"),
+    (701, "hipErrorLaunchOutOfResources", "too many resources requested for launch"),
+    (702, "hipErrorLaunchTimeOut", "the launch timed out and was terminated"),
+    (704, "hipErrorPeerAccessAlreadyEnabled", "peer access is already enabled"),
+    (705, "hipErrorPeerAccessNotEnabled", "peer access has not been enabled"),
+    (708, "hipErrorSetOnActiveProcess", "cannot set while device is active in this process"),
+    (709, "hipErrorContextIsDestroyed", "context is destroyed"),
+    (710, "hipErrorAssert", "device-side assert triggered"),
+    (712, "hipErrorHostMemoryAlreadyRegistered", "part or all of the requested memory range is already mapped"),
+    (713, "hipErrorHostMemoryNotRegistered", "pointer does not correspond to a registered memory region"),
+    (719, "hipErrorLaunchFailure", "unspecified launch failure"),
+    (720, "hipErrorCooperativeLaunchTooLarge", "too many blocks in cooperative launch"),
+    (801, "hipErrorNotSupported", "operation not supported"),
+    (900, "hipErrorStreamCaptureUnsupported", "operation not permitted when stream is capturing"),
+    (901, "hipErrorStreamCaptureInvalidated", "operation failed due to a previous error during capture"),
+    (902, "hipErrorStreamCaptureMerge", "operation would result in a merge of separate capture sequences"),
+    (903, "hipErrorStreamCaptureUnmatched", "capture was not ended in the same stream as it began"),
+    (904, "hipErrorStreamCaptureUnjoined", "capturing stream has unjoined work"),
+    (905, "hipErrorStreamCaptureIsolation", "dependency created on uncaptured work in another stream"),
+    (906, "hipErrorStreamCaptureImplicit", "operation would make the legacy stream depend on a capturing blocking stream"),
+    (907, "hipErrorCapturedEvent", "operation not permitted on an event last recorded in a capturing stream"),
+    (908, "hipErrorStreamCaptureWrongThread", "attempt to terminate a thread-local capture sequence from another thread"),
+    (910, "hipErrorGraphExecUpdateFailure", "the graph update was not performed because it included changes which violated constraints specific to instantiated graph update"),
+    (999, "hipErrorUnknown", "unknown error"),
+    (1052, "hipErrorRuntimeMemory", "runtime memory call returned error"),
+    (1053, "hipErrorRuntimeOther", "runtime call other than memory returned error"),
+];
+
+pub const HIP_MEMCPY_HOST_TO_HOST: i32 = 0;
+pub const HIP_MEMCPY_HOST_TO_DEVICE: i32 = 1;
+pub const HIP_MEMCPY_DEVICE_TO_HOST: i32 = 2;
+pub const HIP_MEMCPY_DEVICE_TO_DEVICE: i32 = 3;
+pub const HIP_MEMCPY_DEFAULT: i32 = 4;
+
+pub const HIP_STREAM_NON_BLOCKING: u32 = 1;
+pub const HIP_EVENT_DISABLE_TIMING: u32 = 2;
+/// `hipStreamPerThread`.
+pub const STREAM_PER_THREAD: usize = 2;
+/// `hipStreamLegacy` (not in 5.2.3's headers; CUDA's value, which later
+/// HIP adopted).
+pub const STREAM_LEGACY: usize = 1;
+
+pub const HIP_MEMORY_TYPE_HOST: i32 = 0;
+pub const HIP_MEMORY_TYPE_DEVICE: i32 = 1;
+pub const HIP_MEMORY_TYPE_UNIFIED: i32 = 3;
+
+/// `HIP_LAUNCH_PARAM_BUFFER_POINTER`, `..._SIZE`, `..._END` in `extra`.
+pub const LAUNCH_PARAM_BUFFER_POINTER: usize = 1;
+pub const LAUNCH_PARAM_BUFFER_SIZE: usize = 2;
+pub const LAUNCH_PARAM_END: usize = 3;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct dim3 {
+    pub x: u32,
+    pub y: u32,
+    pub z: u32,
+}
+
+impl dim3 {
+    pub fn array(self) -> [u32; 3] {
+        [self.x, self.y, self.z]
+    }
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct hipDeviceProp_t {
+    pub name: [u8; 256],
+    pub totalGlobalMem: usize,
+    pub sharedMemPerBlock: usize,
+    pub regsPerBlock: i32,
+    pub warpSize: i32,
+    pub maxThreadsPerBlock: i32,
+    pub maxThreadsDim: [i32; 3],
+    pub maxGridSize: [i32; 3],
+    pub clockRate: i32,
+    pub memoryClockRate: i32,
+    pub memoryBusWidth: i32,
+    pub totalConstMem: usize,
+    pub major: i32,
+    pub minor: i32,
+    pub multiProcessorCount: i32,
+    pub l2CacheSize: i32,
+    pub maxThreadsPerMultiProcessor: i32,
+    pub computeMode: i32,
+    pub clockInstructionRate: i32,
+    /// `hipDeviceArch_t`: 19 one-bit feature flags in one `unsigned`.
+    pub arch: u32,
+    pub concurrentKernels: i32,
+    pub pciDomainID: i32,
+    pub pciBusID: i32,
+    pub pciDeviceID: i32,
+    pub maxSharedMemoryPerMultiProcessor: usize,
+    pub isMultiGpuBoard: i32,
+    pub canMapHostMemory: i32,
+    pub gcnArch: i32,
+    pub gcnArchName: [u8; 256],
+    pub integrated: i32,
+    pub cooperativeLaunch: i32,
+    pub cooperativeMultiDeviceLaunch: i32,
+    pub maxTexture1DLinear: i32,
+    pub maxTexture1D: i32,
+    pub maxTexture2D: [i32; 2],
+    pub maxTexture3D: [i32; 3],
+    pub hdpMemFlushCntl: *mut u32,
+    pub hdpRegFlushCntl: *mut u32,
+    pub memPitch: usize,
+    pub textureAlignment: usize,
+    pub texturePitchAlignment: usize,
+    pub kernelExecTimeoutEnabled: i32,
+    pub ECCEnabled: i32,
+    pub tccDriver: i32,
+    pub cooperativeMultiDeviceUnmatchedFunc: i32,
+    pub cooperativeMultiDeviceUnmatchedGridDim: i32,
+    pub cooperativeMultiDeviceUnmatchedBlockDim: i32,
+    pub cooperativeMultiDeviceUnmatchedSharedMem: i32,
+    pub isLargeBar: i32,
+    pub asicRevision: i32,
+    pub managedMemory: i32,
+    pub directManagedMemAccessFromHost: i32,
+    pub concurrentManagedAccess: i32,
+    pub pageableMemoryAccess: i32,
+    pub pageableMemoryAccessUsesHostPageTables: i32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hipPointerAttribute_t {
+    pub memoryType: i32,
+    pub device: i32,
+    pub devicePointer: *mut c_void,
+    pub hostPointer: *mut c_void,
+    pub isManaged: i32,
+    pub allocationFlags: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct hipFuncAttributes {
+    pub binaryVersion: i32,
+    pub cacheModeCA: i32,
+    pub constSizeBytes: usize,
+    pub localSizeBytes: usize,
+    pub maxDynamicSharedSizeBytes: i32,
+    pub maxThreadsPerBlock: i32,
+    pub numRegs: i32,
+    pub preferredShmemCarveout: i32,
+    pub ptxVersion: i32,
+    pub sharedSizeBytes: usize,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hipPitchedPtr {
+    pub ptr: *mut c_void,
+    pub pitch: usize,
+    pub xsize: usize,
+    pub ysize: usize,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct hipExtent {
+    pub width: usize,
+    pub height: usize,
+    pub depth: usize,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct hipPos {
+    pub x: usize,
+    pub y: usize,
+    pub z: usize,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hipMemcpy3DParms {
+    pub srcArray: *mut c_void,
+    pub srcPos: hipPos,
+    pub srcPtr: hipPitchedPtr,
+    pub dstArray: *mut c_void,
+    pub dstPos: hipPos,
+    pub dstPtr: hipPitchedPtr,
+    pub extent: hipExtent,
+    pub kind: i32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hipKernelNodeParams {
+    pub blockDim: dim3,
+    pub extra: *mut *mut c_void,
+    pub func: *mut c_void,
+    pub gridDim: dim3,
+    pub kernelParams: *mut *mut c_void,
+    pub sharedMemBytes: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hipMemsetParams {
+    pub dst: *mut c_void,
+    pub elementSize: u32,
+    pub height: usize,
+    pub pitch: usize,
+    pub value: u32,
+    pub width: usize,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hipLaunchParams {
+    pub func: *mut c_void,
+    pub gridDim: dim3,
+    pub blockDim: dim3,
+    pub args: *mut *mut c_void,
+    pub sharedMem: usize,
+    pub stream: hipStream_t,
+}
+
+/// `hipChannelFormatDesc` (returned by value from `hipCreateChannelDesc`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct hipChannelFormatDesc {
+    pub x: i32,
+    pub y: i32,
+    pub z: i32,
+    pub w: i32,
+    pub f: i32,
+}
+
+/// `hipHostFn_t` and `hipStreamCallback_t`.
+pub type hipHostFn_t = Option<unsafe extern "C" fn(*mut c_void)>;
+pub type hipStreamCallback_t = Option<unsafe extern "C" fn(hipStream_t, hipError_t, *mut c_void)>;

@@ -1,0 +1,875 @@
+//! Allocations, copies, fills, symbols and pointer attributes.
+//!
+//! Device memory is softgpu device memory, whose device address is its
+//! host address (the gfx1151 APU's unified memory), so one copy routine
+//! serves every direction: `hipMemcpyKind` is checked but the pointers
+//! themselves decide. Copies and fills are [`Work`] items on a stream; the
+//! synchronous calls put them on the null stream and wait for it, as HIP
+//! orders them. Every device-side range is checked against live
+//! allocations when the copy runs, so a copy to a freed or wild address is
+//! an error, never a stray write.
+
+use std::collections::BTreeMap;
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex};
+
+use crate::abi::*;
+use crate::error::{get, guard, put, HipError, HipResult};
+use crate::state::{hip, lock, Hip};
+use crate::stream::Work;
+
+/// What kind of memory an allocation is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Device,
+    /// `hipHostMalloc`: fine-grained system memory.
+    Host,
+    Managed,
+    /// Host memory the program owns, made reachable by `hipHostRegister`.
+    Registered,
+}
+
+/// One allocation or registered range.
+pub struct Alloc {
+    pub len: u64,
+    pub device: usize,
+    pub kind: Kind,
+    pub flags: u32,
+    /// The memory (none for registered host memory).
+    pub buffer: Option<softgpu::Buffer>,
+}
+
+static ALLOCS: Mutex<BTreeMap<u64, Arc<Alloc>>> = Mutex::new(BTreeMap::new());
+
+/// The allocation holding `addr`, with its start.
+pub fn find(addr: u64) -> Option<(u64, Arc<Alloc>)> {
+    let allocs = lock(&ALLOCS);
+    let (&base, a) = allocs.range(..=addr).next_back()?;
+    (addr < base + a.len.max(1)).then(|| (base, a.clone()))
+}
+
+/// Allocates `len` bytes of `kind` on the current device.
+fn allocate(hip: &Hip, len: u64, kind: Kind, flags: u32) -> HipResult<u64> {
+    let device = hip.current();
+    device.check_sticky()?;
+    let buffer = device.null.with(|s| {
+        let b = match kind {
+            Kind::Device => s.allocate(len),
+            _ => s.allocate_shared(len),
+        };
+        b.map_err(|e| {
+            HipError::new(
+                HIP_ERROR_OUT_OF_MEMORY,
+                format!("allocation of {len} bytes: {e}"),
+            )
+        })
+    })?;
+    let addr = buffer.device_ptr();
+    let alloc = Alloc {
+        len,
+        device: device.index,
+        kind,
+        flags,
+        buffer: Some(buffer),
+    };
+    lock(&ALLOCS).insert(addr, Arc::new(alloc));
+    Ok(addr)
+}
+
+/// A managed allocation for a `__managed__` variable.
+pub fn allocate_managed(len: u64) -> HipResult<u64> {
+    allocate(hip()?, len.max(1), Kind::Managed, 1)
+}
+
+/// Frees the allocation starting at `addr`, after the device's queued work
+/// (HIP's `hipFree` synchronizes, so no kernel still uses it).
+fn free(hip: &Hip, addr: u64, kinds: &[Kind]) -> HipResult {
+    if addr == 0 {
+        return Ok(());
+    }
+    let alloc = {
+        let allocs = lock(&ALLOCS);
+        match allocs.get(&addr) {
+            Some(a) if kinds.contains(&a.kind) => a.clone(),
+            Some(a) => {
+                return Err(HipError::invalid(format!(
+                    "{addr:#x} is {:?} memory; free it with the matching call",
+                    a.kind
+                )))
+            }
+            None => {
+                return Err(HipError::invalid(format!(
+                    "{addr:#x} is not the start of a live allocation"
+                )))
+            }
+        }
+    };
+    crate::stream::synchronize_device(hip, alloc.device)?;
+    lock(&ALLOCS).remove(&addr);
+    Ok(())
+}
+
+/// Frees every allocation of `device` (`hipDeviceReset`).
+pub fn free_device(device: usize) {
+    lock(&ALLOCS).retain(|_, a| a.device != device || a.kind == Kind::Registered);
+}
+
+fn out_ptr(ptr: *mut *mut c_void, addr: u64) -> HipResult {
+    // SAFETY: an output of a pointer (crate docs, "Outputs").
+    unsafe { put(ptr, addr as *mut c_void) }
+}
+
+fn malloc_kind(ptr: *mut *mut c_void, size: usize, kind: Kind, flags: u32) -> HipResult {
+    if ptr.is_null() {
+        return Err(HipError::invalid("null output pointer"));
+    }
+    if size == 0 {
+        return out_ptr(ptr, 0);
+    }
+    let addr = allocate(hip()?, size as u64, kind, flags)?;
+    out_ptr(ptr, addr)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipError_t {
+    guard("hipMalloc", || malloc_kind(ptr, size, Kind::Device, 0))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipExtMallocWithFlags(
+    ptr: *mut *mut c_void,
+    size: usize,
+    flags: u32,
+) -> hipError_t {
+    guard("hipExtMallocWithFlags", || {
+        malloc_kind(ptr, size, Kind::Device, flags)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMallocManaged(
+    ptr: *mut *mut c_void,
+    size: usize,
+    flags: u32,
+) -> hipError_t {
+    guard("hipMallocManaged", || {
+        if flags != 1 && flags != 2 {
+            return Err(HipError::invalid(format!(
+                "managed memory flags {flags:#x}"
+            )));
+        }
+        malloc_kind(ptr, size, Kind::Managed, flags)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipHostMalloc(
+    ptr: *mut *mut c_void,
+    size: usize,
+    flags: u32,
+) -> hipError_t {
+    guard("hipHostMalloc", || {
+        malloc_kind(ptr, size, Kind::Host, flags)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipHostAlloc(
+    ptr: *mut *mut c_void,
+    size: usize,
+    flags: u32,
+) -> hipError_t {
+    guard("hipHostAlloc", || malloc_kind(ptr, size, Kind::Host, flags))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMallocHost(ptr: *mut *mut c_void, size: usize) -> hipError_t {
+    guard("hipMallocHost", || malloc_kind(ptr, size, Kind::Host, 0))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemAllocHost(ptr: *mut *mut c_void, size: usize) -> hipError_t {
+    guard("hipMemAllocHost", || malloc_kind(ptr, size, Kind::Host, 0))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
+    guard("hipFree", || {
+        free(
+            hip()?,
+            ptr as u64,
+            &[Kind::Device, Kind::Managed, Kind::Host],
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
+    guard("hipHostFree", || {
+        free(
+            hip()?,
+            ptr as u64,
+            &[Kind::Host, Kind::Device, Kind::Managed],
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipFreeHost(ptr: *mut c_void) -> hipError_t {
+    guard("hipFreeHost", || free(hip()?, ptr as u64, &[Kind::Host]))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMallocAsync(
+    ptr: *mut *mut c_void,
+    size: usize,
+    stream: hipStream_t,
+) -> hipError_t {
+    guard("hipMallocAsync", || {
+        // The memory exists at once, which stream order allows.
+        hip()?.stream(stream)?;
+        malloc_kind(ptr, size, Kind::Device, 0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream_t) -> hipError_t {
+    guard("hipFreeAsync", || {
+        let hip = hip()?;
+        let s = hip.stream(stream)?;
+        let addr = ptr as u64;
+        if addr == 0 {
+            return Ok(());
+        }
+        let alloc = lock(&ALLOCS).remove(&addr).ok_or_else(|| {
+            HipError::invalid(format!("{addr:#x} is not the start of a live allocation"))
+        })?;
+        // Freed when the stream reaches this point: the host function
+        // holds the last reference. (Other streams must be ordered before
+        // it by the program, as HIP requires.)
+        let holder = Arc::new(Mutex::new(Some(alloc)));
+        let call = crate::stream::HostCall {
+            call: release_alloc,
+            data: Arc::into_raw(holder) as usize,
+        };
+        s.enqueue(hip, Work::Host(call))
+    })
+}
+
+/// Drops the allocation a `hipFreeAsync` host call holds.
+unsafe extern "C" fn release_alloc(data: *mut c_void) {
+    // SAFETY: `data` is the `Arc` `hipFreeAsync` leaked for this one call.
+    let holder = unsafe { Arc::from_raw(data as *const Mutex<Option<Arc<Alloc>>>) };
+    lock(&holder).take();
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipHostRegister(ptr: *mut c_void, size: usize, flags: u32) -> hipError_t {
+    guard("hipHostRegister", || {
+        let hip = hip()?;
+        let addr = ptr as u64;
+        if addr == 0 || size == 0 {
+            return Err(HipError::invalid(
+                "registering a null pointer or zero bytes",
+            ));
+        }
+        if find(addr).is_some() || find(addr + size as u64 - 1).is_some() {
+            return Err(HipError::new(
+                HIP_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
+                format!("{addr:#x}+{size} overlaps memory already registered or allocated"),
+            ));
+        }
+        let rt = softgpu_runtime::Runtime::get()?;
+        // SAFETY: the program keeps the range valid until it unregisters
+        // it and no kernel uses it (hipHostRegister's contract).
+        unsafe { rt.lock(addr, size as u64) }?;
+        let alloc = Alloc {
+            len: size as u64,
+            device: hip.current().index,
+            kind: Kind::Registered,
+            flags,
+            buffer: None,
+        };
+        lock(&ALLOCS).insert(addr, Arc::new(alloc));
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipHostUnregister(ptr: *mut c_void) -> hipError_t {
+    guard("hipHostUnregister", || {
+        let hip = hip()?;
+        let addr = ptr as u64;
+        let registered = matches!(lock(&ALLOCS).get(&addr), Some(a) if a.kind == Kind::Registered);
+        if !registered {
+            return Err(HipError::new(
+                HIP_ERROR_HOST_MEMORY_NOT_REGISTERED,
+                format!("{addr:#x} was not registered with hipHostRegister"),
+            ));
+        }
+        for d in 0..hip.devices.len() {
+            crate::stream::synchronize_device(hip, d)?;
+        }
+        lock(&ALLOCS).remove(&addr);
+        softgpu_runtime::Runtime::get()?.unlock(addr)?;
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipHostGetDevicePointer(
+    dev: *mut *mut c_void,
+    host: *mut c_void,
+    flags: u32,
+) -> hipError_t {
+    guard("hipHostGetDevicePointer", || {
+        if flags != 0 {
+            return Err(HipError::invalid(format!(
+                "flags must be 0, got {flags:#x}"
+            )));
+        }
+        match find(host as u64) {
+            Some((_, a)) if a.kind != Kind::Device => out_ptr(dev, host as u64),
+            _ => Err(HipError::invalid(format!(
+                "{host:p} is not host memory from hipHostMalloc or hipHostRegister"
+            ))),
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipHostGetFlags(flags: *mut u32, host: *mut c_void) -> hipError_t {
+    guard("hipHostGetFlags", || match find(host as u64) {
+        // SAFETY: output of an unsigned int (crate docs).
+        Some((_, a)) if a.kind == Kind::Host || a.kind == Kind::Registered => unsafe {
+            put(flags, a.flags)
+        },
+        _ => Err(HipError::invalid(format!(
+            "{host:p} is not host memory from hipHostMalloc"
+        ))),
+    })
+}
+
+/// Pitch of a pitched allocation: rows start 256-byte aligned.
+const PITCH_ALIGN: usize = 256;
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMallocPitch(
+    ptr: *mut *mut c_void,
+    pitch: *mut usize,
+    width: usize,
+    height: usize,
+) -> hipError_t {
+    guard("hipMallocPitch", || {
+        let p = width.div_ceil(PITCH_ALIGN).max(1) * PITCH_ALIGN;
+        let bytes = p
+            .checked_mul(height)
+            .ok_or_else(|| HipError::invalid("pitched size overflows"))?;
+        malloc_kind(ptr, bytes, Kind::Device, 0)?;
+        // SAFETY: output of a size (crate docs).
+        unsafe { put(pitch, p) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemAllocPitch(
+    ptr: *mut hipDeviceptr_t,
+    pitch: *mut usize,
+    width: usize,
+    height: usize,
+    _element: u32,
+) -> hipError_t {
+    // SAFETY: forwarded with the caller's arguments.
+    unsafe { hipMallocPitch(ptr, pitch, width, height) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMalloc3D(pitched: *mut hipPitchedPtr, extent: hipExtent) -> hipError_t {
+    guard("hipMalloc3D", || {
+        let p = extent.width.div_ceil(PITCH_ALIGN).max(1) * PITCH_ALIGN;
+        let bytes = p
+            .checked_mul(extent.height)
+            .and_then(|b| b.checked_mul(extent.depth))
+            .ok_or_else(|| HipError::invalid("3D size overflows"))?;
+        let mut addr: *mut c_void = std::ptr::null_mut();
+        malloc_kind(&mut addr, bytes, Kind::Device, 0)?;
+        let value = hipPitchedPtr {
+            ptr: addr,
+            pitch: p,
+            xsize: extent.width,
+            ysize: extent.height,
+        };
+        // SAFETY: output of a hipPitchedPtr (crate docs).
+        unsafe { put(pitched, value) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemGetInfo(free: *mut usize, total: *mut usize) -> hipError_t {
+    guard("hipMemGetInfo", || {
+        let (f, t) = hip()?.current().device.memory_info()?;
+        // SAFETY: outputs of sizes (crate docs).
+        unsafe {
+            put(free, f as usize)?;
+            put(total, t as usize)
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemGetAddressRange(
+    base: *mut hipDeviceptr_t,
+    size: *mut usize,
+    ptr: hipDeviceptr_t,
+) -> hipError_t {
+    guard("hipMemGetAddressRange", || {
+        let (b, a) = find(ptr as u64).ok_or_else(|| {
+            HipError::new(HIP_ERROR_NOT_FOUND, format!("{ptr:p} is in no allocation"))
+        })?;
+        // SAFETY: outputs (crate docs); either may be null.
+        unsafe {
+            if !base.is_null() {
+                put(base, b as hipDeviceptr_t)?;
+            }
+            if !size.is_null() {
+                put(size, a.len as usize)?;
+            }
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemPtrGetInfo(ptr: *mut c_void, size: *mut usize) -> hipError_t {
+    guard("hipMemPtrGetInfo", || {
+        let (_, a) = find(ptr as u64)
+            .ok_or_else(|| HipError::invalid(format!("{ptr:p} is in no allocation")))?;
+        // SAFETY: output of a size (crate docs).
+        unsafe { put(size, a.len as usize) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipPointerGetAttributes(
+    attr: *mut hipPointerAttribute_t,
+    ptr: *const c_void,
+) -> hipError_t {
+    guard("hipPointerGetAttributes", || {
+        let addr = ptr as u64;
+        let (_, a) = find(addr).ok_or_else(|| {
+            HipError::invalid(format!(
+                "{ptr:p} is neither device memory nor registered host memory"
+            ))
+        })?;
+        let (memory_type, host) = match a.kind {
+            Kind::Device => (HIP_MEMORY_TYPE_DEVICE, std::ptr::null_mut()),
+            Kind::Managed => (HIP_MEMORY_TYPE_DEVICE, ptr as *mut c_void),
+            Kind::Host | Kind::Registered => (HIP_MEMORY_TYPE_HOST, ptr as *mut c_void),
+        };
+        let value = hipPointerAttribute_t {
+            memoryType: memory_type,
+            device: a.device as i32,
+            devicePointer: ptr as *mut c_void,
+            hostPointer: host,
+            isManaged: (a.kind == Kind::Managed) as i32,
+            allocationFlags: a.flags,
+        };
+        // SAFETY: output of a hipPointerAttribute_t (crate docs).
+        unsafe { put(attr, value) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemPrefetchAsync(
+    ptr: *const c_void,
+    count: usize,
+    device: i32,
+    stream: hipStream_t,
+) -> hipError_t {
+    guard("hipMemPrefetchAsync", || {
+        let hip = hip()?;
+        hip.stream(stream)?;
+        if device != -1 {
+            hip.device(device)?;
+        }
+        // Memory is unified: there is nothing to move.
+        check_managed(ptr, count)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemAdvise(
+    ptr: *const c_void,
+    count: usize,
+    _advice: i32,
+    device: i32,
+) -> hipError_t {
+    guard("hipMemAdvise", || {
+        if device != -1 {
+            hip()?.device(device)?;
+        }
+        // Memory is unified: advice changes nothing.
+        check_managed(ptr, count)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamAttachMemAsync(
+    stream: hipStream_t,
+    ptr: *mut c_void,
+    _len: usize,
+    _flags: u32,
+) -> hipError_t {
+    guard("hipStreamAttachMemAsync", || {
+        hip()?.stream(stream)?;
+        check_managed(ptr, 0)
+    })
+}
+
+fn check_managed(ptr: *const c_void, count: usize) -> HipResult {
+    match find(ptr as u64) {
+        Some((base, a)) if ptr as u64 + count as u64 <= base + a.len => Ok(()),
+        _ => Err(HipError::invalid(format!(
+            "{ptr:p}+{count} is not in one allocation"
+        ))),
+    }
+}
+
+// --- Copies ------------------------------------------------------------
+
+fn check_kind(kind: i32) -> HipResult {
+    if (HIP_MEMCPY_HOST_TO_HOST..=HIP_MEMCPY_DEFAULT).contains(&kind) {
+        Ok(())
+    } else {
+        Err(HipError::new(
+            HIP_ERROR_INVALID_MEMCPY_DIRECTION,
+            format!("memcpy kind {kind}"),
+        ))
+    }
+}
+
+/// Puts `work` on `stream` and, if `sync`, waits for the stream.
+fn submit(stream: hipStream_t, work: Work, sync: bool) -> HipResult {
+    let hip = hip()?;
+    let s = hip.stream(stream)?;
+    s.enqueue(hip, work)?;
+    if sync && !s.is_capturing() {
+        s.synchronize(hip)?;
+    }
+    Ok(())
+}
+
+fn copy(
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+    kind: i32,
+    stream: hipStream_t,
+    sync: bool,
+) -> HipResult {
+    check_kind(kind)?;
+    if size == 0 {
+        return Ok(());
+    }
+    if dst.is_null() || src.is_null() {
+        return Err(HipError::invalid("copy to or from a null pointer"));
+    }
+    submit(
+        stream,
+        Work::Copy(Arc::new(vec![(dst as u64, src as u64, size as u64)])),
+        sync,
+    )
+}
+
+macro_rules! copy_exports {
+    ($($name:ident($($arg:ident: $ty:ty),*) => $body:expr;)*) => {$(
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($arg: $ty),*) -> hipError_t {
+            guard(stringify!($name), || $body)
+        }
+    )*};
+}
+
+copy_exports! {
+    hipMemcpy(dst: *mut c_void, src: *const c_void, size: usize, kind: i32) => copy(dst, src, size, kind, std::ptr::null_mut(), true);
+    hipMemcpy_spt(dst: *mut c_void, src: *const c_void, size: usize, kind: i32) => copy(dst, src, size, kind, STREAM_PER_THREAD as hipStream_t, true);
+    hipMemcpyWithStream(dst: *mut c_void, src: *const c_void, size: usize, kind: i32, stream: hipStream_t) => copy(dst, src, size, kind, stream, true);
+    hipMemcpyAsync(dst: *mut c_void, src: *const c_void, size: usize, kind: i32, stream: hipStream_t) => copy(dst, src, size, kind, stream, false);
+    hipMemcpyAsync_spt(dst: *mut c_void, src: *const c_void, size: usize, kind: i32, stream: hipStream_t) => copy(dst, src, size, kind, crate::stream::spt(stream), false);
+    hipMemcpyHtoD(dst: hipDeviceptr_t, src: *mut c_void, size: usize) => copy(dst, src, size, HIP_MEMCPY_HOST_TO_DEVICE, std::ptr::null_mut(), true);
+    hipMemcpyDtoH(dst: *mut c_void, src: hipDeviceptr_t, size: usize) => copy(dst, src, size, HIP_MEMCPY_DEVICE_TO_HOST, std::ptr::null_mut(), true);
+    hipMemcpyDtoD(dst: hipDeviceptr_t, src: hipDeviceptr_t, size: usize) => copy(dst, src, size, HIP_MEMCPY_DEVICE_TO_DEVICE, std::ptr::null_mut(), true);
+    hipMemcpyHtoDAsync(dst: hipDeviceptr_t, src: *mut c_void, size: usize, stream: hipStream_t) => copy(dst, src, size, HIP_MEMCPY_HOST_TO_DEVICE, stream, false);
+    hipMemcpyDtoHAsync(dst: *mut c_void, src: hipDeviceptr_t, size: usize, stream: hipStream_t) => copy(dst, src, size, HIP_MEMCPY_DEVICE_TO_HOST, stream, false);
+    hipMemcpyDtoDAsync(dst: hipDeviceptr_t, src: hipDeviceptr_t, size: usize, stream: hipStream_t) => copy(dst, src, size, HIP_MEMCPY_DEVICE_TO_DEVICE, stream, false);
+    hipMemcpyPeer(dst: *mut c_void, dst_device: i32, src: *const c_void, src_device: i32, size: usize) => {
+        let hip = hip()?;
+        hip.device(dst_device)?;
+        hip.device(src_device)?;
+        copy(dst, src, size, HIP_MEMCPY_DEVICE_TO_DEVICE, std::ptr::null_mut(), true)
+    };
+    hipMemcpyPeerAsync(dst: *mut c_void, dst_device: i32, src: *const c_void, src_device: i32, size: usize, stream: hipStream_t) => {
+        let hip = hip()?;
+        hip.device(dst_device)?;
+        hip.device(src_device)?;
+        copy(dst, src, size, HIP_MEMCPY_DEVICE_TO_DEVICE, stream, false)
+    };
+    hipMemcpy2D(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: i32) => copy_2d(dst, dpitch, src, spitch, width, height, kind, std::ptr::null_mut(), true);
+    hipMemcpy2D_spt(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: i32) => copy_2d(dst, dpitch, src, spitch, width, height, kind, STREAM_PER_THREAD as hipStream_t, true);
+    hipMemcpy2DAsync(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: i32, stream: hipStream_t) => copy_2d(dst, dpitch, src, spitch, width, height, kind, stream, false);
+    // SAFETY: `p` points to a hipMemcpy3DParms (crate docs, "Inputs").
+    hipMemcpy3D(p: *const hipMemcpy3DParms) => copy_3d(unsafe { get(p, "parameters")? }, std::ptr::null_mut(), true);
+    // SAFETY: as above.
+    hipMemcpy3D_spt(p: *const hipMemcpy3DParms) => copy_3d(unsafe { get(p, "parameters")? }, STREAM_PER_THREAD as hipStream_t, true);
+    // SAFETY: as above.
+    hipMemcpy3DAsync(p: *const hipMemcpy3DParms, stream: hipStream_t) => copy_3d(unsafe { get(p, "parameters")? }, stream, false);
+    hipMemcpyToSymbol(symbol: *const c_void, src: *const c_void, size: usize, offset: usize, kind: i32) => to_symbol(symbol, src, size, offset, kind, std::ptr::null_mut(), true);
+    hipMemcpyToSymbol_spt(symbol: *const c_void, src: *const c_void, size: usize, offset: usize, kind: i32) => to_symbol(symbol, src, size, offset, kind, STREAM_PER_THREAD as hipStream_t, true);
+    hipMemcpyToSymbolAsync(symbol: *const c_void, src: *const c_void, size: usize, offset: usize, kind: i32, stream: hipStream_t) => to_symbol(symbol, src, size, offset, kind, stream, false);
+    hipMemcpyFromSymbol(dst: *mut c_void, symbol: *const c_void, size: usize, offset: usize, kind: i32) => from_symbol(dst, symbol, size, offset, kind, std::ptr::null_mut(), true);
+    hipMemcpyFromSymbol_spt(dst: *mut c_void, symbol: *const c_void, size: usize, offset: usize, kind: i32) => from_symbol(dst, symbol, size, offset, kind, STREAM_PER_THREAD as hipStream_t, true);
+    hipMemcpyFromSymbolAsync(dst: *mut c_void, symbol: *const c_void, size: usize, offset: usize, kind: i32, stream: hipStream_t) => from_symbol(dst, symbol, size, offset, kind, stream, false);
+    hipMemset(dst: *mut c_void, value: i32, size: usize) => fill(dst, &[value as u8], size, std::ptr::null_mut(), true);
+    hipMemset_spt(dst: *mut c_void, value: i32, size: usize) => fill(dst, &[value as u8], size, STREAM_PER_THREAD as hipStream_t, true);
+    hipMemsetAsync(dst: *mut c_void, value: i32, size: usize, stream: hipStream_t) => fill(dst, &[value as u8], size, stream, false);
+    hipMemsetD8(dst: hipDeviceptr_t, value: u8, count: usize) => fill(dst, &[value], count, std::ptr::null_mut(), true);
+    hipMemsetD8Async(dst: hipDeviceptr_t, value: u8, count: usize, stream: hipStream_t) => fill(dst, &[value], count, stream, false);
+    hipMemsetD16(dst: hipDeviceptr_t, value: u16, count: usize) => fill(dst, &value.to_le_bytes(), count, std::ptr::null_mut(), true);
+    hipMemsetD16Async(dst: hipDeviceptr_t, value: u16, count: usize, stream: hipStream_t) => fill(dst, &value.to_le_bytes(), count, stream, false);
+    hipMemsetD32(dst: hipDeviceptr_t, value: i32, count: usize) => fill(dst, &value.to_le_bytes(), count, std::ptr::null_mut(), true);
+    hipMemsetD32Async(dst: hipDeviceptr_t, value: i32, count: usize, stream: hipStream_t) => fill(dst, &value.to_le_bytes(), count, stream, false);
+    hipMemset2D(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize) => fill_2d(dst, pitch, value, width, height, 1, std::ptr::null_mut(), true);
+    hipMemset2D_spt(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize) => fill_2d(dst, pitch, value, width, height, 1, STREAM_PER_THREAD as hipStream_t, true);
+    hipMemset2DAsync(dst: *mut c_void, pitch: usize, value: i32, width: usize, height: usize, stream: hipStream_t) => fill_2d(dst, pitch, value, width, height, 1, stream, false);
+    hipMemset3D(p: hipPitchedPtr, value: i32, e: hipExtent) => fill_2d(p.ptr, p.pitch, value, e.width, p.ysize.max(e.height), e.depth, std::ptr::null_mut(), true);
+    hipMemset3D_spt(p: hipPitchedPtr, value: i32, e: hipExtent) => fill_2d(p.ptr, p.pitch, value, e.width, p.ysize.max(e.height), e.depth, STREAM_PER_THREAD as hipStream_t, true);
+    hipMemset3DAsync(p: hipPitchedPtr, value: i32, e: hipExtent, stream: hipStream_t) => fill_2d(p.ptr, p.pitch, value, e.width, p.ysize.max(e.height), e.depth, stream, false);
+}
+
+/// The rows of a pitched copy: `height` rows of `width` bytes.
+pub fn rows_2d(
+    dst: u64,
+    dpitch: usize,
+    src: u64,
+    spitch: usize,
+    width: usize,
+    height: usize,
+) -> HipResult<Vec<(u64, u64, u64)>> {
+    if width > dpitch || width > spitch {
+        return Err(HipError::new(
+            HIP_ERROR_INVALID_PITCH_VALUE,
+            format!("width {width} exceeds a pitch ({dpitch}, {spitch})"),
+        ));
+    }
+    Ok((0..height as u64)
+        .map(|r| {
+            (
+                dst + r * dpitch as u64,
+                src + r * spitch as u64,
+                width as u64,
+            )
+        })
+        .collect())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn copy_2d(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: i32,
+    stream: hipStream_t,
+    sync: bool,
+) -> HipResult {
+    check_kind(kind)?;
+    if width == 0 || height == 0 {
+        return Ok(());
+    }
+    if dst.is_null() || src.is_null() {
+        return Err(HipError::invalid("copy to or from a null pointer"));
+    }
+    let rows = rows_2d(dst as u64, dpitch, src as u64, spitch, width, height)?;
+    submit(stream, Work::Copy(Arc::new(rows)), sync)
+}
+
+/// The rows of a 3D copy between pitched pointers.
+pub fn rows_3d(p: &hipMemcpy3DParms) -> HipResult<Vec<(u64, u64, u64)>> {
+    if !p.srcArray.is_null() || !p.dstArray.is_null() {
+        return Err(crate::error::unsupported(
+            "hipMemcpy3D with HIP arrays (arrays need texture support)",
+        ));
+    }
+    check_kind(p.kind)?;
+    let (s, d, e) = (&p.srcPtr, &p.dstPtr, &p.extent);
+    if s.ptr.is_null() || d.ptr.is_null() {
+        return Err(HipError::invalid("3D copy to or from a null pointer"));
+    }
+    let slice = |pp: &hipPitchedPtr| pp.pitch as u64 * pp.ysize.max(1) as u64;
+    let mut rows = Vec::with_capacity(e.height * e.depth);
+    for z in 0..e.depth as u64 {
+        for y in 0..e.height as u64 {
+            let at = |pp: &hipPitchedPtr, pos: &hipPos| {
+                pp.ptr as u64
+                    + (pos.z as u64 + z) * slice(pp)
+                    + (pos.y as u64 + y) * pp.pitch as u64
+                    + pos.x as u64
+            };
+            rows.push((at(d, &p.dstPos), at(s, &p.srcPos), e.width as u64));
+        }
+    }
+    if e.width > s.pitch || e.width > d.pitch {
+        return Err(HipError::new(
+            HIP_ERROR_INVALID_PITCH_VALUE,
+            "extent wider than a pitch",
+        ));
+    }
+    Ok(rows)
+}
+
+fn copy_3d(p: hipMemcpy3DParms, stream: hipStream_t, sync: bool) -> HipResult {
+    let rows = rows_3d(&p)?;
+    submit(stream, Work::Copy(Arc::new(rows)), sync)
+}
+
+/// The fill of `count` copies of `pattern` at `dst`.
+pub fn fill_work(dst: u64, pattern: &[u8], count: usize) -> Work {
+    Work::Fill {
+        rows: Arc::new(vec![(dst, (count * pattern.len()) as u64)]),
+        pattern: Arc::new(pattern.to_vec()),
+    }
+}
+
+fn fill(
+    dst: *mut c_void,
+    pattern: &[u8],
+    count: usize,
+    stream: hipStream_t,
+    sync: bool,
+) -> HipResult {
+    if count == 0 {
+        return Ok(());
+    }
+    if dst.is_null() {
+        return Err(HipError::invalid("fill of a null pointer"));
+    }
+    if (dst as usize) % pattern.len() != 0 {
+        return Err(HipError::invalid(format!(
+            "{dst:p} is not aligned to {} bytes",
+            pattern.len()
+        )));
+    }
+    submit(stream, fill_work(dst as u64, pattern, count), sync)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn fill_2d(
+    dst: *mut c_void,
+    pitch: usize,
+    value: i32,
+    width: usize,
+    height: usize,
+    depth: usize,
+    stream: hipStream_t,
+    sync: bool,
+) -> HipResult {
+    if width == 0 || height == 0 || depth == 0 {
+        return Ok(());
+    }
+    if dst.is_null() {
+        return Err(HipError::invalid("fill of a null pointer"));
+    }
+    if width > pitch {
+        return Err(HipError::new(
+            HIP_ERROR_INVALID_PITCH_VALUE,
+            format!("width {width} exceeds pitch {pitch}"),
+        ));
+    }
+    let rows = (0..(height * depth) as u64)
+        .map(|r| (dst as u64 + r * pitch as u64, width as u64))
+        .collect();
+    let work = Work::Fill {
+        rows: Arc::new(rows),
+        pattern: Arc::new(vec![value as u8]),
+    };
+    submit(stream, work, sync)
+}
+
+/// The device address and size of a `__device__`/`__constant__` variable
+/// on the current device, from its host shadow.
+pub fn symbol(hip: &Hip, symbol: *const c_void) -> HipResult<(u64, u64)> {
+    let var = crate::register::with_registry(|r| r.vars.get(&(symbol as usize)).cloned())
+        .ok_or_else(|| {
+            HipError::new(
+                HIP_ERROR_INVALID_SYMBOL,
+                format!("{symbol:p} is not a registered device variable"),
+            )
+        })?;
+    let fatbin = crate::register::with_registry(|r| r.fatbins[var.fatbin].clone());
+    let module = fatbin.module(hip.current().index)?;
+    let (addr, size) = module.global(&var.name).ok_or_else(|| {
+        HipError::new(
+            HIP_ERROR_INVALID_SYMBOL,
+            format!("the device code defines no variable {}", var.name),
+        )
+    })?;
+    Ok((addr, size.max(var.size)))
+}
+
+fn symbol_range(symbol_ptr: *const c_void, size: usize, offset: usize) -> HipResult<u64> {
+    let (addr, len) = symbol(hip()?, symbol_ptr)?;
+    if offset as u64 + size as u64 > len {
+        return Err(HipError::invalid(format!(
+            "{size} bytes at offset {offset} exceed the {len}-byte variable"
+        )));
+    }
+    Ok(addr + offset as u64)
+}
+
+fn to_symbol(
+    sym: *const c_void,
+    src: *const c_void,
+    size: usize,
+    offset: usize,
+    kind: i32,
+    stream: hipStream_t,
+    sync: bool,
+) -> HipResult {
+    let addr = symbol_range(sym, size, offset)?;
+    copy(addr as *mut c_void, src, size, kind, stream, sync)
+}
+
+fn from_symbol(
+    dst: *mut c_void,
+    sym: *const c_void,
+    size: usize,
+    offset: usize,
+    kind: i32,
+    stream: hipStream_t,
+    sync: bool,
+) -> HipResult {
+    let addr = symbol_range(sym, size, offset)?;
+    copy(dst, addr as *const c_void, size, kind, stream, sync)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGetSymbolAddress(
+    dev: *mut *mut c_void,
+    sym: *const c_void,
+) -> hipError_t {
+    guard("hipGetSymbolAddress", || {
+        out_ptr(dev, symbol(hip()?, sym)?.0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGetSymbolSize(size: *mut usize, sym: *const c_void) -> hipError_t {
+    // SAFETY: output of a size (crate docs).
+    guard("hipGetSymbolSize", || unsafe {
+        put(size, symbol(hip()?, sym)?.1 as usize)
+    })
+}
+
+symver!("memory");
