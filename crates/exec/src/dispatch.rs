@@ -9,6 +9,7 @@ use softgpu_codeobj::{Kernel, KernelDescriptor};
 
 use crate::arena::Arena;
 use crate::fault::Fault;
+use crate::gws::Gws;
 use crate::ops::{Env, Flow, Trap};
 use crate::profile::{InstructionProfile, SlotCount};
 use crate::program::Program;
@@ -17,6 +18,10 @@ use crate::wave::{Wave, PRIVATE_APERTURE};
 /// Instructions a wave runs before the scheduler gives the next wave of its
 /// workgroup a turn, so waves spinning on memory cannot starve the others.
 const QUANTUM: u32 = 4096;
+
+/// The most workgroups a dispatch using global wave sync may have: each
+/// runs on its own host thread.
+pub const MAX_GWS_GROUPS: u64 = 1024;
 
 /// Counters of one dispatch.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -146,6 +151,22 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
         stats: DispatchStats::default(),
         counts: vec![SlotCount::default(); slots],
     });
+    let gws = Gws::new(&abort);
+    // A grid-wide barrier needs every workgroup running at once: one host
+    // thread each (see `crate::gws`).
+    let threads = if plan.program.uses_gws {
+        if total > MAX_GWS_GROUPS {
+            return Err(Box::new(Fault::setup(
+                &plan.kernel.name,
+                format!(
+                    "the kernel uses global wave sync (a grid-wide barrier), so all {total} workgroups must run at once; softgpu runs at most {MAX_GWS_GROUPS}"
+                ),
+            )));
+        }
+        total as usize
+    } else {
+        plan.threads
+    };
     let work = || {
         let mut worker = Worker::take(slots);
         loop {
@@ -154,7 +175,7 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
                 break;
             }
             let group = group_id(plan.groups, index);
-            if let Err(f) = worker.run_workgroup::<PROFILE>(plan, &start, group) {
+            if let Err(f) = worker.run_workgroup::<PROFILE>(plan, &start, group, &gws) {
                 abort.store(true, Ordering::Relaxed);
                 fault
                     .lock()
@@ -171,7 +192,7 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
     };
     // The calling thread is one of the workers; persistent helpers are
     // the others.
-    let threads = plan.threads.clamp(1, total.max(1) as usize);
+    let threads = threads.clamp(1, total.max(1) as usize);
     crate::pool::run(&work, threads - 1);
     if let Some(f) = fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(Box::new(f));
@@ -261,6 +282,7 @@ impl Worker {
         plan: &Plan,
         start: &Start,
         group: [u32; 3],
+        gws: &Gws,
     ) -> Result<(), Box<Fault>> {
         let n_waves = self.setup_waves(plan, start, group);
         self.stats.waves += n_waves as u64;
@@ -271,6 +293,7 @@ impl Worker {
             lds: &mut self.lds,
             program: plan.program,
             tmp: &mut self.tmp,
+            gws,
         };
         loop {
             let mut live = 0;

@@ -130,11 +130,16 @@ impl Bench {
         wave.at_barrier = false;
         wave.retired = 0;
         wave.live_lanes = wave.full_mask();
+        // The bench's one wave is a whole grid: a GWS barrier it arrives
+        // at completes when it expects one wave.
+        let abort = std::sync::atomic::AtomicBool::new(false);
+        let gws = crate::gws::Gws::new(&abort);
         let mut env = Env {
             arena: &self.arena,
             lds: &mut self.lds,
             program: &program,
             tmp: &mut self.tmp,
+            gws: &gws,
         };
         let mut stats = Default::default();
         loop {

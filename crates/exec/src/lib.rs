@@ -20,6 +20,7 @@ pub mod arena;
 pub mod device;
 pub mod dispatch;
 pub mod fault;
+pub mod gws;
 pub mod harness;
 pub mod ops;
 mod pool;

@@ -32,6 +32,9 @@ pub struct Program {
     /// A copy of the placed image (for showing instruction bytes).
     pub image: Vec<u8>,
     slots: Vec<Slot>,
+    /// Whether the code uses global wave sync (`ds_gws_*`): its
+    /// workgroups must then all run at once (`crate::gws`).
+    pub uses_gws: bool,
     /// (offset - text start) / 4 → slot index, or u32::MAX.
     index: Vec<u32>,
     text_start: u64,
@@ -114,12 +117,16 @@ impl Program {
             illegal: None,
             vopd: None,
         });
+        let uses_gws = slots
+            .iter()
+            .any(|s| s.inst.op.name().starts_with("ds_gws_"));
         Program {
             code_object,
             image_base,
             family,
             image,
             slots,
+            uses_gws,
             index,
             text_start: text.start,
         }

@@ -87,6 +87,16 @@ impl Hip {
                 flags: Mutex::new(0),
             });
         }
+        // The trace is buffered; C programs end with `exit`, which runs no
+        // Rust destructors, so flush it then.
+        extern "C" fn flush_trace() {
+            if let Ok(rt) = softgpu_runtime::Runtime::get() {
+                rt.tracer.flush();
+            }
+        }
+        // SAFETY: registers a plain `extern "C"` function with no
+        // arguments, as `atexit` requires.
+        unsafe { libc::atexit(flush_trace) };
         if devices.is_empty() {
             return Err(HipError::new(HIP_ERROR_NO_DEVICE, "softgpu has no GPU"));
         }

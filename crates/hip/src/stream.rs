@@ -85,6 +85,7 @@ impl Work {
                 let rt = softgpu_runtime::Runtime::get()?;
                 let rows = rows.clone();
                 Ok(stream.host_fn(move || {
+                    let start = softgpu_runtime::trace::now_ns();
                     for &(dst, src, len) in rows.iter() {
                         // SAFETY: host sides are valid for `len` bytes
                         // until the copy has run (crate docs, "Host
@@ -93,6 +94,9 @@ impl Work {
                             format!("copy of {len} bytes from {src:#x} to {dst:#x}: {e}")
                         })?;
                     }
+                    let bytes = rows.iter().map(|r| r.2).sum();
+                    let (dst, src) = rows.first().map_or((0, 0), |r| (r.0, r.1));
+                    rt.tracer.transfer("memcpy", start, bytes, dst, Some(src));
                     Ok(())
                 })?)
             }
@@ -148,6 +152,7 @@ unsafe impl Sync for StreamCallback {}
 /// Fills rows with a repeated pattern, a chunk at a time from host memory.
 fn fill(rt: &softgpu_runtime::Runtime, rows: &[(u64, u64)], pattern: &[u8]) -> Result<(), String> {
     const CHUNK: usize = 1 << 16;
+    let start = softgpu_runtime::trace::now_ns();
     let reps = (CHUNK / pattern.len()).max(1);
     let chunk: Vec<u8> = pattern.repeat(reps);
     for &(dst, len) in rows {
@@ -162,6 +167,14 @@ fn fill(rt: &softgpu_runtime::Runtime, rows: &[(u64, u64)], pattern: &[u8]) -> R
             done += n;
         }
     }
+    let bytes = rows.iter().map(|r| r.1).sum();
+    rt.tracer.transfer(
+        "memset",
+        start,
+        bytes,
+        rows.first().map_or(0, |r| r.0),
+        None,
+    );
     Ok(())
 }
 

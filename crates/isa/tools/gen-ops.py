@@ -138,7 +138,8 @@ def vopd(which):
 
 
 def ds(op, f):
-    return le(0xD8000000 | (op << 18) | (3 << 8) | 1,
+    # GDS/GWS ops exist only with the gds bit (17) set.
+    return le(0xD8000000 | (op << 18) | (f["gds"] << 17) | (3 << 8) | 1,
               (f["d"] << 24) | (f["s2"] << 16) | (f["s1"] << 8) | f["s0"])
 
 
@@ -199,7 +200,7 @@ ENCODINGS = [
                            "s2": [V(6), V(0), 0], "hi": [7, 3, 0]}),
     ("vopdx", 16, vopd("x"), {"s1": [4, 0], "lit": [0, 1]}),
     ("vopdy", 32, vopd("y"), {"s1": [7, 0], "lit": [0, 1]}),
-    ("ds", 256, ds, {"d": [10, 0], "s0": [2, 0], "s1": [4, 0], "s2": [6, 0]}),
+    ("ds", 256, ds, {"d": [10, 0], "s0": [2, 0], "s1": [4, 0], "s2": [6, 0], "gds": [0, 1]}),
     ("flat", 128, flat(0), {"d": [10, 0], "s0": [2], "s1": [4, 0], "saddr": [124], "glc": [0, 1]}),
     ("scratch", 128, flat(1), {"d": [10, 0], "s0": [2], "s1": [4, 0], "saddr": [124], "glc": [0, 1]}),
     ("global", 128, flat(2), {"d": [10, 0], "s0": [2], "s1": [4, 0], "saddr": [124],
@@ -221,9 +222,9 @@ def templates(fields):
     combos = []
     for idx in itertools.product(*[range(len(fields[n])) for n in names]):
         f = {n: fields[n][i] for n, i in zip(names, idx)}
-        extra = ("lit", "glc", "fixed")  # tried last, not counted as richness
+        extra = ("lit", "glc", "fixed", "gds")  # tried last, not counted as richness
         zeros = sum(1 for n in names if f[n] == 0 and n not in extra)
-        combos.append(((f.get("lit", 0), f.get("glc", 0), f.get("fixed", 0), zeros, idx), f))
+        combos.append(((f.get("lit", 0), f.get("glc", 0), f.get("fixed", 0), f.get("gds", 0), zeros, idx), f))
     combos.sort(key=lambda c: c[0])
     return [f for _, f in combos]
 

@@ -7,7 +7,11 @@
 //!   `barrier_and`, `barrier_or`, or the unsupported type number);
 //! - `dispatch`: `queue`, `index`, `kernel`, `grid`, `block` (work-items),
 //!   `dur`, `wave_instructions`, `lane_instructions`, `status` (`ok` or the
-//!   fault report).
+//!   fault report);
+//! - `transfer`: a copy or fill a runtime layer ran (HIP's memcpy and
+//!   memset): `what` (`memcpy`, `memset`), `dur`, `bytes`, `dst`, `src`
+//!   (null for a fill). (The `api` status of a HIP call is its
+//!   `hipError_t`.)
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -79,6 +83,19 @@ impl Tracer {
         }
     }
 
+    /// Records a copy or fill (`what`) of `bytes` a runtime layer ran on
+    /// the host from `start` until now (HIP's memcpy and memset).
+    pub fn transfer(&self, what: &str, start: u64, bytes: u64, dst: u64, src: Option<u64>) {
+        if self.enabled() {
+            let dur = now_ns().saturating_sub(start);
+            self.event(
+                "transfer",
+                start,
+                || json!({"what": what, "dur": dur, "bytes": bytes, "dst": dst, "src": src}),
+            );
+        }
+    }
+
     /// Writes buffered events out.
     pub fn flush(&self) {
         if let Some(out) = &self.out {
@@ -100,6 +117,7 @@ impl Drop for Tracer {
 pub fn chrome_trace(lines: impl std::io::BufRead) -> Result<Value> {
     let mut events = vec![thread_name(0, "API calls")];
     let mut queues = std::collections::BTreeSet::new();
+    let mut saw_transfer = false;
     for (n, line) in lines.lines().enumerate() {
         let line = line.map_err(|e| invalid(format!("trace line {}: {e}", n + 1)))?;
         if line.trim().is_empty() {
@@ -133,6 +151,14 @@ pub fn chrome_trace(lines: impl std::io::BufRead) -> Result<Value> {
                     },
                 }))
             }
+            Some("transfer") => {
+                saw_transfer = true;
+                events.push(json!({
+                    "name": format!("{} {} bytes", e["what"].as_str().unwrap_or("copy"), e["bytes"]),
+                    "ph": "X", "pid": 1, "tid": TRANSFER_TRACK, "ts": ts, "dur": dur,
+                    "args": {"dst": e["dst"], "src": e["src"]},
+                }))
+            }
             Some("packet") => {
                 let q = e["queue"].as_u64().unwrap_or(0);
                 queues.insert(q);
@@ -152,8 +178,14 @@ pub fn chrome_trace(lines: impl std::io::BufRead) -> Result<Value> {
     for q in queues {
         events.push(thread_name(q + 1, &format!("queue {q}")));
     }
+    if saw_transfer {
+        events.push(thread_name(TRANSFER_TRACK, "copies and fills"));
+    }
     Ok(json!({"traceEvents": events, "displayTimeUnit": "ns"}))
 }
+
+/// The Chrome track of copies and fills (after every queue's).
+const TRANSFER_TRACK: u64 = 1 << 20;
 
 fn thread_name(tid: u64, name: &str) -> Value {
     json!({"name": "thread_name", "ph": "M", "pid": 1, "tid": tid, "args": {"name": name}})

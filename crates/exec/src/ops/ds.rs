@@ -374,6 +374,29 @@ fn append(w: &mut Wave, env: &mut Env, i: &Inst, consume: bool) -> Result {
     Ok(Flow::Next)
 }
 
+/// `ds_gws_barrier`: the wave arrives at GWS barrier M0[21:16] + offset,
+/// which completes once data0 + 1 waves (data0 of the first active lane,
+/// LLVM's `bar_val`: the waves that wait, minus one) have arrived.
+fn gws_barrier(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
+    let exec = w.exec();
+    if exec == 0 {
+        return Ok(Flow::Next);
+    }
+    let lane = exec.trailing_zeros() as usize;
+    let waves = w.get_lane(i.src[0], lane, 0).wrapping_add(1);
+    let m0 = w.sgpr[softgpu_isa::sreg::M0 as usize];
+    let resource = ((m0 >> 16) & 0x3f) + offset16(i) as u32;
+    env.gws.barrier(resource, waves).map_err(|e| match e {
+        crate::gws::GwsError::Aborted => {
+            Trap::Other("the dispatch stopped while this wave waited at a grid barrier".into())
+        }
+        crate::gws::GwsError::BadResource(r) => {
+            Trap::Other(format!("GWS resource {r} is out of range (0-63)"))
+        }
+    })?;
+    Ok(Flow::Next)
+}
+
 /// M0[15:0], the LDS byte offset of the M0-addressed DS ops.
 fn m0_lo(w: &Wave) -> u64 {
     (w.sgpr[softgpu_isa::sreg::M0 as usize] & 0xffff) as u64
@@ -581,6 +604,7 @@ const BASIC: &[(&str, Exec)] = &[
         (|w: &mut Wave, env: &mut Env, i: &Inst| addtid(w, env, i, true)) as Exec,
     ),
     ("ds_condxchg32_rtn_b64", condxchg32 as Exec),
+    ("ds_gws_barrier", gws_barrier as Exec),
     ("ds_swizzle_b32", swizzle as Exec),
     (
         "ds_bpermute_b32",

@@ -85,6 +85,8 @@ pub struct Env<'a> {
     pub program: &'a Program,
     /// Reused lane buffers, so handlers never clear stack arrays.
     pub tmp: &'a mut Scratch,
+    /// The dispatch's global-wave-sync barriers.
+    pub gws: &'a crate::gws::Gws<'a>,
 }
 
 /// Per-worker lane buffers for operand fetch and results.

@@ -1,0 +1,120 @@
+//! Global wave sync: the `ds_gws_barrier` barriers that HIP's cooperative
+//! groups use for a grid-wide `sync()` (`__ockl_grid_sync`).
+//!
+//! A GWS barrier spans workgroups, so it can only complete if every
+//! workgroup that will arrive is running at the same time. A dispatch of a
+//! program that uses GWS therefore runs each workgroup on its own host
+//! thread (`dispatch.rs`), and a wave arriving at a barrier blocks its
+//! thread until the expected number of waves has arrived. A fault anywhere
+//! in the dispatch releases the waiting waves with an error instead of
+//! leaving them blocked.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
+
+/// GWS resources (barrier ids): M0[21:16] plus the instruction's offset.
+pub const RESOURCES: usize = 64;
+
+/// The GWS barriers of one dispatch.
+pub struct Gws<'a> {
+    state: Mutex<[Barrier; RESOURCES]>,
+    released: Condvar,
+    /// Set when the dispatch is being abandoned (another workgroup
+    /// faulted): waiting waves stop waiting.
+    abort: &'a AtomicBool,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Barrier {
+    arrived: u32,
+    generation: u64,
+}
+
+/// Why a wave left a barrier without it completing.
+#[derive(Debug, PartialEq, Eq)]
+pub enum GwsError {
+    /// The dispatch was abandoned while the wave waited.
+    Aborted,
+    /// The resource id is out of range.
+    BadResource(u32),
+}
+
+impl<'a> Gws<'a> {
+    pub fn new(abort: &'a AtomicBool) -> Gws<'a> {
+        Gws {
+            state: Mutex::new([Barrier::default(); RESOURCES]),
+            released: Condvar::new(),
+            abort,
+        }
+    }
+
+    /// Arrives at barrier `resource`, which completes when `waves` waves
+    /// have arrived; returns once it has.
+    pub fn barrier(&self, resource: u32, waves: u32) -> Result<(), GwsError> {
+        let r = resource as usize;
+        if r >= RESOURCES {
+            return Err(GwsError::BadResource(resource));
+        }
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let b = &mut state[r];
+        b.arrived += 1;
+        if b.arrived >= waves.max(1) {
+            b.arrived = 0;
+            b.generation += 1;
+            self.released.notify_all();
+            return Ok(());
+        }
+        let generation = b.generation;
+        loop {
+            // Timed, so a dispatch abandoned meanwhile is noticed.
+            let (s, _) = self
+                .released
+                .wait_timeout(state, Duration::from_millis(5))
+                .unwrap_or_else(|e| e.into_inner());
+            state = s;
+            if state[r].generation != generation {
+                return Ok(());
+            }
+            if self.abort.load(Ordering::Relaxed) {
+                return Err(GwsError::Aborted);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_barrier_completes_when_every_wave_has_arrived() {
+        let abort = AtomicBool::new(false);
+        let gws = Gws::new(&abort);
+        let passed = std::sync::atomic::AtomicU32::new(0);
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..3 {
+                        gws.barrier(1, 4).unwrap();
+                        passed.fetch_add(1, Ordering::Relaxed);
+                    }
+                });
+            }
+        });
+        assert_eq!(passed.load(Ordering::Relaxed), 12);
+    }
+
+    #[test]
+    fn an_abandoned_dispatch_releases_waiting_waves() {
+        let abort = AtomicBool::new(false);
+        let gws = Gws::new(&abort);
+        std::thread::scope(|s| {
+            let waiter = s.spawn(|| gws.barrier(0, 2));
+            std::thread::sleep(Duration::from_millis(20));
+            abort.store(true, Ordering::Relaxed);
+            assert_eq!(waiter.join().unwrap(), Err(GwsError::Aborted));
+        });
+        assert_eq!(gws.barrier(64, 1), Err(GwsError::BadResource(64)));
+    }
+}
