@@ -56,7 +56,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use softgpu_exec::arena::Arena;
 
@@ -77,6 +77,13 @@ pub const SERVICE_PRINTF: u32 = 2;
 
 const DESC_BEGIN: u64 = 1;
 const DESC_END: u64 = 2;
+
+/// How long the listener keeps checking without sleeping after it last
+/// serviced a packet, while a dispatch using the buffer is in flight.
+/// Spinning (without giving the core up) for the first part of it: a
+/// yield can cost a whole scheduler time slice when the cores are busy.
+const HOT: Duration = Duration::from_millis(2);
+const SPIN: Duration = Duration::from_micros(300);
 
 /// Longest message kept per work-item; longer ones are cut (and reported).
 const MAX_MESSAGE: usize = 1 << 20;
@@ -245,7 +252,10 @@ impl Shared {
     }
 
     fn run(&self) {
-        let mut idle: u32 = 0;
+        // After servicing a packet the next one usually follows within
+        // microseconds (a printf is three calls or more): keep checking,
+        // yielding the core, for a while before sleeping between checks.
+        let mut last_work = Instant::now();
         loop {
             let stopping = self.stop.load(Ordering::Acquire);
             let worked = match self.service_ready() {
@@ -259,16 +269,17 @@ impl Shared {
                 return;
             }
             if worked {
-                idle = 0;
+                last_work = Instant::now();
                 continue;
             }
-            idle = idle.saturating_add(1);
             if self.active.load(Ordering::Acquire) == 0 {
                 let g = self.wake.lock().unwrap_or_else(|e| e.into_inner());
                 if self.active.load(Ordering::Acquire) == 0 && !self.stop.load(Ordering::Acquire) {
                     let _ = self.cv.wait_timeout(g, Duration::from_millis(100));
                 }
-            } else if idle < 64 {
+            } else if last_work.elapsed() < SPIN {
+                std::hint::spin_loop();
+            } else if last_work.elapsed() < HOT {
                 std::thread::yield_now();
             } else {
                 std::thread::sleep(Duration::from_micros(50));

@@ -596,7 +596,7 @@ pub struct FormatTable {
 
 impl FormatTable {
     /// Parses a code object's entries, telling the record form from them:
-    /// HIP's entries are `N:N:<16 hex digits>,format`; with no entries at
+    /// HIP's entries are `N:N:<hash in hex>,format`; with no entries at
     /// all (OpenCL always has one per printf) the records can only be HIP's
     /// runtime-format ones.
     pub fn for_code_object(entries: &[String]) -> FormatTable {
@@ -604,7 +604,10 @@ impl FormatTable {
             e.splitn(3, ':')
                 .nth(2)
                 .and_then(|r| r.split_once(','))
-                .is_some_and(|(h, _)| h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+                .is_some_and(|(h, _)| {
+                    // The hash is printed without leading zeros.
+                    (1..=16).contains(&h.len()) && h.bytes().all(|b| b.is_ascii_hexdigit())
+                })
         };
         FormatTable::parse(entries, entries.iter().all(hip_entry))
     }
@@ -976,6 +979,57 @@ mod tests {
         // next argument follows at once, the record's last 4 bytes unwritten.
         let d = b"t\0\0\0leftnext\0\0\0\0\0\0\0\0";
         assert_eq!(sized(d, &[4, 8, 8], b"%s|%s|%s"), "t|left|next");
+    }
+
+    /// Drains `records` (written after the header) from a fresh buffer;
+    /// returns what was printed on stdout and stderr.
+    fn drain(table: FormatTable, records: &[u8], dropped: [u32; 2]) -> (String, String) {
+        static TURN: Mutex<()> = Mutex::new(());
+        let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+        let arena = Arc::new(Arena::new(1 << 20).unwrap());
+        let sink = CaptureSink::new();
+        let previous = set_sink(Some(sink.clone()));
+        {
+            let b = PrintfBuffer::new(&arena, 4096, Arc::new(table)).unwrap();
+            arena.write(b.addr() + 8, records).unwrap();
+            arena.store_u32(b.addr(), records.len() as u32).unwrap();
+            arena.store_dwords(b.addr() + b.limit(), &dropped).unwrap();
+            b.drain();
+            // Drained and reset: dropping it prints nothing more.
+        }
+        set_sink(previous);
+        sink.take()
+    }
+
+    #[test]
+    fn bad_records_are_reported_not_trusted() {
+        let cl = || FormatTable::parse(&["1:1:4:v=%d\\n".into()], false);
+        let mut r: Vec<u8> = [1u32, 5, 9, 0]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        let (out, err) = drain(cl(), &r, [0, 0]);
+        assert_eq!(out, "v=5\n");
+        assert!(
+            err.contains("unknown printf format id 9 at byte 8"),
+            "{err}"
+        );
+        // A record cut short by the end of the data.
+        r.truncate(8);
+        r.extend(1u32.to_le_bytes());
+        let (out, err) = drain(cl(), &r, [0, 0]);
+        assert_eq!(out, "v=5\n");
+        assert!(err.contains("runs past the data"), "{err}");
+        // A HIP record claiming more bytes than there are, and an overflow.
+        let hip = FormatTable::parse(&["0:0:1f,h\n".into()], true);
+        let mut h = vec![];
+        h.extend(((12u32 << 2) | 2).to_le_bytes());
+        h.extend(0x1fu64.to_le_bytes());
+        h.extend(((4000u32 << 2) | 2).to_le_bytes());
+        let (out, err) = drain(hip, &h, [640, 16]);
+        assert_eq!(out, "h\n");
+        assert!(err.contains("claims 4000 bytes"), "{err}");
+        assert!(err.contains("640 bytes (16 records) dropped"), "{err}");
     }
 
     #[test]

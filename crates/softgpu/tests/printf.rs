@@ -104,6 +104,15 @@ extern "C" __global__ void flood(int n) {
   for (int k = 0; k < n; k++) printf("flood %d %d\n", i, k);
 }
 
+typedef unsigned long long u64x2 __attribute__((ext_vector_type(2)));
+extern "C" __device__ u64x2 __ockl_hostcall_preview(unsigned int, u64, u64, u64, u64, u64, u64, u64, u64);
+extern "C" __global__ void other_service(u64 *out) {
+  int i = threadIdx.x;
+  out[i] = __ockl_hostcall_preview(7, i, 1, 2, 3, 4, 5, 6, 7).x + 1;
+  out[i] += __ockl_hostcall_preview(7, i, 1, 2, 3, 4, 5, 6, 7).y;
+  printf("after %d\n", i);
+}
+
 extern "C" __global__ void check(int *p) {
   int i = threadIdx.x;
   assert(i < 5);
@@ -552,4 +561,68 @@ fn hip_assert_prints_and_faults() {
         Err(Error::Fault(f)) => assert_eq!(f.kernel, "check"),
         other => panic!("expected a kernel fault, got {other:?}"),
     }
+}
+
+#[test]
+fn unknown_hostcall_service_is_reported_once() {
+    let cap = Capture::start();
+    let (device, stream) = open();
+    let module = load(&device, &stream, HIP, Language::Hip, &[]);
+    let k = module.kernel("other_service").unwrap();
+    let buf = stream.allocate(64 * 8).unwrap();
+    stream.dispatch(&k, 1, 64, &Args::new().view(&buf)).unwrap();
+    let got: Vec<u64> = stream.read_blocking(&buf).unwrap();
+    // The host answers an unknown service with zeros.
+    assert_eq!(got, vec![1u64; 64]);
+    let (out, err) = cap.take();
+    assert_eq!(sorted(&out), {
+        let mut v: Vec<String> = (0..64i32).map(|i| c!("after %d\n", i)).collect();
+        v.sort();
+        v
+    });
+    assert_eq!(
+        err.matches("hostcall service 7 is not provided by softgpu")
+            .count(),
+        1,
+        "{err}"
+    );
+}
+
+/// Device output goes through the C library's `stdout` `FILE`, so it keeps
+/// its place among a C host program's own `printf` output even when
+/// stdout is a pipe (fully buffered). Runs itself as a child process.
+#[test]
+fn stdio_sink_interleaves_with_c_stdout() {
+    const CHILD: &str = "SOFTGPU_PRINTF_TEST_CHILD";
+    if std::env::var_os(CHILD).is_some() {
+        let (device, stream) = open();
+        let module = load(&device, &stream, HIP, Language::Hip, &[]);
+        let items = module.kernel("items").unwrap();
+        // SAFETY: plain C printf calls with matching arguments.
+        unsafe { libc::printf(c"host 1\n".as_ptr()) };
+        stream
+            .dispatch(&items, 1, 1, &Args::new().value(1i32))
+            .unwrap();
+        stream.synchronize().unwrap();
+        // SAFETY: as above.
+        unsafe { libc::printf(c"host 2\n".as_ptr()) };
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "stdio_sink_interleaves_with_c_stdout",
+            "--nocapture",
+        ])
+        .env(CHILD, "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let at = |s: &str| {
+        text.find(s)
+            .unwrap_or_else(|| panic!("no {s:?} in {text:?}"))
+    };
+    assert!(at("host 1\n") < at("item 0 line 0\n"), "{text}");
+    assert!(at("item 0 line 0\n") < at("host 2\n"), "{text}");
 }
