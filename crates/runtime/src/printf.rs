@@ -207,7 +207,8 @@ impl ArgSource for Words<'_> {
 /// with a character; anything else (a zero first byte, or no zero at all)
 /// is the next argument or the never-written end of the record, which the
 /// host keeps zeroed. (Ambiguous only when the next argument's bytes look
-/// like a string tail, e.g. a small integer after such a string.)
+/// like a string tail: a small integer (below 2^24, low byte non-zero) or
+/// a string of up to 3 characters after such a string.)
 struct Sized<'a> {
     data: &'a [u8],
     at: usize,
