@@ -700,9 +700,11 @@ fn unescape(s: &str) -> Vec<u8> {
 pub const PRINTF_BUFFER_BYTES: u64 = 1 << 20;
 
 /// A buffered-printf buffer in device memory. The last 8 bytes hold the
-/// dropped-bytes and dropped-records counters that softgpu's HIP
-/// `__printf_alloc` keeps (OpenCL's device library does not count); the
-/// size word excludes them. Dropping the buffer prints what is left in it
+/// dropped-bytes and dropped-records counters that softgpu's
+/// `__printf_alloc` (HIP header, and the object softgpu-compiler links into
+/// OpenCL code) keeps; the size word excludes them. A code object built
+/// elsewhere, with the ROCm device library's allocator, drops records
+/// without counting them. Dropping the buffer prints what is left in it
 /// (so the output of a dispatch that faulted still appears) and frees it.
 pub struct PrintfBuffer {
     arena: Arc<Arena>,
@@ -801,11 +803,6 @@ impl PrintfBuffer {
             complain(&format!(
                 "printf buffer overflow: {} bytes ({} records) dropped; the buffer holds {capacity} bytes",
                 counters[0], counters[1]
-            ));
-        } else if !self.formats.hip && used + 8 > capacity.saturating_sub(64) {
-            complain(&format!(
-                "printf buffer full ({used} of {capacity} bytes): later records were dropped \
-                 (the OpenCL device library does not count them)"
             ));
         }
         result

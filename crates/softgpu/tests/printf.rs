@@ -139,6 +139,11 @@ kernel void items(int n) {
   for (int k = 0; k < n; k++) printf("item %d line %d\n", i, k);
 }
 
+kernel void flood(int n) {
+  int i = get_global_id(0);
+  for (int k = 0; k < n; k++) printf("flood %d %d\n", i, k);
+}
+
 kernel void diverge(global int *out) {
   int i = get_local_id(0);
   if (i % 3 == 0) {
@@ -445,6 +450,40 @@ fn hip_buffered_printf_overflow_is_reported() {
     let (out, err) = cap.take();
     assert_eq!(out.lines().count(), 8);
     assert_eq!(err, "");
+}
+
+/// The dropped-records count of an overflow report.
+fn dropped_records(err: &str) -> usize {
+    assert!(err.contains("printf buffer overflow"), "{err}");
+    err.split("bytes (")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no overflow report in {err:?}"))
+}
+
+#[test]
+fn opencl_printf_overflow_is_reported() {
+    let cap = Capture::start();
+    let (device, stream) = open();
+    let module = load(&device, &stream, OPENCL, Language::OpenCl, &[]);
+    let flood = module.kernel("flood").unwrap();
+    // 4096 work-items × 30 records of 12 bytes: more than the 1 MiB buffer.
+    stream
+        .dispatch(&flood, 16, 256, &Args::new().value(30i32))
+        .unwrap();
+    stream.synchronize().unwrap();
+    let (out, err) = cap.take();
+    let printed = out.lines().count();
+    assert!(
+        printed > 1000 && printed < 122880,
+        "{printed} lines printed"
+    );
+    assert_eq!(
+        printed + dropped_records(&err),
+        122880,
+        "printed + dropped records"
+    );
 }
 
 #[test]
