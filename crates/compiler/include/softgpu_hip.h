@@ -74,3 +74,70 @@ extern "C" __device__ double __ocml_sqrt_f64(double);
 __device__ inline float sinf(float x) { return __ocml_sin_f32(x); }
 __device__ inline float expf(float x) { return __ocml_exp_f32(x); }
 __device__ inline float sqrtf(float x) { return __ocml_sqrt_f32(x); }
+
+// Device printf. clang lowers it by -mprintf-kind: hostcall (the default,
+// through ockl's __ockl_printf_* and the hidden hostcall buffer) or
+// buffered (records in the hidden printf buffer, reserved by
+// __printf_alloc below).
+extern "C" __device__ int printf(const char *, ...);
+
+// The buffered-printf allocator HIP's buffered printf calls. Debian's
+// rocm-device-libs 5.2.3 has it only in the OpenCL library, so it is
+// defined here, with the same buffer layout (header: bytes used, buffer
+// size; records from byte 8). A record that does not fit is dropped and
+// counted in the two words just past the size softgpu gives the device
+// (dropped bytes, dropped records), which the host reports.
+extern "C" __device__ __attribute__((weak)) __attribute__((address_space(1))) char *
+__printf_alloc(unsigned int bytes) {
+  typedef __attribute__((address_space(1))) unsigned int gu32;
+  const unsigned long long *implicit = (const unsigned long long *)__builtin_amdgcn_implicitarg_ptr();
+  gu32 *buf = (gu32 *)implicit[9]; // hidden_printf_buffer (code object v5)
+  if (!buf) return 0;
+  unsigned int size = buf[1];
+  unsigned int off = __hip_atomic_load(buf, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+  for (;;) {
+    if ((unsigned long long)off + bytes + 8 > size) {
+      gu32 *dropped = buf + size / 4;
+      __hip_atomic_fetch_add(dropped, bytes, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+      __hip_atomic_fetch_add(dropped + 1, 1u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+      return 0;
+    }
+    if (__hip_atomic_compare_exchange_strong(buf, &off, off + bytes, __ATOMIC_RELAXED,
+                                             __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT))
+      break;
+  }
+  return (__attribute__((address_space(1))) char *)buf + 8 + off;
+}
+
+// assert(), as ROCm's HIP headers do it: the message to stderr through
+// hostcall fprintf, then a trap (a kernel fault).
+extern "C" __device__ unsigned long long __ockl_fprintf_stderr_begin();
+extern "C" __device__ unsigned long long __ockl_fprintf_append_string_n(unsigned long long, const char *,
+                                                                        unsigned long long, unsigned int);
+extern "C" __device__ unsigned long long __ockl_fprintf_append_args(unsigned long long, unsigned int,
+                                                                    unsigned long long, unsigned long long,
+                                                                    unsigned long long, unsigned long long,
+                                                                    unsigned long long, unsigned long long,
+                                                                    unsigned long long, unsigned int);
+__device__ inline unsigned long long __softgpu_strlen_nul(const char *s) {
+  const char *p = s;
+  while (*p++) {
+  }
+  return p - s;
+}
+extern "C" __device__ __attribute__((noinline)) __attribute__((weak)) void
+__assert_fail(const char *assertion, const char *file, unsigned int line, const char *function) {
+  const char *fmt = "%s:%u: %s: Device-side assertion `%s' failed.\n";
+  unsigned long long msg = __ockl_fprintf_stderr_begin();
+  msg = __ockl_fprintf_append_string_n(msg, fmt, __softgpu_strlen_nul(fmt), 0);
+  msg = __ockl_fprintf_append_string_n(msg, file, __softgpu_strlen_nul(file), 0);
+  msg = __ockl_fprintf_append_args(msg, 1, line, 0, 0, 0, 0, 0, 0, 0);
+  msg = __ockl_fprintf_append_string_n(msg, function, __softgpu_strlen_nul(function), 0);
+  msg = __ockl_fprintf_append_string_n(msg, assertion, __softgpu_strlen_nul(assertion), 1);
+  __builtin_trap();
+}
+#ifdef NDEBUG
+#define assert(e) ((void)0)
+#else
+#define assert(e) ((e) ? (void)0 : __assert_fail(#e, __FILE__, __LINE__, __func__))
+#endif

@@ -4,7 +4,10 @@
 //! OpenCL and HIP except the gfx11 ISA-version constants
 //! (`oclc_isa_version_NNNN.bc`), so clang refuses gfx11 targets with it. The
 //! folder built here holds a symlink to each Debian `.bc` file plus the
-//! missing constants, generated with `llvm-as-19`. It lives under the cache
+//! missing constants, generated with `llvm-as-19`, except `opencl.bc`,
+//! which is a copy without its weak `printf` stub (`llvm-extract-19
+//! --delete`): the stub would hide clang's OpenCL printf lowering, which
+//! gives the kernel a `hidden_printf_buffer` and `amdhsa.printf` formats. It lives under the cache
 //! directory, named by a fingerprint of the Debian libraries and clang's
 //! version, is built atomically (so processes can share it), and each
 //! process checks it once.
@@ -83,7 +86,7 @@ pub(crate) fn ensure(
     }
     if !ready.contains(&dir) {
         if !dir.join(PROBE_LIBRARY).exists() {
-            build_links(&parent, &dir, &tc.bitcode_dir)?;
+            build_links(&parent, &dir, tc)?;
         }
         ready.insert(dir.clone());
     }
@@ -116,7 +119,8 @@ pub(crate) fn ensure(
 
 /// Builds the folder of symlinks under a temporary name and renames it into
 /// place; when another process won the race its folder is used.
-fn build_links(parent: &Path, dir: &Path, bitcode_dir: &Path) -> Result<(), CompileError> {
+fn build_links(parent: &Path, dir: &Path, tc: &Toolchain) -> Result<(), CompileError> {
+    let bitcode_dir = &tc.bitcode_dir;
     let io = |what: &str, p: &Path, e| CompileError::io(format!("{what} {}", p.display()), e);
     std::fs::create_dir_all(parent).map_err(|e| io("creating", parent, e))?;
     let name = dir.file_name().unwrap_or_default().to_string_lossy();
@@ -131,6 +135,20 @@ fn build_links(parent: &Path, dir: &Path, bitcode_dir: &Path) -> Result<(), Comp
                 .is_some_and(|x| x == "bc")
             {
                 let link = tmp.join(e.file_name());
+                if e.file_name() == "opencl.bc" {
+                    // Debian's opencl.bc defines a weak `printf` stub that
+                    // would hide clang's printf lowering (OpenCL printf
+                    // would print nothing): the folder gets a copy without it.
+                    tools::run_checked(
+                        Command::new(&tc.llvm_extract)
+                            .args(["--delete", "--func=printf"])
+                            .arg(e.path())
+                            .arg("-o")
+                            .arg(&link),
+                        None,
+                    )?;
+                    continue;
+                }
                 std::os::unix::fs::symlink(e.path(), &link)
                     .map_err(|e| io("creating", &link, e))?;
             }

@@ -1,7 +1,7 @@
 //! Compiles OpenCL C or HIP device source into an AMD gfx11 code object.
 //!
 //! The compile runs the Debian LLVM 19 toolchain (`clang-19`, `ld.lld-19`,
-//! `llvm-as-19`) with the ROCm device libraries (`rocm-device-libs`), the
+//! `llvm-as-19`, `llvm-extract-19`) with the ROCm device libraries (`rocm-device-libs`), the
 //! same recipe for every caller:
 //!
 //! * OpenCL C: `clang-19 -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa
@@ -49,8 +49,16 @@ pub use error::CompileError;
 /// The minimal HIP device header force-included into every HIP compile
 /// (HIP is compiled with `-nogpuinc`, without the HIP runtime headers): the
 /// qualifiers, `threadIdx`/`blockIdx`/`blockDim`/`gridDim`, `__syncthreads`,
-/// atomics and a few math functions.
+/// atomics, a few math functions, `printf` (hostcall by default, buffered
+/// with `-mprintf-kind=buffered`, whose `__printf_alloc` it defines) and
+/// `assert` (ROCm's message through hostcall `fprintf` to stderr, then a
+/// trap).
 pub const HIP_HEADER: &str = include_str!("../include/softgpu_hip.h");
+
+/// The buffered-printf allocator linked into OpenCL code objects that call
+/// it (see the file's comment): clang emits the call after the device
+/// libraries were linked, so their copy never is.
+const PRINTF_ALLOC_CL: &str = include_str!("../include/softgpu_printf_alloc.cl");
 
 /// The Debian packages of the whole toolchain.
 pub const TOOLCHAIN_PACKAGES: [&str; 4] = ["clang-19", "lld-19", "llvm-19", "rocm-device-libs"];
@@ -59,7 +67,7 @@ pub const TOOLCHAIN_PACKAGES: [&str; 4] = ["clang-19", "lld-19", "llvm-19", "roc
 pub const DEBIAN_BITCODE_DIR: &str = "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode";
 
 /// Bump when the compile recipe changes: it is part of every cache key.
-const RECIPE_VERSION: u32 = 1;
+const RECIPE_VERSION: u32 = 2;
 
 /// A source language.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -162,7 +170,7 @@ impl Compiler {
         self
     }
 
-    /// Directories searched for `clang-19`, `ld.lld-19` and `llvm-as-19`
+    /// Directories searched for `clang-19`, `ld.lld-19`, `llvm-as-19` and `llvm-extract-19`
     /// instead of `$PATH` (an empty list finds nothing).
     pub fn search_path(mut self, dirs: Vec<PathBuf>) -> Compiler {
         self.search_path = Some(dirs);
@@ -276,8 +284,9 @@ impl Compiler {
             field(b"file");
             field(f.as_os_str().as_encoded_bytes());
         }
-        if language == Language::Hip {
-            field(HIP_HEADER.as_bytes());
+        match language {
+            Language::Hip => field(HIP_HEADER.as_bytes()),
+            Language::OpenCl => field(PRINTF_ALLOC_CL.as_bytes()),
         }
         field(source.as_bytes());
         hex(&h.finalize()[..16])
@@ -361,7 +370,11 @@ impl Compiler {
         if code.get(16) != Some(&ET_DYN) {
             let linked = work.path().join("kernel.hsaco");
             let mut ld = Command::new(&tc.lld);
-            ld.arg("-shared").arg(&obj).arg("-o").arg(&linked);
+            ld.arg("-shared").arg(&obj);
+            if code.windows(14).any(|w| w == b"__printf_alloc") {
+                ld.arg(self.printf_alloc(&tc, work.path())?);
+            }
+            ld.arg("-o").arg(&linked);
             let out = tools::run(&mut ld, None)?;
             log.push_str(&String::from_utf8_lossy(&out.stderr));
             check(&ld, &out, &String::from_utf8_lossy(&out.stderr))?;
@@ -389,6 +402,26 @@ impl Compiler {
             code,
             warnings: diag::parse(&log),
         })
+    }
+}
+
+impl Compiler {
+    /// Compiles [`PRINTF_ALLOC_CL`] for the target into `dir`.
+    fn printf_alloc(&self, tc: &tools::Toolchain, dir: &Path) -> Result<PathBuf, CompileError> {
+        let obj = dir.join("printf_alloc.o");
+        let mut cmd = Command::new(&tc.clang);
+        cmd.args(["-x", "cl", "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa"])
+            .arg(format!("-mcpu={}", self.target))
+            .args(["-nogpulib", "-O3"]);
+        if self.options.iter().any(|o| o == "-mcode-object-version=4") {
+            cmd.arg("-DSOFTGPU_COV4");
+        }
+        cmd.args(self.options.iter().filter(|o| o.starts_with("-m")))
+            .args(["-c", "-", "-o"])
+            .arg(&obj);
+        let out = tools::run(&mut cmd, Some(PRINTF_ALLOC_CL.as_bytes()))?;
+        check(&cmd, &out, &String::from_utf8_lossy(&out.stderr))?;
+        Ok(obj)
     }
 }
 

@@ -10,10 +10,11 @@ use std::sync::{Mutex, OnceLock};
 use crate::CompileError;
 
 /// The tools a compile needs and the Debian package of each.
-const TOOLS: [(&str, &str); 3] = [
+const TOOLS: [(&str, &str); 4] = [
     ("clang-19", "clang-19"),
     ("ld.lld-19", "lld-19"),
     ("llvm-as-19", "llvm-19"),
+    ("llvm-extract-19", "llvm-19"),
 ];
 
 /// A library every device-library folder must hold (from `rocm-device-libs`).
@@ -25,6 +26,8 @@ pub(crate) struct Toolchain {
     pub clang: PathBuf,
     pub lld: PathBuf,
     pub llvm_as: PathBuf,
+    /// Removes the OpenCL library's `printf` stub (see `devlibs`).
+    pub llvm_extract: PathBuf,
     /// Folder of the ROCm device bitcode libraries.
     pub bitcode_dir: PathBuf,
 }
@@ -43,7 +46,9 @@ pub(crate) fn resolve(
             Some(p) => found.push(p),
             None => {
                 missing.push(tool.to_string());
-                packages.push(package.to_string());
+                if !packages.iter().any(|p| p == package) {
+                    packages.push(package.to_string());
+                }
             }
         }
     }
@@ -60,6 +65,7 @@ pub(crate) fn resolve(
         clang: found.next().unwrap(),
         lld: found.next().unwrap(),
         llvm_as: found.next().unwrap(),
+        llvm_extract: found.next().unwrap(),
         bitcode_dir: bitcode_dir.to_path_buf(),
     })
 }
@@ -170,7 +176,7 @@ mod tests {
         let CompileError::MissingTools { missing, packages } = &e else {
             panic!("{e:?}")
         };
-        assert_eq!(missing.len(), 4, "{missing:?}");
+        assert_eq!(missing.len(), 5, "{missing:?}");
         assert_eq!(
             packages,
             &["clang-19", "lld-19", "llvm-19", "rocm-device-libs"]

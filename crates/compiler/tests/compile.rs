@@ -286,7 +286,10 @@ fn missing_tools_name_the_debian_packages() {
         let CompileError::MissingTools { missing, packages } = &e else {
             panic!("expected MissingTools, got {e:?}")
         };
-        assert_eq!(missing, &["clang-19", "ld.lld-19", "llvm-as-19"]);
+        assert_eq!(
+            missing,
+            &["clang-19", "ld.lld-19", "llvm-as-19", "llvm-extract-19"]
+        );
         assert_eq!(packages, &["clang-19", "lld-19", "llvm-19"]);
         let msg = e.to_string();
         assert!(

@@ -14,6 +14,8 @@
 //! - [`signal`]: HSA signals and async signal handlers.
 //! - [`queue`]: AQL queues and their packet processors.
 //! - [`executable`]: code object readers, executables and symbols.
+//! - [`printf`]: device printf formatting, output sinks, buffered printf.
+//! - [`hostcall`]: the hostcall buffer and listener (HIP's default printf).
 //! - [`trace`]: the JSON-lines event trace and dispatch capture.
 
 pub mod agent;
@@ -21,7 +23,9 @@ pub mod capture;
 pub mod error;
 pub mod executable;
 pub mod handle;
+pub mod hostcall;
 pub mod memory;
+pub mod printf;
 pub mod profile;
 pub mod queue;
 pub mod runtime;

@@ -48,6 +48,8 @@ pub struct Runtime {
     pub async_handlers: AsyncHandlers,
     /// `SOFTGPU_TRACE` / `SOFTGPU_CAPTURE` output, when asked for.
     pub tracer: Tracer,
+    /// Each GPU's hostcall buffer and listener, started on first use.
+    pub hostcalls: crate::hostcall::Hostcalls,
 }
 
 impl Runtime {
@@ -76,6 +78,12 @@ impl Runtime {
         drop(global);
         rt.stop();
         Ok(())
+    }
+
+    /// Agent `agent`'s hostcall buffer (its listener started on first
+    /// use), marked in use until the returned guard is dropped.
+    pub fn hostcall(&self, agent: usize) -> Result<crate::hostcall::HostcallUse> {
+        Ok(self.hostcalls.get(&self.arena, agent)?.take_use())
     }
 
     /// The initialised runtime.
@@ -109,6 +117,7 @@ impl Runtime {
             allocations: Mutex::new(BTreeMap::new()),
             async_handlers: AsyncHandlers::new(),
             tracer: Tracer::from_env()?,
+            hostcalls: Default::default(),
         };
         let cpu_pools = vec![
             rt.pools
@@ -192,6 +201,7 @@ impl Runtime {
             q.stop();
         }
         self.async_handlers.shutdown();
+        self.hostcalls.stop_all();
         self.tracer.flush();
     }
 }

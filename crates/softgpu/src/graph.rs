@@ -275,7 +275,10 @@ impl GraphExec {
                 lane.wait_for(q, &deps)?;
             }
             match work {
-                Work::Dispatch(d) => lane.publish_quietly(q, d.packet)?,
+                Work::Dispatch(d) => {
+                    lane.publish_quietly(q, d.packet)?;
+                    d.drain_printf(&lane, q)?;
+                }
                 Work::Host(op) => run_host_side(&lane, q, op)?,
             }
             if step.signals {

@@ -41,8 +41,16 @@ mod kernel;
 mod lane;
 mod scalar;
 mod scratch;
+mod services;
 mod staging;
 mod stream;
+
+/// Where device printf output goes: the C library's `stdout`/`stderr` by
+/// default; [`printf::set_sink`] installs another [`printf::Sink`] (for
+/// example a [`printf::CaptureSink`] in tests).
+pub mod printf {
+    pub use softgpu_runtime::printf::{set_sink, CaptureSink, OutStream, Sink, StdioSink};
+}
 
 pub use budget::MemoryBudget;
 pub use buffer::{Buffer, View};

@@ -147,6 +147,8 @@ pub(crate) struct Kernarg {
     device: Arc<DeviceInner>,
     addr: u64,
     bytes: u64,
+    /// The printf and hostcall buffers its hidden arguments point at.
+    services: crate::services::Provided,
 }
 
 impl Drop for Kernarg {
@@ -160,6 +162,25 @@ impl Drop for Kernarg {
 pub(crate) struct PreparedDispatch {
     pub packet: [u8; 64],
     pub held: (Kernarg, Vec<Arc<BufferInner>>, Kernel),
+    /// The printf buffer to drain after each run of the packet.
+    pub printf: Option<Arc<softgpu_runtime::printf::PrintfBuffer>>,
+}
+
+impl PreparedDispatch {
+    /// Enqueues the host operation printing the dispatch's buffered
+    /// printf output, if it has any, right after the dispatch.
+    pub(crate) fn drain_printf(&self, lane: &Lane, k: usize) -> Result<()> {
+        match &self.printf {
+            Some(p) => {
+                let p = p.clone();
+                lane.host_op(k, move || {
+                    p.drain();
+                    Ok(())
+                })
+            }
+            None => Ok(()),
+        }
+    }
 }
 
 impl Stream {
@@ -466,6 +487,7 @@ impl Stream {
         // One lane for both packets: the release must follow the dispatch.
         let lane = self.lane()?;
         lane.publish(0, prepared.packet)?;
+        prepared.drain_printf(&lane, 0)?;
         lane.release_after(0, prepared.held)
     }
 
@@ -481,6 +503,7 @@ impl Stream {
         let kernarg = self.kernarg(kernel, items, block, args)?;
         Ok(PreparedDispatch {
             packet: dispatch_packet(kernel, items, block, lds, kernarg.addr),
+            printf: kernarg.services.printf.clone(),
             held: (kernarg, args.buffers(), kernel.clone()),
         })
     }
@@ -577,13 +600,14 @@ impl Stream {
         block: [u32; 3],
         args: &Args,
     ) -> Result<Kernarg> {
+        let services = crate::services::provide(&self.device.inner, kernel, &args.services)?;
         let bytes = softgpu_exec::build_kernarg_with(
             kernel.kref.kernel(),
             items,
             block,
             args.dynamic_lds,
             &args.exec_args(kernel.info()),
-            &args.services,
+            &services.services,
         )
         .map_err(|e| Error::Launch {
             kernel: kernel.name().into(),
@@ -596,6 +620,7 @@ impl Stream {
             device,
             addr,
             bytes: len,
+            services,
         };
         kernarg
             .device

@@ -1,0 +1,53 @@
+//! The runtime services a dispatch's hidden arguments point at: a printf
+//! buffer for kernels with `hidden_printf_buffer` (drained and printed by
+//! a host operation after the dispatch), the device's hostcall buffer for
+//! kernels with `hidden_hostcall_buffer` (its listener kept polling while
+//! the dispatch may run). Addresses the caller set in [`Args::services`]
+//! win: then softgpu provides nothing for that service.
+//!
+//! [`Args::services`]: crate::Args::services
+
+use std::sync::Arc;
+
+use softgpu_codeobj::ValueKind;
+use softgpu_exec::Services;
+use softgpu_runtime::hostcall::HostcallUse;
+use softgpu_runtime::printf::{FormatTable, PrintfBuffer, PRINTF_BUFFER_BYTES};
+
+use crate::device::DeviceInner;
+use crate::error::{Error, Result};
+use crate::kernel::Kernel;
+
+/// What softgpu provided for one dispatch; held until it has run.
+#[derive(Default)]
+pub(crate) struct Provided {
+    pub services: Services,
+    pub printf: Option<Arc<PrintfBuffer>>,
+    pub hostcall: Option<HostcallUse>,
+}
+
+/// Fills the services `kernel` needs that `given` leaves at 0.
+pub(crate) fn provide(device: &DeviceInner, kernel: &Kernel, given: &Services) -> Result<Provided> {
+    let k = kernel.kref.kernel();
+    let has = |kind: ValueKind| k.meta.args.iter().any(|a| a.value_kind == kind);
+    let mut p = Provided {
+        services: *given,
+        ..Provided::default()
+    };
+    let err = |e: softgpu_runtime::Error| Error::Runtime(e.to_string());
+    if given.printf_buffer == 0 && has(ValueKind::HiddenPrintfBuffer) {
+        let code = &kernel.kref.program.code_object;
+        // HIP kernels also say "OpenCL C": the formats tell the forms apart.
+        let table = Arc::new(FormatTable::for_code_object(&code.printf));
+        let buffer =
+            PrintfBuffer::new(&device.rt.arena, PRINTF_BUFFER_BYTES, table).map_err(err)?;
+        p.services.printf_buffer = buffer.addr();
+        p.printf = Some(Arc::new(buffer));
+    }
+    if given.hostcall_buffer == 0 && has(ValueKind::HiddenHostcallBuffer) {
+        let using = device.rt.hostcall(device.index).map_err(err)?;
+        p.services.hostcall_buffer = using.addr();
+        p.hostcall = Some(using);
+    }
+    Ok(p)
+}
