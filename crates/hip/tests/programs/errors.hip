@@ -1,6 +1,7 @@
 // Errors: hipGetLastError / hipPeekAtLastError / hipGetErrorString /
 // hipGetErrorName, a launch with too many threads per block, hipFree of a
-// pointer HIP never allocated, and an invalid device.
+// pointer HIP never allocated, an impossible allocation and an invalid
+// device. The error codes are those of AMD's HIP runtime (CLR).
 #include "common.h"
 
 __global__ void fill(int* p, int v) { p[blockIdx.x * blockDim.x + threadIdx.x] = v; }
@@ -18,19 +19,21 @@ int main() {
   const char* ok = hipGetErrorString(hipSuccess);
   EXPECT(ok && (strcmp(ok, "no error") == 0 || strcmp(ok, "hipSuccess") == 0), "'%s'", ok ? ok : "(null)");
 
-  // 2048 threads per block is above every AMD GPU's limit of 1024: the
-  // launch fails with hipErrorInvalidConfiguration, which stays until read.
+  // 2048 threads per block is above every AMD GPU's limit of 1024. AMD's
+  // runtime (CLR: the launch check against the device's largest workgroup)
+  // fails such a launch with hipErrorInvalidValue, not CUDA's
+  // InvalidConfiguration; the error stays until read.
   int* d = nullptr;
   HIP_CHECK(hipMalloc(&d, 2048 * sizeof(int)));
   fill<<<1, 2048>>>(d, 1);
-  HIP_EXPECT_ERR(hipPeekAtLastError(), hipErrorInvalidConfiguration);
-  HIP_EXPECT_ERR(hipPeekAtLastError(), hipErrorInvalidConfiguration);  // peek does not reset
-  HIP_EXPECT_ERR(hipGetLastError(), hipErrorInvalidConfiguration);
+  HIP_EXPECT_ERR(hipPeekAtLastError(), hipErrorInvalidValue);
+  HIP_EXPECT_ERR(hipPeekAtLastError(), hipErrorInvalidValue);  // peek does not reset
+  HIP_EXPECT_ERR(hipGetLastError(), hipErrorInvalidValue);
   HIP_EXPECT_ERR(hipGetLastError(), hipSuccess);  // get resets
 
   // The same with hipLaunchKernelGGL and a 3D block of 16 x 16 x 8.
   hipLaunchKernelGGL(fill, dim3(1), dim3(16, 16, 8), 0, 0, d, 1);
-  HIP_EXPECT_ERR(hipGetLastError(), hipErrorInvalidConfiguration);
+  HIP_EXPECT_ERR(hipGetLastError(), hipErrorInvalidValue);
 
   // A good launch afterwards works.
   fill<<<2, 1024>>>(d, 7);
