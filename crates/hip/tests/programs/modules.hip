@@ -28,7 +28,7 @@ static void run_axpy(hipModule_t mod, const char* how) {
   for (int i = 0; i < N; ++i) {
     x[i] = (float)i;
     y[i] = 1.0f;
-    want[i] = 2.0f * i + 1.0f + 1.0f;  // two launches: y += 1.0 x, twice
+    want[i] = 2.0f * i + 1.0f;  // two launches of y = 1.0 x + y on y = 1
   }
   float *dx, *dy;
   HIP_CHECK(hipMalloc(&dx, N * sizeof(float)));
