@@ -13,6 +13,7 @@ mod args;
 mod bench;
 mod compile;
 mod demo;
+mod hipcc;
 mod info;
 mod inspect;
 mod profile;
@@ -88,6 +89,22 @@ enum Command {
         #[arg(long, value_name = "ARG", allow_hyphen_values = true)]
         option: Vec<String>,
     },
+    /// Build a HIP program (host and device code) with clang++-19 and
+    /// Debian's HIP headers, linked against softgpu's HIP runtime library
+    /// so it runs on softgpu with no environment set. Takes clang++
+    /// options and files: `softgpu hipcc -O2 a.hip b.o -o prog`, or `-c`
+    /// to compile only. Adds `-x hip` for .hip/.cu/.cpp sources,
+    /// --offload-arch for the default device (SOFTGPU_PROFILE, default
+    /// gfx1151) unless given, the HIP and device-library paths, and at link
+    /// time `-L DIR -lamdhip64 -Wl,-rpath,DIR` with DIR the folder of the
+    /// softgpu executable (where `cargo build --release -p softgpu-hip`
+    /// puts libamdhip64.so).
+    #[command(disable_help_flag = true)]
+    Hipcc {
+        /// clang++ options and input files, passed on in order.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<String>,
+    },
     /// Disassemble the code of a code object as llvm-objdump does.
     Disasm {
         file: PathBuf,
@@ -145,6 +162,7 @@ fn main() -> ExitCode {
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Hipcc { args } => return hipcc::run(&args),
         Command::Run { launch, stats } => args::run(&launch.spec(), stats),
         Command::Profile { launch, top, json } => profile::run(&launch.spec(), top, json),
         Command::Info { json } => info::run(json),

@@ -36,6 +36,7 @@ mod cache;
 mod devlibs;
 mod diag;
 mod error;
+pub mod hip_program;
 mod tools;
 
 use std::path::{Path, PathBuf};

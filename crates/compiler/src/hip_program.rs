@@ -1,0 +1,403 @@
+//! The recipe for building whole HIP programs (host and device code) with
+//! `clang++-19` and Debian's HIP headers, linked against softgpu's HIP
+//! runtime library: the argument list behind `softgpu hipcc`.
+//!
+//! Pure functions only; running clang is the caller's business. The user's
+//! arguments keep their order; the recipe adds
+//!
+//! * `-x hip` before `.hip`, `.cu` and `.cpp` sources (and `-x none`
+//!   before any other input after them, so object files and libraries stay
+//!   what they are), unless the user chose a language with `-x` themselves;
+//! * when HIP sources are compiled: `--offload-arch=TARGET` (unless the user
+//!   gave `--offload-arch`), `--rocm-path=/usr --hip-path=/usr` (Debian's
+//!   HIP headers) and `--rocm-device-lib-path=LIBS` (the folder
+//!   [`crate::Compiler::device_lib_dir`] builds);
+//! * when the run links a program: `-L DIR -lamdhip64 -Wl,-rpath,DIR`, DIR
+//!   holding softgpu's library as `libamdhip64.so` and under its SONAME
+//!   [`HIP_SONAME`], so the program finds it with no environment set.
+//!
+//! ```
+//! use std::path::Path;
+//! use softgpu_compiler::hip_program::{clang_args, Recipe};
+//! let args: Vec<String> = ["-O2", "prog.hip", "-o", "prog"].map(String::from).to_vec();
+//! let recipe = Recipe {
+//!     target: "gfx1151",
+//!     device_lib_dir: Some(Path::new("/libs")),
+//!     hip_lib_dir: Some(Path::new("/sg")),
+//! };
+//! let out = clang_args(&args, &recipe);
+//! assert!(out.contains(&"--offload-arch=gfx1151".to_string()));
+//! assert!(out.ends_with(&["-L".into(), "/sg".into(), "-lamdhip64".into(), "-Wl,-rpath,/sg".into()]));
+//! ```
+
+use std::path::Path;
+
+/// The compiler driver a HIP program is built with.
+pub const CLANG_CXX: &str = "clang++-19";
+
+/// The Debian packages a HIP program build needs.
+pub const HIP_PACKAGES: [&str; 5] = [
+    "clang-19",
+    "lld-19",
+    "llvm-19",
+    "rocm-device-libs",
+    "libamdhip64-dev",
+];
+
+/// Where Debian's HIP headers are (`/usr/include/hip`): the `--rocm-path`
+/// and `--hip-path` clang is given.
+pub const HIP_PATH: &str = "/usr";
+
+/// The file name softgpu's HIP runtime library is built under.
+pub const HIP_LIBRARY: &str = "libamdhip64.so";
+
+/// The SONAME of the HIP runtime library: the name programs look for.
+pub const HIP_SONAME: &str = "libamdhip64.so.5";
+
+/// The source extensions compiled as HIP.
+pub const SOURCE_EXTENSIONS: [&str; 3] = ["hip", "cu", "cpp"];
+
+/// What the recipe adds to the user's arguments.
+#[derive(Clone, Copy, Debug)]
+pub struct Recipe<'a> {
+    /// The `--offload-arch` added when the user gives none, e.g. `gfx1151`.
+    pub target: &'a str,
+    /// The device-library folder (`--rocm-device-lib-path`); needed when
+    /// [`Inputs::compiles_hip`].
+    pub device_lib_dir: Option<&'a Path>,
+    /// The folder holding softgpu's HIP library; needed when [`Inputs::links`].
+    pub hip_lib_dir: Option<&'a Path>,
+}
+
+/// What a command line asks clang to do, as far as the recipe cares.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Inputs {
+    /// The input files (not option values), in order.
+    pub files: Vec<String>,
+    /// Whether any input is HIP source (by extension, or `-x hip` given).
+    pub compiles_hip: bool,
+    /// Whether the run links a host program (inputs given, and none of
+    /// `-c`, `-S`, `-E`, `-M`, `-MM`, `-fsyntax-only`, `--cuda-device-only`,
+    /// `--offload-device-only`).
+    pub links: bool,
+    /// Whether the user gave `-x`.
+    pub user_language: bool,
+    /// Whether the user gave `--offload-arch` (or `--cuda-gpu-arch`).
+    pub user_arch: bool,
+}
+
+/// Options whose value is the next argument (so that argument is no input).
+const TAKES_VALUE: [&str; 28] = [
+    "-o",
+    "-I",
+    "-D",
+    "-U",
+    "-L",
+    "-l",
+    "-x",
+    "-include",
+    "-imacros",
+    "-isystem",
+    "-iquote",
+    "-idirafter",
+    "-isysroot",
+    "-iprefix",
+    "-MF",
+    "-MT",
+    "-MQ",
+    "-Xlinker",
+    "-Xclang",
+    "-Xassembler",
+    "-Xpreprocessor",
+    "-Xarch_host",
+    "-Xarch_device",
+    "-Xoffload-linker",
+    "-mllvm",
+    "-target",
+    "-T",
+    "-u",
+];
+
+/// Options that stop clang before the host link.
+const NO_LINK: [&str; 8] = [
+    "-c",
+    "-S",
+    "-E",
+    "-M",
+    "-MM",
+    "-fsyntax-only",
+    "--cuda-device-only",
+    "--offload-device-only",
+];
+
+/// Whether `file` is a source the recipe compiles as HIP.
+pub fn is_hip_source(file: &str) -> bool {
+    Path::new(file)
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| SOURCE_EXTENSIONS.contains(&e))
+}
+
+/// Reads the user's arguments.
+pub fn inputs(args: &[String]) -> Inputs {
+    let mut r = Inputs::default();
+    let mut no_link = false;
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if TAKES_VALUE.contains(&a) {
+            if a == "-x" {
+                r.user_language = true;
+                if args.get(i + 1).is_some_and(|l| l == "hip") {
+                    r.compiles_hip = true;
+                }
+            }
+            i += 2;
+            continue;
+        }
+        if a.starts_with("-x") && a.len() > 2 {
+            r.user_language = true;
+            r.compiles_hip |= &a[2..] == "hip";
+        } else if a.starts_with("--offload-arch") || a.starts_with("--cuda-gpu-arch") {
+            r.user_arch = true;
+        } else if NO_LINK.contains(&a) {
+            no_link = true;
+        } else if a == "-" || !a.starts_with('-') {
+            r.compiles_hip |= is_hip_source(a);
+            r.files.push(a.to_string());
+        }
+        i += 1;
+    }
+    r.links = !no_link && !r.files.is_empty();
+    r
+}
+
+/// The whole `clang++-19` argument list for the user's `args`.
+///
+/// # Panics
+/// If the inputs need a folder the recipe lacks (`device_lib_dir` when HIP
+/// is compiled, `hip_lib_dir` when a program is linked): check [`inputs`]
+/// first.
+pub fn clang_args(args: &[String], recipe: &Recipe) -> Vec<String> {
+    let what = inputs(args);
+    let mut out = Vec::new();
+    if what.compiles_hip {
+        if !what.user_arch {
+            out.push(format!("--offload-arch={}", recipe.target));
+        }
+        out.push(format!("--rocm-path={HIP_PATH}"));
+        out.push(format!("--hip-path={HIP_PATH}"));
+        let libs = recipe
+            .device_lib_dir
+            .expect("HIP sources are compiled: the recipe needs the device-library folder");
+        out.push(format!("--rocm-device-lib-path={}", libs.display()));
+    }
+    let mut in_hip = false;
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if TAKES_VALUE.contains(&a.as_str()) {
+            out.push(a.clone());
+            if let Some(v) = args.get(i + 1) {
+                out.push(v.clone());
+            }
+            i += 2;
+            continue;
+        }
+        let input = a == "-" || !a.starts_with('-');
+        if input && !what.user_language {
+            // Switch the language only where it changes between inputs.
+            let hip = is_hip_source(a);
+            if hip != in_hip {
+                out.extend([
+                    "-x".to_string(),
+                    if hip { "hip" } else { "none" }.to_string(),
+                ]);
+                in_hip = hip;
+            }
+        }
+        out.push(a.clone());
+        i += 1;
+    }
+    if what.links {
+        let dir = recipe
+            .hip_lib_dir
+            .expect("a program is linked: the recipe needs softgpu's HIP library folder")
+            .display()
+            .to_string();
+        out.extend([
+            "-L".to_string(),
+            dir.clone(),
+            "-lamdhip64".to_string(),
+            format!("-Wl,-rpath,{dir}"),
+        ]);
+    }
+    out
+}
+
+/// The message for a missing `clang++-19`.
+pub fn missing_clang_message() -> String {
+    format!(
+        "{CLANG_CXX} not found in PATH: install the Debian packages {} (apt-get install {})",
+        HIP_PACKAGES.join(", "),
+        HIP_PACKAGES.join(" ")
+    )
+}
+
+/// The message for a missing softgpu HIP library at `path`.
+pub fn missing_library_message(path: &Path) -> String {
+    format!(
+        "softgpu's HIP runtime library {} is missing: build it with \
+         `cargo build --release -p softgpu-hip` (it is built next to the softgpu executable)",
+        path.display()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    fn recipe<'a>(libs: &'a Path, hip: &'a Path) -> Recipe<'a> {
+        Recipe {
+            target: "gfx1151",
+            device_lib_dir: Some(libs),
+            hip_lib_dir: Some(hip),
+        }
+    }
+
+    #[test]
+    fn compile_and_link_one_source() {
+        let (l, h) = (PathBuf::from("/L"), PathBuf::from("/H"));
+        let out = clang_args(&s(&["-O2", "prog.hip", "-o", "prog"]), &recipe(&l, &h));
+        assert_eq!(
+            out,
+            s(&[
+                "--offload-arch=gfx1151",
+                "--rocm-path=/usr",
+                "--hip-path=/usr",
+                "--rocm-device-lib-path=/L",
+                "-O2",
+                "-x",
+                "hip",
+                "prog.hip",
+                "-o",
+                "prog",
+                "-L",
+                "/H",
+                "-lamdhip64",
+                "-Wl,-rpath,/H",
+            ])
+        );
+    }
+
+    #[test]
+    fn compile_only_does_not_link() {
+        let args = s(&["-c", "a.cu", "-o", "a.o"]);
+        let i = inputs(&args);
+        assert!(i.compiles_hip && !i.links);
+        let l = PathBuf::from("/L");
+        let r = Recipe {
+            target: "gfx1100",
+            device_lib_dir: Some(&l),
+            hip_lib_dir: None,
+        };
+        let out = clang_args(&args, &r);
+        assert!(out.contains(&"--offload-arch=gfx1100".to_string()));
+        assert!(!out.iter().any(|a| a.contains("amdhip64")));
+        for flag in ["-S", "-E", "-fsyntax-only", "--cuda-device-only", "-M"] {
+            assert!(!inputs(&s(&[flag, "k.hip"])).links, "{flag}");
+        }
+    }
+
+    #[test]
+    fn link_only_objects_adds_no_hip_options() {
+        let args = s(&["a.o", "b.o", "-o", "prog", "-lm"]);
+        let i = inputs(&args);
+        assert!(i.links && !i.compiles_hip);
+        assert_eq!(i.files, s(&["a.o", "b.o"]));
+        let h = PathBuf::from("/H");
+        let r = Recipe {
+            target: "gfx1151",
+            device_lib_dir: None,
+            hip_lib_dir: Some(&h),
+        };
+        assert_eq!(
+            clang_args(&args, &r),
+            s(&[
+                "a.o",
+                "b.o",
+                "-o",
+                "prog",
+                "-lm",
+                "-L",
+                "/H",
+                "-lamdhip64",
+                "-Wl,-rpath,/H"
+            ])
+        );
+    }
+
+    #[test]
+    fn languages_switch_between_inputs() {
+        let (l, h) = (PathBuf::from("/L"), PathBuf::from("/H"));
+        let out = clang_args(
+            &s(&["a.hip", "b.cu", "c.o", "libd.a", "e.cpp", "-o", "p"]),
+            &recipe(&l, &h),
+        );
+        let start = out.iter().position(|a| a == "a.hip").unwrap() - 2;
+        assert_eq!(
+            out[start..start + 13],
+            s(&[
+                "-x", "hip", "a.hip", "b.cu", "-x", "none", "c.o", "libd.a", "-x", "hip", "e.cpp",
+                "-o", "p"
+            ])
+        );
+    }
+
+    #[test]
+    fn user_choices_are_kept() {
+        let (l, h) = (PathBuf::from("/L"), PathBuf::from("/H"));
+        let out = clang_args(
+            &s(&["--offload-arch=gfx1100", "-x", "hip", "k.c", "-c"]),
+            &recipe(&l, &h),
+        );
+        assert!(!out.contains(&"--offload-arch=gfx1151".to_string()));
+        assert_eq!(out.iter().filter(|a| *a == "-x").count(), 1);
+        assert!(out.contains(&"--rocm-device-lib-path=/L".to_string()));
+    }
+
+    #[test]
+    fn option_values_are_not_inputs() {
+        let i = inputs(&s(&[
+            "-o", "x.cpp", "-I", "inc.hip", "-include", "h.cu", "-MF", "d.cpp", "m.o",
+        ]));
+        assert_eq!(i.files, s(&["m.o"]));
+        assert!(!i.compiles_hip);
+        let i = inputs(&s(&["--version"]));
+        assert!(i.files.is_empty() && !i.links);
+    }
+
+    #[test]
+    fn sources_by_extension() {
+        for f in ["a.hip", "dir/b.cu", "c.cpp"] {
+            assert!(is_hip_source(f), "{f}");
+        }
+        for f in ["a.o", "libx.a", "c.c", "hip", "x.so"] {
+            assert!(!is_hip_source(f), "{f}");
+        }
+    }
+
+    #[test]
+    fn messages_name_the_fix() {
+        assert!(missing_clang_message().contains("libamdhip64-dev"));
+        assert!(missing_clang_message().contains("clang-19"));
+        let m = missing_library_message(Path::new("/t/libamdhip64.so"));
+        assert!(m.contains("cargo build --release -p softgpu-hip"));
+        assert!(m.contains("/t/libamdhip64.so"));
+    }
+}

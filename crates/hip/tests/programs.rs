@@ -1,0 +1,447 @@
+//! Builds and runs the HIP programs of `tests/programs/` on softgpu.
+//!
+//! Each program checks its own results against a host computation and
+//! prints `PASS` (exit 0), or says what was wrong (exit 1). Every test
+//! builds its program twice and runs both:
+//!
+//! 1. as a user's build would, with `clang++-19 -x hip --offload-arch=gfx1151
+//!    --rocm-path=/usr --hip-path=/usr --rocm-device-lib-path=LIBS -O2 ...
+//!    -lamdhip64`, linked against Debian's `libamdhip64.so`, then run with
+//!    `LD_LIBRARY_PATH` naming a folder where `libamdhip64.so.5` links to
+//!    softgpu's library;
+//! 2. with `softgpu hipcc`, then run with no environment set.
+//!
+//! Needs `clang-19`, `lld-19`, `llvm-19`, `rocm-device-libs` and
+//! `libamdhip64-dev`, and softgpu's HIP library and CLI built first:
+//! `cargo build --release -p softgpu-hip -p softgpu-cli`. A missing piece
+//! fails the test (it never skips).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// Debian's HIP runtime library: what a user's build links against.
+const DEBIAN_LIBRARY: &str = "/usr/lib/x86_64-linux-gnu/libamdhip64.so";
+const CLANG: &str = "clang++-19";
+const TARGET: &str = "gfx1151";
+/// Longest a program may run before it counts as hung.
+const RUN_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// One test program.
+#[derive(Default)]
+struct Program {
+    /// Sources in `tests/programs/`; more than one are compiled with `-c`
+    /// one by one, then linked.
+    sources: &'static [&'static str],
+    /// Environment the program runs with.
+    env: &'static [(&'static str, &'static str)],
+    /// Text its standard output must contain (besides `PASS`).
+    stdout: Vec<String>,
+    /// Text its standard error must contain.
+    stderr: Vec<String>,
+    /// Device code built separately for `hipModuleLoad*`: the code object
+    /// and the offload bundle are passed as the program's two arguments.
+    module: Option<&'static str>,
+}
+
+fn programs_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs")
+}
+
+/// The cargo profile folder this test runs from (`target/release`): the
+/// test executable is `target/release/deps/programs-HASH`.
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("cannot find the test executable");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("the test executable is not in target/PROFILE/deps")
+        .to_path_buf()
+}
+
+/// softgpu's HIP library, which must be built already.
+fn softgpu_library() -> PathBuf {
+    let lib = profile_dir().join("libamdhip64.so");
+    assert!(
+        lib.is_file(),
+        "softgpu's HIP library {} is missing: build it first with \
+         `cargo build --release -p softgpu-hip`",
+        lib.display()
+    );
+    lib
+}
+
+/// The `softgpu` executable, which must be built already.
+fn softgpu_cli() -> PathBuf {
+    let exe = profile_dir().join("softgpu");
+    assert!(
+        exe.is_file(),
+        "the softgpu executable {} is missing: build it first with \
+         `cargo build --release -p softgpu-cli`",
+        exe.display()
+    );
+    exe
+}
+
+/// The device-library folder the compiler crate builds (Debian's device
+/// libraries plus the gfx11 `oclc_isa_version_*.bc` they lack).
+fn device_libs() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        softgpu_compiler::Compiler::new(TARGET)
+            .and_then(|c| c.device_lib_dir())
+            .unwrap_or_else(|e| panic!("cannot make the device-library folder: {e}"))
+    })
+}
+
+fn check_toolchain() {
+    let ok = Command::new(CLANG)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        ok,
+        "{CLANG} is missing: install the Debian packages clang-19 lld-19 llvm-19 \
+         rocm-device-libs libamdhip64-dev"
+    );
+    assert!(
+        Path::new("/usr/include/hip/hip_runtime.h").is_file() && Path::new(DEBIAN_LIBRARY).exists(),
+        "Debian's HIP headers or {DEBIAN_LIBRARY} are missing: install libamdhip64-dev"
+    );
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Runs a build step; panics with its output when it fails.
+fn build(cmd: &mut Command) {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "build failed ({}): {cmd:?}\n{}{}",
+        out.status,
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
+/// How a program is compiled: the two build recipes.
+#[derive(Clone, Copy)]
+enum Recipe {
+    /// clang++-19 by hand, linked against Debian's library.
+    Clang,
+    /// `softgpu hipcc`.
+    Hipcc,
+}
+
+impl Recipe {
+    fn command(self) -> Command {
+        match self {
+            Recipe::Clang => Command::new(CLANG),
+            Recipe::Hipcc => {
+                let mut c = Command::new(softgpu_cli());
+                c.arg("hipcc").env_remove("SOFTGPU_PROFILE");
+                c
+            }
+        }
+    }
+
+    /// The options a HIP compile gets besides the sources.
+    fn hip_options(self, cmd: &mut Command) {
+        if let Recipe::Clang = self {
+            cmd.args(["-x", "hip"])
+                .arg(format!("--offload-arch={TARGET}"))
+                .args(["--rocm-path=/usr", "--hip-path=/usr"])
+                .arg(format!(
+                    "--rocm-device-lib-path={}",
+                    device_libs().display()
+                ));
+        }
+        cmd.arg("-O2");
+    }
+
+    /// Builds `p` into `dir`; returns the executable.
+    fn build_program(self, p: &Program, dir: &Path) -> PathBuf {
+        let src = programs_dir();
+        let exe = dir.join("prog");
+        if let [one] = p.sources {
+            let mut cmd = self.command();
+            self.hip_options(&mut cmd);
+            cmd.arg(src.join(one)).arg("-o").arg(&exe);
+            if let Recipe::Clang = self {
+                cmd.arg("-lamdhip64");
+            }
+            build(&mut cmd);
+        } else {
+            let mut objects = Vec::new();
+            for s in p.sources {
+                let obj = dir.join(Path::new(s).with_extension("o"));
+                let mut cmd = self.command();
+                self.hip_options(&mut cmd);
+                cmd.arg("-c").arg(src.join(s)).arg("-o").arg(&obj);
+                build(&mut cmd);
+                objects.push(obj);
+            }
+            let mut cmd = self.command();
+            cmd.args(&objects).arg("-o").arg(&exe);
+            if let Recipe::Clang = self {
+                cmd.arg("-lamdhip64");
+            }
+            build(&mut cmd);
+        }
+        exe
+    }
+
+    /// Builds device-only code: a code object (ELF) and an offload bundle.
+    fn build_module(self, source: &str, dir: &Path) -> [PathBuf; 2] {
+        let src = programs_dir().join(source);
+        let elf = dir.join("kernels.hsaco");
+        let bundle = dir.join("kernels.bundle");
+        for (out, bundled) in [(&elf, false), (&bundle, true)] {
+            let mut cmd = self.command();
+            self.hip_options(&mut cmd);
+            cmd.arg("--cuda-device-only");
+            if !bundled {
+                cmd.arg("--no-gpu-bundle-output");
+            }
+            cmd.arg(&src).arg("-o").arg(out);
+            build(&mut cmd);
+        }
+        [elf, bundle]
+    }
+}
+
+/// Runs `cmd` with its output in files (no pipe to fill), killing it after
+/// [`RUN_TIMEOUT`]; returns (status text, success, stdout, stderr).
+fn run_with_timeout(mut cmd: Command, dir: &Path) -> (String, bool, String, String) {
+    let (out_path, err_path) = (dir.join("stdout.txt"), dir.join("stderr.txt"));
+    let out = std::fs::File::create(&out_path).unwrap();
+    let err = std::fs::File::create(&err_path).unwrap();
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let start = Instant::now();
+    let (status, ok) = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break (s.to_string(), s.success());
+        }
+        if start.elapsed() > RUN_TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            break (format!("killed after {RUN_TIMEOUT:?} (hung?)"), false);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let read = |p: &Path| text(&std::fs::read(p).unwrap_or_default());
+    (status, ok, read(&out_path), read(&err_path))
+}
+
+/// Runs the built program and checks its status and output.
+fn run_program(p: &Program, exe: &Path, args: &[PathBuf], lib_dir: Option<&Path>, how: &str) {
+    let dir = exe.parent().unwrap();
+    let mut cmd = Command::new(exe);
+    cmd.args(args)
+        .current_dir(dir)
+        .env_remove("LD_LIBRARY_PATH")
+        .env_remove("SOFTGPU_DEVICES")
+        .env_remove("SOFTGPU_PROFILE");
+    if let Some(l) = lib_dir {
+        cmd.env("LD_LIBRARY_PATH", l);
+    }
+    cmd.envs(p.env.iter().copied());
+    let (status, ok, stdout, stderr) = run_with_timeout(cmd, dir);
+    let mut problems = Vec::new();
+    if !ok {
+        problems.push(status.clone());
+    }
+    if !stdout.lines().any(|l| l.trim() == "PASS") {
+        problems.push("no PASS line on stdout".to_string());
+    }
+    for want in &p.stdout {
+        if !stdout.contains(want.as_str()) {
+            problems.push(format!("stdout lacks {want:?}"));
+        }
+    }
+    for want in &p.stderr {
+        if !stderr.contains(want.as_str()) {
+            problems.push(format!("stderr lacks {want:?}"));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} ({how}) failed: {}\n--- stdout ---\n{stdout}--- stderr ---\n{stderr}",
+        p.sources.join(" + "),
+        problems.join("; ")
+    );
+}
+
+/// Both builds and runs of one program.
+fn check(p: Program) {
+    check_toolchain();
+    let lib = softgpu_library();
+    softgpu_cli();
+    let name = Path::new(p.sources[0])
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let work = tempfile::Builder::new()
+        .prefix(&format!("softgpu-hip-{name}-"))
+        .tempdir()
+        .expect("cannot make a temporary folder");
+
+    // 1. A user's own build against Debian's library, run on softgpu's.
+    let libs = work.path().join("lib");
+    std::fs::create_dir(&libs).unwrap();
+    std::os::unix::fs::symlink(&lib, libs.join("libamdhip64.so.5")).unwrap();
+    let d1 = work.path().join("clang");
+    std::fs::create_dir(&d1).unwrap();
+    let args1 = p
+        .module
+        .map(|m| Recipe::Clang.build_module(m, &d1).to_vec())
+        .unwrap_or_default();
+    let exe1 = Recipe::Clang.build_program(&p, &d1);
+    run_program(
+        &p,
+        &exe1,
+        &args1,
+        Some(&libs),
+        "clang++-19 build, LD_LIBRARY_PATH",
+    );
+
+    // 2. softgpu hipcc, run with no environment.
+    let d2 = work.path().join("hipcc");
+    std::fs::create_dir(&d2).unwrap();
+    let args2 = p
+        .module
+        .map(|m| Recipe::Hipcc.build_module(m, &d2).to_vec())
+        .unwrap_or_default();
+    let exe2 = Recipe::Hipcc.build_program(&p, &d2);
+    run_program(&p, &exe2, &args2, None, "softgpu hipcc build");
+}
+
+fn one(sources: &'static [&'static str]) -> Program {
+    Program {
+        sources,
+        ..Program::default()
+    }
+}
+
+#[test]
+fn errors() {
+    check(one(&["errors.hip"]));
+}
+
+#[test]
+fn devices() {
+    check(Program {
+        env: &[("SOFTGPU_DEVICES", "2")],
+        ..one(&["devices.hip"])
+    });
+}
+
+#[test]
+fn memory() {
+    check(one(&["memory.hip"]));
+}
+
+#[test]
+fn launch() {
+    check(one(&["launch.hip"]));
+}
+
+#[test]
+fn streams() {
+    check(one(&["streams.hip"]));
+}
+
+#[test]
+fn graphs() {
+    check(one(&["graphs.hip"]));
+}
+
+#[test]
+fn modules() {
+    check(Program {
+        module: Some("module_kernels.hip"),
+        ..one(&["modules.hip"])
+    });
+}
+
+#[test]
+fn occupancy() {
+    check(one(&["occupancy.hip"]));
+}
+
+#[test]
+fn cooperative() {
+    check(one(&["cooperative.hip"]));
+}
+
+#[test]
+fn printf() {
+    let mut lines = Vec::new();
+    for b in 0..3 {
+        for t in 0..4 {
+            lines.push(format!(
+                "hello from thread {t} of block {b}: value {}\n",
+                1000 + 10 * b + t
+            ));
+        }
+    }
+    lines.push("formats: 2.50 text Z ff -9000000000\n".to_string());
+    check(Program {
+        stdout: lines,
+        ..one(&["printf.hip"])
+    });
+}
+
+#[test]
+fn fault() {
+    check(Program {
+        stdout: vec!["fault reported as hipErrorIllegalAddress".to_string()],
+        stderr: vec!["wild_write".to_string()],
+        ..one(&["fault.hip"])
+    });
+}
+
+#[test]
+fn multi_file() {
+    check(one(&["multi_kernel.hip", "multi_main.hip"]));
+}
+
+#[test]
+fn vector_add() {
+    check(one(&["vector_add.hip"]));
+}
+
+#[test]
+fn transpose() {
+    check(one(&["transpose.hip"]));
+}
+
+#[test]
+fn histogram() {
+    check(one(&["histogram.hip"]));
+}
+
+#[test]
+fn nbody() {
+    check(one(&["nbody.hip"]));
+}
+
+#[test]
+fn scan() {
+    check(one(&["scan.hip"]));
+}
+
+#[test]
+fn pipeline() {
+    check(one(&["pipeline.hip"]));
+}

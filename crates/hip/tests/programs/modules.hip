@@ -1,0 +1,132 @@
+// Modules: code compiled separately (module_kernels.hip), loaded with
+// hipModuleLoad (argv[1], a code object) and hipModuleLoadData (argv[2],
+// read into memory), functions and globals looked up by name, launched
+// with kernelParams and with the `extra` argument buffer.
+#include "common.h"
+
+#include <vector>
+
+static std::vector<char> read_file(const char* path) {
+  std::vector<char> data;
+  FILE* f = fopen(path, "rb");
+  if (!f) {
+    printf("FAIL cannot open %s\n", path);
+    exit(1);
+  }
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) data.insert(data.end(), buf, buf + n);
+  fclose(f);
+  return data;
+}
+
+static void run_axpy(hipModule_t mod, const char* how) {
+  hipFunction_t f;
+  HIP_CHECK(hipModuleGetFunction(&f, mod, "axpy"));
+  const int N = 1000;
+  std::vector<float> x(N), y(N), want(N);
+  for (int i = 0; i < N; ++i) {
+    x[i] = (float)i;
+    y[i] = 1.0f;
+    want[i] = 2.0f * i + 1.0f;  // two launches of y = 1.0 x + y on y = 1
+  }
+  float *dx, *dy;
+  HIP_CHECK(hipMalloc(&dx, N * sizeof(float)));
+  HIP_CHECK(hipMalloc(&dy, N * sizeof(float)));
+  HIP_CHECK(hipMemcpy(dx, x.data(), N * sizeof(float), hipMemcpyHostToDevice));
+  HIP_CHECK(hipMemcpy(dy, y.data(), N * sizeof(float), hipMemcpyHostToDevice));
+
+  // kernelParams: one pointer per argument.
+  float a = 1.0f;
+  int n = N;
+  void* params[] = {&a, &dx, &dy, &n};
+  HIP_CHECK(hipModuleLaunchKernel(f, (N + 127) / 128, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr));
+
+  // extra: the arguments laid out as the kernel sees them.
+  struct {
+    float a;
+    const float* x;
+    float* y;
+    int n;
+  } buf = {1.0f, dx, dy, N};
+  size_t size = sizeof buf;
+  void* extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, &buf, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                   HIP_LAUNCH_PARAM_END};
+  HIP_CHECK(hipModuleLaunchKernel(f, (N + 63) / 64, 1, 1, 64, 1, 1, 0, nullptr, nullptr, extra));
+  HIP_CHECK(hipDeviceSynchronize());
+  HIP_CHECK(hipMemcpy(y.data(), dy, N * sizeof(float), hipMemcpyDeviceToHost));
+  char what[64];
+  snprintf(what, sizeof what, "axpy from %s", how);
+  expect_equal(what, y.data(), want.data(), N);
+  HIP_CHECK(hipFree(dx));
+  HIP_CHECK(hipFree(dy));
+
+  int threads = 0;
+  HIP_CHECK(hipFuncGetAttribute(&threads, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f));
+  EXPECT(threads >= 128 && threads <= 1024, "axpy max threads per block %d", threads);
+}
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    printf("FAIL usage: modules CODE_OBJECT CODE_OBJECT_OR_BUNDLE\n");
+    return 1;
+  }
+  hipModule_t m1, m2;
+  HIP_CHECK(hipModuleLoad(&m1, argv[1]));
+  std::vector<char> image = read_file(argv[2]);
+  HIP_CHECK(hipModuleLoadData(&m2, image.data()));
+  run_axpy(m1, "hipModuleLoad");
+  run_axpy(m2, "hipModuleLoadData");
+
+  // Globals: each module has its own.
+  hipDeviceptr_t table, calls;
+  size_t bytes = 0;
+  HIP_CHECK(hipModuleGetGlobal(&table, &bytes, m1, "module_table"));
+  EXPECT(bytes == 16 * sizeof(float), "module_table is %zu bytes", bytes);
+  HIP_CHECK(hipModuleGetGlobal(&calls, &bytes, m1, "module_calls"));
+  EXPECT(bytes == sizeof(int), "module_calls is %zu bytes", bytes);
+  int ncalls = -1;
+  HIP_CHECK(hipMemcpyDtoH(&ncalls, calls, sizeof ncalls));
+  EXPECT(ncalls == 2, "module 1 counted %d launches, expected 2", ncalls);
+  float t[16];
+  for (int i = 0; i < 16; ++i) t[i] = 100.0f + i;
+  HIP_CHECK(hipMemcpyHtoD(table, t, sizeof t));
+
+  hipFunction_t lookup;
+  HIP_CHECK(hipModuleGetFunction(&lookup, m1, "lookup"));
+  const int N = 300;
+  std::vector<int> idx(N);
+  std::vector<float> out(N), want(N);
+  for (int i = 0; i < N; ++i) {
+    idx[i] = (i * 7) % 16;
+    want[i] = 100.0f + idx[i];
+  }
+  int* didx;
+  float* dout;
+  HIP_CHECK(hipMalloc(&didx, N * sizeof(int)));
+  HIP_CHECK(hipMalloc(&dout, N * sizeof(float)));
+  HIP_CHECK(hipMemcpy(didx, idx.data(), N * sizeof(int), hipMemcpyHostToDevice));
+  int n = N;
+  void* params[] = {&didx, &dout, &n};
+  hipStream_t s;
+  HIP_CHECK(hipStreamCreate(&s));
+  HIP_CHECK(hipModuleLaunchKernel(lookup, (N + 63) / 64, 1, 1, 64, 1, 1, 0, s, params, nullptr));
+  HIP_CHECK(hipStreamSynchronize(s));
+  HIP_CHECK(hipMemcpy(out.data(), dout, N * sizeof(float), hipMemcpyDeviceToHost));
+  expect_equal("lookup through module_table", out.data(), want.data(), N);
+
+  int shared = -1;
+  HIP_CHECK(hipFuncGetAttribute(&shared, HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, lookup));
+  EXPECT(shared == 16 * sizeof(float), "lookup static shared size %d, expected 64", shared);
+
+  hipFunction_t missing;
+  HIP_EXPECT_ERR(hipModuleGetFunction(&missing, m1, "no_such_kernel"), hipErrorNotFound);
+  (void)hipGetLastError();
+
+  HIP_CHECK(hipStreamDestroy(s));
+  HIP_CHECK(hipFree(didx));
+  HIP_CHECK(hipFree(dout));
+  HIP_CHECK(hipModuleUnload(m1));
+  HIP_CHECK(hipModuleUnload(m2));
+  return finish();
+}
