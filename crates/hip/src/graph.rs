@@ -447,22 +447,30 @@ pub unsafe extern "C" fn hipGraphAddDependencies(
     })
 }
 
-/// The handles of `graph`'s nodes that pass `keep`.
+/// The handles of `graph`'s nodes that pass `keep`, in node order (nodes
+/// made by capture get their handles here, on first request).
 fn node_handles(graph: hipGraph_t, keep: impl Fn(&Node) -> bool) -> HipResult<Vec<usize>> {
     let hip = hip()?;
     let g = hip.graphs.get(graph as usize)?;
     let nodes = lock(&g).nodes.clone();
-    let mut all: Vec<(usize, NodeRef)> = hip
-        .nodes
-        .all()
+    let mut handles = vec![None; nodes.len()];
+    for (h, r) in hip.nodes.all() {
+        if r.graph == graph as usize && r.index < handles.len() {
+            handles[r.index] = Some(h);
+        }
+    }
+    Ok(handles
         .into_iter()
-        .filter(|(_, r)| r.graph == graph as usize)
-        .collect();
-    all.sort_by_key(|(_, r)| r.index);
-    Ok(all
-        .into_iter()
-        .filter(|(_, r)| keep(&nodes[r.index]))
-        .map(|(h, _)| h)
+        .enumerate()
+        .filter(|(i, _)| keep(&nodes[*i]))
+        .map(|(index, h)| {
+            h.unwrap_or_else(|| {
+                hip.nodes.insert(NodeRef {
+                    graph: graph as usize,
+                    index,
+                })
+            })
+        })
         .collect())
 }
 

@@ -31,9 +31,10 @@ impl Launch {
         stream
             .dispatch(&self.kernel, self.grid, self.block, &self.args)
             .map_err(|e| match e {
-                softgpu::Error::Launch { .. } => {
-                    HipError::new(HIP_ERROR_INVALID_CONFIGURATION, e.to_string())
-                }
+                // A block or LDS size beyond the kernel's or device's
+                // limits: ROCm's launch validation returns
+                // hipErrorInvalidValue for these.
+                softgpu::Error::Launch { .. } => HipError::invalid(e.to_string()),
                 e => HipError::from(e),
             })
     }

@@ -40,6 +40,10 @@ struct Inner {
     seen_null: u64,
     /// Work was enqueued since the null stream last waited for this one.
     dirty: bool,
+    /// The stream's `enqueued` count known to have completed.
+    done: u64,
+    /// The last query's submission and the count it covers.
+    query: Option<(u64, softgpu::Submission)>,
 }
 
 /// A host function and its argument, called on a runtime thread.
@@ -196,6 +200,8 @@ impl HipStream {
                 capture: None,
                 seen_null: 0,
                 dirty: false,
+                done: 0,
+                query: None,
             }),
             enqueued: AtomicU64::new(0),
         })
@@ -248,7 +254,7 @@ impl HipStream {
     pub fn synchronize(&self, hip: &Hip) -> HipResult {
         let device = &hip.devices[self.device];
         device.check_sticky()?;
-        let submission = {
+        let (count, submission) = {
             let inner = lock(&self.inner);
             if inner.capture.is_some() {
                 return Err(HipError::new(
@@ -256,15 +262,41 @@ impl HipStream {
                     "synchronizing a capturing stream",
                 ));
             }
-            inner.stream.submit()?
+            let count = self.enqueued.load(Ordering::Acquire);
+            if inner.done == count {
+                return Ok(());
+            }
+            (count, inner.stream.submit()?)
         };
-        submission.wait().map_err(|e| failed(device, e))
+        submission.wait().map_err(|e| failed(device, e))?;
+        let mut inner = lock(&self.inner);
+        inner.done = inner.done.max(count);
+        Ok(())
     }
 
-    /// Whether everything enqueued so far has run.
+    /// Whether everything enqueued so far has run. Repeated queries reuse
+    /// one submission while nothing new is enqueued, so polling does not
+    /// add work.
     pub fn is_idle(&self) -> HipResult<bool> {
-        let submission = lock(&self.inner).stream.submit()?;
-        Ok(submission.is_complete())
+        let mut inner = lock(&self.inner);
+        let count = self.enqueued.load(Ordering::Acquire);
+        if inner.done == count {
+            return Ok(true);
+        }
+        let complete = match &inner.query {
+            Some((c, s)) if *c == count => s.is_complete(),
+            _ => {
+                let s = inner.stream.submit()?;
+                let complete = s.is_complete();
+                inner.query = Some((count, s));
+                complete
+            }
+        };
+        if complete {
+            inner.done = count;
+            inner.query = None;
+        }
+        Ok(complete)
     }
 
     /// Starts capturing into `capture`.

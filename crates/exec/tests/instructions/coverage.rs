@@ -29,6 +29,17 @@ const UNHANDLED: &[(&str, &str)] = &[
         "ds_bvh_stack_rtn_b32",
         "ray-tracing BVH stack: the RDNA3 guide's pseudocode leaves DECODE_ADDR/ENCODE_ADDR (stack index units, wrap at the stack size), the INVALID_NODE value and the pop's index order undefined",
     ),
+    (
+        "ds_gws_init",
+        "GWS resource set-up: compute code (ockl's grid sync) uses only ds_gws_barrier, whose count each arrival gives",
+    ),
+    ("ds_gws_sema_v", "GWS semaphores: no compiler path emits them for compute code"),
+    ("ds_gws_sema_br", "GWS semaphores: no compiler path emits them for compute code"),
+    ("ds_gws_sema_p", "GWS semaphores: no compiler path emits them for compute code"),
+    ("ds_gws_sema_release_all", "GWS semaphores: no compiler path emits them for compute code"),
+    ("ds_ordered_count", "graphics ordered append (GDS ordered count for shader exports)"),
+    ("ds_add_gs_reg_rtn", "geometry-shader streamout registers (graphics only)"),
+    ("ds_sub_gs_reg_rtn", "geometry-shader streamout registers (graphics only)"),
 ];
 
 fn compute_ops() -> impl Iterator<Item = Op> {
