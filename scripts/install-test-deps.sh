@@ -4,7 +4,8 @@
 # the ROCm device libraries (OpenCL/HIP math), a host C compiler (the
 # differential test builds its host side with cc), Debian's HSA headers
 # (the C-ABI tests build HSA programs against hsa.h and link them with our
-# libhsa-runtime64.so.1) and rocminfo (an unmodified HSA tool run on it).
+# libhsa-runtime64.so.1), Debian's HIP headers and library (libamdhip64-dev)
+# and rocminfo (an unmodified HSA tool run on it).
 set -euo pipefail
 
 need=()
@@ -13,6 +14,10 @@ for tool in clang-19:clang-19 ld.lld-19:lld-19 llvm-mc-19:llvm-19 llvm-objdump-1
 done
 [ -e /usr/lib/x86_64-linux-gnu/amdgcn/bitcode/ocml.bc ] || need+=(rocm-device-libs)
 [ -e /usr/include/hsa/hsa.h ] || need+=(libhsa-runtime-dev)
+# HIP programs are compiled against Debian's HIP headers and linked against
+# Debian's libamdhip64.so (as a user's build would be), then run on
+# softgpu's library.
+[ -e /usr/include/hip/hip_runtime.h ] && [ -e /usr/lib/x86_64-linux-gnu/libamdhip64.so ] || need+=(libamdhip64-dev)
 command -v rocminfo >/dev/null 2>&1 || need+=(rocminfo)
 
 if [ ${#need[@]} -eq 0 ]; then

@@ -5,9 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-test-deps.sh
-# The C-ABI tests load the built libhsa-runtime64.so.1; `cargo test` does
-# not build a cdylib by itself.
-cargo build --release -p softgpu-hsa
+# The C-ABI tests load the built libhsa-runtime64.so.1 and
+# libamdhip64.so.5, and the HIP programs are also built through the
+# `softgpu hipcc` binary; `cargo test` builds neither cdylibs nor other
+# packages' binaries by itself.
+cargo build --release -p softgpu-hsa -p softgpu-hip -p softgpu-cli
 cargo test --workspace --release "$@"
 # The executor's unit and instruction tests once more in the test profile
 # (opt-level 2, debug assertions on), which the release run has off: it adds
@@ -15,7 +17,7 @@ cargo test --workspace --release "$@"
 # checks of unsafe preconditions (aligned raw-pointer dereferences,
 # `from_raw_parts` and `copy_nonoverlapping` arguments) to the arena's and
 # the pool's unsafe code. (Miri cannot run here: docs/ARCHITECTURE.md.)
-cargo test -p softgpu-exec "$@"
+cargo test -p softgpu-exec --lib --test instructions "$@"
 # The Rust API's examples check their own results and exit non-zero when
 # one is wrong.
 for example in vector_add sgemm reduction graph two_streams; do

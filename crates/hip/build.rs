@@ -62,6 +62,13 @@ fn main() {
         std::fs::write(Path::new(&out).join(format!("symver_{stem}.s")), asm)
             .expect("write symver file");
     }
+    // What is implemented, for the support table test (tests/support.rs).
+    let mut support = String::new();
+    for (name, (version, _)) in &listed {
+        let state = if written.contains(name) { "yes" } else { "no" };
+        writeln!(support, "{name}\t{version}\t{state}").unwrap();
+    }
+    std::fs::write(Path::new(&out).join("support.tsv"), support).expect("write support.tsv");
     let mut stubs = String::new();
     let mut stub_asm = String::new();
     for (i, (name, (version, class))) in listed.iter().enumerate() {

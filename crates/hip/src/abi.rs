@@ -335,3 +335,103 @@ pub struct hipChannelFormatDesc {
 /// `hipHostFn_t` and `hipStreamCallback_t`.
 pub type hipHostFn_t = Option<unsafe extern "C" fn(*mut c_void)>;
 pub type hipStreamCallback_t = Option<unsafe extern "C" fn(hipStream_t, hipError_t, *mut c_void)>;
+
+#[cfg(test)]
+mod tests {
+    //! Every size and field offset here against Debian's HIP headers: a C
+    //! program compiled with them prints `offsetof` and `sizeof`.
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    /// `(C expression, Rust value)` pairs: sizes and offsets.
+    macro_rules! layout {
+        ($($ty:ident { $($field:ident),* })*) => {
+            vec![$(
+                (format!("sizeof({})", stringify!($ty)), size_of::<$ty>()),
+                $((format!("offsetof({}, {})", stringify!($ty), stringify!($field)), offset_of!($ty, $field)),)*
+            )*]
+        };
+    }
+
+    #[test]
+    fn layouts_and_error_codes_match_debians_hip_headers() {
+        let rust = layout! {
+            dim3 { x, y, z }
+            hipDeviceProp_t { name, totalGlobalMem, sharedMemPerBlock, regsPerBlock, warpSize,
+                maxThreadsPerBlock, maxThreadsDim, maxGridSize, clockRate, memoryClockRate,
+                memoryBusWidth, totalConstMem, major, minor, multiProcessorCount, l2CacheSize,
+                maxThreadsPerMultiProcessor, computeMode, clockInstructionRate, arch,
+                concurrentKernels, pciDomainID, pciBusID, pciDeviceID,
+                maxSharedMemoryPerMultiProcessor, isMultiGpuBoard, canMapHostMemory, gcnArch,
+                gcnArchName, integrated, cooperativeLaunch, cooperativeMultiDeviceLaunch,
+                maxTexture1DLinear, maxTexture1D, maxTexture2D, maxTexture3D, hdpMemFlushCntl,
+                hdpRegFlushCntl, memPitch, textureAlignment, texturePitchAlignment,
+                kernelExecTimeoutEnabled, ECCEnabled, tccDriver,
+                cooperativeMultiDeviceUnmatchedFunc, cooperativeMultiDeviceUnmatchedGridDim,
+                cooperativeMultiDeviceUnmatchedBlockDim, cooperativeMultiDeviceUnmatchedSharedMem,
+                isLargeBar, asicRevision, managedMemory, directManagedMemAccessFromHost,
+                concurrentManagedAccess, pageableMemoryAccess,
+                pageableMemoryAccessUsesHostPageTables }
+            hipPointerAttribute_t { memoryType, device, devicePointer, hostPointer, isManaged,
+                allocationFlags }
+            hipFuncAttributes { binaryVersion, cacheModeCA, constSizeBytes, localSizeBytes,
+                maxDynamicSharedSizeBytes, maxThreadsPerBlock, numRegs, preferredShmemCarveout,
+                ptxVersion, sharedSizeBytes }
+            hipPitchedPtr { ptr, pitch, xsize, ysize }
+            hipExtent { width, height, depth }
+            hipPos { x, y, z }
+            hipMemcpy3DParms { srcArray, srcPos, srcPtr, dstArray, dstPos, dstPtr, extent, kind }
+            hipKernelNodeParams { blockDim, extra, func, gridDim, kernelParams, sharedMemBytes }
+            hipMemsetParams { dst, elementSize, height, pitch, value, width }
+            hipLaunchParams { func, gridDim, blockDim, args, sharedMem, stream }
+            hipChannelFormatDesc { x, y, z, w, f }
+        };
+        // The error codes by their enumerator names.
+        let mut rust = rust;
+        rust.extend(
+            ERRORS
+                .iter()
+                .map(|(code, name, _)| (name.to_string(), *code as usize)),
+        );
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut c = String::from(
+            "#include <hip/hip_runtime_api.h>\n#include <stdio.h>\n#include <stddef.h>\nint main(void) {\n",
+        );
+        for (expr, _) in &rust {
+            c.push_str(&format!("  printf(\"%zu\\n\", (size_t){expr});\n"));
+        }
+        c.push_str("  return 0;\n}\n");
+        let src = dir.path().join("layout.c");
+        std::fs::write(&src, c).expect("write C");
+        let exe = dir.path().join("layout");
+        let built = std::process::Command::new("cc")
+            .args(["-D__HIP_PLATFORM_AMD__", "-I/usr/include", "-o"])
+            .arg(&exe)
+            .arg(&src)
+            .output()
+            .expect("cc (Debian package gcc) must be installed");
+        assert!(
+            built.status.success(),
+            "compiling against /usr/include/hip (Debian package libamdhip64-dev) failed:\n{}",
+            String::from_utf8_lossy(&built.stderr)
+        );
+        let out = std::process::Command::new(&exe)
+            .output()
+            .expect("run layout");
+        let c_values: Vec<usize> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| l.parse().expect("a number"))
+            .collect();
+        assert_eq!(c_values.len(), rust.len());
+        for ((expr, r), c) in rust.iter().zip(c_values) {
+            assert_eq!(*r, c, "{expr}: Rust {r}, C {c}");
+        }
+    }
+
+    #[test]
+    fn every_error_code_has_one_name() {
+        let mut codes: Vec<_> = ERRORS.iter().map(|e| e.0).collect();
+        codes.dedup();
+        assert_eq!(codes.len(), ERRORS.len());
+    }
+}

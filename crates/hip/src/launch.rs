@@ -96,8 +96,8 @@ pub unsafe fn read_args(kernel: &softgpu::Kernel, source: ArgSource) -> HipResul
                 let value = unsafe { *extra.add(i + 1) };
                 match key {
                     LAUNCH_PARAM_BUFFER_POINTER => buffer = value as *const u8,
-                    // SAFETY: the size value points to a size_t.
                     LAUNCH_PARAM_BUFFER_SIZE => {
+                        // SAFETY: the size value points to a size_t.
                         size = Some(unsafe { get(value as *const usize, "buffer size")? })
                     }
                     k => {
@@ -182,6 +182,7 @@ pub fn registered_kernel(stub: *const c_void, device: usize) -> HipResult<softgp
 ///
 /// # Safety
 /// As for [`read_args`].
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn launch(
     hip: &Hip,
     kernel: Option<softgpu::Kernel>,
@@ -756,7 +757,11 @@ pub unsafe extern "C" fn hip_ext_module_launch_kernel(
 ) -> hipError_t {
     guard("hipExtModuleLaunchKernel", || {
         let hip = hip()?;
-        if [bx, by, bz].contains(&0) || gx % bx != 0 || gy % by != 0 || gz % bz != 0 {
+        if [bx, by, bz].contains(&0)
+            || !gx.is_multiple_of(bx)
+            || !gy.is_multiple_of(by)
+            || !gz.is_multiple_of(bz)
+        {
             return Err(unsupported_partial([gx, gy, gz], [bx, by, bz]));
         }
         // SAFETY: forwarded with the caller's arguments.
@@ -850,11 +855,9 @@ pub fn occupancy(
     let waves = per_simd * profile.simds_per_cu.max(1);
     let by_waves = waves / waves_per_block;
     let lds = info.lds_bytes as u64 + dynamic;
-    let by_lds = if lds == 0 {
-        u32::MAX
-    } else {
-        (profile.lds_bytes as u64 / lds) as u32
-    };
+    let by_lds = (profile.lds_bytes as u64)
+        .checked_div(lds)
+        .map_or(u32::MAX, |n| n as u32);
     by_waves.min(by_lds)
 }
 

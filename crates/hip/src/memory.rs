@@ -755,7 +755,7 @@ fn fill(
     if dst.is_null() {
         return Err(HipError::invalid("fill of a null pointer"));
     }
-    if (dst as usize) % pattern.len() != 0 {
+    if !(dst as usize).is_multiple_of(pattern.len()) {
         return Err(HipError::invalid(format!(
             "{dst:p} is not aligned to {} bytes",
             pattern.len()

@@ -125,9 +125,12 @@ fn report(what: &str, r: HipResult) {
 /// `p` must point to a whole bundle or ELF image (the fat binary clang
 /// emitted, or an image given to `hipModuleLoadData`).
 pub unsafe fn image_len(p: *const u8) -> HipResult<usize> {
-    // SAFETY: every read below lies inside the image (the caller's
-    // promise), as each offset read comes from headers already read.
     let read = |at: usize, n: usize| -> Vec<u8> {
+        // SAFETY: every read lies inside the image: the caller promises a
+        // whole, well-formed image, and each offset read comes from
+        // headers already read (and is capped at 4 GiB). HIP gives no
+        // size with the image, so a malformed one cannot be detected
+        // before reading its headers.
         unsafe { std::slice::from_raw_parts(p.add(at), n) }.to_vec()
     };
     let u64_at = |at: usize| u64::from_le_bytes(read(at, 8).try_into().expect("8 bytes"));

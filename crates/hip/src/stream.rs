@@ -142,17 +142,6 @@ impl Work {
     }
 }
 
-// SAFETY (for both impls): the pointers inside are C function pointers and
-// the caller's opaque data, which HIP lets the runtime use from any thread
-// (crate docs, "Callbacks").
-unsafe impl Send for HostCall {}
-// SAFETY: as above.
-unsafe impl Sync for HostCall {}
-// SAFETY: as above.
-unsafe impl Send for StreamCallback {}
-// SAFETY: as above.
-unsafe impl Sync for StreamCallback {}
-
 /// Fills rows with a repeated pattern, a chunk at a time from host memory.
 fn fill(rt: &softgpu_runtime::Runtime, rows: &[(u64, u64)], pattern: &[u8]) -> Result<(), String> {
     const CHUNK: usize = 1 << 16;
