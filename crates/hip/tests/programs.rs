@@ -333,6 +333,15 @@ fn one(sources: &'static [&'static str]) -> Program {
     }
 }
 
+/// The README's example (`examples/hip/vector_add.hip`).
+#[test]
+fn readme_example() {
+    check(Program {
+        stdout: vec!["1048576 additions on AMD Radeon".into(), "gfx1151".into()],
+        ..one(&["../../../../examples/hip/vector_add.hip"])
+    });
+}
+
 #[test]
 fn errors() {
     check(one(&["errors.hip"]));
