@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
-/// GWS resources (barrier ids): M0[21:16] plus the instruction's offset.
+/// GWS resources (barrier ids): `M0[21:16]` plus the instruction's offset.
 pub const RESOURCES: usize = 64;
 
 /// The GWS barriers of one dispatch.

@@ -20,8 +20,9 @@ pub fn properties(index: usize) -> HipResult<hipDeviceProp_t> {
     // raw pointers), for which all-zero bytes are a valid value.
     let mut props: hipDeviceProp_t = unsafe { std::mem::zeroed() };
     copy_c(&mut props.name, &p.marketing_name);
-    let arch_name = format!("{}:sramecc-:xnack-", p.name);
-    copy_c(&mut props.gcnArchName, &arch_name);
+    // RDNA3 has neither XNACK nor SRAMECC, so ROCm names gfx11 devices by
+    // the bare processor.
+    copy_c(&mut props.gcnArchName, &p.name);
     let (free, total) = d.memory_info()?;
     let _ = free;
     let version: i32 = p

@@ -549,14 +549,35 @@ fn check_kind(kind: i32) -> HipResult {
 }
 
 /// Puts `work` on `stream` and, if `sync`, waits for the stream.
+///
+/// A copy to or from pageable host memory (neither device memory nor
+/// registered or `hipHostMalloc` memory) is synchronous even when called
+/// as asynchronous, as CUDA and HIP define it: the program may reuse a
+/// pageable buffer as soon as the call returns.
 fn submit(stream: hipStream_t, work: Work, sync: bool) -> HipResult {
     let hip = hip()?;
     let s = hip.stream(stream)?;
+    let pageable = match &work {
+        Work::Copy(rows) => rows
+            .first()
+            .is_some_and(|&(dst, src, len)| is_pageable(dst, len) || is_pageable(src, len)),
+        _ => false,
+    };
     s.enqueue(hip, work)?;
-    if sync && !s.is_capturing() {
+    if (sync || pageable) && !s.is_capturing() {
         s.synchronize(hip)?;
     }
     Ok(())
+}
+
+/// Whether `len` bytes at `addr` are host memory the runtime does not know
+/// (not arena memory, not registered).
+fn is_pageable(addr: u64, len: u64) -> bool {
+    let in_arena = softgpu_runtime::Runtime::get().is_ok_and(|rt| {
+        let (base, cap) = (rt.arena.base(), rt.arena.capacity());
+        addr >= base && addr.saturating_add(len) <= base + cap
+    });
+    !in_arena && find(addr).is_none()
 }
 
 fn copy(

@@ -19,7 +19,7 @@
 //!   dispatch, in stream order, [`PrintfBuffer::drain`] formats and prints
 //!   the records and resets the header.
 //! * **Hostcall** (HIP's default): see [`crate::hostcall`], which collects
-//!   a message per work-item and calls [`format`] on it.
+//!   a message per work-item and calls [`format()`] on it.
 //!
 //! Formatting hands every conversion specification to the C library's
 //! `snprintf` with the value converted to the C type the specification
