@@ -5,9 +5,12 @@
 //! node depending on the previous one; the explicit API builds nodes with
 //! given dependencies (kernel arguments and memset values are copied when
 //! the node is made, as HIP does). Instantiation orders the nodes
-//! topologically (rejecting cycles) and a launch puts them on the stream
-//! in that order, so every dependency is met and the graph is one step of
-//! the stream's order.
+//! topologically (rejecting cycles) and records them, in that order, as a
+//! softgpu graph ([`softgpu::Graph`]: kernels as dispatch nodes, copies,
+//! fills and host functions as host-function nodes), whose replay runs
+//! independent branches on separate device queues and is one step of the
+//! stream's order. A graph with event nodes or nested graphs, which a
+//! softgpu graph cannot hold, is replayed node by node in that order.
 
 use std::ffi::{c_char, c_void};
 use std::sync::{Arc, Mutex};
@@ -78,21 +81,37 @@ fn kind_of(work: &Work) -> i32 {
         Work::Copy(_) => 2,
         Work::Fill { .. } => 3,
         Work::Host(_) | Work::Callback(_) => 4,
+        Work::Graph(_) => 5,
         Work::Nothing => 6,
         Work::Wait(_) => 7,
         Work::Record(_) => 8,
     }
 }
 
-/// An instantiated graph: its work in an order that meets every
-/// dependency.
-pub struct GraphExec {
-    pub order: Vec<Work>,
+/// An instantiated graph.
+pub enum GraphExec {
+    /// A softgpu graph: nodes laid on up to four device queues, so
+    /// independent branches run concurrently.
+    Softgpu(Mutex<softgpu::GraphExec>),
+    /// Nodes a softgpu graph cannot hold (event records and waits, nested
+    /// graphs), in a dependency order, put on the stream one by one.
+    Sequential(Vec<Work>),
+}
+
+impl GraphExec {
+    /// Replays the graph on `stream`.
+    pub fn launch(&self, stream: &softgpu::Stream) -> HipResult {
+        match self {
+            GraphExec::Softgpu(exec) => Ok(stream.launch(&mut lock(exec))?),
+            GraphExec::Sequential(order) => order.iter().try_for_each(|w| w.run(stream)),
+        }
+    }
 }
 
 impl Graph {
-    /// Kahn's algorithm over the dependencies; a cycle is an error.
-    fn instantiate(&self) -> HipResult<GraphExec> {
+    /// The nodes in a dependency order (Kahn's algorithm); a cycle is an
+    /// error.
+    fn order(&self) -> HipResult<Vec<usize>> {
         let n = self.nodes.len();
         let mut pending: Vec<usize> = self.nodes.iter().map(|node| node.deps.len()).collect();
         let mut dependents = vec![Vec::new(); n];
@@ -104,7 +123,7 @@ impl Graph {
         let mut ready: Vec<usize> = (0..n).filter(|&i| pending[i] == 0).rev().collect();
         let mut order = Vec::with_capacity(n);
         while let Some(i) = ready.pop() {
-            order.push(self.nodes[i].work.clone());
+            order.push(i);
             for &j in dependents[i].iter().rev() {
                 pending[j] -= 1;
                 if pending[j] == 0 {
@@ -115,7 +134,31 @@ impl Graph {
         if order.len() != n {
             return Err(HipError::invalid("the graph's dependencies form a cycle"));
         }
-        Ok(GraphExec { order })
+        Ok(order)
+    }
+
+    /// Instantiates the graph for `stream`'s device: as a softgpu graph
+    /// recorded on it when every node can be one, else sequentially.
+    fn instantiate(&self, stream: &softgpu::Stream) -> HipResult<GraphExec> {
+        let order = self.order()?;
+        let mut graph = stream.graph();
+        let mut made: Vec<Option<softgpu::Node>> = vec![None; self.nodes.len()];
+        for &i in &order {
+            let node = &self.nodes[i];
+            let after: Vec<softgpu::Node> = node.deps.iter().filter_map(|&d| made[d]).collect();
+            made[i] = Some(match &node.work {
+                Work::Launch(l) => graph.dispatch(&l.kernel, l.grid, l.block, &l.args, &after)?,
+                Work::Nothing => graph.join(&after)?,
+                work => match work.host_body()? {
+                    Some(body) => graph.host_fn(body, &after)?,
+                    None => {
+                        let works = order.iter().map(|&j| self.nodes[j].work.clone()).collect();
+                        return Ok(GraphExec::Sequential(works));
+                    }
+                },
+            });
+        }
+        Ok(GraphExec::Softgpu(Mutex::new(graph.finish())))
     }
 }
 
@@ -537,7 +580,8 @@ pub unsafe extern "C" fn hipGraphNodeGetType(node: hipGraphNode_t, kind: *mut i3
 fn instantiate(exec: *mut hipGraphExec_t, graph: hipGraph_t) -> HipResult {
     let hip = hip()?;
     let g = hip.graphs.get(graph as usize)?;
-    let instance = lock(&g).instantiate()?;
+    let nodes = lock(&g).clone();
+    let instance = hip.current().null.with(|s| nodes.instantiate(s))?;
     let handle = hip.execs.insert(Arc::new(instance));
     // SAFETY: output of an exec handle (crate docs).
     unsafe { put(exec, handle as hipGraphExec_t) }
@@ -586,11 +630,7 @@ pub unsafe extern "C" fn hipGraphLaunch(exec: hipGraphExec_t, stream: hipStream_
     guard("hipGraphLaunch", || {
         let hip = hip()?;
         let instance = hip.execs.get(exec as usize)?;
-        let s = hip.stream(stream)?;
-        for work in &instance.order {
-            s.enqueue(hip, work.clone())?;
-        }
-        Ok(())
+        hip.stream(stream)?.enqueue(hip, Work::Graph(instance))
     })
 }
 

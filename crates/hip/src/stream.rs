@@ -76,6 +76,8 @@ pub enum Work {
     Callback(StreamCallback),
     Record(Arc<HipEvent>),
     Wait(Arc<HipEvent>),
+    /// An instantiated graph (`hipGraphLaunch`).
+    Graph(Arc<crate::graph::GraphExec>),
     /// Nothing (an empty graph node).
     Nothing,
 }
@@ -85,49 +87,6 @@ impl Work {
     pub fn run(&self, stream: &softgpu::Stream) -> HipResult {
         match self {
             Work::Launch(launch) => launch.run(stream),
-            Work::Copy(rows) => {
-                let rt = softgpu_runtime::Runtime::get()?;
-                let rows = rows.clone();
-                Ok(stream.host_fn(move || {
-                    let start = softgpu_runtime::trace::now_ns();
-                    for &(dst, src, len) in rows.iter() {
-                        // SAFETY: host sides are valid for `len` bytes
-                        // until the copy has run (crate docs, "Host
-                        // memory"); device sides are checked by `copy`.
-                        unsafe { rt.copy(dst, src, len) }.map_err(|e| {
-                            format!("copy of {len} bytes from {src:#x} to {dst:#x}: {e}")
-                        })?;
-                    }
-                    let bytes = rows.iter().map(|r| r.2).sum();
-                    let (dst, src) = rows.first().map_or((0, 0), |r| (r.0, r.1));
-                    rt.tracer.transfer("memcpy", start, bytes, dst, Some(src));
-                    Ok(())
-                })?)
-            }
-            Work::Fill { rows, pattern } => {
-                let rt = softgpu_runtime::Runtime::get()?;
-                let (rows, pattern) = (rows.clone(), pattern.clone());
-                Ok(stream.host_fn(move || fill(&rt, &rows, &pattern))?)
-            }
-            Work::Host(h) => {
-                let h = *h;
-                Ok(stream.host_fn(move || {
-                    // SAFETY: a host function may be called on any thread
-                    // with its own data (crate docs, "Callbacks").
-                    unsafe { (h.call)(h.data as *mut c_void) };
-                    Ok(())
-                })?)
-            }
-            Work::Callback(c) => {
-                let c = *c;
-                Ok(stream.host_fn(move || {
-                    // SAFETY: as for `Work::Host`.
-                    unsafe {
-                        (c.call)(c.stream as hipStream_t, HIP_SUCCESS, c.data as *mut c_void)
-                    };
-                    Ok(())
-                })?)
-            }
             Work::Record(event) => {
                 let recorded = stream.record_event()?;
                 *lock(&event.recorded) = Some(recorded);
@@ -137,9 +96,70 @@ impl Work {
                 Some(e) => Ok(stream.wait_event(e)?),
                 None => Ok(()),
             },
+            Work::Graph(exec) => exec.launch(stream),
             Work::Nothing => Ok(()),
+            Work::Copy(_) | Work::Fill { .. } | Work::Host(_) | Work::Callback(_) => {
+                let body = self.host_body()?.ok_or_else(|| {
+                    HipError::new(HIP_ERROR_UNKNOWN, "a host work item without a body")
+                })?;
+                Ok(stream.host_fn(move || body())?)
+            }
         }
     }
+
+    /// What a host-side item (copy, fill, host function, callback) runs on
+    /// the host, for a stream or a graph node that replays it; `None` for
+    /// device-side items.
+    pub fn host_body(&self) -> HipResult<Option<softgpu::HostFn>> {
+        let rt = softgpu_runtime::Runtime::get()?;
+        let body: softgpu::HostFn = match self {
+            Work::Copy(rows) => {
+                let rows = rows.clone();
+                Arc::new(move || copy(&rt, &rows))
+            }
+            Work::Fill { rows, pattern } => {
+                let (rows, pattern) = (rows.clone(), pattern.clone());
+                Arc::new(move || fill(&rt, &rows, &pattern))
+            }
+            Work::Host(h) => {
+                let h = *h;
+                Arc::new(move || {
+                    // SAFETY: a host function may be called on any thread
+                    // with its own data (crate docs, "Callbacks").
+                    unsafe { (h.call)(h.data as *mut c_void) };
+                    Ok(())
+                })
+            }
+            Work::Callback(c) => {
+                let c = *c;
+                Arc::new(move || {
+                    // SAFETY: as for `Work::Host`.
+                    unsafe {
+                        (c.call)(c.stream as hipStream_t, HIP_SUCCESS, c.data as *mut c_void)
+                    };
+                    Ok(())
+                })
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(body))
+    }
+}
+
+/// Copies rows `(dst, src, len)`.
+fn copy(rt: &softgpu_runtime::Runtime, rows: &[(u64, u64, u64)]) -> Result<(), String> {
+    let start = softgpu_runtime::trace::now_ns();
+    for &(dst, src, len) in rows {
+        // SAFETY: host sides are valid for `len` bytes until the copy has
+        // run (crate docs, "Host memory"); device sides are checked by
+        // `copy`.
+        unsafe { rt.copy(dst, src, len) }
+            .map_err(|e| format!("copy of {len} bytes from {src:#x} to {dst:#x}: {e}"))?;
+    }
+    let bytes = rows.iter().map(|r| r.2).sum();
+    let (dst, src) = rows.first().map_or((0, 0), |r| (r.0, r.1));
+    rt.tracer.transfer("memcpy", start, bytes, dst, Some(src));
+    Ok(())
 }
 
 /// Fills rows with a repeated pattern, a chunk at a time from host memory.

@@ -102,6 +102,13 @@ impl<'s> Graph<'s> {
         self.add(Work::Dispatch(prepared), after)
     }
 
+    /// Records a host function after the nodes in `after`: each replay
+    /// runs it on the host in its turn; an error it returns fails the
+    /// replay like a kernel fault.
+    pub fn host_fn(&mut self, f: crate::HostFn, after: &[Node]) -> Result<Node> {
+        self.add(Work::Host(Op::Host(f)), after)
+    }
+
     /// A node that only joins `after`, for later nodes to depend on.
     pub fn join(&mut self, after: &[Node]) -> Result<Node> {
         self.add(Work::Host(Op::Join), after)

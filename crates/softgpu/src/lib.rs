@@ -62,7 +62,7 @@ pub use kernel::{ArgInfo, ArgKind, Args, Kernel, KernelInfo, Module};
 pub use scalar::Scalar;
 pub use softgpu_compiler::{Compiler, Language};
 pub use softgpu_runtime::profile::Profile;
-pub use stream::{Dim3, Pattern, Stream};
+pub use stream::{Dim3, HostFn, Pattern, Stream};
 
 /// Compile-time checks of the thread-safety promises.
 #[allow(dead_code)]

@@ -100,9 +100,15 @@ pub(crate) enum Op {
         to_at: u64,
         len: u64,
     },
+    /// A host function (a C-ABI layer's copy with raw pointers, a HIP host
+    /// node), run afresh each time.
+    Host(HostFn),
     /// Nothing to run: only orders its dependencies before its dependents.
     Join,
 }
+
+/// A host function a graph may replay many times.
+pub type HostFn = Arc<dyn Fn() -> std::result::Result<(), String> + Send + Sync>;
 
 impl Op {
     /// A checked fill.
@@ -658,6 +664,10 @@ pub(crate) fn run_host_side(lane: &Lane, k: usize, op: &Op) -> Result<()> {
             let (from, from_at, to, to_at, len) =
                 (from.clone(), *from_at, to.clone(), *to_at, *len);
             lane.host_op(k, move || to.write(to_at, &from.read(from_at, len)?))
+        }
+        Op::Host(f) => {
+            let f = f.clone();
+            lane.host_op(k, move || f())
         }
         Op::Join => Ok(()),
     }
