@@ -33,6 +33,57 @@ fn a_graph_replays_fill_dispatch_and_copy_in_dependency_order() {
     assert_eq!(stream.read_blocking::<f32>(&acc).unwrap(), vec![8.0; 64]);
 }
 
+/// A host-function node runs on every replay, after its dependencies and
+/// before its dependents; an error it returns fails the replay.
+#[test]
+fn host_function_nodes_run_in_order_on_every_replay() {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::Arc;
+    let (_device, stream, module) = common::setup();
+    let scale = module.kernel("scale").unwrap();
+    let x = stream.allocate(4 * 64).unwrap();
+    stream.fill(&x, 1.0f32).unwrap();
+    let runs = Arc::new(AtomicU32::new(0));
+    let seen = runs.clone();
+    let mut graph = stream.graph();
+    let doubled = graph
+        .dispatch(&scale, 1, 64, &Args::new().view(&x).value(2.0f32), &[])
+        .unwrap();
+    let counted = graph
+        .host_fn(
+            Arc::new(move || {
+                seen.fetch_add(1, Ordering::SeqCst);
+                Ok(())
+            }),
+            &[doubled],
+        )
+        .unwrap();
+    graph
+        .dispatch(
+            &scale,
+            1,
+            64,
+            &Args::new().view(&x).value(3.0f32),
+            &[counted],
+        )
+        .unwrap();
+    let mut exec = graph.finish();
+    for _ in 0..2 {
+        stream.launch(&mut exec).unwrap();
+    }
+    assert_eq!(stream.read_blocking::<f32>(&x).unwrap(), vec![36.0; 64]);
+    assert_eq!(runs.load(Ordering::SeqCst), 2);
+
+    let mut failing = stream.graph();
+    failing
+        .host_fn(Arc::new(|| Err("refused".to_string())), &[])
+        .unwrap();
+    let mut exec = failing.finish();
+    stream.launch(&mut exec).unwrap();
+    let err = stream.synchronize().unwrap_err();
+    assert!(err.to_string().contains("refused"), "{err}");
+}
+
 #[test]
 fn foreign_nodes_and_bad_recordings_are_errors() {
     let (_device, stream, module) = common::setup();
