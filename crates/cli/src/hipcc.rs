@@ -47,8 +47,18 @@ fn plan(args: &[String]) -> Result<(PathBuf, Vec<String>), String> {
     let inputs = hip_program::inputs(args);
     let target = Profile::from_env().map_err(|e| e.to_string())?.name;
     let libs = if inputs.compiles_hip {
-        let compiler = Compiler::new(&target).map_err(|e| e.to_string())?;
-        Some(compiler.device_lib_dir().map_err(|e| e.to_string())?)
+        // One folder serves every target; it needs each target's
+        // ISA-version library, so make sure of all the user names.
+        let mut targets = hip_program::user_targets(args);
+        if targets.is_empty() {
+            targets.push(target.clone());
+        }
+        let mut dir = None;
+        for t in &targets {
+            let compiler = Compiler::new(t).map_err(|e| e.to_string())?;
+            dir = Some(compiler.device_lib_dir().map_err(|e| e.to_string())?);
+        }
+        dir
     } else {
         None
     };

@@ -172,6 +172,33 @@ pub fn inputs(args: &[String]) -> Inputs {
     r
 }
 
+/// The processors the user's `--offload-arch`/`--cuda-gpu-arch` options
+/// name (`gfx1100` of `--offload-arch=gfx1100:xnack-`), in order.
+pub fn user_targets(args: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        let value = ["--offload-arch", "--cuda-gpu-arch"].iter().find_map(|flag| {
+            if a == flag {
+                args.get(i + 1).map(String::as_str)
+            } else {
+                a.strip_prefix(flag).and_then(|r| r.strip_prefix('='))
+            }
+        });
+        if let Some(v) = value {
+            for t in v.split(',') {
+                let processor = t.split(':').next().unwrap_or(t);
+                if !processor.is_empty() && !out.iter().any(|o| o == processor) {
+                    out.push(processor.to_string());
+                }
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
 /// The whole `clang++-19` argument list for the user's `args`.
 ///
 /// # Panics
@@ -255,6 +282,20 @@ pub fn missing_library_message(path: &Path) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn user_targets_are_read_from_every_spelling() {
+        let args: Vec<String> = [
+            "--offload-arch=gfx1100:xnack-",
+            "--offload-arch",
+            "gfx1151",
+            "--cuda-gpu-arch=gfx1100,gfx1201",
+            "k.hip",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(super::user_targets(&args), ["gfx1100", "gfx1151", "gfx1201"]);
+    }
+
     use super::*;
     use std::path::PathBuf;
 
