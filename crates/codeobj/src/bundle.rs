@@ -15,6 +15,71 @@ pub fn is_compressed_offload_bundle(bytes: &[u8]) -> bool {
     bytes.starts_with(COMPRESSED_MAGIC)
 }
 
+/// The largest bundle a compressed one may claim to hold.
+const MAX_DECOMPRESSED: u64 = 1 << 30;
+
+/// Decompresses a compressed offload bundle (`clang --offload-compress`):
+/// `CCOB`, a u16 version, a u16 method, for version 2 a u32 total size of
+/// the compressed bundle, then a u32 uncompressed size, a u64 hash, and
+/// the compressed uncompressed bundle. Method 1 (zstd) is what clang
+/// writes when LLVM has zstd, as Debian's clang-19 does; zlib (method 0)
+/// is refused with a message. Returns the bundle and how many input bytes
+/// the compressed one spans (version 2 says; version 1 spans all of
+/// `bytes`).
+pub fn decompress(bytes: &[u8]) -> Result<(Vec<u8>, usize), Error> {
+    let bad = |why: String| Error::CompressedBundle(why);
+    let u16_at = |at: usize| {
+        bytes
+            .get(at..at + 2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]) as u64)
+    };
+    let u32_at = |at: usize| {
+        bytes
+            .get(at..at + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64)
+    };
+    if !is_compressed_offload_bundle(bytes) {
+        return Err(bad("missing CCOB magic".into()));
+    }
+    let short = || bad(format!("a {}-byte header is truncated", bytes.len()));
+    let (version, method) = (u16_at(4).ok_or_else(short)?, u16_at(6).ok_or_else(short)?);
+    let (total, size, start) = match version {
+        1 => (bytes.len() as u64, u32_at(8).ok_or_else(short)?, 20),
+        2 => (
+            u32_at(8).ok_or_else(short)?,
+            u32_at(12).ok_or_else(short)?,
+            24,
+        ),
+        v => return Err(bad(format!("format version {v} is unknown"))),
+    };
+    if method != 1 {
+        return Err(bad(format!(
+            "compression method {method} is not supported (only zstd, method 1)"
+        )));
+    }
+    if size > MAX_DECOMPRESSED || total > bytes.len() as u64 || (total as usize) < start {
+        return Err(bad(format!(
+            "sizes out of range: {total} compressed bytes of {} given, {size} uncompressed",
+            bytes.len()
+        )));
+    }
+    let mut input = &bytes[start..total as usize];
+    let mut decoder = ruzstd::decoding::StreamingDecoder::new(&mut input)
+        .map_err(|e| bad(format!("zstd frame: {e}")))?;
+    let mut out = Vec::with_capacity(size as usize);
+    // At most one byte beyond the promised size is read, so a stream that
+    // decompresses to more is caught without expanding it.
+    std::io::Read::read_to_end(&mut std::io::Read::take(&mut decoder, size + 1), &mut out)
+        .map_err(|e| bad(format!("zstd data: {e}")))?;
+    if out.len() as u64 != size {
+        return Err(bad(format!(
+            "decompressed to {} bytes, the header says {size}",
+            out.len()
+        )));
+    }
+    Ok((out, total as usize))
+}
+
 /// One entry of an offload bundle.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BundleEntry<'a> {
@@ -71,7 +136,9 @@ impl<'a> Reader<'a> {
 /// All entries of an uncompressed offload bundle.
 pub fn bundle_entries(bytes: &[u8]) -> Result<Vec<BundleEntry<'_>>, Error> {
     if is_compressed_offload_bundle(bytes) {
-        return Err(Error::CompressedBundle);
+        return Err(Error::CompressedBundle(
+            "decompress it first (bundle::decompress)".into(),
+        ));
     }
     if !is_offload_bundle(bytes) {
         return Err(Error::Bundle(

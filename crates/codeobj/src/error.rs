@@ -80,9 +80,10 @@ pub enum Error {
     /// The offload bundle is malformed.
     #[error("bad clang offload bundle: {0}")]
     Bundle(String),
-    /// The offload bundle is compressed (`CCOB` magic).
-    #[error("compressed offload bundle not supported (CCOB magic); rebuild without --offload-compress or decompress it with clang-offload-bundler")]
-    CompressedBundle,
+    /// A compressed offload bundle (`CCOB` magic) softgpu cannot
+    /// decompress (an unknown version or method, or a corrupt stream).
+    #[error("compressed offload bundle (CCOB): {0}; rebuild without --offload-compress or decompress it with clang-offload-bundler")]
+    CompressedBundle(String),
     /// No entry of the offload bundle is for the requested target.
     #[error("offload bundle has no amdgcn-amd-amdhsa entry for {target}; entries: [{}]", available.join(", "))]
     NoBundleEntry {

@@ -30,7 +30,8 @@ mod mach;
 mod meta;
 
 pub use bundle::{
-    bundle_entries, is_compressed_offload_bundle, is_offload_bundle, unbundle, BundleEntry,
+    bundle_entries, decompress, is_compressed_offload_bundle, is_offload_bundle, unbundle,
+    BundleEntry,
 };
 pub use descriptor::KernelDescriptor;
 pub use error::Error;
@@ -68,7 +69,11 @@ pub fn load(bytes: &[u8]) -> Result<CodeObject, Error> {
 ///
 /// Fails with [`Error::TargetMismatch`] if the ELF was built for another processor.
 pub fn load_for_target(bytes: &[u8], target: &str) -> Result<CodeObject, Error> {
-    let elf_bytes = if is_offload_bundle(bytes) || is_compressed_offload_bundle(bytes) {
+    if is_compressed_offload_bundle(bytes) {
+        let (bundle, _) = bundle::decompress(bytes)?;
+        return load_for_target(&bundle, target);
+    }
+    let elf_bytes = if is_offload_bundle(bytes) {
         unbundle(bytes, target)?
     } else {
         bytes

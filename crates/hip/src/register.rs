@@ -164,10 +164,17 @@ pub unsafe fn image_len(p: *const u8) -> HipResult<usize> {
         return Ok(end.max(at) as usize);
     }
     if head.starts_with(b"CCOB") {
-        return Err(HipError::new(
-            HIP_ERROR_INVALID_IMAGE,
-            "compressed offload bundles (clang --offload-compress) are not supported yet; build without --offload-compress",
-        ));
+        // A compressed bundle (clang --offload-compress): version 2 gives
+        // its total size; version 1 gives none.
+        let version = u16_at(4);
+        let total = u32::from_le_bytes(read(8, 4).try_into().expect("4 bytes")) as u64;
+        if version != 2 || total > LIMIT || total < 24 {
+            return Err(HipError::new(
+                HIP_ERROR_INVALID_IMAGE,
+                format!("a compressed offload bundle of version {version} states no usable size; build with clang-19's --offload-compress (version 2) or without compression"),
+            ));
+        }
+        return Ok(total as usize);
     }
     if head.starts_with(b"\x7fELF") {
         let (phoff, shoff) = (u64_at(0x20), u64_at(0x28));

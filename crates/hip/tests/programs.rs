@@ -43,6 +43,8 @@ struct Program {
     /// Device code built separately for `hipModuleLoad*`: the code object
     /// and the offload bundle are passed as the program's two arguments.
     module: Option<&'static str>,
+    /// Extra compiler options for both builds.
+    flags: &'static [&'static str],
 }
 
 fn programs_dir() -> PathBuf {
@@ -170,6 +172,7 @@ impl Recipe {
         if let [one] = p.sources {
             let mut cmd = self.command();
             self.hip_options(&mut cmd);
+            cmd.args(p.flags);
             cmd.arg(src.join(one)).arg("-o").arg(&exe);
             if let Recipe::Clang = self {
                 cmd.arg("-lamdhip64");
@@ -331,6 +334,16 @@ fn one(sources: &'static [&'static str]) -> Program {
         sources,
         ..Program::default()
     }
+}
+
+/// A fat binary clang compressed (`--offload-compress`: a zstd `CCOB`
+/// bundle) registers and runs.
+#[test]
+fn compressed_fat_binary() {
+    check(Program {
+        flags: &["--offload-compress"],
+        ..one(&["vector_add.hip"])
+    });
 }
 
 /// The README's example (`examples/hip/vector_add.hip`).
