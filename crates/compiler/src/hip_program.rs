@@ -179,13 +179,15 @@ pub fn user_targets(args: &[String]) -> Vec<String> {
     let mut i = 0;
     while i < args.len() {
         let a = &args[i];
-        let value = ["--offload-arch", "--cuda-gpu-arch"].iter().find_map(|flag| {
-            if a == flag {
-                args.get(i + 1).map(String::as_str)
-            } else {
-                a.strip_prefix(flag).and_then(|r| r.strip_prefix('='))
-            }
-        });
+        let value = ["--offload-arch", "--cuda-gpu-arch"]
+            .iter()
+            .find_map(|flag| {
+                if a == flag {
+                    args.get(i + 1).map(String::as_str)
+                } else {
+                    a.strip_prefix(flag).and_then(|r| r.strip_prefix('='))
+                }
+            });
         if let Some(v) = value {
             for t in v.split(',') {
                 let processor = t.split(':').next().unwrap_or(t);
@@ -293,7 +295,10 @@ mod tests {
         ]
         .map(String::from)
         .to_vec();
-        assert_eq!(super::user_targets(&args), ["gfx1100", "gfx1151", "gfx1201"]);
+        assert_eq!(
+            super::user_targets(&args),
+            ["gfx1100", "gfx1151", "gfx1201"]
+        );
     }
 
     use super::*;
