@@ -168,7 +168,7 @@ pub unsafe fn image_len(p: *const u8) -> HipResult<usize> {
         // its total size; version 1 gives none.
         let version = u16_at(4);
         let total = u32::from_le_bytes(read(8, 4).try_into().expect("4 bytes")) as u64;
-        if version != 2 || total > LIMIT || total < 24 {
+        if version != 2 || !(24..=LIMIT).contains(&total) {
             return Err(HipError::new(
                 HIP_ERROR_INVALID_IMAGE,
                 format!("a compressed offload bundle of version {version} states no usable size; build with clang-19's --offload-compress (version 2) or without compression"),
