@@ -1002,6 +1002,57 @@ fn potential_block_size(
     (blocks * profile.compute_units, best.1)
 }
 
+/// The kernel an occupancy query names, with the profile of the device it
+/// runs on: a host stub (runtime API, current device) or a module function
+/// (driver API, its module's device).
+enum Query {
+    Stub(*const c_void),
+    Function(hipFunction_t),
+}
+
+impl Query {
+    fn resolve(self, hip: &Hip) -> HipResult<(softgpu::Kernel, &softgpu::Profile)> {
+        match self {
+            Query::Stub(stub) => Ok((
+                function_kernel(hip, stub)?,
+                hip.current().device.properties(),
+            )),
+            Query::Function(f) => {
+                let function = hip.functions.get(f as usize)?;
+                let device = &hip.devices[function.module.device].device;
+                Ok((function.kernel.clone(), device.properties()))
+            }
+        }
+    }
+}
+
+/// `hip*OccupancyMaxPotentialBlockSize`.
+fn max_potential_block_size(
+    query: Query,
+    grid: *mut i32,
+    block: *mut i32,
+    dynamic: usize,
+    limit: i32,
+) -> HipResult {
+    let hip = hip()?;
+    let (kernel, profile) = query.resolve(hip)?;
+    let (g, b) = potential_block_size(&kernel, profile, dynamic as u64, limit.max(0) as u32);
+    // SAFETY: outputs of ints (crate docs).
+    unsafe {
+        put(grid, g as i32)?;
+        put(block, b as i32)
+    }
+}
+
+/// `hip*OccupancyMaxActiveBlocksPerMultiprocessor`.
+fn max_active_blocks(query: Query, blocks: *mut i32, block_size: i32, dynamic: usize) -> HipResult {
+    let hip = hip()?;
+    let (kernel, profile) = query.resolve(hip)?;
+    let n = occupancy(&kernel, profile, block_size.max(0) as u32, dynamic as u64);
+    // SAFETY: output of an int (crate docs).
+    unsafe { put(blocks, n as i32) }
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn hipOccupancyMaxPotentialBlockSize(
     grid: *mut i32,
@@ -1011,19 +1062,7 @@ pub unsafe extern "C" fn hipOccupancyMaxPotentialBlockSize(
     limit: i32,
 ) -> hipError_t {
     guard("hipOccupancyMaxPotentialBlockSize", || {
-        let hip = hip()?;
-        let kernel = function_kernel(hip, func)?;
-        let (g, b) = potential_block_size(
-            &kernel,
-            hip.current().device.properties(),
-            dynamic as u64,
-            limit.max(0) as u32,
-        );
-        // SAFETY: outputs of ints (crate docs).
-        unsafe {
-            put(grid, g as i32)?;
-            put(block, b as i32)
-        }
+        max_potential_block_size(Query::Stub(func), grid, block, dynamic, limit)
     })
 }
 
@@ -1036,20 +1075,7 @@ pub unsafe extern "C" fn hipModuleOccupancyMaxPotentialBlockSize(
     limit: i32,
 ) -> hipError_t {
     guard("hipModuleOccupancyMaxPotentialBlockSize", || {
-        let hip = hip()?;
-        let function = hip.functions.get(f as usize)?;
-        let profile = hip.devices[function.module.device].device.properties();
-        let (g, b) = potential_block_size(
-            &function.kernel,
-            profile,
-            dynamic as u64,
-            limit.max(0) as u32,
-        );
-        // SAFETY: outputs of ints (crate docs).
-        unsafe {
-            put(grid, g as i32)?;
-            put(block, b as i32)
-        }
+        max_potential_block_size(Query::Function(f), grid, block, dynamic, limit)
     })
 }
 
@@ -1062,8 +1088,9 @@ pub unsafe extern "C" fn hipModuleOccupancyMaxPotentialBlockSizeWithFlags(
     limit: i32,
     _flags: u32,
 ) -> hipError_t {
-    // SAFETY: forwarded with the caller's arguments.
-    unsafe { hipModuleOccupancyMaxPotentialBlockSize(grid, block, f, dynamic, limit) }
+    guard("hipModuleOccupancyMaxPotentialBlockSizeWithFlags", || {
+        max_potential_block_size(Query::Function(f), grid, block, dynamic, limit)
+    })
 }
 
 #[no_mangle]
@@ -1074,16 +1101,7 @@ pub unsafe extern "C" fn hipOccupancyMaxActiveBlocksPerMultiprocessor(
     dynamic: usize,
 ) -> hipError_t {
     guard("hipOccupancyMaxActiveBlocksPerMultiprocessor", || {
-        let hip = hip()?;
-        let kernel = function_kernel(hip, func)?;
-        let n = occupancy(
-            &kernel,
-            hip.current().device.properties(),
-            block_size.max(0) as u32,
-            dynamic as u64,
-        );
-        // SAFETY: output of an int (crate docs).
-        unsafe { put(blocks, n as i32) }
+        max_active_blocks(Query::Stub(func), blocks, block_size, dynamic)
     })
 }
 
@@ -1095,8 +1113,10 @@ pub unsafe extern "C" fn hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     dynamic: usize,
     _flags: u32,
 ) -> hipError_t {
-    // SAFETY: forwarded with the caller's arguments.
-    unsafe { hipOccupancyMaxActiveBlocksPerMultiprocessor(blocks, func, block_size, dynamic) }
+    guard(
+        "hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+        || max_active_blocks(Query::Stub(func), blocks, block_size, dynamic),
+    )
 }
 
 #[no_mangle]
@@ -1107,17 +1127,7 @@ pub unsafe extern "C" fn hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(
     dynamic: usize,
 ) -> hipError_t {
     guard("hipModuleOccupancyMaxActiveBlocksPerMultiprocessor", || {
-        let hip = hip()?;
-        let function = hip.functions.get(f as usize)?;
-        let profile = hip.devices[function.module.device].device.properties();
-        let n = occupancy(
-            &function.kernel,
-            profile,
-            block_size.max(0) as u32,
-            dynamic as u64,
-        );
-        // SAFETY: output of an int (crate docs).
-        unsafe { put(blocks, n as i32) }
+        max_active_blocks(Query::Function(f), blocks, block_size, dynamic)
     })
 }
 
@@ -1129,8 +1139,10 @@ pub unsafe extern "C" fn hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithF
     dynamic: usize,
     _flags: u32,
 ) -> hipError_t {
-    // SAFETY: forwarded with the caller's arguments.
-    unsafe { hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(blocks, f, block_size, dynamic) }
+    guard(
+        "hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+        || max_active_blocks(Query::Function(f), blocks, block_size, dynamic),
+    )
 }
 
 #[no_mangle]
