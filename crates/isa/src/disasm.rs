@@ -641,7 +641,9 @@ fn ds(inst: &Inst) -> String {
     if inst.flags & flags::GDS != 0 {
         s.push_str(" gds");
     }
-    s
+    // Ops without register operands (the GWS semaphores) start with a
+    // modifier.
+    s.trim_start().to_string()
 }
 
 /// The `ds_swizzle_b32` offset in LLVM's swizzle(...) macro syntax.

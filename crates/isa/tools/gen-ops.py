@@ -489,6 +489,10 @@ def memory_types(fmt, name, operands):
             src[1 + k] = wty(x)
         if name == "ds_store_addtid_b32":
             src = ["None", "B32", "None"]  # data0 only: the address is M0 + lane id
+        if name in ("ds_gws_sema_v", "ds_gws_sema_p", "ds_gws_sema_release_all"):
+            src = ["None", "None", "None"]  # no VGPR: the resource is M0 + offset
+        if name.endswith("_gs_reg_rtn"):
+            src = ["None", "B32", "None"]  # data0 only: the register is the offset
         return dst, src
     # FLAT/GLOBAL/SCRATCH/MUBUF/MTBUF
     if not operands:
