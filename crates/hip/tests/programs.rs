@@ -346,6 +346,13 @@ fn compressed_fat_binary() {
     });
 }
 
+/// The README's overhead benchmark (`examples/hip/overhead.hip`) builds
+/// and checks its result (its timings are for reading, not for asserting).
+#[test]
+fn overhead_benchmark() {
+    check(one(&["../../../../examples/hip/overhead.hip"]));
+}
+
 /// The README's example (`examples/hip/vector_add.hip`).
 #[test]
 fn readme_example() {
