@@ -1,12 +1,14 @@
 //! The emulated device: its memory, loaded programs and dispatch entry point.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use softgpu_codeobj::{Kernel, ValueKind};
 use softgpu_isa::Family;
 
 use crate::arena::{Arena, MemError};
+use crate::checks::{Checks, Schedule, DEFAULT_TIMEOUT};
 use crate::dispatch::{DispatchStats, Outcome, Plan};
 use crate::fault::Fault;
 use crate::profile::InstructionProfile;
@@ -27,6 +29,13 @@ pub struct DeviceConfig {
     pub instruction_budget: u64,
     /// Per-lane stack bytes added for kernels with a dynamic call stack.
     pub dynamic_stack_bytes: u32,
+    /// Opt-in sanitizers; `None` reads `SOFTGPU_CHECK`.
+    pub checks: Option<Checks>,
+    /// Wall-clock limit of one dispatch; `None` reads `SOFTGPU_TIMEOUT`
+    /// (seconds), else [`DEFAULT_TIMEOUT`].
+    pub timeout: Option<Duration>,
+    /// Wave and workgroup order; `None` reads `SOFTGPU_SCHEDULE` (a seed).
+    pub schedule: Option<Schedule>,
 }
 
 /// Default instructions per wave before a kernel counts as runaway.
@@ -40,6 +49,9 @@ impl Default for DeviceConfig {
             threads: None,
             instruction_budget: 0,
             dynamic_stack_bytes: 16 * 1024,
+            checks: None,
+            timeout: None,
+            schedule: None,
         }
     }
 }
@@ -62,6 +74,9 @@ pub enum DispatchError {
     BadArguments { kernel: String, why: String },
     #[error("kernel {kernel}: bad launch: {why}")]
     BadLaunch { kernel: String, why: String },
+    /// A configuration value (or its environment variable) is invalid.
+    #[error("configuration: {0}")]
+    Config(String),
 }
 
 /// A device buffer: an allocation in the device arena.
@@ -143,6 +158,10 @@ pub struct Device {
     budget: u64,
     dynamic_stack_bytes: u32,
     dispatch_ids: AtomicU64,
+    /// [`Checks::bits`] of the sanitizers on for the next dispatch.
+    checks: AtomicU8,
+    timeout: Duration,
+    schedule: Mutex<Schedule>,
 }
 
 impl Device {
@@ -170,6 +189,38 @@ impl Device {
                 .unwrap_or(DEFAULT_WAVE_BUDGET),
             n => n,
         };
+        let checks = match config.checks {
+            Some(c) => c,
+            None => Checks::from_env().map_err(DispatchError::Config)?,
+        };
+        let timeout = match config.timeout {
+            Some(t) => t,
+            None => match std::env::var("SOFTGPU_TIMEOUT") {
+                Ok(v) => v
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|s| s.is_finite() && *s > 0.0)
+                    .map(Duration::from_secs_f64)
+                    .ok_or_else(|| {
+                        DispatchError::Config(format!(
+                            "SOFTGPU_TIMEOUT={v:?} is not a positive number of seconds"
+                        ))
+                    })?,
+                Err(_) => DEFAULT_TIMEOUT,
+            },
+        };
+        let schedule = match config.schedule {
+            Some(s) => s,
+            None => match std::env::var("SOFTGPU_SCHEDULE") {
+                Ok(v) => Schedule::Seeded(v.trim().parse().map_err(|_| {
+                    DispatchError::Config(format!(
+                        "SOFTGPU_SCHEDULE={v:?} is not a seed (an integer)"
+                    ))
+                })?),
+                Err(_) => Schedule::InOrder,
+            },
+        };
         Ok(Device {
             arena,
             target: config.target,
@@ -178,6 +229,9 @@ impl Device {
             budget,
             dynamic_stack_bytes: config.dynamic_stack_bytes,
             dispatch_ids: AtomicU64::new(0),
+            checks: AtomicU8::new(checks.bits()),
+            timeout,
+            schedule: Mutex::new(schedule),
         })
     }
 
@@ -189,6 +243,25 @@ impl Device {
     /// Worker threads dispatches run on.
     pub fn threads(&self) -> usize {
         self.threads
+    }
+
+    /// The sanitizers on for the dispatches that start from now on.
+    pub fn checks(&self) -> Checks {
+        Checks::from_bits(self.checks.load(Ordering::Relaxed))
+    }
+
+    /// Turns sanitizers on or off for dispatches that start from now on.
+    pub fn set_checks(&self, checks: Checks) {
+        self.checks.store(checks.bits(), Ordering::Relaxed);
+    }
+
+    /// The wave order of dispatches that start from now on.
+    pub fn schedule(&self) -> Schedule {
+        *self.schedule.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn set_schedule(&self, schedule: Schedule) {
+        *self.schedule.lock().unwrap_or_else(|e| e.into_inner()) = schedule;
     }
 
     /// The device memory (for runtimes built on the executor).
@@ -399,6 +472,9 @@ impl Device {
             dispatch_id: self.dispatch_ids.fetch_add(1, Ordering::Relaxed),
             threads: self.threads,
             wave_budget: self.budget,
+            checks: self.checks(),
+            timeout: self.timeout,
+            schedule: self.schedule(),
         };
         O::run(&plan).map_err(DispatchError::Fault)
     }

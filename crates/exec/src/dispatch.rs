@@ -8,6 +8,7 @@ use std::time::Instant;
 use softgpu_codeobj::{Kernel, KernelDescriptor};
 
 use crate::arena::Arena;
+use crate::checks::{Checks, Schedule};
 use crate::fault::Fault;
 use crate::gws::Gws;
 use crate::ops::{Env, Flow, Trap};
@@ -53,6 +54,11 @@ pub struct Plan<'a> {
     pub dispatch_id: u64,
     pub threads: usize,
     pub wave_budget: u64,
+    /// Sanitizers on for this dispatch.
+    pub checks: Checks,
+    /// Wall-clock limit of the dispatch.
+    pub timeout: std::time::Duration,
+    pub schedule: Schedule,
 }
 
 impl Plan<'_> {

@@ -29,8 +29,16 @@ pub enum FaultKind {
     Trap,
     /// A jump to an address that is not an instruction.
     BadJump,
-    /// The wave ran past its instruction budget.
+    /// The dispatch ran past its instruction budget.
     Budget,
+    /// The dispatch ran past its wall-clock limit (`SOFTGPU_TIMEOUT`).
+    Timeout,
+    /// initcheck: a read of bytes never written.
+    Uninitialized,
+    /// racecheck: conflicting accesses not ordered by a barrier or atomic.
+    Race,
+    /// synccheck: a barrier not every live wave reaches.
+    Sync,
     /// The dispatch could not start, or anything else.
     Other,
 }

@@ -5,6 +5,7 @@
 //! - [`program`]: a code object placed in memory and decoded once.
 //! - [`wave`]: one wave's registers, laid out `[register][lane]`.
 //! - [`ops`]: instruction semantics as tables of small generic handlers.
+//! - [`checks`]: the opt-in sanitizers, the watchdog and the schedule.
 //! - [`dispatch`]: the launch ABI, the wave scheduler and worker threads.
 //! - `pool`: the persistent helper threads dispatches run on.
 //! - [`profile`]: per-instruction execution counts of a profiled dispatch.
@@ -17,6 +18,7 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord, clippy::double_comparisons)]
 
 pub mod arena;
+pub mod checks;
 pub mod device;
 pub mod dispatch;
 pub mod fault;
@@ -28,6 +30,7 @@ pub mod profile;
 pub mod program;
 pub mod wave;
 
+pub use checks::{Checks, Schedule, DEFAULT_TIMEOUT};
 pub use device::{
     build_kernarg, build_kernarg_with, Arg, Buffer, Device, DeviceConfig, DispatchError, Launch,
     RawDispatch, Services, DEFAULT_WAVE_BUDGET,
