@@ -7,7 +7,7 @@ use std::time::Duration;
 use softgpu_codeobj::{Kernel, ValueKind};
 use softgpu_isa::Family;
 
-use crate::arena::{Arena, MemError};
+use crate::arena::{Access, AllocSpec, Arena, MemError, Origin};
 use crate::checks::{Checks, Schedule, DEFAULT_TIMEOUT};
 use crate::dispatch::{DispatchStats, Outcome, Plan};
 use crate::fault::Fault;
@@ -271,7 +271,9 @@ impl Device {
 
     pub fn alloc_zeroed(&self, len: u64) -> Result<Buffer, DispatchError> {
         Ok(Buffer {
-            addr: self.arena.alloc(len)?,
+            addr: self
+                .arena
+                .alloc_with(AllocSpec::new(len, "Device::alloc"))?,
             len,
         })
     }
@@ -283,7 +285,7 @@ impl Device {
     }
 
     pub fn free(&self, buffer: Buffer) -> Result<(), DispatchError> {
-        Ok(self.arena.free(buffer.addr)?)
+        Ok(self.arena.free_by(buffer.addr, "Device::free")?)
     }
 
     pub fn read(&self, buffer: &Buffer) -> Result<Vec<u8>, DispatchError> {
@@ -307,10 +309,14 @@ impl Device {
     /// device's target): places its image in device memory with relocations
     /// applied and decodes its code once.
     pub fn load(&self, bytes: &[u8]) -> Result<Program, DispatchError> {
+        self.load_as(bytes, "Device::load")
+    }
+
+    /// [`Device::load`] on behalf of API call `api` (named in reports of
+    /// faults in the image's memory).
+    pub fn load_as(&self, bytes: &[u8], api: &'static str) -> Result<Program, DispatchError> {
         let code_object = softgpu_codeobj::load_for_target(bytes, &self.target)?;
-        let base = self.arena.alloc(code_object.image.size.max(1))?;
-        let image = code_object.image.place(base)?;
-        self.arena.write(base, &image)?;
+        let (base, image) = place_image(&self.arena, &code_object, api)?;
         Ok(Program::new(code_object, base, image, self.family))
     }
 
@@ -432,6 +438,7 @@ impl Device {
             kernarg: memory.kernarg,
             packet: memory.packet,
             queue: memory.queue,
+            epoch: None,
         };
         let result = self.raw_as(program, kernel, &raw);
         memory.release(&self.arena);
@@ -467,6 +474,7 @@ impl Device {
             lds_bytes: raw.group_segment_bytes.max(static_lds(kernel)) as usize,
             scratch_lane_bytes: self.scratch_lane_bytes(kernel, raw.private_segment_bytes) as usize,
             kernarg: raw.kernarg,
+            epoch: raw.epoch,
             dispatch_packet: raw.packet,
             queue: raw.queue,
             dispatch_id: self.dispatch_ids.fetch_add(1, Ordering::Relaxed),
@@ -510,6 +518,47 @@ pub struct RawDispatch {
     pub kernarg: u64,
     pub packet: u64,
     pub queue: u64,
+    /// [`Arena::serial`] when the dispatch was queued (`None`: just now):
+    /// accesses to memory reallocated since are refused as stale.
+    pub epoch: Option<u32>,
+}
+
+/// Places a code object's image in a new allocation, with relocations
+/// applied: its segments are open to kernels as the ELF says (read-only
+/// unless writable), the gaps between them not at all. Returns the base.
+pub fn place_image(
+    arena: &Arena,
+    code_object: &softgpu_codeobj::CodeObject,
+    api: &'static str,
+) -> Result<(u64, Vec<u8>), DispatchError> {
+    let image_bytes = code_object.image.size.max(1);
+    let spec = AllocSpec::new(image_bytes, api).access(Access::HostOnly);
+    let base = arena.alloc_with(spec)?;
+    let placed = (|| -> Result<Vec<u8>, DispatchError> {
+        let image = code_object.image.place(base)?;
+        arena.write(base, &image)?;
+        Ok(image)
+    })();
+    let image = match placed {
+        Ok(image) => image,
+        Err(e) => {
+            let _ = arena.free_by(base, api);
+            return Err(e);
+        }
+    };
+    for seg in &code_object.image.segments {
+        let access = if seg.writable {
+            Access::ReadWrite
+        } else {
+            Access::ReadOnly
+        };
+        let range = seg.range();
+        // Segments start where the ELF puts them; the shadow has 8-byte
+        // granules, so a segment's first granule opens from its start.
+        let start = range.start / 8 * 8;
+        arena.protect(base + start, range.end.min(image_bytes) - start, access)?;
+    }
+    Ok((base, image))
 }
 
 /// The kernel's static LDS bytes.
@@ -529,11 +578,20 @@ struct DispatchMemory {
 
 impl DispatchMemory {
     fn new(arena: &Arena, kernarg: &[u8]) -> Result<DispatchMemory, MemError> {
-        let k = arena.alloc(kernarg.len().max(1) as u64)?;
+        // Kernels may read all three, never write them.
+        let read_only = |len: u64, what: &'static str| {
+            arena.alloc_with(AllocSpec {
+                len,
+                align: 256,
+                access: Access::ReadOnly,
+                origin: Origin::internal(what),
+            })
+        };
+        let k = read_only(kernarg.len().max(1) as u64, "the kernarg segment")?;
         arena.write(k, kernarg)?;
-        let p = arena.alloc(64)?;
+        let p = read_only(64, "the dispatch packet")?;
         // An hsa_queue_t-sized zeroed block for kernels that read the queue.
-        let q = arena.alloc(256)?;
+        let q = read_only(256, "the queue descriptor")?;
         Ok(DispatchMemory {
             kernarg: k,
             packet: p,
@@ -543,7 +601,7 @@ impl DispatchMemory {
 
     fn release(self, arena: &Arena) {
         for a in [self.kernarg, self.packet, self.queue] {
-            let _ = arena.free(a);
+            let _ = arena.free_by(a, "the end of the dispatch");
         }
     }
 }

@@ -49,6 +49,9 @@ pub struct Plan<'a> {
     pub lds_bytes: usize,
     pub scratch_lane_bytes: usize,
     pub kernarg: u64,
+    /// The arena's serial when the dispatch was queued (`None`: just now),
+    /// for refusing accesses to memory reallocated since.
+    pub epoch: Option<u32>,
     pub dispatch_packet: u64,
     pub queue: u64,
     pub dispatch_id: u64,
@@ -295,7 +298,7 @@ impl Worker {
         self.lds.clear();
         self.lds.resize(plan.lds_bytes, 0);
         let mut env = Env {
-            arena: plan.arena,
+            mem: crate::arena::Memory::new(plan.arena, plan.epoch),
             lds: &mut self.lds,
             program: plan.program,
             tmp: &mut self.tmp,

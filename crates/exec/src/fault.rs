@@ -2,8 +2,9 @@
 
 use std::fmt;
 
+use crate::arena::Allocation;
 use crate::dispatch::Plan;
-use crate::ops::Trap;
+use crate::ops::{MemCause, Trap};
 use crate::wave::Wave;
 
 /// Why and where a dispatch stopped.
@@ -16,6 +17,11 @@ pub struct Fault {
     pub reason: String,
     /// Where it went wrong, when an instruction did it.
     pub site: Option<Site>,
+    /// For a memory fault: the allocation the access hit or missed.
+    pub allocation: Option<Allocation>,
+    /// The kernel argument pointing into that allocation, when the
+    /// kernel's metadata names its arguments.
+    pub argument: Option<String>,
 }
 
 /// The category of a fault.
@@ -69,6 +75,8 @@ impl Fault {
             kind: FaultKind::Other,
             reason,
             site: None,
+            allocation: None,
+            argument: None,
         }
     }
 
@@ -90,9 +98,28 @@ impl Fault {
             Trap::Budget(_) => FaultKind::Budget,
             Trap::Other(_) => FaultKind::Other,
         };
+        let mut allocation = None;
+        let mut argument = None;
         let (reason, lane, address) = match trap {
-            Trap::Memory { space, lane, addr, len } => {
-                (format!("{space} memory access of {len} bytes at {addr:#x} is outside what the kernel may touch"), lane, Some(addr))
+            Trap::Memory { space, lane, addr, len, cause } => {
+                let what = match cause {
+                    MemCause::Read => "read",
+                    MemCause::Write | MemCause::Stale => "write or atomic",
+                };
+                let reason = if space == "global" || space == "scalar" {
+                    let (text, hit) = plan.arena.explain(addr, len, cause == MemCause::Write);
+                    argument = hit.as_ref().and_then(|a| argument_into(plan, a));
+                    allocation = hit;
+                    let stale = if cause == MemCause::Stale {
+                        " (stale dispatch: that memory was freed and reallocated after this dispatch was queued; the kernel's pointer was to the old owner)"
+                    } else {
+                        ""
+                    };
+                    format!("{space} memory {what} refused: {text}{stale}")
+                } else {
+                    format!("{space} memory access of {len} bytes at {addr:#x} is outside what the kernel may touch")
+                };
+                (reason, lane, Some(addr))
             }
             Trap::Unsupported => (
                 format!("unsupported instruction {name} ({bytes}) at {:#x} in {}", program.image_base + slot.offset, plan.kernel.name),
@@ -124,8 +151,34 @@ impl Fault {
                 bytes,
                 address,
             }),
+            allocation,
+            argument,
         }
     }
+}
+
+/// The kernel's pointer argument whose value lies in `a` (from its first
+/// byte to one past its last), read from the dispatch's kernarg segment:
+/// its name when the metadata has one (OpenCL without
+/// `-cl-kernel-arg-info` has none), else `#index`.
+fn argument_into(plan: &Plan, a: &Allocation) -> Option<String> {
+    plan.kernel
+        .meta
+        .args
+        .iter()
+        .enumerate()
+        .find_map(|(index, arg)| {
+            if arg.value_kind != softgpu_codeobj::ValueKind::GlobalBuffer {
+                return None;
+            }
+            let mut bytes = [0u8; 8];
+            plan.arena
+                .read(plan.kernarg + arg.offset as u64, &mut bytes)
+                .ok()?;
+            let p = u64::from_le_bytes(bytes);
+            (p >= a.base && p <= a.base + a.len)
+                .then(|| arg.name.clone().unwrap_or_else(|| format!("#{index}")))
+        })
 }
 
 impl fmt::Display for Fault {
@@ -145,6 +198,14 @@ impl fmt::Display for Fault {
             }
             if let Some(a) = s.address {
                 write!(f, "\n  address {a:#x}")?;
+            }
+        }
+        if let Some(name) = &self.argument {
+            write!(f, "\n  the allocation is kernel argument `{name}`")?;
+        }
+        if let Some(a) = &self.allocation {
+            if let Some(trace) = &a.backtrace {
+                write!(f, "\n  allocated at:\n{trace}")?;
             }
         }
         Ok(())

@@ -135,7 +135,7 @@ impl Bench {
         let abort = std::sync::atomic::AtomicBool::new(false);
         let gws = crate::gws::Gws::new(&abort);
         let mut env = Env {
-            arena: &self.arena,
+            mem: crate::arena::Memory::new(&self.arena, None),
             lds: &mut self.lds,
             program: &program,
             tmp: &mut self.tmp,

@@ -76,6 +76,14 @@ impl From<softgpu_runtime::Error> for HipError {
 
 thread_local! {
     static LAST_ERROR: Cell<hipError_t> = const { Cell::new(HIP_SUCCESS) };
+    /// The HIP function this thread is in (allocations are named after it
+    /// in fault reports).
+    static CURRENT_API: Cell<&'static str> = const { Cell::new("HIP") };
+}
+
+/// The HIP function the calling thread is in.
+pub fn current_api() -> &'static str {
+    CURRENT_API.get()
 }
 
 /// Records `code` as this thread's last error (success records nothing).
@@ -101,7 +109,10 @@ pub fn last_error(clear: bool) -> hipError_t {
 /// `SOFTGPU_VERBOSE` is set, and traces the call.
 pub fn guard(name: &'static str, body: impl FnOnce() -> HipResult) -> hipError_t {
     let start = softgpu_runtime::trace::now_ns();
-    let code = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
+    let outer = CURRENT_API.replace(name);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body));
+    CURRENT_API.set(outer);
+    let code = match result {
         Ok(Ok(())) => HIP_SUCCESS,
         Ok(Err(e)) => {
             if std::env::var_os("SOFTGPU_VERBOSE").is_some() {

@@ -54,8 +54,8 @@ fn allocate(hip: &Hip, len: u64, kind: Kind, flags: u32) -> HipResult<u64> {
     device.check_sticky()?;
     let buffer = device.null.with(|s| {
         let b = match kind {
-            Kind::Device => s.allocate(len),
-            _ => s.allocate_shared(len),
+            Kind::Device => s.allocate_for(len, crate::error::current_api()),
+            _ => s.allocate_shared_for(len, crate::error::current_api()),
         };
         b.map_err(|e| {
             HipError::new(

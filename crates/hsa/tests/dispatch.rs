@@ -109,3 +109,62 @@ fn dispatch_on_the_second_gpu_agent() {
 fn queue_creation_rules_indices_and_amd_controls() {
     scenario("queueapi", &[]);
 }
+
+/// Confinement through the C library: each scenario's fault reaches the
+/// queue's error callback as a memory aperture violation, and the report
+/// on stderr names the allocation the access missed.
+fn confined(name: &str, env: &[(&str, &str)], expect: &[&str]) {
+    let stderr = scenario(name, env);
+    for e in expect {
+        assert!(
+            stderr.contains(e),
+            "{name}: the report should say {e:?}; stderr:\n{stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_write_just_past_a_buffer_is_refused_and_its_neighbour_untouched() {
+    confined(
+        "overflow",
+        &[],
+        &[
+            "0 bytes past the end of a 252-byte allocation",
+            "hsa_amd_memory_pool_allocate",
+            // The test kernels are built without -cl-kernel-arg-info, so
+            // the argument has no name in the metadata.
+            "kernel argument `#0`",
+            "wave 1, lane 31",
+        ],
+    );
+}
+
+#[test]
+fn a_dispatch_through_a_freed_buffer_is_refused() {
+    confined(
+        "use_after_free",
+        &[],
+        &["freed by hsa_amd_memory_pool_free"],
+    );
+}
+
+#[test]
+fn a_stale_dispatch_does_not_write_the_memory_new_owner() {
+    confined(
+        "stale",
+        &[("SOFTGPU_QUARANTINE", "0")],
+        &[
+            "stale dispatch",
+            "freed and reallocated after this dispatch was queued",
+        ],
+    );
+}
+
+#[test]
+fn kernels_cannot_write_another_queue() {
+    confined(
+        "queue_write",
+        &[],
+        &["an hsa_queue_t", "which kernels may only read"],
+    );
+}

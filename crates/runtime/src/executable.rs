@@ -125,13 +125,16 @@ impl Runtime {
         if state.frozen {
             return Err(Error::FrozenExecutable);
         }
-        let program = agent.device()?.load(&reader.bytes).map_err(|e| match e {
-            DispatchError::CodeObject(softgpu_codeobj::Error::TargetMismatch { .. }) => {
-                Error::IncompatibleCodeObject(e.to_string())
-            }
-            DispatchError::CodeObject(e) => Error::InvalidCodeObject(e.to_string()),
-            other => Error::from(other),
-        })?;
+        let program = agent
+            .device()?
+            .load_as(&reader.bytes, "hsa_executable_load_agent_code_object")
+            .map_err(|e| match e {
+                DispatchError::CodeObject(softgpu_codeobj::Error::TargetMismatch { .. }) => {
+                    Error::IncompatibleCodeObject(e.to_string())
+                }
+                DispatchError::CodeObject(e) => Error::InvalidCodeObject(e.to_string()),
+                other => Error::from(other),
+            })?;
         let program = Arc::new(program);
         for (index, k) in program.code_object.kernels.iter().enumerate() {
             let kernel = KernelRef {
@@ -288,7 +291,9 @@ impl Runtime {
         }
         drop(kernels);
         for (_, program, _) in state.loaded {
-            let _ = self.arena.free(program.image_base);
+            let _ = self
+                .arena
+                .free_by(program.image_base, "hsa_executable_destroy");
         }
         Ok(())
     }

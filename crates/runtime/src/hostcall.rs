@@ -149,7 +149,10 @@ impl Hostcall {
         let signal_off = payloads_off + PACKETS * PAYLOAD_BYTES;
         let total = signal_off + SIGNAL_BYTES + 64;
         let block = arena
-            .alloc(total)
+            .alloc_with(softgpu_exec::arena::AllocSpec {
+                origin: softgpu_exec::arena::Origin::internal("the hostcall buffer"),
+                ..softgpu_exec::arena::AllocSpec::new(total, "")
+            })
             .map_err(|e| crate::Error::OutOfResources(format!("hostcall buffer: {e}")))?;
         let addr = block.next_multiple_of(64);
         let shared = Arc::new(Shared {

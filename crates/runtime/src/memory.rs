@@ -7,6 +7,8 @@
 
 use std::sync::Arc;
 
+use softgpu_exec::arena::{Access, AllocSpec, Origin};
+
 use crate::agent::{Pool, POOL_GRANULE};
 use crate::error::{invalid, Error, Result};
 use crate::runtime::Runtime;
@@ -47,8 +49,27 @@ pub struct PointerInfo {
 }
 
 impl Runtime {
-    /// Allocates `len` bytes from a pool; returns the address.
+    /// Allocates `len` bytes from a pool for an HSA client; returns the
+    /// address.
     pub fn allocate(&self, pool_handle: u64, len: u64) -> Result<u64> {
+        self.allocate_with(
+            pool_handle,
+            len,
+            Origin::new("hsa_amd_memory_pool_allocate"),
+            Access::ReadWrite,
+        )
+    }
+
+    /// Allocates `len` bytes from a pool, recording who asked (for fault
+    /// reports) and what kernels may do with them. Kernels may touch
+    /// exactly `len` bytes; the pool is charged whole granules.
+    pub fn allocate_with(
+        &self,
+        pool_handle: u64,
+        len: u64,
+        origin: Origin,
+        access: Access,
+    ) -> Result<u64> {
         let pool = self.pools.get(pool_handle)?;
         if !pool.allocatable() {
             return Err(Error::InvalidAllocation(
@@ -62,7 +83,13 @@ impl Runtime {
             .checked_next_multiple_of(POOL_GRANULE)
             .ok_or_else(|| Error::OutOfResources(format!("{len} bytes")))?;
         pool.charge(size)?;
-        let addr = match self.alloc_pool_aligned(size) {
+        let spec = AllocSpec {
+            len,
+            align: POOL_GRANULE,
+            access,
+            origin,
+        };
+        let addr = match self.arena.alloc_with(spec) {
             Ok(a) => a,
             Err(e) => {
                 pool.release(size);
@@ -71,23 +98,6 @@ impl Runtime {
         };
         self.track(addr, size, AllocationKind::Pool(pool_handle), pool.agent);
         Ok(addr)
-    }
-
-    /// Takes `size` bytes from the arena at a [`POOL_GRANULE`]-aligned
-    /// address, the alignment pools report (the arena itself aligns less):
-    /// one block with room to align inside it. (Not "try, then retry
-    /// padded": the first try would raise the arena's high-water mark and
-    /// make it clear the whole retried block.) [`Runtime::free`] frees the
-    /// arena block holding the address.
-    fn alloc_pool_aligned(&self, size: u64) -> Result<u64, softgpu_exec::arena::MemError> {
-        let padded =
-            size.checked_add(POOL_GRANULE - 1)
-                .ok_or(softgpu_exec::arena::MemError::Exhausted {
-                    requested: size,
-                    free: 0,
-                })?;
-        let start = self.arena.alloc(padded)?;
-        Ok(start.next_multiple_of(POOL_GRANULE))
     }
 
     fn track(&self, addr: u64, len: u64, kind: AllocationKind, owner: usize) {
@@ -106,6 +116,12 @@ impl Runtime {
 
     /// Frees an allocation made by [`Runtime::allocate`].
     pub fn free(&self, addr: u64) -> Result<()> {
+        self.free_by(addr, "hsa_amd_memory_pool_free")
+    }
+
+    /// Frees an allocation made by [`Runtime::allocate_with`]; `by` names
+    /// the API call in reports of later accesses to the freed memory.
+    pub fn free_by(&self, addr: u64, by: &'static str) -> Result<()> {
         let mut all = self.allocations.lock().unwrap_or_else(|e| e.into_inner());
         let Some(Allocation {
             kind: AllocationKind::Pool(pool),
@@ -119,13 +135,7 @@ impl Runtime {
         };
         all.remove(&addr);
         drop(all);
-        // The arena block may start before the aligned address (see
-        // `alloc_pool_aligned`).
-        let block = self
-            .arena
-            .allocation_of(addr)
-            .map_or(addr, |(start, _)| start);
-        self.arena.free(block)?;
+        self.arena.free_by(addr, by)?;
         if let Ok(pool) = self.pools.get(pool) {
             pool.release(len);
         }
@@ -286,17 +296,8 @@ impl Runtime {
         if outside {
             return Ok(());
         }
-        // A pool allocation's own bounds, else the arena block's (the block
-        // of an aligned pool allocation may be larger, see
-        // `alloc_pool_aligned`).
-        let tracked = {
-            let all = self.allocations.lock().unwrap_or_else(|e| e.into_inner());
-            all.range(..=addr)
-                .next_back()
-                .filter(|(&start, a)| addr - start < a.len)
-                .map(|(&start, a)| (start, a.len))
-        };
-        match tracked.or_else(|| self.arena.allocation_of(addr)) {
+        // The arena's own bounds: exactly the bytes the client asked for.
+        match self.arena.allocation_of(addr) {
             Some((start, size)) if end <= start + size => Ok(()),
             _ => Err(invalid(format!(
                 "{what} {addr:#x}+{len} is not inside one live device allocation"

@@ -724,7 +724,10 @@ impl PrintfBuffer {
     ) -> crate::Result<PrintfBuffer> {
         let bytes = bytes.max(64).next_multiple_of(8).min(u32::MAX as u64);
         let addr = arena
-            .alloc(bytes)
+            .alloc_with(softgpu_exec::arena::AllocSpec {
+                origin: softgpu_exec::arena::Origin::internal("the printf buffer"),
+                ..softgpu_exec::arena::AllocSpec::new(bytes, "")
+            })
             .map_err(|e| crate::Error::OutOfResources(format!("printf buffer: {e}")))?;
         let b = PrintfBuffer {
             arena: arena.clone(),

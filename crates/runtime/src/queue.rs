@@ -7,6 +7,7 @@
 //! order (so the barrier bit holds trivially), runs kernel dispatches on the
 //! executor and only then decrements their completion signals.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{fence, AtomicBool, AtomicU16, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::thread::JoinHandle;
@@ -16,6 +17,8 @@ use serde_json::json;
 /// What a kernel fault reported through [`QueueError::KernelFault`] was.
 pub use softgpu_exec::FaultKind;
 use softgpu_exec::{DispatchError, RawDispatch};
+
+use softgpu_exec::arena::{Access, AllocSpec, Origin};
 
 use crate::agent::Agent;
 use crate::error::{Error, Result};
@@ -101,7 +104,15 @@ pub struct Queue {
     pub failed: Mutex<Option<QueueError>>,
     on_error: Option<ErrorCallback>,
     thread: Mutex<Option<JoinHandle<()>>>,
+    /// (packet index rung, arena serial then), oldest first: when each
+    /// packet was submitted, so a dispatch that runs after memory it could
+    /// point to was freed and reallocated is caught as stale.
+    submitted: Mutex<VecDeque<(u64, u32)>>,
 }
+
+/// Doorbell rings remembered per queue (older ones are forgotten; their
+/// packets then count as submitted when they run).
+const SUBMISSIONS_KEPT: usize = 4096;
 
 static QUEUE_IDS: AtomicU64 = AtomicU64::new(0);
 
@@ -134,14 +145,22 @@ impl Runtime {
         }
         drop(live);
         let ring_bytes = spec.size as u64 * PACKET_BYTES;
-        let ring = self
-            .arena
-            .alloc(ring_bytes)
+        // Kernels may read the ring and the descriptor (the dispatch and
+        // queue pointers lead there), never write them.
+        let read_only = |len: u64, what: &'static str| {
+            self.arena.alloc_with(AllocSpec {
+                len,
+                align: 256,
+                access: Access::ReadOnly,
+                origin: Origin::internal(what),
+            })
+        };
+        let ring = read_only(ring_bytes, "an AQL queue's packet ring")
             .map_err(|e| Error::OutOfResources(e.to_string()))?;
-        let address = match self.arena.alloc(QUEUE_STRUCT_BYTES) {
+        let address = match read_only(QUEUE_STRUCT_BYTES, "an hsa_queue_t") {
             Ok(a) => a,
             Err(e) => {
-                let _ = self.arena.free(ring);
+                let _ = self.arena.free_by(ring, "hsa_queue_create");
                 return Err(Error::OutOfResources(e.to_string()));
             }
         };
@@ -177,7 +196,14 @@ impl Runtime {
             failed: Mutex::new(None),
             on_error: spec.on_error,
             thread: Mutex::new(None),
+            submitted: Mutex::new(VecDeque::new()),
         });
+        let (weak_queue, arena) = (Arc::downgrade(&queue), self.arena.clone());
+        queue.doorbell.set_on_store(Box::new(move |index| {
+            if let (Some(q), Ok(index)) = (weak_queue.upgrade(), u64::try_from(index)) {
+                q.note_submission(index, arena.serial());
+            }
+        }));
         let weak_rt = Arc::downgrade(self);
         let q = queue.clone();
         let handle = std::thread::Builder::new()
@@ -213,13 +239,32 @@ impl Runtime {
         };
         queue.stop();
         let _ = self.signals.remove(queue.doorbell_handle);
-        let _ = self.arena.free(queue.ring);
-        let _ = self.arena.free(queue.address);
+        let _ = self.arena.free_by(queue.ring, "hsa_queue_destroy");
+        let _ = self.arena.free_by(queue.address, "hsa_queue_destroy");
         Ok(())
     }
 }
 
 impl Queue {
+    fn note_submission(&self, index: u64, serial: u32) {
+        let mut s = self.submitted.lock().unwrap_or_else(|e| e.into_inner());
+        if s.len() == SUBMISSIONS_KEPT {
+            s.pop_front();
+        }
+        s.push_back((index, serial));
+    }
+
+    /// The arena serial when packet `index` was submitted: at the first
+    /// doorbell ring that covered it (rings for earlier packets are
+    /// dropped). `None` when no ring is remembered.
+    fn submitted_at(&self, index: u64) -> Option<u32> {
+        let mut s = self.submitted.lock().unwrap_or_else(|e| e.into_inner());
+        while s.front().is_some_and(|&(rung, _)| rung < index) {
+            s.pop_front();
+        }
+        s.front().map(|&(_, serial)| serial)
+    }
+
     /// Stops the processor and waits for it.
     pub fn stop(&self) {
         self.running.store(false, Ordering::Release);
@@ -440,6 +485,7 @@ fn dispatch(
         kernarg: u64_at(p, 40),
         packet: at,
         queue: queue.address,
+        epoch: queue.submitted_at(index),
     };
     let device = queue
         .agent

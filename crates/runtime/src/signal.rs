@@ -173,7 +173,13 @@ pub struct Signal {
     epoch: AtomicU64,
     /// Start and end timestamps of the work that completed this signal.
     times: Mutex<Option<(u64, u64)>>,
+    /// Called with each stored value (a queue's doorbell notes when each
+    /// packet was submitted).
+    on_store: std::sync::OnceLock<StoreHook>,
 }
+
+/// What [`Signal::set_on_store`] installs.
+pub type StoreHook = Box<dyn Fn(i64) + Send + Sync>;
 
 impl fmt::Debug for Signal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -193,6 +199,19 @@ impl Signal {
             watchers: Mutex::new(Vec::new()),
             epoch: AtomicU64::new(0),
             times: Mutex::new(None),
+            on_store: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Installs the function called with every value stored (once per
+    /// signal; a second hook is ignored).
+    pub fn set_on_store(&self, hook: StoreHook) {
+        let _ = self.on_store.set(hook);
+    }
+
+    fn stored(&self, value: i64) {
+        if let Some(hook) = self.on_store.get() {
+            hook(value);
         }
     }
 
@@ -204,6 +223,7 @@ impl Signal {
     /// Sets the value and wakes waiters if it changed.
     pub fn store(&self, value: i64, order: Order) {
         // A swap (not a store) tells whether the value changed.
+        self.stored(value);
         let old = self.value.swap(value, order.rmw());
         self.changed(old, value);
     }
@@ -212,6 +232,7 @@ impl Signal {
     /// the caller knows nobody needs waking). Later loads see it, spinning
     /// waiters see it at once and parked ones within [`RECHECK_INTERVAL`].
     pub fn silent_store(&self, value: i64, order: Order) {
+        self.stored(value);
         self.value.store(value, order.store());
     }
 

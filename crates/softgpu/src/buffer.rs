@@ -26,7 +26,7 @@ impl Drop for BufferInner {
         let _ = if self.imported {
             rt.unlock(self.addr)
         } else {
-            rt.free(self.addr)
+            rt.free_by(self.addr, "dropping its Buffer")
         };
     }
 }
@@ -79,10 +79,15 @@ impl Buffer {
         pool: u64,
         bytes: u64,
         charges: Vec<crate::budget::Charge>,
+        api: &'static str,
     ) -> Result<Buffer> {
         // A zero-byte buffer still gets an address (one granule), so views
         // and pointers to it are valid, if useless.
-        let addr = device.rt.allocate(pool, bytes.max(1))?;
+        let origin = softgpu_exec::arena::Origin::new(api);
+        let access = softgpu_exec::arena::Access::ReadWrite;
+        let addr = device
+            .rt
+            .allocate_with(pool, bytes.max(1), origin, access)?;
         Ok(Buffer {
             inner: Arc::new(BufferInner {
                 device: device.clone(),

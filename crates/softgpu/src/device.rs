@@ -39,9 +39,13 @@ impl DeviceInner {
                 return Ok(addr);
             }
         }
-        Ok(self
-            .rt
-            .allocate(self.kernarg_pool, bytes.max(KERNARG_BLOCK))?)
+        // Kernels may read their arguments, never write them.
+        Ok(self.rt.allocate_with(
+            self.kernarg_pool,
+            bytes.max(KERNARG_BLOCK),
+            softgpu_exec::arena::Origin::internal("a kernarg segment"),
+            softgpu_exec::arena::Access::ReadOnly,
+        )?)
     }
 
     /// Returns a kernarg block of `bytes` whose dispatch has completed.

@@ -33,6 +33,28 @@ pub struct KernelFault {
     pub reason: String,
     /// Where, when an instruction was to blame.
     pub site: Option<FaultSite>,
+    /// What kind of fault it is.
+    pub kind: FaultKind,
+    /// For a memory fault: the allocation the access hit or missed.
+    pub allocation: Option<FaultAllocation>,
+    /// The kernel argument pointing into that allocation, when known.
+    pub argument: Option<String>,
+}
+
+pub use softgpu_exec::FaultKind;
+
+/// The allocation a faulting access hit or missed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FaultAllocation {
+    /// Device address of its first byte.
+    pub base: u64,
+    pub len: u64,
+    /// The API call that made it (e.g. `Stream::allocate`, `hipMalloc`).
+    pub allocated_by: String,
+    /// The API call that freed it, when the access reached freed memory.
+    pub freed_by: Option<String>,
+    /// The host call stack when it was made (`SOFTGPU_BACKTRACE=1`).
+    pub backtrace: Option<String>,
 }
 
 impl From<&softgpu_exec::Fault> for KernelFault {
@@ -49,6 +71,15 @@ impl From<&softgpu_exec::Fault> for KernelFault {
                 instruction: s.instruction.clone(),
                 address: s.address,
             }),
+            kind: f.kind,
+            allocation: f.allocation.as_ref().map(|a| FaultAllocation {
+                base: a.base,
+                len: a.len,
+                allocated_by: a.allocated_by.clone(),
+                freed_by: a.freed_by.clone(),
+                backtrace: a.backtrace.clone(),
+            }),
+            argument: f.argument.clone(),
         }
     }
 }
@@ -67,6 +98,12 @@ impl fmt::Display for KernelFault {
                 write!(f, ", address {a:#x}")?;
             }
             write!(f, ")")?;
+        }
+        if let Some(name) = &self.argument {
+            write!(f, "; the allocation is kernel argument `{name}`")?;
+        }
+        if let Some(trace) = self.allocation.as_ref().and_then(|a| a.backtrace.as_ref()) {
+            write!(f, "\n  allocated at:\n{trace}")?;
         }
         Ok(())
     }

@@ -55,7 +55,7 @@ pub mod printf {
 pub use budget::MemoryBudget;
 pub use buffer::{Buffer, View};
 pub use device::Device;
-pub use error::{Error, FaultSite, KernelFault, Result};
+pub use error::{Error, FaultAllocation, FaultKind, FaultSite, KernelFault, Result};
 pub use event::{Event, Readback, Submission};
 pub use graph::{Graph, GraphExec, Node};
 pub use kernel::{ArgInfo, ArgKind, Args, Kernel, KernelInfo, Module};

@@ -208,12 +208,20 @@ impl Stream {
 
     /// Allocates device memory (contents undefined until written).
     pub fn allocate(&self, bytes: u64) -> Result<Buffer> {
+        self.allocate_for(bytes, "Stream::allocate")
+    }
+
+    /// [`Stream::allocate`] on behalf of API call `api`, which fault
+    /// reports name as the allocation's origin (a runtime built on this
+    /// crate passes its own function, e.g. `hipMalloc`).
+    pub fn allocate_for(&self, bytes: u64, api: &'static str) -> Result<Buffer> {
         let charges = self.charge(bytes, "an allocation")?;
         Buffer::allocate(
             &self.device.inner,
             self.device.inner.device_pool,
             bytes,
             charges,
+            api,
         )
     }
 
@@ -239,12 +247,19 @@ impl Stream {
     /// Allocates fine-grained system memory, which the host and every
     /// device see coherently.
     pub fn allocate_shared(&self, bytes: u64) -> Result<Buffer> {
+        self.allocate_shared_for(bytes, "Stream::allocate_shared")
+    }
+
+    /// [`Stream::allocate_shared`] on behalf of API call `api` (see
+    /// [`Stream::allocate_for`]).
+    pub fn allocate_shared_for(&self, bytes: u64, api: &'static str) -> Result<Buffer> {
         let charges = self.charge(bytes, "an allocation")?;
         Buffer::allocate(
             &self.device.inner,
             self.device.inner.system_pool,
             bytes,
             charges,
+            api,
         )
     }
 
@@ -378,7 +393,13 @@ impl Stream {
             }
         };
         let pool_id = self.device.inner.device_pool;
-        Buffer::allocate(&self.device.inner, pool_id, size, charges)
+        Buffer::allocate(
+            &self.device.inner,
+            pool_id,
+            size,
+            charges,
+            "Stream::scratch",
+        )
     }
 
     fn scratch_charges(&self, pool: &ScratchPool, size: u64) -> Result<Vec<Charge>> {

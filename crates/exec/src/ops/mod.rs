@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use softgpu_isa::{Inst, Op};
 
-use crate::arena::{Arena, MemError};
+use crate::arena::{MemError, Memory};
 use crate::program::Program;
 use crate::wave::Wave;
 
@@ -61,6 +61,8 @@ pub enum Trap {
         lane: Option<usize>,
         addr: u64,
         len: u64,
+        /// What the access was, or that it reached reallocated memory.
+        cause: MemCause,
     },
     /// An instruction the executor does not implement.
     Unsupported,
@@ -76,11 +78,21 @@ pub enum Trap {
     Other(String),
 }
 
+/// What a refused memory access was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemCause {
+    Read,
+    Write,
+    /// The memory was freed and reallocated after the dispatch was queued.
+    Stale,
+}
+
 pub type Result<T = Flow> = std::result::Result<T, Trap>;
 
 /// What a handler may touch besides its wave.
 pub struct Env<'a> {
-    pub arena: &'a Arena,
+    /// Device memory as this dispatch may touch it.
+    pub mem: Memory<'a>,
     pub lds: &'a mut [u8],
     pub program: &'a Program,
     /// Reused lane buffers, so handlers never clear stack arrays.
@@ -108,26 +120,37 @@ impl Default for Scratch {
 pub type Exec = fn(&mut Wave, &mut Env, &Inst) -> Result;
 
 impl Trap {
-    pub fn global(lane: usize, addr: u64, len: u64) -> Trap {
-        Trap::Memory {
-            space: "global",
-            lane: Some(lane),
-            addr,
-            len,
-        }
-    }
-}
-
-impl From<MemError> for Trap {
-    fn from(e: MemError) -> Trap {
-        match e {
-            MemError::OutOfRange { addr, len } => Trap::Memory {
-                space: "global",
-                lane: None,
+    /// The fault of a refused access to device memory in `space` by
+    /// `lane` (`write`: what the access was when the arena does not say).
+    pub fn memory(space: &'static str, lane: Option<usize>, write: bool, e: MemError) -> Trap {
+        let (addr, len, cause) = match e {
+            MemError::Refused { addr, len, write } => (
                 addr,
                 len,
-            },
-            other => Trap::Other(other.to_string()),
+                if write {
+                    MemCause::Write
+                } else {
+                    MemCause::Read
+                },
+            ),
+            MemError::Stale { addr, len } => (addr, len, MemCause::Stale),
+            MemError::OutOfRange { addr, len } => (
+                addr,
+                len,
+                if write {
+                    MemCause::Write
+                } else {
+                    MemCause::Read
+                },
+            ),
+            other => return Trap::Other(other.to_string()),
+        };
+        Trap::Memory {
+            space,
+            lane,
+            addr,
+            len,
+            cause,
         }
     }
 }

@@ -19,12 +19,9 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, buffer: bool) -> R
     };
     let mut values = [0u32; 16];
     let fetch = |a: u64| {
-        env.arena.load_u32(a).map_err(|_| Trap::Memory {
-            space: "scalar",
-            lane: None,
-            addr: a,
-            len: 4,
-        })
+        env.mem
+            .load_u32(a)
+            .map_err(|e| Trap::memory("scalar", None, false, e))
     };
     if buffer {
         let [d0, d1, d2, _] = w.read_sn::<4>(i.src[0]);

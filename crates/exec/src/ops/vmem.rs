@@ -194,7 +194,13 @@ fn fault(space: &'static str, l: usize, addr: u64, len: u64) -> Trap {
         lane: Some(l),
         addr,
         len,
+        cause: super::MemCause::Read,
     }
+}
+
+/// The fault of lane `l`'s refused device-memory access.
+fn global_fault(l: usize, write: bool) -> impl Fn(crate::arena::MemError) -> Trap {
+    move |e| Trap::memory("global", Some(l), write, e)
 }
 
 fn scratch_range(w: &Wave, l: usize, addr: u64, len: usize) -> Result<std::ops::Range<usize>> {
@@ -211,10 +217,7 @@ fn scratch_range(w: &Wave, l: usize, addr: u64, len: usize) -> Result<std::ops::
 
 fn read(w: &Wave, env: &Env, l: usize, loc: Loc, out: &mut [u8]) -> Result<()> {
     match loc {
-        Loc::Global(a) => env
-            .arena
-            .read(a, out)
-            .map_err(|_| fault("global", l, a, out.len() as u64)),
+        Loc::Global(a) => env.mem.read(a, out).map_err(global_fault(l, false)),
         // FLAT into LDS follows the LDS out-of-range rule: reads return
         // zero (§11.3 "stores outside this range do not write a value, and
         // reads return zero").
@@ -239,10 +242,7 @@ fn read(w: &Wave, env: &Env, l: usize, loc: Loc, out: &mut [u8]) -> Result<()> {
 
 fn write(w: &mut Wave, env: &mut Env, l: usize, loc: Loc, data: &[u8]) -> Result<()> {
     match loc {
-        Loc::Global(a) => env
-            .arena
-            .write(a, data)
-            .map_err(|_| fault("global", l, a, data.len() as u64)),
+        Loc::Global(a) => env.mem.write(a, data).map_err(global_fault(l, true)),
         Loc::Lds(a) => {
             lds_write(env.lds, a, data);
             Ok(())
@@ -285,9 +285,7 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) -> Result
             // Whole dwords from device memory: one range check, no bytes.
             let mut dwords = [0u32; 4];
             let d = &mut dwords[..bytes / 4];
-            env.arena
-                .load_dwords(a, d)
-                .map_err(|_| fault("global", l, a, bytes as u64))?;
+            env.mem.load_dwords(a, d).map_err(global_fault(l, false))?;
             for (k, v) in d.iter().enumerate() {
                 w.set_lane(i.dst[0], l, k, *v);
             }
@@ -340,9 +338,7 @@ fn store(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, shift: u32) -> Res
             for (k, v) in d.iter_mut().enumerate() {
                 *v = w.get_lane(i.src[1], l, k);
             }
-            env.arena
-                .store_dwords(a, d)
-                .map_err(|_| fault("global", l, a, bytes as u64))?;
+            env.mem.store_dwords(a, d).map_err(global_fault(l, true))?;
             continue;
         }
         for k in 0..bytes.div_ceil(4) {
@@ -410,9 +406,9 @@ fn atomic32(
         let compare = if cmp { w.get_lane(i.src[1], l, 1) } else { 0 };
         let old = match locate(w, i, format, l, 4) {
             Loc::Global(a) => env
-                .arena
+                .mem
                 .rmw_u32(a, |o| op(o, data, compare))
-                .map_err(|_| fault("global", l, a, 4))?,
+                .map_err(global_fault(l, true))?,
             loc => {
                 let mut b = [0u8; 4];
                 read(w, env, l, loc, &mut b)?;
@@ -450,9 +446,9 @@ fn atomic64(
         let compare = if cmp { pair(w, 2) } else { 0 };
         let old = match locate(w, i, format, l, 8) {
             Loc::Global(a) => env
-                .arena
+                .mem
                 .rmw_u64(a, |o| op(o, data, compare))
-                .map_err(|_| fault("global", l, a, 8))?,
+                .map_err(global_fault(l, true))?,
             loc => {
                 let mut b = [0u8; 8];
                 read(w, env, l, loc, &mut b)?;

@@ -834,13 +834,131 @@ static void scenario_queueapi(const char *path) {
     CHECK(hsa_shut_down());
 }
 
+/* ---------- confinement: every access inside one live allocation ---------- */
+
+static void expect_violation(callback_state_t *st) {
+    hsa_status_t status = wait_callback(st);
+    if ((int)status != (int)HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION) {
+        fprintf(stderr, "callback status %#x, expected a memory aperture violation\n", status);
+        exit(1);
+    }
+}
+
+/* `inc` over 64 work-items on a 63-element buffer: the last lane's access
+ * is 0 bytes past the end; the buffer allocated next is untouched. */
+static void scenario_overflow(const char *path) {
+    env_t e = setup();
+    program_t prog = load_program(e.gpu, path);
+    kernel_t k = find_kernel(&prog, e.gpu, "inc.kd");
+    uint32_t *data = alloc_fine(&e, 63 * 4);
+    uint32_t *next = alloc_fine(&e, 64 * 4);
+    memset(data, 0, 63 * 4);
+    memset(next, 0x5a, 64 * 4);
+    uint32_t grid[3] = {64, 1, 1};
+    uint16_t block[3] = {64, 1, 1};
+    void *ka = make_kernarg(&e, &k, &data, 8, 1, grid, block);
+    callback_state_t st = {make_signal(0), NULL, 0};
+    hsa_queue_t *q = make_queue(&e, 64, on_queue_error, &st);
+    dispatch(q, &k, ka, 1, grid, block, make_signal(1));
+    expect_violation(&st);
+    for (int i = 0; i < 64; i++)
+        EXPECT(next[i] == 0x5a5a5a5au);
+    CHECK(hsa_queue_destroy(q));
+    CHECK(hsa_shut_down());
+}
+
+/* A dispatch through a buffer the client already freed. */
+static void scenario_use_after_free(const char *path) {
+    env_t e = setup();
+    program_t prog = load_program(e.gpu, path);
+    kernel_t k = find_kernel(&prog, e.gpu, "inc.kd");
+    uint32_t *data = alloc_fine(&e, 64 * 4);
+    uint32_t grid[3] = {64, 1, 1};
+    uint16_t block[3] = {64, 1, 1};
+    void *ka = make_kernarg(&e, &k, &data, 8, 1, grid, block);
+    CHECK(hsa_amd_memory_pool_free(data));
+    callback_state_t st = {make_signal(0), NULL, 0};
+    hsa_queue_t *q = make_queue(&e, 64, on_queue_error, &st);
+    dispatch(q, &k, ka, 1, grid, block, make_signal(1));
+    expect_violation(&st);
+    CHECK(hsa_queue_destroy(q));
+    CHECK(hsa_shut_down());
+}
+
+/* A dispatch queued (behind a barrier) before its buffer is freed and the
+ * memory handed to a new buffer runs after that: it is refused instead of
+ * writing the new owner's data. Run with SOFTGPU_QUARANTINE=0 so the
+ * memory is reused at once. */
+static void scenario_stale(const char *path) {
+    env_t e = setup();
+    program_t prog = load_program(e.gpu, path);
+    kernel_t k = find_kernel(&prog, e.gpu, "inc.kd");
+    uint32_t *data = alloc_fine(&e, 64 * 4);
+    uint32_t grid[3] = {64, 1, 1};
+    uint16_t block[3] = {64, 1, 1};
+    void *ka = make_kernarg(&e, &k, &data, 8, 1, grid, block);
+    callback_state_t st = {make_signal(0), NULL, 0};
+    hsa_queue_t *q = make_queue(&e, 64, on_queue_error, &st);
+    hsa_signal_t gate = make_signal(1);
+    hsa_signal_t deps[5] = {gate, {0}, {0}, {0}, {0}};
+    barrier(q, HSA_PACKET_TYPE_BARRIER_AND, deps, make_signal(1));
+    for (int i = 0; i < 3; i++)
+        dispatch(q, &k, ka, 1, grid, block, make_signal(1));
+    CHECK(hsa_amd_memory_pool_free(data));
+    uint32_t *reused = NULL;
+    for (int tries = 0; tries < 64 && reused != data; tries++)
+        reused = alloc_fine(&e, 64 * 4);
+    EXPECT(reused == data);
+    memset(reused, 0, 64 * 4);
+    hsa_signal_store_screlease(gate, 0);
+    expect_violation(&st);
+    for (int i = 0; i < 64; i++)
+        EXPECT(reused[i] == 0);
+    CHECK(hsa_queue_destroy(q));
+    CHECK(hsa_shut_down());
+}
+
+/* A kernel handed another queue's hsa_queue_t as a buffer cannot write it,
+ * and that queue keeps working. */
+static void scenario_queue_write(const char *path) {
+    env_t e = setup();
+    program_t prog = load_program(e.gpu, path);
+    kernel_t k = find_kernel(&prog, e.gpu, "inc.kd");
+    hsa_queue_t *victim = make_queue(&e, 64, NULL, NULL);
+    uint32_t grid[3] = {16, 1, 1};
+    uint16_t block[3] = {16, 1, 1};
+    void *ka = make_kernarg(&e, &k, &victim, 8, 1, grid, block);
+    callback_state_t st = {make_signal(0), NULL, 0};
+    hsa_queue_t *q = make_queue(&e, 64, on_queue_error, &st);
+    dispatch(q, &k, ka, 1, grid, block, make_signal(1));
+    expect_violation(&st);
+    uint32_t *data = alloc_fine(&e, 16 * 4);
+    memset(data, 0, 16 * 4);
+    void *ka2 = make_kernarg(&e, &k, &data, 8, 1, grid, block);
+    hsa_signal_t done = make_signal(1);
+    dispatch(victim, &k, ka2, 1, grid, block, done);
+    wait_zero(done);
+    EXPECT(data[0] == 1 && data[15] == 1);
+    CHECK(hsa_queue_destroy(q));
+    CHECK(hsa_queue_destroy(victim));
+    CHECK(hsa_shut_down());
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) {
         fprintf(stderr, "usage: %s SCENARIO KERNELS.hsaco\n", argv[0]);
         return 2;
     }
     const char *s = argv[1], *path = argv[2];
-    if (!strcmp(s, "vadd"))
+    if (!strcmp(s, "overflow"))
+        scenario_overflow(argv[2]);
+    else if (!strcmp(s, "use_after_free"))
+        scenario_use_after_free(argv[2]);
+    else if (!strcmp(s, "stale"))
+        scenario_stale(argv[2]);
+    else if (!strcmp(s, "queue_write"))
+        scenario_queue_write(argv[2]);
+    else if (!strcmp(s, "vadd"))
         scenario_vadd(path);
     else if (!strcmp(s, "ring"))
         scenario_ring(path);

@@ -1,0 +1,229 @@
+//! Allocation records: where each allocation lies with its red zone, who
+//! made it, and the quarantine freed memory waits in before it is reused.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use super::shadow::Access;
+
+/// Where an allocation came from, for fault reports: the API call that made
+/// it and, with `SOFTGPU_BACKTRACE=1`, the host call stack at that moment.
+#[derive(Clone, Debug, Default)]
+pub struct Origin {
+    pub api: Cow<'static, str>,
+    pub backtrace: Option<Arc<std::backtrace::Backtrace>>,
+}
+
+impl Origin {
+    /// An origin named after `api` (e.g. `hipMalloc`), with a backtrace
+    /// when `SOFTGPU_BACKTRACE=1`.
+    pub fn new(api: impl Into<Cow<'static, str>>) -> Origin {
+        let wanted = std::env::var_os("SOFTGPU_BACKTRACE").is_some_and(|v| v == "1");
+        Origin {
+            api: api.into(),
+            backtrace: wanted.then(|| Arc::new(std::backtrace::Backtrace::force_capture())),
+        }
+    }
+
+    /// An origin without a backtrace (the runtime's own memory).
+    pub const fn internal(api: &'static str) -> Origin {
+        Origin {
+            api: Cow::Borrowed(api),
+            backtrace: None,
+        }
+    }
+}
+
+/// How to allocate.
+#[derive(Clone, Debug)]
+pub struct AllocSpec {
+    /// Bytes kernels may touch; the allocation is exactly this long.
+    pub len: u64,
+    /// Alignment of the start (a power of two; at least the arena's 256).
+    pub align: u64,
+    pub access: Access,
+    pub origin: Origin,
+}
+
+impl AllocSpec {
+    /// `len` bytes of ordinary device memory made by `api`.
+    pub fn new(len: u64, api: impl Into<Cow<'static, str>>) -> AllocSpec {
+        AllocSpec {
+            len,
+            align: super::GRANULE,
+            access: Access::ReadWrite,
+            origin: Origin::new(api),
+        }
+    }
+
+    pub fn access(mut self, access: Access) -> AllocSpec {
+        self.access = access;
+        self
+    }
+
+    pub fn align(mut self, align: u64) -> AllocSpec {
+        self.align = align;
+        self
+    }
+}
+
+/// One allocation, live or in quarantine.
+#[derive(Clone, Debug)]
+pub(super) struct Block {
+    /// Requested length: the addressable bytes.
+    pub len: u64,
+    /// Bytes reserved from the start: the length rounded up to the granule
+    /// plus the red zone behind it.
+    pub span: u64,
+    /// Allocation serial number (see [`super::Arena::serial`]).
+    pub serial: u32,
+    /// Serial of the newest allocation that owned any of this memory
+    /// before (0: the memory was fresh).
+    pub prior: u32,
+    pub access: Access,
+    pub origin: Origin,
+    /// The API call that freed it, while it waits in quarantine.
+    pub freed: Option<Cow<'static, str>>,
+}
+
+/// Freed allocations wait this many bytes (at most) before their memory
+/// may be reused, so a stale pointer meets poison, not a new owner
+/// (`SOFTGPU_QUARANTINE` sets another number of bytes; 0 turns it off)…
+pub(super) const QUARANTINE_BYTES: u64 = 1 << 30;
+/// …and at most this many of them (each costs a record and first-fit
+/// steps).
+const QUARANTINE_COUNT: usize = 4096;
+
+/// The red zone behind an allocation of `len` bytes: at least 8 KiB (so
+/// an overflow of a few KiB lands in it), an eighth of larger allocations,
+/// at most 1 MiB. Red zones are address space only: nothing writes them.
+pub(super) fn red_zone(len: u64) -> u64 {
+    (len / 8)
+        .clamp(8 << 10, 1 << 20)
+        .next_multiple_of(super::GRANULE)
+}
+
+/// The arena's allocations: offset of the first byte → block.
+pub(super) struct Blocks {
+    pub map: BTreeMap<u64, Block>,
+    /// Offsets of quarantined blocks, oldest first.
+    quarantine: VecDeque<u64>,
+    quarantined_bytes: u64,
+    /// Most bytes the quarantine holds.
+    pub quarantine_limit: u64,
+}
+
+impl Blocks {
+    pub fn new(quarantine_limit: u64) -> Blocks {
+        Blocks {
+            map: BTreeMap::new(),
+            quarantine: VecDeque::new(),
+            quarantined_bytes: 0,
+            quarantine_limit,
+        }
+    }
+
+    /// The lowest offset from `floor` where `span` bytes aligned to
+    /// `align` fit before `limit` between the blocks (first fit).
+    pub fn find_gap(&self, span: u64, align: u64, floor: u64, limit: u64) -> Option<u64> {
+        let mut cursor = floor;
+        for (&start, block) in &self.map {
+            let at = cursor.checked_next_multiple_of(align)?;
+            if at.checked_add(span)? <= start {
+                return Some(at);
+            }
+            cursor = cursor.max(start + block.span);
+        }
+        let at = cursor.checked_next_multiple_of(align)?;
+        (at.checked_add(span)? <= limit).then_some(at)
+    }
+
+    /// Whether `[offset, offset + span)` overlaps any block's span.
+    pub fn overlaps(&self, offset: u64, span: u64) -> bool {
+        self.map
+            .range(..offset + span)
+            .next_back()
+            .is_some_and(|(&s, b)| s + b.span > offset)
+    }
+
+    /// Puts a freed block in quarantine; returns the blocks pushed out of
+    /// it, whose memory is free again, as (offset, span).
+    pub fn quarantine(&mut self, offset: u64) -> Vec<(u64, u64)> {
+        if let Some(b) = self.map.get(&offset) {
+            self.quarantined_bytes += b.span;
+            self.quarantine.push_back(offset);
+        }
+        let mut evicted = Vec::new();
+        while self.quarantined_bytes > self.quarantine_limit
+            || self.quarantine.len() > QUARANTINE_COUNT
+        {
+            let Some(old) = self.quarantine.pop_front() else {
+                break;
+            };
+            if let Some(b) = self.map.remove(&old) {
+                self.quarantined_bytes -= b.span;
+                evicted.push((old, b.span));
+            }
+        }
+        evicted
+    }
+
+    /// The block whose reserved span holds `offset`, else the nearest
+    /// blocks before and after it.
+    pub fn around(&self, offset: u64) -> (Option<(u64, &Block)>, Option<(u64, &Block)>) {
+        let before = self.map.range(..=offset).next_back().map(|(&s, b)| (s, b));
+        let after = self.map.range(offset + 1..).next().map(|(&s, b)| (s, b));
+        (before, after)
+    }
+
+    /// Bytes held by live (not quarantined) allocations.
+    pub fn live_bytes(&self) -> u64 {
+        self.map
+            .values()
+            .filter(|b| b.freed.is_none())
+            .map(|b| b.len)
+            .sum()
+    }
+}
+
+/// What a fault report says about the memory an access hit or missed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Allocation {
+    /// Device address of the allocation's first byte.
+    pub base: u64,
+    pub len: u64,
+    pub access: Access,
+    /// The API call that made it.
+    pub allocated_by: String,
+    /// The host call stack when it was made (`SOFTGPU_BACKTRACE=1`).
+    pub backtrace: Option<String>,
+    /// The API call that freed it, if it is freed.
+    pub freed_by: Option<String>,
+}
+
+impl Allocation {
+    pub(super) fn of(base: u64, b: &Block) -> Allocation {
+        Allocation {
+            base,
+            len: b.len,
+            access: b.access,
+            allocated_by: b.origin.api.to_string(),
+            backtrace: b.origin.backtrace.as_ref().map(|t| t.to_string()),
+            freed_by: b.freed.as_ref().map(|f| f.to_string()),
+        }
+    }
+
+    /// "a 4096-byte allocation at 0x… (made by hipMalloc)".
+    pub fn describe(&self) -> String {
+        let what = match self.access {
+            Access::ReadWrite => "allocation",
+            Access::ReadOnly => "read-only allocation",
+            Access::HostOnly => "runtime-private allocation",
+        };
+        format!(
+            "a {}-byte {what} at {:#x} (made by {})",
+            self.len, self.base, self.allocated_by
+        )
+    }
+}

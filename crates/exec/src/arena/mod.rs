@@ -1,0 +1,1228 @@
+//! Device memory: one arena the executor owns.
+//!
+//! Every device address a kernel can use maps into this arena (or into host
+//! memory a runtime registered explicitly) or is refused: an address outside
+//! allocated memory is an error, never a host access.
+//!
+//! Device addresses are host addresses: the arena is mapped once and a
+//! device pointer is the host pointer of the same byte, as on an APU such as
+//! gfx1151. A host program given a pointer by the HSA runtime can therefore
+//! write kernel arguments or AQL packets through it directly.
+//!
+//! # Concurrency
+//!
+//! Workgroups run on several host threads and may touch the same bytes, as
+//! GPU kernels do; the host (a runtime's copies and fills, the packet
+//! processor) may touch them while kernels run. What keeps that defined:
+//!
+//! - Rust code reaches arena memory, and host memory registered with
+//!   [`Arena::register_host`], only through relaxed atomics: this module's
+//!   accessors, [`copy`] and [`fill_u32`], and atomic references to queue
+//!   headers in the runtime. No `&[u8]`, `&mut` or plain load or store of it
+//!   exists, so no access from Rust is a non-atomic data race. (The HSA C
+//!   library also writes output arguments through pointers its C caller
+//!   passes, which may point here; the C contract of every such call is that
+//!   nothing else touches those bytes during it.)
+//! - Accesses keep the width the kernel or the host asked for: a dword load
+//!   is one 32-bit atomic, a 64-bit atomic is one 64-bit atomic, bulk
+//!   transfers go a byte at a time to an 8-byte boundary and then a word at
+//!   a time. So when two threads *race* on the same bytes with different
+//!   widths (a byte store against a dword load, say), that is a mixed-size
+//!   atomic race. Rust's documented memory model leaves those undefined (it
+//!   inherits C++'s rule; Miri reports them). We rely instead on what rustc
+//!   lowers them to: LLVM atomic loads and stores of the given width, which
+//!   LLVM's memory model defines byte by byte (a load returns, for each
+//!   byte, a value some store wrote to it), and plain moves on x86-64 and
+//!   AArch64. Forbidding such races would mean forbidding what GPU programs
+//!   legally do (or making every access a byte, or a compare-and-swap on a
+//!   whole word, several times slower). Only racing programs are affected:
+//!   accesses ordered by the runtime's signals, or never overlapping, are
+//!   ordinary atomics.
+//! - Memory that a C client writes through the host pointers it was given
+//!   (kernel arguments, AQL packets, buffers) is outside Rust's control: the
+//!   C program is responsible for its own races with kernels, as it would be
+//!   on a GPU, and its plain stores are ordered before a dispatch by the
+//!   release store of a packet header or doorbell that the runtime reads with
+//!   acquire.
+//! - The mapping lives as long as the `Arena`, so an address that passed a
+//!   check stays mapped while `&self` does (freed allocations stay mapped;
+//!   their shadow refuses kernels, see below). Registered host memory stays
+//!   valid only as long as its registrant promised (see
+//!   [`Arena::register_host`]).
+//!
+//! # Confinement
+//!
+//! Every kernel access must fall inside one live allocation, byte-exactly,
+//! and be allowed by the allocation's [`Access`] (kernel arguments, AQL
+//! packets, queue descriptors and code are read-only to kernels). The
+//! [`shadow`] map answers that with one load per access. Allocations are
+//! separated by red zones ([`blocks::red_zone`]) so an overflow does not
+//! land in a neighbour, and freed memory waits in a quarantine before it is
+//! reused, so a stale pointer meets poison instead of a new owner. When the
+//! memory is reused anyway, each allocation's serial number tells a
+//! dispatch queued before the reuse from one queued after it
+//! ([`Memory::stale_after`]). When an access is refused, [`Arena::explain`]
+//! says which allocation it hit or missed, and by how much.
+
+mod blocks;
+mod map;
+pub mod shadow;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::{Mutex, MutexGuard, RwLock};
+
+pub use blocks::{AllocSpec, Allocation, Origin};
+use blocks::{Block, Blocks};
+use map::Map;
+pub use shadow::{Access, Who};
+use shadow::{Owners, Shadow};
+
+/// Where the first device's arena is mapped when that range is free, so
+/// device addresses are the same run to run (captures replay at the same
+/// addresses). Below 2^47, so it never meets the LDS and scratch apertures.
+pub const PREFERRED_BASE: u64 = 0x1000_0000_0000;
+/// Allocation granularity and alignment.
+const GRANULE: u64 = 256;
+/// No allocation starts below this offset, so an access just below the
+/// first one is refused too.
+const FIRST: u64 = 64 << 10;
+
+/// Why an arena operation failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MemError {
+    #[error("address {addr:#x} (+{len} bytes) is outside device memory")]
+    OutOfRange { addr: u64, len: u64 },
+    /// A kernel access the confinement refuses (see [`Arena::explain`]).
+    #[error("{} of {len} bytes at {addr:#x} is outside what the kernel may touch", if *.write { "write" } else { "read" })]
+    Refused { addr: u64, len: u64, write: bool },
+    /// A dispatch touching memory freed and reallocated after it was queued.
+    #[error("access of {len} bytes at {addr:#x} reaches memory reallocated after the dispatch was queued")]
+    Stale { addr: u64, len: u64 },
+    #[error("device memory exhausted: {requested} bytes requested, {free} bytes free")]
+    Exhausted { requested: u64, free: u64 },
+    #[error("{addr:#x} is not the start of a live allocation")]
+    NotAllocated { addr: u64 },
+    #[error(
+        "host range {addr:#x} (+{len} bytes) overlaps device memory or another registered range"
+    )]
+    Overlap { addr: u64, len: u64 },
+}
+
+/// The device's memory. Shared by reference between worker threads.
+pub struct Arena {
+    memory: Map,
+    /// Host (and device) address of the first byte.
+    base: u64,
+    bytes: u64,
+    shadow: Shadow,
+    owners: Owners,
+    blocks: Mutex<Blocks>,
+    /// High-water mark of allocations: above it the memory is still the
+    /// OS's zero pages, so allocations there need no clearing.
+    touched: AtomicU64,
+    /// Serial number of the newest allocation (see [`Arena::serial`]).
+    serial: AtomicU32,
+    /// Serial of the newest allocation that took over memory another
+    /// allocation had owned: dispatches queued after it need no stale check.
+    recycled: AtomicU32,
+    /// Host memory outside the arena that a runtime made reachable
+    /// (locked or registered host buffers): start → length.
+    host: RwLock<BTreeMap<u64, u64>>,
+    /// Whether `host` is non-empty, so the common check takes no lock.
+    has_host: AtomicBool,
+}
+
+/// The quarantine's size: `SOFTGPU_QUARANTINE` bytes, else the default.
+fn quarantine_limit() -> u64 {
+    std::env::var("SOFTGPU_QUARANTINE")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(blocks::QUARANTINE_BYTES)
+}
+
+// `Arena` is `Send` and `Sync` by its fields alone (it holds the mappings'
+// addresses as integers): that sharing it between threads is sound is the
+// accessors' business, see the module's "Concurrency".
+
+impl Arena {
+    /// Reserves `bytes` of zeroed device memory (pages are committed lazily by
+    /// the host OS, so a large arena costs only what kernels touch).
+    pub fn new(bytes: u64) -> Result<Arena, MemError> {
+        let bytes = bytes.max(2 * FIRST).next_multiple_of(GRANULE);
+        let exhausted = MemError::Exhausted {
+            requested: bytes,
+            free: 0,
+        };
+        let memory = Map::new(bytes, Some(PREFERRED_BASE)).ok_or(exhausted.clone())?;
+        Ok(Arena {
+            base: memory.base() as u64,
+            memory,
+            bytes,
+            shadow: Shadow::new(bytes).ok_or(exhausted.clone())?,
+            owners: Owners::new(bytes).ok_or(exhausted)?,
+            blocks: Mutex::new(Blocks::new(quarantine_limit())),
+            touched: AtomicU64::new(0),
+            serial: AtomicU32::new(0),
+            recycled: AtomicU32::new(0),
+            host: RwLock::new(BTreeMap::new()),
+            has_host: AtomicBool::new(false),
+        })
+    }
+
+    /// Device (and host) address of the arena's first byte.
+    pub fn base(&self) -> u64 {
+        self.base
+    }
+
+    /// Total capacity in bytes.
+    pub fn capacity(&self) -> u64 {
+        self.bytes
+    }
+
+    fn blocks(&self) -> MutexGuard<'_, Blocks> {
+        self.blocks.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The serial number of the newest allocation. A runtime records it
+    /// when work is queued ([`Memory::stale_after`]).
+    pub fn serial(&self) -> u32 {
+        self.serial.load(Relaxed)
+    }
+
+    /// Allocates `len` zeroed bytes of ordinary device memory; returns the
+    /// device address.
+    pub fn alloc(&self, len: u64) -> Result<u64, MemError> {
+        self.alloc_with(AllocSpec {
+            len,
+            align: GRANULE,
+            access: Access::ReadWrite,
+            origin: Origin::internal("device memory"),
+        })
+    }
+
+    /// Allocates `spec.len` zeroed bytes as `spec` says, followed by a red
+    /// zone; returns the device address.
+    pub fn alloc_with(&self, spec: AllocSpec) -> Result<u64, MemError> {
+        let exhausted = |free| MemError::Exhausted {
+            requested: spec.len,
+            free,
+        };
+        let span = spec
+            .len
+            .max(1)
+            .checked_next_multiple_of(GRANULE)
+            .and_then(|n| n.checked_add(blocks::red_zone(spec.len)))
+            .ok_or(exhausted(0))?;
+        let align = spec
+            .align
+            .max(GRANULE)
+            .checked_next_power_of_two()
+            .ok_or(exhausted(0))?;
+        let mut blocks = self.blocks();
+        let Some(offset) = blocks.find_gap(span, align, FIRST, self.bytes) else {
+            let free = self.bytes - blocks.live_bytes();
+            return Err(exhausted(free));
+        };
+        self.place(&mut blocks, offset, span, spec);
+        drop(blocks);
+        Ok(self.base + offset)
+    }
+
+    /// Allocates `len` zeroed bytes at exactly `addr`, with no red zone
+    /// (replaying a capture at the addresses it was recorded at).
+    pub fn alloc_at(&self, addr: u64, len: u64) -> Result<u64, MemError> {
+        let offset = addr.wrapping_sub(self.base);
+        let span = len.max(1).next_multiple_of(GRANULE);
+        if !offset.is_multiple_of(GRANULE) || offset >= self.bytes || self.bytes - offset < span {
+            return Err(MemError::OutOfRange { addr, len });
+        }
+        let mut blocks = self.blocks();
+        if blocks.overlaps(offset, span) {
+            return Err(MemError::Overlap { addr, len });
+        }
+        self.place(
+            &mut blocks,
+            offset,
+            span,
+            AllocSpec::new(len, "capture replay"),
+        );
+        Ok(addr)
+    }
+
+    /// Records a block at `offset`, clears its bytes and opens them to
+    /// kernels.
+    fn place(&self, blocks: &mut Blocks, offset: u64, span: u64, spec: AllocSpec) {
+        let serial = self.serial.fetch_add(1, Relaxed).wrapping_add(1);
+        let prior = self.owners.take(offset, spec.len, serial);
+        if prior != 0 {
+            self.recycled.fetch_max(serial, Relaxed);
+        }
+        let touched = self.touched.fetch_max(offset + span, Relaxed);
+        if offset < touched {
+            self.zero(offset, spec.len.max(1).min(touched - offset));
+        }
+        self.shadow.mark(offset, spec.len, spec.access);
+        blocks.map.insert(
+            offset,
+            Block {
+                len: spec.len,
+                span,
+                serial,
+                prior,
+                access: spec.access,
+                origin: spec.origin,
+                freed: None,
+            },
+        );
+    }
+
+    /// Frees an allocation: its memory is refused to kernels at once and
+    /// waits in quarantine before it is reused (`by` names the API call,
+    /// for reports of accesses to it).
+    pub fn free_by(&self, addr: u64, by: &'static str) -> Result<(), MemError> {
+        let offset = addr.wrapping_sub(self.base);
+        let mut blocks = self.blocks();
+        let block = match blocks.map.get_mut(&offset) {
+            Some(b) if b.freed.is_none() => b,
+            _ => return Err(MemError::NotAllocated { addr }),
+        };
+        block.freed = Some(by.into());
+        let len = block.len;
+        self.shadow.clear(offset, len);
+        // A large block's pages go back to the OS now: nothing may read
+        // them until they are reallocated, and then they must be zeros.
+        if len >= GIVE_BACK_FROM {
+            self.memory.discard(offset, len);
+        }
+        blocks.quarantine(offset);
+        Ok(())
+    }
+
+    /// Frees an allocation made by [`Arena::alloc`] (see [`Arena::free_by`]).
+    pub fn free(&self, addr: u64) -> Result<(), MemError> {
+        self.free_by(addr, "free")
+    }
+
+    /// Clears `len` bytes from `offset` for a new owner.
+    fn zero(&self, offset: u64, len: u64) {
+        // Whole pages of a large block go back to the OS, which maps fresh
+        // zero pages on the next touch: a large reused block costs nothing
+        // until used. A small block is cleared by stores: giving pages back
+        // costs a TLB shootdown on every core plus a fault per page on the
+        // next touch, far more than clearing a few KiB (kernarg segments
+        // are reused this way at every dispatch).
+        let given = if len >= GIVE_BACK_FROM {
+            self.memory.discard(offset, len)
+        } else {
+            offset..offset
+        };
+        let end = offset + len;
+        let clear = |from: u64, to: u64| {
+            let mut at = from;
+            while at < to {
+                let host = self.memory.at(at);
+                if at.is_multiple_of(8) && to - at >= 8 {
+                    // SAFETY: 8-aligned (the arena base is page-aligned),
+                    // inside the mapping, which outlives `&self`; accessed
+                    // atomically only.
+                    unsafe { word(host) }.store(0, Relaxed);
+                    at += 8;
+                } else {
+                    // SAFETY: one byte inside the mapping, as above.
+                    unsafe { byte(host) }.store(0, Relaxed);
+                    at += 1;
+                }
+            }
+        };
+        clear(offset, given.start.max(offset).min(end));
+        clear(given.end.max(offset).min(end), end);
+    }
+
+    /// Checks `who` may access `[addr, addr + len)`; returns the host
+    /// address of its first byte. Arena memory must lie inside one live
+    /// allocation and allow the access; outside the arena, in a registered
+    /// host range.
+    #[inline(always)]
+    pub fn check_for(&self, addr: u64, len: u64, who: Who) -> Result<usize, MemError> {
+        let offset = addr.wrapping_sub(self.base);
+        if offset < self.bytes && len <= self.bytes - offset {
+            if len == 0 || self.shadow.allows(offset, len, who) {
+                return Ok(addr as usize);
+            }
+            return Err(match who {
+                Who::Host => MemError::OutOfRange { addr, len },
+                _ => MemError::Refused {
+                    addr,
+                    len,
+                    write: who == Who::KernelWrite,
+                },
+            });
+        }
+        if self.has_host.load(Relaxed) {
+            if let Ok(at) = self.check_host(addr, len) {
+                return Ok(at);
+            }
+        }
+        Err(MemError::OutOfRange { addr, len })
+    }
+
+    /// Checks the host may access `[addr, addr + len)` (see
+    /// [`Arena::check_for`]).
+    #[inline(always)]
+    pub fn check(&self, addr: u64, len: u64) -> Result<usize, MemError> {
+        self.check_for(addr, len, Who::Host)
+    }
+
+    #[cold]
+    fn check_host(&self, addr: u64, len: u64) -> Result<usize, MemError> {
+        let host = self.host.read().unwrap_or_else(|e| e.into_inner());
+        match host.range(..=addr).next_back() {
+            Some((&start, &length)) if addr - start < length && len <= length - (addr - start) => {
+                Ok(addr as usize)
+            }
+            _ => Err(MemError::OutOfRange { addr, len }),
+        }
+    }
+
+    /// Makes host memory outside the arena reachable by kernels at its own
+    /// address (locked or registered host buffers, zero-copy imports).
+    ///
+    /// Kernels reach the range with the same atomics as arena memory (see
+    /// the module's "Concurrency"); a kernel that strays into it through a
+    /// wild pointer reaches it too, like any device memory.
+    ///
+    /// # Safety
+    /// `[addr, addr + len)` must stay valid, writable host memory until
+    /// [`Arena::unregister_host`] is called for it *and* every kernel that
+    /// might access it has finished (an access checked just before the
+    /// unregistration may land just after it), and Rust code may access it
+    /// only atomically meanwhile.
+    pub unsafe fn register_host(&self, addr: u64, len: u64) -> Result<(), MemError> {
+        let overlap = MemError::Overlap { addr, len };
+        let end = addr.checked_add(len).ok_or(overlap.clone())?;
+        if len == 0 || (addr < self.base + self.bytes && self.base < end) {
+            return Err(overlap);
+        }
+        let mut host = self.host.write().unwrap_or_else(|e| e.into_inner());
+        let before = host.range(..end).next_back();
+        if before.is_some_and(|(&s, &l)| s + l > addr) {
+            return Err(overlap);
+        }
+        host.insert(addr, len);
+        self.has_host.store(true, Relaxed);
+        Ok(())
+    }
+
+    /// Makes a range registered with [`Arena::register_host`] unreachable.
+    pub fn unregister_host(&self, addr: u64) -> Result<(), MemError> {
+        let mut host = self.host.write().unwrap_or_else(|e| e.into_inner());
+        host.remove(&addr).ok_or(MemError::NotAllocated { addr })?;
+        self.has_host.store(!host.is_empty(), Relaxed);
+        Ok(())
+    }
+
+    /// The live allocation or registered host range containing `addr`:
+    /// its start and length.
+    pub fn allocation_of(&self, addr: u64) -> Option<(u64, u64)> {
+        let offset = addr.wrapping_sub(self.base);
+        if offset < self.bytes {
+            let blocks = self.blocks();
+            let (&start, b) = blocks.map.range(..=offset).next_back()?;
+            return (b.freed.is_none() && offset - start < b.len.max(1))
+                .then_some((self.base + start, b.len));
+        }
+        let host = self.host.read().unwrap_or_else(|e| e.into_inner());
+        let (&start, &len) = host.range(..=addr).next_back()?;
+        (addr - start < len).then_some((start, len))
+    }
+
+    /// Bytes currently allocated.
+    pub fn used(&self) -> u64 {
+        self.blocks().live_bytes()
+    }
+
+    /// Opens `[addr, addr + len)` of a live allocation to kernels with
+    /// `access` (a code object's writable segments inside its read-only
+    /// image, say). The range must lie inside the allocation.
+    pub fn protect(&self, addr: u64, len: u64, access: Access) -> Result<(), MemError> {
+        let offset = addr.wrapping_sub(self.base);
+        let blocks = self.blocks();
+        match blocks.map.range(..=offset).next_back() {
+            Some((&start, b))
+                if b.freed.is_none()
+                    && offset.is_multiple_of(8)
+                    && offset - start <= b.len
+                    && len <= b.len - (offset - start) =>
+            {
+                self.shadow.mark(offset, len, access);
+                Ok(())
+            }
+            _ => Err(MemError::OutOfRange { addr, len }),
+        }
+    }
+
+    /// Whether an access at `addr` by a dispatch queued when the arena's
+    /// serial was `epoch` reaches an allocation made after that which took
+    /// over memory an older allocation owned: the dispatch's pointer was to
+    /// the old owner, freed since (see [`Memory::stale_after`]). An
+    /// allocation made later from fresh memory is not stale: the dispatch
+    /// may have been given its address through memory.
+    #[cold]
+    fn is_stale(&self, offset: u64, epoch: u32) -> bool {
+        let blocks = self.blocks();
+        blocks
+            .map
+            .range(..=offset)
+            .next_back()
+            .is_some_and(|(_, b)| b.serial > epoch && b.prior != 0 && b.prior <= epoch)
+    }
+
+    /// What `[addr, addr + len)` hit or missed, for a fault report: the
+    /// allocation involved and a sentence ("4 bytes at 0x… are 0 bytes
+    /// past the end of a 4096-byte allocation at 0x… (made by hipMalloc)").
+    pub fn explain(&self, addr: u64, len: u64, write: bool) -> (String, Option<Allocation>) {
+        let offset = addr.wrapping_sub(self.base);
+        let what = format!("{len} bytes at {addr:#x}");
+        if offset >= self.bytes {
+            if self.check_host(addr, len).is_ok() {
+                return (format!("{what} are in registered host memory"), None);
+            }
+            return (
+                format!("{what} are outside device memory (no allocation, registered host range or code object holds them)"),
+                None,
+            );
+        }
+        let blocks = self.blocks();
+        let (before, after) = blocks.around(offset);
+        let end = offset.saturating_add(len);
+        if let Some((start, b)) = before {
+            let a = Allocation::of(self.base + start, b);
+            let inside = offset - start < b.len;
+            if let (true, Some(by)) = (offset - start < b.len.max(1), &b.freed) {
+                let text = format!(
+                    "{what} are {} bytes into {}, freed by {by}",
+                    offset - start,
+                    a.describe()
+                );
+                return (text, Some(a));
+            }
+            if inside && end > start + b.len {
+                let text = format!(
+                    "{what} run {} bytes past the end of {}",
+                    end - (start + b.len),
+                    a.describe()
+                );
+                return (text, Some(a));
+            }
+            if inside {
+                let text = match Access::from_shadow(self.shadow.at(offset)) {
+                    Access::ReadOnly if write => {
+                        format!(
+                            "{what} are inside {}, which kernels may only read",
+                            a.describe()
+                        )
+                    }
+                    Access::HostOnly => format!(
+                        "{what} are inside {}, which kernels may not touch",
+                        a.describe()
+                    ),
+                    _ => format!("{what} are inside {}", a.describe()),
+                };
+                return (text, Some(a));
+            }
+            let past = offset - (start + b.len);
+            let nearer_next = after.is_some_and(|(next, _)| next - end < past);
+            if !nearer_next && offset < start + b.span {
+                let text = format!("{what} are {past} bytes past the end of {}", a.describe());
+                return (text, Some(a));
+            }
+        }
+        if let Some((next, b)) = after {
+            let a = Allocation::of(self.base + next, b);
+            if next - offset <= blocks::red_zone(b.len).max(FIRST) {
+                let text = if end > next {
+                    format!(
+                        "{what} start {} bytes before the start of {}",
+                        next - offset,
+                        a.describe()
+                    )
+                } else {
+                    format!(
+                        "{what} are {} bytes before the start of {}",
+                        next - end,
+                        a.describe()
+                    )
+                };
+                return (text, Some(a));
+            }
+        }
+        (
+            format!("{what} are not inside any allocation (never allocated, or freed long ago)"),
+            None,
+        )
+    }
+
+    /// [`Arena::check_for`], then the stale-dispatch check when
+    /// `stale_after` is not `u32::MAX` (see [`Memory::stale_after`]).
+    #[inline(always)]
+    fn reach(&self, who: Who, stale_after: u32, addr: u64, len: u64) -> Result<usize, MemError> {
+        let at = self.check_for(addr, len, who)?;
+        if stale_after != u32::MAX {
+            let offset = addr.wrapping_sub(self.base);
+            if offset < self.bytes
+                && self.owners.of(offset) > stale_after
+                && self.is_stale(offset, stale_after)
+            {
+                return Err(MemError::Stale { addr, len });
+            }
+        }
+        Ok(at)
+    }
+
+    /// Reads `out.len()` bytes at `addr` for the host (the runtime).
+    pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), MemError> {
+        self.read_as(Who::Host, u32::MAX, addr, out)
+    }
+
+    /// Writes `data` at `addr` for the host.
+    pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), MemError> {
+        self.write_as(Who::Host, u32::MAX, addr, data)
+    }
+
+    /// Loads a little-endian 32-bit value for the host.
+    pub fn load_u32(&self, addr: u64) -> Result<u32, MemError> {
+        self.load_u32_as(Who::Host, u32::MAX, addr)
+    }
+
+    /// Loads consecutive dwords for the host.
+    pub fn load_dwords(&self, addr: u64, out: &mut [u32]) -> Result<(), MemError> {
+        self.load_dwords_as(Who::Host, u32::MAX, addr, out)
+    }
+
+    /// Stores consecutive dwords for the host.
+    pub fn store_dwords(&self, addr: u64, values: &[u32]) -> Result<(), MemError> {
+        self.store_dwords_as(Who::Host, u32::MAX, addr, values)
+    }
+
+    /// Atomic read-modify-write of an aligned 32-bit value for the host.
+    pub fn rmw_u32(&self, addr: u64, f: impl Fn(u32) -> u32) -> Result<u32, MemError> {
+        self.rmw_u32_as(Who::Host, u32::MAX, addr, f)
+    }
+
+    /// Atomic read-modify-write of an aligned 64-bit value for the host.
+    pub fn rmw_u64(&self, addr: u64, f: impl Fn(u64) -> u64) -> Result<u64, MemError> {
+        self.rmw_u64_as(Who::Host, u32::MAX, addr, f)
+    }
+
+    /// Stores a little-endian 32-bit value for the host.
+    pub fn store_u32(&self, addr: u64, value: u32) -> Result<(), MemError> {
+        self.store_u32_as(Who::Host, u32::MAX, addr, value)
+    }
+
+    /// Loads a little-endian 32-bit value.
+    #[inline(always)]
+    fn load_u32_as(&self, who: Who, stale_after: u32, addr: u64) -> Result<u32, MemError> {
+        let start = self.reach(who, stale_after, addr, 4)?;
+        if start.is_multiple_of(4) {
+            // SAFETY: `check` passed for these 4 bytes, which are aligned.
+            Ok(unsafe { dword(start) }.load(Relaxed))
+        } else {
+            let mut b = [0u8; 4];
+            // SAFETY: `check` passed for these 4 bytes.
+            unsafe { load_bytes(start, &mut b) };
+            Ok(u32::from_le_bytes(b))
+        }
+    }
+
+    /// Stores a little-endian 32-bit value.
+    #[inline(always)]
+    fn store_u32_as(
+        &self,
+        who: Who,
+        stale_after: u32,
+        addr: u64,
+        value: u32,
+    ) -> Result<(), MemError> {
+        let start = self.reach(who, stale_after, addr, 4)?;
+        if start.is_multiple_of(4) {
+            // SAFETY: `check` passed for these 4 bytes, which are aligned.
+            unsafe { dword(start) }.store(value, Relaxed);
+        } else {
+            // SAFETY: `check` passed for these 4 bytes.
+            unsafe { store_bytes(start, &value.to_le_bytes()) };
+        }
+        Ok(())
+    }
+
+    /// Loads consecutive dwords at `addr` with one range check (the common
+    /// case of vector loads).
+    #[inline(always)]
+    fn load_dwords_as(
+        &self,
+        who: Who,
+        stale_after: u32,
+        addr: u64,
+        out: &mut [u32],
+    ) -> Result<(), MemError> {
+        let start = self.reach(who, stale_after, addr, 4 * out.len() as u64)?;
+        if start.is_multiple_of(4) {
+            for (k, v) in out.iter_mut().enumerate() {
+                // SAFETY: `check` passed for all `out.len()` dwords from
+                // `start`, which is aligned.
+                *v = unsafe { dword(start + 4 * k) }.load(Relaxed);
+            }
+        } else {
+            for (k, v) in out.iter_mut().enumerate() {
+                let mut b = [0u8; 4];
+                // SAFETY: `check` passed for all `out.len()` dwords.
+                unsafe { load_bytes(start + 4 * k, &mut b) };
+                *v = u32::from_le_bytes(b);
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores consecutive dwords at `addr` with one range check.
+    #[inline(always)]
+    fn store_dwords_as(
+        &self,
+        who: Who,
+        stale_after: u32,
+        addr: u64,
+        values: &[u32],
+    ) -> Result<(), MemError> {
+        let start = self.reach(who, stale_after, addr, 4 * values.len() as u64)?;
+        if start.is_multiple_of(4) {
+            for (k, v) in values.iter().enumerate() {
+                // SAFETY: `check` passed for all `values.len()` dwords from
+                // `start`, which is aligned.
+                unsafe { dword(start + 4 * k) }.store(*v, Relaxed);
+            }
+        } else {
+            for (k, v) in values.iter().enumerate() {
+                // SAFETY: `check` passed for all `values.len()` dwords.
+                unsafe { store_bytes(start + 4 * k, &v.to_le_bytes()) };
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads `out.len()` bytes at `addr`.
+    fn read_as(
+        &self,
+        who: Who,
+        stale_after: u32,
+        addr: u64,
+        out: &mut [u8],
+    ) -> Result<(), MemError> {
+        let start = self.reach(who, stale_after, addr, out.len() as u64)?;
+        // SAFETY: `check` passed for `out.len()` bytes.
+        unsafe { load_bytes(start, out) };
+        Ok(())
+    }
+
+    /// Writes `data` at `addr`.
+    fn write_as(&self, who: Who, stale_after: u32, addr: u64, data: &[u8]) -> Result<(), MemError> {
+        let start = self.reach(who, stale_after, addr, data.len() as u64)?;
+        // SAFETY: `check` passed for `data.len()` bytes.
+        unsafe { store_bytes(start, data) };
+        Ok(())
+    }
+
+    /// Atomic read-modify-write of an aligned 32-bit value; returns the old
+    /// value. `f` may be called more than once.
+    fn rmw_u32_as(
+        &self,
+        who: Who,
+        stale_after: u32,
+        addr: u64,
+        f: impl Fn(u32) -> u32,
+    ) -> Result<u32, MemError> {
+        let start = self.reach(who, stale_after, addr, 4)?;
+        if !start.is_multiple_of(4) {
+            return Err(MemError::OutOfRange { addr, len: 4 });
+        }
+        // SAFETY: `check` passed for these 4 bytes, which are aligned.
+        let cell = unsafe { dword(start) };
+        let mut old = cell.load(Relaxed);
+        loop {
+            match cell.compare_exchange_weak(old, f(old), Relaxed, Relaxed) {
+                Ok(v) => return Ok(v),
+                Err(v) => old = v,
+            }
+        }
+    }
+
+    /// Atomic read-modify-write of an aligned 64-bit value; returns the old value.
+    fn rmw_u64_as(
+        &self,
+        who: Who,
+        stale_after: u32,
+        addr: u64,
+        f: impl Fn(u64) -> u64,
+    ) -> Result<u64, MemError> {
+        let start = self.reach(who, stale_after, addr, 8)?;
+        if !start.is_multiple_of(8) {
+            return Err(MemError::OutOfRange { addr, len: 8 });
+        }
+        // SAFETY: `check` passed for these 8 bytes, which are aligned.
+        let cell = unsafe { word(start) };
+        let mut old = cell.load(Relaxed);
+        loop {
+            match cell.compare_exchange_weak(old, f(old), Relaxed, Relaxed) {
+                Ok(v) => return Ok(v),
+                Err(v) => old = v,
+            }
+        }
+    }
+}
+
+/// The arena as one dispatch's kernels see it: every access confined to a
+/// live allocation that allows it, and, for a dispatch queued before some
+/// memory changed owner, refused on the new owner's memory.
+#[derive(Clone, Copy)]
+pub struct Memory<'a> {
+    pub arena: &'a Arena,
+    /// The arena's serial when the dispatch was queued, or `u32::MAX` when
+    /// no memory has changed owner since (then nothing is checked).
+    stale_after: u32,
+}
+
+impl<'a> Memory<'a> {
+    /// The view of a dispatch queued when the arena's serial was `epoch`
+    /// (`None`: queued just now). The stale check is on only when some
+    /// allocation made since took over another's memory, so a dispatch
+    /// that runs as soon as it is queued pays nothing for it.
+    pub fn new(arena: &'a Arena, epoch: Option<u32>) -> Memory<'a> {
+        let stale_after = match epoch {
+            Some(e) if arena.recycled.load(Relaxed) > e => e,
+            _ => u32::MAX,
+        };
+        Memory { arena, stale_after }
+    }
+
+    /// The serial the dispatch checks stale accesses against, if any.
+    pub fn stale_after(&self) -> Option<u32> {
+        (self.stale_after != u32::MAX).then_some(self.stale_after)
+    }
+
+    #[inline(always)]
+    pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), MemError> {
+        self.arena
+            .read_as(Who::KernelRead, self.stale_after, addr, out)
+    }
+    #[inline(always)]
+    pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), MemError> {
+        self.arena
+            .write_as(Who::KernelWrite, self.stale_after, addr, data)
+    }
+    #[inline(always)]
+    pub fn load_u32(&self, addr: u64) -> Result<u32, MemError> {
+        self.arena
+            .load_u32_as(Who::KernelRead, self.stale_after, addr)
+    }
+    #[inline(always)]
+    pub fn load_dwords(&self, addr: u64, out: &mut [u32]) -> Result<(), MemError> {
+        self.arena
+            .load_dwords_as(Who::KernelRead, self.stale_after, addr, out)
+    }
+    #[inline(always)]
+    pub fn store_dwords(&self, addr: u64, values: &[u32]) -> Result<(), MemError> {
+        self.arena
+            .store_dwords_as(Who::KernelWrite, self.stale_after, addr, values)
+    }
+    #[inline(always)]
+    pub fn rmw_u32(&self, addr: u64, f: impl Fn(u32) -> u32) -> Result<u32, MemError> {
+        self.arena
+            .rmw_u32_as(Who::KernelWrite, self.stale_after, addr, f)
+    }
+    #[inline(always)]
+    pub fn rmw_u64(&self, addr: u64, f: impl Fn(u64) -> u64) -> Result<u64, MemError> {
+        self.arena
+            .rmw_u64_as(Who::KernelWrite, self.stale_after, addr, f)
+    }
+}
+
+// The atomic views every access goes through. Each returns a reference of
+// any lifetime the caller picks: callers in this module hold it only within
+// a method borrowing the `Arena` (so the mapping outlives it), callers of
+// `copy` and `fill_u32` only within those calls.
+
+/// The 64-bit cell at host address `at`.
+///
+/// # Safety
+/// `at` must be 8-aligned and valid for reads and writes of 8 bytes while
+/// the reference is used, and no Rust code may access those bytes other
+/// than atomically meanwhile (see the module's "Concurrency").
+#[inline(always)]
+unsafe fn word<'a>(at: usize) -> &'a AtomicU64 {
+    // SAFETY: the caller's contract: aligned, valid, and only ever accessed
+    // atomically, which is what `AtomicU64` requires of its bytes.
+    unsafe { &*(at as *const AtomicU64) }
+}
+
+/// The 32-bit cell at host address `at`.
+///
+/// # Safety
+/// As for [`word`], with 4 bytes, 4-aligned.
+#[inline(always)]
+unsafe fn dword<'a>(at: usize) -> &'a AtomicU32 {
+    // SAFETY: as for `word`.
+    unsafe { &*(at as *const AtomicU32) }
+}
+
+/// The byte at host address `at`.
+///
+/// # Safety
+/// As for [`word`], with 1 byte (`AtomicU8` needs no alignment).
+#[inline(always)]
+unsafe fn byte<'a>(at: usize) -> &'a AtomicU8 {
+    // SAFETY: as for `word`.
+    unsafe { &*(at as *const AtomicU8) }
+}
+
+/// Bulk reads and writes go a byte at a time up to an 8-byte boundary,
+/// then a word at a time: relaxed word accesses compile to plain moves, so
+/// a transfer runs near memory speed while a kernel racing on the same
+/// bytes stays an atomic race (see the module's "Concurrency").
+///
+/// # Safety
+/// `[start, start + out.len())` must be valid for reads and writes and
+/// accessed only atomically during the call.
+#[inline]
+unsafe fn load_bytes(start: usize, out: &mut [u8]) {
+    let head = (start.next_multiple_of(8) - start).min(out.len());
+    let (first, rest) = out.split_at_mut(head);
+    for (i, b) in first.iter_mut().enumerate() {
+        // SAFETY: inside the caller's range.
+        *b = unsafe { byte(start + i) }.load(Relaxed);
+    }
+    let mut words = rest.chunks_exact_mut(8);
+    let mut at = start + head;
+    for w in &mut words {
+        // SAFETY: inside the caller's range, and 8-aligned past the head.
+        w.copy_from_slice(&unsafe { word(at) }.load(Relaxed).to_le_bytes());
+        at += 8;
+    }
+    for (i, b) in words.into_remainder().iter_mut().enumerate() {
+        // SAFETY: inside the caller's range.
+        *b = unsafe { byte(at + i) }.load(Relaxed);
+    }
+}
+
+/// Writes `data` at `start`, split as [`load_bytes`] splits reads.
+///
+/// # Safety
+/// As for [`load_bytes`], for `data.len()` bytes.
+#[inline]
+unsafe fn store_bytes(start: usize, data: &[u8]) {
+    let head = (start.next_multiple_of(8) - start).min(data.len());
+    let (first, rest) = data.split_at(head);
+    for (i, b) in first.iter().enumerate() {
+        // SAFETY: inside the caller's range.
+        unsafe { byte(start + i) }.store(*b, Relaxed);
+    }
+    let mut words = rest.chunks_exact(8);
+    let mut at = start + head;
+    for w in &mut words {
+        let v = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+        // SAFETY: inside the caller's range, and 8-aligned past the head.
+        unsafe { word(at) }.store(v, Relaxed);
+        at += 8;
+    }
+    for (i, b) in words.remainder().iter().enumerate() {
+        // SAFETY: inside the caller's range.
+        unsafe { byte(at + i) }.store(*b, Relaxed);
+    }
+}
+
+/// Copies `len` bytes from host address `src` to `dst`; the ranges may
+/// overlap (as `memmove`). Every access is a relaxed atomic, so a kernel
+/// racing on either range is an atomic race, not a data race: this is how
+/// a runtime copies into, out of or within device memory. The bytes go
+/// through a small buffer, each side split into bytes and words by its own
+/// alignment, so the copy is word-wide on both sides whatever their
+/// relative alignment.
+///
+/// # Safety
+/// `[src, src + len)` must be valid for reads and `[dst, dst + len)` for
+/// reads and writes during the call (arena memory that passed
+/// [`Arena::check`], registered host memory, or host memory the caller
+/// vouches for), and no Rust code may access either range other than
+/// atomically meanwhile.
+pub unsafe fn copy(dst: usize, src: usize, len: usize) {
+    const CHUNK: usize = 4096;
+    let mut buffer = [0u8; CHUNK];
+    // A destination above an overlapping source is copied from the end,
+    // so no chunk overwrites source bytes not yet read.
+    let backward = dst > src && dst - src < len;
+    let mut done = 0;
+    while done < len {
+        let n = CHUNK.min(len - done);
+        let at = if backward { len - done - n } else { done };
+        let chunk = &mut buffer[..n];
+        // SAFETY: `[at, at + n)` lies inside both of the caller's ranges.
+        unsafe {
+            load_bytes(src + at, chunk);
+            store_bytes(dst + at, chunk);
+        }
+        done += n;
+    }
+}
+
+/// Stores `value` in the `count` 32-bit words from host address `dst`,
+/// with relaxed atomic stores, word-wide where aligned (as [`copy`]).
+///
+/// # Safety
+/// `dst` must be 4-aligned, and `[dst, dst + 4 * count)` valid for reads
+/// and writes and accessed only atomically during the call.
+pub unsafe fn fill_u32(dst: usize, value: u32, count: usize) {
+    let end = dst + 4 * count;
+    let mut at = dst;
+    if !at.is_multiple_of(8) && at < end {
+        // SAFETY: 4-aligned and inside the caller's range.
+        unsafe { dword(at) }.store(value, Relaxed);
+        at += 4;
+    }
+    let pair = u64::from(value) | u64::from(value) << 32;
+    while end - at >= 8 {
+        // SAFETY: 8-aligned from here and inside the caller's range.
+        unsafe { word(at) }.store(pair, Relaxed);
+        at += 8;
+    }
+    if at < end {
+        // SAFETY: the last 4 bytes of the caller's range, 4-aligned.
+        unsafe { dword(at) }.store(value, Relaxed);
+    }
+}
+
+/// Blocks at least this large give their pages back to the OS instead of
+/// being cleared by stores.
+const GIVE_BACK_FROM: u64 = 256 * 1024;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alloc_read_write_free() {
+        let arena = Arena::new(1 << 20).unwrap();
+        let a = arena.alloc(10).unwrap();
+        let b = arena.alloc(1000).unwrap();
+        assert_ne!(a, b);
+        arena.write(b + 3, &[1, 2, 3, 4, 5, 6, 7]).unwrap();
+        let mut out = [0u8; 7];
+        arena.read(b + 3, &mut out).unwrap();
+        assert_eq!(out, [1, 2, 3, 4, 5, 6, 7]);
+        assert_eq!(
+            arena.load_u32(b + 4).unwrap(),
+            u32::from_le_bytes([2, 3, 4, 5])
+        );
+        arena.free(a).unwrap();
+        assert_eq!(arena.free(a), Err(MemError::NotAllocated { addr: a }));
+        assert_ne!(
+            arena.alloc(16).unwrap(),
+            a,
+            "freed memory waits in quarantine"
+        );
+    }
+
+    /// Bulk transfers split into bytes and words at every alignment and
+    /// length and still land exactly where a byte-by-byte model says.
+    #[test]
+    fn bulk_transfers_at_every_alignment_match_a_byte_model() {
+        let arena = Arena::new(1 << 20).unwrap();
+        let base = arena.alloc(256).unwrap();
+        let mut model = vec![0u8; 256];
+        let mut seed = 0x9e37_79b9u32;
+        for start in 0..17usize {
+            for len in [0usize, 1, 7, 8, 9, 15, 16, 17, 40, 100] {
+                let data: Vec<u8> = (0..len)
+                    .map(|_| {
+                        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                        (seed >> 24) as u8
+                    })
+                    .collect();
+                arena.write(base + start as u64, &data).unwrap();
+                model[start..start + len].copy_from_slice(&data);
+                let mut all = vec![0u8; 256];
+                arena.read(base, &mut all).unwrap();
+                assert_eq!(all, model, "write of {len} at +{start}");
+                let mut part = vec![0u8; len];
+                arena.read(base + start as u64 + 1, &mut part).unwrap();
+                assert_eq!(part, model[start + 1..start + 1 + len], "read at +{start}");
+            }
+        }
+    }
+
+    /// `copy` is `memmove`: at every source and destination alignment,
+    /// with the ranges overlapping either way and with more than one chunk
+    /// of its bounce buffer, it leaves what `copy_within` leaves.
+    #[test]
+    fn copy_matches_copy_within_at_every_alignment_and_overlap() {
+        let size = 4 * 4096;
+        let arena = Arena::new(1 << 20).unwrap();
+        let base = arena.alloc(size as u64).unwrap();
+        let initial: Vec<u8> = (0..size).map(|i| (i * 7 + i / 251) as u8).collect();
+        for (src, dst, len) in [
+            (0, 1, 100),
+            (1, 0, 100),
+            (3, 8, 17),
+            (8, 3, 17),
+            (5, 5 + 4096, 4096),
+            (7, 12, 2 * 4096 + 33),
+            (12, 7, 2 * 4096 + 33),
+            (0, 2 * 4096, 4096 + 64),
+            (4, 0, 0),
+        ] {
+            for shift in 0..9 {
+                let (src, dst) = (src + shift, dst + (shift * 3) % 8);
+                arena.write(base, &initial).unwrap();
+                let mut model = initial.clone();
+                model.copy_within(src..src + len, dst);
+                // SAFETY: both ranges lie in the live allocation at `base`,
+                // touched only through the arena here.
+                unsafe { copy((base as usize) + dst, (base as usize) + src, len) };
+                let mut got = vec![0u8; size];
+                arena.read(base, &mut got).unwrap();
+                assert!(got == model, "copy of {len} from +{src} to +{dst}");
+            }
+        }
+    }
+
+    #[test]
+    fn fill_u32_stores_exactly_count_words() {
+        let arena = Arena::new(1 << 20).unwrap();
+        let base = arena.alloc(256).unwrap();
+        for start in [0usize, 4, 8, 12] {
+            for count in [0usize, 1, 2, 3, 8, 9] {
+                arena.write(base, &[0xEE; 256]).unwrap();
+                // SAFETY: inside the live allocation, 4-aligned.
+                unsafe { fill_u32(base as usize + start, 0x0403_0201, count) };
+                let mut got = [0u8; 256];
+                arena.read(base, &mut got).unwrap();
+                let mut model = [0xEEu8; 256];
+                for k in 0..count {
+                    model[start + 4 * k..start + 4 * k + 4].copy_from_slice(&[1, 2, 3, 4]);
+                }
+                assert_eq!(got, model, "{count} words at +{start}");
+            }
+        }
+    }
+
+    #[test]
+    fn reuse_after_quarantine_is_zeroed_and_marks_the_new_owner() {
+        let arena = Arena::new(1 << 22).unwrap();
+        arena.blocks().quarantine_limit = 0;
+        let a = arena.alloc(512).unwrap();
+        assert!(arena.store_u32(a + 600, 1).is_err(), "in the red zone");
+        arena.store_u32(a + 100, 7).unwrap();
+        let queued = arena.serial();
+        arena.free(a).unwrap();
+        let b = arena.alloc(512).unwrap();
+        assert_eq!(b, a, "no quarantine: first fit reuses the hole");
+        assert_eq!(
+            arena.load_u32(b + 100).unwrap(),
+            0,
+            "a reused block starts zeroed"
+        );
+        // A dispatch queued before the reuse is refused on the new owner…
+        let stale = Memory::new(&arena, Some(queued));
+        assert_eq!(stale.load_u32(b), Err(MemError::Stale { addr: b, len: 4 }));
+        // …one queued after it is not, nor one that runs as it is queued.
+        assert!(Memory::new(&arena, Some(arena.serial()))
+            .load_u32(b)
+            .is_ok());
+        assert!(Memory::new(&arena, None).load_u32(b).is_ok());
+        // Memory that was fresh is not stale even for an old dispatch.
+        let fresh = arena.alloc(64).unwrap();
+        assert!(Memory::new(&arena, Some(queued)).load_u32(fresh).is_ok());
+    }
+
+    /// Kernels reach exactly the bytes of live allocations, as their access
+    /// allows; the host reaches every live byte.
+    #[test]
+    fn confinement_is_byte_exact_and_honours_access() {
+        let arena = Arena::new(1 << 22).unwrap();
+        let k = Memory::new(&arena, None);
+        let a = arena.alloc_with(AllocSpec::new(1001, "test")).unwrap();
+        let mut one = [0u8; 1];
+        assert!(k.read(a + 1000, &mut one).is_ok(), "the last byte");
+        assert!(k.read(a + 1001, &mut one).is_err(), "one past the end");
+        assert!(k.read(a - 1, &mut one).is_err(), "one before the start");
+        assert!(k.load_dwords(a + 996, &mut [0; 1]).is_ok());
+        assert!(
+            k.load_dwords(a + 998, &mut [0; 1]).is_err(),
+            "straddles the end"
+        );
+        assert!(
+            k.load_dwords(a, &mut [0; 250]).is_ok(),
+            "a whole-buffer load"
+        );
+        let ro = arena
+            .alloc_with(AllocSpec::new(64, "test").access(Access::ReadOnly))
+            .unwrap();
+        assert!(k.load_u32(ro).is_ok());
+        assert!(matches!(
+            k.write(ro, &[1]),
+            Err(MemError::Refused { write: true, .. })
+        ));
+        assert!(
+            arena.write(ro, &[1]).is_ok(),
+            "the host writes read-only memory"
+        );
+        let private = arena
+            .alloc_with(AllocSpec::new(64, "test").access(Access::HostOnly))
+            .unwrap();
+        assert!(k.load_u32(private).is_err());
+        assert!(arena.load_u32(private).is_ok());
+        let empty = arena.alloc_with(AllocSpec::new(0, "test")).unwrap();
+        assert!(
+            k.read(empty, &mut one).is_err(),
+            "a zero-byte allocation has no bytes"
+        );
+        arena.free(a).unwrap();
+        assert!(k.read(a, &mut one).is_err(), "freed");
+        assert!(arena.read(a, &mut one).is_err(), "freed, for the host too");
+    }
+
+    #[test]
+    fn refused_accesses_are_explained_by_the_allocation_they_missed() {
+        let arena = Arena::new(1 << 22).unwrap();
+        let a = arena.alloc_with(AllocSpec::new(4096, "hipMalloc")).unwrap();
+        let (past, hit) = arena.explain(a + 4096, 4, true);
+        assert!(
+            past.contains("0 bytes past the end of a 4096-byte allocation"),
+            "{past}"
+        );
+        assert!(past.contains("hipMalloc"), "{past}");
+        assert_eq!(hit.map(|h| (h.base, h.len)), Some((a, 4096)));
+        let (far, _) = arena.explain(a + 8192, 4, true);
+        assert!(far.contains("4096 bytes past the end"), "{far}");
+        let (before, _) = arena.explain(a - 4, 4, false);
+        assert!(before.contains("0 bytes before the start"), "{before}");
+        let (straddle, _) = arena.explain(a + 4094, 4, false);
+        assert!(straddle.contains("run 2 bytes past the end"), "{straddle}");
+        arena.free_by(a, "hipFree").unwrap();
+        let (freed, _) = arena.explain(a + 16, 4, false);
+        assert!(freed.contains("freed by hipFree"), "{freed}");
+        let (wild, hit) = arena.explain(0x1000, 4, false);
+        assert!(
+            wild.contains("outside device memory") && hit.is_none(),
+            "{wild}"
+        );
+    }
+
+    #[test]
+    fn out_of_range_is_an_error() {
+        let arena = Arena::new(4096).unwrap();
+        assert!(arena.load_u32(0).is_err());
+        assert!(arena.load_u32(arena.base() + 4094).is_err());
+        assert!(arena.store_u32(u64::MAX - 1, 0).is_err());
+        assert!(matches!(
+            arena.alloc(1 << 20),
+            Err(MemError::Exhausted { .. })
+        ));
+    }
+}

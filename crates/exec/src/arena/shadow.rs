@@ -1,0 +1,218 @@
+//! The shadow map: one byte for every 8 bytes of the arena, saying how many
+//! of those bytes (from the first) belong to a live allocation and what
+//! kernels may do with them. It is what confines every kernel access to one
+//! live allocation, byte-exactly, at the cost of one more load per access.
+//!
+//! A shadow byte is `n | access << 4`: `n` (0 to 8) leading bytes of the
+//! 8-byte granule are addressable, with [`Access`] `access`. Zero — the
+//! value of every page the OS has not handed out yet — is "nothing here":
+//! never allocated, a red zone, or freed. Only live allocations have
+//! non-zero shadow bytes (allocation marks them, freeing clears them).
+
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
+
+use super::map::Map;
+
+/// What kernels may do with an allocation's bytes (the host may always
+/// read and write them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Access {
+    /// Ordinary device memory.
+    #[default]
+    ReadWrite,
+    /// Kernels may read but not write: kernel arguments, AQL packets,
+    /// queue descriptors, code.
+    ReadOnly,
+    /// Kernels may not touch it at all: the runtime's own bookkeeping.
+    HostOnly,
+}
+
+impl Access {
+    fn bits(self) -> u8 {
+        match self {
+            Access::ReadWrite => 0,
+            Access::ReadOnly => 1 << 4,
+            Access::HostOnly => 2 << 4,
+        }
+    }
+
+    pub(super) fn from_shadow(s: u8) -> Access {
+        match s >> 4 {
+            0 => Access::ReadWrite,
+            1 => Access::ReadOnly,
+            _ => Access::HostOnly,
+        }
+    }
+}
+
+/// Who is accessing: the bits of a shadow byte that refuse the access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Who {
+    KernelRead,
+    KernelWrite,
+    Host,
+}
+
+impl Who {
+    #[inline(always)]
+    fn deny(self) -> u8 {
+        match self {
+            Who::KernelRead => 2 << 4,
+            Who::KernelWrite => 3 << 4,
+            Who::Host => 0,
+        }
+    }
+}
+
+pub(super) struct Shadow {
+    map: Map,
+}
+
+impl Shadow {
+    /// A shadow for an arena of `bytes` (a multiple of 8).
+    pub fn new(bytes: u64) -> Option<Shadow> {
+        Some(Shadow {
+            map: Map::new(bytes / 8, None)?,
+        })
+    }
+
+    #[inline(always)]
+    fn byte(&self, granule: u64) -> u8 {
+        // SAFETY: callers pass granules of offsets they checked are inside
+        // the arena, so inside this mapping (arena bytes / 8), which lives
+        // as long as `self`; it is only ever accessed atomically.
+        unsafe { &*(self.map.at(granule) as *const AtomicU8) }.load(Relaxed)
+    }
+
+    /// Whether `who` may access `[offset, offset + len)` (inside the arena,
+    /// `len` ≥ 1): every byte addressable and the access allowed.
+    #[inline(always)]
+    pub fn allows(&self, offset: u64, len: u64, who: Who) -> bool {
+        let last = offset + len - 1;
+        let (first_granule, last_granule) = (offset >> 3, last >> 3);
+        let deny = who.deny();
+        // Bytes of the last granule that must be addressable.
+        let need = (last & 7) + 1;
+        if first_granule == last_granule {
+            let s = self.byte(first_granule);
+            return s & deny == 0 && u64::from(s & 15) >= need;
+        }
+        self.all_full(first_granule, last_granule, deny) && {
+            let s = self.byte(last_granule);
+            s & deny == 0 && u64::from(s & 15) >= need
+        }
+    }
+
+    /// Whether granules `[from, to)` are all wholly addressable and allowed;
+    /// eight at a time where the shadow is aligned (bulk host copies check
+    /// one shadow byte per 8 bytes copied).
+    fn all_full(&self, from: u64, to: u64, deny: u8) -> bool {
+        let ok = |s: u8| s & deny == 0 && s & 15 == 8;
+        let mut g = from;
+        while g < to && !g.is_multiple_of(8) {
+            if !ok(self.byte(g)) {
+                return false;
+            }
+            g += 1;
+        }
+        let low = u64::from_ne_bytes([0x0f; 8]);
+        let full = u64::from_ne_bytes([8; 8]);
+        let denied = u64::from_ne_bytes([deny; 8]);
+        while to - g >= 8 {
+            // SAFETY: 8 shadow bytes inside the mapping (granules below
+            // `to`, which the caller derived from an in-arena range), at an
+            // 8-aligned granule index so an 8-aligned address; accessed
+            // atomically only.
+            let w = unsafe { &*(self.map.at(g) as *const AtomicU64) }.load(Relaxed);
+            if w & low != full || w & denied != 0 {
+                return false;
+            }
+            g += 8;
+        }
+        (g..to).all(|g| ok(self.byte(g)))
+    }
+
+    /// Marks `len` bytes from `offset` (8-aligned) addressable with
+    /// `access`; the tail of the last granule stays unaddressable.
+    pub fn mark(&self, offset: u64, len: u64, access: Access) {
+        let first = offset >> 3;
+        let full = len >> 3;
+        self.fill(first, full, 8 | access.bits());
+        if len & 7 != 0 {
+            self.fill(first + full, 1, (len & 7) as u8 | access.bits());
+        }
+    }
+
+    /// Makes the granules covering `[offset, offset + len)` unaddressable.
+    pub fn clear(&self, offset: u64, len: u64) {
+        self.fill(offset >> 3, len.div_ceil(8), 0);
+    }
+
+    /// The shadow byte of the granule holding `offset` (reports only).
+    pub fn at(&self, offset: u64) -> u8 {
+        self.byte(offset >> 3)
+    }
+
+    fn fill(&self, from: u64, count: u64, value: u8) {
+        let word = u64::from_ne_bytes([value; 8]);
+        let end = from + count;
+        let mut g = from;
+        while g < end {
+            if g.is_multiple_of(8) && end - g >= 8 {
+                // SAFETY: 8 aligned shadow bytes inside the mapping (the
+                // range comes from an allocation inside the arena);
+                // accessed atomically only.
+                unsafe { &*(self.map.at(g) as *const AtomicU64) }.store(word, Relaxed);
+                g += 8;
+            } else {
+                // SAFETY: as above, one byte.
+                unsafe { &*(self.map.at(g) as *const AtomicU8) }.store(value, Relaxed);
+                g += 1;
+            }
+        }
+    }
+}
+
+/// Which allocation last owned each 256-byte granule: its serial number.
+/// A dispatch queued before an allocation was made, touching memory that
+/// allocation took over from one the dispatch could have known, is stale
+/// (see [`super::Arena::is_stale`]).
+pub(super) struct Owners {
+    map: Map,
+}
+
+pub(super) const OWNER_GRANULE: u64 = 256;
+
+impl Owners {
+    pub fn new(bytes: u64) -> Option<Owners> {
+        Some(Owners {
+            map: Map::new(bytes / OWNER_GRANULE * 4, None)?,
+        })
+    }
+
+    fn cell(&self, granule: u64) -> &AtomicU32 {
+        // SAFETY: callers pass granules of in-arena offsets, so 4-aligned
+        // cells inside this mapping, which lives as long as `self`; only
+        // ever accessed atomically.
+        unsafe { &*(self.map.at(granule * 4) as *const AtomicU32) }
+    }
+
+    /// The serial of the allocation that last owned `offset`.
+    #[inline(always)]
+    pub fn of(&self, offset: u64) -> u32 {
+        self.cell(offset / OWNER_GRANULE).load(Relaxed)
+    }
+
+    /// Gives `[offset, offset + len)` to allocation `serial`; returns the
+    /// newest serial that owned any of it before (0: fresh memory).
+    pub fn take(&self, offset: u64, len: u64, serial: u32) -> u32 {
+        let (first, end) = (
+            offset / OWNER_GRANULE,
+            (offset + len.max(1)).div_ceil(OWNER_GRANULE),
+        );
+        (first..end)
+            .map(|g| self.cell(g).swap(serial, Relaxed))
+            .max()
+            .unwrap_or(0)
+    }
+}
