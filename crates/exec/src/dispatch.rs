@@ -216,7 +216,6 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
     // the others.
     let threads = threads.clamp(1, total.max(1) as usize);
     crate::pool::run(&work, threads - 1);
-    drop(gws);
     if let Some(f) = watch.into_fault() {
         return Err(Box::new(f));
     }
