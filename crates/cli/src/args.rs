@@ -3,7 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use softgpu_exec::{Arg, Buffer, Device, DeviceConfig, DispatchStats, Launch, Program};
+use std::time::Duration;
+
+use softgpu_exec::{
+    Arg, Buffer, Checks, Device, DeviceConfig, DispatchStats, Launch, Program, Schedule,
+};
 
 /// One command-line kernel argument.
 enum CliArg {
@@ -104,14 +108,29 @@ pub struct LaunchArgs {
     /// Target processor of the emulated device.
     #[arg(long, default_value = "gfx1151")]
     target: String,
+    /// Sanitizers to run the kernel under: a comma-separated list of init,
+    /// race, sync, all or none (default: SOFTGPU_CHECK).
+    #[arg(long, value_name = "LIST")]
+    check: Option<String>,
+    /// Wall-clock limit of the dispatch in seconds (default:
+    /// SOFTGPU_TIMEOUT, else 600).
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<String>,
     /// Kernel arguments, in declaration order.
     #[arg(trailing_var_arg = true, num_args = 0..)]
     args: Vec<String>,
 }
 
 impl LaunchArgs {
-    pub fn spec(&self) -> LaunchSpec<'_> {
-        LaunchSpec {
+    pub fn spec(&self) -> Result<LaunchSpec<'_>, String> {
+        let mut device = DeviceOptions::default();
+        if let Some(list) = &self.check {
+            device.checks = Some(checks(list)?);
+        }
+        if let Some(secs) = &self.timeout {
+            device.timeout = Some(timeout(secs)?);
+        }
+        Ok(LaunchSpec {
             file: &self.file,
             kernel: &self.kernel,
             grid: &self.grid,
@@ -119,8 +138,46 @@ impl LaunchArgs {
             dynamic_lds: self.dynamic_lds,
             target: &self.target,
             words: &self.args,
-        }
+            device,
+        })
     }
+}
+
+/// What the command line sets of the device's debugging options; None
+/// leaves it to the environment (`SOFTGPU_CHECK`, `SOFTGPU_TIMEOUT`, …).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DeviceOptions {
+    pub checks: Option<Checks>,
+    pub timeout: Option<Duration>,
+    pub threads: Option<usize>,
+    pub schedule: Option<Schedule>,
+}
+
+impl DeviceOptions {
+    /// Takes `--check LIST` and `--timeout SECS` written after the kernel
+    /// arguments out of `words` (see [`take_switch`]).
+    pub fn take_from(&mut self, words: &mut Vec<String>) -> Result<(), String> {
+        if let Some(list) = take_value(words, "--check")? {
+            self.checks = Some(checks(&list)?);
+        }
+        if let Some(secs) = take_value(words, "--timeout")? {
+            self.timeout = Some(timeout(&secs)?);
+        }
+        Ok(())
+    }
+}
+
+fn checks(list: &str) -> Result<Checks, String> {
+    Checks::parse(list).map_err(|e| format!("--check {list}: {e}"))
+}
+
+fn timeout(secs: &str) -> Result<Duration, String> {
+    secs.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| format!("--timeout {secs}: not a positive number of seconds"))
 }
 
 /// A kernel launch as `run` and `profile` take it from the command line.
@@ -137,6 +194,7 @@ pub struct LaunchSpec<'a> {
     /// Kernel-argument words (`--in PATH`, `--i32 V`, …), the command's own
     /// trailing options already taken out.
     pub words: &'a [String],
+    pub device: DeviceOptions,
 }
 
 /// A loaded program with its kernel arguments in device memory, ready to
@@ -147,7 +205,7 @@ pub struct Prepared {
     pub launch: Launch,
     pub args: Vec<Arg>,
     /// Buffers written back to files after the dispatch (`--out`, `--inout`).
-    outputs: Vec<(PathBuf, Buffer)>,
+    pub outputs: Vec<(PathBuf, Buffer)>,
 }
 
 /// Parses the launch, loads (or compiles) the file and places the kernel
@@ -158,6 +216,10 @@ pub fn prepare(spec: &LaunchSpec) -> Result<Prepared, String> {
     let bytes = code_object(spec.file, spec.target)?;
     let device = Device::new(DeviceConfig {
         target: spec.target.into(),
+        checks: spec.device.checks,
+        timeout: spec.device.timeout,
+        threads: spec.device.threads,
+        schedule: spec.device.schedule,
         ..Default::default()
     })
     .map_err(|e| e.to_string())?;
@@ -252,15 +314,27 @@ pub fn stats_json(
 }
 
 /// `softgpu run`: one dispatch, its outputs written back, and with
-/// `--stats` its statistics as one JSON line (`--stats` may also follow the
-/// kernel arguments).
-pub fn run(launch: &LaunchSpec, stats: bool) -> Result<(), String> {
+/// `--stats` its statistics as one JSON line; with `--schedule-seeds N`
+/// the dispatch is tried under seeded schedules too (see `crate::seeds`).
+/// These options, `--check` and `--timeout` may also follow the kernel
+/// arguments.
+pub fn run(launch: &LaunchSpec, stats: bool, seeds: Option<u64>) -> Result<(), String> {
     let mut words = launch.words.to_vec();
     let stats = take_switch(&mut words, "--stats") || stats;
+    let seeds = match take_value(&mut words, "--schedule-seeds")? {
+        Some(n) => Some(crate::seeds::count(&n)?),
+        None => seeds,
+    };
+    let mut device = launch.device;
+    device.take_from(&mut words)?;
     let spec = LaunchSpec {
         words: &words,
+        device,
         ..*launch
     };
+    if let Some(n) = seeds {
+        return crate::seeds::run(&spec, n);
+    }
     let prepared = prepare(&spec)?;
     let s = prepared
         .device

@@ -17,6 +17,7 @@ mod hipcc;
 mod info;
 mod inspect;
 mod profile;
+mod seeds;
 mod timeline;
 
 #[derive(Parser)]
@@ -46,6 +47,12 @@ enum Command {
         /// Print run statistics as one JSON object (the last stdout line).
         #[arg(long)]
         stats: bool,
+        /// Also run the dispatch under seeded schedules 0..N (one host
+        /// thread) and report the first seed whose output differs from the
+        /// in-order run's, or that faults, with the command line that
+        /// reproduces it; exits non-zero if one does.
+        #[arg(long, value_name = "N")]
+        schedule_seeds: Option<String>,
     },
     /// Run one kernel as `run` does (same FILE forms, options and kernel
     /// arguments) while counting every instruction's executions, and show
@@ -163,8 +170,18 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Hipcc { args } => return hipcc::run(&args),
-        Command::Run { launch, stats } => args::run(&launch.spec(), stats),
-        Command::Profile { launch, top, json } => profile::run(&launch.spec(), top, json),
+        Command::Run {
+            launch,
+            stats,
+            schedule_seeds,
+        } => schedule_seeds
+            .as_deref()
+            .map(seeds::count)
+            .transpose()
+            .and_then(|n| args::run(&launch.spec()?, stats, n)),
+        Command::Profile { launch, top, json } => launch
+            .spec()
+            .and_then(|spec| profile::run(&spec, top, json)),
         Command::Info { json } => info::run(json),
         Command::Compile {
             file,

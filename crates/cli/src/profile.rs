@@ -21,8 +21,11 @@ pub fn run(spec: &LaunchSpec, top: usize, json: bool) -> Result<(), String> {
             .map_err(|_| format!("--top {n}: not a number of instructions"))?,
         None => top,
     };
+    let mut device = spec.device;
+    device.take_from(&mut words)?;
     let spec = LaunchSpec {
         words: &words,
+        device,
         ..*spec
     };
     let prepared = args::prepare(&spec)?;

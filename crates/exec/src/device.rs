@@ -24,8 +24,9 @@ pub struct DeviceConfig {
     pub arena_bytes: u64,
     /// Worker threads; `None` reads `SOFTGPU_THREADS`, else all host cores.
     pub threads: Option<usize>,
-    /// Instructions one wave may run before it is stopped as a runaway;
-    /// 0 reads `SOFTGPU_BUDGET`, else a generous default.
+    /// Wave instructions one dispatch may run, all its waves together,
+    /// before it is stopped as a runaway; 0 reads `SOFTGPU_BUDGET`, else
+    /// [`DEFAULT_DISPATCH_BUDGET`].
     pub instruction_budget: u64,
     /// Per-lane stack bytes added for kernels with a dynamic call stack.
     pub dynamic_stack_bytes: u32,
@@ -38,8 +39,14 @@ pub struct DeviceConfig {
     pub schedule: Option<Schedule>,
 }
 
-/// Default instructions per wave before a kernel counts as runaway.
-pub const DEFAULT_WAVE_BUDGET: u64 = 1 << 30;
+/// Default wave instructions per dispatch before it counts as runaway:
+/// 2^44 (1.8 × 10^13). At about 8 × 10^7 wave instructions per second per
+/// host thread, even 256 threads need some 860 s to run that many, past the
+/// default wall-clock limit ([`DEFAULT_TIMEOUT`], 600 s), so by default the
+/// watchdog ends a runaway kernel and the budget is a backstop that no
+/// legitimate kernel reaches first. There is no separate per-wave budget:
+/// one wave's instructions count towards the dispatch's like any other's.
+pub const DEFAULT_DISPATCH_BUDGET: u64 = 1 << 44;
 
 impl Default for DeviceConfig {
     fn default() -> Self {
@@ -186,7 +193,7 @@ impl Device {
             0 => std::env::var("SOFTGPU_BUDGET")
                 .ok()
                 .and_then(|v| v.parse().ok())
-                .unwrap_or(DEFAULT_WAVE_BUDGET),
+                .unwrap_or(DEFAULT_DISPATCH_BUDGET),
             n => n,
         };
         let checks = match config.checks {
@@ -479,7 +486,7 @@ impl Device {
             queue: raw.queue,
             dispatch_id: self.dispatch_ids.fetch_add(1, Ordering::Relaxed),
             threads: self.threads,
-            wave_budget: self.budget,
+            budget: self.budget,
             checks: self.checks(),
             timeout: self.timeout,
             schedule: self.schedule(),

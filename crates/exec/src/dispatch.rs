@@ -1,7 +1,7 @@
 //! Running one kernel dispatch: the AMDHSA launch ABI, the per-workgroup
 //! wave scheduler, and the worker threads that run workgroups in parallel.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -9,16 +9,18 @@ use softgpu_codeobj::{Kernel, KernelDescriptor};
 
 use crate::arena::Arena;
 use crate::checks::{Checks, Schedule};
-use crate::fault::Fault;
+use crate::fault::{Fault, WaveState};
 use crate::gws::Gws;
 use crate::ops::{Env, Flow, Trap};
 use crate::profile::{InstructionProfile, SlotCount};
 use crate::program::Program;
+use crate::schedule::{Permutation, Rng};
+use crate::watch::{Meter, Watch};
 use crate::wave::{Wave, PRIVATE_APERTURE};
 
 /// Instructions a wave runs before the scheduler gives the next wave of its
 /// workgroup a turn, so waves spinning on memory cannot starve the others.
-const QUANTUM: u32 = 4096;
+pub(crate) const QUANTUM: u64 = 4096;
 
 /// The most workgroups a dispatch using global wave sync may have: each
 /// runs on its own host thread.
@@ -56,7 +58,9 @@ pub struct Plan<'a> {
     pub queue: u64,
     pub dispatch_id: u64,
     pub threads: usize,
-    pub wave_budget: u64,
+    /// Wave instructions the whole dispatch may run (all waves together)
+    /// before it is stopped as a runaway.
+    pub budget: u64,
     /// Sanitizers on for this dispatch.
     pub checks: Checks,
     /// Wall-clock limit of the dispatch.
@@ -149,8 +153,7 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
     };
     let total = plan.groups.iter().map(|&g| g as u64).product::<u64>();
     let next = AtomicU64::new(0);
-    let abort = AtomicBool::new(false);
-    let fault: Mutex<Option<Fault>> = Mutex::new(None);
+    let watch = Watch::new(&plan.kernel.name, plan.budget, plan.timeout);
     let slots = if PROFILE {
         plan.program.slots().len()
     } else {
@@ -160,7 +163,7 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
         stats: DispatchStats::default(),
         counts: vec![SlotCount::default(); slots],
     });
-    let gws = Gws::new(&abort);
+    let gws = Gws::new(&watch);
     // A grid-wide barrier needs every workgroup running at once: one host
     // thread each (see `crate::gws`).
     let threads = if plan.program.uses_gws {
@@ -176,20 +179,33 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
     } else {
         plan.threads
     };
+    let order = match plan.schedule {
+        Schedule::InOrder => None,
+        Schedule::Seeded(seed) => Some(Permutation::new(seed, total)),
+    };
     let work = || {
         let mut worker = Worker::take(slots);
+        let mut meter = Meter::default();
         loop {
-            let index = next.fetch_add(1, Ordering::Relaxed);
-            if index >= total || abort.load(Ordering::Relaxed) {
+            let taken = next.fetch_add(1, Ordering::Relaxed);
+            if taken >= total || watch.aborted() {
                 break;
             }
-            let group = group_id(plan.groups, index);
-            if let Err(f) = worker.run_workgroup::<PROFILE>(plan, &start, group, &gws) {
-                abort.store(true, Ordering::Relaxed);
-                fault
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .get_or_insert(*f);
+            let index = order.as_ref().map_or(taken, |p| p.at(taken));
+            let group = WorkGroup {
+                id: group_id(plan.groups, index),
+                index,
+            };
+            let shared = Shared {
+                plan,
+                start: &start,
+                gws: &gws,
+                watch: &watch,
+            };
+            if let Err(halt) = worker.run_workgroup::<PROFILE>(&shared, group, &mut meter) {
+                if let Halt::Fault(f) = halt {
+                    watch.fail(*f);
+                }
                 break;
             }
         }
@@ -203,7 +219,7 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
     // the others.
     let threads = threads.clamp(1, total.max(1) as usize);
     crate::pool::run(&work, threads - 1);
-    if let Some(f) = fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
+    if let Some(f) = watch.into_fault() {
         return Err(Box::new(f));
     }
     let mut totals = totals.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -221,6 +237,30 @@ fn group_id(groups: [u32; 3], index: u64) -> [u32; 3] {
         ((index / gx) % gy) as u32,
         (index / (gx * gy)) as u32,
     ]
+}
+
+/// A workgroup: its id, and its linear index in the grid.
+#[derive(Clone, Copy)]
+struct WorkGroup {
+    id: [u32; 3],
+    index: u64,
+}
+
+/// What all workers of the dispatch share.
+struct Shared<'a> {
+    plan: &'a Plan<'a>,
+    start: &'a Start,
+    gws: &'a Gws<'a>,
+    watch: &'a Watch<'a>,
+}
+
+/// Why a worker left a workgroup unfinished.
+enum Halt {
+    /// It faulted.
+    Fault(Box<Fault>),
+    /// The dispatch is being stopped (a fault elsewhere, the budget, the
+    /// deadline), already recorded in the watch.
+    Stopped,
 }
 
 /// What every wave of the dispatch starts with.
@@ -286,55 +326,46 @@ impl Worker {
         SPARE_WORKER.set(Some(self));
     }
 
+    /// Runs one workgroup to its end; on a halt, records its waves that
+    /// were still in flight for the report.
     fn run_workgroup<const PROFILE: bool>(
         &mut self,
-        plan: &Plan,
-        start: &Start,
-        group: [u32; 3],
-        gws: &Gws,
-    ) -> Result<(), Box<Fault>> {
-        let n_waves = self.setup_waves(plan, start, group);
+        shared: &Shared,
+        group: WorkGroup,
+        meter: &mut Meter,
+    ) -> Result<(), Halt> {
+        let plan = shared.plan;
+        let n_waves = self.setup_waves(plan, shared.start, group.id);
         self.stats.waves += n_waves as u64;
         self.lds.clear();
         self.lds.resize(plan.lds_bytes, 0);
-        let mut env = Env {
-            mem: crate::arena::Memory::new(plan.arena, plan.epoch),
-            lds: &mut self.lds,
-            program: plan.program,
-            tmp: &mut self.tmp,
-            gws,
+        let mut turns = Turns::<PROFILE> {
+            plan,
+            group: group.id,
+            env: Env {
+                mem: crate::arena::Memory::new(plan.arena, plan.epoch),
+                lds: &mut self.lds,
+                program: plan.program,
+                tmp: &mut self.tmp,
+                gws: shared.gws,
+            },
+            stats: &mut self.stats,
+            counts: &mut self.counts,
+            watch: shared.watch,
+            meter,
         };
-        loop {
-            let mut live = 0;
-            let mut waiting = 0;
-            for w in 0..n_waves {
-                let wave = &mut self.waves[w];
-                if wave.ended {
-                    continue;
-                }
-                if !wave.at_barrier {
-                    let (stats, counts) = (&mut self.stats, &mut self.counts[..]);
-                    let stop = run_wave::<PROFILE>(wave, &mut env, plan.wave_budget, stats, counts)
-                        .map_err(|trap| Box::new(Fault::from_trap(plan, group, wave, trap)))?;
-                    if let Stop::Barrier = stop {
-                        wave.at_barrier = true;
-                    }
-                }
-                if !wave.ended {
-                    live += 1;
-                    waiting += wave.at_barrier as usize;
-                }
-            }
-            if live == 0 {
-                return Ok(());
-            }
-            if waiting == live {
-                // Every live wave reached the barrier: release them together.
-                self.waves[..n_waves]
-                    .iter_mut()
-                    .for_each(|w| w.at_barrier = false);
-            }
+        let waves = &mut self.waves[..n_waves];
+        let result = match plan.schedule {
+            Schedule::InOrder => turns.round_robin(waves),
+            Schedule::Seeded(seed) => turns.seeded(waves, Rng::for_group(seed, group.index)),
+        };
+        if result.is_err() {
+            let in_flight = waves.iter().filter(|w| !w.ended);
+            shared
+                .watch
+                .in_flight(in_flight.map(|w| WaveState::of(plan, group.id, w)));
         }
+        result
     }
 
     /// Initialises the workgroup's waves as the AMDHSA ABI specifies.
@@ -389,6 +420,107 @@ impl Worker {
             load_sgprs(wave, plan, &start.user_sgprs, group);
         }
         n_waves
+    }
+}
+
+/// One workgroup's waves taking turns on a worker.
+struct Turns<'a, 'e, const PROFILE: bool> {
+    plan: &'a Plan<'a>,
+    group: [u32; 3],
+    env: Env<'e>,
+    stats: &'e mut DispatchStats,
+    counts: &'e mut [SlotCount],
+    watch: &'a Watch<'a>,
+    meter: &'e mut Meter,
+}
+
+impl<const PROFILE: bool> Turns<'_, '_, PROFILE> {
+    /// The in-order schedule: every ready wave a full quantum in turn, the
+    /// barrier released once every live wave waits at it.
+    fn round_robin(&mut self, waves: &mut [Wave]) -> Result<(), Halt> {
+        loop {
+            let mut live = 0;
+            let mut waiting = 0;
+            for w in 0..waves.len() {
+                if waves[w].ended {
+                    continue;
+                }
+                if !waves[w].at_barrier {
+                    self.turn(waves, w, QUANTUM)?;
+                }
+                if !waves[w].ended {
+                    live += 1;
+                    waiting += waves[w].at_barrier as usize;
+                }
+            }
+            if live == 0 {
+                return Ok(());
+            }
+            if waiting == live {
+                self.release(waves)?;
+            }
+        }
+    }
+
+    /// A seeded schedule: the next wave and the length of its turn drawn
+    /// from `rng`.
+    fn seeded(&mut self, waves: &mut [Wave], mut rng: Rng) -> Result<(), Halt> {
+        let ready = |w: &Wave| !w.ended && !w.at_barrier;
+        loop {
+            let n_ready = waves.iter().filter(|w| ready(w)).count();
+            if n_ready == 0 {
+                if waves.iter().all(|w| w.ended) {
+                    return Ok(());
+                }
+                self.release(waves)?;
+                continue;
+            }
+            let pick = rng.below(n_ready as u64) as usize;
+            let Some(w) = (0..waves.len()).filter(|&w| ready(&waves[w])).nth(pick) else {
+                return Ok(());
+            };
+            let len = rng.turn(QUANTUM);
+            self.turn(waves, w, len)?;
+        }
+    }
+
+    /// Runs wave `w` for up to `len` instructions and notes where it
+    /// stopped.
+    fn turn(&mut self, waves: &mut [Wave], w: usize, len: u64) -> Result<(), Halt> {
+        let wave = &mut waves[w];
+        let before = self.stats.wave_instructions;
+        let stop = run_wave::<PROFILE>(wave, &mut self.env, len, self.stats, self.counts).map_err(
+            |trap| {
+                Halt::Fault(Box::new(Fault::from_trap(
+                    self.plan, self.group, wave, trap,
+                )))
+            },
+        )?;
+        let ran = self.stats.wave_instructions - before;
+        let sync = self.plan.checks.sync;
+        match stop {
+            Stop::Barrier => {
+                wave.at_barrier = true;
+                if sync {
+                    crate::synccheck::arrived(self.plan, self.group, waves, w)
+                        .map_err(Halt::Fault)?;
+                }
+            }
+            Stop::End if sync => {
+                crate::synccheck::ended(self.plan, self.group, waves, w).map_err(Halt::Fault)?
+            }
+            Stop::End | Stop::Yield => {}
+        }
+        self.watch.tick(self.meter, ran).map_err(|()| Halt::Stopped)
+    }
+
+    /// Releases the waves waiting at the barrier (all live ones).
+    fn release(&mut self, waves: &mut [Wave]) -> Result<(), Halt> {
+        if self.plan.checks.sync {
+            crate::synccheck::released(self.plan, self.group, waves).map_err(Halt::Fault)?;
+        }
+        waves.iter_mut().for_each(|w| w.at_barrier = false);
+        Ok(())
     }
 }
 
@@ -467,27 +599,23 @@ fn load_sgprs(wave: &mut Wave, plan: &Plan, user: &[u32], group: [u32; 3]) {
     }
 }
 
-/// Runs one wave until it ends, reaches a barrier, yields, or exhausts its
-/// quantum. The hot loop of the executor; with `PROFILE` it also counts
-/// each instruction it runs in `counts` (indexed by slot).
+/// Runs one wave until it ends, reaches a barrier, yields, or has run
+/// `turn` instructions. The hot loop of the executor; with `PROFILE` it
+/// also counts each instruction it runs in `counts` (indexed by slot).
 pub(crate) fn run_wave<const PROFILE: bool>(
     wave: &mut Wave,
     env: &mut Env,
-    budget: u64,
+    turn: u64,
     stats: &mut DispatchStats,
     counts: &mut [SlotCount],
 ) -> Result<Stop, Trap> {
     let program = env.program;
-    // Counters live in registers during the quantum and are added once.
+    // Counters live in registers during the turn and are added once.
     let mut retired = 0u64;
     let mut lanes = 0u64;
-    let limit = budget.saturating_sub(wave.retired);
     let stop = loop {
-        if retired == QUANTUM as u64 {
+        if retired == turn {
             break Stop::Yield;
-        }
-        if retired >= limit {
-            return Err(Trap::Budget(budget));
         }
         let slot = program.slot_at(wave.pc);
         let active = wave.exec().count_ones() as u64;

@@ -22,6 +22,36 @@ pub struct Fault {
     /// The kernel argument pointing into that allocation, when the
     /// kernel's metadata names its arguments.
     pub argument: Option<String>,
+    /// For a runaway dispatch (budget, timeout): the waves still in flight
+    /// when it was stopped, the first [`crate::watch::REPORTED_WAVES`] in
+    /// workgroup order.
+    pub waves: Vec<WaveState>,
+    /// In-flight waves left out of `waves`.
+    pub more_waves: usize,
+}
+
+/// Where one wave of a stopped dispatch was.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WaveState {
+    pub workgroup: [u32; 3],
+    pub wave: u32,
+    /// Device address of the wave's next instruction (of the barrier, for
+    /// a wave waiting at one), and its offset in the code object.
+    pub pc: u64,
+    pub offset: u64,
+    pub instruction: String,
+    pub wait: Wait,
+}
+
+/// Whether a wave was waiting, and at what.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wait {
+    /// Running (or ready to run).
+    No,
+    /// Waiting at `s_barrier` for the rest of its workgroup.
+    Barrier,
+    /// Blocked at a grid-wide `ds_gws_barrier`.
+    GridBarrier,
 }
 
 /// The category of a fault.
@@ -77,6 +107,24 @@ impl Fault {
             site: None,
             allocation: None,
             argument: None,
+            waves: Vec::new(),
+            more_waves: 0,
+        }
+    }
+
+    /// A fault of `kind` at the instruction in slot `pc` of `wave`.
+    pub(crate) fn at(
+        plan: &Plan,
+        group: [u32; 3],
+        wave: &Wave,
+        pc: u32,
+        kind: FaultKind,
+        reason: String,
+    ) -> Fault {
+        Fault {
+            kind,
+            site: Some(Site::of(plan, group, wave, pc, None, None)),
+            ..Fault::setup(&plan.kernel.name, reason)
         }
     }
 
@@ -101,7 +149,13 @@ impl Fault {
         let mut allocation = None;
         let mut argument = None;
         let (reason, lane, address) = match trap {
-            Trap::Memory { space, lane, addr, len, cause } => {
+            Trap::Memory {
+                space,
+                lane,
+                addr,
+                len,
+                cause,
+            } => {
                 let what = match cause {
                     MemCause::Read => "read",
                     MemCause::Write | MemCause::Stale => "write or atomic",
@@ -122,37 +176,100 @@ impl Fault {
                 (reason, lane, Some(addr))
             }
             Trap::Unsupported => (
-                format!("unsupported instruction {name} ({bytes}) at {:#x} in {}", program.image_base + slot.offset, plan.kernel.name),
+                format!(
+                    "unsupported instruction {name} ({bytes}) at {:#x} in {}",
+                    program.image_base + slot.offset,
+                    plan.kernel.name
+                ),
                 None,
                 None,
             ),
             Trap::Illegal(_) => (
-                format!("illegal instruction ({bytes}): {}", slot.illegal.clone().unwrap_or_default()),
+                format!(
+                    "illegal instruction ({bytes}): {}",
+                    slot.illegal.clone().unwrap_or_default()
+                ),
                 None,
                 None,
             ),
-            Trap::Trap(id) => (format!("s_trap {id} (the kernel trapped, e.g. __builtin_trap or an assert)"), None, None),
-            Trap::BadJump(addr) => (format!("jump to {addr:#x}, which is not an instruction of this code object"), None, Some(addr)),
-            Trap::Budget(n) => (format!("wave exceeded its instruction budget of {n} (runaway kernel? raise it with SOFTGPU_BUDGET)"), None, None),
+            Trap::Trap(id) => (
+                format!("s_trap {id} (the kernel trapped, e.g. __builtin_trap or an assert)"),
+                None,
+                None,
+            ),
+            Trap::BadJump(addr) => (
+                format!("jump to {addr:#x}, which is not an instruction of this code object"),
+                None,
+                Some(addr),
+            ),
+            Trap::Budget(n) => (
+                format!("the wave ran past its instruction budget of {n}"),
+                None,
+                None,
+            ),
             Trap::Other(why) => (why, None, None),
         };
         Fault {
-            kernel: plan.kernel.name.clone(),
             kind,
-            reason,
-            site: Some(Site {
-                workgroup: group,
-                wave: wave.id,
-                lane,
-                exec: wave.exec(),
-                pc: program.image_base + slot.offset,
-                offset: slot.offset,
-                instruction,
-                bytes,
-                address,
-            }),
+            site: Some(Site::of(plan, group, wave, wave.pc, lane, address)),
             allocation,
             argument,
+            ..Fault::setup(&plan.kernel.name, reason)
+        }
+    }
+}
+
+impl Site {
+    fn of(
+        plan: &Plan,
+        group: [u32; 3],
+        wave: &Wave,
+        pc: u32,
+        lane: Option<usize>,
+        address: Option<u64>,
+    ) -> Site {
+        let program = plan.program;
+        let offset = program.slot_at(pc).offset;
+        Site {
+            workgroup: group,
+            wave: wave.id,
+            lane,
+            exec: wave.exec(),
+            pc: program.image_base + offset,
+            offset,
+            instruction: program.text_for(pc, wave.lanes == 64),
+            bytes: program.bytes_of(pc),
+            address,
+        }
+    }
+}
+
+impl WaveState {
+    /// Where `wave` of workgroup `group` is: its next instruction, or the
+    /// barrier it waits at.
+    pub(crate) fn of(plan: &Plan, group: [u32; 3], wave: &Wave) -> WaveState {
+        let program = plan.program;
+        // A wave waiting at s_barrier has already stepped past it.
+        let pc = if wave.at_barrier {
+            wave.pc.saturating_sub(1)
+        } else {
+            wave.pc
+        };
+        let slot = program.slot_at(pc);
+        let wait = if wave.at_barrier {
+            Wait::Barrier
+        } else if slot.inst.op.name() == "ds_gws_barrier" {
+            Wait::GridBarrier
+        } else {
+            Wait::No
+        };
+        WaveState {
+            workgroup: group,
+            wave: wave.id,
+            pc: program.image_base + slot.offset,
+            offset: slot.offset,
+            instruction: program.text_for(pc, wave.lanes == 64),
+            wait,
         }
     }
 }
@@ -208,7 +325,33 @@ impl fmt::Display for Fault {
                 write!(f, "\n  allocated at:\n{trace}")?;
             }
         }
+        if !self.waves.is_empty() {
+            let total = self.waves.len() + self.more_waves;
+            write!(f, "\n  waves in flight ({total}):")?;
+            for w in &self.waves {
+                write!(f, "\n    {w}")?;
+            }
+            if self.more_waves > 0 {
+                write!(f, "\n    … and {} more", self.more_waves)?;
+            }
+        }
         Ok(())
+    }
+}
+
+impl fmt::Display for WaveState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [x, y, z] = self.workgroup;
+        write!(
+            f,
+            "workgroup ({x}, {y}, {z}) wave {}: pc {:#x} (code offset {:#x}): {}",
+            self.wave, self.pc, self.offset, self.instruction
+        )?;
+        match self.wait {
+            Wait::No => Ok(()),
+            Wait::Barrier => write!(f, "  [waiting at the barrier]"),
+            Wait::GridBarrier => write!(f, "  [waiting at the grid barrier]"),
+        }
     }
 }
 

@@ -7,11 +7,14 @@
 //! thread (`dispatch.rs`), and a wave arriving at a barrier blocks its
 //! thread until the expected number of waves has arrived. A fault anywhere
 //! in the dispatch releases the waiting waves with an error instead of
-//! leaving them blocked.
+//! leaving them blocked, and so does the dispatch's deadline: waves that
+//! all block at a barrier some wave never reaches run no instructions, so
+//! the waiting itself watches the clock.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
+
+use crate::watch::Watch;
 
 /// GWS resources (barrier ids): `M0[21:16]` plus the instruction's offset.
 pub const RESOURCES: usize = 64;
@@ -20,9 +23,9 @@ pub const RESOURCES: usize = 64;
 pub struct Gws<'a> {
     state: Mutex<[Barrier; RESOURCES]>,
     released: Condvar,
-    /// Set when the dispatch is being abandoned (another workgroup
-    /// faulted): waiting waves stop waiting.
-    abort: &'a AtomicBool,
+    /// The dispatch's watch: once it is abandoned (another workgroup
+    /// faulted, or the deadline passed) waiting waves stop waiting.
+    watch: &'a Watch<'a>,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -41,11 +44,11 @@ pub enum GwsError {
 }
 
 impl<'a> Gws<'a> {
-    pub fn new(abort: &'a AtomicBool) -> Gws<'a> {
+    pub(crate) fn new(watch: &'a Watch<'a>) -> Gws<'a> {
         Gws {
             state: Mutex::new([Barrier::default(); RESOURCES]),
             released: Condvar::new(),
-            abort,
+            watch,
         }
     }
 
@@ -76,7 +79,7 @@ impl<'a> Gws<'a> {
             if state[r].generation != generation {
                 return Ok(());
             }
-            if self.abort.load(Ordering::Relaxed) {
+            if self.watch.aborted() || self.watch.check_deadline().is_err() {
                 return Err(GwsError::Aborted);
             }
         }
@@ -86,11 +89,13 @@ impl<'a> Gws<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fault::{Fault, FaultKind};
+    use std::sync::atomic::Ordering;
 
     #[test]
     fn a_barrier_completes_when_every_wave_has_arrived() {
-        let abort = AtomicBool::new(false);
-        let gws = Gws::new(&abort);
+        let watch = Watch::unlimited("k");
+        let gws = Gws::new(&watch);
         let passed = std::sync::atomic::AtomicU32::new(0);
         std::thread::scope(|s| {
             for _ in 0..4 {
@@ -107,14 +112,23 @@ mod tests {
 
     #[test]
     fn an_abandoned_dispatch_releases_waiting_waves() {
-        let abort = AtomicBool::new(false);
-        let gws = Gws::new(&abort);
+        let watch = Watch::unlimited("k");
+        let gws = Gws::new(&watch);
         std::thread::scope(|s| {
             let waiter = s.spawn(|| gws.barrier(0, 2));
             std::thread::sleep(Duration::from_millis(20));
-            abort.store(true, Ordering::Relaxed);
+            watch.fail(Fault::setup("k", "elsewhere".into()));
             assert_eq!(waiter.join().unwrap(), Err(GwsError::Aborted));
         });
         assert_eq!(gws.barrier(64, 1), Err(GwsError::BadResource(64)));
+    }
+
+    #[test]
+    fn the_deadline_releases_waves_no_other_wave_will_join() {
+        let watch = Watch::new("k", u64::MAX, Duration::from_millis(30));
+        let gws = Gws::new(&watch);
+        assert_eq!(gws.barrier(3, 2), Err(GwsError::Aborted));
+        let fault = watch.into_fault().expect("a timeout fault");
+        assert_eq!(fault.kind, FaultKind::Timeout);
     }
 }

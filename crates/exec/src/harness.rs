@@ -11,9 +11,10 @@ use softgpu_codeobj::{CodeObject, FeatureSetting, Image, Segment};
 use softgpu_isa::Family;
 
 use crate::arena::{Arena, MemError};
-use crate::dispatch::{run_wave, Stop};
+use crate::dispatch::{run_wave, Stop, QUANTUM};
 use crate::ops::{Env, Scratch, Trap};
 use crate::program::Program;
+use crate::watch::Watch;
 use crate::wave::Wave;
 
 /// Bytes of the test buffer kernels address through [`Bench::buffer`].
@@ -132,8 +133,8 @@ impl Bench {
         wave.live_lanes = wave.full_mask();
         // The bench's one wave is a whole grid: a GWS barrier it arrives
         // at completes when it expects one wave.
-        let abort = std::sync::atomic::AtomicBool::new(false);
-        let gws = crate::gws::Gws::new(&abort);
+        let watch = Watch::unlimited("bench");
+        let gws = crate::gws::Gws::new(&watch);
         let mut env = Env {
             mem: crate::arena::Memory::new(&self.arena, None),
             lds: &mut self.lds,
@@ -143,7 +144,13 @@ impl Bench {
         };
         let mut stats = Default::default();
         loop {
-            match run_wave::<false>(wave, &mut env, budget, &mut stats, &mut []) {
+            let step = if wave.retired >= budget {
+                Err(Trap::Budget(budget))
+            } else {
+                let turn = QUANTUM.min(budget - wave.retired);
+                run_wave::<false>(wave, &mut env, turn, &mut stats, &mut [])
+            };
+            match step {
                 Ok(Stop::End) => return Ok(wave.retired),
                 Ok(Stop::Barrier | Stop::Yield) => wave.at_barrier = false,
                 Err(trap) => {

@@ -28,14 +28,17 @@ pub mod ops;
 mod pool;
 pub mod profile;
 pub mod program;
+mod schedule;
+mod synccheck;
+pub mod watch;
 pub mod wave;
 
 pub use checks::{Checks, Schedule, DEFAULT_TIMEOUT};
 pub use device::{
     build_kernarg, build_kernarg_with, Arg, Buffer, Device, DeviceConfig, DispatchError, Launch,
-    RawDispatch, Services, DEFAULT_WAVE_BUDGET,
+    RawDispatch, Services, DEFAULT_DISPATCH_BUDGET,
 };
 pub use dispatch::DispatchStats;
-pub use fault::{Fault, FaultKind, Site};
+pub use fault::{Fault, FaultKind, Site, Wait, WaveState};
 pub use profile::{InstructionProfile, SlotCount, SlotEntry};
 pub use program::Program;

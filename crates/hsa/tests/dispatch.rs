@@ -31,6 +31,11 @@ kernel void copy(global const uint* src, global uint* dst) {
 kernel void wild(global uint* p) {
     p[get_global_id(0)] = 1;
 }
+
+kernel void spin(global volatile uint* flag) {
+    while (flag[0] == 0) {}
+    flag[get_global_id(0)] = 2;
+}
 "#;
 
 /// The C program and the code object, built once for all tests.
@@ -84,6 +89,19 @@ fn kernel_fault_reaches_the_error_callback_and_the_process_continues() {
         "the fault report should name the kernel; stderr:\n{stderr}"
     );
     assert!(stderr.contains("address 0x1000"), "stderr:\n{stderr}");
+}
+
+#[test]
+fn a_hung_kernel_times_out_with_the_waves_it_left_running() {
+    let stderr = scenario("hang", &[("SOFTGPU_TIMEOUT", "2")]);
+    for want in [
+        "kernel spin faulted",
+        "wall-clock limit of 2 s",
+        "waves in flight",
+        "workgroup (0, 0, 0) wave 0: pc 0x",
+    ] {
+        assert!(stderr.contains(want), "stderr lacks {want:?}:\n{stderr}");
+    }
 }
 
 #[test]

@@ -4,8 +4,8 @@
  * doorbell and wait on completion signals.
  *
  * Usage: dispatch SCENARIO KERNELS.hsaco
- * Scenarios: vadd ring grid2d barriers badpacket fault profiling forged
- *            second queueapi
+ * Scenarios: vadd ring grid2d barriers badpacket fault hang profiling
+ *            forged second queueapi
  * Prints OK on success; any failed expectation exits with status 1. */
 
 #include <fcntl.h>
@@ -611,6 +611,35 @@ static void scenario_fault(const char *path) {
     CHECK(hsa_shut_down());
 }
 
+/* A kernel that never ends is stopped by the watchdog (SOFTGPU_TIMEOUT,
+ * set short by the test): the queue's error callback gets an exception,
+ * the dispatch never completes, and the device goes on running kernels. */
+static void scenario_hang(const char *path) {
+    env_t e = setup();
+    program_t prog = load_program(e.gpu, path);
+    kernel_t k = find_kernel(&prog, e.gpu, "spin.kd");
+    uint32_t *flag = alloc_fine(&e, 128 * 4);
+    memset(flag, 0, 128 * 4);
+    uint32_t grid[3] = {128, 1, 1};
+    uint16_t block[3] = {64, 1, 1};
+    void *ka = make_kernarg(&e, &k, &flag, 8, 1, grid, block);
+    callback_state_t st = {make_signal(0), NULL, 0};
+    hsa_queue_t *q = make_queue(&e, 64, on_queue_error, &st);
+    hsa_signal_t done = make_signal(1);
+    dispatch(q, &k, ka, 1, grid, block, done);
+    hsa_status_t status = wait_callback(&st);
+    if ((int)status != (int)HSA_STATUS_ERROR_EXCEPTION) {
+        fprintf(stderr, "callback status %#x, expected HSA_STATUS_ERROR_EXCEPTION\n", status);
+        exit(1);
+    }
+    EXPECT(st.queue == q);
+    EXPECT(hsa_signal_load_scacquire(done) == 1);
+    CHECK(hsa_queue_destroy(q));
+    run_vadd(&e, path);
+    unload_program(&prog);
+    CHECK(hsa_shut_down());
+}
+
 /* ---------- profiling ---------- */
 
 static void scenario_profiling(const char *path) {
@@ -970,6 +999,8 @@ int main(int argc, char **argv) {
         scenario_badpacket(path);
     else if (!strcmp(s, "fault"))
         scenario_fault(path);
+    else if (!strcmp(s, "hang"))
+        scenario_hang(path);
     else if (!strcmp(s, "profiling"))
         scenario_profiling(path);
     else if (!strcmp(s, "forged"))
