@@ -158,6 +158,7 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
         counts: vec![SlotCount::default(); slots],
     });
     let gws = Gws::new(&abort);
+    let sanitize = crate::sanitize::Dispatch::new(plan)?;
     // A grid-wide barrier needs every workgroup running at once: one host
     // thread each (see `crate::gws`).
     let threads = if plan.program.uses_gws {
@@ -181,7 +182,8 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
                 break;
             }
             let group = group_id(plan.groups, index);
-            if let Err(f) = worker.run_workgroup::<PROFILE>(plan, &start, group, &gws) {
+            let sanitize = sanitize.as_ref();
+            if let Err(f) = worker.run_workgroup::<PROFILE>(plan, &start, group, &gws, sanitize) {
                 abort.store(true, Ordering::Relaxed);
                 fault
                     .lock()
@@ -211,7 +213,7 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
     Ok(totals)
 }
 
-fn group_id(groups: [u32; 3], index: u64) -> [u32; 3] {
+pub(crate) fn group_id(groups: [u32; 3], index: u64) -> [u32; 3] {
     let (gx, gy) = (groups[0] as u64, groups[1] as u64);
     [
         (index % gx) as u32,
@@ -232,6 +234,8 @@ struct Worker {
     waves: Vec<Wave>,
     lds: Vec<u8>,
     tmp: Box<crate::ops::Scratch>,
+    /// LDS shadow of the memory sanitizers (empty unless one ran).
+    shadow: crate::sanitize::LdsShadow,
     stats: DispatchStats,
     /// Per instruction slot when profiling, else empty.
     counts: Vec<SlotCount>,
@@ -263,6 +267,7 @@ impl Worker {
                 waves: Vec::new(),
                 lds: Vec::new(),
                 tmp: Box::default(),
+                shadow: Default::default(),
                 stats: DispatchStats::default(),
                 counts: Vec::new(),
             })
@@ -289,6 +294,7 @@ impl Worker {
         start: &Start,
         group: [u32; 3],
         gws: &Gws,
+        sanitize: Option<&crate::sanitize::Dispatch>,
     ) -> Result<(), Box<Fault>> {
         let n_waves = self.setup_waves(plan, start, group);
         self.stats.waves += n_waves as u64;
@@ -300,6 +306,7 @@ impl Worker {
             program: plan.program,
             tmp: &mut self.tmp,
             gws,
+            sanitizer: sanitize.map(|s| s.workgroup(&mut self.shadow, plan, group)),
         };
         loop {
             let mut live = 0;
@@ -330,6 +337,9 @@ impl Worker {
                 self.waves[..n_waves]
                     .iter_mut()
                     .for_each(|w| w.at_barrier = false);
+                if let Some(s) = env.sanitizer.as_mut() {
+                    s.barrier();
+                }
             }
         }
     }

@@ -89,6 +89,7 @@ impl Fault {
             Trap::BadJump(_) => FaultKind::BadJump,
             Trap::Budget(_) => FaultKind::Budget,
             Trap::Other(_) => FaultKind::Other,
+            Trap::Sanitizer(report) => report.kind(),
         };
         let (reason, lane, address) = match trap {
             Trap::Memory { space, lane, addr, len } => {
@@ -108,6 +109,7 @@ impl Fault {
             Trap::BadJump(addr) => (format!("jump to {addr:#x}, which is not an instruction of this code object"), None, Some(addr)),
             Trap::Budget(n) => (format!("wave exceeded its instruction budget of {n} (runaway kernel? raise it with SOFTGPU_BUDGET)"), None, None),
             Trap::Other(why) => (why, None, None),
+            Trap::Sanitizer(report) => report.describe(plan, group, wave),
         };
         Fault {
             kernel: plan.kernel.name.clone(),

@@ -28,6 +28,7 @@ pub mod ops;
 mod pool;
 pub mod profile;
 pub mod program;
+pub mod sanitize;
 pub mod wave;
 
 pub use checks::{Checks, Schedule, DEFAULT_TIMEOUT};
