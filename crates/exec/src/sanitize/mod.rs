@@ -171,13 +171,20 @@ impl Report {
                 let program = plan.program;
                 let text = program.text_for(earlier.slot, wave.lanes == 64);
                 let pc = program.image_base + program.slot_at(earlier.slot).offset;
-                let here = who(plan, group, group, wave.id);
-                let there = who(
-                    plan,
-                    group,
-                    crate::dispatch::group_id(plan.groups, earlier.group as u64),
-                    earlier.wave,
-                );
+                let (here, there) = match space {
+                    // LDS is the workgroup's own: both waves are in it.
+                    Space::Lds => (
+                        format!("wave {}", wave.id),
+                        format!("wave {}", earlier.wave),
+                    ),
+                    Space::Global => {
+                        let theirs = crate::dispatch::group_id(plan.groups, earlier.group as u64);
+                        (
+                            who(plan, group, group, wave.id),
+                            who(plan, group, theirs, earlier.wave),
+                        )
+                    }
+                };
                 let why = format!(
                     "racecheck: {} hazard on {}: this {len}-byte {} by {here}{} conflicts with a {} by {there} at pc {pc:#x} (code offset {:#x}): `{text}`; neither is atomic and no barrier orders them",
                     hazard.name(),
