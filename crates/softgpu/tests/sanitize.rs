@@ -225,3 +225,49 @@ fn racecheck_reports_workgroups_writing_one_global_element() {
     assert!(site.instruction.starts_with("global_store"), "{f}");
     assert!(f.reason.contains("`global_store"), "{f}");
 }
+
+/// Workgroups exchanging data through global memory across a grid barrier
+/// (`ds_gws_barrier`, what HIP's `grid.sync()` runs), and without it.
+const GRID_SOURCE: &str = r#"
+__kernel void rotate(__global int* a, __global int* b, int n) {
+    int i = get_global_id(0);
+    a[i] = 3 * i + 1;
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    if (get_local_id(0) == 0) __builtin_amdgcn_ds_gws_barrier(get_num_groups(0) - 1, 0);
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    b[i] = a[(i + n / 2) % n];
+}
+__kernel void rotate_unsynced(__global int* a, __global int* b, int n) {
+    int i = get_global_id(0);
+    a[i] = 3 * i + 1;
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    b[i] = a[(i + n / 2) % n];
+}
+"#;
+
+#[test]
+fn a_grid_barrier_orders_workgroups_for_racecheck() {
+    let (stream, _) = setup();
+    let module = stream
+        .compile(GRID_SOURCE, Language::OpenCl)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let n = 4 * 64;
+    let run = |name: &str| {
+        let a = stream.allocate_zeroed(4 * n as u64).unwrap();
+        let b = stream.allocate_zeroed(4 * n as u64).unwrap();
+        let args = Args::new().view(&a).view(&b).value(n as i32);
+        stream
+            .dispatch(&module.kernel(name).unwrap(), 4, 64, &args)
+            .unwrap();
+        stream.read_blocking::<i32>(&b)
+    };
+    let want: Vec<i32> = (0..n).map(|i| 3 * ((i + n / 2) % n) as i32 + 1).collect();
+    assert_eq!(run("rotate").unwrap(), want);
+    let err = run("rotate_unsynced").unwrap_err();
+    let Error::Fault(f) = &err else {
+        panic!("{err}")
+    };
+    eprintln!("{f}");
+    assert!(f.reason.starts_with("racecheck:"), "{f}");
+    assert!(f.reason.contains("hazard on global memory"), "{f}");
+}
