@@ -251,17 +251,17 @@ fn a_grid_barrier_orders_workgroups_for_racecheck() {
     let module = stream
         .compile(GRID_SOURCE, Language::OpenCl)
         .unwrap_or_else(|e| panic!("{e}"));
-    let n = 4 * 64;
+    let n: i32 = 4 * 64;
     let run = |name: &str| {
         let a = stream.allocate_zeroed(4 * n as u64).unwrap();
         let b = stream.allocate_zeroed(4 * n as u64).unwrap();
-        let args = Args::new().view(&a).view(&b).value(n as i32);
+        let args = Args::new().view(&a).view(&b).value(n);
         stream
             .dispatch(&module.kernel(name).unwrap(), 4, 64, &args)
             .unwrap();
         stream.read_blocking::<i32>(&b)
     };
-    let want: Vec<i32> = (0..n).map(|i| 3 * ((i + n / 2) % n) as i32 + 1).collect();
+    let want: Vec<i32> = (0..n).map(|i| 3 * ((i + n / 2) % n) + 1).collect();
     assert_eq!(run("rotate").unwrap(), want);
     let err = run("rotate_unsynced").unwrap_err();
     let Error::Fault(f) = &err else {
