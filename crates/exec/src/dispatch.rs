@@ -164,6 +164,7 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
         counts: vec![SlotCount::default(); slots],
     });
     let gws = Gws::new(&watch);
+    let sanitize = crate::sanitize::Dispatch::new(plan)?;
     // A grid-wide barrier needs every workgroup running at once: one host
     // thread each (see `crate::gws`).
     let threads = if plan.program.uses_gws {
@@ -201,6 +202,7 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
                 start: &start,
                 gws: &gws,
                 watch: &watch,
+                sanitize: sanitize.as_ref(),
             };
             if let Err(halt) = worker.run_workgroup::<PROFILE>(&shared, group, &mut meter) {
                 if let Halt::Fault(f) = halt {
@@ -230,7 +232,7 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
     Ok(totals)
 }
 
-fn group_id(groups: [u32; 3], index: u64) -> [u32; 3] {
+pub(crate) fn group_id(groups: [u32; 3], index: u64) -> [u32; 3] {
     let (gx, gy) = (groups[0] as u64, groups[1] as u64);
     [
         (index % gx) as u32,
@@ -252,6 +254,8 @@ struct Shared<'a> {
     start: &'a Start,
     gws: &'a Gws<'a>,
     watch: &'a Watch<'a>,
+    /// The memory sanitizers' dispatch state, when one is on.
+    sanitize: Option<&'a crate::sanitize::Dispatch>,
 }
 
 /// Why a worker left a workgroup unfinished.
@@ -275,6 +279,8 @@ struct Worker {
     waves: Vec<Wave>,
     lds: Vec<u8>,
     tmp: Box<crate::ops::Scratch>,
+    /// LDS shadow of the memory sanitizers (empty unless one ran).
+    shadow: crate::sanitize::LdsShadow,
     stats: DispatchStats,
     /// Per instruction slot when profiling, else empty.
     counts: Vec<SlotCount>,
@@ -306,6 +312,7 @@ impl Worker {
                 waves: Vec::new(),
                 lds: Vec::new(),
                 tmp: Box::default(),
+                shadow: Default::default(),
                 stats: DispatchStats::default(),
                 counts: Vec::new(),
             })
@@ -348,6 +355,9 @@ impl Worker {
                 program: plan.program,
                 tmp: &mut self.tmp,
                 gws: shared.gws,
+                sanitizer: shared
+                    .sanitize
+                    .map(|s| s.workgroup(&mut self.shadow, plan, group.id)),
             },
             stats: &mut self.stats,
             counts: &mut self.counts,
@@ -520,6 +530,10 @@ impl<const PROFILE: bool> Turns<'_, '_, PROFILE> {
             crate::synccheck::released(self.plan, self.group, waves).map_err(Halt::Fault)?;
         }
         waves.iter_mut().for_each(|w| w.at_barrier = false);
+        // The sanitizers start a new barrier interval exactly here.
+        if let Some(s) = self.env.sanitizer.as_mut() {
+            s.barrier();
+        }
         Ok(())
     }
 }

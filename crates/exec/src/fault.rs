@@ -145,6 +145,7 @@ impl Fault {
             Trap::BadJump(_) => FaultKind::BadJump,
             Trap::Budget(_) => FaultKind::Budget,
             Trap::Other(_) => FaultKind::Other,
+            Trap::Sanitizer(report) => report.kind(),
         };
         let mut allocation = None;
         let mut argument = None;
@@ -208,6 +209,7 @@ impl Fault {
                 None,
             ),
             Trap::Other(why) => (why, None, None),
+            Trap::Sanitizer(report) => report.describe(plan, group, wave),
         };
         Fault {
             kind,

@@ -141,6 +141,7 @@ impl Bench {
             program: &program,
             tmp: &mut self.tmp,
             gws: &gws,
+            sanitizer: None,
         };
         let mut stats = Default::default();
         loop {

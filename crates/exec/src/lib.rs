@@ -28,6 +28,7 @@ pub mod ops;
 mod pool;
 pub mod profile;
 pub mod program;
+pub mod sanitize;
 mod schedule;
 mod synccheck;
 pub mod watch;

@@ -2,6 +2,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use softgpu_exec::Checks;
 use softgpu_runtime::agent::{Agent, PoolKind};
 use softgpu_runtime::profile::Profile;
 use softgpu_runtime::Runtime;
@@ -160,6 +161,22 @@ impl Device {
     /// The device's index among the process's GPUs.
     pub fn index(&self) -> usize {
         self.inner.index
+    }
+
+    /// Turns the opt-in sanitizers (initcheck, racecheck, synccheck) on or
+    /// off for this GPU's dispatches that start from now on; the default
+    /// is what `SOFTGPU_CHECK` says. Every handle to this GPU in the
+    /// process shares the setting. A sanitizer's finding fails the
+    /// dispatch with a [`crate::KernelFault`] whose reason starts with the
+    /// check's name.
+    pub fn set_checks(&self, checks: Checks) -> Result<()> {
+        self.inner.agent.device()?.set_checks(checks);
+        Ok(())
+    }
+
+    /// The sanitizers on for dispatches that start from now on.
+    pub fn checks(&self) -> Result<Checks> {
+        Ok(self.inner.agent.device()?.checks())
     }
 
     /// The kernel compiler for this device's target.

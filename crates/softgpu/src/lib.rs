@@ -61,6 +61,7 @@ pub use graph::{Graph, GraphExec, Node};
 pub use kernel::{ArgInfo, ArgKind, Args, Kernel, KernelInfo, Module};
 pub use scalar::Scalar;
 pub use softgpu_compiler::{Compiler, Language};
+pub use softgpu_exec::Checks;
 pub use softgpu_runtime::profile::Profile;
 pub use stream::{Dim3, HostFn, Pattern, Stream};
 

@@ -7,6 +7,7 @@ use softgpu_isa::{Inst, Operand};
 
 use super::float::{f, flush32};
 use super::{Env, Exec, Flow, Result, Trap};
+use crate::sanitize::Use;
 use crate::wave::{Mode, Wave, MAX_LANES};
 
 /// Reads `N` bytes of LDS at `addr`. Out of range (any byte at or past
@@ -50,6 +51,11 @@ fn offset16(i: &Inst) -> u64 {
 /// multi-dword load partly out of range returns zero for all of it
 /// (§3.3.4.1).
 fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, signed: bool) -> Result {
+    if let Some(s) = env.sanitizer.as_mut() {
+        s.lds_lanes(w, Use::Read, bytes as u64, |w, l| {
+            base(w, i, l) + offset16(i)
+        })?;
+    }
     let exec = w.exec();
     for l in 0..w.lanes {
         if exec >> l & 1 == 0 {
@@ -86,6 +92,11 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, signed: bool) -> Re
 
 /// 16-bit loads into one half of the destination (`_d16` / `_d16_hi`).
 fn load_d16(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, signed: bool, hi: bool) -> Result {
+    if let Some(s) = env.sanitizer.as_mut() {
+        s.lds_lanes(w, Use::Read, bytes as u64, |w, l| {
+            base(w, i, l) + offset16(i)
+        })?;
+    }
     let exec = w.exec();
     for l in 0..w.lanes {
         if exec >> l & 1 == 0 {
@@ -115,6 +126,11 @@ fn load_d16(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, signed: bool, h
 
 /// Stores `bytes` from data0 (starting at bit `shift` for `_d16_hi`).
 fn store(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, shift: u32) -> Result {
+    if let Some(s) = env.sanitizer.as_mut() {
+        s.lds_lanes(w, Use::Write, bytes as u64, |w, l| {
+            base(w, i, l) + offset16(i)
+        })?;
+    }
     let exec = w.exec();
     for l in 0..w.lanes {
         if exec >> l & 1 == 0 {
@@ -140,6 +156,13 @@ fn load2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) -
     let exec = w.exec();
     let scale = (4 * dwords as u64) * if stride64 { 64 } else { 1 };
     let (o0, o1) = ((i.imm as u64) & 0xff, (i.imm as u64 >> 8) & 0xff);
+    if let Some(s) = env.sanitizer.as_mut() {
+        for off in [o0, o1] {
+            s.lds_lanes(w, Use::Read, 4 * dwords as u64, |w, l| {
+                base(w, i, l) + off * scale
+            })?;
+        }
+    }
     for l in 0..w.lanes {
         if exec >> l & 1 == 0 {
             continue;
@@ -165,6 +188,13 @@ fn store2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) 
     let exec = w.exec();
     let scale = (4 * dwords as u64) * if stride64 { 64 } else { 1 };
     let (o0, o1) = ((i.imm as u64) & 0xff, (i.imm as u64 >> 8) & 0xff);
+    if let Some(s) = env.sanitizer.as_mut() {
+        for off in [o0, o1] {
+            s.lds_lanes(w, Use::Write, 4 * dwords as u64, |w, l| {
+                base(w, i, l) + off * scale
+            })?;
+        }
+    }
     for l in 0..w.lanes {
         if exec >> l & 1 == 0 {
             continue;
@@ -191,6 +221,9 @@ fn atomic32(
     ret: bool,
     op: impl Fn(u32, u32, u32, Mode) -> u32,
 ) -> Result {
+    if let Some(s) = env.sanitizer.as_mut() {
+        s.lds_lanes(w, Use::Atomic, 4, |w, l| base(w, i, l) + offset16(i))?;
+    }
     let exec = w.exec();
     let mode = w.mode;
     for l in 0..w.lanes {
@@ -216,6 +249,9 @@ fn atomic64(
     ret: bool,
     op: impl Fn(u64, u64, u64) -> u64,
 ) -> Result {
+    if let Some(s) = env.sanitizer.as_mut() {
+        s.lds_lanes(w, Use::Atomic, 8, |w, l| base(w, i, l) + offset16(i))?;
+    }
     let exec = w.exec();
     for l in 0..w.lanes {
         if exec >> l & 1 == 0 {
@@ -335,6 +371,15 @@ fn xchg2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) -
     let exec = w.exec();
     let scale = (4 * dwords as u64) * if stride64 { 64 } else { 1 };
     let (o0, o1) = ((i.imm as u64) & 0xff, (i.imm as u64 >> 8) & 0xff);
+    if let Some(s) = env.sanitizer.as_mut() {
+        for off in [o0, o1] {
+            for k in 0..dwords as u64 {
+                s.lds_lanes(w, Use::Atomic, 4, |w, l| {
+                    base(w, i, l) + off * scale + 4 * k
+                })?;
+            }
+        }
+    }
     for l in 0..w.lanes {
         if exec >> l & 1 == 0 {
             continue;
@@ -360,6 +405,9 @@ fn append(w: &mut Wave, env: &mut Env, i: &Inst, consume: bool) -> Result {
         return Ok(Flow::Next);
     }
     let addr = m0_lo(w) + offset16(i);
+    if let Some(s) = env.sanitizer.as_mut() {
+        s.lds(w, None, Use::Atomic, addr, 4)?;
+    }
     let old = u32::from_le_bytes(lds_read::<4>(env.lds, addr));
     let n = exec.count_ones();
     let new = if consume {
@@ -394,6 +442,9 @@ fn gws_barrier(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
             Trap::Other(format!("GWS resource {r} is out of range (0-63)"))
         }
     })?;
+    if let Some(s) = env.sanitizer.as_mut() {
+        s.grid_barrier();
+    }
     Ok(Flow::Next)
 }
 
@@ -409,6 +460,10 @@ fn m0_lo(w: &Wave) -> u64 {
 fn addtid(w: &mut Wave, env: &mut Env, i: &Inst, store: bool) -> Result {
     let exec = w.exec();
     let base = m0_lo(w) + offset16(i);
+    if let Some(s) = env.sanitizer.as_mut() {
+        let u = if store { Use::Write } else { Use::Read };
+        s.lds_lanes(w, u, 4, |_, l| base + 4 * l as u64)?;
+    }
     for l in 0..w.lanes {
         if exec >> l & 1 == 0 {
             continue;
@@ -429,6 +484,13 @@ fn addtid(w: &mut Wave, env: &mut Env, i: &Inst, store: bool) -> Result {
 /// by DATA's dword k with bit 31 cleared only when that bit was set.
 fn condxchg32(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     let exec = w.exec();
+    if let Some(s) = env.sanitizer.as_mut() {
+        for k in 0..2 {
+            s.lds_lanes(w, Use::Atomic, 4, |w, l| {
+                ((base(w, i, l) + offset16(i)) & 0xfff8) + 4 * k
+            })?;
+        }
+    }
     for l in 0..w.lanes {
         if exec >> l & 1 == 0 {
             continue;

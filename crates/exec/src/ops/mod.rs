@@ -76,6 +76,8 @@ pub enum Trap {
     Budget(u64),
     /// Anything else, described.
     Other(String),
+    /// A sanitizer's finding (initcheck, racecheck).
+    Sanitizer(Box<crate::sanitize::Report>),
 }
 
 /// What a refused memory access was.
@@ -99,6 +101,9 @@ pub struct Env<'a> {
     pub tmp: &'a mut Scratch,
     /// The dispatch's global-wave-sync barriers.
     pub gws: &'a crate::gws::Gws<'a>,
+    /// The workgroup's memory sanitizers, when `SOFTGPU_CHECK` asks for
+    /// init or race: memory handlers call it once per instruction.
+    pub sanitizer: Option<crate::sanitize::Sanitizer<'a>>,
 }
 
 /// Per-worker lane buffers for operand fetch and results.

@@ -3,6 +3,7 @@
 use softgpu_isa::Inst;
 
 use super::{nop, Env, Exec, Flow, Result, Trap};
+use crate::sanitize::Use;
 use crate::wave::Wave;
 
 /// `s_load_bN`: `dwords` dwords at base + offset + soffset, the SGPR pair
@@ -32,6 +33,9 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, buffer: bool) -> R
         for (k, v) in values[..dwords].iter_mut().enumerate() {
             let at = offset + 4 * k as u64;
             if at + 4 <= size {
+                if let Some(s) = env.sanitizer.as_mut() {
+                    s.global(w, None, Use::Read, base.wrapping_add(at), 4)?;
+                }
                 *v = fetch(base.wrapping_add(at))?;
             }
         }
@@ -41,6 +45,9 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, buffer: bool) -> R
             .wrapping_add(i.imm as i64 as u64)
             .wrapping_add(soffset as u64)
             & !3;
+        if let Some(s) = env.sanitizer.as_mut() {
+            s.global(w, None, Use::Read, addr, 4 * dwords as u64)?;
+        }
         for (k, v) in values[..dwords].iter_mut().enumerate() {
             *v = fetch(addr.wrapping_add(4 * k as u64))?;
         }

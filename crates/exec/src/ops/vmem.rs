@@ -11,6 +11,7 @@ use softgpu_isa::{flags, Format, Inst, Operand};
 use super::ds::{lds_range, lds_write};
 use super::float::{d, f, flush32, h, to_h};
 use super::{Env, Exec, Flow, Result, Trap};
+use crate::sanitize::Use;
 use crate::wave::{Wave, APERTURE_SIZE, PRIVATE_APERTURE, SHARED_APERTURE};
 
 /// Where one lane's access goes.
@@ -188,6 +189,34 @@ fn locate(w: &Wave, i: &Inst, format: Format, l: usize, bytes: u64) -> Loc {
     }
 }
 
+/// The sanitizer hook: checks the `len`-byte access each active lane makes
+/// at the location `loc` gives for it, in global memory or LDS (scratch is
+/// the lane's own; a dropped buffer access touches nothing). Called once
+/// per instruction, behind `env.sanitizer.is_some()`.
+fn sanitize(
+    w: &Wave,
+    env: &mut Env,
+    u: Use,
+    len: u64,
+    loc: impl Fn(&Wave, usize) -> Loc,
+) -> Result<()> {
+    let Some(s) = env.sanitizer.as_mut() else {
+        return Ok(());
+    };
+    let exec = w.exec();
+    for l in 0..w.lanes {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        match loc(w, l) {
+            Loc::Global(a) => s.global(w, Some(l), u, a, len)?,
+            Loc::Lds(a) => s.lds(w, Some(l), u, a, len)?,
+            Loc::Scratch(_) | Loc::Dropped => {}
+        }
+    }
+    Ok(())
+}
+
 fn fault(space: &'static str, l: usize, addr: u64, len: u64) -> Trap {
     Trap::Memory {
         space,
@@ -274,6 +303,10 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) -> Result
     if format == Format::Mubuf && bytes > 4 {
         return buffer_load_dwords(w, env, i, bytes / 4);
     }
+    if env.sanitizer.is_some() {
+        let len = bytes as u64;
+        sanitize(w, env, Use::Read, len, |w, l| locate(w, i, format, l, len))?;
+    }
     let exec = w.exec();
     let mut buf = [0u8; 16];
     for l in 0..w.lanes {
@@ -325,6 +358,10 @@ fn store(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, shift: u32) -> Res
     if format == Format::Mubuf && bytes > 4 {
         return buffer_store_dwords(w, env, i, bytes / 4);
     }
+    if env.sanitizer.is_some() {
+        let len = bytes as u64;
+        sanitize(w, env, Use::Write, len, |w, l| locate(w, i, format, l, len))?;
+    }
     let exec = w.exec();
     let mut buf = [0u8; 16];
     for l in 0..w.lanes {
@@ -355,6 +392,11 @@ fn store(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, shift: u32) -> Res
 /// MUBUF, only the components that are out of bounds return zero" (§9.4.1).
 fn buffer_load_dwords(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize) -> Result {
     let b = buffer(w, i);
+    if env.sanitizer.is_some() {
+        for k in 0..dwords as u64 {
+            sanitize(w, env, Use::Read, 4, |w, l| b.locate(w, i, l, 4 * k, 4))?;
+        }
+    }
     let exec = w.exec();
     for l in 0..w.lanes {
         if exec >> l & 1 == 0 {
@@ -372,6 +414,11 @@ fn buffer_load_dwords(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize) -> R
 /// MUBUF multi-dword stores drop exactly the out-of-range dwords.
 fn buffer_store_dwords(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize) -> Result {
     let b = buffer(w, i);
+    if env.sanitizer.is_some() {
+        for k in 0..dwords as u64 {
+            sanitize(w, env, Use::Write, 4, |w, l| b.locate(w, i, l, 4 * k, 4))?;
+        }
+    }
     let exec = w.exec();
     for l in 0..w.lanes {
         if exec >> l & 1 == 0 {
@@ -396,6 +443,9 @@ fn atomic32(
     op: impl Fn(u32, u32, u32) -> u32,
 ) -> Result {
     let format = i.op.info().format;
+    if env.sanitizer.is_some() {
+        sanitize(w, env, Use::Atomic, 4, |w, l| locate(w, i, format, l, 4))?;
+    }
     let exec = w.exec();
     let ret = i.flags & flags::GLC != 0;
     for l in 0..w.lanes {
@@ -433,6 +483,9 @@ fn atomic64(
     op: impl Fn(u64, u64, u64) -> u64,
 ) -> Result {
     let format = i.op.info().format;
+    if env.sanitizer.is_some() {
+        sanitize(w, env, Use::Atomic, 8, |w, l| locate(w, i, format, l, 8))?;
+    }
     let exec = w.exec();
     let ret = i.flags & flags::GLC != 0;
     for l in 0..w.lanes {
@@ -576,6 +629,12 @@ const MEMORY_FLOAT: &[(&str, Exec)] =
 fn addtid(w: &mut Wave, env: &mut Env, i: &Inst, store: bool) -> Result {
     let exec = w.exec();
     let base = w.read_s64(i.src[2]).wrapping_add(i.imm as i64 as u64);
+    if env.sanitizer.is_some() {
+        let u = if store { Use::Write } else { Use::Read };
+        sanitize(w, env, u, 4, |_, l| {
+            Loc::Global(base.wrapping_add(4 * l as u64))
+        })?;
+    }
     for l in 0..w.lanes {
         if exec >> l & 1 == 0 {
             continue;
@@ -872,6 +931,16 @@ fn format_of(i: &Inst, b: &Buffer) -> std::result::Result<Option<DataFormat>, Tr
         .ok_or_else(|| Trap::Other(format!("buffer data format {f} is not a buffer format")))
 }
 
+/// Where lane `l`'s element of format `df` is (for the sanitizer hook).
+fn format_loc(w: &Wave, i: &Inst, b: &Buffer, df: &DataFormat, l: usize) -> Loc {
+    let (index, offset) = b.lane(w, i, l);
+    if b.in_range(index, offset, df.bytes()) {
+        Loc::Global(b.addr(index, offset))
+    } else {
+        Loc::Dropped
+    }
+}
+
 /// Lane `l`'s element, or `None` when it is out of range (all or nothing
 /// for format ops, §9.4.1 note 3).
 fn format_read(
@@ -917,6 +986,11 @@ fn format_load(w: &mut Wave, env: &mut Env, i: &Inst, n: usize, width: Width) ->
     } else {
         b.rsrc.dst_sel
     };
+    if let (true, Some(df)) = (env.sanitizer.is_some(), &df) {
+        sanitize(w, env, Use::Read, df.bytes(), |w, l| {
+            format_loc(w, i, &b, df, l)
+        })?;
+    }
     let exec = w.exec();
     for l in 0..w.lanes {
         if exec >> l & 1 == 0 {
@@ -973,6 +1047,11 @@ fn format_store(w: &mut Wave, env: &mut Env, i: &Inst, n: usize, width: Width) -
     let Some(df) = format_of(i, &b)? else {
         return Ok(Flow::Next);
     };
+    if env.sanitizer.is_some() {
+        sanitize(w, env, Use::Write, df.bytes(), |w, l| {
+            format_loc(w, i, &b, &df, l)
+        })?;
+    }
     let exec = w.exec();
     for l in 0..w.lanes {
         if exec >> l & 1 == 0 {
@@ -1019,6 +1098,13 @@ fn load_lds(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) -> Re
     let b = buffer(w, i);
     let lds_base =
         (w.sgpr[softgpu_isa::sreg::M0 as usize] & 0xffff) as u64 + (i.imm as u32 as u64 & 0xfff);
+    if env.sanitizer.is_some() {
+        let len = bytes as u64;
+        sanitize(w, env, Use::Read, len, |w, l| b.locate(w, i, l, 0, len))?;
+        sanitize(w, env, Use::Write, 4, |_, l| {
+            Loc::Lds(lds_base + 4 * l as u64)
+        })?;
+    }
     let exec = w.exec();
     for l in 0..w.lanes {
         if exec >> l & 1 == 0 {
@@ -1051,6 +1137,16 @@ fn load_lds_format(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     let lds_base =
         (w.sgpr[softgpu_isa::sreg::M0 as usize] & 0xffff) as u64 + (i.imm as u32 as u64 & 0xfff);
     let s = b.rsrc.dst_sel[0];
+    if env.sanitizer.is_some() {
+        if let Some(df) = &df {
+            sanitize(w, env, Use::Read, df.bytes(), |w, l| {
+                format_loc(w, i, &b, df, l)
+            })?;
+        }
+        sanitize(w, env, Use::Write, 4, |_, l| {
+            Loc::Lds(lds_base + 4 * l as u64)
+        })?;
+    }
     let exec = w.exec();
     for l in 0..w.lanes {
         if exec >> l & 1 == 0 {

@@ -1,0 +1,390 @@
+//! The opt-in sanitizers that watch memory accesses: initcheck for LDS and
+//! racecheck for LDS and global memory (`SOFTGPU_CHECK=init,race`).
+//!
+//! Handlers call the hooks of a workgroup's [`Sanitizer`] (reached through
+//! [`Env::sanitizer`](crate::ops::Env)) before they touch memory, once per
+//! memory instruction behind one `if let Some(..)`, so a dispatch with the
+//! checks off pays one predictable branch per memory instruction and
+//! nothing per lane. With a check on, every active lane's bytes are looked
+//! up in a shadow: the sanitizer mode is slow by design.
+//!
+//! - [`lds`]: per workgroup, a "written" bit per LDS byte (initcheck) and
+//!   per byte the last plain write and the reads of the current barrier
+//!   interval (racecheck).
+//! - [`global`]: per dispatch, a table shared by the worker threads keyed
+//!   by dword address, with the last plain writes and reads of each dword.
+//!
+//! What orders two accesses: the same wave; a workgroup barrier
+//! (`s_barrier` released) between them when both are in one workgroup; a
+//! grid barrier (`ds_gws_barrier`, counted per workgroup) for global
+//! memory. Atomics never conflict. Nothing else is modelled (see
+//! `global.rs` for what that misses).
+
+pub mod global;
+pub mod lds;
+
+use crate::checks::Checks;
+use crate::dispatch::Plan;
+use crate::fault::{Fault, FaultKind};
+use crate::ops::Trap;
+use crate::wave::Wave;
+
+pub use global::GlobalRace;
+pub use lds::LdsShadow;
+
+/// How an instruction uses the bytes it touches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Use {
+    Read,
+    Write,
+    /// A read-modify-write done atomically: it reads (so initcheck wants
+    /// the bytes written before) but never takes part in a race.
+    Atomic,
+}
+
+/// The memory a report is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Space {
+    Lds,
+    Global,
+}
+
+/// Which two accesses conflict, named by the later one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hazard {
+    ReadAfterWrite,
+    WriteAfterWrite,
+    WriteAfterRead,
+}
+
+impl Hazard {
+    fn name(self) -> &'static str {
+        match self {
+            Hazard::ReadAfterWrite => "read-after-write",
+            Hazard::WriteAfterWrite => "write-after-write",
+            Hazard::WriteAfterRead => "write-after-read",
+        }
+    }
+
+    /// The kind of the earlier access.
+    fn earlier(self) -> &'static str {
+        match self {
+            Hazard::WriteAfterRead => "read",
+            _ => "write",
+        }
+    }
+
+    /// The kind of the later (faulting) access.
+    fn later(self) -> &'static str {
+        match self {
+            Hazard::ReadAfterWrite => "read",
+            _ => "write",
+        }
+    }
+}
+
+/// The earlier access of a race.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Earlier {
+    /// Linear workgroup index (x fastest).
+    pub group: u32,
+    pub wave: u32,
+    /// Instruction slot of the program.
+    pub slot: u32,
+}
+
+/// What a sanitizer found; carried out of the handler as
+/// [`Trap::Sanitizer`] and turned into a [`Fault`] with [`Report::describe`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Report {
+    /// initcheck: a read of bytes never written.
+    Uninitialized {
+        space: Space,
+        lane: Option<usize>,
+        /// The access (LDS offset or address) and its size.
+        addr: u64,
+        len: u64,
+        /// The first byte of it never written.
+        first: u64,
+    },
+    /// racecheck: this access conflicts with `earlier`.
+    Race {
+        hazard: Hazard,
+        space: Space,
+        lane: Option<usize>,
+        /// The access (LDS offset or address) and its size.
+        addr: u64,
+        len: u64,
+        /// The first byte both accesses touch.
+        first: u64,
+        earlier: Earlier,
+    },
+}
+
+impl Report {
+    pub fn kind(&self) -> FaultKind {
+        match self {
+            Report::Uninitialized { .. } => FaultKind::Uninitialized,
+            Report::Race { .. } => FaultKind::Race,
+        }
+    }
+
+    /// The report's sentence, the lane to blame and the address involved
+    /// (global memory only: an LDS offset is named in the sentence), for
+    /// the fault of wave `wave` in workgroup `group`.
+    pub(crate) fn describe(
+        &self,
+        plan: &Plan,
+        group: [u32; 3],
+        wave: &Wave,
+    ) -> (String, Option<usize>, Option<u64>) {
+        match *self {
+            Report::Uninitialized {
+                space,
+                lane,
+                addr,
+                len,
+                first,
+            } => {
+                let at = place(space, addr);
+                let since = match space {
+                    Space::Lds => "since the workgroup began",
+                    Space::Global => "since it was allocated",
+                };
+                let why = format!(
+                    "initcheck: {len}-byte read of {at} by wave {}{} reads bytes never written {since} (first unwritten byte: {})",
+                    wave.id,
+                    lane_text(lane),
+                    place(space, first),
+                );
+                (why, lane, global_address(space, addr))
+            }
+            Report::Race {
+                hazard,
+                space,
+                lane,
+                addr,
+                len,
+                first,
+                earlier,
+            } => {
+                let program = plan.program;
+                let text = program.text_for(earlier.slot, wave.lanes == 64);
+                let pc = program.image_base + program.slot_at(earlier.slot).offset;
+                let (here, there) = match space {
+                    // LDS is the workgroup's own: both waves are in it.
+                    Space::Lds => (
+                        format!("wave {}", wave.id),
+                        format!("wave {}", earlier.wave),
+                    ),
+                    Space::Global => {
+                        let theirs = crate::dispatch::group_id(plan.groups, earlier.group as u64);
+                        (
+                            who(plan, group, group, wave.id),
+                            who(plan, group, theirs, earlier.wave),
+                        )
+                    }
+                };
+                let why = format!(
+                    "racecheck: {} hazard on {}: this {len}-byte {} by {here}{} conflicts with a {} by {there} at pc {pc:#x} (code offset {:#x}): `{text}`; neither is atomic and no barrier orders them",
+                    hazard.name(),
+                    place(space, first),
+                    hazard.later(),
+                    lane_text(lane),
+                    hazard.earlier(),
+                    program.slot_at(earlier.slot).offset,
+                );
+                (why, lane, global_address(space, addr))
+            }
+        }
+    }
+}
+
+fn place(space: Space, addr: u64) -> String {
+    match space {
+        Space::Lds => format!("LDS offset {addr:#x}"),
+        Space::Global => format!("global memory at {addr:#x}"),
+    }
+}
+
+fn lane_text(lane: Option<usize>) -> String {
+    lane.map(|l| format!(" (lane {l})")).unwrap_or_default()
+}
+
+fn global_address(space: Space, addr: u64) -> Option<u64> {
+    (space == Space::Global).then_some(addr)
+}
+
+/// "wave 3", or "workgroup (1, 0, 0) wave 3" when the dispatch has more
+/// than one workgroup.
+fn who(plan: &Plan, own: [u32; 3], group: [u32; 3], wave: u32) -> String {
+    let single = plan.groups.iter().all(|&g| g == 1);
+    if single && own == group {
+        format!("wave {wave}")
+    } else {
+        let [x, y, z] = group;
+        format!("workgroup ({x}, {y}, {z}) wave {wave}")
+    }
+}
+
+/// The sanitizer state of one dispatch, shared by its workers.
+pub struct Dispatch {
+    checks: Checks,
+    /// Global-memory racecheck, when race is on.
+    global: Option<GlobalRace>,
+}
+
+impl Dispatch {
+    /// The state for `plan`, or `None` when no memory check is on.
+    pub(crate) fn new(plan: &Plan) -> Result<Option<Dispatch>, Box<Fault>> {
+        let checks = plan.checks;
+        if !checks.init && !checks.race {
+            return Ok(None);
+        }
+        let total: u64 = plan.groups.iter().map(|&g| g as u64).product();
+        if checks.race && total > u32::MAX as u64 {
+            return Err(Box::new(Fault::setup(
+                &plan.kernel.name,
+                format!(
+                    "racecheck supports at most {} workgroups per dispatch; this one has {total}",
+                    u32::MAX
+                ),
+            )));
+        }
+        let threads: u64 = plan.block.iter().map(|&b| b as u64).product();
+        let lanes = if plan.kernel.descriptor.wave32 {
+            32
+        } else {
+            64
+        };
+        if checks.race && threads.div_ceil(lanes) > lds::MAX_WAVES as u64 {
+            return Err(Box::new(Fault::setup(
+                &plan.kernel.name,
+                format!(
+                    "racecheck supports at most {} waves per workgroup; this one has {}",
+                    lds::MAX_WAVES,
+                    threads.div_ceil(lanes)
+                ),
+            )));
+        }
+        Ok(Some(Dispatch {
+            checks,
+            global: checks.race.then(GlobalRace::new),
+        }))
+    }
+
+    /// Starts workgroup `group` of `plan` on a worker whose LDS shadow is
+    /// `shadow`.
+    pub(crate) fn workgroup<'a>(
+        &'a self,
+        shadow: &'a mut LdsShadow,
+        plan: &Plan,
+        group: [u32; 3],
+    ) -> Sanitizer<'a> {
+        shadow.begin(plan.lds_bytes, self.checks);
+        let [gx, gy, _] = plan.groups.map(u64::from);
+        let [x, y, z] = group.map(u64::from);
+        // Exact with racecheck on (`new` refused more than u32::MAX
+        // groups); initcheck does not use it.
+        let index = (x + gx * (y + gy * z)) as u32;
+        Sanitizer {
+            lds: shadow,
+            global: self.global.as_ref(),
+            group: index,
+            grid: 0,
+        }
+    }
+}
+
+/// The sanitizers of one running workgroup: what handlers call.
+pub struct Sanitizer<'a> {
+    lds: &'a mut LdsShadow,
+    global: Option<&'a GlobalRace>,
+    /// Linear workgroup index.
+    group: u32,
+    /// Grid barriers (`ds_gws_barrier`) this workgroup has passed.
+    grid: u16,
+}
+
+impl Sanitizer<'_> {
+    /// Checks and records lane `lane`'s (or the wave's) access of `len`
+    /// bytes at LDS offset `addr`. Accesses not wholly inside LDS touch
+    /// nothing (they read zero, writes are dropped) and are not checked.
+    pub fn lds(
+        &mut self,
+        w: &Wave,
+        lane: Option<usize>,
+        u: Use,
+        addr: u64,
+        len: u64,
+    ) -> Result<(), Trap> {
+        self.lds
+            .access(w.id, w.pc, lane, u, addr, len)
+            .map_err(Trap::Sanitizer)
+    }
+
+    /// [`Sanitizer::lds`] for every active lane, at the offset `addr`
+    /// gives for it.
+    pub fn lds_lanes(
+        &mut self,
+        w: &Wave,
+        u: Use,
+        len: u64,
+        addr: impl Fn(&Wave, usize) -> u64,
+    ) -> Result<(), Trap> {
+        let exec = w.exec();
+        for l in 0..w.lanes {
+            if exec >> l & 1 != 0 {
+                self.lds(w, Some(l), u, addr(w, l), len)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks and records an access of `len` bytes of global memory at
+    /// `addr` (racecheck only; atomics are not recorded).
+    pub fn global(
+        &mut self,
+        w: &Wave,
+        lane: Option<usize>,
+        u: Use,
+        addr: u64,
+        len: u64,
+    ) -> Result<(), Trap> {
+        let Some(table) = self.global else {
+            return Ok(());
+        };
+        if u == Use::Atomic {
+            return Ok(());
+        }
+        let stamp = global::Stamp {
+            group: self.group,
+            slot: w.pc,
+            interval: self.lds.interval(),
+            grid: self.grid,
+            wave: w.id as u8,
+            bytes: 0,
+        };
+        table
+            .access(stamp, lane, u, addr, len)
+            .map_err(Trap::Sanitizer)
+    }
+
+    /// The workgroup barrier was released: accesses before it are ordered
+    /// before those after it.
+    pub fn barrier(&mut self) {
+        self.lds.barrier();
+    }
+
+    /// This workgroup passed a grid barrier (`ds_gws_barrier`): it orders
+    /// global accesses across workgroups (every workgroup arrives at each
+    /// such barrier in HIP's grid sync). It orders nothing inside the
+    /// workgroup: its other waves are ordered by the workgroup barriers
+    /// around it.
+    pub fn grid_barrier(&mut self) {
+        self.grid = self.grid.wrapping_add(1);
+    }
+}
+
+#[cfg(test)]
+mod tests;
