@@ -550,3 +550,30 @@ fn a_closed_pipe_ends_output_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_ne!(out.status.code(), Some(101), "a panic's exit status");
 }
+
+/// A kernel writing past an `--out` buffer: `softgpu run` reports the
+/// overflow against the allocation, with the argument's name from the
+/// metadata, and exits non-zero.
+#[test]
+fn run_reports_an_overflow_of_an_out_buffer_by_argument_name() {
+    let dir = scratch("overflow");
+    let b = f32_file(&dir.join("b.bin"), &[1.0; 64]);
+    // 64 work-items add 64 floats; c holds 60.
+    let out_arg = format!("{}:240", dir.join("c.bin").display());
+    let out = run_vector_add_with(&dir, &["--in", &b, "--out", &out_arg, "--i32", "64"]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(!out.status.success(), "{stdout}\n{stderr}");
+    let report = format!("{stdout}\n{stderr}");
+    for want in [
+        "0 bytes past the end of a 240-byte allocation",
+        "kernel argument `c`",
+        // wave32: work-item 60 is lane 28 of wave 1.
+        "wave 1, lane 28",
+    ] {
+        assert!(
+            report.contains(want),
+            "the report lacks {want:?}:\n{report}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

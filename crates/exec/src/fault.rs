@@ -159,7 +159,8 @@ impl Fault {
             } => {
                 let what = match cause {
                     MemCause::Read => "read",
-                    MemCause::Write | MemCause::Stale => "write or atomic",
+                    MemCause::Write => "write",
+                    MemCause::Stale => "access",
                 };
                 let reason = if space == "global" || space == "scalar" {
                     let (text, hit) = plan.arena.explain(addr, len, cause == MemCause::Write);
