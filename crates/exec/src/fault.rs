@@ -88,6 +88,7 @@ impl Fault {
             Trap::Trap(_) => FaultKind::Trap,
             Trap::BadJump(_) => FaultKind::BadJump,
             Trap::Budget(_) => FaultKind::Budget,
+            Trap::Uninitialized { .. } => FaultKind::Uninitialized,
             Trap::Other(_) => FaultKind::Other,
         };
         let (reason, lane, address) = match trap {
@@ -107,6 +108,10 @@ impl Fault {
             Trap::Trap(id) => (format!("s_trap {id} (the kernel trapped, e.g. __builtin_trap or an assert)"), None, None),
             Trap::BadJump(addr) => (format!("jump to {addr:#x}, which is not an instruction of this code object"), None, Some(addr)),
             Trap::Budget(n) => (format!("wave exceeded its instruction budget of {n} (runaway kernel? raise it with SOFTGPU_BUDGET)"), None, None),
+            Trap::Uninitialized { space, lane, addr, len, first } => {
+                let whose = lane.map(|l| format!("lane {l} ")).unwrap_or_default();
+                (format!("initcheck: {whose}read {len} bytes of {space} at offset {addr:#x}, but the byte at {first:#x} was never written since the wave started"), lane, Some(addr))
+            }
             Trap::Other(why) => (why, None, None),
         };
         Fault {
