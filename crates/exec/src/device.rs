@@ -534,9 +534,7 @@ impl Device {
         kernel: &Kernel,
         raw: &RawDispatch,
     ) -> Result<O, DispatchError> {
-        check_launch(kernel, raw.grid, raw.block, raw.group_segment_bytes)?;
-        let scratch_lane_bytes = self.private_lane_bytes(kernel, raw.private_segment_bytes)?;
-        self.check_kernarg_address(kernel, raw.kernarg)?;
+        let scratch_lane_bytes = self.check_raw(kernel, raw)?;
         let groups: [u32; 3] = std::array::from_fn(|d| raw.grid[d].div_ceil(raw.block[d]));
         let plan = Plan {
             program,
@@ -561,26 +559,30 @@ impl Device {
         O::run(&plan).map_err(DispatchError::Fault)
     }
 
+    /// Checks a dispatch laid out by a runtime against the device's and the
+    /// kernel's limits (shape, LDS, private segment, kernarg segment)
+    /// without running it; returns its scratch bytes per lane. Every
+    /// dispatch path does this before allocating anything.
+    pub fn check_raw(&self, kernel: &Kernel, raw: &RawDispatch) -> Result<u32, DispatchError> {
+        check_launch(kernel, raw.grid, raw.block, raw.group_segment_bytes)?;
+        let lane_bytes = self.private_lane_bytes(kernel, raw.private_segment_bytes)?;
+        self.check_kernarg_address(kernel, raw.kernarg)?;
+        Ok(lane_bytes)
+    }
+
     /// Scratch bytes per lane: the kernel's fixed size (or more, if the
     /// dispatch asks) plus the dynamic stack for kernels that need one;
     /// refused beyond the hardware's per-work-item limit.
     fn private_lane_bytes(&self, kernel: &Kernel, requested: u32) -> Result<u32, DispatchError> {
-        let (descriptor, meta) = (
-            kernel.descriptor.private_segment_fixed_size,
-            kernel.meta.private_segment_fixed_size,
-        );
-        let fixed = descriptor.max(meta).max(requested);
+        check_private_segment(kernel, requested)?;
+        let fixed = kernel
+            .descriptor
+            .private_segment_fixed_size
+            .max(kernel.meta.private_segment_fixed_size)
+            .max(requested);
         let wave32 = kernel.descriptor.wave32;
         let max = max_private_segment_bytes(wave32);
         let lanes = if wave32 { 32 } else { 64 };
-        if fixed > max {
-            return Err(bad_launch(
-                kernel,
-                format!(
-                    "private segment of {fixed} bytes per work-item (kernel descriptor {descriptor}, metadata {meta}, dispatch {requested}) exceeds the gfx11 limit of {max} bytes per work-item in wave{lanes} ({MAX_WAVE_SCRATCH_BYTES} bytes per wave)"
-                ),
-            ));
-        }
         let dynamic = kernel.descriptor.uses_dynamic_stack || kernel.meta.uses_dynamic_stack;
         let stack = if dynamic { self.dynamic_stack_bytes } else { 0 };
         match fixed.checked_add(stack) {
@@ -619,6 +621,29 @@ impl Device {
         })?;
         Ok(())
     }
+}
+
+/// Refuses a private segment per work-item (the larger of the kernel
+/// descriptor's, the metadata's and the dispatch's `requested`) beyond what
+/// gfx11 allows ([`max_private_segment_bytes`]).
+pub fn check_private_segment(kernel: &Kernel, requested: u32) -> Result<(), DispatchError> {
+    let (descriptor, meta) = (
+        kernel.descriptor.private_segment_fixed_size,
+        kernel.meta.private_segment_fixed_size,
+    );
+    let fixed = descriptor.max(meta).max(requested);
+    let wave32 = kernel.descriptor.wave32;
+    let max = max_private_segment_bytes(wave32);
+    let lanes = if wave32 { 32 } else { 64 };
+    if fixed > max {
+        return Err(bad_launch(
+            kernel,
+            format!(
+                "private segment of {fixed} bytes per work-item (kernel descriptor {descriptor}, metadata {meta}, dispatch {requested}) exceeds the gfx11 limit of {max} bytes per work-item in wave{lanes} ({MAX_WAVE_SCRATCH_BYTES} bytes per wave)"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Bytes of the kernarg segment the kernel reads (descriptor or metadata).
