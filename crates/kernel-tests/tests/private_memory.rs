@@ -5,8 +5,7 @@
 mod common;
 use common::*;
 use softgpu_exec::{
-    Arg, Checks, DeviceConfig, DispatchError, FaultKind, Launch, RawDispatch,
-    MAX_WAVE_SCRATCH_BYTES,
+    Arg, Checks, DeviceConfig, DispatchError, FaultKind, RawDispatch, MAX_WAVE_SCRATCH_BYTES,
 };
 
 fn gpu(target: &str, checks: Checks, scratch_limit: Option<u64>) -> Gpu {
@@ -225,14 +224,6 @@ amdhsa.version: [1, 2]
         "ld.lld-19",
     );
     std::fs::read(&h).unwrap()
-}
-
-fn launch(grid: [u32; 3], block: [u32; 3], dynamic_lds: u32) -> Launch {
-    Launch {
-        grid,
-        block,
-        dynamic_lds,
-    }
 }
 
 /// A descriptor asking for 1 GiB per work-item (32 GiB per wave) is
