@@ -404,6 +404,11 @@ fn modules() {
 }
 
 #[test]
+fn limits() {
+    check(one(&["limits.hip"]));
+}
+
+#[test]
 fn occupancy() {
     check(one(&["occupancy.hip"]));
 }

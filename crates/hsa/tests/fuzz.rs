@@ -85,6 +85,40 @@ fn mutate(rng: &mut Rng, input: &mut [u8; 66]) {
     }
 }
 
+/// Sends file descriptor 2 to /dev/null while it lives: the library prints
+/// one line for every queue that stops, thousands in a fuzz run.
+struct QuietStderr(i32);
+
+impl QuietStderr {
+    fn new() -> QuietStderr {
+        // SAFETY: dup, open and dup2 take plain integers and a
+        // NUL-terminated path; failures leave descriptor 2 as it was.
+        unsafe {
+            let saved = libc::dup(2);
+            let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY);
+            if saved >= 0 && null >= 0 {
+                libc::dup2(null, 2);
+            }
+            if null >= 0 {
+                libc::close(null);
+            }
+            QuietStderr(saved)
+        }
+    }
+}
+
+impl Drop for QuietStderr {
+    fn drop(&mut self) {
+        if self.0 >= 0 {
+            // SAFETY: restores the descriptor saved in `new`.
+            unsafe {
+                libc::dup2(self.0, 2);
+                libc::close(self.0);
+            }
+        }
+    }
+}
+
 #[test]
 fn aql_packets_never_crash_or_hang_the_library() {
     let seconds: f64 = std::env::var("SOFTGPU_FUZZ_SECONDS")
@@ -115,6 +149,8 @@ fn aql_packets_never_crash_or_hang_the_library() {
     let mut rng = Rng(0x5eed_0000_0000_0011);
     let (mut completed, mut failed, mut runs) = (0u32, 0u32, 0u32);
     let start = Instant::now();
+    let quiet = QuietStderr::new();
+    let mut failure = None;
     while start.elapsed() < Duration::from_secs_f64(seconds) {
         let mut input = [0u8; 66];
         if rng.below(4) == 0 {
@@ -127,9 +163,16 @@ fn aql_packets_never_crash_or_hang_the_library() {
             Ok(Outcome::Completed) => completed += 1,
             Ok(Outcome::Failed(_)) => failed += 1,
             Ok(Outcome::NotPublished) => {}
-            Err(e) => panic!("input {input:02x?}: {e}"),
+            Err(e) => {
+                failure = Some(format!("input {input:02x?}: {e}"));
+                break;
+            }
         }
         runs += 1;
+    }
+    drop(quiet);
+    if let Some(f) = failure {
+        panic!("{f}");
     }
     eprintln!("{runs} packets: {completed} completed, {failed} stopped their queue with an error");
     assert!(
