@@ -400,8 +400,8 @@ impl Device {
     ) -> Result<O, DispatchError> {
         let k = find_kernel(program, kernel)?;
         let mut grid = [0u32; 3];
-        for d in 0..3 {
-            grid[d] = launch.grid[d].checked_mul(launch.block[d]).ok_or_else(|| {
+        for (d, items) in grid.iter_mut().enumerate() {
+            *items = launch.grid[d].checked_mul(launch.block[d]).ok_or_else(|| {
                 bad_launch(
                     k,
                     format!(

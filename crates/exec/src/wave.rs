@@ -523,11 +523,6 @@ impl PrivateMemory {
         self.lane_bytes
     }
 
-    /// Bytes materialised now (touched pages and spares).
-    pub fn held_bytes(&self) -> usize {
-        (self.touched.len() + self.spare.len()) * PRIVATE_PAGE
-    }
-
     /// Clears the pages touched since the last reset and keeps them as
     /// spares.
     fn release_touched(&mut self) {
