@@ -1,6 +1,7 @@
 //! `softgpu run`: kernel arguments from the command line, the dispatch, and
 //! writing results back; the launch part is shared with `softgpu profile`.
 
+use softgpu_codeobj::{read_file, MAX_FILE_SIZE};
 use std::path::{Path, PathBuf};
 
 use std::time::Duration;
@@ -229,7 +230,7 @@ pub fn prepare(spec: &LaunchSpec) -> Result<Prepared, String> {
     let mut args = Vec::new();
     let mut outputs: Vec<(PathBuf, Buffer)> = Vec::new();
     for a in cli_args {
-        let read = |p: &Path| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()));
+        let read = |p: &Path| read_file(p, MAX_FILE_SIZE).map_err(|e| e.to_string());
         args.push(match a {
             CliArg::In(p) => Arg::Buffer(device.alloc_from(&read(&p)?).map_err(|e| e.to_string())?),
             CliArg::InOut(p) => {
@@ -262,7 +263,7 @@ pub fn prepare(spec: &LaunchSpec) -> Result<Prepared, String> {
 /// The code object in `file`, compiled for `target` first if it is source.
 fn code_object(file: &Path, target: &str) -> Result<Vec<u8>, String> {
     if !crate::compile::is_source(file) {
-        return std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()));
+        return read_file(file, MAX_FILE_SIZE).map_err(|e| e.to_string());
     }
     // OpenCL keeps argument names in the metadata only when asked, and
     // errors about arguments should name them.

@@ -41,7 +41,10 @@ pub fn compile_source(path: &Path, opts: &Options) -> Result<Vec<u8>, String> {
             path.display()
         )
     })?;
-    let source = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let source = softgpu_codeobj::read_file(path, softgpu_codeobj::MAX_FILE_SIZE)
+        .map_err(|e| e.to_string())?;
+    let source = String::from_utf8(source)
+        .map_err(|_| format!("{}: the source is not UTF-8 text", path.display()))?;
     let name = path.display().to_string();
     let mut compiler = Compiler::new(opts.target).map_err(|e| e.to_string())?;
     for d in opts.defines {

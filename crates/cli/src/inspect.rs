@@ -15,7 +15,8 @@ pub fn print_all(text: &str) -> Result<(), String> {
 use softgpu_exec::{Device, DeviceConfig};
 
 fn load(file: &Path, target: &str) -> Result<softgpu_exec::Program, String> {
-    let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let bytes = softgpu_codeobj::read_file(file, softgpu_codeobj::MAX_FILE_SIZE)
+        .map_err(|e| e.to_string())?;
     let device = Device::new(DeviceConfig {
         target: target.into(),
         arena_bytes: 1 << 30,

@@ -8,6 +8,14 @@ type CliResult = Result<(), String>;
 
 /// Converts a JSON-lines trace to a Chrome/Perfetto timeline.
 pub fn convert(input: &Path, output: Option<&Path>) -> CliResult {
+    // A trace is read as a stream (it may be large), but only from a
+    // regular file: a FIFO or device would never end.
+    let kind = std::fs::metadata(input)
+        .map_err(|e| format!("{}: {e}", input.display()))?
+        .file_type();
+    if !kind.is_file() {
+        return Err(format!("{}: not a regular file", input.display()));
+    }
     let file = std::fs::File::open(input).map_err(|e| format!("{}: {e}", input.display()))?;
     let timeline = softgpu_runtime::trace::chrome_trace(std::io::BufReader::new(file))
         .map_err(|e| e.to_string())?;

@@ -25,6 +25,7 @@ mod bundle;
 mod descriptor;
 mod elf;
 mod error;
+mod file;
 mod image;
 mod mach;
 mod meta;
@@ -35,6 +36,7 @@ pub use bundle::{
 };
 pub use descriptor::KernelDescriptor;
 pub use error::Error;
+pub use file::{read_file, FileError, MAX_FILE_SIZE};
 pub use mach::{mach_from_name, mach_name};
 pub use meta::{AddressSpace, KernelArg, KernelMeta, ValueKind};
 

@@ -37,6 +37,10 @@ pub struct DeviceConfig {
     pub timeout: Option<Duration>,
     /// Wave and workgroup order; `None` reads `SOFTGPU_SCHEDULE` (a seed).
     pub schedule: Option<Schedule>,
+    /// Bytes of private (scratch) memory one dispatch may materialise;
+    /// `None` reads `SOFTGPU_SCRATCH_LIMIT` (bytes), else
+    /// [`default_scratch_limit`].
+    pub scratch_limit: Option<u64>,
 }
 
 /// Default wave instructions per dispatch before it counts as runaway:
@@ -59,7 +63,39 @@ impl Default for DeviceConfig {
             checks: None,
             timeout: None,
             schedule: None,
+            scratch_limit: None,
         }
+    }
+}
+
+/// The most scratch one wave may have on gfx11: `COMPUTE_TMPRING_SIZE.WAVESIZE`
+/// is a 15-bit count of 64-dword (256-byte) units. LLVM refuses to compile a
+/// kernel whose stack exceeds this wave size's share
+/// (`GCNSubtarget::getMaxWaveScratchSize` divided by the wave size, in
+/// `AMDGPUAsmPrinter`), and ROCr refuses queues asking for more than
+/// 262,128 bytes per work-item; a dispatch asking for more is refused here.
+pub const MAX_WAVE_SCRATCH_BYTES: u64 = 256 * ((1 << 15) - 1);
+
+/// The private segment one work-item may have: the wave's maximum shared
+/// by its lanes (262,136 bytes in wave32, 131,068 in wave64).
+pub fn max_private_segment_bytes(wave32: bool) -> u32 {
+    (MAX_WAVE_SCRATCH_BYTES / if wave32 { 32 } else { 64 }) as u32
+}
+
+/// The default bound on the scratch one dispatch materialises: half of the
+/// host's physical memory (4 GiB when it cannot be read).
+pub fn default_scratch_limit() -> u64 {
+    // SAFETY: sysconf only reads system configuration; any name is allowed.
+    let (pages, page) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    if pages > 0 && page > 0 {
+        (pages as u64).saturating_mul(page as u64) / 2
+    } else {
+        4 << 30
     }
 }
 
@@ -169,6 +205,7 @@ pub struct Device {
     checks: AtomicU8,
     timeout: Duration,
     schedule: Mutex<Schedule>,
+    scratch_limit: u64,
 }
 
 impl Device {
@@ -228,6 +265,17 @@ impl Device {
                 Err(_) => Schedule::InOrder,
             },
         };
+        let scratch_limit = match config.scratch_limit {
+            Some(n) => n,
+            None => match std::env::var("SOFTGPU_SCRATCH_LIMIT") {
+                Ok(v) => v.trim().parse::<u64>().map_err(|_| {
+                    DispatchError::Config(format!(
+                        "SOFTGPU_SCRATCH_LIMIT={v:?} is not a number of bytes"
+                    ))
+                })?,
+                Err(_) => default_scratch_limit(),
+            },
+        };
         Ok(Device {
             arena,
             target: config.target,
@@ -239,6 +287,7 @@ impl Device {
             checks: AtomicU8::new(checks.bits()),
             timeout,
             schedule: Mutex::new(schedule),
+            scratch_limit,
         })
     }
 
@@ -363,8 +412,20 @@ impl Device {
         args: &[Arg],
     ) -> Result<O, DispatchError> {
         let k = find_kernel(program, kernel)?;
-        let grid: [u32; 3] =
-            std::array::from_fn(|d| launch.grid[d].saturating_mul(launch.block[d]));
+        let mut grid = [0u32; 3];
+        for (d, items) in grid.iter_mut().enumerate() {
+            *items = launch.grid[d].checked_mul(launch.block[d]).ok_or_else(|| {
+                bad_launch(
+                    k,
+                    format!(
+                        "dimension {d}: {} workgroups of {} work-items exceed the {} work-items an AQL grid dimension holds",
+                        launch.grid[d],
+                        launch.block[d],
+                        u32::MAX
+                    ),
+                )
+            })?;
+        }
         self.items_as(program, k, grid, launch.block, launch.dynamic_lds, args)
     }
 
@@ -392,7 +453,12 @@ impl Device {
         dynamic_lds: u32,
         args: &[Arg],
     ) -> Result<O, DispatchError> {
-        let group_segment_bytes = static_lds(kernel) + dynamic_lds;
+        let group_segment_bytes = static_lds(kernel).checked_add(dynamic_lds).ok_or_else(|| {
+            bad_launch(
+                kernel,
+                format!("{dynamic_lds} bytes of dynamic LDS overflow; the device has {LDS_BYTES}"),
+            )
+        })?;
         check_launch(kernel, grid, block, group_segment_bytes)?;
         let kernarg = build_kernarg(kernel, grid, block, dynamic_lds, args)?;
         self.kernarg_as(program, kernel, grid, block, group_segment_bytes, &kernarg)
@@ -422,6 +488,19 @@ impl Device {
         group_segment_bytes: u32,
         kernarg: &[u8],
     ) -> Result<O, DispatchError> {
+        // Everything is checked before the dispatch's memory is allocated.
+        check_launch(kernel, grid, block, group_segment_bytes)?;
+        self.private_lane_bytes(kernel, 0)?;
+        let needed = kernarg_bytes(kernel);
+        if (kernarg.len() as u64) < needed {
+            return Err(bad_launch(
+                kernel,
+                format!(
+                    "{} bytes of kernel arguments supplied; the kernel's kernarg segment is {needed} bytes",
+                    kernarg.len()
+                ),
+            ));
+        }
         let private_segment_bytes = kernel
             .descriptor
             .private_segment_fixed_size
@@ -469,7 +548,7 @@ impl Device {
         kernel: &Kernel,
         raw: &RawDispatch,
     ) -> Result<O, DispatchError> {
-        check_launch(kernel, raw.grid, raw.block, raw.group_segment_bytes)?;
+        let scratch_lane_bytes = self.check_raw(kernel, raw)?;
         let groups: [u32; 3] = std::array::from_fn(|d| raw.grid[d].div_ceil(raw.block[d]));
         let plan = Plan {
             program,
@@ -479,7 +558,8 @@ impl Device {
             grid: raw.grid,
             block: raw.block,
             lds_bytes: raw.group_segment_bytes.max(static_lds(kernel)) as usize,
-            scratch_lane_bytes: self.scratch_lane_bytes(kernel, raw.private_segment_bytes) as usize,
+            scratch_lane_bytes: scratch_lane_bytes as usize,
+            scratch_budget: Arc::new(crate::wave::PrivateBudget::new(self.scratch_limit)),
             kernarg: raw.kernarg,
             epoch: raw.epoch,
             dispatch_packet: raw.packet,
@@ -494,17 +574,99 @@ impl Device {
         O::run(&plan).map_err(DispatchError::Fault)
     }
 
+    /// Checks a dispatch laid out by a runtime against the device's and the
+    /// kernel's limits (shape, LDS, private segment, kernarg segment)
+    /// without running it; returns its scratch bytes per lane. Every
+    /// dispatch path does this before allocating anything.
+    pub fn check_raw(&self, kernel: &Kernel, raw: &RawDispatch) -> Result<u32, DispatchError> {
+        check_launch(kernel, raw.grid, raw.block, raw.group_segment_bytes)?;
+        let lane_bytes = self.private_lane_bytes(kernel, raw.private_segment_bytes)?;
+        self.check_kernarg_address(kernel, raw.kernarg)?;
+        Ok(lane_bytes)
+    }
+
     /// Scratch bytes per lane: the kernel's fixed size (or more, if the
-    /// dispatch asks) plus the dynamic stack for kernels that need one.
-    fn scratch_lane_bytes(&self, kernel: &Kernel, requested: u32) -> u32 {
+    /// dispatch asks) plus the dynamic stack for kernels that need one;
+    /// refused beyond the hardware's per-work-item limit.
+    fn private_lane_bytes(&self, kernel: &Kernel, requested: u32) -> Result<u32, DispatchError> {
+        check_private_segment(kernel, requested)?;
         let fixed = kernel
             .descriptor
             .private_segment_fixed_size
             .max(kernel.meta.private_segment_fixed_size)
             .max(requested);
+        let wave32 = kernel.descriptor.wave32;
+        let max = max_private_segment_bytes(wave32);
+        let lanes = if wave32 { 32 } else { 64 };
         let dynamic = kernel.descriptor.uses_dynamic_stack || kernel.meta.uses_dynamic_stack;
-        fixed + if dynamic { self.dynamic_stack_bytes } else { 0 }
+        let stack = if dynamic { self.dynamic_stack_bytes } else { 0 };
+        match fixed.checked_add(stack) {
+            Some(total) if total <= max => Ok(total),
+            _ => Err(bad_launch(
+                kernel,
+                format!(
+                    "private segment of {fixed} bytes per work-item plus the {stack}-byte dynamic stack exceeds the gfx11 limit of {max} bytes per work-item in wave{lanes}"
+                ),
+            )),
+        }
     }
+
+    /// The kernarg segment a kernel with arguments reads must be readable
+    /// device memory.
+    fn check_kernarg_address(&self, kernel: &Kernel, kernarg: u64) -> Result<(), DispatchError> {
+        let needed = kernarg_bytes(kernel);
+        if needed == 0 {
+            return Ok(());
+        }
+        if kernarg == 0 {
+            return Err(bad_launch(
+                kernel,
+                format!(
+                    "the kernarg address is null; the kernel reads {needed} bytes of arguments"
+                ),
+            ));
+        }
+        self.arena.check(kernarg, needed).map_err(|_| {
+            bad_launch(
+                kernel,
+                format!(
+                    "the kernarg segment at {kernarg:#x} ({needed} bytes) is not readable device memory"
+                ),
+            )
+        })?;
+        Ok(())
+    }
+}
+
+/// Refuses a private segment per work-item (the larger of the kernel
+/// descriptor's, the metadata's and the dispatch's `requested`) beyond what
+/// gfx11 allows ([`max_private_segment_bytes`]).
+pub fn check_private_segment(kernel: &Kernel, requested: u32) -> Result<(), DispatchError> {
+    let (descriptor, meta) = (
+        kernel.descriptor.private_segment_fixed_size,
+        kernel.meta.private_segment_fixed_size,
+    );
+    let fixed = descriptor.max(meta).max(requested);
+    let wave32 = kernel.descriptor.wave32;
+    let max = max_private_segment_bytes(wave32);
+    let lanes = if wave32 { 32 } else { 64 };
+    if fixed > max {
+        return Err(bad_launch(
+            kernel,
+            format!(
+                "private segment of {fixed} bytes per work-item (kernel descriptor {descriptor}, metadata {meta}, dispatch {requested}) exceeds the gfx11 limit of {max} bytes per work-item in wave{lanes} ({MAX_WAVE_SCRATCH_BYTES} bytes per wave)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Bytes of the kernarg segment the kernel reads (descriptor or metadata).
+fn kernarg_bytes(kernel: &Kernel) -> u64 {
+    kernel
+        .meta
+        .kernarg_segment_size
+        .max(kernel.descriptor.kernarg_size) as u64
 }
 
 /// A dispatch whose memory a runtime has already laid out.
@@ -637,6 +799,15 @@ fn check_launch(
     check_shape(kernel, grid, block)?;
     let threads = block.iter().map(|&b| b as u64).product::<u64>();
     let max = kernel.meta.max_flat_workgroup_size.clamp(1, MAX_WORKGROUP) as u64;
+    let groups = (0..3).try_fold(1u64, |n, d| {
+        n.checked_mul(grid[d].div_ceil(block[d]) as u64)
+    });
+    if groups.is_none() {
+        return Err(bad_launch(
+            kernel,
+            format!("grid {grid:?} of block {block:?} has more than 2^64 workgroups"),
+        ));
+    }
     if threads > max {
         return Err(bad_launch(
             kernel,
@@ -653,7 +824,8 @@ fn check_launch(
             ));
         }
     }
-    let lds = group_segment_bytes as u64;
+    // A descriptor's static LDS counts even when the dispatch asks for less.
+    let lds = group_segment_bytes.max(static_lds(kernel)) as u64;
     if lds > LDS_BYTES as u64 {
         return Err(bad_launch(
             kernel,

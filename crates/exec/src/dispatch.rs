@@ -50,6 +50,8 @@ pub struct Plan<'a> {
     pub block: [u32; 3],
     pub lds_bytes: usize,
     pub scratch_lane_bytes: usize,
+    /// The private memory all waves of the dispatch may materialise.
+    pub scratch_budget: std::sync::Arc<crate::wave::PrivateBudget>,
     pub kernarg: u64,
     /// The arena's serial when the dispatch was queued (`None`: just now),
     /// for refusing accesses to memory reallocated since.
@@ -326,9 +328,7 @@ impl Worker {
     /// Keeps this worker for the thread's next dispatch.
     fn keep(mut self: Box<Self>) {
         for wave in &mut self.waves {
-            if wave.scratch.capacity() > KEEP_SCRATCH_BYTES {
-                wave.scratch = Vec::new();
-            }
+            wave.scratch.trim(KEEP_SCRATCH_BYTES);
         }
         SPARE_WORKER.set(Some(self));
     }
@@ -402,11 +402,14 @@ impl Worker {
             wave.sgpr.fill(0);
             wave.hwreg.fill(0);
             wave.mode.bits = mode_bits(d);
-            wave.scratch_lane_bytes = plan.scratch_lane_bytes;
-            let need = plan.scratch_lane_bytes * lanes;
-            if wave.scratch.len() < need {
-                wave.scratch.resize(need, 0);
-            }
+            // Every wave starts from zeroed private memory (hardware leaves
+            // whatever was there; zeros make runs repeatable).
+            wave.scratch.reset(
+                plan.scratch_lane_bytes,
+                lanes,
+                plan.checks.init,
+                Some(&plan.scratch_budget),
+            );
             let mut live = 0u64;
             for l in 0..lanes {
                 let t = id * lanes + l;

@@ -144,6 +144,7 @@ impl Fault {
             Trap::Trap(_) => FaultKind::Trap,
             Trap::BadJump(_) => FaultKind::BadJump,
             Trap::Budget(_) => FaultKind::Budget,
+            Trap::Uninitialized { .. } => FaultKind::Uninitialized,
             Trap::Other(_) => FaultKind::Other,
             Trap::Sanitizer(report) => report.kind(),
         };
@@ -209,6 +210,16 @@ impl Fault {
                 None,
                 None,
             ),
+            Trap::Uninitialized {
+                space,
+                lane,
+                addr,
+                len,
+                first,
+            } => {
+                let whose = lane.map(|l| format!("lane {l} ")).unwrap_or_default();
+                (format!("initcheck: {whose}read {len} bytes of {space} at offset {addr:#x}, but the byte at {first:#x} was never written since the wave started"), lane, Some(addr))
+            }
             Trap::Other(why) => (why, None, None),
             Trap::Sanitizer(report) => report.describe(plan, group, wave),
         };

@@ -68,8 +68,8 @@ impl Bench {
         let buffer = arena.alloc(BUFFER_BYTES as u64)?;
         let code = arena.alloc(CODE_BYTES as u64 + S_ENDPGM.len() as u64)?;
         let mut wave = Wave::new();
-        wave.scratch_lane_bytes = SCRATCH_LANE_BYTES;
-        wave.scratch = vec![0; SCRATCH_LANE_BYTES * crate::wave::MAX_LANES];
+        wave.scratch
+            .reset(SCRATCH_LANE_BYTES, crate::wave::MAX_LANES, false, None);
         Ok(Bench {
             arena,
             family,

@@ -1,5 +1,8 @@
 //! Architectural state of one wave, laid out `[register][lane]`.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
 use crate::ops::float::{Fp, Round};
 use softgpu_isa::{sreg, Operand, Special};
 
@@ -94,10 +97,8 @@ pub struct Wave {
     pub id: u32,
     pub ended: bool,
     pub at_barrier: bool,
-    /// This wave's private memory, lane-major: lane l owns
-    /// `scratch[l * scratch_lane_bytes..][..scratch_lane_bytes]`.
-    pub scratch: Vec<u8>,
-    pub scratch_lane_bytes: usize,
+    /// This wave's private memory (see [`PrivateMemory`]).
+    pub scratch: PrivateMemory,
     /// Instructions this wave has retired (for the runaway budget).
     pub retired: u64,
 }
@@ -116,8 +117,7 @@ impl Wave {
             id: 0,
             ended: false,
             at_barrier: false,
-            scratch: Vec::new(),
-            scratch_lane_bytes: 0,
+            scratch: PrivateMemory::default(),
             retired: 0,
         }
     }
@@ -400,5 +400,251 @@ fn blend<const N: usize>(d: &mut Lanes, values: &Lanes, mask: u64) {
 impl Default for Wave {
     fn default() -> Self {
         Wave::new()
+    }
+}
+
+/// Bytes of one page of private memory: the unit it is materialised in.
+/// Small enough that a lane touching a few bytes of a large private segment
+/// costs little, large enough that most accesses need one page lookup.
+pub const PRIVATE_PAGE: usize = 4096;
+
+/// One materialised page, with its initcheck bits (one per byte, set when
+/// the byte is written; kept only while initcheck is on).
+struct PrivatePage {
+    data: [u8; PRIVATE_PAGE],
+    written: [u64; PRIVATE_PAGE / 64],
+}
+
+impl PrivatePage {
+    fn zeroed() -> Box<PrivatePage> {
+        Box::new(PrivatePage {
+            data: [0; PRIVATE_PAGE],
+            written: [0; PRIVATE_PAGE / 64],
+        })
+    }
+}
+
+/// The bound on the private memory one dispatch may materialise, shared by
+/// all its waves.
+#[derive(Debug)]
+pub struct PrivateBudget {
+    limit: u64,
+    used: AtomicU64,
+}
+
+impl PrivateBudget {
+    pub fn new(limit: u64) -> PrivateBudget {
+        PrivateBudget {
+            limit,
+            used: AtomicU64::new(0),
+        }
+    }
+
+    /// The limit in bytes.
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// Takes `bytes` from the budget, or refuses when it would pass the limit.
+    fn take(&self, bytes: u64) -> bool {
+        let before = self.used.fetch_add(bytes, Ordering::Relaxed);
+        if before.saturating_add(bytes) > self.limit {
+            self.used.fetch_sub(bytes, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+}
+
+/// Why a private memory access failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrivateError {
+    /// initcheck: the byte at this flat offset was never written since the
+    /// wave started.
+    Unwritten(usize),
+    /// Materialising another page would pass the dispatch's budget (its
+    /// limit in bytes).
+    OverBudget(u64),
+}
+
+/// A wave's private (scratch) memory, lane-major: lane `l` owns the flat
+/// offsets `l * lane_bytes..(l + 1) * lane_bytes`.
+///
+/// Pages are materialised on the first write to them (a read of a page
+/// never written reads zeros without materialising it), so a large declared
+/// private segment costs only what the kernel touches. [`PrivateMemory::reset`]
+/// starts every wave from zeros by clearing only the pages the previous
+/// wave touched; cleared pages are kept for reuse.
+#[derive(Default)]
+pub struct PrivateMemory {
+    lane_bytes: usize,
+    /// Page table over the wave's flat offsets.
+    pages: Vec<Option<Box<PrivatePage>>>,
+    /// Indexes of the pages materialised since the last reset.
+    touched: Vec<u32>,
+    /// Zeroed pages ready for reuse.
+    spare: Vec<Box<PrivatePage>>,
+    /// initcheck on: writes set written bits and reads check them.
+    track: bool,
+    /// The dispatch's budget; `None` is unbounded (the test bench).
+    budget: Option<Arc<PrivateBudget>>,
+}
+
+impl PrivateMemory {
+    /// Starts a wave: `lanes` lanes of `lane_bytes` each, all zero, with
+    /// initcheck bits when `track`, and fresh pages charged to `budget`.
+    pub fn reset(
+        &mut self,
+        lane_bytes: usize,
+        lanes: usize,
+        track: bool,
+        budget: Option<&Arc<PrivateBudget>>,
+    ) {
+        self.release_touched();
+        self.lane_bytes = lane_bytes;
+        self.track = track;
+        let pages = (lane_bytes * lanes).div_ceil(PRIVATE_PAGE);
+        // Every entry is empty after the release, so the table can be
+        // resized freely.
+        self.pages.resize_with(pages, || None);
+        let same = match (&self.budget, budget) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        if !same {
+            self.budget = budget.cloned();
+        }
+    }
+
+    /// Private bytes per lane.
+    #[inline(always)]
+    pub fn lane_bytes(&self) -> usize {
+        self.lane_bytes
+    }
+
+    /// Clears the pages touched since the last reset and keeps them as
+    /// spares.
+    fn release_touched(&mut self) {
+        for index in self.touched.drain(..) {
+            if let Some(mut page) = self.pages[index as usize].take() {
+                page.data.fill(0);
+                if self.track {
+                    page.written.fill(0);
+                }
+                self.spare.push(page);
+            }
+        }
+    }
+
+    /// Frees all but `keep_bytes` of spare pages and drops the budget (a
+    /// worker kept for the next dispatch).
+    pub fn trim(&mut self, keep_bytes: usize) {
+        self.release_touched();
+        self.spare.truncate(keep_bytes / PRIVATE_PAGE);
+        self.budget = None;
+    }
+
+    /// Reads `out.len()` bytes at flat offset `at` (the caller checked the
+    /// lane's range).
+    #[inline]
+    pub fn read(&self, at: usize, out: &mut [u8]) -> Result<(), PrivateError> {
+        let mut done = 0;
+        while done < out.len() {
+            let (index, within) = ((at + done) / PRIVATE_PAGE, (at + done) % PRIVATE_PAGE);
+            let n = (PRIVATE_PAGE - within).min(out.len() - done);
+            let piece = &mut out[done..done + n];
+            match self.pages.get(index).and_then(|p| p.as_deref()) {
+                Some(page) => {
+                    if self.track {
+                        unwritten(page, within, n)
+                            .map_err(|k| PrivateError::Unwritten(at + done + k))?;
+                    }
+                    piece.copy_from_slice(&page.data[within..within + n]);
+                }
+                None if self.track => return Err(PrivateError::Unwritten(at + done)),
+                None => piece.fill(0),
+            }
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Writes `data` at flat offset `at` (the caller checked the lane's
+    /// range), materialising pages as needed.
+    #[inline]
+    pub fn write(&mut self, at: usize, data: &[u8]) -> Result<(), PrivateError> {
+        let track = self.track;
+        let mut done = 0;
+        while done < data.len() {
+            let (index, within) = ((at + done) / PRIVATE_PAGE, (at + done) % PRIVATE_PAGE);
+            let n = (PRIVATE_PAGE - within).min(data.len() - done);
+            let page = match self.pages[index].as_deref_mut() {
+                Some(page) => page,
+                None => self.materialise(index)?,
+            };
+            page.data[within..within + n].copy_from_slice(&data[done..done + n]);
+            if track {
+                mark_written(page, within, n);
+            }
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Gives page `index` a zeroed page: a spare, or a fresh one if the
+    /// budget allows.
+    #[cold]
+    fn materialise(&mut self, index: usize) -> Result<&mut PrivatePage, PrivateError> {
+        let page = match self.spare.pop() {
+            Some(page) => page,
+            None => {
+                if let Some(budget) = &self.budget {
+                    if !budget.take(PRIVATE_PAGE as u64) {
+                        return Err(PrivateError::OverBudget(budget.limit));
+                    }
+                }
+                PrivatePage::zeroed()
+            }
+        };
+        self.touched.push(index as u32);
+        Ok(self.pages[index].insert(page))
+    }
+
+    /// The whole private memory, flat (for tests and the bench).
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut out = vec![0; self.pages.len() * PRIVATE_PAGE];
+        for (index, page) in self.pages.iter().enumerate() {
+            if let Some(page) = page {
+                out[index * PRIVATE_PAGE..][..PRIVATE_PAGE].copy_from_slice(&page.data);
+            }
+        }
+        out
+    }
+
+    /// Overwrites private memory from flat offset 0 (for tests and the
+    /// bench); bytes beyond the wave's pages are ignored.
+    pub fn fill_from(&mut self, data: &[u8]) -> Result<(), PrivateError> {
+        let n = data.len().min(self.pages.len() * PRIVATE_PAGE);
+        self.write(0, &data[..n])
+    }
+}
+
+/// initcheck: the offset (from `within`) of the first byte of `n` that was
+/// never written.
+#[inline]
+fn unwritten(page: &PrivatePage, within: usize, n: usize) -> Result<(), usize> {
+    for k in 0..n {
+        let b = within + k;
+        if page.written[b / 64] >> (b % 64) & 1 == 0 {
+            return Err(k);
+        }
+    }
+    Ok(())
+}
+
+fn mark_written(page: &mut PrivatePage, within: usize, n: usize) {
+    for b in within..within + n {
+        page.written[b / 64] |= 1 << (b % 64);
     }
 }

@@ -579,8 +579,14 @@ pub unsafe extern "C" fn hipModuleLoad(
     guard("hipModuleLoad", || {
         // SAFETY: a NUL-terminated path (crate docs).
         let path = unsafe { c_str(fname, "file name")? };
-        let bytes = std::fs::read(path)
-            .map_err(|e| HipError::new(HIP_ERROR_FILE_NOT_FOUND, format!("{path}: {e}")))?;
+        let bytes =
+            softgpu_codeobj::read_file(path, softgpu_codeobj::MAX_FILE_SIZE).map_err(|e| {
+                let code = match e.io_kind {
+                    Some(std::io::ErrorKind::NotFound) => HIP_ERROR_FILE_NOT_FOUND,
+                    _ => HIP_ERROR_INVALID_VALUE,
+                };
+                HipError::new(code, e.to_string())
+            })?;
         let handle = load_module(&bytes)?;
         // SAFETY: output of a module handle (crate docs).
         unsafe { put(module, handle as hipModule_t) }

@@ -417,6 +417,11 @@ fn modules() {
 }
 
 #[test]
+fn limits() {
+    check(one(&["limits.hip"]));
+}
+
+#[test]
 fn occupancy() {
     check(one(&["occupancy.hip"]));
 }

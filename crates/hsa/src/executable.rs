@@ -16,6 +16,7 @@
 //! belong to no GPU: they are recorded for the CPU agent (index 0), whose
 //! symbols are the executable's "program symbols".
 
+use softgpu_codeobj::MAX_FILE_SIZE;
 use std::collections::{HashMap, HashSet};
 use std::ffi::{c_char, c_void};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
@@ -163,7 +164,9 @@ impl std::io::Read for ReadAt<'_> {
 /// `pread` until `len` bytes or end of file (`len` None: to end of file),
 /// or plain `read` to end of file when `offset` is None (descriptors that
 /// cannot seek: pipes, sockets). Grows with what is read, so a hostile
-/// `len` allocates nothing it does not fill.
+/// `len` allocates nothing it does not fill, and reads at most
+/// [`MAX_FILE_SIZE`] + 1 bytes: more is refused, whatever the descriptor
+/// (a pipe that never ends included).
 ///
 /// # Safety
 /// As for [`borrow_fd`], for the call.
@@ -172,18 +175,23 @@ unsafe fn read_fd(fd: i32, offset: Option<u64>, len: Option<u64>) -> Result<Vec<
     // SAFETY: `fd` is open for the call (this function's contract).
     let file = unsafe { borrow_fd(fd) };
     let mut out = Vec::new();
+    let most = len.unwrap_or(u64::MAX).min(MAX_FILE_SIZE + 1);
     let result = match offset {
         Some(offset) => ReadAt {
             file: &file,
             offset,
         }
-        .take(len.unwrap_or(u64::MAX))
+        .take(most)
         .read_to_end(&mut out),
-        None => (&*file).read_to_end(&mut out),
+        None => (&*file).take(most).read_to_end(&mut out),
     };
-    result
-        .map(|_| out)
-        .map_err(|e| ReadError::File(format!("reading file descriptor {fd}: {e}")))
+    result.map_err(|e| ReadError::File(format!("reading file descriptor {fd}: {e}")))?;
+    if out.len() as u64 > MAX_FILE_SIZE {
+        return Err(ReadError::File(format!(
+            "file descriptor {fd}: the code object is larger than the limit of {MAX_FILE_SIZE} bytes"
+        )));
+    }
+    Ok(out)
 }
 
 /// The size of an open regular file, or an error for a bad descriptor.
@@ -201,6 +209,10 @@ fn file_size(fd: i32) -> Result<Option<u64>, ReadError> {
         libc::S_IFREG => Ok(Some(st.st_size as u64)),
         libc::S_IFDIR => Err(ReadError::File(format!(
             "file descriptor {fd} is a directory"
+        ))),
+        // A device (`/dev/zero`) is no code object and may never end.
+        libc::S_IFCHR | libc::S_IFBLK => Err(ReadError::File(format!(
+            "file descriptor {fd} is a device, not a file or pipe"
         ))),
         _ => Ok(None),
     }
@@ -246,6 +258,11 @@ unsafe fn read_code_object(
         Some((offset, len)) => {
             if len == 0 {
                 return Err(ReadError::CodeObject("size 0".into()));
+            }
+            if len > MAX_FILE_SIZE {
+                return Err(ReadError::CodeObject(format!(
+                    "size {len} is larger than the limit of {MAX_FILE_SIZE} bytes"
+                )));
             }
             if let Some(total) = size {
                 if offset > total || len > total - offset {

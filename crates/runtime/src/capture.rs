@@ -178,8 +178,10 @@ impl Capture {
     /// Reads `DIR/dispatch.json`.
     pub fn load(dir: &Path) -> Result<Capture> {
         let path = dir.join("dispatch.json");
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| invalid(format!("{}: {e}", path.display())))?;
+        let text = softgpu_codeobj::read_file(&path, softgpu_codeobj::MAX_FILE_SIZE)
+            .map_err(|e| invalid(e.to_string()))?;
+        let text = String::from_utf8(text)
+            .map_err(|_| invalid(format!("{}: not UTF-8 text", path.display())))?;
         let capture: Capture =
             serde_json::from_str(&text).map_err(|e| invalid(format!("{}: {e}", path.display())))?;
         if capture.version != CAPTURE_VERSION {
@@ -196,8 +198,8 @@ impl Capture {
     /// the buffers with the captured results.
     pub fn replay(&self, dir: &Path) -> Result<ReplayReport> {
         let read = |name: &str| {
-            std::fs::read(dir.join(name))
-                .map_err(|e| invalid(format!("{}/{name}: {e}", dir.display())))
+            softgpu_codeobj::read_file(dir.join(name), softgpu_codeobj::MAX_FILE_SIZE)
+                .map_err(|e| invalid(e.to_string()))
         };
         let extent = self
             .buffers

@@ -491,6 +491,11 @@ fn dispatch(
         .agent
         .device()
         .map_err(|e| QueueError::DispatchFailed(e.to_string()))?;
+    // Limits (shape, LDS, private segment, kernarg) before anything is
+    // captured or allocated for a hostile packet.
+    device
+        .check_raw(kernel.kernel(), &raw)
+        .map_err(|e| QueueError::InvalidPacket(format!("packet {index}: {e}")))?;
     let capture = rt.tracer_capture_begin(&kernel, &raw);
     let start = now_ns();
     let result = device.dispatch_raw(&kernel.program, kernel.kernel(), &raw);

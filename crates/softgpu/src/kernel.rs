@@ -51,10 +51,13 @@ impl Module {
     /// Loads a code object file for `device`.
     pub fn load(device: &Device, path: impl AsRef<std::path::Path>) -> Result<Module> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| Error::Io {
-            path: path.display().to_string(),
-            why: e.to_string(),
-        })?;
+        let bytes =
+            softgpu_codeobj::read_file(path, softgpu_codeobj::MAX_FILE_SIZE).map_err(|e| {
+                Error::Io {
+                    path: e.path,
+                    why: e.why,
+                }
+            })?;
         Module::load_bytes(device, &bytes)
     }
 

@@ -742,6 +742,10 @@ fn launch_shape(
             )));
         }
     }
+    softgpu_exec::check_private_segment(kernel.kref.kernel(), 0).map_err(|e| match e {
+        softgpu_exec::DispatchError::BadLaunch { why, .. } => bad(why),
+        other => bad(other.to_string()),
+    })?;
     let mut items = [0u32; 3];
     for d in 0..3 {
         if block[d] > profile.max_workgroup_dims[d] || block[d] > u16::MAX as u32 {

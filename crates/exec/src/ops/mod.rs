@@ -74,6 +74,15 @@ pub enum Trap {
     BadJump(u64),
     /// The wave ran more instructions than the dispatch allows.
     Budget(u64),
+    /// initcheck: a read of `len` bytes at `addr` of which some were never
+    /// written; `first` is the address of the first such byte.
+    Uninitialized {
+        space: &'static str,
+        lane: Option<usize>,
+        addr: u64,
+        len: u64,
+        first: u64,
+    },
     /// Anything else, described.
     Other(String),
     /// A sanitizer's finding (initcheck, racecheck).

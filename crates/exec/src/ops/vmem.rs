@@ -12,7 +12,7 @@ use super::ds::{lds_range, lds_write};
 use super::float::{d, f, flush32, h, to_h};
 use super::{Env, Exec, Flow, Result, Trap};
 use crate::sanitize::Use;
-use crate::wave::{Wave, APERTURE_SIZE, PRIVATE_APERTURE, SHARED_APERTURE};
+use crate::wave::{PrivateError, Wave, APERTURE_SIZE, PRIVATE_APERTURE, SHARED_APERTURE};
 
 /// Where one lane's access goes.
 #[derive(Clone, Copy, Debug)]
@@ -232,16 +232,35 @@ fn global_fault(l: usize, write: bool) -> impl Fn(crate::arena::MemError) -> Tra
     move |e| Trap::memory("global", Some(l), write, e)
 }
 
-fn scratch_range(w: &Wave, l: usize, addr: u64, len: usize) -> Result<std::ops::Range<usize>> {
-    let per_lane = w.scratch_lane_bytes as u64;
+/// The flat offset in the wave's private memory of lane `l`'s `len` bytes
+/// at private address `addr`, or a fault outside the lane's segment.
+fn scratch_offset(w: &Wave, l: usize, addr: u64, len: usize) -> Result<usize> {
+    let per_lane = w.scratch.lane_bytes() as u64;
     if addr
         .checked_add(len as u64)
         .is_none_or(|end| end > per_lane)
     {
         return Err(fault("scratch", l, addr, len as u64));
     }
-    let start = l * w.scratch_lane_bytes + addr as usize;
-    Ok(start..start + len)
+    Ok(l * w.scratch.lane_bytes() + addr as usize)
+}
+
+/// A private memory failure as the trap that reports it: lane `l`'s access
+/// of `len` bytes at private address `addr`.
+#[cold]
+fn scratch_trap(w: &Wave, e: PrivateError, l: usize, addr: u64, len: usize) -> Trap {
+    match e {
+        PrivateError::Unwritten(at) => Trap::Uninitialized {
+            space: "scratch",
+            lane: Some(l),
+            addr,
+            len: len as u64,
+            first: (at - l * w.scratch.lane_bytes()) as u64,
+        },
+        PrivateError::OverBudget(limit) => Trap::Other(format!(
+            "lane {l} writing {len} bytes of scratch at offset {addr:#x} would pass the dispatch's private memory limit of {limit} bytes materialised (raise it with SOFTGPU_SCRATCH_LIMIT)"
+        )),
+    }
 }
 
 fn read(w: &Wave, env: &Env, l: usize, loc: Loc, out: &mut [u8]) -> Result<()> {
@@ -258,9 +277,10 @@ fn read(w: &Wave, env: &Env, l: usize, loc: Loc, out: &mut [u8]) -> Result<()> {
             Ok(())
         }
         Loc::Scratch(a) => {
-            let r = scratch_range(w, l, a, out.len())?;
-            out.copy_from_slice(&w.scratch[r]);
-            Ok(())
+            let at = scratch_offset(w, l, a, out.len())?;
+            w.scratch
+                .read(at, out)
+                .map_err(|e| scratch_trap(w, e, l, a, out.len()))
         }
         Loc::Dropped => {
             out.fill(0);
@@ -277,9 +297,10 @@ fn write(w: &mut Wave, env: &mut Env, l: usize, loc: Loc, data: &[u8]) -> Result
             Ok(())
         }
         Loc::Scratch(a) => {
-            let r = scratch_range(w, l, a, data.len())?;
-            w.scratch[r].copy_from_slice(data);
-            Ok(())
+            let at = scratch_offset(w, l, a, data.len())?;
+            w.scratch
+                .write(at, data)
+                .map_err(|e| scratch_trap(w, e, l, a, data.len()))
         }
         Loc::Dropped => Ok(()),
     }

@@ -107,7 +107,9 @@ impl State {
         w.scc = self.scc;
         w.mode.bits = self.mode;
         w.hwreg.fill(0);
-        w.scratch.copy_from_slice(&self.scratch);
+        w.scratch
+            .fill_from(&self.scratch)
+            .map_err(|e| format!("scratch: {e:?}"))?;
         bench.lds.copy_from_slice(&self.lds);
         bench.write_buffer(&self.buffer).map_err(|e| e.to_string())
     }
@@ -122,7 +124,7 @@ impl State {
             mode: w.mode.bits,
             buffer: bench.read_buffer().map_err(|e| e.to_string())?,
             lds: bench.lds.clone(),
-            scratch: w.scratch.clone(),
+            scratch: w.scratch.to_vec(),
         })
     }
 

@@ -1,0 +1,6 @@
+//! Bodies of softgpu's fuzz targets, each a plain function so the stable
+//! tests (`crates/codeobj/tests/fuzz.rs`, `crates/hsa/tests/fuzz.rs`) run
+//! them too, for a fixed time, on pseudo-random and mutated inputs.
+
+pub mod aql;
+pub mod load;
