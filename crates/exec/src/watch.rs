@@ -3,7 +3,7 @@
 //! were still in flight when the dispatch was stopped.
 //!
 //! Workers add the instructions they ran to one shared counter once per
-//! [`FLUSH`] instructions (not per instruction, and not per wave), and look
+//! `FLUSH` instructions (not per instruction, and not per wave), and look
 //! at the clock at the same moments, so the watch costs an atomic add and a
 //! clock read per few thousand instructions. The budget is therefore
 //! enforced to within `FLUSH` instructions per worker thread.

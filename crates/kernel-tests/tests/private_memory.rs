@@ -254,6 +254,7 @@ fn huge_private_segment_is_refused_before_allocating() {
         kernarg: memory.addr(),
         packet: memory.addr(),
         queue: memory.addr(),
+        epoch: None,
     };
     let text = bad_launch(gpu.dev.dispatch_raw(&small, kernel, &raw), "packet");
     assert!(text.contains("dispatch 4294967295"), "{text}");
@@ -329,6 +330,7 @@ fn kernarg_segment_is_checked() {
         kernarg: 0,
         packet: memory.addr(),
         queue: memory.addr(),
+        epoch: None,
     };
     let text = bad_launch(gpu.dev.dispatch_raw(&prog, kernel, &raw), "null kernarg");
     assert!(text.contains("kernarg address is null"), "{text}");

@@ -104,6 +104,9 @@ pub(super) fn red_zone(len: u64) -> u64 {
         .next_multiple_of(super::GRANULE)
 }
 
+/// A block and its offset, if there is one.
+pub(super) type Neighbour<'a> = Option<(u64, &'a Block)>;
+
 /// The arena's allocations: offset of the first byte → block.
 pub(super) struct Blocks {
     pub map: BTreeMap<u64, Block>,
@@ -171,7 +174,7 @@ impl Blocks {
 
     /// The block whose reserved span holds `offset`, else the nearest
     /// blocks before and after it.
-    pub fn around(&self, offset: u64) -> (Option<(u64, &Block)>, Option<(u64, &Block)>) {
+    pub fn around(&self, offset: u64) -> (Neighbour<'_>, Neighbour<'_>) {
         let before = self.map.range(..=offset).next_back().map(|(&s, b)| (s, b));
         let after = self.map.range(offset + 1..).next().map(|(&s, b)| (s, b));
         (before, after)

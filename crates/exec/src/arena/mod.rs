@@ -56,7 +56,7 @@
 //! and be allowed by the allocation's [`Access`] (kernel arguments, AQL
 //! packets, queue descriptors and code are read-only to kernels). The
 //! [`shadow`] map answers that with one load per access. Allocations are
-//! separated by red zones ([`blocks::red_zone`]) so an overflow does not
+//! separated by red zones (see `blocks.rs`) so an overflow does not
 //! land in a neighbour, and freed memory waits in a quarantine before it is
 //! reused, so a stale pointer meets poison instead of a new owner. When the
 //! memory is reused anyway, each allocation's serial number tells a
