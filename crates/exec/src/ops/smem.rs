@@ -48,8 +48,18 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, buffer: bool) -> R
         if let Some(s) = env.sanitizer.as_mut() {
             s.global(w, None, Use::Read, addr, 4 * dwords as u64)?;
         }
-        for (k, v) in values[..dwords].iter_mut().enumerate() {
-            *v = fetch(addr.wrapping_add(4 * k as u64))?;
+        // The first dword must be readable. LLVM widens scalar loads it
+        // knows to be dereferenceable up to their alignment (a 36-byte
+        // kernarg segment read with s_load_b128 at 0x18), and hardware reads
+        // whatever lies behind; here the dwords of such a load past the end
+        // of its allocation read zero. A load that starts outside faults.
+        values[0] = fetch(addr)?;
+        for (k, v) in values[1..dwords].iter_mut().enumerate() {
+            *v = match fetch(addr.wrapping_add(4 * (k as u64 + 1))) {
+                Ok(v) => v,
+                Err(Trap::Memory { .. }) => 0,
+                Err(e) => return Err(e),
+            };
         }
     }
     w.write_sn(i.dst[0], &values[..dwords]);
