@@ -2,7 +2,7 @@
 //! code objects (devices, FIFOs), and launches beyond the device's limits.
 //! Each must stop quickly with an error naming the limit, never abort.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
@@ -141,38 +141,12 @@ amdhsa.version: [1, 2]
 	.end_amdgpu_metadata
 "#
     );
-    let name = |ext: &str| -> PathBuf { dir.join(format!("k{private}.{ext}")) };
-    std::fs::write(name("s"), src).unwrap();
-    let tool = |cmd: &mut Command, what: &str| {
-        let out = cmd.output().unwrap_or_else(|e| {
-            panic!("cannot run {what} ({e}): install the Debian packages clang-19 and lld-19")
-        });
-        assert!(out.status.success(), "{what}: {}", text(&out.stderr));
-    };
-    tool(
-        Command::new("clang-19")
-            .args([
-                "-x",
-                "assembler",
-                "-target",
-                "amdgcn-amd-amdhsa",
-                "-mcpu=gfx1100",
-                "-c",
-            ])
-            .arg(name("s"))
-            .arg("-o")
-            .arg(name("o")),
-        "clang-19",
-    );
-    tool(
-        Command::new("ld.lld-19")
-            .arg("-shared")
-            .arg(name("o"))
-            .arg("-o")
-            .arg(name("hsaco")),
-        "ld.lld-19",
-    );
-    name("hsaco").to_string_lossy().into_owned()
+    let code = softgpu_compiler::Compiler::new("gfx1100")
+        .and_then(|c| c.assemble(&src))
+        .unwrap_or_else(|e| panic!("assembling k: {e}"));
+    let path = dir.join(format!("k{private}.hsaco"));
+    std::fs::write(&path, code).unwrap();
+    path.to_string_lossy().into_owned()
 }
 
 fn run(file: &str, grid: &str, block: &str, lds: &str) -> Output {

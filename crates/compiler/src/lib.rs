@@ -218,6 +218,34 @@ impl Compiler {
         self.run(source, language, None)
     }
 
+    /// Assembles AMDGPU assembly (`.amdhsa_kernel` directives and all) for
+    /// this compiler's target into a linked code object, with clang-19 and
+    /// ld.lld-19: what tests use for kernels no source language can express
+    /// (hostile descriptors, exact metadata).
+    pub fn assemble(&self, source: &str) -> Result<Vec<u8>, CompileError> {
+        let tc = self.toolchain()?;
+        let work = tempfile::Builder::new()
+            .prefix("softgpu-assemble-")
+            .tempdir()
+            .map_err(|e| CompileError::io("creating a temporary directory", e))?;
+        let (obj, linked) = (
+            work.path().join("kernel.o"),
+            work.path().join("kernel.hsaco"),
+        );
+        let mut cmd = Command::new(&tc.clang);
+        cmd.args(["-x", "assembler", "-target", "amdgcn-amd-amdhsa"])
+            .arg(format!("-mcpu={}", self.target))
+            .args(["-c", "-", "-o"])
+            .arg(&obj);
+        let out = tools::run(&mut cmd, Some(source.as_bytes()))?;
+        check(&cmd, &out, &String::from_utf8_lossy(&out.stderr))?;
+        let mut ld = Command::new(&tc.lld);
+        ld.arg("-shared").arg(&obj).arg("-o").arg(&linked);
+        let out = tools::run(&mut ld, None)?;
+        check(&ld, &out, &String::from_utf8_lossy(&out.stderr))?;
+        read(&linked)
+    }
+
     /// The device-library folder for this target (as passed to clang with
     /// `--rocm-device-lib-path`), for running clang by hand.
     pub fn device_lib_dir(&self) -> Result<PathBuf, CompileError> {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use softgpu_codeobj::{Kernel, ValueKind};
 use softgpu_isa::Family;
 
-use crate::arena::{Access, AllocSpec, Arena, MemError, Origin};
+use crate::arena::{Access, AllocSpec, Arena, MemError};
 use crate::checks::{Checks, Schedule, DEFAULT_TIMEOUT};
 use crate::dispatch::{DispatchStats, Outcome, Plan};
 use crate::fault::Fault;
@@ -748,14 +748,8 @@ struct DispatchMemory {
 impl DispatchMemory {
     fn new(arena: &Arena, kernarg: &[u8]) -> Result<DispatchMemory, MemError> {
         // Kernels may read all three, never write them.
-        let read_only = |len: u64, what: &'static str| {
-            arena.alloc_with(AllocSpec {
-                len,
-                align: 256,
-                access: Access::ReadOnly,
-                origin: Origin::internal(what),
-            })
-        };
+        let read_only =
+            |len: u64, what| arena.alloc_with(AllocSpec::internal(len, what, Access::ReadOnly));
         let k = read_only(kernarg.len().max(1) as u64, "the kernarg segment")?;
         arena.write(k, kernarg)?;
         let p = read_only(64, "the dispatch packet")?;

@@ -142,8 +142,6 @@ fn large_private_segment_costs_what_is_touched() {
 /// A minimal wave32 kernel `k` assembled with clang-19 / ld.lld-19, with
 /// the given descriptor and metadata values.
 fn assembled(private: u64, lds: u64, kernarg: u32) -> Vec<u8> {
-    let dir = scratch_dir().join(format!("limits-{private}-{lds}-{kernarg}"));
-    std::fs::create_dir_all(&dir).unwrap();
     let src = format!(
         r#"	.amdgcn_target "amdgcn-amd-amdhsa--gfx1100"
 	.amdhsa_code_object_version 5
@@ -188,42 +186,9 @@ amdhsa.version: [1, 2]
 	.end_amdgpu_metadata
 "#
     );
-    let (s, o, h) = (dir.join("k.s"), dir.join("k.o"), dir.join("k.hsaco"));
-    std::fs::write(&s, src).unwrap();
-    let run = |cmd: &mut std::process::Command, what: &str| {
-        let out = cmd.output().unwrap_or_else(|e| {
-            panic!("cannot run {what} ({e}): install the Debian packages clang-19 and lld-19")
-        });
-        assert!(
-            out.status.success(),
-            "{what}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    run(
-        std::process::Command::new("clang-19")
-            .args([
-                "-x",
-                "assembler",
-                "-target",
-                "amdgcn-amd-amdhsa",
-                "-mcpu=gfx1100",
-                "-c",
-            ])
-            .arg(&s)
-            .arg("-o")
-            .arg(&o),
-        "clang-19",
-    );
-    run(
-        std::process::Command::new("ld.lld-19")
-            .arg("-shared")
-            .arg(&o)
-            .arg("-o")
-            .arg(&h),
-        "ld.lld-19",
-    );
-    std::fs::read(&h).unwrap()
+    softgpu_compiler::Compiler::new("gfx1100")
+        .and_then(|c| c.assemble(&src))
+        .unwrap_or_else(|e| panic!("assembling k: {e}"))
 }
 
 /// A descriptor asking for 1 GiB per work-item (32 GiB per wave) is

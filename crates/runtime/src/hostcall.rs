@@ -58,7 +58,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use softgpu_exec::arena::Arena;
+use softgpu_exec::arena::{Access, AllocSpec, Arena};
 
 use crate::printf::{complain, emit, format, ArgSource, OutStream, Value, Want, Words};
 
@@ -149,10 +149,11 @@ impl Hostcall {
         let signal_off = payloads_off + PACKETS * PAYLOAD_BYTES;
         let total = signal_off + SIGNAL_BYTES + 64;
         let block = arena
-            .alloc_with(softgpu_exec::arena::AllocSpec {
-                origin: softgpu_exec::arena::Origin::internal("the hostcall buffer"),
-                ..softgpu_exec::arena::AllocSpec::new(total, "")
-            })
+            .alloc_with(AllocSpec::internal(
+                total,
+                "the hostcall buffer",
+                Access::ReadWrite,
+            ))
             .map_err(|e| crate::Error::OutOfResources(format!("hostcall buffer: {e}")))?;
         let addr = block.next_multiple_of(64);
         let shared = Arc::new(Shared {

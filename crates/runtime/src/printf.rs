@@ -36,7 +36,7 @@ use std::collections::HashMap;
 use std::ffi::CString;
 use std::sync::{Arc, Mutex, RwLock};
 
-use softgpu_exec::arena::Arena;
+use softgpu_exec::arena::{Access, AllocSpec, Arena};
 
 /// Which C stream a device message goes to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -724,10 +724,11 @@ impl PrintfBuffer {
     ) -> crate::Result<PrintfBuffer> {
         let bytes = bytes.max(64).next_multiple_of(8).min(u32::MAX as u64);
         let addr = arena
-            .alloc_with(softgpu_exec::arena::AllocSpec {
-                origin: softgpu_exec::arena::Origin::internal("the printf buffer"),
-                ..softgpu_exec::arena::AllocSpec::new(bytes, "")
-            })
+            .alloc_with(AllocSpec::internal(
+                bytes,
+                "the printf buffer",
+                Access::ReadWrite,
+            ))
             .map_err(|e| crate::Error::OutOfResources(format!("printf buffer: {e}")))?;
         let b = PrintfBuffer {
             arena: arena.clone(),

@@ -18,7 +18,7 @@ use serde_json::json;
 pub use softgpu_exec::FaultKind;
 use softgpu_exec::{DispatchError, RawDispatch};
 
-use softgpu_exec::arena::{Access, AllocSpec, Origin};
+use softgpu_exec::arena::{Access, AllocSpec};
 
 use crate::agent::Agent;
 use crate::error::{Error, Result};
@@ -147,13 +147,9 @@ impl Runtime {
         let ring_bytes = spec.size as u64 * PACKET_BYTES;
         // Kernels may read the ring and the descriptor (the dispatch and
         // queue pointers lead there), never write them.
-        let read_only = |len: u64, what: &'static str| {
-            self.arena.alloc_with(AllocSpec {
-                len,
-                align: 256,
-                access: Access::ReadOnly,
-                origin: Origin::internal(what),
-            })
+        let read_only = |len: u64, what| {
+            let spec = AllocSpec::internal(len, what, Access::ReadOnly);
+            self.arena.alloc_with(spec)
         };
         let ring = read_only(ring_bytes, "an AQL queue's packet ring")
             .map_err(|e| Error::OutOfResources(e.to_string()))?;

@@ -2,19 +2,12 @@
 //! request is an error naming the limit before anything runs; private
 //! memory reads zero until written and costs only what is touched.
 
-use std::process::Command;
-
 use softgpu::{Args, Device, Error, Language, Module};
 
 /// A wave32 gfx1151 kernel `k` that only ends, with `private` bytes of
 /// private segment in its descriptor and metadata, assembled with clang-19
 /// and ld.lld-19.
 fn assembled(private: u64) -> Vec<u8> {
-    let dir = std::env::temp_dir().join(format!(
-        "softgpu-api-limits-{}-{private}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
     let src = format!(
         r#"	.amdgcn_target "amdgcn-amd-amdhsa--gfx1151"
 	.amdhsa_code_object_version 5
@@ -55,41 +48,9 @@ amdhsa.version: [1, 2]
 	.end_amdgpu_metadata
 "#
     );
-    let (s, o, h) = (dir.join("k.s"), dir.join("k.o"), dir.join("k.hsaco"));
-    std::fs::write(&s, src).unwrap();
-    for (tool, args) in [
-        (
-            "clang-19",
-            vec![
-                "-x",
-                "assembler",
-                "-target",
-                "amdgcn-amd-amdhsa",
-                "-mcpu=gfx1151",
-                "-c",
-            ],
-        ),
-        ("ld.lld-19", vec!["-shared"]),
-    ] {
-        let (input, output) = if tool == "clang-19" {
-            (&s, &o)
-        } else {
-            (&o, &h)
-        };
-        let out = Command::new(tool)
-            .args(args)
-            .arg(input)
-            .arg("-o")
-            .arg(output)
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run {tool} ({e}): install clang-19 and lld-19"));
-        assert!(
-            out.status.success(),
-            "{tool}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    std::fs::read(&h).unwrap()
+    softgpu_compiler::Compiler::new("gfx1151")
+        .and_then(|c| c.assemble(&src))
+        .unwrap_or_else(|e| panic!("assembling k: {e}"))
 }
 
 fn launch_error(r: softgpu::Result<()>) -> String {

@@ -57,6 +57,17 @@ impl AllocSpec {
         }
     }
 
+    /// `len` bytes of the runtime's own memory (`what` names it in
+    /// reports), with no backtrace.
+    pub fn internal(len: u64, what: &'static str, access: Access) -> AllocSpec {
+        AllocSpec {
+            len,
+            align: super::GRANULE,
+            access,
+            origin: Origin::internal(what),
+        }
+    }
+
     pub fn access(mut self, access: Access) -> AllocSpec {
         self.access = access;
         self

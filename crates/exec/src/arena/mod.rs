@@ -193,12 +193,7 @@ impl Arena {
     /// Allocates `len` zeroed bytes of ordinary device memory; returns the
     /// device address.
     pub fn alloc(&self, len: u64) -> Result<u64, MemError> {
-        self.alloc_with(AllocSpec {
-            len,
-            align: GRANULE,
-            access: Access::ReadWrite,
-            origin: Origin::internal("device memory"),
-        })
+        self.alloc_with(AllocSpec::internal(len, "device memory", Access::ReadWrite))
     }
 
     /// Allocates `spec.len` zeroed bytes as `spec` says, followed by a red

@@ -2,7 +2,7 @@
 
 use softgpu_isa::Inst;
 
-use super::{nop, Env, Exec, Flow, Result, Trap};
+use super::{nop, Env, Exec, Flow, MemCause, Result, Trap};
 use crate::sanitize::Use;
 use crate::wave::Wave;
 
@@ -57,7 +57,10 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, buffer: bool) -> R
         for (k, v) in values[1..dwords].iter_mut().enumerate() {
             *v = match fetch(addr.wrapping_add(4 * (k as u64 + 1))) {
                 Ok(v) => v,
-                Err(Trap::Memory { .. }) => 0,
+                Err(Trap::Memory {
+                    cause: MemCause::Read,
+                    ..
+                }) => 0,
                 Err(e) => return Err(e),
             };
         }

@@ -952,16 +952,6 @@ fn format_of(i: &Inst, b: &Buffer) -> std::result::Result<Option<DataFormat>, Tr
         .ok_or_else(|| Trap::Other(format!("buffer data format {f} is not a buffer format")))
 }
 
-/// Where lane `l`'s element of format `df` is (for the sanitizer hook).
-fn format_loc(w: &Wave, i: &Inst, b: &Buffer, df: &DataFormat, l: usize) -> Loc {
-    let (index, offset) = b.lane(w, i, l);
-    if b.in_range(index, offset, df.bytes()) {
-        Loc::Global(b.addr(index, offset))
-    } else {
-        Loc::Dropped
-    }
-}
-
 /// Lane `l`'s element, or `None` when it is out of range (all or nothing
 /// for format ops, §9.4.1 note 3).
 fn format_read(
@@ -1009,7 +999,7 @@ fn format_load(w: &mut Wave, env: &mut Env, i: &Inst, n: usize, width: Width) ->
     };
     if let (true, Some(df)) = (env.sanitizer.is_some(), &df) {
         sanitize(w, env, Use::Read, df.bytes(), |w, l| {
-            format_loc(w, i, &b, df, l)
+            b.locate(w, i, l, 0, df.bytes())
         })?;
     }
     let exec = w.exec();
@@ -1070,7 +1060,7 @@ fn format_store(w: &mut Wave, env: &mut Env, i: &Inst, n: usize, width: Width) -
     };
     if env.sanitizer.is_some() {
         sanitize(w, env, Use::Write, df.bytes(), |w, l| {
-            format_loc(w, i, &b, &df, l)
+            b.locate(w, i, l, 0, df.bytes())
         })?;
     }
     let exec = w.exec();
@@ -1161,7 +1151,7 @@ fn load_lds_format(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     if env.sanitizer.is_some() {
         if let Some(df) = &df {
             sanitize(w, env, Use::Read, df.bytes(), |w, l| {
-                format_loc(w, i, &b, df, l)
+                b.locate(w, i, l, 0, df.bytes())
             })?;
         }
         sanitize(w, env, Use::Write, 4, |_, l| {
