@@ -631,7 +631,7 @@ pub(crate) fn run_wave<const PROFILE: bool>(
     let mut retired = 0u64;
     let mut lanes = 0u64;
     let stop = loop {
-        if retired == turn {
+        if retired >= turn {
             break Stop::Yield;
         }
         let slot = program.slot_at(wave.pc);
@@ -647,7 +647,25 @@ pub(crate) fn run_wave<const PROFILE: bool>(
         lanes += active;
         retired += 1;
         match (slot.exec)(wave, env, &slot.inst)? {
-            Flow::Next => wave.pc += 1,
+            Flow::Next if slot.hints_after == 0 => wave.pc += 1,
+            Flow::Next => {
+                // Step over the hints folded into this slot, as many as the
+                // turn has room for, so budgets and profiles stay exact.
+                let folded = (slot.hints_after as u64).min(turn - retired);
+                let active = wave.exec().count_ones() as u64;
+                if PROFILE {
+                    let first = wave.pc as usize + 1;
+                    for count in counts.iter_mut().skip(first).take(folded as usize) {
+                        count.add(SlotCount {
+                            waves: 1,
+                            lanes: active,
+                        });
+                    }
+                }
+                lanes += active * folded;
+                retired += folded;
+                wave.pc += 1 + folded as u32;
+            }
             Flow::Branch(simm) => {
                 wave.pc = program.branch_target(wave.pc, simm).ok_or_else(|| {
                     Trap::BadJump(

@@ -21,6 +21,11 @@ pub struct Slot {
     pub illegal: Option<String>,
     /// VOPD: the lane functions of the X and Y halves.
     pub vopd: Option<(LaneFn, LaneFn)>,
+    /// How many scheduling-only instructions ([`ops::sopp::HINTS`]) follow
+    /// this one: the run loop steps over them after this instruction
+    /// continues to the next, counting them as retired without running
+    /// them.
+    pub hints_after: u32,
 }
 
 /// A loaded, decoded code object.
@@ -90,6 +95,17 @@ fn operands_valid(inst: &Inst) -> bool {
         && inst.vopd_y.as_deref().is_none_or(operands_valid)
 }
 
+/// Counts, for every slot, the run of hints right after it (from the end,
+/// so each count is one more than the next slot's when that one is a hint).
+fn fold_hints(slots: &mut [Slot]) {
+    let mut run = 0;
+    for slot in slots.iter_mut().rev() {
+        slot.hints_after = run;
+        let hint = slot.illegal.is_none() && ops::sopp::HINTS.contains(&slot.inst.op.name());
+        run = if hint { run + 1 } else { 0 };
+    }
+}
+
 impl Program {
     /// Decodes the code object's text, already placed at `image_base`.
     pub fn new(
@@ -116,7 +132,9 @@ impl Program {
             exec: ran_off_end,
             illegal: None,
             vopd: None,
+            hints_after: 0,
         });
+        fold_hints(&mut slots);
         let uses_gws = slots
             .iter()
             .any(|s| s.inst.op.name().starts_with("ds_gws_"));
@@ -143,6 +161,7 @@ impl Program {
                     exec: illegal,
                     illegal: Some("register operand out of range".into()),
                     vopd: None,
+                    hints_after: 0,
                 }
             }
             Err(e) => {
@@ -152,6 +171,7 @@ impl Program {
                     exec: illegal,
                     illegal: Some(e.to_string()),
                     vopd: None,
+                    hints_after: 0,
                 }
             }
         };
@@ -179,6 +199,7 @@ impl Program {
             exec,
             illegal: None,
             vopd,
+            hints_after: 0,
         }
     }
 
@@ -262,6 +283,45 @@ impl Program {
         match softgpu_isa::decode(self.family, code) {
             Ok(inst) => softgpu_isa::disassemble_with(&inst, &opts),
             Err(_) => softgpu_isa::undecodable_text(code),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::harness::{Bench, BenchError};
+    use crate::ops::Trap;
+
+    // gfx11 SOPP encodings, as llvm-mc-19 -show-encoding prints them.
+    const S_NOP: u32 = 0xbf80_0000;
+    const S_WAITCNT_0: u32 = 0xbf89_0000;
+    const S_DELAY_ALU: u32 = 0xbf87_0000;
+    const S_SLEEP_1: u32 = 0xbf83_0001;
+
+    fn code(words: &[u32]) -> Vec<u8> {
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn folded_hints_still_count_as_retired() {
+        let mut bench = Bench::new("gfx1100").unwrap();
+        // Three hints, a sleep (not a hint: it yields), two more, then the
+        // bench's own s_endpgm: seven instructions.
+        let words = [S_NOP, S_WAITCNT_0, S_DELAY_ALU, S_SLEEP_1, S_NOP, S_NOP];
+        assert_eq!(bench.run(&code(&words), 1000).unwrap(), 7);
+    }
+
+    #[test]
+    fn a_budget_ends_inside_a_run_of_hints_at_its_exact_instruction() {
+        let mut bench = Bench::new("gfx1100").unwrap();
+        let words = [S_NOP; 6];
+        match bench.run(&code(&words), 4) {
+            Err(BenchError::Trap {
+                index: 4,
+                trap: Trap::Budget(4),
+                ..
+            }) => {}
+            other => panic!("expected a budget trap at instruction 4, got {other:?}"),
         }
     }
 }

@@ -71,7 +71,9 @@ pub const TABLE: &[(&str, Exec)] = &[
     ("s_denorm_mode", denorm_mode as Exec),
     ("s_round_mode", round_mode as Exec),
     // Timing, caches and hints: no architectural effect in an in-order
-    // interpreter whose memory is always coherent.
+    // interpreter whose memory is always coherent. Those in [`HINTS`] are
+    // also folded away at decode; these entries run only when a branch
+    // lands on one.
     ("s_nop", nop as Exec),
     ("s_waitcnt", nop as Exec),
     ("s_waitcnt_depctr", nop as Exec),
@@ -106,4 +108,27 @@ pub const TABLE: &[(&str, Exec)] = &[
             ))
         }) as Exec,
     ),
+];
+
+/// Instructions that only schedule: they wait for counters that are always
+/// zero here (memory is coherent and every access completes before the next
+/// instruction), delay or group issue, or tune instruction prefetch. The
+/// decoder folds each run of them into the instruction before it
+/// ([`crate::program::Slot::hints_after`]), so they cost nothing at run
+/// time while still counting as retired. `s_sleep` is not one: a spinning
+/// wave sleeps to let the others of its workgroup run.
+pub const HINTS: &[&str] = &[
+    "s_nop",
+    "s_waitcnt",
+    "s_waitcnt_depctr",
+    "s_waitcnt_vscnt",
+    "s_waitcnt_vmcnt",
+    "s_waitcnt_expcnt",
+    "s_waitcnt_lgkmcnt",
+    "s_delay_alu",
+    "s_clause",
+    "s_set_inst_prefetch_distance",
+    "s_inst_prefetch",
+    "s_singleuse_vdst",
+    "s_setprio",
 ];
