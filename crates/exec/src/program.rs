@@ -101,7 +101,7 @@ fn fold_hints(slots: &mut [Slot]) {
     let mut run = 0;
     for slot in slots.iter_mut().rev() {
         slot.hints_after = run;
-        let hint = slot.illegal.is_none() && ops::sopp::HINTS.contains(&slot.inst.op.name());
+        let hint = slot.illegal.is_none() && ops::sopp::HINTS.contains(&slot.inst.op);
         run = if hint { run + 1 } else { 0 };
     }
 }

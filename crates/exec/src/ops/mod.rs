@@ -179,43 +179,54 @@ pub fn nop(_: &mut Wave, _: &mut Env, _: &Inst) -> Result {
     Ok(Flow::Next)
 }
 
-fn table() -> &'static HashMap<&'static str, Exec> {
-    static TABLE: OnceLock<HashMap<&'static str, Exec>> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        let mut map = HashMap::new();
-        for part in [
-            sopp::TABLE,
-            smem::TABLE,
-            vmem::TABLE,
-            cross_lane::TABLE,
-            wmma::TABLE,
-        ]
-        .into_iter()
-        .chain(valu::tables())
-        .chain(salu::tables())
-        .chain(ds::tables())
+/// Every handler the executor has, under the mnemonic it was written for.
+/// Names that are no opcode of the table are a bug the tests catch
+/// (`tests::every_handler_names_an_opcode`).
+fn named_handlers() -> Vec<(&'static str, Exec)> {
+    let mut all = Vec::new();
+    for part in [
+        sopp::TABLE,
+        smem::TABLE,
+        vmem::TABLE,
+        cross_lane::TABLE,
+        wmma::TABLE,
+    ]
+    .into_iter()
+    .chain(valu::tables())
+    .chain(salu::tables())
+    .chain(ds::tables())
+    {
+        all.extend_from_slice(part);
+    }
+    all.extend(vcmp::entries());
+    for (name, exec) in vmem::entries() {
+        all.push((&*Box::leak(name.into_boxed_str()), exec));
+    }
+    // A VOPD op runs through `valu::vopd` when its VOP1/VOP2 twin has a
+    // pure lane function (the program resolves both halves at load).
+    for op in softgpu_isa::all_ops() {
+        let name = op.name();
+        if op.info().format == softgpu_isa::Format::Vopd
+            && valu::lane_fn(&name.replacen("v_dual_", "v_", 1)).is_some()
         {
-            for &(name, exec) in part {
-                map.insert(name, exec);
+            all.push((name, valu::vopd as Exec));
+        }
+    }
+    all
+}
+
+/// The handler of each op, indexed by [`Op`]: names are resolved once, here,
+/// and decode binds by opcode. A later entry for a name replaces an earlier.
+fn table() -> &'static [Option<Exec>] {
+    static TABLE: OnceLock<Vec<Option<Exec>>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut table = vec![None; softgpu_isa::all_ops().count()];
+        for (name, exec) in named_handlers() {
+            if let Some(op) = softgpu_isa::op_by_name(name) {
+                table[op.0 as usize] = Some(exec);
             }
         }
-        for (name, exec) in vcmp::entries() {
-            map.insert(name, exec);
-        }
-        for (name, exec) in vmem::entries() {
-            map.insert(Box::leak(name.into_boxed_str()), exec);
-        }
-        // A VOPD op runs through `valu::vopd` when its VOP1/VOP2 twin has a
-        // pure lane function (the program resolves both halves at load).
-        for op in softgpu_isa::all_ops() {
-            let name = op.name();
-            if op.info().format == softgpu_isa::Format::Vopd
-                && valu::lane_fn(&name.replacen("v_dual_", "v_", 1)).is_some()
-            {
-                map.insert(name, valu::vopd as Exec);
-            }
-        }
-        map
+        table
     })
 }
 
@@ -240,10 +251,59 @@ pub fn handler_for(inst: &Inst) -> Option<Exec> {
 
 /// The handler for an opcode, if the executor implements it.
 pub fn handler(op: Op) -> Option<Exec> {
-    table().get(op.name()).copied()
+    table().get(op.0 as usize).copied().flatten()
 }
 
 /// Every mnemonic the executor implements (for docs and coverage tests).
 pub fn implemented() -> impl Iterator<Item = &'static str> {
-    table().keys().copied()
+    softgpu_isa::all_ops()
+        .filter(|&op| handler(op).is_some())
+        .map(|op| op.name())
+}
+
+#[cfg(test)]
+mod tests {
+    /// Handlers the generic tables produce for mnemonics gfx11 lacks (they
+    /// exist in gfx10 or gfx12, or are a family member only some types
+    /// have); they stay unbound until a family that has them gets its
+    /// table. Any other name that is no opcode is a typo.
+    const OTHER_FAMILIES: &[&str] = &[
+        "s_inst_prefetch",
+        "v_dot2_i32_i16",
+        "v_dot2_u32_u16",
+        "v_dot2c_f32_f16",
+        "ds_nop",
+        "v_cmp_f_i16",
+        "v_cmpx_f_i16",
+        "v_cmp_t_i16",
+        "v_cmpx_t_i16",
+        "v_cmp_f_u16",
+        "v_cmpx_f_u16",
+        "v_cmp_t_u16",
+        "v_cmpx_t_u16",
+        "flat_atomic_csub_u32",
+    ];
+
+    #[test]
+    fn every_handler_names_an_opcode() {
+        let unknown: Vec<_> = super::named_handlers()
+            .into_iter()
+            .map(|(name, _)| name)
+            .filter(|name| softgpu_isa::op_by_name(name).is_none())
+            .filter(|name| !OTHER_FAMILIES.contains(name))
+            // The memory tables are generated for every type of every
+            // atomic; f64 and packed-16-bit float atomics are gfx90a/gfx12.
+            .filter(|name| {
+                !(name.contains("atomic") && (name.ends_with("_f64") || name.contains("_pk_add_")))
+            })
+            .collect();
+        assert!(unknown.is_empty(), "handlers for no opcode: {unknown:?}");
+    }
+
+    #[test]
+    fn every_hint_has_a_handler() {
+        for &op in super::sopp::HINTS {
+            assert!(super::handler(op).is_some(), "{}", op.name());
+        }
+    }
 }

@@ -1,6 +1,6 @@
 //! SOPP: program control — branches, barriers, waits, traps, mode changes.
 
-use softgpu_isa::Inst;
+use softgpu_isa::{Inst, Op};
 
 use super::{nop, Env, Exec, Flow, Result, Trap};
 use crate::wave::Wave;
@@ -117,18 +117,17 @@ pub const TABLE: &[(&str, Exec)] = &[
 /// ([`crate::program::Slot::hints_after`]), so they cost nothing at run
 /// time while still counting as retired. `s_sleep` is not one: a spinning
 /// wave sleeps to let the others of its workgroup run.
-pub const HINTS: &[&str] = &[
-    "s_nop",
-    "s_waitcnt",
-    "s_waitcnt_depctr",
-    "s_waitcnt_vscnt",
-    "s_waitcnt_vmcnt",
-    "s_waitcnt_expcnt",
-    "s_waitcnt_lgkmcnt",
-    "s_delay_alu",
-    "s_clause",
-    "s_set_inst_prefetch_distance",
-    "s_inst_prefetch",
-    "s_singleuse_vdst",
-    "s_setprio",
+pub const HINTS: &[Op] = &[
+    Op::S_NOP,
+    Op::S_WAITCNT,
+    Op::S_WAITCNT_DEPCTR,
+    Op::S_WAITCNT_VSCNT,
+    Op::S_WAITCNT_VMCNT,
+    Op::S_WAITCNT_EXPCNT,
+    Op::S_WAITCNT_LGKMCNT,
+    Op::S_DELAY_ALU,
+    Op::S_CLAUSE,
+    Op::S_SET_INST_PREFETCH_DISTANCE,
+    Op::S_SINGLEUSE_VDST,
+    Op::S_SETPRIO,
 ];
