@@ -1,4 +1,4 @@
-//! `softgpu bench --suite`: a dozen typical GPU kernels (`bench/suite.cl`),
+//! `softgpu bench --suite`: thirteen typical GPU kernels (`bench/suite.cl`),
 //! each compiled by clang-19 for softgpu's gfx1151 and run with 1 and 2
 //! worker threads, and the same source run on pocl, the CPU OpenCL
 //! implementation, through a small C harness (`bench/pocl_harness.c`) built
@@ -476,26 +476,16 @@ fn difference(check: Check, got: &[u8], want: &[u8]) -> f64 {
             d
         }
     };
-    match check {
-        Check::Exact if got == want => 0.0,
-        Check::Exact => f64::INFINITY,
-        Check::F32(_) => got
-            .chunks_exact(4)
-            .zip(want.chunks_exact(4))
-            .map(|(g, w)| {
-                let f = |b: &[u8]| f64::from(f32::from_le_bytes(b.try_into().unwrap()));
-                rel(f(g), f(w))
-            })
-            .fold(0.0, f64::max),
-        Check::F64(_) => got
-            .chunks_exact(8)
-            .zip(want.chunks_exact(8))
-            .map(|(g, w)| {
-                let f = |b: &[u8]| f64::from_le_bytes(b.try_into().unwrap());
-                rel(f(g), f(w))
-            })
-            .fold(0.0, f64::max),
-    }
+    let (width, decode): (usize, fn(&[u8]) -> f64) = match check {
+        Check::Exact if got == want => return 0.0,
+        Check::Exact => return f64::INFINITY,
+        Check::F32(_) => (4, |b| f64::from(f32::from_le_bytes(b.try_into().unwrap()))),
+        Check::F64(_) => (8, |b| f64::from_le_bytes(b.try_into().unwrap())),
+    };
+    got.chunks_exact(width)
+        .zip(want.chunks_exact(width))
+        .map(|(g, w)| rel(decode(g), decode(w)))
+        .fold(0.0, f64::max)
 }
 
 fn tolerance(check: Check) -> f64 {
@@ -678,4 +668,38 @@ fn run_in(dir: &Path, seconds: f64, json: bool) -> Result<(), String> {
         return Err("a softgpu result differs from pocl's".into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn differences_are_relative_for_floats_and_exact_for_integers() {
+        let f = |v: &[f32]| f32_bytes(v);
+        assert_eq!(difference(Check::Exact, &[1, 2], &[1, 2]), 0.0);
+        assert!(difference(Check::Exact, &[1, 2], &[1, 3]).is_infinite());
+        let d = difference(Check::F32(1e-4), &f(&[100.0, 0.5]), &f(&[100.01, 0.5]));
+        assert!((d - 1e-4).abs() < 1e-6, "{d}");
+        assert!(difference(Check::F32(1e-4), &f(&[f32::NAN]), &f(&[1.0])).is_infinite());
+        assert!(difference(Check::F64(0.0), &[0; 8], &[0; 16]).is_infinite());
+    }
+
+    #[test]
+    fn every_case_fits_its_launch() {
+        for case in cases() {
+            let items: u32 = (0..3).map(|k| case.grid[k] * case.block[k]).product();
+            assert!(
+                items > 0 && case.block.iter().product::<u32>() <= 1024,
+                "{}",
+                case.kernel
+            );
+            assert!(SOURCE.contains(&format!("kernel void {}(", case.kernel)));
+        }
+    }
+
+    #[test]
+    fn geomean_of_ratios() {
+        assert!((geomean([2.0, 8.0].into_iter()) - 4.0).abs() < 1e-12);
+    }
 }
