@@ -5,7 +5,8 @@
 # differential test builds its host side with cc), Debian's HSA headers
 # (the C-ABI tests build HSA programs against hsa.h and link them with our
 # libhsa-runtime64.so.1), Debian's HIP headers and library (libamdhip64-dev)
-# and rocminfo (an unmodified HSA tool run on it).
+# rocminfo (an unmodified HSA tool run on it) and pocl with the OpenCL ICD
+# loader and headers (`softgpu bench --suite` compares against it).
 set -euo pipefail
 
 need=()
@@ -19,6 +20,10 @@ done
 # softgpu's library.
 [ -e /usr/include/hip/hip_runtime.h ] && [ -e /usr/lib/x86_64-linux-gnu/libamdhip64.so ] || need+=(libamdhip64-dev)
 command -v rocminfo >/dev/null 2>&1 || need+=(rocminfo)
+# `softgpu bench --suite` runs its kernels on pocl too, through a C harness
+# built against the OpenCL headers and ICD loader.
+[ -e /etc/OpenCL/vendors/pocl.icd ] || need+=(pocl-opencl-icd)
+[ -e /usr/include/CL/cl.h ] && [ -e /usr/lib/x86_64-linux-gnu/libOpenCL.so ] || need+=(ocl-icd-opencl-dev ocl-icd-libopencl1)
 
 if [ ${#need[@]} -eq 0 ]; then
   echo "test dependencies present"

@@ -9,11 +9,11 @@ use softgpu_exec::{Arg, Buffer, Device, DeviceConfig, DispatchStats, Launch, Pro
 
 use crate::demo::{alu_item, bytes_f32, code_object, f32_bytes, si, Rng};
 
-const TARGET: &str = "gfx1151";
+pub const TARGET: &str = "gfx1151";
 const THREADS: [usize; 2] = [1, 2];
 // Many short trials, best kept: this kind of shared VM runs the same work up
 // to 2x slower from one second to the next.
-const TRIALS: usize = 7;
+pub const TRIALS: usize = 7;
 
 /// ALU kernel: work-items and rounds per dispatch, and its constants.
 const ALU_ITEMS: usize = 64 * 256;
@@ -156,30 +156,56 @@ fn best_seconds_per_call(
     Ok((best, reps))
 }
 
-/// Best seconds per dispatch of each setup over `TRIALS` rounds, each round
-/// timing every setup once (for at least `seconds`) in turn.
+/// One contender of an interleaved measurement: runs its work `reps` times
+/// and returns the seconds that took.
+pub type Timed<'a> = Box<dyn FnMut(u64) -> Result<f64, String> + 'a>;
+
+/// Best seconds per repetition of each contender, and its repetitions per
+/// trial, over `TRIALS` rounds, each round timing every contender once (for
+/// at least `seconds`, calibrated from a first run) in turn.
+pub fn best_interleaved_timed(seconds: f64, runs: &mut [Timed]) -> Result<Vec<(f64, u64)>, String> {
+    let mut out = Vec::new();
+    for run in runs.iter_mut() {
+        let first = run(1)?.max(1e-6);
+        out.push((f64::INFINITY, ((seconds / first).ceil() as u64).max(1)));
+    }
+    for _ in 0..TRIALS {
+        for (run, (best, reps)) in runs.iter_mut().zip(out.iter_mut()) {
+            *best = best.min(run(*reps)? / *reps as f64);
+        }
+    }
+    Ok(out)
+}
+
+/// Best seconds per dispatch of each setup (see [`best_interleaved_timed`]),
+/// with the statistics of one dispatch.
 fn best_interleaved(
     seconds: f64,
     setups: &[Setup],
     kind: Kind,
 ) -> Result<Vec<(f64, u64, DispatchStats)>, String> {
-    let mut out = Vec::new();
-    for setup in setups {
-        let t = Instant::now();
-        let stats = setup.dispatch(kind)?;
-        let reps = ((seconds / t.elapsed().as_secs_f64().max(1e-6)).ceil() as u64).max(1);
-        out.push((f64::INFINITY, reps, stats));
-    }
-    for _ in 0..TRIALS {
-        for (setup, (best, reps, stats)) in setups.iter().zip(out.iter_mut()) {
-            let t = Instant::now();
-            for _ in 0..*reps {
-                *stats = setup.dispatch(kind)?;
-            }
-            *best = best.min(t.elapsed().as_secs_f64() / *reps as f64);
-        }
-    }
-    Ok(out)
+    let stats = setups
+        .iter()
+        .map(|s| s.dispatch(kind))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut runs: Vec<Timed> = setups
+        .iter()
+        .map(|s| -> Timed {
+            Box::new(move |reps| {
+                let t = Instant::now();
+                for _ in 0..reps {
+                    s.dispatch(kind)?;
+                }
+                Ok(t.elapsed().as_secs_f64())
+            })
+        })
+        .collect();
+    let best = best_interleaved_timed(seconds, &mut runs)?;
+    Ok(best
+        .into_iter()
+        .zip(stats)
+        .map(|((t, reps), s)| (t, reps, s))
+        .collect())
 }
 
 /// The ALU kernel's whole grid on the host, single-threaded.
@@ -244,13 +270,13 @@ impl Row {
     }
 }
 
-struct Machine {
-    cpu: String,
-    cores: Option<usize>,
-    logical: usize,
+pub struct Machine {
+    pub cpu: String,
+    pub cores: Option<usize>,
+    pub logical: usize,
 }
 
-fn machine() -> Machine {
+pub fn machine() -> Machine {
     let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let field = |name: &str| {
         info.lines()

@@ -18,6 +18,7 @@ mod info;
 mod inspect;
 mod profile;
 mod seeds;
+mod suite;
 mod timeline;
 
 #[derive(Parser)]
@@ -137,14 +138,20 @@ enum Command {
         threads: Option<usize>,
     },
     /// Measure executor throughput on an ALU-bound and a memory-bound kernel
-    /// with 1 and 2 threads, against the same code compiled for the host.
+    /// with 1 and 2 threads, against the same code compiled for the host;
+    /// with --suite, the ratio of softgpu to pocl on a suite of kernels.
     Bench {
-        /// Minimum seconds per measurement (each is the best of 3).
-        #[arg(long, default_value_t = 0.5)]
-        seconds: f64,
+        /// Minimum seconds per measurement, each the best of 7 (default 0.5;
+        /// 0.2 with --suite).
+        #[arg(long)]
+        seconds: Option<f64>,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Run the kernel suite of crates/cli/bench/suite.cl on softgpu and
+        /// on pocl (needs clang-19 and pocl-opencl-icd).
+        #[arg(long)]
+        suite: bool,
     },
     /// Convert a SOFTGPU_TRACE JSON-lines trace into a Chrome/Perfetto
     /// timeline (open it in ui.perfetto.dev or chrome://tracing).
@@ -203,7 +210,12 @@ fn main() -> ExitCode {
         Command::Disasm { file, target } => inspect::disasm(&file, &target),
         Command::Inspect { file, target, json } => inspect::inspect(&file, &target, json),
         Command::Demo { threads } => demo::run(threads),
-        Command::Bench { seconds, json } => bench::run(seconds, json),
+        Command::Bench {
+            seconds,
+            json,
+            suite: true,
+        } => suite::run(seconds.unwrap_or(0.2), json),
+        Command::Bench { seconds, json, .. } => bench::run(seconds.unwrap_or(0.5), json),
         Command::Trace { input, output } => timeline::convert(&input, output.as_deref()),
         Command::Replay { capture } => timeline::replay(&capture),
     };
