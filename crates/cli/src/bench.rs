@@ -160,6 +160,26 @@ fn best_seconds_per_call(
 /// and returns the seconds that took.
 pub type Timed<'a> = Box<dyn FnMut(u64) -> Result<f64, String> + 'a>;
 
+/// A [`Timed`] run of `once` repeated, timed by the host clock.
+pub fn timed_on_host<'a>(once: impl Fn() -> Result<(), String> + 'a) -> Timed<'a> {
+    Box::new(move |reps| {
+        let t = Instant::now();
+        for _ in 0..reps {
+            once()?;
+        }
+        Ok(t.elapsed().as_secs_f64())
+    })
+}
+
+/// Prints a benchmark's `--json` document.
+pub fn print_json(doc: &serde_json::Value) -> Result<(), String> {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(doc).map_err(|e| e.to_string())?
+    );
+    Ok(())
+}
+
 /// Best seconds per repetition of each contender, and its repetitions per
 /// trial, over `TRIALS` rounds, each round timing every contender once (for
 /// at least `seconds`, calibrated from a first run) in turn.
@@ -190,15 +210,7 @@ fn best_interleaved(
         .collect::<Result<Vec<_>, _>>()?;
     let mut runs: Vec<Timed> = setups
         .iter()
-        .map(|s| -> Timed {
-            Box::new(move |reps| {
-                let t = Instant::now();
-                for _ in 0..reps {
-                    s.dispatch(kind)?;
-                }
-                Ok(t.elapsed().as_secs_f64())
-            })
-        })
+        .map(|s| timed_on_host(move || s.dispatch(kind).map(drop)))
         .collect();
     let best = best_interleaved_timed(seconds, &mut runs)?;
     Ok(best
@@ -403,10 +415,7 @@ pub fn run(seconds: f64, json: bool) -> Result<(), String> {
             "trials": TRIALS,
             "results": results,
         });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?
-        );
+        print_json(&doc)?;
     } else {
         println!(
             "{:<10} {:>7} {:>11} {:>12} {:>12} {:>13} {:>13} {:>9} {:>8} {:>11} {:>10}  result",

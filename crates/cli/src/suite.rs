@@ -8,12 +8,13 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::time::Instant;
 
 use softgpu_compiler::{Compiler, Language};
 use softgpu_exec::{Arg, Buffer, Device, DeviceConfig, Launch, Program};
 
-use crate::bench::{best_interleaved_timed, machine, Timed, TARGET, TRIALS};
+use crate::bench::{
+    best_interleaved_timed, machine, print_json, timed_on_host, Timed, TARGET, TRIALS,
+};
 use crate::demo::{f32_bytes, si, Rng};
 
 const SOURCE: &str = include_str!("../bench/suite.cl");
@@ -539,15 +540,7 @@ fn measure(
     }
     let mut runs: Vec<Timed> = emulated
         .iter()
-        .map(|e| -> Timed {
-            Box::new(move |reps| {
-                let t = Instant::now();
-                for _ in 0..reps {
-                    e.run()?;
-                }
-                Ok(t.elapsed().as_secs_f64())
-            })
-        })
+        .map(|e| timed_on_host(move || e.run().map(drop)))
         .collect();
     runs.push(Box::new(|reps| pocl.time(reps)));
     let best = best_interleaved_timed(seconds, &mut runs)?;
@@ -653,10 +646,7 @@ fn run_in(dir: &Path, seconds: f64, json: bool) -> Result<(), String> {
             "results": results,
             "geomean_ratio": mean,
         });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?
-        );
+        print_json(&doc)?;
     } else {
         println!("\ngeometric mean of ratios (softgpu 2 threads / pocl): {mean:.1}x\n");
         for r in &rows {
