@@ -10,7 +10,11 @@ scripts/install-test-deps.sh
 # `softgpu hipcc` binary; `cargo test` builds neither cdylibs nor other
 # packages' binaries by itself.
 cargo build --release -p softgpu-hsa -p softgpu-hip -p softgpu-cli
-cargo test --workspace --release "$@"
+# Every test runs with the JIT tier in verify mode: each compiled block
+# runs in both tiers from the same state and any difference faults, so the
+# whole suite holds the JIT to the interpreter (docs/ARCHITECTURE.md,
+# "Execution tiers"). The examples below run with the JIT plainly on.
+SOFTGPU_JIT=verify cargo test --workspace --release "$@"
 # The executor's unit and instruction tests once more in the test profile
 # (opt-level 2, debug assertions on), which the release run has off: it adds
 # overflow checks to the instruction semantics and the standard library's

@@ -1,6 +1,8 @@
 //! The emulated device: its memory, loaded programs and dispatch entry point.
 
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
+use crate::jit::JitMode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -41,6 +43,9 @@ pub struct DeviceConfig {
     /// `None` reads `SOFTGPU_SCRATCH_LIMIT` (bytes), else
     /// [`default_scratch_limit`].
     pub scratch_limit: Option<u64>,
+    /// Whether the JIT tier runs compiled blocks; `None` reads
+    /// `SOFTGPU_JIT` ([`JitMode::from_env`]), else on.
+    pub jit: Option<JitMode>,
 }
 
 /// Default wave instructions per dispatch before it counts as runaway:
@@ -64,6 +69,7 @@ impl Default for DeviceConfig {
             timeout: None,
             schedule: None,
             scratch_limit: None,
+            jit: None,
         }
     }
 }
@@ -205,6 +211,7 @@ pub struct Device {
     checks: AtomicU8,
     timeout: Duration,
     schedule: Mutex<Schedule>,
+    jit: Mutex<JitMode>,
     scratch_limit: u64,
 }
 
@@ -276,7 +283,12 @@ impl Device {
                 Err(_) => default_scratch_limit(),
             },
         };
+        let jit = match config.jit {
+            Some(on) => on,
+            None => JitMode::from_env().map_err(DispatchError::Config)?,
+        };
         Ok(Device {
+            jit: Mutex::new(jit),
             arena,
             target: config.target,
             family,
@@ -294,6 +306,16 @@ impl Device {
     /// The processor this device emulates, e.g. `gfx1151`.
     pub fn target(&self) -> &str {
         &self.target
+    }
+
+    /// How dispatches use the JIT tier's compiled blocks.
+    pub fn jit(&self) -> JitMode {
+        *self.jit.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Sets how later dispatches use the JIT tier.
+    pub fn set_jit(&self, mode: JitMode) {
+        *self.jit.lock().unwrap_or_else(|e| e.into_inner()) = mode;
     }
 
     /// Worker threads dispatches run on.
@@ -570,6 +592,7 @@ impl Device {
             checks: self.checks(),
             timeout: self.timeout,
             schedule: self.schedule(),
+            jit: self.jit(),
         };
         O::run(&plan).map_err(DispatchError::Fault)
     }

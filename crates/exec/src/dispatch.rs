@@ -68,6 +68,8 @@ pub struct Plan<'a> {
     /// Wall-clock limit of the dispatch.
     pub timeout: std::time::Duration,
     pub schedule: Schedule,
+    /// How compiled blocks run (`crate::jit`).
+    pub jit: crate::jit::JitMode,
 }
 
 impl Plan<'_> {
@@ -167,6 +169,7 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
     });
     let gws = Gws::new(&watch);
     let sanitize = crate::sanitize::Dispatch::new(plan)?;
+    let jit = plan.jit.blocks(plan.program, plan.lanes() == 64);
     // A grid-wide barrier needs every workgroup running at once: one host
     // thread each (see `crate::gws`).
     let threads = if plan.program.uses_gws {
@@ -205,6 +208,7 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
                 gws: &gws,
                 watch: &watch,
                 sanitize: sanitize.as_ref(),
+                jit,
             };
             if let Err(halt) = worker.run_workgroup::<PROFILE>(&shared, group, &mut meter) {
                 if let Halt::Fault(f) = halt {
@@ -258,6 +262,7 @@ struct Shared<'a> {
     watch: &'a Watch<'a>,
     /// The memory sanitizers' dispatch state, when one is on.
     sanitize: Option<&'a crate::sanitize::Dispatch>,
+    jit: Option<crate::jit::Tier<'a>>,
 }
 
 /// Why a worker left a workgroup unfinished.
@@ -358,6 +363,7 @@ impl Worker {
                 sanitizer: shared
                     .sanitize
                     .map(|s| s.workgroup(&mut self.shadow, plan, group.id)),
+                jit: shared.jit,
             },
             stats: &mut self.stats,
             counts: &mut self.counts,
@@ -633,6 +639,29 @@ pub(crate) fn run_wave<const PROFILE: bool>(
     let stop = loop {
         if retired >= turn {
             break Stop::Yield;
+        }
+        if let Some((block, verify)) = env.jit.and_then(|tier| tier.block_at(wave.pc)) {
+            // A compiled block retires all its slots or none of them.
+            if retired + block.len as u64 <= turn && block.runs_under(wave.mode.bits) {
+                let active = wave.exec().count_ones() as u64;
+                if PROFILE {
+                    let first = wave.pc as usize;
+                    for count in counts.iter_mut().skip(first).take(block.len as usize) {
+                        count.add(SlotCount {
+                            waves: 1,
+                            lanes: active,
+                        });
+                    }
+                }
+                lanes += active * block.len as u64;
+                retired += block.len as u64;
+                wave.pc = if verify {
+                    crate::jit::verify(block, wave, env)?
+                } else {
+                    block.run(wave)
+                };
+                continue;
+            }
         }
         let slot = program.slot_at(wave.pc);
         let active = wave.exec().count_ones() as u64;

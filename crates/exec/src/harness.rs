@@ -42,6 +42,11 @@ pub struct Bench {
     /// [`Bench::run`]. Its scratch holds [`SCRATCH_LANE_BYTES`] per lane.
     pub wave: Wave,
     tmp: Box<Scratch>,
+    /// How snippets use the JIT tier's compiled blocks (from
+    /// `SOFTGPU_JIT`, else on); the interpreter runs the rest.
+    pub jit: crate::jit::JitMode,
+    /// Blocks the JIT compiled for the last snippet run.
+    pub jit_blocks: usize,
 }
 
 /// Why a snippet did not run to its end.
@@ -78,6 +83,8 @@ impl Bench {
             lds: vec![0; LDS_BYTES],
             wave,
             tmp: Box::default(),
+            jit: crate::jit::JitMode::from_env().unwrap_or(crate::jit::JitMode::On),
+            jit_blocks: 0,
         })
     }
 
@@ -135,6 +142,8 @@ impl Bench {
         // at completes when it expects one wave.
         let watch = Watch::unlimited("bench");
         let gws = crate::gws::Gws::new(&watch);
+        let jit = self.jit.blocks(&program, wave.lanes == 64);
+        self.jit_blocks = jit.map_or(0, |tier| tier.block_count());
         let mut env = Env {
             mem: crate::arena::Memory::new(&self.arena, None),
             lds: &mut self.lds,
@@ -142,6 +151,7 @@ impl Bench {
             tmp: &mut self.tmp,
             gws: &gws,
             sanitizer: None,
+            jit,
         };
         let mut stats = Default::default();
         loop {

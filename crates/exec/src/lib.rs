@@ -5,6 +5,7 @@
 //! - [`program`]: a code object placed in memory and decoded once.
 //! - [`wave`]: one wave's registers, laid out `[register][lane]`.
 //! - [`ops`]: instruction semantics as tables of small generic handlers.
+//! - [`jit`]: the JIT tier, blocks of ALU code compiled to host SIMD code.
 //! - [`checks`]: the opt-in sanitizers, the watchdog and the schedule.
 //! - [`dispatch`]: the launch ABI, the wave scheduler and worker threads.
 //! - `pool`: the persistent helper threads dispatches run on.
@@ -24,6 +25,7 @@ pub mod dispatch;
 pub mod fault;
 pub mod gws;
 pub mod harness;
+pub mod jit;
 pub mod ops;
 mod pool;
 pub mod profile;

@@ -8,6 +8,9 @@
 use softgpu_codeobj::CodeObject;
 use softgpu_isa::{Family, Inst, Op, Operand};
 
+use std::sync::OnceLock;
+
+use crate::jit::Jit;
 use crate::ops::{self, valu::LaneFn, Env, Exec, Result as OpResult, Trap};
 use crate::wave::Wave;
 
@@ -43,6 +46,8 @@ pub struct Program {
     /// (offset - text start) / 4 → slot index, or u32::MAX.
     index: Vec<u32>,
     text_start: u64,
+    /// The JIT's blocks for wave32 and wave64, compiled on first use.
+    jit: [OnceLock<Option<Jit>>; 2],
 }
 
 fn placeholder() -> Inst {
@@ -147,6 +152,7 @@ impl Program {
             uses_gws,
             index,
             text_start: text.start,
+            jit: Default::default(),
         }
     }
 
@@ -201,6 +207,14 @@ impl Program {
             vopd,
             hints_after: 0,
         }
+    }
+
+    /// The JIT's compiled blocks for waves of 64 lanes or 32, compiled by
+    /// the first caller (`None`: the host has no JIT back end).
+    pub fn jit(&self, wave64: bool) -> Option<&Jit> {
+        self.jit[wave64 as usize]
+            .get_or_init(|| Jit::compile(self, wave64))
+            .as_ref()
     }
 
     /// Every slot (for disassembly and tests).

@@ -322,8 +322,25 @@ pub fn ldexp_rounded(fmt: Fmt, x: u64, e: i32, rm: Round) -> u64 {
 }
 
 /// f32 addition by the f32 round mode.
+/// A NaN operand of a two-operand f32 op: the first, quieted. This is
+/// what x86's SSE does, written out so that neither the compiler (which
+/// may commute `a + b`) nor the host decides it.
+#[inline(always)]
+fn first_nan(a: f32, b: f32) -> Option<f32> {
+    if a.is_nan() {
+        Some(quiet(a))
+    } else if b.is_nan() {
+        Some(quiet(b))
+    } else {
+        None
+    }
+}
+
 #[inline(always)]
 pub fn add32(a: f32, b: f32, rm: Round) -> f32 {
+    if let Some(nan) = first_nan(a, b) {
+        return nan;
+    }
     if rm == Round::Nearest || !(a.is_finite() && b.is_finite()) {
         a + b
     } else {
@@ -333,6 +350,9 @@ pub fn add32(a: f32, b: f32, rm: Round) -> f32 {
 
 #[inline(always)]
 pub fn mul32(a: f32, b: f32, rm: Round) -> f32 {
+    if let Some(nan) = first_nan(a, b) {
+        return nan;
+    }
     if rm == Round::Nearest || !(a.is_finite() && b.is_finite()) {
         a * b
     } else {
@@ -340,8 +360,16 @@ pub fn mul32(a: f32, b: f32, rm: Round) -> f32 {
     }
 }
 
+/// `a * b + c` with one rounding. A NaN operand gives the first NaN of
+/// `a`, `b`, `c`, quieted — the order the two-operand ops take theirs in
+/// (first operand first). The host's fused multiply-add picks among NaN
+/// operands by which of its three forms the compiler chose, so it is not
+/// asked.
 #[inline(always)]
 pub fn fma32(a: f32, b: f32, c: f32, rm: Round) -> f32 {
+    if a.is_nan() || b.is_nan() || c.is_nan() {
+        return quiet([a, b, c].into_iter().find(|x| x.is_nan()).unwrap_or(a));
+    }
     if rm == Round::Nearest || !(a.is_finite() && b.is_finite() && c.is_finite()) {
         a.mul_add(b, c)
     } else {

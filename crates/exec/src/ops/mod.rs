@@ -113,6 +113,8 @@ pub struct Env<'a> {
     /// The workgroup's memory sanitizers, when `SOFTGPU_CHECK` asks for
     /// init or race: memory handlers call it once per instruction.
     pub sanitizer: Option<crate::sanitize::Sanitizer<'a>>,
+    /// The program's JIT blocks for this wave size, if the JIT is on.
+    pub jit: Option<crate::jit::Tier<'a>>,
 }
 
 /// Per-worker lane buffers for operand fetch and results.

@@ -12,6 +12,7 @@
 
 mod asm;
 mod coverage;
+mod jit;
 mod state;
 mod syntax;
 

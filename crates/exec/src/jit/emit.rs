@@ -1,0 +1,651 @@
+//! Cranelift IR for one planned block.
+//!
+//! The block is straight-line code, so register state is plain SSA values
+//! kept in maps: a register is loaded on first use and stored once at the
+//! end. Every op a block holds is lane-local (no op moves data between
+//! lanes) and EXEC is fixed for the block, so the emitter may run the
+//! vector ops chunk by chunk — all of the block's vector ops over lanes
+//! 0..3, then 4..7, … — keeping a chunk's registers in host SIMD
+//! registers, and apply EXEC once per written register when the chunk is
+//! stored, instead of once per instruction. Scalar ops run first, in
+//! order; the values a vector op reads from SGPRs are the ones its
+//! program point sees. The planner (`super::plan`) ends a block before any
+//! op this order would get wrong: a scalar read of a mask a vector
+//! compare of the block wrote.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::types::{F32X4, I32, I32X4, I64, I8};
+use cranelift_codegen::ir::{BlockArg, ConstantData, Endianness, InstBuilder, MachMemFlags, Value};
+use cranelift_frontend::FunctionBuilder;
+use softgpu_isa::{sreg, Inst, Operand};
+
+use super::lower::{uniform_src, Class, Cond, Lane, Scalar};
+use super::plan::{Plan, Step};
+use crate::wave::MAX_LANES;
+
+/// Bytes of one VGPR (`[u32; MAX_LANES]`) and of one SIMD chunk of it.
+const VGPR_BYTES: i32 = (MAX_LANES * 4) as i32;
+const CHUNK_LANES: usize = 4;
+
+/// A vector op's source as the chunk loop sees it.
+#[derive(Clone, Copy)]
+enum Src {
+    Zero,
+    Vgpr(u16),
+    /// A uniform value: the scalar and its splat.
+    Uniform(Value, Value),
+    /// A lane mask read as a scalar (I32 in wave32, I64 in wave64).
+    MaskScalar(Value),
+    /// A lane mask a vector compare earlier in the block wrote to this SGPR.
+    MaskVector(u8),
+}
+
+/// One vector op ready for the chunk loop.
+struct VOp<'p> {
+    inst: &'p Inst,
+    class: Class,
+    src: [Src; 3],
+    /// Index of this compare's mask accumulator.
+    acc: Option<usize>,
+}
+
+/// A group of vector ops that read their sources before any writes: one
+/// op, or the two halves of a VOPD.
+type Group<'p> = Vec<VOp<'p>>;
+
+pub struct Emitter<'a, 'b> {
+    b: &'a mut FunctionBuilder<'b>,
+    vgpr: Value,
+    sgpr: Value,
+    scc_ptr: Value,
+    wave64: bool,
+    flags: MachMemFlags,
+    sgprs: HashMap<u8, Value>,
+    sgpr_dirty: BTreeSet<u8>,
+    scc: Option<Value>,
+    scc_dirty: bool,
+    exec: Option<Value>,
+}
+
+impl<'a, 'b> Emitter<'a, 'b> {
+    pub fn new(b: &'a mut FunctionBuilder<'b>, params: [Value; 3], wave64: bool) -> Self {
+        Emitter {
+            b,
+            vgpr: params[0],
+            sgpr: params[1],
+            scc_ptr: params[2],
+            wave64,
+            // The register file is ours for the call; `[u32; 64]` rows are
+            // only 4-byte aligned, so no alignment is claimed.
+            flags: MachMemFlags::new().with_notrap(),
+            sgprs: HashMap::new(),
+            sgpr_dirty: BTreeSet::new(),
+            scc: None,
+            scc_dirty: false,
+            exec: None,
+        }
+    }
+
+    /// Emits the whole block and returns the value of the next slot index.
+    pub fn block(mut self, plan: &Plan) -> Value {
+        let (groups, accs) = self.scalar_phase(plan);
+        let chunks = if self.wave64 { 16 } else { 8 };
+        let mut masks: Vec<Option<Value>> = vec![None; accs.len()];
+        for chunk in 0..chunks {
+            self.chunk(&groups, chunk, &mut masks);
+        }
+        self.store_scalars();
+        let exec = self.exec_mask();
+        let mut vcc = None;
+        for (&dst, &k) in &final_mask_writers(&groups) {
+            let mask = masks[k].expect("every compare ran for every chunk");
+            let mask = self.b.ins().band(mask, exec);
+            self.store_mask(dst, mask);
+            if dst == sreg::VCC_LO {
+                vcc = Some(mask);
+            }
+        }
+        self.next(plan, vcc)
+    }
+
+    /// Runs the scalar ops in order, resolving each vector op's scalar
+    /// sources at its program point.
+    fn scalar_phase<'p>(&mut self, plan: &Plan<'p>) -> (Vec<Group<'p>>, Vec<usize>) {
+        let mut groups = Vec::new();
+        let mut accs = Vec::new();
+        let mut vector_masks = BTreeSet::new();
+        for step in &plan.steps {
+            match *step {
+                Step::Hint | Step::Branch(..) => {}
+                Step::Scalar(inst, op) => self.scalar(inst, op),
+                Step::Vector(ref halves) => {
+                    let mut group = Vec::new();
+                    for &(inst, class) in halves {
+                        let src = std::array::from_fn(|k| self.vsrc(inst, k, &vector_masks));
+                        let acc = matches!(class, Class::FCmp(_) | Class::ICmp(_)).then(|| {
+                            accs.push(0);
+                            accs.len() - 1
+                        });
+                        group.push(VOp {
+                            inst,
+                            class,
+                            src,
+                            acc,
+                        });
+                    }
+                    for op in &group {
+                        if let (Some(_), Operand::Sgpr(r)) = (op.acc, op.inst.dst[0]) {
+                            vector_masks.insert(r);
+                        }
+                    }
+                    groups.push(group);
+                }
+            }
+        }
+        (groups, accs)
+    }
+
+    fn vsrc(&mut self, inst: &Inst, k: usize, vector_masks: &BTreeSet<u8>) -> Src {
+        let ty = inst.op.info().src[k];
+        match inst.src[k] {
+            Operand::None => Src::Zero,
+            Operand::Vgpr(r) => Src::Vgpr(r),
+            Operand::Sgpr(r) if ty == softgpu_isa::Ty::Mask => {
+                if vector_masks.contains(&r) {
+                    Src::MaskVector(r)
+                } else {
+                    Src::MaskScalar(self.read_mask(r))
+                }
+            }
+            op => {
+                let v = self.scalar_src(op);
+                let splat = self.b.ins().splat(I32X4, v);
+                Src::Uniform(v, splat)
+            }
+        }
+    }
+
+    // ---- scalar state ---------------------------------------------------
+
+    fn read_sgpr(&mut self, r: u8) -> Value {
+        if let Some(&v) = self.sgprs.get(&r) {
+            return v;
+        }
+        let v = self.b.ins().load(I32, self.flags, self.sgpr, 4 * r as i32);
+        self.sgprs.insert(r, v);
+        v
+    }
+
+    fn write_sgpr(&mut self, r: u8, v: Value) {
+        if r == sreg::NULL {
+            return;
+        }
+        self.sgprs.insert(r, v);
+        self.sgpr_dirty.insert(r);
+    }
+
+    fn scalar_src(&mut self, op: Operand) -> Value {
+        match op {
+            Operand::Sgpr(r) => self.read_sgpr(r),
+            Operand::Const(c) => self.b.ins().iconst(I32, c as u32 as i64),
+            _ => self.b.ins().iconst(I32, 0),
+        }
+    }
+
+    /// A lane mask: one SGPR in wave32, the pair in wave64.
+    fn read_mask(&mut self, r: u8) -> Value {
+        let lo = self.read_sgpr(r);
+        if !self.wave64 {
+            return lo;
+        }
+        let hi = if (r as usize) + 1 < crate::wave::NUM_SGPRS {
+            self.read_sgpr(r + 1)
+        } else {
+            self.b.ins().iconst(I32, 0)
+        };
+        let lo = self.b.ins().uextend(I64, lo);
+        let hi = self.b.ins().uextend(I64, hi);
+        let hi = self.b.ins().ishl_imm_u(hi, 32);
+        self.b.ins().bor(lo, hi)
+    }
+
+    fn store_mask(&mut self, r: u8, mask: Value) {
+        if r == sreg::NULL {
+            return;
+        }
+        if !self.wave64 {
+            self.store_sgpr(r, mask);
+        } else if (r as usize) + 1 < crate::wave::NUM_SGPRS {
+            let lo = self.b.ins().ireduce(I32, mask);
+            let hi = self.b.ins().ushr_imm_u(mask, 32);
+            let hi = self.b.ins().ireduce(I32, hi);
+            self.store_sgpr(r, lo);
+            self.store_sgpr(r + 1, hi);
+        }
+    }
+
+    fn store_sgpr(&mut self, r: u8, v: Value) {
+        self.b.ins().store(self.flags, v, self.sgpr, 4 * r as i32);
+    }
+
+    fn exec_mask(&mut self) -> Value {
+        if let Some(e) = self.exec {
+            return e;
+        }
+        let e = self.read_mask(sreg::EXEC_LO);
+        self.exec = Some(e);
+        e
+    }
+
+    fn read_scc(&mut self) -> Value {
+        if let Some(s) = self.scc {
+            return s;
+        }
+        let s = self.b.ins().uload8(I32, self.flags, self.scc_ptr, 0);
+        let s = self.b.ins().icmp_imm_u(IntCC::NotEqual, s, 0);
+        self.scc = Some(s);
+        s
+    }
+
+    fn write_scc(&mut self, s: Value) {
+        self.scc = Some(s);
+        self.scc_dirty = true;
+    }
+
+    fn store_scalars(&mut self) {
+        for r in std::mem::take(&mut self.sgpr_dirty) {
+            let v = self.sgprs[&r];
+            self.store_sgpr(r, v);
+        }
+        if self.scc_dirty {
+            let s = self.scc.expect("a dirty SCC has a value");
+            self.b.ins().store(self.flags, s, self.scc_ptr, 0);
+        }
+    }
+
+    /// One SALU op, with the interpreter's formulas (`ops::salu`).
+    fn scalar(&mut self, inst: &Inst, op: Scalar) {
+        use Scalar as S;
+        let a = self.scalar_src(inst.src[0]);
+        let b = self.scalar_src(inst.src[1]);
+        let ins = self.b.ins();
+        let (r, scc) = match op {
+            S::Mov => (Some(a), None),
+            S::Movk => (
+                Some(ins.iconst(I32, inst.imm as i16 as i32 as u32 as i64)),
+                None,
+            ),
+            S::AddU => {
+                let r = ins.iadd(a, b);
+                (
+                    Some(r),
+                    Some(self.b.ins().icmp(IntCC::UnsignedLessThan, r, a)),
+                )
+            }
+            S::SubU => {
+                let r = ins.isub(a, b);
+                (
+                    Some(r),
+                    Some(self.b.ins().icmp(IntCC::UnsignedLessThan, a, b)),
+                )
+            }
+            S::AddI | S::SubI => {
+                let add = op == S::AddI;
+                let r = if add { ins.iadd(a, b) } else { ins.isub(a, b) };
+                // Signed overflow: for a + b, both operands' signs differ
+                // from the result's; for a - b, a's and !b's do.
+                let x = self.b.ins().bxor(a, r);
+                let y = if add {
+                    self.b.ins().bxor(b, r)
+                } else {
+                    self.b.ins().bxor(a, b)
+                };
+                let o = self.b.ins().band(x, y);
+                (
+                    Some(r),
+                    Some(self.b.ins().icmp_imm_s(IntCC::SignedLessThan, o, 0)),
+                )
+            }
+            S::And | S::Or | S::Xor | S::AndNot1 | S::OrNot1 | S::Shl | S::Shr | S::Sar => {
+                let r = match op {
+                    S::And => ins.band(a, b),
+                    S::Or => ins.bor(a, b),
+                    S::Xor => ins.bxor(a, b),
+                    S::AndNot1 => ins.band_not(a, b),
+                    S::OrNot1 => ins.bor_not(a, b),
+                    // Cranelift takes shift amounts modulo the width, as
+                    // the ISA's `b & 31`.
+                    S::Shl => ins.ishl(a, b),
+                    S::Shr => ins.ushr(a, b),
+                    _ => ins.sshr(a, b),
+                };
+                (
+                    Some(r),
+                    Some(self.b.ins().icmp_imm_u(IntCC::NotEqual, r, 0)),
+                )
+            }
+            S::Mul => (Some(ins.imul(a, b)), None),
+            S::Cselect => {
+                let scc = self.read_scc();
+                (Some(self.b.ins().select(scc, a, b)), None)
+            }
+            S::Cmp(cc) => (None, Some(ins.icmp(cc, a, b))),
+        };
+        if let (Some(r), Operand::Sgpr(d)) = (r, inst.dst[0]) {
+            self.write_sgpr(d, r);
+        }
+        if let Some(s) = scc {
+            self.write_scc(s);
+        }
+    }
+
+    // ---- the chunk loop -------------------------------------------------
+
+    fn vconst(&mut self, lanes: [u32; 4]) -> Value {
+        let bytes: Vec<u8> = lanes.iter().flat_map(|l| l.to_le_bytes()).collect();
+        let c = self.b.func.dfg.constants.insert(ConstantData::from(bytes));
+        self.b.ins().vconst(I32X4, c)
+    }
+
+    fn splat_const(&mut self, v: u32) -> Value {
+        self.vconst([v; 4])
+    }
+
+    /// The lanes of `mask` in chunk `chunk`, as all-ones / zero lanes.
+    fn mask_lanes(&mut self, mask: Value, chunk: usize) -> Value {
+        let shifted = self.b.ins().ushr_imm_u(mask, (chunk * CHUNK_LANES) as i64);
+        let low = if self.wave64 {
+            self.b.ins().ireduce(I32, shifted)
+        } else {
+            shifted
+        };
+        let v = self.b.ins().splat(I32X4, low);
+        let bits = self.vconst([1, 2, 4, 8]);
+        let sel = self.b.ins().band(v, bits);
+        let zero = self.splat_const(0);
+        self.b.ins().icmp(IntCC::NotEqual, sel, zero)
+    }
+
+    fn f(&mut self, v: Value) -> Value {
+        let le = MachMemFlags::new().with_endianness(Endianness::Little);
+        self.b.ins().bitcast(F32X4, le, v)
+    }
+
+    fn i(&mut self, v: Value) -> Value {
+        let le = MachMemFlags::new().with_endianness(Endianness::Little);
+        self.b.ins().bitcast(I32X4, le, v)
+    }
+
+    /// Every vector op of the block over lanes `4 * chunk ..`, then the
+    /// chunk's written registers stored under EXEC.
+    fn chunk(&mut self, groups: &[Group], chunk: usize, masks: &mut [Option<Value>]) {
+        let mut regs: HashMap<u16, Value> = HashMap::new();
+        let mut written: BTreeMap<u16, ()> = BTreeMap::new();
+        let mut cmp_lanes: HashMap<u8, Value> = HashMap::new();
+        let base = (chunk * CHUNK_LANES * 4) as i32;
+        for group in groups {
+            let mut results = Vec::with_capacity(group.len());
+            for op in group {
+                let mut src = [Value::from_u32(0); 3];
+                for (k, s) in op.src.iter().enumerate() {
+                    src[k] = match *s {
+                        Src::Zero => self.splat_const(0),
+                        Src::Vgpr(r) => *regs.entry(r).or_insert_with(|| {
+                            self.b.ins().load(
+                                I32X4,
+                                self.flags,
+                                self.vgpr,
+                                r as i32 * VGPR_BYTES + base,
+                            )
+                        }),
+                        Src::Uniform(_, splat) => splat,
+                        Src::MaskScalar(m) => self.mask_lanes(m, chunk),
+                        Src::MaskVector(r) => cmp_lanes[&r],
+                    };
+                    src[k] = self.float_mods(op.inst, k, src[k]);
+                }
+                results.push(self.lane_op(op, src));
+            }
+            for (op, result) in group.iter().zip(results) {
+                match (op.acc, op.inst.dst[0]) {
+                    (Some(k), dst) => {
+                        let bits = self.b.ins().vhigh_bits(I32, result);
+                        let wide = if self.wave64 {
+                            self.b.ins().uextend(I64, bits)
+                        } else {
+                            bits
+                        };
+                        let part = self.b.ins().ishl_imm_u(wide, (chunk * CHUNK_LANES) as i64);
+                        masks[k] = Some(match masks[k] {
+                            Some(m) => self.b.ins().bor(m, part),
+                            None => part,
+                        });
+                        if let Operand::Sgpr(r) = dst {
+                            cmp_lanes.insert(r, result);
+                        }
+                    }
+                    (None, Operand::Vgpr(r)) => {
+                        regs.insert(r, result);
+                        written.insert(r, ());
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let exec = self.exec_mask();
+        let live = self.mask_lanes(exec, chunk);
+        for &r in written.keys() {
+            let at = r as i32 * VGPR_BYTES + base;
+            let old = self.b.ins().load(I32X4, self.flags, self.vgpr, at);
+            let new = self.b.ins().bitselect(live, regs[&r], old);
+            self.b.ins().store(self.flags, new, self.vgpr, at);
+        }
+    }
+
+    /// VOP3 abs/neg of an f32 source, as the interpreter's fetch applies
+    /// them (clear, then flip, the sign bit).
+    fn float_mods(&mut self, inst: &Inst, k: usize, v: Value) -> Value {
+        let bit = 1u8 << k;
+        let mut v = v;
+        if inst.mods.abs & bit != 0 {
+            let m = self.splat_const(0x7fff_ffff);
+            v = self.b.ins().band(v, m);
+        }
+        if inst.mods.neg & bit != 0 {
+            let m = self.splat_const(0x8000_0000);
+            v = self.b.ins().bxor(v, m);
+        }
+        v
+    }
+
+    /// One lane op over one chunk, with the interpreter's formula
+    /// (`ops::valu`'s lane table).
+    fn lane_op(&mut self, op: &VOp, [a, b, c]: [Value; 3]) -> Value {
+        use Lane as L;
+        let lane = match op.class {
+            Class::Lane(l) => l,
+            Class::FCmp(cc) => {
+                let (x, y) = (self.f(a), self.f(b));
+                return self.b.ins().fcmp(cc, x, y);
+            }
+            Class::ICmp(cc) => return self.b.ins().icmp(cc, a, b),
+            _ => unreachable!("the planner passes only vector ops here"),
+        };
+        let amount = uniform_src(lane).map(|k| match op.src[k] {
+            Src::Uniform(s, _) => s,
+            _ => unreachable!("the planner requires a uniform shift amount"),
+        });
+        let ins = self.b.ins();
+        match lane {
+            L::Mov => a,
+            L::Not => ins.bnot(a),
+            L::FAdd | L::FSub | L::FSubRev | L::FMul | L::Fma => {
+                // The operands in the interpreter's order: `v_sub_f32` is
+                // `a + -b` there. Negation flips the sign bit as an integer
+                // so that Cranelift cannot fold `x + -y` into `x - y`,
+                // which differs in a NaN's sign.
+                let sign = self.splat_const(0x8000_0000);
+                let operands = match lane {
+                    L::FSub => vec![a, self.b.ins().bxor(b, sign)],
+                    L::FSubRev => vec![b, self.b.ins().bxor(a, sign)],
+                    L::Fma => vec![a, b, c],
+                    _ => vec![a, b],
+                };
+                let x: Vec<Value> = operands.iter().map(|&v| self.f(v)).collect();
+                let r = match lane {
+                    L::FMul => self.b.ins().fmul(x[0], x[1]),
+                    L::Fma => self.b.ins().fma(x[0], x[1], x[2]),
+                    _ => self.b.ins().fadd(x[0], x[1]),
+                };
+                self.nan_rule(r, &operands)
+            }
+            L::CvtF32I32 => {
+                let r = ins.fcvt_from_sint(F32X4, a);
+                self.i(r)
+            }
+            L::CvtF32U32 => {
+                let r = ins.fcvt_from_uint(F32X4, a);
+                self.i(r)
+            }
+            L::IAdd => ins.iadd(a, b),
+            L::ISub => ins.isub(a, b),
+            L::ISubRev => ins.isub(b, a),
+            L::And => ins.band(a, b),
+            L::Or => ins.bor(a, b),
+            L::Xor => ins.bxor(a, b),
+            L::MulLo => ins.imul(a, b),
+            L::MulU24 | L::MadU24 => {
+                let m = self.splat_const(0xff_ffff);
+                let x = self.b.ins().band(a, m);
+                let y = self.b.ins().band(b, m);
+                let p = self.b.ins().imul(x, y);
+                if lane == L::MadU24 {
+                    self.b.ins().iadd(p, c)
+                } else {
+                    p
+                }
+            }
+            L::MaxI => ins.smax(a, b),
+            L::MinI => ins.smin(a, b),
+            L::MaxU => ins.umax(a, b),
+            L::MinU => ins.umin(a, b),
+            L::ShlRev => ins.ishl(b, amount.unwrap()),
+            L::ShrRev => ins.ushr(b, amount.unwrap()),
+            L::SarRev => ins.sshr(b, amount.unwrap()),
+            L::ShlAdd => {
+                let s = ins.ishl(a, amount.unwrap());
+                self.b.ins().iadd(s, c)
+            }
+            L::ShlOr => {
+                let s = ins.ishl(a, amount.unwrap());
+                self.b.ins().bor(s, c)
+            }
+            L::AndOr => {
+                let s = ins.band(a, b);
+                self.b.ins().bor(s, c)
+            }
+            L::Or3 => {
+                let s = ins.bor(a, b);
+                self.b.ins().bor(s, c)
+            }
+            L::Xor3 => {
+                let s = ins.bxor(a, b);
+                self.b.ins().bxor(s, c)
+            }
+            L::Add3 => {
+                let s = ins.iadd(a, b);
+                self.b.ins().iadd(s, c)
+            }
+            L::Xad => {
+                let s = ins.bxor(a, b);
+                self.b.ins().iadd(s, c)
+            }
+            // The mask lanes are all-ones or zero.
+            L::Cndmask => ins.bitselect(c, b, a),
+        }
+    }
+
+    /// The interpreter's NaN rule for an f32 result `r` of `operands` (as
+    /// integer lanes): a NaN operand gives the first NaN operand, quieted
+    /// (what the host's two-operand SSE ops do, and what
+    /// `ops::float::fma32` does); otherwise a NaN result is the host's
+    /// default NaN, as in the interpreter. Cranelift may swap the operands
+    /// of a commutative op (to fold a load) and picks among FMA forms by
+    /// register allocation, so the host's own choice is not relied on: a
+    /// chunk with a NaN result takes a branch that recomputes the NaN.
+    fn nan_rule(&mut self, r: Value, operands: &[Value]) -> Value {
+        let r_bits = self.i(r);
+        let nan = self.b.ins().fcmp(FloatCC::Unordered, r, r);
+        let any = self.b.ins().vany_true(nan);
+        let fix = self.b.create_block();
+        let merge = self.b.create_block();
+        let out = self.b.append_block_param(merge, I32X4);
+        self.b
+            .ins()
+            .brif(any, fix, &[], merge, &[BlockArg::Value(r_bits)]);
+        self.b.switch_to_block(fix);
+        self.b.seal_block(fix);
+        let quiet = self.splat_const(0x0040_0000);
+        let mut fixed = r_bits;
+        for &v in operands.iter().rev() {
+            let x = self.f(v);
+            let is_nan = self.b.ins().fcmp(FloatCC::Unordered, x, x);
+            let q = self.b.ins().bor(v, quiet);
+            fixed = self.b.ins().bitselect(is_nan, q, fixed);
+        }
+        self.b.ins().jump(merge, &[BlockArg::Value(fixed)]);
+        self.b.switch_to_block(merge);
+        self.b.seal_block(merge);
+        out
+    }
+
+    // ---- the block's exit -----------------------------------------------
+
+    /// The slot index the wave continues at.
+    fn next(&mut self, plan: &Plan, vcc_from_compare: Option<Value>) -> Value {
+        let fall = self.b.ins().iconst(I32, plan.fallthrough as i64);
+        let Some((cond, taken)) = plan.branch else {
+            return fall;
+        };
+        let taken = self.b.ins().iconst(I32, taken as i64);
+        let taken_if = |e: &mut Self, mask: Value, zero: bool| {
+            let cc = if zero { IntCC::Equal } else { IntCC::NotEqual };
+            e.b.ins().icmp_imm_u(cc, mask, 0)
+        };
+        let c = match cond {
+            Cond::Always => return taken,
+            Cond::Scc0 => {
+                let s = self.read_scc();
+                self.b.ins().icmp_imm_u(IntCC::Equal, s, 0)
+            }
+            Cond::Scc1 => self.read_scc(),
+            Cond::Vccz | Cond::Vccnz => {
+                let vcc = match vcc_from_compare {
+                    Some(v) => v,
+                    None => self.read_mask(sreg::VCC_LO),
+                };
+                taken_if(self, vcc, cond == Cond::Vccz)
+            }
+            Cond::Execz | Cond::Execnz => {
+                let exec = self.exec_mask();
+                taken_if(self, exec, cond == Cond::Execz)
+            }
+        };
+        debug_assert_eq!(self.b.func.dfg.value_type(c), I8);
+        self.b.ins().select(c, taken, fall)
+    }
+}
+
+/// For each SGPR a vector compare of the block writes, the accumulator of
+/// the last compare that writes it (its value is the one that stays).
+fn final_mask_writers(groups: &[Group]) -> BTreeMap<u8, usize> {
+    let mut last = BTreeMap::new();
+    for op in groups.iter().flatten() {
+        if let (Some(k), Operand::Sgpr(r)) = (op.acc, op.inst.dst[0]) {
+            last.insert(r, k);
+        }
+    }
+    last
+}

@@ -1,0 +1,327 @@
+//! What the JIT can compile: each opcode it lowers, as data.
+//!
+//! An op's class says how the emitter builds it; the formulas are the
+//! interpreter's own lane functions (`ops::valu`, `ops::salu`, `ops::vcmp`)
+//! written in Cranelift IR, operand for operand (`v_sub_f32` is `a + -b`
+//! there, so it is `a + -b` here: the two differ in a NaN's sign). Any op
+//! not listed here ends a JIT block and runs in the interpreter, so every
+//! op has one reference definition and the equivalence test compares the
+//! two for those that have a second.
+
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use softgpu_isa::{sreg, Inst, LaneSel, Operand, Ty};
+
+use softgpu_isa::Op;
+
+/// A vector op of up to three 32-bit sources, lane by lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lane {
+    Mov,
+    Not,
+    FAdd,
+    /// `a + -b`
+    FSub,
+    /// `b + -a`
+    FSubRev,
+    FMul,
+    /// `a * b + c`, one rounding.
+    Fma,
+    CvtF32I32,
+    CvtF32U32,
+    IAdd,
+    ISub,
+    ISubRev,
+    And,
+    Or,
+    Xor,
+    MulLo,
+    /// `(a & 0xffffff) * (b & 0xffffff)`
+    MulU24,
+    /// `(a & 0xffffff) * (b & 0xffffff) + c`
+    MadU24,
+    MaxI,
+    MinI,
+    MaxU,
+    MinU,
+    /// `b << a`, `b >> a`, `b >>s a`: the amount (src0) must be uniform.
+    ShlRev,
+    ShrRev,
+    SarRev,
+    /// `(a << b) + c`, `(a << b) | c`: the amount (src1) must be uniform.
+    ShlAdd,
+    ShlOr,
+    AndOr,
+    Or3,
+    Xor3,
+    Add3,
+    /// `(a ^ b) + c`
+    Xad,
+    /// `c ? b : a`, with `c` a lane mask.
+    Cndmask,
+}
+
+/// A scalar op on 32-bit operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scalar {
+    Mov,
+    /// SOPK: the sign-extended 16-bit immediate.
+    Movk,
+    /// SCC = carry / borrow.
+    AddU,
+    SubU,
+    /// SCC = signed overflow.
+    AddI,
+    SubI,
+    /// SCC = result != 0.
+    And,
+    Or,
+    Xor,
+    AndNot1,
+    OrNot1,
+    Shl,
+    Shr,
+    Sar,
+    /// SCC unchanged.
+    Mul,
+    /// `scc ? a : b`
+    Cselect,
+    /// SCC = the comparison.
+    Cmp(IntCC),
+}
+
+/// When a branch ending a block is taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cond {
+    Always,
+    Scc0,
+    Scc1,
+    Vccz,
+    Vccnz,
+    Execz,
+    Execnz,
+}
+
+/// How one opcode is compiled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// Scheduling only: nothing to run.
+    Hint,
+    Lane(Lane),
+    /// A vector compare writing a lane mask.
+    FCmp(FloatCC),
+    ICmp(IntCC),
+    Scalar(Scalar),
+    Branch(Cond),
+}
+
+impl Class {
+    /// Whether the op's results depend on MODE's f32 rounding and denormal
+    /// fields (the block then runs only under the default MODE).
+    pub fn uses_f32_mode(self) -> bool {
+        matches!(
+            self,
+            Class::FCmp(_)
+                | Class::Lane(
+                    Lane::FAdd
+                        | Lane::FSub
+                        | Lane::FSubRev
+                        | Lane::FMul
+                        | Lane::Fma
+                        | Lane::CvtF32I32
+                        | Lane::CvtF32U32
+                )
+        )
+    }
+}
+
+/// The class of `op`, if the JIT lowers it.
+pub fn class_of(op: Op) -> Option<Class> {
+    use Lane as L;
+    use Scalar as S;
+    if crate::ops::sopp::HINTS.contains(&op) {
+        return Some(Class::Hint);
+    }
+    let lane = |l| Some(Class::Lane(l));
+    let scalar = |s| Some(Class::Scalar(s));
+    let fcmp = |c| Some(Class::FCmp(c));
+    let icmp = |c| Some(Class::ICmp(c));
+    let scmp = |c| Some(Class::Scalar(S::Cmp(c)));
+    let branch = |c| Some(Class::Branch(c));
+    match op {
+        Op::V_MOV_B32 | Op::V_DUAL_MOV_B32 => lane(L::Mov),
+        Op::V_NOT_B32 => lane(L::Not),
+        Op::V_ADD_F32 | Op::V_DUAL_ADD_F32 => lane(L::FAdd),
+        Op::V_SUB_F32 | Op::V_DUAL_SUB_F32 => lane(L::FSub),
+        Op::V_SUBREV_F32 | Op::V_DUAL_SUBREV_F32 => lane(L::FSubRev),
+        Op::V_MUL_F32 | Op::V_DUAL_MUL_F32 => lane(L::FMul),
+        Op::V_FMA_F32
+        | Op::V_FMAC_F32
+        | Op::V_FMAAK_F32
+        | Op::V_FMAMK_F32
+        | Op::V_DUAL_FMAC_F32
+        | Op::V_DUAL_FMAAK_F32
+        | Op::V_DUAL_FMAMK_F32 => lane(L::Fma),
+        Op::V_CVT_F32_I32 => lane(L::CvtF32I32),
+        Op::V_CVT_F32_U32 => lane(L::CvtF32U32),
+        Op::V_ADD_NC_U32 | Op::V_DUAL_ADD_NC_U32 => lane(L::IAdd),
+        Op::V_SUB_NC_U32 => lane(L::ISub),
+        Op::V_SUBREV_NC_U32 => lane(L::ISubRev),
+        Op::V_AND_B32 | Op::V_DUAL_AND_B32 => lane(L::And),
+        Op::V_OR_B32 => lane(L::Or),
+        Op::V_XOR_B32 => lane(L::Xor),
+        Op::V_MUL_LO_U32 => lane(L::MulLo),
+        Op::V_MUL_U32_U24 => lane(L::MulU24),
+        Op::V_MAD_U32_U24 => lane(L::MadU24),
+        Op::V_MAX_I32 => lane(L::MaxI),
+        Op::V_MIN_I32 => lane(L::MinI),
+        Op::V_MAX_U32 => lane(L::MaxU),
+        Op::V_MIN_U32 => lane(L::MinU),
+        Op::V_LSHLREV_B32 | Op::V_DUAL_LSHLREV_B32 => lane(L::ShlRev),
+        Op::V_LSHRREV_B32 => lane(L::ShrRev),
+        Op::V_ASHRREV_I32 => lane(L::SarRev),
+        Op::V_LSHL_ADD_U32 => lane(L::ShlAdd),
+        Op::V_LSHL_OR_B32 => lane(L::ShlOr),
+        Op::V_AND_OR_B32 => lane(L::AndOr),
+        Op::V_OR3_B32 => lane(L::Or3),
+        Op::V_XOR3_B32 => lane(L::Xor3),
+        Op::V_ADD3_U32 => lane(L::Add3),
+        Op::V_XAD_U32 => lane(L::Xad),
+        Op::V_CNDMASK_B32 | Op::V_DUAL_CNDMASK_B32 => lane(L::Cndmask),
+        // The ISA's f32 compares by name: lg is ordered-unequal, neq is
+        // "not equal" (true for NaN), nge/ngt/nle/nlt the negations.
+        Op::V_CMP_LT_F32 => fcmp(FloatCC::LessThan),
+        Op::V_CMP_EQ_F32 => fcmp(FloatCC::Equal),
+        Op::V_CMP_LE_F32 => fcmp(FloatCC::LessThanOrEqual),
+        Op::V_CMP_GT_F32 => fcmp(FloatCC::GreaterThan),
+        Op::V_CMP_LG_F32 => fcmp(FloatCC::OrderedNotEqual),
+        Op::V_CMP_GE_F32 => fcmp(FloatCC::GreaterThanOrEqual),
+        Op::V_CMP_O_F32 => fcmp(FloatCC::Ordered),
+        Op::V_CMP_U_F32 => fcmp(FloatCC::Unordered),
+        Op::V_CMP_NGE_F32 => fcmp(FloatCC::UnorderedOrLessThan),
+        Op::V_CMP_NLG_F32 => fcmp(FloatCC::UnorderedOrEqual),
+        Op::V_CMP_NGT_F32 => fcmp(FloatCC::UnorderedOrLessThanOrEqual),
+        Op::V_CMP_NLE_F32 => fcmp(FloatCC::UnorderedOrGreaterThan),
+        Op::V_CMP_NEQ_F32 => fcmp(FloatCC::NotEqual),
+        Op::V_CMP_NLT_F32 => fcmp(FloatCC::UnorderedOrGreaterThanOrEqual),
+        Op::V_CMP_EQ_I32 | Op::V_CMP_EQ_U32 => icmp(IntCC::Equal),
+        Op::V_CMP_NE_I32 | Op::V_CMP_NE_U32 => icmp(IntCC::NotEqual),
+        Op::V_CMP_LT_I32 => icmp(IntCC::SignedLessThan),
+        Op::V_CMP_LE_I32 => icmp(IntCC::SignedLessThanOrEqual),
+        Op::V_CMP_GT_I32 => icmp(IntCC::SignedGreaterThan),
+        Op::V_CMP_GE_I32 => icmp(IntCC::SignedGreaterThanOrEqual),
+        Op::V_CMP_LT_U32 => icmp(IntCC::UnsignedLessThan),
+        Op::V_CMP_LE_U32 => icmp(IntCC::UnsignedLessThanOrEqual),
+        Op::V_CMP_GT_U32 => icmp(IntCC::UnsignedGreaterThan),
+        Op::V_CMP_GE_U32 => icmp(IntCC::UnsignedGreaterThanOrEqual),
+        Op::S_MOV_B32 => scalar(S::Mov),
+        Op::S_MOVK_I32 => scalar(S::Movk),
+        Op::S_ADD_U32 => scalar(S::AddU),
+        Op::S_SUB_U32 => scalar(S::SubU),
+        Op::S_ADD_I32 => scalar(S::AddI),
+        Op::S_SUB_I32 => scalar(S::SubI),
+        Op::S_AND_B32 => scalar(S::And),
+        Op::S_OR_B32 => scalar(S::Or),
+        Op::S_XOR_B32 => scalar(S::Xor),
+        Op::S_AND_NOT1_B32 => scalar(S::AndNot1),
+        Op::S_OR_NOT1_B32 => scalar(S::OrNot1),
+        Op::S_LSHL_B32 => scalar(S::Shl),
+        Op::S_LSHR_B32 => scalar(S::Shr),
+        Op::S_ASHR_I32 => scalar(S::Sar),
+        Op::S_MUL_I32 => scalar(S::Mul),
+        Op::S_CSELECT_B32 => scalar(S::Cselect),
+        Op::S_CMP_EQ_I32 | Op::S_CMP_EQ_U32 => scmp(IntCC::Equal),
+        Op::S_CMP_LG_I32 | Op::S_CMP_LG_U32 => scmp(IntCC::NotEqual),
+        Op::S_CMP_GT_I32 => scmp(IntCC::SignedGreaterThan),
+        Op::S_CMP_GE_I32 => scmp(IntCC::SignedGreaterThanOrEqual),
+        Op::S_CMP_LT_I32 => scmp(IntCC::SignedLessThan),
+        Op::S_CMP_LE_I32 => scmp(IntCC::SignedLessThanOrEqual),
+        Op::S_CMP_GT_U32 => scmp(IntCC::UnsignedGreaterThan),
+        Op::S_CMP_GE_U32 => scmp(IntCC::UnsignedGreaterThanOrEqual),
+        Op::S_CMP_LT_U32 => scmp(IntCC::UnsignedLessThan),
+        Op::S_CMP_LE_U32 => scmp(IntCC::UnsignedLessThanOrEqual),
+        Op::S_BRANCH => branch(Cond::Always),
+        Op::S_CBRANCH_SCC0 => branch(Cond::Scc0),
+        Op::S_CBRANCH_SCC1 => branch(Cond::Scc1),
+        Op::S_CBRANCH_VCCZ => branch(Cond::Vccz),
+        Op::S_CBRANCH_VCCNZ => branch(Cond::Vccnz),
+        Op::S_CBRANCH_EXECZ => branch(Cond::Execz),
+        Op::S_CBRANCH_EXECNZ => branch(Cond::Execnz),
+        _ => None,
+    }
+}
+
+/// A scalar register the JIT may read: an SGPR, VCC, M0 or EXEC (ttmp,
+/// null and the specials stay with the interpreter).
+pub fn readable_sgpr(r: u8) -> bool {
+    r <= sreg::VCC_HI || r == sreg::M0 || r == sreg::EXEC_LO || r == sreg::EXEC_HI
+}
+
+/// A scalar register the JIT may write: as [`readable_sgpr`] but never
+/// EXEC, which a block takes as fixed.
+pub fn writable_sgpr(r: u8) -> bool {
+    r <= sreg::VCC_HI || r == sreg::M0
+}
+
+/// Whether `inst` of class `class` is in the form the emitter builds: no
+/// DPP, no clamp or output modifier, no half selects, abs/neg only on f32
+/// sources, every operand a plain register or constant.
+pub fn form_ok(inst: &Inst, class: Class) -> bool {
+    let info = inst.op.info();
+    let m = inst.mods;
+    if inst.lane_sel != LaneSel::None || m.clamp || m.omod != 0 || m.opsel != 0 || m.neg_hi != 0 {
+        return false;
+    }
+    for k in 0..3 {
+        let bit = 1u8 << k;
+        if (m.abs | m.neg) & bit != 0 && info.src[k] != Ty::F32 {
+            return false;
+        }
+    }
+    match class {
+        Class::Hint | Class::Branch(_) => true,
+        Class::Scalar(_) => {
+            let src_ok = inst.src[..2].iter().all(|&s| scalar_src_ok(s));
+            let dst_ok = match inst.dst[0] {
+                Operand::None => true,
+                Operand::Sgpr(r) => writable_sgpr(r) || r == sreg::NULL,
+                _ => false,
+            };
+            src_ok && dst_ok && inst.src[2] == Operand::None
+        }
+        Class::Lane(_) | Class::FCmp(_) | Class::ICmp(_) => {
+            let srcs = inst.src[..3].iter().zip(info.src);
+            let src_ok = srcs.clone().all(|(&s, ty)| match ty {
+                Ty::None => true,
+                Ty::B32 | Ty::F32 => matches!(s, Operand::Vgpr(_)) || scalar_src_ok(s),
+                Ty::Mask => matches!(s, Operand::Sgpr(r) if readable_sgpr(r)),
+                _ => false,
+            });
+            let dst_ok = match (class, inst.dst[0]) {
+                (Class::Lane(_), Operand::Vgpr(_)) => matches!(info.dst[0], Ty::B32 | Ty::F32),
+                (Class::FCmp(_) | Class::ICmp(_), Operand::Sgpr(r)) => {
+                    writable_sgpr(r) || r == sreg::NULL
+                }
+                (Class::FCmp(_) | Class::ICmp(_), Operand::None) => true,
+                _ => false,
+            };
+            src_ok && dst_ok && inst.dst[1] == Operand::None && inst.src[3] == Operand::None
+        }
+    }
+}
+
+fn scalar_src_ok(s: Operand) -> bool {
+    match s {
+        Operand::None | Operand::Const(_) => true,
+        Operand::Sgpr(r) => readable_sgpr(r),
+        _ => false,
+    }
+}
+
+/// Whether a lane op's shift amount must be uniform, and which source it is.
+pub fn uniform_src(lane: Lane) -> Option<usize> {
+    match lane {
+        Lane::ShlRev | Lane::ShrRev | Lane::SarRev => Some(0),
+        Lane::ShlAdd | Lane::ShlOr => Some(1),
+        _ => None,
+    }
+}

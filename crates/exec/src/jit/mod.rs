@@ -1,0 +1,372 @@
+//! The JIT tier: blocks of a decoded [`Program`] compiled to host code.
+//!
+//! The interpreter (`ops`) is the reference and runs everything; the JIT
+//! compiles runs of ALU instructions ([`lower`] lists them, [`plan`] cuts
+//! the runs, [`emit`] builds Cranelift IR) to one host function per block
+//! that updates the wave's registers in place, a whole chunk of lanes per
+//! host SIMD instruction. Host features (SSE4.1, AVX, FMA, …) are detected
+//! when the JIT starts, never fixed at build time. The run loop
+//! (`dispatch::run_wave`) calls a block instead of interpreting when one
+//! starts at the wave's PC, fits in the wave's turn and the block's MODE
+//! assumptions hold; the block retires exactly its slots, so PCs, budgets
+//! and profiles are those of the interpreter. A block holds no op that can
+//! fault, so faults are always raised by the interpreter, precisely.
+
+mod emit;
+mod lower;
+mod plan;
+
+use cranelift_codegen::ir::types::I32;
+use cranelift_codegen::ir::{AbiParam, InstBuilder, UserFuncName};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Linkage, Module};
+
+use crate::ops::{Env, Flow, Trap};
+use crate::program::Program;
+use crate::wave::{Wave, NUM_SGPRS};
+
+/// How dispatches use the JIT tier.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum JitMode {
+    /// The interpreter runs everything.
+    Off,
+    /// Compiled blocks run where they can.
+    #[default]
+    On,
+    /// Every compiled block runs on the wave's registers and then the
+    /// interpreter runs the same slots from the same state; any difference
+    /// in a register, SCC or the next PC is a fault naming the block and
+    /// the register. The interpreter's results are kept. This is how the
+    /// tests hold the two tiers to identical results.
+    Verify,
+}
+
+impl JitMode {
+    /// `SOFTGPU_JIT`: `0` off, `1` on, `verify` both tiers compared; unset
+    /// is on.
+    pub fn from_env() -> Result<JitMode, String> {
+        match std::env::var("SOFTGPU_JIT") {
+            Err(_) => Ok(JitMode::On),
+            Ok(v) => match v.trim() {
+                "0" | "off" => Ok(JitMode::Off),
+                "1" | "on" => Ok(JitMode::On),
+                "verify" => Ok(JitMode::Verify),
+                _ => Err(format!("SOFTGPU_JIT={v:?} is none of 0, 1, verify")),
+            },
+        }
+    }
+
+    /// The blocks a dispatch of `program` runs in this mode.
+    pub fn blocks(self, program: &Program, wave64: bool) -> Option<Tier<'_>> {
+        let verify = match self {
+            JitMode::Off => return None,
+            JitMode::On => false,
+            JitMode::Verify => true,
+        };
+        Some(Tier {
+            jit: program.jit(wave64)?,
+            verify,
+        })
+    }
+}
+
+/// A program's compiled blocks as one dispatch uses them.
+#[derive(Clone, Copy)]
+pub struct Tier<'a> {
+    jit: &'a Jit,
+    verify: bool,
+}
+
+impl<'a> Tier<'a> {
+    /// The block starting at slot `pc`, and whether to verify it.
+    #[inline(always)]
+    pub fn block_at(self, pc: u32) -> Option<(&'a Block, bool)> {
+        Some((self.jit.block_at(pc)?, self.verify))
+    }
+
+    /// Number of compiled blocks.
+    pub fn block_count(self) -> usize {
+        self.jit.block_count()
+    }
+}
+
+/// MODE bits a float block depends on (FP_ROUND and FP_DENORM for f32) and
+/// the values it was compiled for: round to nearest even, f32 denormals
+/// kept on input and output (the compute default). Under any other MODE
+/// the interpreter runs the block's instructions.
+const F32_MODE_MASK: u32 = 0x33;
+const F32_MODE_DEFAULT: u32 = 0x30;
+
+/// A compiled block: `(vgpr, sgpr, scc) -> next slot index`.
+type BlockFn = unsafe extern "C" fn(*mut u32, *mut u32, *mut u8) -> u32;
+
+/// One compiled block.
+pub struct Block {
+    entry: BlockFn,
+    /// Slots the block retires (hints included).
+    pub len: u32,
+    f32_mode: bool,
+    /// The VGPRs the block reads or writes.
+    vgprs: Vec<u16>,
+}
+
+impl Block {
+    /// Whether the block may run under MODE `bits`.
+    #[inline(always)]
+    pub fn runs_under(&self, bits: u32) -> bool {
+        !self.f32_mode || bits & F32_MODE_MASK == F32_MODE_DEFAULT
+    }
+
+    /// Runs the block on `wave`; returns the slot index to continue at.
+    #[inline(always)]
+    pub fn run(&self, wave: &mut Wave) -> u32 {
+        let vgpr = wave.vgpr.as_mut_ptr().cast::<u32>();
+        let sgpr = wave.sgpr.as_mut_ptr();
+        let scc = (&mut wave.scc as *mut bool).cast::<u8>();
+        // SAFETY: the block was compiled from this program for this wave
+        // size. Its code reads and writes only: VGPR rows below
+        // `NUM_VGPRS` (each operand's row was range-checked at decode,
+        // `program::operands_valid`), lanes below 64, scalar registers
+        // below `NUM_SGPRS` (`lower::readable_sgpr`), and SCC, into which
+        // it stores 0 or 1, valid bools. All three pointers come from the
+        // `&mut Wave` held for the call, so nothing else aliases them.
+        unsafe { (self.entry)(vgpr, sgpr, scc) }
+    }
+}
+
+/// The compiled blocks of one program for one wave size.
+pub struct Jit {
+    /// By slot index: the block starting there.
+    blocks: Vec<Option<Block>>,
+    _code: Code,
+}
+
+impl Jit {
+    #[inline(always)]
+    pub fn block_at(&self, pc: u32) -> Option<&Block> {
+        self.blocks.get(pc as usize)?.as_ref()
+    }
+
+    /// Number of compiled blocks.
+    pub fn block_count(&self) -> usize {
+        self.blocks.iter().flatten().count()
+    }
+
+    /// Compiles every block of `program` for waves of 64 lanes or 32.
+    /// `None` when the host has no Cranelift back end.
+    pub fn compile(program: &Program, wave64: bool) -> Option<Jit> {
+        let mut module = new_module()?;
+        let n = program.slots().len();
+        let mut ids = Vec::new();
+        let mut ctx = module.make_context();
+        let mut fctx = FunctionBuilderContext::new();
+        for start in block_starts(program, wave64) {
+            let Some(plan) = plan::plan(program, start, wave64) else {
+                continue;
+            };
+            let target = module.target_config();
+            let ptr = target.pointer_type();
+            let sig = &mut ctx.func.signature;
+            sig.params.extend([AbiParam::new(ptr); 3]);
+            sig.returns.push(AbiParam::new(I32));
+            ctx.func.name = UserFuncName::user(0, start);
+            {
+                let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+                let entry = b.create_block();
+                b.append_block_params_for_function_params(entry);
+                b.switch_to_block(entry);
+                b.seal_block(entry);
+                let p = b.block_params(entry);
+                let params = [p[0], p[1], p[2]];
+                let next = emit::Emitter::new(&mut b, params, wave64).block(&plan);
+                b.ins().return_(&[next]);
+                b.finalize(target);
+            }
+            let name = format!("block{start}");
+            // An op this host's back end cannot build leaves its block to
+            // the interpreter.
+            if let Ok(id) = module.declare_function(&name, Linkage::Local, &ctx.func.signature) {
+                if module.define_function(id, &mut ctx).is_ok() {
+                    ids.push((start, id, plan.len(), plan.f32_mode, plan.vgprs()));
+                }
+            }
+            module.clear_context(&mut ctx);
+        }
+        module.finalize_definitions().ok()?;
+        let mut blocks: Vec<Option<Block>> = (0..n).map(|_| None).collect();
+        for (start, id, len, f32_mode, vgprs) in ids {
+            let code = module.get_finalized_function(id);
+            // SAFETY: `code` is the finalized entry of a function defined
+            // above with exactly `BlockFn`'s signature (three pointers in,
+            // an i32 out) in the host's default calling convention, which
+            // is `extern "C"`.
+            let entry = unsafe { std::mem::transmute::<*const u8, BlockFn>(code) };
+            blocks[start as usize] = Some(Block {
+                entry,
+                len,
+                f32_mode,
+                vgprs,
+            });
+        }
+        Some(Jit {
+            blocks,
+            _code: Code(Some(module)),
+        })
+    }
+}
+
+/// The registers a block can change.
+#[derive(PartialEq)]
+struct Snapshot {
+    vgprs: Vec<[u32; crate::wave::MAX_LANES]>,
+    sgpr: [u32; NUM_SGPRS],
+    scc: bool,
+}
+
+impl Snapshot {
+    fn of(wave: &Wave, rows: &[u16]) -> Snapshot {
+        Snapshot {
+            vgprs: rows.iter().map(|&r| wave.vgpr[r as usize]).collect(),
+            sgpr: wave.sgpr,
+            scc: wave.scc,
+        }
+    }
+
+    fn restore(&self, wave: &mut Wave, rows: &[u16]) {
+        for (&r, row) in rows.iter().zip(&self.vgprs) {
+            wave.vgpr[r as usize] = *row;
+        }
+        wave.sgpr = self.sgpr;
+        wave.scc = self.scc;
+    }
+
+    /// The first difference from `other`, described.
+    fn diff(&self, other: &Snapshot, rows: &[u16], lanes: usize) -> Option<String> {
+        for ((&r, a), b) in rows.iter().zip(&self.vgprs).zip(&other.vgprs) {
+            if let Some(l) = (0..lanes).find(|&l| a[l] != b[l]) {
+                return Some(format!(
+                    "v{r} lane {l}: JIT {:#x}, interpreter {:#x}",
+                    a[l], b[l]
+                ));
+            }
+        }
+        if let Some(s) = (0..NUM_SGPRS).find(|&s| self.sgpr[s] != other.sgpr[s]) {
+            let (a, b) = (self.sgpr[s], other.sgpr[s]);
+            return Some(format!(
+                "scalar register {s}: JIT {a:#x}, interpreter {b:#x}"
+            ));
+        }
+        (self.scc != other.scc).then(|| format!("SCC: JIT {}, interpreter {}", self.scc, other.scc))
+    }
+}
+
+/// Runs `block` in both tiers from the wave's state (see
+/// [`JitMode::Verify`]); returns the slot to continue at.
+pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<u32, Trap> {
+    let start = wave.pc;
+    let rows = &block.vgprs;
+    let before = Snapshot::of(wave, rows);
+    let jit_next = block.run(wave);
+    let jitted = Snapshot::of(wave, rows);
+    before.restore(wave, rows);
+    for _ in 0..block.len {
+        let slot = env.program.slot_at(wave.pc);
+        wave.pc = match (slot.exec)(wave, env, &slot.inst)? {
+            Flow::Next => wave.pc + 1,
+            Flow::Branch(simm) => env
+                .program
+                .branch_target(wave.pc, simm)
+                .ok_or_else(|| Trap::Other("a JIT block's branch has no target".into()))?,
+            other => {
+                return Err(Trap::Other(format!(
+                    "slot {} of a JIT block ended it in the interpreter ({other:?})",
+                    wave.pc
+                )))
+            }
+        };
+    }
+    let interpreted = Snapshot::of(wave, rows);
+    let diff = jitted.diff(&interpreted, rows, wave.lanes).or_else(|| {
+        (jit_next != wave.pc).then(|| format!("next slot: JIT {jit_next}, interpreter {}", wave.pc))
+    });
+    match diff {
+        None => Ok(wave.pc),
+        Some(d) => Err(Trap::Other(format!(
+            "the JIT and the interpreter disagree on the block of {} slots at {:#x} ({}): {d}",
+            block.len,
+            env.program.slots()[start as usize].offset,
+            env.program.text_of(start),
+        ))),
+    }
+}
+
+/// Where blocks may start: the entry, every branch target, and the slot
+/// after each slot that cannot end or sit inside a block.
+fn block_starts(program: &Program, wave64: bool) -> Vec<u32> {
+    let n = program.slots().len() as u32;
+    let mut starts = std::collections::BTreeSet::new();
+    let mut i = 0;
+    while i < n {
+        match plan::plan(program, i, wave64) {
+            Some(p) => {
+                starts.insert(i);
+                i = p.fallthrough;
+            }
+            None => i += 1,
+        }
+    }
+    for (i, slot) in program.slots().iter().enumerate() {
+        if matches!(lower::class_of(slot.inst.op), Some(lower::Class::Branch(_))) {
+            if let Some(t) = program.branch_target(i as u32, slot.inst.imm as i16 as i32) {
+                starts.insert(t);
+            }
+        }
+    }
+    starts.into_iter().collect()
+}
+
+fn new_module() -> Option<JITModule> {
+    let mut flags = settings::builder();
+    flags.set("opt_level", "speed").ok()?;
+    flags.set("use_colocated_libcalls", "false").ok()?;
+    flags.set("is_pic", "false").ok()?;
+    // The verifier checks the emitter's IR; it costs compile time, so it
+    // runs where debug assertions do.
+    let verify = if cfg!(debug_assertions) {
+        "true"
+    } else {
+        "false"
+    };
+    flags.set("enable_verifier", verify).ok()?;
+    let isa = cranelift_native::builder()
+        .ok()?
+        .finish(settings::Flags::new(flags))
+        .ok()?;
+    Some(JITModule::new(JITBuilder::with_isa(
+        isa,
+        default_libcall_names(),
+    )))
+}
+
+/// The module owning the blocks' code, freed with the [`Jit`].
+struct Code(Option<JITModule>);
+
+// SAFETY: after `finalize_definitions` the module is never used again but
+// to free it in `drop`, which takes `&mut self`; its code pages are
+// read-and-execute and shared by the `Block`s only through plain function
+// pointers. Nothing in it is thread-affine.
+unsafe impl Send for Code {}
+// SAFETY: as above: a shared `&Code` gives no access to the module.
+unsafe impl Sync for Code {}
+
+impl Drop for Code {
+    fn drop(&mut self) {
+        if let Some(module) = self.0.take() {
+            // SAFETY: the `Block`s pointing into this code live in the same
+            // `Jit`, which is being dropped, so none can run after this.
+            unsafe { module.free_memory() };
+        }
+    }
+}

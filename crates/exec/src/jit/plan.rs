@@ -1,0 +1,213 @@
+//! Which slots form a JIT block.
+//!
+//! A block is a run of consecutive slots the JIT lowers, ending before the
+//! first it does not or after a branch. Because the emitter runs a block's
+//! scalar ops before its vector ops (`super::emit`), the run also ends
+//! before any op that would read, as a scalar, a lane mask a vector compare
+//! of the block wrote, or would overwrite such a mask from the scalar side.
+
+use std::collections::BTreeSet;
+
+use softgpu_isa::{sreg, Format, Inst, Operand, Ty};
+
+use super::lower::{class_of, form_ok, uniform_src, Class, Cond, Scalar};
+use crate::program::Program;
+
+/// Most slots one block holds (bounds compile time and code size).
+const MAX_SLOTS: u32 = 400;
+/// Fewest real (non-hint) instructions worth a block.
+const MIN_OPS: usize = 1;
+
+pub enum Step<'p> {
+    Hint,
+    Scalar(&'p Inst, Scalar),
+    /// One vector op, or a VOPD's two halves (both read before either writes).
+    Vector(Vec<(&'p Inst, Class)>),
+    Branch(Cond, u32),
+}
+
+/// A block ready to emit.
+pub struct Plan<'p> {
+    pub steps: Vec<Step<'p>>,
+    /// Slot index after the block's last slot.
+    pub fallthrough: u32,
+    /// The closing branch: its condition and target slot.
+    pub branch: Option<(Cond, u32)>,
+    /// Whether results depend on MODE's f32 fields.
+    pub f32_mode: bool,
+}
+
+impl Plan<'_> {
+    pub fn len(&self) -> u32 {
+        self.steps.len() as u32
+    }
+
+    /// Every VGPR the block names, once each.
+    pub fn vgprs(&self) -> Vec<u16> {
+        let mut rows = BTreeSet::new();
+        for step in &self.steps {
+            if let Step::Vector(halves) = step {
+                for (inst, _) in halves {
+                    for op in inst.dst.iter().chain(&inst.src) {
+                        if let Operand::Vgpr(r) = *op {
+                            rows.insert(r);
+                        }
+                    }
+                }
+            }
+        }
+        rows.into_iter().collect()
+    }
+}
+
+/// Scalar registers vector compares of the block have written so far.
+struct Masks {
+    wave64: bool,
+    /// Every SGPR some compare's mask covers.
+    covered: BTreeSet<u8>,
+    /// The first SGPR of each compare's mask.
+    dsts: BTreeSet<u8>,
+}
+
+impl Masks {
+    fn range(&self, r: u8) -> std::ops::RangeInclusive<u8> {
+        r..=if self.wave64 { r.saturating_add(1) } else { r }
+    }
+
+    /// A 32-bit scalar read or write of `r` is safe in scalar-first order.
+    fn scalar_ok(&self, r: u8) -> bool {
+        !self.covered.contains(&r)
+    }
+
+    /// A mask operand at `r` reads either untouched SGPRs or exactly one
+    /// compare's mask.
+    fn mask_ok(&self, r: u8) -> bool {
+        self.dsts.contains(&r) || self.range(r).all(|s| !self.covered.contains(&s))
+    }
+
+    fn write(&mut self, r: u8) -> bool {
+        if !self.mask_ok(r) {
+            return false;
+        }
+        self.dsts.insert(r);
+        let range = self.range(r);
+        self.covered.extend(range);
+        true
+    }
+}
+
+/// The block starting at slot `start`, if one is worth compiling.
+pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
+    let slots = program.slots();
+    let mut masks = Masks {
+        wave64,
+        covered: BTreeSet::new(),
+        dsts: BTreeSet::new(),
+    };
+    let mut steps = Vec::new();
+    let mut branch = None;
+    let mut f32_mode = false;
+    let mut index = start;
+    while (index as usize) < slots.len() && index - start < MAX_SLOTS {
+        let slot = &slots[index as usize];
+        if slot.illegal.is_some() {
+            break;
+        }
+        let Some(step) = step(program, index, &slot.inst, &mut masks) else {
+            break;
+        };
+        f32_mode |= match &step {
+            Step::Vector(halves) => halves.iter().any(|(_, c)| c.uses_f32_mode()),
+            _ => false,
+        };
+        index += 1;
+        if let Step::Branch(cond, target) = step {
+            branch = Some((cond, target));
+            steps.push(step);
+            break;
+        }
+        steps.push(step);
+    }
+    let ops = steps.iter().filter(|s| !matches!(s, Step::Hint)).count();
+    (ops >= MIN_OPS).then_some(Plan {
+        steps,
+        fallthrough: index,
+        branch,
+        f32_mode,
+    })
+}
+
+/// The step for one instruction, if the block may hold it here.
+fn step<'p>(program: &Program, index: u32, inst: &'p Inst, masks: &mut Masks) -> Option<Step<'p>> {
+    let class = class_of(inst.op)?;
+    if !form_ok(inst, class) {
+        return None;
+    }
+    match class {
+        Class::Hint => Some(Step::Hint),
+        Class::Scalar(op) => {
+            let reads = inst.src[..2].iter().filter_map(|s| sgpr(*s));
+            let writes = sgpr(inst.dst[0]);
+            let ok = reads.chain(writes).all(|r| masks.scalar_ok(r));
+            ok.then_some(Step::Scalar(inst, op))
+        }
+        Class::Branch(cond) => {
+            let target = program.branch_target(index, inst.imm as i16 as i32)?;
+            let vcc_ok = match cond {
+                Cond::Vccz | Cond::Vccnz => masks.mask_ok(sreg::VCC_LO),
+                _ => true,
+            };
+            vcc_ok.then_some(Step::Branch(cond, target))
+        }
+        Class::Lane(_) | Class::FCmp(_) | Class::ICmp(_) => {
+            let mut halves = vec![(inst, class)];
+            if inst.op.info().format == Format::Vopd {
+                let y = inst.vopd_y.as_deref()?;
+                let y_class = class_of(y.op)?;
+                if !matches!(y_class, Class::Lane(_)) || !form_ok(y, y_class) {
+                    return None;
+                }
+                halves.push((y, y_class));
+            }
+            // All halves read before any writes: check reads first.
+            for &(half, class) in &halves {
+                if !vector_reads_ok(half, class, masks) {
+                    return None;
+                }
+            }
+            for &(half, class) in &halves {
+                if matches!(class, Class::FCmp(_) | Class::ICmp(_)) {
+                    if let Some(r) = sgpr(half.dst[0]) {
+                        if !masks.write(r) {
+                            return None;
+                        }
+                    }
+                }
+            }
+            Some(Step::Vector(halves))
+        }
+    }
+}
+
+fn vector_reads_ok(inst: &Inst, class: Class, masks: &Masks) -> bool {
+    let info = inst.op.info();
+    if let Class::Lane(lane) = class {
+        if let Some(k) = uniform_src(lane) {
+            if matches!(inst.src[k], Operand::Vgpr(_)) {
+                return false;
+            }
+        }
+    }
+    (0..3).all(|k| match (sgpr(inst.src[k]), info.src[k]) {
+        (Some(r), Ty::Mask) => masks.mask_ok(r),
+        (Some(r), _) => masks.scalar_ok(r),
+        (None, _) => true,
+    })
+}
+
+fn sgpr(op: Operand) -> Option<u8> {
+    match op {
+        Operand::Sgpr(r) => Some(r),
+        _ => None,
+    }
+}
