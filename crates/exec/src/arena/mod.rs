@@ -839,6 +839,104 @@ impl<'a> Memory<'a> {
     }
 }
 
+impl<'a> Memory<'a> {
+    /// `[start, end)` as one window for a kernel's `write` or read access,
+    /// when the whole range may be accessed: every byte of it addressable
+    /// (so inside one live allocation, since allocations are separated by
+    /// red zones) and allowed. A wave whose lanes all fall in one short
+    /// range is checked once this way instead of lane by lane; `None` (also
+    /// for registered host memory, and whenever the stale-dispatch check is
+    /// on) sends the caller to the per-lane checks, which report faults.
+    #[inline(always)]
+    pub fn window(&self, start: u64, end: u64, write: bool) -> Option<Window<'a>> {
+        let who = if write {
+            Who::KernelWrite
+        } else {
+            Who::KernelRead
+        };
+        let arena = self.arena;
+        let offset = start.wrapping_sub(arena.base);
+        let len = end.checked_sub(start)?;
+        let inside = offset < arena.bytes && len <= arena.bytes - offset;
+        (self.stale_after == u32::MAX
+            && inside
+            && len != 0
+            && arena.shadow.allows(offset, len, who))
+        .then_some(Window {
+            start,
+            end,
+            arena: std::marker::PhantomData,
+        })
+    }
+}
+
+/// A range of device memory checked once (see [`Memory::window`]). Its
+/// accessors check only that an access lies inside the window.
+#[derive(Clone, Copy)]
+pub struct Window<'a> {
+    start: u64,
+    end: u64,
+    /// The mapping the range lies in outlives the window.
+    arena: std::marker::PhantomData<&'a Arena>,
+}
+
+impl Window<'_> {
+    /// The host address of `[addr, addr + len)`, which must lie inside.
+    #[inline(always)]
+    fn at(&self, addr: u64, len: u64) -> usize {
+        assert!(
+            addr >= self.start && addr <= self.end && len <= self.end - addr,
+            "access outside its checked window"
+        );
+        addr as usize
+    }
+
+    /// Loads the little-endian dword at `addr`.
+    #[inline(always)]
+    pub fn load_u32(&self, addr: u64) -> u32 {
+        let start = self.at(addr, 4);
+        if start.is_multiple_of(4) {
+            // SAFETY: inside the window, which `Memory::window` checked is
+            // live arena memory (mapped while the arena lives); aligned.
+            unsafe { dword(start) }.load(Relaxed)
+        } else {
+            let mut b = [0u8; 4];
+            // SAFETY: inside the checked window, as above.
+            unsafe { load_bytes(start, &mut b) };
+            u32::from_le_bytes(b)
+        }
+    }
+
+    /// Stores the little-endian dword `value` at `addr`.
+    #[inline(always)]
+    pub fn store_u32(&self, addr: u64, value: u32) {
+        let start = self.at(addr, 4);
+        if start.is_multiple_of(4) {
+            // SAFETY: inside the checked window, as for `load_u32`.
+            unsafe { dword(start) }.store(value, Relaxed);
+        } else {
+            // SAFETY: inside the checked window.
+            unsafe { store_bytes(start, &value.to_le_bytes()) };
+        }
+    }
+
+    /// Reads `out.len()` bytes at `addr`.
+    #[inline(always)]
+    pub fn read(&self, addr: u64, out: &mut [u8]) {
+        let start = self.at(addr, out.len() as u64);
+        // SAFETY: inside the checked window.
+        unsafe { load_bytes(start, out) };
+    }
+
+    /// Writes `data` at `addr`.
+    #[inline(always)]
+    pub fn write(&self, addr: u64, data: &[u8]) {
+        let start = self.at(addr, data.len() as u64);
+        // SAFETY: inside the checked window.
+        unsafe { store_bytes(start, data) };
+    }
+}
+
 // The atomic views every access goes through. Each returns a reference of
 // any lifetime the caller picks: callers in this module hold it only within
 // a method borrowing the `Arena` (so the mapping outlives it), callers of
