@@ -317,8 +317,11 @@ const WINDOW_SPAN: u64 = 8 << 10;
 /// into `addrs` in one pass over the address VGPR, and the one window
 /// holding all their `bytes`-byte accesses, when they are all plain global
 /// ones (no LDS or scratch aperture, no dropped buffer access) inside a
-/// short range that one live allocation allows. `None` sends the op to the
+/// short range whose every byte the arena allows (see [`Memory::window`]:
+/// then every lane's own check would pass). `None` sends the op to the
 /// per-lane path, which names the first faulting lane.
+///
+/// [`Memory::window`]: crate::arena::Memory::window
 fn window<'a>(
     w: &Wave,
     env: &Env<'a>,
