@@ -14,6 +14,10 @@
 //! must hold after a fault, or place a second allocation) and assemble
 //! with llvm-mc-19 like the case files.
 
+// The expectations index per-lane rows of several registers and memories
+// by lane, as the handlers do.
+#![allow(clippy::needless_range_loop)]
+
 use softgpu_exec::arena::Access;
 use softgpu_exec::harness::{Bench, BenchError, BUFFER_BYTES, LDS_BYTES};
 use softgpu_exec::ops::{MemCause, Trap};
