@@ -98,6 +98,13 @@ impl Bench {
         self.code
     }
 
+    /// The bench's device memory: for tests that need allocations besides
+    /// the test buffer, or a refused access explained as a dispatch's
+    /// fault report explains it ([`Arena::explain`]).
+    pub fn arena(&self) -> &Arena {
+        &self.arena
+    }
+
     /// Reads the whole test buffer.
     pub fn read_buffer(&self) -> Result<Vec<u8>, BenchError> {
         let mut out = vec![0; BUFFER_BYTES];

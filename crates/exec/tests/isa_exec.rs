@@ -1018,3 +1018,45 @@ fn graphics_instructions_fault_as_unsupported() {
     let why = fault_of("\t.long 0xffffffff\n");
     assert!(why.contains("illegal instruction (FFFFFFFF)"), "{why}");
 }
+
+/// A store whose last lane is just past the end of its buffer (lanes
+/// storing `lane` to word `lane + 1` of a 32-word buffer) faults at that
+/// lane, the report naming its address, how far past the end it is, the
+/// allocation and the kernel argument; every lane before it has stored,
+/// word 0 is untouched.
+#[test]
+fn store_past_the_end_faults_at_the_last_lane_after_the_others() {
+    let code = assemble(
+        "\tglobal_store_b32 v1, v0, s[4:5] offset:4\n",
+        Res::default(),
+    );
+    let dev = test_device();
+    let prog = dev.load(&code).unwrap();
+    let buf = dev.alloc_zeroed(4 * LANES as u64).unwrap();
+    let launch = Launch {
+        grid: [1, 1, 1],
+        block: [LANES as u32, 1, 1],
+        dynamic_lds: 0,
+    };
+    let why = match dev.dispatch(&prog, "k", &launch, &[Arg::Buffer(buf), Arg::Buffer(buf)]) {
+        Ok(_) => panic!("the kernel ran without a fault"),
+        Err(e) => e.to_string(),
+    };
+    let end = buf.addr() + 4 * LANES as u64;
+    for want in [
+        format!("global memory write refused: 4 bytes at {end:#x} are 0 bytes past the end of a 128-byte allocation at {:#x}", buf.addr()),
+        format!(", lane {}\n", LANES - 1),
+        format!("address {end:#x}"),
+        "the allocation is kernel argument `#0`".to_string(),
+    ] {
+        assert!(why.contains(&want), "`{want}` not in:\n{why}");
+    }
+    let words: Vec<u32> = dev
+        .read(&buf)
+        .unwrap()
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let want: Vec<u32> = (0..LANES as u32).map(|w| w.saturating_sub(1)).collect();
+    assert_eq!(words, want);
+}

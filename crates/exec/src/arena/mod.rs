@@ -839,6 +839,134 @@ impl<'a> Memory<'a> {
     }
 }
 
+impl<'a> Memory<'a> {
+    /// `[start, end)` as one window for a kernel's `write` or read access,
+    /// when the whole range may be accessed: every byte of it addressable
+    /// and allowed, exactly as [`Arena::check_for`] decides for one access.
+    /// Any access inside such a range would pass its own check, so a wave
+    /// whose lanes all fall in one short range is checked once this way
+    /// instead of lane by lane. (Red zones between allocations keep such a
+    /// range to one allocation, except blocks placed back to back by
+    /// [`Arena::alloc_at`]; nothing here depends on it.) `None` (also for
+    /// registered host memory, and whenever the stale-dispatch check is
+    /// on) sends the caller to the per-lane checks, which report faults.
+    ///
+    /// The check is made once, when the window is made: an allocation freed
+    /// by the host while the wave uses the window is still reached through
+    /// it, as a lane's access checked just before the free is on the
+    /// per-lane path. Either way the bytes stay mapped (see the module's
+    /// "Concurrency"), so that is a race in the program, not in Rust.
+    #[inline(always)]
+    pub fn window(&self, start: u64, end: u64, write: bool) -> Option<Window<'a>> {
+        let who = if write {
+            Who::KernelWrite
+        } else {
+            Who::KernelRead
+        };
+        let arena = self.arena;
+        let offset = start.wrapping_sub(arena.base);
+        let len = end.checked_sub(start)?;
+        let inside = offset < arena.bytes && len <= arena.bytes - offset;
+        (self.stale_after == u32::MAX
+            && inside
+            && len != 0
+            && arena.shadow.allows(offset, len, who))
+        .then_some(Window {
+            start,
+            end,
+            write,
+            arena: std::marker::PhantomData,
+        })
+    }
+}
+
+/// A range of device memory checked once (see [`Memory::window`]), for
+/// reads, or for reads and writes when it was checked for writes. Its
+/// accessors check only that an access lies inside the window (and is a
+/// read, unless the window allows writes); that check is what makes them
+/// safe to call, so it is an `assert!`, not a debug assertion.
+#[derive(Clone, Copy)]
+pub struct Window<'a> {
+    start: u64,
+    end: u64,
+    /// Whether the range was checked for kernel writes.
+    write: bool,
+    /// The window borrows the arena: the mapping its range lies in stays
+    /// mapped while the window exists.
+    arena: std::marker::PhantomData<&'a Arena>,
+}
+
+impl Window<'_> {
+    /// The host address of `[addr, addr + len)`, which must lie inside.
+    #[inline(always)]
+    fn at(&self, addr: u64, len: u64) -> usize {
+        assert!(
+            addr >= self.start && addr <= self.end && len <= self.end - addr,
+            "access outside its checked window"
+        );
+        addr as usize
+    }
+
+    /// [`Window::at`] for a store.
+    #[inline(always)]
+    fn at_for_write(&self, addr: u64, len: u64) -> usize {
+        assert!(self.write, "store through a window checked for reads");
+        self.at(addr, len)
+    }
+
+    /// Loads the little-endian dword at `addr`.
+    #[inline(always)]
+    pub fn load_u32(&self, addr: u64) -> u32 {
+        let start = self.at(addr, 4);
+        if start.is_multiple_of(4) {
+            // SAFETY: the 4 bytes lie inside the window (`at`), so inside
+            // the arena's mapping (`Memory::window` checked the range is
+            // in the arena), which stays mapped while the window borrows
+            // the arena; every access to arena memory is atomic (the
+            // module's "Concurrency"), as this one is; aligned.
+            unsafe { dword(start) }.load(Relaxed)
+        } else {
+            let mut b = [0u8; 4];
+            // SAFETY: as above, bytes and words as the per-access path
+            // (`Arena::load_u32_as`) reads an unaligned dword.
+            unsafe { load_bytes(start, &mut b) };
+            u32::from_le_bytes(b)
+        }
+    }
+
+    /// Stores the little-endian dword `value` at `addr`.
+    #[inline(always)]
+    pub fn store_u32(&self, addr: u64, value: u32) {
+        let start = self.at_for_write(addr, 4);
+        if start.is_multiple_of(4) {
+            // SAFETY: inside the window, so mapped, and atomic, as for
+            // `load_u32`; aligned.
+            unsafe { dword(start) }.store(value, Relaxed);
+        } else {
+            // SAFETY: as for `load_u32`.
+            unsafe { store_bytes(start, &value.to_le_bytes()) };
+        }
+    }
+
+    /// Reads `out.len()` bytes at `addr`.
+    #[inline(always)]
+    pub fn read(&self, addr: u64, out: &mut [u8]) {
+        let start = self.at(addr, out.len() as u64);
+        // SAFETY: inside the window, so mapped, and atomic, as for
+        // `load_u32`.
+        unsafe { load_bytes(start, out) };
+    }
+
+    /// Writes `data` at `addr`.
+    #[inline(always)]
+    pub fn write(&self, addr: u64, data: &[u8]) {
+        let start = self.at_for_write(addr, data.len() as u64);
+        // SAFETY: inside the window, so mapped, and atomic, as for
+        // `load_u32`.
+        unsafe { store_bytes(start, data) };
+    }
+}
+
 // The atomic views every access goes through. Each returns a reference of
 // any lifetime the caller picks: callers in this module hold it only within
 // a method borrowing the `Arena` (so the mapping outlives it), callers of

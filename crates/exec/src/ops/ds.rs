@@ -6,9 +6,9 @@
 use softgpu_isa::{Inst, Operand};
 
 use super::float::{f, flush32};
-use super::{Env, Exec, Flow, Result, Trap};
+use super::{active, lane_addrs, Env, Exec, Flow, Result, Trap};
 use crate::sanitize::Use;
-use crate::wave::{Mode, Wave, MAX_LANES};
+use crate::wave::{Mode, Wave, MAX_LANES, NUM_VGPRS};
 
 /// Reads `N` bytes of LDS at `addr`. Out of range (any byte at or past
 /// the LDS size) reads zero: "Reads return the value zero. For multi-DWORD
@@ -47,6 +47,62 @@ fn offset16(i: &Inst) -> u64 {
     i.imm as u32 as u64 & 0xffff
 }
 
+/// The wave-wide address pass: every lane's address (the address operand
+/// plus `offset`) into `out`, reading the address VGPR's lanes once;
+/// returns the highest active lane's address. A fast path takes the wave
+/// when that plus the access's reach lies in LDS, so no lane needs the
+/// out-of-range rules.
+fn ds_addrs(w: &Wave, i: &Inst, offset: u64, out: &mut Addrs) -> u64 {
+    let exec = w.exec();
+    match i.src[0] {
+        Operand::Vgpr(r) => {
+            let row = &w.vgpr[r as usize];
+            lane_addrs(w.lanes, exec, out, |l| row[l] as u64 + offset).1
+        }
+        _ => lane_addrs(w.lanes, exec, out, |l| base(w, i, l) + offset).1,
+    }
+}
+
+/// Whether an access reaching `reach` bytes past `hi` lies in LDS.
+fn fits(lds: &[u8], hi: u64, reach: u64) -> bool {
+    hi + reach <= lds.len() as u64
+}
+
+type Addrs = [u64; MAX_LANES];
+
+/// The VGPR holding dword `k` of the range at `op`, when `op` is a VGPR.
+fn vgpr(op: Operand, k: usize) -> Option<usize> {
+    match op {
+        Operand::Vgpr(r) => Some((r as usize + k) % NUM_VGPRS),
+        _ => None,
+    }
+}
+
+/// Dword `k` of a `bytes`-byte load at `addr`, sign- or zero-extended to a
+/// dword when narrower.
+#[inline(always)]
+fn loaded(lds: &[u8], addr: u64, bytes: usize, signed: bool, k: usize) -> u32 {
+    match bytes {
+        1 => {
+            let [b] = lds_read::<1>(lds, addr);
+            if signed {
+                b as i8 as i32 as u32
+            } else {
+                b as u32
+            }
+        }
+        2 => {
+            let v = u16::from_le_bytes(lds_read::<2>(lds, addr));
+            if signed {
+                v as i16 as i32 as u32
+            } else {
+                v as u32
+            }
+        }
+        _ => u32::from_le_bytes(lds_read::<4>(lds, addr + 4 * k as u64)),
+    }
+}
+
 /// Loads `bytes` (sign- or zero-extended to dwords) into `dst`. A
 /// multi-dword load partly out of range returns zero for all of it
 /// (§3.3.4.1).
@@ -56,33 +112,26 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, signed: bool) -> Re
             base(w, i, l) + offset16(i)
         })?;
     }
-    let exec = w.exec();
-    for l in 0..w.lanes {
-        if exec >> l & 1 == 0 {
-            continue;
+    let (exec, lanes) = (w.exec(), w.lanes);
+    let mut addrs = [0; MAX_LANES];
+    let hi = ds_addrs(w, i, offset16(i), &mut addrs);
+    if vgpr(i.dst[0], 0).is_some() && fits(env.lds, hi, bytes as u64) {
+        for k in 0..bytes.div_ceil(4) {
+            let row = &mut w.vgpr[vgpr(i.dst[0], k).unwrap()];
+            for l in active(lanes, exec) {
+                row[l] = loaded(env.lds, addrs[l], bytes, signed, k);
+            }
         }
-        let addr = base(w, i, l) + offset16(i);
+        return Ok(Flow::Next);
+    }
+    for l in active(lanes, exec) {
+        let addr = addrs[l];
         let in_range = lds_range(env.lds, addr, bytes).is_some();
         for k in 0..bytes.div_ceil(4) {
-            let v = match bytes {
-                1 => {
-                    let [b] = lds_read::<1>(env.lds, addr);
-                    if signed {
-                        b as i8 as i32 as u32
-                    } else {
-                        b as u32
-                    }
-                }
-                2 => {
-                    let v = u16::from_le_bytes(lds_read::<2>(env.lds, addr));
-                    if signed {
-                        v as i16 as i32 as u32
-                    } else {
-                        v as u32
-                    }
-                }
-                _ if in_range => u32::from_le_bytes(lds_read::<4>(env.lds, addr + 4 * k as u64)),
-                _ => 0,
+            let v = if bytes <= 2 || in_range {
+                loaded(env.lds, addr, bytes, signed, k)
+            } else {
+                0
             };
             w.set_lane(i.dst[0], l, k, v);
         }
@@ -91,69 +140,61 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, signed: bool) -> Re
 }
 
 /// 16-bit loads into one half of the destination (`_d16` / `_d16_hi`).
+/// These are single-dword accesses, so out of range only the lane's own
+/// half reads zero and no lane needs a slow path.
 fn load_d16(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, signed: bool, hi: bool) -> Result {
     if let Some(s) = env.sanitizer.as_mut() {
         s.lds_lanes(w, Use::Read, bytes as u64, |w, l| {
             base(w, i, l) + offset16(i)
         })?;
     }
-    let exec = w.exec();
-    for l in 0..w.lanes {
-        if exec >> l & 1 == 0 {
-            continue;
-        }
-        let addr = base(w, i, l) + offset16(i);
-        let v = if bytes == 1 {
-            let [b] = lds_read::<1>(env.lds, addr);
-            if signed {
-                b as i8 as i16 as u16
-            } else {
-                b as u16
-            }
+    let (exec, lanes) = (w.exec(), w.lanes);
+    let mut addrs = [0; MAX_LANES];
+    ds_addrs(w, i, offset16(i), &mut addrs);
+    let Some(d) = vgpr(i.dst[0], 0) else {
+        return Ok(Flow::Next);
+    };
+    let row = &mut w.vgpr[d];
+    for l in active(lanes, exec) {
+        // `loaded` sign-extends to 32 bits; the half keeps the low 16.
+        let v = loaded(env.lds, addrs[l], bytes, signed, 0) & 0xffff;
+        row[l] = if hi {
+            (row[l] & 0xffff) | v << 16
         } else {
-            u16::from_le_bytes(lds_read::<2>(env.lds, addr))
-        } as u32;
-        let old = w.get_lane(i.dst[0], l, 0);
-        let new = if hi {
-            (old & 0xffff) | v << 16
-        } else {
-            (old & 0xffff_0000) | v
+            (row[l] & 0xffff_0000) | v
         };
-        w.set_lane(i.dst[0], l, 0, new);
     }
     Ok(Flow::Next)
 }
 
-/// Stores `bytes` from data0 (starting at bit `shift` for `_d16_hi`).
+/// Stores `bytes` from data0 (starting at bit `shift` for `_d16_hi`), lane
+/// by lane in lane order (so of lanes storing to the same bytes, the last
+/// wins); an out-of-range lane's write is discarded.
 fn store(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, shift: u32) -> Result {
     if let Some(s) = env.sanitizer.as_mut() {
         s.lds_lanes(w, Use::Write, bytes as u64, |w, l| {
             base(w, i, l) + offset16(i)
         })?;
     }
-    let exec = w.exec();
-    for l in 0..w.lanes {
-        if exec >> l & 1 == 0 {
-            continue;
+    let (exec, lanes) = (w.exec(), w.lanes);
+    let mut addrs = [0; MAX_LANES];
+    // The bounds check is `lds_write`'s; the pass reads the addresses once.
+    ds_addrs(w, i, offset16(i), &mut addrs);
+    for l in active(lanes, exec) {
+        let addr = addrs[l];
+        let mut buf = [0u8; 16];
+        for k in 0..bytes.div_ceil(4) {
+            let v = w.get_lane(i.src[1], l, k) >> shift;
+            buf[4 * k..4 * k + 4].copy_from_slice(&v.to_le_bytes());
         }
-        let addr = base(w, i, l) + offset16(i);
-        if bytes < 4 {
-            let v = (w.get_lane(i.src[1], l, 0) >> shift).to_le_bytes();
-            lds_write(env.lds, addr, &v[..bytes]);
-        } else {
-            let mut buf = [0u8; 16];
-            for k in 0..bytes / 4 {
-                buf[4 * k..4 * k + 4].copy_from_slice(&w.get_lane(i.src[1], l, k).to_le_bytes());
-            }
-            lds_write(env.lds, addr, &buf[..bytes]);
-        }
+        lds_write(env.lds, addr, &buf[..bytes]);
     }
     Ok(Flow::Next)
 }
 
 /// `ds_load_2addr*`: two loads at offset0 and offset1 scaled by the size.
 fn load2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) -> Result {
-    let exec = w.exec();
+    let (exec, lanes) = (w.exec(), w.lanes);
     let scale = (4 * dwords as u64) * if stride64 { 64 } else { 1 };
     let (o0, o1) = ((i.imm as u64) & 0xff, (i.imm as u64 >> 8) & 0xff);
     if let Some(s) = env.sanitizer.as_mut() {
@@ -163,11 +204,23 @@ fn load2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) -
             })?;
         }
     }
-    for l in 0..w.lanes {
-        if exec >> l & 1 == 0 {
-            continue;
+    let mut addrs = [0; MAX_LANES];
+    let reach = o0.max(o1) * scale + 4 * dwords as u64;
+    let hi = ds_addrs(w, i, 0, &mut addrs);
+    if vgpr(i.dst[0], 0).is_some() && fits(env.lds, hi, reach) {
+        for (slot, off) in [o0, o1].into_iter().enumerate() {
+            for k in 0..dwords {
+                let row = &mut w.vgpr[vgpr(i.dst[0], slot * dwords + k).unwrap()];
+                let at = off * scale + 4 * k as u64;
+                for l in active(lanes, exec) {
+                    row[l] = u32::from_le_bytes(lds_read::<4>(env.lds, addrs[l] + at));
+                }
+            }
         }
-        let b = base(w, i, l);
+        return Ok(Flow::Next);
+    }
+    for l in active(lanes, exec) {
+        let b = addrs[l];
         for (slot, off) in [o0, o1].into_iter().enumerate() {
             let addr = b + off * scale;
             let in_range = lds_range(env.lds, addr, 4 * dwords).is_some();
@@ -184,8 +237,10 @@ fn load2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) -
     Ok(Flow::Next)
 }
 
+/// `ds_store_2addr*`: two stores, lane by lane in lane order, each
+/// discarded when out of range.
 fn store2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) -> Result {
-    let exec = w.exec();
+    let (exec, lanes) = (w.exec(), w.lanes);
     let scale = (4 * dwords as u64) * if stride64 { 64 } else { 1 };
     let (o0, o1) = ((i.imm as u64) & 0xff, (i.imm as u64 >> 8) & 0xff);
     if let Some(s) = env.sanitizer.as_mut() {
@@ -195,17 +250,16 @@ fn store2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) 
             })?;
         }
     }
-    for l in 0..w.lanes {
-        if exec >> l & 1 == 0 {
-            continue;
-        }
-        let b = base(w, i, l);
+    let mut addrs = [0; MAX_LANES];
+    // The bounds check is `lds_write`'s; the pass reads the addresses once.
+    ds_addrs(w, i, 0, &mut addrs);
+    for l in active(lanes, exec) {
         for (data, off) in [(i.src[1], o0), (i.src[2], o1)] {
             let mut buf = [0u8; 8];
             for k in 0..dwords {
                 buf[4 * k..4 * k + 4].copy_from_slice(&w.get_lane(data, l, k).to_le_bytes());
             }
-            lds_write(env.lds, b + off * scale, &buf[..4 * dwords]);
+            lds_write(env.lds, addrs[l] + off * scale, &buf[..4 * dwords]);
         }
     }
     Ok(Flow::Next)

@@ -263,6 +263,35 @@ pub fn implemented() -> impl Iterator<Item = &'static str> {
         .map(|op| op.name())
 }
 
+/// The lanes of a wave of `lanes` that `exec` selects, in lane order.
+#[inline(always)]
+pub fn active(lanes: usize, exec: u64) -> impl Iterator<Item = usize> {
+    (0..lanes).filter(move |l| exec >> l & 1 != 0)
+}
+
+/// The wave-wide address pass the memory ops share: `addr(l)` of every lane
+/// into `out` in one loop (so a handler reads its address VGPR's lanes
+/// once, and checks them once), and the lowest and highest address of the
+/// lanes `exec` selects (`(u64::MAX, 0)` when none is).
+#[inline(always)]
+pub fn lane_addrs(
+    lanes: usize,
+    exec: u64,
+    out: &mut [u64; crate::wave::MAX_LANES],
+    mut addr: impl FnMut(usize) -> u64,
+) -> (u64, u64) {
+    let (mut lo, mut hi) = (u64::MAX, 0);
+    for (l, slot) in out[..lanes].iter_mut().enumerate() {
+        let a = addr(l);
+        *slot = a;
+        if exec >> l & 1 != 0 {
+            lo = lo.min(a);
+            hi = hi.max(a);
+        }
+    }
+    (lo, hi)
+}
+
 #[cfg(test)]
 mod tests {
     /// Handlers the generic tables produce for mnemonics gfx11 lacks (they

@@ -10,9 +10,12 @@ use softgpu_isa::{flags, Format, Inst, Operand};
 
 use super::ds::{lds_range, lds_write};
 use super::float::{d, f, flush32, h, to_h};
-use super::{Env, Exec, Flow, Result, Trap};
+use super::{active, lane_addrs, Env, Exec, Flow, Result, Trap};
+use crate::arena::Window;
 use crate::sanitize::Use;
-use crate::wave::{PrivateError, Wave, APERTURE_SIZE, PRIVATE_APERTURE, SHARED_APERTURE};
+use crate::wave::{
+    PrivateError, Wave, APERTURE_SIZE, MAX_LANES, NUM_VGPRS, PRIVATE_APERTURE, SHARED_APERTURE,
+};
 
 /// Where one lane's access goes.
 #[derive(Clone, Copy, Debug)]
@@ -306,6 +309,74 @@ fn write(w: &mut Wave, env: &mut Env, l: usize, loc: Loc, data: &[u8]) -> Result
     }
 }
 
+/// Wave-wide accesses spanning at most this many bytes are checked as one
+/// range (a shadow word per 64 bytes); wider ones go lane by lane.
+const WINDOW_SPAN: u64 = 8 << 10;
+
+/// The wave-wide fast path's check: every active lane's device address
+/// into `addrs` in one pass over the address VGPR, and the one window
+/// holding all their `bytes`-byte accesses, when they are all plain global
+/// ones (no LDS or scratch aperture, no dropped buffer access) inside a
+/// short range whose every byte the arena allows (see [`Memory::window`]:
+/// then every lane's own check would pass). `None` sends the op to the
+/// per-lane path, which names the first faulting lane.
+///
+/// [`Memory::window`]: crate::arena::Memory::window
+fn window<'a>(
+    w: &Wave,
+    env: &Env<'a>,
+    i: &Inst,
+    format: Format,
+    bytes: u64,
+    write: bool,
+    addrs: &mut [u64; MAX_LANES],
+) -> Option<Window<'a>> {
+    let (exec, lanes) = (w.exec(), w.lanes);
+    let offset = i.imm as i64 as u64;
+    let Operand::Vgpr(r) = i.src[0] else {
+        return None;
+    };
+    let lo = &w.vgpr[r as usize];
+    let hi = &w.vgpr[(r as usize + 1) % NUM_VGPRS];
+    let (min, max) = match (format, i.src[2]) {
+        (Format::Global, Operand::None) | (Format::Flat, _) => {
+            lane_addrs(lanes, exec, addrs, |l| {
+                (lo[l] as u64 | (hi[l] as u64) << 32).wrapping_add(offset)
+            })
+        }
+        (Format::Global, saddr) => {
+            let base = w.read_s64(saddr).wrapping_add(offset);
+            lane_addrs(lanes, exec, addrs, |l| base.wrapping_add(lo[l] as u64))
+        }
+        (Format::Mubuf, _) => {
+            let b = buffer(w, i);
+            let mut dropped = false;
+            let span = lane_addrs(lanes, exec, addrs, |l| match b.locate(w, i, l, 0, bytes) {
+                Loc::Global(a) => a,
+                _ => {
+                    dropped |= exec >> l & 1 != 0;
+                    0
+                }
+            });
+            if dropped {
+                return None;
+            }
+            span
+        }
+        _ => return None,
+    };
+    let end = max.checked_add(bytes)?;
+    if end - min.min(end) > WINDOW_SPAN {
+        return None;
+    }
+    // A flat access is global unless it is in an aperture.
+    let clear = |aperture: u64| end <= aperture || min >= aperture + APERTURE_SIZE;
+    if format == Format::Flat && !(clear(SHARED_APERTURE) && clear(PRIVATE_APERTURE)) {
+        return None;
+    }
+    env.mem.window(min, end, write)
+}
+
 /// How loaded bytes become register contents.
 #[derive(Clone, Copy, PartialEq)]
 enum Ext {
@@ -319,6 +390,53 @@ enum Ext {
     D16Hi8Sign,
 }
 
+/// The register value of a sub-dword load of `bytes` whose bytes, from the
+/// first, are `raw`'s, into a register that held `old`.
+fn extend(raw: u32, bytes: usize, ext: Ext, old: u32) -> u32 {
+    let raw = raw & ((1u64 << (8 * bytes)) - 1) as u32;
+    let signed = if bytes == 1 {
+        raw as u8 as i8 as i32 as u32
+    } else {
+        raw as u16 as i16 as i32 as u32
+    };
+    match ext {
+        Ext::Zero => raw,
+        Ext::Sign => signed,
+        Ext::D16Lo => (old & 0xffff_0000) | raw,
+        Ext::D16Lo8Sign => (old & 0xffff_0000) | (signed & 0xffff),
+        Ext::D16Hi => (old & 0xffff) | raw << 16,
+        Ext::D16Hi8Sign => (old & 0xffff) | signed << 16,
+    }
+}
+
+/// The wave-wide load, when [`window`] holds every lane's access: no
+/// per-lane checks, dwords straight into the destination's VGPR rows.
+/// Returns false, having changed nothing, when the per-lane path must run.
+fn load_window(w: &mut Wave, env: &Env, i: &Inst, bytes: usize, ext: Ext) -> bool {
+    let Operand::Vgpr(d) = i.dst[0] else {
+        return false;
+    };
+    let mut addrs = [0; MAX_LANES];
+    let format = i.op.info().format;
+    let Some(win) = window(w, env, i, format, bytes as u64, false, &mut addrs) else {
+        return false;
+    };
+    let (exec, lanes) = (w.exec(), w.lanes);
+    for k in 0..bytes.div_ceil(4) {
+        let row = &mut w.vgpr[(d as usize + k) % NUM_VGPRS];
+        for l in active(lanes, exec) {
+            row[l] = if bytes >= 4 {
+                win.load_u32(addrs[l] + 4 * k as u64)
+            } else {
+                let mut b = [0u8; 4];
+                win.read(addrs[l], &mut b[..bytes]);
+                extend(u32::from_le_bytes(b), bytes, ext, row[l])
+            };
+        }
+    }
+    true
+}
+
 fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) -> Result {
     let format = i.op.info().format;
     if format == Format::Mubuf && bytes > 4 {
@@ -327,6 +445,9 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) -> Result
     if env.sanitizer.is_some() {
         let len = bytes as u64;
         sanitize(w, env, Use::Read, len, |w, l| locate(w, i, format, l, len))?;
+    }
+    if load_window(w, env, i, bytes, ext) {
+        return Ok(Flow::Next);
     }
     let exec = w.exec();
     let mut buf = [0u8; 16];
@@ -353,25 +474,37 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) -> Result
             }
             continue;
         }
-        let raw =
-            u32::from_le_bytes(buf[..4].try_into().unwrap()) & ((1u64 << (8 * bytes)) - 1) as u32;
-        let signed = if bytes == 1 {
-            raw as u8 as i8 as i32 as u32
-        } else {
-            raw as u16 as i16 as i32 as u32
-        };
-        let old = w.get_lane(i.dst[0], l, 0);
-        let v = match ext {
-            Ext::Zero => raw,
-            Ext::Sign => signed,
-            Ext::D16Lo => (old & 0xffff_0000) | raw,
-            Ext::D16Lo8Sign => (old & 0xffff_0000) | (signed & 0xffff),
-            Ext::D16Hi => (old & 0xffff) | raw << 16,
-            Ext::D16Hi8Sign => (old & 0xffff) | signed << 16,
-        };
+        let raw = u32::from_le_bytes(buf[..4].try_into().unwrap());
+        let v = extend(raw, bytes, ext, w.get_lane(i.dst[0], l, 0));
         w.set_lane(i.dst[0], l, 0, v);
     }
     Ok(Flow::Next)
+}
+
+/// The wave-wide store, when [`window`] holds every lane's access: lane by
+/// lane in lane order as the per-lane path stores (so of lanes storing to
+/// the same bytes the last wins), without per-lane checks. Returns false,
+/// having stored nothing, when the per-lane path must run.
+fn store_window(w: &Wave, env: &Env, i: &Inst, bytes: usize, shift: u32) -> bool {
+    let Operand::Vgpr(s) = i.src[1] else {
+        return false;
+    };
+    let mut addrs = [0; MAX_LANES];
+    let format = i.op.info().format;
+    let Some(win) = window(w, env, i, format, bytes as u64, true, &mut addrs) else {
+        return false;
+    };
+    let data = |k: usize, l: usize| w.vgpr[(s as usize + k) % NUM_VGPRS][l];
+    for l in active(w.lanes, w.exec()) {
+        if bytes >= 4 {
+            for k in 0..bytes / 4 {
+                win.store_u32(addrs[l] + 4 * k as u64, data(k, l));
+            }
+        } else {
+            win.write(addrs[l], &(data(0, l) >> shift).to_le_bytes()[..bytes]);
+        }
+    }
+    true
 }
 
 fn store(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, shift: u32) -> Result {
@@ -382,6 +515,9 @@ fn store(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, shift: u32) -> Res
     if env.sanitizer.is_some() {
         let len = bytes as u64;
         sanitize(w, env, Use::Write, len, |w, l| locate(w, i, format, l, len))?;
+    }
+    if store_window(w, env, i, bytes, shift) {
+        return Ok(Flow::Next);
     }
     let exec = w.exec();
     let mut buf = [0u8; 16];

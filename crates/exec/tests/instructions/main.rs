@@ -8,9 +8,12 @@
 //! every register, lane, LDS, scratch and test-buffer byte is compared with
 //! what the case expects, and whatever it does not name must be unchanged.
 //! `coverage.rs` counts the cases per opcode and fails when an implemented
-//! opcode has none.
+//! opcode has none. `boundary.rs` drives the bench directly, for what the
+//! case language cannot state: the edges of the wave-wide memory fast
+//! paths, memory after a fault, a second allocation.
 
 mod asm;
+mod boundary;
 mod coverage;
 mod jit;
 mod state;
