@@ -494,12 +494,24 @@ impl<'a, 'b> Emitter<'a, 'b> {
                     _ => vec![a, b],
                 };
                 let x: Vec<Value> = operands.iter().map(|&v| self.f(v)).collect();
-                let r = match lane {
-                    L::FMul => self.b.ins().fmul(x[0], x[1]),
-                    L::Fma => self.b.ins().fma(x[0], x[1], x[2]),
-                    _ => self.b.ins().fadd(x[0], x[1]),
-                };
-                self.nan_rule(r, &operands)
+                match lane {
+                    // x86's two-operand ops take the first NaN operand,
+                    // quieted, as the interpreter does, and the x64 back
+                    // end keeps their operand order (the verify-mode tests
+                    // would see a swap).
+                    L::FMul => {
+                        let r = self.b.ins().fmul(x[0], x[1]);
+                        self.i(r)
+                    }
+                    L::Fma => {
+                        let r = self.b.ins().fma(x[0], x[1], x[2]);
+                        self.nan_rule(r, &operands)
+                    }
+                    _ => {
+                        let r = self.b.ins().fadd(x[0], x[1]);
+                        self.i(r)
+                    }
+                }
             }
             L::CvtF32I32 => {
                 let r = ins.fcvt_from_sint(F32X4, a);
@@ -567,14 +579,13 @@ impl<'a, 'b> Emitter<'a, 'b> {
         }
     }
 
-    /// The interpreter's NaN rule for an f32 result `r` of `operands` (as
+    /// The interpreter's NaN rule for an FMA result `r` of `operands` (as
     /// integer lanes): a NaN operand gives the first NaN operand, quieted
-    /// (what the host's two-operand SSE ops do, and what
-    /// `ops::float::fma32` does); otherwise a NaN result is the host's
-    /// default NaN, as in the interpreter. Cranelift may swap the operands
-    /// of a commutative op (to fold a load) and picks among FMA forms by
-    /// register allocation, so the host's own choice is not relied on: a
-    /// chunk with a NaN result takes a branch that recomputes the NaN.
+    /// (`ops::float::fma32`); otherwise a NaN result is the host's default
+    /// NaN, as in the interpreter. Cranelift picks among x86's three FMA
+    /// forms, which take NaN operands in different orders, by register
+    /// allocation, so a chunk with a NaN result takes a branch that
+    /// recomputes the NaN.
     fn nan_rule(&mut self, r: Value, operands: &[Value]) -> Value {
         let r_bits = self.i(r);
         let nan = self.b.ins().fcmp(FloatCC::Unordered, r, r);
