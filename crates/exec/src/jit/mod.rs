@@ -1,8 +1,8 @@
 //! The JIT tier: blocks of a decoded [`Program`] compiled to host code.
 //!
 //! The interpreter (`ops`) is the reference and runs everything; the JIT
-//! compiles runs of ALU instructions ([`lower`] lists them, [`plan`] cuts
-//! the runs, [`emit`] builds Cranelift IR) to one host function per block
+//! compiles runs of ALU instructions (`lower` lists them, `plan` cuts
+//! the runs, `emit` builds Cranelift IR) to one host function per block
 //! that updates the wave's registers in place, a whole chunk of lanes per
 //! host SIMD instruction. Host features (SSE4.1, AVX, FMA, …) are detected
 //! when the JIT starts, never fixed at build time. The run loop
