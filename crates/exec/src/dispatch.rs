@@ -625,6 +625,17 @@ fn load_sgprs(wave: &mut Wave, plan: &Plan, user: &[u32], group: [u32; 3]) {
 /// Runs one wave until it ends, reaches a barrier, yields, or has run
 /// `turn` instructions. The hot loop of the executor; with `PROFILE` it
 /// also counts each instruction it runs in `counts` (indexed by slot).
+/// Profiles `n` slots from `first` as run once by `active` lanes (hints
+/// stepped over, or a JIT block's slots).
+fn count_slots(counts: &mut [SlotCount], first: usize, n: usize, active: u64) {
+    for count in counts.iter_mut().skip(first).take(n) {
+        count.add(SlotCount {
+            waves: 1,
+            lanes: active,
+        });
+    }
+}
+
 pub(crate) fn run_wave<const PROFILE: bool>(
     wave: &mut Wave,
     env: &mut Env,
@@ -645,13 +656,7 @@ pub(crate) fn run_wave<const PROFILE: bool>(
             if retired + block.len as u64 <= turn && block.runs_under(wave.mode.bits) {
                 let active = wave.exec().count_ones() as u64;
                 if PROFILE {
-                    let first = wave.pc as usize;
-                    for count in counts.iter_mut().skip(first).take(block.len as usize) {
-                        count.add(SlotCount {
-                            waves: 1,
-                            lanes: active,
-                        });
-                    }
+                    count_slots(counts, wave.pc as usize, block.len as usize, active);
                 }
                 lanes += active * block.len as u64;
                 retired += block.len as u64;
@@ -683,13 +688,7 @@ pub(crate) fn run_wave<const PROFILE: bool>(
                 let folded = (slot.hints_after as u64).min(turn - retired);
                 let active = wave.exec().count_ones() as u64;
                 if PROFILE {
-                    let first = wave.pc as usize + 1;
-                    for count in counts.iter_mut().skip(first).take(folded as usize) {
-                        count.add(SlotCount {
-                            waves: 1,
-                            lanes: active,
-                        });
-                    }
+                    count_slots(counts, wave.pc as usize + 1, folded as usize, active);
                 }
                 lanes += active * folded;
                 retired += folded;

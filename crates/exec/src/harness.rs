@@ -62,6 +62,8 @@ pub enum BenchError {
     Memory(#[from] MemError),
     #[error("unknown target {0}")]
     Target(String),
+    #[error("{0}")]
+    Config(String),
 }
 
 impl Bench {
@@ -83,7 +85,7 @@ impl Bench {
             lds: vec![0; LDS_BYTES],
             wave,
             tmp: Box::default(),
-            jit: crate::jit::JitMode::from_env().unwrap_or(crate::jit::JitMode::On),
+            jit: crate::jit::JitMode::from_env().map_err(BenchError::Config)?,
             jit_blocks: 0,
         })
     }

@@ -162,10 +162,7 @@ impl Jit {
         let mut ids = Vec::new();
         let mut ctx = module.make_context();
         let mut fctx = FunctionBuilderContext::new();
-        for start in block_starts(program, wave64) {
-            let Some(plan) = plan::plan(program, start, wave64) else {
-                continue;
-            };
+        for (start, plan) in blocks(program, wave64) {
             let target = module.target_config();
             let ptr = target.pointer_type();
             let sig = &mut ctx.func.signature;
@@ -302,29 +299,35 @@ pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<u32, Trap
     }
 }
 
-/// Where blocks may start: the entry, every branch target, and the slot
-/// after each slot that cannot end or sit inside a block.
-fn block_starts(program: &Program, wave64: bool) -> Vec<u32> {
+/// The blocks worth compiling, by start slot: a sweep from the entry that
+/// starts a block after each slot that cannot end or sit inside one, plus
+/// one at every branch target.
+fn blocks(program: &Program, wave64: bool) -> std::collections::BTreeMap<u32, plan::Plan<'_>> {
     let n = program.slots().len() as u32;
-    let mut starts = std::collections::BTreeSet::new();
+    let mut blocks = std::collections::BTreeMap::new();
     let mut i = 0;
     while i < n {
         match plan::plan(program, i, wave64) {
             Some(p) => {
-                starts.insert(i);
                 i = p.fallthrough;
+                blocks.insert(i - p.len(), p);
             }
             None => i += 1,
         }
     }
     for (i, slot) in program.slots().iter().enumerate() {
-        if matches!(lower::class_of(slot.inst.op), Some(lower::Class::Branch(_))) {
-            if let Some(t) = program.branch_target(i as u32, slot.inst.imm as i16 as i32) {
-                starts.insert(t);
+        if !matches!(lower::class_of(slot.inst.op), Some(lower::Class::Branch(_))) {
+            continue;
+        }
+        if let Some(t) = program.branch_target(i as u32, slot.inst.imm as i16 as i32) {
+            if let std::collections::btree_map::Entry::Vacant(e) = blocks.entry(t) {
+                if let Some(p) = plan::plan(program, t, wave64) {
+                    e.insert(p);
+                }
             }
         }
     }
-    starts.into_iter().collect()
+    blocks
 }
 
 fn new_module() -> Option<JITModule> {
