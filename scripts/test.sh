@@ -14,7 +14,10 @@ cargo build --release -p softgpu-hsa -p softgpu-hip -p softgpu-cli
 # runs in both tiers from the same state and any difference faults, so the
 # whole suite holds the JIT to the interpreter (docs/ARCHITECTURE.md,
 # "Execution tiers"). The examples below run with the JIT plainly on.
-SOFTGPU_JIT=verify cargo test --workspace --release "$@"
+# (The executor's unit tests run once, below, in the test profile: building
+# that crate's test harness in release too would cost minutes of CI.)
+SOFTGPU_JIT=verify cargo test --workspace --release --exclude softgpu-exec "$@"
+SOFTGPU_JIT=verify cargo test --release -p softgpu-exec --test '*' "$@"
 # The executor's unit and instruction tests once more in the test profile
 # (opt-level 2, debug assertions on), which the release run has off: it adds
 # overflow checks to the instruction semantics and the standard library's

@@ -323,20 +323,16 @@ fn vop_with(
 }
 
 /// Runs a per-lane 32-bit instruction that the program bound as plain: no
-/// modifiers, no DPP, only 32-bit operands. It skips the per-operand type
-/// checks of `vop`; MODE can still ask for denormal flushing at run time, in
-/// which case the general path runs.
+/// modifiers, no DPP, only 32-bit operands, under the default MODE (see
+/// [`plain_mode`]). It skips the per-operand type checks and denormal
+/// handling of `vop`.
 #[inline(always)]
 pub fn vop_plain(
     w: &mut Wave,
     env: &mut Env,
     i: &Inst,
-    src: [Ty; 3],
     f: impl Fn(u32, u32, u32) -> u32,
 ) -> Result {
-    if w.mode.flush_f32() {
-        return vop_with(w, env, i, src, f);
-    }
     let [b0, b1, b2] = &mut env.tmp.src;
     let plain = |op: Operand, buf| {
         if op == Operand::None {
@@ -355,6 +351,27 @@ pub fn vop_plain(
     let exec = w.exec();
     w.write_v32(i.dst[0], res, exec);
     Ok(Flow::Next)
+}
+
+/// Whether a plain handler may run: f32 denormals kept and the default
+/// rounding and IEEE state (the compute default, so nearly always). Under
+/// any other MODE the op's general handler runs instead, so each plain
+/// handler is one instance of its lane function, not one per MODE state.
+#[inline(always)]
+fn plain_mode(mode: crate::wave::Mode) -> bool {
+    !mode.flush_f32() && mode.fp() == Fp::DEFAULT
+}
+
+/// The general handler of `i`'s op, for a plain one under a MODE it does
+/// not serve: looked up rather than inlined, so the general path is
+/// compiled once per op.
+#[cold]
+#[inline(never)]
+fn general(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
+    match super::handler(i.op) {
+        Some(exec) => exec(w, env, i),
+        None => Err(super::Trap::Unsupported),
+    }
 }
 
 /// Whether `i` can run on a plain handler: 32-bit operands only, no source
@@ -869,7 +886,13 @@ macro_rules! ops32 {
         pub const LANE_OPS: &[(&str, LaneFn)] = &[$(($name, (|a: &Lanes, b: &Lanes, c: &Lanes, r: &mut Lanes, n: usize, _fp: Fp| with_fp!(_fp $(, $m)?; each(lane!($f $(, $range)?))(a, b, c, r, n))) as LaneFn),)*];
         const TABLE32: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, env: &mut Env, i: &Inst| with_fp!(w.mode.fp() $(, $m)?; vop_with(w, env, i, src_tys!(i $(, $($ty),*)?), lane!($f $(, $range)?)))) as Exec),)*];
         /// The same instructions' handlers for the plain case (see `vop_plain`).
-        const TABLE32_PLAIN: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, env: &mut Env, i: &Inst| with_fp!(w.mode.fp() $(, $m)?; vop_plain(w, env, i, src_tys!(i $(, $($ty),*)?), lane!($f $(, $range)?)))) as Exec),)*];
+        const TABLE32_PLAIN: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, env: &mut Env, i: &Inst| {
+            if !plain_mode(w.mode) {
+                return general(w, env, i);
+            }
+            $(let $m = Fp::DEFAULT;)?
+            vop_plain(w, env, i, lane!($f $(, $range)?))
+        }) as Exec),)*];
         /// Handlers of the integer ops whose clamp bit saturates the exact
         /// result to the destination range (bound when clamp is set).
         const TABLE32_SATURATING: &[(&str, Exec)] = &[$($(($name, (|w: &mut Wave, env: &mut Env, i: &Inst| vop(w, env, i, move |a: u32, b: u32, c: u32| Range::$range.saturate(($f)(a, b, c)))) as Exec),)?)*];
