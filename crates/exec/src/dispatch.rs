@@ -16,7 +16,7 @@ use crate::profile::{InstructionProfile, SlotCount};
 use crate::program::Program;
 use crate::schedule::{Permutation, Rng};
 use crate::watch::{Meter, Watch};
-use crate::wave::{Wave, PRIVATE_APERTURE};
+use crate::wave::{Wave, MAX_LANES, PRIVATE_APERTURE};
 
 /// Instructions a wave runs before the scheduler gives the next wave of its
 /// workgroup a turn, so waves spinning on memory cannot starve the others.
@@ -291,6 +291,52 @@ struct Worker {
     stats: DispatchStats,
     /// Per instruction slot when profiling, else empty.
     counts: Vec<SlotCount>,
+    /// The work-item IDs of the last workgroup shape this worker set up.
+    ids: WorkItemIds,
+}
+
+/// VGPR0's packed work-item IDs and the present lanes of each wave of one
+/// workgroup shape. Every full workgroup of a dispatch has the same, so
+/// they are computed once (three divisions per lane) and copied per wave.
+#[derive(Default)]
+struct WorkItemIds {
+    /// Block, the part of it present, wave size and the descriptor's
+    /// `enable_vgpr_workitem_id`.
+    key: Option<([u32; 3], [u32; 3], usize, u8)>,
+    waves: Vec<([u32; MAX_LANES], u64)>,
+}
+
+impl WorkItemIds {
+    fn get(
+        &mut self,
+        block: [u32; 3],
+        dims: [u32; 3],
+        lanes: usize,
+        packing: u8,
+    ) -> &[([u32; MAX_LANES], u64)] {
+        let key = Some((block, dims, lanes, packing));
+        if self.key != key {
+            self.key = key;
+            self.waves.clear();
+            let [bx, by, bz] = block;
+            let threads = (bx * by * bz) as usize;
+            for id in 0..threads.div_ceil(lanes) {
+                let mut vgpr0 = [0u32; MAX_LANES];
+                let mut live = 0u64;
+                for (l, slot) in vgpr0[..lanes].iter_mut().enumerate() {
+                    let t = id * lanes + l;
+                    let (x, y, z) = (t as u32 % bx, (t as u32 / bx) % by, t as u32 / (bx * by));
+                    let present = t < threads && x < dims[0] && y < dims[1] && z < dims[2];
+                    live |= (present as u64) << l;
+                    let y_bits = if packing >= 1 { y << 10 } else { 0 };
+                    let z_bits = if packing >= 2 { z << 20 } else { 0 };
+                    *slot = x | y_bits | z_bits;
+                }
+                self.waves.push((vgpr0, live));
+            }
+        }
+        &self.waves
+    }
 }
 
 pub(crate) enum Stop {
@@ -322,6 +368,7 @@ impl Worker {
                 shadow: Default::default(),
                 stats: DispatchStats::default(),
                 counts: Vec::new(),
+                ids: WorkItemIds::default(),
             })
         });
         worker.stats = DispatchStats::default();
@@ -387,17 +434,18 @@ impl Worker {
     /// Initialises the workgroup's waves as the AMDHSA ABI specifies.
     fn setup_waves(&mut self, plan: &Plan, start: &Start, group: [u32; 3]) -> usize {
         let lanes = plan.lanes();
-        let [bx, by, bz] = plan.block;
         // Work-items of a partial workgroup at the grid's edge are absent.
         let dims: [u32; 3] =
             std::array::from_fn(|d| plan.block[d].min(plan.grid[d] - group[d] * plan.block[d]));
-        let threads = (bx * by * bz) as usize;
-        let n_waves = threads.div_ceil(lanes);
+        let d = &plan.kernel.descriptor;
+        let ids = self
+            .ids
+            .get(plan.block, dims, lanes, d.enable_vgpr_workitem_id);
+        let n_waves = ids.len();
         while self.waves.len() < n_waves {
             self.waves.push(Wave::new());
         }
-        let d = &plan.kernel.descriptor;
-        for (id, wave) in self.waves[..n_waves].iter_mut().enumerate() {
+        for (id, (wave, (vgpr0, live))) in self.waves.iter_mut().zip(ids).enumerate() {
             wave.lanes = lanes;
             wave.id = id as u32;
             wave.pc = start.entry;
@@ -416,26 +464,9 @@ impl Worker {
                 plan.checks.init,
                 Some(&plan.scratch_budget),
             );
-            let mut live = 0u64;
-            for l in 0..lanes {
-                let t = id * lanes + l;
-                let (x, y, z) = (t as u32 % bx, (t as u32 / bx) % by, t as u32 / (bx * by));
-                let present = t < threads && x < dims[0] && y < dims[1] && z < dims[2];
-                live |= (present as u64) << l;
-                let packed =
-                    x | if d.enable_vgpr_workitem_id >= 1 {
-                        y << 10
-                    } else {
-                        0
-                    } | if d.enable_vgpr_workitem_id >= 2 {
-                        z << 20
-                    } else {
-                        0
-                    };
-                wave.vgpr[0][l] = packed;
-            }
-            wave.live_lanes = live;
-            wave.set_exec(live);
+            wave.vgpr[0] = *vgpr0;
+            wave.live_lanes = *live;
+            wave.set_exec(*live);
             load_sgprs(wave, plan, &start.user_sgprs, group);
         }
         n_waves

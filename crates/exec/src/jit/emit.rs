@@ -21,7 +21,7 @@ use cranelift_codegen::ir::{BlockArg, ConstantData, Endianness, InstBuilder, Mac
 use cranelift_frontend::FunctionBuilder;
 use softgpu_isa::{sreg, Inst, Operand};
 
-use super::lower::{uniform_src, Class, Cond, Lane, Scalar};
+use super::lower::{uniform_src, Carry, Class, Cond, Lane, Scalar};
 use super::plan::{Plan, Step};
 use crate::wave::MAX_LANES;
 
@@ -49,6 +49,13 @@ struct VOp<'p> {
     src: [Src; 3],
     /// Index of this compare's mask accumulator.
     acc: Option<usize>,
+}
+
+/// What one vector op gives over a chunk.
+struct Out {
+    vgpr: Option<Value>,
+    /// All-ones or zero lanes, for the op's mask destination.
+    mask: Option<Value>,
 }
 
 /// A group of vector ops that read their sources before any writes: one
@@ -124,7 +131,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
                     let mut group = Vec::new();
                     for &(inst, class) in halves {
                         let src = std::array::from_fn(|k| self.vsrc(inst, k, &vector_masks));
-                        let acc = matches!(class, Class::FCmp(_) | Class::ICmp(_)).then(|| {
+                        let acc = class.mask_dst(inst).is_some().then(|| {
                             accs.push(0);
                             accs.len() - 1
                         });
@@ -136,7 +143,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
                         });
                     }
                     for op in &group {
-                        if let (Some(_), Operand::Sgpr(r)) = (op.acc, op.inst.dst[0]) {
+                        if let Some(Operand::Sgpr(r)) = op.class.mask_dst(op.inst) {
                             vector_masks.insert(r);
                         }
                     }
@@ -406,31 +413,28 @@ impl<'a, 'b> Emitter<'a, 'b> {
                     };
                     src[k] = self.float_mods(op.inst, k, src[k]);
                 }
-                results.push(self.lane_op(op, src));
+                results.push(self.vector_op(op, src));
             }
-            for (op, result) in group.iter().zip(results) {
-                match (op.acc, op.inst.dst[0]) {
-                    (Some(k), dst) => {
-                        let bits = self.b.ins().vhigh_bits(I32, result);
-                        let wide = if self.wave64 {
-                            self.b.ins().uextend(I64, bits)
-                        } else {
-                            bits
-                        };
-                        let part = self.b.ins().ishl_imm_u(wide, (chunk * CHUNK_LANES) as i64);
-                        masks[k] = Some(match masks[k] {
-                            Some(m) => self.b.ins().bor(m, part),
-                            None => part,
-                        });
-                        if let Operand::Sgpr(r) = dst {
-                            cmp_lanes.insert(r, result);
-                        }
+            for (op, out) in group.iter().zip(results) {
+                if let (Some(k), Some(lanes)) = (op.acc, out.mask) {
+                    let bits = self.b.ins().vhigh_bits(I32, lanes);
+                    let wide = if self.wave64 {
+                        self.b.ins().uextend(I64, bits)
+                    } else {
+                        bits
+                    };
+                    let part = self.b.ins().ishl_imm_u(wide, (chunk * CHUNK_LANES) as i64);
+                    masks[k] = Some(match masks[k] {
+                        Some(m) => self.b.ins().bor(m, part),
+                        None => part,
+                    });
+                    if let Some(Operand::Sgpr(r)) = op.class.mask_dst(op.inst) {
+                        cmp_lanes.insert(r, lanes);
                     }
-                    (None, Operand::Vgpr(r)) => {
-                        regs.insert(r, result);
-                        written.insert(r, ());
-                    }
-                    _ => {}
+                }
+                if let (Some(v), Operand::Vgpr(r)) = (out.vgpr, op.inst.dst[0]) {
+                    regs.insert(r, v);
+                    written.insert(r, ());
                 }
             }
         }
@@ -460,19 +464,82 @@ impl<'a, 'b> Emitter<'a, 'b> {
         v
     }
 
-    /// One lane op over one chunk, with the interpreter's formula
-    /// (`ops::valu`'s lane table).
-    fn lane_op(&mut self, op: &VOp, [a, b, c]: [Value; 3]) -> Value {
-        use Lane as L;
-        let lane = match op.class {
-            Class::Lane(l) => l,
+    /// One vector op over one chunk: its VGPR result and its lane mask
+    /// (all-ones or zero lanes), whichever it has.
+    fn vector_op(&mut self, op: &VOp, src: [Value; 3]) -> Out {
+        let [a, b, c] = src;
+        match op.class {
+            Class::Lane(l) => Out {
+                vgpr: Some(self.lane_op(op, l, src)),
+                mask: None,
+            },
             Class::FCmp(cc) => {
                 let (x, y) = (self.f(a), self.f(b));
-                return self.b.ins().fcmp(cc, x, y);
+                Out {
+                    vgpr: None,
+                    mask: Some(self.b.ins().fcmp(cc, x, y)),
+                }
             }
-            Class::ICmp(cc) => return self.b.ins().icmp(cc, a, b),
+            Class::ICmp(cc) => Out {
+                vgpr: None,
+                mask: Some(self.b.ins().icmp(cc, a, b)),
+            },
+            Class::Carry(k) => {
+                let (r, carry) = self.carry_op(k, a, b, c);
+                Out {
+                    vgpr: Some(r),
+                    mask: Some(carry),
+                }
+            }
             _ => unreachable!("the planner passes only vector ops here"),
+        }
+    }
+
+    /// `ops::valu::carry`'s exact sums, lane by lane: the wrapped result
+    /// and whether the exact one left [0, 2^32). `cin` lanes are all-ones
+    /// (carry in) or zero, so adding one is subtracting `cin`.
+    fn carry_op(&mut self, k: Carry, a: Value, b: Value, cin: Value) -> (Value, Value) {
+        use Carry as C;
+        let (x, y) = match k {
+            C::SubRev | C::SubRevCi => (b, a),
+            _ => (a, b),
         };
+        let ins = self.b.ins();
+        match k {
+            C::Add => {
+                let r = ins.iadd(x, y);
+                (r, self.b.ins().icmp(IntCC::UnsignedLessThan, r, x))
+            }
+            C::Sub | C::SubRev => {
+                let r = ins.isub(x, y);
+                (r, self.b.ins().icmp(IntCC::UnsignedLessThan, x, y))
+            }
+            C::AddCi => {
+                // x + y + 1 carries when x + y does, or when it is all-ones.
+                let t = ins.iadd(x, y);
+                let r = self.b.ins().isub(t, cin);
+                let c1 = self.b.ins().icmp(IntCC::UnsignedLessThan, t, x);
+                let ones = self.splat_const(u32::MAX);
+                let full = self.b.ins().icmp(IntCC::Equal, t, ones);
+                let c2 = self.b.ins().band(full, cin);
+                (r, self.b.ins().bor(c1, c2))
+            }
+            C::SubCi | C::SubRevCi => {
+                // x - y - 1 borrows when x < y, or when x == y.
+                let t = ins.isub(x, y);
+                let r = self.b.ins().iadd(t, cin);
+                let b1 = self.b.ins().icmp(IntCC::UnsignedLessThan, x, y);
+                let same = self.b.ins().icmp(IntCC::Equal, x, y);
+                let b2 = self.b.ins().band(same, cin);
+                (r, self.b.ins().bor(b1, b2))
+            }
+        }
+    }
+
+    /// One lane op over one chunk, with the interpreter's formula
+    /// (`ops::valu`'s lane table).
+    fn lane_op(&mut self, op: &VOp, lane: Lane, [a, b, c]: [Value; 3]) -> Value {
+        use Lane as L;
         let amount = uniform_src(lane).map(|k| match op.src[k] {
             Src::Uniform(s, _) => s,
             _ => unreachable!("the planner requires a uniform shift amount"),
@@ -654,7 +721,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
 fn final_mask_writers(groups: &[Group]) -> BTreeMap<u8, usize> {
     let mut last = BTreeMap::new();
     for op in groups.iter().flatten() {
-        if let (Some(k), Operand::Sgpr(r)) = (op.acc, op.inst.dst[0]) {
+        if let (Some(k), Some(Operand::Sgpr(r))) = (op.acc, op.class.mask_dst(op.inst)) {
             last.insert(r, k);
         }
     }

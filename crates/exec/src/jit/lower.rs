@@ -60,6 +60,18 @@ pub enum Lane {
     Cndmask,
 }
 
+/// A vector add or subtract with a carry (borrow) out to a lane mask in
+/// `dst[1]`; the `Ci` forms also take one in from the mask in `src[2]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Carry {
+    Add,
+    Sub,
+    SubRev,
+    AddCi,
+    SubCi,
+    SubRevCi,
+}
+
 /// A scalar op on 32-bit operands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scalar {
@@ -110,6 +122,7 @@ pub enum Class {
     /// A vector compare writing a lane mask.
     FCmp(FloatCC),
     ICmp(IntCC),
+    Carry(Carry),
     Scalar(Scalar),
     Branch(Cond),
 }
@@ -134,6 +147,18 @@ impl Class {
     }
 }
 
+impl Class {
+    /// The operand a vector op writes a lane mask to: a compare's `dst[0]`,
+    /// a carry op's `dst[1]`.
+    pub fn mask_dst(self, inst: &Inst) -> Option<Operand> {
+        match self {
+            Class::FCmp(_) | Class::ICmp(_) => Some(inst.dst[0]),
+            Class::Carry(_) => Some(inst.dst[1]),
+            _ => None,
+        }
+    }
+}
+
 /// The class of `op`, if the JIT lowers it.
 pub fn class_of(op: Op) -> Option<Class> {
     use Lane as L;
@@ -147,6 +172,7 @@ pub fn class_of(op: Op) -> Option<Class> {
     let icmp = |c| Some(Class::ICmp(c));
     let scmp = |c| Some(Class::Scalar(S::Cmp(c)));
     let branch = |c| Some(Class::Branch(c));
+    let carry = |c| Some(Class::Carry(c));
     match op {
         Op::V_MOV_B32 | Op::V_DUAL_MOV_B32 => lane(L::Mov),
         Op::V_NOT_B32 => lane(L::Not),
@@ -187,6 +213,12 @@ pub fn class_of(op: Op) -> Option<Class> {
         Op::V_ADD3_U32 => lane(L::Add3),
         Op::V_XAD_U32 => lane(L::Xad),
         Op::V_CNDMASK_B32 | Op::V_DUAL_CNDMASK_B32 => lane(L::Cndmask),
+        Op::V_ADD_CO_U32 => carry(Carry::Add),
+        Op::V_SUB_CO_U32 => carry(Carry::Sub),
+        Op::V_SUBREV_CO_U32 => carry(Carry::SubRev),
+        Op::V_ADD_CO_CI_U32 => carry(Carry::AddCi),
+        Op::V_SUB_CO_CI_U32 => carry(Carry::SubCi),
+        Op::V_SUBREV_CO_CI_U32 => carry(Carry::SubRevCi),
         // The ISA's f32 compares by name: lg is ordered-unequal, neq is
         // "not equal" (true for NaN), nge/ngt/nle/nlt the negations.
         Op::V_CMP_LT_F32 => fcmp(FloatCC::LessThan),
@@ -288,7 +320,7 @@ pub fn form_ok(inst: &Inst, class: Class) -> bool {
             };
             src_ok && dst_ok && inst.src[2] == Operand::None
         }
-        Class::Lane(_) | Class::FCmp(_) | Class::ICmp(_) => {
+        Class::Lane(_) | Class::FCmp(_) | Class::ICmp(_) | Class::Carry(_) => {
             let srcs = inst.src[..3].iter().zip(info.src);
             let src_ok = srcs.clone().all(|(&s, ty)| match ty {
                 Ty::None => true,
@@ -302,9 +334,14 @@ pub fn form_ok(inst: &Inst, class: Class) -> bool {
                     writable_sgpr(r) || r == sreg::NULL
                 }
                 (Class::FCmp(_) | Class::ICmp(_), Operand::None) => true,
+                (Class::Carry(_), Operand::Vgpr(_)) => true,
                 _ => false,
             };
-            src_ok && dst_ok && inst.dst[1] == Operand::None && inst.src[3] == Operand::None
+            let dst1_ok = match (class, inst.dst[1]) {
+                (Class::Carry(_), Operand::Sgpr(r)) => writable_sgpr(r) || r == sreg::NULL,
+                (_, d) => d == Operand::None,
+            };
+            src_ok && dst_ok && dst1_ok && inst.src[3] == Operand::None
         }
     }
 }

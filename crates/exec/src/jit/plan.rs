@@ -159,7 +159,7 @@ fn step<'p>(program: &Program, index: u32, inst: &'p Inst, masks: &mut Masks) ->
             };
             vcc_ok.then_some(Step::Branch(cond, target))
         }
-        Class::Lane(_) | Class::FCmp(_) | Class::ICmp(_) => {
+        Class::Lane(_) | Class::FCmp(_) | Class::ICmp(_) | Class::Carry(_) => {
             let mut halves = vec![(inst, class)];
             if inst.op.info().format == Format::Vopd {
                 let y = inst.vopd_y.as_deref()?;
@@ -176,11 +176,9 @@ fn step<'p>(program: &Program, index: u32, inst: &'p Inst, masks: &mut Masks) ->
                 }
             }
             for &(half, class) in &halves {
-                if matches!(class, Class::FCmp(_) | Class::ICmp(_)) {
-                    if let Some(r) = sgpr(half.dst[0]) {
-                        if !masks.write(r) {
-                            return None;
-                        }
+                if let Some(r) = class.mask_dst(half).and_then(sgpr) {
+                    if !masks.write(r) {
+                        return None;
                     }
                 }
             }

@@ -1,7 +1,8 @@
 //! The JIT tier against the interpreter on random straight-line programs.
 //!
 //! Each program is a random mix of the ops the JIT lowers (f32 and integer
-//! VALU, VOPD pairs, compares into VCC and SGPR masks, `v_cndmask`, SALU
+//! VALU, VOPD pairs, compares into VCC and SGPR masks, `v_cndmask`, carry
+//! ops (`v_add_co_u32`, `v_add_co_ci_u32`, …), SALU
 //! with SCC, short forward branches) over a few registers, assembled by
 //! llvm-mc-19 and run from a random state — f32 specials (signed zeros,
 //! infinities, quiet and signalling NaNs with payloads, denormals) and
@@ -130,7 +131,7 @@ fn instruction(rng: &mut Rng, wave64: bool) -> String {
     let c = rng.pick(V);
     let sd = rng.pick(S);
     let (sa, sb) = (rng.pick(S), rng.pick(S));
-    match rng.below(14) {
+    match rng.below(15) {
         0 => {
             let op = rng.pick(&["v_add_f32", "v_sub_f32", "v_subrev_f32", "v_mul_f32"]);
             format!("{op} {d}, {}, {b}", src(rng))
@@ -245,6 +246,28 @@ fn instruction(rng: &mut Rng, wave64: bool) -> String {
             let cc = rng.pick(&["eq", "lg", "gt", "ge", "lt", "le"]);
             let ty = rng.pick(&["i32", "u32"]);
             format!("s_cmp_{cc}_{ty} {sa}, {sb}")
+        }
+        // The 64-bit address arithmetic clang emits: a carry out to a lane
+        // mask, and a carry in from one (often the mask just written).
+        13 => {
+            let (cout, cin) = (mask(rng, wave64), mask(rng, wave64));
+            match rng.below(3) {
+                0 => {
+                    let op = rng.pick(&["v_add_co_u32", "v_sub_co_u32", "v_subrev_co_u32"]);
+                    format!("{op} {d}, {cout}, {}, {b}", src(rng))
+                }
+                1 => {
+                    let op =
+                        rng.pick(&["v_add_co_ci_u32", "v_sub_co_ci_u32", "v_subrev_co_ci_u32"]);
+                    let vcc = vcc(wave64);
+                    format!("{op}_e32 {d}, {vcc}, {}, {b}, {vcc}", src(rng))
+                }
+                _ => {
+                    let op =
+                        rng.pick(&["v_add_co_ci_u32", "v_sub_co_ci_u32", "v_subrev_co_ci_u32"]);
+                    format!("{op}_e64 {d}, {cout}, {}, {}, {cin}", src(rng), src(rng))
+                }
+            }
         }
         _ => {
             let x = rng.pick(&["v_dual_mul_f32", "v_dual_add_f32", "v_dual_sub_f32"]);
