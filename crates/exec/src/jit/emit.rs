@@ -21,7 +21,7 @@ use cranelift_codegen::ir::{BlockArg, ConstantData, Endianness, InstBuilder, Mac
 use cranelift_frontend::FunctionBuilder;
 use softgpu_isa::{sreg, Inst, Operand};
 
-use super::lower::{uniform_src, Carry, Class, Cond, Lane, Scalar};
+use super::lower::{uniform_src, Carry, Class, Cond, Lane, Scalar, Shift64};
 use super::plan::{Plan, Step};
 use crate::wave::MAX_LANES;
 
@@ -53,7 +53,8 @@ struct VOp<'p> {
 
 /// What one vector op gives over a chunk.
 struct Out {
-    vgpr: Option<Value>,
+    /// The values of `dst[0]` and, for a 64-bit result, the next VGPR.
+    vgpr: Vec<Value>,
     /// All-ones or zero lanes, for the op's mask destination.
     mask: Option<Value>,
 }
@@ -395,18 +396,15 @@ impl<'a, 'b> Emitter<'a, 'b> {
         for group in groups {
             let mut results = Vec::with_capacity(group.len());
             for op in group {
+                if let Class::Shift64(k) = op.class {
+                    results.push(self.shift64(op, k, &mut regs, base));
+                    continue;
+                }
                 let mut src = [Value::from_u32(0); 3];
                 for (k, s) in op.src.iter().enumerate() {
                     src[k] = match *s {
                         Src::Zero => self.splat_const(0),
-                        Src::Vgpr(r) => *regs.entry(r).or_insert_with(|| {
-                            self.b.ins().load(
-                                I32X4,
-                                self.flags,
-                                self.vgpr,
-                                r as i32 * VGPR_BYTES + base,
-                            )
-                        }),
+                        Src::Vgpr(r) => self.chunk_vgpr(&mut regs, r, base),
                         Src::Uniform(_, splat) => splat,
                         Src::MaskScalar(m) => self.mask_lanes(m, chunk),
                         Src::MaskVector(r) => cmp_lanes[&r],
@@ -432,9 +430,11 @@ impl<'a, 'b> Emitter<'a, 'b> {
                         cmp_lanes.insert(r, lanes);
                     }
                 }
-                if let (Some(v), Operand::Vgpr(r)) = (out.vgpr, op.inst.dst[0]) {
-                    regs.insert(r, v);
-                    written.insert(r, ());
+                if let Operand::Vgpr(r) = op.inst.dst[0] {
+                    for (k, &v) in out.vgpr.iter().enumerate() {
+                        regs.insert(r + k as u16, v);
+                        written.insert(r + k as u16, ());
+                    }
                 }
             }
         }
@@ -470,28 +470,85 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let [a, b, c] = src;
         match op.class {
             Class::Lane(l) => Out {
-                vgpr: Some(self.lane_op(op, l, src)),
+                vgpr: vec![self.lane_op(op, l, src)],
                 mask: None,
             },
             Class::FCmp(cc) => {
                 let (x, y) = (self.f(a), self.f(b));
                 Out {
-                    vgpr: None,
+                    vgpr: Vec::new(),
                     mask: Some(self.b.ins().fcmp(cc, x, y)),
                 }
             }
             Class::ICmp(cc) => Out {
-                vgpr: None,
+                vgpr: Vec::new(),
                 mask: Some(self.b.ins().icmp(cc, a, b)),
             },
             Class::Carry(k) => {
                 let (r, carry) = self.carry_op(k, a, b, c);
                 Out {
-                    vgpr: Some(r),
+                    vgpr: vec![r],
                     mask: Some(carry),
                 }
             }
             _ => unreachable!("the planner passes only vector ops here"),
+        }
+    }
+
+    /// A VGPR's lanes in this chunk: the block's value if it has one, else
+    /// loaded (once).
+    fn chunk_vgpr(&mut self, regs: &mut HashMap<u16, Value>, r: u16, base: i32) -> Value {
+        if let Some(&v) = regs.get(&r) {
+            return v;
+        }
+        let v = self
+            .b
+            .ins()
+            .load(I32X4, self.flags, self.vgpr, r as i32 * VGPR_BYTES + base);
+        regs.insert(r, v);
+        v
+    }
+
+    /// A 64-bit shift of the pair `src[1]` by the constant `src[0] & 63`
+    /// (`ops::valu`'s `v_lshlrev_b64` family), on the 32-bit halves.
+    fn shift64(&mut self, op: &VOp, k: Shift64, regs: &mut HashMap<u16, Value>, base: i32) -> Out {
+        let (Operand::Const(amount), Operand::Vgpr(r)) = (op.inst.src[0], op.inst.src[1]) else {
+            unreachable!("the planner passes a constant amount and a VGPR pair")
+        };
+        let s = (amount as u64 & 63) as i64;
+        let lo = self.chunk_vgpr(regs, r, base);
+        let hi = self.chunk_vgpr(regs, r + 1, base);
+        let zero = self.splat_const(0);
+        let ins = self.b.ins();
+        let (lo, hi) = match (k, s) {
+            (_, 0) => (lo, hi),
+            (Shift64::ShlRev, 1..=31) => {
+                let carried = ins.ushr_imm_u(lo, 32 - s);
+                let high = self.b.ins().ishl_imm_u(hi, s);
+                let high = self.b.ins().bor(high, carried);
+                (self.b.ins().ishl_imm_u(lo, s), high)
+            }
+            (Shift64::ShlRev, _) => (zero, ins.ishl_imm_u(lo, s - 32)),
+            (Shift64::ShrRev | Shift64::SarRev, 1..=31) => {
+                let carried = ins.ishl_imm_u(hi, 32 - s);
+                let low = self.b.ins().ushr_imm_u(lo, s);
+                let low = self.b.ins().bor(low, carried);
+                let high = if k == Shift64::SarRev {
+                    self.b.ins().sshr_imm_u(hi, s)
+                } else {
+                    self.b.ins().ushr_imm_u(hi, s)
+                };
+                (low, high)
+            }
+            (Shift64::ShrRev, _) => (ins.ushr_imm_u(hi, s - 32), zero),
+            (Shift64::SarRev, _) => {
+                let low = ins.sshr_imm_u(hi, s - 32);
+                (low, self.b.ins().sshr_imm_u(hi, 31))
+            }
+        };
+        Out {
+            vgpr: vec![lo, hi],
+            mask: None,
         }
     }
 

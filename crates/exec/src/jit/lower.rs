@@ -72,6 +72,18 @@ pub enum Carry {
     SubRevCi,
 }
 
+/// A 64-bit shift of a VGPR pair by a constant amount (src0, taken
+/// modulo 64), into a VGPR pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shift64 {
+    /// `b << a`
+    ShlRev,
+    /// `b >> a`
+    ShrRev,
+    /// `b >>s a`
+    SarRev,
+}
+
 /// A scalar op on 32-bit operands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scalar {
@@ -123,6 +135,7 @@ pub enum Class {
     FCmp(FloatCC),
     ICmp(IntCC),
     Carry(Carry),
+    Shift64(Shift64),
     Scalar(Scalar),
     Branch(Cond),
 }
@@ -213,6 +226,9 @@ pub fn class_of(op: Op) -> Option<Class> {
         Op::V_ADD3_U32 => lane(L::Add3),
         Op::V_XAD_U32 => lane(L::Xad),
         Op::V_CNDMASK_B32 | Op::V_DUAL_CNDMASK_B32 => lane(L::Cndmask),
+        Op::V_LSHLREV_B64 => Some(Class::Shift64(Shift64::ShlRev)),
+        Op::V_LSHRREV_B64 => Some(Class::Shift64(Shift64::ShrRev)),
+        Op::V_ASHRREV_I64 => Some(Class::Shift64(Shift64::SarRev)),
         Op::V_ADD_CO_U32 => carry(Carry::Add),
         Op::V_SUB_CO_U32 => carry(Carry::Sub),
         Op::V_SUBREV_CO_U32 => carry(Carry::SubRev),
@@ -319,6 +335,14 @@ pub fn form_ok(inst: &Inst, class: Class) -> bool {
                 _ => false,
             };
             src_ok && dst_ok && inst.src[2] == Operand::None
+        }
+        Class::Shift64(_) => {
+            // The amount a constant, the value and the result VGPR pairs.
+            matches!(inst.src[0], Operand::Const(_))
+                && matches!(inst.src[1], Operand::Vgpr(_))
+                && matches!(inst.dst[0], Operand::Vgpr(_))
+                && inst.src[2] == Operand::None
+                && inst.dst[1] == Operand::None
         }
         Class::Lane(_) | Class::FCmp(_) | Class::ICmp(_) | Class::Carry(_) => {
             let srcs = inst.src[..3].iter().zip(info.src);

@@ -42,15 +42,21 @@ impl Plan<'_> {
         self.steps.len() as u32
     }
 
-    /// Every VGPR the block names, once each.
+    /// Every VGPR the block names, once each (both of a 64-bit pair).
     pub fn vgprs(&self) -> Vec<u16> {
         let mut rows = BTreeSet::new();
         for step in &self.steps {
             if let Step::Vector(halves) = step {
                 for (inst, _) in halves {
-                    for op in inst.dst.iter().chain(&inst.src) {
+                    let info = inst.op.info();
+                    let operands = inst
+                        .dst
+                        .iter()
+                        .zip(info.dst)
+                        .chain(inst.src.iter().zip(info.src));
+                    for (op, ty) in operands {
                         if let Operand::Vgpr(r) = *op {
-                            rows.insert(r);
+                            rows.extend((0..ty.dwords().max(1) as u16).map(|k| r + k));
                         }
                     }
                 }
@@ -159,7 +165,7 @@ fn step<'p>(program: &Program, index: u32, inst: &'p Inst, masks: &mut Masks) ->
             };
             vcc_ok.then_some(Step::Branch(cond, target))
         }
-        Class::Lane(_) | Class::FCmp(_) | Class::ICmp(_) | Class::Carry(_) => {
+        Class::Lane(_) | Class::FCmp(_) | Class::ICmp(_) | Class::Carry(_) | Class::Shift64(_) => {
             let mut halves = vec![(inst, class)];
             if inst.op.info().format == Format::Vopd {
                 let y = inst.vopd_y.as_deref()?;

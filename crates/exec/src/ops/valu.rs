@@ -324,7 +324,7 @@ fn vop_with(
 
 /// Runs a per-lane 32-bit instruction that the program bound as plain: no
 /// modifiers, no DPP, only 32-bit operands, under the default MODE (see
-/// [`plain_mode`]). It skips the per-operand type checks and denormal
+/// `plain_mode`). It skips the per-operand type checks and denormal
 /// handling of `vop`.
 #[inline(always)]
 pub fn vop_plain(

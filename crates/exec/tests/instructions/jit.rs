@@ -2,7 +2,7 @@
 //!
 //! Each program is a random mix of the ops the JIT lowers (f32 and integer
 //! VALU, VOPD pairs, compares into VCC and SGPR masks, `v_cndmask`, carry
-//! ops (`v_add_co_u32`, `v_add_co_ci_u32`, …), SALU
+//! ops (`v_add_co_u32`, `v_add_co_ci_u32`, …), 64-bit shifts, SALU
 //! with SCC, short forward branches) over a few registers, assembled by
 //! llvm-mc-19 and run from a random state — f32 specials (signed zeros,
 //! infinities, quiet and signalling NaNs with payloads, denormals) and
@@ -131,7 +131,7 @@ fn instruction(rng: &mut Rng, wave64: bool) -> String {
     let c = rng.pick(V);
     let sd = rng.pick(S);
     let (sa, sb) = (rng.pick(S), rng.pick(S));
-    match rng.below(15) {
+    match rng.below(16) {
         0 => {
             let op = rng.pick(&["v_add_f32", "v_sub_f32", "v_subrev_f32", "v_mul_f32"]);
             format!("{op} {d}, {}, {b}", src(rng))
@@ -268,6 +268,12 @@ fn instruction(rng: &mut Rng, wave64: bool) -> String {
                     format!("{op}_e64 {d}, {cout}, {}, {}, {cin}", src(rng), src(rng))
                 }
             }
+        }
+        14 => {
+            let op = rng.pick(&["v_lshlrev_b64", "v_lshrrev_b64", "v_ashrrev_i64"]);
+            let pairs = ["v[0:1]", "v[2:3]", "v[4:5]", "v[6:7]", "v[1:2]"];
+            let amount = rng.pick(&["0", "1", "2", "3", "31", "32", "33", "63", "0x41"]);
+            format!("{op} {}, {amount}, {}", rng.pick(&pairs), rng.pick(&pairs))
         }
         _ => {
             let x = rng.pick(&["v_dual_mul_f32", "v_dual_add_f32", "v_dual_sub_f32"]);
