@@ -8,16 +8,20 @@ scripts/install-test-deps.sh
 # The C-ABI tests load the built libhsa-runtime64.so.1 and
 # libamdhip64.so.5, and the HIP programs are also built through the
 # `softgpu hipcc` binary; `cargo test` builds neither cdylibs nor other
-# packages' binaries by itself.
-cargo build --release -p softgpu-hsa -p softgpu-hip -p softgpu-cli
+# packages' binaries by itself, so they are built first. Every release
+# build here selects the whole workspace with its tests: cargo resolves
+# features per invocation, and a narrower selection (one package, or no
+# dev-dependencies) resolves some shared dependencies differently and
+# rebuilds the executor, Cranelift and everything above them, minutes of
+# CI each time.
+cargo build --release --workspace --lib --bins --tests --examples
 # Every test runs with the JIT tier in verify mode: each compiled block
 # runs in both tiers from the same state and any difference faults, so the
 # whole suite holds the JIT to the interpreter (docs/ARCHITECTURE.md,
 # "Execution tiers"). The examples below run with the JIT plainly on.
-# (The executor's unit tests run once, below, in the test profile: building
-# that crate's test harness in release too would cost minutes of CI.)
-SOFTGPU_JIT=verify cargo test --workspace --release --exclude softgpu-exec "$@"
-SOFTGPU_JIT=verify cargo test --release -p softgpu-exec --test '*' "$@"
+# (The executor's unit tests, `[lib] test = false`, run once, below, in the
+# test profile: its test harness in release too would cost minutes.)
+SOFTGPU_JIT=verify cargo test --workspace --release "$@"
 # The executor's unit and instruction tests once more in the test profile
 # (opt-level 2, debug assertions on), which the release run has off: it adds
 # overflow checks to the instruction semantics and the standard library's
@@ -28,5 +32,5 @@ cargo test -p softgpu-exec --lib --test instructions "$@"
 # The Rust API's examples check their own results and exit non-zero when
 # one is wrong.
 for example in vector_add sgemm reduction graph two_streams; do
-  cargo run --quiet --release -p softgpu --example "$example"
+  "${CARGO_TARGET_DIR:-target}"/release/examples/"$example"
 done
