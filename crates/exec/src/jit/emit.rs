@@ -16,12 +16,12 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::types::{F32X4, I32, I32X4, I64, I8};
+use cranelift_codegen::ir::types::{F32X4, F64X2, I32, I32X4, I64, I8, I8X16};
 use cranelift_codegen::ir::{BlockArg, ConstantData, Endianness, InstBuilder, MachMemFlags, Value};
 use cranelift_frontend::FunctionBuilder;
 use softgpu_isa::{sreg, Inst, Operand};
 
-use super::lower::{uniform_src, Carry, Class, Cond, Lane, Scalar, Shift64};
+use super::lower::{uniform_src, Carry, Class, Cond, Lane, Scalar, Shift64, F64};
 use super::plan::{Plan, Step};
 use crate::wave::MAX_LANES;
 
@@ -396,9 +396,16 @@ impl<'a, 'b> Emitter<'a, 'b> {
         for group in groups {
             let mut results = Vec::with_capacity(group.len());
             for op in group {
-                if let Class::Shift64(k) = op.class {
-                    results.push(self.shift64(op, k, &mut regs, base));
-                    continue;
+                match op.class {
+                    Class::Shift64(k) => {
+                        results.push(self.shift64(op, k, &mut regs, base));
+                        continue;
+                    }
+                    Class::F64(k) => {
+                        results.push(self.f64_op(op, k, &mut regs, base));
+                        continue;
+                    }
+                    _ => {}
                 }
                 let mut src = [Value::from_u32(0); 3];
                 for (k, s) in op.src.iter().enumerate() {
@@ -515,33 +522,33 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let (Operand::Const(amount), Operand::Vgpr(r)) = (op.inst.src[0], op.inst.src[1]) else {
             unreachable!("the planner passes a constant amount and a VGPR pair")
         };
-        let s = (amount as u64 & 63) as i64;
+        let s = (amount & 63) as i64;
         let lo = self.chunk_vgpr(regs, r, base);
         let hi = self.chunk_vgpr(regs, r + 1, base);
         let zero = self.splat_const(0);
         let ins = self.b.ins();
         let (lo, hi) = match (k, s) {
             (_, 0) => (lo, hi),
-            (Shift64::ShlRev, 1..=31) => {
+            (Shift64::Shl, 1..=31) => {
                 let carried = ins.ushr_imm_u(lo, 32 - s);
                 let high = self.b.ins().ishl_imm_u(hi, s);
                 let high = self.b.ins().bor(high, carried);
                 (self.b.ins().ishl_imm_u(lo, s), high)
             }
-            (Shift64::ShlRev, _) => (zero, ins.ishl_imm_u(lo, s - 32)),
-            (Shift64::ShrRev | Shift64::SarRev, 1..=31) => {
+            (Shift64::Shl, _) => (zero, ins.ishl_imm_u(lo, s - 32)),
+            (Shift64::Shr | Shift64::Sar, 1..=31) => {
                 let carried = ins.ishl_imm_u(hi, 32 - s);
                 let low = self.b.ins().ushr_imm_u(lo, s);
                 let low = self.b.ins().bor(low, carried);
-                let high = if k == Shift64::SarRev {
+                let high = if k == Shift64::Sar {
                     self.b.ins().sshr_imm_u(hi, s)
                 } else {
                     self.b.ins().ushr_imm_u(hi, s)
                 };
                 (low, high)
             }
-            (Shift64::ShrRev, _) => (ins.ushr_imm_u(hi, s - 32), zero),
-            (Shift64::SarRev, _) => {
+            (Shift64::Shr, _) => (ins.ushr_imm_u(hi, s - 32), zero),
+            (Shift64::Sar, _) => {
                 let low = ins.sshr_imm_u(hi, s - 32);
                 (low, self.b.ins().sshr_imm_u(hi, 31))
             }
@@ -550,6 +557,132 @@ impl<'a, 'b> Emitter<'a, 'b> {
             vgpr: vec![lo, hi],
             mask: None,
         }
+    }
+
+    /// An f64 source's halves in this chunk (low words, high words), with
+    /// its abs/neg applied to the sign bit, as `ops::valu::fetch64` does.
+    fn f64_src(
+        &mut self,
+        op: &VOp,
+        k: usize,
+        regs: &mut HashMap<u16, Value>,
+        base: i32,
+    ) -> [Value; 2] {
+        let [lo, hi] = match op.inst.src[k] {
+            Operand::Vgpr(r) => [
+                self.chunk_vgpr(regs, r, base),
+                self.chunk_vgpr(regs, r + 1, base),
+            ],
+            Operand::Const(c) => [
+                self.splat_const(c as u32),
+                self.splat_const((c >> 32) as u32),
+            ],
+            _ => unreachable!("the planner passes f64 sources in VGPR pairs or constants"),
+        };
+        [lo, self.float_mods(op.inst, k, hi)]
+    }
+
+    /// Lanes `4 * chunk ..` of a pair as two F64X2 (lanes 0-1, 2-3): the
+    /// low and high words interleaved.
+    fn to_f64(&mut self, [lo, hi]: [Value; 2]) -> [Value; 2] {
+        let le = MachMemFlags::new().with_endianness(Endianness::Little);
+        let lo8 = self.b.ins().bitcast(I8X16, le, lo);
+        let hi8 = self.b.ins().bitcast(I8X16, le, hi);
+        [[0, 1], [2, 3]].map(|lanes| {
+            let bytes: Vec<u8> = lanes
+                .iter()
+                .flat_map(|&l| {
+                    (0..4)
+                        .map(move |b| 4 * l + b)
+                        .chain((0..4).map(move |b| 16 + 4 * l + b))
+                })
+                .collect();
+            let mask = self.b.func.dfg.immediates.push(ConstantData::from(bytes));
+            let v = self.b.ins().shuffle(lo8, hi8, mask);
+            self.b.ins().bitcast(F64X2, le, v)
+        })
+    }
+
+    /// The inverse of `to_f64`: two F64X2 back to low and high words.
+    fn from_f64(&mut self, [a, b]: [Value; 2]) -> [Value; 2] {
+        let le = MachMemFlags::new().with_endianness(Endianness::Little);
+        let a8 = self.b.ins().bitcast(I8X16, le, a);
+        let b8 = self.b.ins().bitcast(I8X16, le, b);
+        [0u8, 4].map(|word| {
+            let bytes: Vec<u8> = [0u8, 8, 16, 24]
+                .iter()
+                .flat_map(|&at| (0..4).map(move |b| at + word + b))
+                .collect();
+            let mask = self.b.func.dfg.immediates.push(ConstantData::from(bytes));
+            let v = self.b.ins().shuffle(a8, b8, mask);
+            self.b.ins().bitcast(I32X4, le, v)
+        })
+    }
+
+    /// An f64 add, mul or fma over one chunk, with the interpreter's NaN
+    /// rule (`ops::float::{add64, mul64, fma64}`: the first NaN operand,
+    /// quieted).
+    fn f64_op(&mut self, op: &VOp, k: F64, regs: &mut HashMap<u16, Value>, base: i32) -> Out {
+        let n = if k == F64::Fma { 3 } else { 2 };
+        let srcs: Vec<[Value; 2]> = (0..n)
+            .map(|s| {
+                let halves = self.f64_src(op, s, regs, base);
+                self.to_f64(halves)
+            })
+            .collect();
+        let mut out = [Value::from_u32(0); 2];
+        for (half, slot) in out.iter_mut().enumerate() {
+            let x: Vec<Value> = srcs.iter().map(|s| s[half]).collect();
+            let r = match k {
+                F64::Add => self.b.ins().fadd(x[0], x[1]),
+                F64::Mul => self.b.ins().fmul(x[0], x[1]),
+                F64::Fma => self.b.ins().fma(x[0], x[1], x[2]),
+            };
+            *slot = self.nan_rule64(r, &x);
+        }
+        Out {
+            vgpr: self.from_f64(out).to_vec(),
+            mask: None,
+        }
+    }
+
+    /// `nan_rule` for F64X2: a NaN result of NaN operands is the first NaN
+    /// operand, quieted.
+    fn nan_rule64(&mut self, r: Value, operands: &[Value]) -> Value {
+        let le = MachMemFlags::new().with_endianness(Endianness::Little);
+        let nan = self.b.ins().fcmp(FloatCC::Unordered, r, r);
+        let any = self.b.ins().vany_true(nan);
+        let fix = self.b.create_block();
+        let merge = self.b.create_block();
+        let out = self.b.append_block_param(merge, F64X2);
+        self.b
+            .ins()
+            .brif(any, fix, &[], merge, &[BlockArg::Value(r)]);
+        self.b.switch_to_block(fix);
+        self.b.seal_block(fix);
+        let quiet = self.b.ins().iconst(I64, 0x0008_0000_0000_0000);
+        let quiet = self
+            .b
+            .ins()
+            .splat(cranelift_codegen::ir::types::I64X2, quiet);
+        let mut fixed = self
+            .b
+            .ins()
+            .bitcast(cranelift_codegen::ir::types::I64X2, le, r);
+        for &v in operands.iter().rev() {
+            let is_nan = self.b.ins().fcmp(FloatCC::Unordered, v, v);
+            let bits = self
+                .b
+                .ins()
+                .bitcast(cranelift_codegen::ir::types::I64X2, le, v);
+            let q = self.b.ins().bor(bits, quiet);
+            fixed = self.b.ins().bitselect(is_nan, q, fixed);
+        }
+        let fixed = self.b.ins().bitcast(F64X2, le, fixed);
+        self.b.ins().jump(merge, &[BlockArg::Value(fixed)]);
+        self.b.switch_to_block(merge);
+        self.b.seal_block(merge);
+        out
     }
 
     /// `ops::valu::carry`'s exact sums, lane by lane: the wrapped result

@@ -76,12 +76,21 @@ pub enum Carry {
 /// modulo 64), into a VGPR pair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shift64 {
-    /// `b << a`
-    ShlRev,
+    /// `b << a` (`v_lshlrev_b64`: the amount is the first source)
+    Shl,
     /// `b >> a`
-    ShrRev,
+    Shr,
     /// `b >>s a`
-    SarRev,
+    Sar,
+}
+
+/// An f64 op on VGPR pairs or constants, into a VGPR pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum F64 {
+    Add,
+    Mul,
+    /// `a * b + c`, one rounding.
+    Fma,
 }
 
 /// A scalar op on 32-bit operands.
@@ -136,14 +145,26 @@ pub enum Class {
     ICmp(IntCC),
     Carry(Carry),
     Shift64(Shift64),
+    F64(F64),
     Scalar(Scalar),
     Branch(Cond),
 }
 
 impl Class {
-    /// Whether the op's results depend on MODE's f32 rounding and denormal
-    /// fields (the block then runs only under the default MODE).
-    pub fn uses_f32_mode(self) -> bool {
+    /// The MODE bits the op's results depend on: FP_ROUND and FP_DENORM
+    /// for f32 (bits 0-1, 4-5) or for f16/f64 (2-3, 6-7). A block runs
+    /// only where they hold the default.
+    pub fn mode_fields(self) -> u32 {
+        if matches!(self, Class::F64(_)) {
+            0xcc
+        } else if self.uses_f32_mode() {
+            0x33
+        } else {
+            0
+        }
+    }
+
+    fn uses_f32_mode(self) -> bool {
         matches!(
             self,
             Class::FCmp(_)
@@ -226,9 +247,12 @@ pub fn class_of(op: Op) -> Option<Class> {
         Op::V_ADD3_U32 => lane(L::Add3),
         Op::V_XAD_U32 => lane(L::Xad),
         Op::V_CNDMASK_B32 | Op::V_DUAL_CNDMASK_B32 => lane(L::Cndmask),
-        Op::V_LSHLREV_B64 => Some(Class::Shift64(Shift64::ShlRev)),
-        Op::V_LSHRREV_B64 => Some(Class::Shift64(Shift64::ShrRev)),
-        Op::V_ASHRREV_I64 => Some(Class::Shift64(Shift64::SarRev)),
+        Op::V_LSHLREV_B64 => Some(Class::Shift64(Shift64::Shl)),
+        Op::V_LSHRREV_B64 => Some(Class::Shift64(Shift64::Shr)),
+        Op::V_ASHRREV_I64 => Some(Class::Shift64(Shift64::Sar)),
+        Op::V_ADD_F64 => Some(Class::F64(F64::Add)),
+        Op::V_MUL_F64 => Some(Class::F64(F64::Mul)),
+        Op::V_FMA_F64 => Some(Class::F64(F64::Fma)),
         Op::V_ADD_CO_U32 => carry(Carry::Add),
         Op::V_SUB_CO_U32 => carry(Carry::Sub),
         Op::V_SUBREV_CO_U32 => carry(Carry::SubRev),
@@ -321,7 +345,7 @@ pub fn form_ok(inst: &Inst, class: Class) -> bool {
     }
     for k in 0..3 {
         let bit = 1u8 << k;
-        if (m.abs | m.neg) & bit != 0 && info.src[k] != Ty::F32 {
+        if (m.abs | m.neg) & bit != 0 && !matches!(info.src[k], Ty::F32 | Ty::F64) {
             return false;
         }
     }
@@ -335,6 +359,20 @@ pub fn form_ok(inst: &Inst, class: Class) -> bool {
                 _ => false,
             };
             src_ok && dst_ok && inst.src[2] == Operand::None
+        }
+        Class::F64(_) => {
+            // VGPR pairs or constants (an SGPR pair stays with the
+            // interpreter), into a VGPR pair.
+            let srcs = inst.src[..3].iter().zip(info.src);
+            let src_ok = srcs.clone().all(|(&s, ty)| match ty {
+                Ty::None => true,
+                Ty::F64 => matches!(s, Operand::Vgpr(_) | Operand::Const(_)),
+                _ => false,
+            });
+            src_ok
+                && matches!(inst.dst[0], Operand::Vgpr(_))
+                && inst.dst[1] == Operand::None
+                && inst.src[3] == Operand::None
         }
         Class::Shift64(_) => {
             // The amount a constant, the value and the result VGPR pairs.

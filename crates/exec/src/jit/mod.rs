@@ -92,12 +92,12 @@ impl<'a> Tier<'a> {
     }
 }
 
-/// MODE bits a float block depends on (FP_ROUND and FP_DENORM for f32) and
-/// the values it was compiled for: round to nearest even, f32 denormals
-/// kept on input and output (the compute default). Under any other MODE
-/// the interpreter runs the block's instructions.
-const F32_MODE_MASK: u32 = 0x33;
-const F32_MODE_DEFAULT: u32 = 0x30;
+/// The MODE a float block was compiled for: both FP_ROUND fields round to
+/// nearest even, both FP_DENORM fields keep denormals on input and output
+/// (the compute default). A block depends on the fields of its ops
+/// (`lower::Class::mode_fields`); under any other value of those the
+/// interpreter runs the block's instructions.
+const MODE_DEFAULT: u32 = 0xf0;
 
 /// A compiled block: `(vgpr, sgpr, scc) -> next slot index`.
 type BlockFn = unsafe extern "C" fn(*mut u32, *mut u32, *mut u8) -> u32;
@@ -107,7 +107,8 @@ pub struct Block {
     entry: BlockFn,
     /// Slots the block retires (hints included).
     pub len: u32,
-    f32_mode: bool,
+    /// The MODE bits the block's results depend on.
+    mode_fields: u32,
     /// The VGPRs the block reads or writes.
     vgprs: Vec<u16>,
 }
@@ -116,7 +117,7 @@ impl Block {
     /// Whether the block may run under MODE `bits`.
     #[inline(always)]
     pub fn runs_under(&self, bits: u32) -> bool {
-        !self.f32_mode || bits & F32_MODE_MASK == F32_MODE_DEFAULT
+        bits & self.mode_fields == MODE_DEFAULT & self.mode_fields
     }
 
     /// Runs the block on `wave`; returns the slot index to continue at.
@@ -186,14 +187,14 @@ impl Jit {
             // the interpreter.
             if let Ok(id) = module.declare_function(&name, Linkage::Local, &ctx.func.signature) {
                 if module.define_function(id, &mut ctx).is_ok() {
-                    ids.push((start, id, plan.len(), plan.f32_mode, plan.vgprs()));
+                    ids.push((start, id, plan.len(), plan.mode_fields, plan.vgprs()));
                 }
             }
             module.clear_context(&mut ctx);
         }
         module.finalize_definitions().ok()?;
         let mut blocks: Vec<Option<Block>> = (0..n).map(|_| None).collect();
-        for (start, id, len, f32_mode, vgprs) in ids {
+        for (start, id, len, mode_fields, vgprs) in ids {
             let code = module.get_finalized_function(id);
             // SAFETY: `code` is the finalized entry of a function defined
             // above with exactly `BlockFn`'s signature (three pointers in,
@@ -203,7 +204,7 @@ impl Jit {
             blocks[start as usize] = Some(Block {
                 entry,
                 len,
-                f32_mode,
+                mode_fields,
                 vgprs,
             });
         }

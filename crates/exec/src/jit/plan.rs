@@ -33,8 +33,8 @@ pub struct Plan<'p> {
     pub fallthrough: u32,
     /// The closing branch: its condition and target slot.
     pub branch: Option<(Cond, u32)>,
-    /// Whether results depend on MODE's f32 fields.
-    pub f32_mode: bool,
+    /// The MODE bits results depend on (`Class::mode_fields`).
+    pub mode_fields: u32,
 }
 
 impl Plan<'_> {
@@ -112,7 +112,7 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
     };
     let mut steps = Vec::new();
     let mut branch = None;
-    let mut f32_mode = false;
+    let mut mode_fields = 0;
     let mut index = start;
     while (index as usize) < slots.len() && index - start < MAX_SLOTS {
         let slot = &slots[index as usize];
@@ -122,10 +122,9 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
         let Some(step) = step(program, index, &slot.inst, &mut masks) else {
             break;
         };
-        f32_mode |= match &step {
-            Step::Vector(halves) => halves.iter().any(|(_, c)| c.uses_f32_mode()),
-            _ => false,
-        };
+        if let Step::Vector(halves) = &step {
+            mode_fields |= halves.iter().fold(0, |m, (_, c)| m | c.mode_fields());
+        }
         index += 1;
         if let Step::Branch(cond, target) = step {
             branch = Some((cond, target));
@@ -139,7 +138,7 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
         steps,
         fallthrough: index,
         branch,
-        f32_mode,
+        mode_fields,
     })
 }
 
@@ -165,7 +164,12 @@ fn step<'p>(program: &Program, index: u32, inst: &'p Inst, masks: &mut Masks) ->
             };
             vcc_ok.then_some(Step::Branch(cond, target))
         }
-        Class::Lane(_) | Class::FCmp(_) | Class::ICmp(_) | Class::Carry(_) | Class::Shift64(_) => {
+        Class::Lane(_)
+        | Class::FCmp(_)
+        | Class::ICmp(_)
+        | Class::Carry(_)
+        | Class::Shift64(_)
+        | Class::F64(_) => {
             let mut halves = vec![(inst, class)];
             if inst.op.info().format == Format::Vopd {
                 let y = inst.vopd_y.as_deref()?;

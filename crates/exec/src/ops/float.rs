@@ -378,8 +378,21 @@ pub fn fma32(a: f32, b: f32, c: f32, rm: Round) -> f32 {
     }
 }
 
+/// `first_nan` for f64.
+#[inline(always)]
+fn first_nan64(a: f64, b: f64) -> Option<f64> {
+    [a, b].into_iter().find(|x| x.is_nan()).map(quiet64)
+}
+
+fn quiet64(x: f64) -> f64 {
+    f64::from_bits(x.to_bits() | F64.quiet())
+}
+
 #[inline(always)]
 pub fn add64(a: f64, b: f64, rm: Round) -> f64 {
+    if let Some(nan) = first_nan64(a, b) {
+        return nan;
+    }
     if rm == Round::Nearest || !(a.is_finite() && b.is_finite()) {
         a + b
     } else {
@@ -389,6 +402,9 @@ pub fn add64(a: f64, b: f64, rm: Round) -> f64 {
 
 #[inline(always)]
 pub fn mul64(a: f64, b: f64, rm: Round) -> f64 {
+    if let Some(nan) = first_nan64(a, b) {
+        return nan;
+    }
     if rm == Round::Nearest || !(a.is_finite() && b.is_finite()) {
         a * b
     } else {
@@ -398,6 +414,9 @@ pub fn mul64(a: f64, b: f64, rm: Round) -> f64 {
 
 #[inline(always)]
 pub fn fma64(a: f64, b: f64, c: f64, rm: Round) -> f64 {
+    if let Some(nan) = [a, b, c].into_iter().find(|x| x.is_nan()) {
+        return quiet64(nan);
+    }
     if rm == Round::Nearest || !(a.is_finite() && b.is_finite() && c.is_finite()) {
         a.mul_add(b, c)
     } else {

@@ -2,7 +2,8 @@
 //!
 //! Each program is a random mix of the ops the JIT lowers (f32 and integer
 //! VALU, VOPD pairs, compares into VCC and SGPR masks, `v_cndmask`, carry
-//! ops (`v_add_co_u32`, `v_add_co_ci_u32`, …), 64-bit shifts, SALU
+//! ops (`v_add_co_u32`, `v_add_co_ci_u32`, …), 64-bit shifts, f64
+//! add/mul/fma, SALU
 //! with SCC, short forward branches) over a few registers, assembled by
 //! llvm-mc-19 and run from a random state — f32 specials (signed zeros,
 //! infinities, quiet and signalling NaNs with payloads, denormals) and
@@ -131,7 +132,7 @@ fn instruction(rng: &mut Rng, wave64: bool) -> String {
     let c = rng.pick(V);
     let sd = rng.pick(S);
     let (sa, sb) = (rng.pick(S), rng.pick(S));
-    match rng.below(16) {
+    match rng.below(17) {
         0 => {
             let op = rng.pick(&["v_add_f32", "v_sub_f32", "v_subrev_f32", "v_mul_f32"]);
             format!("{op} {d}, {}, {b}", src(rng))
@@ -275,6 +276,26 @@ fn instruction(rng: &mut Rng, wave64: bool) -> String {
             let amount = rng.pick(&["0", "1", "2", "3", "31", "32", "33", "63", "0x41"]);
             format!("{op} {}, {amount}, {}", rng.pick(&pairs), rng.pick(&pairs))
         }
+        15 => {
+            let pairs = ["v[0:1]", "v[2:3]", "v[4:5]", "v[6:7]", "v[1:2]"];
+            // An f64 source: a pair, an inline constant, a literal (its
+            // high word), or a pair under abs/neg.
+            let mut f64_src = |rng: &mut Rng| match rng.below(6) {
+                0 => rng
+                    .pick(&["0.5", "-2.0", "1.0", "0", "0x3f900000"])
+                    .to_string(),
+                1 => format!("-{}", rng.pick(&pairs)),
+                2 => format!("|{}|", rng.pick(&pairs)),
+                _ => rng.pick(&pairs).to_string(),
+            };
+            let (a, b, c) = (f64_src(rng), f64_src(rng), f64_src(rng));
+            let d = rng.pick(&pairs);
+            match rng.below(3) {
+                0 => format!("v_add_f64 {d}, {a}, {b}"),
+                1 => format!("v_mul_f64 {d}, {a}, {b}"),
+                _ => format!("v_fma_f64 {d}, {a}, {b}, {c}"),
+            }
+        }
         _ => {
             let x = rng.pick(&["v_dual_mul_f32", "v_dual_add_f32", "v_dual_sub_f32"]);
             let y = rng.pick(&["v_dual_add_nc_u32", "v_dual_and_b32", "v_dual_mov_b32"]);
@@ -365,7 +386,13 @@ fn run_programs(wave64: bool, seed: u64) {
         w.scc = rng.below(2) == 0;
         // Round to nearest, denormals kept (IEEE, DX10 clamp); one program
         // in five flushes f32 denormals, which float blocks do not assume.
-        w.mode.bits = if rng.below(5) == 0 { 0x3c0 } else { 0x3f0 };
+        // Mostly the default MODE; sometimes f32, or f16/f64, denormals
+        // flushed, where the blocks of those ops must fall back.
+        w.mode.bits = match rng.below(6) {
+            0 => 0x3c0,
+            1 => 0x330,
+            _ => 0x3f0,
+        };
         if let Err(e) = bench.run(&code, 10_000) {
             failures.push(format!("program {p}:\n  {}\n  {e}", lines.join("\n  ")));
         }
