@@ -280,7 +280,7 @@ fn instruction(rng: &mut Rng, wave64: bool) -> String {
             let pairs = ["v[0:1]", "v[2:3]", "v[4:5]", "v[6:7]", "v[1:2]"];
             // An f64 source: a pair, an inline constant, a literal (its
             // high word), or a pair under abs/neg.
-            let mut f64_src = |rng: &mut Rng| match rng.below(6) {
+            let f64_src = |rng: &mut Rng| match rng.below(6) {
                 0 => rng
                     .pick(&["0.5", "-2.0", "1.0", "0", "0x3f900000"])
                     .to_string(),
