@@ -584,7 +584,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
 
     /// Lanes `4 * chunk ..` of a pair as two F64X2 (lanes 0-1, 2-3): the
     /// low and high words interleaved.
-    fn to_f64(&mut self, [lo, hi]: [Value; 2]) -> [Value; 2] {
+    fn pairs_to_f64x2(&mut self, [lo, hi]: [Value; 2]) -> [Value; 2] {
         let le = MachMemFlags::new().with_endianness(Endianness::Little);
         let lo8 = self.b.ins().bitcast(I8X16, le, lo);
         let hi8 = self.b.ins().bitcast(I8X16, le, hi);
@@ -603,8 +603,8 @@ impl<'a, 'b> Emitter<'a, 'b> {
         })
     }
 
-    /// The inverse of `to_f64`: two F64X2 back to low and high words.
-    fn from_f64(&mut self, [a, b]: [Value; 2]) -> [Value; 2] {
+    /// The inverse of `pairs_to_f64x2`: two F64X2 back to low and high words.
+    fn f64x2_to_pairs(&mut self, [a, b]: [Value; 2]) -> [Value; 2] {
         let le = MachMemFlags::new().with_endianness(Endianness::Little);
         let a8 = self.b.ins().bitcast(I8X16, le, a);
         let b8 = self.b.ins().bitcast(I8X16, le, b);
@@ -627,7 +627,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let srcs: Vec<[Value; 2]> = (0..n)
             .map(|s| {
                 let halves = self.f64_src(op, s, regs, base);
-                self.to_f64(halves)
+                self.pairs_to_f64x2(halves)
             })
             .collect();
         let mut out = [Value::from_u32(0); 2];
@@ -641,7 +641,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             *slot = self.nan_rule64(r, &x);
         }
         Out {
-            vgpr: self.from_f64(out).to_vec(),
+            vgpr: self.f64x2_to_pairs(out).to_vec(),
             mask: None,
         }
     }
