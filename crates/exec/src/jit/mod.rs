@@ -301,10 +301,14 @@ pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<u32, Trap
 }
 
 /// The blocks worth compiling, by start slot: a sweep from the entry that
-/// starts a block after each slot that cannot end or sit inside one, plus
-/// one at every branch target.
+/// starts a block where a wave continues after each slot that cannot end
+/// or sit inside one, plus one at every branch target. A wave continues
+/// past the scheduling hints folded into the slot it ran (`hints_after`),
+/// so a block there starts after them: one starting at the hints would
+/// never be entered.
 fn blocks(program: &Program, wave64: bool) -> std::collections::BTreeMap<u32, plan::Plan<'_>> {
-    let n = program.slots().len() as u32;
+    let slots = program.slots();
+    let n = slots.len() as u32;
     let mut blocks = std::collections::BTreeMap::new();
     let mut i = 0;
     while i < n {
@@ -313,7 +317,7 @@ fn blocks(program: &Program, wave64: bool) -> std::collections::BTreeMap<u32, pl
                 i = p.fallthrough;
                 blocks.insert(i - p.len(), p);
             }
-            None => i += 1,
+            None => i += 1 + slots[i as usize].hints_after,
         }
     }
     for (i, slot) in program.slots().iter().enumerate() {
