@@ -16,7 +16,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::types::{F32X4, F64X2, I32, I32X4, I64, I8, I8X16};
+use cranelift_codegen::ir::types::{F32X4, F64X2, I32, I32X4, I64, I64X2, I8, I8X16};
 use cranelift_codegen::ir::{BlockArg, ConstantData, Endianness, InstBuilder, MachMemFlags, Value};
 use cranelift_frontend::FunctionBuilder;
 use softgpu_isa::{sreg, Inst, Operand};
@@ -603,7 +603,8 @@ impl<'a, 'b> Emitter<'a, 'b> {
         })
     }
 
-    /// The inverse of `pairs_to_f64x2`: two F64X2 back to low and high words.
+    /// The inverse of `pairs_to_f64x2`: two F64X2 (as any 128-bit lanes)
+    /// back to low and high words.
     fn f64x2_to_pairs(&mut self, [a, b]: [Value; 2]) -> [Value; 2] {
         let le = MachMemFlags::new().with_endianness(Endianness::Little);
         let a8 = self.b.ins().bitcast(I8X16, le, a);
@@ -638,51 +639,12 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 F64::Mul => self.b.ins().fmul(x[0], x[1]),
                 F64::Fma => self.b.ins().fma(x[0], x[1], x[2]),
             };
-            *slot = self.nan_rule64(r, &x);
+            *slot = self.nan_rule(r, &x);
         }
         Out {
             vgpr: self.f64x2_to_pairs(out).to_vec(),
             mask: None,
         }
-    }
-
-    /// `nan_rule` for F64X2: a NaN result of NaN operands is the first NaN
-    /// operand, quieted.
-    fn nan_rule64(&mut self, r: Value, operands: &[Value]) -> Value {
-        let le = MachMemFlags::new().with_endianness(Endianness::Little);
-        let nan = self.b.ins().fcmp(FloatCC::Unordered, r, r);
-        let any = self.b.ins().vany_true(nan);
-        let fix = self.b.create_block();
-        let merge = self.b.create_block();
-        let out = self.b.append_block_param(merge, F64X2);
-        self.b
-            .ins()
-            .brif(any, fix, &[], merge, &[BlockArg::Value(r)]);
-        self.b.switch_to_block(fix);
-        self.b.seal_block(fix);
-        let quiet = self.b.ins().iconst(I64, 0x0008_0000_0000_0000);
-        let quiet = self
-            .b
-            .ins()
-            .splat(cranelift_codegen::ir::types::I64X2, quiet);
-        let mut fixed = self
-            .b
-            .ins()
-            .bitcast(cranelift_codegen::ir::types::I64X2, le, r);
-        for &v in operands.iter().rev() {
-            let is_nan = self.b.ins().fcmp(FloatCC::Unordered, v, v);
-            let bits = self
-                .b
-                .ins()
-                .bitcast(cranelift_codegen::ir::types::I64X2, le, v);
-            let q = self.b.ins().bor(bits, quiet);
-            fixed = self.b.ins().bitselect(is_nan, q, fixed);
-        }
-        let fixed = self.b.ins().bitcast(F64X2, le, fixed);
-        self.b.ins().jump(merge, &[BlockArg::Value(fixed)]);
-        self.b.switch_to_block(merge);
-        self.b.seal_block(merge);
-        out
     }
 
     /// `ops::valu::carry`'s exact sums, lane by lane: the wrapped result
@@ -762,7 +724,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
                     }
                     L::Fma => {
                         let r = self.b.ins().fma(x[0], x[1], x[2]);
-                        self.nan_rule(r, &operands)
+                        self.nan_rule(r, &x)
                     }
                     _ => {
                         let r = self.b.ins().fadd(x[0], x[1]);
@@ -836,31 +798,38 @@ impl<'a, 'b> Emitter<'a, 'b> {
         }
     }
 
-    /// The interpreter's NaN rule for an FMA result `r` of `operands` (as
-    /// integer lanes): a NaN operand gives the first NaN operand, quieted
-    /// (`ops::float::fma32`); otherwise a NaN result is the host's default
-    /// NaN, as in the interpreter. Cranelift picks among x86's three FMA
-    /// forms, which take NaN operands in different orders, by register
-    /// allocation, so a chunk with a NaN result takes a branch that
-    /// recomputes the NaN.
+    /// The interpreter's NaN rule for a float result `r` of the float
+    /// `operands` (F32X4 or F64X2): a NaN operand gives the first NaN
+    /// operand, quieted (`ops::float::{fma32, add64, mul64, fma64}`);
+    /// otherwise a NaN result is the host's default NaN, as in the
+    /// interpreter. Returns the result's bits as integer lanes. Cranelift
+    /// picks among x86's three FMA forms, which take NaN operands in
+    /// different orders, by register allocation, so a chunk with a NaN
+    /// result takes a branch that recomputes the NaN.
     fn nan_rule(&mut self, r: Value, operands: &[Value]) -> Value {
-        let r_bits = self.i(r);
+        let le = MachMemFlags::new().with_endianness(Endianness::Little);
+        let (bits_ty, quiet) = if self.b.func.dfg.value_type(r) == F64X2 {
+            (I64X2, self.b.ins().iconst(I64, 0x0008_0000_0000_0000))
+        } else {
+            (I32X4, self.b.ins().iconst(I32, 0x0040_0000))
+        };
+        let quiet = self.b.ins().splat(bits_ty, quiet);
+        let r_bits = self.b.ins().bitcast(bits_ty, le, r);
         let nan = self.b.ins().fcmp(FloatCC::Unordered, r, r);
         let any = self.b.ins().vany_true(nan);
         let fix = self.b.create_block();
         let merge = self.b.create_block();
-        let out = self.b.append_block_param(merge, I32X4);
+        let out = self.b.append_block_param(merge, bits_ty);
         self.b
             .ins()
             .brif(any, fix, &[], merge, &[BlockArg::Value(r_bits)]);
         self.b.switch_to_block(fix);
         self.b.seal_block(fix);
-        let quiet = self.splat_const(0x0040_0000);
         let mut fixed = r_bits;
         for &v in operands.iter().rev() {
-            let x = self.f(v);
-            let is_nan = self.b.ins().fcmp(FloatCC::Unordered, x, x);
-            let q = self.b.ins().bor(v, quiet);
+            let is_nan = self.b.ins().fcmp(FloatCC::Unordered, v, v);
+            let bits = self.b.ins().bitcast(bits_ty, le, v);
+            let q = self.b.ins().bor(bits, quiet);
             fixed = self.b.ins().bitselect(is_nan, q, fixed);
         }
         self.b.ins().jump(merge, &[BlockArg::Value(fixed)]);

@@ -179,9 +179,7 @@ impl Class {
                 )
         )
     }
-}
 
-impl Class {
     /// The operand a vector op writes a lane mask to: a compare's `dst[0]`,
     /// a carry op's `dst[1]`.
     pub fn mask_dst(self, inst: &Inst) -> Option<Operand> {

@@ -378,19 +378,16 @@ pub fn fma32(a: f32, b: f32, c: f32, rm: Round) -> f32 {
     }
 }
 
-/// `first_nan` for f64.
+/// `first_nan` for f64 ops of any arity.
 #[inline(always)]
-fn first_nan64(a: f64, b: f64) -> Option<f64> {
-    [a, b].into_iter().find(|x| x.is_nan()).map(quiet64)
-}
-
-fn quiet64(x: f64) -> f64 {
-    f64::from_bits(x.to_bits() | F64.quiet())
+fn first_nan64<const N: usize>(operands: [f64; N]) -> Option<f64> {
+    let nan = operands.into_iter().find(|x| x.is_nan())?;
+    Some(f64::from_bits(nan.to_bits() | F64.quiet()))
 }
 
 #[inline(always)]
 pub fn add64(a: f64, b: f64, rm: Round) -> f64 {
-    if let Some(nan) = first_nan64(a, b) {
+    if let Some(nan) = first_nan64([a, b]) {
         return nan;
     }
     if rm == Round::Nearest || !(a.is_finite() && b.is_finite()) {
@@ -402,7 +399,7 @@ pub fn add64(a: f64, b: f64, rm: Round) -> f64 {
 
 #[inline(always)]
 pub fn mul64(a: f64, b: f64, rm: Round) -> f64 {
-    if let Some(nan) = first_nan64(a, b) {
+    if let Some(nan) = first_nan64([a, b]) {
         return nan;
     }
     if rm == Round::Nearest || !(a.is_finite() && b.is_finite()) {
@@ -414,8 +411,8 @@ pub fn mul64(a: f64, b: f64, rm: Round) -> f64 {
 
 #[inline(always)]
 pub fn fma64(a: f64, b: f64, c: f64, rm: Round) -> f64 {
-    if let Some(nan) = [a, b, c].into_iter().find(|x| x.is_nan()) {
-        return quiet64(nan);
+    if let Some(nan) = first_nan64([a, b, c]) {
+        return nan;
     }
     if rm == Round::Nearest || !(a.is_finite() && b.is_finite() && c.is_finite()) {
         a.mul_add(b, c)
