@@ -880,6 +880,44 @@ impl<'a> Memory<'a> {
     }
 }
 
+impl<'a> Memory<'a> {
+    /// [`Memory::window`] for a wide range most of whose bytes no lane
+    /// touches (a stencil's rows, a strided column): the range must lie in
+    /// the arena's mapping, but only the `len`-byte accesses at `addrs` are
+    /// checked, each exactly as [`Arena::check_for`] checks one access (a
+    /// shadow byte or two per lane instead of one per 8 bytes of range).
+    /// Every access the caller then makes through the window must be one of
+    /// those checked here; the window's own assertion only keeps it in the
+    /// mapping.
+    #[inline(always)]
+    pub fn window_at(
+        &self,
+        start: u64,
+        end: u64,
+        write: bool,
+        len: u64,
+        addrs: impl Iterator<Item = u64>,
+    ) -> Option<Window<'a>> {
+        let who = if write {
+            Who::KernelWrite
+        } else {
+            Who::KernelRead
+        };
+        let arena = self.arena;
+        let offset = start.wrapping_sub(arena.base);
+        let span = end.checked_sub(start)?;
+        let inside = offset < arena.bytes && span <= arena.bytes - offset;
+        let offsets = addrs.map(|a| a - arena.base);
+        let allowed = || arena.shadow.allows_each(offsets, len, who);
+        (self.stale_after == u32::MAX && inside && len != 0 && allowed()).then_some(Window {
+            start,
+            end,
+            write,
+            arena: std::marker::PhantomData,
+        })
+    }
+}
+
 /// A range of device memory checked once (see [`Memory::window`]), for
 /// reads, or for reads and writes when it was checked for writes. Its
 /// accessors check only that an access lies inside the window (and is a

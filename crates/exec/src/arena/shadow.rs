@@ -115,21 +115,56 @@ impl Shadow {
             }
             g += 1;
         }
-        let low = u64::from_ne_bytes([0x0f; 8]);
-        let full = u64::from_ne_bytes([8; 8]);
-        let denied = u64::from_ne_bytes([deny; 8]);
         while to - g >= 8 {
-            // SAFETY: 8 shadow bytes inside the mapping (granules below
-            // `to`, which the caller derived from an in-arena range), at an
-            // 8-aligned granule index so an 8-aligned address; accessed
-            // atomically only.
-            let w = unsafe { &*(self.map.at(g) as *const AtomicU64) }.load(Relaxed);
-            if w & low != full || w & denied != 0 {
+            if !self.block_clear(g >> 3, deny) {
                 return false;
             }
             g += 8;
         }
         (g..to).all(|g| ok(self.byte(g)))
+    }
+
+    /// Whether the 64 arena bytes of `block` (eight granules, one shadow
+    /// word) are all addressable and not refused by `deny`. `block` must
+    /// hold an in-arena byte: its shadow word then lies in the mapping,
+    /// whose length the OS rounds up to whole pages.
+    #[inline(always)]
+    fn block_clear(&self, block: u64, deny: u8) -> bool {
+        let low = u64::from_ne_bytes([0x0f; 8]);
+        let full = u64::from_ne_bytes([8; 8]);
+        let denied = u64::from_ne_bytes([deny; 8]);
+        // SAFETY: the word at granule `8 * block` is inside the mapping (as
+        // said above), at an 8-aligned granule index so an 8-aligned
+        // address; shadow bytes are accessed atomically only.
+        let w = unsafe { &*(self.map.at(block * 8) as *const AtomicU64) }.load(Relaxed);
+        w & low == full && w & denied == 0
+    }
+
+    /// [`Shadow::allows`] for each `len`-byte access at `offsets` (each
+    /// inside the arena). An access inside a 64-byte block whose bytes are
+    /// all allowed is settled by that block's one shadow word, read once
+    /// for a run of accesses that fall in it (the consecutive lanes of a
+    /// wave, typically).
+    #[inline(always)]
+    pub fn allows_each(&self, offsets: impl Iterator<Item = u64>, len: u64, who: Who) -> bool {
+        let deny = who.deny();
+        let mut clear = u64::MAX;
+        for offset in offsets {
+            let block = offset >> 6;
+            if block == (offset + len - 1) >> 6 {
+                if block == clear {
+                    continue;
+                }
+                if self.block_clear(block, deny) {
+                    clear = block;
+                    continue;
+                }
+            }
+            if !self.allows(offset, len, who) {
+                return false;
+            }
+        }
+        true
     }
 
     /// Marks `len` bytes from `offset` (8-aligned) addressable with

@@ -310,7 +310,8 @@ fn write(w: &mut Wave, env: &mut Env, l: usize, loc: Loc, data: &[u8]) -> Result
 }
 
 /// Wave-wide accesses spanning at most this many bytes are checked as one
-/// range (a shadow word per 64 bytes); wider ones go lane by lane.
+/// range (a shadow word per 64 bytes); wider ones lane by lane, but still
+/// in one pass over the wave's addresses (`Memory::window_at`).
 const WINDOW_SPAN: u64 = 8 << 10;
 
 /// The wave-wide fast path's check: every active lane's device address
@@ -366,15 +367,16 @@ fn window<'a>(
         _ => return None,
     };
     let end = max.checked_add(bytes)?;
-    if end - min.min(end) > WINDOW_SPAN {
-        return None;
-    }
     // A flat access is global unless it is in an aperture.
     let clear = |aperture: u64| end <= aperture || min >= aperture + APERTURE_SIZE;
     if format == Format::Flat && !(clear(SHARED_APERTURE) && clear(PRIVATE_APERTURE)) {
         return None;
     }
-    env.mem.window(min, end, write)
+    if end - min.min(end) <= WINDOW_SPAN {
+        return env.mem.window(min, end, write);
+    }
+    let lane_addrs = active(lanes, exec).map(|l| addrs[l]);
+    env.mem.window_at(min, end, write, bytes, lane_addrs)
 }
 
 /// How loaded bytes become register contents.

@@ -671,6 +671,61 @@ fn a_refused_lane_between_allowed_ones() {
     }
 }
 
+/// Lanes spread wider than the one-range check covers (`WINDOW_SPAN`,
+/// 8 KiB), so each lane's own bytes are checked in one pass over the wave
+/// (`Memory::window_at`): unaligned dwords that cross 64-byte shadow
+/// blocks, and one lane whose access overlaps a refused granule by two
+/// bytes. That lane faults, named, after the lanes before it.
+#[test]
+fn wide_lanes_checked_one_by_one() {
+    for lanes in [32, 64] {
+        for (access, line, write) in [
+            (Access::HostOnly, "global_load_b32 v4, v[2:3], off", false),
+            (Access::ReadOnly, "global_store_b32 v[2:3], v4, off", true),
+        ] {
+            for hole in [false, true] {
+                let mut b = bench(lanes);
+                let buf = b.buffer();
+                // 520 bytes apart: 32 lanes span 16 KiB; each dword starts
+                // 2 bytes before the end of a 64-byte block or crosses one.
+                let at = |l: usize| 2048 + 520 * l as u64 + 62;
+                if hole {
+                    // Lane 7 reads bytes at(7)..at(7)+4; the granule from
+                    // at(7)+2 (8-aligned: 2048 + 3640 + 64) is refused.
+                    b.arena().protect(buf + at(7) + 2, 8, access).unwrap();
+                }
+                set_v64(&mut b, 2, |l| buf + at(l));
+                let mem = b.read_buffer().unwrap();
+                let mut want_regs = vgprs(&b);
+                let mut want_mem = mem.clone();
+                let done = if hole { 7 } else { lanes };
+                for l in 0..done {
+                    let a = at(l) as usize;
+                    if write {
+                        want_mem[a..a + 4].copy_from_slice(&want_regs[4][l].to_le_bytes());
+                    } else {
+                        want_regs[4][l] = le32(&mem, at(l));
+                    }
+                }
+                let what = format!("{line} wave{lanes} hole {hole}");
+                let result = run(&mut b, &[line]);
+                if hole {
+                    let cause = if write {
+                        MemCause::Write
+                    } else {
+                        MemCause::Read
+                    };
+                    assert_eq!(global_fault(result), (7, buf + at(7), 4, cause), "{what}");
+                } else {
+                    result.unwrap();
+                }
+                same_vgprs(&vgprs(&b), &want_regs, &what);
+                same_bytes(&b.read_buffer().unwrap(), &want_mem, &what);
+            }
+        }
+    }
+}
+
 /// FLAT lanes split between global memory and the LDS aperture (which
 /// lies far from the buffer): each goes to its own space.
 #[test]
