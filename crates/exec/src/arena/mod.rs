@@ -858,29 +858,12 @@ impl<'a> Memory<'a> {
     /// "Concurrency"), so that is a race in the program, not in Rust.
     #[inline(always)]
     pub fn window(&self, start: u64, end: u64, write: bool) -> Option<Window<'a>> {
-        let who = if write {
-            Who::KernelWrite
-        } else {
-            Who::KernelRead
-        };
-        let arena = self.arena;
-        let offset = start.wrapping_sub(arena.base);
-        let len = end.checked_sub(start)?;
-        let inside = offset < arena.bytes && len <= arena.bytes - offset;
-        (self.stale_after == u32::MAX
-            && inside
-            && len != 0
-            && arena.shadow.allows(offset, len, who))
-        .then_some(Window {
-            start,
-            end,
-            write,
-            arena: std::marker::PhantomData,
+        let shadow = &self.arena.shadow;
+        self.window_if(start, end, write, |offset, span, who| {
+            shadow.allows(offset, span, who)
         })
     }
-}
 
-impl<'a> Memory<'a> {
     /// [`Memory::window`] for a wide range most of whose bytes no lane
     /// touches (a stencil's rows, a strided column): the range must lie in
     /// the arena's mapping, but only the `len`-byte accesses at `addrs` are
@@ -898,6 +881,23 @@ impl<'a> Memory<'a> {
         len: u64,
         addrs: impl Iterator<Item = u64>,
     ) -> Option<Window<'a>> {
+        let (shadow, base) = (&self.arena.shadow, self.arena.base);
+        self.window_if(start, end, write, |_, _, who| {
+            len != 0 && shadow.allows_each(addrs.map(|a| a - base), len, who)
+        })
+    }
+
+    /// The window `[start, end)` when the range is non-empty and inside the
+    /// arena, the stale-dispatch check is off, and `allowed(offset of
+    /// start, length, who)` says the accesses may be made.
+    #[inline(always)]
+    fn window_if(
+        &self,
+        start: u64,
+        end: u64,
+        write: bool,
+        allowed: impl FnOnce(u64, u64, Who) -> bool,
+    ) -> Option<Window<'a>> {
         let who = if write {
             Who::KernelWrite
         } else {
@@ -907,14 +907,13 @@ impl<'a> Memory<'a> {
         let offset = start.wrapping_sub(arena.base);
         let span = end.checked_sub(start)?;
         let inside = offset < arena.bytes && span <= arena.bytes - offset;
-        let offsets = addrs.map(|a| a - arena.base);
-        let allowed = || arena.shadow.allows_each(offsets, len, who);
-        (self.stale_after == u32::MAX && inside && len != 0 && allowed()).then_some(Window {
-            start,
-            end,
-            write,
-            arena: std::marker::PhantomData,
-        })
+        (self.stale_after == u32::MAX && inside && span != 0 && allowed(offset, span, who))
+            .then_some(Window {
+                start,
+                end,
+                write,
+                arena: std::marker::PhantomData,
+            })
     }
 }
 
