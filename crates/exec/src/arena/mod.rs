@@ -867,8 +867,9 @@ impl<'a> Memory<'a> {
     /// [`Memory::window`] for a wide range most of whose bytes no lane
     /// touches (a stencil's rows, a strided column): the range must lie in
     /// the arena's mapping, but only the `len`-byte accesses at `addrs` are
-    /// checked, each exactly as [`Arena::check_for`] checks one access (a
-    /// shadow byte or two per lane instead of one per 8 bytes of range).
+    /// checked, each as [`Arena::check_for`] decides for one access (one
+    /// shadow word for the lanes inside a wholly allowed 64-byte block, a
+    /// byte or two for any other lane; not a byte per 8 bytes of range).
     /// Every access the caller then makes through the window must be one of
     /// those checked here; the window's own assertion only keeps it in the
     /// mapping.

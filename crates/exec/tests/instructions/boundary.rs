@@ -149,6 +149,15 @@ fn global_fault(r: Result<u64, BenchError>) -> (usize, u64, u64, MemCause) {
     }
 }
 
+/// The cause a refused global access reports.
+fn cause(write: bool) -> MemCause {
+    if write {
+        MemCause::Write
+    } else {
+        MemCause::Read
+    }
+}
+
 /// Checks the arena explains the refused access as `expect` about the
 /// test buffer, as a dispatch's fault report would.
 fn names_buffer(b: &Bench, addr: u64, len: u64, write: bool, expect: &str) {
@@ -653,12 +662,7 @@ fn a_refused_lane_between_allowed_ones() {
             }
             let what = format!("{line} wave{lanes}");
             let fault = global_fault(run(&mut b, &[line]));
-            let cause = if write {
-                MemCause::Write
-            } else {
-                MemCause::Read
-            };
-            assert_eq!(fault, (7, buf + at(7), 4, cause), "{what}");
+            assert_eq!(fault, (7, buf + at(7), 4, cause(write)), "{what}");
             let says = if write {
                 "which kernels may only read"
             } else {
@@ -673,54 +677,64 @@ fn a_refused_lane_between_allowed_ones() {
 
 /// Lanes spread wider than the one-range check covers (`WINDOW_SPAN`,
 /// 8 KiB), so each lane's own bytes are checked in one pass over the wave
-/// (`Memory::window_at`): unaligned dwords that cross 64-byte shadow
-/// blocks, and one lane whose access overlaps a refused granule by two
-/// bytes. That lane faults, named, after the lanes before it.
+/// (`Memory::window_at`), in two layouts, each with and without one refused
+/// granule: the lane whose access overlaps it faults, named, after the
+/// lanes before it.
 #[test]
 fn wide_lanes_checked_one_by_one() {
+    // (lane address offset, refused granule, first lane in it)
+    type Layout = (fn(usize) -> u64, u64, usize);
+    let layouts: [Layout; 2] = [
+        // 520 bytes apart (32 lanes span 16 KiB): lane l's dword starts at
+        // 62 + 8 l (mod 64) in its 64-byte shadow block, so every eighth
+        // crosses into the next block. Lane 7 reads bytes 5750..5754; the
+        // granule from 5752 overlaps its last two.
+        (|l| 2048 + 520 * l as u64 + 62, 5752, 7),
+        // Rows of 16 consecutive dwords, one 64-byte block each, 8256 bytes
+        // apart (two rows span over 8 KiB): one shadow word settles a row.
+        // The granule from 2072 holds lanes 6 and 7.
+        (
+            |l| 2048 + 8256 * (l / 16) as u64 + 4 * (l % 16) as u64,
+            2072,
+            6,
+        ),
+    ];
     for lanes in [32, 64] {
         for (access, line, write) in [
             (Access::HostOnly, "global_load_b32 v4, v[2:3], off", false),
             (Access::ReadOnly, "global_store_b32 v[2:3], v4, off", true),
         ] {
-            for hole in [false, true] {
-                let mut b = bench(lanes);
-                let buf = b.buffer();
-                // 520 bytes apart: 32 lanes span 16 KiB; each dword starts
-                // 2 bytes before the end of a 64-byte block or crosses one.
-                let at = |l: usize| 2048 + 520 * l as u64 + 62;
-                if hole {
-                    // Lane 7 reads bytes at(7)..at(7)+4; the granule from
-                    // at(7)+2 (8-aligned: 2048 + 3640 + 64) is refused.
-                    b.arena().protect(buf + at(7) + 2, 8, access).unwrap();
-                }
-                set_v64(&mut b, 2, |l| buf + at(l));
-                let mem = b.read_buffer().unwrap();
-                let mut want_regs = vgprs(&b);
-                let mut want_mem = mem.clone();
-                let done = if hole { 7 } else { lanes };
-                for l in 0..done {
-                    let a = at(l) as usize;
-                    if write {
-                        want_mem[a..a + 4].copy_from_slice(&want_regs[4][l].to_le_bytes());
-                    } else {
-                        want_regs[4][l] = le32(&mem, at(l));
+            for (at, granule, faulting) in layouts {
+                for hole in [false, true] {
+                    let mut b = bench(lanes);
+                    let buf = b.buffer();
+                    if hole {
+                        b.arena().protect(buf + granule, 8, access).unwrap();
                     }
-                }
-                let what = format!("{line} wave{lanes} hole {hole}");
-                let result = run(&mut b, &[line]);
-                if hole {
-                    let cause = if write {
-                        MemCause::Write
+                    set_v64(&mut b, 2, |l| buf + at(l));
+                    let mem = b.read_buffer().unwrap();
+                    let mut want_regs = vgprs(&b);
+                    let mut want_mem = mem.clone();
+                    let done = if hole { faulting } else { lanes };
+                    for l in 0..done {
+                        let a = at(l) as usize;
+                        if write {
+                            want_mem[a..a + 4].copy_from_slice(&want_regs[4][l].to_le_bytes());
+                        } else {
+                            want_regs[4][l] = le32(&mem, at(l));
+                        }
+                    }
+                    let what = format!("{line} wave{lanes} at(1) {} hole {hole}", at(1));
+                    let result = run(&mut b, &[line]);
+                    if hole {
+                        let want = (faulting, buf + at(faulting), 4, cause(write));
+                        assert_eq!(global_fault(result), want, "{what}");
                     } else {
-                        MemCause::Read
-                    };
-                    assert_eq!(global_fault(result), (7, buf + at(7), 4, cause), "{what}");
-                } else {
-                    result.unwrap();
+                        result.unwrap();
+                    }
+                    same_vgprs(&vgprs(&b), &want_regs, &what);
+                    same_bytes(&b.read_buffer().unwrap(), &want_mem, &what);
                 }
-                same_vgprs(&vgprs(&b), &want_regs, &what);
-                same_bytes(&b.read_buffer().unwrap(), &want_mem, &what);
             }
         }
     }
