@@ -17,7 +17,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F32X4, F64X2, I32, I32X4, I64, I64X2, I8, I8X16};
-use cranelift_codegen::ir::{BlockArg, ConstantData, Endianness, InstBuilder, MachMemFlags, Value};
+use cranelift_codegen::ir::{
+    BlockArg, ConstantData, Endianness, InstBuilder, MachMemFlags, Type, Value,
+};
 use cranelift_frontend::FunctionBuilder;
 use softgpu_isa::{sreg, Inst, Operand};
 
@@ -40,6 +42,9 @@ enum Src {
     MaskScalar(Value),
     /// A lane mask a vector compare earlier in the block wrote to this SGPR.
     MaskVector(u8),
+    /// A uniform 64-bit value (an SGPR pair or a constant): its low and
+    /// high words, splat.
+    Pair([Value; 2]),
 }
 
 /// One vector op ready for the chunk loop.
@@ -160,6 +165,17 @@ impl<'a, 'b> Emitter<'a, 'b> {
         match inst.src[k] {
             Operand::None => Src::Zero,
             Operand::Vgpr(r) => Src::Vgpr(r),
+            op if ty.dwords() == 2 => {
+                let halves = match op {
+                    Operand::Const(c) => [c as u32, (c >> 32) as u32].map(|h| self.splat_const(h)),
+                    Operand::Sgpr(r) => [r, r + 1].map(|h| {
+                        let v = self.read_sgpr(h);
+                        self.b.ins().splat(I32X4, v)
+                    }),
+                    _ => unreachable!("the planner passes 64-bit sources in pairs or constants"),
+                };
+                Src::Pair(halves)
+            }
             Operand::Sgpr(r) if ty == softgpu_isa::Ty::Mask => {
                 if vector_masks.contains(&r) {
                     Src::MaskVector(r)
@@ -415,8 +431,15 @@ impl<'a, 'b> Emitter<'a, 'b> {
                         Src::Uniform(_, splat) => splat,
                         Src::MaskScalar(m) => self.mask_lanes(m, chunk),
                         Src::MaskVector(r) => cmp_lanes[&r],
+                        // Only `Mad64`'s c is a pair here; it reads it itself.
+                        Src::Pair(_) => self.splat_const(0),
                     };
                     src[k] = self.float_mods(op.inst, k, src[k]);
+                }
+                if let Class::Mad64 { signed } = op.class {
+                    let c = self.pair_src(op, 2, &mut regs, base);
+                    results.push(self.mad64(signed, src[0], src[1], c));
+                    continue;
                 }
                 results.push(self.vector_op(op, src));
             }
@@ -559,32 +582,31 @@ impl<'a, 'b> Emitter<'a, 'b> {
         }
     }
 
-    /// An f64 source's halves in this chunk (low words, high words), with
-    /// its abs/neg applied to the sign bit, as `ops::valu::fetch64` does.
-    fn f64_src(
+    /// A 64-bit source's halves in this chunk (low words, high words),
+    /// with an f64's abs/neg applied to the sign bit, as
+    /// `ops::valu::fetch64` does.
+    fn pair_src(
         &mut self,
         op: &VOp,
         k: usize,
         regs: &mut HashMap<u16, Value>,
         base: i32,
     ) -> [Value; 2] {
-        let [lo, hi] = match op.inst.src[k] {
-            Operand::Vgpr(r) => [
+        let [lo, hi] = match op.src[k] {
+            Src::Vgpr(r) => [
                 self.chunk_vgpr(regs, r, base),
                 self.chunk_vgpr(regs, r + 1, base),
             ],
-            Operand::Const(c) => [
-                self.splat_const(c as u32),
-                self.splat_const((c >> 32) as u32),
-            ],
-            _ => unreachable!("the planner passes f64 sources in VGPR pairs or constants"),
+            Src::Pair(halves) => halves,
+            _ => unreachable!("the planner passes 64-bit sources in pairs or constants"),
         };
         [lo, self.float_mods(op.inst, k, hi)]
     }
 
-    /// Lanes `4 * chunk ..` of a pair as two F64X2 (lanes 0-1, 2-3): the
-    /// low and high words interleaved.
-    fn pairs_to_f64x2(&mut self, [lo, hi]: [Value; 2]) -> [Value; 2] {
+    /// Lanes `4 * chunk ..` of a pair as two 64-bit-lane vectors of type
+    /// `ty` (F64X2 or I64X2; lanes 0-1, 2-3): the low and high words
+    /// interleaved.
+    fn pairs_to_x2(&mut self, [lo, hi]: [Value; 2], ty: Type) -> [Value; 2] {
         let le = MachMemFlags::new().with_endianness(Endianness::Little);
         let lo8 = self.b.ins().bitcast(I8X16, le, lo);
         let hi8 = self.b.ins().bitcast(I8X16, le, hi);
@@ -599,13 +621,13 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 .collect();
             let mask = self.b.func.dfg.immediates.push(ConstantData::from(bytes));
             let v = self.b.ins().shuffle(lo8, hi8, mask);
-            self.b.ins().bitcast(F64X2, le, v)
+            self.b.ins().bitcast(ty, le, v)
         })
     }
 
-    /// The inverse of `pairs_to_f64x2`: two F64X2 (as any 128-bit lanes)
-    /// back to low and high words.
-    fn f64x2_to_pairs(&mut self, [a, b]: [Value; 2]) -> [Value; 2] {
+    /// The inverse of `pairs_to_x2`: two vectors of 64-bit lanes (as any
+    /// 128-bit type) back to low and high words.
+    fn x2_to_pairs(&mut self, [a, b]: [Value; 2]) -> [Value; 2] {
         let le = MachMemFlags::new().with_endianness(Endianness::Little);
         let a8 = self.b.ins().bitcast(I8X16, le, a);
         let b8 = self.b.ins().bitcast(I8X16, le, b);
@@ -627,8 +649,8 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let n = if k == F64::Fma { 3 } else { 2 };
         let srcs: Vec<[Value; 2]> = (0..n)
             .map(|s| {
-                let halves = self.f64_src(op, s, regs, base);
-                self.pairs_to_f64x2(halves)
+                let halves = self.pair_src(op, s, regs, base);
+                self.pairs_to_x2(halves, F64X2)
             })
             .collect();
         let mut out = [Value::from_u32(0); 2];
@@ -642,8 +664,46 @@ impl<'a, 'b> Emitter<'a, 'b> {
             *slot = self.nan_rule(r, &x);
         }
         Out {
-            vgpr: self.f64x2_to_pairs(out).to_vec(),
+            vgpr: self.x2_to_pairs(out).to_vec(),
             mask: None,
+        }
+    }
+
+    /// `ops::valu::mad64` over one chunk: `a * b + c` with the 32-bit
+    /// `a`, `b` widened (signed or not) and multiplied exactly in 64 bits,
+    /// and bit 64 of the exact sum as the lane mask.
+    fn mad64(&mut self, signed: bool, a: Value, b: Value, c: [Value; 2]) -> Out {
+        let c = self.pairs_to_x2(c, I64X2);
+        let mut sums = [Value::from_u32(0); 2];
+        let mut carries = [Value::from_u32(0); 2];
+        for half in 0..2 {
+            let [wa, wb] = [a, b].map(|x| match (signed, half) {
+                (false, 0) => self.b.ins().uwiden_low(x),
+                (false, _) => self.b.ins().uwiden_high(x),
+                (true, 0) => self.b.ins().swiden_low(x),
+                (true, _) => self.b.ins().swiden_high(x),
+            });
+            let p = self.b.ins().imul(wa, wb);
+            let s = self.b.ins().iadd(p, c[half]);
+            carries[half] = if signed {
+                // |a * b| <= 2^62, so the exact sum fits 65 bits; bit 64 is
+                // its sign: both addends negative, or their signs differ
+                // and the wrapped sum is negative.
+                let both = self.b.ins().band(p, c[half]);
+                let differ = self.b.ins().bxor(p, c[half]);
+                let wrapped = self.b.ins().band(differ, s);
+                let sign = self.b.ins().bor(both, wrapped);
+                self.b.ins().sshr_imm_u(sign, 63)
+            } else {
+                // a * b < 2^64, so the sum carries when it wrapped below c.
+                self.b.ins().icmp(IntCC::UnsignedLessThan, s, c[half])
+            };
+            sums[half] = s;
+        }
+        let [mask, _] = self.x2_to_pairs(carries);
+        Out {
+            vgpr: self.x2_to_pairs(sums).to_vec(),
+            mask: Some(mask),
         }
     }
 

@@ -84,7 +84,7 @@ pub enum Shift64 {
     Sar,
 }
 
-/// An f64 op on VGPR pairs or constants, into a VGPR pair.
+/// An f64 op on VGPR pairs, SGPR pairs or constants, into a VGPR pair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum F64 {
     Add,
@@ -146,6 +146,12 @@ pub enum Class {
     Carry(Carry),
     Shift64(Shift64),
     F64(F64),
+    /// `v_mad_{u,i}64_{u,i}32`: `a * b + c` exact, with 32-bit `a` and `b`
+    /// (sign-extended when `signed`) and a 64-bit `c`, into a VGPR pair;
+    /// bit 64 of the exact sum to a lane mask in `dst[1]`.
+    Mad64 {
+        signed: bool,
+    },
     Scalar(Scalar),
     Branch(Cond),
 }
@@ -185,7 +191,7 @@ impl Class {
     pub fn mask_dst(self, inst: &Inst) -> Option<Operand> {
         match self {
             Class::FCmp(_) | Class::ICmp(_) => Some(inst.dst[0]),
-            Class::Carry(_) => Some(inst.dst[1]),
+            Class::Carry(_) | Class::Mad64 { .. } => Some(inst.dst[1]),
             _ => None,
         }
     }
@@ -251,6 +257,8 @@ pub fn class_of(op: Op) -> Option<Class> {
         Op::V_ADD_F64 => Some(Class::F64(F64::Add)),
         Op::V_MUL_F64 => Some(Class::F64(F64::Mul)),
         Op::V_FMA_F64 => Some(Class::F64(F64::Fma)),
+        Op::V_MAD_U64_U32 => Some(Class::Mad64 { signed: false }),
+        Op::V_MAD_I64_I32 => Some(Class::Mad64 { signed: true }),
         Op::V_ADD_CO_U32 => carry(Carry::Add),
         Op::V_SUB_CO_U32 => carry(Carry::Sub),
         Op::V_SUBREV_CO_U32 => carry(Carry::SubRev),
@@ -359,17 +367,28 @@ pub fn form_ok(inst: &Inst, class: Class) -> bool {
             src_ok && dst_ok && inst.src[2] == Operand::None
         }
         Class::F64(_) => {
-            // VGPR pairs or constants (an SGPR pair stays with the
-            // interpreter), into a VGPR pair.
             let srcs = inst.src[..3].iter().zip(info.src);
             let src_ok = srcs.clone().all(|(&s, ty)| match ty {
                 Ty::None => true,
-                Ty::F64 => matches!(s, Operand::Vgpr(_) | Operand::Const(_)),
+                Ty::F64 => pair_src_ok(s),
                 _ => false,
             });
             src_ok
                 && matches!(inst.dst[0], Operand::Vgpr(_))
                 && inst.dst[1] == Operand::None
+                && inst.src[3] == Operand::None
+        }
+        Class::Mad64 { .. } => {
+            let narrow = |s: Operand| matches!(s, Operand::Vgpr(_)) || scalar_src_ok(s);
+            let mask_ok = match inst.dst[1] {
+                Operand::Sgpr(r) => writable_sgpr(r) || r == sreg::NULL,
+                _ => false,
+            };
+            narrow(inst.src[0])
+                && narrow(inst.src[1])
+                && pair_src_ok(inst.src[2])
+                && matches!(inst.dst[0], Operand::Vgpr(_))
+                && mask_ok
                 && inst.src[3] == Operand::None
         }
         Class::Shift64(_) => {
@@ -403,6 +422,16 @@ pub fn form_ok(inst: &Inst, class: Class) -> bool {
             };
             src_ok && dst_ok && dst1_ok && inst.src[3] == Operand::None
         }
+    }
+}
+
+/// A 64-bit source the emitter reads: a VGPR pair, a constant, or an SGPR
+/// pair both of whose halves it may read.
+fn pair_src_ok(s: Operand) -> bool {
+    match s {
+        Operand::Vgpr(_) | Operand::Const(_) => true,
+        Operand::Sgpr(r) => readable_sgpr(r) && readable_sgpr(r.wrapping_add(1)),
+        _ => false,
     }
 }
 

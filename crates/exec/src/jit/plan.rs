@@ -169,7 +169,8 @@ fn step<'p>(program: &Program, index: u32, inst: &'p Inst, masks: &mut Masks) ->
         | Class::ICmp(_)
         | Class::Carry(_)
         | Class::Shift64(_)
-        | Class::F64(_) => {
+        | Class::F64(_)
+        | Class::Mad64 { .. } => {
             let mut halves = vec![(inst, class)];
             if inst.op.info().format == Format::Vopd {
                 let y = inst.vopd_y.as_deref()?;
@@ -208,7 +209,8 @@ fn vector_reads_ok(inst: &Inst, class: Class, masks: &Masks) -> bool {
     }
     (0..3).all(|k| match (sgpr(inst.src[k]), info.src[k]) {
         (Some(r), Ty::Mask) => masks.mask_ok(r),
-        (Some(r), _) => masks.scalar_ok(r),
+        // Both halves of a 64-bit source.
+        (Some(r), ty) => (0..ty.dwords().max(1) as u8).all(|k| masks.scalar_ok(r.wrapping_add(k))),
         (None, _) => true,
     })
 }

@@ -3,7 +3,8 @@
 //! Each program is a random mix of the ops the JIT lowers (f32 and integer
 //! VALU, VOPD pairs, compares into VCC and SGPR masks, `v_cndmask`, carry
 //! ops (`v_add_co_u32`, `v_add_co_ci_u32`, …), 64-bit shifts, f64
-//! add/mul/fma, SALU
+//! add/mul/fma (SGPR-pair sources too), `v_mad_u64_u32`/`v_mad_i64_i32`,
+//! SALU
 //! with SCC, short forward branches) over a few registers, assembled by
 //! llvm-mc-19 and run from a random state — f32 specials (signed zeros,
 //! infinities, quiet and signalling NaNs with payloads, denormals) and
@@ -132,7 +133,7 @@ fn instruction(rng: &mut Rng, wave64: bool) -> String {
     let c = rng.pick(V);
     let sd = rng.pick(S);
     let (sa, sb) = (rng.pick(S), rng.pick(S));
-    match rng.below(17) {
+    match rng.below(18) {
         0 => {
             let op = rng.pick(&["v_add_f32", "v_sub_f32", "v_subrev_f32", "v_mul_f32"]);
             format!("{op} {d}, {}, {b}", src(rng))
@@ -279,13 +280,15 @@ fn instruction(rng: &mut Rng, wave64: bool) -> String {
         15 => {
             let pairs = ["v[0:1]", "v[2:3]", "v[4:5]", "v[6:7]", "v[1:2]"];
             // An f64 source: a pair, an inline constant, a literal (its
-            // high word), or a pair under abs/neg.
-            let f64_src = |rng: &mut Rng| match rng.below(6) {
+            // high word), a pair under abs/neg, or an SGPR pair (often a
+            // kernel argument), maybe negated.
+            let f64_src = |rng: &mut Rng| match rng.below(8) {
                 0 => rng
                     .pick(&["0.5", "-2.0", "1.0", "0", "0x3f900000"])
                     .to_string(),
                 1 => format!("-{}", rng.pick(&pairs)),
                 2 => format!("|{}|", rng.pick(&pairs)),
+                3 => rng.pick(&["s[0:1]", "s[2:3]", "-s[4:5]"]).to_string(),
                 _ => rng.pick(&pairs).to_string(),
             };
             let (a, b, c) = (f64_src(rng), f64_src(rng), f64_src(rng));
@@ -295,6 +298,23 @@ fn instruction(rng: &mut Rng, wave64: bool) -> String {
                 1 => format!("v_mul_f64 {d}, {a}, {b}"),
                 _ => format!("v_fma_f64 {d}, {a}, {b}, {c}"),
             }
+        }
+        // The address arithmetic of 64-bit indexing: 32 x 32 + 64 bits
+        // exact, bit 64 to a mask or to null; c from a pair or a constant.
+        16 => {
+            let op = rng.pick(&["v_mad_u64_u32", "v_mad_i64_i32"]);
+            let pairs = ["v[0:1]", "v[2:3]", "v[4:5]", "v[6:7]", "v[1:2]"];
+            let cout = if rng.below(2) == 0 {
+                "null".to_string()
+            } else {
+                mask(rng, wave64)
+            };
+            let c = match rng.below(4) {
+                0 => rng.pick(&["s[0:1]", "s[6:7]", "-1", "7", "0x80000000"]),
+                _ => rng.pick(&pairs),
+            };
+            let d = rng.pick(&pairs);
+            format!("{op} {d}, {cout}, {}, {}, {c}", src(rng), src(rng))
         }
         _ => {
             let x = rng.pick(&["v_dual_mul_f32", "v_dual_add_f32", "v_dual_sub_f32"]);
