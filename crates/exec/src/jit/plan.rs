@@ -210,7 +210,7 @@ fn vector_reads_ok(inst: &Inst, class: Class, masks: &Masks) -> bool {
     (0..3).all(|k| match (sgpr(inst.src[k]), info.src[k]) {
         (Some(r), Ty::Mask) => masks.mask_ok(r),
         // Both halves of a 64-bit source.
-        (Some(r), ty) => (0..ty.dwords().max(1) as u8).all(|k| masks.scalar_ok(r.wrapping_add(k))),
+        (Some(r), ty) => (0..ty.dwords().max(1)).all(|k| masks.scalar_ok(r.wrapping_add(k))),
         (None, _) => true,
     })
 }
