@@ -76,6 +76,8 @@ fn value(rng: &mut Rng) -> u32 {
     }
 }
 
+/// VGPR pairs for 64-bit operands, one of them odd-aligned.
+const PAIRS: &[&str] = &["v[0:1]", "v[2:3]", "v[4:5]", "v[6:7]", "v[1:2]"];
 const V: &[&str] = &["v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7"];
 const S: &[&str] = &["s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"];
 const CONSTS: &[&str] = &[
@@ -273,12 +275,10 @@ fn instruction(rng: &mut Rng, wave64: bool) -> String {
         }
         14 => {
             let op = rng.pick(&["v_lshlrev_b64", "v_lshrrev_b64", "v_ashrrev_i64"]);
-            let pairs = ["v[0:1]", "v[2:3]", "v[4:5]", "v[6:7]", "v[1:2]"];
             let amount = rng.pick(&["0", "1", "2", "3", "31", "32", "33", "63", "0x41"]);
-            format!("{op} {}, {amount}, {}", rng.pick(&pairs), rng.pick(&pairs))
+            format!("{op} {}, {amount}, {}", rng.pick(PAIRS), rng.pick(PAIRS))
         }
         15 => {
-            let pairs = ["v[0:1]", "v[2:3]", "v[4:5]", "v[6:7]", "v[1:2]"];
             // An f64 source: a pair, an inline constant, a literal (its
             // high word), a pair under abs/neg, or an SGPR pair (often a
             // kernel argument), maybe negated.
@@ -286,13 +286,13 @@ fn instruction(rng: &mut Rng, wave64: bool) -> String {
                 0 => rng
                     .pick(&["0.5", "-2.0", "1.0", "0", "0x3f900000"])
                     .to_string(),
-                1 => format!("-{}", rng.pick(&pairs)),
-                2 => format!("|{}|", rng.pick(&pairs)),
+                1 => format!("-{}", rng.pick(PAIRS)),
+                2 => format!("|{}|", rng.pick(PAIRS)),
                 3 => rng.pick(&["s[0:1]", "s[2:3]", "-s[4:5]"]).to_string(),
-                _ => rng.pick(&pairs).to_string(),
+                _ => rng.pick(PAIRS).to_string(),
             };
             let (a, b, c) = (f64_src(rng), f64_src(rng), f64_src(rng));
-            let d = rng.pick(&pairs);
+            let d = rng.pick(PAIRS);
             match rng.below(3) {
                 0 => format!("v_add_f64 {d}, {a}, {b}"),
                 1 => format!("v_mul_f64 {d}, {a}, {b}"),
@@ -303,7 +303,6 @@ fn instruction(rng: &mut Rng, wave64: bool) -> String {
         // exact, bit 64 to a mask or to null; c from a pair or a constant.
         16 => {
             let op = rng.pick(&["v_mad_u64_u32", "v_mad_i64_i32"]);
-            let pairs = ["v[0:1]", "v[2:3]", "v[4:5]", "v[6:7]", "v[1:2]"];
             let cout = if rng.below(2) == 0 {
                 "null".to_string()
             } else {
@@ -311,9 +310,9 @@ fn instruction(rng: &mut Rng, wave64: bool) -> String {
             };
             let c = match rng.below(4) {
                 0 => rng.pick(&["s[0:1]", "s[6:7]", "-1", "7", "0x80000000"]),
-                _ => rng.pick(&pairs),
+                _ => rng.pick(PAIRS),
             };
-            let d = rng.pick(&pairs);
+            let d = rng.pick(PAIRS);
             format!("{op} {d}, {cout}, {}, {}, {c}", src(rng), src(rng))
         }
         _ => {
