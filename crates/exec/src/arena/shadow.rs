@@ -64,16 +64,42 @@ impl Who {
     }
 }
 
+/// Granules in a page of the arena (4 KiB), the unit of [`Shadow::pages`].
+const PAGE_GRANULES: u64 = 512;
+
 pub(super) struct Shadow {
     map: Map,
+    /// Granules the shadow covers (arena bytes / 8).
+    granules: u64,
+    /// One byte per arena page: the shadow byte all 512 granules of the
+    /// page share when that byte is wholly addressable (`8 | access`), or
+    /// 0. A range check passes such a page with one load instead of 64
+    /// shadow words, so a wave whose lanes span a few kilobytes (a
+    /// stencil's rows) or a bulk copy is checked for a few loads. Never
+    /// non-zero for a page any of whose granules differs: `fill` clears
+    /// the pages it touches before it writes their granules and sets them
+    /// after.
+    pages: Map,
 }
 
 impl Shadow {
     /// A shadow for an arena of `bytes` (a multiple of 8).
     pub fn new(bytes: u64) -> Option<Shadow> {
+        let granules = bytes / 8;
         Some(Shadow {
-            map: Map::new(bytes / 8, None)?,
+            map: Map::new(granules, None)?,
+            granules,
+            pages: Map::new(granules.div_ceil(PAGE_GRANULES), None)?,
         })
+    }
+
+    /// The summary byte of page `p` (see [`Shadow::pages`]).
+    #[inline(always)]
+    fn page(&self, p: u64) -> &AtomicU8 {
+        // SAFETY: callers pass pages of in-arena granules, so bytes inside
+        // this mapping (one per page, rounded up), which lives as long as
+        // `self`; it is only ever accessed atomically.
+        unsafe { &*(self.pages.at(p) as *const AtomicU8) }
     }
 
     #[inline(always)]
@@ -103,10 +129,27 @@ impl Shadow {
         }
     }
 
-    /// Whether granules `[from, to)` are all wholly addressable and allowed;
-    /// eight at a time where the shadow is aligned (bulk host copies check
-    /// one shadow byte per 8 bytes copied).
+    /// Whether granules `[from, to)` are all wholly addressable and allowed:
+    /// a page at a time where its summary settles it, else eight granules
+    /// at a time where the shadow is aligned.
     fn all_full(&self, from: u64, to: u64, deny: u8) -> bool {
+        let ok = |s: u8| s & deny == 0 && s & 15 == 8;
+        let mut g = from;
+        while g < to {
+            let stop = (g / PAGE_GRANULES + 1) * PAGE_GRANULES;
+            let stop = stop.min(to);
+            if !ok(self.page(g / PAGE_GRANULES).load(Relaxed)) && !self.granules_full(g, stop, deny)
+            {
+                return false;
+            }
+            g = stop;
+        }
+        true
+    }
+
+    /// [`Shadow::all_full`] granule by granule (a word for each aligned
+    /// eight).
+    fn granules_full(&self, from: u64, to: u64, deny: u8) -> bool {
         let ok = |s: u8| s & deny == 0 && s & 15 == 8;
         let mut g = from;
         while g < to && !g.is_multiple_of(8) {
@@ -188,9 +231,52 @@ impl Shadow {
         self.byte(offset >> 3)
     }
 
+    /// Sets granules `[from, from + count)` to `value`, and the summaries
+    /// of their pages to match. Callers hold the arena's block lock, so
+    /// fills never overlap one another.
     fn fill(&self, from: u64, count: u64, value: u8) {
-        let word = u64::from_ne_bytes([value; 8]);
         let end = from + count;
+        let pages = from / PAGE_GRANULES..end.div_ceil(PAGE_GRANULES);
+        for p in pages.clone() {
+            self.page(p).store(0, Relaxed);
+        }
+        self.fill_granules(from, end, value);
+        let whole = value & 15 == 8;
+        for p in pages {
+            let inside = p * PAGE_GRANULES >= from && (p + 1) * PAGE_GRANULES <= end;
+            let summary = if !inside {
+                self.uniform(p)
+            } else if whole {
+                value
+            } else {
+                0
+            };
+            self.page(p).store(summary, Relaxed);
+        }
+    }
+
+    /// The summary page `p`'s granules call for, read from them.
+    fn uniform(&self, p: u64) -> u8 {
+        let first = p * PAGE_GRANULES;
+        if first + PAGE_GRANULES > self.granules {
+            return 0;
+        }
+        let s = self.byte(first);
+        let word = u64::from_ne_bytes([s; 8]);
+        let same = (first..first + PAGE_GRANULES).step_by(8).all(|g| {
+            // SAFETY: an 8-aligned word of the page, which lies inside the
+            // mapping (checked above); accessed atomically only.
+            unsafe { &*(self.map.at(g) as *const AtomicU64) }.load(Relaxed) == word
+        });
+        if same && s & 15 == 8 {
+            s
+        } else {
+            0
+        }
+    }
+
+    fn fill_granules(&self, from: u64, end: u64, value: u8) {
+        let word = u64::from_ne_bytes([value; 8]);
         let mut g = from;
         while g < end {
             if g.is_multiple_of(8) && end - g >= 8 {
@@ -249,5 +335,60 @@ impl Owners {
             .map(|g| self.cell(g).swap(serial, Relaxed))
             .max()
             .unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Through random fills of every size and alignment (whole pages, cut
+    /// pages, runs back to back), each page's summary is exactly what its
+    /// granules call for, and range checks agree byte for byte with a
+    /// model that looks at every granule.
+    #[test]
+    fn page_summaries_and_range_checks_match_a_granule_model() {
+        const PAGES: u64 = 16;
+        const GRANULES: u64 = PAGES * PAGE_GRANULES;
+        let shadow = Shadow::new(GRANULES * 8).unwrap();
+        let mut model = vec![0u8; GRANULES as usize];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        // Wholly addressable with each access, partly addressable, nothing.
+        let values = [8, 8 | 1 << 4, 8 | 2 << 4, 5, 0];
+        for _ in 0..3000 {
+            let from = next(GRANULES);
+            let most = if next(3) == 0 { 3 * PAGE_GRANULES } else { 40 };
+            let count = next((GRANULES - from).min(most) + 1);
+            let value = values[next(values.len() as u64) as usize];
+            shadow.fill(from, count, value);
+            model[from as usize..(from + count) as usize].fill(value);
+            for p in 0..PAGES {
+                let granules = &model[(p * PAGE_GRANULES) as usize..][..PAGE_GRANULES as usize];
+                let uniform = granules.iter().all(|&g| g == granules[0]) && granules[0] & 15 == 8;
+                let expect = if uniform { granules[0] } else { 0 };
+                assert_eq!(shadow.page(p).load(Relaxed), expect, "page {p}");
+            }
+            for _ in 0..10 {
+                let offset = next(GRANULES * 8 - 1);
+                let len = 1 + next((GRANULES * 8 - offset).min(3 * 4096));
+                for who in [Who::KernelRead, Who::KernelWrite, Who::Host] {
+                    let expect = (offset..offset + len).all(|b| {
+                        let s = model[(b >> 3) as usize];
+                        s & who.deny() == 0 && b & 7 < u64::from(s & 15)
+                    });
+                    assert_eq!(
+                        shadow.allows(offset, len, who),
+                        expect,
+                        "{len} bytes at {offset} for {who:?}"
+                    );
+                }
+            }
+        }
     }
 }

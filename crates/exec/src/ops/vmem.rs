@@ -310,9 +310,11 @@ fn write(w: &mut Wave, env: &mut Env, l: usize, loc: Loc, data: &[u8]) -> Result
 }
 
 /// Wave-wide accesses spanning at most this many bytes are checked as one
-/// range (a shadow word per 64 bytes); wider ones lane by lane, but still
-/// in one pass over the wave's addresses (`Memory::window_at`).
-const WINDOW_SPAN: u64 = 8 << 10;
+/// range (a load per 4 KiB page of one allocation, a shadow word per 64
+/// bytes elsewhere); wider ones, and ones whose range is not all allowed
+/// (lanes in two allocations), lane by lane, but still in one pass over
+/// the wave's addresses (`Memory::window_at`).
+const WINDOW_SPAN: u64 = 16 << 10;
 
 /// The wave-wide fast path's check: every active lane's device address
 /// into `addrs` in one pass over the address VGPR, and the one window
@@ -372,11 +374,13 @@ fn window<'a>(
     if format == Format::Flat && !(clear(SHARED_APERTURE) && clear(PRIVATE_APERTURE)) {
         return None;
     }
-    if end - min.min(end) <= WINDOW_SPAN {
-        return env.mem.window(min, end, write);
-    }
-    let lane_addrs = active(lanes, exec).map(|l| addrs[l]);
-    env.mem.window_at(min, end, write, bytes, lane_addrs)
+    let range = (end - min.min(end) <= WINDOW_SPAN)
+        .then(|| env.mem.window(min, end, write))
+        .flatten();
+    range.or_else(|| {
+        let lane_addrs = active(lanes, exec).map(|l| addrs[l]);
+        env.mem.window_at(min, end, write, bytes, lane_addrs)
+    })
 }
 
 /// How loaded bytes become register contents.
@@ -424,17 +428,24 @@ fn load_window(w: &mut Wave, env: &Env, i: &Inst, bytes: usize, ext: Ext) -> boo
         return false;
     };
     let (exec, lanes) = (w.exec(), w.lanes);
-    for k in 0..bytes.div_ceil(4) {
-        let row = &mut w.vgpr[(d as usize + k) % NUM_VGPRS];
+    let addrs = &addrs[..lanes];
+    if bytes < 4 {
+        let row = &mut w.vgpr[d as usize];
         for l in active(lanes, exec) {
-            row[l] = if bytes >= 4 {
-                win.load_u32(addrs[l] + 4 * k as u64)
-            } else {
-                let mut b = [0u8; 4];
-                win.read(addrs[l], &mut b[..bytes]);
-                extend(u32::from_le_bytes(b), bytes, ext, row[l])
-            };
+            let mut b = [0u8; 4];
+            win.read(addrs[l], &mut b[..bytes]);
+            row[l] = extend(u32::from_le_bytes(b), bytes, ext, row[l]);
         }
+        return true;
+    }
+    let dwords = bytes / 4;
+    if !win.holds_dwords(addrs, exec, dwords as u64) {
+        return false;
+    }
+    for k in 0..dwords {
+        let row = &mut w.vgpr[(d as usize + k) % NUM_VGPRS];
+        let loaded = win.gather_u32(addrs, exec, 4 * k as u64, row);
+        debug_assert!(loaded, "holds_dwords said every dword is inside");
     }
     true
 }
@@ -496,17 +507,21 @@ fn store_window(w: &Wave, env: &Env, i: &Inst, bytes: usize, shift: u32) -> bool
     let Some(win) = window(w, env, i, format, bytes as u64, true, &mut addrs) else {
         return false;
     };
-    let data = |k: usize, l: usize| w.vgpr[(s as usize + k) % NUM_VGPRS][l];
-    for l in active(w.lanes, w.exec()) {
-        if bytes >= 4 {
-            for k in 0..bytes / 4 {
-                win.store_u32(addrs[l] + 4 * k as u64, data(k, l));
+    let (exec, lanes) = (w.exec(), w.lanes);
+    let addrs = &addrs[..lanes];
+    let row = |k: usize| &w.vgpr[(s as usize + k) % NUM_VGPRS][..];
+    match bytes {
+        4 => win.scatter_dwords(addrs, exec, [row(0)]),
+        8 => win.scatter_dwords(addrs, exec, [row(0), row(1)]),
+        12 => win.scatter_dwords(addrs, exec, [row(0), row(1), row(2)]),
+        16 => win.scatter_dwords(addrs, exec, [row(0), row(1), row(2), row(3)]),
+        _ => {
+            for l in active(lanes, exec) {
+                win.write(addrs[l], &(row(0)[l] >> shift).to_le_bytes()[..bytes]);
             }
-        } else {
-            win.write(addrs[l], &(data(0, l) >> shift).to_le_bytes()[..bytes]);
+            true
         }
     }
-    true
 }
 
 fn store(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, shift: u32) -> Result {

@@ -676,28 +676,33 @@ fn a_refused_lane_between_allowed_ones() {
 }
 
 /// Lanes spread wider than the one-range check covers (`WINDOW_SPAN`,
-/// 8 KiB), so each lane's own bytes are checked in one pass over the wave
+/// 16 KiB), so each lane's own bytes are checked in one pass over the wave
 /// (`Memory::window_at`), in two layouts, each with and without one refused
 /// granule: the lane whose access overlaps it faults, named, after the
-/// lanes before it.
+/// lanes before it. A third layout is narrow, but its range holds a refused
+/// granule no lane touches: the one-range check refuses it, the lanes are
+/// checked one by one the same way, and none faults.
 #[test]
 fn wide_lanes_checked_one_by_one() {
-    // (lane address offset, refused granule, first lane in it)
-    type Layout = (fn(usize) -> u64, u64, usize);
-    let layouts: [Layout; 2] = [
-        // 520 bytes apart (32 lanes span 16 KiB): lane l's dword starts at
-        // 62 + 8 l (mod 64) in its 64-byte shadow block, so every eighth
-        // crosses into the next block. Lane 7 reads bytes 5750..5754; the
-        // granule from 5752 overlaps its last two.
-        (|l| 2048 + 520 * l as u64 + 62, 5752, 7),
-        // Rows of 16 consecutive dwords, one 64-byte block each, 8256 bytes
-        // apart (two rows span over 8 KiB): one shadow word settles a row.
-        // The granule from 2072 holds lanes 6 and 7.
+    // (lane address offset, refused granule, first lane in it, if any)
+    type Layout = (fn(usize) -> u64, u64, Option<usize>);
+    let layouts: [Layout; 3] = [
+        // 584 bytes apart (32 lanes span 17.7 KiB): lane l's dword starts
+        // at 62 + 8 l (mod 64) in its 64-byte shadow block, so every eighth
+        // crosses into the next block. Lane 7 reads bytes 6198..6202; the
+        // granule from 6200 overlaps its last two.
+        (|l| 2048 + 584 * l as u64 + 62, 6200, Some(7)),
+        // Rows of 16 consecutive dwords, one 64-byte block each, 16448
+        // bytes apart (two rows span over 16 KiB): one shadow word settles
+        // a row. The granule from 2072 holds lanes 6 and 7.
         (
-            |l| 2048 + 8256 * (l / 16) as u64 + 4 * (l % 16) as u64,
+            |l| 2048 + 16448 * (l / 16) as u64 + 4 * (l % 16) as u64,
             2072,
-            6,
+            Some(6),
         ),
+        // A dword every 16 bytes: lane 3 reads 2096..2100, lane 4 from
+        // 2112; the granule from 2104 lies between them.
+        (|l| 2048 + 16 * l as u64, 2104, None),
     ];
     for lanes in [32, 64] {
         for (access, line, write) in [
@@ -715,7 +720,8 @@ fn wide_lanes_checked_one_by_one() {
                     let mem = b.read_buffer().unwrap();
                     let mut want_regs = vgprs(&b);
                     let mut want_mem = mem.clone();
-                    let done = if hole { faulting } else { lanes };
+                    let faulting = faulting.filter(|_| hole);
+                    let done = faulting.unwrap_or(lanes);
                     for l in 0..done {
                         let a = at(l) as usize;
                         if write {
@@ -726,8 +732,8 @@ fn wide_lanes_checked_one_by_one() {
                     }
                     let what = format!("{line} wave{lanes} at(1) {} hole {hole}", at(1));
                     let result = run(&mut b, &[line]);
-                    if hole {
-                        let want = (faulting, buf + at(faulting), 4, cause(write));
+                    if let Some(f) = faulting {
+                        let want = (f, buf + at(f), 4, cause(write));
                         assert_eq!(global_fault(result), want, "{what}");
                     } else {
                         result.unwrap();
