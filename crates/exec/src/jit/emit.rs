@@ -1,8 +1,9 @@
 //! Cranelift IR for one planned block.
 //!
-//! The block is straight-line code, so register state is plain SSA values
-//! kept in maps: a register is loaded on first use and stored once at the
-//! end. Every op a block holds is lane-local (no op moves data between
+//! The block is straight-line code but for short cold paths that rejoin
+//! it (a chunk with a NaN, an ldexp lane outside the fast case), so
+//! register state is plain SSA values kept in maps: a register is loaded
+//! on first use and stored once at the end. Every op a block holds is lane-local (no op moves data between
 //! lanes) and EXEC is fixed for the block, so the emitter may run the
 //! vector ops chunk by chunk — all of the block's vector ops over lanes
 //! 0..3, then 4..7, … — keeping a chunk's registers in host SIMD
@@ -18,13 +19,14 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F32X4, F64X2, I32, I32X4, I64, I64X2, I8, I8X16};
 use cranelift_codegen::ir::{
-    BlockArg, ConstantData, Endianness, InstBuilder, MachMemFlags, Type, Value,
+    AbiParam, BlockArg, ConstantData, Endianness, InstBuilder, MachMemFlags, Signature, Type, Value,
 };
 use cranelift_frontend::FunctionBuilder;
 use softgpu_isa::{sreg, Inst, Operand};
 
 use super::lower::{uniform_src, Carry, Class, Cond, Lane, Scalar, Shift64, F64};
 use super::plan::{Plan, Step};
+use crate::ops::float::{ldexp64, Round};
 use crate::wave::MAX_LANES;
 
 /// Bytes of one VGPR (`[u32; MAX_LANES]`) and of one SIMD chunk of it.
@@ -412,36 +414,26 @@ impl<'a, 'b> Emitter<'a, 'b> {
         for group in groups {
             let mut results = Vec::with_capacity(group.len());
             for op in group {
-                match op.class {
-                    Class::Shift64(k) => {
-                        results.push(self.shift64(op, k, &mut regs, base));
-                        continue;
+                let mut src =
+                    |e: &mut Self, k: usize| e.chunk_src(op, k, &mut regs, base, chunk, &cmp_lanes);
+                let out = match op.class {
+                    Class::Shift64(k) => self.shift64(op, k, &mut regs, base),
+                    Class::F64(F64::Ldexp) => {
+                        let e = src(self, 1);
+                        self.ldexp64(op, e, &mut regs, base, chunk)
                     }
-                    Class::F64(k) => {
-                        results.push(self.f64_op(op, k, &mut regs, base));
-                        continue;
+                    Class::F64(k) => self.f64_op(op, k, &mut regs, base),
+                    Class::Mad64 { signed } => {
+                        let (a, b) = (src(self, 0), src(self, 1));
+                        let c = self.pair_src(op, 2, &mut regs, base);
+                        self.mad64(signed, a, b, c)
                     }
-                    _ => {}
-                }
-                let mut src = [Value::from_u32(0); 3];
-                for (k, s) in op.src.iter().enumerate() {
-                    src[k] = match *s {
-                        Src::Zero => self.splat_const(0),
-                        Src::Vgpr(r) => self.chunk_vgpr(&mut regs, r, base),
-                        Src::Uniform(_, splat) => splat,
-                        Src::MaskScalar(m) => self.mask_lanes(m, chunk),
-                        Src::MaskVector(r) => cmp_lanes[&r],
-                        // Only `Mad64`'s c is a pair here; it reads it itself.
-                        Src::Pair(_) => self.splat_const(0),
-                    };
-                    src[k] = self.float_mods(op.inst, k, src[k]);
-                }
-                if let Class::Mad64 { signed } = op.class {
-                    let c = self.pair_src(op, 2, &mut regs, base);
-                    results.push(self.mad64(signed, src[0], src[1], c));
-                    continue;
-                }
-                results.push(self.vector_op(op, src));
+                    _ => {
+                        let (a, b, c) = (src(self, 0), src(self, 1), src(self, 2));
+                        self.vector_op(op, [a, b, c])
+                    }
+                };
+                results.push(out);
             }
             for (op, out) in group.iter().zip(results) {
                 if let (Some(k), Some(lanes)) = (op.acc, out.mask) {
@@ -476,6 +468,27 @@ impl<'a, 'b> Emitter<'a, 'b> {
             let new = self.b.ins().bitselect(live, regs[&r], old);
             self.b.ins().store(self.flags, new, self.vgpr, at);
         }
+    }
+
+    /// Source `k` of a 32-bit vector op in this chunk, abs/neg applied.
+    fn chunk_src(
+        &mut self,
+        op: &VOp,
+        k: usize,
+        regs: &mut HashMap<u16, Value>,
+        base: i32,
+        chunk: usize,
+        cmp_lanes: &HashMap<u8, Value>,
+    ) -> Value {
+        let v = match op.src[k] {
+            Src::Zero => self.splat_const(0),
+            Src::Vgpr(r) => self.chunk_vgpr(regs, r, base),
+            Src::Uniform(_, splat) => splat,
+            Src::MaskScalar(m) => self.mask_lanes(m, chunk),
+            Src::MaskVector(r) => cmp_lanes[&r],
+            Src::Pair(_) => unreachable!("64-bit sources are read by pair_src"),
+        };
+        self.float_mods(op.inst, k, v)
     }
 
     /// VOP3 abs/neg of an f32 source, as the interpreter's fetch applies
@@ -660,6 +673,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 F64::Add => self.b.ins().fadd(x[0], x[1]),
                 F64::Mul => self.b.ins().fmul(x[0], x[1]),
                 F64::Fma => self.b.ins().fma(x[0], x[1], x[2]),
+                F64::Ldexp => unreachable!("ldexp64 builds v_ldexp_f64"),
             };
             *slot = self.nan_rule(r, &x);
         }
@@ -667,6 +681,100 @@ impl<'a, 'b> Emitter<'a, 'b> {
             vgpr: self.x2_to_pairs(out).to_vec(),
             mask: None,
         }
+    }
+
+    /// `v_ldexp_f64` over one chunk under the default MODE, as
+    /// `ops::float::ldexp64` computes it: where x is normal and both e and
+    /// the result's exponent are in the normal range, x · 2^e is x's bits
+    /// with e added to the exponent field (exact, as the interpreter's
+    /// product is). When an active lane is anything else (a zero, a
+    /// denormal, an infinity, a NaN, a result that over- or underflows),
+    /// a cold path computes the chunk's lanes with the interpreter's own
+    /// function (`ldexp_lane`).
+    fn ldexp64(
+        &mut self,
+        op: &VOp,
+        e: Value,
+        regs: &mut HashMap<u16, Value>,
+        base: i32,
+        chunk: usize,
+    ) -> Out {
+        let halves = self.pair_src(op, 0, regs, base);
+        let x = self.pairs_to_x2(halves, I64X2);
+        let exec = self.exec_mask();
+        let live = self.mask_lanes(exec, chunk);
+        let e = [self.b.ins().swiden_low(e), self.b.ins().swiden_high(e)];
+        let live = [
+            self.b.ins().swiden_low(live),
+            self.b.ins().swiden_high(live),
+        ];
+        let mut fast = [x[0]; 2];
+        let mut miss = None;
+        for h in 0..2 {
+            let field = self.b.ins().ushr_imm_u(x[h], 52);
+            let exp_mask = self.splat64(0x7ff);
+            let exp = self.b.ins().band(field, exp_mask);
+            let scaled = self.b.ins().iadd(exp, e[h]);
+            let ok = [(exp, 1, 2046), (e[h], -1022, 1023), (scaled, 1, 2046)]
+                .map(|(v, lo, hi)| self.in_range64(v, lo, hi));
+            let both = self.b.ins().band(ok[0], ok[1]);
+            let ok = self.b.ins().band(both, ok[2]);
+            let m = self.b.ins().band_not(live[h], ok);
+            miss = Some(match miss {
+                Some(prev) => self.b.ins().bor(prev, m),
+                None => m,
+            });
+            let step = self.b.ins().ishl_imm_u(e[h], 52);
+            fast[h] = self.b.ins().iadd(x[h], step);
+        }
+        let any = self.b.ins().vany_true(miss.expect("two halves"));
+        let cold = self.b.create_block();
+        let merge = self.b.create_block();
+        let out = [I64X2; 2].map(|ty| self.b.append_block_param(merge, ty));
+        let fast = fast.map(BlockArg::Value);
+        self.b.ins().brif(any, cold, &[], merge, &fast);
+        self.b.switch_to_block(cold);
+        self.b.seal_block(cold);
+        let mut sig = Signature::new(self.b.func.signature.call_conv);
+        sig.params.extend([AbiParam::new(I64), AbiParam::new(I32)]);
+        sig.returns.push(AbiParam::new(I64));
+        let sig = self.b.import_signature(sig);
+        let ptr = self.b.func.dfg.value_type(self.vgpr);
+        let callee = self
+            .b
+            .ins()
+            .iconst(ptr, ldexp_lane as *const () as usize as i64);
+        let mut exact = x;
+        for h in 0..2 {
+            for l in 0..2 {
+                let xl = self.b.ins().extractlane(x[h], l);
+                let el = self.b.ins().extractlane(e[h], l);
+                let el = self.b.ins().ireduce(I32, el);
+                let call = self.b.ins().call_indirect(sig, callee, &[xl, el]);
+                let r = self.b.inst_results(call)[0];
+                exact[h] = self.b.ins().insertlane(exact[h], r, l);
+            }
+        }
+        self.b.ins().jump(merge, &exact.map(BlockArg::Value));
+        self.b.switch_to_block(merge);
+        self.b.seal_block(merge);
+        Out {
+            vgpr: self.x2_to_pairs(out).to_vec(),
+            mask: None,
+        }
+    }
+
+    fn splat64(&mut self, v: i64) -> Value {
+        let c = self.b.ins().iconst(I64, v);
+        self.b.ins().splat(I64X2, c)
+    }
+
+    /// All-ones lanes where `lo <= v <= hi` (signed 64-bit lanes).
+    fn in_range64(&mut self, v: Value, lo: i64, hi: i64) -> Value {
+        let (lo, hi) = (self.splat64(lo), self.splat64(hi));
+        let above = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, v, lo);
+        let below = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, v, hi);
+        self.b.ins().band(above, below)
     }
 
     /// `ops::valu::mad64` over one chunk: `a * b + c` with the 32-bit
@@ -933,6 +1041,12 @@ impl<'a, 'b> Emitter<'a, 'b> {
         debug_assert_eq!(self.b.func.dfg.value_type(c), I8);
         self.b.ins().select(c, taken, fall)
     }
+}
+
+/// One lane of `v_ldexp_f64` under the default MODE, for the cold path of
+/// [`Emitter::ldexp64`]: the interpreter's function, so both tiers agree.
+extern "C" fn ldexp_lane(x: u64, e: i32) -> u64 {
+    ldexp64(f64::from_bits(x), e, Round::Nearest).to_bits()
 }
 
 /// For each SGPR a vector compare of the block writes, the accumulator of

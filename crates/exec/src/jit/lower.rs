@@ -91,6 +91,8 @@ pub enum F64 {
     Mul,
     /// `a * b + c`, one rounding.
     Fma,
+    /// `a · 2^b`, b a 32-bit integer source.
+    Ldexp,
 }
 
 /// A scalar op on 32-bit operands.
@@ -257,6 +259,7 @@ pub fn class_of(op: Op) -> Option<Class> {
         Op::V_ADD_F64 => Some(Class::F64(F64::Add)),
         Op::V_MUL_F64 => Some(Class::F64(F64::Mul)),
         Op::V_FMA_F64 => Some(Class::F64(F64::Fma)),
+        Op::V_LDEXP_F64 => Some(Class::F64(F64::Ldexp)),
         Op::V_MAD_U64_U32 => Some(Class::Mad64 { signed: false }),
         Op::V_MAD_I64_I32 => Some(Class::Mad64 { signed: true }),
         Op::V_ADD_CO_U32 => carry(Carry::Add),
@@ -340,6 +343,12 @@ pub fn writable_sgpr(r: u8) -> bool {
     r <= sreg::VCC_HI || r == sreg::M0
 }
 
+/// Whether a 32-bit source of a 64-bit op is one the emitter reads: a VGPR
+/// or a scalar source.
+fn narrow_src_ok(s: Operand) -> bool {
+    matches!(s, Operand::Vgpr(_)) || scalar_src_ok(s)
+}
+
 /// Whether `inst` of class `class` is in the form the emitter builds: no
 /// DPP, no clamp or output modifier, no half selects, abs/neg only on f32
 /// sources, every operand a plain register or constant.
@@ -366,11 +375,12 @@ pub fn form_ok(inst: &Inst, class: Class) -> bool {
             };
             src_ok && dst_ok && inst.src[2] == Operand::None
         }
-        Class::F64(_) => {
+        Class::F64(k) => {
             let srcs = inst.src[..3].iter().zip(info.src);
             let src_ok = srcs.clone().all(|(&s, ty)| match ty {
                 Ty::None => true,
                 Ty::F64 => pair_src_ok(s),
+                Ty::B32 if k == F64::Ldexp => narrow_src_ok(s),
                 _ => false,
             });
             src_ok
@@ -379,13 +389,12 @@ pub fn form_ok(inst: &Inst, class: Class) -> bool {
                 && inst.src[3] == Operand::None
         }
         Class::Mad64 { .. } => {
-            let narrow = |s: Operand| matches!(s, Operand::Vgpr(_)) || scalar_src_ok(s);
             let mask_ok = match inst.dst[1] {
                 Operand::Sgpr(r) => writable_sgpr(r) || r == sreg::NULL,
                 _ => false,
             };
-            narrow(inst.src[0])
-                && narrow(inst.src[1])
+            narrow_src_ok(inst.src[0])
+                && narrow_src_ok(inst.src[1])
                 && pair_src_ok(inst.src[2])
                 && matches!(inst.dst[0], Operand::Vgpr(_))
                 && mask_ok

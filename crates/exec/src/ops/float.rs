@@ -747,7 +747,7 @@ pub fn exp64(x: f64) -> i32 {
 /// rounds once.
 pub fn ldexp32(x: f32, e: i32, rm: Round) -> f32 {
     if rm == Round::Nearest {
-        (x as f64 * 2f64.powi(e.clamp(-300, 300))) as f32
+        (x as f64 * pow2(e.clamp(-300, 300))) as f32
     } else {
         f(ldexp_rounded(F32, x.to_bits() as u64, e, rm) as u32)
     }
@@ -763,10 +763,18 @@ pub fn ldexp64(x: f64, e: i32, rm: Round) -> f64 {
         && (-1022..=1023).contains(&e)
         && (1..=2046).contains(&scaled)
     {
-        x * 2f64.powi(e)
+        x * pow2(e)
     } else {
         d(ldexp_rounded(F64, x.to_bits(), e, rm))
     }
+}
+
+/// 2^e for `e` in f64's normal range (-1022..=1023), built from its bits
+/// (`powi` is a loop of multiplies in a library call).
+#[inline(always)]
+fn pow2(e: i32) -> f64 {
+    debug_assert!((-1022..=1023).contains(&e));
+    f64::from_bits(((e + 1023) as u64) << 52)
 }
 
 /// f16 · 2^e: the exponent saturates to ±64, beyond which every f16

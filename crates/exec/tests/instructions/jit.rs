@@ -3,7 +3,7 @@
 //! Each program is a random mix of the ops the JIT lowers (f32 and integer
 //! VALU, VOPD pairs, compares into VCC and SGPR masks, `v_cndmask`, carry
 //! ops (`v_add_co_u32`, `v_add_co_ci_u32`, …), 64-bit shifts, f64
-//! add/mul/fma (SGPR-pair sources too), `v_mad_u64_u32`/`v_mad_i64_i32`,
+//! add/mul/fma/ldexp (SGPR-pair sources too), `v_mad_u64_u32`/`v_mad_i64_i32`,
 //! SALU
 //! with SCC, short forward branches) over a few registers, assembled by
 //! llvm-mc-19 and run from a random state — f32 specials (signed zeros,
@@ -293,10 +293,22 @@ fn instruction(rng: &mut Rng, wave64: bool) -> String {
             };
             let (a, b, c) = (f64_src(rng), f64_src(rng), f64_src(rng));
             let d = rng.pick(PAIRS);
-            match rng.below(3) {
+            match rng.below(4) {
                 0 => format!("v_add_f64 {d}, {a}, {b}"),
                 1 => format!("v_mul_f64 {d}, {a}, {b}"),
-                _ => format!("v_fma_f64 {d}, {a}, {b}, {c}"),
+                2 => format!("v_fma_f64 {d}, {a}, {b}, {c}"),
+                _ => {
+                    // The exponent: small constants (the fast path, unless
+                    // the value is a zero, denormal, infinity or NaN, or
+                    // the result leaves the normal range), or a register,
+                    // whose random contents mostly take the exact path.
+                    let e = match rng.below(3) {
+                        0 => rng.pick(V).to_string(),
+                        1 => rng.pick(&["s6", "s7"]).to_string(),
+                        _ => rng.pick(&["-7", "0", "1", "-1", "64", "-16"]).to_string(),
+                    };
+                    format!("v_ldexp_f64 {d}, {a}, {e}")
+                }
             }
         }
         // The address arithmetic of 64-bit indexing: 32 x 32 + 64 bits
