@@ -139,20 +139,27 @@ impl Block {
 
 /// The compiled blocks of one program for one wave size.
 pub struct Jit {
-    /// By slot index: the block starting there.
-    blocks: Vec<Option<Block>>,
+    /// By slot index: the index in `blocks` of the block starting there,
+    /// or `NO_BLOCK`. The run loop looks a slot up here after every
+    /// interpreted instruction, so the table is kept dense (4 bytes a
+    /// slot) to stay in cache beside a kernel's streaming data.
+    starts: Vec<u32>,
+    blocks: Vec<Block>,
     _code: Code,
 }
+
+const NO_BLOCK: u32 = u32::MAX;
 
 impl Jit {
     #[inline(always)]
     pub fn block_at(&self, pc: u32) -> Option<&Block> {
-        self.blocks.get(pc as usize)?.as_ref()
+        let k = *self.starts.get(pc as usize)?;
+        self.blocks.get(k as usize)
     }
 
     /// Number of compiled blocks.
     pub fn block_count(&self) -> usize {
-        self.blocks.iter().flatten().count()
+        self.blocks.len()
     }
 
     /// Compiles every block of `program` for waves of 64 lanes or 32.
@@ -193,7 +200,8 @@ impl Jit {
             module.clear_context(&mut ctx);
         }
         module.finalize_definitions().ok()?;
-        let mut blocks: Vec<Option<Block>> = (0..n).map(|_| None).collect();
+        let mut starts = vec![NO_BLOCK; n];
+        let mut blocks = Vec::with_capacity(ids.len());
         for (start, id, len, mode_fields, vgprs) in ids {
             let code = module.get_finalized_function(id);
             // SAFETY: `code` is the finalized entry of a function defined
@@ -201,7 +209,8 @@ impl Jit {
             // an i32 out) in the host's default calling convention, which
             // is `extern "C"`.
             let entry = unsafe { std::mem::transmute::<*const u8, BlockFn>(code) };
-            blocks[start as usize] = Some(Block {
+            starts[start as usize] = blocks.len() as u32;
+            blocks.push(Block {
                 entry,
                 len,
                 mode_fields,
@@ -209,6 +218,7 @@ impl Jit {
             });
         }
         Some(Jit {
+            starts,
             blocks,
             _code: Code(Some(module)),
         })

@@ -48,6 +48,15 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, buffer: bool) -> R
         if let Some(s) = env.sanitizer.as_mut() {
             s.global(w, None, Use::Read, addr, 4 * dwords as u64)?;
         }
+        // The usual case, every dword readable: one range check.
+        let end = addr.wrapping_add(4 * dwords as u64);
+        if let Some(win) = env.mem.window(addr, end, false) {
+            for (k, v) in values[..dwords].iter_mut().enumerate() {
+                *v = win.load_u32(addr + 4 * k as u64);
+            }
+            w.write_sn(i.dst[0], &values[..dwords]);
+            return Ok(Flow::Next);
+        }
         // The first dword must be readable. LLVM widens scalar loads it
         // knows to be dereferenceable up to their alignment (a 36-byte
         // kernarg segment read with s_load_b128 at 0x18), and hardware reads
