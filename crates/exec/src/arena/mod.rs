@@ -1051,10 +1051,10 @@ impl Window<'_> {
         true
     }
 
-    /// The wave-wide store of `N` dwords a lane: `rows[k][l]` to `addrs[l]
-    /// + 4 * k` for each lane `l` that `mask` selects, lane by lane in lane
-    /// order (so of lanes storing to the same dword the last wins, as one
-    /// lane at a time would store). Returns false, having stored nothing,
+    /// The wave-wide store of `N` dwords a lane: for each lane `l` that
+    /// `mask` selects, `rows[k][l]` to `addrs[l] + 4 * k`, lane by lane in
+    /// lane order (so of lanes storing to the same dword the last wins, as
+    /// one lane at a time would store). Returns false, having stored nothing,
     /// unless every one of those dwords is aligned and inside a window
     /// checked for writes.
     #[inline(always)]
