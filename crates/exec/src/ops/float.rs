@@ -757,7 +757,8 @@ pub fn ldexp32(x: f32, e: i32, rm: Round) -> f32 {
 /// are normal (then it is exact), else the exact path (a product that
 /// lands among the denormals would round twice if taken in two steps).
 pub fn ldexp64(x: f64, e: i32, rm: Round) -> f64 {
-    let scaled = exp64(x) + e;
+    // In 64 bits: e is any i32 (a VGPR's contents).
+    let scaled = i64::from(exp64(x)) + i64::from(e);
     if rm == Round::Nearest
         && x.is_normal()
         && (-1022..=1023).contains(&e)
