@@ -1,10 +1,10 @@
 //! Cranelift IR for one planned block.
 //!
-//! The block is straight-line code but for short cold paths that rejoin
-//! it (a chunk with a NaN, an ldexp lane outside the fast case), so
-//! register state is plain SSA values kept in maps: a register is loaded
-//! on first use and stored once at the end. Every op a block holds is lane-local (no op moves data between
-//! lanes) and EXEC is fixed for the block, so the emitter may run the
+//! The block is straight-line code but for one cold path per chunk (see
+//! [`Pass`]), so register state is plain SSA values kept in maps: a
+//! register is loaded on first use and stored once at the end. Every op a
+//! block holds is lane-local (no op moves data between lanes) and EXEC is
+//! fixed for the block, so the emitter may run the
 //! vector ops chunk by chunk — all of the block's vector ops over lanes
 //! 0..3, then 4..7, … — keeping a chunk's registers in host SIMD
 //! registers, and apply EXEC once per written register when the chunk is
@@ -70,6 +70,24 @@ struct Out {
 /// op, or the two halves of a VOPD.
 type Group<'p> = Vec<VOp<'p>>;
 
+/// How a chunk's ops are emitted. A few ops have a rule that SIMD does not
+/// give directly: the interpreter's NaN operand choice for FMA and f64
+/// ops, `v_ldexp_f64` outside normal numbers. Branching per op around
+/// them cost 40% of an FMA-heavy block, so a chunk is emitted twice: the
+/// fast pass computes the plain SIMD result and collects the lanes where
+/// it might be wrong (a NaN result, an ldexp outside the fast case); if an
+/// active lane is among them, a cold copy of the chunk recomputes all of
+/// it exactly from the same registers (nothing is stored before the
+/// chunk's end) and rejoins before the stores.
+enum Pass {
+    Fast {
+        /// Lanes (all-ones or zero 32-bit lanes) whose fast result is in
+        /// doubt, active or not.
+        doubt: Option<Value>,
+    },
+    Exact,
+}
+
 pub struct Emitter<'a, 'b> {
     b: &'a mut FunctionBuilder<'b>,
     vgpr: Value,
@@ -82,6 +100,7 @@ pub struct Emitter<'a, 'b> {
     scc: Option<Value>,
     scc_dirty: bool,
     exec: Option<Value>,
+    pass: Pass,
 }
 
 impl<'a, 'b> Emitter<'a, 'b> {
@@ -100,6 +119,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             scc: None,
             scc_dirty: false,
             exec: None,
+            pass: Pass::Exact,
         }
     }
 
@@ -404,13 +424,99 @@ impl<'a, 'b> Emitter<'a, 'b> {
         self.b.ins().bitcast(I32X4, le, v)
     }
 
-    /// Every vector op of the block over lanes `4 * chunk ..`, then the
-    /// chunk's written registers stored under EXEC.
+    /// Every vector op of the block over lanes `4 * chunk ..` (a fast
+    /// pass and, if it is in doubt, an exact one), then the chunk's
+    /// written registers stored under EXEC.
     fn chunk(&mut self, groups: &[Group], chunk: usize, masks: &mut [Option<Value>]) {
+        // EXEC is read before the branch so that its cached value
+        // dominates every later use.
+        let exec = self.exec_mask();
+        let live = self.mask_lanes(exec, chunk);
+        let before = masks.to_vec();
+        self.pass = Pass::Fast { doubt: None };
+        let mut written = self.chunk_ops(groups, chunk, masks);
+        let doubt = match std::mem::replace(&mut self.pass, Pass::Exact) {
+            Pass::Fast { doubt } => doubt,
+            Pass::Exact => unreachable!("the fast pass stays fast"),
+        };
+        if let Some(doubt) = doubt {
+            let active = self.b.ins().band(doubt, live);
+            self.exact_if_any(active, groups, chunk, (before, masks), &mut written);
+        }
+        for (&r, &v) in &written {
+            let at = r as i32 * VGPR_BYTES + base_of(chunk);
+            let old = self.b.ins().load(I32X4, self.flags, self.vgpr, at);
+            let new = self.b.ins().bitselect(live, v, old);
+            self.b.ins().store(self.flags, new, self.vgpr, at);
+        }
+    }
+
+    /// The chunk's cold path: when any lane of `active` is set, the chunk's
+    /// ops again in the exact pass, from the same registers; `written` and
+    /// the compare masks changed since `before` become the values of
+    /// whichever pass ran.
+    fn exact_if_any(
+        &mut self,
+        active: Value,
+        groups: &[Group],
+        chunk: usize,
+        (before, masks): (Vec<Option<Value>>, &mut [Option<Value>]),
+        written: &mut BTreeMap<u16, Value>,
+    ) {
+        let any = self.b.ins().vany_true(active);
+        let changed: Vec<usize> = (0..masks.len())
+            .filter(|&k| masks[k] != before[k])
+            .collect();
+        // What both passes hand to the stores: the written VGPRs, then the
+        // changed masks.
+        let carried = |w: &BTreeMap<u16, Value>, m: &[Option<Value>]| -> Vec<Value> {
+            let masks = changed.iter().map(|&k| m[k].expect("both passes set it"));
+            w.values().copied().chain(masks).collect()
+        };
+        let fast = carried(written, masks);
+        let exact = self.b.create_block();
+        let merge = self.b.create_block();
+        for &v in &fast {
+            let ty = self.b.func.dfg.value_type(v);
+            self.b.append_block_param(merge, ty);
+        }
+        let fast: Vec<BlockArg> = fast.into_iter().map(BlockArg::Value).collect();
+        self.b.ins().brif(any, exact, &[], merge, &fast);
+        self.b.switch_to_block(exact);
+        self.b.seal_block(exact);
+        let mut exact_masks = before;
+        let exact_written = self.chunk_ops(groups, chunk, &mut exact_masks);
+        debug_assert!(exact_written.keys().eq(written.keys()));
+        let exact: Vec<BlockArg> = carried(&exact_written, &exact_masks)
+            .into_iter()
+            .map(BlockArg::Value)
+            .collect();
+        self.b.ins().jump(merge, &exact);
+        self.b.switch_to_block(merge);
+        self.b.seal_block(merge);
+        let params = self.b.block_params(merge).to_vec();
+        let (regs, changed_masks) = params.split_at(written.len());
+        for (slot, &p) in written.values_mut().zip(regs) {
+            *slot = p;
+        }
+        for (&k, &p) in changed.iter().zip(changed_masks) {
+            masks[k] = Some(p);
+        }
+    }
+
+    /// One pass over the chunk's vector ops in the current [`Pass`]:
+    /// the final value of every VGPR they write, compare masks added to
+    /// `masks`.
+    fn chunk_ops(
+        &mut self,
+        groups: &[Group],
+        chunk: usize,
+        masks: &mut [Option<Value>],
+    ) -> BTreeMap<u16, Value> {
         let mut regs: HashMap<u16, Value> = HashMap::new();
-        let mut written: BTreeMap<u16, ()> = BTreeMap::new();
+        let mut written: BTreeMap<u16, Value> = BTreeMap::new();
         let mut cmp_lanes: HashMap<u8, Value> = HashMap::new();
-        let base = (chunk * CHUNK_LANES * 4) as i32;
+        let base = base_of(chunk);
         for group in groups {
             let mut results = Vec::with_capacity(group.len());
             for op in group {
@@ -420,7 +526,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
                     Class::Shift64(k) => self.shift64(op, k, &mut regs, base),
                     Class::F64(F64::Ldexp) => {
                         let e = src(self, 1);
-                        self.ldexp64(op, e, &mut regs, base, chunk)
+                        self.ldexp64(op, e, &mut regs, base)
                     }
                     Class::F64(k) => self.f64_op(op, k, &mut regs, base),
                     Class::Mad64 { signed } => {
@@ -455,19 +561,12 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 if let Operand::Vgpr(r) = op.inst.dst[0] {
                     for (k, &v) in out.vgpr.iter().enumerate() {
                         regs.insert(r + k as u16, v);
-                        written.insert(r + k as u16, ());
+                        written.insert(r + k as u16, v);
                     }
                 }
             }
         }
-        let exec = self.exec_mask();
-        let live = self.mask_lanes(exec, chunk);
-        for &r in written.keys() {
-            let at = r as i32 * VGPR_BYTES + base;
-            let old = self.b.ins().load(I32X4, self.flags, self.vgpr, at);
-            let new = self.b.ins().bitselect(live, regs[&r], old);
-            self.b.ins().store(self.flags, new, self.vgpr, at);
-        }
+        written
     }
 
     /// Source `k` of a 32-bit vector op in this chunk, abs/neg applied.
@@ -667,6 +766,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             })
             .collect();
         let mut out = [Value::from_u32(0); 2];
+        let mut nans = [None; 2];
         for (half, slot) in out.iter_mut().enumerate() {
             let x: Vec<Value> = srcs.iter().map(|s| s[half]).collect();
             let r = match k {
@@ -675,7 +775,10 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 F64::Fma => self.b.ins().fma(x[0], x[1], x[2]),
                 F64::Ldexp => unreachable!("ldexp64 builds v_ldexp_f64"),
             };
-            *slot = self.nan_rule(r, &x);
+            (*slot, nans[half]) = self.nan_rule(r, &x);
+        }
+        if let [Some(a), Some(b)] = nans {
+            self.add_doubt_x2([a, b]);
         }
         Out {
             vgpr: self.x2_to_pairs(out).to_vec(),
@@ -684,57 +787,48 @@ impl<'a, 'b> Emitter<'a, 'b> {
     }
 
     /// `v_ldexp_f64` over one chunk under the default MODE, as
-    /// `ops::float::ldexp64` computes it: where x is normal and both e and
-    /// the result's exponent are in the normal range, x · 2^e is x's bits
-    /// with e added to the exponent field (exact, as the interpreter's
-    /// product is). When an active lane is anything else (a zero, a
-    /// denormal, an infinity, a NaN, a result that over- or underflows),
-    /// a cold path computes the chunk's lanes with the interpreter's own
-    /// function (`ldexp_lane`).
-    fn ldexp64(
-        &mut self,
-        op: &VOp,
-        e: Value,
-        regs: &mut HashMap<u16, Value>,
-        base: i32,
-        chunk: usize,
-    ) -> Out {
+    /// `ops::float::ldexp64` computes it. The fast pass: where x is normal
+    /// and both e and the result's exponent are in the normal range,
+    /// x · 2^e is x's bits with e added to the exponent field (exact, as
+    /// the interpreter's product is); any other lane (a zero, a denormal,
+    /// an infinity, a NaN, a result that over- or underflows) is put in
+    /// doubt. The exact pass calls the interpreter's own function for
+    /// every lane (`ldexp_lane`).
+    fn ldexp64(&mut self, op: &VOp, e: Value, regs: &mut HashMap<u16, Value>, base: i32) -> Out {
         let halves = self.pair_src(op, 0, regs, base);
         let x = self.pairs_to_x2(halves, I64X2);
-        let exec = self.exec_mask();
-        let live = self.mask_lanes(exec, chunk);
         let e = [self.b.ins().swiden_low(e), self.b.ins().swiden_high(e)];
-        let live = [
-            self.b.ins().swiden_low(live),
-            self.b.ins().swiden_high(live),
-        ];
-        let mut fast = [x[0]; 2];
-        let mut miss = None;
-        for h in 0..2 {
-            let field = self.b.ins().ushr_imm_u(x[h], 52);
-            let exp_mask = self.splat64(0x7ff);
-            let exp = self.b.ins().band(field, exp_mask);
-            let scaled = self.b.ins().iadd(exp, e[h]);
-            let ok = [(exp, 1, 2046), (e[h], -1022, 1023), (scaled, 1, 2046)]
-                .map(|(v, lo, hi)| self.in_range64(v, lo, hi));
-            let both = self.b.ins().band(ok[0], ok[1]);
-            let ok = self.b.ins().band(both, ok[2]);
-            let m = self.b.ins().band_not(live[h], ok);
-            miss = Some(match miss {
-                Some(prev) => self.b.ins().bor(prev, m),
-                None => m,
-            });
-            let step = self.b.ins().ishl_imm_u(e[h], 52);
-            fast[h] = self.b.ins().iadd(x[h], step);
+        let out = match self.pass {
+            Pass::Fast { .. } => {
+                let mut fast = x;
+                let mut miss = x;
+                for h in 0..2 {
+                    let field = self.b.ins().ushr_imm_u(x[h], 52);
+                    let exp_mask = self.splat64(0x7ff);
+                    let exp = self.b.ins().band(field, exp_mask);
+                    let scaled = self.b.ins().iadd(exp, e[h]);
+                    let ok = [(exp, 1, 2046), (e[h], -1022, 1023), (scaled, 1, 2046)]
+                        .map(|(v, lo, hi)| self.in_range64(v, lo, hi));
+                    let both = self.b.ins().band(ok[0], ok[1]);
+                    let ok = self.b.ins().band(both, ok[2]);
+                    miss[h] = self.b.ins().bnot(ok);
+                    let step = self.b.ins().ishl_imm_u(e[h], 52);
+                    fast[h] = self.b.ins().iadd(x[h], step);
+                }
+                self.add_doubt_x2(miss);
+                fast
+            }
+            Pass::Exact => self.ldexp_calls(x, e),
+        };
+        Out {
+            vgpr: self.x2_to_pairs(out).to_vec(),
+            mask: None,
         }
-        let any = self.b.ins().vany_true(miss.expect("two halves"));
-        let cold = self.b.create_block();
-        let merge = self.b.create_block();
-        let out = [I64X2; 2].map(|ty| self.b.append_block_param(merge, ty));
-        let fast = fast.map(BlockArg::Value);
-        self.b.ins().brif(any, cold, &[], merge, &fast);
-        self.b.switch_to_block(cold);
-        self.b.seal_block(cold);
+    }
+
+    /// `ldexp_lane` for each of a chunk's lanes (`x` and `e` as two
+    /// 64-bit-lane vectors each).
+    fn ldexp_calls(&mut self, x: [Value; 2], e: [Value; 2]) -> [Value; 2] {
         let mut sig = Signature::new(self.b.func.signature.call_conv);
         sig.params.extend([AbiParam::new(I64), AbiParam::new(I32)]);
         sig.returns.push(AbiParam::new(I64));
@@ -755,13 +849,26 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 exact[h] = self.b.ins().insertlane(exact[h], r, l);
             }
         }
-        self.b.ins().jump(merge, &exact.map(BlockArg::Value));
-        self.b.switch_to_block(merge);
-        self.b.seal_block(merge);
-        Out {
-            vgpr: self.x2_to_pairs(out).to_vec(),
-            mask: None,
+        exact
+    }
+
+    /// Puts the lanes of `lanes` (all-ones or zero 32-bit lanes) in doubt.
+    fn add_doubt(&mut self, lanes: Value) {
+        debug_assert_eq!(self.b.func.dfg.value_type(lanes), I32X4);
+        if let Pass::Fast { doubt } = &mut self.pass {
+            let prev = doubt.take();
+            *doubt = Some(match prev {
+                Some(d) => self.b.ins().bor(d, lanes),
+                None => lanes,
+            });
         }
+    }
+
+    /// [`Self::add_doubt`] for a mask in two 64-bit-lane vectors (lanes
+    /// 0-1, 2-3).
+    fn add_doubt_x2(&mut self, halves: [Value; 2]) {
+        let [low_words, _] = self.x2_to_pairs(halves);
+        self.add_doubt(low_words);
     }
 
     fn splat64(&mut self, v: i64) -> Value {
@@ -892,7 +999,11 @@ impl<'a, 'b> Emitter<'a, 'b> {
                     }
                     L::Fma => {
                         let r = self.b.ins().fma(x[0], x[1], x[2]);
-                        self.nan_rule(r, &x)
+                        let (bits, nan) = self.nan_rule(r, &x);
+                        if let Some(nan) = nan {
+                            self.add_doubt(nan);
+                        }
+                        bits
                     }
                     _ => {
                         let r = self.b.ins().fadd(x[0], x[1]);
@@ -970,29 +1081,23 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// `operands` (F32X4 or F64X2): a NaN operand gives the first NaN
     /// operand, quieted (`ops::float::{fma32, add64, mul64, fma64}`);
     /// otherwise a NaN result is the host's default NaN, as in the
-    /// interpreter. Returns the result's bits as integer lanes. Cranelift
-    /// picks among x86's three FMA forms, which take NaN operands in
-    /// different orders, by register allocation, so a chunk with a NaN
-    /// result takes a branch that recomputes the NaN.
-    fn nan_rule(&mut self, r: Value, operands: &[Value]) -> Value {
+    /// interpreter. Cranelift picks among x86's three FMA forms, which take
+    /// NaN operands in different orders, by register allocation, so the
+    /// fast pass keeps the host's result and returns its NaN lanes (in
+    /// `r`'s lane shape) to be put in doubt; the exact pass applies the
+    /// rule. Returns the result's bits as integer lanes.
+    fn nan_rule(&mut self, r: Value, operands: &[Value]) -> (Value, Option<Value>) {
         let le = MachMemFlags::new().with_endianness(Endianness::Little);
         let (bits_ty, quiet) = if self.b.func.dfg.value_type(r) == F64X2 {
             (I64X2, self.b.ins().iconst(I64, 0x0008_0000_0000_0000))
         } else {
             (I32X4, self.b.ins().iconst(I32, 0x0040_0000))
         };
-        let quiet = self.b.ins().splat(bits_ty, quiet);
         let r_bits = self.b.ins().bitcast(bits_ty, le, r);
-        let nan = self.b.ins().fcmp(FloatCC::Unordered, r, r);
-        let any = self.b.ins().vany_true(nan);
-        let fix = self.b.create_block();
-        let merge = self.b.create_block();
-        let out = self.b.append_block_param(merge, bits_ty);
-        self.b
-            .ins()
-            .brif(any, fix, &[], merge, &[BlockArg::Value(r_bits)]);
-        self.b.switch_to_block(fix);
-        self.b.seal_block(fix);
+        if let Pass::Fast { .. } = self.pass {
+            return (r_bits, Some(self.b.ins().fcmp(FloatCC::Unordered, r, r)));
+        }
+        let quiet = self.b.ins().splat(bits_ty, quiet);
         let mut fixed = r_bits;
         for &v in operands.iter().rev() {
             let is_nan = self.b.ins().fcmp(FloatCC::Unordered, v, v);
@@ -1000,10 +1105,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             let q = self.b.ins().bor(bits, quiet);
             fixed = self.b.ins().bitselect(is_nan, q, fixed);
         }
-        self.b.ins().jump(merge, &[BlockArg::Value(fixed)]);
-        self.b.switch_to_block(merge);
-        self.b.seal_block(merge);
-        out
+        (fixed, None)
     }
 
     // ---- the block's exit -----------------------------------------------
@@ -1049,6 +1151,11 @@ impl<'a, 'b> Emitter<'a, 'b> {
 /// would abort the process (`ldexp64` is plain arithmetic on any input).
 extern "C" fn ldexp_lane(x: u64, e: i32) -> u64 {
     ldexp64(f64::from_bits(x), e, Round::Nearest).to_bits()
+}
+
+/// The byte offset of chunk `chunk` within a VGPR row.
+fn base_of(chunk: usize) -> i32 {
+    (chunk * CHUNK_LANES * 4) as i32
 }
 
 /// For each SGPR a vector compare of the block writes, the accumulator of
