@@ -1145,7 +1145,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
     }
 }
 
-/// One lane of `v_ldexp_f64` under the default MODE, for the cold path of
+/// One lane of `v_ldexp_f64` under the default MODE, for the exact pass of
 /// [`Emitter::ldexp64`]: the interpreter's function, so both tiers agree.
 /// It must never panic: a panic cannot unwind through JIT code, so it
 /// would abort the process (`ldexp64` is plain arithmetic on any input).
