@@ -152,6 +152,10 @@ enum Command {
         /// on pocl (needs clang-19 and pocl-opencl-icd).
         #[arg(long)]
         suite: bool,
+        /// With --suite: only these kernels (comma-separated names), e.g.
+        /// to profile one.
+        #[arg(long, value_delimiter = ',', requires = "suite")]
+        kernels: Vec<String>,
     },
     /// Convert a SOFTGPU_TRACE JSON-lines trace into a Chrome/Perfetto
     /// timeline (open it in ui.perfetto.dev or chrome://tracing).
@@ -214,7 +218,8 @@ fn main() -> ExitCode {
             seconds,
             json,
             suite: true,
-        } => suite::run(seconds.unwrap_or(0.2), json),
+            kernels,
+        } => suite::run(seconds.unwrap_or(0.2), json, &kernels),
         Command::Bench { seconds, json, .. } => bench::run(seconds.unwrap_or(0.5), json),
         Command::Trace { input, output } => timeline::convert(&input, output.as_deref()),
         Command::Replay { capture } => timeline::replay(&capture),

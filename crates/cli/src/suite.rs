@@ -561,18 +561,34 @@ fn geomean(xs: impl Iterator<Item = f64>) -> f64 {
     (sum / n as f64).exp()
 }
 
-pub fn run(seconds: f64, json: bool) -> Result<(), String> {
+/// Runs the suite, or only the cases named in `only` when it is not empty.
+pub fn run(seconds: f64, json: bool, only: &[String]) -> Result<(), String> {
     if !(seconds > 0.0 && seconds.is_finite()) {
         return Err(format!("--seconds {seconds}: expected a positive number"));
     }
+    let all = cases();
+    if let Some(bad) = only
+        .iter()
+        .find(|k| !all.iter().any(|c| c.kernel == k.as_str()))
+    {
+        let names: Vec<_> = all.iter().map(|c| c.kernel).collect();
+        return Err(format!(
+            "--kernels: the suite has no kernel {bad:?} (it has {})",
+            names.join(", ")
+        ));
+    }
+    let picked = all
+        .into_iter()
+        .filter(|c| only.is_empty() || only.iter().any(|k| k == c.kernel))
+        .collect::<Vec<_>>();
     let dir = std::env::temp_dir().join(format!("softgpu-bench-suite-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let result = run_in(&dir, seconds, json);
+    let result = run_in(&dir, &picked, seconds, json);
     let _ = std::fs::remove_dir_all(&dir);
     result
 }
 
-fn run_in(dir: &Path, seconds: f64, json: bool) -> Result<(), String> {
+fn run_in(dir: &Path, cases: &[Case], seconds: f64, json: bool) -> Result<(), String> {
     let harness = build_harness(dir)?;
     let pocl_device = probe(&harness)?;
     std::fs::write(dir.join("suite.cl"), SOURCE).map_err(|e| e.to_string())?;
@@ -595,7 +611,7 @@ fn run_in(dir: &Path, seconds: f64, json: bool) -> Result<(), String> {
         );
     }
     let mut rows = Vec::new();
-    for case in &cases() {
+    for case in cases {
         let r = measure(case, &code, &harness, dir, seconds)?;
         if !json {
             println!(
