@@ -70,6 +70,34 @@ struct Out {
 /// op, or the two halves of a VOPD.
 type Group<'p> = Vec<VOp<'p>>;
 
+/// What one pass over a chunk gives: the final value of every VGPR its ops
+/// write, and each compare's mask bits for the chunk's lanes (by the
+/// compare's accumulator, shifted into place, other lanes zero).
+#[derive(Default)]
+struct ChunkOut {
+    written: BTreeMap<u16, Value>,
+    mask_parts: BTreeMap<usize, Value>,
+}
+
+impl ChunkOut {
+    /// Everything the pass hands on, in a fixed order (for block params).
+    fn values(&self) -> Vec<Value> {
+        let masks = self.mask_parts.values();
+        self.written.values().chain(masks).copied().collect()
+    }
+
+    /// The same keys with `values`, in [`ChunkOut::values`]' order.
+    fn set_values(&mut self, values: &[Value]) {
+        let slots = self
+            .written
+            .values_mut()
+            .chain(self.mask_parts.values_mut());
+        for (slot, &v) in slots.zip(values) {
+            *slot = v;
+        }
+    }
+}
+
 /// How a chunk's ops are emitted. A few ops have a rule that SIMD does not
 /// give directly: the interpreter's NaN operand choice for FMA and f64
 /// ops, `v_ldexp_f64` outside normal numbers. Branching per op around
@@ -432,18 +460,23 @@ impl<'a, 'b> Emitter<'a, 'b> {
         // dominates every later use.
         let exec = self.exec_mask();
         let live = self.mask_lanes(exec, chunk);
-        let before = masks.to_vec();
         self.pass = Pass::Fast { doubt: None };
-        let mut written = self.chunk_ops(groups, chunk, masks);
+        let mut out = self.chunk_ops(groups, chunk);
         let doubt = match std::mem::replace(&mut self.pass, Pass::Exact) {
             Pass::Fast { doubt } => doubt,
             Pass::Exact => unreachable!("the fast pass stays fast"),
         };
         if let Some(doubt) = doubt {
             let active = self.b.ins().band(doubt, live);
-            self.exact_if_any(active, groups, chunk, (before, masks), &mut written);
+            self.exact_if_any(active, groups, chunk, &mut out);
         }
-        for (&r, &v) in &written {
+        for (&k, &part) in &out.mask_parts {
+            masks[k] = Some(match masks[k] {
+                Some(m) => self.b.ins().bor(m, part),
+                None => part,
+            });
+        }
+        for (&r, &v) in &out.written {
             let at = r as i32 * VGPR_BYTES + base_of(chunk);
             let old = self.b.ins().load(I32X4, self.flags, self.vgpr, at);
             let new = self.b.ins().bitselect(live, v, old);
@@ -452,69 +485,37 @@ impl<'a, 'b> Emitter<'a, 'b> {
     }
 
     /// The chunk's cold path: when any lane of `active` is set, the chunk's
-    /// ops again in the exact pass, from the same registers; `written` and
-    /// the compare masks changed since `before` become the values of
+    /// ops again in the exact pass, from the same registers; `out` becomes
     /// whichever pass ran.
-    fn exact_if_any(
-        &mut self,
-        active: Value,
-        groups: &[Group],
-        chunk: usize,
-        (before, masks): (Vec<Option<Value>>, &mut [Option<Value>]),
-        written: &mut BTreeMap<u16, Value>,
-    ) {
+    fn exact_if_any(&mut self, active: Value, groups: &[Group], chunk: usize, out: &mut ChunkOut) {
         let any = self.b.ins().vany_true(active);
-        let changed: Vec<usize> = (0..masks.len())
-            .filter(|&k| masks[k] != before[k])
-            .collect();
-        // What both passes hand to the stores: the written VGPRs, then the
-        // changed masks.
-        let carried = |w: &BTreeMap<u16, Value>, m: &[Option<Value>]| -> Vec<Value> {
-            let masks = changed.iter().map(|&k| m[k].expect("both passes set it"));
-            w.values().copied().chain(masks).collect()
-        };
-        let fast = carried(written, masks);
+        let fast = out.values();
         let exact = self.b.create_block();
         let merge = self.b.create_block();
         for &v in &fast {
             let ty = self.b.func.dfg.value_type(v);
             self.b.append_block_param(merge, ty);
         }
-        let fast: Vec<BlockArg> = fast.into_iter().map(BlockArg::Value).collect();
-        self.b.ins().brif(any, exact, &[], merge, &fast);
+        let args = |values: Vec<Value>| -> Vec<BlockArg> {
+            values.into_iter().map(BlockArg::Value).collect()
+        };
+        self.b.ins().brif(any, exact, &[], merge, &args(fast));
         self.b.switch_to_block(exact);
         self.b.seal_block(exact);
-        let mut exact_masks = before;
-        let exact_written = self.chunk_ops(groups, chunk, &mut exact_masks);
-        debug_assert!(exact_written.keys().eq(written.keys()));
-        let exact: Vec<BlockArg> = carried(&exact_written, &exact_masks)
-            .into_iter()
-            .map(BlockArg::Value)
-            .collect();
-        self.b.ins().jump(merge, &exact);
+        let exact_out = self.chunk_ops(groups, chunk);
+        debug_assert!(exact_out.written.keys().eq(out.written.keys()));
+        debug_assert!(exact_out.mask_parts.keys().eq(out.mask_parts.keys()));
+        self.b.ins().jump(merge, &args(exact_out.values()));
         self.b.switch_to_block(merge);
         self.b.seal_block(merge);
-        let params = self.b.block_params(merge).to_vec();
-        let (regs, changed_masks) = params.split_at(written.len());
-        for (slot, &p) in written.values_mut().zip(regs) {
-            *slot = p;
-        }
-        for (&k, &p) in changed.iter().zip(changed_masks) {
-            masks[k] = Some(p);
-        }
+        let joined = self.b.block_params(merge).to_vec();
+        out.set_values(&joined);
     }
 
-    /// One pass over the chunk's vector ops in the current [`Pass`]:
-    /// the final value of every VGPR they write, compare masks added to
-    /// `masks`.
-    fn chunk_ops(
-        &mut self,
-        groups: &[Group],
-        chunk: usize,
-        masks: &mut [Option<Value>],
-    ) -> BTreeMap<u16, Value> {
+    /// One pass over the chunk's vector ops in the current [`Pass`].
+    fn chunk_ops(&mut self, groups: &[Group], chunk: usize) -> ChunkOut {
         let mut regs: HashMap<u16, Value> = HashMap::new();
-        let mut written: BTreeMap<u16, Value> = BTreeMap::new();
+        let mut out = ChunkOut::default();
         let mut cmp_lanes: HashMap<u8, Value> = HashMap::new();
         let base = base_of(chunk);
         for group in groups {
@@ -522,7 +523,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             for op in group {
                 let mut src =
                     |e: &mut Self, k: usize| e.chunk_src(op, k, &mut regs, base, chunk, &cmp_lanes);
-                let out = match op.class {
+                let res = match op.class {
                     Class::Shift64(k) => self.shift64(op, k, &mut regs, base),
                     Class::F64(F64::Ldexp) => {
                         let e = src(self, 1);
@@ -539,10 +540,10 @@ impl<'a, 'b> Emitter<'a, 'b> {
                         self.vector_op(op, [a, b, c])
                     }
                 };
-                results.push(out);
+                results.push(res);
             }
-            for (op, out) in group.iter().zip(results) {
-                if let (Some(k), Some(lanes)) = (op.acc, out.mask) {
+            for (op, res) in group.iter().zip(results) {
+                if let (Some(k), Some(lanes)) = (op.acc, res.mask) {
                     let bits = self.b.ins().vhigh_bits(I32, lanes);
                     let wide = if self.wave64 {
                         self.b.ins().uextend(I64, bits)
@@ -550,23 +551,21 @@ impl<'a, 'b> Emitter<'a, 'b> {
                         bits
                     };
                     let part = self.b.ins().ishl_imm_u(wide, (chunk * CHUNK_LANES) as i64);
-                    masks[k] = Some(match masks[k] {
-                        Some(m) => self.b.ins().bor(m, part),
-                        None => part,
-                    });
+                    // Each compare has an accumulator of its own.
+                    out.mask_parts.insert(k, part);
                     if let Some(Operand::Sgpr(r)) = op.class.mask_dst(op.inst) {
                         cmp_lanes.insert(r, lanes);
                     }
                 }
                 if let Operand::Vgpr(r) = op.inst.dst[0] {
-                    for (k, &v) in out.vgpr.iter().enumerate() {
+                    for (k, &v) in res.vgpr.iter().enumerate() {
                         regs.insert(r + k as u16, v);
-                        written.insert(r + k as u16, v);
+                        out.written.insert(r + k as u16, v);
                     }
                 }
             }
         }
-        written
+        out
     }
 
     /// Source `k` of a 32-bit vector op in this chunk, abs/neg applied.
@@ -765,9 +764,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 self.pairs_to_x2(halves, F64X2)
             })
             .collect();
-        let mut out = [Value::from_u32(0); 2];
-        let mut nans = [None; 2];
-        for (half, slot) in out.iter_mut().enumerate() {
+        let halves = [0, 1].map(|half| {
             let x: Vec<Value> = srcs.iter().map(|s| s[half]).collect();
             let r = match k {
                 F64::Add => self.b.ins().fadd(x[0], x[1]),
@@ -775,13 +772,11 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 F64::Fma => self.b.ins().fma(x[0], x[1], x[2]),
                 F64::Ldexp => unreachable!("ldexp64 builds v_ldexp_f64"),
             };
-            (*slot, nans[half]) = self.nan_rule(r, &x);
-        }
-        if let [Some(a), Some(b)] = nans {
-            self.add_doubt_x2([a, b]);
-        }
+            (r, x)
+        });
+        let [lo, hi] = self.nan_rule(halves);
         Out {
-            vgpr: self.x2_to_pairs(out).to_vec(),
+            vgpr: self.x2_to_pairs([lo, hi]).to_vec(),
             mask: None,
         }
     }
@@ -800,23 +795,9 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let e = [self.b.ins().swiden_low(e), self.b.ins().swiden_high(e)];
         let out = match self.pass {
             Pass::Fast { .. } => {
-                let mut fast = x;
-                let mut miss = x;
-                for h in 0..2 {
-                    let field = self.b.ins().ushr_imm_u(x[h], 52);
-                    let exp_mask = self.splat64(0x7ff);
-                    let exp = self.b.ins().band(field, exp_mask);
-                    let scaled = self.b.ins().iadd(exp, e[h]);
-                    let ok = [(exp, 1, 2046), (e[h], -1022, 1023), (scaled, 1, 2046)]
-                        .map(|(v, lo, hi)| self.in_range64(v, lo, hi));
-                    let both = self.b.ins().band(ok[0], ok[1]);
-                    let ok = self.b.ins().band(both, ok[2]);
-                    miss[h] = self.b.ins().bnot(ok);
-                    let step = self.b.ins().ishl_imm_u(e[h], 52);
-                    fast[h] = self.b.ins().iadd(x[h], step);
-                }
-                self.add_doubt_x2(miss);
-                fast
+                let halves = [0, 1].map(|h| self.ldexp_fast(x[h], e[h]));
+                self.add_doubt(&halves.map(|(_, miss)| miss));
+                halves.map(|(fast, _)| fast)
             }
             Pass::Exact => self.ldexp_calls(x, e),
         };
@@ -824,6 +805,23 @@ impl<'a, 'b> Emitter<'a, 'b> {
             vgpr: self.x2_to_pairs(out).to_vec(),
             mask: None,
         }
+    }
+
+    /// The fast case of `v_ldexp_f64` over two lanes (64-bit lanes `x`,
+    /// `e`): x's bits with e added to the exponent field, and the lanes
+    /// outside the case (all-ones 64-bit lanes), whose result is wrong.
+    fn ldexp_fast(&mut self, x: Value, e: Value) -> (Value, Value) {
+        let field = self.b.ins().ushr_imm_u(x, 52);
+        let exp_mask = self.splat64(0x7ff);
+        let exp = self.b.ins().band(field, exp_mask);
+        let scaled = self.b.ins().iadd(exp, e);
+        let ok = [(exp, 1, 2046), (e, -1022, 1023), (scaled, 1, 2046)]
+            .map(|(v, lo, hi)| self.in_range64(v, lo, hi));
+        let both = self.b.ins().band(ok[0], ok[1]);
+        let ok = self.b.ins().band(both, ok[2]);
+        let miss = self.b.ins().bnot(ok);
+        let step = self.b.ins().ishl_imm_u(e, 52);
+        (self.b.ins().iadd(x, step), miss)
     }
 
     /// `ldexp_lane` for each of a chunk's lanes (`x` and `e` as two
@@ -852,8 +850,14 @@ impl<'a, 'b> Emitter<'a, 'b> {
         exact
     }
 
-    /// Puts the lanes of `lanes` (all-ones or zero 32-bit lanes) in doubt.
-    fn add_doubt(&mut self, lanes: Value) {
+    /// Puts the chunk's lanes that `lanes` selects in doubt: all-ones or
+    /// zero lanes, as one I32X4 or as two I64X2 halves (lanes 0-1, 2-3).
+    fn add_doubt(&mut self, lanes: &[Value]) {
+        let lanes = match *lanes {
+            [four] => four,
+            [lo, hi] => self.x2_to_pairs([lo, hi])[0],
+            _ => unreachable!("a chunk is one I32X4 or two I64X2 halves"),
+        };
         debug_assert_eq!(self.b.func.dfg.value_type(lanes), I32X4);
         if let Pass::Fast { doubt } = &mut self.pass {
             let prev = doubt.take();
@@ -862,13 +866,6 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 None => lanes,
             });
         }
-    }
-
-    /// [`Self::add_doubt`] for a mask in two 64-bit-lane vectors (lanes
-    /// 0-1, 2-3).
-    fn add_doubt_x2(&mut self, halves: [Value; 2]) {
-        let [low_words, _] = self.x2_to_pairs(halves);
-        self.add_doubt(low_words);
     }
 
     fn splat64(&mut self, v: i64) -> Value {
@@ -999,10 +996,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
                     }
                     L::Fma => {
                         let r = self.b.ins().fma(x[0], x[1], x[2]);
-                        let (bits, nan) = self.nan_rule(r, &x);
-                        if let Some(nan) = nan {
-                            self.add_doubt(nan);
-                        }
+                        let [bits] = self.nan_rule([(r, x)]);
                         bits
                     }
                     _ => {
@@ -1077,35 +1071,46 @@ impl<'a, 'b> Emitter<'a, 'b> {
         }
     }
 
-    /// The interpreter's NaN rule for a float result `r` of the float
-    /// `operands` (F32X4 or F64X2): a NaN operand gives the first NaN
-    /// operand, quieted (`ops::float::{fma32, add64, mul64, fma64}`);
-    /// otherwise a NaN result is the host's default NaN, as in the
-    /// interpreter. Cranelift picks among x86's three FMA forms, which take
-    /// NaN operands in different orders, by register allocation, so the
-    /// fast pass keeps the host's result and returns its NaN lanes (in
-    /// `r`'s lane shape) to be put in doubt; the exact pass applies the
-    /// rule. Returns the result's bits as integer lanes.
-    fn nan_rule(&mut self, r: Value, operands: &[Value]) -> (Value, Option<Value>) {
+    /// The interpreter's NaN rule for a chunk's float results, each given
+    /// with its float operands: one F32X4 part, or two F64X2 halves. A NaN
+    /// operand gives the first NaN operand, quieted
+    /// (`ops::float::{fma32, add64, mul64, fma64}`); otherwise a NaN result
+    /// is the host's default NaN, as in the interpreter. Cranelift picks
+    /// among x86's three FMA forms, which take NaN operands in different
+    /// orders, by register allocation, so the fast pass keeps the host's
+    /// results and puts their NaN lanes in doubt; the exact pass applies
+    /// the rule. Returns the results' bits as integer lanes.
+    fn nan_rule<const N: usize>(&mut self, parts: [(Value, Vec<Value>); N]) -> [Value; N] {
         let le = MachMemFlags::new().with_endianness(Endianness::Little);
-        let (bits_ty, quiet) = if self.b.func.dfg.value_type(r) == F64X2 {
-            (I64X2, self.b.ins().iconst(I64, 0x0008_0000_0000_0000))
-        } else {
-            (I32X4, self.b.ins().iconst(I32, 0x0040_0000))
-        };
-        let r_bits = self.b.ins().bitcast(bits_ty, le, r);
-        if let Pass::Fast { .. } = self.pass {
-            return (r_bits, Some(self.b.ins().fcmp(FloatCC::Unordered, r, r)));
+        let fast = matches!(self.pass, Pass::Fast { .. });
+        if fast {
+            let nans = parts.each_ref().map(|(r, _)| {
+                let r = *r;
+                self.b.ins().fcmp(FloatCC::Unordered, r, r)
+            });
+            self.add_doubt(&nans);
         }
-        let quiet = self.b.ins().splat(bits_ty, quiet);
-        let mut fixed = r_bits;
-        for &v in operands.iter().rev() {
-            let is_nan = self.b.ins().fcmp(FloatCC::Unordered, v, v);
-            let bits = self.b.ins().bitcast(bits_ty, le, v);
-            let q = self.b.ins().bor(bits, quiet);
-            fixed = self.b.ins().bitselect(is_nan, q, fixed);
-        }
-        (fixed, None)
+        parts.map(|(r, operands)| {
+            let (bits_ty, lane, quiet) = if self.b.func.dfg.value_type(r) == F64X2 {
+                (I64X2, I64, 0x0008_0000_0000_0000)
+            } else {
+                (I32X4, I32, 0x0040_0000)
+            };
+            let r_bits = self.b.ins().bitcast(bits_ty, le, r);
+            if fast {
+                return r_bits;
+            }
+            let quiet = self.b.ins().iconst(lane, quiet);
+            let quiet = self.b.ins().splat(bits_ty, quiet);
+            let mut fixed = r_bits;
+            for &v in operands.iter().rev() {
+                let is_nan = self.b.ins().fcmp(FloatCC::Unordered, v, v);
+                let bits = self.b.ins().bitcast(bits_ty, le, v);
+                let q = self.b.ins().bor(bits, quiet);
+                fixed = self.b.ins().bitselect(is_nan, q, fixed);
+            }
+            fixed
+        })
     }
 
     // ---- the block's exit -----------------------------------------------
