@@ -1005,75 +1005,73 @@ impl Window<'_> {
     }
 
     /// Whether, for every lane `l` that `mask` selects (of the first 64),
-    /// the `count` dwords from `addrs[l] + offset` are 4-aligned and inside
-    /// the window: one branch-free pass over the lanes (it vectorises), so
-    /// the accesses that follow need no check of their own.
+    /// the `count` dwords from `addrs[l]` are 4-aligned and inside the
+    /// window: one branch-free pass over the lanes (it vectorises), so the
+    /// accesses that follow need no check of their own.
     #[inline(always)]
-    fn dwords_inside(&self, addrs: &[u64], mask: u64, offset: u64, count: u64) -> bool {
-        let Some(last) = self.end.checked_sub(4 * count) else {
+    fn dwords_inside(&self, addrs: &[u64], mask: u64, count: usize) -> bool {
+        let Some(last) = self.end.checked_sub(4 * count as u64) else {
             return false;
         };
         let mut bad = false;
         for (l, &a) in addrs.iter().enumerate().take(64) {
-            let a = a.wrapping_add(offset);
             let selected = mask >> l & 1 != 0;
             bad |= selected & ((a < self.start) | (a > last) | (a & 3 != 0));
         }
         !bad
     }
 
-    /// Whether [`Window::gather_u32`] at offsets 0, 4, … `4 * (count - 1)`
-    /// will load every selected lane's dwords.
+    /// The wave-wide load of `rows.len()` dwords a lane: `rows[k][l]` =
+    /// the dword at `addrs[l] + 4 * k` for each lane `l` that `mask`
+    /// selects (of the first 64, and of `addrs` and the rows). Returns
+    /// false, having loaded nothing, unless every one of those dwords is
+    /// aligned and inside the window.
     #[inline(always)]
-    pub fn holds_dwords(&self, addrs: &[u64], mask: u64, count: u64) -> bool {
-        self.dwords_inside(addrs, mask, 0, count)
-    }
-
-    /// The wave-wide dword load: `row[l]` = the dword at `addrs[l] +
-    /// offset` for each lane `l` that `mask` selects (of the first 64, and
-    /// of both slices). Returns false, having loaded nothing, unless every
-    /// one of those dwords is aligned and inside the window.
-    #[inline(always)]
-    pub fn gather_u32(&self, addrs: &[u64], mask: u64, offset: u64, row: &mut [u32]) -> bool {
-        let n = addrs.len().min(row.len()).min(64);
-        let (addrs, row) = (&addrs[..n], &mut row[..n]);
-        if !self.dwords_inside(addrs, mask, offset, 1) {
+    pub fn gather_dwords<const L: usize>(
+        &self,
+        addrs: &[u64],
+        mask: u64,
+        rows: &mut [[u32; L]],
+    ) -> bool {
+        let addrs = &addrs[..addrs.len().min(L).min(64)];
+        if !self.dwords_inside(addrs, mask, rows.len()) {
             return false;
         }
-        for (l, (r, &a)) in row.iter_mut().zip(addrs).enumerate() {
+        for (l, &a) in addrs.iter().enumerate() {
             if mask >> l & 1 != 0 {
-                // SAFETY: an aligned dword inside the window
-                // (`dwords_inside`), so mapped and accessed atomically, as
-                // for `load_u32`.
-                *r = unsafe { dword(a.wrapping_add(offset) as usize) }.load(Relaxed);
+                for (k, row) in rows.iter_mut().enumerate() {
+                    // SAFETY: an aligned dword inside the window
+                    // (`dwords_inside`), so mapped and accessed atomically,
+                    // as for `load_u32`.
+                    row[l] = unsafe { dword(a.wrapping_add(4 * k as u64) as usize) }.load(Relaxed);
+                }
             }
         }
         true
     }
 
-    /// The wave-wide store of `N` dwords a lane: for each lane `l` that
-    /// `mask` selects, `rows[k][l]` to `addrs[l] + 4 * k`, lane by lane in
-    /// lane order (so of lanes storing to the same dword the last wins, as
-    /// one lane at a time would store). Returns false, having stored nothing,
-    /// unless every one of those dwords is aligned and inside a window
-    /// checked for writes.
+    /// The wave-wide store of `rows.len()` dwords a lane: for each lane `l`
+    /// that `mask` selects, `rows[k][l]` to `addrs[l] + 4 * k`, lane by lane
+    /// in lane order (so of lanes storing to the same dword the last wins,
+    /// as one lane at a time would store). Returns false, having stored
+    /// nothing, unless every one of those dwords is aligned and inside a
+    /// window checked for writes.
     #[inline(always)]
-    pub fn scatter_dwords<const N: usize>(
+    pub fn scatter_dwords<const L: usize>(
         &self,
         addrs: &[u64],
         mask: u64,
-        rows: [&[u32]; N],
+        rows: &[[u32; L]],
     ) -> bool {
-        let n = rows.iter().fold(addrs.len().min(64), |n, r| n.min(r.len()));
-        let addrs = &addrs[..n];
-        if !self.write || !self.dwords_inside(addrs, mask, 0, N as u64) {
+        let addrs = &addrs[..addrs.len().min(L).min(64)];
+        if !self.write || !self.dwords_inside(addrs, mask, rows.len()) {
             return false;
         }
         for (l, &a) in addrs.iter().enumerate() {
             if mask >> l & 1 != 0 {
                 for (k, row) in rows.iter().enumerate() {
-                    // SAFETY: as for `gather_u32`, in a window checked for
-                    // writes.
+                    // SAFETY: as for `gather_dwords`, in a window checked
+                    // for writes.
                     unsafe { dword(a.wrapping_add(4 * k as u64) as usize) }.store(row[l], Relaxed);
                 }
             }

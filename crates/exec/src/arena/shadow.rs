@@ -119,27 +119,21 @@ impl Shadow {
         let deny = who.deny();
         // Bytes of the last granule that must be addressable.
         let need = (last & 7) + 1;
-        if first_granule == last_granule {
-            let s = self.byte(first_granule);
-            return s & deny == 0 && u64::from(s & 15) >= need;
-        }
-        self.all_full(first_granule, last_granule, deny) && {
-            let s = self.byte(last_granule);
-            s & deny == 0 && u64::from(s & 15) >= need
-        }
+        let last_ok = granule_allows(self.byte(last_granule), deny, need);
+        last_ok
+            && (first_granule == last_granule || self.all_full(first_granule, last_granule, deny))
     }
 
     /// Whether granules `[from, to)` are all wholly addressable and allowed:
     /// a page at a time where its summary settles it, else eight granules
     /// at a time where the shadow is aligned.
     fn all_full(&self, from: u64, to: u64, deny: u8) -> bool {
-        let ok = |s: u8| s & deny == 0 && s & 15 == 8;
         let mut g = from;
         while g < to {
             let stop = (g / PAGE_GRANULES + 1) * PAGE_GRANULES;
             let stop = stop.min(to);
-            if !ok(self.page(g / PAGE_GRANULES).load(Relaxed)) && !self.granules_full(g, stop, deny)
-            {
+            let summary = self.page(g / PAGE_GRANULES).load(Relaxed);
+            if !granule_allows(summary, deny, 8) && !self.granules_full(g, stop, deny) {
                 return false;
             }
             g = stop;
@@ -150,7 +144,7 @@ impl Shadow {
     /// [`Shadow::all_full`] granule by granule (a word for each aligned
     /// eight).
     fn granules_full(&self, from: u64, to: u64, deny: u8) -> bool {
-        let ok = |s: u8| s & deny == 0 && s & 15 == 8;
+        let ok = |s: u8| granule_allows(s, deny, 8);
         let mut g = from;
         while g < to && !g.is_multiple_of(8) {
             if !ok(self.byte(g)) {
@@ -292,6 +286,14 @@ impl Shadow {
             }
         }
     }
+}
+
+/// Whether a granule (or a page summary) with shadow byte `s` lets an
+/// access that `deny` does not refuse use its first `need` bytes (1 to 8;
+/// 8 asks for the whole granule).
+#[inline(always)]
+fn granule_allows(s: u8, deny: u8, need: u64) -> bool {
+    s & deny == 0 && u64::from(s & 15) >= need
 }
 
 /// Which allocation last owned each 256-byte granule: its serial number.

@@ -374,13 +374,13 @@ fn window<'a>(
     if format == Format::Flat && !(clear(SHARED_APERTURE) && clear(PRIVATE_APERTURE)) {
         return None;
     }
-    let range = (end - min.min(end) <= WINDOW_SPAN)
-        .then(|| env.mem.window(min, end, write))
-        .flatten();
-    range.or_else(|| {
-        let lane_addrs = active(lanes, exec).map(|l| addrs[l]);
-        env.mem.window_at(min, end, write, bytes, lane_addrs)
-    })
+    if end - min.min(end) <= WINDOW_SPAN {
+        if let Some(whole) = env.mem.window(min, end, write) {
+            return Some(whole);
+        }
+    }
+    let lane_addrs = active(lanes, exec).map(|l| addrs[l]);
+    env.mem.window_at(min, end, write, bytes, lane_addrs)
 }
 
 /// How loaded bytes become register contents.
@@ -438,16 +438,13 @@ fn load_window(w: &mut Wave, env: &Env, i: &Inst, bytes: usize, ext: Ext) -> boo
         }
         return true;
     }
-    let dwords = bytes / 4;
-    if !win.holds_dwords(addrs, exec, dwords as u64) {
-        return false;
+    // A destination that would wrap past the last VGPR takes the per-lane
+    // path, which wraps as `Wave::set_lane` does.
+    let rows = d as usize..d as usize + bytes / 4;
+    match w.vgpr.get_mut(rows) {
+        Some(rows) => win.gather_dwords(addrs, exec, rows),
+        None => false,
     }
-    for k in 0..dwords {
-        let row = &mut w.vgpr[(d as usize + k) % NUM_VGPRS];
-        let loaded = win.gather_u32(addrs, exec, 4 * k as u64, row);
-        debug_assert!(loaded, "holds_dwords said every dword is inside");
-    }
-    true
 }
 
 fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) -> Result {
@@ -509,18 +506,17 @@ fn store_window(w: &Wave, env: &Env, i: &Inst, bytes: usize, shift: u32) -> bool
     };
     let (exec, lanes) = (w.exec(), w.lanes);
     let addrs = &addrs[..lanes];
-    let row = |k: usize| &w.vgpr[(s as usize + k) % NUM_VGPRS][..];
-    match bytes {
-        4 => win.scatter_dwords(addrs, exec, [row(0)]),
-        8 => win.scatter_dwords(addrs, exec, [row(0), row(1)]),
-        12 => win.scatter_dwords(addrs, exec, [row(0), row(1), row(2)]),
-        16 => win.scatter_dwords(addrs, exec, [row(0), row(1), row(2), row(3)]),
-        _ => {
-            for l in active(lanes, exec) {
-                win.write(addrs[l], &(row(0)[l] >> shift).to_le_bytes()[..bytes]);
-            }
-            true
+    if bytes < 4 {
+        let row = &w.vgpr[s as usize];
+        for l in active(lanes, exec) {
+            win.write(addrs[l], &(row[l] >> shift).to_le_bytes()[..bytes]);
         }
+        return true;
+    }
+    // As for loads, a source that would wrap takes the per-lane path.
+    match w.vgpr.get(s as usize..s as usize + bytes / 4) {
+        Some(rows) => win.scatter_dwords(addrs, exec, rows),
+        None => false,
     }
 }
 
