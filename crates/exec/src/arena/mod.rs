@@ -1067,16 +1067,41 @@ impl Window<'_> {
         if !self.write || !self.dwords_inside(addrs, mask, rows.len()) {
             return false;
         }
-        for (l, &a) in addrs.iter().enumerate() {
-            if mask >> l & 1 != 0 {
-                for (k, row) in rows.iter().enumerate() {
-                    // SAFETY: as for `gather_dwords`, in a window checked
-                    // for writes.
-                    unsafe { dword(a.wrapping_add(4 * k as u64) as usize) }.store(row[l], Relaxed);
-                }
+        // The usual counts go as arrays of a known length, so the inner
+        // loop unrolls.
+        // SAFETY: every selected lane's dwords were just checked to be
+        // aligned and inside this window, which was checked for writes.
+        unsafe {
+            match rows {
+                [a] => scatter_lanes(addrs, mask, &[a]),
+                [a, b] => scatter_lanes(addrs, mask, &[a, b]),
+                [a, b, c] => scatter_lanes(addrs, mask, &[a, b, c]),
+                [a, b, c, d] => scatter_lanes(addrs, mask, &[a, b, c, d]),
+                _ => scatter_lanes(addrs, mask, rows),
             }
         }
         true
+    }
+}
+
+/// The stores of [`Window::scatter_dwords`]: for each lane `mask`
+/// selects, in lane order, `rows[k][l]` to `addrs[l] + 4 * k`.
+///
+/// # Safety
+/// Every such dword must be 4-aligned and inside a window checked for
+/// writes (see [`Window::dwords_inside`]).
+#[inline(always)]
+unsafe fn scatter_lanes<R: AsRef<[u32]>>(addrs: &[u64], mask: u64, rows: &[R]) {
+    for (l, &a) in addrs.iter().enumerate() {
+        if mask >> l & 1 != 0 {
+            for (k, row) in rows.iter().enumerate() {
+                // SAFETY: the caller's contract: aligned and inside a
+                // window checked for writes, so mapped and accessed
+                // atomically, as for `Window::load_u32`.
+                unsafe { dword(a.wrapping_add(4 * k as u64) as usize) }
+                    .store(row.as_ref()[l], Relaxed);
+            }
+        }
     }
 }
 
