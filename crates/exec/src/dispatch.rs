@@ -169,7 +169,9 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
     });
     let gws = Gws::new(&watch);
     let sanitize = crate::sanitize::Dispatch::new(plan)?;
-    let jit = plan.jit.blocks(plan.program, plan.lanes() == 64);
+    let jit = plan
+        .jit
+        .blocks(plan.program, plan.entry()?, plan.lanes() == 64);
     // A grid-wide barrier needs every workgroup running at once: one host
     // thread each (see `crate::gws`).
     let threads = if plan.program.uses_gws {

@@ -151,7 +151,7 @@ impl Bench {
         // at completes when it expects one wave.
         let watch = Watch::unlimited("bench");
         let gws = crate::gws::Gws::new(&watch);
-        let jit = self.jit.blocks(&program, wave.lanes == 64);
+        let jit = self.jit.blocks(&program, 0, wave.lanes == 64);
         self.jit_blocks = jit.map_or(0, |tier| tier.block_count());
         let mut env = Env {
             mem: crate::arena::Memory::new(&self.arena, None),

@@ -5,7 +5,7 @@
 //! a table walk. Branch and jump targets are resolved through an index from
 //! code offset to slot.
 
-use softgpu_codeobj::CodeObject;
+use softgpu_codeobj::{CodeObject, SymbolKind};
 use softgpu_isa::{Family, Inst, Op, Operand};
 
 use std::sync::OnceLock;
@@ -46,8 +46,30 @@ pub struct Program {
     /// (offset - text start) / 4 → slot index, or u32::MAX.
     index: Vec<u32>,
     text_start: u64,
-    /// The JIT's blocks for wave32 and wave64, compiled on first use.
+    /// The JIT's blocks of each kernel (see [`Program::jit`]).
+    units: Vec<Unit>,
+    /// The JIT's blocks of the whole text, for a dispatch from any other
+    /// entry.
+    whole: Unit,
+}
+
+/// The code one compilation covers: the slots a wave entering at `roots`
+/// can reach (see `crate::jit`), and its blocks for wave32 and wave64,
+/// compiled on first use.
+struct Unit {
+    /// The entry slot, then the program's callable functions; empty for
+    /// the whole text.
+    roots: Vec<u32>,
     jit: [OnceLock<Option<Jit>>; 2],
+}
+
+impl Unit {
+    fn new(roots: Vec<u32>) -> Unit {
+        Unit {
+            roots,
+            jit: Default::default(),
+        }
+    }
 }
 
 fn placeholder() -> Inst {
@@ -143,7 +165,7 @@ impl Program {
         let uses_gws = slots
             .iter()
             .any(|s| s.inst.op.name().starts_with("ds_gws_"));
-        Program {
+        let mut program = Program {
             code_object,
             image_base,
             family,
@@ -152,8 +174,33 @@ impl Program {
             uses_gws,
             index,
             text_start: text.start,
-            jit: Default::default(),
-        }
+            units: Vec::new(),
+            whole: Unit::new(Vec::new()),
+        };
+        program.units = program.kernel_units();
+        program
+    }
+
+    /// One compile unit per kernel entry. A kernel's code reaches the
+    /// program's other functions only through calls, whose targets a
+    /// register may hold, so each unit also starts from every function
+    /// symbol that is not a kernel's entry.
+    fn kernel_units(&self) -> Vec<Unit> {
+        let kernels = &self.code_object.kernels;
+        let is_entry = |offset: u64| kernels.iter().any(|k| k.entry_offset == offset);
+        let callees: Vec<u32> = (self.code_object.symbols.iter())
+            .filter(|s| s.kind == SymbolKind::Function && s.defined && !is_entry(s.value))
+            .filter_map(|s| self.index_of_offset(s.value))
+            .collect();
+        let mut entries: Vec<u32> = (kernels.iter())
+            .filter_map(|k| self.index_of_offset(k.entry_offset))
+            .collect();
+        entries.sort_unstable();
+        entries.dedup();
+        entries
+            .into_iter()
+            .map(|entry| Unit::new([entry].into_iter().chain(callees.iter().copied()).collect()))
+            .collect()
     }
 
     fn slot(offset: u64, decoded: Result<Inst, softgpu_isa::DecodeError>) -> Slot {
@@ -209,11 +256,18 @@ impl Program {
         }
     }
 
-    /// The JIT's compiled blocks for waves of 64 lanes or 32, compiled by
-    /// the first caller (`None`: the host has no JIT back end).
-    pub fn jit(&self, wave64: bool) -> Option<&Jit> {
-        self.jit[wave64 as usize]
-            .get_or_init(|| Jit::compile(self, wave64))
+    /// The JIT's compiled blocks for waves of 64 lanes or 32 entering at
+    /// slot `entry`, compiled by the first caller (`None`: the host has no
+    /// JIT back end). A kernel's entry gets the blocks of the code its
+    /// waves can reach, so a dispatch compiles only its kernel's code, not
+    /// every kernel's of the code object; any other entry gets the whole
+    /// text's.
+    pub fn jit(&self, entry: u32, wave64: bool) -> Option<&Jit> {
+        let unit = (self.units.iter())
+            .find(|u| u.roots.first() == Some(&entry))
+            .unwrap_or(&self.whole);
+        unit.jit[wave64 as usize]
+            .get_or_init(|| Jit::compile(self, &unit.roots, wave64))
             .as_ref()
     }
 

@@ -58,15 +58,16 @@ impl JitMode {
         }
     }
 
-    /// The blocks a dispatch of `program` runs in this mode.
-    pub fn blocks(self, program: &Program, wave64: bool) -> Option<Tier<'_>> {
+    /// The blocks a dispatch of `program` from slot `entry` runs in this
+    /// mode.
+    pub fn blocks(self, program: &Program, entry: u32, wave64: bool) -> Option<Tier<'_>> {
         let verify = match self {
             JitMode::Off => return None,
             JitMode::On => false,
             JitMode::Verify => true,
         };
         Some(Tier {
-            jit: program.jit(wave64)?,
+            jit: program.jit(entry, wave64)?,
             verify,
         })
     }
@@ -162,15 +163,16 @@ impl Jit {
         self.blocks.len()
     }
 
-    /// Compiles every block of `program` for waves of 64 lanes or 32.
-    /// `None` when the host has no Cranelift back end.
-    pub fn compile(program: &Program, wave64: bool) -> Option<Jit> {
+    /// Compiles the blocks of `program` that a wave entering at any of
+    /// `roots` can reach (every block when `roots` is empty) for waves of
+    /// 64 lanes or 32. `None` when the host has no Cranelift back end.
+    pub fn compile(program: &Program, roots: &[u32], wave64: bool) -> Option<Jit> {
         let mut module = new_module()?;
         let n = program.slots().len();
         let mut ids = Vec::new();
         let mut ctx = module.make_context();
         let mut fctx = FunctionBuilderContext::new();
-        for (start, plan) in blocks(program, wave64) {
+        for (start, plan) in blocks(program, &reachable(program, roots), wave64) {
             let target = module.target_config();
             let ptr = target.pointer_type();
             let sig = &mut ctx.func.signature;
@@ -310,18 +312,79 @@ pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<u32, Trap
     }
 }
 
-/// The blocks worth compiling, by start slot: a sweep from the entry that
-/// starts a block where a wave continues after each slot that cannot end
-/// or sit inside one, plus one at every branch target. A wave continues
-/// past the scheduling hints folded into the slot it ran (`hints_after`),
-/// so a block there starts after them: one starting at the hints would
-/// never be entered.
-fn blocks(program: &Program, wave64: bool) -> std::collections::BTreeMap<u32, plan::Plan<'_>> {
+/// Which slots a wave entering at any of `roots` can reach (all of them
+/// when `roots` is empty), over-approximated: every instruction falls
+/// through to the next but an end of program and the jumps that go
+/// elsewhere (`s_branch`, `s_setpc_b64`, `s_rfe_b64`), and every relative
+/// branch or call reaches its target too. A slot reached only through a
+/// computed jump (`s_setpc_b64` to an address the kernel forms) is missed;
+/// the interpreter runs it, correctly, only slower.
+fn reachable(program: &Program, roots: &[u32]) -> Vec<bool> {
+    use softgpu_isa::Op;
+    let slots = program.slots();
+    if roots.is_empty() {
+        return vec![true; slots.len()];
+    }
+    let mut seen = vec![false; slots.len()];
+    let mut work: Vec<u32> = roots.to_vec();
+    while let Some(i) = work.pop() {
+        let Some(seen_i) = seen.get_mut(i as usize) else {
+            continue;
+        };
+        if std::mem::replace(seen_i, true) {
+            continue;
+        }
+        let op = slots[i as usize].inst.op;
+        let relative = matches!(
+            op,
+            Op::S_BRANCH
+                | Op::S_CBRANCH_SCC0
+                | Op::S_CBRANCH_SCC1
+                | Op::S_CBRANCH_VCCZ
+                | Op::S_CBRANCH_VCCNZ
+                | Op::S_CBRANCH_EXECZ
+                | Op::S_CBRANCH_EXECNZ
+                | Op::S_CBRANCH_CDBGSYS
+                | Op::S_CBRANCH_CDBGUSER
+                | Op::S_CBRANCH_CDBGSYS_OR_USER
+                | Op::S_CBRANCH_CDBGSYS_AND_USER
+                | Op::S_CALL_B64
+        );
+        if relative {
+            let simm = slots[i as usize].inst.imm as i16 as i32;
+            work.extend(program.branch_target(i, simm));
+        }
+        let ends = matches!(
+            op,
+            Op::S_ENDPGM | Op::S_BRANCH | Op::S_SETPC_B64 | Op::S_RFE_B64
+        );
+        if !ends {
+            work.push(i + 1);
+        }
+    }
+    seen
+}
+
+/// The blocks worth compiling among the `reach`able slots, by start slot:
+/// a sweep from the entry that starts a block where a wave continues after
+/// each slot that cannot end or sit inside one, plus one at every branch
+/// target. A wave continues past the scheduling hints folded into the slot
+/// it ran (`hints_after`), so a block there starts after them: one
+/// starting at the hints would never be entered.
+fn blocks<'p>(
+    program: &'p Program,
+    reach: &[bool],
+    wave64: bool,
+) -> std::collections::BTreeMap<u32, plan::Plan<'p>> {
     let slots = program.slots();
     let n = slots.len() as u32;
     let mut blocks = std::collections::BTreeMap::new();
     let mut i = 0;
     while i < n {
+        if !reach[i as usize] {
+            i += 1;
+            continue;
+        }
         match plan::plan(program, i, wave64) {
             Some(p) => {
                 i = p.fallthrough;
@@ -331,7 +394,8 @@ fn blocks(program: &Program, wave64: bool) -> std::collections::BTreeMap<u32, pl
         }
     }
     for (i, slot) in program.slots().iter().enumerate() {
-        if !matches!(lower::class_of(slot.inst.op), Some(lower::Class::Branch(_))) {
+        let branch = matches!(lower::class_of(slot.inst.op), Some(lower::Class::Branch(_)));
+        if !branch || !reach[i] {
             continue;
         }
         if let Some(t) = program.branch_target(i as u32, slot.inst.imm as i16 as i32) {

@@ -1,0 +1,85 @@
+//! What the JIT compiles for a dispatch: the code its kernel's waves can
+//! reach (its own code and the program's callable functions), not every
+//! kernel's of the code object.
+
+mod common;
+use common::*;
+use softgpu_codeobj::SymbolKind;
+use softgpu_exec::Program;
+
+/// The entry slot of kernel `name`.
+fn entry(prog: &Program, name: &str) -> u32 {
+    let k = (prog.code_object.kernels.iter())
+        .find(|k| k.name == name)
+        .unwrap_or_else(|| panic!("no kernel {name}"));
+    prog.index_of_offset(k.entry_offset)
+        .expect("the entry is an instruction")
+}
+
+/// Compiled blocks starting in slots `range`.
+fn blocks_in(prog: &Program, entry: u32, range: std::ops::Range<u32>) -> Vec<u32> {
+    let jit = prog
+        .jit(entry, false)
+        .expect("this host has a JIT back end");
+    range.filter(|&s| jit.block_at(s).is_some()).collect()
+}
+
+/// Slot range of function symbol `name`'s code.
+fn code_of(prog: &Program, name: &str) -> std::ops::Range<u32> {
+    let sym = (prog.code_object.symbols.iter())
+        .find(|s| s.name == name && s.kind == SymbolKind::Function)
+        .unwrap_or_else(|| panic!("no function symbol {name}"));
+    let start = prog.index_of_offset(sym.value).expect("an instruction");
+    let end = prog
+        .index_of_offset(sym.value + sym.size)
+        .unwrap_or(prog.slots().len() as u32);
+    start..end
+}
+
+#[test]
+fn a_dispatch_compiles_its_own_kernel_only() {
+    let gpu = Gpu::new("gfx1151");
+    let prog = gpu.program("private_array.cl", &[]);
+    let all = 0..prog.slots().len() as u32;
+    let (small, large) = (entry(&prog, "private_small"), entry(&prog, "private_large"));
+    // No kernel enters at u32::MAX: that is the whole text's unit.
+    let whole = blocks_in(&prog, u32::MAX, all.clone());
+    for (name, e) in [("private_small", small), ("private_large", large)] {
+        let own = code_of(&prog, name);
+        let got = blocks_in(&prog, e, all.clone());
+        assert!(!got.is_empty(), "{name}: no blocks compiled");
+        // Every block of the kernel's own code, none of the other's.
+        assert_eq!(got, blocks_in(&prog, u32::MAX, own.clone()), "{name}");
+        assert!(
+            got.len() < whole.len(),
+            "{name} compiled every kernel's blocks"
+        );
+    }
+}
+
+#[test]
+fn a_kernel_unit_includes_the_functions_it_may_call() {
+    let gpu = Gpu::new("gfx1151");
+    let prog = gpu.program("calls.hip", &[]);
+    let kernel = (prog.code_object.kernels.iter())
+        .find(|k| k.name.contains("indirect_table"))
+        .expect("the indirect_table kernel")
+        .name
+        .clone();
+    let e = entry(&prog, &kernel);
+    // The callees are reached only through a function pointer, so only
+    // their symbols make them roots.
+    let callee = (prog.code_object.symbols.iter())
+        .find(|s| s.kind == SymbolKind::Function && s.name.contains("op_mul"))
+        .expect("the op_mul function")
+        .name
+        .clone();
+    let range = code_of(&prog, &callee);
+    let want = blocks_in(&prog, u32::MAX, range.clone());
+    assert!(!want.is_empty(), "{callee} has no block to compile");
+    assert_eq!(
+        blocks_in(&prog, e, range),
+        want,
+        "{callee} in {kernel}'s unit"
+    );
+}
