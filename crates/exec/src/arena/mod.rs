@@ -76,6 +76,7 @@ pub use blocks::{AllocSpec, Allocation, Origin};
 use blocks::{Block, Blocks};
 use map::Map;
 pub use shadow::{Access, Who};
+// `Lanes` is defined below, beside the `Window` that trusts its bounds.
 use shadow::{Owners, Shadow};
 
 /// Where the first device's arena is mapped when that range is free, so
@@ -1004,102 +1005,233 @@ impl Window<'_> {
         unsafe { store_bytes(start, data) };
     }
 
-    /// Whether, for every lane `l` that `mask` selects (of the first 64),
-    /// the `count` dwords from `addrs[l]` are 4-aligned and inside the
-    /// window: one branch-free pass over the lanes (it vectorises), so the
-    /// accesses that follow need no check of their own.
+    /// Whether the `count` dwords from the address of every lane `lanes`
+    /// selects are 4-aligned and inside the window: O(1) from the bounds
+    /// [`Lanes::new`] found, so the accesses that follow need no check of
+    /// their own.
     #[inline(always)]
-    fn dwords_inside(&self, addrs: &[u64], mask: u64, count: usize) -> bool {
+    fn dwords_inside(&self, lanes: &Lanes, count: usize) -> bool {
         let Some(last) = self.end.checked_sub(4 * count as u64) else {
             return false;
         };
-        let mut bad = false;
-        for (l, &a) in addrs.iter().enumerate().take(64) {
-            let selected = mask >> l & 1 != 0;
-            bad |= selected & ((a < self.start) | (a > last) | (a & 3 != 0));
-        }
-        !bad
+        lanes.mask == 0 || (lanes.lo >= self.start && lanes.hi <= last && lanes.low_bits & 3 == 0)
     }
 
     /// The wave-wide load of `rows.len()` dwords a lane: `rows[k][l]` =
-    /// the dword at `addrs[l] + 4 * k` for each lane `l` that `mask`
-    /// selects (of the first 64, and of `addrs` and the rows). Returns
-    /// false, having loaded nothing, unless every one of those dwords is
-    /// aligned and inside the window.
+    /// the dword at `addrs[l] + 4 * k` for each lane `l` that `lanes`
+    /// selects (lanes past a row's length are not loaded). Returns false,
+    /// having loaded nothing, unless every one of those dwords is aligned
+    /// and inside the window.
     #[inline(always)]
-    pub fn gather_dwords<const L: usize>(
-        &self,
-        addrs: &[u64],
-        mask: u64,
-        rows: &mut [[u32; L]],
-    ) -> bool {
-        let addrs = &addrs[..addrs.len().min(L).min(64)];
-        if !self.dwords_inside(addrs, mask, rows.len()) {
+    pub fn gather_dwords<const L: usize>(&self, lanes: &Lanes, rows: &mut [[u32; L]]) -> bool {
+        if lanes.addrs.len() > L || !self.dwords_inside(lanes, rows.len()) {
             return false;
         }
-        for (l, &a) in addrs.iter().enumerate() {
-            if mask >> l & 1 != 0 {
-                for (k, row) in rows.iter_mut().enumerate() {
-                    // SAFETY: an aligned dword inside the window
-                    // (`dwords_inside`), so mapped and accessed atomically,
-                    // as for `load_u32`.
-                    row[l] = unsafe { dword(a.wrapping_add(4 * k as u64) as usize) }.load(Relaxed);
-                }
+        // SAFETY: every selected lane's dwords were just checked to be
+        // aligned and inside this window; each lane indexes the rows
+        // (`addrs.len() <= L`). The usual counts go as arrays of a known
+        // length, so the inner loop unrolls.
+        unsafe {
+            match rows {
+                [a] => gather_lanes(lanes, &mut [a]),
+                [a, b] => gather_lanes(lanes, &mut [a, b]),
+                [a, b, c] => gather_lanes(lanes, &mut [a, b, c]),
+                [a, b, c, d] => gather_lanes(lanes, &mut [a, b, c, d]),
+                _ => gather_lanes(lanes, rows),
             }
         }
         true
     }
 
     /// The wave-wide store of `rows.len()` dwords a lane: for each lane `l`
-    /// that `mask` selects, `rows[k][l]` to `addrs[l] + 4 * k`, lane by lane
-    /// in lane order (so of lanes storing to the same dword the last wins,
-    /// as one lane at a time would store). Returns false, having stored
-    /// nothing, unless every one of those dwords is aligned and inside a
-    /// window checked for writes.
+    /// that `lanes` selects, `rows[k][l]` to `addrs[l] + 4 * k`, lane by
+    /// lane in lane order (so of lanes storing to the same dword the last
+    /// wins, as one lane at a time would store). Returns false, having
+    /// stored nothing, unless every one of those dwords is aligned and
+    /// inside a window checked for writes.
     #[inline(always)]
-    pub fn scatter_dwords<const L: usize>(
-        &self,
-        addrs: &[u64],
-        mask: u64,
-        rows: &[[u32; L]],
-    ) -> bool {
-        let addrs = &addrs[..addrs.len().min(L).min(64)];
-        if !self.write || !self.dwords_inside(addrs, mask, rows.len()) {
+    pub fn scatter_dwords<const L: usize>(&self, lanes: &Lanes, rows: &[[u32; L]]) -> bool {
+        if !self.write || lanes.addrs.len() > L || !self.dwords_inside(lanes, rows.len()) {
             return false;
         }
-        // The usual counts go as arrays of a known length, so the inner
-        // loop unrolls.
         // SAFETY: every selected lane's dwords were just checked to be
-        // aligned and inside this window, which was checked for writes.
+        // aligned and inside this window, which was checked for writes;
+        // each lane indexes the rows (`addrs.len() <= L`).
         unsafe {
             match rows {
-                [a] => scatter_lanes(addrs, mask, &[a]),
-                [a, b] => scatter_lanes(addrs, mask, &[a, b]),
-                [a, b, c] => scatter_lanes(addrs, mask, &[a, b, c]),
-                [a, b, c, d] => scatter_lanes(addrs, mask, &[a, b, c, d]),
-                _ => scatter_lanes(addrs, mask, rows),
+                [a] => scatter_lanes(lanes, &[a]),
+                [a, b] => scatter_lanes(lanes, &[a, b]),
+                [a, b, c] => scatter_lanes(lanes, &[a, b, c]),
+                [a, b, c, d] => scatter_lanes(lanes, &[a, b, c, d]),
+                _ => scatter_lanes(lanes, rows),
             }
         }
         true
     }
 }
 
-/// The stores of [`Window::scatter_dwords`]: for each lane `mask`
+/// The addresses of a wave's lanes (one per lane, up to 64), which of them
+/// a wave-wide access makes (`mask`), and the bounds of those, found in one
+/// pass: what lets a [`Window`] check a whole gather or scatter at once.
+/// Built only by [`Lanes::new`], so the bounds are always the addresses'.
+pub struct Lanes<'l> {
+    addrs: &'l [u64],
+    mask: u64,
+    /// The lowest and highest selected address (`u64::MAX`, 0 for none).
+    lo: u64,
+    hi: u64,
+    /// The OR of the selected addresses (their common misalignment).
+    low_bits: u64,
+}
+
+impl<'l> Lanes<'l> {
+    /// The lanes of `addrs` (the first 64) that `mask` selects.
+    #[inline(always)]
+    pub fn new(addrs: &'l [u64], mask: u64) -> Self {
+        let addrs = &addrs[..addrs.len().min(64)];
+        let mut lanes = Lanes::empty(addrs, mask);
+        for (l, &a) in addrs.iter().enumerate() {
+            lanes.take(l, a);
+        }
+        lanes
+    }
+
+    /// The first `N` (at most 64) lanes, lane `l`'s address `addr(l)`
+    /// written to `out[l]` in the same pass that bounds them (a fixed-length
+    /// loop with no bounds checks, which vectorises).
+    #[inline(always)]
+    pub fn from_fn<const N: usize>(
+        out: &'l mut [u64; 64],
+        mask: u64,
+        mut addr: impl FnMut(usize) -> u64,
+    ) -> Self {
+        let mut lanes = Lanes::empty(&[], 0);
+        lanes.mask = mask & lane_bits(N);
+        for (l, slot) in out[..N].iter_mut().enumerate() {
+            let a = addr(l);
+            *slot = a;
+            lanes.take(l, a);
+        }
+        lanes.addrs = &out[..N];
+        lanes
+    }
+
+    /// No lane taken yet, over `addrs`.
+    #[inline(always)]
+    fn empty(addrs: &'l [u64], mask: u64) -> Self {
+        Lanes {
+            addrs,
+            mask: mask & lane_bits(addrs.len()),
+            lo: u64::MAX,
+            hi: 0,
+            low_bits: 0,
+        }
+    }
+
+    /// Folds lane `l`'s address `a` into the bounds when the mask selects
+    /// it; branch-free, so the loops around it vectorise.
+    #[inline(always)]
+    fn take(&mut self, l: usize, a: u64) {
+        // All ones when lane `l` is selected, else zero.
+        let on = 0u64.wrapping_sub(self.mask >> l & 1);
+        self.lo = self.lo.min(a | !on);
+        self.hi = self.hi.max(a & on);
+        self.low_bits |= a & on;
+    }
+
+    /// The lowest and highest selected address, if any lane is selected.
+    #[inline(always)]
+    pub fn bounds(&self) -> Option<(u64, u64)> {
+        (self.mask != 0).then_some((self.lo, self.hi))
+    }
+
+    /// Every lane's address, selected or not.
+    #[inline(always)]
+    pub fn addrs(&self) -> &'l [u64] {
+        self.addrs
+    }
+
+    /// The selected lanes' addresses, in lane order.
+    pub fn selected(&self) -> impl Iterator<Item = u64> + '_ {
+        let mask = self.mask;
+        self.addrs
+            .iter()
+            .enumerate()
+            .filter(move |(l, _)| mask >> l & 1 != 0)
+            .map(|(_, &a)| a)
+    }
+}
+
+/// A mask of the first `n` lanes (all 64 for `n >= 64`).
+#[inline(always)]
+fn lane_bits(n: usize) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
+
+/// The loads of [`Window::gather_dwords`]: for each lane `lanes`
+/// selects, `rows[k][l]` = the dword at `addrs[l] + 4 * k`. A full mask
+/// runs without per-lane tests.
+///
+/// # Safety
+/// Every such dword must be 4-aligned and inside a window, and every lane
+/// must index the rows.
+#[inline(always)]
+unsafe fn gather_lanes<R: AsMut<[u32]>>(lanes: &Lanes, rows: &mut [R]) {
+    let load = |a: u64, k: usize| {
+        // SAFETY: the caller's contract: aligned and inside a window, so
+        // mapped and accessed atomically, as for `Window::load_u32`.
+        unsafe { dword(a.wrapping_add(4 * k as u64) as usize) }.load(Relaxed)
+    };
+    let (addrs, mask) = (lanes.addrs, lanes.mask);
+    if addrs.len() <= 64 && mask == lane_bits(addrs.len()) {
+        for (l, &a) in addrs.iter().enumerate() {
+            for (k, row) in rows.iter_mut().enumerate() {
+                row.as_mut()[l] = load(a, k);
+            }
+        }
+    } else {
+        for (l, &a) in addrs.iter().enumerate() {
+            if mask >> l & 1 != 0 {
+                for (k, row) in rows.iter_mut().enumerate() {
+                    row.as_mut()[l] = load(a, k);
+                }
+            }
+        }
+    }
+}
+
+/// The stores of [`Window::scatter_dwords`]: for each lane `lanes`
 /// selects, in lane order, `rows[k][l]` to `addrs[l] + 4 * k`.
 ///
 /// # Safety
 /// Every such dword must be 4-aligned and inside a window checked for
-/// writes (see [`Window::dwords_inside`]).
+/// writes (see [`Window::dwords_inside`]), and every lane must index the
+/// rows.
 #[inline(always)]
-unsafe fn scatter_lanes<R: AsRef<[u32]>>(addrs: &[u64], mask: u64, rows: &[R]) {
-    for (l, &a) in addrs.iter().enumerate() {
-        if mask >> l & 1 != 0 {
+unsafe fn scatter_lanes<R: AsRef<[u32]>>(lanes: &Lanes, rows: &[R]) {
+    let store = |a: u64, k: usize, row: &R, l: usize| {
+        // SAFETY: the caller's contract: aligned and inside a window
+        // checked for writes, so mapped and accessed atomically, as for
+        // `Window::load_u32`.
+        unsafe { dword(a.wrapping_add(4 * k as u64) as usize) }.store(row.as_ref()[l], Relaxed)
+    };
+    let (addrs, mask) = (lanes.addrs, lanes.mask);
+    if addrs.len() <= 64 && mask == lane_bits(addrs.len()) {
+        for (l, &a) in addrs.iter().enumerate() {
             for (k, row) in rows.iter().enumerate() {
-                // SAFETY: the caller's contract: aligned and inside a
-                // window checked for writes, so mapped and accessed
-                // atomically, as for `Window::load_u32`.
-                unsafe { dword(a.wrapping_add(4 * k as u64) as usize) }
-                    .store(row.as_ref()[l], Relaxed);
+                store(a, k, row, l);
+            }
+        }
+    } else {
+        for (l, &a) in addrs.iter().enumerate() {
+            if mask >> l & 1 != 0 {
+                for (k, row) in rows.iter().enumerate() {
+                    store(a, k, row, l);
+                }
             }
         }
     }

@@ -57,10 +57,15 @@ fn ds_addrs(w: &Wave, i: &Inst, offset: u64, out: &mut Addrs) -> u64 {
     match i.src[0] {
         Operand::Vgpr(r) => {
             let row = &w.vgpr[r as usize];
-            lane_addrs(w.lanes, exec, out, |l| row[l] as u64 + offset).1
+            hi(lane_addrs(w.lanes, exec, out, |l| row[l] as u64 + offset))
         }
-        _ => lane_addrs(w.lanes, exec, out, |l| base(w, i, l) + offset).1,
+        _ => hi(lane_addrs(w.lanes, exec, out, |l| base(w, i, l) + offset)),
     }
+}
+
+/// The highest selected lane's address, 0 when no lane is.
+fn hi(lanes: crate::arena::Lanes) -> u64 {
+    lanes.bounds().map_or(0, |(_, hi)| hi)
 }
 
 /// Whether an access reaching `reach` bytes past `hi` lies in LDS.

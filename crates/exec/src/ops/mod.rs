@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use softgpu_isa::{Inst, Op};
 
-use crate::arena::{MemError, Memory};
+use crate::arena::{Lanes, MemError, Memory};
 use crate::program::Program;
 use crate::wave::Wave;
 
@@ -269,27 +269,29 @@ pub fn active(lanes: usize, exec: u64) -> impl Iterator<Item = usize> {
     (0..lanes).filter(move |l| exec >> l & 1 != 0)
 }
 
-/// The wave-wide address pass the memory ops share: `addr(l)` of every lane
-/// into `out` in one loop (so a handler reads its address VGPR's lanes
-/// once, and checks them once), and the lowest and highest address of the
-/// lanes `exec` selects (`(u64::MAX, 0)` when none is).
+/// The wave-wide address pass the memory ops share: `addr(l)` of every
+/// lane into `out` in one loop (so a handler reads its address VGPR's lanes
+/// once), then the bounds of the lanes `exec` selects ([`Lanes::new`]).
 #[inline(always)]
 pub fn lane_addrs(
     lanes: usize,
     exec: u64,
     out: &mut [u64; crate::wave::MAX_LANES],
-    mut addr: impl FnMut(usize) -> u64,
-) -> (u64, u64) {
-    let (mut lo, mut hi) = (u64::MAX, 0);
-    for (l, slot) in out[..lanes].iter_mut().enumerate() {
-        let a = addr(l);
-        *slot = a;
-        if exec >> l & 1 != 0 {
-            lo = lo.min(a);
-            hi = hi.max(a);
+    addr: impl FnMut(usize) -> u64,
+) -> Lanes<'_> {
+    // A wave's width as a constant makes the pass one fixed-length loop
+    // with no bounds checks, which vectorises.
+    match lanes {
+        32 => Lanes::from_fn::<32>(out, exec, addr),
+        64 => Lanes::from_fn::<64>(out, exec, addr),
+        _ => {
+            let out = &mut out[..lanes];
+            out.iter_mut()
+                .zip((0..lanes).map(addr))
+                .for_each(|(slot, a)| *slot = a);
+            Lanes::new(out, exec)
         }
     }
-    (lo, hi)
 }
 
 #[cfg(test)]

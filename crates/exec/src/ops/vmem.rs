@@ -11,7 +11,7 @@ use softgpu_isa::{flags, Format, Inst, Operand};
 use super::ds::{lds_range, lds_write};
 use super::float::{d, f, flush32, h, to_h};
 use super::{active, lane_addrs, Env, Exec, Flow, Result, Trap};
-use crate::arena::Window;
+use crate::arena::{Lanes, Window};
 use crate::sanitize::Use;
 use crate::wave::{
     PrivateError, Wave, APERTURE_SIZE, MAX_LANES, NUM_VGPRS, PRIVATE_APERTURE, SHARED_APERTURE,
@@ -325,15 +325,16 @@ const WINDOW_SPAN: u64 = 16 << 10;
 /// per-lane path, which names the first faulting lane.
 ///
 /// [`Memory::window`]: crate::arena::Memory::window
-fn window<'a>(
+#[inline(always)]
+fn window<'a, 'o>(
     w: &Wave,
     env: &Env<'a>,
     i: &Inst,
     format: Format,
     bytes: u64,
     write: bool,
-    addrs: &mut [u64; MAX_LANES],
-) -> Option<Window<'a>> {
+    addrs: &'o mut [u64; MAX_LANES],
+) -> Option<(Window<'a>, Lanes<'o>)> {
     let (exec, lanes) = (w.exec(), w.lanes);
     let offset = i.imm as i64 as u64;
     let Operand::Vgpr(r) = i.src[0] else {
@@ -341,7 +342,7 @@ fn window<'a>(
     };
     let lo = &w.vgpr[r as usize];
     let hi = &w.vgpr[(r as usize + 1) % NUM_VGPRS];
-    let (min, max) = match (format, i.src[2]) {
+    let lanes = match (format, i.src[2]) {
         (Format::Global, Operand::None) | (Format::Flat, _) => {
             lane_addrs(lanes, exec, addrs, |l| {
                 (lo[l] as u64 | (hi[l] as u64) << 32).wrapping_add(offset)
@@ -354,7 +355,7 @@ fn window<'a>(
         (Format::Mubuf, _) => {
             let b = buffer(w, i);
             let mut dropped = false;
-            let span = lane_addrs(lanes, exec, addrs, |l| match b.locate(w, i, l, 0, bytes) {
+            let lanes = lane_addrs(lanes, exec, addrs, |l| match b.locate(w, i, l, 0, bytes) {
                 Loc::Global(a) => a,
                 _ => {
                     dropped |= exec >> l & 1 != 0;
@@ -364,23 +365,26 @@ fn window<'a>(
             if dropped {
                 return None;
             }
-            span
+            lanes
         }
         _ => return None,
     };
+    let (min, max) = lanes.bounds()?;
     let end = max.checked_add(bytes)?;
     // A flat access is global unless it is in an aperture.
     let clear = |aperture: u64| end <= aperture || min >= aperture + APERTURE_SIZE;
     if format == Format::Flat && !(clear(SHARED_APERTURE) && clear(PRIVATE_APERTURE)) {
         return None;
     }
-    if end - min.min(end) <= WINDOW_SPAN {
+    if end - min <= WINDOW_SPAN {
         if let Some(whole) = env.mem.window(min, end, write) {
-            return Some(whole);
+            return Some((whole, lanes));
         }
     }
-    let lane_addrs = active(lanes, exec).map(|l| addrs[l]);
-    env.mem.window_at(min, end, write, bytes, lane_addrs)
+    let win = env
+        .mem
+        .window_at(min, end, write, bytes, lanes.selected())?;
+    Some((win, lanes))
 }
 
 /// How loaded bytes become register contents.
@@ -424,14 +428,13 @@ fn load_window(w: &mut Wave, env: &Env, i: &Inst, bytes: usize, ext: Ext) -> boo
     };
     let mut addrs = [0; MAX_LANES];
     let format = i.op.info().format;
-    let Some(win) = window(w, env, i, format, bytes as u64, false, &mut addrs) else {
+    let Some((win, lanes)) = window(w, env, i, format, bytes as u64, false, &mut addrs) else {
         return false;
     };
-    let (exec, lanes) = (w.exec(), w.lanes);
-    let addrs = &addrs[..lanes];
+    let (exec, addrs) = (w.exec(), lanes.addrs());
     if bytes < 4 {
         let row = &mut w.vgpr[d as usize];
-        for l in active(lanes, exec) {
+        for l in active(addrs.len(), exec) {
             let mut b = [0u8; 4];
             win.read(addrs[l], &mut b[..bytes]);
             row[l] = extend(u32::from_le_bytes(b), bytes, ext, row[l]);
@@ -442,7 +445,7 @@ fn load_window(w: &mut Wave, env: &Env, i: &Inst, bytes: usize, ext: Ext) -> boo
     // path, which wraps as `Wave::set_lane` does.
     let rows = d as usize..d as usize + bytes / 4;
     match w.vgpr.get_mut(rows) {
-        Some(rows) => win.gather_dwords(addrs, exec, rows),
+        Some(rows) => win.gather_dwords(&lanes, rows),
         None => false,
     }
 }
@@ -501,21 +504,20 @@ fn store_window(w: &Wave, env: &Env, i: &Inst, bytes: usize, shift: u32) -> bool
     };
     let mut addrs = [0; MAX_LANES];
     let format = i.op.info().format;
-    let Some(win) = window(w, env, i, format, bytes as u64, true, &mut addrs) else {
+    let Some((win, lanes)) = window(w, env, i, format, bytes as u64, true, &mut addrs) else {
         return false;
     };
-    let (exec, lanes) = (w.exec(), w.lanes);
-    let addrs = &addrs[..lanes];
+    let (exec, addrs) = (w.exec(), lanes.addrs());
     if bytes < 4 {
         let row = &w.vgpr[s as usize];
-        for l in active(lanes, exec) {
+        for l in active(addrs.len(), exec) {
             win.write(addrs[l], &(row[l] >> shift).to_le_bytes()[..bytes]);
         }
         return true;
     }
     // As for loads, a source that would wrap takes the per-lane path.
     match w.vgpr.get(s as usize..s as usize + bytes / 4) {
-        Some(rows) => win.scatter_dwords(addrs, exec, rows),
+        Some(rows) => win.scatter_dwords(&lanes, rows),
         None => false,
     }
 }
