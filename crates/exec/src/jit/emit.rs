@@ -112,6 +112,10 @@ enum Pass {
         /// Lanes (all-ones or zero 32-bit lanes) whose fast result is in
         /// doubt, active or not.
         doubt: Option<Value>,
+        /// An f32 result whose NaN lanes are yet to be put in doubt: one
+        /// unordered compare takes two results (a lane is in doubt when
+        /// either is a NaN), so results are tested in pairs.
+        unpaired: Option<Value>,
     },
     Exact,
 }
@@ -460,10 +464,20 @@ impl<'a, 'b> Emitter<'a, 'b> {
         // dominates every later use.
         let exec = self.exec_mask();
         let live = self.mask_lanes(exec, chunk);
-        self.pass = Pass::Fast { doubt: None };
+        self.pass = Pass::Fast {
+            doubt: None,
+            unpaired: None,
+        };
         let mut out = self.chunk_ops(groups, chunk);
+        if let Pass::Fast {
+            unpaired: Some(r), ..
+        } = self.pass
+        {
+            let nans = self.b.ins().fcmp(FloatCC::Unordered, r, r);
+            self.add_doubt(&[nans]);
+        }
         let doubt = match std::mem::replace(&mut self.pass, Pass::Exact) {
-            Pass::Fast { doubt } => doubt,
+            Pass::Fast { doubt, .. } => doubt,
             Pass::Exact => unreachable!("the fast pass stays fast"),
         };
         if let Some(doubt) = doubt {
@@ -476,12 +490,40 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 None => part,
             });
         }
-        for (&r, &v) in &out.written {
-            let at = r as i32 * VGPR_BYTES + base_of(chunk);
-            let old = self.b.ins().load(I32X4, self.flags, self.vgpr, at);
-            let new = self.b.ins().bitselect(live, v, old);
-            self.b.ins().store(self.flags, new, self.vgpr, at);
+        self.store_chunk(&out, chunk, live);
+    }
+
+    /// The chunk's written registers stored under EXEC: merged with the old
+    /// lanes where some lane is off, stored whole when all four are on
+    /// (the usual case, which then needs no load of the old values).
+    fn store_chunk(&mut self, out: &ChunkOut, chunk: usize, live: Value) {
+        if out.written.is_empty() {
+            return;
         }
+        let all = self.b.ins().vall_true(live);
+        let (whole, merged, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(all, whole, &[], merged, &[]);
+        for (block, merge) in [(whole, false), (merged, true)] {
+            self.b.switch_to_block(block);
+            self.b.seal_block(block);
+            for (&r, &v) in &out.written {
+                let at = r as i32 * VGPR_BYTES + base_of(chunk);
+                let new = if merge {
+                    let old = self.b.ins().load(I32X4, self.flags, self.vgpr, at);
+                    self.b.ins().bitselect(live, v, old)
+                } else {
+                    v
+                };
+                self.b.ins().store(self.flags, new, self.vgpr, at);
+            }
+            self.b.ins().jump(done, &[]);
+        }
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
     }
 
     /// The chunk's cold path: when any lane of `active` is set, the chunk's
@@ -859,7 +901,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             _ => unreachable!("a chunk is one I32X4 or two I64X2 halves"),
         };
         debug_assert_eq!(self.b.func.dfg.value_type(lanes), I32X4);
-        if let Pass::Fast { doubt } = &mut self.pass {
+        if let Pass::Fast { doubt, .. } = &mut self.pass {
             let prev = doubt.take();
             *doubt = Some(match prev {
                 Some(d) => self.b.ins().bor(d, lanes),
@@ -1084,11 +1126,28 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let le = MachMemFlags::new().with_endianness(Endianness::Little);
         let fast = matches!(self.pass, Pass::Fast { .. });
         if fast {
-            let nans = parts.each_ref().map(|(r, _)| {
-                let r = *r;
-                self.b.ins().fcmp(FloatCC::Unordered, r, r)
-            });
-            self.add_doubt(&nans);
+            let single_f32 = match parts.as_slice() {
+                [(r, _)] if self.b.func.dfg.value_type(*r) == F32X4 => Some(*r),
+                _ => None,
+            };
+            match (single_f32, &mut self.pass) {
+                // Held until a second f32 result shares its compare (or
+                // the chunk's end tests it alone).
+                (Some(r), Pass::Fast { unpaired, .. }) => match unpaired.take() {
+                    None => *unpaired = Some(r),
+                    Some(p) => {
+                        let nans = self.b.ins().fcmp(FloatCC::Unordered, p, r);
+                        self.add_doubt(&[nans]);
+                    }
+                },
+                _ => {
+                    let nans = parts.each_ref().map(|(r, _)| {
+                        let r = *r;
+                        self.b.ins().fcmp(FloatCC::Unordered, r, r)
+                    });
+                    self.add_doubt(&nans);
+                }
+            }
         }
         parts.map(|(r, operands)| {
             let (bits_ty, lane, quiet) = if self.b.func.dfg.value_type(r) == F64X2 {
