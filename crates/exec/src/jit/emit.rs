@@ -116,6 +116,8 @@ enum Pass {
         /// unordered compare takes two results (a lane is in doubt when
         /// either is a NaN), so results are tested in pairs.
         unpaired: Option<Value>,
+        /// The same for an f64 result (its two F64X2 halves).
+        unpaired64: Option<[Value; 2]>,
     },
     Exact,
 }
@@ -133,6 +135,12 @@ pub struct Emitter<'a, 'b> {
     scc_dirty: bool,
     exec: Option<Value>,
     pass: Pass,
+    /// Pairs of 32-bit word vectors already interleaved into 64-bit lanes
+    /// (`pairs_to_x2`), keyed by the two word vectors and the lane type:
+    /// an f64 op's result feeds the next f64 op without a round trip
+    /// through the word layout. SSA values never change, so an entry
+    /// stays true.
+    x2: HashMap<(Value, Value, Type), [Value; 2]>,
 }
 
 impl<'a, 'b> Emitter<'a, 'b> {
@@ -152,6 +160,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             scc_dirty: false,
             exec: None,
             pass: Pass::Exact,
+            x2: HashMap::new(),
         }
     }
 
@@ -467,14 +476,23 @@ impl<'a, 'b> Emitter<'a, 'b> {
         self.pass = Pass::Fast {
             doubt: None,
             unpaired: None,
+            unpaired64: None,
         };
         let mut out = self.chunk_ops(groups, chunk);
         if let Pass::Fast {
-            unpaired: Some(r), ..
+            unpaired,
+            unpaired64,
+            ..
         } = self.pass
         {
-            let nans = self.b.ins().fcmp(FloatCC::Unordered, r, r);
-            self.add_doubt(&[nans]);
+            if let Some(r) = unpaired {
+                let nans = self.b.ins().fcmp(FloatCC::Unordered, r, r);
+                self.add_doubt(&[nans]);
+            }
+            if let Some(halves) = unpaired64 {
+                let nans = halves.map(|h| self.b.ins().fcmp(FloatCC::Unordered, h, h));
+                self.add_doubt(&nans);
+            }
         }
         let doubt = match std::mem::replace(&mut self.pass, Pass::Exact) {
             Pass::Fast { doubt, .. } => doubt,
@@ -556,6 +574,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
 
     /// One pass over the chunk's vector ops in the current [`Pass`].
     fn chunk_ops(&mut self, groups: &[Group], chunk: usize) -> ChunkOut {
+        self.x2.clear();
         let mut regs: HashMap<u16, Value> = HashMap::new();
         let mut out = ChunkOut::default();
         let mut cmp_lanes: HashMap<u8, Value> = HashMap::new();
@@ -760,10 +779,13 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// `ty` (F64X2 or I64X2; lanes 0-1, 2-3): the low and high words
     /// interleaved.
     fn pairs_to_x2(&mut self, [lo, hi]: [Value; 2], ty: Type) -> [Value; 2] {
+        if let Some(&x2) = self.x2.get(&(lo, hi, ty)) {
+            return x2;
+        }
         let le = MachMemFlags::new().with_endianness(Endianness::Little);
         let lo8 = self.b.ins().bitcast(I8X16, le, lo);
         let hi8 = self.b.ins().bitcast(I8X16, le, hi);
-        [[0, 1], [2, 3]].map(|lanes| {
+        let x2 = [[0, 1], [2, 3]].map(|lanes| {
             let bytes: Vec<u8> = lanes
                 .iter()
                 .flat_map(|&l| {
@@ -775,7 +797,27 @@ impl<'a, 'b> Emitter<'a, 'b> {
             let mask = self.b.func.dfg.immediates.push(ConstantData::from(bytes));
             let v = self.b.ins().shuffle(lo8, hi8, mask);
             self.b.ins().bitcast(ty, le, v)
-        })
+        });
+        self.x2.insert((lo, hi, ty), x2);
+        x2
+    }
+
+    /// `x2_to_pairs` that remembers the way back (see [`Emitter::x2`]):
+    /// `x2` holds 64-bit lanes as `I64X2` bits.
+    fn x2_to_pairs_cached(&mut self, x2: [Value; 2]) -> [Value; 2] {
+        let words = self.x2_to_pairs(x2);
+        let le = MachMemFlags::new().with_endianness(Endianness::Little);
+        for ty in [I64X2, F64X2] {
+            let typed = x2.map(|v| {
+                if self.b.func.dfg.value_type(v) == ty {
+                    v
+                } else {
+                    self.b.ins().bitcast(ty, le, v)
+                }
+            });
+            self.x2.insert((words[0], words[1], ty), typed);
+        }
+        words
     }
 
     /// The inverse of `pairs_to_x2`: two vectors of 64-bit lanes (as any
@@ -818,7 +860,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
         });
         let [lo, hi] = self.nan_rule(halves);
         Out {
-            vgpr: self.x2_to_pairs([lo, hi]).to_vec(),
+            vgpr: self.x2_to_pairs_cached([lo, hi]).to_vec(),
             mask: None,
         }
     }
@@ -844,7 +886,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             Pass::Exact => self.ldexp_calls(x, e),
         };
         Out {
-            vgpr: self.x2_to_pairs(out).to_vec(),
+            vgpr: self.x2_to_pairs_cached(out).to_vec(),
             mask: None,
         }
     }
@@ -1126,27 +1168,38 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let le = MachMemFlags::new().with_endianness(Endianness::Little);
         let fast = matches!(self.pass, Pass::Fast { .. });
         if fast {
-            let single_f32 = match parts.as_slice() {
-                [(r, _)] if self.b.func.dfg.value_type(*r) == F32X4 => Some(*r),
-                _ => None,
-            };
-            match (single_f32, &mut self.pass) {
-                // Held until a second f32 result shares its compare (or
-                // the chunk's end tests it alone).
-                (Some(r), Pass::Fast { unpaired, .. }) => match unpaired.take() {
-                    None => *unpaired = Some(r),
-                    Some(p) => {
-                        let nans = self.b.ins().fcmp(FloatCC::Unordered, p, r);
-                        self.add_doubt(&[nans]);
+            let results: Vec<Value> = parts.iter().map(|(r, _)| *r).collect();
+            let types: Vec<Type> = results
+                .iter()
+                .map(|&r| self.b.func.dfg.value_type(r))
+                .collect();
+            // A result is held until a second of its shape shares its
+            // compares (or the chunk's end tests it alone).
+            let pair = match (results.as_slice(), types.as_slice(), &mut self.pass) {
+                (&[r], &[F32X4], Pass::Fast { unpaired, .. }) => match unpaired.take() {
+                    None => {
+                        *unpaired = Some(r);
+                        None
                     }
+                    Some(p) => Some(vec![(p, r)]),
                 },
-                _ => {
-                    let nans = parts.each_ref().map(|(r, _)| {
-                        let r = *r;
-                        self.b.ins().fcmp(FloatCC::Unordered, r, r)
-                    });
-                    self.add_doubt(&nans);
+                (&[lo, hi], &[F64X2, F64X2], Pass::Fast { unpaired64, .. }) => {
+                    match unpaired64.take() {
+                        None => {
+                            *unpaired64 = Some([lo, hi]);
+                            None
+                        }
+                        Some([plo, phi]) => Some(vec![(plo, lo), (phi, hi)]),
+                    }
                 }
+                _ => Some(results.iter().map(|&r| (r, r)).collect()),
+            };
+            if let Some(pair) = pair {
+                let nans: Vec<Value> = pair
+                    .into_iter()
+                    .map(|(a, b)| self.b.ins().fcmp(FloatCC::Unordered, a, b))
+                    .collect();
+                self.add_doubt(&nans);
             }
         }
         parts.map(|(r, operands)| {
