@@ -76,7 +76,6 @@ pub use blocks::{AllocSpec, Allocation, Origin};
 use blocks::{Block, Blocks};
 use map::Map;
 pub use shadow::{Access, Who};
-// `Lanes` is defined below, beside the `Window` that trusts its bounds.
 use shadow::{Owners, Shadow};
 
 /// Where the first device's arena is mapped when that range is free, so
@@ -1014,7 +1013,8 @@ impl Window<'_> {
         let Some(last) = self.end.checked_sub(4 * count as u64) else {
             return false;
         };
-        lanes.mask == 0 || (lanes.lo >= self.start && lanes.hi <= last && lanes.low_bits & 3 == 0)
+        let b = lanes.bounds;
+        lanes.mask == 0 || (b.lo >= self.start && b.hi <= last && b.low_bits & 3 == 0)
     }
 
     /// The wave-wide load of `rows.len()` dwords a lane: `rows[k][l]` =
@@ -1028,9 +1028,8 @@ impl Window<'_> {
             return false;
         }
         // SAFETY: every selected lane's dwords were just checked to be
-        // aligned and inside this window; each lane indexes the rows
-        // (`addrs.len() <= L`). The usual counts go as arrays of a known
-        // length, so the inner loop unrolls.
+        // aligned and inside this window. The usual counts go as arrays of
+        // a known length, so the inner loop unrolls.
         unsafe {
             match rows {
                 [a] => gather_lanes(lanes, &mut [a]),
@@ -1055,8 +1054,7 @@ impl Window<'_> {
             return false;
         }
         // SAFETY: every selected lane's dwords were just checked to be
-        // aligned and inside this window, which was checked for writes;
-        // each lane indexes the rows (`addrs.len() <= L`).
+        // aligned and inside this window, which was checked for writes.
         unsafe {
             match rows {
                 [a] => scatter_lanes(lanes, &[a]),
@@ -1073,10 +1071,17 @@ impl Window<'_> {
 /// The addresses of a wave's lanes (one per lane, up to 64), which of them
 /// a wave-wide access makes (`mask`), and the bounds of those, found in one
 /// pass: what lets a [`Window`] check a whole gather or scatter at once.
-/// Built only by [`Lanes::new`], so the bounds are always the addresses'.
+/// Built only by [`Lanes::new`] and [`Lanes::from_fn`], so the bounds are
+/// always the addresses'.
 pub struct Lanes<'l> {
     addrs: &'l [u64],
     mask: u64,
+    bounds: Bounds,
+}
+
+/// The bounds of the selected addresses, folded one lane at a time.
+#[derive(Clone, Copy)]
+struct Bounds {
     /// The lowest and highest selected address (`u64::MAX`, 0 for none).
     lo: u64,
     hi: u64,
@@ -1084,16 +1089,40 @@ pub struct Lanes<'l> {
     low_bits: u64,
 }
 
+impl Bounds {
+    const NONE: Bounds = Bounds {
+        lo: u64::MAX,
+        hi: 0,
+        low_bits: 0,
+    };
+
+    /// Folds lane `l`'s address `a` in when `mask` selects it;
+    /// branch-free, so the loops around it vectorise.
+    #[inline(always)]
+    fn take(&mut self, mask: u64, l: usize, a: u64) {
+        // All ones when lane `l` is selected, else zero.
+        let on = 0u64.wrapping_sub(mask >> l & 1);
+        self.lo = self.lo.min(a | !on);
+        self.hi = self.hi.max(a & on);
+        self.low_bits |= a & on;
+    }
+}
+
 impl<'l> Lanes<'l> {
     /// The lanes of `addrs` (the first 64) that `mask` selects.
     #[inline(always)]
     pub fn new(addrs: &'l [u64], mask: u64) -> Self {
         let addrs = &addrs[..addrs.len().min(64)];
-        let mut lanes = Lanes::empty(addrs, mask);
+        let mask = mask & lane_bits(addrs.len());
+        let mut bounds = Bounds::NONE;
         for (l, &a) in addrs.iter().enumerate() {
-            lanes.take(l, a);
+            bounds.take(mask, l, a);
         }
-        lanes
+        Lanes {
+            addrs,
+            mask,
+            bounds,
+        }
     }
 
     /// The first `N` (at most 64) lanes, lane `l`'s address `addr(l)`
@@ -1105,50 +1134,24 @@ impl<'l> Lanes<'l> {
         mask: u64,
         mut addr: impl FnMut(usize) -> u64,
     ) -> Self {
-        let mut lanes = Lanes::empty(&[], 0);
-        lanes.mask = mask & lane_bits(N);
+        let mask = mask & lane_bits(N);
+        let mut bounds = Bounds::NONE;
         for (l, slot) in out[..N].iter_mut().enumerate() {
             let a = addr(l);
             *slot = a;
-            lanes.take(l, a);
+            bounds.take(mask, l, a);
         }
-        lanes.addrs = &out[..N];
-        lanes
-    }
-
-    /// No lane taken yet, over `addrs`.
-    #[inline(always)]
-    fn empty(addrs: &'l [u64], mask: u64) -> Self {
         Lanes {
-            addrs,
-            mask: mask & lane_bits(addrs.len()),
-            lo: u64::MAX,
-            hi: 0,
-            low_bits: 0,
+            addrs: &out[..N],
+            mask,
+            bounds,
         }
-    }
-
-    /// Folds lane `l`'s address `a` into the bounds when the mask selects
-    /// it; branch-free, so the loops around it vectorise.
-    #[inline(always)]
-    fn take(&mut self, l: usize, a: u64) {
-        // All ones when lane `l` is selected, else zero.
-        let on = 0u64.wrapping_sub(self.mask >> l & 1);
-        self.lo = self.lo.min(a | !on);
-        self.hi = self.hi.max(a & on);
-        self.low_bits |= a & on;
     }
 
     /// The lowest and highest selected address, if any lane is selected.
     #[inline(always)]
     pub fn bounds(&self) -> Option<(u64, u64)> {
-        (self.mask != 0).then_some((self.lo, self.hi))
-    }
-
-    /// Every lane's address, selected or not.
-    #[inline(always)]
-    pub fn addrs(&self) -> &'l [u64] {
-        self.addrs
+        (self.mask != 0).then_some((self.bounds.lo, self.bounds.hi))
     }
 
     /// The selected lanes' addresses, in lane order.
@@ -1159,6 +1162,23 @@ impl<'l> Lanes<'l> {
             .enumerate()
             .filter(move |(l, _)| mask >> l & 1 != 0)
             .map(|(_, &a)| a)
+    }
+
+    /// Calls `f(l, address)` for every selected lane, in lane order; when
+    /// every lane is selected (the usual case) without a test per lane.
+    #[inline(always)]
+    pub fn for_each(&self, mut f: impl FnMut(usize, u64)) {
+        if self.mask == lane_bits(self.addrs.len()) {
+            for (l, &a) in self.addrs.iter().enumerate() {
+                f(l, a);
+            }
+        } else {
+            for (l, &a) in self.addrs.iter().enumerate() {
+                if self.mask >> l & 1 != 0 {
+                    f(l, a);
+                }
+            }
+        }
     }
 }
 
@@ -1173,35 +1193,19 @@ fn lane_bits(n: usize) -> u64 {
 }
 
 /// The loads of [`Window::gather_dwords`]: for each lane `lanes`
-/// selects, `rows[k][l]` = the dword at `addrs[l] + 4 * k`. A full mask
-/// runs without per-lane tests.
+/// selects, `rows[k][l]` = the dword at `addrs[l] + 4 * k`.
 ///
 /// # Safety
-/// Every such dword must be 4-aligned and inside a window, and every lane
-/// must index the rows.
+/// Every such dword must be 4-aligned and inside a window.
 #[inline(always)]
 unsafe fn gather_lanes<R: AsMut<[u32]>>(lanes: &Lanes, rows: &mut [R]) {
-    let load = |a: u64, k: usize| {
-        // SAFETY: the caller's contract: aligned and inside a window, so
-        // mapped and accessed atomically, as for `Window::load_u32`.
-        unsafe { dword(a.wrapping_add(4 * k as u64) as usize) }.load(Relaxed)
-    };
-    let (addrs, mask) = (lanes.addrs, lanes.mask);
-    if addrs.len() <= 64 && mask == lane_bits(addrs.len()) {
-        for (l, &a) in addrs.iter().enumerate() {
-            for (k, row) in rows.iter_mut().enumerate() {
-                row.as_mut()[l] = load(a, k);
-            }
+    lanes.for_each(|l, a| {
+        for (k, row) in rows.iter_mut().enumerate() {
+            // SAFETY: the caller's contract: aligned and inside a window,
+            // so mapped and accessed atomically, as for `Window::load_u32`.
+            row.as_mut()[l] = unsafe { dword(a.wrapping_add(4 * k as u64) as usize) }.load(Relaxed);
         }
-    } else {
-        for (l, &a) in addrs.iter().enumerate() {
-            if mask >> l & 1 != 0 {
-                for (k, row) in rows.iter_mut().enumerate() {
-                    row.as_mut()[l] = load(a, k);
-                }
-            }
-        }
-    }
+    });
 }
 
 /// The stores of [`Window::scatter_dwords`]: for each lane `lanes`
@@ -1209,32 +1213,17 @@ unsafe fn gather_lanes<R: AsMut<[u32]>>(lanes: &Lanes, rows: &mut [R]) {
 ///
 /// # Safety
 /// Every such dword must be 4-aligned and inside a window checked for
-/// writes (see [`Window::dwords_inside`]), and every lane must index the
-/// rows.
+/// writes (see [`Window::dwords_inside`]).
 #[inline(always)]
 unsafe fn scatter_lanes<R: AsRef<[u32]>>(lanes: &Lanes, rows: &[R]) {
-    let store = |a: u64, k: usize, row: &R, l: usize| {
-        // SAFETY: the caller's contract: aligned and inside a window
-        // checked for writes, so mapped and accessed atomically, as for
-        // `Window::load_u32`.
-        unsafe { dword(a.wrapping_add(4 * k as u64) as usize) }.store(row.as_ref()[l], Relaxed)
-    };
-    let (addrs, mask) = (lanes.addrs, lanes.mask);
-    if addrs.len() <= 64 && mask == lane_bits(addrs.len()) {
-        for (l, &a) in addrs.iter().enumerate() {
-            for (k, row) in rows.iter().enumerate() {
-                store(a, k, row, l);
-            }
+    lanes.for_each(|l, a| {
+        for (k, row) in rows.iter().enumerate() {
+            // SAFETY: the caller's contract: aligned and inside a window
+            // checked for writes, so mapped and accessed atomically, as
+            // for `Window::load_u32`.
+            unsafe { dword(a.wrapping_add(4 * k as u64) as usize) }.store(row.as_ref()[l], Relaxed);
         }
-    } else {
-        for (l, &a) in addrs.iter().enumerate() {
-            if mask >> l & 1 != 0 {
-                for (k, row) in rows.iter().enumerate() {
-                    store(a, k, row, l);
-                }
-            }
-        }
-    }
+    });
 }
 
 // The atomic views every access goes through. Each returns a reference of

@@ -112,12 +112,12 @@ enum Pass {
         /// Lanes (all-ones or zero 32-bit lanes) whose fast result is in
         /// doubt, active or not.
         doubt: Option<Value>,
-        /// An f32 result whose NaN lanes are yet to be put in doubt: one
-        /// unordered compare takes two results (a lane is in doubt when
-        /// either is a NaN), so results are tested in pairs.
-        unpaired: Option<Value>,
-        /// The same for an f64 result (its two F64X2 halves).
-        unpaired64: Option<[Value; 2]>,
+        /// Results whose NaN lanes are yet to be put in doubt (each as its
+        /// vectors: one F32X4, or two F64X2 halves), at most one of each
+        /// shape: one unordered compare takes two results of a shape (a
+        /// lane is in doubt when either is a NaN), so they are tested in
+        /// pairs, and a result left over at the chunk's end alone.
+        unpaired: Vec<Vec<Value>>,
     },
     Exact,
 }
@@ -136,11 +136,10 @@ pub struct Emitter<'a, 'b> {
     exec: Option<Value>,
     pass: Pass,
     /// Pairs of 32-bit word vectors already interleaved into 64-bit lanes
-    /// (`pairs_to_x2`), keyed by the two word vectors and the lane type:
-    /// an f64 op's result feeds the next f64 op without a round trip
-    /// through the word layout. SSA values never change, so an entry
-    /// stays true.
-    x2: HashMap<(Value, Value, Type), [Value; 2]>,
+    /// (`pairs_to_x2`), keyed by the two word vectors: an f64 op's result
+    /// feeds the next f64 op without a round trip through the word layout.
+    /// SSA values never change, so an entry stays true.
+    x2: HashMap<(Value, Value), [Value; 2]>,
 }
 
 impl<'a, 'b> Emitter<'a, 'b> {
@@ -475,23 +474,12 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let live = self.mask_lanes(exec, chunk);
         self.pass = Pass::Fast {
             doubt: None,
-            unpaired: None,
-            unpaired64: None,
+            unpaired: Vec::new(),
         };
         let mut out = self.chunk_ops(groups, chunk);
-        if let Pass::Fast {
-            unpaired,
-            unpaired64,
-            ..
-        } = self.pass
-        {
-            if let Some(r) = unpaired {
-                let nans = self.b.ins().fcmp(FloatCC::Unordered, r, r);
-                self.add_doubt(&[nans]);
-            }
-            if let Some(halves) = unpaired64 {
-                let nans = halves.map(|h| self.b.ins().fcmp(FloatCC::Unordered, h, h));
-                self.add_doubt(&nans);
+        if let Pass::Fast { unpaired, .. } = &mut self.pass {
+            for left in std::mem::take(unpaired) {
+                self.doubt_nans(&left, &left);
             }
         }
         let doubt = match std::mem::replace(&mut self.pass, Pass::Exact) {
@@ -508,17 +496,21 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 None => part,
             });
         }
-        self.store_chunk(&out, chunk, live);
+        self.store_chunk(&out, chunk, exec, live);
     }
 
-    /// The chunk's written registers stored under EXEC: merged with the old
-    /// lanes where some lane is off, stored whole when all four are on
-    /// (the usual case, which then needs no load of the old values).
-    fn store_chunk(&mut self, out: &ChunkOut, chunk: usize, live: Value) {
+    /// The chunk's written registers stored under EXEC (`exec`, as lanes
+    /// in `live`): merged with the old lanes where some lane is off, stored
+    /// whole when all four are on (the usual case, which then needs no
+    /// load of the old values). The test is on the scalar EXEC's four
+    /// bits, cheaper than reducing the vector mask.
+    fn store_chunk(&mut self, out: &ChunkOut, chunk: usize, exec: Value, live: Value) {
         if out.written.is_empty() {
             return;
         }
-        let all = self.b.ins().vall_true(live);
+        let bits = 0xfu64 << (chunk * CHUNK_LANES);
+        let on = self.b.ins().band_imm_u(exec, bits as i64);
+        let all = self.b.ins().icmp_imm_u(IntCC::Equal, on, bits as i64);
         let (whole, merged, done) = (
             self.b.create_block(),
             self.b.create_block(),
@@ -779,10 +771,17 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// `ty` (F64X2 or I64X2; lanes 0-1, 2-3): the low and high words
     /// interleaved.
     fn pairs_to_x2(&mut self, [lo, hi]: [Value; 2], ty: Type) -> [Value; 2] {
-        if let Some(&x2) = self.x2.get(&(lo, hi, ty)) {
-            return x2;
-        }
         let le = MachMemFlags::new().with_endianness(Endianness::Little);
+        if let Some(&x2) = self.x2.get(&(lo, hi)) {
+            // A bitcast between 128-bit types costs nothing.
+            return x2.map(|v| {
+                if self.b.func.dfg.value_type(v) == ty {
+                    v
+                } else {
+                    self.b.ins().bitcast(ty, le, v)
+                }
+            });
+        }
         let lo8 = self.b.ins().bitcast(I8X16, le, lo);
         let hi8 = self.b.ins().bitcast(I8X16, le, hi);
         let x2 = [[0, 1], [2, 3]].map(|lanes| {
@@ -798,25 +797,14 @@ impl<'a, 'b> Emitter<'a, 'b> {
             let v = self.b.ins().shuffle(lo8, hi8, mask);
             self.b.ins().bitcast(ty, le, v)
         });
-        self.x2.insert((lo, hi, ty), x2);
+        self.x2.insert((lo, hi), x2);
         x2
     }
 
-    /// `x2_to_pairs` that remembers the way back (see [`Emitter::x2`]):
-    /// `x2` holds 64-bit lanes as `I64X2` bits.
+    /// `x2_to_pairs` that remembers the way back (see [`Emitter::x2`]).
     fn x2_to_pairs_cached(&mut self, x2: [Value; 2]) -> [Value; 2] {
         let words = self.x2_to_pairs(x2);
-        let le = MachMemFlags::new().with_endianness(Endianness::Little);
-        for ty in [I64X2, F64X2] {
-            let typed = x2.map(|v| {
-                if self.b.func.dfg.value_type(v) == ty {
-                    v
-                } else {
-                    self.b.ins().bitcast(ty, le, v)
-                }
-            });
-            self.x2.insert((words[0], words[1], ty), typed);
-        }
+        self.x2.insert((words[0], words[1]), x2);
         words
     }
 
@@ -932,6 +920,17 @@ impl<'a, 'b> Emitter<'a, 'b> {
             }
         }
         exact
+    }
+
+    /// Puts in doubt the lanes where `a` or `b` (results of one shape,
+    /// vector for vector) is a NaN.
+    fn doubt_nans(&mut self, a: &[Value], b: &[Value]) {
+        let nans: Vec<Value> = a
+            .iter()
+            .zip(b)
+            .map(|(&a, &b)| self.b.ins().fcmp(FloatCC::Unordered, a, b))
+            .collect();
+        self.add_doubt(&nans);
     }
 
     /// Puts the chunk's lanes that `lanes` selects in doubt: all-ones or
@@ -1167,39 +1166,17 @@ impl<'a, 'b> Emitter<'a, 'b> {
     fn nan_rule<const N: usize>(&mut self, parts: [(Value, Vec<Value>); N]) -> [Value; N] {
         let le = MachMemFlags::new().with_endianness(Endianness::Little);
         let fast = matches!(self.pass, Pass::Fast { .. });
-        if fast {
-            let results: Vec<Value> = parts.iter().map(|(r, _)| *r).collect();
-            let types: Vec<Type> = results
-                .iter()
-                .map(|&r| self.b.func.dfg.value_type(r))
-                .collect();
-            // A result is held until a second of its shape shares its
-            // compares (or the chunk's end tests it alone).
-            let pair = match (results.as_slice(), types.as_slice(), &mut self.pass) {
-                (&[r], &[F32X4], Pass::Fast { unpaired, .. }) => match unpaired.take() {
-                    None => {
-                        *unpaired = Some(r);
-                        None
-                    }
-                    Some(p) => Some(vec![(p, r)]),
-                },
-                (&[lo, hi], &[F64X2, F64X2], Pass::Fast { unpaired64, .. }) => {
-                    match unpaired64.take() {
-                        None => {
-                            *unpaired64 = Some([lo, hi]);
-                            None
-                        }
-                        Some([plo, phi]) => Some(vec![(plo, lo), (phi, hi)]),
-                    }
+        if let Pass::Fast { unpaired, .. } = &mut self.pass {
+            // Held until a second result of its shape shares its compares.
+            let result: Vec<Value> = parts.iter().map(|(r, _)| *r).collect();
+            let dfg = &self.b.func.dfg;
+            let shape = |r: &[Value]| r.iter().map(|&v| dfg.value_type(v)).collect::<Vec<_>>();
+            match unpaired.iter().position(|p| shape(p) == shape(&result)) {
+                Some(at) => {
+                    let partner = unpaired.swap_remove(at);
+                    self.doubt_nans(&partner, &result);
                 }
-                _ => Some(results.iter().map(|&r| (r, r)).collect()),
-            };
-            if let Some(pair) = pair {
-                let nans: Vec<Value> = pair
-                    .into_iter()
-                    .map(|(a, b)| self.b.ins().fcmp(FloatCC::Unordered, a, b))
-                    .collect();
-                self.add_doubt(&nans);
+                None => unpaired.push(result),
             }
         }
         parts.map(|(r, operands)| {

@@ -10,7 +10,7 @@ use softgpu_isa::{flags, Format, Inst, Operand};
 
 use super::ds::{lds_range, lds_write};
 use super::float::{d, f, flush32, h, to_h};
-use super::{active, lane_addrs, Env, Exec, Flow, Result, Trap};
+use super::{lane_addrs, Env, Exec, Flow, Result, Trap};
 use crate::arena::{Lanes, Window};
 use crate::sanitize::Use;
 use crate::wave::{
@@ -431,14 +431,13 @@ fn load_window(w: &mut Wave, env: &Env, i: &Inst, bytes: usize, ext: Ext) -> boo
     let Some((win, lanes)) = window(w, env, i, format, bytes as u64, false, &mut addrs) else {
         return false;
     };
-    let (exec, addrs) = (w.exec(), lanes.addrs());
     if bytes < 4 {
         let row = &mut w.vgpr[d as usize];
-        for l in active(addrs.len(), exec) {
+        lanes.for_each(|l, a| {
             let mut b = [0u8; 4];
-            win.read(addrs[l], &mut b[..bytes]);
+            win.read(a, &mut b[..bytes]);
             row[l] = extend(u32::from_le_bytes(b), bytes, ext, row[l]);
-        }
+        });
         return true;
     }
     // A destination that would wrap past the last VGPR takes the per-lane
@@ -507,12 +506,9 @@ fn store_window(w: &Wave, env: &Env, i: &Inst, bytes: usize, shift: u32) -> bool
     let Some((win, lanes)) = window(w, env, i, format, bytes as u64, true, &mut addrs) else {
         return false;
     };
-    let (exec, addrs) = (w.exec(), lanes.addrs());
     if bytes < 4 {
         let row = &w.vgpr[s as usize];
-        for l in active(addrs.len(), exec) {
-            win.write(addrs[l], &(row[l] >> shift).to_le_bytes()[..bytes]);
-        }
+        lanes.for_each(|l, a| win.write(a, &(row[l] >> shift).to_le_bytes()[..bytes]));
         return true;
     }
     // As for loads, a source that would wrap takes the per-lane path.
