@@ -4,7 +4,8 @@ use crate::consts::inline_value;
 use crate::mimg;
 use crate::ops::{op_by_encoding, op_by_vop3, op_by_vopd_y, OpInfo};
 use crate::{
-    flags, image, sreg, DecodeError, Family, Format, Inst, LaneSel, Mods, Op, Operand, Special, Ty,
+    flags, image, sreg, DecodeError, Family, Format, Implicit, Inst, LaneSel, Mods, Op, Operand,
+    Special, Ty,
 };
 
 type Result<T> = std::result::Result<T, DecodeError>;
@@ -156,19 +157,11 @@ fn vgpr_for(n: u32, half: bool) -> Operand {
 /// mask of `v_cmp(x)_class_f16` is one too (LLVM gives it a 16-bit register
 /// class), though LLVM types its constants as 32-bit, so the table says B32.
 fn half_src(info: &OpInfo, k: usize) -> bool {
-    is16(info.src[k]) || (k == 1 && info.name.ends_with("class_f16"))
+    is16(info.src[k]) || (k == 1 && info.implicit.has(Implicit::HALF_S1))
 }
 
 fn is16(ty: Ty) -> bool {
     matches!(ty, Ty::B16 | Ty::F16 | Ty::BF16)
-}
-
-fn is_sdst(name: &str) -> bool {
-    matches!(name, "v_readlane_b32" | "v_readfirstlane_b32")
-}
-
-fn is_cmpx(name: &str) -> bool {
-    name.starts_with("v_cmpx_")
 }
 
 /// Cursor over one instruction's bytes: `len` is the length consumed so far
@@ -292,7 +285,7 @@ impl Reader<'_> {
                 info.src[0]
             };
             self.src(&mut i, 0, bits(w, 0, 8), ty)?;
-        } else if info.name.starts_with("s_sendmsg_rtn") {
+        } else if info.implicit.has(Implicit::MSG_RTN) {
             i.src[0] = Operand::Const(bits(w, 0, 8) as u64); // the message id
         }
         Ok(i)
@@ -304,15 +297,15 @@ impl Reader<'_> {
         i.dst[0] = sreg_operand(bits(w, 16, 7));
         self.src(&mut i, 0, bits(w, 0, 8), info.src[0])?;
         self.src(&mut i, 1, bits(w, 8, 8), info.src[1])?;
-        if accumulates(info.name) {
+        if info.implicit.has(Implicit::ACCUMULATES) {
             i.src[2] = i.dst[0]; // s_fmac_f32/f16
         }
         // s_fmaak_f32: S0 * S1 + K; s_fmamk_f32: S0 * K + S1 (as VOP2).
-        if info.name == "s_fmaak_f32" {
+        if info.implicit.has(Implicit::K_ADDEND) {
             i.aux = self.literal()?;
             i.src[2] = Operand::Const(i.aux as u64);
             i.flags |= LIT_SRC0 << 2;
-        } else if info.name == "s_fmamk_f32" {
+        } else if info.implicit.has(Implicit::K_FACTOR) {
             i.aux = self.literal()?;
             i.src[2] = i.src[1];
             i.flags |= (i.flags & (LIT_SRC0 << 1)) << 1;
@@ -340,7 +333,7 @@ impl Reader<'_> {
             i.src[0] = reg;
         }
         i.imm = w as u16 as i16 as i32;
-        if info.name == "s_setreg_imm32_b32" {
+        if i.op == Op::S_SETREG_IMM32_B32 {
             i.aux = self.literal()?;
             i.src[0] = Operand::Const(i.aux as u64);
             i.flags |= LIT_SRC0;
@@ -361,7 +354,7 @@ impl Reader<'_> {
         let info = i.op.info();
         if info.dst[0] != Ty::None {
             i.dst[0] = sreg_operand(bits(w, 6, 7));
-        } else if info.name.starts_with("s_atc_probe") {
+        } else if matches!(i.op, Op::S_ATC_PROBE | Op::S_ATC_PROBE_BUFFER) {
             i.aux = bits(w, 6, 7); // the sdata field holds the probe mode
         }
         if info.src[0] != Ty::None {
@@ -401,18 +394,18 @@ impl Reader<'_> {
         let vdst = bits(w, 17, 8);
         match fmt {
             Format::Vopc => {
-                let mask = if is_cmpx(info.name) {
+                let mask = if info.implicit.has(Implicit::WRITES_EXEC) {
                     sreg::EXEC_LO
                 } else {
                     sreg::VCC_LO
                 };
                 i.dst[0] = Operand::Sgpr(mask);
             }
-            _ if is_sdst(info.name) => i.dst[0] = sreg_operand(vdst),
+            _ if info.implicit.has(Implicit::SCALAR_DST) => i.dst[0] = sreg_operand(vdst),
             _ if info.dst[0] != Ty::None => i.dst[0] = vgpr_for(vdst, is16(info.dst[0])),
             _ => {}
         }
-        if info.name == "v_swap_b32" || info.name == "v_swaprel_b32" {
+        if info.implicit.has(Implicit::SWAPS) {
             // Both operands are read and written.
             i.dst[1] = i.src[0];
             i.src[1] = i.dst[0];
@@ -431,17 +424,17 @@ impl Reader<'_> {
         if info.src[2] == Ty::Mask {
             i.src[2] = Operand::Sgpr(sreg::VCC_LO);
         }
-        let name = info.name;
-        if name.contains("fmaak") {
+        let implicit = info.implicit;
+        if implicit.has(Implicit::K_ADDEND) {
             i.src[2] = Operand::Const(self.literal_for(info.src[2])?);
             i.flags |= LIT_SRC0 << 2;
             i.aux = self.literal()?;
-        } else if name.contains("fmamk") {
+        } else if implicit.has(Implicit::K_FACTOR) {
             i.src[2] = i.src[1];
             i.src[1] = Operand::Const(self.literal_for(info.src[1])?);
             i.flags |= LIT_SRC0 << 1;
             i.aux = self.literal()?;
-        } else if accumulates(name) {
+        } else if implicit.has(Implicit::ACCUMULATES) {
             i.src[2] = i.dst[0];
         }
         Ok(())
@@ -510,7 +503,7 @@ impl Reader<'_> {
             let ty = info.src[k];
             if ty != Ty::None
                 && !(k == 0 && i.lane_sel != LaneSel::None)
-                && !(k == 2 && accumulates(info.name))
+                && !(k == 2 && info.implicit.has(Implicit::ACCUMULATES))
             {
                 self.src(&mut i, k, code, ty)?;
             }
@@ -519,20 +512,20 @@ impl Reader<'_> {
             i.dst[1] = sreg_operand(bits(w, 8, 7));
         }
         if info.format == Format::Vopc {
-            i.dst[0] = if is_cmpx(info.name) {
+            i.dst[0] = if info.implicit.has(Implicit::WRITES_EXEC) {
                 Operand::Sgpr(sreg::EXEC_LO)
             } else {
                 sreg_operand(vdst)
             };
-        } else if is_sdst(info.name) {
+        } else if info.implicit.has(Implicit::SCALAR_DST) {
             i.dst[0] = sreg_operand(vdst);
         } else if info.dst[0] != Ty::None {
             i.dst[0] = Operand::Vgpr(vdst as u16);
         }
-        if accumulates(info.name) {
+        if info.implicit.has(Implicit::ACCUMULATES) {
             i.src[2] = i.dst[0];
         }
-        if info.name.starts_with("v_div_fmas") {
+        if info.implicit.has(Implicit::READS_VCC) {
             i.src[3] = Operand::Sgpr(sreg::VCC_LO); // implicit VCC read
         }
         Ok(i)
@@ -656,7 +649,7 @@ impl Reader<'_> {
         if has_saddr {
             i.src[2] = sreg_operand(saddr);
         }
-        let returns = !info.name.contains("atomic") || i.flags & flags::GLC != 0;
+        let returns = !info.implicit.has(Implicit::ATOMIC) || i.flags & flags::GLC != 0;
         if info.dst[0] != Ty::None && returns {
             i.dst[0] = Operand::Vgpr(bits(w1, 24, 8) as u16);
         }
@@ -696,7 +689,7 @@ impl Reader<'_> {
         if info.src[1] != Ty::None {
             i.src[1] = vdata;
         }
-        let returns = !info.name.contains("atomic") || i.flags & flags::GLC != 0;
+        let returns = !info.implicit.has(Implicit::ATOMIC) || i.flags & flags::GLC != 0;
         if info.dst[0] != Ty::None && returns {
             i.dst[0] = vdata;
         }
@@ -795,9 +788,4 @@ fn cache_flags(w: u32, glc: u32, slc: u32, dlc: u32) -> u16 {
     (if bit(w, glc) { flags::GLC } else { 0 })
         | (if bit(w, slc) { flags::SLC } else { 0 })
         | (if bit(w, dlc) { flags::DLC } else { 0 })
-}
-
-/// Ops whose destination is also their third source.
-pub(crate) fn accumulates(name: &str) -> bool {
-    name.contains("fmac") || name.contains("dot2acc") || name.contains("_mac_")
 }

@@ -2,8 +2,8 @@
 //! (wave32 register names), without the address/bytes comment.
 
 use crate::consts::{inline_code, inline_text, literal_text};
-use crate::decode::{accumulates, LIT_SRC0};
-use crate::{flags, mimg, sreg, sym, Format, Inst, LaneSel, Operand, Special, Ty};
+use crate::decode::LIT_SRC0;
+use crate::{flags, mimg, sreg, sym, Format, Implicit, Inst, LaneSel, Op, Operand, Special, Ty};
 
 /// How to print: the wave size changes the names of lane-mask operands.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -399,7 +399,11 @@ fn valu_with(inst: &Inst, wave64: bool, lit_ty: Option<Ty>) -> String {
     if info.dst[1] != Ty::None {
         parts.push(mask_operand(inst.dst[1], info.dst[1], wave64));
     }
-    let n = if accumulates(info.name) { 2 } else { 3 };
+    let n = if info.implicit.has(Implicit::ACCUMULATES) {
+        2
+    } else {
+        3
+    };
     parts.extend((0..n).filter(|&k| info.src[k] != Ty::None).map(|k| {
         let ty = mask(info.src[k], wave64);
         let lt = lit_ty.unwrap_or_else(|| literal_ty(info.name, info.format, ty));
@@ -477,7 +481,11 @@ fn op_sel_bits(inst: &Inst) -> Option<Vec<u8>> {
         return None;
     }
     let n = info.src.iter().filter(|t| **t != Ty::None).count() as u8;
-    let n = if accumulates(name) { 3 } else { n };
+    let n = if info.implicit.has(Implicit::ACCUMULATES) {
+        3
+    } else {
+        n
+    };
     let mut bits: Vec<u8> = (0..n).map(bit).collect();
     bits.push(bit(3));
     Some(bits)
@@ -601,13 +609,13 @@ fn vop3p(inst: &Inst, wave64: bool) -> String {
 fn vopd(inst: &Inst) -> String {
     // When one half is fmaak/fmamk, LLVM types the shared literal as its
     // 32-bit K for both halves.
-    let has_k = |i: &Inst| i.op.name().contains("fmaak") || i.op.name().contains("fmamk");
+    let has_k = |i: &Inst| i.op.has(Implicit::K_ADDEND) || i.op.has(Implicit::K_FACTOR);
     let k_pair = has_k(inst) || inst.vopd_y.as_deref().is_some_and(has_k);
     let lit_ty = k_pair.then_some(Ty::B32);
     // VOPD's cndmask leaves its VCC operand implicit in the text.
     let half = |i: &Inst| {
         let mut i = i.clone();
-        if i.op.name().contains("cndmask") {
+        if i.op == Op::V_DUAL_CNDMASK_B32 {
             i.src[2] = Operand::None;
         }
         format!("{} {}", i.op.name(), valu_with(&i, false, lit_ty))
@@ -808,7 +816,7 @@ fn vinterp(inst: &Inst) -> String {
 fn lds_direct(inst: &Inst) -> String {
     let dst = operand(inst.dst[0], Ty::B32);
     let wait = format!("wait_vdst:{}", inst.imm);
-    if inst.op.name() == "lds_direct_load" {
+    if inst.op == Op::LDS_DIRECT_LOAD {
         return format!("{dst} {wait}");
     }
     let chan = ["x", "y", "z", "w"][inst.aux as usize & 3];

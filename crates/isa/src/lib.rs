@@ -7,6 +7,7 @@
 
 #![forbid(unsafe_code)]
 
+mod class;
 mod consts;
 mod decode;
 mod disasm;
@@ -15,6 +16,7 @@ mod mimg;
 pub mod ops;
 mod sym;
 
+pub use class::{Class, Cond, Implicit, MemOp, Num, Rmw, Space};
 pub use decode::{decode, decode_all, LIT_SRC0};
 pub use disasm::{
     disassemble, disassemble_wave64, disassemble_with, undecodable_text, DisasmOptions,
