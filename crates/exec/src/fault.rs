@@ -272,7 +272,7 @@ impl WaveState {
         let slot = program.slot_at(pc);
         let wait = if wave.at_barrier {
             Wait::Barrier
-        } else if slot.inst.op.name() == "ds_gws_barrier" {
+        } else if slot.inst.op == softgpu_isa::Op::DS_GWS_BARRIER {
             Wait::GridBarrier
         } else {
             Wait::No

@@ -6,7 +6,7 @@
 //! code offset to slot.
 
 use softgpu_codeobj::{CodeObject, SymbolKind};
-use softgpu_isa::{Family, Inst, Op, Operand};
+use softgpu_isa::{Class, Family, Inst, Op, Operand};
 
 use std::sync::OnceLock;
 
@@ -71,6 +71,17 @@ impl Unit {
         }
     }
 }
+
+/// The global-wave-sync ops: a program with any of them needs the
+/// dispatch's GWS state.
+const GWS_OPS: [Op; 6] = [
+    Op::DS_GWS_INIT,
+    Op::DS_GWS_BARRIER,
+    Op::DS_GWS_SEMA_V,
+    Op::DS_GWS_SEMA_BR,
+    Op::DS_GWS_SEMA_P,
+    Op::DS_GWS_SEMA_RELEASE_ALL,
+];
 
 fn placeholder() -> Inst {
     Inst {
@@ -162,9 +173,7 @@ impl Program {
             hints_after: 0,
         });
         fold_hints(&mut slots);
-        let uses_gws = slots
-            .iter()
-            .any(|s| s.inst.op.name().starts_with("ds_gws_"));
+        let uses_gws = slots.iter().any(|s| GWS_OPS.contains(&s.inst.op));
         let mut program = Program {
             code_object,
             image_base,
@@ -230,7 +239,10 @@ impl Program {
         };
         let (exec, vopd) = match &inst.vopd_y {
             Some(y) => {
-                let lane = |op: Op| ops::valu::lane_fn(&op.name().replacen("v_dual_", "v_", 1));
+                let lane = |op: Op| match op.info().class {
+                    Class::Dual(twin) => ops::valu::lane_fn(twin),
+                    _ => None,
+                };
                 match (lane(inst.op), lane(y.op)) {
                     (Some(fx), Some(fy)) => {
                         let plain = ops::valu::is_plain(&inst) && ops::valu::is_plain(y);

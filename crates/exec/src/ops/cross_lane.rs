@@ -1,7 +1,7 @@
 //! Cross-lane data movement: DPP16, DPP8, readlane/writelane,
 //! readfirstlane and the permlane family.
 
-use softgpu_isa::{Inst, LaneSel, Operand};
+use softgpu_isa::{Inst, LaneSel, Op, Operand};
 
 use super::{Env, Exec, Flow, Result, Trap};
 use crate::wave::{Lanes, Wave, MAX_LANES};
@@ -227,38 +227,38 @@ fn movrel2(w: &mut Wave, i: &Inst, swap: bool) -> Result {
     Ok(Flow::Next)
 }
 
-pub const TABLE: &[(&str, Exec)] = &[
+pub const TABLE: &[(Op, Exec)] = &[
     (
-        "v_movrelsd_2_b32",
+        Op::V_MOVRELSD_2_B32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| movrel2(w, i, false)) as Exec,
     ),
     (
-        "v_swaprel_b32",
+        Op::V_SWAPREL_B32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| movrel2(w, i, true)) as Exec,
     ),
-    ("v_readlane_b32", readlane as Exec),
-    ("v_readfirstlane_b32", readfirstlane as Exec),
-    ("v_writelane_b32", writelane as Exec),
+    (Op::V_READLANE_B32, readlane as Exec),
+    (Op::V_READFIRSTLANE_B32, readfirstlane as Exec),
+    (Op::V_WRITELANE_B32, writelane as Exec),
     (
-        "v_permlane16_b32",
+        Op::V_PERMLANE16_B32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| permlane(w, i, false)) as Exec,
     ),
     (
-        "v_permlanex16_b32",
+        Op::V_PERMLANEX16_B32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| permlane(w, i, true)) as Exec,
     ),
-    ("v_permlane64_b32", permlane64 as Exec),
-    ("v_swap_b32", swap as Exec),
+    (Op::V_PERMLANE64_B32, permlane64 as Exec),
+    (Op::V_SWAP_B32, swap as Exec),
     (
-        "v_movrels_b32",
+        Op::V_MOVRELS_B32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, true, false)) as Exec,
     ),
     (
-        "v_movreld_b32",
+        Op::V_MOVRELD_B32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, false, true)) as Exec,
     ),
     (
-        "v_movrelsd_b32",
+        Op::V_MOVRELSD_B32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, true, true)) as Exec,
     ),
 ];

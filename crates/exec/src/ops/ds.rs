@@ -3,7 +3,7 @@
 //! A workgroup's waves run on one host thread, so LDS atomics are ordinary
 //! read-modify-writes, done lane by lane in lane order.
 
-use softgpu_isa::{Inst, Operand};
+use softgpu_isa::{Inst, Num, Op, Operand, Rmw};
 
 use super::float::{f, flush32};
 use super::{active, lane_addrs, Env, Exec, Flow, Result, Trap};
@@ -579,25 +579,27 @@ macro_rules! at32 {
 
 /// Both forms of an atomic: without and with return of the old value.
 macro_rules! atomics32 {
-    ($($name:literal, $rtn:literal => $f:expr;)*) => {
-        const ATOMICS32: &[(&str, Exec)] = &[$(($name, at32!(false, $f)), ($rtn, at32!(true, $f)),)*];
+    ($($name:ident, $rtn:ident => $f:expr;)*) => {
+        const ATOMICS32: &[(Op, Exec)] = &[$((Op::$name, at32!(false, $f)), (Op::$rtn, at32!(true, $f)),)*];
     };
 }
-/// The shared operations under their DS names: `ds_OP_TYPE` and
-/// `ds_OP_rtn_TYPE`.
+/// The shared operations as DS handlers, keyed by their class: without
+/// and with return (`ds_OP_TYPE`, `ds_OP_rtn_TYPE`).
+type RmwEntry = (Rmw, Num, bool, Exec);
+
 macro_rules! ds_shared32 {
-    ($($op:literal, $ty:literal => $f:expr;)*) => {
-        const SHARED32: &[(&str, Exec)] = &[$(
-            (concat!("ds_", $op, "_", $ty), at32!(false, $f)),
-            (concat!("ds_", $op, "_rtn_", $ty), at32!(true, $f)),
+    ($($op:ident, $ty:ident => $f:expr;)*) => {
+        const SHARED32: &[RmwEntry] = &[$(
+            (Rmw::$op, Num::$ty, false, at32!(false, $f)),
+            (Rmw::$op, Num::$ty, true, at32!(true, $f)),
         )*];
     };
 }
 macro_rules! ds_shared64 {
-    ($($op:literal, $ty:literal => $f:expr;)*) => {
-        const SHARED64: &[(&str, Exec)] = &[$(
-            (concat!("ds_", $op, "_", $ty), bind!(atomic64, false, $f)),
-            (concat!("ds_", $op, "_rtn_", $ty), bind!(atomic64, true, $f)),
+    ($($op:ident, $ty:ident => $f:expr;)*) => {
+        const SHARED64: &[RmwEntry] = &[$(
+            (Rmw::$op, Num::$ty, false, bind!(atomic64, false, $f)),
+            (Rmw::$op, Num::$ty, true, bind!(atomic64, true, $f)),
         )*];
     };
 }
@@ -605,103 +607,102 @@ shared_rmw32!(ds_shared32);
 shared_rmw64!(ds_shared64);
 
 macro_rules! atomics64 {
-    ($($name:literal, $rtn:literal => $f:expr;)*) => {
-        const ATOMICS64: &[(&str, Exec)] = &[$(($name, bind!(atomic64, false, $f)), ($rtn, bind!(atomic64, true, $f)),)*];
+    ($($name:ident, $rtn:ident => $f:expr;)*) => {
+        const ATOMICS64: &[(Op, Exec)] = &[$((Op::$name, bind!(atomic64, false, $f)), (Op::$rtn, bind!(atomic64, true, $f)),)*];
     };
 }
 
 atomics32! {
-    "ds_rsub_u32", "ds_rsub_rtn_u32" => |o, d, _| d.wrapping_sub(o);
-    "ds_mskor_b32", "ds_mskor_rtn_b32" => |o, d, e| (o & !d) | e;
-    "ds_cmpstore_b32", "ds_cmpstore_rtn_b32" => |o, d, e| if o == e { d } else { o };
-    "ds_cmpstore_f32", "ds_cmpstore_rtn_f32" => |o, d, e| if f(o) == f(e) { d } else { o };
+    DS_RSUB_U32, DS_RSUB_RTN_U32 => |o, d, _| d.wrapping_sub(o);
+    DS_MSKOR_B32, DS_MSKOR_RTN_B32 => |o, d, e| (o & !d) | e;
+    DS_CMPSTORE_B32, DS_CMPSTORE_RTN_B32 => |o, d, e| if o == e { d } else { o };
+    DS_CMPSTORE_F32, DS_CMPSTORE_RTN_F32 => |o, d, e| if f(o) == f(e) { d } else { o };
 }
 
 atomics64! {
-    "ds_rsub_u64", "ds_rsub_rtn_u64" => |o, d, _| d.wrapping_sub(o);
-    "ds_mskor_b64", "ds_mskor_rtn_b64" => |o, d, e| (o & !d) | e;
-    "ds_cmpstore_b64", "ds_cmpstore_rtn_b64" => |o, d, e| if o == e { d } else { o };
-    "ds_cmpstore_f64", "ds_cmpstore_rtn_f64" => |o, d, e| if f64::from_bits(o) == f64::from_bits(e) { d } else { o };
+    DS_RSUB_U64, DS_RSUB_RTN_U64 => |o, d, _| d.wrapping_sub(o);
+    DS_MSKOR_B64, DS_MSKOR_RTN_B64 => |o, d, e| (o & !d) | e;
+    DS_CMPSTORE_B64, DS_CMPSTORE_RTN_B64 => |o, d, e| if o == e { d } else { o };
+    DS_CMPSTORE_F64, DS_CMPSTORE_RTN_F64 => |o, d, e| if f64::from_bits(o) == f64::from_bits(e) { d } else { o };
 }
 
-const BASIC: &[(&str, Exec)] = &[
-    ("ds_nop", super::nop as Exec),
-    ("ds_load_b32", bind!(load, 4, false)),
-    ("ds_load_b64", bind!(load, 8, false)),
-    ("ds_load_b96", bind!(load, 12, false)),
-    ("ds_load_b128", bind!(load, 16, false)),
-    ("ds_load_u8", bind!(load, 1, false)),
-    ("ds_load_i8", bind!(load, 1, true)),
-    ("ds_load_u16", bind!(load, 2, false)),
-    ("ds_load_i16", bind!(load, 2, true)),
-    ("ds_load_u8_d16", bind!(load_d16, 1, false, false)),
-    ("ds_load_u8_d16_hi", bind!(load_d16, 1, false, true)),
-    ("ds_load_i8_d16", bind!(load_d16, 1, true, false)),
-    ("ds_load_i8_d16_hi", bind!(load_d16, 1, true, true)),
-    ("ds_load_u16_d16", bind!(load_d16, 2, false, false)),
-    ("ds_load_u16_d16_hi", bind!(load_d16, 2, false, true)),
-    ("ds_store_b8", bind!(store, 1, 0)),
-    ("ds_store_b16", bind!(store, 2, 0)),
-    ("ds_store_b8_d16_hi", bind!(store, 1, 16)),
-    ("ds_store_b16_d16_hi", bind!(store, 2, 16)),
-    ("ds_store_b32", bind!(store, 4, 0)),
-    ("ds_store_b64", bind!(store, 8, 0)),
-    ("ds_store_b96", bind!(store, 12, 0)),
-    ("ds_store_b128", bind!(store, 16, 0)),
+const BASIC: &[(Op, Exec)] = &[
+    (Op::DS_LOAD_B32, bind!(load, 4, false)),
+    (Op::DS_LOAD_B64, bind!(load, 8, false)),
+    (Op::DS_LOAD_B96, bind!(load, 12, false)),
+    (Op::DS_LOAD_B128, bind!(load, 16, false)),
+    (Op::DS_LOAD_U8, bind!(load, 1, false)),
+    (Op::DS_LOAD_I8, bind!(load, 1, true)),
+    (Op::DS_LOAD_U16, bind!(load, 2, false)),
+    (Op::DS_LOAD_I16, bind!(load, 2, true)),
+    (Op::DS_LOAD_U8_D16, bind!(load_d16, 1, false, false)),
+    (Op::DS_LOAD_U8_D16_HI, bind!(load_d16, 1, false, true)),
+    (Op::DS_LOAD_I8_D16, bind!(load_d16, 1, true, false)),
+    (Op::DS_LOAD_I8_D16_HI, bind!(load_d16, 1, true, true)),
+    (Op::DS_LOAD_U16_D16, bind!(load_d16, 2, false, false)),
+    (Op::DS_LOAD_U16_D16_HI, bind!(load_d16, 2, false, true)),
+    (Op::DS_STORE_B8, bind!(store, 1, 0)),
+    (Op::DS_STORE_B16, bind!(store, 2, 0)),
+    (Op::DS_STORE_B8_D16_HI, bind!(store, 1, 16)),
+    (Op::DS_STORE_B16_D16_HI, bind!(store, 2, 16)),
+    (Op::DS_STORE_B32, bind!(store, 4, 0)),
+    (Op::DS_STORE_B64, bind!(store, 8, 0)),
+    (Op::DS_STORE_B96, bind!(store, 12, 0)),
+    (Op::DS_STORE_B128, bind!(store, 16, 0)),
     (
-        "ds_load_2addr_b32",
+        Op::DS_LOAD_2ADDR_B32,
         (|w: &mut Wave, env: &mut Env, i: &Inst| load2(w, env, i, 1, false)) as Exec,
     ),
     (
-        "ds_load_2addr_stride64_b32",
+        Op::DS_LOAD_2ADDR_STRIDE64_B32,
         (|w: &mut Wave, env: &mut Env, i: &Inst| load2(w, env, i, 1, true)) as Exec,
     ),
     (
-        "ds_load_2addr_b64",
+        Op::DS_LOAD_2ADDR_B64,
         (|w: &mut Wave, env: &mut Env, i: &Inst| load2(w, env, i, 2, false)) as Exec,
     ),
     (
-        "ds_load_2addr_stride64_b64",
+        Op::DS_LOAD_2ADDR_STRIDE64_B64,
         (|w: &mut Wave, env: &mut Env, i: &Inst| load2(w, env, i, 2, true)) as Exec,
     ),
     (
-        "ds_store_2addr_b32",
+        Op::DS_STORE_2ADDR_B32,
         (|w: &mut Wave, env: &mut Env, i: &Inst| store2(w, env, i, 1, false)) as Exec,
     ),
     (
-        "ds_store_2addr_stride64_b32",
+        Op::DS_STORE_2ADDR_STRIDE64_B32,
         (|w: &mut Wave, env: &mut Env, i: &Inst| store2(w, env, i, 1, true)) as Exec,
     ),
     (
-        "ds_store_2addr_b64",
+        Op::DS_STORE_2ADDR_B64,
         (|w: &mut Wave, env: &mut Env, i: &Inst| store2(w, env, i, 2, false)) as Exec,
     ),
     (
-        "ds_store_2addr_stride64_b64",
+        Op::DS_STORE_2ADDR_STRIDE64_B64,
         (|w: &mut Wave, env: &mut Env, i: &Inst| store2(w, env, i, 2, true)) as Exec,
     ),
-    ("ds_storexchg_rtn_b32", at32!(true, |_, d, _| d)),
-    ("ds_storexchg_rtn_b64", bind!(atomic64, true, |_, d, _| d)),
+    (Op::DS_STOREXCHG_RTN_B32, at32!(true, |_, d, _| d)),
+    (Op::DS_STOREXCHG_RTN_B64, bind!(atomic64, true, |_, d, _| d)),
     (
-        "ds_storexchg_2addr_rtn_b32",
+        Op::DS_STOREXCHG_2ADDR_RTN_B32,
         (|w: &mut Wave, env: &mut Env, i: &Inst| xchg2(w, env, i, 1, false)) as Exec,
     ),
     (
-        "ds_storexchg_2addr_stride64_rtn_b32",
+        Op::DS_STOREXCHG_2ADDR_STRIDE64_RTN_B32,
         (|w: &mut Wave, env: &mut Env, i: &Inst| xchg2(w, env, i, 1, true)) as Exec,
     ),
     (
-        "ds_storexchg_2addr_rtn_b64",
+        Op::DS_STOREXCHG_2ADDR_RTN_B64,
         (|w: &mut Wave, env: &mut Env, i: &Inst| xchg2(w, env, i, 2, false)) as Exec,
     ),
     (
-        "ds_storexchg_2addr_stride64_rtn_b64",
+        Op::DS_STOREXCHG_2ADDR_STRIDE64_RTN_B64,
         (|w: &mut Wave, env: &mut Env, i: &Inst| xchg2(w, env, i, 2, true)) as Exec,
     ),
     // Wrapping counter: subtract data0 while the old value is at least
     // data0, else add data1.
     (
-        "ds_wrap_rtn_b32",
+        Op::DS_WRAP_RTN_B32,
         at32!(true, |o, d, e| if o >= d {
             o - d
         } else {
@@ -709,55 +710,57 @@ const BASIC: &[(&str, Exec)] = &[
         }),
     ),
     (
-        "ds_append",
+        Op::DS_APPEND,
         (|w: &mut Wave, env: &mut Env, i: &Inst| append(w, env, i, false)) as Exec,
     ),
     (
-        "ds_consume",
+        Op::DS_CONSUME,
         (|w: &mut Wave, env: &mut Env, i: &Inst| append(w, env, i, true)) as Exec,
     ),
     (
-        "ds_load_addtid_b32",
+        Op::DS_LOAD_ADDTID_B32,
         (|w: &mut Wave, env: &mut Env, i: &Inst| addtid(w, env, i, false)) as Exec,
     ),
     (
-        "ds_store_addtid_b32",
+        Op::DS_STORE_ADDTID_B32,
         (|w: &mut Wave, env: &mut Env, i: &Inst| addtid(w, env, i, true)) as Exec,
     ),
-    ("ds_condxchg32_rtn_b64", condxchg32 as Exec),
-    ("ds_gws_barrier", gws_barrier as Exec),
-    ("ds_swizzle_b32", swizzle as Exec),
+    (Op::DS_CONDXCHG32_RTN_B64, condxchg32 as Exec),
+    (Op::DS_GWS_BARRIER, gws_barrier as Exec),
+    (Op::DS_SWIZZLE_B32, swizzle as Exec),
     (
-        "ds_bpermute_b32",
+        Op::DS_BPERMUTE_B32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| permute(w, i, true)) as Exec,
     ),
     (
-        "ds_permute_b32",
+        Op::DS_PERMUTE_B32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| permute(w, i, false)) as Exec,
     ),
 ];
 
 /// DS float atomics whose arithmetic MODE controls; registered after the
 /// shared table, so these replace its MODE-blind `add_f32`.
-const MODE_DEPENDENT: &[(&str, Exec)] = &[
+const MODE_DEPENDENT: &[(Op, Exec)] = &[
     (
-        "ds_add_f32",
+        Op::DS_ADD_F32,
         bind!(atomic32, false, |o, d, _, m| add_f32(o, d, m)),
     ),
     (
-        "ds_add_rtn_f32",
+        Op::DS_ADD_RTN_F32,
         bind!(atomic32, true, |o, d, _, m| add_f32(o, d, m)),
     ),
 ];
 
-/// Every DS table; later tables take precedence.
-pub fn tables() -> [&'static [(&'static str, Exec)]; 6] {
-    [
-        BASIC,
-        ATOMICS32,
-        ATOMICS64,
-        SHARED32,
-        SHARED64,
-        MODE_DEPENDENT,
-    ]
+/// Every DS table keyed by opcode; later tables take precedence.
+pub fn tables() -> [&'static [(Op, Exec)]; 4] {
+    [BASIC, ATOMICS32, ATOMICS64, MODE_DEPENDENT]
+}
+
+/// The handler of a shared read-modify-write (`Class::Rmw` in LDS).
+pub fn rmw(op: Rmw, num: Num, rtn: bool) -> Option<Exec> {
+    SHARED32
+        .iter()
+        .chain(SHARED64)
+        .find(|&&(o, n, r, _)| (o, n, r) == (op, num, rtn))
+        .map(|&(.., exec)| exec)
 }

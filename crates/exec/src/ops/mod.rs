@@ -1,14 +1,14 @@
-//! Instruction semantics: data tables mapping each mnemonic to a small
-//! generic handler. A handler runs one instruction for a whole wave.
+//! Instruction semantics: data tables mapping each opcode, or each class of
+//! opcodes that share semantics ([`softgpu_isa::Class`]), to a small generic
+//! handler. A handler runs one instruction for a whole wave.
 
 // Lane loops index several per-lane arrays at once, and the tables spell
 // every entry as a closure so that all rows read alike.
 #![allow(clippy::needless_range_loop, clippy::redundant_closure)]
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use softgpu_isa::{Inst, Op};
+use softgpu_isa::{Class, Inst, Op, Space};
 
 use crate::arena::{Lanes, MemError, Memory};
 use crate::program::Program;
@@ -181,12 +181,10 @@ pub fn nop(_: &mut Wave, _: &mut Env, _: &Inst) -> Result {
     Ok(Flow::Next)
 }
 
-/// Every handler the executor has, under the mnemonic it was written for.
-/// Names that are no opcode of the table are a bug the tests catch
-/// (`tests::every_handler_names_an_opcode`).
-fn named_handlers() -> Vec<(&'static str, Exec)> {
-    let mut all = Vec::new();
-    for part in [
+/// Every handler bound to one opcode, in precedence order (a later entry
+/// for an op replaces an earlier).
+fn own_handlers() -> impl Iterator<Item = (Op, Exec)> {
+    [
         sopp::TABLE,
         smem::TABLE,
         vmem::TABLE,
@@ -197,58 +195,67 @@ fn named_handlers() -> Vec<(&'static str, Exec)> {
     .chain(valu::tables())
     .chain(salu::tables())
     .chain(ds::tables())
-    {
-        all.extend_from_slice(part);
-    }
-    all.extend(vcmp::entries());
-    for (name, exec) in vmem::entries() {
-        all.push((&*Box::leak(name.into_boxed_str()), exec));
-    }
-    // A VOPD op runs through `valu::vopd` when its VOP1/VOP2 twin has a
-    // pure lane function (the program resolves both halves at load).
-    for op in softgpu_isa::all_ops() {
-        let name = op.name();
-        if op.info().format == softgpu_isa::Format::Vopd
-            && valu::lane_fn(&name.replacen("v_dual_", "v_", 1)).is_some()
-        {
-            all.push((name, valu::vopd as Exec));
-        }
-    }
-    all
+    .flatten()
+    .copied()
 }
 
-/// The handler of each op, indexed by [`Op`]: names are resolved once, here,
-/// and decode binds by opcode. A later entry for a name replaces an earlier.
+/// The handler an op's class shares with the rest of its family.
+fn class_handler(class: Class) -> Option<Exec> {
+    match class {
+        Class::Own => None,
+        // A VOPD op runs through `valu::vopd` when its VOP1/VOP2 twin has a
+        // pure lane function (the program resolves both halves at load).
+        Class::Dual(twin) => valu::lane_fn(twin).map(|_| valu::vopd as Exec),
+        Class::Cmp { cond, num } => vcmp::handler(cond, num),
+        Class::Rmw {
+            space: Space::Lds,
+            rmw,
+            num,
+            rtn,
+        } => ds::rmw(rmw, num, rtn),
+        Class::Rmw { rmw, num, .. } => vmem::rmw(rmw, num),
+        Class::Mem { op, .. } => vmem::mem(op),
+    }
+}
+
+/// One handler per op, indexed by [`Op`], built once: the op's own handler,
+/// else its class's.
 fn table() -> &'static [Option<Exec>] {
     static TABLE: OnceLock<Vec<Option<Exec>>> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let mut table = vec![None; softgpu_isa::all_ops().count()];
-        for (name, exec) in named_handlers() {
-            if let Some(op) = softgpu_isa::op_by_name(name) {
-                table[op.0 as usize] = Some(exec);
-            }
+        let mut table: Vec<Option<Exec>> = softgpu_isa::all_ops()
+            .map(|op| class_handler(op.info().class))
+            .collect();
+        for (op, exec) in own_handlers() {
+            table[op.0 as usize] = Some(exec);
         }
         table
     })
+}
+
+/// `entries` by op, as a table indexed by [`Op`].
+fn by_op(entries: &[(Op, Exec)]) -> Vec<Option<Exec>> {
+    let mut table = vec![None; softgpu_isa::all_ops().count()];
+    for &(op, exec) in entries {
+        table[op.0 as usize] = Some(exec);
+    }
+    table
 }
 
 /// The cheapest exact handler for this decoded instruction: a plain variant
 /// when it has no modifiers and only 32-bit operands, a saturating one for
 /// an integer op with clamp, else the general one.
 pub fn handler_for(inst: &Inst) -> Option<Exec> {
-    static PLAIN: OnceLock<HashMap<&'static str, Exec>> = OnceLock::new();
-    static SATURATING: OnceLock<HashMap<&'static str, Exec>> = OnceLock::new();
-    let plain = PLAIN.get_or_init(|| valu::plain_table().iter().copied().collect());
-    let saturating = SATURATING.get_or_init(|| valu::saturating_table().iter().copied().collect());
-    let name = inst.op.name();
+    static PLAIN: OnceLock<Vec<Option<Exec>>> = OnceLock::new();
+    static SATURATING: OnceLock<Vec<Option<Exec>>> = OnceLock::new();
     let special = if valu::is_plain(inst) {
-        plain.get(name)
+        PLAIN.get_or_init(|| by_op(valu::plain_table()))[inst.op.0 as usize]
     } else if inst.mods.clamp {
-        saturating.get(name)
+        SATURATING.get_or_init(|| by_op(valu::saturating_table()))[inst.op.0 as usize]
     } else {
         None
     };
-    special.copied().or_else(|| handler(inst.op))
+    special.or_else(|| handler(inst.op))
 }
 
 /// The handler for an opcode, if the executor implements it.
@@ -296,41 +303,31 @@ pub fn lane_addrs(
 
 #[cfg(test)]
 mod tests {
-    /// Handlers the generic tables produce for mnemonics gfx11 lacks (they
-    /// exist in gfx10 or gfx12, or are a family member only some types
-    /// have); they stay unbound until a family that has them gets its
-    /// table. Any other name that is no opcode is a typo.
-    const OTHER_FAMILIES: &[&str] = &[
-        "s_inst_prefetch",
-        "v_dot2_i32_i16",
-        "v_dot2_u32_u16",
-        "v_dot2c_f32_f16",
-        "ds_nop",
-        "v_cmp_f_i16",
-        "v_cmpx_f_i16",
-        "v_cmp_t_i16",
-        "v_cmpx_t_i16",
-        "v_cmp_f_u16",
-        "v_cmpx_f_u16",
-        "v_cmp_t_u16",
-        "v_cmpx_t_u16",
-        "flat_atomic_csub_u32",
-    ];
+    use softgpu_isa::{all_ops, Class, Format};
 
+    /// Every op a class binds has its class's handler: a family member the
+    /// class tables miss would silently be unsupported.
     #[test]
-    fn every_handler_names_an_opcode() {
-        let unknown: Vec<_> = super::named_handlers()
-            .into_iter()
-            .map(|(name, _)| name)
-            .filter(|name| softgpu_isa::op_by_name(name).is_none())
-            .filter(|name| !OTHER_FAMILIES.contains(name))
-            // The memory tables are generated for every type of every
-            // atomic; f64 and packed-16-bit float atomics are gfx90a/gfx12.
-            .filter(|name| {
-                !(name.contains("atomic") && (name.ends_with("_f64") || name.contains("_pk_add_")))
+    fn shared_classes_are_complete() {
+        let missing: Vec<_> = all_ops()
+            .filter(|op| {
+                matches!(
+                    op.info().class,
+                    Class::Cmp { .. } | Class::Rmw { .. } | Class::Mem { .. }
+                )
             })
+            .filter(|&op| super::handler(op).is_none())
+            .map(|op| op.name())
             .collect();
-        assert!(unknown.is_empty(), "handlers for no opcode: {unknown:?}");
+        assert!(missing.is_empty(), "no handler for: {missing:?}");
+    }
+
+    /// Every VOPD op runs (through its twin's lane function).
+    #[test]
+    fn every_dual_op_has_a_handler() {
+        for op in all_ops().filter(|op| op.info().format == Format::Vopd) {
+            assert!(super::handler(op).is_some(), "{}", op.name());
+        }
     }
 
     #[test]

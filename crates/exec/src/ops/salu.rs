@@ -1,6 +1,6 @@
 //! Scalar ALU: SOP1, SOP2, SOPC and SOPK.
 
-use softgpu_isa::{Inst, Operand};
+use softgpu_isa::{Inst, Op, Operand};
 
 use super::{Env, Exec, Flow, Result, Trap};
 use crate::wave::{Wave, PRIVATE_APERTURE, SHARED_APERTURE};
@@ -492,174 +492,174 @@ fn shl_add(a: u32, b: u32, n: u32) -> Out<u32> {
     (sum as u32, Some(sum >> 32 != 0))
 }
 
-pub const TABLE: &[(&str, Exec)] = &[
+pub const TABLE: &[(Op, Exec)] = &[
     // SOP2, 32-bit
     (
-        "s_add_u32",
+        Op::S_ADD_U32,
         s2!(|a, b, _| {
             let (r, c) = a.overflowing_add(b);
             (r, Some(c))
         }),
     ),
     (
-        "s_sub_u32",
+        Op::S_SUB_U32,
         s2!(|a, b, _| {
             let (r, c) = a.overflowing_sub(b);
             (r, Some(c))
         }),
     ),
     (
-        "s_addc_u32",
+        Op::S_ADDC_U32,
         s2!(|a, b, c| {
             let s = a as u64 + b as u64 + c as u64;
             (s as u32, Some(s >> 32 != 0))
         }),
     ),
     (
-        "s_subb_u32",
+        Op::S_SUBB_U32,
         s2!(|a, b, c| {
             let s = (a as u64).wrapping_sub(b as u64).wrapping_sub(c as u64);
             (s as u32, Some((b as u64 + c as u64) > a as u64))
         }),
     ),
     (
-        "s_add_i32",
+        Op::S_ADD_I32,
         s2!(|a, b, _| {
             let (r, o) = (a as i32).overflowing_add(b as i32);
             (r as u32, Some(o))
         }),
     ),
     (
-        "s_sub_i32",
+        Op::S_SUB_I32,
         s2!(|a, b, _| {
             let (r, o) = (a as i32).overflowing_sub(b as i32);
             (r as u32, Some(o))
         }),
     ),
     (
-        "s_min_i32",
+        Op::S_MIN_I32,
         s2!(|a, b, _| {
             let lt = (a as i32) < (b as i32);
             (if lt { a } else { b }, Some(lt))
         }),
     ),
     (
-        "s_min_u32",
+        Op::S_MIN_U32,
         s2!(|a, b, _| {
             let lt = a < b;
             (if lt { a } else { b }, Some(lt))
         }),
     ),
     (
-        "s_max_i32",
+        Op::S_MAX_I32,
         s2!(|a, b, _| {
             let gt = (a as i32) > (b as i32);
             (if gt { a } else { b }, Some(gt))
         }),
     ),
     (
-        "s_max_u32",
+        Op::S_MAX_U32,
         s2!(|a, b, _| {
             let gt = a > b;
             (if gt { a } else { b }, Some(gt))
         }),
     ),
     (
-        "s_cselect_b32",
+        Op::S_CSELECT_B32,
         s2!(|a, b, c| (if c { a } else { b }, None)),
     ),
-    ("s_and_b32", s2!(|a, b, _| nz32(a & b))),
-    ("s_or_b32", s2!(|a, b, _| nz32(a | b))),
-    ("s_xor_b32", s2!(|a, b, _| nz32(a ^ b))),
-    ("s_nand_b32", s2!(|a, b, _| nz32(!(a & b)))),
-    ("s_nor_b32", s2!(|a, b, _| nz32(!(a | b)))),
-    ("s_xnor_b32", s2!(|a, b, _| nz32(!(a ^ b)))),
-    ("s_and_not1_b32", s2!(|a, b, _| nz32(a & !b))),
-    ("s_or_not1_b32", s2!(|a, b, _| nz32(a | !b))),
-    ("s_lshl_b32", s2!(|a, b, _| nz32(a << (b & 31)))),
-    ("s_lshr_b32", s2!(|a, b, _| nz32(a >> (b & 31)))),
+    (Op::S_AND_B32, s2!(|a, b, _| nz32(a & b))),
+    (Op::S_OR_B32, s2!(|a, b, _| nz32(a | b))),
+    (Op::S_XOR_B32, s2!(|a, b, _| nz32(a ^ b))),
+    (Op::S_NAND_B32, s2!(|a, b, _| nz32(!(a & b)))),
+    (Op::S_NOR_B32, s2!(|a, b, _| nz32(!(a | b)))),
+    (Op::S_XNOR_B32, s2!(|a, b, _| nz32(!(a ^ b)))),
+    (Op::S_AND_NOT1_B32, s2!(|a, b, _| nz32(a & !b))),
+    (Op::S_OR_NOT1_B32, s2!(|a, b, _| nz32(a | !b))),
+    (Op::S_LSHL_B32, s2!(|a, b, _| nz32(a << (b & 31)))),
+    (Op::S_LSHR_B32, s2!(|a, b, _| nz32(a >> (b & 31)))),
     (
-        "s_ashr_i32",
+        Op::S_ASHR_I32,
         s2!(|a, b, _| nz32(((a as i32) >> (b & 31)) as u32)),
     ),
     (
-        "s_bfm_b32",
+        Op::S_BFM_B32,
         s2!(|a, b, _| ((((1u64 << (a & 31)) - 1) as u32).wrapping_shl(b & 31), None)),
     ),
-    ("s_mul_i32", s2!(|a, b, _| (a.wrapping_mul(b), None))),
+    (Op::S_MUL_I32, s2!(|a, b, _| (a.wrapping_mul(b), None))),
     (
-        "s_mul_hi_u32",
+        Op::S_MUL_HI_U32,
         s2!(|a, b, _| (((a as u64 * b as u64) >> 32) as u32, None)),
     ),
     (
-        "s_mul_hi_i32",
+        Op::S_MUL_HI_I32,
         s2!(|a, b, _| (((a as i32 as i64 * b as i32 as i64) >> 32) as u32, None)),
     ),
-    ("s_bfe_u32", s2!(|a, b, _| nz32(bfe32(a, b, false)))),
-    ("s_bfe_i32", s2!(|a, b, _| nz32(bfe32(a, b, true)))),
+    (Op::S_BFE_U32, s2!(|a, b, _| nz32(bfe32(a, b, false)))),
+    (Op::S_BFE_I32, s2!(|a, b, _| nz32(bfe32(a, b, true)))),
     (
-        "s_absdiff_i32",
+        Op::S_ABSDIFF_I32,
         s2!(|a, b, _| nz32((a as i32).wrapping_sub(b as i32).unsigned_abs())),
     ),
-    ("s_lshl1_add_u32", s2!(|a, b, _| shl_add(a, b, 1))),
-    ("s_lshl2_add_u32", s2!(|a, b, _| shl_add(a, b, 2))),
-    ("s_lshl3_add_u32", s2!(|a, b, _| shl_add(a, b, 3))),
-    ("s_lshl4_add_u32", s2!(|a, b, _| shl_add(a, b, 4))),
+    (Op::S_LSHL1_ADD_U32, s2!(|a, b, _| shl_add(a, b, 1))),
+    (Op::S_LSHL2_ADD_U32, s2!(|a, b, _| shl_add(a, b, 2))),
+    (Op::S_LSHL3_ADD_U32, s2!(|a, b, _| shl_add(a, b, 3))),
+    (Op::S_LSHL4_ADD_U32, s2!(|a, b, _| shl_add(a, b, 4))),
     (
-        "s_pack_ll_b32_b16",
+        Op::S_PACK_LL_B32_B16,
         s2!(|a, b, _| ((a & 0xffff) | b << 16, None)),
     ),
     (
-        "s_pack_lh_b32_b16",
+        Op::S_PACK_LH_B32_B16,
         s2!(|a, b, _| ((a & 0xffff) | (b & 0xffff_0000), None)),
     ),
     (
-        "s_pack_hh_b32_b16",
+        Op::S_PACK_HH_B32_B16,
         s2!(|a, b, _| (a >> 16 | (b & 0xffff_0000), None)),
     ),
     (
-        "s_pack_hl_b32_b16",
+        Op::S_PACK_HL_B32_B16,
         s2!(|a, b, _| (a >> 16 | b << 16, None)),
     ),
     // SOP2, 64-bit
     (
-        "s_cselect_b64",
+        Op::S_CSELECT_B64,
         s2_64!(|a, b, c| (if c { a } else { b }, None)),
     ),
-    ("s_and_b64", s2_64!(|a, b, _| nz64(a & b))),
-    ("s_or_b64", s2_64!(|a, b, _| nz64(a | b))),
-    ("s_xor_b64", s2_64!(|a, b, _| nz64(a ^ b))),
-    ("s_nand_b64", s2_64!(|a, b, _| nz64(!(a & b)))),
-    ("s_nor_b64", s2_64!(|a, b, _| nz64(!(a | b)))),
-    ("s_xnor_b64", s2_64!(|a, b, _| nz64(!(a ^ b)))),
-    ("s_and_not1_b64", s2_64!(|a, b, _| nz64(a & !b))),
-    ("s_or_not1_b64", s2_64!(|a, b, _| nz64(a | !b))),
-    ("s_lshl_b64", s2_64!(|a, b, _| nz64(a << (b & 63)))),
-    ("s_lshr_b64", s2_64!(|a, b, _| nz64(a >> (b & 63)))),
+    (Op::S_AND_B64, s2_64!(|a, b, _| nz64(a & b))),
+    (Op::S_OR_B64, s2_64!(|a, b, _| nz64(a | b))),
+    (Op::S_XOR_B64, s2_64!(|a, b, _| nz64(a ^ b))),
+    (Op::S_NAND_B64, s2_64!(|a, b, _| nz64(!(a & b)))),
+    (Op::S_NOR_B64, s2_64!(|a, b, _| nz64(!(a | b)))),
+    (Op::S_XNOR_B64, s2_64!(|a, b, _| nz64(!(a ^ b)))),
+    (Op::S_AND_NOT1_B64, s2_64!(|a, b, _| nz64(a & !b))),
+    (Op::S_OR_NOT1_B64, s2_64!(|a, b, _| nz64(a | !b))),
+    (Op::S_LSHL_B64, s2_64!(|a, b, _| nz64(a << (b & 63)))),
+    (Op::S_LSHR_B64, s2_64!(|a, b, _| nz64(a >> (b & 63)))),
     (
-        "s_ashr_i64",
+        Op::S_ASHR_I64,
         s2_64!(|a, b, _| nz64(((a as i64) >> (b & 63)) as u64)),
     ),
     (
-        "s_bfm_b64",
+        Op::S_BFM_B64,
         s2_64!(|a, b, _| (
             (((1u128 << (a & 63)) - 1) as u64).wrapping_shl((b & 63) as u32),
             None
         )),
     ),
     (
-        "s_bfe_u64",
+        Op::S_BFE_U64,
         s2_64!(|a, b, _| nz64(bfe64(a, b as u32, false))),
     ),
     (
-        "s_bfe_i64",
+        Op::S_BFE_I64,
         s2_64!(|a, b, _| nz64(bfe64(a, b as u32, true))),
     ),
     // SOP1
-    ("s_mov_b32", s2!(|a, _, _| (a, None))),
-    ("s_mov_b64", s2_64!(|a, _, _| (a, None))),
+    (Op::S_MOV_B32, s2!(|a, _, _| (a, None))),
+    (Op::S_MOV_B64, s2_64!(|a, _, _| (a, None))),
     (
-        "s_cmov_b32",
+        Op::S_CMOV_B32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| {
             if w.scc {
                 let v = w.read_s32(i.src[0]);
@@ -669,7 +669,7 @@ pub const TABLE: &[(&str, Exec)] = &[
         }) as Exec,
     ),
     (
-        "s_cmov_b64",
+        Op::S_CMOV_B64,
         (|w: &mut Wave, _: &mut Env, i: &Inst| {
             if w.scc {
                 let v = w.read_s64(i.src[0]);
@@ -678,32 +678,38 @@ pub const TABLE: &[(&str, Exec)] = &[
             Ok(Flow::Next)
         }) as Exec,
     ),
-    ("s_not_b32", s2!(|a, _, _| nz32(!a))),
-    ("s_not_b64", s2_64!(|a, _, _| nz64(!a))),
-    ("s_wqm_b32", s2!(|a, _, _| nz32(wqm(a as u64) as u32))),
-    ("s_wqm_b64", s2_64!(|a, _, _| nz64(wqm(a)))),
-    ("s_brev_b32", s2!(|a, _, _| (a.reverse_bits(), None))),
-    ("s_brev_b64", s2_64!(|a, _, _| (a.reverse_bits(), None))),
-    ("s_bcnt0_i32_b32", s2!(|a, _, _| nz32(a.count_zeros()))),
-    ("s_bcnt1_i32_b32", s2!(|a, _, _| nz32(a.count_ones()))),
-    ("s_bcnt0_i32_b64", s1_64_32!(|a: u64| nz32(a.count_zeros()))),
-    ("s_bcnt1_i32_b64", s1_64_32!(|a: u64| nz32(a.count_ones()))),
-    ("s_ctz_i32_b32", s2!(|a, _, _| (ctz(a as u64, 32), None))),
-    ("s_ctz_i32_b64", s1_64_32!(|a: u64| (ctz(a, 64), None))),
-    ("s_clz_i32_u32", s2!(|a, _, _| (clz32(a), None))),
-    ("s_clz_i32_u64", s1_64_32!(|a: u64| (clz64(a), None))),
-    ("s_cls_i32", s2!(|a, _, _| (cls32(a), None))),
-    ("s_cls_i32_i64", s1_64_32!(|a: u64| (cls64(a), None))),
+    (Op::S_NOT_B32, s2!(|a, _, _| nz32(!a))),
+    (Op::S_NOT_B64, s2_64!(|a, _, _| nz64(!a))),
+    (Op::S_WQM_B32, s2!(|a, _, _| nz32(wqm(a as u64) as u32))),
+    (Op::S_WQM_B64, s2_64!(|a, _, _| nz64(wqm(a)))),
+    (Op::S_BREV_B32, s2!(|a, _, _| (a.reverse_bits(), None))),
+    (Op::S_BREV_B64, s2_64!(|a, _, _| (a.reverse_bits(), None))),
+    (Op::S_BCNT0_I32_B32, s2!(|a, _, _| nz32(a.count_zeros()))),
+    (Op::S_BCNT1_I32_B32, s2!(|a, _, _| nz32(a.count_ones()))),
     (
-        "s_sext_i32_i8",
+        Op::S_BCNT0_I32_B64,
+        s1_64_32!(|a: u64| nz32(a.count_zeros())),
+    ),
+    (
+        Op::S_BCNT1_I32_B64,
+        s1_64_32!(|a: u64| nz32(a.count_ones())),
+    ),
+    (Op::S_CTZ_I32_B32, s2!(|a, _, _| (ctz(a as u64, 32), None))),
+    (Op::S_CTZ_I32_B64, s1_64_32!(|a: u64| (ctz(a, 64), None))),
+    (Op::S_CLZ_I32_U32, s2!(|a, _, _| (clz32(a), None))),
+    (Op::S_CLZ_I32_U64, s1_64_32!(|a: u64| (clz64(a), None))),
+    (Op::S_CLS_I32, s2!(|a, _, _| (cls32(a), None))),
+    (Op::S_CLS_I32_I64, s1_64_32!(|a: u64| (cls64(a), None))),
+    (
+        Op::S_SEXT_I32_I8,
         s2!(|a, _, _| (a as i8 as i32 as u32, None)),
     ),
     (
-        "s_sext_i32_i16",
+        Op::S_SEXT_I32_I16,
         s2!(|a, _, _| (a as i16 as i32 as u32, None)),
     ),
     (
-        "s_bitset0_b32",
+        Op::S_BITSET0_B32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| {
             let b = w.read_s32(i.src[0]) & 31;
             let d = w.read_s32(i.dst[0]);
@@ -712,7 +718,7 @@ pub const TABLE: &[(&str, Exec)] = &[
         }) as Exec,
     ),
     (
-        "s_bitset1_b32",
+        Op::S_BITSET1_B32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| {
             let b = w.read_s32(i.src[0]) & 31;
             let d = w.read_s32(i.dst[0]);
@@ -721,7 +727,7 @@ pub const TABLE: &[(&str, Exec)] = &[
         }) as Exec,
     ),
     (
-        "s_bitset0_b64",
+        Op::S_BITSET0_B64,
         (|w: &mut Wave, _: &mut Env, i: &Inst| {
             let b = w.read_s32(i.src[0]) & 63;
             let d = w.read_s64(i.dst[0]);
@@ -730,7 +736,7 @@ pub const TABLE: &[(&str, Exec)] = &[
         }) as Exec,
     ),
     (
-        "s_bitset1_b64",
+        Op::S_BITSET1_B64,
         (|w: &mut Wave, _: &mut Env, i: &Inst| {
             let b = w.read_s32(i.src[0]) & 63;
             let d = w.read_s64(i.dst[0]);
@@ -738,94 +744,97 @@ pub const TABLE: &[(&str, Exec)] = &[
             Ok(Flow::Next)
         }) as Exec,
     ),
-    ("s_abs_i32", s2!(|a, _, _| nz32((a as i32).unsigned_abs()))),
     (
-        "s_quadmask_b32",
+        Op::S_ABS_I32,
+        s2!(|a, _, _| nz32((a as i32).unsigned_abs())),
+    ),
+    (
+        Op::S_QUADMASK_B32,
         s2!(|a, _, _| nz32(quadmask(a as u64, 8) as u32)),
     ),
-    ("s_quadmask_b64", s2_64!(|a, _, _| nz64(quadmask(a, 16)))),
+    (Op::S_QUADMASK_B64, s2_64!(|a, _, _| nz64(quadmask(a, 16)))),
     (
-        "s_bitreplicate_b64_b32",
+        Op::S_BITREPLICATE_B64_B32,
         s2_64!(|a, _, _| (
             (0..32).fold(0u64, |m, k| m | (((a >> k) & 1) * (3 << (2 * k)))),
             None
         )),
     ),
-    ("s_getpc_b64", getpc as Exec),
-    ("s_setpc_b64", setpc as Exec),
-    ("s_swappc_b64", swappc as Exec),
+    (Op::S_GETPC_B64, getpc as Exec),
+    (Op::S_SETPC_B64, setpc as Exec),
+    (Op::S_SWAPPC_B64, swappc as Exec),
     // Return from a trap handler: PC = S0 and STATUS.PRIV = 0. No trap
     // handler runs here and STATUS reads PRIV as 0, so only the jump shows.
-    ("s_rfe_b64", setpc as Exec),
-    ("s_call_b64", call as Exec),
-    ("s_and_saveexec_b32", save!(|s, e| s & e)),
-    ("s_and_saveexec_b64", save!(|s, e| s & e)),
-    ("s_or_saveexec_b32", save!(|s, e| s | e)),
-    ("s_or_saveexec_b64", save!(|s, e| s | e)),
-    ("s_xor_saveexec_b32", save!(|s, e| s ^ e)),
-    ("s_xor_saveexec_b64", save!(|s, e| s ^ e)),
-    ("s_nand_saveexec_b32", save!(|s, e| !(s & e))),
-    ("s_nand_saveexec_b64", save!(|s, e| !(s & e))),
-    ("s_nor_saveexec_b32", save!(|s, e| !(s | e))),
-    ("s_nor_saveexec_b64", save!(|s, e| !(s | e))),
-    ("s_xnor_saveexec_b32", save!(|s, e| !(s ^ e))),
-    ("s_xnor_saveexec_b64", save!(|s, e| !(s ^ e))),
-    ("s_and_not0_saveexec_b32", save!(|s, e| !s & e)),
-    ("s_and_not0_saveexec_b64", save!(|s, e| !s & e)),
-    ("s_or_not0_saveexec_b32", save!(|s, e| !s | e)),
-    ("s_or_not0_saveexec_b64", save!(|s, e| !s | e)),
-    ("s_and_not1_saveexec_b32", save!(|s, e| s & !e)),
-    ("s_and_not1_saveexec_b64", save!(|s, e| s & !e)),
-    ("s_or_not1_saveexec_b32", save!(|s, e| s | !e)),
-    ("s_or_not1_saveexec_b64", save!(|s, e| s | !e)),
-    ("s_and_not0_wrexec_b32", wr!(|s, e| !s & e)),
-    ("s_and_not0_wrexec_b64", wr!(|s, e| !s & e)),
-    ("s_and_not1_wrexec_b32", wr!(|s, e| s & !e)),
-    ("s_and_not1_wrexec_b64", wr!(|s, e| s & !e)),
-    ("s_movrelsd_2_b32", movrelsd_2 as Exec),
+    (Op::S_RFE_B64, setpc as Exec),
+    (Op::S_CALL_B64, call as Exec),
+    (Op::S_AND_SAVEEXEC_B32, save!(|s, e| s & e)),
+    (Op::S_AND_SAVEEXEC_B64, save!(|s, e| s & e)),
+    (Op::S_OR_SAVEEXEC_B32, save!(|s, e| s | e)),
+    (Op::S_OR_SAVEEXEC_B64, save!(|s, e| s | e)),
+    (Op::S_XOR_SAVEEXEC_B32, save!(|s, e| s ^ e)),
+    (Op::S_XOR_SAVEEXEC_B64, save!(|s, e| s ^ e)),
+    (Op::S_NAND_SAVEEXEC_B32, save!(|s, e| !(s & e))),
+    (Op::S_NAND_SAVEEXEC_B64, save!(|s, e| !(s & e))),
+    (Op::S_NOR_SAVEEXEC_B32, save!(|s, e| !(s | e))),
+    (Op::S_NOR_SAVEEXEC_B64, save!(|s, e| !(s | e))),
+    (Op::S_XNOR_SAVEEXEC_B32, save!(|s, e| !(s ^ e))),
+    (Op::S_XNOR_SAVEEXEC_B64, save!(|s, e| !(s ^ e))),
+    (Op::S_AND_NOT0_SAVEEXEC_B32, save!(|s, e| !s & e)),
+    (Op::S_AND_NOT0_SAVEEXEC_B64, save!(|s, e| !s & e)),
+    (Op::S_OR_NOT0_SAVEEXEC_B32, save!(|s, e| !s | e)),
+    (Op::S_OR_NOT0_SAVEEXEC_B64, save!(|s, e| !s | e)),
+    (Op::S_AND_NOT1_SAVEEXEC_B32, save!(|s, e| s & !e)),
+    (Op::S_AND_NOT1_SAVEEXEC_B64, save!(|s, e| s & !e)),
+    (Op::S_OR_NOT1_SAVEEXEC_B32, save!(|s, e| s | !e)),
+    (Op::S_OR_NOT1_SAVEEXEC_B64, save!(|s, e| s | !e)),
+    (Op::S_AND_NOT0_WREXEC_B32, wr!(|s, e| !s & e)),
+    (Op::S_AND_NOT0_WREXEC_B64, wr!(|s, e| !s & e)),
+    (Op::S_AND_NOT1_WREXEC_B32, wr!(|s, e| s & !e)),
+    (Op::S_AND_NOT1_WREXEC_B64, wr!(|s, e| s & !e)),
+    (Op::S_MOVRELSD_2_B32, movrelsd_2 as Exec),
     (
-        "s_sendmsg_rtn_b32",
+        Op::S_SENDMSG_RTN_B32,
         (|w: &mut Wave, env: &mut Env, i: &Inst| sendmsg_rtn(w, env, i, 1)) as Exec,
     ),
     (
-        "s_sendmsg_rtn_b64",
+        Op::S_SENDMSG_RTN_B64,
         (|w: &mut Wave, env: &mut Env, i: &Inst| sendmsg_rtn(w, env, i, 2)) as Exec,
     ),
     (
-        "s_movrels_b32",
+        Op::S_MOVRELS_B32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, 1, true)) as Exec,
     ),
     (
-        "s_movrels_b64",
+        Op::S_MOVRELS_B64,
         (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, 2, true)) as Exec,
     ),
     (
-        "s_movreld_b32",
+        Op::S_MOVRELD_B32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, 1, false)) as Exec,
     ),
     (
-        "s_movreld_b64",
+        Op::S_MOVRELD_B64,
         (|w: &mut Wave, _: &mut Env, i: &Inst| movrel(w, i, 2, false)) as Exec,
     ),
     // SOPC
-    ("s_cmp_eq_i32", c32!(|a, b| a == b)),
-    ("s_cmp_lg_i32", c32!(|a, b| a != b)),
-    ("s_cmp_gt_i32", c32!(|a, b| (a as i32) > (b as i32))),
-    ("s_cmp_ge_i32", c32!(|a, b| (a as i32) >= (b as i32))),
-    ("s_cmp_lt_i32", c32!(|a, b| (a as i32) < (b as i32))),
-    ("s_cmp_le_i32", c32!(|a, b| (a as i32) <= (b as i32))),
-    ("s_cmp_eq_u32", c32!(|a, b| a == b)),
-    ("s_cmp_lg_u32", c32!(|a, b| a != b)),
-    ("s_cmp_gt_u32", c32!(|a, b| a > b)),
-    ("s_cmp_ge_u32", c32!(|a, b| a >= b)),
-    ("s_cmp_lt_u32", c32!(|a, b| a < b)),
-    ("s_cmp_le_u32", c32!(|a, b| a <= b)),
-    ("s_cmp_eq_u64", c64!(|a, b| a == b)),
-    ("s_cmp_lg_u64", c64!(|a, b| a != b)),
-    ("s_bitcmp0_b32", c32!(|a, b| (a >> (b & 31)) & 1 == 0)),
-    ("s_bitcmp1_b32", c32!(|a, b| (a >> (b & 31)) & 1 == 1)),
+    (Op::S_CMP_EQ_I32, c32!(|a, b| a == b)),
+    (Op::S_CMP_LG_I32, c32!(|a, b| a != b)),
+    (Op::S_CMP_GT_I32, c32!(|a, b| (a as i32) > (b as i32))),
+    (Op::S_CMP_GE_I32, c32!(|a, b| (a as i32) >= (b as i32))),
+    (Op::S_CMP_LT_I32, c32!(|a, b| (a as i32) < (b as i32))),
+    (Op::S_CMP_LE_I32, c32!(|a, b| (a as i32) <= (b as i32))),
+    (Op::S_CMP_EQ_U32, c32!(|a, b| a == b)),
+    (Op::S_CMP_LG_U32, c32!(|a, b| a != b)),
+    (Op::S_CMP_GT_U32, c32!(|a, b| a > b)),
+    (Op::S_CMP_GE_U32, c32!(|a, b| a >= b)),
+    (Op::S_CMP_LT_U32, c32!(|a, b| a < b)),
+    (Op::S_CMP_LE_U32, c32!(|a, b| a <= b)),
+    (Op::S_CMP_EQ_U64, c64!(|a, b| a == b)),
+    (Op::S_CMP_LG_U64, c64!(|a, b| a != b)),
+    (Op::S_BITCMP0_B32, c32!(|a, b| (a >> (b & 31)) & 1 == 0)),
+    (Op::S_BITCMP1_B32, c32!(|a, b| (a >> (b & 31)) & 1 == 1)),
     (
-        "s_bitcmp0_b64",
+        Op::S_BITCMP0_B64,
         (|w: &mut Wave, _: &mut Env, i: &Inst| {
             let a = w.read_s64(i.src[0]);
             let b = w.read_s32(i.src[1]);
@@ -834,7 +843,7 @@ pub const TABLE: &[(&str, Exec)] = &[
         }) as Exec,
     ),
     (
-        "s_bitcmp1_b64",
+        Op::S_BITCMP1_B64,
         (|w: &mut Wave, _: &mut Env, i: &Inst| {
             let a = w.read_s64(i.src[0]);
             let b = w.read_s32(i.src[1]);
@@ -844,14 +853,14 @@ pub const TABLE: &[(&str, Exec)] = &[
     ),
     // SOPK
     (
-        "s_movk_i32",
+        Op::S_MOVK_I32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| {
             w.write_s32(i.dst[0], simm(i));
             Ok(Flow::Next)
         }) as Exec,
     ),
     (
-        "s_cmovk_i32",
+        Op::S_CMOVK_I32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| {
             if w.scc {
                 w.write_s32(i.dst[0], simm(i));
@@ -860,38 +869,44 @@ pub const TABLE: &[(&str, Exec)] = &[
         }) as Exec,
     ),
     (
-        "s_addk_i32",
+        Op::S_ADDK_I32,
         kop!(|d: u32, k: u32| {
             let (r, o) = (d as i32).overflowing_add(k as i32);
             (r as u32, Some(o))
         }),
     ),
     (
-        "s_mulk_i32",
+        Op::S_MULK_I32,
         kop!(|d: u32, k: u32| (d.wrapping_mul(k), None::<bool>)),
     ),
-    ("s_cmpk_eq_i32", ck!(true, |a, b| a == b)),
-    ("s_cmpk_lg_i32", ck!(true, |a, b| a != b)),
-    ("s_cmpk_gt_i32", ck!(true, |a, b| (a as i32) > (b as i32))),
-    ("s_cmpk_ge_i32", ck!(true, |a, b| (a as i32) >= (b as i32))),
-    ("s_cmpk_lt_i32", ck!(true, |a, b| (a as i32) < (b as i32))),
-    ("s_cmpk_le_i32", ck!(true, |a, b| (a as i32) <= (b as i32))),
-    ("s_cmpk_eq_u32", ck!(false, |a, b| a == b)),
-    ("s_cmpk_lg_u32", ck!(false, |a, b| a != b)),
-    ("s_cmpk_gt_u32", ck!(false, |a, b| a > b)),
-    ("s_cmpk_ge_u32", ck!(false, |a, b| a >= b)),
-    ("s_cmpk_lt_u32", ck!(false, |a, b| a < b)),
-    ("s_cmpk_le_u32", ck!(false, |a, b| a <= b)),
-    ("s_getreg_b32", getreg as Exec),
-    ("s_setreg_b32", setreg as Exec),
-    ("s_setreg_imm32_b32", setreg_imm32 as Exec),
-    ("s_subvector_loop_begin", subvector_begin as Exec),
-    ("s_subvector_loop_end", subvector_end as Exec),
-    ("s_version", super::nop as Exec),
-    ("s_waitcnt_vscnt", super::nop as Exec),
-    ("s_waitcnt_vmcnt", super::nop as Exec),
-    ("s_waitcnt_expcnt", super::nop as Exec),
-    ("s_waitcnt_lgkmcnt", super::nop as Exec),
+    (Op::S_CMPK_EQ_I32, ck!(true, |a, b| a == b)),
+    (Op::S_CMPK_LG_I32, ck!(true, |a, b| a != b)),
+    (Op::S_CMPK_GT_I32, ck!(true, |a, b| (a as i32) > (b as i32))),
+    (
+        Op::S_CMPK_GE_I32,
+        ck!(true, |a, b| (a as i32) >= (b as i32)),
+    ),
+    (Op::S_CMPK_LT_I32, ck!(true, |a, b| (a as i32) < (b as i32))),
+    (
+        Op::S_CMPK_LE_I32,
+        ck!(true, |a, b| (a as i32) <= (b as i32)),
+    ),
+    (Op::S_CMPK_EQ_U32, ck!(false, |a, b| a == b)),
+    (Op::S_CMPK_LG_U32, ck!(false, |a, b| a != b)),
+    (Op::S_CMPK_GT_U32, ck!(false, |a, b| a > b)),
+    (Op::S_CMPK_GE_U32, ck!(false, |a, b| a >= b)),
+    (Op::S_CMPK_LT_U32, ck!(false, |a, b| a < b)),
+    (Op::S_CMPK_LE_U32, ck!(false, |a, b| a <= b)),
+    (Op::S_GETREG_B32, getreg as Exec),
+    (Op::S_SETREG_B32, setreg as Exec),
+    (Op::S_SETREG_IMM32_B32, setreg_imm32 as Exec),
+    (Op::S_SUBVECTOR_LOOP_BEGIN, subvector_begin as Exec),
+    (Op::S_SUBVECTOR_LOOP_END, subvector_end as Exec),
+    (Op::S_VERSION, super::nop as Exec),
+    (Op::S_WAITCNT_VSCNT, super::nop as Exec),
+    (Op::S_WAITCNT_VMCNT, super::nop as Exec),
+    (Op::S_WAITCNT_EXPCNT, super::nop as Exec),
+    (Op::S_WAITCNT_LGKMCNT, super::nop as Exec),
 ];
 
 #[cfg(test)]
@@ -989,8 +1004,8 @@ mod float_ops {
         };
     }
     macro_rules! cmps {
-        ($($name:literal => $k:ident, $conv:ident, $p:expr;)*) => {
-            pub const CMPS: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, _: &mut Env, i: &Inst| sc(w, i, K::$k, |a, b| $p($conv(a), $conv(b)))) as Exec),)*];
+        ($($name:ident => $k:ident, $conv:ident, $p:expr;)*) => {
+            pub const CMPS: &[(Op, Exec)] = &[$((Op::$name, (|w: &mut Wave, _: &mut Env, i: &Inst| sc(w, i, K::$k, |a, b| $p($conv(a), $conv(b)))) as Exec),)*];
         };
     }
 
@@ -999,34 +1014,34 @@ mod float_ops {
     }
 
     cmps! {
-        "s_cmp_lt_f32" => F32, f, |a: f32, b: f32| a < b;
-        "s_cmp_eq_f32" => F32, f, |a: f32, b: f32| a == b;
-        "s_cmp_le_f32" => F32, f, |a: f32, b: f32| a <= b;
-        "s_cmp_gt_f32" => F32, f, |a: f32, b: f32| a > b;
-        "s_cmp_lg_f32" => F32, f, |a: f32, b: f32| a < b || a > b;
-        "s_cmp_ge_f32" => F32, f, |a: f32, b: f32| a >= b;
-        "s_cmp_o_f32" => F32, f, |a: f32, b: f32| !a.is_nan() && !b.is_nan();
-        "s_cmp_u_f32" => F32, f, |a: f32, b: f32| a.is_nan() || b.is_nan();
-        "s_cmp_nge_f32" => F32, f, |a: f32, b: f32| !(a >= b);
-        "s_cmp_nlg_f32" => F32, f, |a: f32, b: f32| !(a < b || a > b);
-        "s_cmp_ngt_f32" => F32, f, |a: f32, b: f32| !(a > b);
-        "s_cmp_nle_f32" => F32, f, |a: f32, b: f32| !(a <= b);
-        "s_cmp_neq_f32" => F32, f, |a: f32, b: f32| a != b;
-        "s_cmp_nlt_f32" => F32, f, |a: f32, b: f32| !(a < b);
-        "s_cmp_lt_f16" => F16, hh, |a: f32, b: f32| a < b;
-        "s_cmp_eq_f16" => F16, hh, |a: f32, b: f32| a == b;
-        "s_cmp_le_f16" => F16, hh, |a: f32, b: f32| a <= b;
-        "s_cmp_gt_f16" => F16, hh, |a: f32, b: f32| a > b;
-        "s_cmp_lg_f16" => F16, hh, |a: f32, b: f32| a < b || a > b;
-        "s_cmp_ge_f16" => F16, hh, |a: f32, b: f32| a >= b;
-        "s_cmp_o_f16" => F16, hh, |a: f32, b: f32| !a.is_nan() && !b.is_nan();
-        "s_cmp_u_f16" => F16, hh, |a: f32, b: f32| a.is_nan() || b.is_nan();
-        "s_cmp_nge_f16" => F16, hh, |a: f32, b: f32| !(a >= b);
-        "s_cmp_nlg_f16" => F16, hh, |a: f32, b: f32| !(a < b || a > b);
-        "s_cmp_ngt_f16" => F16, hh, |a: f32, b: f32| !(a > b);
-        "s_cmp_nle_f16" => F16, hh, |a: f32, b: f32| !(a <= b);
-        "s_cmp_neq_f16" => F16, hh, |a: f32, b: f32| a != b;
-        "s_cmp_nlt_f16" => F16, hh, |a: f32, b: f32| !(a < b);
+        S_CMP_LT_F32 => F32, f, |a: f32, b: f32| a < b;
+        S_CMP_EQ_F32 => F32, f, |a: f32, b: f32| a == b;
+        S_CMP_LE_F32 => F32, f, |a: f32, b: f32| a <= b;
+        S_CMP_GT_F32 => F32, f, |a: f32, b: f32| a > b;
+        S_CMP_LG_F32 => F32, f, |a: f32, b: f32| a < b || a > b;
+        S_CMP_GE_F32 => F32, f, |a: f32, b: f32| a >= b;
+        S_CMP_O_F32 => F32, f, |a: f32, b: f32| !a.is_nan() && !b.is_nan();
+        S_CMP_U_F32 => F32, f, |a: f32, b: f32| a.is_nan() || b.is_nan();
+        S_CMP_NGE_F32 => F32, f, |a: f32, b: f32| !(a >= b);
+        S_CMP_NLG_F32 => F32, f, |a: f32, b: f32| !(a < b || a > b);
+        S_CMP_NGT_F32 => F32, f, |a: f32, b: f32| !(a > b);
+        S_CMP_NLE_F32 => F32, f, |a: f32, b: f32| !(a <= b);
+        S_CMP_NEQ_F32 => F32, f, |a: f32, b: f32| a != b;
+        S_CMP_NLT_F32 => F32, f, |a: f32, b: f32| !(a < b);
+        S_CMP_LT_F16 => F16, hh, |a: f32, b: f32| a < b;
+        S_CMP_EQ_F16 => F16, hh, |a: f32, b: f32| a == b;
+        S_CMP_LE_F16 => F16, hh, |a: f32, b: f32| a <= b;
+        S_CMP_GT_F16 => F16, hh, |a: f32, b: f32| a > b;
+        S_CMP_LG_F16 => F16, hh, |a: f32, b: f32| a < b || a > b;
+        S_CMP_GE_F16 => F16, hh, |a: f32, b: f32| a >= b;
+        S_CMP_O_F16 => F16, hh, |a: f32, b: f32| !a.is_nan() && !b.is_nan();
+        S_CMP_U_F16 => F16, hh, |a: f32, b: f32| a.is_nan() || b.is_nan();
+        S_CMP_NGE_F16 => F16, hh, |a: f32, b: f32| !(a >= b);
+        S_CMP_NLG_F16 => F16, hh, |a: f32, b: f32| !(a < b || a > b);
+        S_CMP_NGT_F16 => F16, hh, |a: f32, b: f32| !(a > b);
+        S_CMP_NLE_F16 => F16, hh, |a: f32, b: f32| !(a <= b);
+        S_CMP_NEQ_F16 => F16, hh, |a: f32, b: f32| a != b;
+        S_CMP_NLT_F16 => F16, hh, |a: f32, b: f32| !(a < b);
     }
 
     fn hx(f2: impl Fn(f32, f32) -> f32, a: u32, b: u32) -> u32 {
@@ -1053,106 +1068,112 @@ mod float_ops {
         };
     }
 
-    pub const OPS: &[(&str, Exec)] = &[
+    pub const OPS: &[(Op, Exec)] = &[
         (
-            "s_ceil_f32",
+            Op::S_CEIL_F32,
             sf!(F32 => F32, |a, _, _| f(a).ceil().to_bits()),
         ),
         (
-            "s_floor_f32",
+            Op::S_FLOOR_F32,
             sf!(F32 => F32, |a, _, _| f(a).floor().to_bits()),
         ),
         (
-            "s_trunc_f32",
+            Op::S_TRUNC_F32,
             sf!(F32 => F32, |a, _, _| f(a).trunc().to_bits()),
         ),
         (
-            "s_rndne_f32",
+            Op::S_RNDNE_F32,
             sf!(F32 => F32, |a, _, _| f(a).round_ties_even().to_bits()),
         ),
         (
-            "s_cvt_f32_i32",
+            Op::S_CVT_F32_I32,
             sf!(I => F32, |a, _, _| (a as i32 as f32).to_bits()),
         ),
         (
-            "s_cvt_f32_u32",
+            Op::S_CVT_F32_U32,
             sf!(I => F32, |a, _, _| (a as f32).to_bits()),
         ),
         (
-            "s_cvt_i32_f32",
+            Op::S_CVT_I32_F32,
             sf!(F32 => I, |a, _, _| f_to_i32(f(a) as f64)),
         ),
         (
-            "s_cvt_u32_f32",
+            Op::S_CVT_U32_F32,
             sf!(F32 => I, |a, _, _| f_to_u32(f(a) as f64)),
         ),
-        ("s_cvt_f16_f32", sf!(F32 => F16, |a, _, _| to_h(f(a)))),
-        ("s_cvt_f32_f16", sf!(F16 => F32, |a, _, _| hh(a).to_bits())),
+        (Op::S_CVT_F16_F32, sf!(F32 => F16, |a, _, _| to_h(f(a)))),
         (
-            "s_cvt_hi_f32_f16",
+            Op::S_CVT_F32_F16,
+            sf!(F16 => F32, |a, _, _| hh(a).to_bits()),
+        ),
+        (
+            Op::S_CVT_HI_F32_F16,
             sf!(F16Hi => F32, |a, _, _| h(a >> 16).to_bits()),
         ),
-        ("s_ceil_f16", sf!(F16 => F16, |a, _, _| to_h(hh(a).ceil()))),
         (
-            "s_floor_f16",
+            Op::S_CEIL_F16,
+            sf!(F16 => F16, |a, _, _| to_h(hh(a).ceil())),
+        ),
+        (
+            Op::S_FLOOR_F16,
             sf!(F16 => F16, |a, _, _| to_h(hh(a).floor())),
         ),
         (
-            "s_trunc_f16",
+            Op::S_TRUNC_F16,
             sf!(F16 => F16, |a, _, _| to_h(hh(a).trunc())),
         ),
         (
-            "s_rndne_f16",
+            Op::S_RNDNE_F16,
             sf!(F16 => F16, |a, _, _| to_h(hh(a).round_ties_even())),
         ),
         (
-            "s_add_f32",
+            Op::S_ADD_F32,
             sf!(F32 => F32, |a, b, _| (f(a) + f(b)).to_bits()),
         ),
         (
-            "s_sub_f32",
+            Op::S_SUB_F32,
             sf!(F32 => F32, |a, b, _| (f(a) - f(b)).to_bits()),
         ),
         (
-            "s_mul_f32",
+            Op::S_MUL_F32,
             sf!(F32 => F32, |a, b, _| (f(a) * f(b)).to_bits()),
         ),
-        ("s_min_f32", minmax!(F32, false)),
-        ("s_max_f32", minmax!(F32, true)),
+        (Op::S_MIN_F32, minmax!(F32, false)),
+        (Op::S_MAX_F32, minmax!(F32, true)),
         (
-            "s_fmac_f32",
+            Op::S_FMAC_F32,
             sf!(F32 => F32, |a, b, c| f(a).mul_add(f(b), f(c)).to_bits()),
         ),
         (
-            "s_fmaak_f32",
+            Op::S_FMAAK_F32,
             sf!(F32 => F32, |a, b, c| f(a).mul_add(f(b), f(c)).to_bits()),
         ),
         (
-            "s_fmamk_f32",
+            Op::S_FMAMK_F32,
             sf!(F32 => F32, |a, b, c| f(a).mul_add(f(b), f(c)).to_bits()),
         ),
         (
-            "s_cvt_pk_rtz_f16_f32",
+            Op::S_CVT_PK_RTZ_F16_F32,
             sf!(F32 => I, |a, b, _| rtz_h(f(a)) | rtz_h(f(b)) << 16),
         ),
         // f16 sums and products are exact enough in f32 (24 >= 2*11 + 2
         // bits) that rounding them to f16 afterwards is a single rounding.
         (
-            "s_add_f16",
+            Op::S_ADD_F16,
             sf!(F16 => F16, |a, b, _| hx(|x, y| x + y, a, b)),
         ),
         (
-            "s_sub_f16",
+            Op::S_SUB_F16,
             sf!(F16 => F16, |a, b, _| hx(|x, y| x - y, a, b)),
         ),
         (
-            "s_mul_f16",
+            Op::S_MUL_F16,
             sf!(F16 => F16, |a, b, _| hx(|x, y| x * y, a, b)),
         ),
-        ("s_min_f16", minmax!(F16, false)),
-        ("s_max_f16", minmax!(F16, true)),
+        (Op::S_MIN_F16, minmax!(F16, false)),
+        (Op::S_MAX_F16, minmax!(F16, true)),
         (
-            "s_fmac_f16",
+            Op::S_FMAC_F16,
             sf!(F16 => F16, |a, b, c| d_to_h(
                 (hh(a) as f64).mul_add(hh(b) as f64, hh(c) as f64)
             )),
@@ -1161,6 +1182,6 @@ mod float_ops {
 }
 
 /// Every scalar-ALU table.
-pub fn tables() -> [&'static [(&'static str, Exec)]; 3] {
+pub fn tables() -> [&'static [(Op, Exec)]; 3] {
     [TABLE, float_ops::OPS, float_ops::CMPS]
 }

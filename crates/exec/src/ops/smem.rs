@@ -1,6 +1,6 @@
 //! SMEM: scalar loads through the constant cache, and cache controls.
 
-use softgpu_isa::Inst;
+use softgpu_isa::{Inst, Op};
 
 use super::{nop, Env, Exec, Flow, MemCause, Result, Trap};
 use crate::sanitize::Use;
@@ -84,20 +84,20 @@ macro_rules! sload {
     };
 }
 
-pub const TABLE: &[(&str, Exec)] = &[
-    ("s_load_b32", sload!(1, false)),
-    ("s_load_b64", sload!(2, false)),
-    ("s_load_b128", sload!(4, false)),
-    ("s_load_b256", sload!(8, false)),
-    ("s_load_b512", sload!(16, false)),
-    ("s_buffer_load_b32", sload!(1, true)),
-    ("s_buffer_load_b64", sload!(2, true)),
-    ("s_buffer_load_b128", sload!(4, true)),
-    ("s_buffer_load_b256", sload!(8, true)),
-    ("s_buffer_load_b512", sload!(16, true)),
-    ("s_gl1_inv", nop as Exec),
-    ("s_dcache_inv", nop as Exec),
+pub const TABLE: &[(Op, Exec)] = &[
+    (Op::S_LOAD_B32, sload!(1, false)),
+    (Op::S_LOAD_B64, sload!(2, false)),
+    (Op::S_LOAD_B128, sload!(4, false)),
+    (Op::S_LOAD_B256, sload!(8, false)),
+    (Op::S_LOAD_B512, sload!(16, false)),
+    (Op::S_BUFFER_LOAD_B32, sload!(1, true)),
+    (Op::S_BUFFER_LOAD_B64, sload!(2, true)),
+    (Op::S_BUFFER_LOAD_B128, sload!(4, true)),
+    (Op::S_BUFFER_LOAD_B256, sload!(8, true)),
+    (Op::S_BUFFER_LOAD_B512, sload!(16, true)),
+    (Op::S_GL1_INV, nop as Exec),
+    (Op::S_DCACHE_INV, nop as Exec),
     // Address-translation probes only warm caches on hardware.
-    ("s_atc_probe", nop as Exec),
-    ("s_atc_probe_buffer", nop as Exec),
+    (Op::S_ATC_PROBE, nop as Exec),
+    (Op::S_ATC_PROBE_BUFFER, nop as Exec),
 ];

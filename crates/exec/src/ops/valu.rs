@@ -6,7 +6,7 @@
 //! decoder reports), run the function over every lane, apply clamp/omod and
 //! write the lanes EXEC enables.
 
-use softgpu_isa::{Inst, LaneSel, Operand, Ty};
+use softgpu_isa::{Inst, LaneSel, Op, Operand, Ty};
 
 use super::float::*;
 use super::{cross_lane, Env, Exec, Flow, Result, Scratch};
@@ -881,12 +881,12 @@ macro_rules! src_tys {
 }
 
 macro_rules! ops32 {
-    ($($name:literal $([$range:ident])? $(($m:ident))? $({$($ty:ident),*})? => $f:expr,)*) => {
-        /// Pure per-lane 32-bit instructions: name and lane function.
-        pub const LANE_OPS: &[(&str, LaneFn)] = &[$(($name, (|a: &Lanes, b: &Lanes, c: &Lanes, r: &mut Lanes, n: usize, _fp: Fp| with_fp!(_fp $(, $m)?; each(lane!($f $(, $range)?))(a, b, c, r, n))) as LaneFn),)*];
-        const TABLE32: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, env: &mut Env, i: &Inst| with_fp!(w.mode.fp() $(, $m)?; vop_with(w, env, i, src_tys!(i $(, $($ty),*)?), lane!($f $(, $range)?)))) as Exec),)*];
+    ($($name:ident $([$range:ident])? $(($m:ident))? $({$($ty:ident),*})? => $f:expr,)*) => {
+        /// Pure per-lane 32-bit instructions: opcode and lane function.
+        pub const LANE_OPS: &[(Op, LaneFn)] = &[$((Op::$name, (|a: &Lanes, b: &Lanes, c: &Lanes, r: &mut Lanes, n: usize, _fp: Fp| with_fp!(_fp $(, $m)?; each(lane!($f $(, $range)?))(a, b, c, r, n))) as LaneFn),)*];
+        const TABLE32: &[(Op, Exec)] = &[$((Op::$name, (|w: &mut Wave, env: &mut Env, i: &Inst| with_fp!(w.mode.fp() $(, $m)?; vop_with(w, env, i, src_tys!(i $(, $($ty),*)?), lane!($f $(, $range)?)))) as Exec),)*];
         /// The same instructions' handlers for the plain case (see `vop_plain`).
-        const TABLE32_PLAIN: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, env: &mut Env, i: &Inst| {
+        const TABLE32_PLAIN: &[(Op, Exec)] = &[$((Op::$name, (|w: &mut Wave, env: &mut Env, i: &Inst| {
             if !plain_mode(w.mode) {
                 return general(w, env, i);
             }
@@ -895,19 +895,19 @@ macro_rules! ops32 {
         }) as Exec),)*];
         /// Handlers of the integer ops whose clamp bit saturates the exact
         /// result to the destination range (bound when clamp is set).
-        const TABLE32_SATURATING: &[(&str, Exec)] = &[$($(($name, (|w: &mut Wave, env: &mut Env, i: &Inst| vop(w, env, i, move |a: u32, b: u32, c: u32| Range::$range.saturate(($f)(a, b, c)))) as Exec),)?)*];
+        const TABLE32_SATURATING: &[(Op, Exec)] = &[$($((Op::$name, (|w: &mut Wave, env: &mut Env, i: &Inst| vop(w, env, i, move |a: u32, b: u32, c: u32| Range::$range.saturate(($f)(a, b, c)))) as Exec),)?)*];
     };
 }
 
 macro_rules! ops64 {
-    ($($name:literal $(($m:ident))? => $f:expr,)*) => {
-        const TABLE64: &[(&str, Exec)] = &[$(($name, (|w: &mut Wave, _: &mut Env, i: &Inst| with_fp!(w.mode.fp() $(, $m)?; vop64(w, i, $f))) as Exec),)*];
+    ($($name:ident $(($m:ident))? => $f:expr,)*) => {
+        const TABLE64: &[(Op, Exec)] = &[$((Op::$name, (|w: &mut Wave, _: &mut Env, i: &Inst| with_fp!(w.mode.fp() $(, $m)?; vop64(w, i, $f))) as Exec),)*];
     };
 }
 
 macro_rules! pk {
-    ($($name:literal, $float:expr $(, [$range:ident])? $(, ($m:ident))? => $f:expr,)*) => {
-        const TABLE_PK: &[(&str, Exec)] = &[$(($name, pk_handler!($float, $f $(, [$range])? $(, ($m))?)),)*];
+    ($($name:ident, $float:expr $(, [$range:ident])? $(, ($m:ident))? => $f:expr,)*) => {
+        const TABLE_PK: &[(Op, Exec)] = &[$((Op::$name, pk_handler!($float, $f $(, [$range])? $(, ($m))?)),)*];
     };
 }
 
@@ -937,211 +937,210 @@ macro_rules! pk_handler {
 }
 
 ops32! {
-    "v_mov_b32" => |a, _, _| a,
-    "v_mov_b16" => |a, _, _| a & 0xffff,
-    "v_not_b32" => |a, _, _| !a,
-    "v_not_b16" => |a, _, _| !a & 0xffff,
-    "v_bfrev_b32" => |a, _, _| a.reverse_bits(),
-    "v_clz_i32_u32" => |a, _, _| if a == 0 { u32::MAX } else { a.leading_zeros() },
-    "v_ctz_i32_b32" => |a, _, _| if a == 0 { u32::MAX } else { a.trailing_zeros() },
-    "v_cls_i32" => |a, _, _| { let v = a as i32; if v == 0 || v == -1 { u32::MAX } else { (if v < 0 { !v } else { v }).leading_zeros() } },
-    "v_cvt_f32_i32" (m) => |a, _, _| i32_to_f32(a as i32, m.r32).to_bits(),
-    "v_cvt_f32_u32" (m) => |a, _, _| u32_to_f32(a, m.r32).to_bits(),
-    "v_cvt_u32_f32" => |a, _, _| f_to_u32(fa(a) as f64),
-    "v_cvt_i32_f32" => |a, _, _| f_to_i32(fa(a) as f64),
-    "v_cvt_f16_f32" (m) => |a, _, _| f32_to_f16(fa(a), m.r16),
-    "v_cvt_f32_f16" => |a, _, _| h(a).to_bits(),
-    "v_cvt_nearest_i32_f32" => |a, _, _| f_to_i32((fa(a) + 0.5).floor() as f64),
-    "v_cvt_floor_i32_f32" => |a, _, _| f_to_i32(fa(a).floor() as f64),
-    "v_cvt_off_f32_i4" {B32, None, None} => |a, _, _| ((((a & 0xf) as i32) << 28 >> 28) as f32 / 16.0).to_bits(),
-    "v_cvt_f32_ubyte0" {B32, None, None} => |a, _, _| ((a & 0xff) as f32).to_bits(),
-    "v_cvt_f32_ubyte1" {B32, None, None} => |a, _, _| (((a >> 8) & 0xff) as f32).to_bits(),
-    "v_cvt_f32_ubyte2" {B32, None, None} => |a, _, _| (((a >> 16) & 0xff) as f32).to_bits(),
-    "v_cvt_f32_ubyte3" {B32, None, None} => |a, _, _| ((a >> 24) as f32).to_bits(),
-    "v_cvt_f16_u16" (m) => |a, _, _| int_to_f16(false, a & 0xffff, m.r16),
-    "v_cvt_f16_i16" (m) => |a, _, _| int_to_f16((a as i16) < 0, (a as i16).unsigned_abs() as u32, m.r16),
-    "v_cvt_u16_f16" => |a, _, _| { let x = h(a); if x.is_nan() { 0 } else { x as u16 as u32 } },
-    "v_cvt_i16_f16" => |a, _, _| { let x = h(a); if x.is_nan() { 0 } else { x as i16 as u16 as u32 } },
-    "v_cvt_i32_i16" => |a, _, _| a as i16 as i32 as u32,
-    "v_cvt_u32_u16" => |a, _, _| a & 0xffff,
-    "v_fract_f32" => |a, _, _| fract32(fa(a)).to_bits(),
-    "v_trunc_f32" => |a, _, _| fa(a).trunc().to_bits(),
-    "v_ceil_f32" => |a, _, _| fa(a).ceil().to_bits(),
-    "v_rndne_f32" => |a, _, _| rne32(fa(a)).to_bits(),
-    "v_floor_f32" => |a, _, _| fa(a).floor().to_bits(),
-    "v_exp_f32" => |a, _, _| fa(a).exp2().to_bits(),
-    "v_log_f32" => |a, _, _| fa(a).log2().to_bits(),
-    "v_rcp_f32" => |a, _, _| (1.0 / fa(a)).to_bits(),
-    "v_rcp_iflag_f32" => |a, _, _| (1.0 / fa(a)).to_bits(),
-    "v_rsq_f32" => |a, _, _| ((1.0 / (fa(a) as f64).sqrt()) as f32).to_bits(),
-    "v_sqrt_f32" => |a, _, _| fa(a).sqrt().to_bits(),
-    "v_sin_f32" => |a, _, _| (sin_rev(fa(a) as f64) as f32).to_bits(),
-    "v_cos_f32" => |a, _, _| (cos_rev(fa(a) as f64) as f32).to_bits(),
-    "v_frexp_exp_i32_f32" => |a, _, _| frexp_exp32(fa(a)) as u32,
-    "v_frexp_mant_f32" => |a, _, _| frexp_mant32(fa(a)).to_bits(),
-    "v_rcp_f16" => |a, _, _| to_h(1.0 / h(a)),
-    "v_sqrt_f16" => |a, _, _| to_h(h(a).sqrt()),
-    "v_rsq_f16" => |a, _, _| to_h(1.0 / h(a).sqrt()),
-    "v_log_f16" => |a, _, _| to_h(h(a).log2()),
-    "v_exp_f16" => |a, _, _| to_h(h(a).exp2()),
-    "v_sin_f16" => |a, _, _| d_to_h(sin_rev(h(a) as f64)),
-    "v_cos_f16" => |a, _, _| d_to_h(cos_rev(h(a) as f64)),
-    "v_floor_f16" => |a, _, _| to_h(h(a).floor()),
-    "v_ceil_f16" => |a, _, _| to_h(h(a).ceil()),
-    "v_trunc_f16" => |a, _, _| to_h(h(a).trunc()),
-    "v_rndne_f16" => |a, _, _| to_h(h(a).round_ties_even()),
-    "v_fract_f16" => |a, _, _| to_h(fract16(h(a))),
-    "v_frexp_mant_f16" => |a, _, _| to_h(frexp_mant32(h(a))),
-    "v_frexp_exp_i16_f16" => |a, _, _| frexp_exp32(h(a)) as u32 & 0xffff,
-    "v_cvt_norm_i16_f16" => |a, _, _| ((h(a).clamp(-1.0, 1.0) * 32767.0).round_ties_even() as i16) as u16 as u32,
-    "v_cvt_norm_u16_f16" => |a, _, _| (h(a).clamp(0.0, 1.0) * 65535.0).round_ties_even() as u16 as u32,
-    "v_sat_pk_u8_i16" => |a, _, _| ((a as i16).clamp(0, 255) as u32) | (((a >> 16) as i16).clamp(0, 255) as u32) << 8,
+    V_MOV_B32 => |a, _, _| a,
+    V_MOV_B16 => |a, _, _| a & 0xffff,
+    V_NOT_B32 => |a, _, _| !a,
+    V_NOT_B16 => |a, _, _| !a & 0xffff,
+    V_BFREV_B32 => |a, _, _| a.reverse_bits(),
+    V_CLZ_I32_U32 => |a, _, _| if a == 0 { u32::MAX } else { a.leading_zeros() },
+    V_CTZ_I32_B32 => |a, _, _| if a == 0 { u32::MAX } else { a.trailing_zeros() },
+    V_CLS_I32 => |a, _, _| { let v = a as i32; if v == 0 || v == -1 { u32::MAX } else { (if v < 0 { !v } else { v }).leading_zeros() } },
+    V_CVT_F32_I32 (m) => |a, _, _| i32_to_f32(a as i32, m.r32).to_bits(),
+    V_CVT_F32_U32 (m) => |a, _, _| u32_to_f32(a, m.r32).to_bits(),
+    V_CVT_U32_F32 => |a, _, _| f_to_u32(fa(a) as f64),
+    V_CVT_I32_F32 => |a, _, _| f_to_i32(fa(a) as f64),
+    V_CVT_F16_F32 (m) => |a, _, _| f32_to_f16(fa(a), m.r16),
+    V_CVT_F32_F16 => |a, _, _| h(a).to_bits(),
+    V_CVT_NEAREST_I32_F32 => |a, _, _| f_to_i32((fa(a) + 0.5).floor() as f64),
+    V_CVT_FLOOR_I32_F32 => |a, _, _| f_to_i32(fa(a).floor() as f64),
+    V_CVT_OFF_F32_I4 {B32, None, None} => |a, _, _| ((((a & 0xf) as i32) << 28 >> 28) as f32 / 16.0).to_bits(),
+    V_CVT_F32_UBYTE0 {B32, None, None} => |a, _, _| ((a & 0xff) as f32).to_bits(),
+    V_CVT_F32_UBYTE1 {B32, None, None} => |a, _, _| (((a >> 8) & 0xff) as f32).to_bits(),
+    V_CVT_F32_UBYTE2 {B32, None, None} => |a, _, _| (((a >> 16) & 0xff) as f32).to_bits(),
+    V_CVT_F32_UBYTE3 {B32, None, None} => |a, _, _| ((a >> 24) as f32).to_bits(),
+    V_CVT_F16_U16 (m) => |a, _, _| int_to_f16(false, a & 0xffff, m.r16),
+    V_CVT_F16_I16 (m) => |a, _, _| int_to_f16((a as i16) < 0, (a as i16).unsigned_abs() as u32, m.r16),
+    V_CVT_U16_F16 => |a, _, _| { let x = h(a); if x.is_nan() { 0 } else { x as u16 as u32 } },
+    V_CVT_I16_F16 => |a, _, _| { let x = h(a); if x.is_nan() { 0 } else { x as i16 as u16 as u32 } },
+    V_CVT_I32_I16 => |a, _, _| a as i16 as i32 as u32,
+    V_CVT_U32_U16 => |a, _, _| a & 0xffff,
+    V_FRACT_F32 => |a, _, _| fract32(fa(a)).to_bits(),
+    V_TRUNC_F32 => |a, _, _| fa(a).trunc().to_bits(),
+    V_CEIL_F32 => |a, _, _| fa(a).ceil().to_bits(),
+    V_RNDNE_F32 => |a, _, _| rne32(fa(a)).to_bits(),
+    V_FLOOR_F32 => |a, _, _| fa(a).floor().to_bits(),
+    V_EXP_F32 => |a, _, _| fa(a).exp2().to_bits(),
+    V_LOG_F32 => |a, _, _| fa(a).log2().to_bits(),
+    V_RCP_F32 => |a, _, _| (1.0 / fa(a)).to_bits(),
+    V_RCP_IFLAG_F32 => |a, _, _| (1.0 / fa(a)).to_bits(),
+    V_RSQ_F32 => |a, _, _| ((1.0 / (fa(a) as f64).sqrt()) as f32).to_bits(),
+    V_SQRT_F32 => |a, _, _| fa(a).sqrt().to_bits(),
+    V_SIN_F32 => |a, _, _| (sin_rev(fa(a) as f64) as f32).to_bits(),
+    V_COS_F32 => |a, _, _| (cos_rev(fa(a) as f64) as f32).to_bits(),
+    V_FREXP_EXP_I32_F32 => |a, _, _| frexp_exp32(fa(a)) as u32,
+    V_FREXP_MANT_F32 => |a, _, _| frexp_mant32(fa(a)).to_bits(),
+    V_RCP_F16 => |a, _, _| to_h(1.0 / h(a)),
+    V_SQRT_F16 => |a, _, _| to_h(h(a).sqrt()),
+    V_RSQ_F16 => |a, _, _| to_h(1.0 / h(a).sqrt()),
+    V_LOG_F16 => |a, _, _| to_h(h(a).log2()),
+    V_EXP_F16 => |a, _, _| to_h(h(a).exp2()),
+    V_SIN_F16 => |a, _, _| d_to_h(sin_rev(h(a) as f64)),
+    V_COS_F16 => |a, _, _| d_to_h(cos_rev(h(a) as f64)),
+    V_FLOOR_F16 => |a, _, _| to_h(h(a).floor()),
+    V_CEIL_F16 => |a, _, _| to_h(h(a).ceil()),
+    V_TRUNC_F16 => |a, _, _| to_h(h(a).trunc()),
+    V_RNDNE_F16 => |a, _, _| to_h(h(a).round_ties_even()),
+    V_FRACT_F16 => |a, _, _| to_h(fract16(h(a))),
+    V_FREXP_MANT_F16 => |a, _, _| to_h(frexp_mant32(h(a))),
+    V_FREXP_EXP_I16_F16 => |a, _, _| frexp_exp32(h(a)) as u32 & 0xffff,
+    V_CVT_NORM_I16_F16 => |a, _, _| ((h(a).clamp(-1.0, 1.0) * 32767.0).round_ties_even() as i16) as u16 as u32,
+    V_CVT_NORM_U16_F16 => |a, _, _| (h(a).clamp(0.0, 1.0) * 65535.0).round_ties_even() as u16 as u32,
+    V_SAT_PK_U8_I16 => |a, _, _| ((a as i16).clamp(0, 255) as u32) | (((a >> 16) as i16).clamp(0, 255) as u32) << 8,
     // VOP2
-    "v_cndmask_b32" => |a, b, c| if c != 0 { b } else { a },
-    "v_cndmask_b16" => |a, b, c| if c != 0 { b } else { a },
-    "v_add_f32" (m) => |a, b, _| add32(fa(a), fa(b), m.r32).to_bits(),
-    "v_sub_f32" (m) => |a, b, _| add32(fa(a), -fa(b), m.r32).to_bits(),
-    "v_subrev_f32" (m) => |a, b, _| add32(fa(b), -fa(a), m.r32).to_bits(),
-    "v_mul_f32" (m) => |a, b, _| mul32(fa(a), fa(b), m.r32).to_bits(),
-    "v_mul_dx9_zero_f32" (m) => |a, b, _| if fa(a) == 0.0 || fa(b) == 0.0 { 0 } else { mul32(fa(a), fa(b), m.r32).to_bits() },
-    "v_fmac_dx9_zero_f32" (m) => |a, b, c| if fa(a) == 0.0 || fa(b) == 0.0 { c } else { fma32(fa(a), fa(b), fa(c), m.r32).to_bits() },
-    "v_mul_i32_i24" [I32] => |a, b, _| mul_i24(a, b),
-    "v_mul_hi_i32_i24" => |a, b, _| (mul_i24(a, b) >> 32) as u32,
-    "v_mul_u32_u24" [U32] => |a, b, _| (a & 0xff_ffff) as i64 * (b & 0xff_ffff) as i64,
-    "v_mul_hi_u32_u24" => |a, b, _| (((a & 0xff_ffff) as u64 * (b & 0xff_ffff) as u64) >> 32) as u32,
-    "v_min_f32" (m) => |a, b, _| vmin32(a, b, m.ieee),
-    "v_max_f32" (m) => |a, b, _| vmax32(a, b, m.ieee),
-    "v_min_i32" => |a, b, _| (a as i32).min(b as i32) as u32,
-    "v_max_i32" => |a, b, _| (a as i32).max(b as i32) as u32,
-    "v_min_u32" => |a, b, _| a.min(b),
-    "v_max_u32" => |a, b, _| a.max(b),
-    "v_lshrrev_b32" => |a, b, _| b >> (a & 31),
-    "v_ashrrev_i32" => |a, b, _| ((b as i32) >> (a & 31)) as u32,
-    "v_lshlrev_b32" => |a, b, _| b << (a & 31),
-    "v_and_b32" => |a, b, _| a & b,
-    "v_or_b32" => |a, b, _| a | b,
-    "v_xor_b32" => |a, b, _| a ^ b,
-    "v_xnor_b32" => |a, b, _| !(a ^ b),
-    "v_add_nc_u32" [U32] => |a, b, _| a as i64 + b as i64,
-    "v_sub_nc_u32" [U32] => |a, b, _| a as i64 - b as i64,
-    "v_subrev_nc_u32" [U32] => |a, b, _| b as i64 - a as i64,
-    "v_add_nc_i32" [I32] => |a, b, _| a as i32 as i64 + b as i32 as i64,
-    "v_sub_nc_i32" [I32] => |a, b, _| a as i32 as i64 - b as i32 as i64,
-    "v_fmac_f32" (m) => |a, b, c| fma32(fa(a), fa(b), fa(c), m.r32).to_bits(),
-    "v_fmamk_f32" (m) => |a, b, c| fma32(fa(a), fa(b), fa(c), m.r32).to_bits(),
-    "v_fmaak_f32" (m) => |a, b, c| fma32(fa(a), fa(b), fa(c), m.r32).to_bits(),
-    "v_cvt_pk_rtz_f16_f32" => |a, b, _| rtz_h(fa(a)) | rtz_h(fa(b)) << 16,
-    "v_ldexp_f32" (m) => |a, b, _| ldexp32(fa(a), b as i32, m.r32).to_bits(),
-    "v_add_f16" (m) => |a, b, _| add16(a, b, m.r16),
-    "v_sub_f16" (m) => |a, b, _| add16(a, neg16(b), m.r16),
-    "v_subrev_f16" (m) => |a, b, _| add16(b, neg16(a), m.r16),
-    "v_mul_f16" (m) => |a, b, _| mul16(a, b, m.r16),
-    "v_fmac_f16" (m) => |a, b, c| fma16(a, b, c, m.r16),
-    "v_fmamk_f16" (m) => |a, b, c| fma16(a, b, c, m.r16),
-    "v_fmaak_f16" (m) => |a, b, c| fma16(a, b, c, m.r16),
-    "v_fma_f16" (m) => |a, b, c| fma16(a, b, c, m.r16),
-    "v_max_f16" (m) => |a, b, _| vmax16(a, b, m.ieee),
-    "v_min_f16" (m) => |a, b, _| vmin16(a, b, m.ieee),
-    "v_ldexp_f16" (m) {F16, B16, None} => |a, b, _| ldexp16(a, b as i16 as i32, m.r16),
-    "v_add_nc_u16" [U16] => |a, b, _| (a & 0xffff) as i64 + (b & 0xffff) as i64,
-    "v_sub_nc_u16" [U16] => |a, b, _| (a & 0xffff) as i64 - (b & 0xffff) as i64,
-    "v_add_nc_i16" [I16] => |a, b, _| a as i16 as i64 + b as i16 as i64,
-    "v_sub_nc_i16" [I16] => |a, b, _| a as i16 as i64 - b as i16 as i64,
-    "v_mul_lo_u16" => |a, b, _| a.wrapping_mul(b) & 0xffff,
-    "v_lshlrev_b16" => |a, b, _| (b << (a & 15)) & 0xffff,
-    "v_lshrrev_b16" => |a, b, _| (b & 0xffff) >> (a & 15),
-    "v_ashrrev_i16" => |a, b, _| ((b as i16) >> (a & 15)) as u16 as u32,
-    "v_max_u16" => |a, b, _| (a & 0xffff).max(b & 0xffff),
-    "v_min_u16" => |a, b, _| (a & 0xffff).min(b & 0xffff),
-    "v_max_i16" => |a, b, _| (a as i16).max(b as i16) as u16 as u32,
-    "v_min_i16" => |a, b, _| (a as i16).min(b as i16) as u16 as u32,
-    "v_mad_u16" [U16] => |a, b, c| (a & 0xffff) as i64 * (b & 0xffff) as i64 + (c & 0xffff) as i64,
-    "v_mad_i16" [I16] => |a, b, c| a as i16 as i64 * b as i16 as i64 + c as i16 as i64,
-    "v_mad_u32_u16" [U32] => |a, b, c| (a & 0xffff) as i64 * (b & 0xffff) as i64 + c as i64,
-    "v_mad_i32_i16" [I32] => |a, b, c| a as i16 as i64 * b as i16 as i64 + c as i32 as i64,
-    "v_pack_b32_f16" => |a, b, _| (a & 0xffff) | (b & 0xffff) << 16,
-    "v_cvt_pk_i16_i32" => |a, b, _| ((a as i32).clamp(-32768, 32767) as u16 as u32) | ((b as i32).clamp(-32768, 32767) as u16 as u32) << 16,
-    "v_cvt_pk_u16_u32" => |a, b, _| a.min(0xffff) | b.min(0xffff) << 16,
-    "v_cvt_pk_norm_i16_f32" => |a, b, _| norm_i16(fa(a)) | norm_i16(fa(b)) << 16,
-    "v_cvt_pk_norm_u16_f32" => |a, b, _| norm_u16(fa(a)) | norm_u16(fa(b)) << 16,
-    "v_cvt_pk_norm_i16_f16" => |a, b, _| norm_i16(h(a)) | norm_i16(h(b)) << 16,
-    "v_cvt_pk_norm_u16_f16" => |a, b, _| norm_u16(h(a)) | norm_u16(h(b)) << 16,
+    V_CNDMASK_B32 => |a, b, c| if c != 0 { b } else { a },
+    V_CNDMASK_B16 => |a, b, c| if c != 0 { b } else { a },
+    V_ADD_F32 (m) => |a, b, _| add32(fa(a), fa(b), m.r32).to_bits(),
+    V_SUB_F32 (m) => |a, b, _| add32(fa(a), -fa(b), m.r32).to_bits(),
+    V_SUBREV_F32 (m) => |a, b, _| add32(fa(b), -fa(a), m.r32).to_bits(),
+    V_MUL_F32 (m) => |a, b, _| mul32(fa(a), fa(b), m.r32).to_bits(),
+    V_MUL_DX9_ZERO_F32 (m) => |a, b, _| if fa(a) == 0.0 || fa(b) == 0.0 { 0 } else { mul32(fa(a), fa(b), m.r32).to_bits() },
+    V_FMAC_DX9_ZERO_F32 (m) => |a, b, c| if fa(a) == 0.0 || fa(b) == 0.0 { c } else { fma32(fa(a), fa(b), fa(c), m.r32).to_bits() },
+    V_MUL_I32_I24 [I32] => |a, b, _| mul_i24(a, b),
+    V_MUL_HI_I32_I24 => |a, b, _| (mul_i24(a, b) >> 32) as u32,
+    V_MUL_U32_U24 [U32] => |a, b, _| (a & 0xff_ffff) as i64 * (b & 0xff_ffff) as i64,
+    V_MUL_HI_U32_U24 => |a, b, _| (((a & 0xff_ffff) as u64 * (b & 0xff_ffff) as u64) >> 32) as u32,
+    V_MIN_F32 (m) => |a, b, _| vmin32(a, b, m.ieee),
+    V_MAX_F32 (m) => |a, b, _| vmax32(a, b, m.ieee),
+    V_MIN_I32 => |a, b, _| (a as i32).min(b as i32) as u32,
+    V_MAX_I32 => |a, b, _| (a as i32).max(b as i32) as u32,
+    V_MIN_U32 => |a, b, _| a.min(b),
+    V_MAX_U32 => |a, b, _| a.max(b),
+    V_LSHRREV_B32 => |a, b, _| b >> (a & 31),
+    V_ASHRREV_I32 => |a, b, _| ((b as i32) >> (a & 31)) as u32,
+    V_LSHLREV_B32 => |a, b, _| b << (a & 31),
+    V_AND_B32 => |a, b, _| a & b,
+    V_OR_B32 => |a, b, _| a | b,
+    V_XOR_B32 => |a, b, _| a ^ b,
+    V_XNOR_B32 => |a, b, _| !(a ^ b),
+    V_ADD_NC_U32 [U32] => |a, b, _| a as i64 + b as i64,
+    V_SUB_NC_U32 [U32] => |a, b, _| a as i64 - b as i64,
+    V_SUBREV_NC_U32 [U32] => |a, b, _| b as i64 - a as i64,
+    V_ADD_NC_I32 [I32] => |a, b, _| a as i32 as i64 + b as i32 as i64,
+    V_SUB_NC_I32 [I32] => |a, b, _| a as i32 as i64 - b as i32 as i64,
+    V_FMAC_F32 (m) => |a, b, c| fma32(fa(a), fa(b), fa(c), m.r32).to_bits(),
+    V_FMAMK_F32 (m) => |a, b, c| fma32(fa(a), fa(b), fa(c), m.r32).to_bits(),
+    V_FMAAK_F32 (m) => |a, b, c| fma32(fa(a), fa(b), fa(c), m.r32).to_bits(),
+    V_CVT_PK_RTZ_F16_F32 => |a, b, _| rtz_h(fa(a)) | rtz_h(fa(b)) << 16,
+    V_LDEXP_F32 (m) => |a, b, _| ldexp32(fa(a), b as i32, m.r32).to_bits(),
+    V_ADD_F16 (m) => |a, b, _| add16(a, b, m.r16),
+    V_SUB_F16 (m) => |a, b, _| add16(a, neg16(b), m.r16),
+    V_SUBREV_F16 (m) => |a, b, _| add16(b, neg16(a), m.r16),
+    V_MUL_F16 (m) => |a, b, _| mul16(a, b, m.r16),
+    V_FMAC_F16 (m) => |a, b, c| fma16(a, b, c, m.r16),
+    V_FMAMK_F16 (m) => |a, b, c| fma16(a, b, c, m.r16),
+    V_FMAAK_F16 (m) => |a, b, c| fma16(a, b, c, m.r16),
+    V_FMA_F16 (m) => |a, b, c| fma16(a, b, c, m.r16),
+    V_MAX_F16 (m) => |a, b, _| vmax16(a, b, m.ieee),
+    V_MIN_F16 (m) => |a, b, _| vmin16(a, b, m.ieee),
+    V_LDEXP_F16 (m) {F16, B16, None} => |a, b, _| ldexp16(a, b as i16 as i32, m.r16),
+    V_ADD_NC_U16 [U16] => |a, b, _| (a & 0xffff) as i64 + (b & 0xffff) as i64,
+    V_SUB_NC_U16 [U16] => |a, b, _| (a & 0xffff) as i64 - (b & 0xffff) as i64,
+    V_ADD_NC_I16 [I16] => |a, b, _| a as i16 as i64 + b as i16 as i64,
+    V_SUB_NC_I16 [I16] => |a, b, _| a as i16 as i64 - b as i16 as i64,
+    V_MUL_LO_U16 => |a, b, _| a.wrapping_mul(b) & 0xffff,
+    V_LSHLREV_B16 => |a, b, _| (b << (a & 15)) & 0xffff,
+    V_LSHRREV_B16 => |a, b, _| (b & 0xffff) >> (a & 15),
+    V_ASHRREV_I16 => |a, b, _| ((b as i16) >> (a & 15)) as u16 as u32,
+    V_MAX_U16 => |a, b, _| (a & 0xffff).max(b & 0xffff),
+    V_MIN_U16 => |a, b, _| (a & 0xffff).min(b & 0xffff),
+    V_MAX_I16 => |a, b, _| (a as i16).max(b as i16) as u16 as u32,
+    V_MIN_I16 => |a, b, _| (a as i16).min(b as i16) as u16 as u32,
+    V_MAD_U16 [U16] => |a, b, c| (a & 0xffff) as i64 * (b & 0xffff) as i64 + (c & 0xffff) as i64,
+    V_MAD_I16 [I16] => |a, b, c| a as i16 as i64 * b as i16 as i64 + c as i16 as i64,
+    V_MAD_U32_U16 [U32] => |a, b, c| (a & 0xffff) as i64 * (b & 0xffff) as i64 + c as i64,
+    V_MAD_I32_I16 [I32] => |a, b, c| a as i16 as i64 * b as i16 as i64 + c as i32 as i64,
+    V_PACK_B32_F16 => |a, b, _| (a & 0xffff) | (b & 0xffff) << 16,
+    V_CVT_PK_I16_I32 => |a, b, _| ((a as i32).clamp(-32768, 32767) as u16 as u32) | ((b as i32).clamp(-32768, 32767) as u16 as u32) << 16,
+    V_CVT_PK_U16_U32 => |a, b, _| a.min(0xffff) | b.min(0xffff) << 16,
+    V_CVT_PK_NORM_I16_F32 => |a, b, _| norm_i16(fa(a)) | norm_i16(fa(b)) << 16,
+    V_CVT_PK_NORM_U16_F32 => |a, b, _| norm_u16(fa(a)) | norm_u16(fa(b)) << 16,
+    V_CVT_PK_NORM_I16_F16 => |a, b, _| norm_i16(h(a)) | norm_i16(h(b)) << 16,
+    V_CVT_PK_NORM_U16_F16 => |a, b, _| norm_u16(h(a)) | norm_u16(h(b)) << 16,
     // VOP3-only
-    "v_fma_f32" (m) => |a, b, c| fma32(fa(a), fa(b), fa(c), m.r32).to_bits(),
-    "v_mullit_f32" (m) => |a, b, c| mullit(fa(a), fa(b), fa(c), m.r32).to_bits(),
-    "v_fma_dx9_zero_f32" (m) => |a, b, c| if fa(a) == 0.0 || fa(b) == 0.0 { c } else { fma32(fa(a), fa(b), fa(c), m.r32).to_bits() },
+    V_FMA_F32 (m) => |a, b, c| fma32(fa(a), fa(b), fa(c), m.r32).to_bits(),
+    V_MULLIT_F32 (m) => |a, b, c| mullit(fa(a), fa(b), fa(c), m.r32).to_bits(),
+    V_FMA_DX9_ZERO_F32 (m) => |a, b, c| if fa(a) == 0.0 || fa(b) == 0.0 { c } else { fma32(fa(a), fa(b), fa(c), m.r32).to_bits() },
     // 24×24-bit products overflow 32 bits: the low half is the result.
-    "v_mad_u32_u24" [U32] => |a, b, c| (a & 0xff_ffff) as i64 * (b & 0xff_ffff) as i64 + c as i64,
-    "v_mad_i32_i24" [I32] => |a, b, c| mul_i24(a, b) + c as i32 as i64,
-    "v_bfe_u32" => |a, b, c| bfe_u(a, b, c),
-    "v_bfe_i32" => |a, b, c| bfe_i(a, b, c),
-    "v_bfi_b32" => |a, b, c| (a & b) | (!a & c),
-    "v_bfm_b32" => |a, b, _| (((1u64 << (a & 31)) - 1) as u32) << (b & 31),
-    "v_alignbit_b32" => |a, b, c| (((a as u64) << 32 | b as u64) >> (c & 31)) as u32,
-    "v_alignbyte_b32" => |a, b, c| (((a as u64) << 32 | b as u64) >> (8 * (c & 3))) as u32,
-    "v_min3_f32" (m) => |a, b, c| vmin32(vmin32(a, b, m.ieee), c, m.ieee),
-    "v_max3_f32" (m) => |a, b, c| vmax32(vmax32(a, b, m.ieee), c, m.ieee),
-    "v_med3_f32" (m) => |a, b, c| med3_f32(a, b, c, m.ieee),
-    "v_min3_i32" => |a, b, c| (a as i32).min(b as i32).min(c as i32) as u32,
-    "v_max3_i32" => |a, b, c| (a as i32).max(b as i32).max(c as i32) as u32,
-    "v_med3_i32" => |a, b, c| { let (a, b, c) = (a as i32, b as i32, c as i32); a.min(b).max(a.max(b).min(c)) as u32 },
-    "v_min3_u32" => |a, b, c| a.min(b).min(c),
-    "v_max3_u32" => |a, b, c| a.max(b).max(c),
-    "v_med3_u32" => |a, b, c| a.min(b).max(a.max(b).min(c)),
-    "v_min3_f16" (m) => |a, b, c| vmin16(vmin16(a, b, m.ieee), c, m.ieee),
-    "v_max3_f16" (m) => |a, b, c| vmax16(vmax16(a, b, m.ieee), c, m.ieee),
-    "v_med3_f16" (m) => |a, b, c| med3_f16(a, b, c, m.ieee),
-    "v_min3_i16" => |a, b, c| (a as i16).min(b as i16).min(c as i16) as u16 as u32,
-    "v_max3_i16" => |a, b, c| (a as i16).max(b as i16).max(c as i16) as u16 as u32,
-    "v_med3_i16" => |a, b, c| { let (a, b, c) = (a as i16, b as i16, c as i16); a.min(b).max(a.max(b).min(c)) as u16 as u32 },
-    "v_min3_u16" => |a, b, c| (a & 0xffff).min(b & 0xffff).min(c & 0xffff),
-    "v_max3_u16" => |a, b, c| (a & 0xffff).max(b & 0xffff).max(c & 0xffff),
-    "v_med3_u16" => |a, b, c| { let (a, b, c) = (a & 0xffff, b & 0xffff, c & 0xffff); a.min(b).max(a.max(b).min(c)) },
-    "v_maxmin_f32" (m) => |a, b, c| vmin32(vmax32(a, b, m.ieee), c, m.ieee),
-    "v_minmax_f32" (m) => |a, b, c| vmax32(vmin32(a, b, m.ieee), c, m.ieee),
-    "v_maxmin_f16" (m) => |a, b, c| vmin16(vmax16(a, b, m.ieee), c, m.ieee),
-    "v_minmax_f16" (m) => |a, b, c| vmax16(vmin16(a, b, m.ieee), c, m.ieee),
-    "v_maxmin_u32" => |a, b, c| a.max(b).min(c),
-    "v_minmax_u32" => |a, b, c| a.min(b).max(c),
-    "v_maxmin_i32" => |a, b, c| (a as i32).max(b as i32).min(c as i32) as u32,
-    "v_minmax_i32" => |a, b, c| (a as i32).min(b as i32).max(c as i32) as u32,
-    "v_sad_u8" [U32] => |a, b, c| sad_bytes(a, b, false) + c as i64,
-    "v_sad_hi_u8" [U32] => |a, b, c| (sad_bytes(a, b, false) << 16) + c as i64,
-    "v_sad_u16" [U32] => |a, b, c| ((a & 0xffff) as i64 - (b & 0xffff) as i64).abs() + ((a >> 16) as i64 - (b >> 16) as i64).abs() + c as i64,
-    "v_sad_u32" [U32] => |a, b, c| (a as i64 - b as i64).abs() + c as i64,
-    "v_msad_u8" [U32] => |a, b, c| sad_bytes(a, b, true) + c as i64,
-    "v_cvt_pk_u8_f32" => |a, b, c| cvt_pk_u8(fa(a), b, c),
-    "v_div_fixup_f32" => |a, b, c| div_fixup32(fa(a), fa(b), fa(c)).to_bits(),
-    "v_div_fixup_f16" => |a, b, c| div_fixup16(a, b, c),
-    "v_lshl_add_u32" => |a, b, c| (a << (b & 31)).wrapping_add(c),
-    "v_add_lshl_u32" => |a, b, c| a.wrapping_add(b) << (c & 31),
-    "v_add3_u32" => |a, b, c| a.wrapping_add(b).wrapping_add(c),
-    "v_lshl_or_b32" => |a, b, c| (a << (b & 31)) | c,
-    "v_and_or_b32" => |a, b, c| (a & b) | c,
-    "v_or3_b32" => |a, b, c| a | b | c,
-    "v_xor3_b32" => |a, b, c| a ^ b ^ c,
-    "v_xad_u32" => |a, b, c| (a ^ b).wrapping_add(c),
-    "v_perm_b32" => |a, b, c| perm(a, b, c),
-    "v_mul_lo_u32" => |a, b, _| a.wrapping_mul(b),
-    "v_mul_hi_u32" => |a, b, _| ((a as u64 * b as u64) >> 32) as u32,
-    "v_mul_hi_i32" => |a, b, _| ((a as i32 as i64 * b as i32 as i64) >> 32) as u32,
-    "v_bcnt_u32_b32" => |a, b, _| a.count_ones().wrapping_add(b),
-    "v_cubeid_f32" => |a, b, c| cube(fa(a), fa(b), fa(c)).0.to_bits(),
-    "v_cubesc_f32" => |a, b, c| cube(fa(a), fa(b), fa(c)).1.to_bits(),
-    "v_cubetc_f32" => |a, b, c| cube(fa(a), fa(b), fa(c)).2.to_bits(),
-    "v_cubema_f32" => |a, b, c| cube(fa(a), fa(b), fa(c)).3.to_bits(),
-    "v_dot2acc_f32_f16" => |a, b, c| dot2_f16(a, b, c),
-    "v_and_b16" => |a, b, _| a & b & 0xffff,
-    "v_or_b16" => |a, b, _| (a | b) & 0xffff,
-    "v_xor_b16" => |a, b, _| (a ^ b) & 0xffff,
-    "v_lerp_u8" => |a, b, c| lerp_u8(a, b, c),
-    "v_cvt_pk_i16_f32" => |a, b, _| sat_i16(fa(a)) | sat_i16(fa(b)) << 16,
-    "v_cvt_pk_u16_f32" => |a, b, _| sat_u16(fa(a)) | sat_u16(fa(b)) << 16,
+    V_MAD_U32_U24 [U32] => |a, b, c| (a & 0xff_ffff) as i64 * (b & 0xff_ffff) as i64 + c as i64,
+    V_MAD_I32_I24 [I32] => |a, b, c| mul_i24(a, b) + c as i32 as i64,
+    V_BFE_U32 => |a, b, c| bfe_u(a, b, c),
+    V_BFE_I32 => |a, b, c| bfe_i(a, b, c),
+    V_BFI_B32 => |a, b, c| (a & b) | (!a & c),
+    V_BFM_B32 => |a, b, _| (((1u64 << (a & 31)) - 1) as u32) << (b & 31),
+    V_ALIGNBIT_B32 => |a, b, c| (((a as u64) << 32 | b as u64) >> (c & 31)) as u32,
+    V_ALIGNBYTE_B32 => |a, b, c| (((a as u64) << 32 | b as u64) >> (8 * (c & 3))) as u32,
+    V_MIN3_F32 (m) => |a, b, c| vmin32(vmin32(a, b, m.ieee), c, m.ieee),
+    V_MAX3_F32 (m) => |a, b, c| vmax32(vmax32(a, b, m.ieee), c, m.ieee),
+    V_MED3_F32 (m) => |a, b, c| med3_f32(a, b, c, m.ieee),
+    V_MIN3_I32 => |a, b, c| (a as i32).min(b as i32).min(c as i32) as u32,
+    V_MAX3_I32 => |a, b, c| (a as i32).max(b as i32).max(c as i32) as u32,
+    V_MED3_I32 => |a, b, c| { let (a, b, c) = (a as i32, b as i32, c as i32); a.min(b).max(a.max(b).min(c)) as u32 },
+    V_MIN3_U32 => |a, b, c| a.min(b).min(c),
+    V_MAX3_U32 => |a, b, c| a.max(b).max(c),
+    V_MED3_U32 => |a, b, c| a.min(b).max(a.max(b).min(c)),
+    V_MIN3_F16 (m) => |a, b, c| vmin16(vmin16(a, b, m.ieee), c, m.ieee),
+    V_MAX3_F16 (m) => |a, b, c| vmax16(vmax16(a, b, m.ieee), c, m.ieee),
+    V_MED3_F16 (m) => |a, b, c| med3_f16(a, b, c, m.ieee),
+    V_MIN3_I16 => |a, b, c| (a as i16).min(b as i16).min(c as i16) as u16 as u32,
+    V_MAX3_I16 => |a, b, c| (a as i16).max(b as i16).max(c as i16) as u16 as u32,
+    V_MED3_I16 => |a, b, c| { let (a, b, c) = (a as i16, b as i16, c as i16); a.min(b).max(a.max(b).min(c)) as u16 as u32 },
+    V_MIN3_U16 => |a, b, c| (a & 0xffff).min(b & 0xffff).min(c & 0xffff),
+    V_MAX3_U16 => |a, b, c| (a & 0xffff).max(b & 0xffff).max(c & 0xffff),
+    V_MED3_U16 => |a, b, c| { let (a, b, c) = (a & 0xffff, b & 0xffff, c & 0xffff); a.min(b).max(a.max(b).min(c)) },
+    V_MAXMIN_F32 (m) => |a, b, c| vmin32(vmax32(a, b, m.ieee), c, m.ieee),
+    V_MINMAX_F32 (m) => |a, b, c| vmax32(vmin32(a, b, m.ieee), c, m.ieee),
+    V_MAXMIN_F16 (m) => |a, b, c| vmin16(vmax16(a, b, m.ieee), c, m.ieee),
+    V_MINMAX_F16 (m) => |a, b, c| vmax16(vmin16(a, b, m.ieee), c, m.ieee),
+    V_MAXMIN_U32 => |a, b, c| a.max(b).min(c),
+    V_MINMAX_U32 => |a, b, c| a.min(b).max(c),
+    V_MAXMIN_I32 => |a, b, c| (a as i32).max(b as i32).min(c as i32) as u32,
+    V_MINMAX_I32 => |a, b, c| (a as i32).min(b as i32).max(c as i32) as u32,
+    V_SAD_U8 [U32] => |a, b, c| sad_bytes(a, b, false) + c as i64,
+    V_SAD_HI_U8 [U32] => |a, b, c| (sad_bytes(a, b, false) << 16) + c as i64,
+    V_SAD_U16 [U32] => |a, b, c| ((a & 0xffff) as i64 - (b & 0xffff) as i64).abs() + ((a >> 16) as i64 - (b >> 16) as i64).abs() + c as i64,
+    V_SAD_U32 [U32] => |a, b, c| (a as i64 - b as i64).abs() + c as i64,
+    V_MSAD_U8 [U32] => |a, b, c| sad_bytes(a, b, true) + c as i64,
+    V_CVT_PK_U8_F32 => |a, b, c| cvt_pk_u8(fa(a), b, c),
+    V_DIV_FIXUP_F32 => |a, b, c| div_fixup32(fa(a), fa(b), fa(c)).to_bits(),
+    V_DIV_FIXUP_F16 => |a, b, c| div_fixup16(a, b, c),
+    V_LSHL_ADD_U32 => |a, b, c| (a << (b & 31)).wrapping_add(c),
+    V_ADD_LSHL_U32 => |a, b, c| a.wrapping_add(b) << (c & 31),
+    V_ADD3_U32 => |a, b, c| a.wrapping_add(b).wrapping_add(c),
+    V_LSHL_OR_B32 => |a, b, c| (a << (b & 31)) | c,
+    V_AND_OR_B32 => |a, b, c| (a & b) | c,
+    V_OR3_B32 => |a, b, c| a | b | c,
+    V_XOR3_B32 => |a, b, c| a ^ b ^ c,
+    V_XAD_U32 => |a, b, c| (a ^ b).wrapping_add(c),
+    V_PERM_B32 => |a, b, c| perm(a, b, c),
+    V_MUL_LO_U32 => |a, b, _| a.wrapping_mul(b),
+    V_MUL_HI_U32 => |a, b, _| ((a as u64 * b as u64) >> 32) as u32,
+    V_MUL_HI_I32 => |a, b, _| ((a as i32 as i64 * b as i32 as i64) >> 32) as u32,
+    V_BCNT_U32_B32 => |a, b, _| a.count_ones().wrapping_add(b),
+    V_CUBEID_F32 => |a, b, c| cube(fa(a), fa(b), fa(c)).0.to_bits(),
+    V_CUBESC_F32 => |a, b, c| cube(fa(a), fa(b), fa(c)).1.to_bits(),
+    V_CUBETC_F32 => |a, b, c| cube(fa(a), fa(b), fa(c)).2.to_bits(),
+    V_CUBEMA_F32 => |a, b, c| cube(fa(a), fa(b), fa(c)).3.to_bits(),
+    V_DOT2ACC_F32_F16 => |a, b, c| dot2_f16(a, b, c),
+    V_AND_B16 => |a, b, _| a & b & 0xffff,
+    V_OR_B16 => |a, b, _| (a | b) & 0xffff,
+    V_XOR_B16 => |a, b, _| (a ^ b) & 0xffff,
+    V_LERP_U8 => |a, b, c| lerp_u8(a, b, c),
+    V_CVT_PK_I16_F32 => |a, b, _| sat_i16(fa(a)) | sat_i16(fa(b)) << 16,
+    V_CVT_PK_U16_F32 => |a, b, _| sat_u16(fa(a)) | sat_u16(fa(b)) << 16,
     // VOP2 packed FMA: the destination is the accumulator (src2).
-    "v_pk_fmac_f16" (m) => |a, b, c| fma16(a, b, c, m.r16) | fma16(a >> 16, b >> 16, c >> 16, m.r16) << 16,
+    V_PK_FMAC_F16 (m) => |a, b, c| fma16(a, b, c, m.r16) | fma16(a >> 16, b >> 16, c >> 16, m.r16) << 16,
     // Two f16 products summed with the f16 accumulator, rounded once.
-    "v_dot2_f16_f16" => |a, b, c| d_to_h(h(a) as f64 * h(b) as f64 + h(a >> 16) as f64 * h(b >> 16) as f64 + h(c) as f64),
-    "v_dot2c_f32_f16" => |a, b, c| dot2_f16(a, b, c),
+    V_DOT2_F16_F16 => |a, b, c| d_to_h(h(a) as f64 * h(b) as f64 + h(a >> 16) as f64 * h(b >> 16) as f64 + h(c) as f64),
 }
 
 pub(crate) fn rtz_h(x: f32) -> u32 {
@@ -1235,33 +1234,33 @@ fn dd(x: u64) -> f64 {
 }
 
 ops64! {
-    "v_add_f64" (m) => |a, b, _| add64(dd(a), dd(b), m.r16).to_bits(),
-    "v_mul_f64" (m) => |a, b, _| mul64(dd(a), dd(b), m.r16).to_bits(),
-    "v_fma_f64" (m) => |a, b, c| fma64(dd(a), dd(b), dd(c), m.r16).to_bits(),
-    "v_min_f64" (m) => |a, b, _| vmin64(a, b, m.ieee),
-    "v_max_f64" (m) => |a, b, _| vmax64(a, b, m.ieee),
-    "v_ldexp_f64" (m) => |a, b, _| ldexp64(dd(a), b as u32 as i32, m.r16).to_bits(),
-    "v_div_fixup_f64" => |a, b, c| div_fixup64(dd(a), dd(b), dd(c)).to_bits(),
-    "v_rcp_f64" => |a, _, _| (1.0 / dd(a)).to_bits(),
-    "v_rsq_f64" => |a, _, _| (1.0 / dd(a).sqrt()).to_bits(),
-    "v_sqrt_f64" => |a, _, _| dd(a).sqrt().to_bits(),
-    "v_trunc_f64" => |a, _, _| dd(a).trunc().to_bits(),
-    "v_ceil_f64" => |a, _, _| dd(a).ceil().to_bits(),
-    "v_floor_f64" => |a, _, _| dd(a).floor().to_bits(),
-    "v_rndne_f64" => |a, _, _| dd(a).round_ties_even().to_bits(),
-    "v_fract_f64" => |a, _, _| fract64(dd(a)).to_bits(),
-    "v_frexp_mant_f64" => |a, _, _| frexp64(dd(a)).0.to_bits(),
-    "v_frexp_exp_i32_f64" => |a, _, _| frexp64(dd(a)).1 as u32 as u64,
-    "v_cvt_f64_i32" => |a, _, _| (a as u32 as i32 as f64).to_bits(),
-    "v_cvt_f64_u32" => |a, _, _| (a as u32 as f64).to_bits(),
-    "v_cvt_i32_f64" => |a, _, _| f_to_i32(dd(a)) as u64,
-    "v_cvt_u32_f64" => |a, _, _| f_to_u32(dd(a)) as u64,
-    "v_cvt_f32_f64" (m) => |a, _, _| f64_to_f32(dd(a), m.r32).to_bits() as u64,
-    "v_cvt_f64_f32" => |a, _, _| (f(a as u32) as f64).to_bits(),
-    "v_lshlrev_b64" => |a, b, _| b << (a & 63),
-    "v_lshrrev_b64" => |a, b, _| b >> (a & 63),
-    "v_ashrrev_i64" => |a, b, _| ((b as i64) >> (a & 63)) as u64,
-    "v_trig_preop_f64" => |a, b, _| trig_preop(dd(a), b as u32).to_bits(),
+    V_ADD_F64 (m) => |a, b, _| add64(dd(a), dd(b), m.r16).to_bits(),
+    V_MUL_F64 (m) => |a, b, _| mul64(dd(a), dd(b), m.r16).to_bits(),
+    V_FMA_F64 (m) => |a, b, c| fma64(dd(a), dd(b), dd(c), m.r16).to_bits(),
+    V_MIN_F64 (m) => |a, b, _| vmin64(a, b, m.ieee),
+    V_MAX_F64 (m) => |a, b, _| vmax64(a, b, m.ieee),
+    V_LDEXP_F64 (m) => |a, b, _| ldexp64(dd(a), b as u32 as i32, m.r16).to_bits(),
+    V_DIV_FIXUP_F64 => |a, b, c| div_fixup64(dd(a), dd(b), dd(c)).to_bits(),
+    V_RCP_F64 => |a, _, _| (1.0 / dd(a)).to_bits(),
+    V_RSQ_F64 => |a, _, _| (1.0 / dd(a).sqrt()).to_bits(),
+    V_SQRT_F64 => |a, _, _| dd(a).sqrt().to_bits(),
+    V_TRUNC_F64 => |a, _, _| dd(a).trunc().to_bits(),
+    V_CEIL_F64 => |a, _, _| dd(a).ceil().to_bits(),
+    V_FLOOR_F64 => |a, _, _| dd(a).floor().to_bits(),
+    V_RNDNE_F64 => |a, _, _| dd(a).round_ties_even().to_bits(),
+    V_FRACT_F64 => |a, _, _| fract64(dd(a)).to_bits(),
+    V_FREXP_MANT_F64 => |a, _, _| frexp64(dd(a)).0.to_bits(),
+    V_FREXP_EXP_I32_F64 => |a, _, _| frexp64(dd(a)).1 as u32 as u64,
+    V_CVT_F64_I32 => |a, _, _| (a as u32 as i32 as f64).to_bits(),
+    V_CVT_F64_U32 => |a, _, _| (a as u32 as f64).to_bits(),
+    V_CVT_I32_F64 => |a, _, _| f_to_i32(dd(a)) as u64,
+    V_CVT_U32_F64 => |a, _, _| f_to_u32(dd(a)) as u64,
+    V_CVT_F32_F64 (m) => |a, _, _| f64_to_f32(dd(a), m.r32).to_bits() as u64,
+    V_CVT_F64_F32 => |a, _, _| (f(a as u32) as f64).to_bits(),
+    V_LSHLREV_B64 => |a, b, _| b << (a & 63),
+    V_LSHRREV_B64 => |a, b, _| b >> (a & 63),
+    V_ASHRREV_I64 => |a, b, _| ((b as i64) >> (a & 63)) as u64,
+    V_TRIG_PREOP_F64 => |a, b, _| trig_preop(dd(a), b as u32).to_bits(),
 }
 
 /// `v_trig_preop_f64`: 53 bits of 2/π starting at a bit offset chosen by
@@ -1305,27 +1304,27 @@ fn trig_preop(x: f64, segment: u32) -> f64 {
 }
 
 pk! {
-    "v_pk_add_f16", true, (m) => |a, b, _| add16(a, b, m.r16),
-    "v_pk_mul_f16", true, (m) => |a, b, _| mul16(a, b, m.r16),
-    "v_pk_fma_f16", true, (m) => |a, b, c| fma16(a, b, c, m.r16),
-    "v_pk_min_f16", true, (m) => |a, b, _| vmin16(a, b, m.ieee),
-    "v_pk_max_f16", true, (m) => |a, b, _| vmax16(a, b, m.ieee),
-    "v_pk_add_u16", false, [U16] => |a, b, _| a as i64 + b as i64,
-    "v_pk_add_i16", false, [I16] => |a, b, _| a as i16 as i64 + b as i16 as i64,
-    "v_pk_sub_u16", false, [U16] => |a, b, _| a as i64 - b as i64,
-    "v_pk_sub_i16", false, [I16] => |a, b, _| a as i16 as i64 - b as i16 as i64,
+    V_PK_ADD_F16, true, (m) => |a, b, _| add16(a, b, m.r16),
+    V_PK_MUL_F16, true, (m) => |a, b, _| mul16(a, b, m.r16),
+    V_PK_FMA_F16, true, (m) => |a, b, c| fma16(a, b, c, m.r16),
+    V_PK_MIN_F16, true, (m) => |a, b, _| vmin16(a, b, m.ieee),
+    V_PK_MAX_F16, true, (m) => |a, b, _| vmax16(a, b, m.ieee),
+    V_PK_ADD_U16, false, [U16] => |a, b, _| a as i64 + b as i64,
+    V_PK_ADD_I16, false, [I16] => |a, b, _| a as i16 as i64 + b as i16 as i64,
+    V_PK_SUB_U16, false, [U16] => |a, b, _| a as i64 - b as i64,
+    V_PK_SUB_I16, false, [I16] => |a, b, _| a as i16 as i64 - b as i16 as i64,
     // uncertain: clamp on a product (the ISA defines integer clamp as
     // saturating the result; taken here to hold for the multiplies too).
-    "v_pk_mul_lo_u16", false, [U16] => |a, b, _| a as i64 * b as i64,
-    "v_pk_mad_u16", false, [U16] => |a, b, c| a as i64 * b as i64 + c as i64,
-    "v_pk_mad_i16", false, [I16] => |a, b, c| a as i16 as i64 * b as i16 as i64 + c as i16 as i64,
-    "v_pk_lshlrev_b16", false => |a, b, _| b << (a & 15),
-    "v_pk_lshrrev_b16", false => |a, b, _| (b & 0xffff) >> (a & 15),
-    "v_pk_ashrrev_i16", false => |a, b, _| ((b as i16) >> (a & 15)) as u16 as u32,
-    "v_pk_max_u16", false => |a, b, _| (a & 0xffff).max(b & 0xffff),
-    "v_pk_min_u16", false => |a, b, _| (a & 0xffff).min(b & 0xffff),
-    "v_pk_max_i16", false => |a, b, _| (a as i16).max(b as i16) as u16 as u32,
-    "v_pk_min_i16", false => |a, b, _| (a as i16).min(b as i16) as u16 as u32,
+    V_PK_MUL_LO_U16, false, [U16] => |a, b, _| a as i64 * b as i64,
+    V_PK_MAD_U16, false, [U16] => |a, b, c| a as i64 * b as i64 + c as i64,
+    V_PK_MAD_I16, false, [I16] => |a, b, c| a as i16 as i64 * b as i16 as i64 + c as i16 as i64,
+    V_PK_LSHLREV_B16, false => |a, b, _| b << (a & 15),
+    V_PK_LSHRREV_B16, false => |a, b, _| (b & 0xffff) >> (a & 15),
+    V_PK_ASHRREV_I16, false => |a, b, _| ((b as i16) >> (a & 15)) as u16 as u32,
+    V_PK_MAX_U16, false => |a, b, _| (a & 0xffff).max(b & 0xffff),
+    V_PK_MIN_U16, false => |a, b, _| (a & 0xffff).min(b & 0xffff),
+    V_PK_MAX_I16, false => |a, b, _| (a as i16).max(b as i16) as u16 as u32,
+    V_PK_MIN_I16, false => |a, b, _| (a as i16).min(b as i16) as u16 as u32,
 }
 
 fn dot2_f16(a: u32, b: u32, c: u32) -> u32 {
@@ -1341,11 +1340,10 @@ fn dot2_bf16(a: u32, b: u32, c: u32) -> u32 {
 
 /// Integer dot products: `k` lanes of `bits`-wide elements. The `iu`
 /// forms take each source's signedness from its neg_lo bit (that is what
-/// the bit means for them); `signed` fixes it for the others.
+/// the bit means for them); the others are unsigned.
 #[derive(Clone, Copy)]
 enum Sign {
     Unsigned,
-    Signed,
     /// Per source, from neg_lo.
     FromNeg,
 }
@@ -1358,7 +1356,6 @@ fn dot_int(w: &mut Wave, i: &Inst, bits: u32, sign: Sign) -> Result {
     let c = *w.vsrc(i.src[2], &mut b2);
     let (sa, sb) = match sign {
         Sign::Unsigned => (false, false),
-        Sign::Signed => (true, true),
         Sign::FromNeg => (i.mods.neg & 1 != 0, i.mods.neg & 2 != 0),
     };
     // The accumulator and result are signed unless both sources are unsigned.
@@ -1450,117 +1447,109 @@ fn mqsad_u32(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
     Ok(Flow::Next)
 }
 
-pub const TABLE: &[(&str, Exec)] = &[
+pub const TABLE: &[(Op, Exec)] = &[
     (
-        "v_add_co_u32",
+        Op::V_ADD_CO_U32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| carry(w, i, |a, b, _| a as i64 + b as i64)) as Exec,
     ),
     (
-        "v_sub_co_u32",
+        Op::V_SUB_CO_U32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| carry(w, i, |a, b, _| a as i64 - b as i64)) as Exec,
     ),
     (
-        "v_subrev_co_u32",
+        Op::V_SUBREV_CO_U32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| carry(w, i, |a, b, _| b as i64 - a as i64)) as Exec,
     ),
     (
-        "v_add_co_ci_u32",
+        Op::V_ADD_CO_CI_U32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| {
             carry(w, i, |a, b, c| a as i64 + b as i64 + c as i64)
         }) as Exec,
     ),
     (
-        "v_sub_co_ci_u32",
+        Op::V_SUB_CO_CI_U32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| {
             carry(w, i, |a, b, c| a as i64 - b as i64 - c as i64)
         }) as Exec,
     ),
     (
-        "v_subrev_co_ci_u32",
+        Op::V_SUBREV_CO_CI_U32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| {
             carry(w, i, |a, b, c| b as i64 - a as i64 - c as i64)
         }) as Exec,
     ),
     (
-        "v_mad_u64_u32",
+        Op::V_MAD_U64_U32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| mad64(w, i, false)) as Exec,
     ),
     (
-        "v_mad_i64_i32",
+        Op::V_MAD_I64_I32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| mad64(w, i, true)) as Exec,
     ),
-    ("v_div_scale_f32", div_scale_f32 as Exec),
-    ("v_div_scale_f64", div_scale_f64 as Exec),
-    ("v_div_fmas_f32", div_fmas_f32 as Exec),
-    ("v_div_fmas_f64", div_fmas_f64 as Exec),
+    (Op::V_DIV_SCALE_F32, div_scale_f32 as Exec),
+    (Op::V_DIV_SCALE_F64, div_scale_f64 as Exec),
+    (Op::V_DIV_FMAS_F32, div_fmas_f32 as Exec),
+    (Op::V_DIV_FMAS_F64, div_fmas_f64 as Exec),
     (
-        "v_mbcnt_lo_u32_b32",
+        Op::V_MBCNT_LO_U32_B32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| mbcnt(w, i, false)) as Exec,
     ),
     (
-        "v_mbcnt_hi_u32_b32",
+        Op::V_MBCNT_HI_U32_B32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| mbcnt(w, i, true)) as Exec,
     ),
-    ("v_nop", super::nop as Exec),
-    ("v_pipeflush", super::nop as Exec),
+    (Op::V_NOP, super::nop as Exec),
+    (Op::V_PIPEFLUSH, super::nop as Exec),
     (
-        "v_dot2_f32_f16",
+        Op::V_DOT2_F32_F16,
         (|w: &mut Wave, _: &mut Env, i: &Inst| dot2(w, i, dot2_f16)) as Exec,
     ),
     (
-        "v_dot2_f32_bf16",
+        Op::V_DOT2_F32_BF16,
         (|w: &mut Wave, _: &mut Env, i: &Inst| dot2(w, i, dot2_bf16)) as Exec,
     ),
     (
-        "v_dot4_u32_u8",
+        Op::V_DOT4_U32_U8,
         (|w: &mut Wave, _: &mut Env, i: &Inst| dot_int(w, i, 8, Sign::Unsigned)) as Exec,
     ),
     (
-        "v_dot4_i32_iu8",
+        Op::V_DOT4_I32_IU8,
         (|w: &mut Wave, _: &mut Env, i: &Inst| dot_int(w, i, 8, Sign::FromNeg)) as Exec,
     ),
     (
-        "v_dot8_u32_u4",
+        Op::V_DOT8_U32_U4,
         (|w: &mut Wave, _: &mut Env, i: &Inst| dot_int(w, i, 4, Sign::Unsigned)) as Exec,
     ),
     (
-        "v_dot8_i32_iu4",
+        Op::V_DOT8_I32_IU4,
         (|w: &mut Wave, _: &mut Env, i: &Inst| dot_int(w, i, 4, Sign::FromNeg)) as Exec,
     ),
+    (Op::V_DOT2_BF16_BF16, dot2_bf16_bf16 as Exec),
+    (Op::V_MQSAD_U32_U8, mqsad_u32 as Exec),
     (
-        "v_dot2_i32_i16",
-        (|w: &mut Wave, _: &mut Env, i: &Inst| dot_int(w, i, 16, Sign::Signed)) as Exec,
-    ),
-    (
-        "v_dot2_u32_u16",
-        (|w: &mut Wave, _: &mut Env, i: &Inst| dot_int(w, i, 16, Sign::Unsigned)) as Exec,
-    ),
-    ("v_dot2_bf16_bf16", dot2_bf16_bf16 as Exec),
-    ("v_mqsad_u32_u8", mqsad_u32 as Exec),
-    (
-        "v_qsad_pk_u16_u8",
+        Op::V_QSAD_PK_U16_U8,
         (|w: &mut Wave, _: &mut Env, i: &Inst| {
             let clamp = i.mods.clamp;
             vop64(w, i, move |a, b, c| qsad(a, b, c, false, clamp))
         }) as Exec,
     ),
     (
-        "v_mqsad_pk_u16_u8",
+        Op::V_MQSAD_PK_U16_U8,
         (|w: &mut Wave, _: &mut Env, i: &Inst| {
             let clamp = i.mods.clamp;
             vop64(w, i, move |a, b, c| qsad(a, b, c, true, clamp))
         }) as Exec,
     ),
     (
-        "v_fma_mix_f32",
+        Op::V_FMA_MIX_F32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| fma_mix(w, i, MixOut::F32)) as Exec,
     ),
     (
-        "v_fma_mixlo_f16",
+        Op::V_FMA_MIXLO_F16,
         (|w: &mut Wave, _: &mut Env, i: &Inst| fma_mix(w, i, MixOut::Lo)) as Exec,
     ),
     (
-        "v_fma_mixhi_f16",
+        Op::V_FMA_MIXHI_F16,
         (|w: &mut Wave, _: &mut Env, i: &Inst| fma_mix(w, i, MixOut::Hi)) as Exec,
     ),
 ];
@@ -1645,23 +1634,23 @@ fn fma_mix(w: &mut Wave, i: &Inst, out: MixOut) -> Result {
 }
 
 /// Every vector-ALU table.
-pub fn tables() -> [&'static [(&'static str, Exec)]; 4] {
+pub fn tables() -> [&'static [(Op, Exec)]; 4] {
     [TABLE, TABLE32, TABLE64, TABLE_PK]
 }
 
 /// Handlers for plain instances of the pure 32-bit instructions.
-pub fn plain_table() -> &'static [(&'static str, Exec)] {
+pub fn plain_table() -> &'static [(Op, Exec)] {
     TABLE32_PLAIN
 }
 
 /// Handlers for integer instructions whose clamp bit is set: they saturate.
-pub fn saturating_table() -> &'static [(&'static str, Exec)] {
+pub fn saturating_table() -> &'static [(Op, Exec)] {
     TABLE32_SATURATING
 }
 
-/// The lane function of a pure 32-bit instruction, by mnemonic (VOPD).
-pub fn lane_fn(name: &str) -> Option<LaneFn> {
-    LANE_OPS.iter().find(|(n, _)| *n == name).map(|&(_, f)| f)
+/// The lane function of a pure 32-bit instruction (a VOPD half's twin).
+pub fn lane_fn(op: Op) -> Option<LaneFn> {
+    LANE_OPS.iter().find(|(o, _)| *o == op).map(|&(_, f)| f)
 }
 
 /// VOPD whose halves are both plain (32-bit operands, which is nearly every

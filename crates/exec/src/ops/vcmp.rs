@@ -1,7 +1,7 @@
 //! VOPC: vector compares (and `v_cmpx`, which writes EXEC instead) and
 //! float class tests. The result is a lane mask; inactive lanes read 0.
 
-use softgpu_isa::{Inst, Ty};
+use softgpu_isa::{Cond, Inst, Num, Ty};
 
 use super::float::{d, f, flush16, flush32, flush64, h};
 use super::valu::{fetch, fetch64};
@@ -182,40 +182,34 @@ fn class64(x: u64, mask: u64) -> bool {
 }
 
 macro_rules! float_cmps {
-    ($suffix:literal, $cmp:ident, $conv:expr) => {
+    ($cmp:ident, $conv:expr) => {
         [
             (
-                concat!("v_cmp_f_", $suffix),
-                concat!("v_cmpx_f_", $suffix),
+                Cond::F,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |_, _| false)) as Exec,
             ),
             (
-                concat!("v_cmp_lt_", $suffix),
-                concat!("v_cmpx_lt_", $suffix),
+                Cond::Lt,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) < $conv(b)))
                     as Exec,
             ),
             (
-                concat!("v_cmp_eq_", $suffix),
-                concat!("v_cmpx_eq_", $suffix),
+                Cond::Eq,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) == $conv(b)))
                     as Exec,
             ),
             (
-                concat!("v_cmp_le_", $suffix),
-                concat!("v_cmpx_le_", $suffix),
+                Cond::Le,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) <= $conv(b)))
                     as Exec,
             ),
             (
-                concat!("v_cmp_gt_", $suffix),
-                concat!("v_cmpx_gt_", $suffix),
+                Cond::Gt,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) > $conv(b)))
                     as Exec,
             ),
             (
-                concat!("v_cmp_lg_", $suffix),
-                concat!("v_cmpx_lg_", $suffix),
+                Cond::Lg,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| {
                     $cmp(w, i, |a, b| {
                         let (x, y) = ($conv(a), $conv(b));
@@ -224,34 +218,29 @@ macro_rules! float_cmps {
                 }) as Exec,
             ),
             (
-                concat!("v_cmp_ge_", $suffix),
-                concat!("v_cmpx_ge_", $suffix),
+                Cond::Ge,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) >= $conv(b)))
                     as Exec,
             ),
             (
-                concat!("v_cmp_o_", $suffix),
-                concat!("v_cmpx_o_", $suffix),
+                Cond::O,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| {
                     $cmp(w, i, |a, b| !$conv(a).is_nan() && !$conv(b).is_nan())
                 }) as Exec,
             ),
             (
-                concat!("v_cmp_u_", $suffix),
-                concat!("v_cmpx_u_", $suffix),
+                Cond::U,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| {
                     $cmp(w, i, |a, b| $conv(a).is_nan() || $conv(b).is_nan())
                 }) as Exec,
             ),
             (
-                concat!("v_cmp_nge_", $suffix),
-                concat!("v_cmpx_nge_", $suffix),
+                Cond::Nge,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| !($conv(a) >= $conv(b))))
                     as Exec,
             ),
             (
-                concat!("v_cmp_nlg_", $suffix),
-                concat!("v_cmpx_nlg_", $suffix),
+                Cond::Nlg,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| {
                     $cmp(w, i, |a, b| {
                         let (x, y) = ($conv(a), $conv(b));
@@ -260,32 +249,27 @@ macro_rules! float_cmps {
                 }) as Exec,
             ),
             (
-                concat!("v_cmp_ngt_", $suffix),
-                concat!("v_cmpx_ngt_", $suffix),
+                Cond::Ngt,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| !($conv(a) > $conv(b))))
                     as Exec,
             ),
             (
-                concat!("v_cmp_nle_", $suffix),
-                concat!("v_cmpx_nle_", $suffix),
+                Cond::Nle,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| !($conv(a) <= $conv(b))))
                     as Exec,
             ),
             (
-                concat!("v_cmp_neq_", $suffix),
-                concat!("v_cmpx_neq_", $suffix),
+                Cond::Neq,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) != $conv(b)))
                     as Exec,
             ),
             (
-                concat!("v_cmp_nlt_", $suffix),
-                concat!("v_cmpx_nlt_", $suffix),
+                Cond::Nlt,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| !($conv(a) < $conv(b))))
                     as Exec,
             ),
             (
-                concat!("v_cmp_t_", $suffix),
-                concat!("v_cmpx_t_", $suffix),
+                Cond::T,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |_, _| true)) as Exec,
             ),
         ]
@@ -293,52 +277,44 @@ macro_rules! float_cmps {
 }
 
 macro_rules! int_cmps {
-    ($suffix:literal, $cmp:ident, $conv:expr) => {
+    ($cmp:ident, $conv:expr) => {
         [
             (
-                concat!("v_cmp_f_", $suffix),
-                concat!("v_cmpx_f_", $suffix),
+                Cond::F,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |_, _| false)) as Exec,
             ),
             (
-                concat!("v_cmp_lt_", $suffix),
-                concat!("v_cmpx_lt_", $suffix),
+                Cond::Lt,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) < $conv(b)))
                     as Exec,
             ),
             (
-                concat!("v_cmp_eq_", $suffix),
-                concat!("v_cmpx_eq_", $suffix),
+                Cond::Eq,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) == $conv(b)))
                     as Exec,
             ),
             (
-                concat!("v_cmp_le_", $suffix),
-                concat!("v_cmpx_le_", $suffix),
+                Cond::Le,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) <= $conv(b)))
                     as Exec,
             ),
             (
-                concat!("v_cmp_gt_", $suffix),
-                concat!("v_cmpx_gt_", $suffix),
+                Cond::Gt,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) > $conv(b)))
                     as Exec,
             ),
             (
-                concat!("v_cmp_ne_", $suffix),
-                concat!("v_cmpx_ne_", $suffix),
+                Cond::Ne,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) != $conv(b)))
                     as Exec,
             ),
             (
-                concat!("v_cmp_ge_", $suffix),
-                concat!("v_cmpx_ge_", $suffix),
+                Cond::Ge,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |a, b| $conv(a) >= $conv(b)))
                     as Exec,
             ),
             (
-                concat!("v_cmp_t_", $suffix),
-                concat!("v_cmpx_t_", $suffix),
+                Cond::T,
                 (|w: &mut Wave, _: &mut Env, i: &Inst| $cmp(w, i, |_, _| true)) as Exec,
             ),
         ]
@@ -355,54 +331,57 @@ fn f64v(x: u64) -> f64 {
     d(x)
 }
 
-type Entry = (&'static str, &'static str, Exec);
+/// A compare's condition and its handler for one operand type.
+type Entry = (Cond, Exec);
 
-const F16: [Entry; 16] = float_cmps!("f16", cmp_f16, f16v);
-const F32: [Entry; 16] = float_cmps!("f32", cmp_f32, f32v);
-const F64: [Entry; 16] = float_cmps!("f64", cmp_f64, f64v);
-const I16: [Entry; 8] = int_cmps!("i16", cmp_int, |x: u32| x as i16);
-const U16: [Entry; 8] = int_cmps!("u16", cmp_int, |x: u32| x as u16);
-const I32: [Entry; 8] = int_cmps!("i32", cmp_int, |x: u32| x as i32);
-const U32: [Entry; 8] = int_cmps!("u32", cmp_int, |x: u32| x);
-const I64: [Entry; 8] = int_cmps!("i64", cmp_int64, |x: u64| x as i64);
-const U64: [Entry; 8] = int_cmps!("u64", cmp_int64, |x: u64| x);
+const F16: [Entry; 16] = float_cmps!(cmp_f16, f16v);
+const F32: [Entry; 16] = float_cmps!(cmp_f32, f32v);
+const F64: [Entry; 16] = float_cmps!(cmp_f64, f64v);
+const I16: [Entry; 8] = int_cmps!(cmp_int, |x: u32| x as i16);
+const U16: [Entry; 8] = int_cmps!(cmp_int, |x: u32| x as u16);
+const I32: [Entry; 8] = int_cmps!(cmp_int, |x: u32| x as i32);
+const U32: [Entry; 8] = int_cmps!(cmp_int, |x: u32| x);
+const I64: [Entry; 8] = int_cmps!(cmp_int64, |x: u64| x as i64);
+const U64: [Entry; 8] = int_cmps!(cmp_int64, |x: u64| x);
 
-const CLASS: [Entry; 3] = [
+/// `v_cmp_class_*`, by the type of its S0.
+const CLASS: [(Num, Exec); 3] = [
     (
-        "v_cmp_class_f32",
-        "v_cmpx_class_f32",
+        Num::F32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| cmp32(w, i, Src::Class, class32)) as Exec,
     ),
     (
-        "v_cmp_class_f16",
-        "v_cmpx_class_f16",
+        Num::F16,
         (|w: &mut Wave, _: &mut Env, i: &Inst| cmp32(w, i, Src::Class, class16)) as Exec,
     ),
     (
-        "v_cmp_class_f64",
-        "v_cmpx_class_f64",
+        Num::F64,
         (|w: &mut Wave, _: &mut Env, i: &Inst| cmp64(w, i, Src::Class, class64)) as Exec,
     ),
 ];
 
-/// Every compare, under both its `v_cmp` and `v_cmpx` names (the decoder
-/// points a cmpx's destination at EXEC, so one handler serves both).
-pub fn entries() -> impl Iterator<Item = (&'static str, Exec)> {
-    [
-        &F16[..],
-        &F32,
-        &F64,
-        &I16,
-        &U16,
-        &I32,
-        &U32,
-        &I64,
-        &U64,
-        &CLASS,
-    ]
-    .into_iter()
-    .flatten()
-    .flat_map(|&(cmp, cmpx, exec)| [(cmp, exec), (cmpx, exec)])
+/// The handler of a compare (`Class::Cmp`). One handler serves `v_cmp` and
+/// `v_cmpx`: the decoder points a cmpx's destination at EXEC.
+pub fn handler(cond: Cond, num: Num) -> Option<Exec> {
+    if cond == Cond::Class {
+        return CLASS.iter().find(|(n, _)| *n == num).map(|&(_, exec)| exec);
+    }
+    let table: &[Entry] = match num {
+        Num::F16 => &F16,
+        Num::F32 => &F32,
+        Num::F64 => &F64,
+        Num::I16 => &I16,
+        Num::U16 => &U16,
+        Num::I32 => &I32,
+        Num::U32 => &U32,
+        Num::I64 => &I64,
+        Num::U64 => &U64,
+        Num::B32 | Num::B64 => return None,
+    };
+    table
+        .iter()
+        .find(|(c, _)| *c == cond)
+        .map(|&(_, exec)| exec)
 }
 
 #[cfg(test)]

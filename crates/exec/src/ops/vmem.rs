@@ -6,10 +6,10 @@
 //! by aperture; buffer accesses outside the resource's range read zero and
 //! drop writes, as the hardware does.
 
-use softgpu_isa::{flags, Format, Inst, Operand};
+use softgpu_isa::{flags, Format, Inst, MemOp, Num, Op, Operand, Rmw};
 
 use super::ds::{lds_range, lds_write};
-use super::float::{d, f, flush32, h, to_h};
+use super::float::{f, flush32};
 use super::{lane_addrs, Env, Exec, Flow, Result, Trap};
 use crate::arena::{Lanes, Window};
 use crate::sanitize::Use;
@@ -686,111 +686,90 @@ fn atomic64(
     Ok(Flow::Next)
 }
 
-/// Operation suffixes shared by the flat, global and buffer families.
-const OPS: &[(&str, Exec)] = &[
-    ("load_b32", bind!(load, 4, Ext::Zero)),
-    ("load_b64", bind!(load, 8, Ext::Zero)),
-    ("load_b96", bind!(load, 12, Ext::Zero)),
-    ("load_b128", bind!(load, 16, Ext::Zero)),
-    ("load_u8", bind!(load, 1, Ext::Zero)),
-    ("load_i8", bind!(load, 1, Ext::Sign)),
-    ("load_u16", bind!(load, 2, Ext::Zero)),
-    ("load_i16", bind!(load, 2, Ext::Sign)),
-    ("load_d16_u8", bind!(load, 1, Ext::D16Lo)),
-    ("load_d16_i8", bind!(load, 1, Ext::D16Lo8Sign)),
-    ("load_d16_b16", bind!(load, 2, Ext::D16Lo)),
-    ("load_d16_hi_u8", bind!(load, 1, Ext::D16Hi)),
-    ("load_d16_hi_i8", bind!(load, 1, Ext::D16Hi8Sign)),
-    ("load_d16_hi_b16", bind!(load, 2, Ext::D16Hi)),
-    ("store_b8", bind!(store, 1, 0)),
-    ("store_b16", bind!(store, 2, 0)),
-    ("store_b32", bind!(store, 4, 0)),
-    ("store_b64", bind!(store, 8, 0)),
-    ("store_b96", bind!(store, 12, 0)),
-    ("store_b128", bind!(store, 16, 0)),
-    ("store_d16_hi_b8", bind!(store, 1, 16)),
-    ("store_d16_hi_b16", bind!(store, 2, 16)),
-    ("atomic_swap_b32", bind!(atomic32, false, |_, d, _| d)),
+/// The operations of the flat, global, scratch and buffer families,
+/// whichever segments have them.
+const OPS: &[(MemOp, Exec)] = &[
+    (MemOp::LOAD_B32, bind!(load, 4, Ext::Zero)),
+    (MemOp::LOAD_B64, bind!(load, 8, Ext::Zero)),
+    (MemOp::LOAD_B96, bind!(load, 12, Ext::Zero)),
+    (MemOp::LOAD_B128, bind!(load, 16, Ext::Zero)),
+    (MemOp::LOAD_U8, bind!(load, 1, Ext::Zero)),
+    (MemOp::LOAD_I8, bind!(load, 1, Ext::Sign)),
+    (MemOp::LOAD_U16, bind!(load, 2, Ext::Zero)),
+    (MemOp::LOAD_I16, bind!(load, 2, Ext::Sign)),
+    (MemOp::LOAD_D16_U8, bind!(load, 1, Ext::D16Lo)),
+    (MemOp::LOAD_D16_I8, bind!(load, 1, Ext::D16Lo8Sign)),
+    (MemOp::LOAD_D16_B16, bind!(load, 2, Ext::D16Lo)),
+    (MemOp::LOAD_D16_HI_U8, bind!(load, 1, Ext::D16Hi)),
+    (MemOp::LOAD_D16_HI_I8, bind!(load, 1, Ext::D16Hi8Sign)),
+    (MemOp::LOAD_D16_HI_B16, bind!(load, 2, Ext::D16Hi)),
+    (MemOp::STORE_B8, bind!(store, 1, 0)),
+    (MemOp::STORE_B16, bind!(store, 2, 0)),
+    (MemOp::STORE_B32, bind!(store, 4, 0)),
+    (MemOp::STORE_B64, bind!(store, 8, 0)),
+    (MemOp::STORE_B96, bind!(store, 12, 0)),
+    (MemOp::STORE_B128, bind!(store, 16, 0)),
+    (MemOp::STORE_D16_HI_B8, bind!(store, 1, 16)),
+    (MemOp::STORE_D16_HI_B16, bind!(store, 2, 16)),
+    (MemOp::ATOMIC_SWAP_B32, bind!(atomic32, false, |_, d, _| d)),
     (
-        "atomic_cmpswap_b32",
+        MemOp::ATOMIC_CMPSWAP_B32,
         bind!(atomic32, true, |o, d, c| if o == c { d } else { o }),
     ),
     (
-        "atomic_csub_u32",
+        MemOp::ATOMIC_CSUB_U32,
         bind!(atomic32, false, |o, d, _| o.saturating_sub(d)),
     ),
     (
-        "atomic_cmpswap_f32",
+        MemOp::ATOMIC_CMPSWAP_F32,
         bind!(atomic32, true, |o, d, c| if f(o) == f(c) { d } else { o }),
     ),
+    (MemOp::ATOMIC_SWAP_B64, bind!(atomic64, false, |_, d, _| d)),
     (
-        "atomic_pk_add_f16",
-        bind!(atomic32, false, |o, d, _| to_h(h(o) + h(d))
-            | to_h(h(o >> 16) + h(d >> 16)) << 16),
-    ),
-    (
-        "atomic_pk_add_bf16",
-        bind!(atomic32, false, |o, d, _| bf16_add(o, d)
-            | bf16_add(o >> 16, d >> 16) << 16),
-    ),
-    ("atomic_swap_b64", bind!(atomic64, false, |_, d, _| d)),
-    (
-        "atomic_cmpswap_b64",
+        MemOp::ATOMIC_CMPSWAP_B64,
         bind!(atomic64, true, |o, d, c| if o == c { d } else { o }),
-    ),
-    (
-        "atomic_add_f64",
-        bind!(atomic64, false, |o, dd, _| (d(o) + d(dd)).to_bits()),
     ),
 ];
 
-fn bf16_add(a: u32, b: u32) -> u32 {
-    let s = f32::from_bits((a & 0xffff) << 16) + f32::from_bits((b & 0xffff) << 16);
-    let bits = s.to_bits();
-    // Round to nearest even on the dropped 16 bits.
-    ((bits + 0x7fff + ((bits >> 16) & 1)) >> 16) & 0xffff
-}
+/// The shared read-modify-write operations as memory atomics
+/// (`SEG_atomic_OP_TYPE`), keyed by their class.
+type RmwEntry = (Rmw, Num, Exec);
 
-/// The shared read-modify-write operations as `atomic_OP_TYPE`.
 macro_rules! vmem_shared32 {
-    ($($op:literal, $ty:literal => $f:expr;)*) => {
-        const SHARED32: &[(&str, Exec)] = &[$((concat!("atomic_", $op, "_", $ty), bind!(atomic32, false, $f)),)*];
+    ($($op:ident, $ty:ident => $f:expr;)*) => {
+        const SHARED32: &[RmwEntry] = &[$((Rmw::$op, Num::$ty, bind!(atomic32, false, $f)),)*];
     };
 }
 macro_rules! vmem_shared64 {
-    ($($op:literal, $ty:literal => $f:expr;)*) => {
-        const SHARED64: &[(&str, Exec)] = &[$((concat!("atomic_", $op, "_", $ty), bind!(atomic64, false, $f)),)*];
+    ($($op:ident, $ty:ident => $f:expr;)*) => {
+        const SHARED64: &[RmwEntry] = &[$((Rmw::$op, Num::$ty, bind!(atomic64, false, $f)),)*];
     };
 }
 shared_rmw32!(vmem_shared32);
 shared_rmw64!(vmem_shared64);
 
-/// Every mnemonic of the vector-memory families: the shared operation
-/// suffixes under each family prefix.
-pub fn entries() -> impl Iterator<Item = (String, Exec)> {
-    let memory = ["global_", "flat_", "scratch_", "buffer_"]
-        .into_iter()
-        .flat_map(|prefix| {
-            // Later entries win: the family-specific OPS replace shared ones.
-            SHARED32
-                .iter()
-                .chain(SHARED64)
-                .chain(OPS)
-                .chain(MEMORY_FLOAT)
-                .filter(move |(op, _)| !(prefix == "scratch_" && op.starts_with("atomic")))
-                .map(move |(op, exec)| (format!("{prefix}{op}"), *exec))
-        });
-    let typed = ["buffer_", "tbuffer_"].into_iter().flat_map(|prefix| {
-        FORMAT_OPS
-            .iter()
-            .map(move |(op, exec)| (format!("{prefix}{op}"), *exec))
-    });
-    memory.chain(typed)
+/// The handler of a vector-memory op (`Class::Mem`): one per operation,
+/// whichever segment it addresses.
+pub fn mem(op: MemOp) -> Option<Exec> {
+    OPS.iter()
+        .chain(FORMAT_OPS)
+        .find(|&&(o, _)| o == op)
+        .map(|&(_, exec)| exec)
+}
+
+/// The handler of a shared read-modify-write as a memory atomic
+/// (`Class::Rmw` outside LDS); the memory-side float rules come first.
+pub fn rmw(op: Rmw, num: Num) -> Option<Exec> {
+    MEMORY_FLOAT
+        .iter()
+        .chain(SHARED32)
+        .chain(SHARED64)
+        .find(|&&(o, n, _)| (o, n) == (op, num))
+        .map(|&(.., exec)| exec)
 }
 
 /// Float atomics whose memory-side rules differ from LDS's.
-const MEMORY_FLOAT: &[(&str, Exec)] =
-    &[("atomic_add_f32", bind!(atomic32, false, add_f32_flush_in))];
+const MEMORY_FLOAT: &[RmwEntry] = &[(Rmw::Add, Num::F32, bind!(atomic32, false, add_f32_flush_in))];
 
 /// `global_load/store_addtid_b32`: no address VGPR; lane `l` accesses
 /// saddr + offset + 4·l.
@@ -824,7 +803,7 @@ fn addtid(w: &mut Wave, env: &mut Env, i: &Inst, store: bool) -> Result {
 
 /// How a format's components are numbers (§10.7 table 52 suffixes).
 #[derive(Clone, Copy, PartialEq, Debug)]
-enum Num {
+enum NumFormat {
     Unorm,
     Snorm,
     Uscaled,
@@ -840,7 +819,7 @@ enum Num {
 struct DataFormat {
     bits: [u8; 4],
     comps: usize,
-    num: Num,
+    num: NumFormat,
 }
 
 impl DataFormat {
@@ -856,8 +835,8 @@ impl DataFormat {
 /// The buffer formats 1..=63 of the gfx11 unified format table (§10.7
 /// table 52; the MTBUF FORMAT field and V# FORMAT share it).
 fn data_format(f: u8) -> Option<DataFormat> {
-    use Num::*;
-    const INTS: [Num; 6] = [Unorm, Snorm, Uscaled, Sscaled, Uint, Sint];
+    use NumFormat::*;
+    const INTS: [NumFormat; 6] = [Unorm, Snorm, Uscaled, Sscaled, Uint, Sint];
     let df = |bits: &[u8], num| {
         let mut b = [0u8; 4];
         b[..bits.len()].copy_from_slice(bits);
@@ -997,16 +976,16 @@ fn f32_to_h_trunc(x: f32) -> u16 {
 fn component_to_32(df: &DataFormat, bits: u8, raw: u32) -> u32 {
     let max = mask(bits) as f64;
     match df.num {
-        Num::Unorm => ((raw as f64 / max) as f32).to_bits(),
-        Num::Snorm => {
+        NumFormat::Unorm => ((raw as f64 / max) as f32).to_bits(),
+        NumFormat::Snorm => {
             let v = sext(raw, bits) as f64 / (max / 2.0).floor();
             (v.max(-1.0) as f32).to_bits()
         }
-        Num::Uscaled => (raw as f32).to_bits(),
-        Num::Sscaled => (sext(raw, bits) as f32).to_bits(),
-        Num::Uint => raw,
-        Num::Sint => sext(raw, bits) as u32,
-        Num::Float => match bits {
+        NumFormat::Uscaled => (raw as f32).to_bits(),
+        NumFormat::Sscaled => (sext(raw, bits) as f32).to_bits(),
+        NumFormat::Uint => raw,
+        NumFormat::Sint => sext(raw, bits) as u32,
+        NumFormat::Float => match bits {
             16 => half::f16::from_bits(raw as u16).to_f32().to_bits(),
             32 => raw,
             m => small_float_to_f32(raw, m as u32 - 5).to_bits(),
@@ -1021,12 +1000,12 @@ fn component_to_16(df: &DataFormat, bits: u8, raw: u32) -> u16 {
     let max = mask(bits) as f64;
     let h = |x: f64| half::f16::from_f64(x).to_bits();
     match df.num {
-        Num::Unorm => h(raw as f64 / max),
-        Num::Snorm => h((sext(raw, bits) as f64 / (max / 2.0).floor()).max(-1.0)),
-        Num::Uscaled => h(raw as f64),
-        Num::Sscaled => h(sext(raw, bits) as f64),
-        Num::Uint | Num::Sint => raw as u16,
-        Num::Float => match bits {
+        NumFormat::Unorm => h(raw as f64 / max),
+        NumFormat::Snorm => h((sext(raw, bits) as f64 / (max / 2.0).floor()).max(-1.0)),
+        NumFormat::Uscaled => h(raw as f64),
+        NumFormat::Sscaled => h(sext(raw, bits) as f64),
+        NumFormat::Uint | NumFormat::Sint => raw as u16,
+        NumFormat::Float => match bits {
             16 => raw as u16,
             32 => f32_to_h_trunc(f32::from_bits(raw)),
             m => half::f16::from_f32(small_float_to_f32(raw, m as u32 - 5)).to_bits(),
@@ -1048,13 +1027,15 @@ fn component_from_32(df: &DataFormat, bits: u8, v: u32) -> u32 {
     };
     let smax = (max / 2.0).floor();
     match df.num {
-        Num::Unorm => round(x * max, 0.0, max) as u32,
-        Num::Snorm => (round(x * smax, -smax, smax) as i64 as u32) & mask(bits),
-        Num::Uscaled => round(x, 0.0, max) as u32,
-        Num::Sscaled => (round(x, -smax - 1.0, smax) as i64 as u32) & mask(bits),
-        Num::Uint => v.min(mask(bits)),
-        Num::Sint => ((v as i32 as i64).clamp(-(smax as i64) - 1, smax as i64) as u32) & mask(bits),
-        Num::Float => match bits {
+        NumFormat::Unorm => round(x * max, 0.0, max) as u32,
+        NumFormat::Snorm => (round(x * smax, -smax, smax) as i64 as u32) & mask(bits),
+        NumFormat::Uscaled => round(x, 0.0, max) as u32,
+        NumFormat::Sscaled => (round(x, -smax - 1.0, smax) as i64 as u32) & mask(bits),
+        NumFormat::Uint => v.min(mask(bits)),
+        NumFormat::Sint => {
+            ((v as i32 as i64).clamp(-(smax as i64) - 1, smax as i64) as u32) & mask(bits)
+        }
+        NumFormat::Float => match bits {
             16 => half::f16::from_f32(f32::from_bits(v)).to_bits() as u32,
             32 => v,
             m => f32_to_small_float(v, m as u32 - 5),
@@ -1066,8 +1047,8 @@ fn component_from_32(df: &DataFormat, bits: u8, v: u32) -> u32 {
 /// kinds, 16-bit integers (zero- or sign-extended) for UINT/SINT.
 fn component_from_16(df: &DataFormat, bits: u8, v: u16) -> u32 {
     let wide = match df.num {
-        Num::Uint => v as u32,
-        Num::Sint => v as i16 as i32 as u32,
+        NumFormat::Uint => v as u32,
+        NumFormat::Sint => v as i16 as i32 as u32,
         _ => half::f16::from_bits(v).to_f32().to_bits(),
     };
     component_from_32(df, bits, wide)
@@ -1159,7 +1140,7 @@ fn format_load(w: &mut Wave, env: &mut Env, i: &Inst, n: usize, width: Width) ->
             None => None,
         };
         for (j, &s) in sel[..n].iter().enumerate() {
-            let float = df.is_some_and(|d| !matches!(d.num, Num::Uint | Num::Sint));
+            let float = df.is_some_and(|d| !matches!(d.num, NumFormat::Uint | NumFormat::Sint));
             let value = |wide: bool| -> u32 {
                 let one = match (float, wide) {
                     (true, true) => 0x3f80_0000,
@@ -1315,7 +1296,7 @@ fn load_lds_format(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
             None => None,
         };
         let v = match (s, &comps, &df) {
-            (1, _, Some(d)) if matches!(d.num, Num::Uint | Num::Sint) => 1,
+            (1, _, Some(d)) if matches!(d.num, NumFormat::Uint | NumFormat::Sint) => 1,
             (1, _, _) => 0x3f80_0000,
             (4..=7, Some(c), Some(d)) if (s as usize - 4) < d.comps => {
                 component_to_32(d, d.bits[s as usize - 4], c[s as usize - 4])
@@ -1328,23 +1309,41 @@ fn load_lds_format(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
 }
 
 /// The typed ops under their MUBUF (`buffer_`) and MTBUF (`tbuffer_`) names.
-const FORMAT_OPS: &[(&str, Exec)] = &[
-    ("load_format_x", bind!(format_load, 1, Width::B32)),
-    ("load_format_xy", bind!(format_load, 2, Width::B32)),
-    ("load_format_xyz", bind!(format_load, 3, Width::B32)),
-    ("load_format_xyzw", bind!(format_load, 4, Width::B32)),
-    ("store_format_x", bind!(format_store, 1, Width::B32)),
-    ("store_format_xy", bind!(format_store, 2, Width::B32)),
-    ("store_format_xyz", bind!(format_store, 3, Width::B32)),
-    ("store_format_xyzw", bind!(format_store, 4, Width::B32)),
-    ("load_d16_format_x", bind!(format_load, 1, Width::D16)),
-    ("load_d16_format_xy", bind!(format_load, 2, Width::D16)),
-    ("load_d16_format_xyz", bind!(format_load, 3, Width::D16)),
-    ("load_d16_format_xyzw", bind!(format_load, 4, Width::D16)),
-    ("store_d16_format_x", bind!(format_store, 1, Width::D16)),
-    ("store_d16_format_xy", bind!(format_store, 2, Width::D16)),
-    ("store_d16_format_xyz", bind!(format_store, 3, Width::D16)),
-    ("store_d16_format_xyzw", bind!(format_store, 4, Width::D16)),
+const FORMAT_OPS: &[(MemOp, Exec)] = &[
+    (MemOp::LOAD_FORMAT_X, bind!(format_load, 1, Width::B32)),
+    (MemOp::LOAD_FORMAT_XY, bind!(format_load, 2, Width::B32)),
+    (MemOp::LOAD_FORMAT_XYZ, bind!(format_load, 3, Width::B32)),
+    (MemOp::LOAD_FORMAT_XYZW, bind!(format_load, 4, Width::B32)),
+    (MemOp::STORE_FORMAT_X, bind!(format_store, 1, Width::B32)),
+    (MemOp::STORE_FORMAT_XY, bind!(format_store, 2, Width::B32)),
+    (MemOp::STORE_FORMAT_XYZ, bind!(format_store, 3, Width::B32)),
+    (MemOp::STORE_FORMAT_XYZW, bind!(format_store, 4, Width::B32)),
+    (MemOp::LOAD_D16_FORMAT_X, bind!(format_load, 1, Width::D16)),
+    (MemOp::LOAD_D16_FORMAT_XY, bind!(format_load, 2, Width::D16)),
+    (
+        MemOp::LOAD_D16_FORMAT_XYZ,
+        bind!(format_load, 3, Width::D16),
+    ),
+    (
+        MemOp::LOAD_D16_FORMAT_XYZW,
+        bind!(format_load, 4, Width::D16),
+    ),
+    (
+        MemOp::STORE_D16_FORMAT_X,
+        bind!(format_store, 1, Width::D16),
+    ),
+    (
+        MemOp::STORE_D16_FORMAT_XY,
+        bind!(format_store, 2, Width::D16),
+    ),
+    (
+        MemOp::STORE_D16_FORMAT_XYZ,
+        bind!(format_store, 3, Width::D16),
+    ),
+    (
+        MemOp::STORE_D16_FORMAT_XYZW,
+        bind!(format_store, 4, Width::D16),
+    ),
 ];
 
 /// Memory float atomic add "is hardwired to flush input denormals - it does
@@ -1354,29 +1353,29 @@ fn add_f32_flush_in(o: u32, d: u32, _: u32) -> u32 {
     (f(flush32(o)) + f(flush32(d))).to_bits()
 }
 
-pub const TABLE: &[(&str, Exec)] = &[
+pub const TABLE: &[(Op, Exec)] = &[
     (
-        "global_load_addtid_b32",
+        Op::GLOBAL_LOAD_ADDTID_B32,
         (|w: &mut Wave, env: &mut Env, i: &Inst| addtid(w, env, i, false)) as Exec,
     ),
     (
-        "global_store_addtid_b32",
+        Op::GLOBAL_STORE_ADDTID_B32,
         (|w: &mut Wave, env: &mut Env, i: &Inst| addtid(w, env, i, true)) as Exec,
     ),
-    ("buffer_gl0_inv", super::nop as Exec),
-    ("buffer_gl1_inv", super::nop as Exec),
+    (Op::BUFFER_GL0_INV, super::nop as Exec),
+    (Op::BUFFER_GL1_INV, super::nop as Exec),
     (
-        "buffer_load_d16_hi_format_x",
+        Op::BUFFER_LOAD_D16_HI_FORMAT_X,
         bind!(format_load, 1, Width::D16Hi),
     ),
     (
-        "buffer_store_d16_hi_format_x",
+        Op::BUFFER_STORE_D16_HI_FORMAT_X,
         bind!(format_store, 1, Width::D16Hi),
     ),
-    ("buffer_load_lds_u8", bind!(load_lds, 1, Ext::Zero)),
-    ("buffer_load_lds_i8", bind!(load_lds, 1, Ext::Sign)),
-    ("buffer_load_lds_u16", bind!(load_lds, 2, Ext::Zero)),
-    ("buffer_load_lds_i16", bind!(load_lds, 2, Ext::Sign)),
-    ("buffer_load_lds_b32", bind!(load_lds, 4, Ext::Zero)),
-    ("buffer_load_lds_format_x", load_lds_format as Exec),
+    (Op::BUFFER_LOAD_LDS_U8, bind!(load_lds, 1, Ext::Zero)),
+    (Op::BUFFER_LOAD_LDS_I8, bind!(load_lds, 1, Ext::Sign)),
+    (Op::BUFFER_LOAD_LDS_U16, bind!(load_lds, 2, Ext::Zero)),
+    (Op::BUFFER_LOAD_LDS_I16, bind!(load_lds, 2, Ext::Sign)),
+    (Op::BUFFER_LOAD_LDS_B32, bind!(load_lds, 4, Ext::Zero)),
+    (Op::BUFFER_LOAD_LDS_FORMAT_X, load_lds_format as Exec),
 ];

@@ -4,7 +4,7 @@
 //! the accumulator's VGPR r in lane l holds D[2r + l/16][l % 16] in wave32
 //! and D[4r + l/16][l % 16] in wave64 (whose upper 32 lanes mirror A/B).
 
-use softgpu_isa::{Inst, Operand};
+use softgpu_isa::{Inst, Op, Operand};
 
 use super::float::{f, h, to_h};
 use super::{Env, Exec, Flow, Result, Trap};
@@ -177,29 +177,29 @@ fn wmma(w: &mut Wave, i: &Inst, input: In, acc: Acc) -> Result {
     Ok(Flow::Next)
 }
 
-pub const TABLE: &[(&str, Exec)] = &[
+pub const TABLE: &[(Op, Exec)] = &[
     (
-        "v_wmma_f32_16x16x16_f16",
+        Op::V_WMMA_F32_16X16X16_F16,
         (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::F16, Acc::F32)) as Exec,
     ),
     (
-        "v_wmma_f32_16x16x16_bf16",
+        Op::V_WMMA_F32_16X16X16_BF16,
         (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::BF16, Acc::F32)) as Exec,
     ),
     (
-        "v_wmma_f16_16x16x16_f16",
+        Op::V_WMMA_F16_16X16X16_F16,
         (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::F16, Acc::F16)) as Exec,
     ),
     (
-        "v_wmma_bf16_16x16x16_bf16",
+        Op::V_WMMA_BF16_16X16X16_BF16,
         (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::BF16, Acc::BF16)) as Exec,
     ),
     (
-        "v_wmma_i32_16x16x16_iu8",
+        Op::V_WMMA_I32_16X16X16_IU8,
         (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::U8, Acc::I32)) as Exec,
     ),
     (
-        "v_wmma_i32_16x16x16_iu4",
+        Op::V_WMMA_I32_16X16X16_IU4,
         (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::U4, Acc::I32)) as Exec,
     ),
 ];

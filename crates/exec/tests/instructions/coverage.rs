@@ -61,54 +61,6 @@ fn unhandled_ops_are_exactly_the_listed_ones() {
     );
 }
 
-/// Handlers under mnemonics of other AMD generations (gfx10, gfx90a, gfx12)
-/// that the gfx11 table lacks: harmless, kept for those tables.
-const OTHER_GENERATIONS: &[&str] = &[
-    "buffer_atomic_add_f64",
-    "buffer_atomic_max_f64",
-    "buffer_atomic_min_f64",
-    "buffer_atomic_pk_add_bf16",
-    "buffer_atomic_pk_add_f16",
-    "ds_nop",
-    "flat_atomic_add_f64",
-    "flat_atomic_csub_u32",
-    "flat_atomic_max_f64",
-    "flat_atomic_min_f64",
-    "flat_atomic_pk_add_bf16",
-    "flat_atomic_pk_add_f16",
-    "global_atomic_add_f64",
-    "global_atomic_max_f64",
-    "global_atomic_min_f64",
-    "global_atomic_pk_add_bf16",
-    "global_atomic_pk_add_f16",
-    "s_inst_prefetch",
-    "v_cmp_f_i16",
-    "v_cmp_f_u16",
-    "v_cmp_t_i16",
-    "v_cmp_t_u16",
-    "v_cmpx_f_i16",
-    "v_cmpx_f_u16",
-    "v_cmpx_t_i16",
-    "v_cmpx_t_u16",
-    "v_dot2_i32_i16",
-    "v_dot2_u32_u16",
-    "v_dot2c_f32_f16",
-];
-
-/// A handler registered under a name that is no gfx11 mnemonic can never
-/// run: it is a typo or an old name (as `ds_wrxchg_rtn_b32` was for
-/// gfx11's `ds_storexchg_rtn_b32`).
-#[test]
-fn every_handler_names_a_real_op() {
-    let dead: BTreeSet<&str> = ops::implemented()
-        .filter(|name| softgpu_isa::op_by_name(name).is_none() && !OTHER_GENERATIONS.contains(name))
-        .collect();
-    assert!(
-        dead.is_empty(),
-        "handlers for names not in the gfx11 opcode table: {dead:?}"
-    );
-}
-
 fn format_name(f: Format) -> String {
     format!("{f:?}").to_uppercase()
 }
