@@ -686,7 +686,10 @@ pub(crate) fn run_wave<const PROFILE: bool>(
         }
         if let Some((block, verify)) = env.jit.and_then(|tier| tier.block_at(wave.pc)) {
             // A compiled block retires all its slots or none of them.
-            if retired + block.len as u64 <= turn && block.runs_under(wave.mode.bits) {
+            if retired + block.len as u64 <= turn
+                && block.runs_under(wave.mode.bits)
+                && block.runs_in(env)
+            {
                 let active = wave.exec().count_ones() as u64;
                 if PROFILE {
                     count_slots(counts, wave.pc as usize, block.len as usize, active);
@@ -696,7 +699,7 @@ pub(crate) fn run_wave<const PROFILE: bool>(
                 wave.pc = if verify {
                     crate::jit::verify(block, wave, env)?
                 } else {
-                    block.run(wave)
+                    block.run(wave, env.lds)
                 };
                 continue;
             }

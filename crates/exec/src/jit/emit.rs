@@ -24,7 +24,7 @@ use cranelift_codegen::ir::{
 use cranelift_frontend::FunctionBuilder;
 use softgpu_isa::{sreg, Inst, Operand};
 
-use super::lower::{uniform_src, Carry, Class, Cond, Lane, Scalar, Shift64, F64};
+use super::lower::{uniform_src, Carry, Class, Cond, Lane, LdsLoad, Scalar, Shift64, F64};
 use super::plan::{Plan, Step};
 use crate::ops::float::{ldexp64, Round};
 use crate::wave::MAX_LANES;
@@ -140,15 +140,26 @@ pub struct Emitter<'a, 'b> {
     /// feeds the next f64 op without a round trip through the word layout.
     /// SSA values never change, so an entry stays true.
     x2: HashMap<(Value, Value), [Value; 2]>,
+    /// The workgroup's LDS: its address and length in bytes.
+    lds: Value,
+    lds_len: Value,
+    /// Per LDS access shape (offset, bytes): the splat bound an address
+    /// must be below for the access to lie wholly inside LDS, computed
+    /// once in the entry block so that it dominates every chunk.
+    lds_bounds: HashMap<(u64, u64), Value>,
 }
 
 impl<'a, 'b> Emitter<'a, 'b> {
-    pub fn new(b: &'a mut FunctionBuilder<'b>, params: [Value; 3], wave64: bool) -> Self {
+    /// `params`: the block function's `(vgpr, sgpr, scc, lds, lds_len)`.
+    pub fn new(b: &'a mut FunctionBuilder<'b>, params: [Value; 5], wave64: bool) -> Self {
         Emitter {
             b,
             vgpr: params[0],
             sgpr: params[1],
             scc_ptr: params[2],
+            lds: params[3],
+            lds_len: params[4],
+            lds_bounds: HashMap::new(),
             wave64,
             // The register file is ours for the call; `[u32; 64]` rows are
             // only 4-byte aligned, so no alignment is claimed.
@@ -166,6 +177,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// Emits the whole block and returns the value of the next slot index.
     pub fn block(mut self, plan: &Plan) -> Value {
         let (groups, accs) = self.scalar_phase(plan);
+        self.lds_bounds(&groups);
         let chunks = if self.wave64 { 16 } else { 8 };
         let mut masks: Vec<Option<Value>> = vec![None; accs.len()];
         for chunk in 0..chunks {
@@ -427,6 +439,66 @@ impl<'a, 'b> Emitter<'a, 'b> {
         }
     }
 
+    // ---- LDS loads -------------------------------------------------------
+
+    /// The bound of every LDS access shape the block's loads use: an
+    /// address (a lane's u32) is in range when `addr + offset + bytes <=
+    /// len`, that is `addr < len + 1 - offset - bytes`, which is at most
+    /// 2^32 as LDS is smaller than 4 GiB; no address is when that is
+    /// negative (bound 0).
+    fn lds_bounds(&mut self, groups: &[Group]) {
+        for op in groups.iter().flatten() {
+            let Class::LdsLoad(k) = op.class else {
+                continue;
+            };
+            for (offset, bytes) in k.accesses(op.inst) {
+                if self.lds_bounds.contains_key(&(offset, bytes)) {
+                    continue;
+                }
+                let end = (offset + bytes) as i64;
+                let t = self.b.ins().iadd_imm_s(self.lds_len, 1 - end);
+                let zero = self.b.ins().iconst(I64, 0);
+                let t = self.b.ins().smax(t, zero);
+                let most = self.b.ins().iconst(I64, u32::MAX as i64);
+                let t = self.b.ins().umin(t, most);
+                let t = self.b.ins().ireduce(I32, t);
+                let bound = self.b.ins().splat(I32X4, t);
+                self.lds_bounds.insert((offset, bytes), bound);
+            }
+        }
+    }
+
+    /// An LDS load over one chunk, from the chunk's address lanes `addr`.
+    /// A lane out of range reads at address 0 instead (the run loop gives
+    /// a block LDS of at least 16 bytes) and its value is then cleared, so
+    /// no load leaves LDS and none needs a branch.
+    fn lds_load(&mut self, inst: &Inst, k: LdsLoad, addr: Value) -> Out {
+        let mut vgpr = Vec::new();
+        for (offset, bytes) in k.accesses(inst) {
+            let bound = self.lds_bounds[&(offset, bytes)];
+            let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, addr, bound);
+            let off = self.splat_const(offset as u32);
+            let at = self.b.ins().iadd(addr, off);
+            let at = self.b.ins().band(at, inside);
+            let lanes: Vec<Value> = (0..CHUNK_LANES as u8)
+                .map(|j| {
+                    let a = self.b.ins().extractlane(at, j);
+                    let a = self.b.ins().uextend(I64, a);
+                    self.b.ins().iadd(self.lds, a)
+                })
+                .collect();
+            for dword in 0..k.dwords() {
+                let mut v = self.splat_const(0);
+                for (j, &p) in lanes.iter().enumerate() {
+                    let x = self.b.ins().load(I32, self.flags, p, 4 * dword as i32);
+                    v = self.b.ins().insertlane(v, x, j as u8);
+                }
+                vgpr.push(self.b.ins().band(v, inside));
+            }
+        }
+        Out { vgpr, mask: None }
+    }
+
     // ---- the chunk loop -------------------------------------------------
 
     fn vconst(&mut self, lanes: [u32; 4]) -> Value {
@@ -583,6 +655,10 @@ impl<'a, 'b> Emitter<'a, 'b> {
                         self.ldexp64(op, e, &mut regs, base)
                     }
                     Class::F64(k) => self.f64_op(op, k, &mut regs, base),
+                    Class::LdsLoad(k) => {
+                        let addr = src(self, 0);
+                        self.lds_load(op.inst, k, addr)
+                    }
                     Class::Mad64 { signed } => {
                         let (a, b) = (src(self, 0), src(self, 1));
                         let c = self.pair_src(op, 2, &mut regs, base);

@@ -95,6 +95,42 @@ pub enum F64 {
     Ldexp,
 }
 
+/// An LDS load into VGPRs, lane by lane from the lane's address VGPR:
+/// `dwords` at one offset, or at two (`ds_load_2addr*`, each offset
+/// scaled by the access size, and by 64 more for `stride64`). An access
+/// not wholly inside LDS reads zero (§3.3.4.1), as in `ops::ds`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LdsLoad {
+    One { dwords: u8 },
+    Two { dwords: u8, stride64: bool },
+}
+
+impl LdsLoad {
+    /// Dwords per access.
+    pub fn dwords(self) -> usize {
+        match self {
+            LdsLoad::One { dwords } | LdsLoad::Two { dwords, .. } => dwords as usize,
+        }
+    }
+
+    /// Each access as (byte offset from the address VGPR, bytes), in the
+    /// order their dwords fill the destination.
+    pub fn accesses(self, inst: &Inst) -> Vec<(u64, u64)> {
+        let bytes = 4 * self.dwords() as u64;
+        let imm = inst.imm as u32 as u64;
+        match self {
+            LdsLoad::One { .. } => vec![(imm & 0xffff, bytes)],
+            LdsLoad::Two { stride64, .. } => {
+                let scale = bytes * if stride64 { 64 } else { 1 };
+                vec![
+                    ((imm & 0xff) * scale, bytes),
+                    ((imm >> 8 & 0xff) * scale, bytes),
+                ]
+            }
+        }
+    }
+}
+
 /// A scalar op on 32-bit operands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scalar {
@@ -154,6 +190,7 @@ pub enum Class {
     Mad64 {
         signed: bool,
     },
+    LdsLoad(LdsLoad),
     Scalar(Scalar),
     Branch(Cond),
 }
@@ -213,6 +250,7 @@ pub fn class_of(op: Op) -> Option<Class> {
     let scmp = |c| Some(Class::Scalar(S::Cmp(c)));
     let branch = |c| Some(Class::Branch(c));
     let carry = |c| Some(Class::Carry(c));
+    let lds = |l| Some(Class::LdsLoad(l));
     match op {
         Op::V_MOV_B32 | Op::V_DUAL_MOV_B32 => lane(L::Mov),
         Op::V_NOT_B32 => lane(L::Not),
@@ -294,6 +332,26 @@ pub fn class_of(op: Op) -> Option<Class> {
         Op::V_CMP_LE_U32 => icmp(IntCC::UnsignedLessThanOrEqual),
         Op::V_CMP_GT_U32 => icmp(IntCC::UnsignedGreaterThan),
         Op::V_CMP_GE_U32 => icmp(IntCC::UnsignedGreaterThanOrEqual),
+        Op::DS_LOAD_B32 => lds(LdsLoad::One { dwords: 1 }),
+        Op::DS_LOAD_B64 => lds(LdsLoad::One { dwords: 2 }),
+        Op::DS_LOAD_B96 => lds(LdsLoad::One { dwords: 3 }),
+        Op::DS_LOAD_B128 => lds(LdsLoad::One { dwords: 4 }),
+        Op::DS_LOAD_2ADDR_B32 => lds(LdsLoad::Two {
+            dwords: 1,
+            stride64: false,
+        }),
+        Op::DS_LOAD_2ADDR_STRIDE64_B32 => lds(LdsLoad::Two {
+            dwords: 1,
+            stride64: true,
+        }),
+        Op::DS_LOAD_2ADDR_B64 => lds(LdsLoad::Two {
+            dwords: 2,
+            stride64: false,
+        }),
+        Op::DS_LOAD_2ADDR_STRIDE64_B64 => lds(LdsLoad::Two {
+            dwords: 2,
+            stride64: true,
+        }),
         Op::S_MOV_B32 => scalar(S::Mov),
         Op::S_MOVK_I32 => scalar(S::Movk),
         Op::S_ADD_U32 => scalar(S::AddU),
@@ -399,6 +457,14 @@ pub fn form_ok(inst: &Inst, class: Class) -> bool {
                 && matches!(inst.dst[0], Operand::Vgpr(_))
                 && mask_ok
                 && inst.src[3] == Operand::None
+        }
+        Class::LdsLoad(_) => {
+            // The address a VGPR, no GDS; the data sources are unused.
+            matches!(inst.src[0], Operand::Vgpr(_))
+                && matches!(inst.dst[0], Operand::Vgpr(_))
+                && inst.flags & softgpu_isa::flags::GDS == 0
+                && inst.src[1..] == [Operand::None; 3]
+                && inst.dst[1] == Operand::None
         }
         Class::Shift64(_) => {
             // The amount a constant, the value and the result VGPR pairs.

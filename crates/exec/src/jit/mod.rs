@@ -1,7 +1,7 @@
 //! The JIT tier: blocks of a decoded [`Program`] compiled to host code.
 //!
 //! The interpreter (`ops`) is the reference and runs everything; the JIT
-//! compiles runs of ALU instructions (`lower` lists them, `plan` cuts
+//! compiles runs of ALU instructions and LDS loads (`lower` lists them, `plan` cuts
 //! the runs, `emit` builds Cranelift IR) to one host function per block
 //! that updates the wave's registers in place, a whole chunk of lanes per
 //! host SIMD instruction. Host features (SSE4.1, AVX, FMA, …) are detected
@@ -10,7 +10,8 @@
 //! starts at the wave's PC, fits in the wave's turn and the block's MODE
 //! assumptions hold; the block retires exactly its slots, so PCs, budgets
 //! and profiles are those of the interpreter. A block holds no op that can
-//! fault, so faults are always raised by the interpreter, precisely.
+//! fault (an LDS load out of range reads zero), so faults are always
+//! raised by the interpreter, precisely.
 
 mod emit;
 mod lower;
@@ -100,8 +101,8 @@ impl<'a> Tier<'a> {
 /// interpreter runs the block's instructions.
 const MODE_DEFAULT: u32 = 0xf0;
 
-/// A compiled block: `(vgpr, sgpr, scc) -> next slot index`.
-type BlockFn = unsafe extern "C" fn(*mut u32, *mut u32, *mut u8) -> u32;
+/// A compiled block: `(vgpr, sgpr, scc, lds, lds_len) -> next slot index`.
+type BlockFn = unsafe extern "C" fn(*mut u32, *mut u32, *mut u8, *const u8, usize) -> u32;
 
 /// One compiled block.
 pub struct Block {
@@ -112,6 +113,8 @@ pub struct Block {
     mode_fields: u32,
     /// The VGPRs the block reads or writes.
     vgprs: Vec<u16>,
+    /// Whether the block loads from LDS.
+    reads_lds: bool,
 }
 
 impl Block {
@@ -121,9 +124,20 @@ impl Block {
         bits & self.mode_fields == MODE_DEFAULT & self.mode_fields
     }
 
-    /// Runs the block on `wave`; returns the slot index to continue at.
+    /// Whether the block may run in `env`: one that loads from LDS needs
+    /// LDS of at least [`MIN_LDS`] bytes (an out-of-range lane reads at
+    /// address 0, then discards the value) and no sanitizer, which sees
+    /// every LDS access only in the interpreter.
     #[inline(always)]
-    pub fn run(&self, wave: &mut Wave) -> u32 {
+    pub fn runs_in(&self, env: &Env) -> bool {
+        !self.reads_lds || (env.lds.len() >= MIN_LDS && env.sanitizer.is_none())
+    }
+
+    /// Runs the block on `wave` with the workgroup's `lds`; returns the
+    /// slot index to continue at.
+    #[inline(always)]
+    pub fn run(&self, wave: &mut Wave, lds: &[u8]) -> u32 {
+        debug_assert!(!self.reads_lds || lds.len() >= MIN_LDS);
         let vgpr = wave.vgpr.as_mut_ptr().cast::<u32>();
         let sgpr = wave.sgpr.as_mut_ptr();
         let scc = (&mut wave.scc as *mut bool).cast::<u8>();
@@ -133,8 +147,12 @@ impl Block {
         // `program::operands_valid`), lanes below 64, scalar registers
         // below `NUM_SGPRS` (`lower::readable_sgpr`), and SCC, into which
         // it stores 0 or 1, valid bools. All three pointers come from the
-        // `&mut Wave` held for the call, so nothing else aliases them.
-        unsafe { (self.entry)(vgpr, sgpr, scc) }
+        // `&mut Wave` held for the call, so nothing else aliases them. It
+        // only reads LDS, each load inside `lds` (an access not wholly
+        // below `lds.len()` reads at address 0 instead, and a block that
+        // loads runs only where `runs_in` saw at least `MIN_LDS` bytes,
+        // the widest access); the shared borrow keeps LDS unchanged.
+        unsafe { (self.entry)(vgpr, sgpr, scc, lds.as_ptr(), lds.len()) }
     }
 }
 
@@ -150,6 +168,10 @@ pub struct Jit {
 }
 
 const NO_BLOCK: u32 = u32::MAX;
+
+/// The least LDS a block that loads from it runs with: its widest access
+/// (`ds_load_b128`), which an out-of-range lane makes at address 0.
+const MIN_LDS: usize = 16;
 
 impl Jit {
     #[inline(always)]
@@ -176,7 +198,7 @@ impl Jit {
             let target = module.target_config();
             let ptr = target.pointer_type();
             let sig = &mut ctx.func.signature;
-            sig.params.extend([AbiParam::new(ptr); 3]);
+            sig.params.extend([AbiParam::new(ptr); 5]);
             sig.returns.push(AbiParam::new(I32));
             ctx.func.name = UserFuncName::user(0, start);
             {
@@ -186,7 +208,7 @@ impl Jit {
                 b.switch_to_block(entry);
                 b.seal_block(entry);
                 let p = b.block_params(entry);
-                let params = [p[0], p[1], p[2]];
+                let params = [p[0], p[1], p[2], p[3], p[4]];
                 let next = emit::Emitter::new(&mut b, params, wave64).block(&plan);
                 b.ins().return_(&[next]);
                 b.finalize(target);
@@ -196,7 +218,14 @@ impl Jit {
             // the interpreter.
             if let Ok(id) = module.declare_function(&name, Linkage::Local, &ctx.func.signature) {
                 if module.define_function(id, &mut ctx).is_ok() {
-                    ids.push((start, id, plan.len(), plan.mode_fields, plan.vgprs()));
+                    ids.push((
+                        start,
+                        id,
+                        plan.len(),
+                        plan.mode_fields,
+                        plan.vgprs(),
+                        plan.reads_lds,
+                    ));
                 }
             }
             module.clear_context(&mut ctx);
@@ -204,12 +233,12 @@ impl Jit {
         module.finalize_definitions().ok()?;
         let mut starts = vec![NO_BLOCK; n];
         let mut blocks = Vec::with_capacity(ids.len());
-        for (start, id, len, mode_fields, vgprs) in ids {
+        for (start, id, len, mode_fields, vgprs, reads_lds) in ids {
             let code = module.get_finalized_function(id);
             // SAFETY: `code` is the finalized entry of a function defined
-            // above with exactly `BlockFn`'s signature (three pointers in,
-            // an i32 out) in the host's default calling convention, which
-            // is `extern "C"`.
+            // above with exactly `BlockFn`'s signature (five pointer-sized
+            // values in, an i32 out) in the host's default calling
+            // convention, which is `extern "C"`.
             let entry = unsafe { std::mem::transmute::<*const u8, BlockFn>(code) };
             starts[start as usize] = blocks.len() as u32;
             blocks.push(Block {
@@ -217,6 +246,7 @@ impl Jit {
                 len,
                 mode_fields,
                 vgprs,
+                reads_lds,
             });
         }
         Some(Jit {
@@ -278,7 +308,7 @@ pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<u32, Trap
     let start = wave.pc;
     let rows = &block.vgprs;
     let before = Snapshot::of(wave, rows);
-    let jit_next = block.run(wave);
+    let jit_next = block.run(wave, env.lds);
     let jitted = Snapshot::of(wave, rows);
     before.restore(wave, rows);
     for _ in 0..block.len {

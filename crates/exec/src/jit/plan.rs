@@ -35,6 +35,8 @@ pub struct Plan<'p> {
     pub branch: Option<(Cond, u32)>,
     /// The MODE bits results depend on (`Class::mode_fields`).
     pub mode_fields: u32,
+    /// Whether the block loads from LDS (it never stores to it).
+    pub reads_lds: bool,
 }
 
 impl Plan<'_> {
@@ -113,6 +115,7 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
     let mut steps = Vec::new();
     let mut branch = None;
     let mut mode_fields = 0;
+    let mut reads_lds = false;
     let mut index = start;
     while (index as usize) < slots.len() && index - start < MAX_SLOTS {
         let slot = &slots[index as usize];
@@ -124,6 +127,7 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
         };
         if let Step::Vector(halves) = &step {
             mode_fields |= halves.iter().fold(0, |m, (_, c)| m | c.mode_fields());
+            reads_lds |= halves.iter().any(|(_, c)| matches!(c, Class::LdsLoad(_)));
         }
         index += 1;
         if let Step::Branch(cond, target) = step {
@@ -139,6 +143,7 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
         fallthrough: index,
         branch,
         mode_fields,
+        reads_lds,
     })
 }
 
@@ -170,7 +175,8 @@ fn step<'p>(program: &Program, index: u32, inst: &'p Inst, masks: &mut Masks) ->
         | Class::Carry(_)
         | Class::Shift64(_)
         | Class::F64(_)
-        | Class::Mad64 { .. } => {
+        | Class::Mad64 { .. }
+        | Class::LdsLoad(_) => {
             let mut halves = vec![(inst, class)];
             if inst.op.info().format == Format::Vopd {
                 let y = inst.vopd_y.as_deref()?;

@@ -4,6 +4,7 @@
 //! VALU, VOPD pairs, compares into VCC and SGPR masks, `v_cndmask`, carry
 //! ops (`v_add_co_u32`, `v_add_co_ci_u32`, …), 64-bit shifts, f64
 //! add/mul/fma/ldexp (SGPR-pair sources too), `v_mad_u64_u32`/`v_mad_i64_i32`,
+//! LDS loads (`ds_load_b32/b64/b128`, `ds_load_2addr*`, in and out of range),
 //! SALU
 //! with SCC, short forward branches) over a few registers, assembled by
 //! llvm-mc-19 and run from a random state — f32 specials (signed zeros,
@@ -135,7 +136,7 @@ fn instruction(rng: &mut Rng, wave64: bool) -> String {
     let c = rng.pick(V);
     let sd = rng.pick(S);
     let (sa, sb) = (rng.pick(S), rng.pick(S));
-    match rng.below(18) {
+    match rng.below(19) {
         0 => {
             let op = rng.pick(&["v_add_f32", "v_sub_f32", "v_subrev_f32", "v_mul_f32"]);
             format!("{op} {d}, {}, {b}", src(rng))
@@ -327,6 +328,33 @@ fn instruction(rng: &mut Rng, wave64: bool) -> String {
             let d = rng.pick(PAIRS);
             format!("{op} {d}, {cout}, {}, {}, {c}", src(rng), src(rng))
         }
+        // LDS loads from the random registers: mostly far out of range,
+        // some small, some straddling the end of LDS with a large offset,
+        // so the block's in-range test meets every case the interpreter's
+        // does (the bench's LDS is 64 KiB of random bytes).
+        17 => {
+            let a = rng.pick(V);
+            let off = rng.pick(&["0", "4", "60", "0xfff0", "0xfffc"]);
+            match rng.below(5) {
+                0 => format!("ds_load_b32 {d}, {a} offset:{off}"),
+                1 => format!("ds_load_b64 {}, {a} offset:{off}", rng.pick(PAIRS)),
+                2 => {
+                    let q = rng.pick(&["v[0:3]", "v[4:7]", "v[2:5]"]);
+                    format!("ds_load_b128 {q}, {a} offset:{off}")
+                }
+                3 => {
+                    let op = rng.pick(&["ds_load_2addr_b64", "ds_load_2addr_stride64_b64"]);
+                    let (o0, o1) = (rng.below(256), rng.below(256));
+                    let q = rng.pick(&["v[0:3]", "v[4:7]"]);
+                    format!("{op} {q}, {a} offset0:{o0} offset1:{o1}")
+                }
+                _ => {
+                    let op = rng.pick(&["ds_load_2addr_b32", "ds_load_2addr_stride64_b32"]);
+                    let (o0, o1) = (rng.below(256), rng.below(256));
+                    format!("{op} {}, {a} offset0:{o0} offset1:{o1}", rng.pick(PAIRS))
+                }
+            }
+        }
         _ => {
             let x = rng.pick(&["v_dual_mul_f32", "v_dual_add_f32", "v_dual_sub_f32"]);
             let y = rng.pick(&["v_dual_add_nc_u32", "v_dual_and_b32", "v_dual_mov_b32"]);
@@ -415,6 +443,9 @@ fn run_programs(wave64: bool, seed: u64) {
         w.sgpr[126] = exec as u32;
         w.sgpr[127] = (exec >> 32) as u32;
         w.scc = rng.below(2) == 0;
+        for byte in bench.lds.iter_mut() {
+            *byte = rng.next() as u8;
+        }
         // Round to nearest, denormals kept (IEEE, DX10 clamp); one program
         // in five flushes f32 denormals, which float blocks do not assume.
         // Mostly the default MODE; sometimes f32, or f16/f64, denormals
