@@ -147,6 +147,17 @@ pub struct Emitter<'a, 'b> {
     /// must be below for the access to lie wholly inside LDS, computed
     /// once in the entry block so that it dominates every chunk.
     lds_bounds: HashMap<(u64, u64), Value>,
+    /// The layout of each LDS address vector of the current pass.
+    lds_layouts: HashMap<Value, LdsLayout>,
+}
+
+/// How a chunk's four LDS addresses lie (`Emitter::lds_layout`): two
+/// booleans and lane 0's host address.
+#[derive(Clone, Copy)]
+struct LdsLayout {
+    row: Value,
+    broadcast: Value,
+    first: Value,
 }
 
 impl<'a, 'b> Emitter<'a, 'b> {
@@ -160,6 +171,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             lds: params[3],
             lds_len: params[4],
             lds_bounds: HashMap::new(),
+            lds_layouts: HashMap::new(),
             wave64,
             // The register file is ours for the call; `[u32; 64]` rows are
             // only 4-byte aligned, so no alignment is claimed.
@@ -469,34 +481,121 @@ impl<'a, 'b> Emitter<'a, 'b> {
     }
 
     /// An LDS load over one chunk, from the chunk's address lanes `addr`.
-    /// A lane out of range reads at address 0 instead (the run loop gives
-    /// a block LDS of at least 16 bytes) and its value is then cleared, so
-    /// no load leaves LDS and none needs a branch.
+    /// Two layouts that LDS tiles give almost always load without a lane
+    /// loop when the whole chunk is in range: four consecutive dwords (a
+    /// row, `tile[k][lx]`: one vector load) and one address in every lane
+    /// (a broadcast, `tile[ly][k]`: one load per dword, splat). Otherwise
+    /// lane by lane, where a lane out of range reads at address 0 instead
+    /// (the run loop gives a block LDS of at least 16 bytes) and its value
+    /// is then cleared, so no load leaves LDS.
     fn lds_load(&mut self, inst: &Inst, k: LdsLoad, addr: Value) -> Out {
+        let dwords = k.dwords();
+        let layout = self.lds_layout(addr);
         let mut vgpr = Vec::new();
         for (offset, bytes) in k.accesses(inst) {
             let bound = self.lds_bounds[&(offset, bytes)];
             let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, addr, bound);
-            let off = self.splat_const(offset as u32);
-            let at = self.b.ins().iadd(addr, off);
-            let at = self.b.ins().band(at, inside);
-            let lanes: Vec<Value> = (0..CHUNK_LANES as u8)
-                .map(|j| {
-                    let a = self.b.ins().extractlane(at, j);
-                    let a = self.b.ins().uextend(I64, a);
-                    self.b.ins().iadd(self.lds, a)
+            let all_in = self.b.ins().vall_true(inside);
+            let (broadcast, lanes, merge) = (
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+            );
+            for _ in 0..dwords {
+                self.b.append_block_param(merge, I32X4);
+            }
+            // A row is one dword per lane (wider loads interleave lanes).
+            if dwords == 1 {
+                let (row, not_row) = (self.b.create_block(), self.b.create_block());
+                let is_row = self.b.ins().band(all_in, layout.row);
+                self.b.ins().brif(is_row, row, &[], not_row, &[]);
+                self.b.switch_to_block(row);
+                self.b.seal_block(row);
+                let v = self
+                    .b
+                    .ins()
+                    .load(I32X4, self.flags, layout.first, offset as i32);
+                self.b.ins().jump(merge, &[BlockArg::Value(v)]);
+                self.b.switch_to_block(not_row);
+                self.b.seal_block(not_row);
+            }
+            let is_broadcast = self.b.ins().band(all_in, layout.broadcast);
+            self.b.ins().brif(is_broadcast, broadcast, &[], lanes, &[]);
+
+            self.b.switch_to_block(broadcast);
+            self.b.seal_block(broadcast);
+            let splats: Vec<BlockArg> = (0..dwords)
+                .map(|d| {
+                    let at = (offset + 4 * d as u64) as i32;
+                    let x = self.b.ins().load(I32, self.flags, layout.first, at);
+                    BlockArg::Value(self.b.ins().splat(I32X4, x))
                 })
                 .collect();
-            for dword in 0..k.dwords() {
+            self.b.ins().jump(merge, &splats);
+
+            self.b.switch_to_block(lanes);
+            self.b.seal_block(lanes);
+            let each = self.lds_lanes(addr, inside, offset, dwords);
+            let each: Vec<BlockArg> = each.into_iter().map(BlockArg::Value).collect();
+            self.b.ins().jump(merge, &each);
+
+            self.b.switch_to_block(merge);
+            self.b.seal_block(merge);
+            vgpr.extend_from_slice(self.b.block_params(merge));
+        }
+        Out { vgpr, mask: None }
+    }
+
+    /// The layout of a chunk's LDS addresses, once per address vector:
+    /// whether they are a row (`a, a+4, a+8, a+12`) or a broadcast (all
+    /// `a`), and lane 0's address in LDS. Used only where every lane is in
+    /// range, so `first` is then a valid address.
+    fn lds_layout(&mut self, addr: Value) -> LdsLayout {
+        if let Some(&layout) = self.lds_layouts.get(&addr) {
+            return layout;
+        }
+        let a0 = self.b.ins().extractlane(addr, 0);
+        let splat = self.b.ins().splat(I32X4, a0);
+        let rel = self.b.ins().isub(addr, splat);
+        let steps = self.vconst([0, 4, 8, 12]);
+        let row = self.b.ins().icmp(IntCC::Equal, rel, steps);
+        let row = self.b.ins().vall_true(row);
+        let same = self.b.ins().icmp(IntCC::Equal, addr, splat);
+        let broadcast = self.b.ins().vall_true(same);
+        let a0 = self.b.ins().uextend(I64, a0);
+        let first = self.b.ins().iadd(self.lds, a0);
+        let layout = LdsLayout {
+            row,
+            broadcast,
+            first,
+        };
+        self.lds_layouts.insert(addr, layout);
+        layout
+    }
+
+    /// The general LDS load: lane by lane, out-of-range lanes reading at
+    /// address 0 and then cleared.
+    fn lds_lanes(&mut self, addr: Value, inside: Value, offset: u64, dwords: usize) -> Vec<Value> {
+        let off = self.splat_const(offset as u32);
+        let at = self.b.ins().iadd(addr, off);
+        let at = self.b.ins().band(at, inside);
+        let lanes: Vec<Value> = (0..CHUNK_LANES as u8)
+            .map(|j| {
+                let a = self.b.ins().extractlane(at, j);
+                let a = self.b.ins().uextend(I64, a);
+                self.b.ins().iadd(self.lds, a)
+            })
+            .collect();
+        (0..dwords)
+            .map(|dword| {
                 let mut v = self.splat_const(0);
                 for (j, &p) in lanes.iter().enumerate() {
                     let x = self.b.ins().load(I32, self.flags, p, 4 * dword as i32);
                     v = self.b.ins().insertlane(v, x, j as u8);
                 }
-                vgpr.push(self.b.ins().band(v, inside));
-            }
-        }
-        Out { vgpr, mask: None }
+                self.b.ins().band(v, inside)
+            })
+            .collect()
     }
 
     // ---- the chunk loop -------------------------------------------------
@@ -639,6 +738,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// One pass over the chunk's vector ops in the current [`Pass`].
     fn chunk_ops(&mut self, groups: &[Group], chunk: usize) -> ChunkOut {
         self.x2.clear();
+        self.lds_layouts.clear();
         let mut regs: HashMap<u16, Value> = HashMap::new();
         let mut out = ChunkOut::default();
         let mut cmp_lanes: HashMap<u8, Value> = HashMap::new();

@@ -430,6 +430,25 @@ fn run_programs(wave64: bool, seed: u64) {
         for row in w.vgpr.iter_mut().take(8) {
             row.iter_mut().for_each(|v| *v = value(&mut rng));
         }
+        // Now and then v6 holds a row of LDS addresses and v7 one address
+        // in every lane: the layouts a block loads without a lane loop,
+        // at the start of LDS or reaching past its end.
+        let lanes = w.lanes as u32;
+        let starts = [
+            4 * rng.below(64) as u32,
+            0x1_0000 - 4 * lanes - 4 * rng.below(8) as u32,
+        ];
+        if rng.below(2) == 0 {
+            let base = starts[rng.below(2)];
+            w.vgpr[6]
+                .iter_mut()
+                .zip(0..)
+                .for_each(|(v, l)| *v = base + 4 * l);
+        }
+        if rng.below(2) == 0 {
+            let one = [starts[0], starts[1], 0xfff0, 0xfffc][rng.below(4)];
+            w.vgpr[7].iter_mut().for_each(|v| *v = one);
+        }
         for s in w.sgpr.iter_mut().take(16) {
             *s = value(&mut rng);
         }
@@ -481,4 +500,66 @@ fn jit_matches_interpreter_wave32() {
 #[test]
 fn jit_matches_interpreter_wave64() {
     run_programs(true, 0x5eed_0064);
+}
+
+/// The LDS layouts a block loads without a lane loop — a row of four
+/// consecutive dwords per chunk, one address in every lane — in range, at
+/// the end of LDS and straddling it, for every access width, against the
+/// interpreter. The random programs reach them only now and then.
+#[test]
+fn lds_rows_and_broadcasts_match_interpreter() {
+    let variant = Variant {
+        target: "gfx1100".into(),
+        wave64: false,
+        mattr: None,
+    };
+    let loads = [
+        "ds_load_b32 v0, v6",
+        "ds_load_b32 v0, v6 offset:60",
+        "ds_load_b32 v0, v7 offset:4",
+        "ds_load_2addr_b32 v[0:1], v6 offset0:1 offset1:16",
+        "ds_load_2addr_stride64_b32 v[0:1], v7 offset0:2 offset1:3",
+        "ds_load_b64 v[0:1], v7 offset:8",
+        "ds_load_b128 v[0:3], v7",
+        "ds_load_2addr_b64 v[0:3], v7 offset0:1 offset1:7",
+    ];
+    let lines: Vec<String> = loads
+        .iter()
+        .map(|l| format!("{l}\nv_add_nc_u32 v4, v0, v1"))
+        .collect();
+    let all: Vec<String> = lines
+        .iter()
+        .flat_map(|l| l.lines().map(String::from))
+        .collect();
+    let mut encoded = asm::assemble(&variant, &all).into_iter();
+    let mut bench = Bench::new("gfx1100").expect("bench");
+    bench.jit = JitMode::Verify;
+    let mut rng = Rng(0x1d5);
+    for byte in bench.lds.iter_mut() {
+        *byte = rng.next() as u8;
+    }
+    let end = bench.lds.len() as u32;
+    let mut failures = Vec::new();
+    for load in loads {
+        let code = link(encoded.by_ref().take(2).collect());
+        // In range, ending exactly at the end, and one dword past it.
+        for base in [0, 64, end - 128, end - 124, end - 16, end - 12, end - 8] {
+            let w = &mut bench.wave;
+            w.lanes = 32;
+            w.vgpr[6]
+                .iter_mut()
+                .zip(0..)
+                .for_each(|(v, l)| *v = base + 4 * l);
+            w.vgpr[7].iter_mut().for_each(|v| *v = base + 64);
+            w.sgpr[126] = u32::MAX;
+            w.mode.bits = 0x3f0;
+            if let Err(e) = bench.run(&code, 100) {
+                failures.push(format!("{load} at {base:#x}: {e}"));
+            }
+            if bench.jit_blocks == 0 {
+                failures.push(format!("{load}: no JIT block"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
