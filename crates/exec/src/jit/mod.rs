@@ -125,7 +125,7 @@ impl Block {
     }
 
     /// Whether the block may run in `env`: one that loads from LDS needs
-    /// LDS of at least [`MIN_LDS`] bytes (an out-of-range lane reads at
+    /// LDS of at least `MIN_LDS` bytes (an out-of-range lane reads at
     /// address 0, then discards the value) and no sanitizer, which sees
     /// every LDS access only in the interpreter.
     #[inline(always)]
