@@ -6,7 +6,8 @@
 use softgpu_isa::{Inst, Num, Op, Operand, Rmw};
 
 use super::float::{f, flush32};
-use super::{active, lane_addrs, Env, Exec, Flow, Result, Trap};
+use super::{lane_addrs, Env, Exec, Flow, Result, Trap};
+use crate::arena::Lanes;
 use crate::sanitize::Use;
 use crate::wave::{Mode, Wave, MAX_LANES, NUM_VGPRS};
 
@@ -48,28 +49,25 @@ fn offset16(i: &Inst) -> u64 {
 }
 
 /// The wave-wide address pass: every lane's address (the address operand
-/// plus `offset`) into `out`, reading the address VGPR's lanes once;
-/// returns the highest active lane's address. A fast path takes the wave
-/// when that plus the access's reach lies in LDS, so no lane needs the
-/// out-of-range rules.
-fn ds_addrs(w: &Wave, i: &Inst, offset: u64, out: &mut Addrs) -> u64 {
+/// plus `offset`) into `out`, reading the address VGPR's lanes once, as
+/// the EXEC lanes with their bounds. A fast path takes the wave when the
+/// highest address plus the access's reach lies in LDS ([`fits`]), so no
+/// lane needs the out-of-range rules.
+fn ds_addrs<'a>(w: &Wave, i: &Inst, offset: u64, out: &'a mut Addrs) -> Lanes<'a> {
     let exec = w.exec();
     match i.src[0] {
         Operand::Vgpr(r) => {
             let row = &w.vgpr[r as usize];
-            hi(lane_addrs(w.lanes, exec, out, |l| row[l] as u64 + offset))
+            lane_addrs(w.lanes, exec, out, |l| row[l] as u64 + offset)
         }
-        _ => hi(lane_addrs(w.lanes, exec, out, |l| base(w, i, l) + offset)),
+        _ => lane_addrs(w.lanes, exec, out, |l| base(w, i, l) + offset),
     }
 }
 
-/// The highest selected lane's address, 0 when no lane is.
-fn hi(lanes: crate::arena::Lanes) -> u64 {
-    lanes.bounds().map_or(0, |(_, hi)| hi)
-}
-
-/// Whether an access reaching `reach` bytes past `hi` lies in LDS.
-fn fits(lds: &[u8], hi: u64, reach: u64) -> bool {
+/// Whether every selected lane's access, reaching `reach` bytes past its
+/// address, lies in LDS (true when no lane is selected).
+fn fits(lds: &[u8], lanes: &Lanes, reach: u64) -> bool {
+    let hi = lanes.bounds().map_or(0, |(_, hi)| hi);
     hi + reach <= lds.len() as u64
 }
 
@@ -117,20 +115,16 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, signed: bool) -> Re
             base(w, i, l) + offset16(i)
         })?;
     }
-    let (exec, lanes) = (w.exec(), w.lanes);
     let mut addrs = [0; MAX_LANES];
-    let hi = ds_addrs(w, i, offset16(i), &mut addrs);
-    if vgpr(i.dst[0], 0).is_some() && fits(env.lds, hi, bytes as u64) {
+    let lanes = ds_addrs(w, i, offset16(i), &mut addrs);
+    if vgpr(i.dst[0], 0).is_some() && fits(env.lds, &lanes, bytes as u64) {
         for k in 0..bytes.div_ceil(4) {
             let row = &mut w.vgpr[vgpr(i.dst[0], k).unwrap()];
-            for l in active(lanes, exec) {
-                row[l] = loaded(env.lds, addrs[l], bytes, signed, k);
-            }
+            lanes.for_each(|l, addr| row[l] = loaded(env.lds, addr, bytes, signed, k));
         }
         return Ok(Flow::Next);
     }
-    for l in active(lanes, exec) {
-        let addr = addrs[l];
+    lanes.for_each(|l, addr| {
         let in_range = lds_range(env.lds, addr, bytes).is_some();
         for k in 0..bytes.div_ceil(4) {
             let v = if bytes <= 2 || in_range {
@@ -140,7 +134,7 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, signed: bool) -> Re
             };
             w.set_lane(i.dst[0], l, k, v);
         }
-    }
+    });
     Ok(Flow::Next)
 }
 
@@ -153,22 +147,21 @@ fn load_d16(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, signed: bool, h
             base(w, i, l) + offset16(i)
         })?;
     }
-    let (exec, lanes) = (w.exec(), w.lanes);
     let mut addrs = [0; MAX_LANES];
-    ds_addrs(w, i, offset16(i), &mut addrs);
+    let lanes = ds_addrs(w, i, offset16(i), &mut addrs);
     let Some(d) = vgpr(i.dst[0], 0) else {
         return Ok(Flow::Next);
     };
     let row = &mut w.vgpr[d];
-    for l in active(lanes, exec) {
+    lanes.for_each(|l, addr| {
         // `loaded` sign-extends to 32 bits; the half keeps the low 16.
-        let v = loaded(env.lds, addrs[l], bytes, signed, 0) & 0xffff;
+        let v = loaded(env.lds, addr, bytes, signed, 0) & 0xffff;
         row[l] = if hi {
             (row[l] & 0xffff) | v << 16
         } else {
             (row[l] & 0xffff_0000) | v
         };
-    }
+    });
     Ok(Flow::Next)
 }
 
@@ -181,25 +174,22 @@ fn store(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, shift: u32) -> Res
             base(w, i, l) + offset16(i)
         })?;
     }
-    let (exec, lanes) = (w.exec(), w.lanes);
     let mut addrs = [0; MAX_LANES];
     // The bounds check is `lds_write`'s; the pass reads the addresses once.
-    ds_addrs(w, i, offset16(i), &mut addrs);
-    for l in active(lanes, exec) {
-        let addr = addrs[l];
+    let lanes = ds_addrs(w, i, offset16(i), &mut addrs);
+    lanes.for_each(|l, addr| {
         let mut buf = [0u8; 16];
         for k in 0..bytes.div_ceil(4) {
             let v = w.get_lane(i.src[1], l, k) >> shift;
             buf[4 * k..4 * k + 4].copy_from_slice(&v.to_le_bytes());
         }
         lds_write(env.lds, addr, &buf[..bytes]);
-    }
+    });
     Ok(Flow::Next)
 }
 
 /// `ds_load_2addr*`: two loads at offset0 and offset1 scaled by the size.
 fn load2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) -> Result {
-    let (exec, lanes) = (w.exec(), w.lanes);
     let scale = (4 * dwords as u64) * if stride64 { 64 } else { 1 };
     let (o0, o1) = ((i.imm as u64) & 0xff, (i.imm as u64 >> 8) & 0xff);
     if let Some(s) = env.sanitizer.as_mut() {
@@ -211,21 +201,20 @@ fn load2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) -
     }
     let mut addrs = [0; MAX_LANES];
     let reach = o0.max(o1) * scale + 4 * dwords as u64;
-    let hi = ds_addrs(w, i, 0, &mut addrs);
-    if vgpr(i.dst[0], 0).is_some() && fits(env.lds, hi, reach) {
+    let lanes = ds_addrs(w, i, 0, &mut addrs);
+    if vgpr(i.dst[0], 0).is_some() && fits(env.lds, &lanes, reach) {
         for (slot, off) in [o0, o1].into_iter().enumerate() {
             for k in 0..dwords {
                 let row = &mut w.vgpr[vgpr(i.dst[0], slot * dwords + k).unwrap()];
                 let at = off * scale + 4 * k as u64;
-                for l in active(lanes, exec) {
-                    row[l] = u32::from_le_bytes(lds_read::<4>(env.lds, addrs[l] + at));
-                }
+                lanes.for_each(|l, a| {
+                    row[l] = u32::from_le_bytes(lds_read::<4>(env.lds, a + at));
+                });
             }
         }
         return Ok(Flow::Next);
     }
-    for l in active(lanes, exec) {
-        let b = addrs[l];
+    lanes.for_each(|l, b| {
         for (slot, off) in [o0, o1].into_iter().enumerate() {
             let addr = b + off * scale;
             let in_range = lds_range(env.lds, addr, 4 * dwords).is_some();
@@ -238,14 +227,13 @@ fn load2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) -
                 w.set_lane(i.dst[0], l, slot * dwords + k, v);
             }
         }
-    }
+    });
     Ok(Flow::Next)
 }
 
 /// `ds_store_2addr*`: two stores, lane by lane in lane order, each
 /// discarded when out of range.
 fn store2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) -> Result {
-    let (exec, lanes) = (w.exec(), w.lanes);
     let scale = (4 * dwords as u64) * if stride64 { 64 } else { 1 };
     let (o0, o1) = ((i.imm as u64) & 0xff, (i.imm as u64 >> 8) & 0xff);
     if let Some(s) = env.sanitizer.as_mut() {
@@ -257,16 +245,16 @@ fn store2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) 
     }
     let mut addrs = [0; MAX_LANES];
     // The bounds check is `lds_write`'s; the pass reads the addresses once.
-    ds_addrs(w, i, 0, &mut addrs);
-    for l in active(lanes, exec) {
+    let lanes = ds_addrs(w, i, 0, &mut addrs);
+    lanes.for_each(|l, a| {
         for (data, off) in [(i.src[1], o0), (i.src[2], o1)] {
             let mut buf = [0u8; 8];
             for k in 0..dwords {
                 buf[4 * k..4 * k + 4].copy_from_slice(&w.get_lane(data, l, k).to_le_bytes());
             }
-            lds_write(env.lds, addrs[l] + off * scale, &buf[..4 * dwords]);
+            lds_write(env.lds, a + off * scale, &buf[..4 * dwords]);
         }
-    }
+    });
     Ok(Flow::Next)
 }
 

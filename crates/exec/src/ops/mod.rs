@@ -223,20 +223,18 @@ fn class_handler(class: Class) -> Option<Exec> {
 fn table() -> &'static [Option<Exec>] {
     static TABLE: OnceLock<Vec<Option<Exec>>> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let mut table: Vec<Option<Exec>> = softgpu_isa::all_ops()
-            .map(|op| class_handler(op.info().class))
-            .collect();
-        for (op, exec) in own_handlers() {
-            table[op.0 as usize] = Some(exec);
-        }
-        table
+        let classes = softgpu_isa::all_ops().map(|op| class_handler(op.info().class));
+        by_op(classes.collect(), own_handlers())
     })
 }
 
-/// `entries` by op, as a table indexed by [`Op`].
-fn by_op(entries: &[(Op, Exec)]) -> Vec<Option<Exec>> {
-    let mut table = vec![None; softgpu_isa::all_ops().count()];
-    for &(op, exec) in entries {
+/// `table` (indexed by [`Op`]) with `entries` written over it, later
+/// entries over earlier.
+fn by_op(
+    mut table: Vec<Option<Exec>>,
+    entries: impl IntoIterator<Item = (Op, Exec)>,
+) -> Vec<Option<Exec>> {
+    for (op, exec) in entries {
         table[op.0 as usize] = Some(exec);
     }
     table
@@ -248,10 +246,14 @@ fn by_op(entries: &[(Op, Exec)]) -> Vec<Option<Exec>> {
 pub fn handler_for(inst: &Inst) -> Option<Exec> {
     static PLAIN: OnceLock<Vec<Option<Exec>>> = OnceLock::new();
     static SATURATING: OnceLock<Vec<Option<Exec>>> = OnceLock::new();
+    let only = |entries: &[(Op, Exec)]| {
+        let none = vec![None; softgpu_isa::all_ops().count()];
+        by_op(none, entries.iter().copied())
+    };
     let special = if valu::is_plain(inst) {
-        PLAIN.get_or_init(|| by_op(valu::plain_table()))[inst.op.0 as usize]
+        PLAIN.get_or_init(|| only(valu::plain_table()))[inst.op.0 as usize]
     } else if inst.mods.clamp {
-        SATURATING.get_or_init(|| by_op(valu::saturating_table()))[inst.op.0 as usize]
+        SATURATING.get_or_init(|| only(valu::saturating_table()))[inst.op.0 as usize]
     } else {
         None
     };
@@ -268,12 +270,6 @@ pub fn implemented() -> impl Iterator<Item = &'static str> {
     softgpu_isa::all_ops()
         .filter(|&op| handler(op).is_some())
         .map(|op| op.name())
-}
-
-/// The lanes of a wave of `lanes` that `exec` selects, in lane order.
-#[inline(always)]
-pub fn active(lanes: usize, exec: u64) -> impl Iterator<Item = usize> {
-    (0..lanes).filter(move |l| exec >> l & 1 != 0)
 }
 
 /// The wave-wide address pass the memory ops share: `addr(l)` of every
