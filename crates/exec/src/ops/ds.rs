@@ -175,8 +175,22 @@ fn store(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, shift: u32) -> Res
         })?;
     }
     let mut addrs = [0; MAX_LANES];
-    // The bounds check is `lds_write`'s; the pass reads the addresses once.
     let lanes = ds_addrs(w, i, offset16(i), &mut addrs);
+    // Whole dwords from VGPR rows, every lane in range: no per-lane checks,
+    // still in lane order.
+    if shift == 0 && bytes >= 4 && fits(env.lds, &lanes, bytes as u64) {
+        if let Some(s) = vgpr(i.src[1], 0) {
+            let row = |k: usize| &w.vgpr[(s + k) % NUM_VGPRS];
+            match bytes {
+                4 => store_rows(env.lds, &lanes, [row(0)]),
+                8 => store_rows(env.lds, &lanes, [row(0), row(1)]),
+                12 => store_rows(env.lds, &lanes, [row(0), row(1), row(2)]),
+                _ => store_rows(env.lds, &lanes, [row(0), row(1), row(2), row(3)]),
+            }
+            return Ok(Flow::Next);
+        }
+    }
+    // Otherwise the bounds check is `lds_write`'s, lane by lane.
     lanes.for_each(|l, addr| {
         let mut buf = [0u8; 16];
         for k in 0..bytes.div_ceil(4) {
@@ -186,6 +200,21 @@ fn store(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, shift: u32) -> Res
         lds_write(env.lds, addr, &buf[..bytes]);
     });
     Ok(Flow::Next)
+}
+
+/// Stores dword `k` of each lane's data from `rows[k]`, lane by lane in
+/// lane order (of two lanes whose bytes overlap, the later wins); every
+/// lane's `4 * N` bytes lie in LDS ([`fits`]).
+#[inline(always)]
+fn store_rows<const N: usize>(lds: &mut [u8], lanes: &Lanes, rows: [&[u32; MAX_LANES]; N]) {
+    lanes.for_each(|l, a| {
+        let mut data = [[0u8; 4]; N];
+        for (d, row) in data.iter_mut().zip(&rows) {
+            *d = row[l].to_le_bytes();
+        }
+        let a = a as usize;
+        lds[a..a + 4 * N].copy_from_slice(data.as_flattened());
+    });
 }
 
 /// `ds_load_2addr*`: two loads at offset0 and offset1 scaled by the size.
