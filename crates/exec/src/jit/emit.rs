@@ -149,6 +149,24 @@ pub struct Emitter<'a, 'b> {
     lds_bounds: HashMap<(u64, u64), Value>,
     /// The layout of each LDS address vector of the current pass.
     lds_layouts: HashMap<Value, LdsLayout>,
+    /// `lds_len - 16`: the last address a 16-byte window may start at
+    /// (the run loop gives a block with LDS loads at least 16 bytes).
+    lds_last_window: Option<Value>,
+    /// The window of each LDS address vector of the current pass.
+    lds_windows: HashMap<Value, LdsWindow>,
+}
+
+/// A chunk's four LDS addresses as offsets into one 16-byte window at lane
+/// 0's address (`Emitter::lds_window`).
+#[derive(Clone, Copy)]
+struct LdsWindow {
+    /// Lane 0's address, as I64.
+    a0: Value,
+    /// The byte indices (I8X16) that gather each lane's dword from the
+    /// window.
+    index: Value,
+    /// All-ones lanes whose dword does not lie in the window.
+    outside: Value,
 }
 
 /// How a chunk's four LDS addresses lie (`Emitter::lds_layout`): two
@@ -172,6 +190,8 @@ impl<'a, 'b> Emitter<'a, 'b> {
             lds_len: params[4],
             lds_bounds: HashMap::new(),
             lds_layouts: HashMap::new(),
+            lds_last_window: None,
+            lds_windows: HashMap::new(),
             wave64,
             // The register file is ours for the call; `[u32; 64]` rows are
             // only 4-byte aligned, so no alignment is claimed.
@@ -463,6 +483,10 @@ impl<'a, 'b> Emitter<'a, 'b> {
             let Class::LdsLoad(k) = op.class else {
                 continue;
             };
+            if self.lds_last_window.is_none() {
+                let last = self.b.ins().iadd_imm_s(self.lds_len, -16);
+                self.lds_last_window = Some(last);
+            }
             for (offset, bytes) in k.accesses(op.inst) {
                 if self.lds_bounds.contains_key(&(offset, bytes)) {
                     continue;
@@ -490,6 +514,9 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// is then cleared, so no load leaves LDS.
     fn lds_load(&mut self, inst: &Inst, k: LdsLoad, addr: Value) -> Out {
         let dwords = k.dwords();
+        if dwords == 1 && matches!(self.pass, Pass::Fast { .. }) {
+            return self.lds_load_window(inst, k, addr);
+        }
         let layout = self.lds_layout(addr);
         let mut vgpr = Vec::new();
         for (offset, bytes) in k.accesses(inst) {
@@ -544,6 +571,59 @@ impl<'a, 'b> Emitter<'a, 'b> {
             vgpr.extend_from_slice(self.b.block_params(merge));
         }
         Out { vgpr, mask: None }
+    }
+
+    /// A dword LDS load in the fast pass, without a branch: each access
+    /// loads the 16 bytes at lane 0's address and gathers every lane's
+    /// dword from them with one byte shuffle, which covers a row, a
+    /// broadcast and any other four addresses within 12 bytes of lane 0's.
+    /// The window's start is clamped into LDS so the load never leaves it;
+    /// a lane whose dword is not in the window, or a window the clamp
+    /// moved (the access reaches LDS's last 16 bytes or past its end),
+    /// puts the lane in doubt, and the exact pass loads it instead.
+    fn lds_load_window(&mut self, inst: &Inst, k: LdsLoad, addr: Value) -> Out {
+        let w = self.lds_window(addr);
+        let last = self.lds_last_window.expect("lds_bounds saw this load");
+        let mut vgpr = Vec::new();
+        for (offset, _) in k.accesses(inst) {
+            let start = self.b.ins().iadd_imm_s(w.a0, offset as i64);
+            let clamped = self.b.ins().icmp(IntCC::UnsignedGreaterThan, start, last);
+            let start = self.b.ins().umin(start, last);
+            let at = self.b.ins().iadd(self.lds, start);
+            let bytes = self.b.ins().load(I8X16, self.flags, at, 0);
+            let dwords = self.b.ins().swizzle(bytes, w.index);
+            let moved = self.b.ins().bmask(I32, clamped);
+            let moved = self.b.ins().splat(I32X4, moved);
+            let doubt = self.b.ins().bor(w.outside, moved);
+            self.add_doubt(&[doubt]);
+            vgpr.push(self.i(dwords));
+        }
+        Out { vgpr, mask: None }
+    }
+
+    /// The window of a chunk's LDS addresses, once per address vector:
+    /// lane 0's address, each lane's offset from it as byte indices, and
+    /// the lanes whose dword lies outside the 16 bytes from it.
+    fn lds_window(&mut self, addr: Value) -> LdsWindow {
+        if let Some(&w) = self.lds_windows.get(&addr) {
+            return w;
+        }
+        let a0 = self.b.ins().extractlane(addr, 0);
+        let splat = self.b.ins().splat(I32X4, a0);
+        let rel = self.b.ins().isub(addr, splat);
+        let most = self.splat_const(12);
+        let outside = self.b.ins().icmp(IntCC::UnsignedGreaterThan, rel, most);
+        // Bytes rel, rel+1, rel+2, rel+3 of the window, little-endian.
+        let spread = self.splat_const(0x0101_0101);
+        let index = self.b.ins().imul(rel, spread);
+        let bytes = self.splat_const(0x0302_0100);
+        let index = self.b.ins().iadd(index, bytes);
+        let le = MachMemFlags::new().with_endianness(Endianness::Little);
+        let index = self.b.ins().bitcast(I8X16, le, index);
+        let a0 = self.b.ins().uextend(I64, a0);
+        let w = LdsWindow { a0, index, outside };
+        self.lds_windows.insert(addr, w);
+        w
     }
 
     /// The layout of a chunk's LDS addresses, once per address vector:
@@ -739,6 +819,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
     fn chunk_ops(&mut self, groups: &[Group], chunk: usize) -> ChunkOut {
         self.x2.clear();
         self.lds_layouts.clear();
+        self.lds_windows.clear();
         let mut regs: HashMap<u16, Value> = HashMap::new();
         let mut out = ChunkOut::default();
         let mut cmp_lanes: HashMap<u8, Value> = HashMap::new();

@@ -503,9 +503,12 @@ fn jit_matches_interpreter_wave64() {
 }
 
 /// The LDS layouts a block loads without a lane loop — a row of four
-/// consecutive dwords per chunk, one address in every lane — in range, at
-/// the end of LDS and straddling it, for every access width, against the
-/// interpreter. The random programs reach them only now and then.
+/// consecutive dwords per chunk, one address in every lane, any four
+/// addresses within 12 bytes of the chunk's first (v8: a reversed row,
+/// pairs, unaligned bytes) — in range, at the end of LDS and straddling
+/// it, for every access width, with every lane on and with lane 0 off,
+/// against the interpreter. The random programs reach them only now and
+/// then.
 #[test]
 fn lds_rows_and_broadcasts_match_interpreter() {
     let variant = Variant {
@@ -522,6 +525,17 @@ fn lds_rows_and_broadcasts_match_interpreter() {
         "ds_load_b64 v[0:1], v7 offset:8",
         "ds_load_b128 v[0:3], v7",
         "ds_load_2addr_b64 v[0:3], v7 offset0:1 offset1:7",
+        "ds_load_b32 v0, v8 offset:3",
+        "ds_load_2addr_b32 v[0:1], v8 offset0:0 offset1:255",
+    ];
+    // Lane l's address in v8 from the base, by pattern.
+    // The last puts a lane 13 bytes from the chunk's first, whose dword
+    // is not in the window.
+    let near: [fn(u32) -> u32; 4] = [
+        |l| 16 * (l / 4) + 4 * (3 - l % 4),
+        |l| 16 * (l / 4) + 8 * (l % 2),
+        |l| 16 * (l / 4) + (l * 5) % 13,
+        |l| 16 * (l / 4) + [0, 13, 12, 8][l as usize % 4],
     ];
     let lines: Vec<String> = loads
         .iter()
@@ -543,7 +557,9 @@ fn lds_rows_and_broadcasts_match_interpreter() {
     for load in loads {
         let code = link(encoded.by_ref().take(2).collect());
         // In range, ending exactly at the end, and one dword past it.
-        for base in [0, 64, end - 128, end - 124, end - 16, end - 12, end - 8] {
+        let bases = [0, 64, end - 128, end - 124, end - 16, end - 12, end - 8];
+        for (k, base) in bases.into_iter().enumerate() {
+            let exec = [u32::MAX, !1][k % 2];
             let w = &mut bench.wave;
             w.lanes = 32;
             w.vgpr[6]
@@ -551,10 +567,15 @@ fn lds_rows_and_broadcasts_match_interpreter() {
                 .zip(0..)
                 .for_each(|(v, l)| *v = base + 4 * l);
             w.vgpr[7].iter_mut().for_each(|v| *v = base + 64);
-            w.sgpr[126] = u32::MAX;
+            let pattern = near[k % near.len()];
+            w.vgpr[8]
+                .iter_mut()
+                .zip(0..)
+                .for_each(|(v, l)| *v = base.saturating_sub(4) + pattern(l));
+            w.sgpr[126] = exec;
             w.mode.bits = 0x3f0;
             if let Err(e) = bench.run(&code, 100) {
-                failures.push(format!("{load} at {base:#x}: {e}"));
+                failures.push(format!("{load} at {base:#x}, EXEC {exec:#x}: {e}"));
             }
             if bench.jit_blocks == 0 {
                 failures.push(format!("{load}: no JIT block"));
