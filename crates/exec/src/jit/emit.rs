@@ -118,6 +118,10 @@ enum Pass {
         /// lane is in doubt when either is a NaN), so they are tested in
         /// pairs, and a result left over at the chunk's end alone.
         unpaired: Vec<Vec<Value>>,
+        /// Whether an LDS window load was clamped (an I8 flag; the whole
+        /// chunk is in doubt then), gathered as a scalar and splat once
+        /// at the chunk's end.
+        clamped: Option<Value>,
     },
     Exact,
 }
@@ -165,8 +169,6 @@ struct LdsWindow {
     /// The byte indices (I8X16) that gather each lane's dword from the
     /// window.
     index: Value,
-    /// All-ones lanes whose dword does not lie in the window.
-    outside: Value,
 }
 
 /// How a chunk's four LDS addresses lie (`Emitter::lds_layout`): two
@@ -592,18 +594,16 @@ impl<'a, 'b> Emitter<'a, 'b> {
             let at = self.b.ins().iadd(self.lds, start);
             let bytes = self.b.ins().load(I8X16, self.flags, at, 0);
             let dwords = self.b.ins().swizzle(bytes, w.index);
-            let moved = self.b.ins().bmask(I32, clamped);
-            let moved = self.b.ins().splat(I32X4, moved);
-            let doubt = self.b.ins().bor(w.outside, moved);
-            self.add_doubt(&[doubt]);
+            self.add_clamped(clamped);
             vgpr.push(self.i(dwords));
         }
         Out { vgpr, mask: None }
     }
 
     /// The window of a chunk's LDS addresses, once per address vector:
-    /// lane 0's address, each lane's offset from it as byte indices, and
-    /// the lanes whose dword lies outside the 16 bytes from it.
+    /// lane 0's address and each lane's offset from it as byte indices;
+    /// the lanes whose dword lies outside the 16 bytes from it are put in
+    /// doubt.
     fn lds_window(&mut self, addr: Value) -> LdsWindow {
         if let Some(&w) = self.lds_windows.get(&addr) {
             return w;
@@ -620,10 +620,22 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let index = self.b.ins().iadd(index, bytes);
         let le = MachMemFlags::new().with_endianness(Endianness::Little);
         let index = self.b.ins().bitcast(I8X16, le, index);
+        self.add_doubt(&[outside]);
         let a0 = self.b.ins().uextend(I64, a0);
-        let w = LdsWindow { a0, index, outside };
+        let w = LdsWindow { a0, index };
         self.lds_windows.insert(addr, w);
         w
+    }
+
+    /// Puts the whole chunk in doubt if the I8 `flag` is set.
+    fn add_clamped(&mut self, flag: Value) {
+        if let Pass::Fast { clamped, .. } = &mut self.pass {
+            let prev = clamped.take();
+            *clamped = Some(match prev {
+                Some(c) => self.b.ins().bor(c, flag),
+                None => flag,
+            });
+        }
     }
 
     /// The layout of a chunk's LDS addresses, once per address vector:
@@ -726,11 +738,21 @@ impl<'a, 'b> Emitter<'a, 'b> {
         self.pass = Pass::Fast {
             doubt: None,
             unpaired: Vec::new(),
+            clamped: None,
         };
         let mut out = self.chunk_ops(groups, chunk);
-        if let Pass::Fast { unpaired, .. } = &mut self.pass {
+        if let Pass::Fast {
+            unpaired, clamped, ..
+        } = &mut self.pass
+        {
+            let clamped = clamped.take();
             for left in std::mem::take(unpaired) {
                 self.doubt_nans(&left, &left);
+            }
+            if let Some(flag) = clamped {
+                let all = self.b.ins().bmask(I32, flag);
+                let all = self.b.ins().splat(I32X4, all);
+                self.add_doubt(&[all]);
             }
         }
         let doubt = match std::mem::replace(&mut self.pass, Pass::Exact) {
