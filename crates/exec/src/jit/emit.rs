@@ -19,12 +19,13 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F32X4, F64X2, I32, I32X4, I64, I64X2, I8, I8X16};
 use cranelift_codegen::ir::{
-    AbiParam, BlockArg, ConstantData, Endianness, InstBuilder, MachMemFlags, Signature, Type, Value,
+    AbiParam, BlockArg, ConstantData, Endianness, InstBuilder, MachMemFlags, Signature,
+    StackSlotData, StackSlotKind, Type, Value,
 };
 use cranelift_frontend::FunctionBuilder;
 use softgpu_isa::{sreg, Inst, Operand};
 
-use super::lower::{uniform_src, Carry, Class, Cond, Lane, LdsLoad, Scalar, Shift64, F64};
+use super::lower::{uniform_src, Carry, Class, Cond, Lane, LdsShape, Scalar, Shift64, F64};
 use super::plan::{Plan, Step};
 use crate::ops::float::{ldexp64, Round};
 use crate::wave::MAX_LANES;
@@ -158,6 +159,9 @@ pub struct Emitter<'a, 'b> {
     lds_last_window: Option<Value>,
     /// The window of each LDS address vector of the current pass.
     lds_windows: HashMap<Value, LdsWindow>,
+    /// 16 bytes of the block's stack frame that a store lane out of range
+    /// or off writes instead of LDS, so a store needs no branch per lane.
+    lds_discard: Option<Value>,
 }
 
 /// A chunk's four LDS addresses as offsets into one 16-byte window at lane
@@ -194,6 +198,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             lds_layouts: HashMap::new(),
             lds_last_window: None,
             lds_windows: HashMap::new(),
+            lds_discard: None,
             wave64,
             // The register file is ours for the call; `[u32; 64]` rows are
             // only 4-byte aligned, so no alignment is claimed.
@@ -211,11 +216,24 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// Emits the whole block and returns the value of the next slot index.
     pub fn block(mut self, plan: &Plan) -> Value {
         let (groups, accs) = self.scalar_phase(plan);
-        self.lds_bounds(&groups);
+        let stores: Vec<(&Inst, LdsShape)> = plan
+            .steps
+            .iter()
+            .filter_map(|s| match *s {
+                Step::LdsStore(inst, shape) => Some((inst, shape)),
+                _ => None,
+            })
+            .collect();
+        self.lds_bounds(&groups, &stores);
         let chunks = if self.wave64 { 16 } else { 8 };
         let mut masks: Vec<Option<Value>> = vec![None; accs.len()];
         for chunk in 0..chunks {
             self.chunk(&groups, chunk, &mut masks);
+        }
+        for &(inst, shape) in &stores {
+            for chunk in 0..chunks {
+                self.lds_store(inst, shape, chunk);
+            }
         }
         self.store_scalars();
         let exec = self.exec_mask();
@@ -239,7 +257,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let mut vector_masks = BTreeSet::new();
         for step in &plan.steps {
             match *step {
-                Step::Hint | Step::Branch(..) => {}
+                Step::Hint | Step::Branch(..) | Step::LdsStore(..) => {}
                 Step::Scalar(inst, op) => self.scalar(inst, op),
                 Step::Vector(ref halves) => {
                     let mut group = Vec::new();
@@ -480,16 +498,22 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// len`, that is `addr < len + 1 - offset - bytes`, which is at most
     /// 2^32 as LDS is smaller than 4 GiB; no address is when that is
     /// negative (bound 0).
-    fn lds_bounds(&mut self, groups: &[Group]) {
-        for op in groups.iter().flatten() {
-            let Class::LdsLoad(k) = op.class else {
-                continue;
-            };
-            if self.lds_last_window.is_none() {
-                let last = self.b.ins().iadd_imm_s(self.lds_len, -16);
-                self.lds_last_window = Some(last);
-            }
-            for (offset, bytes) in k.accesses(op.inst) {
+    fn lds_bounds(&mut self, groups: &[Group], stores: &[(&Inst, LdsShape)]) {
+        let loads = groups.iter().flatten().filter_map(|op| match op.class {
+            Class::LdsLoad(k) => Some((op.inst, k)),
+            _ => None,
+        });
+        if loads.clone().next().is_some() {
+            let last = self.b.ins().iadd_imm_s(self.lds_len, -16);
+            self.lds_last_window = Some(last);
+        }
+        if !stores.is_empty() {
+            let data = StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 4);
+            let slot = self.b.create_sized_stack_slot(data);
+            self.lds_discard = Some(self.b.ins().stack_addr(I64, slot, 0));
+        }
+        for (inst, k) in loads.chain(stores.iter().copied()) {
+            for (offset, bytes) in k.accesses(inst) {
                 if self.lds_bounds.contains_key(&(offset, bytes)) {
                     continue;
                 }
@@ -514,7 +538,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// lane by lane, where a lane out of range reads at address 0 instead
     /// (the run loop gives a block LDS of at least 16 bytes) and its value
     /// is then cleared, so no load leaves LDS.
-    fn lds_load(&mut self, inst: &Inst, k: LdsLoad, addr: Value) -> Out {
+    fn lds_load(&mut self, inst: &Inst, k: LdsShape, addr: Value) -> Out {
         let dwords = k.dwords();
         if dwords == 1 && matches!(self.pass, Pass::Fast { .. }) {
             return self.lds_load_window(inst, k, addr);
@@ -575,6 +599,102 @@ impl<'a, 'b> Emitter<'a, 'b> {
         Out { vgpr, mask: None }
     }
 
+    /// Chunk `chunk` of an LDS store, after every vector op of the block
+    /// has stored its registers: lane by lane in lane order, each lane's
+    /// accesses in order (as `ops::ds`), an access not wholly inside LDS
+    /// or of a lane EXEC leaves off writing to the discard slot instead.
+    /// A row of four dwords with every lane on and in range is one vector
+    /// store when no two of the op's accesses can overlap.
+    fn lds_store(&mut self, inst: &Inst, shape: LdsShape, chunk: usize) {
+        let base = base_of(chunk);
+        let row_at = |e: &mut Self, r: u16| {
+            let at = r as i32 * VGPR_BYTES + base;
+            e.b.ins().load(I32X4, e.flags, e.vgpr, at)
+        };
+        let Operand::Vgpr(a) = inst.src[0] else {
+            unreachable!("form_ok: the address is a VGPR")
+        };
+        let addr = row_at(self, a);
+        let exec = self.exec_mask();
+        let live = self.mask_lanes(exec, chunk);
+        let accesses = shape.accesses(inst);
+        let dwords = shape.dwords() as u16;
+        let mut ok = Vec::new();
+        let mut data = Vec::new();
+        for (k, &(offset, bytes)) in accesses.iter().enumerate() {
+            let inside = self.b.ins().icmp(
+                IntCC::UnsignedLessThan,
+                addr,
+                self.lds_bounds[&(offset, bytes)],
+            );
+            ok.push(self.b.ins().band(inside, live));
+            let Operand::Vgpr(d) = inst.src[1 + k] else {
+                unreachable!("form_ok: the data are VGPRs")
+            };
+            data.push((0..dwords).map(|j| row_at(self, d + j)).collect::<Vec<_>>());
+        }
+        let apart = match accesses[..] {
+            [_] => true,
+            [(o0, _), (o1, _)] => o0.abs_diff(o1) >= 16,
+            _ => false,
+        };
+        if dwords != 1 || !apart {
+            return self.lds_store_lanes(addr, &ok, &accesses, &data);
+        }
+        let layout = self.lds_layout(addr);
+        let mut whole = layout.row;
+        for &o in &ok {
+            let all = self.b.ins().vall_true(o);
+            whole = self.b.ins().band(whole, all);
+        }
+        let (row, lanes, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(whole, row, &[], lanes, &[]);
+        self.b.switch_to_block(row);
+        self.b.seal_block(row);
+        for (&(offset, _), d) in accesses.iter().zip(&data) {
+            self.b
+                .ins()
+                .store(self.flags, d[0], layout.first, offset as i32);
+        }
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(lanes);
+        self.b.seal_block(lanes);
+        self.lds_store_lanes(addr, &ok, &accesses, &data);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
+    }
+
+    /// The general LDS store of one chunk: per lane, per access, its
+    /// dwords to LDS or, where `ok` is off, to the discard slot.
+    fn lds_store_lanes(
+        &mut self,
+        addr: Value,
+        ok: &[Value],
+        accesses: &[(u64, u64)],
+        data: &[Vec<Value>],
+    ) {
+        let discard = self.lds_discard.expect("lds_bounds saw this store");
+        for j in 0..CHUNK_LANES as u8 {
+            let a = self.b.ins().extractlane(addr, j);
+            let a = self.b.ins().uextend(I64, a);
+            let at = self.b.ins().iadd(self.lds, a);
+            for ((&(offset, _), &ok), d) in accesses.iter().zip(ok).zip(data) {
+                let lane_ok = self.b.ins().extractlane(ok, j);
+                let p = self.b.ins().iadd_imm_s(at, offset as i64);
+                let p = self.b.ins().select(lane_ok, p, discard);
+                for (k, &dword) in d.iter().enumerate() {
+                    let v = self.b.ins().extractlane(dword, j);
+                    self.b.ins().store(self.flags, v, p, 4 * k as i32);
+                }
+            }
+        }
+    }
+
     /// A dword LDS load in the fast pass, without a branch: each access
     /// loads the 16 bytes at lane 0's address and gathers every lane's
     /// dword from them with one byte shuffle, which covers a row, a
@@ -583,7 +703,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// a lane whose dword is not in the window, or a window the clamp
     /// moved (the access reaches LDS's last 16 bytes or past its end),
     /// puts the lane in doubt, and the exact pass loads it instead.
-    fn lds_load_window(&mut self, inst: &Inst, k: LdsLoad, addr: Value) -> Out {
+    fn lds_load_window(&mut self, inst: &Inst, k: LdsShape, addr: Value) -> Out {
         let w = self.lds_window(addr);
         let last = self.lds_last_window.expect("lds_bounds saw this load");
         let mut vgpr = Vec::new();

@@ -95,21 +95,22 @@ pub enum F64 {
     Ldexp,
 }
 
-/// An LDS load into VGPRs, lane by lane from the lane's address VGPR:
-/// `dwords` at one offset, or at two (`ds_load_2addr*`, each offset
-/// scaled by the access size, and by 64 more for `stride64`). An access
-/// not wholly inside LDS reads zero (§3.3.4.1), as in `ops::ds`.
+/// The accesses of an LDS load or store, lane by lane from the lane's
+/// address VGPR: `dwords` at one offset, or at two (`*_2addr*`, each
+/// offset scaled by the access size, and by 64 more for `stride64`). A
+/// load access not wholly inside LDS reads zero, a store access is
+/// discarded (§3.3.4.1), as in `ops::ds`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LdsLoad {
+pub enum LdsShape {
     One { dwords: u8 },
     Two { dwords: u8, stride64: bool },
 }
 
-impl LdsLoad {
+impl LdsShape {
     /// Dwords per access.
     pub fn dwords(self) -> usize {
         match self {
-            LdsLoad::One { dwords } | LdsLoad::Two { dwords, .. } => dwords as usize,
+            LdsShape::One { dwords } | LdsShape::Two { dwords, .. } => dwords as usize,
         }
     }
 
@@ -119,8 +120,8 @@ impl LdsLoad {
         let bytes = 4 * self.dwords() as u64;
         let imm = inst.imm as u32 as u64;
         match self {
-            LdsLoad::One { .. } => vec![(imm & 0xffff, bytes)],
-            LdsLoad::Two { stride64, .. } => {
+            LdsShape::One { .. } => vec![(imm & 0xffff, bytes)],
+            LdsShape::Two { stride64, .. } => {
                 let scale = bytes * if stride64 { 64 } else { 1 };
                 vec![
                     ((imm & 0xff) * scale, bytes),
@@ -190,7 +191,12 @@ pub enum Class {
     Mad64 {
         signed: bool,
     },
-    LdsLoad(LdsLoad),
+    /// An LDS load into VGPRs.
+    LdsLoad(LdsShape),
+    /// An LDS store from VGPRs (data0 in `src[1]`, data1 in `src[2]`).
+    /// Stores run after the block's other vector ops, so the planner puts
+    /// them only at a block's end.
+    LdsStore(LdsShape),
     Scalar(Scalar),
     Branch(Cond),
 }
@@ -251,6 +257,7 @@ pub fn class_of(op: Op) -> Option<Class> {
     let branch = |c| Some(Class::Branch(c));
     let carry = |c| Some(Class::Carry(c));
     let lds = |l| Some(Class::LdsLoad(l));
+    let lds_store = |l| Some(Class::LdsStore(l));
     match op {
         Op::V_MOV_B32 | Op::V_DUAL_MOV_B32 => lane(L::Mov),
         Op::V_NOT_B32 => lane(L::Not),
@@ -332,23 +339,43 @@ pub fn class_of(op: Op) -> Option<Class> {
         Op::V_CMP_LE_U32 => icmp(IntCC::UnsignedLessThanOrEqual),
         Op::V_CMP_GT_U32 => icmp(IntCC::UnsignedGreaterThan),
         Op::V_CMP_GE_U32 => icmp(IntCC::UnsignedGreaterThanOrEqual),
-        Op::DS_LOAD_B32 => lds(LdsLoad::One { dwords: 1 }),
-        Op::DS_LOAD_B64 => lds(LdsLoad::One { dwords: 2 }),
-        Op::DS_LOAD_B96 => lds(LdsLoad::One { dwords: 3 }),
-        Op::DS_LOAD_B128 => lds(LdsLoad::One { dwords: 4 }),
-        Op::DS_LOAD_2ADDR_B32 => lds(LdsLoad::Two {
+        Op::DS_LOAD_B32 => lds(LdsShape::One { dwords: 1 }),
+        Op::DS_LOAD_B64 => lds(LdsShape::One { dwords: 2 }),
+        Op::DS_LOAD_B96 => lds(LdsShape::One { dwords: 3 }),
+        Op::DS_LOAD_B128 => lds(LdsShape::One { dwords: 4 }),
+        Op::DS_LOAD_2ADDR_B32 => lds(LdsShape::Two {
             dwords: 1,
             stride64: false,
         }),
-        Op::DS_LOAD_2ADDR_STRIDE64_B32 => lds(LdsLoad::Two {
+        Op::DS_LOAD_2ADDR_STRIDE64_B32 => lds(LdsShape::Two {
             dwords: 1,
             stride64: true,
         }),
-        Op::DS_LOAD_2ADDR_B64 => lds(LdsLoad::Two {
+        Op::DS_LOAD_2ADDR_B64 => lds(LdsShape::Two {
             dwords: 2,
             stride64: false,
         }),
-        Op::DS_LOAD_2ADDR_STRIDE64_B64 => lds(LdsLoad::Two {
+        Op::DS_LOAD_2ADDR_STRIDE64_B64 => lds(LdsShape::Two {
+            dwords: 2,
+            stride64: true,
+        }),
+        Op::DS_STORE_B32 => lds_store(LdsShape::One { dwords: 1 }),
+        Op::DS_STORE_B64 => lds_store(LdsShape::One { dwords: 2 }),
+        Op::DS_STORE_B96 => lds_store(LdsShape::One { dwords: 3 }),
+        Op::DS_STORE_B128 => lds_store(LdsShape::One { dwords: 4 }),
+        Op::DS_STORE_2ADDR_B32 => lds_store(LdsShape::Two {
+            dwords: 1,
+            stride64: false,
+        }),
+        Op::DS_STORE_2ADDR_STRIDE64_B32 => lds_store(LdsShape::Two {
+            dwords: 1,
+            stride64: true,
+        }),
+        Op::DS_STORE_2ADDR_B64 => lds_store(LdsShape::Two {
+            dwords: 2,
+            stride64: false,
+        }),
+        Op::DS_STORE_2ADDR_STRIDE64_B64 => lds_store(LdsShape::Two {
             dwords: 2,
             stride64: true,
         }),
@@ -465,6 +492,20 @@ pub fn form_ok(inst: &Inst, class: Class) -> bool {
                 && inst.flags & softgpu_isa::flags::GDS == 0
                 && inst.src[1..] == [Operand::None; 3]
                 && inst.dst[1] == Operand::None
+        }
+        Class::LdsStore(shape) => {
+            // Address and data VGPRs (data1 only for two accesses), no
+            // GDS, no result.
+            let data1 = match shape {
+                LdsShape::One { .. } => inst.src[2] == Operand::None,
+                LdsShape::Two { .. } => matches!(inst.src[2], Operand::Vgpr(_)),
+            };
+            matches!(inst.src[0], Operand::Vgpr(_))
+                && matches!(inst.src[1], Operand::Vgpr(_))
+                && data1
+                && inst.src[3] == Operand::None
+                && inst.flags & softgpu_isa::flags::GDS == 0
+                && inst.dst == [Operand::None; 2]
         }
         Class::Shift64(_) => {
             // The amount a constant, the value and the result VGPR pairs.

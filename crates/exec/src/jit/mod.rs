@@ -1,7 +1,8 @@
 //! The JIT tier: blocks of a decoded [`Program`] compiled to host code.
 //!
 //! The interpreter (`ops`) is the reference and runs everything; the JIT
-//! compiles runs of ALU instructions and LDS loads (`lower` lists them, `plan` cuts
+//! compiles runs of ALU instructions, LDS loads and trailing LDS stores
+//! (`lower` lists them, `plan` cuts
 //! the runs, `emit` builds Cranelift IR) to one host function per block
 //! that updates the wave's registers in place, a whole chunk of lanes per
 //! host SIMD instruction. Host features (SSE4.1, AVX, FMA, …) are detected
@@ -10,8 +11,8 @@
 //! starts at the wave's PC, fits in the wave's turn and the block's MODE
 //! assumptions hold; the block retires exactly its slots, so PCs, budgets
 //! and profiles are those of the interpreter. A block holds no op that can
-//! fault (an LDS load out of range reads zero), so faults are always
-//! raised by the interpreter, precisely.
+//! fault (an LDS load out of range reads zero, a store is discarded), so
+//! faults are always raised by the interpreter, precisely.
 
 mod emit;
 mod lower;
@@ -102,7 +103,7 @@ impl<'a> Tier<'a> {
 const MODE_DEFAULT: u32 = 0xf0;
 
 /// A compiled block: `(vgpr, sgpr, scc, lds, lds_len) -> next slot index`.
-type BlockFn = unsafe extern "C" fn(*mut u32, *mut u32, *mut u8, *const u8, usize) -> u32;
+type BlockFn = unsafe extern "C" fn(*mut u32, *mut u32, *mut u8, *mut u8, usize) -> u32;
 
 /// One compiled block.
 pub struct Block {
@@ -115,6 +116,8 @@ pub struct Block {
     vgprs: Vec<u16>,
     /// Whether the block loads from LDS.
     reads_lds: bool,
+    /// Whether the block stores to LDS.
+    writes_lds: bool,
 }
 
 impl Block {
@@ -124,20 +127,21 @@ impl Block {
         bits & self.mode_fields == MODE_DEFAULT & self.mode_fields
     }
 
-    /// Whether the block may run in `env`: one that loads from LDS needs
-    /// LDS of at least `MIN_LDS` bytes (an out-of-range lane reads at
-    /// address 0, then discards the value) and no sanitizer, which sees
-    /// every LDS access only in the interpreter.
+    /// Whether the block may run in `env`: one that loads from or stores
+    /// to LDS needs LDS of at least `MIN_LDS` bytes (an out-of-range lane
+    /// reads at address 0, then discards the value) and no sanitizer,
+    /// which sees every LDS access only in the interpreter.
     #[inline(always)]
     pub fn runs_in(&self, env: &Env) -> bool {
-        !self.reads_lds || (env.lds.len() >= MIN_LDS && env.sanitizer.is_none())
+        let lds = self.reads_lds || self.writes_lds;
+        !lds || (env.lds.len() >= MIN_LDS && env.sanitizer.is_none())
     }
 
     /// Runs the block on `wave` with the workgroup's `lds`; returns the
     /// slot index to continue at.
     #[inline(always)]
-    pub fn run(&self, wave: &mut Wave, lds: &[u8]) -> u32 {
-        debug_assert!(!self.reads_lds || lds.len() >= MIN_LDS);
+    pub fn run(&self, wave: &mut Wave, lds: &mut [u8]) -> u32 {
+        debug_assert!(!(self.reads_lds || self.writes_lds) || lds.len() >= MIN_LDS);
         let vgpr = wave.vgpr.as_mut_ptr().cast::<u32>();
         let sgpr = wave.sgpr.as_mut_ptr();
         let scc = (&mut wave.scc as *mut bool).cast::<u8>();
@@ -147,12 +151,14 @@ impl Block {
         // `program::operands_valid`), lanes below 64, scalar registers
         // below `NUM_SGPRS` (`lower::readable_sgpr`), and SCC, into which
         // it stores 0 or 1, valid bools. All three pointers come from the
-        // `&mut Wave` held for the call, so nothing else aliases them. It
-        // only reads LDS, each load inside `lds` (an access not wholly
-        // below `lds.len()` reads at address 0 instead, and a block that
-        // loads runs only where `runs_in` saw at least `MIN_LDS` bytes,
-        // the widest access); the shared borrow keeps LDS unchanged.
-        unsafe { (self.entry)(vgpr, sgpr, scc, lds.as_ptr(), lds.len()) }
+        // `&mut Wave` held for the call, so nothing else aliases them. Its
+        // LDS accesses lie inside `lds`, which the `&mut` borrow makes its
+        // own for the call: a load not wholly below `lds.len()` reads at
+        // address 0 instead (a block that loads runs only where `runs_in`
+        // saw at least `MIN_LDS` bytes, the widest access), a window load
+        // starts at most 16 bytes before the end, and a store lane not
+        // wholly inside writes to a slot of the block's own stack frame.
+        unsafe { (self.entry)(vgpr, sgpr, scc, lds.as_mut_ptr(), lds.len()) }
     }
 }
 
@@ -225,6 +231,7 @@ impl Jit {
                         plan.mode_fields,
                         plan.vgprs(),
                         plan.reads_lds,
+                        plan.writes_lds,
                     ));
                 }
             }
@@ -233,7 +240,7 @@ impl Jit {
         module.finalize_definitions().ok()?;
         let mut starts = vec![NO_BLOCK; n];
         let mut blocks = Vec::with_capacity(ids.len());
-        for (start, id, len, mode_fields, vgprs, reads_lds) in ids {
+        for (start, id, len, mode_fields, vgprs, reads_lds, writes_lds) in ids {
             let code = module.get_finalized_function(id);
             // SAFETY: `code` is the finalized entry of a function defined
             // above with exactly `BlockFn`'s signature (five pointer-sized
@@ -247,6 +254,7 @@ impl Jit {
                 mode_fields,
                 vgprs,
                 reads_lds,
+                writes_lds,
             });
         }
         Some(Jit {
@@ -308,9 +316,16 @@ pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<u32, Trap
     let start = wave.pc;
     let rows = &block.vgprs;
     let before = Snapshot::of(wave, rows);
+    // A block that stores to LDS runs both tiers from the same LDS too.
+    let lds_before = block.writes_lds.then(|| env.lds.to_vec());
     let jit_next = block.run(wave, env.lds);
     let jitted = Snapshot::of(wave, rows);
     before.restore(wave, rows);
+    let lds_jitted = lds_before.map(|old| {
+        let new = env.lds.to_vec();
+        env.lds.copy_from_slice(&old);
+        new
+    });
     for _ in 0..block.len {
         let slot = env.program.slot_at(wave.pc);
         wave.pc = match (slot.exec)(wave, env, &slot.inst)? {
@@ -328,9 +343,24 @@ pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<u32, Trap
         };
     }
     let interpreted = Snapshot::of(wave, rows);
-    let diff = jitted.diff(&interpreted, rows, wave.lanes).or_else(|| {
-        (jit_next != wave.pc).then(|| format!("next slot: JIT {jit_next}, interpreter {}", wave.pc))
-    });
+    let lds_diff = || {
+        let jitted = lds_jitted.as_ref()?;
+        let at = jitted
+            .iter()
+            .zip(env.lds.iter())
+            .position(|(a, b)| a != b)?;
+        Some(format!(
+            "LDS byte {at:#x}: JIT {:#x}, interpreter {:#x}",
+            jitted[at], env.lds[at]
+        ))
+    };
+    let diff = jitted
+        .diff(&interpreted, rows, wave.lanes)
+        .or_else(lds_diff)
+        .or_else(|| {
+            (jit_next != wave.pc)
+                .then(|| format!("next slot: JIT {jit_next}, interpreter {}", wave.pc))
+        });
     match diff {
         None => Ok(wave.pc),
         Some(d) => Err(Trap::Other(format!(

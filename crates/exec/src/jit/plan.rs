@@ -5,12 +5,14 @@
 //! scalar ops before its vector ops (`super::emit`), the run also ends
 //! before any op that would read, as a scalar, a lane mask a vector compare
 //! of the block wrote, or would overwrite such a mask from the scalar side.
+//! LDS stores run after all of the block's other vector ops, so once a
+//! block holds one, it ends before the next vector op that is not one.
 
 use std::collections::BTreeSet;
 
 use softgpu_isa::{sreg, Format, Inst, Operand, Ty};
 
-use super::lower::{class_of, form_ok, uniform_src, Class, Cond, Scalar};
+use super::lower::{class_of, form_ok, uniform_src, Class, Cond, LdsShape, Scalar};
 use crate::program::Program;
 
 /// Most slots one block holds (bounds compile time and code size).
@@ -23,6 +25,8 @@ pub enum Step<'p> {
     Scalar(&'p Inst, Scalar),
     /// One vector op, or a VOPD's two halves (both read before either writes).
     Vector(Vec<(&'p Inst, Class)>),
+    /// An LDS store, run over the whole wave after every `Vector` step.
+    LdsStore(&'p Inst, LdsShape),
     Branch(Cond, u32),
 }
 
@@ -35,8 +39,10 @@ pub struct Plan<'p> {
     pub branch: Option<(Cond, u32)>,
     /// The MODE bits results depend on (`Class::mode_fields`).
     pub mode_fields: u32,
-    /// Whether the block loads from LDS (it never stores to it).
+    /// Whether the block loads from LDS.
     pub reads_lds: bool,
+    /// Whether the block stores to LDS.
+    pub writes_lds: bool,
 }
 
 impl Plan<'_> {
@@ -116,6 +122,7 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
     let mut branch = None;
     let mut mode_fields = 0;
     let mut reads_lds = false;
+    let mut writes_lds = false;
     let mut index = start;
     while (index as usize) < slots.len() && index - start < MAX_SLOTS {
         let slot = &slots[index as usize];
@@ -125,6 +132,11 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
         let Some(step) = step(program, index, &slot.inst, &mut masks) else {
             break;
         };
+        match step {
+            Step::LdsStore(..) => writes_lds = true,
+            Step::Vector(_) if writes_lds => break,
+            _ => {}
+        }
         if let Step::Vector(halves) = &step {
             mode_fields |= halves.iter().fold(0, |m, (_, c)| m | c.mode_fields());
             reads_lds |= halves.iter().any(|(_, c)| matches!(c, Class::LdsLoad(_)));
@@ -144,6 +156,7 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
         branch,
         mode_fields,
         reads_lds,
+        writes_lds,
     })
 }
 
@@ -161,6 +174,7 @@ fn step<'p>(program: &Program, index: u32, inst: &'p Inst, masks: &mut Masks) ->
             let ok = reads.chain(writes).all(|r| masks.scalar_ok(r));
             ok.then_some(Step::Scalar(inst, op))
         }
+        Class::LdsStore(shape) => Some(Step::LdsStore(inst, shape)),
         Class::Branch(cond) => {
             let target = program.branch_target(index, inst.imm as i16 as i32)?;
             let vcc_ok = match cond {

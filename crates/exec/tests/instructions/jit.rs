@@ -5,6 +5,7 @@
 //! ops (`v_add_co_u32`, `v_add_co_ci_u32`, …), 64-bit shifts, f64
 //! add/mul/fma/ldexp (SGPR-pair sources too), `v_mad_u64_u32`/`v_mad_i64_i32`,
 //! LDS loads (`ds_load_b32/b64/b128`, `ds_load_2addr*`, in and out of range),
+//! LDS stores (`ds_store_b32/b64/b128`, `ds_store_2addr*`),
 //! SALU
 //! with SCC, short forward branches) over a few registers, assembled by
 //! llvm-mc-19 and run from a random state — f32 specials (signed zeros,
@@ -136,7 +137,7 @@ fn instruction(rng: &mut Rng, wave64: bool) -> String {
     let c = rng.pick(V);
     let sd = rng.pick(S);
     let (sa, sb) = (rng.pick(S), rng.pick(S));
-    match rng.below(19) {
+    match rng.below(20) {
         0 => {
             let op = rng.pick(&["v_add_f32", "v_sub_f32", "v_subrev_f32", "v_mul_f32"]);
             format!("{op} {d}, {}, {b}", src(rng))
@@ -355,6 +356,32 @@ fn instruction(rng: &mut Rng, wave64: bool) -> String {
                 }
             }
         }
+        // LDS stores, addressed as the loads are: a block holds them only
+        // at its end, after its other vector ops; lanes out of range are
+        // discarded, lanes that overlap keep lane order.
+        18 => {
+            let a = rng.pick(V);
+            let off = rng.pick(&["0", "4", "60", "0xfff0", "0xfffc"]);
+            match rng.below(5) {
+                0 => format!("ds_store_b32 {a}, {b} offset:{off}"),
+                1 => format!("ds_store_b64 {a}, {} offset:{off}", rng.pick(PAIRS)),
+                2 => {
+                    let q = rng.pick(&["v[0:3]", "v[4:7]", "v[2:5]"]);
+                    format!("ds_store_b128 {a}, {q} offset:{off}")
+                }
+                3 => {
+                    let op = rng.pick(&["ds_store_2addr_b64", "ds_store_2addr_stride64_b64"]);
+                    let (o0, o1) = (rng.below(256), rng.below(256));
+                    let (x, y) = (rng.pick(PAIRS), rng.pick(PAIRS));
+                    format!("{op} {a}, {x}, {y} offset0:{o0} offset1:{o1}")
+                }
+                _ => {
+                    let op = rng.pick(&["ds_store_2addr_b32", "ds_store_2addr_stride64_b32"]);
+                    let (o0, o1) = (rng.below(256), [rng.below(256), 1, 4][rng.below(3)]);
+                    format!("{op} {a}, {b}, {c} offset0:{o0} offset1:{o1}")
+                }
+            }
+        }
         _ => {
             let x = rng.pick(&["v_dual_mul_f32", "v_dual_add_f32", "v_dual_sub_f32"]);
             let y = rng.pick(&["v_dual_add_nc_u32", "v_dual_and_b32", "v_dual_mov_b32"]);
@@ -527,6 +554,15 @@ fn lds_rows_and_broadcasts_match_interpreter() {
         "ds_load_2addr_b64 v[0:3], v7 offset0:1 offset1:7",
         "ds_load_b32 v0, v8 offset:3",
         "ds_load_2addr_b32 v[0:1], v8 offset0:0 offset1:255",
+        // Stores: a row is one vector store; two accesses that may
+        // overlap, a broadcast, and other layouts go lane by lane, in
+        // lane order.
+        "ds_store_b32 v6, v1 offset:4",
+        "ds_store_2addr_b32 v6, v1, v2 offset0:0 offset1:4",
+        "ds_store_2addr_b32 v6, v1, v2 offset0:0 offset1:1",
+        "ds_store_b32 v7, v1",
+        "ds_store_b64 v8, v[0:1] offset:2",
+        "ds_store_2addr_stride64_b64 v6, v[0:1], v[2:3] offset0:1 offset1:0",
     ];
     // Lane l's address in v8 from the base, by pattern.
     // The last puts a lane 13 bytes from the chunk's first, whose dword
@@ -574,6 +610,11 @@ fn lds_rows_and_broadcasts_match_interpreter() {
                 .for_each(|(v, l)| *v = base.saturating_sub(4) + pattern(l));
             w.sgpr[126] = exec;
             w.mode.bits = 0x3f0;
+            for (r, row) in w.vgpr.iter_mut().enumerate().take(4) {
+                row.iter_mut()
+                    .zip(0..)
+                    .for_each(|(v, l)| *v = (r as u32) << 24 | l);
+            }
             if let Err(e) = bench.run(&code, 100) {
                 failures.push(format!("{load} at {base:#x}, EXEC {exec:#x}: {e}"));
             }
