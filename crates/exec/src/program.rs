@@ -283,6 +283,17 @@ impl Program {
             .as_ref()
     }
 
+    /// Every slot a wave may start at: each kernel's entry and each
+    /// function symbol's, in order.
+    pub fn entry_points(&self) -> Vec<u32> {
+        let mut all: Vec<u32> = (self.units.iter())
+            .flat_map(|u| u.roots.iter().copied())
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
+
     /// Every slot (for disassembly and tests).
     pub fn slots(&self) -> &[Slot] {
         &self.slots

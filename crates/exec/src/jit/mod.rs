@@ -507,7 +507,10 @@ fn reachable(program: &Program, roots: &[u32]) -> Vec<bool> {
 /// each slot that cannot end or sit inside one, plus one at every branch
 /// target. A wave continues past the scheduling hints folded into the slot
 /// it ran (`hints_after`), so a block there starts after them: one
-/// starting at the hints would never be entered.
+/// starting at the hints would never be entered; but a wave starts at an
+/// entry point (a kernel's or a function's, whose first slot may be a
+/// hint folded into the end of the code before it), so the sweep stops
+/// there, and every unit compiles the same block for the same code.
 fn blocks<'p>(
     program: &'p Program,
     reach: &[bool],
@@ -515,6 +518,7 @@ fn blocks<'p>(
 ) -> std::collections::BTreeMap<u32, plan::Plan<'p>> {
     let slots = program.slots();
     let n = slots.len() as u32;
+    let entries = program.entry_points();
     let mut blocks = std::collections::BTreeMap::new();
     let mut i = 0;
     while i < n {
@@ -527,7 +531,11 @@ fn blocks<'p>(
                 i = p.fallthrough;
                 blocks.insert(i - p.len(), p);
             }
-            None => i += 1 + slots[i as usize].hints_after,
+            None => {
+                let past = i + 1 + slots[i as usize].hints_after;
+                let entry = entries.iter().find(|&&e| e > i && e < past);
+                i = entry.copied().unwrap_or(past);
+            }
         }
     }
     for (i, slot) in program.slots().iter().enumerate() {
