@@ -374,20 +374,9 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 .ins()
                 .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, self.scalar_len, bytes);
         let inside = self.b.ins().band(fits, big);
+        let bail = self.bail_block();
         let go = self.b.create_block();
-        let (bail, first) = match self.bail {
-            Some(bail) => (bail, false),
-            None => (self.b.create_block(), true),
-        };
         self.b.ins().brif(inside, go, &[], bail, &[]);
-        if first {
-            // The exit is filled once, here, where the block before it is
-            // complete; it is sealed when the whole block is.
-            self.b.switch_to_block(bail);
-            let code = self.b.ins().iconst(I32, super::BAIL as i64);
-            self.b.ins().return_(&[code]);
-            self.bail = Some(bail);
-        }
         self.b.switch_to_block(go);
         self.b.seal_block(go);
         let Operand::Sgpr(dst) = inst.dst[0] else {
@@ -397,6 +386,21 @@ impl<'a, 'b> Emitter<'a, 'b> {
             let v = self.b.ins().load(I32, self.flags, addr, 4 * k as i32);
             self.write_sgpr(dst.wrapping_add(k), v);
         }
+    }
+
+    /// The block's bail exit, made on first use.
+    fn bail_block(&mut self) -> cranelift_codegen::ir::Block {
+        if let Some(b) = self.bail {
+            return b;
+        }
+        let here = self.b.current_block().expect("emitting into a block");
+        let bail = self.b.create_block();
+        self.b.switch_to_block(bail);
+        let code = self.b.ins().iconst(I32, super::BAIL as i64);
+        self.b.ins().return_(&[code]);
+        self.b.switch_to_block(here);
+        self.bail = Some(bail);
+        bail
     }
 
     fn write_sgpr(&mut self, r: u8, v: Value) {

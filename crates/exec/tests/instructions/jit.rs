@@ -667,7 +667,7 @@ fn scalar_loads_run_in_blocks_only_inside_their_window() {
     let mut bench = Bench::new("gfx1100").expect("bench");
     bench.jit = JitMode::Verify;
     let data: Vec<u8> = (0..8192u32)
-        .flat_map(|k| k.wrapping_mul(0x0101_0101).to_le_bytes())
+        .flat_map(|k| (k * 0x01010101).to_le_bytes())
         .collect();
     bench.write_buffer(&data).expect("buffer");
     let buffer = bench.buffer();
