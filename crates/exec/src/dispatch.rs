@@ -36,9 +36,6 @@ pub struct DispatchStats {
     pub threads: u64,
     pub waves: u64,
     pub seconds: f64,
-    /// Times a JIT block left at a scalar load outside the kernel
-    /// arguments, for the interpreter to run its slots.
-    pub jit_exits: u64,
 }
 
 /// Everything fixed for the dispatch, shared by all workers.
@@ -143,7 +140,6 @@ impl Totals {
         self.stats.wave_instructions += worker.stats.wave_instructions;
         self.stats.lane_instructions += worker.stats.lane_instructions;
         self.stats.waves += worker.stats.waves;
-        self.stats.jit_exits += worker.stats.jit_exits;
         for (total, own) in self.counts.iter_mut().zip(&worker.counts) {
             total.add(*own);
         }
@@ -176,8 +172,6 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
     let jit = plan
         .jit
         .blocks(plan.program, plan.entry()?, plan.lanes() == 64);
-    let mem = crate::arena::Memory::new(plan.arena, plan.epoch);
-    let scalars = crate::jit::ScalarWindow::at(plan.arena, &mem, plan.kernarg);
     // A grid-wide barrier needs every workgroup running at once: one host
     // thread each (see `crate::gws`).
     let threads = if plan.program.uses_gws {
@@ -217,7 +211,6 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
                 watch: &watch,
                 sanitize: sanitize.as_ref(),
                 jit,
-                scalars,
             };
             if let Err(halt) = worker.run_workgroup::<PROFILE>(&shared, group, &mut meter) {
                 if let Halt::Fault(f) = halt {
@@ -272,8 +265,6 @@ struct Shared<'a> {
     /// The memory sanitizers' dispatch state, when one is on.
     sanitize: Option<&'a crate::sanitize::Dispatch>,
     jit: Option<crate::jit::Tier<'a>>,
-    /// The kernel arguments, which blocks may read scalars from.
-    scalars: crate::jit::ScalarWindow<'a>,
 }
 
 /// Why a worker left a workgroup unfinished.
@@ -422,7 +413,6 @@ impl Worker {
                     .sanitize
                     .map(|s| s.workgroup(&mut self.shadow, plan, group.id)),
                 jit: shared.jit,
-                scalars: shared.scalars,
             },
             stats: &mut self.stats,
             counts: &mut self.counts,
@@ -700,25 +690,18 @@ pub(crate) fn run_wave<const PROFILE: bool>(
                 && block.runs_under(wave.mode.bits)
                 && block.runs_in(env)
             {
-                // EXEC is fixed inside a block.
                 let active = wave.exec().count_ones() as u64;
-                let start = wave.pc;
-                let next = if verify {
+                if PROFILE {
+                    count_slots(counts, wave.pc as usize, block.len as usize, active);
+                }
+                lanes += active * block.len as u64;
+                retired += block.len as u64;
+                wave.pc = if verify {
                     crate::jit::verify(block, wave, env)?
                 } else {
-                    block.run(wave, env.lds, env.scalars)
+                    block.run(wave, env.lds)
                 };
-                // A block that left early changed nothing: interpret.
-                if let Some(next) = next {
-                    if PROFILE {
-                        count_slots(counts, start as usize, block.len as usize, active);
-                    }
-                    lanes += active * block.len as u64;
-                    retired += block.len as u64;
-                    wave.pc = next;
-                    continue;
-                }
-                stats.jit_exits += 1;
+                continue;
             }
         }
         let slot = program.slot_at(wave.pc);

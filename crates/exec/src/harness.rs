@@ -47,9 +47,6 @@ pub struct Bench {
     pub jit: crate::jit::JitMode,
     /// Blocks the JIT compiled for the last snippet run.
     pub jit_blocks: usize,
-    /// Times a block of the last snippet run left early for the
-    /// interpreter (a scalar load outside the test buffer's first 4 KiB).
-    pub jit_exits: u64,
 }
 
 /// Why a snippet did not run to its end.
@@ -90,7 +87,6 @@ impl Bench {
             tmp: Box::default(),
             jit: crate::jit::JitMode::from_env().map_err(BenchError::Config)?,
             jit_blocks: 0,
-            jit_exits: 0,
         })
     }
 
@@ -157,10 +153,8 @@ impl Bench {
         let gws = crate::gws::Gws::new(&watch);
         let jit = self.jit.blocks(&program, 0, wave.lanes == 64);
         self.jit_blocks = jit.map_or(0, |tier| tier.block_count());
-        let mem = crate::arena::Memory::new(&self.arena, None);
         let mut env = Env {
-            scalars: crate::jit::ScalarWindow::at(&self.arena, &mem, self.buffer),
-            mem,
+            mem: crate::arena::Memory::new(&self.arena, None),
             lds: &mut self.lds,
             program: &program,
             tmp: &mut self.tmp,
@@ -168,7 +162,7 @@ impl Bench {
             sanitizer: None,
             jit,
         };
-        let mut stats = crate::dispatch::DispatchStats::default();
+        let mut stats = Default::default();
         loop {
             let step = if wave.retired >= budget {
                 Err(Trap::Budget(budget))
@@ -176,7 +170,6 @@ impl Bench {
                 let turn = QUANTUM.min(budget - wave.retired);
                 run_wave::<false>(wave, &mut env, turn, &mut stats, &mut [])
             };
-            self.jit_exits = stats.jit_exits;
             match step {
                 Ok(Stop::End) => return Ok(wave.retired),
                 Ok(Stop::Barrier | Stop::Yield) => wave.at_barrier = false,

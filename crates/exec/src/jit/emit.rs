@@ -162,13 +162,6 @@ pub struct Emitter<'a, 'b> {
     /// 16 bytes of the block's stack frame that a store lane out of range
     /// or off writes instead of LDS, so a store needs no branch per lane.
     lds_discard: Option<Value>,
-    /// The device memory scalar loads read directly: its start and length
-    /// (at least 64 bytes, or 0).
-    scalar_lo: Value,
-    scalar_len: Value,
-    /// The exit a scalar load outside that memory takes: it returns
-    /// [`super::BAIL`], the block having changed nothing.
-    bail: Option<cranelift_codegen::ir::Block>,
 }
 
 /// A chunk's four LDS addresses as offsets into one 16-byte window at lane
@@ -192,14 +185,10 @@ struct LdsLayout {
 }
 
 impl<'a, 'b> Emitter<'a, 'b> {
-    /// `params`: the block function's `(vgpr, sgpr, scc, lds, lds_len,
-    /// scalar_lo, scalar_len)`.
-    pub fn new(b: &'a mut FunctionBuilder<'b>, params: [Value; 7], wave64: bool) -> Self {
+    /// `params`: the block function's `(vgpr, sgpr, scc, lds, lds_len)`.
+    pub fn new(b: &'a mut FunctionBuilder<'b>, params: [Value; 5], wave64: bool) -> Self {
         Emitter {
             b,
-            scalar_lo: params[5],
-            scalar_len: params[6],
-            bail: None,
             vgpr: params[0],
             sgpr: params[1],
             scc_ptr: params[2],
@@ -247,9 +236,6 @@ impl<'a, 'b> Emitter<'a, 'b> {
             }
         }
         self.store_scalars();
-        if let Some(bail) = self.bail {
-            self.b.seal_block(bail);
-        }
         let exec = self.exec_mask();
         let mut vcc = None;
         for (&dst, &k) in &final_mask_writers(&groups) {
@@ -273,7 +259,6 @@ impl<'a, 'b> Emitter<'a, 'b> {
             match *step {
                 Step::Hint | Step::Branch(..) | Step::LdsStore(..) => {}
                 Step::Scalar(inst, op) => self.scalar(inst, op),
-                Step::ScalarLoad(inst, dwords) => self.scalar_load(inst, dwords),
                 Step::Vector(ref halves) => {
                     let mut group = Vec::new();
                     for &(inst, class) in halves {
@@ -341,66 +326,6 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let v = self.b.ins().load(I32, self.flags, self.sgpr, 4 * r as i32);
         self.sgprs.insert(r, v);
         v
-    }
-
-    /// `s_load_b*` (as `ops::smem` computes it: base + offset + SOFFSET,
-    /// the low two bits cleared), read straight from device memory when all
-    /// its dwords lie in the block's scalar window; otherwise the block
-    /// leaves through the bail exit. Nothing is stored before the scalar
-    /// phase ends, so leaving there changes nothing and the interpreter
-    /// runs the load, which faults or reads as the rules say.
-    fn scalar_load(&mut self, inst: &Inst, dwords: u8) {
-        let Operand::Sgpr(base) = inst.src[0] else {
-            unreachable!("form_ok: the base is an SGPR pair")
-        };
-        let lo = self.read_sgpr(base);
-        let hi = self.read_sgpr(base.wrapping_add(1));
-        let lo = self.b.ins().uextend(I64, lo);
-        let hi = self.b.ins().uextend(I64, hi);
-        let hi = self.b.ins().ishl_imm_u(hi, 32);
-        let addr = self.b.ins().bor(lo, hi);
-        let addr = self.b.ins().iadd_imm_s(addr, inst.imm as i64);
-        let soffset = self.scalar_src(inst.src[1]);
-        let soffset = self.b.ins().uextend(I64, soffset);
-        let addr = self.b.ins().iadd(addr, soffset);
-        let addr = self.b.ins().band_imm_u(addr, !3);
-        // Inside when `addr - lo <= len - bytes` and `len >= bytes`.
-        let bytes = 4 * dwords as i64;
-        let off = self.b.ins().isub(addr, self.scalar_lo);
-        let room = self.b.ins().iadd_imm_s(self.scalar_len, -bytes);
-        let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, off, room);
-        let big =
-            self.b
-                .ins()
-                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, self.scalar_len, bytes);
-        let inside = self.b.ins().band(fits, big);
-        let bail = self.bail_block();
-        let go = self.b.create_block();
-        self.b.ins().brif(inside, go, &[], bail, &[]);
-        self.b.switch_to_block(go);
-        self.b.seal_block(go);
-        let Operand::Sgpr(dst) = inst.dst[0] else {
-            unreachable!("form_ok: the result is SGPRs")
-        };
-        for k in 0..dwords {
-            let v = self.b.ins().load(I32, self.flags, addr, 4 * k as i32);
-            self.write_sgpr(dst.wrapping_add(k), v);
-        }
-    }
-
-    /// The block's bail exit, made on first use.
-    fn bail_block(&mut self) -> cranelift_codegen::ir::Block {
-        if let Some(b) = self.bail {
-            return b;
-        }
-        let here = self.b.current_block().expect("emitting into a block");
-        let bail = self.b.create_block();
-        self.b.switch_to_block(bail);
-        let code = self.b.ins().iconst(I32, super::BAIL as i64);
-        self.b.ins().return_(&[code]);
-        self.b.switch_to_block(here);
-        self.bail = Some(bail);
-        bail
     }
 
     fn write_sgpr(&mut self, r: u8, v: Value) {

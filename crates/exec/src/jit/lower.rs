@@ -197,13 +197,6 @@ pub enum Class {
     /// Stores run after the block's other vector ops, so the planner puts
     /// them only at a block's end.
     LdsStore(LdsShape),
-    /// `s_load_b32`…`s_load_b512`: `dwords` from device memory at an SGPR
-    /// pair plus offsets, into SGPRs, in the scalar phase; a block whose
-    /// load falls outside the memory it was given to read directly (the
-    /// dispatch's kernel arguments) leaves before changing anything.
-    ScalarLoad {
-        dwords: u8,
-    },
     Scalar(Scalar),
     Branch(Cond),
 }
@@ -386,11 +379,6 @@ pub fn class_of(op: Op) -> Option<Class> {
             dwords: 2,
             stride64: true,
         }),
-        Op::S_LOAD_B32 => Some(Class::ScalarLoad { dwords: 1 }),
-        Op::S_LOAD_B64 => Some(Class::ScalarLoad { dwords: 2 }),
-        Op::S_LOAD_B128 => Some(Class::ScalarLoad { dwords: 4 }),
-        Op::S_LOAD_B256 => Some(Class::ScalarLoad { dwords: 8 }),
-        Op::S_LOAD_B512 => Some(Class::ScalarLoad { dwords: 16 }),
         Op::S_MOV_B32 => scalar(S::Mov),
         Op::S_MOVK_I32 => scalar(S::Movk),
         Op::S_ADD_U32 => scalar(S::AddU),
@@ -503,19 +491,6 @@ pub fn form_ok(inst: &Inst, class: Class) -> bool {
                 && matches!(inst.dst[0], Operand::Vgpr(_))
                 && inst.flags & softgpu_isa::flags::GDS == 0
                 && inst.src[1..] == [Operand::None; 3]
-                && inst.dst[1] == Operand::None
-        }
-        Class::ScalarLoad { dwords } => {
-            // The base an SGPR pair, the result SGPRs all writable.
-            let base_ok = matches!(inst.src[0], Operand::Sgpr(r) if pair_src_ok(Operand::Sgpr(r)));
-            let dst_ok = match inst.dst[0] {
-                Operand::Sgpr(r) => (0..dwords).all(|k| writable_sgpr(r.wrapping_add(k))),
-                _ => false,
-            };
-            base_ok
-                && dst_ok
-                && scalar_src_ok(inst.src[1])
-                && inst.src[2..] == [Operand::None; 2]
                 && inst.dst[1] == Operand::None
         }
         Class::LdsStore(shape) => {

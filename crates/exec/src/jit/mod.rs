@@ -102,51 +102,8 @@ impl<'a> Tier<'a> {
 /// interpreter runs the block's instructions.
 const MODE_DEFAULT: u32 = 0xf0;
 
-/// A compiled block: `(vgpr, sgpr, scc, lds, lds_len, scalar_lo,
-/// scalar_len) -> next slot index`, or [`BAIL`].
-type BlockFn = unsafe extern "C" fn(*mut u32, *mut u32, *mut u8, *mut u8, usize, u64, u64) -> u32;
-
-/// What a block returns when a scalar load of it falls outside its scalar
-/// window: it changed nothing, and the interpreter runs its slots.
-const BAIL: u32 = u32::MAX;
-
-/// Device memory a dispatch's blocks may read scalars from directly: its
-/// start and length (0: none). It borrows the arena it was found in, so
-/// the memory stays mapped while it exists.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ScalarWindow<'a> {
-    start: u64,
-    len: u64,
-    arena: std::marker::PhantomData<&'a crate::arena::Arena>,
-}
-
-impl<'a> ScalarWindow<'a> {
-    /// The 4 KiB from `addr` (a dispatch's kernel arguments, which every
-    /// wave reads with `s_load`), cut at the end of its allocation, when
-    /// every byte of it may be read now (`Memory::window`: allocated,
-    /// readable, not reallocated since the dispatch was queued); none when
-    /// that is not so or is less than the widest load, 64 bytes. The
-    /// arguments are read-only to kernels and stay allocated while their
-    /// dispatch runs.
-    pub fn at(
-        arena: &'a crate::arena::Arena,
-        mem: &crate::arena::Memory,
-        addr: u64,
-    ) -> ScalarWindow<'a> {
-        let Some((start, len)) = arena.allocation_of(addr) else {
-            return ScalarWindow::default();
-        };
-        let end = start.saturating_add(len).min(addr.saturating_add(4096));
-        match mem.window(addr, end, false) {
-            Some(_) if end - addr >= 64 => ScalarWindow {
-                start: addr,
-                len: end - addr,
-                arena: std::marker::PhantomData,
-            },
-            _ => ScalarWindow::default(),
-        }
-    }
-}
+/// A compiled block: `(vgpr, sgpr, scc, lds, lds_len) -> next slot index`.
+type BlockFn = unsafe extern "C" fn(*mut u32, *mut u32, *mut u8, *mut u8, usize) -> u32;
 
 /// One compiled block.
 pub struct Block {
@@ -161,8 +118,6 @@ pub struct Block {
     reads_lds: bool,
     /// Whether the block stores to LDS.
     writes_lds: bool,
-    /// Whether the block loads scalars from device memory.
-    loads_scalars: bool,
 }
 
 impl Block {
@@ -179,22 +134,17 @@ impl Block {
     #[inline(always)]
     pub fn runs_in(&self, env: &Env) -> bool {
         let lds = self.reads_lds || self.writes_lds;
-        let lds_ok = !lds || env.lds.len() >= MIN_LDS;
-        // The sanitizers see memory accesses only in the interpreter.
-        lds_ok && (!(lds || self.loads_scalars) || env.sanitizer.is_none())
+        !lds || (env.lds.len() >= MIN_LDS && env.sanitizer.is_none())
     }
 
-    /// Runs the block on `wave` with the workgroup's `lds` and the
-    /// dispatch's scalar window; returns the slot index to continue at, or
-    /// `None`, having changed nothing, when a scalar load falls outside
-    /// the window.
+    /// Runs the block on `wave` with the workgroup's `lds`; returns the
+    /// slot index to continue at.
     #[inline(always)]
-    pub fn run(&self, wave: &mut Wave, lds: &mut [u8], scalars: ScalarWindow<'_>) -> Option<u32> {
+    pub fn run(&self, wave: &mut Wave, lds: &mut [u8]) -> u32 {
         debug_assert!(!(self.reads_lds || self.writes_lds) || lds.len() >= MIN_LDS);
         let vgpr = wave.vgpr.as_mut_ptr().cast::<u32>();
         let sgpr = wave.sgpr.as_mut_ptr();
         let scc = (&mut wave.scc as *mut bool).cast::<u8>();
-        let (lo, len) = (scalars.start, scalars.len);
         // SAFETY: the block was compiled from this program for this wave
         // size. Its code reads and writes only: VGPR rows below
         // `NUM_VGPRS` (each operand's row was range-checked at decode,
@@ -207,13 +157,8 @@ impl Block {
         // address 0 instead (a block that loads runs only where `runs_in`
         // saw at least `MIN_LDS` bytes, the widest access), a window load
         // starts at most 16 bytes before the end, and a store lane not
-        // wholly inside writes to a slot of the block's own stack frame. A
-        // scalar load reads device memory only inside `scalars`, which
-        // `ScalarWindow::at` found inside the arena's mapping (device
-        // addresses are host addresses), mapped while the window borrows
-        // the arena, and leaves otherwise.
-        let next = unsafe { (self.entry)(vgpr, sgpr, scc, lds.as_mut_ptr(), lds.len(), lo, len) };
-        (next != BAIL).then_some(next)
+        // wholly inside writes to a slot of the block's own stack frame.
+        unsafe { (self.entry)(vgpr, sgpr, scc, lds.as_mut_ptr(), lds.len()) }
     }
 }
 
@@ -260,8 +205,6 @@ impl Jit {
             let ptr = target.pointer_type();
             let sig = &mut ctx.func.signature;
             sig.params.extend([AbiParam::new(ptr); 5]);
-            sig.params
-                .extend([AbiParam::new(cranelift_codegen::ir::types::I64); 2]);
             sig.returns.push(AbiParam::new(I32));
             ctx.func.name = UserFuncName::user(0, start);
             {
@@ -271,7 +214,7 @@ impl Jit {
                 b.switch_to_block(entry);
                 b.seal_block(entry);
                 let p = b.block_params(entry);
-                let params = [p[0], p[1], p[2], p[3], p[4], p[5], p[6]];
+                let params = [p[0], p[1], p[2], p[3], p[4]];
                 let next = emit::Emitter::new(&mut b, params, wave64).block(&plan);
                 b.ins().return_(&[next]);
                 b.finalize(target);
@@ -289,7 +232,6 @@ impl Jit {
                         plan.vgprs(),
                         plan.reads_lds,
                         plan.writes_lds,
-                        plan.loads_scalars,
                     ));
                 }
             }
@@ -298,12 +240,12 @@ impl Jit {
         module.finalize_definitions().ok()?;
         let mut starts = vec![NO_BLOCK; n];
         let mut blocks = Vec::with_capacity(ids.len());
-        for (start, id, len, mode_fields, vgprs, reads_lds, writes_lds, loads_scalars) in ids {
+        for (start, id, len, mode_fields, vgprs, reads_lds, writes_lds) in ids {
             let code = module.get_finalized_function(id);
             // SAFETY: `code` is the finalized entry of a function defined
             // above with exactly `BlockFn`'s signature (five pointer-sized
-            // values and two u64s in, an i32 out) in the host's default
-            // calling convention, which is `extern "C"`.
+            // values in, an i32 out) in the host's default calling
+            // convention, which is `extern "C"`.
             let entry = unsafe { std::mem::transmute::<*const u8, BlockFn>(code) };
             starts[start as usize] = blocks.len() as u32;
             blocks.push(Block {
@@ -313,7 +255,6 @@ impl Jit {
                 vgprs,
                 reads_lds,
                 writes_lds,
-                loads_scalars,
             });
         }
         Some(Jit {
@@ -370,37 +311,14 @@ impl Snapshot {
 }
 
 /// Runs `block` in both tiers from the wave's state (see
-/// [`JitMode::Verify`]); returns the slot to continue at, or `None` when
-/// the block left at a scalar load outside its window (having changed
-/// nothing, which is checked too) and the interpreter is to run it.
-pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<Option<u32>, Trap> {
+/// [`JitMode::Verify`]); returns the slot to continue at.
+pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<u32, Trap> {
     let start = wave.pc;
     let rows = &block.vgprs;
     let before = Snapshot::of(wave, rows);
     // A block that stores to LDS runs both tiers from the same LDS too.
     let lds_before = block.writes_lds.then(|| env.lds.to_vec());
-    let disagree = |d: String, env: &Env| {
-        Trap::Other(format!(
-            "the JIT and the interpreter disagree on the block of {} slots at {:#x} ({}): {d}",
-            block.len,
-            env.program.slots()[start as usize].offset,
-            env.program.text_of(start),
-        ))
-    };
-    let Some(jit_next) = block.run(wave, env.lds, env.scalars) else {
-        let after = Snapshot::of(wave, rows);
-        let changed = after.diff(&before, rows, wave.lanes).or_else(|| {
-            let lds = lds_before.as_ref()?;
-            (lds[..] != env.lds[..]).then(|| "LDS".to_string())
-        });
-        return match changed {
-            None => Ok(None),
-            Some(d) => Err(disagree(
-                format!("the block left early but changed {d}"),
-                env,
-            )),
-        };
-    };
+    let jit_next = block.run(wave, env.lds);
     let jitted = Snapshot::of(wave, rows);
     before.restore(wave, rows);
     let lds_jitted = lds_before.map(|old| {
@@ -444,8 +362,13 @@ pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<Option<u3
                 .then(|| format!("next slot: JIT {jit_next}, interpreter {}", wave.pc))
         });
     match diff {
-        None => Ok(Some(wave.pc)),
-        Some(d) => Err(disagree(d, env)),
+        None => Ok(wave.pc),
+        Some(d) => Err(Trap::Other(format!(
+            "the JIT and the interpreter disagree on the block of {} slots at {:#x} ({}): {d}",
+            block.len,
+            env.program.slots()[start as usize].offset,
+            env.program.text_of(start),
+        ))),
     }
 }
 

@@ -25,8 +25,6 @@ pub enum Step<'p> {
     Scalar(&'p Inst, Scalar),
     /// One vector op, or a VOPD's two halves (both read before either writes).
     Vector(Vec<(&'p Inst, Class)>),
-    /// A scalar load from memory the block may read directly.
-    ScalarLoad(&'p Inst, u8),
     /// An LDS store, run over the whole wave after every `Vector` step.
     LdsStore(&'p Inst, LdsShape),
     Branch(Cond, u32),
@@ -45,8 +43,6 @@ pub struct Plan<'p> {
     pub reads_lds: bool,
     /// Whether the block stores to LDS.
     pub writes_lds: bool,
-    /// Whether the block loads scalars from device memory.
-    pub loads_scalars: bool,
 }
 
 impl Plan<'_> {
@@ -127,7 +123,6 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
     let mut mode_fields = 0;
     let mut reads_lds = false;
     let mut writes_lds = false;
-    let mut loads_scalars = false;
     let mut index = start;
     while (index as usize) < slots.len() && index - start < MAX_SLOTS {
         let slot = &slots[index as usize];
@@ -139,7 +134,6 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
         };
         match step {
             Step::LdsStore(..) => writes_lds = true,
-            Step::ScalarLoad(..) => loads_scalars = true,
             Step::Vector(_) if writes_lds => break,
             _ => {}
         }
@@ -163,7 +157,6 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
         mode_fields,
         reads_lds,
         writes_lds,
-        loads_scalars,
     })
 }
 
@@ -182,15 +175,6 @@ fn step<'p>(program: &Program, index: u32, inst: &'p Inst, masks: &mut Masks) ->
             ok.then_some(Step::Scalar(inst, op))
         }
         Class::LdsStore(shape) => Some(Step::LdsStore(inst, shape)),
-        Class::ScalarLoad { dwords } => {
-            let base = sgpr(inst.src[0]).map(|r| [r, r.wrapping_add(1)]);
-            let reads = base.into_iter().flatten().chain(sgpr(inst.src[1]));
-            let writes = sgpr(inst.dst[0])
-                .into_iter()
-                .flat_map(|r| (0..dwords).map(move |k| r.wrapping_add(k)));
-            let ok = reads.chain(writes).all(|r| masks.scalar_ok(r));
-            ok.then_some(Step::ScalarLoad(inst, dwords))
-        }
         Class::Branch(cond) => {
             let target = program.branch_target(index, inst.imm as i16 as i32)?;
             let vcc_ok = match cond {

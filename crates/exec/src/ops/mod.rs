@@ -115,8 +115,6 @@ pub struct Env<'a> {
     pub sanitizer: Option<crate::sanitize::Sanitizer<'a>>,
     /// The program's JIT blocks for this wave size, if the JIT is on.
     pub jit: Option<crate::jit::Tier<'a>>,
-    /// The device memory JIT blocks may read scalars from directly.
-    pub scalars: crate::jit::ScalarWindow<'a>,
 }
 
 /// Per-worker lane buffers for operand fetch and results.
