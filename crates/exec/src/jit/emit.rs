@@ -728,9 +728,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
         if let Some(&w) = self.lds_windows.get(&addr) {
             return w;
         }
-        let a0 = self.b.ins().extractlane(addr, 0);
-        let splat = self.b.ins().splat(I32X4, a0);
-        let rel = self.b.ins().isub(addr, splat);
+        let (a0, _, rel) = self.lane0_offsets(addr);
         let most = self.splat_const(12);
         let outside = self.b.ins().icmp(IntCC::UnsignedGreaterThan, rel, most);
         // Bytes rel, rel+1, rel+2, rel+3 of the window, little-endian.
@@ -745,6 +743,15 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let w = LdsWindow { a0, index };
         self.lds_windows.insert(addr, w);
         w
+    }
+
+    /// Lane 0's address in a chunk's LDS address vector, its splat, and
+    /// each lane's offset from it (wrapping).
+    fn lane0_offsets(&mut self, addr: Value) -> (Value, Value, Value) {
+        let a0 = self.b.ins().extractlane(addr, 0);
+        let splat = self.b.ins().splat(I32X4, a0);
+        let rel = self.b.ins().isub(addr, splat);
+        (a0, splat, rel)
     }
 
     /// Puts the whole chunk in doubt if the I8 `flag` is set.
@@ -766,9 +773,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
         if let Some(&layout) = self.lds_layouts.get(&addr) {
             return layout;
         }
-        let a0 = self.b.ins().extractlane(addr, 0);
-        let splat = self.b.ins().splat(I32X4, a0);
-        let rel = self.b.ins().isub(addr, splat);
+        let (a0, splat, rel) = self.lane0_offsets(addr);
         let steps = self.vconst([0, 4, 8, 12]);
         let row = self.b.ins().icmp(IntCC::Equal, rel, steps);
         let row = self.b.ins().vall_true(row);

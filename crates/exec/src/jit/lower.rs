@@ -107,6 +107,14 @@ pub enum LdsShape {
 }
 
 impl LdsShape {
+    const fn one(dwords: u8) -> LdsShape {
+        LdsShape::One { dwords }
+    }
+
+    const fn two(dwords: u8, stride64: bool) -> LdsShape {
+        LdsShape::Two { dwords, stride64 }
+    }
+
     /// Dwords per access.
     pub fn dwords(self) -> usize {
         match self {
@@ -339,46 +347,22 @@ pub fn class_of(op: Op) -> Option<Class> {
         Op::V_CMP_LE_U32 => icmp(IntCC::UnsignedLessThanOrEqual),
         Op::V_CMP_GT_U32 => icmp(IntCC::UnsignedGreaterThan),
         Op::V_CMP_GE_U32 => icmp(IntCC::UnsignedGreaterThanOrEqual),
-        Op::DS_LOAD_B32 => lds(LdsShape::One { dwords: 1 }),
-        Op::DS_LOAD_B64 => lds(LdsShape::One { dwords: 2 }),
-        Op::DS_LOAD_B96 => lds(LdsShape::One { dwords: 3 }),
-        Op::DS_LOAD_B128 => lds(LdsShape::One { dwords: 4 }),
-        Op::DS_LOAD_2ADDR_B32 => lds(LdsShape::Two {
-            dwords: 1,
-            stride64: false,
-        }),
-        Op::DS_LOAD_2ADDR_STRIDE64_B32 => lds(LdsShape::Two {
-            dwords: 1,
-            stride64: true,
-        }),
-        Op::DS_LOAD_2ADDR_B64 => lds(LdsShape::Two {
-            dwords: 2,
-            stride64: false,
-        }),
-        Op::DS_LOAD_2ADDR_STRIDE64_B64 => lds(LdsShape::Two {
-            dwords: 2,
-            stride64: true,
-        }),
-        Op::DS_STORE_B32 => lds_store(LdsShape::One { dwords: 1 }),
-        Op::DS_STORE_B64 => lds_store(LdsShape::One { dwords: 2 }),
-        Op::DS_STORE_B96 => lds_store(LdsShape::One { dwords: 3 }),
-        Op::DS_STORE_B128 => lds_store(LdsShape::One { dwords: 4 }),
-        Op::DS_STORE_2ADDR_B32 => lds_store(LdsShape::Two {
-            dwords: 1,
-            stride64: false,
-        }),
-        Op::DS_STORE_2ADDR_STRIDE64_B32 => lds_store(LdsShape::Two {
-            dwords: 1,
-            stride64: true,
-        }),
-        Op::DS_STORE_2ADDR_B64 => lds_store(LdsShape::Two {
-            dwords: 2,
-            stride64: false,
-        }),
-        Op::DS_STORE_2ADDR_STRIDE64_B64 => lds_store(LdsShape::Two {
-            dwords: 2,
-            stride64: true,
-        }),
+        Op::DS_LOAD_B32 => lds(LdsShape::one(1)),
+        Op::DS_LOAD_B64 => lds(LdsShape::one(2)),
+        Op::DS_LOAD_B96 => lds(LdsShape::one(3)),
+        Op::DS_LOAD_B128 => lds(LdsShape::one(4)),
+        Op::DS_LOAD_2ADDR_B32 => lds(LdsShape::two(1, false)),
+        Op::DS_LOAD_2ADDR_STRIDE64_B32 => lds(LdsShape::two(1, true)),
+        Op::DS_LOAD_2ADDR_B64 => lds(LdsShape::two(2, false)),
+        Op::DS_LOAD_2ADDR_STRIDE64_B64 => lds(LdsShape::two(2, true)),
+        Op::DS_STORE_B32 => lds_store(LdsShape::one(1)),
+        Op::DS_STORE_B64 => lds_store(LdsShape::one(2)),
+        Op::DS_STORE_B96 => lds_store(LdsShape::one(3)),
+        Op::DS_STORE_B128 => lds_store(LdsShape::one(4)),
+        Op::DS_STORE_2ADDR_B32 => lds_store(LdsShape::two(1, false)),
+        Op::DS_STORE_2ADDR_STRIDE64_B32 => lds_store(LdsShape::two(1, true)),
+        Op::DS_STORE_2ADDR_B64 => lds_store(LdsShape::two(2, false)),
+        Op::DS_STORE_2ADDR_STRIDE64_B64 => lds_store(LdsShape::two(2, true)),
         Op::S_MOV_B32 => scalar(S::Mov),
         Op::S_MOVK_I32 => scalar(S::Movk),
         Op::S_ADD_U32 => scalar(S::AddU),
