@@ -309,6 +309,7 @@ pub fn stats_json(
         "waves": s.waves,
         "wave_instructions": s.wave_instructions,
         "lane_instructions": s.lane_instructions,
+        "jit_exits": s.jit_exits,
         "seconds": s.seconds,
         "host_threads": host_threads,
     })

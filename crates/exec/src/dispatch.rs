@@ -36,6 +36,9 @@ pub struct DispatchStats {
     pub threads: u64,
     pub waves: u64,
     pub seconds: f64,
+    /// Times a JIT block left for the interpreter to run its slots, at a
+    /// memory access the wave-wide checks do not allow.
+    pub jit_exits: u64,
 }
 
 /// Everything fixed for the dispatch, shared by all workers.
@@ -140,6 +143,7 @@ impl Totals {
         self.stats.wave_instructions += worker.stats.wave_instructions;
         self.stats.lane_instructions += worker.stats.lane_instructions;
         self.stats.waves += worker.stats.waves;
+        self.stats.jit_exits += worker.stats.jit_exits;
         for (total, own) in self.counts.iter_mut().zip(&worker.counts) {
             total.add(*own);
         }
@@ -690,18 +694,25 @@ pub(crate) fn run_wave<const PROFILE: bool>(
                 && block.runs_under(wave.mode.bits)
                 && block.runs_in(env)
             {
+                // EXEC is fixed inside a block.
                 let active = wave.exec().count_ones() as u64;
-                if PROFILE {
-                    count_slots(counts, wave.pc as usize, block.len as usize, active);
-                }
-                lanes += active * block.len as u64;
-                retired += block.len as u64;
-                wave.pc = if verify {
+                let start = wave.pc;
+                let next = if verify {
                     crate::jit::verify(block, wave, env)?
                 } else {
-                    block.run(wave, env.lds)
+                    block.run(wave, env.lds, &env.mem)
                 };
-                continue;
+                // A block that left early changed nothing: interpret.
+                if let Some(next) = next {
+                    if PROFILE {
+                        count_slots(counts, start as usize, block.len as usize, active);
+                    }
+                    lanes += active * block.len as u64;
+                    retired += block.len as u64;
+                    wave.pc = next;
+                    continue;
+                }
+                stats.jit_exits += 1;
             }
         }
         let slot = program.slot_at(wave.pc);

@@ -47,6 +47,9 @@ pub struct Bench {
     pub jit: crate::jit::JitMode,
     /// Blocks the JIT compiled for the last snippet run.
     pub jit_blocks: usize,
+    /// Times a block of the last snippet run left early for the
+    /// interpreter (a memory access the wave-wide checks do not allow).
+    pub jit_exits: u64,
 }
 
 /// Why a snippet did not run to its end.
@@ -87,6 +90,7 @@ impl Bench {
             tmp: Box::default(),
             jit: crate::jit::JitMode::from_env().map_err(BenchError::Config)?,
             jit_blocks: 0,
+            jit_exits: 0,
         })
     }
 
@@ -153,8 +157,9 @@ impl Bench {
         let gws = crate::gws::Gws::new(&watch);
         let jit = self.jit.blocks(&program, 0, wave.lanes == 64);
         self.jit_blocks = jit.map_or(0, |tier| tier.block_count());
+        let mem = crate::arena::Memory::new(&self.arena, None);
         let mut env = Env {
-            mem: crate::arena::Memory::new(&self.arena, None),
+            mem,
             lds: &mut self.lds,
             program: &program,
             tmp: &mut self.tmp,
@@ -162,7 +167,7 @@ impl Bench {
             sanitizer: None,
             jit,
         };
-        let mut stats = Default::default();
+        let mut stats = crate::dispatch::DispatchStats::default();
         loop {
             let step = if wave.retired >= budget {
                 Err(Trap::Budget(budget))
@@ -170,6 +175,7 @@ impl Bench {
                 let turn = QUANTUM.min(budget - wave.retired);
                 run_wave::<false>(wave, &mut env, turn, &mut stats, &mut [])
             };
+            self.jit_exits = stats.jit_exits;
             match step {
                 Ok(Stop::End) => return Ok(wave.retired),
                 Ok(Stop::Barrier | Stop::Yield) => wave.at_barrier = false,

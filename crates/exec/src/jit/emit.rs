@@ -19,12 +19,13 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F32X4, F64X2, I32, I32X4, I64, I64X2, I8, I8X16};
 use cranelift_codegen::ir::{
-    AbiParam, BlockArg, ConstantData, Endianness, InstBuilder, MachMemFlags, Signature,
+    AbiParam, BlockArg, ConstantData, Endianness, InstBuilder, MachMemFlags, Signature, StackSlot,
     StackSlotData, StackSlotKind, Type, Value,
 };
 use cranelift_frontend::FunctionBuilder;
 use softgpu_isa::{sreg, Inst, Operand};
 
+use super::access;
 use super::lower::{uniform_src, Carry, Class, Cond, Lane, LdsShape, Scalar, Shift64, F64};
 use super::plan::{Plan, Step};
 use crate::ops::float::{ldexp64, Round};
@@ -57,6 +58,9 @@ struct VOp<'p> {
     src: [Src; 3],
     /// Index of this compare's mask accumulator.
     acc: Option<usize>,
+    /// A global load's dwords, gathered in the scalar phase: `dwords`
+    /// VGPR-sized rows.
+    staged: Option<StackSlot>,
 }
 
 /// What one vector op gives over a chunk.
@@ -162,6 +166,11 @@ pub struct Emitter<'a, 'b> {
     /// 16 bytes of the block's stack frame that a store lane out of range
     /// or off writes instead of LDS, so a store needs no branch per lane.
     lds_discard: Option<Value>,
+    /// The dispatch's `&Memory`, which the `access` helpers take.
+    mem: Value,
+    /// The exit taken when a helper refuses an access: it returns
+    /// [`super::BAIL`], the block having changed nothing.
+    bail: Option<cranelift_codegen::ir::Block>,
 }
 
 /// A chunk's four LDS addresses as offsets into one 16-byte window at lane
@@ -185,10 +194,13 @@ struct LdsLayout {
 }
 
 impl<'a, 'b> Emitter<'a, 'b> {
-    /// `params`: the block function's `(vgpr, sgpr, scc, lds, lds_len)`.
-    pub fn new(b: &'a mut FunctionBuilder<'b>, params: [Value; 5], wave64: bool) -> Self {
+    /// `params`: the block function's `(vgpr, sgpr, scc, lds, lds_len,
+    /// memory)`.
+    pub fn new(b: &'a mut FunctionBuilder<'b>, params: [Value; 6], wave64: bool) -> Self {
         Emitter {
             b,
+            mem: params[5],
+            bail: None,
             vgpr: params[0],
             sgpr: params[1],
             scc_ptr: params[2],
@@ -236,6 +248,9 @@ impl<'a, 'b> Emitter<'a, 'b> {
             }
         }
         self.store_scalars();
+        if let Some(bail) = self.bail {
+            self.b.seal_block(bail);
+        }
         let exec = self.exec_mask();
         let mut vcc = None;
         for (&dst, &k) in &final_mask_writers(&groups) {
@@ -259,6 +274,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             match *step {
                 Step::Hint | Step::Branch(..) | Step::LdsStore(..) => {}
                 Step::Scalar(inst, op) => self.scalar(inst, op),
+                Step::ScalarLoad(inst, dwords) => self.scalar_load(inst, dwords),
                 Step::Vector(ref halves) => {
                     let mut group = Vec::new();
                     for &(inst, class) in halves {
@@ -267,11 +283,18 @@ impl<'a, 'b> Emitter<'a, 'b> {
                             accs.push(0);
                             accs.len() - 1
                         });
+                        let staged = match class {
+                            Class::GlobalLoad { dwords, flat } => {
+                                Some(self.global_gather(inst, dwords, flat))
+                            }
+                            _ => None,
+                        };
                         group.push(VOp {
                             inst,
                             class,
                             src,
                             acc,
+                            staged,
                         });
                     }
                     for op in &group {
@@ -326,6 +349,176 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let v = self.b.ins().load(I32, self.flags, self.sgpr, 4 * r as i32);
         self.sgprs.insert(r, v);
         v
+    }
+
+    /// `s_load_b*` (as `ops::smem` computes it: base + offset + SOFFSET,
+    /// the low two bits cleared), read straight from device memory once
+    /// `access::scalar_ok` allowed all its dwords; otherwise the block
+    /// leaves (`leave_unless`) and the interpreter runs the load, which
+    /// faults or reads as the rules say.
+    fn scalar_load(&mut self, inst: &Inst, dwords: u8) {
+        let Operand::Sgpr(base) = inst.src[0] else {
+            unreachable!("form_ok: the base is an SGPR pair")
+        };
+        let addr = self.sgpr_pair(base);
+        let addr = self.b.ins().iadd_imm_s(addr, inst.imm as i64);
+        let soffset = self.scalar_src(inst.src[1]);
+        let soffset = self.b.ins().uextend(I64, soffset);
+        let addr = self.b.ins().iadd(addr, soffset);
+        let addr = self.b.ins().band_imm_u(addr, !3);
+        let bytes = self.b.ins().iconst(I64, 4 * dwords as i64);
+        let helper = access::scalar_ok as access::ScalarOk as usize;
+        let ok = self.call(helper, &[I64, I64, I64], &[self.mem, addr, bytes]);
+        self.leave_unless(ok);
+        let Operand::Sgpr(dst) = inst.dst[0] else {
+            unreachable!("form_ok: the result is SGPRs")
+        };
+        for k in 0..dwords {
+            let v = self.b.ins().load(I32, self.flags, addr, 4 * k as i32);
+            self.write_sgpr(dst.wrapping_add(k), v);
+        }
+    }
+
+    /// The 64-bit value of SGPRs `r`, `r + 1`.
+    fn sgpr_pair(&mut self, r: u8) -> Value {
+        let lo = self.read_sgpr(r);
+        let hi = self.read_sgpr(r.wrapping_add(1));
+        let lo = self.b.ins().uextend(I64, lo);
+        let hi = self.b.ins().uextend(I64, hi);
+        let hi = self.b.ins().ishl_imm_u(hi, 32);
+        self.b.ins().bor(lo, hi)
+    }
+
+    /// A global or flat load's dwords for the whole wave, gathered now (in
+    /// the scalar phase, before anything is stored) by `access::gather`
+    /// into a stack slot of `dwords` VGPR-sized rows, which the chunk loop
+    /// reads at the load's program point; the block leaves when the
+    /// interpreter's wave-wide path would not take the load. The address
+    /// VGPRs still hold their values from the block's start (the
+    /// planner's rule), so they are read from the register file.
+    fn global_gather(&mut self, inst: &Inst, dwords: u8, flat: bool) -> StackSlot {
+        let Operand::Vgpr(v) = inst.src[0] else {
+            unreachable!("form_ok: the address is a VGPR")
+        };
+        let lanes = if self.wave64 { 64 } else { 32 };
+        let addrs = self.stack_slot(8 * lanes as u32);
+        let addrs_at = self.b.ins().stack_addr(I64, addrs, 0);
+        let offset = inst.imm as i64;
+        let base = match inst.src[2] {
+            Operand::Sgpr(s) => {
+                let base = self.sgpr_pair(s);
+                let base = self.b.ins().iadd_imm_s(base, offset);
+                Some(self.b.ins().splat(I64X2, base))
+            }
+            _ => None,
+        };
+        let offset = self.b.ins().iconst(I64, offset);
+        let offset = self.b.ins().splat(I64X2, offset);
+        for chunk in 0..lanes / CHUNK_LANES {
+            let at = base_of(chunk);
+            let lo = self
+                .b
+                .ins()
+                .load(I32X4, self.flags, self.vgpr, v as i32 * VGPR_BYTES + at);
+            let hi = match base {
+                Some(_) => None,
+                None => {
+                    let at = (v as i32 + 1) * VGPR_BYTES + at;
+                    Some(self.b.ins().load(I32X4, self.flags, self.vgpr, at))
+                }
+            };
+            for half in 0..2 {
+                let widen = |b: &mut FunctionBuilder, x| match half {
+                    0 => b.ins().uwiden_low(x),
+                    _ => b.ins().uwiden_high(x),
+                };
+                let low = widen(self.b, lo);
+                let addr = match (base, hi) {
+                    (Some(base), _) => self.b.ins().iadd(base, low),
+                    (None, Some(hi)) => {
+                        let high = widen(self.b, hi);
+                        let high = self.b.ins().ishl_imm_u(high, 32);
+                        let addr = self.b.ins().bor(low, high);
+                        self.b.ins().iadd(addr, offset)
+                    }
+                    (None, None) => unreachable!("a pair without a base"),
+                };
+                let at = 8 * (chunk * CHUNK_LANES + 2 * half) as i32;
+                self.b.ins().store(self.flags, addr, addrs_at, at);
+            }
+        }
+        let rows = self.stack_slot(dwords as u32 * VGPR_BYTES as u32);
+        let exec = self.exec_mask();
+        let exec = if self.wave64 {
+            exec
+        } else {
+            self.b.ins().uextend(I64, exec)
+        };
+        let how = dwords as i64 | (lanes as i64) << 8 | (flat as i64) << 16;
+        let how = self.b.ins().iconst(I32, how);
+        let rows_at = self.b.ins().stack_addr(I64, rows, 0);
+        let helper = access::gather as access::Gather as usize;
+        let args = [self.mem, addrs_at, exec, how, rows_at];
+        let ok = self.call(helper, &[I64, I64, I64, I32, I64], &args);
+        self.leave_unless(ok);
+        rows
+    }
+
+    /// A global load's dwords for the chunk at `base`, from its staging
+    /// slot (`global_gather`).
+    fn staged(&mut self, op: &VOp, dwords: u8, base: i32) -> Out {
+        let slot = op
+            .staged
+            .expect("the scalar phase gathered every global load");
+        let rows = self.b.ins().stack_addr(I64, slot, 0);
+        let vgpr = (0..dwords as i32)
+            .map(|k| {
+                self.b
+                    .ins()
+                    .load(I32X4, self.flags, rows, k * VGPR_BYTES + base)
+            })
+            .collect();
+        Out { vgpr, mask: None }
+    }
+
+    /// A slot of `bytes` in the block's stack frame.
+    fn stack_slot(&mut self, bytes: u32) -> StackSlot {
+        let data = StackSlotData::new(StackSlotKind::ExplicitSlot, bytes, 4);
+        self.b.create_sized_stack_slot(data)
+    }
+
+    /// Calls the host function at `f` (the host's C calling convention)
+    /// with `args` of types `params`; its I32 result.
+    fn call(&mut self, f: usize, params: &[Type], args: &[Value]) -> Value {
+        let mut sig = Signature::new(self.b.func.signature.call_conv);
+        sig.params.extend(params.iter().map(|&t| AbiParam::new(t)));
+        sig.returns.push(AbiParam::new(I32));
+        let sig = self.b.import_signature(sig);
+        let callee = self.b.ins().iconst(I64, f as i64);
+        let call = self.b.ins().call_indirect(sig, callee, args);
+        self.b.inst_results(call)[0]
+    }
+
+    /// Continues when `ok` (an I32) is non-zero; otherwise the block
+    /// returns [`super::BAIL`]. Only the scalar phase calls it: nothing is
+    /// stored before that phase ends, so leaving changes nothing.
+    fn leave_unless(&mut self, ok: Value) {
+        let go = self.b.create_block();
+        let (bail, first) = match self.bail {
+            Some(bail) => (bail, false),
+            None => (self.b.create_block(), true),
+        };
+        self.b.ins().brif(ok, go, &[], bail, &[]);
+        if first {
+            // The exit is filled once, here, where the block before it is
+            // complete; it is sealed when the whole block is.
+            self.b.switch_to_block(bail);
+            let code = self.b.ins().iconst(I32, super::BAIL as i64);
+            self.b.ins().return_(&[code]);
+            self.bail = Some(bail);
+        }
+        self.b.switch_to_block(go);
+        self.b.seal_block(go);
     }
 
     fn write_sgpr(&mut self, r: u8, v: Value) {
@@ -987,6 +1180,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
                         let addr = src(self, 0);
                         self.lds_load(op.inst, k, addr)
                     }
+                    Class::GlobalLoad { dwords, .. } => self.staged(op, dwords, base),
                     Class::Mad64 { signed } => {
                         let (a, b) = (src(self, 0), src(self, 1));
                         let c = self.pair_src(op, 2, &mut regs, base);

@@ -13,6 +13,8 @@ use softgpu_isa::{sreg, Inst, LaneSel, Operand, Ty};
 
 use softgpu_isa::Op;
 
+use crate::wave::NUM_VGPRS;
+
 /// A vector op of up to three 32-bit sources, lane by lane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lane {
@@ -205,6 +207,24 @@ pub enum Class {
     /// Stores run after the block's other vector ops, so the planner puts
     /// them only at a block's end.
     LdsStore(LdsShape),
+    /// `s_load_b32`…`s_load_b512`: `dwords` from device memory at an SGPR
+    /// pair plus offsets, into SGPRs, in the scalar phase, once
+    /// `access::scalar_ok` allowed them; otherwise the block leaves before
+    /// changing anything.
+    ScalarLoad {
+        dwords: u8,
+    },
+    /// `global_load_b32`…`_b128`, `flat_load_b32`…`_b128`: whole dwords a
+    /// lane from device memory into VGPRs. The block's scalar phase
+    /// gathers them for the whole wave into a stack slot
+    /// (`access::gather`, the interpreter's wave-wide path) or leaves
+    /// before changing anything; the chunk loop takes them from there at
+    /// the op's program point. The planner admits one only while its
+    /// address VGPRs still hold what they held when the block started.
+    GlobalLoad {
+        dwords: u8,
+        flat: bool,
+    },
     Scalar(Scalar),
     Branch(Cond),
 }
@@ -266,6 +286,7 @@ pub fn class_of(op: Op) -> Option<Class> {
     let carry = |c| Some(Class::Carry(c));
     let lds = |l| Some(Class::LdsLoad(l));
     let lds_store = |l| Some(Class::LdsStore(l));
+    let global = |dwords, flat| Some(Class::GlobalLoad { dwords, flat });
     match op {
         Op::V_MOV_B32 | Op::V_DUAL_MOV_B32 => lane(L::Mov),
         Op::V_NOT_B32 => lane(L::Not),
@@ -363,6 +384,19 @@ pub fn class_of(op: Op) -> Option<Class> {
         Op::DS_STORE_2ADDR_STRIDE64_B32 => lds_store(LdsShape::two(1, true)),
         Op::DS_STORE_2ADDR_B64 => lds_store(LdsShape::two(2, false)),
         Op::DS_STORE_2ADDR_STRIDE64_B64 => lds_store(LdsShape::two(2, true)),
+        Op::GLOBAL_LOAD_B32 => global(1, false),
+        Op::GLOBAL_LOAD_B64 => global(2, false),
+        Op::GLOBAL_LOAD_B96 => global(3, false),
+        Op::GLOBAL_LOAD_B128 => global(4, false),
+        Op::FLAT_LOAD_B32 => global(1, true),
+        Op::FLAT_LOAD_B64 => global(2, true),
+        Op::FLAT_LOAD_B96 => global(3, true),
+        Op::FLAT_LOAD_B128 => global(4, true),
+        Op::S_LOAD_B32 => Some(Class::ScalarLoad { dwords: 1 }),
+        Op::S_LOAD_B64 => Some(Class::ScalarLoad { dwords: 2 }),
+        Op::S_LOAD_B128 => Some(Class::ScalarLoad { dwords: 4 }),
+        Op::S_LOAD_B256 => Some(Class::ScalarLoad { dwords: 8 }),
+        Op::S_LOAD_B512 => Some(Class::ScalarLoad { dwords: 16 }),
         Op::S_MOV_B32 => scalar(S::Mov),
         Op::S_MOVK_I32 => scalar(S::Movk),
         Op::S_ADD_U32 => scalar(S::AddU),
@@ -475,6 +509,34 @@ pub fn form_ok(inst: &Inst, class: Class) -> bool {
                 && matches!(inst.dst[0], Operand::Vgpr(_))
                 && inst.flags & softgpu_isa::flags::GDS == 0
                 && inst.src[1..] == [Operand::None; 3]
+                && inst.dst[1] == Operand::None
+        }
+        Class::ScalarLoad { dwords } => {
+            // The base an SGPR pair, the result SGPRs all writable.
+            let base_ok = matches!(inst.src[0], Operand::Sgpr(r) if pair_src_ok(Operand::Sgpr(r)));
+            let dst_ok = match inst.dst[0] {
+                Operand::Sgpr(r) => (0..dwords).all(|k| writable_sgpr(r.wrapping_add(k))),
+                _ => false,
+            };
+            base_ok
+                && dst_ok
+                && scalar_src_ok(inst.src[1])
+                && inst.src[2..] == [Operand::None; 2]
+                && inst.dst[1] == Operand::None
+        }
+        Class::GlobalLoad { dwords, flat } => {
+            // A 64-bit address VGPR pair, or (global only) a 32-bit one
+            // and an SGPR pair; the destination rows not wrapping.
+            let addr_ok = match (inst.src[0], inst.src[2]) {
+                (Operand::Vgpr(r), Operand::None) => (r as usize) + 1 < NUM_VGPRS,
+                (Operand::Vgpr(_), base @ Operand::Sgpr(_)) => !flat && pair_src_ok(base),
+                _ => false,
+            };
+            let dst_ok = matches!(inst.dst[0], Operand::Vgpr(d) if d as usize + dwords as usize <= NUM_VGPRS);
+            addr_ok
+                && dst_ok
+                && inst.src[1] == Operand::None
+                && inst.src[3] == Operand::None
                 && inst.dst[1] == Operand::None
         }
         Class::LdsStore(shape) => {

@@ -1,19 +1,23 @@
 //! The JIT tier: blocks of a decoded [`Program`] compiled to host code.
 //!
 //! The interpreter (`ops`) is the reference and runs everything; the JIT
-//! compiles runs of ALU instructions, LDS loads and trailing LDS stores
-//! (`lower` lists them, `plan` cuts
-//! the runs, `emit` builds Cranelift IR) to one host function per block
+//! compiles runs of ALU instructions, LDS loads, trailing LDS stores, and
+//! scalar and global loads (`lower` lists them, `plan` cuts the runs,
+//! `emit` builds Cranelift IR) to one host function per block
 //! that updates the wave's registers in place, a whole chunk of lanes per
 //! host SIMD instruction. Host features (SSE4.1, AVX, FMA, …) are detected
 //! when the JIT starts, never fixed at build time. The run loop
 //! (`dispatch::run_wave`) calls a block instead of interpreting when one
 //! starts at the wave's PC, fits in the wave's turn and the block's MODE
 //! assumptions hold; the block retires exactly its slots, so PCs, budgets
-//! and profiles are those of the interpreter. A block holds no op that can
-//! fault (an LDS load out of range reads zero, a store is discarded), so
-//! faults are always raised by the interpreter, precisely.
+//! and profiles are those of the interpreter. A block never faults: an LDS
+//! load out of range reads zero and a store is discarded, as the ISA says,
+//! and device memory is read only after the interpreter's own checks
+//! allowed every access (`access`); otherwise the block leaves before
+//! changing anything and the interpreter runs its slots, so faults are
+//! always raised by the interpreter, precisely.
 
+mod access;
 mod emit;
 mod lower;
 mod plan;
@@ -25,6 +29,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module};
 
+use crate::arena::Memory;
 use crate::ops::{Env, Flow, Trap};
 use crate::program::Program;
 use crate::wave::{Wave, NUM_SGPRS};
@@ -102,8 +107,21 @@ impl<'a> Tier<'a> {
 /// interpreter runs the block's instructions.
 const MODE_DEFAULT: u32 = 0xf0;
 
-/// A compiled block: `(vgpr, sgpr, scc, lds, lds_len) -> next slot index`.
-type BlockFn = unsafe extern "C" fn(*mut u32, *mut u32, *mut u8, *mut u8, usize) -> u32;
+/// A compiled block: `(vgpr, sgpr, scc, lds, lds_len, memory) -> next
+/// slot index`, or [`BAIL`].
+type BlockFn = unsafe extern "C" fn(
+    *mut u32,
+    *mut u32,
+    *mut u8,
+    *mut u8,
+    usize,
+    *const crate::arena::Memory<'static>,
+) -> u32;
+
+/// What a block returns when a device memory access of it is not one the
+/// interpreter's wave-wide checks allow (`access`): it changed nothing,
+/// and the interpreter runs its slots.
+const BAIL: u32 = u32::MAX;
 
 /// One compiled block.
 pub struct Block {
@@ -118,6 +136,8 @@ pub struct Block {
     reads_lds: bool,
     /// Whether the block stores to LDS.
     writes_lds: bool,
+    /// Whether the block reads device memory.
+    reads_memory: bool,
 }
 
 impl Block {
@@ -134,17 +154,24 @@ impl Block {
     #[inline(always)]
     pub fn runs_in(&self, env: &Env) -> bool {
         let lds = self.reads_lds || self.writes_lds;
-        !lds || (env.lds.len() >= MIN_LDS && env.sanitizer.is_none())
+        let lds_ok = !lds || env.lds.len() >= MIN_LDS;
+        // The sanitizers see memory accesses only in the interpreter; with
+        // the stale-dispatch check on, no wave-wide window is allowed.
+        let memory_ok = !self.reads_memory || env.mem.stale_after().is_none();
+        lds_ok && memory_ok && (!(lds || self.reads_memory) || env.sanitizer.is_none())
     }
 
-    /// Runs the block on `wave` with the workgroup's `lds`; returns the
-    /// slot index to continue at.
+    /// Runs the block on `wave` with the workgroup's `lds` and the
+    /// dispatch's device memory; returns the slot index to continue at, or
+    /// `None`, having changed nothing, when a memory access of it is for
+    /// the interpreter.
     #[inline(always)]
-    pub fn run(&self, wave: &mut Wave, lds: &mut [u8]) -> u32 {
+    pub fn run(&self, wave: &mut Wave, lds: &mut [u8], mem: &Memory) -> Option<u32> {
         debug_assert!(!(self.reads_lds || self.writes_lds) || lds.len() >= MIN_LDS);
         let vgpr = wave.vgpr.as_mut_ptr().cast::<u32>();
         let sgpr = wave.sgpr.as_mut_ptr();
         let scc = (&mut wave.scc as *mut bool).cast::<u8>();
+        let mem = (mem as *const Memory).cast::<Memory<'static>>();
         // SAFETY: the block was compiled from this program for this wave
         // size. Its code reads and writes only: VGPR rows below
         // `NUM_VGPRS` (each operand's row was range-checked at decode,
@@ -157,8 +184,13 @@ impl Block {
         // address 0 instead (a block that loads runs only where `runs_in`
         // saw at least `MIN_LDS` bytes, the widest access), a window load
         // starts at most 16 bytes before the end, and a store lane not
-        // wholly inside writes to a slot of the block's own stack frame.
-        unsafe { (self.entry)(vgpr, sgpr, scc, lds.as_mut_ptr(), lds.len()) }
+        // wholly inside writes to a slot of the block's own stack frame. It
+        // reads device memory only where a helper of `access`, given
+        // `mem`, allowed it and before anything else changes (device
+        // addresses are host addresses inside the arena's mapping, which
+        // `mem` borrows for the call), and leaves through `BAIL` otherwise.
+        let next = unsafe { (self.entry)(vgpr, sgpr, scc, lds.as_mut_ptr(), lds.len(), mem) };
+        (next != BAIL).then_some(next)
     }
 }
 
@@ -204,7 +236,7 @@ impl Jit {
             let target = module.target_config();
             let ptr = target.pointer_type();
             let sig = &mut ctx.func.signature;
-            sig.params.extend([AbiParam::new(ptr); 5]);
+            sig.params.extend([AbiParam::new(ptr); 6]);
             sig.returns.push(AbiParam::new(I32));
             ctx.func.name = UserFuncName::user(0, start);
             {
@@ -214,7 +246,7 @@ impl Jit {
                 b.switch_to_block(entry);
                 b.seal_block(entry);
                 let p = b.block_params(entry);
-                let params = [p[0], p[1], p[2], p[3], p[4]];
+                let params = [p[0], p[1], p[2], p[3], p[4], p[5]];
                 let next = emit::Emitter::new(&mut b, params, wave64).block(&plan);
                 b.ins().return_(&[next]);
                 b.finalize(target);
@@ -232,6 +264,7 @@ impl Jit {
                         plan.vgprs(),
                         plan.reads_lds,
                         plan.writes_lds,
+                        plan.reads_memory,
                     ));
                 }
             }
@@ -240,12 +273,12 @@ impl Jit {
         module.finalize_definitions().ok()?;
         let mut starts = vec![NO_BLOCK; n];
         let mut blocks = Vec::with_capacity(ids.len());
-        for (start, id, len, mode_fields, vgprs, reads_lds, writes_lds) in ids {
+        for (start, id, len, mode_fields, vgprs, reads_lds, writes_lds, reads_memory) in ids {
             let code = module.get_finalized_function(id);
             // SAFETY: `code` is the finalized entry of a function defined
-            // above with exactly `BlockFn`'s signature (five pointer-sized
-            // values in, an i32 out) in the host's default calling
-            // convention, which is `extern "C"`.
+            // above with exactly `BlockFn`'s signature (six pointer-sized
+            // values in, an i32 out) in the host's default
+            // calling convention, which is `extern "C"`.
             let entry = unsafe { std::mem::transmute::<*const u8, BlockFn>(code) };
             starts[start as usize] = blocks.len() as u32;
             blocks.push(Block {
@@ -255,6 +288,7 @@ impl Jit {
                 vgprs,
                 reads_lds,
                 writes_lds,
+                reads_memory,
             });
         }
         Some(Jit {
@@ -311,14 +345,37 @@ impl Snapshot {
 }
 
 /// Runs `block` in both tiers from the wave's state (see
-/// [`JitMode::Verify`]); returns the slot to continue at.
-pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<u32, Trap> {
+/// [`JitMode::Verify`]); returns the slot to continue at, or `None` when
+/// the block left for the interpreter at a memory access (having changed
+/// nothing, which is checked too).
+pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<Option<u32>, Trap> {
     let start = wave.pc;
     let rows = &block.vgprs;
     let before = Snapshot::of(wave, rows);
     // A block that stores to LDS runs both tiers from the same LDS too.
     let lds_before = block.writes_lds.then(|| env.lds.to_vec());
-    let jit_next = block.run(wave, env.lds);
+    let disagree = |d: String, env: &Env| {
+        Trap::Other(format!(
+            "the JIT and the interpreter disagree on the block of {} slots at {:#x} ({}): {d}",
+            block.len,
+            env.program.slots()[start as usize].offset,
+            env.program.text_of(start),
+        ))
+    };
+    let Some(jit_next) = block.run(wave, env.lds, &env.mem) else {
+        let after = Snapshot::of(wave, rows);
+        let changed = after.diff(&before, rows, wave.lanes).or_else(|| {
+            let lds = lds_before.as_ref()?;
+            (lds[..] != env.lds[..]).then(|| "LDS".to_string())
+        });
+        return match changed {
+            None => Ok(None),
+            Some(d) => Err(disagree(
+                format!("the block left early but changed {d}"),
+                env,
+            )),
+        };
+    };
     let jitted = Snapshot::of(wave, rows);
     before.restore(wave, rows);
     let lds_jitted = lds_before.map(|old| {
@@ -362,13 +419,8 @@ pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<u32, Trap
                 .then(|| format!("next slot: JIT {jit_next}, interpreter {}", wave.pc))
         });
     match diff {
-        None => Ok(wave.pc),
-        Some(d) => Err(Trap::Other(format!(
-            "the JIT and the interpreter disagree on the block of {} slots at {:#x} ({}): {d}",
-            block.len,
-            env.program.slots()[start as usize].offset,
-            env.program.text_of(start),
-        ))),
+        None => Ok(Some(wave.pc)),
+        Some(d) => Err(disagree(d, env)),
     }
 }
 

@@ -6,7 +6,10 @@
 //! before any op that would read, as a scalar, a lane mask a vector compare
 //! of the block wrote, or would overwrite such a mask from the scalar side.
 //! LDS stores run after all of the block's other vector ops, so once a
-//! block holds one, it ends before the next vector op that is not one.
+//! block holds one, it ends before the next vector op that is not one. A
+//! global load's dwords are gathered in the scalar phase, so it ends
+//! before a global load whose address VGPRs a vector op of the block
+//! wrote (the load then starts the next block).
 
 use std::collections::BTreeSet;
 
@@ -25,6 +28,8 @@ pub enum Step<'p> {
     Scalar(&'p Inst, Scalar),
     /// One vector op, or a VOPD's two halves (both read before either writes).
     Vector(Vec<(&'p Inst, Class)>),
+    /// A scalar load from memory the block may read directly.
+    ScalarLoad(&'p Inst, u8),
     /// An LDS store, run over the whole wave after every `Vector` step.
     LdsStore(&'p Inst, LdsShape),
     Branch(Cond, u32),
@@ -43,6 +48,8 @@ pub struct Plan<'p> {
     pub reads_lds: bool,
     /// Whether the block stores to LDS.
     pub writes_lds: bool,
+    /// Whether the block reads device memory (scalar or global loads).
+    pub reads_memory: bool,
 }
 
 impl Plan<'_> {
@@ -123,23 +130,31 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
     let mut mode_fields = 0;
     let mut reads_lds = false;
     let mut writes_lds = false;
+    let mut reads_memory = false;
+    // VGPRs the block's vector ops have written so far.
+    let mut written = BTreeSet::new();
     let mut index = start;
     while (index as usize) < slots.len() && index - start < MAX_SLOTS {
         let slot = &slots[index as usize];
         if slot.illegal.is_some() {
             break;
         }
-        let Some(step) = step(program, index, &slot.inst, &mut masks) else {
+        let Some(step) = step(program, index, &slot.inst, &mut masks, &written) else {
             break;
         };
         match step {
             Step::LdsStore(..) => writes_lds = true,
+            Step::ScalarLoad(..) => reads_memory = true,
             Step::Vector(_) if writes_lds => break,
             _ => {}
         }
         if let Step::Vector(halves) = &step {
             mode_fields |= halves.iter().fold(0, |m, (_, c)| m | c.mode_fields());
             reads_lds |= halves.iter().any(|(_, c)| matches!(c, Class::LdsLoad(_)));
+            reads_memory |= halves
+                .iter()
+                .any(|(_, c)| matches!(c, Class::GlobalLoad { .. }));
+            written.extend(halves.iter().flat_map(|(inst, _)| dst_rows(inst)));
         }
         index += 1;
         if let Step::Branch(cond, target) = step {
@@ -157,11 +172,18 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
         mode_fields,
         reads_lds,
         writes_lds,
+        reads_memory,
     })
 }
 
 /// The step for one instruction, if the block may hold it here.
-fn step<'p>(program: &Program, index: u32, inst: &'p Inst, masks: &mut Masks) -> Option<Step<'p>> {
+fn step<'p>(
+    program: &Program,
+    index: u32,
+    inst: &'p Inst,
+    masks: &mut Masks,
+    written: &BTreeSet<u16>,
+) -> Option<Step<'p>> {
     let class = class_of(inst.op)?;
     if !form_ok(inst, class) {
         return None;
@@ -175,6 +197,15 @@ fn step<'p>(program: &Program, index: u32, inst: &'p Inst, masks: &mut Masks) ->
             ok.then_some(Step::Scalar(inst, op))
         }
         Class::LdsStore(shape) => Some(Step::LdsStore(inst, shape)),
+        Class::ScalarLoad { dwords } => {
+            let base = sgpr(inst.src[0]).map(|r| [r, r.wrapping_add(1)]);
+            let reads = base.into_iter().flatten().chain(sgpr(inst.src[1]));
+            let writes = sgpr(inst.dst[0])
+                .into_iter()
+                .flat_map(|r| (0..dwords).map(move |k| r.wrapping_add(k)));
+            let ok = reads.chain(writes).all(|r| masks.scalar_ok(r));
+            ok.then_some(Step::ScalarLoad(inst, dwords))
+        }
         Class::Branch(cond) => {
             let target = program.branch_target(index, inst.imm as i16 as i32)?;
             let vcc_ok = match cond {
@@ -190,7 +221,16 @@ fn step<'p>(program: &Program, index: u32, inst: &'p Inst, masks: &mut Masks) ->
         | Class::Shift64(_)
         | Class::F64(_)
         | Class::Mad64 { .. }
-        | Class::LdsLoad(_) => {
+        | Class::LdsLoad(_)
+        | Class::GlobalLoad { .. } => {
+            // A global load's addresses are gathered before the block's
+            // vector ops run: they must be the ones it started with.
+            if let (Class::GlobalLoad { .. }, Operand::Vgpr(r)) = (class, inst.src[0]) {
+                let wide = inst.src[2] == Operand::None;
+                if written.contains(&r) || (wide && written.contains(&(r + 1))) {
+                    return None;
+                }
+            }
             let mut halves = vec![(inst, class)];
             if inst.op.info().format == Format::Vopd {
                 let y = inst.vopd_y.as_deref()?;
@@ -233,6 +273,18 @@ fn vector_reads_ok(inst: &Inst, class: Class, masks: &Masks) -> bool {
         (Some(r), ty) => (0..ty.dwords().max(1)).all(|k| masks.scalar_ok(r.wrapping_add(k))),
         (None, _) => true,
     })
+}
+
+/// The VGPRs a vector op writes.
+fn dst_rows(inst: &Inst) -> impl Iterator<Item = u16> + '_ {
+    let info = inst.op.info();
+    inst.dst
+        .iter()
+        .zip(info.dst)
+        .flat_map(|(op, ty)| match *op {
+            Operand::Vgpr(r) => r..r + ty.dwords().max(1) as u16,
+            _ => 0..0,
+        })
 }
 
 fn sgpr(op: Operand) -> Option<u8> {

@@ -11,7 +11,7 @@ use softgpu_isa::{flags, Format, Inst, MemOp, Num, Op, Operand, Rmw};
 use super::ds::{lds_range, lds_write};
 use super::float::{f, flush32};
 use super::{lane_addrs, Env, Exec, Flow, Result, Trap};
-use crate::arena::{Lanes, Window};
+use crate::arena::{Lanes, Memory, Window};
 use crate::sanitize::Use;
 use crate::wave::{
     PrivateError, Wave, APERTURE_SIZE, MAX_LANES, NUM_VGPRS, PRIVATE_APERTURE, SHARED_APERTURE,
@@ -369,22 +369,35 @@ fn window<'a, 'o>(
         }
         _ => return None,
     };
+    let win = lanes_window(&env.mem, &lanes, bytes, write, format == Format::Flat)?;
+    Some((win, lanes))
+}
+
+/// The one window holding the `bytes`-byte accesses of every lane `lanes`
+/// selects, when all are plain device memory the kernel may touch (for a
+/// `flat` access, none in the LDS or scratch aperture): the check of the
+/// wave-wide paths, here and in JIT blocks (`jit::access`).
+#[inline(always)]
+pub(crate) fn lanes_window<'a>(
+    mem: &Memory<'a>,
+    lanes: &Lanes,
+    bytes: u64,
+    write: bool,
+    flat: bool,
+) -> Option<Window<'a>> {
     let (min, max) = lanes.bounds()?;
     let end = max.checked_add(bytes)?;
     // A flat access is global unless it is in an aperture.
     let clear = |aperture: u64| end <= aperture || min >= aperture + APERTURE_SIZE;
-    if format == Format::Flat && !(clear(SHARED_APERTURE) && clear(PRIVATE_APERTURE)) {
+    if flat && !(clear(SHARED_APERTURE) && clear(PRIVATE_APERTURE)) {
         return None;
     }
     if end - min <= WINDOW_SPAN {
-        if let Some(whole) = env.mem.window(min, end, write) {
-            return Some((whole, lanes));
+        if let Some(whole) = mem.window(min, end, write) {
+            return Some(whole);
         }
     }
-    let win = env
-        .mem
-        .window_at(min, end, write, bytes, lanes.selected())?;
-    Some((win, lanes))
+    mem.window_at(min, end, write, bytes, lanes.selected())
 }
 
 /// How loaded bytes become register contents.

@@ -16,8 +16,9 @@
 //! any difference in a register, SCC or the next instruction fails the
 //! run. The interpreter itself is held to the ISA by the case files.
 
-use softgpu_exec::harness::Bench;
+use softgpu_exec::harness::{Bench, BenchError};
 use softgpu_exec::jit::JitMode;
+use softgpu_exec::ops::Trap;
 
 use crate::asm::{self, Variant};
 
@@ -620,6 +621,233 @@ fn lds_rows_and_broadcasts_match_interpreter() {
             }
             if bench.jit_blocks == 0 {
                 failures.push(format!("{load}: no JIT block"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Scalar loads in blocks: where the interpreter's one-window check allows
+/// every dword (here inside the 64 KiB test buffer) they run in the block
+/// and must equal the interpreter's; one that reaches past the buffer, or
+/// starts before it, must leave the block before it changes anything
+/// (verify mode checks that) for the interpreter to run, which reads zero
+/// past the end and faults on a load before the buffer, as it would
+/// without the JIT.
+#[test]
+fn scalar_loads_run_in_blocks_only_where_allowed() {
+    let variant = Variant {
+        target: "gfx1100".into(),
+        wave64: false,
+        mattr: None,
+    };
+    // (load, whether its block runs to the end, whether the load faults)
+    let loads = [
+        ("s_load_b32 s0, s[8:9], 0x0", true, false),
+        ("s_load_b128 s[0:3], s[8:9], 0x24", true, false),
+        ("s_load_b256 s[0:7], s[8:9], 0xfc0", true, false),
+        ("s_load_b64 s[0:1], s[8:9], s10 offset:0x8", true, false),
+        ("s_load_b32 s0, s[8:9], 0x1000", true, false),
+        // s10 = 0xffc0: the last 64 bytes, then 4 bytes past them.
+        ("s_load_b512 s[0:15], s[8:9], s10", true, false),
+        ("s_load_b512 s[0:15], s[8:9], s10 offset:0x4", false, false),
+        ("s_load_b32 s0, s[8:9], -4", false, true),
+        ("s_load_b64 s[8:9], s[8:9], 0x10", true, false),
+        ("s_load_b32 s0, s[8:9], 0x7", true, false),
+    ];
+    let lines: Vec<String> = loads
+        .iter()
+        .flat_map(|(l, _, _)| {
+            [
+                l.to_string(),
+                "s_waitcnt lgkmcnt(0)".into(),
+                "s_add_u32 s4, s0, s1".into(),
+                "v_add_nc_u32 v0, s0, v1".into(),
+            ]
+        })
+        .collect();
+    let mut encoded = asm::assemble(&variant, &lines).into_iter();
+    let mut bench = Bench::new("gfx1100").expect("bench");
+    bench.jit = JitMode::Verify;
+    let data: Vec<u8> = (0..8192u32)
+        .flat_map(|k| k.wrapping_mul(0x0101_0101).to_le_bytes())
+        .collect();
+    bench.write_buffer(&data).expect("buffer");
+    let buffer = bench.buffer();
+    let mut failures = Vec::new();
+    for (load, runs, faults) in loads {
+        let code = link(encoded.by_ref().take(4).collect());
+        let w = &mut bench.wave;
+        w.lanes = 32;
+        w.sgpr[8] = buffer as u32;
+        w.sgpr[9] = (buffer >> 32) as u32;
+        w.sgpr[10] = if load.contains("b512") { 0xffc0 } else { 0x20 };
+        w.sgpr[126] = u32::MAX;
+        w.mode.bits = 0x3f0;
+        match bench.run(&code, 100) {
+            Err(BenchError::Trap {
+                trap: Trap::Memory { .. },
+                ..
+            }) if faults => {}
+            Err(e) => failures.push(format!("{load}: {e}")),
+            Ok(_) if faults => failures.push(format!("{load}: no fault")),
+            Ok(_) => {}
+        }
+        if bench.jit_blocks == 0 {
+            failures.push(format!("{load}: no JIT block"));
+        }
+        let left = bench.jit_exits > 0;
+        if left == runs {
+            failures.push(format!("{load}: the block left early: {left}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Global and flat loads in blocks, against the interpreter: every width,
+/// both address forms (a 64-bit VGPR pair; a 32-bit VGPR on an SGPR
+/// base), lane layouts (a row, reversed, a 4 KiB stride whose span is
+/// checked lane by lane, a broadcast), EXEC all on, partly on and off,
+/// with an op before the load that reads its destination (it must see the
+/// old value) and one after that reads the result. Where the
+/// interpreter's wave-wide path would not take the load (an unaligned
+/// lane, a dword past the buffer, an address before it) the block must
+/// leave before changing anything, and the interpreter then loads or
+/// faults as it does without the JIT.
+#[test]
+fn global_loads_run_in_blocks_where_allowed() {
+    let variant = Variant {
+        target: "gfx1100".into(),
+        wave64: false,
+        mattr: None,
+    };
+    let loads = [
+        ("global_load_b32 v10, v[2:3], off", 1),
+        ("global_load_b32 v10, v[2:3], off offset:-8", 1),
+        ("global_load_b64 v[10:11], v[2:3], off offset:8", 2),
+        ("global_load_b96 v[10:12], v[2:3], off", 3),
+        ("global_load_b128 v[10:13], v[2:3], off offset:16", 4),
+        ("global_load_b32 v10, v4, s[8:9] offset:4", 1),
+        ("global_load_b128 v[10:13], v4, s[8:9]", 4),
+        ("flat_load_b32 v10, v[2:3] offset:4", 1),
+        ("flat_load_b64 v[10:11], v[2:3]", 2),
+    ];
+    let lines: Vec<String> = loads
+        .iter()
+        .flat_map(|(l, _)| {
+            [
+                "v_mov_b32 v21, v10".to_string(),
+                l.to_string(),
+                "s_waitcnt vmcnt(0)".into(),
+                "v_add_nc_u32 v20, v10, v1".into(),
+            ]
+        })
+        .collect();
+    let mut encoded = asm::assemble(&variant, &lines).into_iter();
+    let mut bench = Bench::new("gfx1100").expect("bench");
+    bench.jit = JitMode::Verify;
+    let data: Vec<u8> = (0..16384u32)
+        .flat_map(|k| k.wrapping_mul(0x9e37_79b9).to_le_bytes())
+        .collect();
+    bench.write_buffer(&data).expect("buffer");
+    let buffer = bench.buffer();
+    // Lane l's byte offset from the buffer for a load of `bytes` a lane,
+    // and whether the block runs to its end (else it leaves for the
+    // interpreter), and whether the load faults.
+    type Layout = (&'static str, fn(u64, u64) -> i64, bool, bool);
+    let layouts: [Layout; 8] = [
+        ("row", |l, b| 64 + (l * b) as i64, true, false),
+        ("reversed", |l, b| 1024 - (l * b) as i64, true, false),
+        (
+            "4 KiB stride",
+            |l, _| (l * 4096 % 61440 + 32) as i64,
+            true,
+            false,
+        ),
+        ("broadcast", |_, _| 256, true, false),
+        ("unaligned", |l, b| 65 + (l * b) as i64, false, false),
+        // The last lane's access ends at the buffer's end, then 4 past.
+        (
+            "at the end",
+            |l, b| (65536 - 32 * b + l * b) as i64,
+            true,
+            false,
+        ),
+        (
+            "past the end",
+            |l, b| (65536 - 32 * b + l * b) as i64 + 4,
+            false,
+            true,
+        ),
+        ("before", |l, b| -64 + (l * b) as i64, false, true),
+    ];
+    let mut failures = Vec::new();
+    for (load, dwords) in loads {
+        let code = link(encoded.by_ref().take(4).collect());
+        let bytes = 4 * dwords;
+        // The offset each form adds (the SGPR base is the buffer).
+        let imm: i64 = load
+            .split("offset:")
+            .nth(1)
+            .map_or(0, |o| o.parse().expect("offset"));
+        for (name, at, runs, faults) in layouts {
+            for exec in [u32::MAX, 0x0f0f_0f0f, !1, 0] {
+                let w = &mut bench.wave;
+                w.lanes = 32;
+                for l in 0..32 {
+                    let off = at(l as u64, bytes) - imm;
+                    let addr = buffer.wrapping_add_signed(off);
+                    w.vgpr[2][l] = addr as u32;
+                    w.vgpr[3][l] = (addr >> 32) as u32;
+                    w.vgpr[4][l] = off as u32;
+                    w.vgpr[1][l] = l as u32 * 3;
+                    for k in 10..14 {
+                        w.vgpr[k][l] = (k as u32) << 24 | l as u32;
+                    }
+                }
+                w.sgpr[8] = buffer as u32;
+                w.sgpr[9] = (buffer >> 32) as u32;
+                w.sgpr[126] = exec;
+                w.mode.bits = 0x3f0;
+                // Only lane 31 reaches past the end, every lane but 31
+                // before the start.
+                let reaches = match name {
+                    "past the end" => exec >> 31 != 0,
+                    _ => exec & 0x7fff_ffff != 0,
+                };
+                let (runs, faults) = (runs || !reaches, faults && reaches);
+                // The SGPR base's 32-bit offsets cannot reach before it.
+                if load.contains("s[8:9]") && name == "before" {
+                    continue;
+                }
+                let what = format!("{load}, {name}, EXEC {exec:#x}");
+                match bench.run(&code, 100) {
+                    Err(BenchError::Trap {
+                        trap: Trap::Memory { .. },
+                        ..
+                    }) if faults => {}
+                    Err(e) => failures.push(format!("{what}: {e}")),
+                    Ok(_) if faults => failures.push(format!("{what}: no fault")),
+                    Ok(_) => {}
+                }
+                if bench.jit_blocks == 0 {
+                    failures.push(format!("{what}: no JIT block"));
+                }
+                // Leaving proves the load is in the block; running to the
+                // end that it ran there.
+                let left = bench.jit_exits > 0;
+                if left == runs {
+                    failures.push(format!("{what}: the block left early: {left}"));
+                }
+                if !faults && exec == u32::MAX && name == "row" {
+                    // Lane 5's first dword, as the buffer holds it.
+                    let at = at(5, bytes) as usize;
+                    let want = u32::from_le_bytes(data[at..at + 4].try_into().unwrap());
+                    let got = bench.wave.vgpr[10][5];
+                    if got != want {
+                        failures.push(format!("{what}: lane 5 {got:#x}, buffer {want:#x}"));
+                    }
+                }
             }
         }
     }
