@@ -354,33 +354,61 @@ pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<Option<u3
     let before = Snapshot::of(wave, rows);
     // A block that stores to LDS runs both tiers from the same LDS too.
     let lds_before = block.writes_lds.then(|| env.lds.to_vec());
-    let disagree = |d: String, env: &Env| {
-        Trap::Other(format!(
-            "the JIT and the interpreter disagree on the block of {} slots at {:#x} ({}): {d}",
-            block.len,
-            env.program.slots()[start as usize].offset,
-            env.program.text_of(start),
-        ))
-    };
+    // Device memory another wave, thread or the host writes may change
+    // between the two runs (a printf buffer's cursor, a hostcall's
+    // signal), so a block that reads it is compared again from the same
+    // state before a difference counts: a JIT error repeats, a race does
+    // not keep landing between the two runs.
+    let attempts = if block.reads_memory { 8 } else { 1 };
+    let mut attempt = 1;
+    loop {
+        match verify_once(block, wave, env, &before, lds_before.as_deref())? {
+            Ok(next) => return Ok(next),
+            Err(d) if attempt == attempts => return Err(Trap::Other(format!(
+                "the JIT and the interpreter disagree on the block of {} slots at {:#x} ({}): {d}",
+                block.len,
+                env.program.slots()[start as usize].offset,
+                env.program.text_of(start),
+            ))),
+            Err(_) => {
+                attempt += 1;
+                before.restore(wave, rows);
+                wave.pc = start;
+                if let Some(lds) = &lds_before {
+                    env.lds.copy_from_slice(lds);
+                }
+            }
+        }
+    }
+}
+
+/// One run of `block` in both tiers from `before` (the wave's state, and
+/// LDS when the block stores to it): the slot to continue at, or how
+/// they differ.
+fn verify_once(
+    block: &Block,
+    wave: &mut Wave,
+    env: &mut Env,
+    before: &Snapshot,
+    lds_before: Option<&[u8]>,
+) -> Result<Result<Option<u32>, String>, Trap> {
+    let rows = &block.vgprs;
     let Some(jit_next) = block.run(wave, env.lds, &env.mem) else {
         let after = Snapshot::of(wave, rows);
-        let changed = after.diff(&before, rows, wave.lanes).or_else(|| {
-            let lds = lds_before.as_ref()?;
+        let changed = after.diff(before, rows, wave.lanes).or_else(|| {
+            let lds = lds_before?;
             (lds[..] != env.lds[..]).then(|| "LDS".to_string())
         });
-        return match changed {
+        return Ok(match changed {
             None => Ok(None),
-            Some(d) => Err(disagree(
-                format!("the block left early but changed {d}"),
-                env,
-            )),
-        };
+            Some(d) => Err(format!("the block left early but changed {d}")),
+        });
     };
     let jitted = Snapshot::of(wave, rows);
     before.restore(wave, rows);
     let lds_jitted = lds_before.map(|old| {
         let new = env.lds.to_vec();
-        env.lds.copy_from_slice(&old);
+        env.lds.copy_from_slice(old);
         new
     });
     for _ in 0..block.len {
@@ -418,10 +446,10 @@ pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<Option<u3
             (jit_next != wave.pc)
                 .then(|| format!("next slot: JIT {jit_next}, interpreter {}", wave.pc))
         });
-    match diff {
+    Ok(match diff {
         None => Ok(Some(wave.pc)),
-        Some(d) => Err(disagree(d, env)),
-    }
+        Some(d) => Err(d),
+    })
 }
 
 /// Which slots a wave entering at any of `roots` can reach (all of them
