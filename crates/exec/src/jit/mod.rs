@@ -364,12 +364,14 @@ pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<Option<u3
     loop {
         match verify_once(block, wave, env, &before, lds_before.as_deref())? {
             Ok(next) => return Ok(next),
-            Err(d) if attempt == attempts => return Err(Trap::Other(format!(
+            Err(d) if attempt == attempts => {
+                return Err(Trap::Other(format!(
                 "the JIT and the interpreter disagree on the block of {} slots at {:#x} ({}): {d}",
                 block.len,
                 env.program.slots()[start as usize].offset,
                 env.program.text_of(start),
-            ))),
+            )))
+            }
             Err(_) => {
                 attempt += 1;
                 before.restore(wave, rows);
