@@ -274,6 +274,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             match *step {
                 Step::Hint | Step::Branch(..) | Step::LdsStore(..) => {}
                 Step::Scalar(inst, op) => self.scalar(inst, op),
+                Step::Scalar64(inst, op) => self.scalar64(inst, op),
                 Step::ScalarLoad(inst, dwords) => self.scalar_load(inst, dwords),
                 Step::Vector(ref halves) => {
                     let mut group = Vec::new();
@@ -681,6 +682,61 @@ impl<'a, 'b> Emitter<'a, 'b> {
         }
         if let Some(s) = scc {
             self.write_scc(s);
+        }
+    }
+
+    /// A 64-bit scalar op (`Class::Scalar64`): sources and result as SGPR
+    /// pairs, SCC = result != 0 for the logic ops and shifts.
+    fn scalar64(&mut self, inst: &Inst, op: Scalar) {
+        use Scalar as S;
+        let a = self.scalar_src64(inst.src[0]);
+        let r = match op {
+            S::Mov => a,
+            // Cranelift takes the amount modulo 64, as the ISA's `b & 63`.
+            S::Shl | S::Shr | S::Sar => {
+                let b = self.scalar_src(inst.src[1]);
+                match op {
+                    S::Shl => self.b.ins().ishl(a, b),
+                    S::Shr => self.b.ins().ushr(a, b),
+                    _ => self.b.ins().sshr(a, b),
+                }
+            }
+            _ => {
+                let b = self.scalar_src64(inst.src[1]);
+                match op {
+                    S::And => self.b.ins().band(a, b),
+                    S::Or => self.b.ins().bor(a, b),
+                    S::Xor => self.b.ins().bxor(a, b),
+                    S::AndNot1 => self.b.ins().band_not(a, b),
+                    S::OrNot1 => self.b.ins().bor_not(a, b),
+                    S::Cselect => {
+                        let scc = self.read_scc();
+                        self.b.ins().select(scc, a, b)
+                    }
+                    _ => unreachable!("lower::class_of lists the 64-bit ops"),
+                }
+            }
+        };
+        let Operand::Sgpr(d) = inst.dst[0] else {
+            unreachable!("form_ok: the result is an SGPR pair")
+        };
+        let lo = self.b.ins().ireduce(I32, r);
+        let hi = self.b.ins().ushr_imm_u(r, 32);
+        let hi = self.b.ins().ireduce(I32, hi);
+        self.write_sgpr(d, lo);
+        self.write_sgpr(d.wrapping_add(1), hi);
+        if !matches!(op, S::Mov | S::Cselect) {
+            let scc = self.b.ins().icmp_imm_u(IntCC::NotEqual, r, 0);
+            self.write_scc(scc);
+        }
+    }
+
+    /// A 64-bit scalar source: an SGPR pair or a constant.
+    fn scalar_src64(&mut self, op: Operand) -> Value {
+        match op {
+            Operand::Sgpr(r) => self.sgpr_pair(r),
+            Operand::Const(c) => self.b.ins().iconst(I64, c as i64),
+            _ => unreachable!("form_ok: a pair or a constant"),
         }
     }
 
@@ -1749,6 +1805,23 @@ impl<'a, 'b> Emitter<'a, 'b> {
             }
             // The mask lanes are all-ones or zero.
             L::Cndmask => ins.bitselect(c, b, a),
+            L::BfeU => {
+                let width = match op.src[2] {
+                    Src::Uniform(s, _) => s,
+                    _ => unreachable!("the planner requires a uniform width"),
+                };
+                // (1 << (width & 31)) - 1 in 64 bits: zero for width 0.
+                let width = self.b.ins().band_imm_u(width, 31);
+                let width = self.b.ins().uextend(I64, width);
+                let one = self.b.ins().iconst(I64, 1);
+                let field = self.b.ins().ishl(one, width);
+                let field = self.b.ins().iadd_imm_s(field, -1);
+                let field = self.b.ins().ireduce(I32, field);
+                let field = self.b.ins().splat(I32X4, field);
+                // Vector shifts take the amount modulo 32, as `b & 31`.
+                let shifted = self.b.ins().ushr(a, amount.unwrap());
+                self.b.ins().band(shifted, field)
+            }
         }
     }
 

@@ -60,6 +60,10 @@ pub enum Lane {
     Xad,
     /// `c ? b : a`, with `c` a lane mask.
     Cndmask,
+    /// `v_bfe_u32`: `(a >> (b & 31)) & ((1 << (c & 31)) - 1)`, with `b`
+    /// and `c` uniform (the workitem-id unpacking every 2-D or 3-D kernel
+    /// starts with).
+    BfeU,
 }
 
 /// A vector add or subtract with a carry (borrow) out to a lane mask in
@@ -226,6 +230,10 @@ pub enum Class {
         flat: bool,
     },
     Scalar(Scalar),
+    /// The 64-bit forms of `Mov`, the logic ops, the shifts (by a 32-bit
+    /// amount, modulo 64) and `Cselect`, on SGPR pairs and constants
+    /// (pointer arithmetic, wave64 masks); SCC as the 32-bit forms set it.
+    Scalar64(Scalar),
     Branch(Cond),
 }
 
@@ -279,6 +287,7 @@ pub fn class_of(op: Op) -> Option<Class> {
     }
     let lane = |l| Some(Class::Lane(l));
     let scalar = |s| Some(Class::Scalar(s));
+    let scalar64 = |s| Some(Class::Scalar64(s));
     let fcmp = |c| Some(Class::FCmp(c));
     let icmp = |c| Some(Class::ICmp(c));
     let scmp = |c| Some(Class::Scalar(S::Cmp(c)));
@@ -290,6 +299,7 @@ pub fn class_of(op: Op) -> Option<Class> {
     match op {
         Op::V_MOV_B32 | Op::V_DUAL_MOV_B32 => lane(L::Mov),
         Op::V_NOT_B32 => lane(L::Not),
+        Op::V_BFE_U32 => lane(L::BfeU),
         Op::V_ADD_F32 | Op::V_DUAL_ADD_F32 => lane(L::FAdd),
         Op::V_SUB_F32 | Op::V_DUAL_SUB_F32 => lane(L::FSub),
         Op::V_SUBREV_F32 | Op::V_DUAL_SUBREV_F32 => lane(L::FSubRev),
@@ -398,6 +408,16 @@ pub fn class_of(op: Op) -> Option<Class> {
         Op::S_LOAD_B256 => Some(Class::ScalarLoad { dwords: 8 }),
         Op::S_LOAD_B512 => Some(Class::ScalarLoad { dwords: 16 }),
         Op::S_MOV_B32 => scalar(S::Mov),
+        Op::S_MOV_B64 => scalar64(S::Mov),
+        Op::S_AND_B64 => scalar64(S::And),
+        Op::S_OR_B64 => scalar64(S::Or),
+        Op::S_XOR_B64 => scalar64(S::Xor),
+        Op::S_AND_NOT1_B64 => scalar64(S::AndNot1),
+        Op::S_OR_NOT1_B64 => scalar64(S::OrNot1),
+        Op::S_LSHL_B64 => scalar64(S::Shl),
+        Op::S_LSHR_B64 => scalar64(S::Shr),
+        Op::S_ASHR_I64 => scalar64(S::Sar),
+        Op::S_CSELECT_B64 => scalar64(S::Cselect),
         Op::S_MOVK_I32 => scalar(S::Movk),
         Op::S_ADD_U32 => scalar(S::AddU),
         Op::S_SUB_U32 => scalar(S::SubU),
@@ -469,6 +489,21 @@ pub fn form_ok(inst: &Inst, class: Class) -> bool {
     }
     match class {
         Class::Hint | Class::Branch(_) => true,
+        Class::Scalar64(op) => {
+            let pair_ok = |s| {
+                matches!(s, Operand::Const(_)) || (pair_src_ok(s) && !matches!(s, Operand::Vgpr(_)))
+            };
+            let b_ok = match op {
+                Scalar::Mov => inst.src[1] == Operand::None,
+                Scalar::Shl | Scalar::Shr | Scalar::Sar => scalar_src_ok(inst.src[1]),
+                _ => pair_ok(inst.src[1]),
+            };
+            let dst_ok = match inst.dst[0] {
+                Operand::Sgpr(r) => writable_sgpr(r) && writable_sgpr(r.wrapping_add(1)),
+                _ => false,
+            };
+            pair_ok(inst.src[0]) && b_ok && dst_ok && inst.src[2] == Operand::None
+        }
         Class::Scalar(_) => {
             let src_ok = inst.src[..2].iter().all(|&s| scalar_src_ok(s));
             let dst_ok = match inst.dst[0] {
@@ -609,7 +644,13 @@ fn scalar_src_ok(s: Operand) -> bool {
 pub fn uniform_src(lane: Lane) -> Option<usize> {
     match lane {
         Lane::ShlRev | Lane::ShrRev | Lane::SarRev => Some(0),
-        Lane::ShlAdd | Lane::ShlOr => Some(1),
+        Lane::ShlAdd | Lane::ShlOr | Lane::BfeU => Some(1),
         _ => None,
     }
+}
+
+/// The second source a lane op needs uniform, if any (`v_bfe_u32`'s
+/// width).
+pub fn uniform_src2(lane: Lane) -> Option<usize> {
+    (lane == Lane::BfeU).then_some(2)
 }

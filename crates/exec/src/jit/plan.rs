@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 
 use softgpu_isa::{sreg, Format, Inst, Operand, Ty};
 
-use super::lower::{class_of, form_ok, uniform_src, Class, Cond, LdsShape, Scalar};
+use super::lower::{class_of, form_ok, uniform_src, uniform_src2, Class, Cond, LdsShape, Scalar};
 use crate::program::Program;
 
 /// Most slots one block holds (bounds compile time and code size).
@@ -26,6 +26,7 @@ const MIN_OPS: usize = 1;
 pub enum Step<'p> {
     Hint,
     Scalar(&'p Inst, Scalar),
+    Scalar64(&'p Inst, Scalar),
     /// One vector op, or a VOPD's two halves (both read before either writes).
     Vector(Vec<(&'p Inst, Class)>),
     /// A scalar load from memory the block may read directly.
@@ -196,6 +197,16 @@ fn step<'p>(
             let ok = reads.chain(writes).all(|r| masks.scalar_ok(r));
             ok.then_some(Step::Scalar(inst, op))
         }
+        Class::Scalar64(op) => {
+            let pair = |s: Operand| sgpr(s).map(|r| [r, r.wrapping_add(1)]);
+            let b = match op {
+                Scalar::Shl | Scalar::Shr | Scalar::Sar => sgpr(inst.src[1]).map(|r| [r, r]),
+                _ => pair(inst.src[1]),
+            };
+            let regs = [pair(inst.src[0]), b, pair(inst.dst[0])];
+            let ok = regs.iter().flatten().flatten().all(|&r| masks.scalar_ok(r));
+            ok.then_some(Step::Scalar64(inst, op))
+        }
         Class::LdsStore(shape) => Some(Step::LdsStore(inst, shape)),
         Class::ScalarLoad { dwords } => {
             let base = sgpr(inst.src[0]).map(|r| [r, r.wrapping_add(1)]);
@@ -261,10 +272,12 @@ fn step<'p>(
 fn vector_reads_ok(inst: &Inst, class: Class, masks: &Masks) -> bool {
     let info = inst.op.info();
     if let Class::Lane(lane) = class {
-        if let Some(k) = uniform_src(lane) {
-            if matches!(inst.src[k], Operand::Vgpr(_)) {
-                return false;
-            }
+        let uniform = uniform_src(lane).into_iter().chain(uniform_src2(lane));
+        if uniform
+            .into_iter()
+            .any(|k| matches!(inst.src[k], Operand::Vgpr(_)))
+        {
+            return false;
         }
     }
     (0..3).all(|k| match (sgpr(inst.src[k]), info.src[k]) {

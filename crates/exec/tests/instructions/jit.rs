@@ -191,8 +191,14 @@ fn instruction(rng: &mut Rng, wave64: bool) -> String {
             format!("{op} {d}, {}, {b}, {c}", src(rng))
         }
         6 => {
-            let op = rng.pick(&["v_lshl_add_u32", "v_lshl_or_b32"]);
             let amount = rng.pick(&["s1", "2", "17", "40"]);
+            if rng.below(3) == 0 {
+                // A field of uniform offset and width (0 and past 31
+                // included).
+                let width = rng.pick(&["s5", "0", "10", "31", "33"]);
+                return format!("v_bfe_u32 {d}, {}, {amount}, {width}", src(rng));
+            }
+            let op = rng.pick(&["v_lshl_add_u32", "v_lshl_or_b32"]);
             format!("{op} {d}, {}, {amount}, {c}", src(rng))
         }
         7 => {
@@ -222,6 +228,36 @@ fn instruction(rng: &mut Rng, wave64: bool) -> String {
             } else {
                 let m = mask(rng, wave64);
                 format!("v_cndmask_b32_e64 {d}, {}, {}, {m}", src(rng), src(rng))
+            }
+        }
+        11 if rng.below(3) == 0 => {
+            // 64-bit scalar ops on pairs (s[8:9] and vcc may hold a
+            // compare's wave64 mask) and 64-bit constants.
+            let pair = |rng: &mut Rng| match rng.below(4) {
+                0 => rng.pick(&["-1", "0x7f", "0", "-16"]),
+                _ => rng.pick(&["s[0:1]", "s[2:3]", "s[4:5]", "s[6:7]", "s[8:9]", "vcc"]),
+            };
+            let d = rng.pick(&["s[0:1]", "s[2:3]", "s[6:7]", "s[8:9]"]);
+            let op = rng.pick(&[
+                "s_mov_b64",
+                "s_and_b64",
+                "s_or_b64",
+                "s_xor_b64",
+                "s_and_not1_b64",
+                "s_or_not1_b64",
+                "s_lshl_b64",
+                "s_lshr_b64",
+                "s_ashr_i64",
+                "s_cselect_b64",
+            ]);
+            let a = pair(rng);
+            match op {
+                "s_mov_b64" => format!("{op} {d}, {a}"),
+                "s_lshl_b64" | "s_lshr_b64" | "s_ashr_i64" => {
+                    let amount = rng.pick(&["s5", "0", "31", "32", "63", "0x41"]);
+                    format!("{op} {d}, {a}, {amount}")
+                }
+                _ => format!("{op} {d}, {a}, {}", pair(rng)),
             }
         }
         11 => {
