@@ -663,6 +663,37 @@ fn lds_rows_and_broadcasts_match_interpreter() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Runs `code` in verify mode and records in `failures` (naming `what`)
+/// any departure from what is expected: a memory fault exactly when
+/// `faults`, a compiled block, and the block running to its end exactly
+/// when `runs` (else it must have left for the interpreter; leaving proves
+/// the access is in the block, running that it ran there).
+fn run_expecting(
+    bench: &mut Bench,
+    code: &[u8],
+    what: &str,
+    runs: bool,
+    faults: bool,
+    failures: &mut Vec<String>,
+) {
+    match bench.run(code, 100) {
+        Err(BenchError::Trap {
+            trap: Trap::Memory { .. },
+            ..
+        }) if faults => {}
+        Err(e) => failures.push(format!("{what}: {e}")),
+        Ok(_) if faults => failures.push(format!("{what}: no fault")),
+        Ok(_) => {}
+    }
+    if bench.jit_blocks == 0 {
+        failures.push(format!("{what}: no JIT block"));
+    }
+    let left = bench.jit_exits > 0;
+    if left == runs {
+        failures.push(format!("{what}: the block left early: {left}"));
+    }
+}
+
 /// Scalar loads in blocks: where the interpreter's one-window check allows
 /// every dword (here inside the 64 KiB test buffer) they run in the block
 /// and must equal the interpreter's; one that reaches past the buffer, or
@@ -720,22 +751,7 @@ fn scalar_loads_run_in_blocks_only_where_allowed() {
         w.sgpr[10] = if load.contains("b512") { 0xffc0 } else { 0x20 };
         w.sgpr[126] = u32::MAX;
         w.mode.bits = 0x3f0;
-        match bench.run(&code, 100) {
-            Err(BenchError::Trap {
-                trap: Trap::Memory { .. },
-                ..
-            }) if faults => {}
-            Err(e) => failures.push(format!("{load}: {e}")),
-            Ok(_) if faults => failures.push(format!("{load}: no fault")),
-            Ok(_) => {}
-        }
-        if bench.jit_blocks == 0 {
-            failures.push(format!("{load}: no JIT block"));
-        }
-        let left = bench.jit_exits > 0;
-        if left == runs {
-            failures.push(format!("{load}: the block left early: {left}"));
-        }
+        run_expecting(&mut bench, &code, load, runs, faults, &mut failures);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -857,24 +873,7 @@ fn global_loads_run_in_blocks_where_allowed() {
                     continue;
                 }
                 let what = format!("{load}, {name}, EXEC {exec:#x}");
-                match bench.run(&code, 100) {
-                    Err(BenchError::Trap {
-                        trap: Trap::Memory { .. },
-                        ..
-                    }) if faults => {}
-                    Err(e) => failures.push(format!("{what}: {e}")),
-                    Ok(_) if faults => failures.push(format!("{what}: no fault")),
-                    Ok(_) => {}
-                }
-                if bench.jit_blocks == 0 {
-                    failures.push(format!("{what}: no JIT block"));
-                }
-                // Leaving proves the load is in the block; running to the
-                // end that it ran there.
-                let left = bench.jit_exits > 0;
-                if left == runs {
-                    failures.push(format!("{what}: the block left early: {left}"));
-                }
+                run_expecting(&mut bench, &code, &what, runs, faults, &mut failures);
                 if !faults && exec == u32::MAX && name == "row" {
                     // Lane 5's first dword, as the buffer holds it.
                     let at = at(5, bytes) as usize;
