@@ -61,7 +61,8 @@ pub unsafe extern "C" fn gather(
         (how >> 8 & 0xff) as usize,
         how >> 16 != 0,
     );
-    // SAFETY: as the caller promises (the block's own stack slots and the
+    // SAFETY: as the caller promises (the block's own 16-byte-aligned
+    // stack slots, sized for the lane count and the dwords, and the
     // `&Memory` it was run with).
     let (mem, addrs, rows) = unsafe {
         (

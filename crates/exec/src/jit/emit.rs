@@ -482,7 +482,8 @@ impl<'a, 'b> Emitter<'a, 'b> {
         Out { vgpr, mask: None }
     }
 
-    /// A slot of `bytes` in the block's stack frame.
+    /// A slot of `bytes` in the block's stack frame, 16-byte aligned
+    /// (alignment shift 4), so the helpers may view it as `u64`s or rows.
     fn stack_slot(&mut self, bytes: u32) -> StackSlot {
         let data = StackSlotData::new(StackSlotKind::ExplicitSlot, bytes, 4);
         self.b.create_sized_stack_slot(data)
