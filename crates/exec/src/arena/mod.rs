@@ -161,7 +161,7 @@ impl Arena {
             bytes,
             shadow: Shadow::new(bytes).ok_or(exhausted.clone())?,
             owners: Owners::new(bytes).ok_or(exhausted)?,
-            blocks: Mutex::new(Blocks::new(quarantine_limit())),
+            blocks: Mutex::new(Blocks::new(quarantine_limit(), FIRST)),
             touched: AtomicU64::new(0),
             serial: AtomicU32::new(0),
             recycled: AtomicU32::new(0),
@@ -258,7 +258,7 @@ impl Arena {
             self.zero(offset, spec.len.max(1).min(touched - offset));
         }
         self.shadow.mark(offset, spec.len, spec.access);
-        blocks.map.insert(
+        blocks.insert(
             offset,
             Block {
                 len: spec.len,
@@ -1490,6 +1490,46 @@ mod tests {
                 }
                 assert_eq!(got, model, "{count} words at +{start}");
             }
+        }
+    }
+
+    /// First fit with the `dense` shortcut places every allocation where a
+    /// scan of every block from the first offset would: a seeded mix of
+    /// sizes, frees in any order and a small quarantine (so holes open
+    /// below and above the shortcut), each placement checked against the
+    /// full scan.
+    #[test]
+    fn first_fit_shortcut_places_as_a_full_scan() {
+        let arena = Arena::new(1 << 26).unwrap();
+        arena.blocks().quarantine_limit = 64 << 10;
+        let full_scan = |span: u64| {
+            let blocks = arena.blocks();
+            let mut cursor = FIRST;
+            for (&start, b) in &blocks.map {
+                if cursor + span <= start {
+                    return cursor;
+                }
+                cursor = cursor.max(start + b.span);
+            }
+            cursor
+        };
+        let mut live = Vec::new();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for step in 0..3000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            if seed.is_multiple_of(3) && !live.is_empty() {
+                let a = live.swap_remove((seed >> 8) as usize % live.len());
+                arena.free(a).unwrap();
+                continue;
+            }
+            let len = [1, 200, 256, 4096, 9000, 70_000][(seed >> 20) as usize % 6];
+            let span = (len as u64).next_multiple_of(GRANULE) + blocks::red_zone(len as u64);
+            let want = arena.base + full_scan(span);
+            let got = arena.alloc(len as u64).unwrap();
+            assert_eq!(got, want, "step {step}: {len} bytes");
+            live.push(got);
         }
     }
 
