@@ -210,15 +210,13 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
         let mut meter = Meter::default();
         let mut claimed = 0..0;
         loop {
-            let taken = match claimed.next() {
-                Some(taken) => taken,
-                None => {
-                    let first = next.fetch_add(batch, Ordering::Relaxed);
-                    claimed = first + 1..(first + batch).min(total);
-                    first
-                }
-            };
-            if taken >= total || watch.aborted() {
+            if claimed.is_empty() {
+                let first = next.fetch_add(batch, Ordering::Relaxed);
+                claimed = first..(first + batch).min(total);
+            }
+            // A claim past the last workgroup is empty.
+            let Some(taken) = claimed.next() else { break };
+            if watch.aborted() {
                 break;
             }
             let index = order.as_ref().map_or(taken, |p| p.at(taken));

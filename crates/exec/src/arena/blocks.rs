@@ -147,11 +147,6 @@ impl Blocks {
         }
     }
 
-    /// Records `block` at `offset` (its span free).
-    pub fn insert(&mut self, offset: u64, block: Block) {
-        self.map.insert(offset, block);
-    }
-
     /// Forgets the block at `offset`; its span becomes a gap.
     fn remove(&mut self, offset: u64) -> Option<Block> {
         let block = self.map.remove(&offset)?;

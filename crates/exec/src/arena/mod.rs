@@ -258,7 +258,7 @@ impl Arena {
             self.zero(offset, spec.len.max(1).min(touched - offset));
         }
         self.shadow.mark(offset, spec.len, spec.access);
-        blocks.insert(
+        blocks.map.insert(
             offset,
             Block {
                 len: spec.len,

@@ -21,6 +21,8 @@ pub type Gather = unsafe extern "C" fn(
     *const u64,
     u64,
     u32,
+    u32,
+    u32,
     *mut [u32; MAX_LANES],
 ) -> u32;
 
@@ -38,9 +40,9 @@ pub unsafe extern "C" fn scalar_ok(mem: *const Memory<'static>, addr: u64, bytes
     ok as u32
 }
 
-/// A global or flat load of whole dwords (`how`: dwords a lane in bits
-/// 0-7, the lane count in bits 8-15, 1 << 16 for flat) at `addrs` for the
-/// lanes `exec` selects, into `rows[k][lane]`: 1 when the interpreter's
+/// A global or flat (`flat` non-zero) load of `dwords` whole dwords a
+/// lane at the first `lanes` of `addrs`, for the lanes `exec` selects,
+/// into `rows[k][lane]`: 1 when the interpreter's
 /// wave-wide path takes it (every access aligned, inside one checked
 /// window, none in an aperture) and it is done, else 0, having loaded
 /// nothing. With no lane selected there is nothing to load: 1.
@@ -53,14 +55,12 @@ pub unsafe extern "C" fn gather(
     mem: *const Memory<'static>,
     addrs: *const u64,
     exec: u64,
-    how: u32,
+    lanes: u32,
+    dwords: u32,
+    flat: u32,
     rows: *mut [u32; MAX_LANES],
 ) -> u32 {
-    let (dwords, lanes, flat) = (
-        (how & 0xff) as usize,
-        (how >> 8 & 0xff) as usize,
-        how >> 16 != 0,
-    );
+    let (lanes, dwords) = (lanes as usize, dwords as usize);
     // SAFETY: as the caller promises (the block's own 16-byte-aligned
     // stack slots, sized for the lane count and the dwords, and the
     // `&Memory` it was run with).
@@ -76,7 +76,7 @@ pub unsafe extern "C" fn gather(
         return 1;
     }
     let bytes = 4 * dwords as u64;
-    let loaded = crate::ops::vmem::lanes_window(mem, &lanes, bytes, false, flat)
+    let loaded = crate::ops::vmem::lanes_window(mem, &lanes, bytes, false, flat != 0)
         .is_some_and(|win| win.gather_dwords(&lanes, rows));
     loaded as u32
 }

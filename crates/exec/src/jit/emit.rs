@@ -26,7 +26,7 @@ use cranelift_frontend::FunctionBuilder;
 use softgpu_isa::{sreg, Inst, Operand};
 
 use super::access;
-use super::lower::{uniform_src, Carry, Class, Cond, Lane, LdsShape, Scalar, Shift64, F64};
+use super::lower::{uniform_srcs, Carry, Class, Cond, Lane, LdsShape, Scalar, Shift64, F64};
 use super::plan::{Plan, Step};
 use crate::ops::float::{ldexp64, Round};
 use crate::wave::MAX_LANES;
@@ -273,8 +273,8 @@ impl<'a, 'b> Emitter<'a, 'b> {
         for step in &plan.steps {
             match *step {
                 Step::Hint | Step::Branch(..) | Step::LdsStore(..) => {}
-                Step::Scalar(inst, op) => self.scalar(inst, op),
-                Step::Scalar64(inst, op) => self.scalar64(inst, op),
+                Step::Scalar(inst, op) => self.scalar(inst, op, false),
+                Step::Scalar64(inst, op) => self.scalar(inst, op, true),
                 Step::ScalarLoad(inst, dwords) => self.scalar_load(inst, dwords),
                 Step::Vector(ref halves) => {
                     let mut group = Vec::new();
@@ -404,46 +404,37 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let lanes = if self.wave64 { 64 } else { 32 };
         let addrs = self.stack_slot(8 * lanes as u32);
         let addrs_at = self.b.ins().stack_addr(I64, addrs, 0);
-        let offset = inst.imm as i64;
-        let base = match inst.src[2] {
-            Operand::Sgpr(s) => {
-                let base = self.sgpr_pair(s);
-                let base = self.b.ins().iadd_imm_s(base, offset);
-                Some(self.b.ins().splat(I64X2, base))
-            }
-            _ => None,
+        // What is added to each lane's address VGPR(s): the offset, plus
+        // the SGPR base when there is one (the VGPR is then 32-bit).
+        let add = match inst.src[2] {
+            Operand::Sgpr(s) => self.sgpr_pair(s),
+            _ => self.b.ins().iconst(I64, 0),
         };
-        let offset = self.b.ins().iconst(I64, offset);
-        let offset = self.b.ins().splat(I64X2, offset);
+        let add = self.b.ins().iadd_imm_s(add, inst.imm as i64);
+        let add = self.b.ins().splat(I64X2, add);
+        let wide = inst.src[2] == Operand::None;
         for chunk in 0..lanes / CHUNK_LANES {
             let at = base_of(chunk);
             let lo = self
                 .b
                 .ins()
                 .load(I32X4, self.flags, self.vgpr, v as i32 * VGPR_BYTES + at);
-            let hi = match base {
-                Some(_) => None,
-                None => {
-                    let at = (v as i32 + 1) * VGPR_BYTES + at;
-                    Some(self.b.ins().load(I32X4, self.flags, self.vgpr, at))
-                }
-            };
+            let hi = wide.then(|| {
+                let at = (v as i32 + 1) * VGPR_BYTES + at;
+                self.b.ins().load(I32X4, self.flags, self.vgpr, at)
+            });
             for half in 0..2 {
                 let widen = |b: &mut FunctionBuilder, x| match half {
                     0 => b.ins().uwiden_low(x),
                     _ => b.ins().uwiden_high(x),
                 };
-                let low = widen(self.b, lo);
-                let addr = match (base, hi) {
-                    (Some(base), _) => self.b.ins().iadd(base, low),
-                    (None, Some(hi)) => {
-                        let high = widen(self.b, hi);
-                        let high = self.b.ins().ishl_imm_u(high, 32);
-                        let addr = self.b.ins().bor(low, high);
-                        self.b.ins().iadd(addr, offset)
-                    }
-                    (None, None) => unreachable!("a pair without a base"),
-                };
+                let mut vaddr = widen(self.b, lo);
+                if let Some(hi) = hi {
+                    let high = widen(self.b, hi);
+                    let high = self.b.ins().ishl_imm_u(high, 32);
+                    vaddr = self.b.ins().bor(vaddr, high);
+                }
+                let addr = self.b.ins().iadd(vaddr, add);
                 let at = 8 * (chunk * CHUNK_LANES + 2 * half) as i32;
                 self.b.ins().store(self.flags, addr, addrs_at, at);
             }
@@ -455,12 +446,12 @@ impl<'a, 'b> Emitter<'a, 'b> {
         } else {
             self.b.ins().uextend(I64, exec)
         };
-        let how = dwords as i64 | (lanes as i64) << 8 | (flat as i64) << 16;
-        let how = self.b.ins().iconst(I32, how);
+        let [lanes, dwords, flat] =
+            [lanes as i64, dwords as i64, flat as i64].map(|v| self.b.ins().iconst(I32, v));
         let rows_at = self.b.ins().stack_addr(I64, rows, 0);
         let helper = access::gather as access::Gather as usize;
-        let args = [self.mem, addrs_at, exec, how, rows_at];
-        let ok = self.call(helper, &[I64, I64, I64, I32, I64], &args);
+        let args = [self.mem, addrs_at, exec, lanes, dwords, flat, rows_at];
+        let ok = self.call(helper, &[I64, I64, I64, I32, I32, I32, I64], &args);
         self.leave_unless(ok);
         rows
     }
@@ -541,19 +532,14 @@ impl<'a, 'b> Emitter<'a, 'b> {
 
     /// A lane mask: one SGPR in wave32, the pair in wave64.
     fn read_mask(&mut self, r: u8) -> Value {
-        let lo = self.read_sgpr(r);
         if !self.wave64 {
-            return lo;
+            return self.read_sgpr(r);
         }
-        let hi = if (r as usize) + 1 < crate::wave::NUM_SGPRS {
-            self.read_sgpr(r + 1)
-        } else {
-            self.b.ins().iconst(I32, 0)
-        };
-        let lo = self.b.ins().uextend(I64, lo);
-        let hi = self.b.ins().uextend(I64, hi);
-        let hi = self.b.ins().ishl_imm_u(hi, 32);
-        self.b.ins().bor(lo, hi)
+        if (r as usize) + 1 < crate::wave::NUM_SGPRS {
+            return self.sgpr_pair(r);
+        }
+        let lo = self.read_sgpr(r);
+        self.b.ins().uextend(I64, lo)
     }
 
     fn store_mask(&mut self, r: u8, mask: Value) {
@@ -611,10 +597,13 @@ impl<'a, 'b> Emitter<'a, 'b> {
     }
 
     /// One SALU op, with the interpreter's formulas (`ops::salu`).
-    fn scalar(&mut self, inst: &Inst, op: Scalar) {
+    /// A scalar op on 32-bit operands, or with `wide` on SGPR pairs and
+    /// 64-bit constants (`Class::Scalar64`; a shift's amount stays 32-bit).
+    /// Cranelift's ops take either width, so one match serves both.
+    fn scalar(&mut self, inst: &Inst, op: Scalar, wide: bool) {
         use Scalar as S;
-        let a = self.scalar_src(inst.src[0]);
-        let b = self.scalar_src(inst.src[1]);
+        let a = self.scalar_operand(inst.src[0], wide);
+        let b = self.scalar_operand(inst.src[1], wide && !op.is_shift());
         let ins = self.b.ins();
         let (r, scc) = match op {
             S::Mov => (Some(a), None),
@@ -661,7 +650,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
                     S::AndNot1 => ins.band_not(a, b),
                     S::OrNot1 => ins.bor_not(a, b),
                     // Cranelift takes shift amounts modulo the width, as
-                    // the ISA's `b & 31`.
+                    // the ISA's `b & 31` (`b & 63` for 64 bits).
                     S::Shl => ins.ishl(a, b),
                     S::Shr => ins.ushr(a, b),
                     _ => ins.sshr(a, b),
@@ -678,66 +667,30 @@ impl<'a, 'b> Emitter<'a, 'b> {
             }
             S::Cmp(cc) => (None, Some(ins.icmp(cc, a, b))),
         };
-        if let (Some(r), Operand::Sgpr(d)) = (r, inst.dst[0]) {
-            self.write_sgpr(d, r);
+        match (r, inst.dst[0]) {
+            (Some(r), Operand::Sgpr(d)) if wide => {
+                let lo = self.b.ins().ireduce(I32, r);
+                let hi = self.b.ins().ushr_imm_u(r, 32);
+                let hi = self.b.ins().ireduce(I32, hi);
+                self.write_sgpr(d, lo);
+                self.write_sgpr(d.wrapping_add(1), hi);
+            }
+            (Some(r), Operand::Sgpr(d)) => self.write_sgpr(d, r),
+            _ => {}
         }
         if let Some(s) = scc {
             self.write_scc(s);
         }
     }
 
-    /// A 64-bit scalar op (`Class::Scalar64`): sources and result as SGPR
-    /// pairs, SCC = result != 0 for the logic ops and shifts.
-    fn scalar64(&mut self, inst: &Inst, op: Scalar) {
-        use Scalar as S;
-        let a = self.scalar_src64(inst.src[0]);
-        let r = match op {
-            S::Mov => a,
-            // Cranelift takes the amount modulo 64, as the ISA's `b & 63`.
-            S::Shl | S::Shr | S::Sar => {
-                let b = self.scalar_src(inst.src[1]);
-                match op {
-                    S::Shl => self.b.ins().ishl(a, b),
-                    S::Shr => self.b.ins().ushr(a, b),
-                    _ => self.b.ins().sshr(a, b),
-                }
-            }
-            _ => {
-                let b = self.scalar_src64(inst.src[1]);
-                match op {
-                    S::And => self.b.ins().band(a, b),
-                    S::Or => self.b.ins().bor(a, b),
-                    S::Xor => self.b.ins().bxor(a, b),
-                    S::AndNot1 => self.b.ins().band_not(a, b),
-                    S::OrNot1 => self.b.ins().bor_not(a, b),
-                    S::Cselect => {
-                        let scc = self.read_scc();
-                        self.b.ins().select(scc, a, b)
-                    }
-                    _ => unreachable!("lower::class_of lists the 64-bit ops"),
-                }
-            }
-        };
-        let Operand::Sgpr(d) = inst.dst[0] else {
-            unreachable!("form_ok: the result is an SGPR pair")
-        };
-        let lo = self.b.ins().ireduce(I32, r);
-        let hi = self.b.ins().ushr_imm_u(r, 32);
-        let hi = self.b.ins().ireduce(I32, hi);
-        self.write_sgpr(d, lo);
-        self.write_sgpr(d.wrapping_add(1), hi);
-        if !matches!(op, S::Mov | S::Cselect) {
-            let scc = self.b.ins().icmp_imm_u(IntCC::NotEqual, r, 0);
-            self.write_scc(scc);
-        }
-    }
-
-    /// A 64-bit scalar source: an SGPR pair or a constant.
-    fn scalar_src64(&mut self, op: Operand) -> Value {
-        match op {
-            Operand::Sgpr(r) => self.sgpr_pair(r),
-            Operand::Const(c) => self.b.ins().iconst(I64, c as i64),
-            _ => unreachable!("form_ok: a pair or a constant"),
+    /// A scalar source: 32-bit, or with `wide` an SGPR pair or a 64-bit
+    /// constant.
+    fn scalar_operand(&mut self, op: Operand, wide: bool) -> Value {
+        match (op, wide) {
+            (_, false) => self.scalar_src(op),
+            (Operand::Sgpr(r), true) => self.sgpr_pair(r),
+            (Operand::Const(c), true) => self.b.ins().iconst(I64, c as i64),
+            _ => self.b.ins().iconst(I64, 0),
         }
     }
 
@@ -1702,10 +1655,14 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// (`ops::valu`'s lane table).
     fn lane_op(&mut self, op: &VOp, lane: Lane, [a, b, c]: [Value; 3]) -> Value {
         use Lane as L;
-        let amount = uniform_src(lane).map(|k| match op.src[k] {
+        // The sources the planner required uniform, as scalars: a shift's
+        // amount, then a bit field's width.
+        let mut uniform = uniform_srcs(lane).iter().map(|&k| match op.src[k] {
             Src::Uniform(s, _) => s,
-            _ => unreachable!("the planner requires a uniform shift amount"),
+            _ => unreachable!("the planner requires these sources uniform"),
         });
+        let amount = uniform.next();
+        let width = uniform.next();
         let ins = self.b.ins();
         match lane {
             L::Mov => a,
@@ -1807,12 +1764,8 @@ impl<'a, 'b> Emitter<'a, 'b> {
             // The mask lanes are all-ones or zero.
             L::Cndmask => ins.bitselect(c, b, a),
             L::BfeU => {
-                let width = match op.src[2] {
-                    Src::Uniform(s, _) => s,
-                    _ => unreachable!("the planner requires a uniform width"),
-                };
                 // (1 << (width & 31)) - 1 in 64 bits: zero for width 0.
-                let width = self.b.ins().band_imm_u(width, 31);
+                let width = self.b.ins().band_imm_u(width.unwrap(), 31);
                 let width = self.b.ins().uextend(I64, width);
                 let one = self.b.ins().iconst(I64, 1);
                 let field = self.b.ins().ishl(one, width);

@@ -146,7 +146,7 @@ impl LdsShape {
     }
 }
 
-/// A scalar op on 32-bit operands.
+/// A scalar op on 32-bit operands (or 64-bit ones, `Class::Scalar64`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scalar {
     Mov,
@@ -173,6 +173,14 @@ pub enum Scalar {
     Cselect,
     /// SCC = the comparison.
     Cmp(IntCC),
+}
+
+impl Scalar {
+    /// Whether the op is a shift, whose amount is a 32-bit source at
+    /// either width.
+    pub fn is_shift(self) -> bool {
+        matches!(self, Scalar::Shl | Scalar::Shr | Scalar::Sar)
+    }
 }
 
 /// When a branch ending a block is taken.
@@ -490,12 +498,10 @@ pub fn form_ok(inst: &Inst, class: Class) -> bool {
     match class {
         Class::Hint | Class::Branch(_) => true,
         Class::Scalar64(op) => {
-            let pair_ok = |s| {
-                matches!(s, Operand::Const(_)) || (pair_src_ok(s) && !matches!(s, Operand::Vgpr(_)))
-            };
+            let pair_ok = |s| !matches!(s, Operand::Vgpr(_)) && pair_src_ok(s);
             let b_ok = match op {
                 Scalar::Mov => inst.src[1] == Operand::None,
-                Scalar::Shl | Scalar::Shr | Scalar::Sar => scalar_src_ok(inst.src[1]),
+                _ if op.is_shift() => scalar_src_ok(inst.src[1]),
                 _ => pair_ok(inst.src[1]),
             };
             let dst_ok = match inst.dst[0] {
@@ -640,17 +646,13 @@ fn scalar_src_ok(s: Operand) -> bool {
     }
 }
 
-/// Whether a lane op's shift amount must be uniform, and which source it is.
-pub fn uniform_src(lane: Lane) -> Option<usize> {
+/// The sources a lane op needs uniform (host SIMD shifts take one amount
+/// for all lanes): a shift's amount, then a bit field's width.
+pub fn uniform_srcs(lane: Lane) -> &'static [usize] {
     match lane {
-        Lane::ShlRev | Lane::ShrRev | Lane::SarRev => Some(0),
-        Lane::ShlAdd | Lane::ShlOr | Lane::BfeU => Some(1),
-        _ => None,
+        Lane::ShlRev | Lane::ShrRev | Lane::SarRev => &[0],
+        Lane::ShlAdd | Lane::ShlOr => &[1],
+        Lane::BfeU => &[1, 2],
+        _ => &[],
     }
-}
-
-/// The second source a lane op needs uniform, if any (`v_bfe_u32`'s
-/// width).
-pub fn uniform_src2(lane: Lane) -> Option<usize> {
-    (lane == Lane::BfeU).then_some(2)
 }

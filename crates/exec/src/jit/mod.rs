@@ -115,7 +115,7 @@ type BlockFn = unsafe extern "C" fn(
     *mut u8,
     *mut u8,
     usize,
-    *const crate::arena::Memory<'static>,
+    *const Memory<'static>,
 ) -> u32;
 
 /// What a block returns when a device memory access of it is not one the

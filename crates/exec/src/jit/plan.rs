@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 
 use softgpu_isa::{sreg, Format, Inst, Operand, Ty};
 
-use super::lower::{class_of, form_ok, uniform_src, uniform_src2, Class, Cond, LdsShape, Scalar};
+use super::lower::{class_of, form_ok, uniform_srcs, Class, Cond, LdsShape, Scalar};
 use crate::program::Program;
 
 /// Most slots one block holds (bounds compile time and code size).
@@ -198,24 +198,20 @@ fn step<'p>(
             ok.then_some(Step::Scalar(inst, op))
         }
         Class::Scalar64(op) => {
-            let pair = |s: Operand| sgpr(s).map(|r| [r, r.wrapping_add(1)]);
-            let b = match op {
-                Scalar::Shl | Scalar::Shr | Scalar::Sar => sgpr(inst.src[1]).map(|r| [r, r]),
-                _ => pair(inst.src[1]),
-            };
-            let regs = [pair(inst.src[0]), b, pair(inst.dst[0])];
-            let ok = regs.iter().flatten().flatten().all(|&r| masks.scalar_ok(r));
-            ok.then_some(Step::Scalar64(inst, op))
+            let b = if op.is_shift() { 1 } else { 2 };
+            let mut regs = sgprs(inst.src[0], 2)
+                .chain(sgprs(inst.src[1], b))
+                .chain(sgprs(inst.dst[0], 2));
+            regs.all(|r| masks.scalar_ok(r))
+                .then_some(Step::Scalar64(inst, op))
         }
         Class::LdsStore(shape) => Some(Step::LdsStore(inst, shape)),
         Class::ScalarLoad { dwords } => {
-            let base = sgpr(inst.src[0]).map(|r| [r, r.wrapping_add(1)]);
-            let reads = base.into_iter().flatten().chain(sgpr(inst.src[1]));
-            let writes = sgpr(inst.dst[0])
-                .into_iter()
-                .flat_map(|r| (0..dwords).map(move |k| r.wrapping_add(k)));
-            let ok = reads.chain(writes).all(|r| masks.scalar_ok(r));
-            ok.then_some(Step::ScalarLoad(inst, dwords))
+            let mut regs = sgprs(inst.src[0], 2)
+                .chain(sgprs(inst.src[1], 1))
+                .chain(sgprs(inst.dst[0], dwords));
+            regs.all(|r| masks.scalar_ok(r))
+                .then_some(Step::ScalarLoad(inst, dwords))
         }
         Class::Branch(cond) => {
             let target = program.branch_target(index, inst.imm as i16 as i32)?;
@@ -272,11 +268,8 @@ fn step<'p>(
 fn vector_reads_ok(inst: &Inst, class: Class, masks: &Masks) -> bool {
     let info = inst.op.info();
     if let Class::Lane(lane) = class {
-        let uniform = uniform_src(lane).into_iter().chain(uniform_src2(lane));
-        if uniform
-            .into_iter()
-            .any(|k| matches!(inst.src[k], Operand::Vgpr(_)))
-        {
+        let lane_varying = |&k: &usize| matches!(inst.src[k], Operand::Vgpr(_));
+        if uniform_srcs(lane).iter().any(lane_varying) {
             return false;
         }
     }
@@ -298,6 +291,13 @@ fn dst_rows(inst: &Inst) -> impl Iterator<Item = u16> + '_ {
             Operand::Vgpr(r) => r..r + ty.dwords().max(1) as u16,
             _ => 0..0,
         })
+}
+
+/// The `n` SGPRs from `op`'s, when it is an SGPR (none otherwise).
+fn sgprs(op: Operand, n: u8) -> impl Iterator<Item = u8> {
+    sgpr(op)
+        .into_iter()
+        .flat_map(move |r| (0..n).map(move |k| r.wrapping_add(k)))
 }
 
 fn sgpr(op: Operand) -> Option<u8> {

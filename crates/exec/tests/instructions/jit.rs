@@ -458,6 +458,32 @@ fn program(rng: &mut Rng, wave64: bool) -> Vec<String> {
 /// Joins the assembled lines, dropping any llvm-mc rejects (a random VOPD
 /// may break its bank rules), and points each branch past the next
 /// instruction.
+/// The gfx1100 variant the JIT tests assemble for.
+fn gfx1100(wave64: bool) -> Variant {
+    Variant {
+        target: "gfx1100".into(),
+        wave64,
+        mattr: None,
+    }
+}
+
+/// A gfx1100 bench that runs every block in both tiers and compares them.
+fn verify_bench() -> Bench {
+    let mut bench = Bench::new("gfx1100").expect("bench");
+    bench.jit = JitMode::Verify;
+    bench
+}
+
+/// Fills the first `words` dwords of the bench's buffer with `k * mul`;
+/// returns the bytes written.
+fn fill_buffer(bench: &Bench, words: u32, mul: u32) -> Vec<u8> {
+    let data: Vec<u8> = (0..words)
+        .flat_map(|k| k.wrapping_mul(mul).to_le_bytes())
+        .collect();
+    bench.write_buffer(&data).expect("buffer");
+    data
+}
+
 fn link(encoded: Vec<Result<Vec<u8>, String>>) -> Vec<u8> {
     let insts: Vec<Vec<u8>> = encoded.into_iter().filter_map(Result::ok).collect();
     let mut bytes = Vec::new();
@@ -474,17 +500,12 @@ fn link(encoded: Vec<Result<Vec<u8>, String>>) -> Vec<u8> {
 }
 
 fn run_programs(wave64: bool, seed: u64) {
-    let variant = Variant {
-        target: "gfx1100".into(),
-        wave64,
-        mattr: None,
-    };
+    let variant = gfx1100(wave64);
     let mut rng = Rng(seed);
     let programs: Vec<Vec<String>> = (0..PROGRAMS).map(|_| program(&mut rng, wave64)).collect();
     let all: Vec<String> = programs.iter().flatten().cloned().collect();
     let mut encoded = asm::assemble(&variant, &all).into_iter();
-    let mut bench = Bench::new("gfx1100").expect("bench");
-    bench.jit = JitMode::Verify;
+    let mut bench = verify_bench();
     let mut blocks = 0;
     let mut failures = Vec::new();
     for (p, lines) in programs.iter().enumerate() {
@@ -575,11 +596,7 @@ fn jit_matches_interpreter_wave64() {
 /// then.
 #[test]
 fn lds_rows_and_broadcasts_match_interpreter() {
-    let variant = Variant {
-        target: "gfx1100".into(),
-        wave64: false,
-        mattr: None,
-    };
+    let variant = gfx1100(false);
     let loads = [
         "ds_load_b32 v0, v6",
         "ds_load_b32 v0, v6 offset:60",
@@ -619,8 +636,7 @@ fn lds_rows_and_broadcasts_match_interpreter() {
         .flat_map(|l| l.lines().map(String::from))
         .collect();
     let mut encoded = asm::assemble(&variant, &all).into_iter();
-    let mut bench = Bench::new("gfx1100").expect("bench");
-    bench.jit = JitMode::Verify;
+    let mut bench = verify_bench();
     let mut rng = Rng(0x1d5);
     for byte in bench.lds.iter_mut() {
         *byte = rng.next() as u8;
@@ -703,11 +719,7 @@ fn run_expecting(
 /// without the JIT.
 #[test]
 fn scalar_loads_run_in_blocks_only_where_allowed() {
-    let variant = Variant {
-        target: "gfx1100".into(),
-        wave64: false,
-        mattr: None,
-    };
+    let variant = gfx1100(false);
     // (load, whether its block runs to the end, whether the load faults)
     let loads = [
         ("s_load_b32 s0, s[8:9], 0x0", true, false),
@@ -734,12 +746,8 @@ fn scalar_loads_run_in_blocks_only_where_allowed() {
         })
         .collect();
     let mut encoded = asm::assemble(&variant, &lines).into_iter();
-    let mut bench = Bench::new("gfx1100").expect("bench");
-    bench.jit = JitMode::Verify;
-    let data: Vec<u8> = (0..8192u32)
-        .flat_map(|k| k.wrapping_mul(0x0101_0101).to_le_bytes())
-        .collect();
-    bench.write_buffer(&data).expect("buffer");
+    let mut bench = verify_bench();
+    fill_buffer(&bench, 8192, 0x0101_0101);
     let buffer = bench.buffer();
     let mut failures = Vec::new();
     for (load, runs, faults) in loads {
@@ -768,11 +776,7 @@ fn scalar_loads_run_in_blocks_only_where_allowed() {
 /// faults as it does without the JIT.
 #[test]
 fn global_loads_run_in_blocks_where_allowed() {
-    let variant = Variant {
-        target: "gfx1100".into(),
-        wave64: false,
-        mattr: None,
-    };
+    let variant = gfx1100(false);
     let loads = [
         ("global_load_b32 v10, v[2:3], off", 1),
         ("global_load_b32 v10, v[2:3], off offset:-8", 1),
@@ -796,12 +800,8 @@ fn global_loads_run_in_blocks_where_allowed() {
         })
         .collect();
     let mut encoded = asm::assemble(&variant, &lines).into_iter();
-    let mut bench = Bench::new("gfx1100").expect("bench");
-    bench.jit = JitMode::Verify;
-    let data: Vec<u8> = (0..16384u32)
-        .flat_map(|k| k.wrapping_mul(0x9e37_79b9).to_le_bytes())
-        .collect();
-    bench.write_buffer(&data).expect("buffer");
+    let mut bench = verify_bench();
+    let data = fill_buffer(&bench, 16384, 0x9e37_79b9);
     let buffer = bench.buffer();
     // Lane l's byte offset from the buffer for a load of `bytes` a lane,
     // and whether the block runs to its end (else it leaves for the
