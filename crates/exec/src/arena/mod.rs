@@ -1164,11 +1164,17 @@ impl<'l> Lanes<'l> {
             .map(|(_, &a)| a)
     }
 
+    /// Whether every lane is selected (the usual case).
+    #[inline(always)]
+    fn all_selected(&self) -> bool {
+        self.mask == lane_bits(self.addrs.len())
+    }
+
     /// Calls `f(l, address)` for every selected lane, in lane order; when
     /// every lane is selected (the usual case) without a test per lane.
     #[inline(always)]
     pub fn for_each(&self, mut f: impl FnMut(usize, u64)) {
-        if self.mask == lane_bits(self.addrs.len()) {
+        if self.all_selected() {
             for (l, &a) in self.addrs.iter().enumerate() {
                 f(l, a);
             }
@@ -1199,6 +1205,18 @@ fn lane_bits(n: usize) -> u64 {
 /// Every such dword must be 4-aligned and inside a window.
 #[inline(always)]
 unsafe fn gather_lanes<R: AsMut<[u32]>>(lanes: &Lanes, rows: &mut [R]) {
+    if lanes.all_selected() {
+        // Row by row, the lane loop free of tests and of the row pointer
+        // kept in memory that the lane-major loop compiled to.
+        for (k, row) in rows.iter_mut().enumerate() {
+            let skip = 4 * k as u64;
+            for (out, &a) in row.as_mut().iter_mut().zip(lanes.addrs) {
+                // SAFETY: as below.
+                *out = unsafe { dword(a.wrapping_add(skip) as usize) }.load(Relaxed);
+            }
+        }
+        return;
+    }
     lanes.for_each(|l, a| {
         for (k, row) in rows.iter_mut().enumerate() {
             // SAFETY: the caller's contract: aligned and inside a window,
