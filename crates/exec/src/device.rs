@@ -122,10 +122,34 @@ pub enum DispatchError {
     #[error("kernel {kernel}: {why}")]
     BadArguments { kernel: String, why: String },
     #[error("kernel {kernel}: bad launch: {why}")]
-    BadLaunch { kernel: String, why: String },
+    BadLaunch {
+        kernel: String,
+        why: String,
+        /// The rule the launch broke (what a GPU's packet processor
+        /// reports it as).
+        rule: LaunchRule,
+    },
     /// A configuration value (or its environment variable) is invalid.
     #[error("configuration: {0}")]
     Config(String),
+}
+
+/// Which launch rule a refused dispatch broke. A GPU's command processor
+/// tells these apart (each is its own queue exception), so runtimes
+/// report each with its own status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaunchRule {
+    /// A grid or workgroup size is zero, or the grid is too large.
+    Shape,
+    /// More work-items in a workgroup than the kernel allows, or not the
+    /// size it requires.
+    WorkgroupSize,
+    /// More LDS (group segment) than a workgroup can have.
+    GroupSegment,
+    /// More scratch (private segment) per work-item than the hardware has.
+    PrivateSegment,
+    /// The kernel argument segment is missing, short or not readable.
+    Kernarg,
 }
 
 /// A device buffer: an allocation in the device arena.
@@ -438,7 +462,7 @@ impl Device {
         for (d, items) in grid.iter_mut().enumerate() {
             *items = launch.grid[d].checked_mul(launch.block[d]).ok_or_else(|| {
                 bad_launch(
-                    k,
+                    k, LaunchRule::Shape,
                     format!(
                         "dimension {d}: {} workgroups of {} work-items exceed the {} work-items an AQL grid dimension holds",
                         launch.grid[d],
@@ -478,6 +502,7 @@ impl Device {
         let group_segment_bytes = static_lds(kernel).checked_add(dynamic_lds).ok_or_else(|| {
             bad_launch(
                 kernel,
+                LaunchRule::GroupSegment,
                 format!("{dynamic_lds} bytes of dynamic LDS overflow; the device has {LDS_BYTES}"),
             )
         })?;
@@ -516,7 +541,7 @@ impl Device {
         let needed = kernarg_bytes(kernel);
         if (kernarg.len() as u64) < needed {
             return Err(bad_launch(
-                kernel,
+                kernel, LaunchRule::Kernarg,
                 format!(
                     "{} bytes of kernel arguments supplied; the kernel's kernarg segment is {needed} bytes",
                     kernarg.len()
@@ -626,7 +651,7 @@ impl Device {
         match fixed.checked_add(stack) {
             Some(total) if total <= max => Ok(total),
             _ => Err(bad_launch(
-                kernel,
+                kernel, LaunchRule::PrivateSegment,
                 format!(
                     "private segment of {fixed} bytes per work-item plus the {stack}-byte dynamic stack exceeds the gfx11 limit of {max} bytes per work-item in wave{lanes}"
                 ),
@@ -644,6 +669,7 @@ impl Device {
         if kernarg == 0 {
             return Err(bad_launch(
                 kernel,
+                LaunchRule::Kernarg,
                 format!(
                     "the kernarg address is null; the kernel reads {needed} bytes of arguments"
                 ),
@@ -651,7 +677,7 @@ impl Device {
         }
         self.arena.check(kernarg, needed).map_err(|_| {
             bad_launch(
-                kernel,
+                kernel, LaunchRule::Kernarg,
                 format!(
                     "the kernarg segment at {kernarg:#x} ({needed} bytes) is not readable device memory"
                 ),
@@ -675,7 +701,7 @@ pub fn check_private_segment(kernel: &Kernel, requested: u32) -> Result<(), Disp
     let lanes = if wave32 { 32 } else { 64 };
     if fixed > max {
         return Err(bad_launch(
-            kernel,
+            kernel, LaunchRule::PrivateSegment,
             format!(
                 "private segment of {fixed} bytes per work-item (kernel descriptor {descriptor}, metadata {meta}, dispatch {requested}) exceeds the gfx11 limit of {max} bytes per work-item in wave{lanes} ({MAX_WAVE_SCRATCH_BYTES} bytes per wave)"
             ),
@@ -822,12 +848,14 @@ fn check_launch(
     if groups.is_none() {
         return Err(bad_launch(
             kernel,
+            LaunchRule::Shape,
             format!("grid {grid:?} of block {block:?} has more than 2^64 workgroups"),
         ));
     }
     if threads > max {
         return Err(bad_launch(
             kernel,
+            LaunchRule::WorkgroupSize,
             format!("block {block:?} has {threads} work-items; this kernel allows at most {max}"),
         ));
     }
@@ -835,6 +863,7 @@ fn check_launch(
         if req != block {
             return Err(bad_launch(
                 kernel,
+                LaunchRule::WorkgroupSize,
                 format!(
                     "block {block:?} differs from the kernel's required workgroup size {req:?}"
                 ),
@@ -846,6 +875,7 @@ fn check_launch(
     if lds > LDS_BYTES as u64 {
         return Err(bad_launch(
             kernel,
+            LaunchRule::GroupSegment,
             format!("{lds} bytes of LDS requested; the device has {LDS_BYTES}"),
         ));
     }
@@ -858,16 +888,18 @@ fn check_shape(kernel: &Kernel, grid: [u32; 3], block: [u32; 3]) -> Result<(), D
     if block.contains(&0) || grid.contains(&0) {
         return Err(bad_launch(
             kernel,
+            LaunchRule::Shape,
             format!("grid {grid:?} and block {block:?} must be non-zero in every dimension"),
         ));
     }
     Ok(())
 }
 
-fn bad_launch(kernel: &Kernel, why: String) -> DispatchError {
+fn bad_launch(kernel: &Kernel, rule: LaunchRule, why: String) -> DispatchError {
     DispatchError::BadLaunch {
         kernel: kernel.name.clone(),
         why,
+        rule,
     }
 }
 

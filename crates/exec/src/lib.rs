@@ -40,7 +40,7 @@ pub use checks::{Checks, Schedule, DEFAULT_TIMEOUT};
 pub use device::{
     build_kernarg, build_kernarg_with, check_private_segment, default_scratch_limit,
     max_private_segment_bytes, Arg, Buffer, Device, DeviceConfig, DispatchError, Launch,
-    RawDispatch, Services, DEFAULT_DISPATCH_BUDGET, MAX_WAVE_SCRATCH_BYTES,
+    LaunchRule, RawDispatch, Services, DEFAULT_DISPATCH_BUDGET, MAX_WAVE_SCRATCH_BYTES,
 };
 pub use dispatch::DispatchStats;
 pub use fault::{Fault, FaultKind, Site, Wait, WaveState};

@@ -15,15 +15,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use softgpu_runtime::error::invalid;
-use softgpu_runtime::queue::{FaultKind, Queue, QueueError, QueueSpec};
+use softgpu_runtime::queue::{FaultKind, PacketRule, Queue, QueueError, QueueSpec};
 use softgpu_runtime::{Error, Runtime};
 
 use crate::signal::CPointer;
-use crate::{
-    guard, guard_value, put, runtime, unsupported, Status, HSA_STATUS_ERROR,
-    HSA_STATUS_ERROR_EXCEPTION, HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION,
-    HSA_STATUS_ERROR_INVALID_PACKET_FORMAT, HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION,
-};
+use crate::status::*;
+use crate::{guard, guard_value, put, runtime, unsupported};
 
 symver!("queue");
 
@@ -58,11 +55,33 @@ pub(crate) fn queue_at(rt: &Runtime, queue: *const c_void) -> Result<Arc<Queue>,
 /// The status a queue error is reported to the callback with.
 pub fn error_status(error: &QueueError) -> Status {
     match error {
-        QueueError::InvalidPacket(_) | QueueError::DispatchFailed(_) => {
-            HSA_STATUS_ERROR_INVALID_PACKET_FORMAT
-        }
+        QueueError::InvalidPacket(rule, _) => packet_status(*rule),
+        // The dispatch's own memory (scratch, kernarg copies) or a host
+        // operation failed: not the packet's fault.
+        QueueError::DispatchFailed(_) => HSA_STATUS_ERROR_OUT_OF_RESOURCES,
         QueueError::KernelFault(fault) => fault_status(fault.kind),
         QueueError::DependencyFailed(_) => HSA_STATUS_ERROR,
+    }
+}
+
+/// The status each refused packet is reported with: ROCr's mapping of the
+/// command processor's queue exceptions (`amd_aql_queue.cpp`,
+/// `AqlQueue::ExceptionHandler` and `DynamicQueueEventsHandler`: invalid
+/// dimensions, group segment, code, packet format, workgroup size, and
+/// scratch it cannot provide). Two checks there is no exception for:
+/// a kernarg segment the kernel could not read is the memory fault its
+/// first load would raise (as a kernel's own faults are reported), and a
+/// dead signal handle is named as such.
+fn packet_status(rule: PacketRule) -> Status {
+    match rule {
+        PacketRule::Format => HSA_STATUS_ERROR_INVALID_PACKET_FORMAT,
+        PacketRule::Dimensions => HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS,
+        PacketRule::WorkgroupSize => HSA_STATUS_ERROR_INVALID_ARGUMENT,
+        PacketRule::GroupSegment => HSA_STATUS_ERROR_INVALID_ALLOCATION,
+        PacketRule::CodeObject => HSA_STATUS_ERROR_INVALID_CODE_OBJECT,
+        PacketRule::PrivateSegment => HSA_STATUS_ERROR_OUT_OF_RESOURCES,
+        PacketRule::Kernarg => HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION,
+        PacketRule::Signal => HSA_STATUS_ERROR_INVALID_SIGNAL,
     }
 }
 
@@ -372,6 +391,40 @@ pub unsafe extern "C" fn hsa_amd_queue_set_priority(queue: *mut c_void, priority
         }
         q.priority.store(priority as u64, Ordering::Relaxed);
         Ok(())
+    })
+}
+
+/// `hsa_queue_info_attribute_t` (ROCm 6).
+const QUEUE_INFO_AGENT: u32 = 0;
+const QUEUE_INFO_DOORBELL_ID: u32 = 1;
+
+/// The agent a queue runs on, or its doorbell's id. ROCr
+/// (`AqlQueue::GetInfo`, `amd_aql_queue.cpp`) answers the doorbell with
+/// the address of the queue's hardware doorbell; softgpu's doorbell is
+/// the queue's doorbell signal, so its handle is the id: unique per live
+/// queue and the same for the queue's lifetime.
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_queue_get_info(
+    queue: *mut c_void,
+    attribute: u32,
+    value: *mut c_void,
+) -> Status {
+    guard("hsa_amd_queue_get_info", || {
+        let rt = runtime()?;
+        let q = queue_at(&rt, queue)?;
+        // The agent's index is its place in the handle list.
+        let agent = rt.agent_handles[q.agent.index];
+        // SAFETY: `value` is NULL (refused by `put`) or valid for a write of
+        // the attribute's type (crate docs, "Outputs").
+        unsafe {
+            match attribute {
+                QUEUE_INFO_AGENT => put(value as *mut u64, agent),
+                QUEUE_INFO_DOORBELL_ID => put(value as *mut u64, q.doorbell_handle),
+                other => Err(invalid(format!(
+                    "{other} is not an hsa_queue_info_attribute_t"
+                ))),
+            }
+        }
     })
 }
 

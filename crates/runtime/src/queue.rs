@@ -44,11 +44,51 @@ const QUEUE_STRUCT_BYTES: u64 = 256;
 /// clients that publish a packet without ringing the doorbell.
 const IDLE_RECHECK: Duration = Duration::from_millis(20);
 
+/// Which packet check a refused AQL packet failed. A GPU's command
+/// processor raises a distinct queue exception for each, and HSA runtimes
+/// report each with its own status (ROCr: `AqlQueue::ExceptionHandler`
+/// and `DynamicQueueEventsHandler` in `amd_aql_queue.cpp`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PacketRule {
+    /// Not a packet type or vendor format the processor runs, or its ring
+    /// slot cannot be read.
+    Format,
+    /// The dimension count is not 1 to 3, a used size is zero, an unused
+    /// one is not 1, or the grid is too large.
+    Dimensions,
+    /// A workgroup larger than the kernel allows, or not its required size.
+    WorkgroupSize,
+    /// More group segment (LDS) than a workgroup can have.
+    GroupSegment,
+    /// The kernel object is not a kernel of a frozen executable (0, say).
+    CodeObject,
+    /// More private segment (scratch) per work-item than the hardware has.
+    PrivateSegment,
+    /// The kernarg segment is missing, short or not readable.
+    Kernarg,
+    /// A completion or dependency signal handle is not a live signal.
+    Signal,
+}
+
+impl From<softgpu_exec::LaunchRule> for PacketRule {
+    fn from(rule: softgpu_exec::LaunchRule) -> Self {
+        use softgpu_exec::LaunchRule as L;
+        match rule {
+            L::Shape => PacketRule::Dimensions,
+            L::WorkgroupSize => PacketRule::WorkgroupSize,
+            L::GroupSegment => PacketRule::GroupSegment,
+            L::PrivateSegment => PacketRule::PrivateSegment,
+            L::Kernarg => PacketRule::Kernarg,
+        }
+    }
+}
+
 /// Why a queue stopped.
 #[derive(Debug, Clone)]
 pub enum QueueError {
-    /// A packet the processor cannot accept; the message says why.
-    InvalidPacket(String),
+    /// A packet the processor cannot accept: the check it failed, and a
+    /// message saying how.
+    InvalidPacket(PacketRule, String),
     /// A dispatched kernel faulted; the executor's report.
     KernelFault(Box<softgpu_exec::Fault>),
     /// The dispatch could not start (bad launch shape, memory).
@@ -61,7 +101,7 @@ pub enum QueueError {
 impl std::fmt::Display for QueueError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            QueueError::InvalidPacket(m) => write!(f, "invalid packet: {m}"),
+            QueueError::InvalidPacket(_, m) => write!(f, "invalid packet: {m}"),
             QueueError::KernelFault(r) => write!(f, "{r}"),
             QueueError::DispatchFailed(m) => write!(f, "dispatch failed: {m}"),
             QueueError::DependencyFailed(m) => write!(f, "{m}"),
@@ -333,7 +373,7 @@ fn process(runtime: Weak<Runtime>, queue: Arc<Queue>) {
         // ordered before the header's acquire load above, and a kernel
         // scribbling over the ring races atomically, not as a data race.
         if let Err(e) = rt.arena.read(at, &mut packet) {
-            queue.fail(QueueError::InvalidPacket(e.to_string()));
+            queue.fail(QueueError::InvalidPacket(PacketRule::Format, e.to_string()));
             return;
         }
         match run_packet(&rt, &queue, index, at, &packet) {
@@ -404,12 +444,13 @@ fn run_packet(
         }
         packet_type::AGENT_DISPATCH => {
             return Err(QueueError::InvalidPacket(
+                PacketRule::Format,
                 "AGENT_DISPATCH packets are not supported (queues accept kernel dispatch and barrier packets)".into(),
             ))
         }
         packet_type::VENDOR_SPECIFIC => run_host_op(queue, packet, completion.as_ref())?,
         other => {
-            return Err(QueueError::InvalidPacket(format!(
+            return Err(QueueError::InvalidPacket(PacketRule::Format, format!(
                 "packet type {other} at index {index} is not an AQL packet type"
             )))
         }
@@ -425,9 +466,10 @@ fn completion_signal(rt: &Runtime, handle: u64) -> Result<Option<Arc<Signal>>, Q
         return Ok(None);
     }
     rt.signal(handle).map(Some).map_err(|_| {
-        QueueError::InvalidPacket(format!(
-            "completion signal {handle:#x} is not a live signal"
-        ))
+        QueueError::InvalidPacket(
+            PacketRule::Signal,
+            format!("completion signal {handle:#x} is not a live signal"),
+        )
     })
 }
 
@@ -446,22 +488,26 @@ fn dispatch(
         u16_at(p, 8) as u32,
     ];
     let grid = [u32_at(p, 12), u32_at(p, 16), u32_at(p, 20)];
-    let bad = |why: String| Err(QueueError::InvalidPacket(why));
+    let bad = |rule, why: String| Err(QueueError::InvalidPacket(rule, why));
     if !(1..=3).contains(&dims) {
-        return bad(format!(
-            "kernel dispatch with {dims} dimensions (setup must say 1 to 3)"
-        ));
+        return bad(
+            PacketRule::Dimensions,
+            format!("kernel dispatch with {dims} dimensions (setup must say 1 to 3)"),
+        );
     }
     for d in 0..3 {
         let used = d < dims as usize;
         if used && (block[d] == 0 || grid[d] == 0) {
-            return bad(format!(
-                "dimension {d}: workgroup size {} and grid size {} must be non-zero",
-                block[d], grid[d]
-            ));
+            return bad(
+                PacketRule::Dimensions,
+                format!(
+                    "dimension {d}: workgroup size {} and grid size {} must be non-zero",
+                    block[d], grid[d]
+                ),
+            );
         }
         if !used && (block[d] != 1 || grid[d] != 1) {
-            return bad(format!(
+            return bad(PacketRule::Dimensions, format!(
                 "dimension {d} is unused ({dims}-D dispatch) so its sizes must be 1, got workgroup {} grid {}",
                 block[d], grid[d]
             ));
@@ -469,9 +515,10 @@ fn dispatch(
     }
     let object = u64_at(p, 32);
     let Some(kernel) = rt.kernel_by_object(object) else {
-        return bad(format!(
-            "kernel object {object:#x} is not a kernel of a frozen executable"
-        ));
+        return bad(
+            PacketRule::CodeObject,
+            format!("kernel object {object:#x} is not a kernel of a frozen executable"),
+        );
     };
     let raw = RawDispatch {
         grid,
@@ -489,9 +536,13 @@ fn dispatch(
         .map_err(|e| QueueError::DispatchFailed(e.to_string()))?;
     // Limits (shape, LDS, private segment, kernarg) before anything is
     // captured or allocated for a hostile packet.
-    device
-        .check_raw(kernel.kernel(), &raw)
-        .map_err(|e| QueueError::InvalidPacket(format!("packet {index}: {e}")))?;
+    device.check_raw(kernel.kernel(), &raw).map_err(|e| {
+        let rule = match &e {
+            DispatchError::BadLaunch { rule, .. } => (*rule).into(),
+            _ => PacketRule::Format,
+        };
+        QueueError::InvalidPacket(rule, format!("packet {index}: {e}"))
+    })?;
     let capture = rt.tracer_capture_begin(&kernel, &raw);
     let start = now_ns();
     let result = device.dispatch_raw(&kernel.program, kernel.kernel(), &raw);
@@ -533,7 +584,10 @@ fn barrier(rt: &Runtime, queue: &Queue, p: &[u8; 64], all: bool) -> Result<bool,
         let h = u64_at(p, 8 + 8 * k);
         if h != 0 {
             deps.push(rt.signal(h).map_err(|_| {
-                QueueError::InvalidPacket(format!("dependency signal {h:#x} is not a live signal"))
+                QueueError::InvalidPacket(
+                    PacketRule::Signal,
+                    format!("dependency signal {h:#x} is not a live signal"),
+                )
             })?);
         }
     }
@@ -654,14 +708,16 @@ fn run_host_op(
 ) -> Result<(), QueueError> {
     if u32_at(p, 4) != HOST_OP_MAGIC {
         return Err(QueueError::InvalidPacket(
+            PacketRule::Format,
             "vendor-specific packets are not supported".into(),
         ));
     }
     let id = u64_at(p, 8);
     let op = host_ops().remove(&(queue.id, id)).ok_or_else(|| {
-        QueueError::InvalidPacket(format!(
-            "host operation {id} is not registered on this queue"
-        ))
+        QueueError::InvalidPacket(
+            PacketRule::Format,
+            format!("host operation {id} is not registered on this queue"),
+        )
     })?;
     let start = now_ns();
     let result = op();

@@ -195,7 +195,7 @@ fn malformed_packets_call_the_error_callback_and_stop_the_queue() {
         corrupt(&mut p);
         f.submit(&queue, p);
         match wait_for_error(&errors) {
-            QueueError::InvalidPacket(m) => assert!(m.contains(what), "{what}: {m}"),
+            QueueError::InvalidPacket(_, m) => assert!(m.contains(what), "{what}: {m}"),
             other => panic!("{what}: expected an invalid packet, got {other}"),
         }
         // The queue stopped: a valid packet behind it is not run.

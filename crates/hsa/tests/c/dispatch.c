@@ -22,6 +22,11 @@
 
 #include "harness.h"
 
+/* ROCm 6 declares these in hsa_ext_amd.h; Debian's ROCm 5.2 header does
+ * not, so the test declares them itself. */
+enum { SG_QUEUE_INFO_AGENT = 0, SG_QUEUE_INFO_DOORBELL_ID = 1 };
+hsa_status_t hsa_amd_queue_get_info(hsa_queue_t *queue, int attribute, void *value);
+
 
 /* ---------- agents, regions, pools ---------- */
 
@@ -515,6 +520,45 @@ static hsa_status_t wait_callback(callback_state_t *st) {
     return (hsa_status_t)v;
 }
 
+/* The broken kernel dispatches scenario_badpacket submits: case `c`
+ * breaks one field of an otherwise good 1-D dispatch of 64 work-items
+ * (`dims` is its setup) and returns the status ROCr reports for it. */
+enum { BAD_DISPATCHES = 8 };
+static const char *bad_dispatch_names[BAD_DISPATCHES] = {
+    "0 dimensions", "4 dimensions", "empty grid", "kernel object 0",
+    "group segment past the LDS", "2048 work-items", "scratch past the limit",
+    "forged completion signal"};
+
+static hsa_status_t break_dispatch(int c, hsa_kernel_dispatch_packet_t *p, uint16_t *dims) {
+    switch (c) {
+    case 0: /* EC_QUEUE_PACKET_DISPATCH_DIM_INVALID */
+        *dims = 0;
+        return HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS;
+    case 1: /* the setup field's two bits say 0 once masked: still invalid */
+        *dims = 4;
+        return HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS;
+    case 2:
+        p->grid_size_x = 0;
+        return HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS;
+    case 3: /* EC_QUEUE_PACKET_DISPATCH_CODE_INVALID */
+        p->kernel_object = 0;
+        return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
+    case 4: /* EC_QUEUE_PACKET_DISPATCH_GROUP_SEGMENT_SIZE_INVALID */
+        p->group_segment_size = 1u << 20;
+        return HSA_STATUS_ERROR_INVALID_ALLOCATION;
+    case 5: /* EC_QUEUE_PACKET_DISPATCH_WORK_GROUP_SIZE_INVALID */
+        p->workgroup_size_x = 2048;
+        p->grid_size_x = 2048;
+        return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    case 6: /* scratch the runtime cannot provide */
+        p->private_segment_size = 1u << 30;
+        return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    default: /* no such exception on hardware; softgpu names the signal */
+        p->completion_signal.handle = 0x5eed;
+        return HSA_STATUS_ERROR_INVALID_SIGNAL;
+    }
+}
+
 static void scenario_badpacket(const char *path) {
     env_t e = setup();
     program_t prog = load_program(e.gpu, path);
@@ -542,26 +586,41 @@ static void scenario_badpacket(const char *path) {
     EXPECT(data[0] == 0);
     CHECK(hsa_queue_destroy(q));
 
-    /* A kernel dispatch whose setup says 0 dimensions. */
-    callback_state_t st2 = {make_signal(0), NULL, 0};
-    q = make_queue(&e, 64, on_queue_error, &st2);
-    hsa_signal_store_relaxed(done, 1);
-    index = reserve(q);
-    hsa_kernel_dispatch_packet_t *p = slot(q, index);
-    memset((uint8_t *)p + 4, 0, 60);
-    p->workgroup_size_x = p->workgroup_size_y = p->workgroup_size_z = 1;
-    p->grid_size_x = p->grid_size_y = p->grid_size_z = 1;
-    p->kernel_object = k.object;
-    p->kernarg_address = ka;
-    p->completion_signal = done;
-    publish(q, index, header_of(HSA_PACKET_TYPE_KERNEL_DISPATCH, 1), 0);
-    EXPECT(wait_callback(&st2) == HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
-    EXPECT(st2.queue == q);
-    EXPECT(hsa_signal_load_relaxed(done) == 1);
-    CHECK(hsa_queue_destroy(q));
+    /* Each broken kernel dispatch is refused with the status ROCr reports
+     * for the command processor's exception (amd_aql_queue.cpp,
+     * AqlQueue::ExceptionHandler / DynamicQueueEventsHandler), the
+     * completion signal is left alone and the queue stops. */
+    for (int c = 0; c < BAD_DISPATCHES; c++) {
+        callback_state_t st2 = {make_signal(0), NULL, 0};
+        q = make_queue(&e, 64, on_queue_error, &st2);
+        hsa_signal_store_relaxed(done, 1);
+        index = reserve(q);
+        hsa_kernel_dispatch_packet_t *p = slot(q, index);
+        memset((uint8_t *)p + 4, 0, 60);
+        p->workgroup_size_x = 64;
+        p->workgroup_size_y = p->workgroup_size_z = 1;
+        p->grid_size_x = 64;
+        p->grid_size_y = p->grid_size_z = 1;
+        p->kernel_object = k.object;
+        p->kernarg_address = ka;
+        p->completion_signal = done;
+        uint16_t dims = 1;
+        hsa_status_t expected = break_dispatch(c, p, &dims);
+        publish(q, index, header_of(HSA_PACKET_TYPE_KERNEL_DISPATCH, 1), dims);
+        hsa_status_t got = wait_callback(&st2);
+        if (got != expected) {
+            fprintf(stderr, "bad dispatch %s: callback status %#x, expected %#x\n",
+                    bad_dispatch_names[c], got, expected);
+            exit(1);
+        }
+        EXPECT(st2.queue == q);
+        EXPECT(hsa_signal_load_relaxed(done) == 1);
+        CHECK(hsa_queue_destroy(q));
+        CHECK(hsa_signal_destroy(st2.seen));
+    }
 
     /* The runtime is still fine: a good dispatch on a new queue runs. */
-    q = make_queue(&e, 64, on_queue_error, &st2);
+    q = make_queue(&e, 64, on_queue_error, &st);
     dispatch(q, &k, ka, 1, grid, block, done);
     wait_zero(done);
     EXPECT(data[0] == 1 && data[63] == 1);
@@ -784,6 +843,21 @@ static void scenario_queueapi(const char *path) {
     hsa_signal_value_t bell = hsa_signal_load_relaxed(q->doorbell_signal);
     (void)bell;
     EXPECT_STATUS(hsa_signal_destroy(q->doorbell_signal), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+
+    /* ROCm 6's queue information: the owning agent and a doorbell id that
+     * is the queue's own. */
+    hsa_agent_t owner = {0};
+    CHECK(hsa_amd_queue_get_info(q, SG_QUEUE_INFO_AGENT, &owner));
+    EXPECT(owner.handle == e.gpu.handle);
+    uint64_t doorbell_id = 0;
+    CHECK(hsa_amd_queue_get_info(q, SG_QUEUE_INFO_DOORBELL_ID, &doorbell_id));
+    EXPECT(doorbell_id != 0);
+    EXPECT_STATUS(hsa_amd_queue_get_info(q, 2, &doorbell_id), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(hsa_amd_queue_get_info(q, SG_QUEUE_INFO_AGENT, NULL),
+                  HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    hsa_queue_t forged_queue = *q;
+    EXPECT_STATUS(hsa_amd_queue_get_info(&forged_queue, SG_QUEUE_INFO_AGENT, &owner),
+                  HSA_STATUS_ERROR_INVALID_QUEUE);
 
     /* Write-index operations in several orders. */
     EXPECT(hsa_queue_load_write_index_scacquire(q) == 0);
