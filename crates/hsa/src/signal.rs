@@ -632,7 +632,7 @@ unsafe fn group_wait(
             )?
         };
         let (index, v) = wait_any(&list, None, hint(wait_state))
-            .ok_or_else(|| invalid("the group's wait ended without a satisfied condition"))?;
+            .ok_or_else(|| invalid("the runtime shut down during the group's wait"))?;
         // SAFETY: both non-null (checked), valid for the writes by this
         // function's contract.
         unsafe {

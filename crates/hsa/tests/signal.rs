@@ -65,3 +65,8 @@ fn destroyed_and_forged_handles_are_invalid() {
         "bad handles in value functions are reported on stderr; stderr:\n{stderr}"
     );
 }
+
+#[test]
+fn shutting_down_ends_waits_without_a_timeout() {
+    scenario("shutdown");
+}

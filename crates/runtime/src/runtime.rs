@@ -202,6 +202,7 @@ impl Runtime {
         }
         self.async_handlers.shutdown();
         self.hostcalls.stop_all();
+        crate::signal::end_waits();
         self.tracer.flush();
     }
 }

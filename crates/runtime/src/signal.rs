@@ -33,6 +33,18 @@ use std::time::{Duration, Instant};
 /// notification (silent stores, raw writes through [`Signal::value_ptr`]).
 pub const RECHECK_INTERVAL: Duration = Duration::from_millis(50);
 
+/// How many times a runtime has stopped (the last `hsa_shut_down`). A wait
+/// that began before a stop returns, as if its timeout had passed, instead
+/// of waiting for signals that nothing will set any more: ROCr leaves such
+/// waiters blocked forever.
+static STOPS: AtomicU64 = AtomicU64::new(0);
+
+/// Ends every wait in progress (within [`RECHECK_INTERVAL`]): the runtime
+/// is going away.
+pub(crate) fn end_waits() {
+    STOPS.fetch_add(1, Ordering::SeqCst);
+}
+
 /// Spin budget before parking for [`WaitHint::Active`].
 const ACTIVE_SPIN: Duration = Duration::from_micros(10);
 /// Spin budget before parking for [`WaitHint::Blocked`].
@@ -288,9 +300,10 @@ impl Signal {
         }
     }
 
-    /// Blocks until `condition(value, compare)` holds or `timeout` passes
-    /// (None: no limit); returns the last value observed, which satisfies
-    /// the condition unless the wait timed out. Loads use `order`.
+    /// Blocks until `condition(value, compare)` holds, `timeout` passes
+    /// (None: no limit) or the runtime stops; returns the last value
+    /// observed, which satisfies the condition unless the wait timed out or
+    /// was ended. Loads use `order`.
     pub fn wait(
         &self,
         condition: Condition,
@@ -435,6 +448,7 @@ fn block_on<T>(
     hint: WaitHint,
     mut check: impl FnMut() -> Option<T>,
 ) -> Option<T> {
+    let stops = STOPS.load(Ordering::SeqCst);
     if let Some(found) = spin(&mut check, deadline, hint) {
         return Some(found);
     }
@@ -443,6 +457,9 @@ fn block_on<T>(
     loop {
         if let Some(found) = check() {
             return Some(found);
+        }
+        if STOPS.load(Ordering::SeqCst) != stops {
+            return None;
         }
         let nap = match deadline {
             None => RECHECK_INTERVAL,
@@ -460,7 +477,8 @@ fn block_on<T>(
 
 /// Blocks until one `(signal, condition, compare)` holds or `timeout`
 /// passes (`hsa_amd_signal_wait_any`, BARRIER_OR packets). Returns the index
-/// of the first entry found to hold and the value seen, None on timeout (or
+/// of the first entry found to hold and the value seen, None on timeout or
+/// when the runtime stops (or
 /// at once for an empty list, which could never be satisfied). Loads
 /// acquire, stronger than the relaxed order HSA promises here.
 pub fn wait_any(

@@ -5,9 +5,10 @@
  *
  * Usage: signal SCENARIO
  * Scenarios: ops create wait pingpong handlers waitany valueptr groups
- *            invalid
+ *            invalid shutdown
  * Prints OK on success; any failed expectation exits with status 1. */
 
+#define _GNU_SOURCE /* pthread_timedjoin_np */
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 #include <pthread.h>
@@ -488,6 +489,55 @@ static void scenario_invalid(void) {
     CHECK(hsa_shut_down());
 }
 
+/* ---------- shutting down ends waits ---------- */
+
+struct shutdown_waiter {
+    hsa_signal_t signal;
+    hsa_signal_value_t seen;
+    int any; /* wait through hsa_amd_signal_wait_any instead */
+    uint32_t index;
+};
+
+static void *wait_forever(void *arg) {
+    struct shutdown_waiter *w = arg;
+    if (w->any) {
+        hsa_signal_condition_t cond = HSA_SIGNAL_CONDITION_EQ;
+        hsa_signal_value_t zero = 0;
+        w->index = hsa_amd_signal_wait_any(1, &w->signal, &cond, &zero, UINT64_MAX,
+                                           HSA_WAIT_STATE_BLOCKED, &w->seen);
+    } else {
+        w->seen = hsa_signal_wait_scacquire(w->signal, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX,
+                                            HSA_WAIT_STATE_BLOCKED);
+    }
+    return NULL;
+}
+
+/* Threads waiting without a timeout on signals nothing will set return
+ * when the runtime shuts down, their condition unmet (ROCr would leave
+ * them blocked forever). */
+static void scenario_shutdown(void) {
+    CHECK(hsa_init());
+    struct shutdown_waiter w[2] = {{make_signal(7), 0, 0, 0}, {make_signal(7), 0, 1, 0}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, wait_forever, &w[i]);
+    /* Let both park. */
+    struct timespec nap = {0, 100 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+    CHECK(hsa_shut_down());
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 10;
+    for (int i = 0; i < 2; i++) {
+        if (pthread_timedjoin_np(t[i], NULL, &deadline) != 0) {
+            fprintf(stderr, "waiter %d still blocked 10 s after hsa_shut_down\n", i);
+            exit(1);
+        }
+    }
+    EXPECT(w[0].seen == 7);
+    EXPECT(w[1].index == UINT32_MAX);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s SCENARIO\n", argv[0]);
@@ -512,6 +562,8 @@ int main(int argc, char **argv) {
         scenario_groups();
     else if (!strcmp(s, "invalid"))
         scenario_invalid();
+    else if (!strcmp(s, "shutdown"))
+        scenario_shutdown();
     else {
         fprintf(stderr, "unknown scenario %s\n", s);
         return 2;
