@@ -506,7 +506,7 @@ impl Device {
                 format!("{dynamic_lds} bytes of dynamic LDS overflow; the device has {LDS_BYTES}"),
             )
         })?;
-        check_launch(kernel, grid, block, group_segment_bytes)?;
+        check_launch(kernel, grid, block, group_segment_bytes, Enforce::Kernel)?;
         let kernarg = build_kernarg(kernel, grid, block, dynamic_lds, args)?;
         self.kernarg_as(program, kernel, grid, block, group_segment_bytes, &kernarg)
     }
@@ -536,7 +536,7 @@ impl Device {
         kernarg: &[u8],
     ) -> Result<O, DispatchError> {
         // Everything is checked before the dispatch's memory is allocated.
-        check_launch(kernel, grid, block, group_segment_bytes)?;
+        check_launch(kernel, grid, block, group_segment_bytes, Enforce::Kernel)?;
         self.private_lane_bytes(kernel, 0)?;
         let needed = kernarg_bytes(kernel);
         if (kernarg.len() as u64) < needed {
@@ -625,9 +625,17 @@ impl Device {
     /// Checks a dispatch laid out by a runtime against the device's and the
     /// kernel's limits (shape, LDS, private segment, kernarg segment)
     /// without running it; returns its scratch bytes per lane. Every
-    /// dispatch path does this before allocating anything.
+    /// dispatch path does this before allocating anything. The workgroup
+    /// size is held to the hardware's limit only, as a GPU's packet
+    /// processor does (see `Enforce::Hardware`).
     pub fn check_raw(&self, kernel: &Kernel, raw: &RawDispatch) -> Result<u32, DispatchError> {
-        check_launch(kernel, raw.grid, raw.block, raw.group_segment_bytes)?;
+        check_launch(
+            kernel,
+            raw.grid,
+            raw.block,
+            raw.group_segment_bytes,
+            Enforce::Hardware,
+        )?;
         let lane_bytes = self.private_lane_bytes(kernel, raw.private_segment_bytes)?;
         self.check_kernarg_address(kernel, raw.kernarg)?;
         Ok(lane_bytes)
@@ -833,15 +841,32 @@ fn find_kernel<'p>(program: &'p Program, name: &str) -> Result<&'p Kernel, Dispa
         })
 }
 
+/// Whose workgroup-size limits a launch is held to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Enforce {
+    /// The kernel's own (its metadata's maximum and required size), as
+    /// language runtimes check them before launching.
+    Kernel,
+    /// The hardware's only: a GPU's packet processor never reads a
+    /// kernel's metadata, so an AQL packet beyond the kernel's compiled
+    /// maximum runs there (and may misbehave as the compiler's
+    /// assumptions break), as it does here.
+    Hardware,
+}
+
 fn check_launch(
     kernel: &Kernel,
     grid: [u32; 3],
     block: [u32; 3],
     group_segment_bytes: u32,
+    enforce: Enforce,
 ) -> Result<(), DispatchError> {
     check_shape(kernel, grid, block)?;
     let threads = block.iter().map(|&b| b as u64).product::<u64>();
-    let max = kernel.meta.max_flat_workgroup_size.clamp(1, MAX_WORKGROUP) as u64;
+    let max = match enforce {
+        Enforce::Kernel => kernel.meta.max_flat_workgroup_size.clamp(1, MAX_WORKGROUP),
+        Enforce::Hardware => MAX_WORKGROUP,
+    } as u64;
     let groups = (0..3).try_fold(1u64, |n, d| {
         n.checked_mul(grid[d].div_ceil(block[d]) as u64)
     });
@@ -859,7 +884,11 @@ fn check_launch(
             format!("block {block:?} has {threads} work-items; this kernel allows at most {max}"),
         ));
     }
-    if let Some(req) = kernel.meta.reqd_workgroup_size {
+    if let Some(req) = kernel
+        .meta
+        .reqd_workgroup_size
+        .filter(|_| enforce == Enforce::Kernel)
+    {
         if req != block {
             return Err(bad_launch(
                 kernel,

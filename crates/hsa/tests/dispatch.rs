@@ -32,6 +32,11 @@ kernel void wild(global uint* p) {
     p[get_global_id(0)] = 1;
 }
 
+// Compiled for workgroups of at most 32 work-items.
+kernel void __attribute__((reqd_work_group_size(32, 1, 1))) count(global uint* n) {
+    atomic_inc(n);
+}
+
 kernel void spin(global volatile uint* flag) {
     while (flag[0] == 0) {}
     flag[get_global_id(0)] = 2;
@@ -184,5 +189,15 @@ fn kernels_cannot_write_another_queue() {
         "queue_write",
         &[],
         &["an hsa_queue_t", "which kernels may only read"],
+    );
+}
+
+#[test]
+fn a_workgroup_beyond_the_kernels_compiled_maximum_runs_as_on_a_gpu() {
+    let stderr = scenario("beyondmax", &[]);
+    assert!(
+        stderr.contains("kernel count dispatched with workgroup [64, 1, 1]")
+            && stderr.contains("required workgroup size [32, 1, 1]"),
+        "the overshoot is named once on stderr; stderr:\n{stderr}"
     );
 }

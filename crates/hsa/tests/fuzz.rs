@@ -182,11 +182,18 @@ fn aql_packets_never_crash_or_hang_the_library() {
 }
 
 /// Each limit the packet processor checks, through the library: a packet
-/// beyond it stops the queue with HSA_STATUS_ERROR_INVALID_PACKET_FORMAT;
-/// the edge itself completes.
+/// beyond it stops the queue with the status ROCr reports for that check
+/// (`amd_aql_queue.cpp`: `AqlQueue::ExceptionHandler`); the edge itself
+/// completes.
 #[test]
 fn hostile_packets_stop_the_queue_with_an_error() {
-    const INVALID_PACKET_FORMAT: u32 = 0x1009;
+    const INVALID_ARGUMENT: u32 = 0x1001;
+    const INVALID_ALLOCATION: u32 = 0x1003;
+    const INVALID_SIGNAL: u32 = 0x1006;
+    const OUT_OF_RESOURCES: u32 = 0x1008;
+    const INCOMPATIBLE_ARGUMENTS: u32 = 0x100D;
+    const INVALID_CODE_OBJECT: u32 = 0x1010;
+    const MEMORY_APERTURE_VIOLATION: u32 = 41;
     let dir = common::lib_dir().join("../hsa-fuzz-limits");
     let code = assemble_kernel(&dir, "gfx1151").unwrap_or_else(|e| panic!("{e}"));
     let library = common::lib_dir().join("libhsa-runtime64.so.1");
@@ -201,37 +208,48 @@ fn hostile_packets_stop_the_queue_with_an_error() {
         (
             "private segment of 32 GiB per wave",
             patched(24, 1 << 30, 4),
+            OUT_OF_RESOURCES,
         ),
         (
             "private segment past the gfx11 limit",
             patched(24, 262_137, 4),
+            OUT_OF_RESOURCES,
         ),
-        ("group segment past the LDS", patched(28, 65_537, 4)),
-        ("workgroup of 1025", patched(4, 1025, 2)),
-        ("zero grid", patched(12, 0, 4)),
-        ("null kernarg", patched(40, 0, 8)),
-        ("unmapped kernarg", patched(40, 0x40, 8)),
+        (
+            "group segment past the LDS",
+            patched(28, 65_537, 4),
+            INVALID_ALLOCATION,
+        ),
+        ("workgroup of 1025", patched(4, 1025, 2), INVALID_ARGUMENT),
+        ("zero grid", patched(12, 0, 4), INCOMPATIBLE_ARGUMENTS),
+        ("null kernarg", patched(40, 0, 8), MEMORY_APERTURE_VIOLATION),
+        (
+            "unmapped kernarg",
+            patched(40, 0x40, 8),
+            MEMORY_APERTURE_VIOLATION,
+        ),
         (
             "kernel object that is no kernel",
             patched(32, 0x1234_5678, 8),
+            INVALID_CODE_OBJECT,
         ),
-        ("garbage completion signal", patched(56, 0xdead_beef, 8)),
+        (
+            "garbage completion signal",
+            patched(56, 0xdead_beef, 8),
+            INVALID_SIGNAL,
+        ),
     ];
-    for (what, input) in bad {
+    for (what, input, status) in bad {
         let outcome = harness
             .run(&input)
             .unwrap_or_else(|e| panic!("{what}: {e}"));
-        assert_eq!(outcome, Outcome::Failed(INVALID_PACKET_FORMAT), "{what}");
+        assert_eq!(outcome, Outcome::Failed(status), "{what}");
     }
     let mut barrier = [0u8; 64];
     barrier.copy_from_slice(&harness.barrier_packet());
     barrier[8..16].copy_from_slice(&0xdead_beef_u64.to_le_bytes());
     let outcome = harness.run(&barrier).unwrap();
-    assert_eq!(
-        outcome,
-        Outcome::Failed(INVALID_PACKET_FORMAT),
-        "bad dependency"
-    );
+    assert_eq!(outcome, Outcome::Failed(INVALID_SIGNAL), "bad dependency");
     let edges = [
         ("largest private segment", patched(24, 262_136, 4)),
         ("all of the LDS", patched(28, 65_536, 4)),

@@ -7,7 +7,7 @@
 //! order (so the barrier bit holds trivially), runs kernel dispatches on the
 //! executor and only then decrements their completion signals.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::sync::atomic::{fence, AtomicBool, AtomicU16, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::thread::JoinHandle;
@@ -543,6 +543,7 @@ fn dispatch(
         };
         QueueError::InvalidPacket(rule, format!("packet {index}: {e}"))
     })?;
+    beyond_kernel_limits(kernel.kernel(), block);
     let capture = rt.tracer_capture_begin(&kernel, &raw);
     let start = now_ns();
     let result = device.dispatch_raw(&kernel.program, kernel.kernel(), &raw);
@@ -570,6 +571,30 @@ fn dispatch(
         Ok(_) => Ok(()),
         Err(DispatchError::Fault(f)) => Err(QueueError::KernelFault(f)),
         Err(e) => Err(QueueError::DispatchFailed(e.to_string())),
+    }
+}
+
+/// Says once per kernel on stderr when a packet's workgroup breaks the
+/// kernel's own limits (its compiled maximum or required size). The
+/// packet still runs, as on a GPU, whose packet processor never reads a
+/// kernel's metadata; but the compiler may have relied on the limit (a
+/// barrier dropped for a one-wave workgroup, say), so this is the likely
+/// cause of any wrong result.
+fn beyond_kernel_limits(kernel: &softgpu_codeobj::Kernel, block: [u32; 3]) {
+    static WARNED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+    let threads: u32 = block.iter().product();
+    let max = kernel.meta.max_flat_workgroup_size;
+    let why = match kernel.meta.reqd_workgroup_size {
+        Some(req) if req != block => format!("is not its required workgroup size {req:?}"),
+        _ if max != 0 && threads > max => format!("exceeds its maximum of {max} work-items"),
+        _ => return,
+    };
+    let mut warned = WARNED.lock().unwrap_or_else(|e| e.into_inner());
+    if warned.insert(kernel.name.clone()) {
+        eprintln!(
+            "softgpu: kernel {} dispatched with workgroup {block:?}, which {why}; it runs, as on a GPU, but the compiler may have relied on the limit",
+            kernel.name
+        );
     }
 }
 
