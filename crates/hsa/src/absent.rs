@@ -19,12 +19,22 @@
 //!   memory, not arbitrary host pages.
 //! - **Graphics interop** (`hsa_amd_interop_*`): there is no graphics
 //!   driver whose buffers could be mapped.
+//! - **dma-buf export** (`hsa_amd_portable_export_dmabuf`,
+//!   `hsa_amd_portable_close_dmabuf`): `HSA_AMD_SYSTEM_INFO_DMABUF_SUPPORTED`
+//!   is false; there is no kernel driver to make a dma-buf of softgpu's
+//!   memory (which is the process's own), so no descriptor is ever handed
+//!   out, and closing one is refused rather than closing whatever file the
+//!   number names.
+//! - **Streaming performance monitor** (`hsa_amd_spm_*`): softgpu has no
+//!   SPM hardware or driver to stream counters from.
 //! - **HSAIL-era code objects** (`hsa_code_object_*`, `hsa_code_symbol_*`,
 //!   `hsa_executable_load_code_object`): deprecated by HSA 1.1; code
 //!   objects are loaded through readers (`executable.rs`).
 
 use std::ffi::{c_char, c_void};
 
+use softgpu_runtime::agent::AgentKind;
+use softgpu_runtime::error::invalid;
 use softgpu_runtime::Error;
 
 use crate::{guard, non_null, runtime, unsupported, Status};
@@ -66,12 +76,111 @@ fn no_interop(function: &str) -> Error {
     ))
 }
 
+/// Why dma-buf export is refused.
+fn no_dmabuf(function: &str) -> Error {
+    unsupported(format!(
+        "{function}: dma-buf export is not supported (HSA_AMD_SYSTEM_INFO_DMABUF_SUPPORTED is \
+         false: there is no kernel driver to export softgpu's memory through)"
+    ))
+}
+
+/// Why the streaming performance monitor is refused.
+fn no_spm(function: &str) -> Error {
+    unsupported(format!(
+        "{function}: the streaming performance monitor is not supported (softgpu has no SPM \
+         hardware or driver)"
+    ))
+}
+
+/// Checks the runtime and that an agent is a GPU agent (SPM belongs to
+/// one); a CPU agent is `HSA_STATUS_ERROR_INVALID_AGENT`, as in ROCr's
+/// `hsa_amd_spm_*` (hsa_ext_amd.cpp).
+fn gpu_agent_ok(agent: u64) -> Result<(), Error> {
+    if runtime()?.agent(agent)?.kind == AgentKind::Gpu {
+        Ok(())
+    } else {
+        Err(Error::InvalidHandle {
+            kind: "agent",
+            handle: agent,
+        })
+    }
+}
+
 /// Why the deprecated code object API is refused.
 fn no_code_object_v2(function: &str) -> Error {
     unsupported(format!(
         "{function}: the deprecated hsa_code_object_t API is not supported (load code objects \
          through hsa_code_object_reader_* and hsa_executable_load_agent_code_object)"
     ))
+}
+
+// ---------------------------------------------------------------------------
+// dma-buf export (hsa_ext_amd.h)
+
+/// Checks the arguments as ROCr's `hsa_amd_portable_export_dmabuf`
+/// (hsa_ext_amd.cpp) does (NULL pointers and size 0 are
+/// `HSA_STATUS_ERROR_INVALID_ARGUMENT`), then refuses.
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_portable_export_dmabuf(
+    ptr: *const c_void,
+    size: usize,
+    dmabuf: *mut i32,
+    offset: *mut u64,
+) -> Status {
+    guard("hsa_amd_portable_export_dmabuf", || {
+        runtime()?;
+        non_null(ptr, "ptr")?;
+        non_null(dmabuf, "dmabuf")?;
+        non_null(offset, "offset")?;
+        if size == 0 {
+            return Err(invalid("size 0"));
+        }
+        Err(no_dmabuf("hsa_amd_portable_export_dmabuf"))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn hsa_amd_portable_close_dmabuf(dmabuf: i32) -> Status {
+    guard("hsa_amd_portable_close_dmabuf", || {
+        runtime()?;
+        Err(no_dmabuf(&format!(
+            "hsa_amd_portable_close_dmabuf({dmabuf}) (softgpu never exported one)"
+        )))
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Streaming performance monitor (hsa_ext_amd.h)
+
+#[no_mangle]
+pub extern "C" fn hsa_amd_spm_acquire(preferred_agent: u64) -> Status {
+    guard("hsa_amd_spm_acquire", || {
+        gpu_agent_ok(preferred_agent)?;
+        Err(no_spm("hsa_amd_spm_acquire"))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn hsa_amd_spm_release(preferred_agent: u64) -> Status {
+    guard("hsa_amd_spm_release", || {
+        gpu_agent_ok(preferred_agent)?;
+        Err(no_spm("hsa_amd_spm_release"))
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_spm_set_dest_buffer(
+    preferred_agent: u64,
+    _size_in_bytes: usize,
+    _timeout: *mut u32,
+    _size_copied: *mut u32,
+    _dest: *mut c_void,
+    _is_data_loss: *mut bool,
+) -> Status {
+    guard("hsa_amd_spm_set_dest_buffer", || {
+        gpu_agent_ok(preferred_agent)?;
+        Err(no_spm("hsa_amd_spm_set_dest_buffer"))
+    })
 }
 
 // ---------------------------------------------------------------------------

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex, Weak};
 
-use softgpu_runtime::agent::{AgentKind, Pool, PoolKind, POOL_GRANULE};
+use softgpu_runtime::agent::{Agent, AgentKind, Pool, PoolKind, POOL_GRANULE};
 use softgpu_runtime::error::invalid;
 use softgpu_runtime::memory::AllocationKind;
 use softgpu_runtime::signal::{Order, Signal};
@@ -63,6 +63,17 @@ const POOL_INFO_RUNTIME_ALLOC_GRANULE: u32 = 6;
 const POOL_INFO_RUNTIME_ALLOC_ALIGNMENT: u32 = 7;
 const POOL_INFO_ACCESSIBLE_BY_ALL: u32 = 15;
 const POOL_INFO_ALLOC_MAX_SIZE: u32 = 16;
+const POOL_INFO_LOCATION: u32 = 17;
+const POOL_INFO_RUNTIME_ALLOC_REC_GRANULE: u32 = 18;
+
+// hsa_amd_memory_pool_location_t.
+const POOL_LOCATION_CPU: u32 = 0;
+const POOL_LOCATION_GPU: u32 = 1;
+
+// hsa_amd_memory_pool_flag_t (hsa_amd_memory_pool_allocate's flags).
+const POOL_FLAG_PCIE: u32 = 1 << 0;
+const POOL_FLAG_CONTIGUOUS: u32 = 1 << 1;
+const POOL_FLAG_EXECUTABLE: u32 = 1 << 2;
 
 // hsa_amd_agent_memory_pool_info_t and hsa_amd_memory_pool_access_t.
 const AGENT_POOL_INFO_ACCESS: u32 = 0;
@@ -305,13 +316,42 @@ pub unsafe extern "C" fn hsa_amd_memory_pool_allocate(
     guard("hsa_amd_memory_pool_allocate", || {
         let rt = runtime()?;
         let pool = rt.pool(memory_pool)?;
-        if flags != 0 {
-            return Err(invalid(format!("flags {flags:#x} (reserved, must be 0)")));
-        }
+        check_allocation_flags(flags)?;
         // SAFETY: `ptr` is the C caller's output for the allocation's
         // address (crate docs, "Outputs").
         unsafe { allocate(&rt, &pool, memory_pool, size, ptr) }
     })
+}
+
+/// Checks `hsa_amd_memory_pool_allocate`'s flags. Accepted:
+/// - `HSA_AMD_MEMORY_POOL_CONTIGUOUS_FLAG`: every allocation is one range
+///   of the arena, contiguous in the only address space there is;
+/// - `HSA_AMD_MEMORY_POOL_PCIE_FLAG`: asks for memory whose ordering need
+///   only hold per link; softgpu's memory is coherent for every agent, which
+///   is stronger, so the request is met.
+///
+/// Refused: `HSA_AMD_MEMORY_POOL_EXECUTABLE_FLAG` with `HSA_STATUS_ERROR`
+/// (the executor runs only code loaded through executables, never code a
+/// client writes into an allocation), and bits `hsa_ext_amd.h` does not
+/// define with `HSA_STATUS_ERROR_INVALID_ARGUMENT`. (ROCr's
+/// `hsa_amd_memory_pool_allocate`, hsa_ext_amd.cpp, maps the three known
+/// bits to its allocation flags and passes unknown bits by; softgpu is
+/// stricter so a newer client's request is not silently dropped.)
+fn check_allocation_flags(flags: u32) -> Result<(), Error> {
+    let known = POOL_FLAG_PCIE | POOL_FLAG_CONTIGUOUS | POOL_FLAG_EXECUTABLE;
+    if flags & !known != 0 {
+        return Err(invalid(format!(
+            "flags {flags:#x}: bits {:#x} are not hsa_amd_memory_pool_flag_t values",
+            flags & !known
+        )));
+    }
+    if flags & POOL_FLAG_EXECUTABLE != 0 {
+        return Err(crate::unsupported(
+            "hsa_amd_memory_pool_allocate(HSA_AMD_MEMORY_POOL_EXECUTABLE_FLAG): kernels run only \
+             code loaded through hsa_executable_*, not code written into an allocation",
+        ));
+    }
+    Ok(())
 }
 
 /// Frees a pool allocation (NULL does nothing) and runs the deallocation
@@ -453,6 +493,27 @@ pub unsafe extern "C" fn hsa_amd_memory_pool_get_info(
                     answer(value, granule(&pool))
                 }
                 POOL_INFO_ACCESSIBLE_BY_ALL => answer(value, global),
+                // Where the memory lives: the CPU agent's pools are system
+                // memory, a GPU agent's device pool is "GPU" memory (in the
+                // shared arena, as on an APU). An LDS pool has no location,
+                // as in ROCr's `MemoryRegion::GetPoolInfo`
+                // (amd_memory_region.cpp), which refuses pools that are
+                // neither local nor system memory.
+                POOL_INFO_LOCATION => match pool.kind {
+                    PoolKind::FineSystem | PoolKind::Kernarg => answer(value, POOL_LOCATION_CPU),
+                    PoolKind::CoarseDevice => answer(value, POOL_LOCATION_GPU),
+                    PoolKind::Group => Err(invalid(
+                        "HSA_AMD_MEMORY_POOL_INFO_LOCATION of a group-segment pool (it has none)",
+                    )),
+                },
+                // ROCr recommends its fragment allocator's 2 MiB block for
+                // device pools and the page for system pools, and the page
+                // when fragment allocation is off (`GetPoolInfo`,
+                // amd_memory_region.cpp). softgpu has no sub-allocator:
+                // each allocation is charged and aligned in whole
+                // granules, so the granule is also the size that wastes
+                // nothing (0 where allocation is not allowed, like ROCr).
+                POOL_INFO_RUNTIME_ALLOC_REC_GRANULE => answer(value, granule(&pool)),
                 other => Err(invalid(format!(
                     "{other} is not an hsa_amd_memory_pool_info_t"
                 ))),
@@ -583,16 +644,59 @@ pub unsafe extern "C" fn hsa_amd_memory_async_copy(
     completion_signal: u64,
 ) -> Status {
     guard("hsa_amd_memory_async_copy", || {
+        let copy = CopyRequest {
+            dst,
+            dst_agent,
+            src,
+            src_agent,
+            size,
+            num_dep_signals,
+            dep_signals,
+            completion_signal,
+        };
+        // SAFETY: the C caller's arguments of hsa_amd_memory_async_copy,
+        // which are `start`'s contract.
+        unsafe { copy.start(|_, _| Ok(())) }
+    })
+}
+
+/// The arguments of an asynchronous copy.
+struct CopyRequest {
+    dst: *mut c_void,
+    dst_agent: u64,
+    src: *const c_void,
+    src_agent: u64,
+    size: usize,
+    num_dep_signals: u32,
+    dep_signals: *const u64,
+    completion_signal: u64,
+}
+
+impl CopyRequest {
+    /// Checks the copy, lets `engine` check the agents (with the source
+    /// and destination agents), then runs the copy once every dependency
+    /// is 0 and decrements the completion signal.
+    ///
+    /// # Safety
+    /// `dep_signals` must be NULL or valid for reads of `num_dep_signals`
+    /// handles, and host memory on either side must stay valid until the
+    /// copy completes (the C caller's contract of
+    /// `hsa_amd_memory_async_copy`, crate docs, "Inputs", "Memory").
+    unsafe fn start(
+        self,
+        engine: impl FnOnce(&Agent, &Agent) -> Result<(), Error>,
+    ) -> Result<(), Error> {
         let rt = runtime()?;
-        rt.agent(dst_agent)?;
-        rt.agent(src_agent)?;
-        non_null(dst, "dst")?;
-        non_null(src, "src")?;
-        let done = completion(completion_signal)?;
+        let to = rt.agent(self.dst_agent)?;
+        let from = rt.agent(self.src_agent)?;
+        non_null(self.dst, "dst")?;
+        non_null(self.src, "src")?;
+        let done = completion(self.completion_signal)?;
         // SAFETY: `dep_signals` is the C caller's array of
-        // `num_dep_signals` handles (crate docs, "Inputs").
-        let deps = unsafe { dependencies(num_dep_signals, dep_signals)? };
-        let (dst, src, len) = (dst as u64, src as u64, size as u64);
+        // `num_dep_signals` handles (this function's contract).
+        let deps = unsafe { dependencies(self.num_dep_signals, self.dep_signals)? };
+        engine(&from, &to)?;
+        let (dst, src, len) = (self.dst as u64, self.src as u64, self.size as u64);
         if len > 0 {
             rt.check_side(dst, len, "destination")?;
             rt.check_side(src, len, "source")?;
@@ -609,6 +713,123 @@ pub unsafe extern "C" fn hsa_amd_memory_async_copy(
             }
         });
         Ok(())
+    }
+}
+
+/// `hsa_amd_memory_async_copy_on_engine`: runs as
+/// `hsa_amd_memory_async_copy` does (a host copy; softgpu has no SDMA
+/// hardware) once the engine is checked the way ROCr checks it
+/// (`hsa_amd_memory_async_copy_on_engine` in hsa_ext_amd.cpp,
+/// `Runtime::CopyMemoryOnEngine` in runtime.cpp, `GpuAgent::DmaCopyOnEngine`
+/// in amd_gpu_agent.cpp):
+/// - a dependency count without a list, or a list with count 0:
+///   `HSA_STATUS_ERROR_INVALID_ARGUMENT`;
+/// - `engine_id` not exactly one `hsa_amd_sdma_engine_id_t` bit, or an
+///   engine the copy agent does not have (more than
+///   `HSA_AMD_AGENT_INFO_NUM_SDMA_ENG` + `NUM_SDMA_XGMI_ENG`):
+///   `HSA_STATUS_ERROR_INVALID_ARGUMENT` (ROCr checks the engine only for a
+///   non-empty copy; softgpu checks it always);
+/// - neither agent a GPU (SDMA engines belong to a GPU): `HSA_STATUS_ERROR`,
+///   as ROCr's base `Agent::DmaCopyOnEngine`.
+///
+/// `force_copy_on_sdma` picks SDMA over a blit kernel for a copy within
+/// one GPU in ROCr; every softgpu copy is a host copy, so it changes
+/// nothing.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn hsa_amd_memory_async_copy_on_engine(
+    dst: *mut c_void,
+    dst_agent: u64,
+    src: *const c_void,
+    src_agent: u64,
+    size: usize,
+    num_dep_signals: u32,
+    dep_signals: *const u64,
+    completion_signal: u64,
+    engine_id: u32,
+    _force_copy_on_sdma: bool,
+) -> Status {
+    guard("hsa_amd_memory_async_copy_on_engine", || {
+        runtime()?;
+        if (num_dep_signals == 0) != dep_signals.is_null() {
+            return Err(invalid(format!(
+                "num_dep_signals {num_dep_signals} with dep_signals {dep_signals:p}"
+            )));
+        }
+        let copy = CopyRequest {
+            dst,
+            dst_agent,
+            src,
+            src_agent,
+            size,
+            num_dep_signals,
+            dep_signals,
+            completion_signal,
+        };
+        let engine = |from: &Agent, to: &Agent| {
+            if !engine_id.is_power_of_two() {
+                return Err(invalid(format!(
+                    "engine_id {engine_id:#x} is not one hsa_amd_sdma_engine_id_t"
+                )));
+            }
+            if from.kind != AgentKind::Gpu && to.kind != AgentKind::Gpu {
+                return Err(crate::unsupported(
+                    "hsa_amd_memory_async_copy_on_engine between CPU agents: copy engines \
+                     belong to a GPU agent (use hsa_amd_memory_async_copy)",
+                ));
+            }
+            let number = engine_id.trailing_zeros() + 1;
+            if number > crate::system::SDMA_ENGINES {
+                return Err(invalid(format!(
+                    "engine_id {engine_id:#x}: the GPU agent has {} copy engines \
+                     (HSA_AMD_AGENT_INFO_NUM_SDMA_ENG)",
+                    crate::system::SDMA_ENGINES
+                )));
+            }
+            Ok(())
+        };
+        // SAFETY: the C caller's arguments of
+        // hsa_amd_memory_async_copy_on_engine, which has
+        // hsa_amd_memory_async_copy's contract (`start`'s).
+        unsafe { copy.start(engine) }
+    })
+}
+
+/// `hsa_amd_memory_copy_engine_status`: the engines free for copies
+/// between two agents, as ROCr's `Runtime::CopyMemoryStatus` (runtime.cpp)
+/// and `GpuAgent::DmaCopyStatus` (amd_gpu_agent.cpp) report them for a GPU
+/// outside an xGMI hive: engine 0 (host to device) and engine 1 (device to
+/// host; there are `HSA_AMD_AGENT_INFO_NUM_SDMA_ENG` = 2). Host copies never
+/// keep an engine busy, so both are always free. The same agent twice is
+/// `HSA_STATUS_ERROR_INVALID_AGENT`, as in ROCr (such copies use shaders).
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_memory_copy_engine_status(
+    dst_agent: u64,
+    src_agent: u64,
+    engine_ids_mask: *mut u32,
+) -> Status {
+    guard("hsa_amd_memory_copy_engine_status", || {
+        let rt = runtime()?;
+        rt.agent(dst_agent)?;
+        rt.agent(src_agent)?;
+        if dst_agent == src_agent {
+            return Err(Error::InvalidHandle {
+                kind: "agent",
+                handle: src_agent,
+            })
+            .inspect_err(|_| {
+                eprintln!(
+                    "softgpu: hsa_amd_memory_copy_engine_status: the source and destination \
+                     agents are the same (such copies use no copy engine)"
+                )
+            });
+        }
+        // With one CPU agent, two different agents include a GPU, whose
+        // engines 0..NUM_SDMA_ENG are all free.
+        let mask = (1u32 << crate::system::SDMA_ENGINES) - 1;
+        // SAFETY: the C caller's output for a uint32_t (crate docs,
+        // "Outputs"); `put` refuses NULL.
+        unsafe { put(engine_ids_mask, mask) }
     })
 }
 

@@ -218,6 +218,26 @@ const SYSTEM_INFO_EXTENSIONS: u32 = 7;
 const AMD_SYSTEM_INFO_BUILD_VERSION: u32 = 0x200;
 const AMD_SYSTEM_INFO_SVM_SUPPORTED: u32 = 0x201;
 const AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT: u32 = 0x202;
+const AMD_SYSTEM_INFO_MWAITX_ENABLED: u32 = 0x203;
+const AMD_SYSTEM_INFO_DMABUF_SUPPORTED: u32 = 0x204;
+const AMD_SYSTEM_INFO_VIRTUAL_MEM_API_SUPPORTED: u32 = 0x205;
+const AMD_SYSTEM_INFO_XNACK_ENABLED: u32 = 0x206;
+const AMD_SYSTEM_INFO_EXT_VERSION_MAJOR: u32 = 0x207;
+const AMD_SYSTEM_INFO_EXT_VERSION_MINOR: u32 = 0x208;
+
+/// The AMD extension interface version (`hsa_ext_amd.h`'s
+/// `HSA_AMD_INTERFACE_VERSION_*`) reported by
+/// `HSA_AMD_SYSTEM_INFO_EXT_VERSION_MAJOR/MINOR`: 1.6, the version of ROCm
+/// 6's header, because every function and attribute it added is exported:
+/// 1.1 dma-buf export (exported, refused: `absent.rs`), 1.2
+/// `hsa_amd_memory_async_copy_on_engine` (`memory.rs`), 1.3 the
+/// extended-scope fine-grained pool flag (a flag value; no softgpu pool
+/// sets it), 1.4 the virtual memory API and 1.6 its
+/// `hsa_amd_vmem_address_reserve_align` (`vmem.rs`), 1.5
+/// `HSA_AMD_AGENT_INFO_MEMORY_PROPERTIES`. Matches ROCr's
+/// `Runtime::GetSystemInfo` (runtime.cpp), which reports the header's
+/// version.
+const AMD_EXT_VERSION: (u16, u16) = (1, 6);
 
 /// What `HSA_AMD_SYSTEM_INFO_BUILD_VERSION` points to.
 static BUILD_VERSION: &CStr = {
@@ -256,6 +276,20 @@ pub unsafe extern "C" fn hsa_system_get_info(attribute: u32, value: *mut c_void)
                 AMD_SYSTEM_INFO_SVM_SUPPORTED | AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT => {
                     put(value as *mut bool, false)
                 }
+                // Signal waits sleep on the host's futexes; the runtime
+                // never uses the CPU's MWAITX instruction (ROCr's
+                // `g_use_mwaitx`).
+                AMD_SYSTEM_INFO_MWAITX_ENABLED => put(value as *mut bool, false),
+                // No dma-buf driver: hsa_amd_portable_export_dmabuf is
+                // refused (absent.rs). ROCr answers from the KFD version.
+                AMD_SYSTEM_INFO_DMABUF_SUPPORTED => put(value as *mut bool, false),
+                // The hsa_amd_vmem_* functions are implemented (vmem.rs).
+                AMD_SYSTEM_INFO_VIRTUAL_MEM_API_SUPPORTED => put(value as *mut bool, true),
+                // gfx11 has no XNACK (page-fault retry) mode, and
+                // softgpu's memory never faults pages in.
+                AMD_SYSTEM_INFO_XNACK_ENABLED => put(value as *mut bool, false),
+                AMD_SYSTEM_INFO_EXT_VERSION_MAJOR => put(value as *mut u16, AMD_EXT_VERSION.0),
+                AMD_SYSTEM_INFO_EXT_VERSION_MINOR => put(value as *mut u16, AMD_EXT_VERSION.1),
                 other => Err(invalid(format!("{other:#x} is not an hsa_system_info_t"))),
             }
         }
@@ -458,7 +492,104 @@ mod agent_info {
     pub const AMD_ASIC_REVISION: u32 = 0xA012;
     pub const AMD_SVM_DIRECT_HOST_ACCESS: u32 = 0xA013;
     pub const AMD_COOPERATIVE_COMPUTE_UNIT_COUNT: u32 = 0xA014;
+    pub const AMD_MEMORY_AVAIL: u32 = 0xA015;
+    pub const AMD_TIMESTAMP_FREQUENCY: u32 = 0xA016;
+    pub const AMD_ASIC_FAMILY_ID: u32 = 0xA107;
+    pub const AMD_UCODE_VERSION: u32 = 0xA108;
+    pub const AMD_SDMA_UCODE_VERSION: u32 = 0xA109;
+    pub const AMD_NUM_SDMA_ENG: u32 = 0xA10A;
+    pub const AMD_NUM_SDMA_XGMI_ENG: u32 = 0xA10B;
+    pub const AMD_IOMMU_SUPPORT: u32 = 0xA110;
+    pub const AMD_NUM_XCC: u32 = 0xA111;
+    pub const AMD_DRIVER_UID: u32 = 0xA112;
+    pub const AMD_NEAREST_CPU: u32 = 0xA113;
+    pub const AMD_MEMORY_PROPERTIES: u32 = 0xA114;
+    pub const AMD_AQL_EXTENSIONS: u32 = 0xA115;
+
+    /// The size in bytes of an attribute's value (what
+    /// `hsa_agent_get_info_size` reports), or `None` for a number that is
+    /// not an attribute. Every attribute `agent_info` answers has one
+    /// (the test `rocm6.rs` checks both directions).
+    pub fn size(attribute: u32) -> Option<usize> {
+        Some(match attribute {
+            NAME | VENDOR_NAME | AMD_PRODUCT_NAME => 64,
+            FEATURE
+            | MACHINE_MODEL
+            | PROFILE
+            | DEFAULT_FLOAT_ROUNDING_MODE
+            | WAVEFRONT_SIZE
+            | WORKGROUP_MAX_SIZE
+            | GRID_MAX_SIZE
+            | FBARRIER_MAX_SIZE
+            | QUEUES_MAX
+            | QUEUE_MIN_SIZE
+            | QUEUE_MAX_SIZE
+            | QUEUE_TYPE
+            | NODE
+            | DEVICE
+            | BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES => 4,
+            WORKGROUP_MAX_DIM => 6,
+            GRID_MAX_DIM => 12,
+            CACHE_SIZE => 16,
+            ISA => 8,
+            EXTENSIONS => 128,
+            VERSION_MAJOR | VERSION_MINOR => 2,
+            FAST_F16_OPERATION => 1,
+            AMD_CHIP_ID
+            | AMD_CACHELINE_SIZE
+            | AMD_COMPUTE_UNIT_COUNT
+            | AMD_MAX_CLOCK_FREQUENCY
+            | AMD_DRIVER_NODE_ID
+            | AMD_MAX_ADDRESS_WATCH_POINTS
+            | AMD_BDFID
+            | AMD_MEMORY_WIDTH
+            | AMD_MEMORY_MAX_FREQUENCY
+            | AMD_MAX_WAVES_PER_CU
+            | AMD_NUM_SIMDS_PER_CU
+            | AMD_NUM_SHADER_ENGINES
+            | AMD_NUM_SHADER_ARRAYS_PER_SE
+            | AMD_DOMAIN
+            | AMD_ASIC_REVISION
+            | AMD_COOPERATIVE_COMPUTE_UNIT_COUNT
+            | AMD_ASIC_FAMILY_ID
+            | AMD_UCODE_VERSION
+            | AMD_SDMA_UCODE_VERSION
+            | AMD_NUM_SDMA_ENG
+            | AMD_NUM_SDMA_XGMI_ENG
+            | AMD_IOMMU_SUPPORT
+            | AMD_NUM_XCC
+            | AMD_DRIVER_UID => 4,
+            // hsa_amd_hdp_flush_t: two pointers.
+            AMD_HDP_FLUSH => 16,
+            AMD_COOPERATIVE_QUEUES | AMD_SVM_DIRECT_HOST_ACCESS => 1,
+            // "at most 21 characters including the NUL" (hsa_ext_amd.h).
+            AMD_UUID => 21,
+            AMD_MEMORY_AVAIL | AMD_TIMESTAMP_FREQUENCY | AMD_NEAREST_CPU => 8,
+            AMD_MEMORY_PROPERTIES | AMD_AQL_EXTENSIONS => 8,
+            _ => return None,
+        })
+    }
 }
+
+/// Copy engines a GPU agent reports (`HSA_AMD_AGENT_INFO_NUM_SDMA_ENG`):
+/// two, the host-to-device and device-to-host engines ROCr's
+/// `GpuAgent::DmaCopyStatus` (amd_gpu_agent.cpp) offers a GPU outside an
+/// xGMI hive (`HSA_AMD_SDMA_ENGINE_0` and `_1`). softgpu has no SDMA
+/// hardware: a copy "on" either engine is a host copy like every other
+/// (`hsa_amd_memory_async_copy_on_engine`), so both are always free.
+pub(crate) const SDMA_ENGINES: u32 = 2;
+
+/// The rate of a GPU agent's timestamp counter: the 100 MHz REALTIME
+/// counter the executor gives kernels (`s_sendmsg_rtn` GET_REALTIME, as
+/// on AMD GPUs), which is what clients convert `wall_clock64()` with.
+const GPU_TIMESTAMP_FREQUENCY: u64 = 100_000_000;
+
+/// `HSA_AMD_MEMORY_PROPERTY_AGENT_IS_APU`, bit 0 of the `uint8_t[8]`
+/// memory property mask.
+const MEMORY_PROPERTY_AGENT_IS_APU: u8 = 1 << 0;
+
+/// `hsa_amd_iommu_version_t`: `HSA_IOMMU_SUPPORT_NONE`.
+const IOMMU_SUPPORT_NONE: u32 = 0;
 
 /// `hsa_dim3_t`.
 #[repr(C)]
@@ -576,7 +707,7 @@ pub unsafe extern "C" fn hsa_agent_get_info(
         // SAFETY: `value` is non-null (checked) and the C caller's output
         // for the attribute's type (crate docs, "Outputs"): `agent_info`'s
         // contract.
-        unsafe { agent_info(&a, attribute, value) }
+        unsafe { agent_info(&rt, &a, attribute, value) }
     })
 }
 
@@ -585,7 +716,12 @@ pub unsafe extern "C" fn hsa_agent_get_info(
 /// # Safety
 /// `value` must be NULL or valid for a write of the attribute's type (the
 /// C caller's output contract, crate docs, "Outputs").
-unsafe fn agent_info(a: &Agent, attribute: u32, value: *mut c_void) -> Result<(), Error> {
+unsafe fn agent_info(
+    rt: &Runtime,
+    a: &Agent,
+    attribute: u32,
+    value: *mut c_void,
+) -> Result<(), Error> {
     use agent_info::*;
     let gpu = a.kind == AgentKind::Gpu;
     let p = &a.profile;
@@ -723,11 +859,214 @@ unsafe fn agent_info(a: &Agent, attribute: u32, value: *mut c_void) -> Result<()
             // Device memory is host memory: the host reaches all of it.
             AMD_SVM_DIRECT_HOST_ACCESS => put(value as *mut bool, true),
             AMD_COOPERATIVE_COMPUTE_UNIT_COUNT => put(u32_out, kernel(p.compute_units)),
+            // Free bytes of the agent's allocatable pools as the runtime
+            // charges them (whole granules per allocation): the GPU's
+            // device pool; the CPU agent's system and kernarg pools. ROCr
+            // (`GpuAgent::GetInfo`, amd_gpu_agent.cpp) asks the driver for
+            // the GPU's free memory; its `CpuAgent::GetInfo` refuses the
+            // attribute, but softgpu's accounting knows the CPU pools too.
+            AMD_MEMORY_AVAIL => put(value as *mut u64, memory_available(rt, a)),
+            // The CPU agent reports the system timestamp rate, as ROCr's
+            // `CpuAgent::GetInfo` (amd_cpu_agent.cpp) does.
+            AMD_TIMESTAMP_FREQUENCY => put(
+                value as *mut u64,
+                if gpu {
+                    GPU_TIMESTAMP_FREQUENCY
+                } else {
+                    TIMESTAMP_FREQUENCY
+                },
+            ),
+            AMD_ASIC_FAMILY_ID => put(u32_out, kernel(p.asic_family_id)),
+            // softgpu has no command-processor or SDMA firmware. 0 is what
+            // ROCr reports for an agent without one (`CpuAgent::GetInfo`),
+            // so clients keep firmware-version-gated paths off; a made-up
+            // version could turn on workarounds for a firmware that does
+            // not exist.
+            AMD_UCODE_VERSION | AMD_SDMA_UCODE_VERSION => put(u32_out, 0),
+            AMD_NUM_SDMA_ENG => put(u32_out, kernel(SDMA_ENGINES)),
+            // No xGMI hive between softgpu's GPUs (ROCr's CPU agent: 0).
+            AMD_NUM_SDMA_XGMI_ENG => put(u32_out, 0),
+            // No IOMMU translates for the emulated GPU (ROCr's CPU agent:
+            // NONE; a gfx11 GPU without IOMMUv2 reports NONE too).
+            AMD_IOMMU_SUPPORT => put(u32_out, IOMMU_SUPPORT_NONE),
+            // One compute die (XCC) per gfx11 GPU; the CPU agent has none,
+            // as in ROCr's `CpuAgent::GetInfo`.
+            AMD_NUM_XCC => put(u32_out, kernel(1)),
+            // The KFD's GPU id in ROCr; softgpu has no KFD, so each GPU
+            // gets a synthetic id, unique and non-zero (0 is what ROCr
+            // reports for the CPU agent).
+            AMD_DRIVER_UID => put(
+                u32_out,
+                if gpu {
+                    DRIVER_UID_BASE + gpu_number(a) as u32
+                } else {
+                    0
+                },
+            ),
+            // Every GPU's nearest CPU is the one CPU agent; the CPU agent
+            // answers a null handle, as ROCr's `CpuAgent::GetInfo` does.
+            AMD_NEAREST_CPU => put(
+                value as *mut u64,
+                if gpu {
+                    rt.agents
+                        .iter()
+                        .find(|x| x.kind == AgentKind::Cpu)
+                        .and_then(|x| rt.agent_handles.get(x.index).copied())
+                        .unwrap_or(0)
+                } else {
+                    0
+                },
+            ),
+            // The APU bit for profiles of an APU (gfx1151), as ROCr's
+            // `GpuAgent::GetInfoMemoryProperties` sets it for integrated
+            // GPUs; none for a discrete GPU or the CPU agent.
+            AMD_MEMORY_PROPERTIES => {
+                let mut mask = [0u8; 8];
+                if gpu && p.is_apu {
+                    mask[0] |= MEMORY_PROPERTY_AGENT_IS_APU;
+                }
+                put(value as *mut [u8; 8], mask)
+            }
+            // No AQL extensions: ROCr answers an all-zero mask for every
+            // agent too ("not implemented yet", amd_gpu_agent.cpp and
+            // amd_cpu_agent.cpp `GetInfo`).
+            AMD_AQL_EXTENSIONS => put(value as *mut [u8; 8], [0u8; 8]),
             other => Err(invalid(format!(
                 "{other:#x} is not an hsa_agent_info_t or hsa_amd_agent_info_t attribute"
             ))),
         }
     }
+}
+
+/// First `HSA_AMD_AGENT_INFO_DRIVER_UID` of the GPU agents (then one
+/// more per GPU).
+const DRIVER_UID_BASE: u32 = 0x5047_0001;
+
+/// Free bytes of an agent's allocatable pools.
+fn memory_available(rt: &Runtime, a: &Agent) -> u64 {
+    a.pools
+        .iter()
+        .filter_map(|&h| rt.pool(h).ok())
+        .filter(|p| p.allocatable())
+        .map(|p| {
+            p.capacity
+                .saturating_sub(p.used.load(std::sync::atomic::Ordering::Relaxed))
+        })
+        .fold(0u64, u64::saturating_add)
+}
+
+/// `hsa_agent_get_info_size`: the size of an attribute's value. ROCr does
+/// not export it (`hsa.h` keeps its declaration commented out, "will not
+/// be in the spec unless needed"); softgpu answers it for every attribute
+/// `hsa_agent_get_info` knows, so a client can size its buffer.
+#[no_mangle]
+pub unsafe extern "C" fn hsa_agent_get_info_size(
+    agent: u64,
+    attribute: u32,
+    size: *mut usize,
+) -> Status {
+    crate::guard("hsa_agent_get_info_size", || {
+        runtime()?.agent(agent)?;
+        let n = agent_info::size(attribute).ok_or_else(|| {
+            invalid(format!(
+                "{attribute:#x} is not an hsa_agent_info_t or hsa_amd_agent_info_t attribute"
+            ))
+        })?;
+        // SAFETY: the C caller's output for a size_t (crate docs,
+        // "Outputs"); `put` refuses NULL.
+        unsafe { put(size, n) }
+    })
+}
+
+/// `hsa_agent_set_info`: no agent attribute can be set. ROCr does not
+/// export it either (`hsa.h` keeps its declaration commented out). The
+/// agent and attribute are checked first, so a bad one gets its own
+/// status; a known attribute is then refused with `HSA_STATUS_ERROR`.
+#[no_mangle]
+pub unsafe extern "C" fn hsa_agent_set_info(
+    agent: u64,
+    attribute: u32,
+    value: *mut c_void,
+) -> Status {
+    crate::guard("hsa_agent_set_info", || {
+        runtime()?.agent(agent)?;
+        if agent_info::size(attribute).is_none() {
+            return Err(invalid(format!(
+                "{attribute:#x} is not an hsa_agent_info_t or hsa_amd_agent_info_t attribute"
+            )));
+        }
+        non_null(value, "value")?;
+        Err(unsupported(format!(
+            "hsa_agent_set_info(attribute {attribute:#x}): agent attributes are read-only \
+             (ROCr does not implement hsa_agent_set_info either)"
+        )))
+    })
+}
+
+/// Asynchronous scratch limits recorded per GPU agent.
+fn scratch_limits() -> &'static std::sync::Mutex<std::collections::BTreeMap<u64, usize>> {
+    static LIMITS: std::sync::Mutex<std::collections::BTreeMap<u64, usize>> =
+        std::sync::Mutex::new(std::collections::BTreeMap::new());
+    &LIMITS
+}
+
+/// `hsa_amd_agent_set_async_scratch_limit`: accepted and recorded for a
+/// GPU agent. The threshold steers how ROCr's queues keep and reclaim the
+/// device scratch they grow for big dispatches; softgpu's scratch is host
+/// memory the executor gives each wave for its dispatch and frees after, so
+/// there is nothing to keep or reclaim and the value changes nothing. A
+/// CPU agent is refused with `HSA_STATUS_ERROR_INVALID_AGENT`, as in ROCr's
+/// `hsa_amd_agent_set_async_scratch_limit` (hsa_ext_amd.cpp).
+#[no_mangle]
+pub extern "C" fn hsa_amd_agent_set_async_scratch_limit(agent: u64, threshold: usize) -> Status {
+    crate::guard("hsa_amd_agent_set_async_scratch_limit", || {
+        if runtime()?.agent(agent)?.kind != AgentKind::Gpu {
+            return Err(Error::InvalidHandle {
+                kind: "agent",
+                handle: agent,
+            });
+        }
+        scratch_limits()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(agent, threshold);
+        Ok(())
+    })
+}
+
+/// `hsa_amd_log_flag_t` bits `hsa_amd_enable_logging` knows:
+/// `HSA_AMD_LOG_FLAG_BLIT_KERNEL_PKTS` (bit 0).
+const LOG_FLAG_BLIT_KERNEL_PKTS: u64 = 1 << 0;
+
+/// `hsa_amd_enable_logging`: the one log ROCm defines is of the AQL
+/// packets the runtime enqueues for its own blit kernels. softgpu runs
+/// copies and fills on host threads and enqueues no packets of its own, so
+/// asking for that log is refused with `HSA_STATUS_ERROR` (copies appear in
+/// the `SOFTGPU_TRACE` trace as `api` events instead). All-zero flags
+/// (logging off, which it is) succeed; unknown bits or NULL flags are
+/// `HSA_STATUS_ERROR_INVALID_ARGUMENT` (ROCr's `Runtime::EnableLogging`,
+/// runtime.cpp, copies the flags without looking at them).
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_enable_logging(flags: *mut u8, _file: *mut c_void) -> Status {
+    crate::guard("hsa_amd_enable_logging", || {
+        runtime()?;
+        non_null(flags, "flags")?;
+        // SAFETY: non-null (checked); by hsa_ext_amd.h `flags` is a
+        // uint8_t[8] (crate docs, "Inputs"); read unaligned.
+        let bits = u64::from_le_bytes(unsafe { (flags as *const [u8; 8]).read_unaligned() });
+        if bits & !LOG_FLAG_BLIT_KERNEL_PKTS != 0 {
+            return Err(invalid(format!(
+                "flags {bits:#x}: only HSA_AMD_LOG_FLAG_BLIT_KERNEL_PKTS (bit 0) is defined"
+            )));
+        }
+        if bits == 0 {
+            return Ok(());
+        }
+        Err(unsupported(
+            "hsa_amd_enable_logging(HSA_AMD_LOG_FLAG_BLIT_KERNEL_PKTS): softgpu runs copies and \
+             fills on host threads and enqueues no blit-kernel packets to log (see SOFTGPU_TRACE)",
+        ))
+    })
 }
 
 /// `hsa_agent_extension_supported` (deprecated form).

@@ -26,6 +26,13 @@ pub struct Profile {
     pub marketing_name: String,
     pub vendor: String,
     pub chip_id: u32,
+    /// The amdgpu driver's ASIC family (`AMDGPU_FAMILY_*` in
+    /// `amdgpu_drm.h`: 145 for GC 11.0.x such as gfx1100, 150 for GC
+    /// 11.5.x such as gfx1151), which HSA reports as
+    /// `HSA_AMD_AGENT_INFO_ASIC_FAMILY_ID`. Optional in a document (0 =
+    /// not stated).
+    #[serde(default)]
+    pub asic_family_id: u32,
     /// Whether the GPU shares system memory (an APU such as gfx1151).
     pub is_apu: bool,
     pub compute_units: u32,
@@ -167,6 +174,7 @@ mod tests {
             let p = Profile::built_in(name).unwrap();
             assert_eq!(p.name, name);
             assert_eq!(p.isa_name(), format!("amdgcn-amd-amdhsa--{name}"));
+            assert_ne!(p.asic_family_id, 0, "{name} states its ASIC family");
         }
         assert!(Profile::built_in("gfx9000").is_err());
     }
