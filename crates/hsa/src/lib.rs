@@ -14,6 +14,8 @@
 //! - [`signal`]: signals and their waits.
 //! - [`queue`]: AQL queues.
 //! - [`executable`]: code object readers, executables, symbols.
+//! - [`vmem`]: ROCm 6's virtual memory API (reservations, memory handles,
+//!   mappings, access, shareable handles).
 //! - [`absent`]: exports for features softgpu does not provide (images,
 //!   samplers, IPC, SVM, interop), which return clear errors.
 //!
@@ -75,6 +77,7 @@ pub mod queue;
 pub mod signal;
 pub mod status;
 pub mod system;
+pub mod vmem;
 
 use std::sync::Arc;
 

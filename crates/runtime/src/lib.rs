@@ -17,6 +17,7 @@
 //! - [`printf`]: device printf formatting, output sinks, buffered printf.
 //! - [`hostcall`]: the hostcall buffer and listener (HIP's default printf).
 //! - [`trace`]: the JSON-lines event trace and dispatch capture.
+//! - [`vmem`]: virtual memory: reservations, memory handles, mappings.
 
 pub mod agent;
 pub mod capture;
@@ -31,6 +32,7 @@ pub mod queue;
 pub mod runtime;
 pub mod signal;
 pub mod trace;
+pub mod vmem;
 
 pub use error::{Error, Result};
 pub use runtime::Runtime;

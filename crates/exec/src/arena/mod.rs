@@ -67,6 +67,7 @@
 mod blocks;
 mod map;
 pub mod shadow;
+pub mod vmem;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
