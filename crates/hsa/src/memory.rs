@@ -361,9 +361,30 @@ fn free(ptr: *mut c_void) -> Result<(), Error> {
     if ptr.is_null() {
         return Ok(());
     }
+    if let Some(queue) = queue_using(&rt, ptr as u64) {
+        let agent = rt.agent_handles[queue.agent.index];
+        crate::events::memory_in_use(agent, ptr as u64);
+        return Err(Error::InUse(format!(
+            "{ptr:p} is memory of live queue {} (its ring or descriptor): destroy the queue first",
+            queue.id
+        )));
+    }
     rt.free(ptr as u64)?;
     notify_deallocation(&rt, ptr as u64);
     Ok(())
+}
+
+/// The live queue whose ring or `hsa_queue_t` holds `addr`, if any.
+fn queue_using(rt: &Runtime, addr: u64) -> Option<Arc<softgpu_runtime::queue::Queue>> {
+    let queues = rt.queues.lock().unwrap_or_else(|e| e.into_inner());
+    let inside = |start: u64, len: u64| addr >= start && addr - start < len;
+    queues
+        .values()
+        .find(|q| {
+            let ring = q.size as u64 * softgpu_runtime::queue::PACKET_BYTES;
+            inside(q.ring, ring) || addr == q.address
+        })
+        .cloned()
 }
 
 #[no_mangle]

@@ -80,7 +80,7 @@ pub fn status_of(e: &Error) -> Status {
         Error::InvalidQueueCreation(_) => HSA_STATUS_ERROR_INVALID_QUEUE_CREATION,
         Error::VariableAlreadyDefined(_) => HSA_STATUS_ERROR_VARIABLE_ALREADY_DEFINED,
         Error::Memory(_) => HSA_STATUS_ERROR_INVALID_ALLOCATION,
-        Error::Device(_) | Error::Unsupported(_) => HSA_STATUS_ERROR,
+        Error::Device(_) | Error::Unsupported(_) | Error::InUse(_) => HSA_STATUS_ERROR,
         _ => HSA_STATUS_ERROR,
     }
 }

@@ -28,6 +28,10 @@ pub enum Error {
     InvalidQueueCreation(String),
     #[error("not supported by softgpu: {0}")]
     Unsupported(String),
+    /// Memory the runtime's own hardware structures still use (a live
+    /// queue's ring) was asked to be freed.
+    #[error("memory in use: {0}")]
+    InUse(String),
     #[error("a variable named {0} is already defined")]
     VariableAlreadyDefined(String),
     #[error("{0}")]

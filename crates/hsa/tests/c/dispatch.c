@@ -795,6 +795,21 @@ static void scenario_second(const char *path) {
 
 /* ---------- queue creation rules and the AMD queue controls ---------- */
 
+/* The last memory error event (ROCm 6: HSA_AMD_GPU_MEMORY_ERROR_EVENT = 2,
+ * whose info has the memory fault info's layout). */
+static volatile uint64_t error_address, error_agent;
+static volatile uint32_t error_reason;
+
+static hsa_status_t on_memory_error(const hsa_amd_event_t *event, void *data) {
+    (void)data;
+    if ((int)event->event_type == 2) {
+        error_agent = event->memory_fault.agent.handle;
+        error_address = event->memory_fault.virtual_address;
+        error_reason = event->memory_fault.fault_reason_mask;
+    }
+    return HSA_STATUS_SUCCESS;
+}
+
 static void scenario_queueapi(const char *path) {
     (void)path;
     env_t e = setup();
@@ -860,6 +875,16 @@ static void scenario_queueapi(const char *path) {
     hsa_queue_t forged_queue = *q;
     EXPECT_STATUS(hsa_amd_queue_get_info(&forged_queue, SG_QUEUE_INFO_AGENT, &owner),
                   HSA_STATUS_ERROR_INVALID_QUEUE);
+
+    /* Freeing the live queue's ring is refused with a memory error event
+     * ("memory in use"), as ROCr's Runtime::FreeMemory raises it. */
+    CHECK(hsa_amd_register_system_event_handler(on_memory_error, NULL));
+    EXPECT_STATUS(hsa_memory_free(q->base_address), HSA_STATUS_ERROR);
+    EXPECT(error_address == (uint64_t)q->base_address);
+    EXPECT(error_agent == e.gpu.handle);
+    EXPECT(error_reason == 1);
+    EXPECT_STATUS(hsa_amd_memory_pool_free((uint8_t *)q->base_address + 64), HSA_STATUS_ERROR);
+    EXPECT(error_address == (uint64_t)q->base_address + 64);
 
     /* Write-index operations in several orders. */
     EXPECT(hsa_queue_load_write_index_scacquire(q) == 0);
