@@ -38,6 +38,8 @@ const SEGMENT_GROUP: u32 = 3;
 const FLAG_KERNARG: u32 = 1;
 const FLAG_FINE_GRAINED: u32 = 2;
 const FLAG_COARSE_GRAINED: u32 = 4;
+/// `HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_EXTENDED_SCOPE_FINE_GRAINED` (pools only).
+const FLAG_EXTENDED_SCOPE_FINE_GRAINED: u32 = 8;
 
 // hsa_region_info_t.
 const REGION_INFO_SEGMENT: u32 = 0;
@@ -121,8 +123,9 @@ fn segment(pool: &Pool) -> u32 {
 /// The global flags of a pool (regions use the same bits).
 fn global_flags(pool: &Pool) -> u32 {
     match pool.kind {
-        PoolKind::CoarseDevice => FLAG_COARSE_GRAINED,
+        PoolKind::CoarseDevice | PoolKind::CoarseSystem => FLAG_COARSE_GRAINED,
         PoolKind::FineSystem => FLAG_FINE_GRAINED,
+        PoolKind::ExtFineSystem => FLAG_FINE_GRAINED | FLAG_EXTENDED_SCOPE_FINE_GRAINED,
         PoolKind::Kernarg => FLAG_KERNARG | FLAG_FINE_GRAINED,
         PoolKind::Group => 0,
     }
@@ -521,7 +524,10 @@ pub unsafe extern "C" fn hsa_amd_memory_pool_get_info(
                 // (amd_memory_region.cpp), which refuses pools that are
                 // neither local nor system memory.
                 POOL_INFO_LOCATION => match pool.kind {
-                    PoolKind::FineSystem | PoolKind::Kernarg => answer(value, POOL_LOCATION_CPU),
+                    PoolKind::FineSystem
+                    | PoolKind::ExtFineSystem
+                    | PoolKind::CoarseSystem
+                    | PoolKind::Kernarg => answer(value, POOL_LOCATION_CPU),
                     PoolKind::CoarseDevice => answer(value, POOL_LOCATION_GPU),
                     PoolKind::Group => Err(invalid(
                         "HSA_AMD_MEMORY_POOL_INFO_LOCATION of a group-segment pool (it has none)",

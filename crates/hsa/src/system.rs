@@ -15,7 +15,7 @@
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::Arc;
 
-use softgpu_runtime::agent::{Agent, AgentKind, Isa};
+use softgpu_runtime::agent::{Agent, AgentKind, Isa, Pool};
 use softgpu_runtime::error::invalid;
 use softgpu_runtime::profile::Profile;
 use softgpu_runtime::{Error, Runtime};
@@ -942,16 +942,18 @@ unsafe fn agent_info(
 /// more per GPU).
 const DRIVER_UID_BASE: u32 = 0x5047_0001;
 
-/// Free bytes of an agent's allocatable pools.
+/// Free bytes of an agent's allocatable pools, each heap counted once
+/// (the CPU agent's system pools are views of one).
 fn memory_available(rt: &Runtime, a: &Agent) -> u64 {
-    a.pools
+    let mut heaps: Vec<Arc<Pool>> = Vec::new();
+    for p in a.pools.iter().filter_map(|&h| rt.pool(h).ok()) {
+        if p.allocatable() && !heaps.iter().any(|h| h.same_memory(&p)) {
+            heaps.push(p);
+        }
+    }
+    heaps
         .iter()
-        .filter_map(|&h| rt.pool(h).ok())
-        .filter(|p| p.allocatable())
-        .map(|p| {
-            p.capacity
-                .saturating_sub(p.used.load(std::sync::atomic::Ordering::Relaxed))
-        })
+        .map(|p| p.free_bytes())
         .fold(0u64, u64::saturating_add)
 }
 

@@ -89,6 +89,13 @@ pub enum PoolKind {
     CoarseDevice,
     /// Fine-grained system memory (CPU agent).
     FineSystem,
+    /// Fine-grained system memory whose coherence extends to the device
+    /// scope of every agent (`HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_EXTENDED_SCOPE_FINE_GRAINED`):
+    /// the same memory as [`PoolKind::FineSystem`].
+    ExtFineSystem,
+    /// Coarse-grained system memory (CPU agent): the same memory again,
+    /// coherent only at dispatch boundaries by contract.
+    CoarseSystem,
     /// Fine-grained system memory for kernel arguments (CPU agent).
     Kernarg,
     /// A GPU's LDS (group segment); reported, not allocatable.
@@ -102,8 +109,10 @@ pub struct Pool {
     pub agent: usize,
     /// Bytes the pool holds.
     pub capacity: u64,
-    /// Bytes allocated from it now.
-    pub used: AtomicU64,
+    /// Bytes allocated from it now: shared by the pools over the same
+    /// memory (the CPU agent's system pools), as in ROCr, where they are
+    /// views of one heap.
+    pub used: Arc<AtomicU64>,
 }
 
 /// Allocation granule and alignment of the global pools.
@@ -115,8 +124,30 @@ impl Pool {
             kind,
             agent,
             capacity,
-            used: AtomicU64::new(0),
+            used: Arc::new(AtomicU64::new(0)),
         }
+    }
+
+    /// A pool of another kind over `other`'s memory: same owner, same
+    /// capacity, one count of what is allocated.
+    pub fn sharing(kind: PoolKind, other: &Pool) -> Pool {
+        Pool {
+            kind,
+            agent: other.agent,
+            capacity: other.capacity,
+            used: other.used.clone(),
+        }
+    }
+
+    /// Whether `other` is a view of the same memory (one allocation count).
+    pub fn same_memory(&self, other: &Pool) -> bool {
+        Arc::ptr_eq(&self.used, &other.used)
+    }
+
+    /// Bytes not allocated now.
+    pub fn free_bytes(&self) -> u64 {
+        self.capacity
+            .saturating_sub(self.used.load(Ordering::Relaxed))
     }
 
     /// Whether clients may allocate from this pool.
@@ -125,7 +156,10 @@ impl Pool {
     }
 
     pub fn fine_grained(&self) -> bool {
-        matches!(self.kind, PoolKind::FineSystem | PoolKind::Kernarg)
+        matches!(
+            self.kind,
+            PoolKind::FineSystem | PoolKind::ExtFineSystem | PoolKind::Kernarg
+        )
     }
 
     /// Charges `bytes` against the pool's capacity.

@@ -119,12 +119,21 @@ impl Runtime {
             tracer: Tracer::from_env()?,
             hostcalls: Default::default(),
         };
-        let cpu_pools = vec![
-            rt.pools
-                .insert(Arc::new(Pool::new(PoolKind::FineSystem, 0, m.system_bytes))),
-            rt.pools
-                .insert(Arc::new(Pool::new(PoolKind::Kernarg, 0, m.kernarg_bytes))),
-        ];
+        // The CPU agent's pools in ROCr's order (`CpuAgent::InitRegionList`,
+        // amd_cpu_agent.cpp): fine-grained, extended-scope fine-grained,
+        // kernarg, coarse-grained, the first, second and last over one
+        // heap. ROCr leaves the coarse-grained pool out only when the CPU
+        // node itself has GPU cores (pre-2016 APUs); Strix Halo's KFD
+        // topology, like a discrete GPU's, has a CPU node without them, so
+        // every profile exposes it.
+        let system = Pool::new(PoolKind::FineSystem, 0, m.system_bytes);
+        let ext_fine = Pool::sharing(PoolKind::ExtFineSystem, &system);
+        let coarse = Pool::sharing(PoolKind::CoarseSystem, &system);
+        let kernarg = Pool::new(PoolKind::Kernarg, 0, m.kernarg_bytes);
+        let cpu_pools = [system, ext_fine, kernarg, coarse]
+            .into_iter()
+            .map(|p| rt.pools.insert(Arc::new(p)))
+            .collect();
         rt.add_agent(Agent {
             index: 0,
             kind: AgentKind::Cpu,

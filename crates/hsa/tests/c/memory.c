@@ -165,8 +165,27 @@ static void scenario_pools(void) {
     pools_t cpu = {{{0}}, 0}, gpu = {{{0}}, 0};
     CHECK(hsa_amd_agent_iterate_memory_pools(e.a.cpu, collect_pool, &cpu));
     CHECK(hsa_amd_agent_iterate_memory_pools(e.a.gpu, collect_pool, &gpu));
-    EXPECT(cpu.count == 2);
+    /* The CPU agent's pools as ROCr lists them (CpuAgent::InitRegionList):
+     * fine, extended-scope fine (ROCm 6's flag 8), kernarg and
+     * coarse-grained system memory, the three system pools one heap. */
+    EXPECT(cpu.count == 4);
     EXPECT(gpu.count == 2);
+    hsa_amd_memory_pool_t ext_fine = pool_exactly(e.a.cpu, HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED | 8);
+    hsa_amd_memory_pool_t cpu_coarse = pool_exactly(e.a.cpu, HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED);
+    check_global_pool(ext_fine, HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED | 8);
+    check_global_pool(cpu_coarse, HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED);
+    size_t fine_size = 0, coarse_size = 0;
+    CHECK(hsa_amd_memory_pool_get_info(e.fine, HSA_AMD_MEMORY_POOL_INFO_SIZE, &fine_size));
+    CHECK(hsa_amd_memory_pool_get_info(cpu_coarse, HSA_AMD_MEMORY_POOL_INFO_SIZE, &coarse_size));
+    EXPECT(fine_size == coarse_size);
+    /* One heap: what the coarse pool holds, the fine pool cannot give. */
+    void *most = NULL, *more = NULL;
+    CHECK(hsa_amd_memory_pool_allocate(cpu_coarse, coarse_size - GRANULE, 0, &most));
+    EXPECT_STATUS(hsa_amd_memory_pool_allocate(e.fine, 2 * GRANULE, 0, &more),
+                  HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+    CHECK(hsa_amd_memory_pool_free(most));
+    CHECK(hsa_amd_memory_pool_allocate(e.fine, 2 * GRANULE, 0, &more));
+    CHECK(hsa_amd_memory_pool_free(more));
     check_global_pool(e.fine, HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED);
     check_global_pool(e.kernarg, HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED |
                                      HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT);
@@ -219,8 +238,8 @@ static void scenario_pools(void) {
     regions_t rc = {{{0}}, 0}, rg = {{{0}}, 0};
     CHECK(hsa_agent_iterate_regions(e.a.cpu, collect_region, &rc));
     CHECK(hsa_agent_iterate_regions(e.a.gpu, collect_region, &rg));
-    EXPECT(rc.count == 2);
-    EXPECT(rg.count == 4);
+    EXPECT(rc.count == 4);
+    EXPECT(rg.count == 6);
     int kernarg_regions = 0, coarse_regions = 0, group_regions = 0;
     for (int i = 0; i < rg.count; i++) {
         hsa_region_t r = rg.region[i];
@@ -253,11 +272,11 @@ static void scenario_pools(void) {
         }
         if (flags & HSA_REGION_GLOBAL_FLAG_COARSE_GRAINED) {
             coarse_regions++;
-            EXPECT(r.handle == e.coarse.handle);
+            EXPECT(r.handle == e.coarse.handle || r.handle == cpu_coarse.handle);
             EXPECT(!(flags & HSA_REGION_GLOBAL_FLAG_FINE_GRAINED));
         }
     }
-    EXPECT(kernarg_regions == 1 && coarse_regions == 1 && group_regions == 1);
+    EXPECT(kernarg_regions == 1 && coarse_regions == 2 && group_regions == 1);
     uint32_t private_wg = 0;
     CHECK(hsa_region_get_info(rg.region[0], HSA_REGION_INFO_ALLOC_MAX_PRIVATE_WORKGROUP_SIZE, &private_wg));
     EXPECT(private_wg >= 65536);

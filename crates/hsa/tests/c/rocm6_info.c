@@ -280,7 +280,12 @@ static void agent_info(void) {
             CHECK(hsa_amd_memory_pool_get_info(
                 ps.p[j], HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED, &ok));
             CHECK(hsa_amd_memory_pool_get_info(ps.p[j], HSA_AMD_MEMORY_POOL_INFO_SIZE, &size));
-            if (ok) pool_total += size;
+            /* The CPU's extended-scope fine and coarse-grained pools are
+             * views of its fine-grained heap: count that heap once. */
+            uint32_t flags = 0;
+            CHECK(hsa_amd_memory_pool_get_info(ps.p[j], HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags));
+            bool view = (flags & 8) || (!g && (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED));
+            if (ok && !view) pool_total += size;
         }
         /* Nothing allocated yet: everything is free. */
         printf("  memory avail: %llu\n", (unsigned long long)avail);
