@@ -201,3 +201,8 @@ fn a_workgroup_beyond_the_kernels_compiled_maximum_runs_as_on_a_gpu() {
         "the overshoot is named once on stderr; stderr:\n{stderr}"
     );
 }
+
+#[test]
+fn packets_without_the_barrier_bit_run_beside_each_other() {
+    scenario("concurrent", &[("SOFTGPU_TIMEOUT", "20")]);
+}

@@ -22,6 +22,7 @@ use softgpu_exec::arena::{Access, AllocSpec};
 
 use crate::agent::Agent;
 use crate::error::{Error, Result};
+use crate::executable::KernelRef;
 use crate::runtime::Runtime;
 use crate::signal::{Condition, Order, Signal, WaitHint};
 use crate::trace::now_ns;
@@ -347,53 +348,168 @@ fn lock_failed(queue: &Queue) -> std::sync::MutexGuard<'_, Option<QueueError>> {
     queue.failed.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Kernel dispatches a queue runs beside each other at most: packets
+/// without the barrier bit start before earlier ones complete, as on a
+/// GPU, up to this many at once (each on its own thread, with the
+/// executor's shared helpers).
+const MAX_CONCURRENT_DISPATCHES: usize = 16;
+
+/// How often the processor looks for finished concurrent dispatches while
+/// it waits for packets.
+const RETIRE_RECHECK: Duration = Duration::from_millis(1);
+
+/// Dispatches started beside the processor, oldest first: their packet
+/// index and the thread running each (true when it succeeded).
+type InFlight = VecDeque<(u64, JoinHandle<bool>)>;
+
 /// The processor thread: consume packets until stopped or failed.
+///
+/// A kernel dispatch whose barrier bit is clear starts on its own thread
+/// and the processor goes on to the next packet, so it may run beside
+/// later packets (a kernel may wait for what a later one does, as on a
+/// GPU); any other packet, and any packet with the barrier bit, first
+/// waits for every dispatch in flight to finish. Slots are released (the
+/// header set INVALID, the read index moved) in packet order once their
+/// packets are done, so a kernel still running can read its dispatch
+/// packet; completion signals fire as each packet completes.
 fn process(runtime: Weak<Runtime>, queue: Arc<Queue>) {
-    while queue.running() {
+    let mut in_flight = InFlight::new();
+    let mut next = queue.read_index.load(Ordering::Acquire);
+    while queue.running() && retire(&queue, &mut in_flight, next, false) {
         let doorbell = queue.doorbell.load(Order::Acquire);
-        let index = queue.read_index.load(Ordering::Acquire);
-        let header = queue.header(index).load(Ordering::Acquire);
+        let header = queue.header(next).load(Ordering::Acquire);
         if header as u8 == packet_type::INVALID {
             // Active: spin a little before sleeping, since a client that
             // just finished waiting for this queue often rings again at
             // once, and waking a sleeping thread costs several µs.
+            let nap = if in_flight.is_empty() {
+                IDLE_RECHECK
+            } else {
+                RETIRE_RECHECK
+            };
             queue.doorbell.wait(
                 Condition::Ne,
                 doorbell,
-                Some(IDLE_RECHECK),
+                Some(nap),
                 WaitHint::Active,
                 Order::Acquire,
             );
             continue;
         }
-        let Some(rt) = runtime.upgrade() else { return };
-        let at = queue.ring + (index % queue.size as u64) * PACKET_BYTES;
+        let Some(rt) = runtime.upgrade() else { break };
+        let at = queue.ring + (next % queue.size as u64) * PACKET_BYTES;
         let mut packet = [0u8; 64];
         // Atomically, as all arena memory: the client's plain stores are
         // ordered before the header's acquire load above, and a kernel
         // scribbling over the ring races atomically, not as a data race.
         if let Err(e) = rt.arena.read(at, &mut packet) {
             queue.fail(QueueError::InvalidPacket(PacketRule::Format, e.to_string()));
-            return;
+            break;
         }
-        match run_packet(&rt, &queue, index, at, &packet) {
+        let concurrent = header as u8 == packet_type::KERNEL_DISPATCH && header >> 8 & 1 == 0;
+        if concurrent && in_flight.len() < MAX_CONCURRENT_DISPATCHES {
+            match start_concurrent(&rt, &queue, next, at, &packet) {
+                Ok(thread) => in_flight.push_back((next, thread)),
+                Err(e) => {
+                    queue.fail(e);
+                    break;
+                }
+            }
+            next += 1;
+            continue;
+        }
+        // The barrier bit, another packet type, or too many in flight:
+        // wait for every dispatch running first.
+        if !retire(&queue, &mut in_flight, next, true) {
+            break;
+        }
+        if concurrent {
+            continue;
+        }
+        match run_packet(&rt, &queue, next, at, &packet) {
             Ok(completion) => {
                 // Release the slot before completing, so a client that sees
                 // the signal may reuse it.
                 queue
-                    .header(index)
+                    .header(next)
                     .store(packet_type::INVALID as u16, Ordering::Release);
-                queue.read_index.store(index + 1, Ordering::Release);
+                queue.read_index.store(next + 1, Ordering::Release);
+                next += 1;
                 if let Some(c) = completion {
                     c.subtract(1, Order::Release);
                 }
             }
             Err(e) => {
                 queue.fail(e);
-                return;
+                break;
             }
         }
     }
+    // Stopped or failed: the dispatches already running finish (a
+    // stopped queue's hung kernel ends at the executor's timeout).
+    retire(&queue, &mut in_flight, next, true);
+}
+
+/// Releases the slots of finished concurrent dispatches, in order (all of
+/// them first when `drain`, else only those already done); returns false
+/// when one failed, or the queue has (the processor then stops).
+fn retire(queue: &Queue, in_flight: &mut InFlight, next: u64, drain: bool) -> bool {
+    let mut ok = true;
+    while let Some((_, thread)) = in_flight.front() {
+        if !drain && !thread.is_finished() {
+            break;
+        }
+        let (_, thread) = in_flight.pop_front().expect("front exists");
+        ok &= thread.join().unwrap_or(false);
+    }
+    // Every slot before the oldest dispatch still running is done.
+    let done = in_flight.front().map_or(next, |&(index, _)| index);
+    let mut index = queue.read_index.load(Ordering::Acquire);
+    while index < done {
+        queue
+            .header(index)
+            .store(packet_type::INVALID as u16, Ordering::Release);
+        index += 1;
+        queue.read_index.store(index, Ordering::Release);
+    }
+    ok && lock_failed(queue).is_none()
+}
+
+/// Checks a kernel dispatch packet on the processor thread and starts it
+/// on a thread of its own, which completes its signal when it ends (or
+/// stops the queue when it fails).
+fn start_concurrent(
+    rt: &Arc<Runtime>,
+    queue: &Arc<Queue>,
+    index: u64,
+    at: u64,
+    packet: &[u8; 64],
+) -> Result<JoinHandle<bool>, QueueError> {
+    let header = u16_at(packet, 0);
+    let completion = accept(rt, queue, index, packet)?;
+    let prepared = prepare(rt, queue, index, at, packet)?;
+    let (rt, queue) = (rt.clone(), queue.clone());
+    std::thread::Builder::new()
+        .name(format!("softgpu-queue-{}-{index}", queue.id))
+        .spawn(move || {
+            let result = launch(&rt, &queue, &prepared, completion.as_ref());
+            if (header >> 11) & 3 != 0 {
+                fence(Ordering::SeqCst);
+            }
+            match result {
+                Ok(()) => {
+                    if let Some(c) = completion {
+                        c.subtract(1, Order::Release);
+                    }
+                    true
+                }
+                Err(e) => {
+                    queue.fail(e);
+                    false
+                }
+            }
+        })
+        .map_err(|e| QueueError::DispatchFailed(format!("dispatch thread: {e}")))
 }
 
 fn u16_at(p: &[u8; 64], at: usize) -> u16 {
@@ -417,23 +533,7 @@ fn run_packet(
 ) -> Result<Option<Arc<Signal>>, QueueError> {
     let header = u16_at(packet, 0);
     let kind = header as u8;
-    let acquire_scope = (header >> 9) & 3;
-    if acquire_scope != 0 {
-        fence(Ordering::SeqCst);
-    }
-    let type_name = match kind {
-        packet_type::KERNEL_DISPATCH => "kernel_dispatch",
-        packet_type::BARRIER_AND => "barrier_and",
-        packet_type::BARRIER_OR => "barrier_or",
-        packet_type::VENDOR_SPECIFIC if u32_at(packet, 4) == HOST_OP_MAGIC => "host_op",
-        _ => "unsupported",
-    };
-    rt.tracer.event(
-        "packet",
-        now_ns(),
-        || json!({"queue": queue.id, "index": index, "type": type_name, "header": header}),
-    );
-    let completion = completion_signal(rt, u64_at(packet, 56))?;
+    let completion = accept(rt, queue, index, packet)?;
     match kind {
         packet_type::KERNEL_DISPATCH => dispatch(rt, queue, index, at, packet, completion.as_ref())?,
         packet_type::BARRIER_AND | packet_type::BARRIER_OR => {
@@ -461,6 +561,35 @@ fn run_packet(
     Ok(completion)
 }
 
+/// What every packet starts with: the acquire fence its header asks for,
+/// the trace event, and its completion signal looked up.
+fn accept(
+    rt: &Runtime,
+    queue: &Queue,
+    index: u64,
+    packet: &[u8; 64],
+) -> Result<Option<Arc<Signal>>, QueueError> {
+    let header = u16_at(packet, 0);
+    let kind = header as u8;
+    let acquire_scope = (header >> 9) & 3;
+    if acquire_scope != 0 {
+        fence(Ordering::SeqCst);
+    }
+    let type_name = match kind {
+        packet_type::KERNEL_DISPATCH => "kernel_dispatch",
+        packet_type::BARRIER_AND => "barrier_and",
+        packet_type::BARRIER_OR => "barrier_or",
+        packet_type::VENDOR_SPECIFIC if u32_at(packet, 4) == HOST_OP_MAGIC => "host_op",
+        _ => "unsupported",
+    };
+    rt.tracer.event(
+        "packet",
+        now_ns(),
+        || json!({"queue": queue.id, "index": index, "type": type_name, "header": header}),
+    );
+    completion_signal(rt, u64_at(packet, 56))
+}
+
 fn completion_signal(rt: &Runtime, handle: u64) -> Result<Option<Arc<Signal>>, QueueError> {
     if handle == 0 {
         return Ok(None);
@@ -481,6 +610,27 @@ fn dispatch(
     p: &[u8; 64],
     completion: Option<&Arc<Signal>>,
 ) -> Result<(), QueueError> {
+    launch(rt, queue, &prepare(rt, queue, index, at, p)?, completion)
+}
+
+/// A kernel dispatch packet checked and ready to run.
+struct Launch {
+    index: u64,
+    kernel: KernelRef,
+    raw: RawDispatch,
+    device: Arc<softgpu_exec::Device>,
+}
+
+/// Checks a kernel dispatch packet (every rule a packet processor
+/// checks, and the device's limits) without running it. Runs on the
+/// processor thread, in packet order (`submitted_at` relies on it).
+fn prepare(
+    rt: &Runtime,
+    queue: &Queue,
+    index: u64,
+    at: u64,
+    p: &[u8; 64],
+) -> Result<Launch, QueueError> {
     let dims = u16_at(p, 2) & 3;
     let block = [
         u16_at(p, 4) as u32,
@@ -533,7 +683,8 @@ fn dispatch(
     let device = queue
         .agent
         .device()
-        .map_err(|e| QueueError::DispatchFailed(e.to_string()))?;
+        .map_err(|e| QueueError::DispatchFailed(e.to_string()))?
+        .clone();
     // Limits (shape, LDS, private segment, kernarg) before anything is
     // captured or allocated for a hostile packet.
     device.check_raw(kernel.kernel(), &raw).map_err(|e| {
@@ -544,9 +695,31 @@ fn dispatch(
         QueueError::InvalidPacket(rule, format!("packet {index}: {e}"))
     })?;
     beyond_kernel_limits(kernel.kernel(), block);
-    let capture = rt.tracer_capture_begin(&kernel, &raw);
+    Ok(Launch {
+        index,
+        kernel,
+        raw,
+        device,
+    })
+}
+
+/// Runs a checked dispatch to its end, tracing and capturing it.
+fn launch(
+    rt: &Runtime,
+    queue: &Queue,
+    launch: &Launch,
+    completion: Option<&Arc<Signal>>,
+) -> Result<(), QueueError> {
+    let Launch {
+        index,
+        kernel,
+        raw,
+        device,
+    } = launch;
+    let (grid, block) = (raw.grid, raw.block);
+    let capture = rt.tracer_capture_begin(kernel, raw);
     let start = now_ns();
-    let result = device.dispatch_raw(&kernel.program, kernel.kernel(), &raw);
+    let result = device.dispatch_raw(&kernel.program, kernel.kernel(), raw);
     let end = now_ns();
     if let Some(c) = completion {
         c.set_times(start, end);
@@ -565,7 +738,7 @@ fn dispatch(
         })
     });
     if let Some(c) = capture {
-        rt.tracer_capture_end(c, &kernel, &raw);
+        rt.tracer_capture_end(c, kernel, raw);
     }
     match result {
         Ok(_) => Ok(()),

@@ -234,8 +234,10 @@ static void publish(hsa_queue_t *q, uint64_t index, uint16_t header, uint16_t re
     hsa_signal_store_screlease(q->doorbell_signal, (hsa_signal_value_t)index);
 }
 
-static uint64_t dispatch(hsa_queue_t *q, kernel_t *k, void *kernarg, uint16_t dims,
-                         const uint32_t grid[3], const uint16_t block[3], hsa_signal_t done) {
+/* Submits a kernel dispatch packet; `barrier` is its barrier bit. */
+static uint64_t dispatch_with(hsa_queue_t *q, kernel_t *k, void *kernarg, uint16_t dims,
+                              const uint32_t grid[3], const uint16_t block[3], hsa_signal_t done,
+                              int barrier) {
     uint64_t index = reserve(q);
     hsa_kernel_dispatch_packet_t *p = slot(q, index);
     memset((uint8_t *)p + 4, 0, sizeof *p - 4);
@@ -250,9 +252,14 @@ static uint64_t dispatch(hsa_queue_t *q, kernel_t *k, void *kernarg, uint16_t di
     p->kernel_object = k->object;
     p->kernarg_address = kernarg;
     p->completion_signal = done;
-    publish(q, index, header_of(HSA_PACKET_TYPE_KERNEL_DISPATCH, 1),
+    publish(q, index, header_of(HSA_PACKET_TYPE_KERNEL_DISPATCH, barrier),
             (uint16_t)(dims << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS));
     return index;
+}
+
+static uint64_t dispatch(hsa_queue_t *q, kernel_t *k, void *kernarg, uint16_t dims,
+                         const uint32_t grid[3], const uint16_t block[3], hsa_signal_t done) {
+    return dispatch_with(q, k, kernarg, dims, grid, block, done, 1);
 }
 
 static void barrier(hsa_queue_t *q, hsa_packet_type_t type, const hsa_signal_t deps[5],
@@ -1097,6 +1104,47 @@ static void scenario_beyondmax(const char *path) {
     CHECK(hsa_shut_down());
 }
 
+/* Packets without the barrier bit run beside each other, as on a GPU: a
+ * kernel that spins until a later packet's kernel writes its flag
+ * finishes (run one after the other, it would spin until the timeout);
+ * a packet with the barrier bit waits for both, and the read index
+ * passes all three. */
+static void scenario_concurrent(const char *path) {
+    env_t e = setup();
+    program_t prog = load_program(e.gpu, path);
+    kernel_t spin = find_kernel(&prog, e.gpu, "spin.kd");
+    kernel_t wild = find_kernel(&prog, e.gpu, "wild.kd");
+    kernel_t inc = find_kernel(&prog, e.gpu, "inc.kd");
+    uint32_t *flag = alloc_fine(&e, 64 * 4);
+    uint32_t *counts = alloc_fine(&e, 64 * 4);
+    memset(flag, 0, 64 * 4);
+    memset(counts, 0, 64 * 4);
+    uint32_t grid[3] = {64, 1, 1};
+    uint16_t block[3] = {64, 1, 1};
+    void *spin_args = make_kernarg(&e, &spin, &flag, 8, 1, grid, block);
+    void *wild_args = make_kernarg(&e, &wild, &flag, 8, 1, grid, block);
+    void *inc_args = make_kernarg(&e, &inc, &counts, 8, 1, grid, block);
+    hsa_queue_t *q = make_queue(&e, 64, NULL, NULL);
+    hsa_signal_t spun = make_signal(1), wrote = make_signal(1), after = make_signal(1);
+    dispatch_with(q, &spin, spin_args, 1, grid, block, spun, 0);
+    dispatch_with(q, &wild, wild_args, 1, grid, block, wrote, 0);
+    dispatch_with(q, &inc, inc_args, 1, grid, block, after, 1);
+    EXPECT(hsa_signal_wait_scacquire(spun, HSA_SIGNAL_CONDITION_EQ, 0, TEN_SECONDS,
+                                     HSA_WAIT_STATE_BLOCKED) == 0);
+    EXPECT(hsa_signal_wait_scacquire(wrote, HSA_SIGNAL_CONDITION_EQ, 0, TEN_SECONDS,
+                                     HSA_WAIT_STATE_BLOCKED) == 0);
+    EXPECT(hsa_signal_wait_scacquire(after, HSA_SIGNAL_CONDITION_EQ, 0, TEN_SECONDS,
+                                     HSA_WAIT_STATE_BLOCKED) == 0);
+    /* The spinning kernel saw the write and then stored its own. */
+    EXPECT(flag[0] == 2);
+    EXPECT(counts[0] == 1 && counts[63] == 1);
+    while (hsa_queue_load_read_index_scacquire(q) != 3)
+        sched_yield();
+    CHECK(hsa_queue_destroy(q));
+    unload_program(&prog);
+    CHECK(hsa_shut_down());
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) {
         fprintf(stderr, "usage: %s SCENARIO KERNELS.hsaco\n", argv[0]);
@@ -1135,6 +1183,8 @@ int main(int argc, char **argv) {
         scenario_queueapi(path);
     else if (!strcmp(s, "beyondmax"))
         scenario_beyondmax(path);
+    else if (!strcmp(s, "concurrent"))
+        scenario_concurrent(path);
     else {
         fprintf(stderr, "unknown scenario %s\n", s);
         return 2;
