@@ -263,3 +263,26 @@ fn exports_cover_hsa_imports() {
         }
     }
 }
+
+/// docs/SUPPORT.md's "Every HSA export" names every export, so the list of
+/// functions and their states cannot fall behind the library.
+#[test]
+fn support_lists_every_export() {
+    let lib = common::lib_dir().join("libhsa-runtime64.so.1");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/SUPPORT.md");
+    let support = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let section = support
+        .split("### Every HSA export")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("SUPPORT.md has the section \"Every HSA export\"");
+    let missing: Vec<String> = exported_symbols(&lib)
+        .into_iter()
+        .map(|(name, _)| name)
+        .filter(|name| name.starts_with("hsa_") && !section.contains(&format!("`{name}`")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "SUPPORT.md's \"Every HSA export\" does not list: {missing:?}"
+    );
+}

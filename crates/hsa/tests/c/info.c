@@ -225,6 +225,12 @@ static hsa_status_t print_agent(hsa_agent_t agent, void *data) {
     };
     for (size_t i = 0; i < sizeof amd_u32 / sizeof amd_u32[0]; i++)
         CHECK(hsa_agent_get_info(agent, (hsa_agent_info_t)amd_u32[i], &u));
+    /* The documented virtual location: GPU n (from 1, as counted here) is
+     * 0000:0n:00.0 on NUMA node n. */
+    uint32_t bdf = 0, domain = 1;
+    CHECK(hsa_agent_get_info(agent, (hsa_agent_info_t)HSA_AMD_AGENT_INFO_BDFID, &bdf));
+    CHECK(hsa_agent_get_info(agent, (hsa_agent_info_t)HSA_AMD_AGENT_INFO_DOMAIN, &domain));
+    EXPECT(bdf == (uint32_t)*gpus << 8 && domain == 0 && node == (uint32_t)*gpus);
     CHECK(hsa_agent_get_info(agent, (hsa_agent_info_t)HSA_AMD_AGENT_INFO_COOPERATIVE_QUEUES, &b));
     CHECK(hsa_agent_get_info(agent, (hsa_agent_info_t)HSA_AMD_AGENT_INFO_SVM_DIRECT_HOST_ACCESS, &b));
     EXPECT(b);
