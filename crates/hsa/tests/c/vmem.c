@@ -152,50 +152,8 @@ static kernel_t *load_kernel(env_t *e, const char *path) {
  * when the dispatch completed, 0 once the queue's error callback stored a
  * status in k->fault. */
 static int run_store(env_t *e, kernel_t *k, void *out, uint32_t base) {
-    void *ka = NULL;
-    CHECK(hsa_amd_memory_pool_allocate(e->kernarg, k->kernarg_size, 0, &ka));
-    memset(ka, 0, k->kernarg_size);
-    memcpy(ka, &out, 8);
-    memcpy((uint8_t *)ka + 8, &base, 4);
-    /* Code object v5 hidden arguments from offset 16. */
-    uint32_t count = N / 64, ones = 1;
-    uint16_t size = 64, one = 1, rem = 0, dims = 1;
-    uint8_t *h = (uint8_t *)ka + 16;
-    memcpy(h, &count, 4);
-    memcpy(h + 4, &ones, 4);
-    memcpy(h + 8, &ones, 4);
-    memcpy(h + 12, &size, 2);
-    memcpy(h + 14, &one, 2);
-    memcpy(h + 16, &one, 2);
-    memcpy(h + 18, &rem, 2);
-    memcpy(h + 64, &dims, 2);
-
-    hsa_queue_t *q = k->queue;
-    hsa_signal_t done = make_signal(1);
-    uint64_t index = hsa_queue_add_write_index_relaxed(q, 1);
-    hsa_kernel_dispatch_packet_t *p = (hsa_kernel_dispatch_packet_t *)q->base_address + (index & (q->size - 1));
-    memset((uint8_t *)p + 4, 0, 60);
-    p->workgroup_size_x = 64;
-    p->workgroup_size_y = p->workgroup_size_z = 1;
-    p->grid_size_x = N;
-    p->grid_size_y = p->grid_size_z = 1;
-    p->kernel_object = k->object;
-    p->kernarg_address = ka;
-    p->private_segment_size = k->private_size;
-    p->group_segment_size = k->group_size;
-    p->completion_signal = done;
-    uint16_t header = (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
-                      (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
-                      (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
-    __atomic_store_n((uint32_t *)p, header | (1u << 16), __ATOMIC_RELEASE);
-    hsa_signal_store_screlease(q->doorbell_signal, (hsa_signal_value_t)index);
-    hsa_signal_t watch[2] = {done, k->fault};
-    hsa_signal_condition_t conds[2] = {HSA_SIGNAL_CONDITION_EQ, HSA_SIGNAL_CONDITION_NE};
-    hsa_signal_value_t values[2] = {0, 0};
-    uint32_t which = hsa_amd_signal_wait_any(2, watch, conds, values, TEN_SECONDS, HSA_WAIT_STATE_BLOCKED, NULL);
-    EXPECT(which == 0 || which == 1);
-    CHECK(hsa_signal_destroy(done));
-    return which == 0;
+    return run_store_kernel(k->queue, e->kernarg, k->object, k->kernarg_size, k->private_size,
+                            k->group_size, k->fault, out, base, N);
 }
 
 /* ---------- helpers ---------- */
