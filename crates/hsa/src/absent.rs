@@ -11,9 +11,9 @@
 //!   loads/stores in its instruction semantics), so the images extension is
 //!   not reported (`HSA_SYSTEM_INFO_EXTENSIONS`, extension queries) and
 //!   these return `HSA_STATUS_ERROR`.
-//! - **IPC** (`hsa_amd_ipc_memory_*`, `hsa_amd_ipc_signal_*`): softgpu's
-//!   device is one process's memory; there is no driver to share
-//!   allocations or signals with another process.
+//! - **IPC signals** (`hsa_amd_ipc_signal_*`): a signal's value lives in
+//!   the runtime's own memory, not in memory another process can map
+//!   (IPC memory is shared: `vmem.rs`).
 //! - **SVM** (`hsa_amd_svm_*`): `HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED` is
 //!   false; kernels reach pool allocations and locked or registered host
 //!   memory, not arbitrary host pages.
@@ -54,10 +54,10 @@ fn no_images(function: &str) -> Error {
     ))
 }
 
-/// Why IPC is refused.
+/// Why IPC signals are refused.
 fn no_ipc(function: &str) -> Error {
     unsupported(format!(
-        "{function}: inter-process sharing is not supported (softgpu's device lives in one process)"
+        "{function}: signals cannot be shared between processes (IPC memory can: hsa_amd_ipc_memory_*)"
     ))
 }
 
@@ -427,49 +427,6 @@ pub unsafe extern "C" fn hsa_amd_image_get_info_max_dim(
         agent_ok(agent)?;
         non_null(value, "value")?;
         Err(no_images("hsa_amd_image_get_info_max_dim"))
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn hsa_amd_ipc_memory_create(
-    ptr: *mut c_void,
-    len: usize,
-    handle: *mut c_void,
-) -> Status {
-    guard("hsa_amd_ipc_memory_create", || {
-        runtime()?;
-        non_null(ptr, "ptr")?;
-        non_null(handle, "handle")?;
-        Err(no_ipc(&format!(
-            "hsa_amd_ipc_memory_create({ptr:p}, {len} bytes)"
-        )))
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn hsa_amd_ipc_memory_attach(
-    handle: *const c_void,
-    len: usize,
-    _num_agents: u32,
-    _mapping_agents: *const u64,
-    mapped_ptr: *mut *mut c_void,
-) -> Status {
-    guard("hsa_amd_ipc_memory_attach", || {
-        runtime()?;
-        non_null(handle, "handle")?;
-        non_null(mapped_ptr, "mapped_ptr")?;
-        Err(no_ipc(&format!("hsa_amd_ipc_memory_attach({len} bytes)")))
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn hsa_amd_ipc_memory_detach(mapped_ptr: *mut c_void) -> Status {
-    guard("hsa_amd_ipc_memory_detach", || {
-        runtime()?;
-        non_null(mapped_ptr, "mapped_ptr")?;
-        Err(no_ipc(&format!(
-            "hsa_amd_ipc_memory_detach({mapped_ptr:p})"
-        )))
     })
 }
 

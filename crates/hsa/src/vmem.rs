@@ -1,6 +1,8 @@
 //! Virtual memory (ROCm 6's `hsa_amd_vmem_*`): reserve device addresses,
 //! make handles to physical memory, map handles into reservations, grant
-//! agents access, share handles through file descriptors.
+//! agents access, share handles through file descriptors; and, on the same
+//! machinery, sharing allocations between processes
+//! (`hsa_amd_ipc_memory_*`).
 //!
 //! The work is `softgpu_runtime::vmem`'s; each export checks its C
 //! arguments in the order ROCr's hsa_ext_amd.cpp does (initialised, zero
@@ -292,5 +294,71 @@ pub unsafe extern "C" fn hsa_amd_vmem_get_alloc_properties_from_handle(
             put(pool, p)?;
             put(kind, t)
         }
+    })
+}
+
+/// `hsa_amd_ipc_memory_t`: eight 32-bit words.
+type IpcHandle = [u32; softgpu_runtime::vmem::IPC_HANDLE_WORDS];
+
+/// A handle another process can attach to share the GPU-pool allocation
+/// at `ptr` (`len` bytes of it at most). Its pages move onto shared memory,
+/// their bytes kept; set it up before kernels use the memory.
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_ipc_memory_create(
+    ptr: *mut c_void,
+    len: usize,
+    handle: *mut IpcHandle,
+) -> Status {
+    guard("hsa_amd_ipc_memory_create", || {
+        let rt = runtime()?;
+        non_null(ptr, "ptr")?;
+        let words = rt.vmem().ipc_create(&rt, ptr as u64, non_zero(len)?)?;
+        // SAFETY: the C caller's output for an hsa_amd_ipc_memory_t (crate
+        // docs, "Outputs"); `put` refuses NULL.
+        unsafe { put(handle, words) }
+    })
+}
+
+/// Maps the memory a handle (from this process or another) names and gives
+/// every GPU agent read-write access to it; `mapped_ptr` gets its address
+/// here. The agents asked for are checked; all GPU agents share one
+/// arena, so each of them can reach the memory.
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_ipc_memory_attach(
+    handle: *const IpcHandle,
+    len: usize,
+    num_agents: u32,
+    mapping_agents: *const u64,
+    mapped_ptr: *mut *mut c_void,
+) -> Status {
+    guard("hsa_amd_ipc_memory_attach", || {
+        let rt = runtime()?;
+        non_null(handle, "handle")?;
+        non_null(mapped_ptr, "mapped_ptr")?;
+        if num_agents > 0 {
+            non_null(mapping_agents, "mapping_agents")?;
+            // SAFETY: the C caller's array of `num_agents` agents (crate
+            // docs, "Inputs").
+            let agents = unsafe { std::slice::from_raw_parts(mapping_agents, num_agents as usize) };
+            for &a in agents {
+                rt.agent(a)?;
+            }
+        }
+        // SAFETY: non-null (checked), the C caller's hsa_amd_ipc_memory_t
+        // (crate docs, "Inputs"); read unaligned.
+        let words = unsafe { handle.read_unaligned() };
+        let va = rt.vmem().ipc_attach(&rt, &words, non_zero(len)?)?;
+        // SAFETY: non-null (checked), the C caller's output pointer.
+        unsafe { put(mapped_ptr, va as *mut c_void) }
+    })
+}
+
+/// Unmaps memory `hsa_amd_ipc_memory_attach` mapped.
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_ipc_memory_detach(mapped_ptr: *mut c_void) -> Status {
+    guard("hsa_amd_ipc_memory_detach", || {
+        let rt = runtime()?;
+        non_null(mapped_ptr, "mapped_ptr")?;
+        rt.vmem().ipc_detach(&rt, mapped_ptr as u64)
     })
 }

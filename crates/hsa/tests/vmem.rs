@@ -68,3 +68,9 @@ fn bad_requests_get_rocrs_statuses() {
 fn every_call_before_init_is_refused() {
     scenario("uninit");
 }
+
+#[test]
+fn ipc_memory_is_shared_with_a_second_process() {
+    let stderr = scenario("ipc");
+    assert!(!stderr.contains("panic"), "{stderr}");
+}

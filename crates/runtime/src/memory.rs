@@ -135,6 +135,9 @@ impl Runtime {
         };
         all.remove(&addr);
         drop(all);
+        if let Some(vmem) = self.vmem_if_used() {
+            vmem.ipc_forget(self, addr)?;
+        }
         self.arena.free_by(addr, by)?;
         if let Ok(pool) = self.pools.get(pool) {
             pool.release(len);

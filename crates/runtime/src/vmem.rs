@@ -34,8 +34,11 @@ use softgpu_exec::arena::vmem::PAGE;
 use softgpu_exec::arena::{Access, Origin};
 
 use crate::agent::{AgentKind, Pool, PoolKind, POOL_GRANULE};
+
+mod ipc;
 use crate::error::{invalid, Error, Result};
 use crate::runtime::Runtime;
+pub use ipc::IPC_HANDLE_WORDS;
 
 /// `hsa_access_permission_t`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,6 +127,10 @@ struct State {
     reservations: BTreeMap<u64, Reservation>,
     mappings: BTreeMap<u64, Mapping>,
     handles: HashMap<u64, HandleRecord>,
+    /// Allocations shared for IPC, by address (`ipc.rs`).
+    exports: HashMap<u64, ipc::Export>,
+    /// IPC attachments: mapped address → mapped bytes (`ipc.rs`).
+    attachments: BTreeMap<u64, u64>,
 }
 
 /// The virtual memory state of one runtime.
@@ -140,16 +147,23 @@ fn fresh_handle() -> u64 {
     HANDLE_TAG | NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
+/// Each live runtime's virtual memory state.
+type Registry = Vec<(Weak<Runtime>, Arc<VirtualMemory>)>;
+
+fn registry() -> MutexGuard<'static, Registry> {
+    static ALL: Mutex<Registry> = Mutex::new(Vec::new());
+    let mut all = ALL.lock().unwrap_or_else(|e| e.into_inner());
+    all.retain(|(rt, _)| rt.strong_count() > 0);
+    all
+}
+
 impl Runtime {
     /// This runtime's virtual memory state (made on first use; a runtime
     /// made after a shutdown gets a fresh one).
     pub fn vmem(self: &Arc<Runtime>) -> Arc<VirtualMemory> {
-        type Registry = Vec<(Weak<Runtime>, Arc<VirtualMemory>)>;
-        static ALL: Mutex<Registry> = Mutex::new(Vec::new());
-        let mut all = ALL.lock().unwrap_or_else(|e| e.into_inner());
-        all.retain(|(rt, _)| rt.strong_count() > 0);
-        if let Some((_, v)) = all.iter().find(|(rt, _)| rt.as_ptr() == Arc::as_ptr(self)) {
-            return v.clone();
+        let mut all = registry();
+        if let Some(v) = find(&all, self) {
+            return v;
         }
         let v = Arc::new(VirtualMemory {
             state: Mutex::new(State::default()),
@@ -157,6 +171,17 @@ impl Runtime {
         all.push((Arc::downgrade(self), v.clone()));
         v
     }
+
+    /// This runtime's virtual memory state if it has been made.
+    pub(crate) fn vmem_if_used(&self) -> Option<Arc<VirtualMemory>> {
+        find(&registry(), self)
+    }
+}
+
+fn find(all: &Registry, rt: &Runtime) -> Option<Arc<VirtualMemory>> {
+    all.iter()
+        .find(|(r, _)| std::ptr::eq(r.as_ptr(), rt))
+        .map(|(_, v)| v.clone())
 }
 
 impl VirtualMemory {

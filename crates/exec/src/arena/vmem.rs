@@ -299,6 +299,100 @@ impl Arena {
         }
     }
 
+    /// Backs the first `len` bytes (whole pages) of the live allocation at
+    /// `addr` with the file `fd` from its start, so that another process
+    /// mapping the file sees and changes the allocation's bytes (HSA's
+    /// IPC). The allocation's current bytes are copied into the file first;
+    /// a kernel or copy writing it during the call may lose its writes
+    /// (HSA asks for sharing to be set up before the memory is used
+    /// across processes). The pages past the allocation's end up to `len`
+    /// lie in its red zone, whose shadow still refuses every access.
+    ///
+    /// # Safety
+    /// The file must be at least `len` bytes long and stay so while the
+    /// pages are shared (a memfd sealed against shrinking), or accesses
+    /// would raise `SIGBUS`; its bytes are accessed like all arena memory,
+    /// atomically, and must not be reached by Rust code any other way.
+    pub unsafe fn share_pages(
+        &self,
+        addr: u64,
+        len: u64,
+        fd: BorrowedFd<'_>,
+    ) -> Result<(), MemError> {
+        let offset = self.page_range(addr, len)?;
+        let blocks = self.blocks();
+        let block = blocks
+            .map
+            .get(&offset)
+            .filter(|b| b.serial != 0 && b.freed.is_none() && len <= b.span)
+            .ok_or(MemError::NotAllocated { addr })?;
+        let mut bytes = vec![0u8; block.len.min(len) as usize];
+        self.read(addr, &mut bytes)?;
+        let file =
+            std::fs::File::from(fd.try_clone_to_owned().map_err(|_| MemError::Exhausted {
+                requested: len,
+                free: 0,
+            })?);
+        std::os::unix::fs::FileExt::write_all_at(&file, &bytes, 0).map_err(|_| {
+            MemError::Exhausted {
+                requested: len,
+                free: 0,
+            }
+        })?;
+        // SAFETY: `[addr, addr + len)` is page-aligned, inside our mapping
+        // (`page_range`) and inside the span of a live allocation (checked
+        // under the block lock, held until the mapping is placed), so
+        // MAP_FIXED replaces only that allocation's pages, with a file
+        // holding the same bytes; no Rust reference to them exists (arena
+        // bytes are only reached through atomics). The file's length is the
+        // caller's promise.
+        let placed = unsafe {
+            libc::mmap(
+                addr as *mut libc::c_void,
+                len as usize,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_FIXED,
+                fd.as_raw_fd(),
+                0,
+            )
+        };
+        if placed == libc::MAP_FAILED {
+            return Err(MemError::Exhausted {
+                requested: len,
+                free: 0,
+            });
+        }
+        Ok(())
+    }
+
+    /// Undoes [`Arena::share_pages`] before the allocation is freed: fresh
+    /// anonymous pages (reading zeros) replace the file's, so the address
+    /// range shares nothing with another process when it is reused.
+    pub fn unshare_pages(&self, addr: u64, len: u64) -> Result<(), MemError> {
+        self.page_range(addr, len)?;
+        let _blocks = self.blocks();
+        // SAFETY: the range is page-aligned and inside our mapping; MAP_FIXED
+        // replaces its pages with anonymous ones, readable and writable like
+        // the rest of the arena; no Rust reference to these bytes exists.
+        let placed = unsafe {
+            libc::mmap(
+                addr as *mut libc::c_void,
+                len as usize,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
+                -1,
+                0,
+            )
+        };
+        if placed == libc::MAP_FAILED {
+            return Err(MemError::Exhausted {
+                requested: len,
+                free: 0,
+            });
+        }
+        Ok(())
+    }
+
     /// The offset of a page-aligned, non-empty range inside the arena.
     fn page_range(&self, addr: u64, len: u64) -> Result<u64, MemError> {
         let offset = addr.wrapping_sub(self.base);

@@ -2,13 +2,15 @@
  * reserved address ranges, memory handles, mappings (one handle at two
  * addresses shows the same bytes), per-agent access enforced on kernels,
  * shareable handles through file descriptors, handle reference counts,
- * and the status of every bad request.
+ * the status of every bad request, and IPC memory shared with a second
+ * process (this program again, scenario ipc_child).
  *
  * Debian's hsa_ext_amd.h is ROCm 5.2's and lacks this API, so its types
  * and functions are declared below.
  *
- * Usage: vmem SCENARIO KERNELS.hsaco
- * Scenarios: kernel alias refused share refcount errors uninit
+ * Usage: vmem SCENARIO KERNELS.hsaco [IPC-HANDLE-HEX]
+ * Scenarios: kernel alias refused share refcount errors uninit ipc
+ *            ipc_child (run by ipc)
  * Prints OK on success; any failed expectation exits with status 1. */
 
 #define _GNU_SOURCE /* memfd_create */
@@ -21,6 +23,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <sys/wait.h>
 
 #include "harness.h"
 
@@ -91,8 +95,8 @@ static hsa_status_t collect_pool(hsa_amd_memory_pool_t pool, void *data) {
     CHECK(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags));
     if (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT)
         e->kernarg = pool;
-    else if (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED)
-        e->coarse = pool;
+    else if ((flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED) && e->coarse.handle == 0)
+        e->coarse = pool; /* the GPU's (its pools are walked first) */
     return HSA_STATUS_SUCCESS;
 }
 
@@ -562,6 +566,100 @@ static void scenario_uninit(const char *path) {
     printf("OK uninit\n");
 }
 
+/* ---------- IPC memory ---------- */
+
+typedef struct {
+    uint32_t words[8];
+} ipc_handle_t; /* hsa_amd_ipc_memory_t */
+
+/* The second process of scenario_ipc: attaches the handle given in hex,
+ * finds the first process's values, overwrites them with a kernel of its
+ * own (base 500) through the mapping, and detaches. */
+static void scenario_ipc_child(const char *path, const char *hex) {
+    ipc_handle_t h;
+    for (int i = 0; i < 8; i++)
+        EXPECT(sscanf(hex + 8 * i, "%8x", &h.words[i]) == 1);
+    env_t e = setup();
+    kernel_t *k = load_kernel(&e, path);
+    uint32_t *mapped = NULL;
+    CHECK(hsa_amd_ipc_memory_attach((hsa_amd_ipc_memory_t *)&h, N * 4, 1, &e.gpu, (void **)&mapped));
+    for (uint32_t i = 0; i < N; i++)
+        EXPECT(mapped[i] == 100 + i);
+    EXPECT(run_store(&e, k, mapped, 500));
+    CHECK(hsa_amd_ipc_memory_detach(mapped));
+    CHECK(hsa_shut_down());
+    printf("child attached\n");
+}
+
+/* An allocation shared with a second process: its kernel's values reach
+ * the child, the child's kernel's reach the parent; attached in this
+ * process too, the same bytes show at a second address. */
+static void scenario_ipc(const char *path) {
+    env_t e = setup();
+    kernel_t *k = load_kernel(&e, path);
+    uint32_t *buf = NULL;
+    CHECK(hsa_amd_memory_pool_allocate(e.coarse, N * 4, 0, (void **)&buf));
+    EXPECT(run_store(&e, k, buf, 7));
+    ipc_handle_t h;
+    memset(&h, 0, sizeof h);
+    CHECK(hsa_amd_ipc_memory_create(buf, N * 4, (hsa_amd_ipc_memory_t *)&h));
+    /* Sharing keeps the bytes; kernels after it write the shared pages. */
+    EXPECT(buf[5] == 12);
+    EXPECT(run_store(&e, k, buf, 100));
+
+    char hex[8 * 8 + 1];
+    for (int i = 0; i < 8; i++)
+        snprintf(hex + 8 * i, 9, "%08x", h.words[i]);
+    fflush(stdout);
+    pid_t child = fork();
+    EXPECT(child >= 0);
+    if (child == 0) {
+        execl("/proc/self/exe", "vmem", "ipc_child", path, hex, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    EXPECT(waitpid(child, &status, 0) == child);
+    EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    for (uint32_t i = 0; i < N; i++)
+        EXPECT(buf[i] == 500 + i);
+
+    /* Attached here too: a second address over the same memory. */
+    uint32_t *again = NULL;
+    CHECK(hsa_amd_ipc_memory_attach((hsa_amd_ipc_memory_t *)&h, N * 4, 0, NULL, (void **)&again));
+    EXPECT(again != buf && again[3] == 503);
+    again[3] = 42;
+    EXPECT(buf[3] == 42);
+    CHECK(hsa_amd_ipc_memory_detach(again));
+    EXPECT_STATUS(hsa_amd_ipc_memory_detach(again), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+
+    /* Bad requests. */
+    ipc_handle_t forged = h;
+    forged.words[0] ^= 1;
+    EXPECT_STATUS(hsa_amd_ipc_memory_attach((hsa_amd_ipc_memory_t *)&forged, N * 4, 0, NULL,
+                                            (void **)&again),
+                  HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(hsa_amd_ipc_memory_attach((hsa_amd_ipc_memory_t *)&h, 2 * N * 4, 0, NULL,
+                                            (void **)&again),
+                  HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    uint32_t host[4];
+    /* As ROCr's Runtime::IPCCreate: the start of an allocation, all of it. */
+    EXPECT_STATUS(hsa_amd_ipc_memory_create(host, sizeof host, (hsa_amd_ipc_memory_t *)&forged),
+                  HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(hsa_amd_ipc_memory_create(buf, 2 * N * 4, (hsa_amd_ipc_memory_t *)&forged),
+                  HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(hsa_amd_ipc_memory_create(buf, N * 4 - 4, (hsa_amd_ipc_memory_t *)&forged),
+                  HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(hsa_amd_ipc_memory_create(buf + 1, 4, (hsa_amd_ipc_memory_t *)&forged),
+                  HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    /* Freed, the allocation is shared no more: the handle is dead. */
+    CHECK(hsa_amd_memory_pool_free(buf));
+    EXPECT_STATUS(hsa_amd_ipc_memory_attach((hsa_amd_ipc_memory_t *)&h, N * 4, 0, NULL,
+                                            (void **)&again),
+                  HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(hsa_shut_down());
+    printf("OK ipc\n");
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) {
         fprintf(stderr, "usage: vmem SCENARIO KERNELS.hsaco\n");
@@ -582,6 +680,10 @@ int main(int argc, char **argv) {
         scenario_errors(path);
     else if (!strcmp(s, "uninit"))
         scenario_uninit(path);
+    else if (!strcmp(s, "ipc"))
+        scenario_ipc(path);
+    else if (!strcmp(s, "ipc_child") && argc == 4)
+        scenario_ipc_child(path, argv[3]);
     else {
         fprintf(stderr, "unknown scenario %s\n", s);
         return 2;
