@@ -459,8 +459,15 @@ fn retire(queue: &Queue, in_flight: &mut InFlight, next: u64, drain: bool) -> bo
         if !drain && !thread.is_finished() {
             break;
         }
-        let (_, thread) = in_flight.pop_front().expect("front exists");
-        ok &= thread.join().unwrap_or(false);
+        let (index, thread) = in_flight.pop_front().expect("front exists");
+        ok &= thread.join().unwrap_or_else(|_| {
+            // A panic is contained here, as `guard` contains one in an
+            // export: the queue stops with an error, never silently.
+            queue.fail(QueueError::DispatchFailed(format!(
+                "internal error: the dispatch of packet {index} panicked"
+            )));
+            false
+        });
     }
     // Every slot before the oldest dispatch still running is done.
     let done = in_flight.front().map_or(next, |&(index, _)| index);
