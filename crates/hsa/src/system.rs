@@ -1005,22 +1005,15 @@ pub unsafe extern "C" fn hsa_agent_set_info(
     })
 }
 
-/// Asynchronous scratch limits recorded per GPU agent.
-fn scratch_limits() -> &'static std::sync::Mutex<std::collections::BTreeMap<u64, usize>> {
-    static LIMITS: std::sync::Mutex<std::collections::BTreeMap<u64, usize>> =
-        std::sync::Mutex::new(std::collections::BTreeMap::new());
-    &LIMITS
-}
-
-/// `hsa_amd_agent_set_async_scratch_limit`: accepted and recorded for a
-/// GPU agent. The threshold steers how ROCr's queues keep and reclaim the
-/// device scratch they grow for big dispatches; softgpu's scratch is host
-/// memory the executor gives each wave for its dispatch and frees after, so
-/// there is nothing to keep or reclaim and the value changes nothing. A
-/// CPU agent is refused with `HSA_STATUS_ERROR_INVALID_AGENT`, as in ROCr's
+/// `hsa_amd_agent_set_async_scratch_limit`: accepted for a GPU agent. The
+/// threshold steers how ROCr's queues keep and reclaim the device scratch
+/// they grow for big dispatches; softgpu's scratch is host memory the
+/// executor gives each wave for its dispatch and frees after, so there is
+/// nothing to keep or reclaim and the value is not needed. A CPU agent is
+/// refused with `HSA_STATUS_ERROR_INVALID_AGENT`, as in ROCr's
 /// `hsa_amd_agent_set_async_scratch_limit` (hsa_ext_amd.cpp).
 #[no_mangle]
-pub extern "C" fn hsa_amd_agent_set_async_scratch_limit(agent: u64, threshold: usize) -> Status {
+pub extern "C" fn hsa_amd_agent_set_async_scratch_limit(agent: u64, _threshold: usize) -> Status {
     crate::guard("hsa_amd_agent_set_async_scratch_limit", || {
         if runtime()?.agent(agent)?.kind != AgentKind::Gpu {
             return Err(Error::InvalidHandle {
@@ -1028,10 +1021,6 @@ pub extern "C" fn hsa_amd_agent_set_async_scratch_limit(agent: u64, threshold: u
                 handle: agent,
             });
         }
-        scratch_limits()
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(agent, threshold);
         Ok(())
     })
 }

@@ -1,4 +1,9 @@
-//! Anonymous memory mappings the arena is made of.
+//! Anonymous memory mappings the arena is made of, and the files placed
+//! over parts of them (HSA's virtual and IPC memory).
+
+use std::os::fd::{AsRawFd, BorrowedFd};
+
+use super::MemError;
 
 /// A private anonymous mapping reserved without swap (`MAP_NORESERVE`):
 /// pages read as zero and cost memory only once written.
@@ -79,4 +84,63 @@ impl Drop for Map {
         // none outlives the unmapping.
         unsafe { libc::munmap(self.ptr as *mut libc::c_void, self.len) };
     }
+}
+
+/// Places `len` bytes of the file `fd` from `file_offset` (shared, so
+/// every mapping of the file sees the same bytes) over the page-aligned
+/// range at `addr`, replacing the pages there.
+///
+/// # Safety
+/// The range must lie inside the arena's own mapping, in pages no other
+/// allocation uses, with no Rust reference to its bytes (arena bytes are
+/// only reached through atomics); the file must stay at least
+/// `file_offset + len` bytes long while it is placed there.
+pub(super) unsafe fn place_file(
+    addr: u64,
+    len: u64,
+    fd: BorrowedFd<'_>,
+    file_offset: u64,
+) -> Result<(), MemError> {
+    let flags = libc::MAP_SHARED | libc::MAP_FIXED;
+    // SAFETY: the caller's promises; MAP_FIXED replaces only that range.
+    unsafe { place(addr, len, flags, fd.as_raw_fd(), file_offset) }
+}
+
+/// Puts fresh anonymous pages (reading zeros, readable and writable like
+/// the rest of the arena) back over the page-aligned range at `addr`, so
+/// that it shares nothing with a file any more.
+///
+/// # Safety
+/// As for [`place_file`]: a range of the arena's own mapping that no other
+/// allocation uses and no Rust reference points into.
+pub(super) unsafe fn place_anonymous(addr: u64, len: u64) -> Result<(), MemError> {
+    let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED;
+    // SAFETY: the caller's promises; MAP_FIXED replaces only that range.
+    unsafe { place(addr, len, flags, -1, 0) }
+}
+
+/// `mmap` with `MAP_FIXED` at `addr`, read-write.
+///
+/// # Safety
+/// As for [`place_file`].
+unsafe fn place(addr: u64, len: u64, flags: i32, fd: i32, offset: u64) -> Result<(), MemError> {
+    // SAFETY: the callers' promises: a range of the arena's own mapping
+    // that nothing else uses.
+    let placed = unsafe {
+        libc::mmap(
+            addr as *mut libc::c_void,
+            len as usize,
+            libc::PROT_READ | libc::PROT_WRITE,
+            flags,
+            fd,
+            offset as libc::off_t,
+        )
+    };
+    if placed == libc::MAP_FAILED {
+        return Err(MemError::Exhausted {
+            requested: len,
+            free: 0,
+        });
+    }
+    Ok(())
 }

@@ -26,12 +26,12 @@
 //! anonymous mapping back, never `PROT_NONE`, so a kernel that passed its
 //! check just before an unmap reads zeros instead of crashing the process.
 
-use std::os::fd::{AsRawFd, BorrowedFd};
+use std::os::fd::BorrowedFd;
 use std::sync::atomic::Ordering::Relaxed;
 
 use super::blocks::{red_zone, Block, Blocks, Origin};
 use super::shadow::Access;
-use super::{Arena, MemError, FIRST};
+use super::{map, Arena, MemError, FIRST};
 
 /// The page size: reservations, mappings and file offsets are multiples of
 /// it, since `mmap` places whole pages.
@@ -197,22 +197,7 @@ impl Arena {
         // live allocation's. No Rust reference to them exists (arena bytes
         // are only reached through atomics). The file's length is the
         // caller's promise.
-        let placed = unsafe {
-            libc::mmap(
-                addr as *mut libc::c_void,
-                len as usize,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_FIXED,
-                fd.as_raw_fd(),
-                file_offset as libc::off_t,
-            )
-        };
-        if placed == libc::MAP_FAILED {
-            return Err(MemError::Exhausted {
-                requested: len,
-                free: 0,
-            });
-        }
+        unsafe { map::place_file(addr, len, fd, file_offset) }?;
         let origin_of_tiles = blocks.map[&lo].origin.clone();
         for t in tiles {
             blocks.map.remove(&t);
@@ -261,23 +246,10 @@ impl Arena {
         // replaces only the file pages `map_shared` put there with
         // anonymous ones, readable and writable like the rest of the arena;
         // no Rust reference to these bytes exists.
-        let placed = unsafe {
-            libc::mmap(
-                addr as *mut libc::c_void,
-                len as usize,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
-                -1,
-                0,
-            )
-        };
-        if placed == libc::MAP_FAILED {
+        if let Err(e) = unsafe { map::place_anonymous(addr, len) } {
             let access = blocks.map[&offset].access;
             self.shadow.mark(offset, len, access);
-            return Err(MemError::Exhausted {
-                requested: len,
-                free: 0,
-            });
+            return Err(e);
         }
         blocks.map.insert(offset, unmapped(len, origin));
         Ok(())
@@ -321,11 +293,8 @@ impl Arena {
     ) -> Result<(), MemError> {
         let offset = self.page_range(addr, len)?;
         let blocks = self.blocks();
-        let block = blocks
-            .map
-            .get(&offset)
-            .filter(|b| b.serial != 0 && b.freed.is_none() && len <= b.span)
-            .ok_or(MemError::NotAllocated { addr })?;
+        let block =
+            allocation_pages(&blocks, offset, len).ok_or(MemError::NotAllocated { addr })?;
         let mut bytes = vec![0u8; block.len.min(len) as usize];
         self.read(addr, &mut bytes)?;
         let file =
@@ -346,51 +315,21 @@ impl Arena {
         // holding the same bytes; no Rust reference to them exists (arena
         // bytes are only reached through atomics). The file's length is the
         // caller's promise.
-        let placed = unsafe {
-            libc::mmap(
-                addr as *mut libc::c_void,
-                len as usize,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_FIXED,
-                fd.as_raw_fd(),
-                0,
-            )
-        };
-        if placed == libc::MAP_FAILED {
-            return Err(MemError::Exhausted {
-                requested: len,
-                free: 0,
-            });
-        }
-        Ok(())
+        unsafe { map::place_file(addr, len, fd, 0) }
     }
 
     /// Undoes [`Arena::share_pages`] before the allocation is freed: fresh
     /// anonymous pages (reading zeros) replace the file's, so the address
     /// range shares nothing with another process when it is reused.
     pub fn unshare_pages(&self, addr: u64, len: u64) -> Result<(), MemError> {
-        self.page_range(addr, len)?;
-        let _blocks = self.blocks();
-        // SAFETY: the range is page-aligned and inside our mapping; MAP_FIXED
-        // replaces its pages with anonymous ones, readable and writable like
-        // the rest of the arena; no Rust reference to these bytes exists.
-        let placed = unsafe {
-            libc::mmap(
-                addr as *mut libc::c_void,
-                len as usize,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
-                -1,
-                0,
-            )
-        };
-        if placed == libc::MAP_FAILED {
-            return Err(MemError::Exhausted {
-                requested: len,
-                free: 0,
-            });
-        }
-        Ok(())
+        let offset = self.page_range(addr, len)?;
+        let blocks = self.blocks();
+        allocation_pages(&blocks, offset, len).ok_or(MemError::NotAllocated { addr })?;
+        // SAFETY: the range is page-aligned, inside our mapping and inside
+        // the span of a live allocation (checked under the block lock, held
+        // until the pages are placed), so MAP_FIXED replaces only that
+        // allocation's pages; no Rust reference to these bytes exists.
+        unsafe { map::place_anonymous(addr, len) }
     }
 
     /// The offset of a page-aligned, non-empty range inside the arena.
@@ -402,6 +341,15 @@ impl Arena {
         }
         Ok(offset)
     }
+}
+
+/// The live allocation starting at `offset` when its span (its bytes and
+/// red zone) holds the `len` bytes from there.
+fn allocation_pages(blocks: &Blocks, offset: u64, len: u64) -> Option<&Block> {
+    blocks
+        .map
+        .get(&offset)
+        .filter(|b| b.serial != 0 && b.freed.is_none() && len <= b.span)
 }
 
 /// The offsets of the tiles covering exactly `[offset, offset + span)`,
@@ -441,7 +389,7 @@ fn unmapped_cover(blocks: &Blocks, offset: u64, len: u64) -> Option<(u64, u64, V
 
 #[cfg(test)]
 mod tests {
-    use std::os::fd::{AsFd, FromRawFd, OwnedFd};
+    use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
 
     use super::super::{AllocSpec, Memory};
     use super::*;
