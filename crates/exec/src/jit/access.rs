@@ -40,6 +40,31 @@ pub unsafe extern "C" fn scalar_ok(mem: *const Memory<'static>, addr: u64, bytes
     ok as u32
 }
 
+/// The signature of [`span_ok`] as the block calls it.
+pub type SpanOk = unsafe extern "C" fn(*const Memory<'static>, u64, u64, u32) -> u32;
+
+/// 1 when a whole-wave global or flat (`flat` non-zero) load of one dword
+/// a lane, every lane active, whose lanes read consecutive dwords a chunk
+/// of lanes at a time from 4-aligned chunk starts in `[start, end)`, may
+/// read now (so the block loads the chunks itself, as vectors straight
+/// into registers); else 0, and the block asks [`gather`]. The rule of
+/// `gather` (`ops::vmem::lanes_window`) for such lanes: a range of at
+/// most `WINDOW_SPAN` bytes all of which the arena allows, none in an
+/// aperture.
+///
+/// # Safety
+/// `mem` points to a live `Memory` (the one `Block::run` was given).
+pub unsafe extern "C" fn span_ok(
+    mem: *const Memory<'static>,
+    start: u64,
+    end: u64,
+    flat: u32,
+) -> u32 {
+    // SAFETY: the caller passes the `&Memory` it holds for the call.
+    let mem = unsafe { &*mem };
+    crate::ops::vmem::span_window(mem, start, end, false, flat != 0).is_some() as u32
+}
+
 /// A global or flat (`flat` non-zero) load of `dwords` whole dwords a
 /// lane at the first `lanes` of `addrs`, for the lanes `exec` selects,
 /// into `rows[k][lane]`: 1 when the interpreter's

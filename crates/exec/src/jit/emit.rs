@@ -58,9 +58,65 @@ struct VOp<'p> {
     src: [Src; 3],
     /// Index of this compare's mask accumulator.
     acc: Option<usize>,
-    /// A global load's dwords, gathered in the scalar phase: `dwords`
-    /// VGPR-sized rows.
-    staged: Option<StackSlot>,
+    /// Where a global load's dwords are, read in the scalar phase: per
+    /// chunk, the address of its lanes' first row.
+    staged: Option<Vec<Value>>,
+}
+
+/// What `Emitter::global_gather` learns of a load's addresses, a half
+/// chunk (two lanes, an I64X2) at a time: each chunk's first address,
+/// the lowest and highest of those, their OR (for alignment), and whether
+/// every chunk's lanes read consecutive dwords (all-ones I64X2 lanes).
+#[derive(Default)]
+struct Rows {
+    starts: Vec<Value>,
+    lowest: Option<Value>,
+    highest: Option<Value>,
+    bits: Option<Value>,
+    consecutive: Option<Value>,
+}
+
+impl Rows {
+    fn take(&mut self, b: &mut FunctionBuilder, addr: Value, half: usize) {
+        if half == 0 {
+            let a0 = b.ins().extractlane(addr, 0);
+            self.starts.push(a0);
+            let fold = |b: &mut FunctionBuilder, acc: Option<Value>, cc| match acc {
+                Some(acc) => {
+                    let keep = b.ins().icmp(cc, acc, a0);
+                    b.ins().select(keep, acc, a0)
+                }
+                None => a0,
+            };
+            self.lowest = Some(fold(b, self.lowest, IntCC::UnsignedLessThan));
+            self.highest = Some(fold(b, self.highest, IntCC::UnsignedGreaterThan));
+            self.bits = Some(match self.bits {
+                Some(bits) => b.ins().bor(bits, a0),
+                None => a0,
+            });
+        }
+        let a0 = *self.starts.last().expect("half 0 comes first");
+        let a0 = b.ins().splat(I64X2, a0);
+        let first = 8 * half as u64;
+        let step = vconst64(b, [first, first + 4]);
+        let want = b.ins().iadd(a0, step);
+        let same = b.ins().icmp(IntCC::Equal, addr, want);
+        self.consecutive = Some(match self.consecutive {
+            Some(c) => b.ins().band(c, same),
+            None => same,
+        });
+    }
+
+    /// The lowest and highest chunk start and whether the loads may be
+    /// made from them (every chunk consecutive, all aligned); `None` when
+    /// no address was taken.
+    fn finish(&self, b: &mut FunctionBuilder) -> Option<(Value, Value, Value)> {
+        let consecutive = b.ins().vall_true(self.consecutive?);
+        let low_bits = b.ins().band_imm_u(self.bits?, 3);
+        let aligned = b.ins().icmp_imm_s(IntCC::Equal, low_bits, 0);
+        let ok = b.ins().band(consecutive, aligned);
+        Some((self.lowest?, self.highest?, ok))
+    }
 }
 
 /// What one vector op gives over a chunk.
@@ -390,18 +446,26 @@ impl<'a, 'b> Emitter<'a, 'b> {
         self.b.ins().bor(lo, hi)
     }
 
-    /// A global or flat load's dwords for the whole wave, gathered now (in
-    /// the scalar phase, before anything is stored) by `access::gather`
-    /// into a stack slot of `dwords` VGPR-sized rows, which the chunk loop
-    /// reads at the load's program point; the block leaves when the
-    /// interpreter's wave-wide path would not take the load. The address
-    /// VGPRs still hold their values from the block's start (the
-    /// planner's rule), so they are read from the register file.
-    fn global_gather(&mut self, inst: &Inst, dwords: u8, flat: bool) -> StackSlot {
+    /// A global or flat load's dwords for the whole wave, read now (in the
+    /// scalar phase, before anything is stored): for each chunk, the
+    /// address of its lanes' first dword, the chunk's rows following
+    /// VGPR-sized strides apart, which the chunk loop reads at the load's
+    /// program point. When every lane is active and each chunk's four
+    /// lanes read consecutive dwords (a whole-wave `b32` load of a row, as
+    /// most are), those are the device addresses themselves, once
+    /// `access::span_ok` allowed the range from the lowest to the highest:
+    /// the chunks are loaded as vectors straight from device memory.
+    /// Otherwise `access::gather` gathers the lanes into a stack slot. The
+    /// block leaves when the interpreter's wave-wide path would not take
+    /// the load. The address VGPRs still hold their values from the
+    /// block's start (the planner's rule), so they are read from the
+    /// register file.
+    fn global_gather(&mut self, inst: &Inst, dwords: u8, flat: bool) -> Vec<Value> {
         let Operand::Vgpr(v) = inst.src[0] else {
             unreachable!("form_ok: the address is a VGPR")
         };
         let lanes = if self.wave64 { 64 } else { 32 };
+        let chunks = lanes / CHUNK_LANES;
         let addrs = self.stack_slot(8 * lanes as u32);
         let addrs_at = self.b.ins().stack_addr(I64, addrs, 0);
         // What is added to each lane's address VGPR(s): the offset, plus
@@ -413,7 +477,8 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let add = self.b.ins().iadd_imm_s(add, inst.imm as i64);
         let add = self.b.ins().splat(I64X2, add);
         let wide = inst.src[2] == Operand::None;
-        for chunk in 0..lanes / CHUNK_LANES {
+        let mut rows = Rows::default();
+        for chunk in 0..chunks {
             let at = base_of(chunk);
             let lo = self
                 .b
@@ -435,40 +500,71 @@ impl<'a, 'b> Emitter<'a, 'b> {
                     vaddr = self.b.ins().bor(vaddr, high);
                 }
                 let addr = self.b.ins().iadd(vaddr, add);
-                let at = 8 * (chunk * CHUNK_LANES + 2 * half) as i32;
-                self.b.ins().store(self.flags, addr, addrs_at, at);
+                let lane = chunk * CHUNK_LANES + 2 * half;
+                self.b
+                    .ins()
+                    .store(self.flags, addr, addrs_at, 8 * lane as i32);
+                if dwords == 1 {
+                    rows.take(self.b, addr, half);
+                }
             }
         }
-        let rows = self.stack_slot(dwords as u32 * VGPR_BYTES as u32);
         let exec = self.exec_mask();
         let exec = if self.wave64 {
             exec
         } else {
             self.b.ins().uextend(I64, exec)
         };
-        let [lanes, dwords, flat] =
-            [lanes as i64, dwords as i64, flat as i64].map(|v| self.b.ins().iconst(I32, v));
-        let rows_at = self.b.ins().stack_addr(I64, rows, 0);
+        let flat_arg = self.b.ins().iconst(I32, flat as i64);
+        let merge = self.b.create_block();
+        for _ in 0..chunks {
+            self.b.append_block_param(merge, I64);
+        }
+        let gather = self.b.create_block();
+        if let Some((lowest, highest, rows_ok)) = rows.finish(self.b) {
+            let all = u64::MAX >> (64 - lanes);
+            let whole = self.b.ins().icmp_imm_s(IntCC::Equal, exec, all as i64);
+            let whole = self.b.ins().band(whole, rows_ok);
+            let span = self.b.create_block();
+            self.b.ins().brif(whole, span, &[], gather, &[]);
+            self.b.switch_to_block(span);
+            self.b.seal_block(span);
+            let end = self.b.ins().iadd_imm_s(highest, 4 * CHUNK_LANES as i64);
+            let helper = access::span_ok as access::SpanOk as usize;
+            let args = [self.mem, lowest, end, flat_arg];
+            let ok = self.call(helper, &[I64, I64, I64, I32], &args);
+            let starts: Vec<BlockArg> = rows.starts.iter().map(|&a| BlockArg::Value(a)).collect();
+            self.b.ins().brif(ok, merge, &starts, gather, &[]);
+        } else {
+            self.b.ins().jump(gather, &[]);
+        }
+        self.b.switch_to_block(gather);
+        self.b.seal_block(gather);
+        let slot = self.stack_slot(dwords as u32 * VGPR_BYTES as u32);
+        let [lanes, dwords] = [lanes as i64, dwords as i64].map(|v| self.b.ins().iconst(I32, v));
+        let rows_at = self.b.ins().stack_addr(I64, slot, 0);
         let helper = access::gather as access::Gather as usize;
-        let args = [self.mem, addrs_at, exec, lanes, dwords, flat, rows_at];
+        let args = [self.mem, addrs_at, exec, lanes, dwords, flat_arg, rows_at];
         let ok = self.call(helper, &[I64, I64, I64, I32, I32, I32, I64], &args);
         self.leave_unless(ok);
-        rows
+        let starts: Vec<BlockArg> = (0..chunks)
+            .map(|c| BlockArg::Value(self.b.ins().iadd_imm_s(rows_at, base_of(c) as i64)))
+            .collect();
+        self.b.ins().jump(merge, &starts);
+        self.b.switch_to_block(merge);
+        self.b.seal_block(merge);
+        self.b.block_params(merge).to_vec()
     }
 
-    /// A global load's dwords for the chunk at `base`, from its staging
-    /// slot (`global_gather`).
-    fn staged(&mut self, op: &VOp, dwords: u8, base: i32) -> Out {
-        let slot = op
+    /// A global load's dwords for chunk `chunk`, from where
+    /// `global_gather` found them.
+    fn staged(&mut self, op: &VOp, dwords: u8, chunk: usize) -> Out {
+        let rows = op
             .staged
-            .expect("the scalar phase gathered every global load");
-        let rows = self.b.ins().stack_addr(I64, slot, 0);
+            .as_ref()
+            .expect("the scalar phase gathered every global load")[chunk];
         let vgpr = (0..dwords as i32)
-            .map(|k| {
-                self.b
-                    .ins()
-                    .load(I32X4, self.flags, rows, k * VGPR_BYTES + base)
-            })
+            .map(|k| self.b.ins().load(I32X4, self.flags, rows, k * VGPR_BYTES))
             .collect();
         Out { vgpr, mask: None }
     }
@@ -1190,7 +1286,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
                         let addr = src(self, 0);
                         self.lds_load(op.inst, k, addr)
                     }
-                    Class::GlobalLoad { dwords, .. } => self.staged(op, dwords, base),
+                    Class::GlobalLoad { dwords, .. } => self.staged(op, dwords, chunk),
                     Class::Mad64 { signed } => {
                         let (a, b) = (src(self, 0), src(self, 1));
                         let c = self.pair_src(op, 2, &mut regs, base);
@@ -1873,6 +1969,13 @@ extern "C" fn ldexp_lane(x: u64, e: i32) -> u64 {
 }
 
 /// The byte offset of chunk `chunk` within a VGPR row.
+/// An I64X2 constant.
+fn vconst64(b: &mut FunctionBuilder, lanes: [u64; 2]) -> Value {
+    let bytes: Vec<u8> = lanes.iter().flat_map(|l| l.to_le_bytes()).collect();
+    let c = b.func.dfg.constants.insert(ConstantData::from(bytes));
+    b.ins().vconst(I64X2, c)
+}
+
 fn base_of(chunk: usize) -> i32 {
     (chunk * CHUNK_LANES * 4) as i32
 }

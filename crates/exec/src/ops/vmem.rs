@@ -387,17 +387,37 @@ pub(crate) fn lanes_window<'a>(
 ) -> Option<Window<'a>> {
     let (min, max) = lanes.bounds()?;
     let end = max.checked_add(bytes)?;
-    // A flat access is global unless it is in an aperture.
-    let clear = |aperture: u64| end <= aperture || min >= aperture + APERTURE_SIZE;
-    if flat && !(clear(SHARED_APERTURE) && clear(PRIVATE_APERTURE)) {
+    if flat && in_aperture(min, end) {
         return None;
     }
-    if end - min <= WINDOW_SPAN {
-        if let Some(whole) = mem.window(min, end, write) {
-            return Some(whole);
-        }
+    span_window(mem, min, end, write, false)
+        .or_else(|| mem.window_at(min, end, write, bytes, lanes.selected()))
+}
+
+/// Whether `[start, end)` of a flat access reaches into the LDS or scratch
+/// aperture (a flat access is global unless it is in one).
+#[inline(always)]
+fn in_aperture(start: u64, end: u64) -> bool {
+    let clear = |aperture: u64| end <= aperture || start >= aperture + APERTURE_SIZE;
+    !(clear(SHARED_APERTURE) && clear(PRIVATE_APERTURE))
+}
+
+/// [`lanes_window`] for lanes whose accesses lie in `[start, end)` (the
+/// lowest selected address and the highest one's end): the same answer
+/// where `lanes_window` takes one window, `None` where it would check
+/// lane by lane (a wider range, or one not all allowed).
+#[inline(always)]
+pub(crate) fn span_window<'a>(
+    mem: &Memory<'a>,
+    start: u64,
+    end: u64,
+    write: bool,
+    flat: bool,
+) -> Option<Window<'a>> {
+    if flat && in_aperture(start, end) || end.checked_sub(start)? > WINDOW_SPAN {
+        return None;
     }
-    mem.window_at(min, end, write, bytes, lanes.selected())
+    mem.window(start, end, write)
 }
 
 /// How loaded bytes become register contents.

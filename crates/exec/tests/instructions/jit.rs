@@ -807,8 +807,30 @@ fn global_loads_run_in_blocks_where_allowed() {
     // and whether the block runs to its end (else it leaves for the
     // interpreter), and whether the load faults.
     type Layout = (&'static str, fn(u64, u64) -> i64, bool, bool);
-    let layouts: [Layout; 8] = [
+    let layouts: [Layout; 11] = [
         ("row", |l, b| 64 + (l * b) as i64, true, false),
+        // Two rows of 16 lanes 4 KiB apart (a 16-wide workgroup's wave),
+        // and 8 rows of 4 lanes in reverse order: each 4-lane chunk reads
+        // consecutive dwords, which a b32 block loads as vectors.
+        (
+            "two rows",
+            |l, b| (l % 16 * b + l / 16 * 4096 + 128) as i64,
+            true,
+            false,
+        ),
+        (
+            "chunks reversed",
+            |l, b| ((7 - l / 4) * 4 * b + l % 4 * b + 512) as i64,
+            true,
+            false,
+        ),
+        // One lane in the middle of a chunk out of its row.
+        (
+            "one lane astray",
+            |l, b| 64 + (l * b) as i64 + if l == 13 { 8 } else { 0 },
+            true,
+            false,
+        ),
         ("reversed", |l, b| 1024 - (l * b) as i64, true, false),
         (
             "4 KiB stride",
@@ -874,13 +896,15 @@ fn global_loads_run_in_blocks_where_allowed() {
                 }
                 let what = format!("{load}, {name}, EXEC {exec:#x}");
                 run_expecting(&mut bench, &code, &what, runs, faults, &mut failures);
-                if !faults && exec == u32::MAX && name == "row" {
-                    // Lane 5's first dword, as the buffer holds it.
-                    let at = at(5, bytes) as usize;
-                    let want = u32::from_le_bytes(data[at..at + 4].try_into().unwrap());
-                    let got = bench.wave.vgpr[10][5];
-                    if got != want {
-                        failures.push(format!("{what}: lane 5 {got:#x}, buffer {want:#x}"));
+                if !faults && exec == u32::MAX && runs {
+                    // Every lane's first dword, as the buffer holds it.
+                    for l in 0..32 {
+                        let at = at(l as u64, bytes) as usize;
+                        let want = u32::from_le_bytes(data[at..at + 4].try_into().unwrap());
+                        let got = bench.wave.vgpr[10][l];
+                        if got != want {
+                            failures.push(format!("{what}: lane {l} {got:#x}, buffer {want:#x}"));
+                        }
                     }
                 }
             }
