@@ -706,7 +706,7 @@ pub(crate) fn run_wave<const PROFILE: bool>(
         }
         if let Some((block, verify)) = env.jit.and_then(|tier| tier.block_at(wave.pc)) {
             // A compiled block retires all its slots or none of them.
-            if retired + block.len as u64 <= turn
+            if retired + block.slots() as u64 <= turn
                 && block.runs_under(wave.mode.bits)
                 && block.runs_in(env)
             {
@@ -721,10 +721,10 @@ pub(crate) fn run_wave<const PROFILE: bool>(
                 // A block that left early changed nothing: interpret.
                 if let Some(next) = next {
                     if PROFILE {
-                        count_slots(counts, start as usize, block.len as usize, active);
+                        count_slots(counts, start as usize, block.slots() as usize, active);
                     }
-                    lanes += active * block.len as u64;
-                    retired += block.len as u64;
+                    lanes += active * block.slots() as u64;
+                    retired += block.slots() as u64;
                     wave.pc = next;
                     continue;
                 }

@@ -216,7 +216,9 @@ pub struct Emitter<'a, 'b> {
     lds_layouts: HashMap<Value, LdsLayout>,
     /// `lds_len - 16`: the last address a 16-byte window may start at
     /// (the run loop gives a block with LDS loads at least 16 bytes).
-    lds_last_window: Option<Value>,
+    /// By address VGPR of dword loads: the highest lane 0 address whose
+    /// windows stay inside LDS (its length less their reach).
+    lds_limits: HashMap<u16, Value>,
     /// The window of each LDS address vector of the current pass.
     lds_windows: HashMap<Value, LdsWindow>,
     /// 16 bytes of the block's stack frame that a store lane out of range
@@ -233,8 +235,9 @@ pub struct Emitter<'a, 'b> {
 /// 0's address (`Emitter::lds_window`).
 #[derive(Clone, Copy)]
 struct LdsWindow {
-    /// Lane 0's address, as I64.
-    a0: Value,
+    /// Where lane 0's address is in host memory (LDS's start instead when
+    /// a window from it would pass LDS's end).
+    first: Value,
     /// The byte indices (I8X16) that gather each lane's dword from the
     /// window.
     index: Value,
@@ -264,7 +267,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             lds_len: params[4],
             lds_bounds: HashMap::new(),
             lds_layouts: HashMap::new(),
-            lds_last_window: None,
+            lds_limits: HashMap::new(),
             lds_windows: HashMap::new(),
             lds_discard: None,
             wave64,
@@ -802,9 +805,17 @@ impl<'a, 'b> Emitter<'a, 'b> {
             Class::LdsLoad(k) => Some((op.inst, k)),
             _ => None,
         });
-        if loads.clone().next().is_some() {
-            let last = self.b.ins().iadd_imm_s(self.lds_len, -16);
-            self.lds_last_window = Some(last);
+        let mut reach = BTreeMap::new();
+        for (inst, k) in loads.clone() {
+            if let (Operand::Vgpr(r), Some(bytes)) = (inst.src[0], k.window_reach(inst)) {
+                let most = reach.entry(r).or_insert(0);
+                *most = bytes.max(*most);
+            }
+        }
+        for (r, bytes) in reach {
+            // The run loop gives the block at least `bytes` of LDS.
+            let limit = self.b.ins().iadd_imm_s(self.lds_len, -(bytes as i64));
+            self.lds_limits.insert(r, limit);
         }
         if !stores.is_empty() {
             let data = StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 4);
@@ -998,32 +1009,48 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// loads the 16 bytes at lane 0's address and gathers every lane's
     /// dword from them with one byte shuffle, which covers a row, a
     /// broadcast and any other four addresses within 12 bytes of lane 0's.
-    /// The window's start is clamped into LDS so the load never leaves it;
-    /// a lane whose dword is not in the window, or a window the clamp
-    /// moved (the access reaches LDS's last 16 bytes or past its end),
-    /// puts the lane in doubt, and the exact pass loads it instead.
+    /// A lane whose dword is not in the window puts the lane in doubt, and
+    /// the exact pass loads it instead; so does a chunk whose windows would
+    /// pass LDS's end (`lds_window`).
     fn lds_load_window(&mut self, inst: &Inst, k: LdsShape, addr: Value) -> Out {
-        let w = self.lds_window(addr);
-        let last = self.lds_last_window.expect("lds_bounds saw this load");
-        let mut vgpr = Vec::new();
-        for (offset, _) in k.accesses(inst) {
-            let start = self.b.ins().iadd_imm_s(w.a0, offset as i64);
-            let clamped = self.b.ins().icmp(IntCC::UnsignedGreaterThan, start, last);
-            let start = self.b.ins().umin(start, last);
-            let at = self.b.ins().iadd(self.lds, start);
-            let bytes = self.b.ins().load(I8X16, self.flags, at, 0);
-            let dwords = self.b.ins().swizzle(bytes, w.index);
-            self.add_clamped(clamped);
-            vgpr.push(self.i(dwords));
-        }
+        let Operand::Vgpr(r) = inst.src[0] else {
+            unreachable!("form_ok: the address is a VGPR")
+        };
+        let w = self.lds_window(addr, r);
+        let vgpr = k
+            .accesses(inst)
+            .into_iter()
+            .map(|(offset, _)| {
+                let bytes = self.b.ins().load(I8X16, self.flags, w.first, offset as i32);
+                let dwords = self.shuffle_bytes(bytes, w.index);
+                self.i(dwords)
+            })
+            .collect();
         Out { vgpr, mask: None }
     }
 
-    /// The window of a chunk's LDS addresses, once per address vector:
-    /// lane 0's address and each lane's offset from it as byte indices;
-    /// the lanes whose dword lies outside the 16 bytes from it are put in
-    /// doubt.
-    fn lds_window(&mut self, addr: Value) -> LdsWindow {
+    /// The bytes of `x` that `index` (I8X16) picks, where each index
+    /// byte is below 16; a lane with a byte above is in doubt, whatever it
+    /// gets.
+    fn shuffle_bytes(&mut self, x: Value, index: Value) -> Value {
+        if cfg!(target_arch = "x86_64") {
+            // One instruction where Cranelift's `swizzle` takes two: it
+            // first saturates the index so that a byte above 15 gives zero,
+            // which no lane not in doubt needs.
+            self.b.ins().x86_pshufb(x, index)
+        } else {
+            self.b.ins().swizzle(x, index)
+        }
+    }
+
+    /// The window of a chunk's LDS addresses from VGPR `r`, once per
+    /// address vector: where lane 0's address is and each lane's offset
+    /// from it as byte indices; the lanes whose dword lies outside the 16
+    /// bytes from it are put in doubt, and so is the whole chunk when a
+    /// window from lane 0 would pass LDS's end, the windows then read from
+    /// LDS's start instead (the run loop gives the block the windows'
+    /// reach there, `BlockMeta::lds`), so no load ever leaves LDS.
+    fn lds_window(&mut self, addr: Value, r: u16) -> LdsWindow {
         if let Some(&w) = self.lds_windows.get(&addr) {
             return w;
         }
@@ -1039,7 +1066,13 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let index = self.b.ins().bitcast(I8X16, le, index);
         self.add_doubt(&[outside]);
         let a0 = self.b.ins().uextend(I64, a0);
-        let w = LdsWindow { a0, index };
+        let limit = self.lds_limits[&r];
+        let past = self.b.ins().icmp(IntCC::UnsignedGreaterThan, a0, limit);
+        self.add_clamped(past);
+        let zero = self.b.ins().iconst(I64, 0);
+        let a0 = self.b.ins().select(past, zero, a0);
+        let first = self.b.ins().iadd(self.lds, a0);
+        let w = LdsWindow { first, index };
         self.lds_windows.insert(addr, w);
         w
     }

@@ -128,6 +128,17 @@ impl LdsShape {
         }
     }
 
+    /// For a dword load, which the fast pass reads as a 16-byte window
+    /// from lane 0's address plus each offset (`Emitter::lds_load_window`):
+    /// the LDS bytes from that address the windows reach.
+    pub fn window_reach(self, inst: &Inst) -> Option<u64> {
+        let windows = self
+            .accesses(inst)
+            .into_iter()
+            .map(|(offset, _)| offset + 16);
+        (self.dwords() == 1).then(|| windows.max().unwrap_or(16))
+    }
+
     /// Each access as (byte offset from the address VGPR, bytes), in the
     /// order their dwords fill the destination.
     pub fn accesses(self, inst: &Inst) -> Vec<(u64, u64)> {

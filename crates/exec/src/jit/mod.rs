@@ -126,39 +126,71 @@ const BAIL: u32 = u32::MAX;
 /// One compiled block.
 pub struct Block {
     entry: BlockFn,
+    meta: BlockMeta,
+}
+
+/// What the run loop needs to know of a block besides its code.
+#[derive(Clone)]
+struct BlockMeta {
     /// Slots the block retires (hints included).
-    pub len: u32,
+    len: u32,
     /// The MODE bits the block's results depend on.
     mode_fields: u32,
     /// The VGPRs the block reads or writes.
     vgprs: Vec<u16>,
-    /// Whether the block loads from LDS.
-    reads_lds: bool,
+    /// When the block loads from or stores to LDS, the least LDS it runs
+    /// with: its widest access (`ds_load_b128`, `MIN_LDS`), which an
+    /// out-of-range lane makes at address 0, or the reach of its dword
+    /// loads' windows (`Plan::lds_reach`), which a chunk whose windows
+    /// would pass LDS's end reads from address 0.
+    lds: Option<usize>,
     /// Whether the block stores to LDS.
     writes_lds: bool,
     /// Whether the block reads device memory.
     reads_memory: bool,
 }
 
+impl BlockMeta {
+    fn of(plan: &plan::Plan) -> BlockMeta {
+        let lds = (plan.reads_lds || plan.writes_lds)
+            .then(|| MIN_LDS.max(plan.lds_reach.try_into().unwrap_or(usize::MAX)));
+        BlockMeta {
+            len: plan.len(),
+            mode_fields: plan.mode_fields,
+            vgprs: plan.vgprs(),
+            lds,
+            writes_lds: plan.writes_lds,
+            reads_memory: plan.reads_memory,
+        }
+    }
+}
+
 impl Block {
+    /// Slots the block retires (hints included).
+    #[inline(always)]
+    pub fn slots(&self) -> u32 {
+        self.meta.len
+    }
+
     /// Whether the block may run under MODE `bits`.
     #[inline(always)]
     pub fn runs_under(&self, bits: u32) -> bool {
-        bits & self.mode_fields == MODE_DEFAULT & self.mode_fields
+        let fields = self.meta.mode_fields;
+        bits & fields == MODE_DEFAULT & fields
     }
 
     /// Whether the block may run in `env`: one that loads from or stores
-    /// to LDS needs LDS of at least `MIN_LDS` bytes (an out-of-range lane
-    /// reads at address 0, then discards the value) and no sanitizer,
-    /// which sees every LDS access only in the interpreter.
+    /// to LDS needs as much LDS as it reaches (`BlockMeta::lds`) and no
+    /// sanitizer, which sees every LDS access only in the interpreter.
     #[inline(always)]
     pub fn runs_in(&self, env: &Env) -> bool {
-        let lds = self.reads_lds || self.writes_lds;
-        let lds_ok = !lds || env.lds.len() >= MIN_LDS;
+        let meta = &self.meta;
+        let lds_ok = meta.lds.is_none_or(|least| env.lds.len() >= least);
         // The sanitizers see memory accesses only in the interpreter; with
         // the stale-dispatch check on, no wave-wide window is allowed.
-        let memory_ok = !self.reads_memory || env.mem.stale_after().is_none();
-        lds_ok && memory_ok && (!(lds || self.reads_memory) || env.sanitizer.is_none())
+        let memory_ok = !meta.reads_memory || env.mem.stale_after().is_none();
+        let sees_memory = meta.lds.is_some() || meta.reads_memory;
+        lds_ok && memory_ok && (!sees_memory || env.sanitizer.is_none())
     }
 
     /// Runs the block on `wave` with the workgroup's `lds` and the
@@ -167,7 +199,7 @@ impl Block {
     /// the interpreter.
     #[inline(always)]
     pub fn run(&self, wave: &mut Wave, lds: &mut [u8], mem: &Memory) -> Option<u32> {
-        debug_assert!(!(self.reads_lds || self.writes_lds) || lds.len() >= MIN_LDS);
+        debug_assert!(self.meta.lds.is_none_or(|least| lds.len() >= least));
         let vgpr = wave.vgpr.as_mut_ptr().cast::<u32>();
         let sgpr = wave.sgpr.as_mut_ptr();
         let scc = (&mut wave.scc as *mut bool).cast::<u8>();
@@ -183,7 +215,9 @@ impl Block {
         // own for the call: a load not wholly below `lds.len()` reads at
         // address 0 instead (a block that loads runs only where `runs_in`
         // saw at least `MIN_LDS` bytes, the widest access), a window load
-        // starts at most 16 bytes before the end, and a store lane not
+        // reads at most the block's reach past an address it checked
+        // against the end, or past address 0 (`runs_in` saw at least the
+        // reach), and a store lane not
         // wholly inside writes to a slot of the block's own stack frame. It
         // reads device memory only where a helper of `access`, given
         // `mem`, allowed it and before anything else changes (device
@@ -229,7 +263,7 @@ impl Jit {
     pub fn compile(program: &Program, roots: &[u32], wave64: bool) -> Option<Jit> {
         let mut module = new_module()?;
         let n = program.slots().len();
-        let mut ids = Vec::new();
+        let mut defined = Vec::new();
         let mut ctx = module.make_context();
         let mut fctx = FunctionBuilderContext::new();
         for (start, plan) in blocks(program, &reachable(program, roots), wave64) {
@@ -256,24 +290,15 @@ impl Jit {
             // the interpreter.
             if let Ok(id) = module.declare_function(&name, Linkage::Local, &ctx.func.signature) {
                 if module.define_function(id, &mut ctx).is_ok() {
-                    ids.push((
-                        start,
-                        id,
-                        plan.len(),
-                        plan.mode_fields,
-                        plan.vgprs(),
-                        plan.reads_lds,
-                        plan.writes_lds,
-                        plan.reads_memory,
-                    ));
+                    defined.push((start, id, BlockMeta::of(&plan)));
                 }
             }
             module.clear_context(&mut ctx);
         }
         module.finalize_definitions().ok()?;
         let mut starts = vec![NO_BLOCK; n];
-        let mut blocks = Vec::with_capacity(ids.len());
-        for (start, id, len, mode_fields, vgprs, reads_lds, writes_lds, reads_memory) in ids {
+        let mut blocks = Vec::with_capacity(defined.len());
+        for (start, id, meta) in defined {
             let code = module.get_finalized_function(id);
             // SAFETY: `code` is the finalized entry of a function defined
             // above with exactly `BlockFn`'s signature (six pointer-sized
@@ -281,15 +306,7 @@ impl Jit {
             // calling convention, which is `extern "C"`.
             let entry = unsafe { std::mem::transmute::<*const u8, BlockFn>(code) };
             starts[start as usize] = blocks.len() as u32;
-            blocks.push(Block {
-                entry,
-                len,
-                mode_fields,
-                vgprs,
-                reads_lds,
-                writes_lds,
-                reads_memory,
-            });
+            blocks.push(Block { entry, meta });
         }
         Some(Jit {
             starts,
@@ -350,16 +367,16 @@ impl Snapshot {
 /// nothing, which is checked too).
 pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<Option<u32>, Trap> {
     let start = wave.pc;
-    let rows = &block.vgprs;
+    let rows = &block.meta.vgprs;
     let before = Snapshot::of(wave, rows);
     // A block that stores to LDS runs both tiers from the same LDS too.
-    let lds_before = block.writes_lds.then(|| env.lds.to_vec());
+    let lds_before = block.meta.writes_lds.then(|| env.lds.to_vec());
     // Device memory another wave, thread or the host writes may change
     // between the two runs (a printf buffer's cursor, a hostcall's
     // signal), so a block that reads it is compared again from the same
     // state before a difference counts: a JIT error repeats, a race does
     // not keep landing between the two runs.
-    let attempts = if block.reads_memory { 8 } else { 1 };
+    let attempts = if block.meta.reads_memory { 8 } else { 1 };
     let mut attempt = 1;
     loop {
         match verify_once(block, wave, env, &before, lds_before.as_deref())? {
@@ -367,7 +384,7 @@ pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<Option<u3
             Err(d) if attempt == attempts => {
                 return Err(Trap::Other(format!(
                 "the JIT and the interpreter disagree on the block of {} slots at {:#x} ({}): {d}",
-                block.len,
+                block.meta.len,
                 env.program.slots()[start as usize].offset,
                 env.program.text_of(start),
             )))
@@ -394,7 +411,7 @@ fn verify_once(
     before: &Snapshot,
     lds_before: Option<&[u8]>,
 ) -> Result<Result<Option<u32>, String>, Trap> {
-    let rows = &block.vgprs;
+    let rows = &block.meta.vgprs;
     let Some(jit_next) = block.run(wave, env.lds, &env.mem) else {
         let after = Snapshot::of(wave, rows);
         let changed = after.diff(before, rows, wave.lanes).or_else(|| {
@@ -413,7 +430,7 @@ fn verify_once(
         env.lds.copy_from_slice(old);
         new
     });
-    for _ in 0..block.len {
+    for _ in 0..block.meta.len {
         let slot = env.program.slot_at(wave.pc);
         wave.pc = match (slot.exec)(wave, env, &slot.inst)? {
             Flow::Next => wave.pc + 1,

@@ -49,6 +49,10 @@ pub struct Plan<'p> {
     pub reads_lds: bool,
     /// Whether the block stores to LDS.
     pub writes_lds: bool,
+    /// The LDS bytes its dword loads' windows reach from an address
+    /// (`LdsShape::window_reach`): the block runs only with at least that
+    /// much LDS, so a window from address 0 stays inside.
+    pub lds_reach: u64,
     /// Whether the block reads device memory (scalar or global loads).
     pub reads_memory: bool,
 }
@@ -131,6 +135,7 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
     let mut mode_fields = 0;
     let mut reads_lds = false;
     let mut writes_lds = false;
+    let mut lds_reach = 0;
     let mut reads_memory = false;
     // VGPRs the block's vector ops have written so far.
     let mut written = BTreeSet::new();
@@ -151,7 +156,12 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
         }
         if let Step::Vector(halves) = &step {
             mode_fields |= halves.iter().fold(0, |m, (_, c)| m | c.mode_fields());
-            reads_lds |= halves.iter().any(|(_, c)| matches!(c, Class::LdsLoad(_)));
+            for &(inst, class) in halves {
+                if let Class::LdsLoad(shape) = class {
+                    reads_lds = true;
+                    lds_reach = lds_reach.max(shape.window_reach(inst).unwrap_or(0));
+                }
+            }
             reads_memory |= halves
                 .iter()
                 .any(|(_, c)| matches!(c, Class::GlobalLoad { .. }));
@@ -173,6 +183,7 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
         mode_fields,
         reads_lds,
         writes_lds,
+        lds_reach,
         reads_memory,
     })
 }
