@@ -15,17 +15,6 @@ use crate::wave::MAX_LANES;
 /// The signature of [`scalar_ok`] as the block calls it.
 pub type ScalarOk = unsafe extern "C" fn(*const Memory<'static>, u64, u64) -> u32;
 
-/// The signature of [`gather`] as the block calls it.
-pub type Gather = unsafe extern "C" fn(
-    *const Memory<'static>,
-    *const u64,
-    u64,
-    u32,
-    u32,
-    u32,
-    *mut [u32; MAX_LANES],
-) -> u32;
-
 /// 1 when the `bytes` from `addr` may be read now by a kernel (an
 /// `s_load` the block then reads itself), else 0.
 ///
@@ -40,68 +29,112 @@ pub unsafe extern "C" fn scalar_ok(mem: *const Memory<'static>, addr: u64, bytes
     ok as u32
 }
 
-/// The signature of [`span_ok`] as the block calls it.
-pub type SpanOk = unsafe extern "C" fn(*const Memory<'static>, u64, u64, u32) -> u32;
+/// The signature of [`load_rows`] as the block calls it.
+pub type LoadRows = unsafe extern "C" fn(
+    *const Memory<'static>,
+    *const [u32; MAX_LANES],
+    *const [u32; MAX_LANES],
+    u64,
+    u64,
+    u32,
+    *mut *const u32,
+    *mut [u32; MAX_LANES],
+) -> u32;
 
-/// 1 when a whole-wave global or flat (`flat` non-zero) load of one dword
-/// a lane, every lane active, whose lanes read consecutive dwords a chunk
-/// of lanes at a time from 4-aligned chunk starts in `[start, end)`, may
-/// read now (so the block loads the chunks itself, as vectors straight
-/// into registers); else 0, and the block asks [`gather`]. The rule of
-/// `gather` (`ops::vmem::lanes_window`) for such lanes: a range of at
-/// most `WINDOW_SPAN` bytes all of which the arena allows, none in an
-/// aperture.
+/// Lanes a chunk of the block's loop covers (`emit::CHUNK_LANES`).
+const CHUNK: usize = 4;
+
+/// A whole-wave global or flat load, for a block: lane `l`'s address is
+/// `low[l]` (with `high[l]` as its upper half when `high` is not null)
+/// plus `add`; `shape` packs the lane count (bits 0-7), the dwords a lane
+/// (bits 8-15) and whether the load is flat (bit 16). Returns 1, having
+/// written to `table[c]` where chunk `c`'s rows are (its lanes' first
+/// dwords, the next dword of each lane a VGPR's bytes further), when the
+/// interpreter's wave-wide path takes the load (every access aligned,
+/// inside one checked window, none in an aperture); else 0, having
+/// loaded nothing.
+///
+/// When every lane is active, a lane reads one dword and each chunk's
+/// lanes read consecutive ones (a workgroup's rows, as most loads do), the
+/// rows are device memory itself: one check of the range from the lowest
+/// chunk to the highest (`ops::vmem::span_window`, the rule `lanes_window`
+/// applies first) and the block loads each chunk as one vector. Otherwise
+/// the lanes are gathered into `rows`, as the interpreter would.
 ///
 /// # Safety
-/// `mem` points to a live `Memory` (the one `Block::run` was given).
-pub unsafe extern "C" fn span_ok(
+/// `mem` points to a live `Memory`; `low`, and `high` unless null, to
+/// VGPR rows nothing writes during the call; `table` to a chunk's entry
+/// for each chunk; `rows` to as many writable rows as the dwords a lane,
+/// aliasing none of the others.
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn load_rows(
     mem: *const Memory<'static>,
-    start: u64,
-    end: u64,
-    flat: u32,
-) -> u32 {
-    // SAFETY: the caller passes the `&Memory` it holds for the call.
-    let mem = unsafe { &*mem };
-    crate::ops::vmem::span_window(mem, start, end, false, flat != 0).is_some() as u32
-}
-
-/// A global or flat (`flat` non-zero) load of `dwords` whole dwords a
-/// lane at the first `lanes` of `addrs`, for the lanes `exec` selects,
-/// into `rows[k][lane]`: 1 when the interpreter's
-/// wave-wide path takes it (every access aligned, inside one checked
-/// window, none in an aperture) and it is done, else 0, having loaded
-/// nothing. With no lane selected there is nothing to load: 1.
-///
-/// # Safety
-/// `mem` points to a live `Memory`, `addrs` to the lane count's addresses,
-/// `rows` to as many writable rows as the dwords a lane, none of them
-/// aliasing anything the caller uses during the call.
-pub unsafe extern "C" fn gather(
-    mem: *const Memory<'static>,
-    addrs: *const u64,
+    low: *const [u32; MAX_LANES],
+    high: *const [u32; MAX_LANES],
+    add: u64,
     exec: u64,
-    lanes: u32,
-    dwords: u32,
-    flat: u32,
+    shape: u32,
+    table: *mut *const u32,
     rows: *mut [u32; MAX_LANES],
 ) -> u32 {
-    let (lanes, dwords) = (lanes as usize, dwords as usize);
-    // SAFETY: as the caller promises (the block's own 16-byte-aligned
-    // stack slots, sized for the lane count and the dwords, and the
-    // `&Memory` it was run with).
-    let (mem, addrs, rows) = unsafe {
+    let lanes = (shape & 0xff) as usize;
+    let (dwords, flat) = ((shape >> 8 & 0xff) as usize, shape >> 16 & 1 != 0);
+    let chunks = lanes / CHUNK;
+    // SAFETY: as the caller promises (the wave's register file, and the
+    // block's own stack slots, sized for the chunks and the dwords).
+    let (mem, low, high, table, rows) = unsafe {
         (
             &*mem,
-            std::slice::from_raw_parts(addrs, lanes.min(MAX_LANES)),
+            &*low,
+            high.as_ref(),
+            std::slice::from_raw_parts_mut(table, chunks),
             std::slice::from_raw_parts_mut(rows, dwords),
         )
     };
-    let lanes = Lanes::new(addrs, exec);
-    if lanes.bounds().is_none() {
-        return 1;
+    let mut addrs = [0u64; MAX_LANES];
+    for (l, a) in addrs[..lanes].iter_mut().enumerate() {
+        let upper = high.map_or(0, |h| (h[l] as u64) << 32);
+        *a = (low[l] as u64 | upper).wrapping_add(add);
     }
-    let bytes = 4 * dwords as u64;
-    let loaded = crate::ops::vmem::lanes_window(mem, &lanes, bytes, false, flat != 0)
-        .is_some_and(|win| win.gather_dwords(&lanes, rows));
+    let addrs = &addrs[..lanes];
+    if dwords == 1 && exec == u64::MAX >> (64 - lanes) {
+        if let Some(starts) = chunk_rows(mem, addrs, flat) {
+            for (entry, start) in table.iter_mut().zip(starts) {
+                *entry = start as *const u32;
+            }
+            return 1;
+        }
+    }
+    let lanes = Lanes::new(addrs, exec);
+    let loaded = lanes.bounds().is_none()
+        || crate::ops::vmem::lanes_window(mem, &lanes, 4 * dwords as u64, false, flat)
+            .is_some_and(|win| win.gather_dwords(&lanes, rows));
+    let first = rows.as_ptr().cast::<u32>();
+    for (c, entry) in table.iter_mut().enumerate() {
+        *entry = first.wrapping_add(c * CHUNK);
+    }
     loaded as u32
+}
+
+/// Each chunk's first address when every chunk's lanes read consecutive
+/// 4-aligned dwords that the kernel may read now, all in one window.
+fn chunk_rows<'a>(
+    mem: &Memory,
+    addrs: &'a [u64],
+    flat: bool,
+) -> Option<impl Iterator<Item = u64> + 'a> {
+    let mut consecutive = true;
+    let (mut lowest, mut highest, mut bits) = (u64::MAX, 0, 0);
+    for chunk in addrs.chunks_exact(CHUNK) {
+        let a0 = chunk[0];
+        for (k, &a) in chunk.iter().enumerate() {
+            consecutive &= a == a0.wrapping_add(4 * k as u64);
+        }
+        (lowest, highest, bits) = (lowest.min(a0), highest.max(a0), bits | a0);
+    }
+    let end = highest.checked_add(4 * CHUNK as u64)?;
+    let ok = consecutive
+        && bits % 4 == 0
+        && crate::ops::vmem::span_window(mem, lowest, end, false, flat).is_some();
+    ok.then(|| addrs.iter().step_by(CHUNK).copied())
 }

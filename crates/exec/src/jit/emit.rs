@@ -1,8 +1,10 @@
 //! Cranelift IR for one planned block.
 //!
-//! The block is straight-line code but for one cold path per chunk (see
-//! [`Pass`]), so register state is plain SSA values kept in maps: a
-//! register is loaded on first use and stored once at the end. Every op a
+//! The scalar phase is straight-line code, and so is each chunk but for
+//! one cold path (see [`Pass`]), so register state is plain SSA values
+//! kept in maps: a register is loaded on first use and stored once at the
+//! chunk's end. The chunks are emitted one after another, or for a large
+//! block as one loop over them (`Emitter::chunk_loop`). Every op a
 //! block holds is lane-local (no op moves data between lanes) and EXEC is
 //! fixed for the block, so the emitter may run the
 //! vector ops chunk by chunk — all of the block's vector ops over lanes
@@ -31,6 +33,14 @@ use super::plan::{Plan, Step};
 use crate::ops::float::{ldexp64, Round};
 use crate::wave::MAX_LANES;
 
+/// The most vector ops times chunks a block emits unrolled, chunk after
+/// chunk; a larger one is emitted as a loop over its chunks. Unrolled, a
+/// small block runs up to 10-15% faster (constant offsets and shifts, no
+/// loop-carried values); a large one compiles several times slower for
+/// no gain (SGEMM's 35-op inner block took 46 ms to compile unrolled; the
+/// kernel's 15 blocks, all as loops, take 13 ms).
+const UNROLL_OPS: usize = 128;
+
 /// Bytes of one VGPR (`[u32; MAX_LANES]`) and of one SIMD chunk of it.
 const VGPR_BYTES: i32 = (MAX_LANES * 4) as i32;
 const CHUNK_LANES: usize = 4;
@@ -58,65 +68,23 @@ struct VOp<'p> {
     src: [Src; 3],
     /// Index of this compare's mask accumulator.
     acc: Option<usize>,
-    /// Where a global load's dwords are, read in the scalar phase: per
-    /// chunk, the address of its lanes' first row.
-    staged: Option<Vec<Value>>,
+    /// Where a global load's dwords are, read in the scalar phase: a table
+    /// of the address of each chunk's first row.
+    staged: Option<StackSlot>,
 }
 
-/// What `Emitter::global_gather` learns of a load's addresses, a half
-/// chunk (two lanes, an I64X2) at a time: each chunk's first address,
-/// the lowest and highest of those, their OR (for alignment), and whether
-/// every chunk's lanes read consecutive dwords (all-ones I64X2 lanes).
-#[derive(Default)]
-struct Rows {
-    starts: Vec<Value>,
-    lowest: Option<Value>,
-    highest: Option<Value>,
-    bits: Option<Value>,
-    consecutive: Option<Value>,
-}
-
-impl Rows {
-    fn take(&mut self, b: &mut FunctionBuilder, addr: Value, half: usize) {
-        if half == 0 {
-            let a0 = b.ins().extractlane(addr, 0);
-            self.starts.push(a0);
-            let fold = |b: &mut FunctionBuilder, acc: Option<Value>, cc| match acc {
-                Some(acc) => {
-                    let keep = b.ins().icmp(cc, acc, a0);
-                    b.ins().select(keep, acc, a0)
-                }
-                None => a0,
-            };
-            self.lowest = Some(fold(b, self.lowest, IntCC::UnsignedLessThan));
-            self.highest = Some(fold(b, self.highest, IntCC::UnsignedGreaterThan));
-            self.bits = Some(match self.bits {
-                Some(bits) => b.ins().bor(bits, a0),
-                None => a0,
-            });
-        }
-        let a0 = *self.starts.last().expect("half 0 comes first");
-        let a0 = b.ins().splat(I64X2, a0);
-        let first = 8 * half as u64;
-        let step = vconst64(b, [first, first + 4]);
-        let want = b.ins().iadd(a0, step);
-        let same = b.ins().icmp(IntCC::Equal, addr, want);
-        self.consecutive = Some(match self.consecutive {
-            Some(c) => b.ins().band(c, same),
-            None => same,
-        });
-    }
-
-    /// The lowest and highest chunk start and whether the loads may be
-    /// made from them (every chunk consecutive, all aligned); `None` when
-    /// no address was taken.
-    fn finish(&self, b: &mut FunctionBuilder) -> Option<(Value, Value, Value)> {
-        let consecutive = b.ins().vall_true(self.consecutive?);
-        let low_bits = b.ins().band_imm_u(self.bits?, 3);
-        let aligned = b.ins().icmp_imm_s(IntCC::Equal, low_bits, 0);
-        let ok = b.ins().band(consecutive, aligned);
-        Some((self.lowest?, self.highest?, ok))
-    }
+/// Where the chunk loop is: the chunk the loop's body works on this time
+/// round, as values of the loop.
+#[derive(Clone, Copy)]
+struct At {
+    /// The register file from the chunk's first lane: VGPR `r`'s four
+    /// lanes are the 16 bytes at `r * VGPR_BYTES` from here.
+    rows: Value,
+    /// The chunk's first lane (I64): a lane mask's bits for the chunk are
+    /// its bits from here.
+    lane: Value,
+    /// The chunk's index (I64).
+    index: Value,
 }
 
 /// What one vector op gives over a chunk.
@@ -189,6 +157,9 @@ enum Pass {
 
 pub struct Emitter<'a, 'b> {
     b: &'a mut FunctionBuilder<'b>,
+    /// Whether the chunks are emitted one after another rather than as a
+    /// loop (`chunk_loop`).
+    unroll: bool,
     vgpr: Value,
     sgpr: Value,
     scc_ptr: Value,
@@ -257,6 +228,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// memory)`.
     pub fn new(b: &'a mut FunctionBuilder<'b>, params: [Value; 6], wave64: bool) -> Self {
         Emitter {
+            unroll: true,
             b,
             mem: params[5],
             bail: None,
@@ -296,25 +268,32 @@ impl<'a, 'b> Emitter<'a, 'b> {
             })
             .collect();
         self.lds_bounds(&groups, &stores);
+        let ops: usize = groups.iter().map(Vec::len).sum::<usize>() + stores.len();
         let chunks = if self.wave64 { 16 } else { 8 };
-        let mut masks: Vec<Option<Value>> = vec![None; accs.len()];
-        for chunk in 0..chunks {
-            self.chunk(&groups, chunk, &mut masks);
-        }
+        self.unroll = ops * chunks <= UNROLL_OPS;
+        // Read before the loops, so that the cached value dominates every
+        // use.
+        let exec = self.exec_mask();
+        let ty = self.mask_type();
+        let none = self.b.ins().iconst(ty, 0);
+        let masks = self.chunk_loop(&vec![none; accs.len()], |e, at, masks| {
+            let mut masks = masks.to_vec();
+            e.chunk(&groups, at, &mut masks);
+            masks
+        });
         for &(inst, shape) in &stores {
-            for chunk in 0..chunks {
-                self.lds_store(inst, shape, chunk);
-            }
+            self.chunk_loop(&[], |e, at, _| {
+                e.lds_store(inst, shape, at);
+                Vec::new()
+            });
         }
         self.store_scalars();
         if let Some(bail) = self.bail {
             self.b.seal_block(bail);
         }
-        let exec = self.exec_mask();
         let mut vcc = None;
         for (&dst, &k) in &final_mask_writers(&groups) {
-            let mask = masks[k].expect("every compare ran for every chunk");
-            let mask = self.b.ins().band(mask, exec);
+            let mask = self.b.ins().band(masks[k], exec);
             self.store_mask(dst, mask);
             if dst == sreg::VCC_LO {
                 vcc = Some(mask);
@@ -450,122 +429,68 @@ impl<'a, 'b> Emitter<'a, 'b> {
     }
 
     /// A global or flat load's dwords for the whole wave, read now (in the
-    /// scalar phase, before anything is stored): for each chunk, the
-    /// address of its lanes' first dword, the chunk's rows following
-    /// VGPR-sized strides apart, which the chunk loop reads at the load's
-    /// program point. When every lane is active and each chunk's four
-    /// lanes read consecutive dwords (a whole-wave `b32` load of a row, as
-    /// most are), those are the device addresses themselves, once
-    /// `access::span_ok` allowed the range from the lowest to the highest:
-    /// the chunks are loaded as vectors straight from device memory.
-    /// Otherwise `access::gather` gathers the lanes into a stack slot. The
-    /// block leaves when the interpreter's wave-wide path would not take
-    /// the load. The address VGPRs still hold their values from the
-    /// block's start (the planner's rule), so they are read from the
-    /// register file.
-    fn global_gather(&mut self, inst: &Inst, dwords: u8, flat: bool) -> Vec<Value> {
+    /// scalar phase, before anything is stored) by `access::load_rows`,
+    /// which fills a table of, for each chunk, the address of its lanes'
+    /// first dword, the chunk's rows following VGPR-sized strides apart
+    /// (device memory itself where the chunk's lanes read consecutive
+    /// dwords, else a stack slot the lanes were gathered into); the chunk
+    /// loop reads the rows at the load's program point. The block leaves
+    /// when the interpreter's wave-wide path would not take the load. The
+    /// address VGPRs still hold their values from the block's start (the
+    /// planner's rule), so the helper reads them from the register file.
+    fn global_gather(&mut self, inst: &Inst, dwords: u8, flat: bool) -> StackSlot {
         let Operand::Vgpr(v) = inst.src[0] else {
             unreachable!("form_ok: the address is a VGPR")
         };
         let lanes = if self.wave64 { 64 } else { 32 };
-        let chunks = lanes / CHUNK_LANES;
-        let addrs = self.stack_slot(8 * lanes as u32);
-        let addrs_at = self.b.ins().stack_addr(I64, addrs, 0);
-        // What is added to each lane's address VGPR(s): the offset, plus
-        // the SGPR base when there is one (the VGPR is then 32-bit).
+        // What is added to each lane's address: the offset, plus the SGPR
+        // base when there is one (the VGPR is then 32-bit, else the low
+        // half of a pair).
         let add = match inst.src[2] {
             Operand::Sgpr(s) => self.sgpr_pair(s),
             _ => self.b.ins().iconst(I64, 0),
         };
         let add = self.b.ins().iadd_imm_s(add, inst.imm as i64);
-        let add = self.b.ins().splat(I64X2, add);
-        let wide = inst.src[2] == Operand::None;
-        let mut rows = Rows::default();
-        for chunk in 0..chunks {
-            let at = base_of(chunk);
-            let lo = self
-                .b
-                .ins()
-                .load(I32X4, self.flags, self.vgpr, v as i32 * VGPR_BYTES + at);
-            let hi = wide.then(|| {
-                let at = (v as i32 + 1) * VGPR_BYTES + at;
-                self.b.ins().load(I32X4, self.flags, self.vgpr, at)
-            });
-            for half in 0..2 {
-                let widen = |b: &mut FunctionBuilder, x| match half {
-                    0 => b.ins().uwiden_low(x),
-                    _ => b.ins().uwiden_high(x),
-                };
-                let mut vaddr = widen(self.b, lo);
-                if let Some(hi) = hi {
-                    let high = widen(self.b, hi);
-                    let high = self.b.ins().ishl_imm_u(high, 32);
-                    vaddr = self.b.ins().bor(vaddr, high);
-                }
-                let addr = self.b.ins().iadd(vaddr, add);
-                let lane = chunk * CHUNK_LANES + 2 * half;
-                self.b
-                    .ins()
-                    .store(self.flags, addr, addrs_at, 8 * lane as i32);
-                if dwords == 1 {
-                    rows.take(self.b, addr, half);
-                }
+        let low = self
+            .b
+            .ins()
+            .iadd_imm_s(self.vgpr, (v as i32 * VGPR_BYTES) as i64);
+        let high = match inst.src[2] {
+            Operand::None => {
+                let at = ((v as i32 + 1) * VGPR_BYTES) as i64;
+                self.b.ins().iadd_imm_s(self.vgpr, at)
             }
-        }
+            _ => self.b.ins().iconst(I64, 0),
+        };
         let exec = self.exec_mask();
         let exec = if self.wave64 {
             exec
         } else {
             self.b.ins().uextend(I64, exec)
         };
-        let flat_arg = self.b.ins().iconst(I32, flat as i64);
-        let merge = self.b.create_block();
-        for _ in 0..chunks {
-            self.b.append_block_param(merge, I64);
-        }
-        let gather = self.b.create_block();
-        if let Some((lowest, highest, rows_ok)) = rows.finish(self.b) {
-            let all = u64::MAX >> (64 - lanes);
-            let whole = self.b.ins().icmp_imm_s(IntCC::Equal, exec, all as i64);
-            let whole = self.b.ins().band(whole, rows_ok);
-            let span = self.b.create_block();
-            self.b.ins().brif(whole, span, &[], gather, &[]);
-            self.b.switch_to_block(span);
-            self.b.seal_block(span);
-            let end = self.b.ins().iadd_imm_s(highest, 4 * CHUNK_LANES as i64);
-            let helper = access::span_ok as access::SpanOk as usize;
-            let args = [self.mem, lowest, end, flat_arg];
-            let ok = self.call(helper, &[I64, I64, I64, I32], &args);
-            let starts: Vec<BlockArg> = rows.starts.iter().map(|&a| BlockArg::Value(a)).collect();
-            self.b.ins().brif(ok, merge, &starts, gather, &[]);
-        } else {
-            self.b.ins().jump(gather, &[]);
-        }
-        self.b.switch_to_block(gather);
-        self.b.seal_block(gather);
-        let slot = self.stack_slot(dwords as u32 * VGPR_BYTES as u32);
-        let [lanes, dwords] = [lanes as i64, dwords as i64].map(|v| self.b.ins().iconst(I32, v));
-        let rows_at = self.b.ins().stack_addr(I64, slot, 0);
-        let helper = access::gather as access::Gather as usize;
-        let args = [self.mem, addrs_at, exec, lanes, dwords, flat_arg, rows_at];
-        let ok = self.call(helper, &[I64, I64, I64, I32, I32, I32, I64], &args);
+        let shape = (lanes as i64) | (dwords as i64) << 8 | (flat as i64) << 16;
+        let shape = self.b.ins().iconst(I32, shape);
+        let table = self.stack_slot(8 * (lanes / CHUNK_LANES) as u32);
+        let table_at = self.b.ins().stack_addr(I64, table, 0);
+        let rows = self.stack_slot(dwords as u32 * VGPR_BYTES as u32);
+        let rows_at = self.b.ins().stack_addr(I64, rows, 0);
+        let helper = access::load_rows as access::LoadRows as usize;
+        let args = [self.mem, low, high, add, exec, shape, table_at, rows_at];
+        let ok = self.call(helper, &[I64, I64, I64, I64, I64, I32, I64, I64], &args);
         self.leave_unless(ok);
-        let starts: Vec<BlockArg> = (0..chunks)
-            .map(|c| BlockArg::Value(self.b.ins().iadd_imm_s(rows_at, base_of(c) as i64)))
-            .collect();
-        self.b.ins().jump(merge, &starts);
-        self.b.switch_to_block(merge);
-        self.b.seal_block(merge);
-        self.b.block_params(merge).to_vec()
+        table
     }
 
-    /// A global load's dwords for chunk `chunk`, from where
+    /// A global load's dwords for the chunk at `at`, from where
     /// `global_gather` found them.
-    fn staged(&mut self, op: &VOp, dwords: u8, chunk: usize) -> Out {
-        let rows = op
+    fn staged(&mut self, op: &VOp, dwords: u8, at: At) -> Out {
+        let table = op
             .staged
-            .as_ref()
-            .expect("the scalar phase gathered every global load")[chunk];
+            .expect("the scalar phase gathered every global load");
+        let table = self.b.ins().stack_addr(I64, table, 0);
+        let entry = self.b.ins().ishl_imm_u(at.index, 3);
+        let entry = self.b.ins().iadd(table, entry);
+        let rows = self.b.ins().load(I64, self.flags, entry, 0);
         let vgpr = (0..dwords as i32)
             .map(|k| self.b.ins().load(I32X4, self.flags, rows, k * VGPR_BYTES))
             .collect();
@@ -915,18 +840,17 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// or of a lane EXEC leaves off writing to the discard slot instead.
     /// A row of four dwords with every lane on and in range is one vector
     /// store when no two of the op's accesses can overlap.
-    fn lds_store(&mut self, inst: &Inst, shape: LdsShape, chunk: usize) {
-        let base = base_of(chunk);
+    fn lds_store(&mut self, inst: &Inst, shape: LdsShape, at: At) {
         let row_at = |e: &mut Self, r: u16| {
-            let at = r as i32 * VGPR_BYTES + base;
-            e.b.ins().load(I32X4, e.flags, e.vgpr, at)
+            let offset = r as i32 * VGPR_BYTES;
+            e.b.ins().load(I32X4, e.flags, at.rows, offset)
         };
         let Operand::Vgpr(a) = inst.src[0] else {
             unreachable!("form_ok: the address is a VGPR")
         };
         let addr = row_at(self, a);
         let exec = self.exec_mask();
-        let live = self.mask_lanes(exec, chunk);
+        let live = self.mask_lanes(exec, at);
         let accesses = shape.accesses(inst);
         let dwords = shape.dwords() as u16;
         let mut ok = Vec::new();
@@ -1159,9 +1083,82 @@ impl<'a, 'b> Emitter<'a, 'b> {
         self.vconst([v; 4])
     }
 
-    /// The lanes of `mask` in chunk `chunk`, as all-ones / zero lanes.
-    fn mask_lanes(&mut self, mask: Value, chunk: usize) -> Value {
-        let shifted = self.b.ins().ushr_imm_u(mask, (chunk * CHUNK_LANES) as i64);
+    /// A lane mask's type: I64 in wave64, I32 in wave32.
+    fn mask_type(&self) -> Type {
+        if self.wave64 {
+            I64
+        } else {
+            I32
+        }
+    }
+
+    /// Emits `body` once, as a loop that runs it over every chunk of the
+    /// wave in order (compiling the ops once rather than once a chunk keeps
+    /// a block's code, and its compile time, small). `init` are the
+    /// values the loop carries in, which `body` is given each time round
+    /// and returns updated; their values after the last chunk are
+    /// returned.
+    fn chunk_loop(
+        &mut self,
+        init: &[Value],
+        mut body: impl FnMut(&mut Self, At, &[Value]) -> Vec<Value>,
+    ) -> Vec<Value> {
+        let chunks = if self.wave64 { 64 } else { 32 } / CHUNK_LANES;
+        if self.unroll {
+            let mut carried = init.to_vec();
+            for chunk in 0..chunks {
+                let at = At {
+                    rows: self.b.ins().iadd_imm_s(self.vgpr, base_of(chunk) as i64),
+                    lane: self.b.ins().iconst(I64, (chunk * CHUNK_LANES) as i64),
+                    index: self.b.ins().iconst(I64, chunk as i64),
+                };
+                carried = body(self, at, &carried);
+            }
+            return carried;
+        }
+        let (head, exit) = (self.b.create_block(), self.b.create_block());
+        self.b.append_block_param(head, I64);
+        for &v in init {
+            let ty = self.b.func.dfg.value_type(v);
+            self.b.append_block_param(head, ty);
+            self.b.append_block_param(exit, ty);
+        }
+        let first = self.b.ins().iconst(I64, 0);
+        let args: Vec<BlockArg> = std::iter::once(first)
+            .chain(init.iter().copied())
+            .map(BlockArg::Value)
+            .collect();
+        self.b.ins().jump(head, &args);
+        self.b.switch_to_block(head);
+        let params = self.b.block_params(head).to_vec();
+        let index = params[0];
+        let offset = self.b.ins().imul_imm_s(index, base_of(1) as i64);
+        let at = At {
+            rows: self.b.ins().iadd(self.vgpr, offset),
+            lane: self.b.ins().imul_imm_s(index, CHUNK_LANES as i64),
+            index,
+        };
+        let carried = body(self, at, &params[1..]);
+        let next = self.b.ins().iadd_imm_s(index, 1);
+        let more = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, next, chunks as i64);
+        let again: Vec<BlockArg> = std::iter::once(next)
+            .chain(carried.iter().copied())
+            .map(BlockArg::Value)
+            .collect();
+        let out: Vec<BlockArg> = carried.iter().copied().map(BlockArg::Value).collect();
+        self.b.ins().brif(more, head, &again, exit, &out);
+        self.b.seal_block(head);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+        self.b.block_params(exit).to_vec()
+    }
+
+    /// The lanes of `mask` in the chunk at `at`, as all-ones / zero lanes.
+    fn mask_lanes(&mut self, mask: Value, at: At) -> Value {
+        let shifted = self.b.ins().ushr(mask, at.lane);
         let low = if self.wave64 {
             self.b.ins().ireduce(I32, shifted)
         } else {
@@ -1187,17 +1184,15 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// Every vector op of the block over lanes `4 * chunk ..` (a fast
     /// pass and, if it is in doubt, an exact one), then the chunk's
     /// written registers stored under EXEC.
-    fn chunk(&mut self, groups: &[Group], chunk: usize, masks: &mut [Option<Value>]) {
-        // EXEC is read before the branch so that its cached value
-        // dominates every later use.
+    fn chunk(&mut self, groups: &[Group], at: At, masks: &mut [Value]) {
         let exec = self.exec_mask();
-        let live = self.mask_lanes(exec, chunk);
+        let live = self.mask_lanes(exec, at);
         self.pass = Pass::Fast {
             doubt: None,
             unpaired: Vec::new(),
             clamped: None,
         };
-        let mut out = self.chunk_ops(groups, chunk);
+        let mut out = self.chunk_ops(groups, at);
         if let Pass::Fast {
             unpaired, clamped, ..
         } = &mut self.pass
@@ -1218,15 +1213,12 @@ impl<'a, 'b> Emitter<'a, 'b> {
         };
         if let Some(doubt) = doubt {
             let active = self.b.ins().band(doubt, live);
-            self.exact_if_any(active, groups, chunk, &mut out);
+            self.exact_if_any(active, groups, at, &mut out);
         }
         for (&k, &part) in &out.mask_parts {
-            masks[k] = Some(match masks[k] {
-                Some(m) => self.b.ins().bor(m, part),
-                None => part,
-            });
+            masks[k] = self.b.ins().bor(masks[k], part);
         }
-        self.store_chunk(&out, chunk, exec, live);
+        self.store_chunk(&out, at, exec, live);
     }
 
     /// The chunk's written registers stored under EXEC (`exec`, as lanes
@@ -1234,13 +1226,13 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// whole when all four are on (the usual case, which then needs no
     /// load of the old values). The test is on the scalar EXEC's four
     /// bits, cheaper than reducing the vector mask.
-    fn store_chunk(&mut self, out: &ChunkOut, chunk: usize, exec: Value, live: Value) {
+    fn store_chunk(&mut self, out: &ChunkOut, at: At, exec: Value, live: Value) {
         if out.written.is_empty() {
             return;
         }
-        let bits = 0xfu64 << (chunk * CHUNK_LANES);
-        let on = self.b.ins().band_imm_u(exec, bits as i64);
-        let all = self.b.ins().icmp_imm_u(IntCC::Equal, on, bits as i64);
+        let on = self.b.ins().ushr(exec, at.lane);
+        let on = self.b.ins().band_imm_u(on, 0xf);
+        let all = self.b.ins().icmp_imm_u(IntCC::Equal, on, 0xf);
         let (whole, merged, done) = (
             self.b.create_block(),
             self.b.create_block(),
@@ -1251,14 +1243,14 @@ impl<'a, 'b> Emitter<'a, 'b> {
             self.b.switch_to_block(block);
             self.b.seal_block(block);
             for (&r, &v) in &out.written {
-                let at = r as i32 * VGPR_BYTES + base_of(chunk);
+                let offset = r as i32 * VGPR_BYTES;
                 let new = if merge {
-                    let old = self.b.ins().load(I32X4, self.flags, self.vgpr, at);
+                    let old = self.b.ins().load(I32X4, self.flags, at.rows, offset);
                     self.b.ins().bitselect(live, v, old)
                 } else {
                     v
                 };
-                self.b.ins().store(self.flags, new, self.vgpr, at);
+                self.b.ins().store(self.flags, new, at.rows, offset);
             }
             self.b.ins().jump(done, &[]);
         }
@@ -1269,7 +1261,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// The chunk's cold path: when any lane of `active` is set, the chunk's
     /// ops again in the exact pass, from the same registers; `out` becomes
     /// whichever pass ran.
-    fn exact_if_any(&mut self, active: Value, groups: &[Group], chunk: usize, out: &mut ChunkOut) {
+    fn exact_if_any(&mut self, active: Value, groups: &[Group], at: At, out: &mut ChunkOut) {
         let any = self.b.ins().vany_true(active);
         let fast = out.values();
         let exact = self.b.create_block();
@@ -1284,7 +1276,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
         self.b.ins().brif(any, exact, &[], merge, &args(fast));
         self.b.switch_to_block(exact);
         self.b.seal_block(exact);
-        let exact_out = self.chunk_ops(groups, chunk);
+        let exact_out = self.chunk_ops(groups, at);
         debug_assert!(exact_out.written.keys().eq(out.written.keys()));
         debug_assert!(exact_out.mask_parts.keys().eq(out.mask_parts.keys()));
         self.b.ins().jump(merge, &args(exact_out.values()));
@@ -1295,34 +1287,33 @@ impl<'a, 'b> Emitter<'a, 'b> {
     }
 
     /// One pass over the chunk's vector ops in the current [`Pass`].
-    fn chunk_ops(&mut self, groups: &[Group], chunk: usize) -> ChunkOut {
+    fn chunk_ops(&mut self, groups: &[Group], at: At) -> ChunkOut {
         self.x2.clear();
         self.lds_layouts.clear();
         self.lds_windows.clear();
         let mut regs: HashMap<u16, Value> = HashMap::new();
         let mut out = ChunkOut::default();
         let mut cmp_lanes: HashMap<u8, Value> = HashMap::new();
-        let base = base_of(chunk);
         for group in groups {
             let mut results = Vec::with_capacity(group.len());
             for op in group {
                 let mut src =
-                    |e: &mut Self, k: usize| e.chunk_src(op, k, &mut regs, base, chunk, &cmp_lanes);
+                    |e: &mut Self, k: usize| e.chunk_src(op, k, &mut regs, at, &cmp_lanes);
                 let res = match op.class {
-                    Class::Shift64(k) => self.shift64(op, k, &mut regs, base),
+                    Class::Shift64(k) => self.shift64(op, k, &mut regs, at),
                     Class::F64(F64::Ldexp) => {
                         let e = src(self, 1);
-                        self.ldexp64(op, e, &mut regs, base)
+                        self.ldexp64(op, e, &mut regs, at)
                     }
-                    Class::F64(k) => self.f64_op(op, k, &mut regs, base),
+                    Class::F64(k) => self.f64_op(op, k, &mut regs, at),
                     Class::LdsLoad(k) => {
                         let addr = src(self, 0);
                         self.lds_load(op.inst, k, addr)
                     }
-                    Class::GlobalLoad { dwords, .. } => self.staged(op, dwords, chunk),
+                    Class::GlobalLoad { dwords, .. } => self.staged(op, dwords, at),
                     Class::Mad64 { signed } => {
                         let (a, b) = (src(self, 0), src(self, 1));
-                        let c = self.pair_src(op, 2, &mut regs, base);
+                        let c = self.pair_src(op, 2, &mut regs, at);
                         self.mad64(signed, a, b, c)
                     }
                     _ => {
@@ -1340,7 +1331,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
                     } else {
                         bits
                     };
-                    let part = self.b.ins().ishl_imm_u(wide, (chunk * CHUNK_LANES) as i64);
+                    let part = self.b.ins().ishl(wide, at.lane);
                     // Each compare has an accumulator of its own.
                     out.mask_parts.insert(k, part);
                     if let Some(Operand::Sgpr(r)) = op.class.mask_dst(op.inst) {
@@ -1364,15 +1355,14 @@ impl<'a, 'b> Emitter<'a, 'b> {
         op: &VOp,
         k: usize,
         regs: &mut HashMap<u16, Value>,
-        base: i32,
-        chunk: usize,
+        at: At,
         cmp_lanes: &HashMap<u8, Value>,
     ) -> Value {
         let v = match op.src[k] {
             Src::Zero => self.splat_const(0),
-            Src::Vgpr(r) => self.chunk_vgpr(regs, r, base),
+            Src::Vgpr(r) => self.chunk_vgpr(regs, r, at),
             Src::Uniform(_, splat) => splat,
-            Src::MaskScalar(m) => self.mask_lanes(m, chunk),
+            Src::MaskScalar(m) => self.mask_lanes(m, at),
             Src::MaskVector(r) => cmp_lanes[&r],
             Src::Pair(_) => unreachable!("64-bit sources are read by pair_src"),
         };
@@ -1428,27 +1418,27 @@ impl<'a, 'b> Emitter<'a, 'b> {
 
     /// A VGPR's lanes in this chunk: the block's value if it has one, else
     /// loaded (once).
-    fn chunk_vgpr(&mut self, regs: &mut HashMap<u16, Value>, r: u16, base: i32) -> Value {
+    fn chunk_vgpr(&mut self, regs: &mut HashMap<u16, Value>, r: u16, at: At) -> Value {
         if let Some(&v) = regs.get(&r) {
             return v;
         }
         let v = self
             .b
             .ins()
-            .load(I32X4, self.flags, self.vgpr, r as i32 * VGPR_BYTES + base);
+            .load(I32X4, self.flags, at.rows, r as i32 * VGPR_BYTES);
         regs.insert(r, v);
         v
     }
 
     /// A 64-bit shift of the pair `src[1]` by the constant `src[0] & 63`
     /// (`ops::valu`'s `v_lshlrev_b64` family), on the 32-bit halves.
-    fn shift64(&mut self, op: &VOp, k: Shift64, regs: &mut HashMap<u16, Value>, base: i32) -> Out {
+    fn shift64(&mut self, op: &VOp, k: Shift64, regs: &mut HashMap<u16, Value>, at: At) -> Out {
         let (Operand::Const(amount), Operand::Vgpr(r)) = (op.inst.src[0], op.inst.src[1]) else {
             unreachable!("the planner passes a constant amount and a VGPR pair")
         };
         let s = (amount & 63) as i64;
-        let lo = self.chunk_vgpr(regs, r, base);
-        let hi = self.chunk_vgpr(regs, r + 1, base);
+        let lo = self.chunk_vgpr(regs, r, at);
+        let hi = self.chunk_vgpr(regs, r + 1, at);
         let zero = self.splat_const(0);
         let ins = self.b.ins();
         let (lo, hi) = match (k, s) {
@@ -1491,12 +1481,12 @@ impl<'a, 'b> Emitter<'a, 'b> {
         op: &VOp,
         k: usize,
         regs: &mut HashMap<u16, Value>,
-        base: i32,
+        at: At,
     ) -> [Value; 2] {
         let [lo, hi] = match op.src[k] {
             Src::Vgpr(r) => [
-                self.chunk_vgpr(regs, r, base),
-                self.chunk_vgpr(regs, r + 1, base),
+                self.chunk_vgpr(regs, r, at),
+                self.chunk_vgpr(regs, r + 1, at),
             ],
             Src::Pair(halves) => halves,
             _ => unreachable!("the planner passes 64-bit sources in pairs or constants"),
@@ -1565,11 +1555,11 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// An f64 add, mul or fma over one chunk, with the interpreter's NaN
     /// rule (`ops::float::{add64, mul64, fma64}`: the first NaN operand,
     /// quieted).
-    fn f64_op(&mut self, op: &VOp, k: F64, regs: &mut HashMap<u16, Value>, base: i32) -> Out {
+    fn f64_op(&mut self, op: &VOp, k: F64, regs: &mut HashMap<u16, Value>, at: At) -> Out {
         let n = if k == F64::Fma { 3 } else { 2 };
         let srcs: Vec<[Value; 2]> = (0..n)
             .map(|s| {
-                let halves = self.pair_src(op, s, regs, base);
+                let halves = self.pair_src(op, s, regs, at);
                 self.pairs_to_x2(halves, F64X2)
             })
             .collect();
@@ -1598,8 +1588,8 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// an infinity, a NaN, a result that over- or underflows) is put in
     /// doubt. The exact pass calls the interpreter's own function for
     /// every lane (`ldexp_lane`).
-    fn ldexp64(&mut self, op: &VOp, e: Value, regs: &mut HashMap<u16, Value>, base: i32) -> Out {
-        let halves = self.pair_src(op, 0, regs, base);
+    fn ldexp64(&mut self, op: &VOp, e: Value, regs: &mut HashMap<u16, Value>, at: At) -> Out {
+        let halves = self.pair_src(op, 0, regs, at);
         let x = self.pairs_to_x2(halves, I64X2);
         let e = [self.b.ins().swiden_low(e), self.b.ins().swiden_high(e)];
         let out = match self.pass {
@@ -2002,13 +1992,6 @@ extern "C" fn ldexp_lane(x: u64, e: i32) -> u64 {
 }
 
 /// The byte offset of chunk `chunk` within a VGPR row.
-/// An I64X2 constant.
-fn vconst64(b: &mut FunctionBuilder, lanes: [u64; 2]) -> Value {
-    let bytes: Vec<u8> = lanes.iter().flat_map(|l| l.to_le_bytes()).collect();
-    let c = b.func.dfg.constants.insert(ConstantData::from(bytes));
-    b.ins().vconst(I64X2, c)
-}
-
 fn base_of(chunk: usize) -> i32 {
     (chunk * CHUNK_LANES * 4) as i32
 }
