@@ -22,9 +22,12 @@ mod emit;
 mod lower;
 mod plan;
 
+use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::types::I32;
-use cranelift_codegen::ir::{AbiParam, InstBuilder, UserFuncName};
+use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, UserFuncName};
+use cranelift_codegen::isa::TargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module};
@@ -263,37 +266,37 @@ impl Jit {
     pub fn compile(program: &Program, roots: &[u32], wave64: bool) -> Option<Jit> {
         let mut module = new_module()?;
         let n = program.slots().len();
+        let mut plans: Vec<(u32, plan::Plan)> = blocks(program, &reachable(program, roots), wave64)
+            .into_iter()
+            .collect();
+        // Blocks compile independently, so the host's threads share them
+        // (the dispatch waiting for them would use those threads), the
+        // largest first so that none is left to the end alone.
+        plans.sort_by_key(|(_, plan)| std::cmp::Reverse(plan.len()));
+        let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let isa = module.isa();
+        let compiled: Vec<Compiled> = std::thread::scope(|scope| {
+            let work: Vec<_> = (0..threads.min(plans.len()))
+                .map(|_| scope.spawn(|| compile_blocks(isa, &plans, &next, wave64)))
+                .collect();
+            work.into_iter()
+                .flat_map(|w| w.join().unwrap_or_default())
+                .collect()
+        });
         let mut defined = Vec::new();
-        let mut ctx = module.make_context();
-        let mut fctx = FunctionBuilderContext::new();
-        for (start, plan) in blocks(program, &reachable(program, roots), wave64) {
-            let target = module.target_config();
-            let ptr = target.pointer_type();
-            let sig = &mut ctx.func.signature;
-            sig.params.extend([AbiParam::new(ptr); 6]);
-            sig.returns.push(AbiParam::new(I32));
-            ctx.func.name = UserFuncName::user(0, start);
+        for block in compiled {
+            let name = format!("block{}", block.start);
+            let sig = block_signature(module.isa());
+            let Ok(id) = module.declare_function(&name, Linkage::Local, &sig) else {
+                continue;
+            };
+            if module
+                .define_function_bytes(id, block.align, &block.code, &[])
+                .is_ok()
             {
-                let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-                let entry = b.create_block();
-                b.append_block_params_for_function_params(entry);
-                b.switch_to_block(entry);
-                b.seal_block(entry);
-                let p = b.block_params(entry);
-                let params = [p[0], p[1], p[2], p[3], p[4], p[5]];
-                let next = emit::Emitter::new(&mut b, params, wave64).block(&plan);
-                b.ins().return_(&[next]);
-                b.finalize(target);
+                defined.push((block.start, id, block.meta));
             }
-            let name = format!("block{start}");
-            // An op this host's back end cannot build leaves its block to
-            // the interpreter.
-            if let Ok(id) = module.declare_function(&name, Linkage::Local, &ctx.func.signature) {
-                if module.define_function(id, &mut ctx).is_ok() {
-                    defined.push((start, id, BlockMeta::of(&plan)));
-                }
-            }
-            module.clear_context(&mut ctx);
         }
         module.finalize_definitions().ok()?;
         let mut starts = vec![NO_BLOCK; n];
@@ -314,6 +317,74 @@ impl Jit {
             _code: Code(Some(module)),
         })
     }
+}
+
+/// One block's machine code, position-independent (a block calls its
+/// helpers through addresses it holds as constants, so its code has no
+/// relocations).
+struct Compiled {
+    start: u32,
+    code: Vec<u8>,
+    align: u64,
+    meta: BlockMeta,
+}
+
+/// The signature of every block: `BlockFn`'s.
+fn block_signature(isa: &dyn TargetIsa) -> Signature {
+    let ptr = isa.pointer_type();
+    let mut sig = Signature::new(isa.default_call_conv());
+    sig.params.extend([AbiParam::new(ptr); 6]);
+    sig.returns.push(AbiParam::new(I32));
+    sig
+}
+
+/// Compiles planned blocks of `plans` for `isa`, taking the next one
+/// (`next`) until none is left; a block that this host's back end cannot
+/// build (or that would need relocating) is left out, and the interpreter
+/// runs its slots.
+fn compile_blocks(
+    isa: &dyn TargetIsa,
+    plans: &[(u32, plan::Plan)],
+    next: &std::sync::atomic::AtomicUsize,
+    wave64: bool,
+) -> Vec<Compiled> {
+    let mut ctx = Context::new();
+    let mut fctx = FunctionBuilderContext::new();
+    let mut out = Vec::new();
+    while let Some((start, plan)) =
+        plans.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    {
+        ctx.clear();
+        ctx.func.signature = block_signature(isa);
+        ctx.func.name = UserFuncName::user(0, *start);
+        {
+            let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+            let entry = b.create_block();
+            b.append_block_params_for_function_params(entry);
+            b.switch_to_block(entry);
+            b.seal_block(entry);
+            let p = b.block_params(entry);
+            let params = [p[0], p[1], p[2], p[3], p[4], p[5]];
+            let next = emit::Emitter::new(&mut b, params, wave64).block(plan);
+            b.ins().return_(&[next]);
+            b.finalize(isa.frontend_config());
+        }
+        let Ok(done) = ctx.compile(isa, &mut ControlPlane::default()) else {
+            continue;
+        };
+        if !done.buffer.relocs().is_empty() {
+            continue;
+        }
+        out.push(Compiled {
+            start: *start,
+            code: done.code_buffer().to_vec(),
+            align: (done.buffer.alignment as u64)
+                .max(isa.function_alignment().minimum as u64)
+                .max(isa.symbol_alignment()),
+            meta: BlockMeta::of(plan),
+        });
+    }
+    out
 }
 
 /// The registers a block can change.
