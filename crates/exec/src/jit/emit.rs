@@ -324,7 +324,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
                         });
                         let staged = match class {
                             Class::GlobalLoad { dwords, flat } => {
-                                Some(self.global_gather(inst, dwords, flat))
+                                Some(self.global_rows(inst, dwords, flat))
                             }
                             _ => None,
                         };
@@ -438,7 +438,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// when the interpreter's wave-wide path would not take the load. The
     /// address VGPRs still hold their values from the block's start (the
     /// planner's rule), so the helper reads them from the register file.
-    fn global_gather(&mut self, inst: &Inst, dwords: u8, flat: bool) -> StackSlot {
+    fn global_rows(&mut self, inst: &Inst, dwords: u8, flat: bool) -> StackSlot {
         let Operand::Vgpr(v) = inst.src[0] else {
             unreachable!("form_ok: the address is a VGPR")
         };
@@ -482,7 +482,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
     }
 
     /// A global load's dwords for the chunk at `at`, from where
-    /// `global_gather` found them.
+    /// `global_rows` found them.
     fn staged(&mut self, op: &VOp, dwords: u8, at: At) -> Out {
         let table = op
             .staged

@@ -238,11 +238,11 @@ pub enum Class {
         dwords: u8,
     },
     /// `global_load_b32`…`_b128`, `flat_load_b32`…`_b128`: whole dwords a
-    /// lane from device memory into VGPRs. The block's scalar phase
-    /// gathers them for the whole wave into a stack slot
-    /// (`access::gather`, the interpreter's wave-wide path) or leaves
-    /// before changing anything; the chunk loop takes them from there at
-    /// the op's program point. The planner admits one only while its
+    /// lane from device memory into VGPRs. The block's scalar phase finds
+    /// where each chunk's rows are for the whole wave (`access::load_rows`,
+    /// the interpreter's wave-wide decision) or leaves before changing
+    /// anything; the chunk loop loads them from there at the op's program
+    /// point. The planner admits one only while its
     /// address VGPRs still hold what they held when the block started.
     GlobalLoad {
         dwords: u8,

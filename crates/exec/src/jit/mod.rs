@@ -217,15 +217,17 @@ impl Block {
         // LDS accesses lie inside `lds`, which the `&mut` borrow makes its
         // own for the call: a load not wholly below `lds.len()` reads at
         // address 0 instead (a block that loads runs only where `runs_in`
-        // saw at least `MIN_LDS` bytes, the widest access), a window load
-        // reads at most the block's reach past an address it checked
-        // against the end, or past address 0 (`runs_in` saw at least the
-        // reach), and a store lane not
+        // saw at least its `BlockMeta::lds` bytes, at least the widest
+        // access), a window load reads at most the block's reach past an
+        // address it checked against the end, or past address 0 (that
+        // reach is within `BlockMeta::lds`), and a store lane not
         // wholly inside writes to a slot of the block's own stack frame. It
         // reads device memory only where a helper of `access`, given
-        // `mem`, allowed it and before anything else changes (device
-        // addresses are host addresses inside the arena's mapping, which
-        // `mem` borrows for the call), and leaves through `BAIL` otherwise.
+        // `mem`, allowed it, each asked before the block changes anything
+        // (device addresses are host addresses inside the arena's
+        // mapping, which `mem` borrows for the call, so what was allowed
+        // stays mapped until the block returns), and leaves through
+        // `BAIL` otherwise.
         let next = unsafe { (self.entry)(vgpr, sgpr, scc, lds.as_mut_ptr(), lds.len(), mem) };
         (next != BAIL).then_some(next)
     }
