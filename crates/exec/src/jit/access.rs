@@ -9,6 +9,7 @@
 //! reading as the rules say. So a block never faults, and a fault report
 //! is the interpreter's, exact to the lane.
 
+use super::emit::CHUNK_LANES as CHUNK;
 use crate::arena::{Lanes, Memory};
 use crate::wave::MAX_LANES;
 
@@ -40,9 +41,6 @@ pub type LoadRows = unsafe extern "C" fn(
     *mut *const u32,
     *mut [u32; MAX_LANES],
 ) -> u32;
-
-/// Lanes a chunk of the block's loop covers (`emit::CHUNK_LANES`).
-const CHUNK: usize = 4;
 
 /// A whole-wave global or flat load, for a block: lane `l`'s address is
 /// `low[l]` (with `high[l]` as its upper half when `high` is not null)

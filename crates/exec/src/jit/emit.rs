@@ -43,7 +43,7 @@ const UNROLL_OPS: usize = 128;
 
 /// Bytes of one VGPR (`[u32; MAX_LANES]`) and of one SIMD chunk of it.
 const VGPR_BYTES: i32 = (MAX_LANES * 4) as i32;
-const CHUNK_LANES: usize = 4;
+pub(super) const CHUNK_LANES: usize = 4;
 
 /// A vector op's source as the chunk loop sees it.
 #[derive(Clone, Copy)]

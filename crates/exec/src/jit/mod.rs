@@ -278,13 +278,20 @@ impl Jit {
         let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
         let next = std::sync::atomic::AtomicUsize::new(0);
         let isa = module.isa();
+        // This thread compiles too; helpers only where there are more.
         let compiled: Vec<Compiled> = std::thread::scope(|scope| {
-            let work: Vec<_> = (0..threads.min(plans.len()))
+            let helpers: Vec<_> = (1..threads.min(plans.len()))
                 .map(|_| scope.spawn(|| compile_blocks(isa, &plans, &next, wave64)))
                 .collect();
-            work.into_iter()
-                .flat_map(|w| w.join().unwrap_or_default())
-                .collect()
+            // A compile that panics loses its thread's blocks to the
+            // interpreter, on this thread as on a helper.
+            let here = || compile_blocks(isa, &plans, &next, wave64);
+            let mut all =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(here)).unwrap_or_default();
+            for helper in helpers {
+                all.extend(helper.join().unwrap_or_default());
+            }
+            all
         });
         let mut defined = Vec::new();
         for block in compiled {
