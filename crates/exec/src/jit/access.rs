@@ -30,6 +30,32 @@ pub unsafe extern "C" fn scalar_ok(mem: *const Memory<'static>, addr: u64, bytes
     ok as u32
 }
 
+/// The signature of [`rows_ok`] as the block calls it.
+pub type RowsOk = unsafe extern "C" fn(*const Memory<'static>, u64, u64, u32) -> u32;
+
+/// 1 when the rows of a whole-wave dword load, each chunk's lanes reading
+/// consecutive dwords from a first address between `lowest` and
+/// `highest`, lie in one window the kernel may read now, as the
+/// interpreter's wave-wide path checks first (`ops::vmem::span_window`,
+/// for a flat load when `flat` is 1); else 0. The block has checked the
+/// lanes' layout itself.
+///
+/// # Safety
+/// `mem` points to a live `Memory` (the one `Block::run` was given).
+pub unsafe extern "C" fn rows_ok(
+    mem: *const Memory<'static>,
+    lowest: u64,
+    highest: u64,
+    flat: u32,
+) -> u32 {
+    // SAFETY: the caller passes the `&Memory` it holds for the call.
+    let mem = unsafe { &*mem };
+    let ok = highest
+        .checked_add(4 * CHUNK as u64)
+        .and_then(|end| crate::ops::vmem::span_window(mem, lowest, end, false, flat != 0));
+    ok.is_some() as u32
+}
+
 /// The signature of [`load_rows`] as the block calls it.
 pub type LoadRows = unsafe extern "C" fn(
     *const Memory<'static>,
@@ -42,22 +68,15 @@ pub type LoadRows = unsafe extern "C" fn(
     *mut [u32; MAX_LANES],
 ) -> u32;
 
-/// A whole-wave global or flat load, for a block: lane `l`'s address is
-/// `low[l]` (with `high[l]` as its upper half when `high` is not null)
-/// plus `add`; `shape` packs the lane count (bits 0-7), the dwords a lane
-/// (bits 8-15) and whether the load is flat (bit 16). Returns 1, having
-/// written to `table[c]` where chunk `c`'s rows are (its lanes' first
-/// dwords, the next dword of each lane a VGPR's bytes further), when the
-/// interpreter's wave-wide path takes the load (every access aligned,
-/// inside one checked window, none in an aperture); else 0, having
-/// loaded nothing.
-///
-/// When every lane is active, a lane reads one dword and each chunk's
-/// lanes read consecutive ones (a workgroup's rows, as most loads do), the
-/// rows are device memory itself: one check of the range from the lowest
-/// chunk to the highest (`ops::vmem::span_window`, the rule `lanes_window`
-/// applies first) and the block loads each chunk as one vector. Otherwise
-/// the lanes are gathered into `rows`, as the interpreter would.
+/// A whole-wave global or flat load that `rows_ok` did not take, for a
+/// block: lane `l`'s address is `low[l]` (with `high[l]` as its upper
+/// half when `high` is not null) plus `add`; `shape` packs the lane count
+/// (bits 0-7), the dwords a lane (bits 8-15) and whether the load is flat
+/// (bit 16). Returns 1, having gathered the lanes into `rows` (the next
+/// dword of each lane a VGPR's bytes further) and written to `table[c]`
+/// where chunk `c`'s are, when the interpreter's wave-wide path takes the
+/// load (every access aligned, inside one checked window, none in an
+/// aperture); else 0, having loaded nothing.
 ///
 /// # Safety
 /// `mem` points to a live `Memory`; `low`, and `high` unless null, to
@@ -94,16 +113,7 @@ pub unsafe extern "C" fn load_rows(
         let upper = high.map_or(0, |h| (h[l] as u64) << 32);
         *a = (low[l] as u64 | upper).wrapping_add(add);
     }
-    let addrs = &addrs[..lanes];
-    if dwords == 1 && exec == u64::MAX >> (64 - lanes) {
-        if let Some(starts) = chunk_rows(mem, addrs, flat) {
-            for (entry, start) in table.iter_mut().zip(starts) {
-                *entry = start as *const u32;
-            }
-            return 1;
-        }
-    }
-    let lanes = Lanes::new(addrs, exec);
+    let lanes = Lanes::new(&addrs[..lanes], exec);
     let loaded = lanes.bounds().is_none()
         || crate::ops::vmem::lanes_window(mem, &lanes, 4 * dwords as u64, false, flat)
             .is_some_and(|win| win.gather_dwords(&lanes, rows));
@@ -112,27 +122,4 @@ pub unsafe extern "C" fn load_rows(
         *entry = first.wrapping_add(c * CHUNK);
     }
     loaded as u32
-}
-
-/// Each chunk's first address when every chunk's lanes read consecutive
-/// 4-aligned dwords that the kernel may read now, all in one window.
-fn chunk_rows<'a>(
-    mem: &Memory,
-    addrs: &'a [u64],
-    flat: bool,
-) -> Option<impl Iterator<Item = u64> + 'a> {
-    let mut consecutive = true;
-    let (mut lowest, mut highest, mut bits) = (u64::MAX, 0, 0);
-    for chunk in addrs.chunks_exact(CHUNK) {
-        let a0 = chunk[0];
-        for (k, &a) in chunk.iter().enumerate() {
-            consecutive &= a == a0.wrapping_add(4 * k as u64);
-        }
-        (lowest, highest, bits) = (lowest.min(a0), highest.max(a0), bits | a0);
-    }
-    let end = highest.checked_add(4 * CHUNK as u64)?;
-    let ok = consecutive
-        && bits % 4 == 0
-        && crate::ops::vmem::span_window(mem, lowest, end, false, flat).is_some();
-    ok.then(|| addrs.iter().step_by(CHUNK).copied())
 }

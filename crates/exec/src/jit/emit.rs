@@ -429,15 +429,17 @@ impl<'a, 'b> Emitter<'a, 'b> {
     }
 
     /// A global or flat load's dwords for the whole wave, read now (in the
-    /// scalar phase, before anything is stored) by `access::load_rows`,
-    /// which fills a table of, for each chunk, the address of its lanes'
-    /// first dword, the chunk's rows following VGPR-sized strides apart
-    /// (device memory itself where the chunk's lanes read consecutive
-    /// dwords, else a stack slot the lanes were gathered into); the chunk
-    /// loop reads the rows at the load's program point. The block leaves
-    /// when the interpreter's wave-wide path would not take the load. The
-    /// address VGPRs still hold their values from the block's start (the
-    /// planner's rule), so the helper reads them from the register file.
+    /// scalar phase, before anything is stored), with a table of, for each
+    /// chunk, the address of its lanes' first dword, the chunk's rows
+    /// following VGPR-sized strides apart; the chunk loop reads the rows
+    /// at the load's program point. In the usual case (every lane on, a
+    /// dword each, each chunk's lanes consecutive) the rows are device
+    /// memory itself, found here with one range check
+    /// (`access::rows_ok`); otherwise `access::load_rows` checks the
+    /// lanes and gathers them into a stack slot. The block leaves when the
+    /// interpreter's wave-wide path would not take the load. The address
+    /// VGPRs still hold their values from the block's start (the
+    /// planner's rule), so they are read from the register file.
     fn global_rows(&mut self, inst: &Inst, dwords: u8, flat: bool) -> StackSlot {
         let Operand::Vgpr(v) = inst.src[0] else {
             unreachable!("form_ok: the address is a VGPR")
@@ -458,9 +460,9 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let high = match inst.src[2] {
             Operand::None => {
                 let at = ((v as i32 + 1) * VGPR_BYTES) as i64;
-                self.b.ins().iadd_imm_s(self.vgpr, at)
+                Some(self.b.ins().iadd_imm_s(self.vgpr, at))
             }
-            _ => self.b.ins().iconst(I64, 0),
+            _ => None,
         };
         let exec = self.exec_mask();
         let exec = if self.wave64 {
@@ -468,17 +470,116 @@ impl<'a, 'b> Emitter<'a, 'b> {
         } else {
             self.b.ins().uextend(I64, exec)
         };
-        let shape = (lanes as i64) | (dwords as i64) << 8 | (flat as i64) << 16;
-        let shape = self.b.ins().iconst(I32, shape);
         let table = self.stack_slot(8 * (lanes / CHUNK_LANES) as u32);
         let table_at = self.b.ins().stack_addr(I64, table, 0);
+        let (general, done) = (self.b.create_block(), self.b.create_block());
+        self.b.append_block_param(done, I32);
+        if dwords == 1 {
+            let (rows, lowest, highest) = self.consecutive_rows(low, high, add, table_at);
+            let full = u64::MAX >> (64 - lanes);
+            let full = self.b.ins().icmp_imm_s(IntCC::Equal, exec, full as i64);
+            let quick = self.b.ins().band(rows, full);
+            let check = self.b.create_block();
+            self.b.ins().brif(quick, check, &[], general, &[]);
+            self.b.switch_to_block(check);
+            self.b.seal_block(check);
+            let flat = self.b.ins().iconst(I32, flat as i64);
+            let helper = access::rows_ok as access::RowsOk as usize;
+            let args = [self.mem, lowest, highest, flat];
+            let ok = self.call(helper, &[I64, I64, I64, I32], &args);
+            self.b
+                .ins()
+                .brif(ok, done, &[BlockArg::Value(ok)], general, &[]);
+        } else {
+            self.b.ins().jump(general, &[]);
+        }
+        self.b.switch_to_block(general);
+        self.b.seal_block(general);
+        let high = high.unwrap_or_else(|| self.b.ins().iconst(I64, 0));
+        let shape = (lanes as i64) | (dwords as i64) << 8 | (flat as i64) << 16;
+        let shape = self.b.ins().iconst(I32, shape);
         let rows = self.stack_slot(dwords as u32 * VGPR_BYTES as u32);
         let rows_at = self.b.ins().stack_addr(I64, rows, 0);
         let helper = access::load_rows as access::LoadRows as usize;
         let args = [self.mem, low, high, add, exec, shape, table_at, rows_at];
         let ok = self.call(helper, &[I64, I64, I64, I64, I64, I32, I64, I64], &args);
+        self.b.ins().jump(done, &[BlockArg::Value(ok)]);
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
+        let ok = self.b.block_params(done)[0];
         self.leave_unless(ok);
         table
+    }
+
+    /// Whether each chunk's lanes address consecutive, 4-aligned dwords
+    /// (an I8 flag), having written each chunk's first address (lane `l`'s
+    /// is its `low` word, `high`'s word above it, plus `add`) to `table`;
+    /// and the lowest and highest of those. A chunk's lanes are
+    /// consecutive when their low words step by 4 without wrapping and
+    /// their high words agree: then their full addresses, `add` included,
+    /// step by 4 too. A few SIMD ops a chunk, where a helper would take a
+    /// loop over the lanes; always a loop, as it runs once a block.
+    fn consecutive_rows(
+        &mut self,
+        low: Value,
+        high: Option<Value>,
+        add: Value,
+        table: Value,
+    ) -> (Value, Value, Value) {
+        let steps = self.vconst([0, 4, 8, 12]);
+        let init = [
+            self.splat_const(0),
+            self.b.ins().iconst(I64, 0),
+            self.b.ins().iconst(I64, -1),
+            self.b.ins().iconst(I64, 0),
+        ];
+        let unroll = std::mem::replace(&mut self.unroll, false);
+        let out = self.chunk_loop(&init, |e, at, carried| {
+            let &[odd, bits, lowest, highest] = carried else {
+                unreachable!("four values carried")
+            };
+            let offset = e.b.ins().imul_imm_s(at.index, base_of(1) as i64);
+            let words_at = e.b.ins().iadd(low, offset);
+            let words = e.b.ins().load(I32X4, e.flags, words_at, 0);
+            let first = e.b.ins().extractlane(words, 0);
+            let splat = e.b.ins().splat(I32X4, first);
+            let expect = e.b.ins().iadd(splat, steps);
+            // Lanes out of step, and (all ones) lanes whose low word
+            // wrapped past lane 0's.
+            let diff = e.b.ins().bxor(words, expect);
+            let wrapped = e.b.ins().icmp(IntCC::UnsignedLessThan, expect, splat);
+            let mut odd = e.b.ins().bor(odd, diff);
+            odd = e.b.ins().bor(odd, wrapped);
+            let mut start = e.b.ins().uextend(I64, first);
+            if let Some(high) = high {
+                let upper_at = e.b.ins().iadd(high, offset);
+                let upper = e.b.ins().load(I32X4, e.flags, upper_at, 0);
+                let top = e.b.ins().extractlane(upper, 0);
+                let splat = e.b.ins().splat(I32X4, top);
+                let diff = e.b.ins().bxor(upper, splat);
+                odd = e.b.ins().bor(odd, diff);
+                let top = e.b.ins().uextend(I64, top);
+                let top = e.b.ins().ishl_imm_u(top, 32);
+                start = e.b.ins().bor(start, top);
+            }
+            let start = e.b.ins().iadd(start, add);
+            let entry = e.b.ins().ishl_imm_u(at.index, 3);
+            let entry = e.b.ins().iadd(table, entry);
+            e.b.ins().store(e.flags, start, entry, 0);
+            vec![
+                odd,
+                e.b.ins().bor(bits, start),
+                e.b.ins().umin(lowest, start),
+                e.b.ins().umax(highest, start),
+            ]
+        });
+        self.unroll = unroll;
+        let odd = self.b.ins().vany_true(out[0]);
+        let misaligned = self.b.ins().band_imm_u(out[1], 3);
+        let misaligned = self.b.ins().icmp_imm_s(IntCC::NotEqual, misaligned, 0);
+        let bad = self.b.ins().bor(odd, misaligned);
+        let good = self.b.ins().icmp_imm_s(IntCC::Equal, bad, 0);
+        (good, out[2], out[3])
     }
 
     /// A global load's dwords for the chunk at `at`, from where
