@@ -195,6 +195,8 @@ pub struct Emitter<'a, 'b> {
     /// 16 bytes of the block's stack frame that a store lane out of range
     /// or off writes instead of LDS, so a store needs no branch per lane.
     lds_discard: Option<Value>,
+    /// The scalar loads that share one range check (`scalar_spans`).
+    scalar_spans: ScalarSpans,
     /// The dispatch's `&Memory`, which the `access` helpers take.
     mem: Value,
     /// The exit taken when a helper refuses an access: it returns
@@ -242,6 +244,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             lds_limits: HashMap::new(),
             lds_windows: HashMap::new(),
             lds_discard: None,
+            scalar_spans: ScalarSpans::default(),
             wave64,
             // The register file is ours for the call; `[u32; 64]` rows are
             // only 4-byte aligned, so no alignment is claimed.
@@ -258,6 +261,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
 
     /// Emits the whole block and returns the value of the next slot index.
     pub fn block(mut self, plan: &Plan) -> Value {
+        self.scalar_spans = scalar_spans(plan);
         let (groups, accs) = self.scalar_phase(plan);
         let stores: Vec<(&Inst, LdsShape)> = plan
             .steps
@@ -394,21 +398,42 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// the low two bits cleared), read straight from device memory once
     /// `access::scalar_ok` allowed all its dwords; otherwise the block
     /// leaves (`leave_unless`) and the interpreter runs the load, which
-    /// faults or reads as the rules say.
+    /// faults or reads as the rules say. Loads at constant offsets from a
+    /// base the block has not written yet are checked together, at the
+    /// first: the span from the lowest to the highest byte any reads
+    /// (typically the kernel arguments, four or five loads a wave).
     fn scalar_load(&mut self, inst: &Inst, dwords: u8) {
         let Operand::Sgpr(base) = inst.src[0] else {
             unreachable!("form_ok: the base is an SGPR pair")
         };
-        let addr = self.sgpr_pair(base);
-        let addr = self.b.ins().iadd_imm_s(addr, inst.imm as i64);
+        let base_addr = self.sgpr_pair(base);
+        let addr = self.b.ins().iadd_imm_s(base_addr, inst.imm as i64);
         let soffset = self.scalar_src(inst.src[1]);
         let soffset = self.b.ins().uextend(I64, soffset);
         let addr = self.b.ins().iadd(addr, soffset);
         let addr = self.b.ins().band_imm_u(addr, !3);
-        let bytes = self.b.ins().iconst(I64, 4 * dwords as i64);
-        let helper = access::scalar_ok as access::ScalarOk as usize;
-        let ok = self.call(helper, &[I64, I64, I64], &[self.mem, addr, bytes]);
-        self.leave_unless(ok);
+        let spans = &mut self.scalar_spans;
+        let span = match spans.loads.get(&(inst as *const Inst)) {
+            Some(base) => spans.by_base.get_mut(base),
+            None => None,
+        };
+        let check = match span {
+            Some((_, _, true)) => None,
+            Some((lo, hi, checked)) => {
+                *checked = true;
+                let (lo, hi) = (*lo, *hi);
+                let start = self.b.ins().iadd_imm_s(base_addr, lo);
+                let start = self.b.ins().band_imm_u(start, !3);
+                let end = self.b.ins().iadd_imm_s(base_addr, hi);
+                Some((start, self.b.ins().isub(end, start)))
+            }
+            None => Some((addr, self.b.ins().iconst(I64, 4 * dwords as i64))),
+        };
+        if let Some((start, bytes)) = check {
+            let helper = access::scalar_ok as access::ScalarOk as usize;
+            let ok = self.call(helper, &[I64, I64, I64], &[self.mem, start, bytes]);
+            self.leave_unless(ok);
+        }
         let Operand::Sgpr(dst) = inst.dst[0] else {
             unreachable!("form_ok: the result is SGPRs")
         };
@@ -2107,4 +2132,64 @@ fn final_mask_writers(groups: &[Group]) -> BTreeMap<u8, usize> {
         }
     }
     last
+}
+
+/// Scalar loads checked together (`scalar_spans`).
+#[derive(Default)]
+struct ScalarSpans {
+    /// The loads that share their base's check, and that base.
+    loads: HashMap<*const Inst, u8>,
+    /// By base: the lowest and highest byte offset read, and whether the
+    /// span has been checked yet (at the first of its loads).
+    by_base: HashMap<u8, (i64, i64, bool)>,
+}
+
+/// What a scalar load adds to its base, when that is a constant (the
+/// offset plus a constant or absent SOFFSET).
+fn scalar_offset(inst: &Inst) -> Option<i64> {
+    let soffset = match inst.src[1] {
+        Operand::None | Operand::Sgpr(sreg::NULL) => 0,
+        Operand::Const(c) => c as u32 as i64,
+        _ => return None,
+    };
+    Some(inst.imm as i64 + soffset)
+}
+
+/// The block's scalar loads that share a range check: those from an SGPR
+/// base pair, at a constant offset, before any op of `plan` writes the
+/// pair. For each such load, its base; for each base, the bytes from it
+/// that those loads read, lowest to highest (one range holding all).
+fn scalar_spans(plan: &Plan) -> ScalarSpans {
+    let mut spans = ScalarSpans::default();
+    let mut written = BTreeSet::new();
+    let mark = |written: &mut BTreeSet<u8>, inst: &Inst, count: u8| {
+        for op in &inst.dst {
+            if let Operand::Sgpr(r) = *op {
+                written.extend((0..count).map(|k| r.wrapping_add(k)));
+            }
+        }
+    };
+    for step in &plan.steps {
+        match step {
+            Step::Scalar(inst, _) | Step::Scalar64(inst, _) => mark(&mut written, inst, 2),
+            Step::Vector(halves) => {
+                for (inst, _) in halves {
+                    mark(&mut written, inst, 2);
+                }
+            }
+            Step::ScalarLoad(inst, dwords) => {
+                if let (Operand::Sgpr(base), Some(offset)) = (inst.src[0], scalar_offset(inst)) {
+                    if !written.contains(&base) && !written.contains(&base.wrapping_add(1)) {
+                        let end = offset + 4 * *dwords as i64;
+                        let span = spans.by_base.entry(base).or_insert((offset, end, false));
+                        (span.0, span.1) = (span.0.min(offset), span.1.max(end));
+                        spans.loads.insert(*inst as *const Inst, base);
+                    }
+                }
+                mark(&mut written, inst, *dwords);
+            }
+            Step::Hint | Step::LdsStore(..) | Step::Branch(..) => {}
+        }
+    }
+    spans
 }

@@ -764,6 +764,84 @@ fn scalar_loads_run_in_blocks_only_where_allowed() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Several scalar loads in one block from a base no op of the block
+/// writes are checked as one span, from the lowest byte any reads to the
+/// highest: all inside the buffer, the block runs; one reaching past its
+/// end or starting before it, the block leaves and the interpreter reads
+/// zero past the end or faults before the start, each load as it would
+/// alone. A load that overwrites the base splits the span: the loads
+/// after it use the new base (the buffer's second half here) and are
+/// checked on their own.
+#[test]
+fn scalar_loads_share_one_check_per_base() {
+    let variant = gfx1100(false);
+    // (loads, whether the block runs to its end, whether a load faults)
+    let cases: [(&[&str], bool, bool); 5] = [
+        (
+            &[
+                "s_load_b32 s0, s[8:9], 0x24",
+                "s_load_b128 s[4:7], s[8:9], 0x40",
+                "s_load_b64 s[2:3], s[8:9], 0x10",
+                "s_load_b128 s[12:15], s[8:9], 0x0",
+            ],
+            true,
+            false,
+        ),
+        (
+            &[
+                "s_load_b32 s0, s[8:9], 0x0",
+                "s_load_b256 s[0:7], s[8:9], 0xffe0",
+            ],
+            true,
+            false,
+        ),
+        (
+            &[
+                "s_load_b32 s0, s[8:9], 0x0",
+                "s_load_b64 s[2:3], s[8:9], 0xfffc",
+            ],
+            false,
+            false,
+        ),
+        (
+            &["s_load_b32 s0, s[8:9], 0x8", "s_load_b32 s1, s[8:9], -4"],
+            false,
+            true,
+        ),
+        (
+            &[
+                "s_load_b32 s0, s[8:9], 0x7",
+                "s_load_b64 s[8:9], s[8:9], 0x8000",
+                "s_load_b32 s1, s[8:9], 0x4",
+            ],
+            true,
+            false,
+        ),
+    ];
+    let mut bench = verify_bench();
+    let buffer = bench.buffer();
+    // The new base the last case loads: an address inside the buffer.
+    let mut rebased = fill_buffer(&bench, 16384, 0x0101_0101);
+    rebased[0x8000..0x8008].copy_from_slice(&(buffer + 0x100).to_le_bytes());
+    bench.write_buffer(&rebased).expect("buffer");
+    let mut failures = Vec::new();
+    for (loads, runs, faults) in cases {
+        let mut lines: Vec<String> = loads.iter().map(|l| l.to_string()).collect();
+        lines.push("s_waitcnt lgkmcnt(0)".into());
+        lines.push("v_add_nc_u32 v0, s0, v1".into());
+        let code = link(asm::assemble(&variant, &lines));
+        let w = &mut bench.wave;
+        w.lanes = 32;
+        w.sgpr[8] = buffer as u32;
+        w.sgpr[9] = (buffer >> 32) as u32;
+        w.sgpr[126] = u32::MAX;
+        w.mode.bits = 0x3f0;
+        let what = loads.join("; ");
+        run_expecting(&mut bench, &code, &what, runs, faults, &mut failures);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Global and flat loads in blocks, against the interpreter: every width,
 /// both address forms (a 64-bit VGPR pair; a 32-bit VGPR on an SGPR
 /// base), lane layouts (a row, reversed, a 4 KiB stride whose span is
