@@ -1344,44 +1344,22 @@ impl<'a, 'b> Emitter<'a, 'b> {
         for (&k, &part) in &out.mask_parts {
             masks[k] = self.b.ins().bor(masks[k], part);
         }
-        self.store_chunk(&out, at, exec, live);
+        self.store_chunk(&out, at, live);
     }
 
-    /// The chunk's written registers stored under EXEC (`exec`, as lanes
-    /// in `live`): merged with the old lanes where some lane is off, stored
-    /// whole when all four are on (the usual case, which then needs no
-    /// load of the old values). The test is on the scalar EXEC's four
-    /// bits, cheaper than reducing the vector mask.
-    fn store_chunk(&mut self, out: &ChunkOut, at: At, exec: Value, live: Value) {
-        if out.written.is_empty() {
-            return;
+    /// The chunk's written registers stored under EXEC (`live`): merged
+    /// with the old lanes, with no branch on whether all four are on. A
+    /// branch would cost about what the merge does, and Cranelift would
+    /// then compute the chunk's values once in each arm (it places a
+    /// value at its first use, here the stores), and the uniform values
+    /// the chunks share again in every chunk.
+    fn store_chunk(&mut self, out: &ChunkOut, at: At, live: Value) {
+        for (&r, &v) in &out.written {
+            let offset = r as i32 * VGPR_BYTES;
+            let old = self.b.ins().load(I32X4, self.flags, at.rows, offset);
+            let new = self.b.ins().bitselect(live, v, old);
+            self.b.ins().store(self.flags, new, at.rows, offset);
         }
-        let on = self.b.ins().ushr(exec, at.lane);
-        let on = self.b.ins().band_imm_u(on, 0xf);
-        let all = self.b.ins().icmp_imm_u(IntCC::Equal, on, 0xf);
-        let (whole, merged, done) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
-        self.b.ins().brif(all, whole, &[], merged, &[]);
-        for (block, merge) in [(whole, false), (merged, true)] {
-            self.b.switch_to_block(block);
-            self.b.seal_block(block);
-            for (&r, &v) in &out.written {
-                let offset = r as i32 * VGPR_BYTES;
-                let new = if merge {
-                    let old = self.b.ins().load(I32X4, self.flags, at.rows, offset);
-                    self.b.ins().bitselect(live, v, old)
-                } else {
-                    v
-                };
-                self.b.ins().store(self.flags, new, at.rows, offset);
-            }
-            self.b.ins().jump(done, &[]);
-        }
-        self.b.switch_to_block(done);
-        self.b.seal_block(done);
     }
 
     /// The chunk's cold path: when any lane of `active` is set, the chunk's
