@@ -719,14 +719,18 @@ pub(crate) fn run_wave<const PROFILE: bool>(
                     block.run(wave, env.lds, &env.mem)
                 };
                 // A block that left early changed nothing: interpret.
-                if let Some(next) = next {
+                if let Some((next, ran)) = next {
                     if PROFILE {
-                        count_slots(counts, start as usize, block.slots() as usize, active);
+                        count_slots(counts, start as usize, ran as usize, active);
                     }
-                    lanes += active * block.slots() as u64;
-                    retired += block.slots() as u64;
+                    lanes += active * ran as u64;
+                    retired += ran as u64;
                     wave.pc = next;
-                    continue;
+                    if ran == block.slots() {
+                        continue;
+                    }
+                    // All but a closing store ran: the interpreter runs
+                    // the store now (a block may start there too).
                 }
                 stats.jit_exits += 1;
             }

@@ -33,12 +33,17 @@ pub unsafe extern "C" fn scalar_ok(mem: *const Memory<'static>, addr: u64, bytes
 /// The signature of [`rows_ok`] as the block calls it.
 pub type RowsOk = unsafe extern "C" fn(*const Memory<'static>, u64, u64, u32) -> u32;
 
-/// 1 when the rows of a whole-wave dword load, each chunk's lanes reading
-/// consecutive dwords from a first address between `lowest` and
-/// `highest`, lie in one window the kernel may read now, as the
-/// interpreter's wave-wide path checks first (`ops::vmem::span_window`,
-/// for a flat load when `flat` is 1); else 0. The block has checked the
-/// lanes' layout itself.
+/// `rows_ok`'s flag for a flat access.
+pub const FLAT: i64 = 1;
+/// `rows_ok`'s flag for a store.
+pub const WRITE: i64 = 2;
+
+/// 1 when the rows of a whole-wave dword load or store, each chunk's
+/// lanes addressing consecutive dwords from a first address between
+/// `lowest` and `highest`, lie in one window the kernel may read (or, with
+/// [`WRITE`] in `how`, write) now, as the interpreter's wave-wide path
+/// checks first (`ops::vmem::span_window`, for a flat access with
+/// [`FLAT`]); else 0. The block has checked the lanes' layout itself.
 ///
 /// # Safety
 /// `mem` points to a live `Memory` (the one `Block::run` was given).
@@ -46,14 +51,72 @@ pub unsafe extern "C" fn rows_ok(
     mem: *const Memory<'static>,
     lowest: u64,
     highest: u64,
-    flat: u32,
+    how: u32,
 ) -> u32 {
     // SAFETY: the caller passes the `&Memory` it holds for the call.
     let mem = unsafe { &*mem };
+    let (flat, write) = (how as i64 & FLAT != 0, how as i64 & WRITE != 0);
     let ok = highest
         .checked_add(4 * CHUNK as u64)
-        .and_then(|end| crate::ops::vmem::span_window(mem, lowest, end, false, flat != 0));
+        .and_then(|end| crate::ops::vmem::span_window(mem, lowest, end, write, flat));
     ok.is_some() as u32
+}
+
+/// The signature of [`store_lanes`] as the block calls it.
+pub type StoreLanes = unsafe extern "C" fn(
+    *const Memory<'static>,
+    *const [u32; MAX_LANES],
+    *const [u32; MAX_LANES],
+    u64,
+    u64,
+    u32,
+    *const [u32; MAX_LANES],
+) -> u32;
+
+/// A whole-wave global or flat dword store that `rows_ok` did not take,
+/// for a block: lane addresses as for [`load_rows`] (`shape`: the lane
+/// count in bits 0-7, flat in bit 16), lane `l` storing `data[l]`.
+/// Returns 1, having stored every active lane's dword lane by lane in
+/// lane order, when the interpreter's wave-wide path takes the store
+/// (every access aligned, inside one window checked for writes, none in
+/// an aperture) or no lane is active; else 0, having stored nothing.
+///
+/// # Safety
+/// `mem` points to a live `Memory`; `low`, `data`, and `high` unless
+/// null, to VGPR rows nothing writes during the call.
+pub unsafe extern "C" fn store_lanes(
+    mem: *const Memory<'static>,
+    low: *const [u32; MAX_LANES],
+    high: *const [u32; MAX_LANES],
+    add: u64,
+    exec: u64,
+    shape: u32,
+    data: *const [u32; MAX_LANES],
+) -> u32 {
+    let (lanes, flat) = ((shape & 0xff) as usize, shape >> 16 & 1 != 0);
+    // SAFETY: as the caller promises (rows of the wave's register file).
+    let (mem, low, high, data) = unsafe { (&*mem, &*low, high.as_ref(), &*data) };
+    let mut addrs = [0u64; MAX_LANES];
+    lane_addresses(low, high, add, &mut addrs[..lanes]);
+    let lanes = Lanes::new(&addrs[..lanes], exec);
+    let stored = lanes.bounds().is_none()
+        || crate::ops::vmem::lanes_window(mem, &lanes, 4, true, flat)
+            .is_some_and(|win| win.scatter_dwords(&lanes, std::slice::from_ref(data)));
+    stored as u32
+}
+
+/// Each lane's address: its `low` word, `high`'s word above it unless
+/// there is none, plus `add`.
+fn lane_addresses(
+    low: &[u32; MAX_LANES],
+    high: Option<&[u32; MAX_LANES]>,
+    add: u64,
+    addrs: &mut [u64],
+) {
+    for (l, a) in addrs.iter_mut().enumerate() {
+        let upper = high.map_or(0, |h| (h[l] as u64) << 32);
+        *a = (low[l] as u64 | upper).wrapping_add(add);
+    }
 }
 
 /// The signature of [`load_rows`] as the block calls it.
@@ -109,10 +172,7 @@ pub unsafe extern "C" fn load_rows(
         )
     };
     let mut addrs = [0u64; MAX_LANES];
-    for (l, a) in addrs[..lanes].iter_mut().enumerate() {
-        let upper = high.map_or(0, |h| (h[l] as u64) << 32);
-        *a = (low[l] as u64 | upper).wrapping_add(add);
-    }
+    lane_addresses(low, high, add, &mut addrs[..lanes]);
     let lanes = Lanes::new(&addrs[..lanes], exec);
     let loaded = lanes.bounds().is_none()
         || crate::ops::vmem::lanes_window(mem, &lanes, 4 * dwords as u64, false, flat)

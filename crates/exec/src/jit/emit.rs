@@ -303,6 +303,9 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 vcc = Some(mask);
             }
         }
+        if let Some(&Step::GlobalStore(inst, flat)) = plan.steps.last() {
+            self.global_store(inst, flat);
+        }
         self.next(plan, vcc)
     }
 
@@ -314,7 +317,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let mut vector_masks = BTreeSet::new();
         for step in &plan.steps {
             match *step {
-                Step::Hint | Step::Branch(..) | Step::LdsStore(..) => {}
+                Step::Hint | Step::Branch(..) | Step::LdsStore(..) | Step::GlobalStore(..) => {}
                 Step::Scalar(inst, op) => self.scalar(inst, op, false),
                 Step::Scalar64(inst, op) => self.scalar(inst, op, true),
                 Step::ScalarLoad(inst, dwords) => self.scalar_load(inst, dwords),
@@ -470,31 +473,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             unreachable!("form_ok: the address is a VGPR")
         };
         let lanes = if self.wave64 { 64 } else { 32 };
-        // What is added to each lane's address: the offset, plus the SGPR
-        // base when there is one (the VGPR is then 32-bit, else the low
-        // half of a pair).
-        let add = match inst.src[2] {
-            Operand::Sgpr(s) => self.sgpr_pair(s),
-            _ => self.b.ins().iconst(I64, 0),
-        };
-        let add = self.b.ins().iadd_imm_s(add, inst.imm as i64);
-        let low = self
-            .b
-            .ins()
-            .iadd_imm_s(self.vgpr, (v as i32 * VGPR_BYTES) as i64);
-        let high = match inst.src[2] {
-            Operand::None => {
-                let at = ((v as i32 + 1) * VGPR_BYTES) as i64;
-                Some(self.b.ins().iadd_imm_s(self.vgpr, at))
-            }
-            _ => None,
-        };
-        let exec = self.exec_mask();
-        let exec = if self.wave64 {
-            exec
-        } else {
-            self.b.ins().uextend(I64, exec)
-        };
+        let (low, high, add, exec) = self.lane_addresses(inst, v);
         let table = self.stack_slot(8 * (lanes / CHUNK_LANES) as u32);
         let table_at = self.b.ins().stack_addr(I64, table, 0);
         let (general, done) = (self.b.create_block(), self.b.create_block());
@@ -508,9 +487,9 @@ impl<'a, 'b> Emitter<'a, 'b> {
             self.b.ins().brif(quick, check, &[], general, &[]);
             self.b.switch_to_block(check);
             self.b.seal_block(check);
-            let flat = self.b.ins().iconst(I32, flat as i64);
+            let how = self.b.ins().iconst(I32, flat as i64);
             let helper = access::rows_ok as access::RowsOk as usize;
-            let args = [self.mem, lowest, highest, flat];
+            let args = [self.mem, lowest, highest, how];
             let ok = self.call(helper, &[I64, I64, I64, I32], &args);
             self.b
                 .ins()
@@ -534,6 +513,108 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let ok = self.b.block_params(done)[0];
         self.leave_unless(ok);
         table
+    }
+
+    /// A global or flat access's lane addresses as the `access` helpers
+    /// take them, from address VGPR `v`: its row (the low words), the
+    /// next row when the address is a 64-bit pair (the high words), what
+    /// is added to each (the offset, plus the SGPR base when there is one:
+    /// the VGPR is then a 32-bit offset), and EXEC as an I64.
+    fn lane_addresses(&mut self, inst: &Inst, v: u16) -> (Value, Option<Value>, Value, Value) {
+        let add = match inst.src[2] {
+            Operand::Sgpr(s) => self.sgpr_pair(s),
+            _ => self.b.ins().iconst(I64, 0),
+        };
+        let add = self.b.ins().iadd_imm_s(add, inst.imm as i64);
+        let low = self
+            .b
+            .ins()
+            .iadd_imm_s(self.vgpr, (v as i32 * VGPR_BYTES) as i64);
+        let high = match inst.src[2] {
+            Operand::None => {
+                let at = ((v as i32 + 1) * VGPR_BYTES) as i64;
+                Some(self.b.ins().iadd_imm_s(self.vgpr, at))
+            }
+            _ => None,
+        };
+        let exec = self.exec_mask();
+        let exec = if self.wave64 {
+            exec
+        } else {
+            self.b.ins().uextend(I64, exec)
+        };
+        (low, high, add, exec)
+    }
+
+    /// The block's closing global or flat dword store, from the registers
+    /// as the rest of the block left them. When every lane is on and each
+    /// chunk's lanes address consecutive dwords, one range check
+    /// (`access::rows_ok`, for writes) and each chunk is stored as one
+    /// vector, in chunk order, so that of lanes storing to the same dword
+    /// the last wins, as lane by lane; otherwise `access::store_lanes`
+    /// stores as the interpreter's wave-wide path does. When neither may,
+    /// the block returns [`super::STORE_LEFT`]: everything but the store
+    /// has run, and the interpreter runs the store, faulting or storing
+    /// lane by lane as the rules say.
+    fn global_store(&mut self, inst: &Inst, flat: bool) {
+        let (Operand::Vgpr(v), Operand::Vgpr(data)) = (inst.src[0], inst.src[1]) else {
+            unreachable!("form_ok: the address and data are VGPRs")
+        };
+        let lanes = if self.wave64 { 64 } else { 32 };
+        let (low, high, add, exec) = self.lane_addresses(inst, v);
+        let row = self
+            .b
+            .ins()
+            .iadd_imm_s(self.vgpr, (data as i32 * VGPR_BYTES) as i64);
+        let table = self.stack_slot(8 * (lanes / CHUNK_LANES) as u32);
+        let table_at = self.b.ins().stack_addr(I64, table, 0);
+        let (rows, lowest, highest) = self.consecutive_rows(low, high, add, table_at);
+        let full = u64::MAX >> (64 - lanes);
+        let full = self.b.ins().icmp_imm_s(IntCC::Equal, exec, full as i64);
+        let quick = self.b.ins().band(rows, full);
+        let (check, whole, lanewise, left, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(quick, check, &[], lanewise, &[]);
+        self.b.switch_to_block(check);
+        self.b.seal_block(check);
+        let how = self.b.ins().iconst(I32, access::WRITE | flat as i64);
+        let helper = access::rows_ok as access::RowsOk as usize;
+        let ok = self.call(
+            helper,
+            &[I64, I64, I64, I32],
+            &[self.mem, lowest, highest, how],
+        );
+        self.b.ins().brif(ok, whole, &[], lanewise, &[]);
+        self.b.switch_to_block(whole);
+        self.b.seal_block(whole);
+        for chunk in 0..lanes / CHUNK_LANES {
+            let words = self.b.ins().load(I32X4, self.flags, row, base_of(chunk));
+            let to = self
+                .b
+                .ins()
+                .load(I64, self.flags, table_at, 8 * chunk as i32);
+            self.b.ins().store(self.flags, words, to, 0);
+        }
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(lanewise);
+        self.b.seal_block(lanewise);
+        let high = high.unwrap_or_else(|| self.b.ins().iconst(I64, 0));
+        let shape = self.b.ins().iconst(I32, lanes as i64 | (flat as i64) << 16);
+        let helper = access::store_lanes as access::StoreLanes as usize;
+        let args = [self.mem, low, high, add, exec, shape, row];
+        let ok = self.call(helper, &[I64, I64, I64, I64, I64, I32, I64], &args);
+        self.b.ins().brif(ok, done, &[], left, &[]);
+        self.b.switch_to_block(left);
+        self.b.seal_block(left);
+        let code = self.b.ins().iconst(I32, super::STORE_LEFT as i64);
+        self.b.ins().return_(&[code]);
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
     }
 
     /// Whether each chunk's lanes address consecutive, 4-aligned dwords
@@ -2166,7 +2247,7 @@ fn scalar_spans(plan: &Plan) -> ScalarSpans {
                 }
                 mark(&mut written, inst, *dwords);
             }
-            Step::Hint | Step::LdsStore(..) | Step::Branch(..) => {}
+            Step::Hint | Step::LdsStore(..) | Step::Branch(..) | Step::GlobalStore(..) => {}
         }
     }
     spans

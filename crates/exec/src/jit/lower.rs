@@ -248,6 +248,15 @@ pub enum Class {
         dwords: u8,
         flat: bool,
     },
+    /// `global_store_b32`, `flat_store_b32`: one dword a lane to device
+    /// memory. Only as a block's last slot, after everything else of it
+    /// has run: the block stores the rows itself when the interpreter's
+    /// wave-wide path would take the store (`access::rows_ok` or
+    /// `access::store_lanes` said so), and otherwise leaves with the store
+    /// not run ([`super::STORE_LEFT`]) for the interpreter to run it.
+    GlobalStore {
+        flat: bool,
+    },
     Scalar(Scalar),
     /// The 64-bit forms of `Mov`, the logic ops, the shifts (by a 32-bit
     /// amount, modulo 64) and `Cselect`, on SGPR pairs and constants
@@ -315,6 +324,7 @@ pub fn class_of(op: Op) -> Option<Class> {
     let lds = |l| Some(Class::LdsLoad(l));
     let lds_store = |l| Some(Class::LdsStore(l));
     let global = |dwords, flat| Some(Class::GlobalLoad { dwords, flat });
+    let global_store = |flat| Some(Class::GlobalStore { flat });
     match op {
         Op::V_MOV_B32 | Op::V_DUAL_MOV_B32 => lane(L::Mov),
         Op::V_NOT_B32 => lane(L::Not),
@@ -414,6 +424,8 @@ pub fn class_of(op: Op) -> Option<Class> {
         Op::DS_STORE_2ADDR_B64 => lds_store(LdsShape::two(2, false)),
         Op::DS_STORE_2ADDR_STRIDE64_B64 => lds_store(LdsShape::two(2, true)),
         Op::GLOBAL_LOAD_B32 => global(1, false),
+        Op::GLOBAL_STORE_B32 => global_store(false),
+        Op::FLAT_STORE_B32 => global_store(true),
         Op::GLOBAL_LOAD_B64 => global(2, false),
         Op::GLOBAL_LOAD_B96 => global(3, false),
         Op::GLOBAL_LOAD_B128 => global(4, false),
@@ -575,6 +587,18 @@ pub fn form_ok(inst: &Inst, class: Class) -> bool {
                 && scalar_src_ok(inst.src[1])
                 && inst.src[2..] == [Operand::None; 2]
                 && inst.dst[1] == Operand::None
+        }
+        Class::GlobalStore { flat } => {
+            // The address as for loads; the data one VGPR.
+            let addr_ok = match (inst.src[0], inst.src[2]) {
+                (Operand::Vgpr(r), Operand::None) => (r as usize) + 1 < NUM_VGPRS,
+                (Operand::Vgpr(_), base @ Operand::Sgpr(_)) => !flat && pair_src_ok(base),
+                _ => false,
+            };
+            addr_ok
+                && matches!(inst.src[1], Operand::Vgpr(_))
+                && inst.src[3] == Operand::None
+                && inst.dst == [Operand::None; 2]
         }
         Class::GlobalLoad { dwords, flat } => {
             // A 64-bit address VGPR pair, or (global only) a 32-bit one

@@ -126,6 +126,11 @@ type BlockFn = unsafe extern "C" fn(
 /// and the interpreter runs its slots.
 const BAIL: u32 = u32::MAX;
 
+/// What a block whose last slot is a global store returns when the
+/// interpreter's wave-wide checks would not take the store: every slot
+/// but the store has run, and the interpreter runs the store.
+const STORE_LEFT: u32 = u32::MAX - 1;
+
 /// One compiled block.
 pub struct Block {
     entry: BlockFn,
@@ -197,11 +202,13 @@ impl Block {
     }
 
     /// Runs the block on `wave` with the workgroup's `lds` and the
-    /// dispatch's device memory; returns the slot index to continue at, or
-    /// `None`, having changed nothing, when a memory access of it is for
-    /// the interpreter.
+    /// dispatch's device memory; returns the slot index to continue at and
+    /// the slots retired (all of them, or all but a closing global store
+    /// the interpreter must run), or `None`, having changed nothing, when
+    /// a memory access of it is for the interpreter.
     #[inline(always)]
-    pub fn run(&self, wave: &mut Wave, lds: &mut [u8], mem: &Memory) -> Option<u32> {
+    pub fn run(&self, wave: &mut Wave, lds: &mut [u8], mem: &Memory) -> Option<(u32, u32)> {
+        let start = wave.pc;
         debug_assert!(self.meta.lds.is_none_or(|least| lds.len() >= least));
         let vgpr = wave.vgpr.as_mut_ptr().cast::<u32>();
         let sgpr = wave.sgpr.as_mut_ptr();
@@ -227,9 +234,17 @@ impl Block {
         // (device addresses are host addresses inside the arena's
         // mapping, which `mem` borrows for the call, so what was allowed
         // stays mapped until the block returns), and leaves through
-        // `BAIL` otherwise.
+        // `BAIL` otherwise. It writes device memory only in a closing
+        // store, where `access::rows_ok` allowed the whole range for
+        // writes (or `access::store_lanes` stores), and leaves through
+        // `STORE_LEFT` otherwise.
         let next = unsafe { (self.entry)(vgpr, sgpr, scc, lds.as_mut_ptr(), lds.len(), mem) };
-        (next != BAIL).then_some(next)
+        let len = self.meta.len;
+        match next {
+            BAIL => None,
+            STORE_LEFT => Some((start + len - 1, len - 1)),
+            next => Some((next, len)),
+        }
     }
 }
 
@@ -442,10 +457,13 @@ impl Snapshot {
 }
 
 /// Runs `block` in both tiers from the wave's state (see
-/// [`JitMode::Verify`]); returns the slot to continue at, or `None` when
-/// the block left for the interpreter at a memory access (having changed
-/// nothing, which is checked too).
-pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<Option<u32>, Trap> {
+/// [`JitMode::Verify`]); returns what [`Block::run`] does (the slot to
+/// continue at and the slots retired), or `None` when the block left for
+/// the interpreter at a memory access (having changed nothing, which is
+/// checked too). A closing global store is made by both tiers, the
+/// interpreter's last; the tests compare device memory with the JIT on
+/// and off.
+pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<Option<(u32, u32)>, Trap> {
     let start = wave.pc;
     let rows = &block.meta.vgprs;
     let before = Snapshot::of(wave, rows);
@@ -490,9 +508,9 @@ fn verify_once(
     env: &mut Env,
     before: &Snapshot,
     lds_before: Option<&[u8]>,
-) -> Result<Result<Option<u32>, String>, Trap> {
+) -> Result<Result<Option<(u32, u32)>, String>, Trap> {
     let rows = &block.meta.vgprs;
-    let Some(jit_next) = block.run(wave, env.lds, &env.mem) else {
+    let Some((jit_next, retired)) = block.run(wave, env.lds, &env.mem) else {
         let after = Snapshot::of(wave, rows);
         let changed = after.diff(before, rows, wave.lanes).or_else(|| {
             let lds = lds_before?;
@@ -510,7 +528,7 @@ fn verify_once(
         env.lds.copy_from_slice(old);
         new
     });
-    for _ in 0..block.meta.len {
+    for _ in 0..retired {
         let slot = env.program.slot_at(wave.pc);
         wave.pc = match (slot.exec)(wave, env, &slot.inst)? {
             Flow::Next => wave.pc + 1,
@@ -546,7 +564,7 @@ fn verify_once(
                 .then(|| format!("next slot: JIT {jit_next}, interpreter {}", wave.pc))
         });
     Ok(match diff {
-        None => Ok(Some(wave.pc)),
+        None => Ok(Some((wave.pc, retired))),
         Some(d) => Err(d),
     })
 }

@@ -33,6 +33,9 @@ pub enum Step<'p> {
     ScalarLoad(&'p Inst, u8),
     /// An LDS store, run over the whole wave after every `Vector` step.
     LdsStore(&'p Inst, LdsShape),
+    /// A global or flat dword store (whether flat): always the block's
+    /// last slot, run after everything else.
+    GlobalStore(&'p Inst, bool),
     Branch(Cond, u32),
 }
 
@@ -53,7 +56,8 @@ pub struct Plan<'p> {
     /// (`LdsShape::window_reach`): the block runs only with at least that
     /// much LDS, so a window from address 0 stays inside.
     pub lds_reach: u64,
-    /// Whether the block reads device memory (scalar or global loads).
+    /// Whether the block reads or writes device memory (scalar or global
+    /// loads, a global store).
     pub reads_memory: bool,
 }
 
@@ -150,7 +154,7 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
         };
         match step {
             Step::LdsStore(..) => writes_lds = true,
-            Step::ScalarLoad(..) => reads_memory = true,
+            Step::ScalarLoad(..) | Step::GlobalStore(..) => reads_memory = true,
             Step::Vector(_) if writes_lds => break,
             _ => {}
         }
@@ -173,7 +177,11 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
             steps.push(step);
             break;
         }
+        let last = matches!(step, Step::GlobalStore(..));
         steps.push(step);
+        if last {
+            break;
+        }
     }
     let ops = steps.iter().filter(|s| !matches!(s, Step::Hint)).count();
     (ops >= MIN_OPS).then_some(Plan {
@@ -217,6 +225,9 @@ fn step<'p>(
                 .then_some(Step::Scalar64(inst, op))
         }
         Class::LdsStore(shape) => Some(Step::LdsStore(inst, shape)),
+        Class::GlobalStore { flat } => sgprs(inst.src[2], 2)
+            .all(|r| masks.scalar_ok(r))
+            .then_some(Step::GlobalStore(inst, flat)),
         Class::ScalarLoad { dwords } => {
             let mut regs = sgprs(inst.src[0], 2)
                 .chain(sgprs(inst.src[1], 1))

@@ -842,6 +842,128 @@ fn scalar_loads_share_one_check_per_base() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// A global or flat dword store closing a block, with the JIT on against
+/// off (verify mode cannot see device memory): both address forms, lane
+/// layouts (a row, two rows 4 KiB apart, chunks in reverse order and
+/// overlapping, one lane astray, a broadcast where the last lane must
+/// win), EXEC all on, partly on and off, after an op that computes the
+/// data. The buffer afterwards, the fault and the registers must be the
+/// same. Where the interpreter's wave-wide path would not take the store
+/// (an unaligned lane, a dword past the buffer, an address before it)
+/// the block must leave with the store not run, for the interpreter.
+#[test]
+fn global_stores_run_in_blocks_where_allowed() {
+    let variant = gfx1100(false);
+    let stores = [
+        "global_store_b32 v[2:3], v10, off",
+        "global_store_b32 v[2:3], v10, off offset:-8",
+        "global_store_b32 v4, v10, s[8:9] offset:4",
+        "flat_store_b32 v[2:3], v10 offset:4",
+    ];
+    // Lane l's byte offset from the buffer, and whether the block stores
+    // (else it leaves the store to the interpreter).
+    type Layout = (&'static str, fn(u64) -> i64, bool);
+    let layouts: [Layout; 10] = [
+        ("row", |l| 64 + 4 * l as i64, true),
+        (
+            "two rows",
+            |l| (l % 16 * 4 + l / 16 * 4096 + 128) as i64,
+            true,
+        ),
+        (
+            "chunks reversed",
+            |l| ((7 - l / 4) * 16 + l % 4 * 4 + 512) as i64,
+            true,
+        ),
+        // Chunk c starts 8 bytes after chunk c - 1: half of each chunk is
+        // the next one's, whose lanes must win.
+        (
+            "chunks overlap",
+            |l| (l / 4 * 8 + l % 4 * 4 + 256) as i64,
+            true,
+        ),
+        (
+            "one lane astray",
+            |l| 64 + 4 * l as i64 + if l == 13 { 8 } else { 0 },
+            true,
+        ),
+        ("broadcast", |_| 1024, true),
+        ("unaligned", |l| 65 + 4 * l as i64, false),
+        ("at the end", |l| (65536 - 128 + 4 * l) as i64, true),
+        ("past the end", |l| (65536 - 128 + 4 * l) as i64 + 4, false),
+        ("before", |l| -64 + 4 * l as i64, false),
+    ];
+    let mut bench = Bench::new("gfx1100").expect("bench");
+    let buffer = bench.buffer();
+    let mut failures = Vec::new();
+    for store in stores {
+        let lines = ["v_add_nc_u32 v10, v10, v1".to_string(), store.to_string()];
+        let code = link(asm::assemble(&variant, &lines));
+        let imm: i64 = store
+            .split("offset:")
+            .nth(1)
+            .map_or(0, |o| o.parse().expect("offset"));
+        for (name, at, stores_in_block) in layouts {
+            if store.contains("s[8:9]") && name == "before" {
+                continue;
+            }
+            for exec in [u32::MAX, 0x0f0f_0f0f, !1, 0] {
+                let what = format!("{store}, {name}, EXEC {exec:#x}");
+                let mut runs = Vec::new();
+                for mode in [JitMode::On, JitMode::Off] {
+                    fill_buffer(&bench, 16384, 0x9e37_79b9);
+                    bench.jit = mode;
+                    let w = &mut bench.wave;
+                    w.lanes = 32;
+                    for l in 0..32 {
+                        let off = at(l as u64) - imm;
+                        let addr = buffer.wrapping_add_signed(off);
+                        w.vgpr[2][l] = addr as u32;
+                        w.vgpr[3][l] = (addr >> 32) as u32;
+                        w.vgpr[4][l] = off as u32;
+                        w.vgpr[1][l] = l as u32 * 3;
+                        w.vgpr[10][l] = 0x0100_0000 | l as u32;
+                    }
+                    w.sgpr[8] = buffer as u32;
+                    w.sgpr[9] = (buffer >> 32) as u32;
+                    w.sgpr[126] = exec;
+                    w.mode.bits = 0x3f0;
+                    let result = bench.run(&code, 100).map_err(|e| e.to_string());
+                    let memory = bench.read_buffer().expect("buffer");
+                    runs.push((result, memory, bench.wave.vgpr[10], bench.jit_exits));
+                }
+                let (jit, interpreted) = (&runs[0], &runs[1]);
+                if jit.0 != interpreted.0 {
+                    failures.push(format!(
+                        "{what}: JIT {:?}, interpreter {:?}",
+                        jit.0, interpreted.0
+                    ));
+                }
+                if let Some(at) = (0..jit.1.len()).find(|&k| jit.1[k] != interpreted.1[k]) {
+                    failures.push(format!("{what}: buffer byte {at:#x} differs"));
+                }
+                if jit.2 != interpreted.2 {
+                    failures.push(format!("{what}: v10 differs"));
+                }
+                // Only lane 31 reaches past the end, lanes 0-15 before
+                // the start.
+                let reaches = match name {
+                    "past the end" => exec >> 31 != 0,
+                    "before" => exec & 0xffff != 0,
+                    _ => exec != 0,
+                };
+                let left = jit.3 > 0;
+                if reaches && left == stores_in_block {
+                    failures.push(format!(
+                        "{what}: the store was left to the interpreter: {left}"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Global and flat loads in blocks, against the interpreter: every width,
 /// both address forms (a 64-bit VGPR pair; a 32-bit VGPR on an SGPR
 /// base), lane layouts (a row, reversed, a 4 KiB stride whose span is
