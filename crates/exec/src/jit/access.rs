@@ -1,13 +1,15 @@
 //! Device memory from a block: the helpers its code calls.
 //!
-//! A block reads device memory only after asking here, with the checks the
-//! interpreter's own wave-wide paths make (`Memory::window`,
-//! `ops::vmem::lanes_window`), so both tiers allow exactly the same
-//! accesses. Every call is made in the block's check phase, before it
-//! changes anything: when one says no, the block returns
-//! [`super::BAIL`] and the interpreter runs its slots, faulting or
-//! reading as the rules say. So a block never faults, and a fault report
-//! is the interpreter's, exact to the lane.
+//! A block reads or writes device memory only after asking here, with the
+//! checks the interpreter's own wave-wide paths make (`Memory::window`,
+//! `ops::vmem::span_window`, `ops::vmem::lanes_window`), so both tiers
+//! allow exactly the same accesses. Loads are asked in the block's check
+//! phase, before it changes anything: when one says no, the block returns
+//! [`super::BAIL`] and the interpreter runs its slots. A closing store is
+//! asked last, after the rest of the block ran: when it says no, the
+//! block returns [`super::STORE_LEFT`] and the interpreter runs the store.
+//! So a block never faults, and a fault report is the interpreter's,
+//! exact to the lane.
 
 use super::emit::CHUNK_LANES as CHUNK;
 use crate::arena::{Lanes, Memory};

@@ -1,8 +1,9 @@
 //! The JIT tier: blocks of a decoded [`Program`] compiled to host code.
 //!
 //! The interpreter (`ops`) is the reference and runs everything; the JIT
-//! compiles runs of ALU instructions, LDS loads, trailing LDS stores, and
-//! scalar and global loads (`lower` lists them, `plan` cuts the runs,
+//! compiles runs of ALU instructions, LDS loads, trailing LDS stores,
+//! scalar and global loads, and a closing global dword store (`lower`
+//! lists them, `plan` cuts the runs,
 //! `emit` builds Cranelift IR) to one host function per block
 //! that updates the wave's registers in place, a whole chunk of lanes per
 //! host SIMD instruction. Host features (SSE4.1, AVX, FMA, …) are detected
@@ -14,7 +15,8 @@
 //! load out of range reads zero and a store is discarded, as the ISA says,
 //! and device memory is read only after the interpreter's own checks
 //! allowed every access (`access`); otherwise the block leaves before
-//! changing anything and the interpreter runs its slots, so faults are
+//! changing anything and the interpreter runs its slots (for a closing
+//! store, the block leaves having run all but the store), so faults are
 //! always raised by the interpreter, precisely.
 
 mod access;
@@ -156,6 +158,8 @@ struct BlockMeta {
     writes_lds: bool,
     /// Whether the block reads device memory.
     reads_memory: bool,
+    /// Whether the block's last slot is a global store.
+    closing_store: bool,
 }
 
 impl BlockMeta {
@@ -169,6 +173,7 @@ impl BlockMeta {
             lds,
             writes_lds: plan.writes_lds,
             reads_memory: plan.reads_memory,
+            closing_store: matches!(plan.steps.last(), Some(plan::Step::GlobalStore(..))),
         }
     }
 }
@@ -509,6 +514,9 @@ fn verify_once(
     before: &Snapshot,
     lds_before: Option<&[u8]>,
 ) -> Result<Result<Option<(u32, u32)>, String>, Trap> {
+    if block.meta.closing_store {
+        return verify_store_once(block, wave, env, before, lds_before);
+    }
     let rows = &block.meta.vgprs;
     let Some((jit_next, retired)) = block.run(wave, env.lds, &env.mem) else {
         let after = Snapshot::of(wave, rows);
@@ -528,22 +536,7 @@ fn verify_once(
         env.lds.copy_from_slice(old);
         new
     });
-    for _ in 0..retired {
-        let slot = env.program.slot_at(wave.pc);
-        wave.pc = match (slot.exec)(wave, env, &slot.inst)? {
-            Flow::Next => wave.pc + 1,
-            Flow::Branch(simm) => env
-                .program
-                .branch_target(wave.pc, simm)
-                .ok_or_else(|| Trap::Other("a JIT block's branch has no target".into()))?,
-            other => {
-                return Err(Trap::Other(format!(
-                    "slot {} of a JIT block ended it in the interpreter ({other:?})",
-                    wave.pc
-                )))
-            }
-        };
-    }
+    interpret(wave, env, retired)?;
     let interpreted = Snapshot::of(wave, rows);
     let lds_diff = || {
         let jitted = lds_jitted.as_ref()?;
@@ -565,6 +558,101 @@ fn verify_once(
         });
     Ok(match diff {
         None => Ok(Some((wave.pc, retired))),
+        Some(d) => Err(d),
+    })
+}
+
+/// Runs `slots` slots of the wave in the interpreter.
+fn interpret(wave: &mut Wave, env: &mut Env, slots: u32) -> Result<(), Trap> {
+    for _ in 0..slots {
+        let slot = env.program.slot_at(wave.pc);
+        wave.pc = match (slot.exec)(wave, env, &slot.inst)? {
+            Flow::Next => wave.pc + 1,
+            Flow::Branch(simm) => env
+                .program
+                .branch_target(wave.pc, simm)
+                .ok_or_else(|| Trap::Other("a JIT block's branch has no target".into()))?,
+            other => {
+                return Err(Trap::Other(format!(
+                    "slot {} of a JIT block ended it in the interpreter ({other:?})",
+                    wave.pc
+                )))
+            }
+        };
+    }
+    Ok(())
+}
+
+/// [`verify_once`] for a block that closes with a global store, which may
+/// overwrite what the block loaded, so the tiers run in the other order:
+/// the interpreter first, noting the dwords its store overwrote and what
+/// it stored, which are put back before the JIT runs from the same state;
+/// then the registers, LDS, next slot and those dwords are compared. A
+/// block that left the store to the interpreter must have stored nothing.
+fn verify_store_once(
+    block: &Block,
+    wave: &mut Wave,
+    env: &mut Env,
+    before: &Snapshot,
+    lds_before: Option<&[u8]>,
+) -> Result<Result<Option<(u32, u32)>, String>, Trap> {
+    let (rows, start, len) = (&block.meta.vgprs, wave.pc, block.meta.len);
+    let program = env.program;
+    interpret(wave, env, len - 1)?;
+    let store = &program.slot_at(wave.pc).inst;
+    let addrs = crate::ops::vmem::global_addresses(wave, store);
+    let read = |env: &Env, a: u64| env.mem.load_u32(a).ok();
+    let old: Vec<Option<u32>> = addrs.iter().map(|&a| read(env, a)).collect();
+    interpret(wave, env, 1)?;
+    let (interpreted, interpreted_next) = (Snapshot::of(wave, rows), wave.pc);
+    let stored: Vec<Option<u32>> = addrs.iter().map(|&a| read(env, a)).collect();
+    let lds_interpreted = lds_before.map(|old| {
+        let new = env.lds.to_vec();
+        env.lds.copy_from_slice(old);
+        new
+    });
+    for (&a, old) in addrs.iter().zip(&old) {
+        if let Some(v) = old {
+            let _ = env.mem.write(a, &v.to_le_bytes());
+        }
+    }
+    before.restore(wave, rows);
+    wave.pc = start;
+    let Some((jit_next, retired)) = block.run(wave, env.lds, &env.mem) else {
+        let changed = Snapshot::of(wave, rows).diff(before, rows, wave.lanes);
+        return Ok(match changed {
+            None => Ok(None),
+            Some(d) => Err(format!("the block left early but changed {d}")),
+        });
+    };
+    let (expect_next, expect) = if retired == len {
+        (interpreted_next, &stored)
+    } else {
+        (start + len - 1, &old)
+    };
+    let memory = addrs
+        .iter()
+        .zip(expect)
+        .find(|&(&a, &v)| read(env, a) != v)
+        .map(|(&a, &v)| {
+            format!(
+                "device memory at {a:#x}: JIT {:?}, interpreter {v:?}",
+                read(env, a)
+            )
+        });
+    let lds = lds_interpreted
+        .filter(|l| l[..] != env.lds[..])
+        .map(|_| "LDS".to_string());
+    let diff = Snapshot::of(wave, rows)
+        .diff(&interpreted, rows, wave.lanes)
+        .or(memory)
+        .or(lds)
+        .or_else(|| {
+            (jit_next != expect_next)
+                .then(|| format!("next slot: JIT {jit_next}, interpreter {expect_next}"))
+        });
+    Ok(match diff {
+        None => Ok(Some((jit_next, retired))),
         Some(d) => Err(d),
     })
 }

@@ -165,6 +165,20 @@ impl Buffer {
 }
 
 /// Resolves lane `l`'s address for an access of `bytes`.
+/// The device address of each active lane's access of the global or flat
+/// instruction `i`, in lane order (none for a flat lane in an aperture):
+/// what `jit::verify` saves and compares around a block's closing store.
+pub(crate) fn global_addresses(w: &Wave, i: &Inst) -> Vec<u64> {
+    let (format, exec) = (i.op.info().format, w.exec());
+    (0..w.lanes)
+        .filter(|&l| exec >> l & 1 != 0)
+        .filter_map(|l| match locate(w, i, format, l, 4) {
+            Loc::Global(a) => Some(a),
+            _ => None,
+        })
+        .collect()
+}
+
 fn locate(w: &Wave, i: &Inst, format: Format, l: usize, bytes: u64) -> Loc {
     let offset = i.imm as i64 as u64;
     match format {
