@@ -718,7 +718,9 @@ pub(crate) fn run_wave<const PROFILE: bool>(
                 } else {
                     block.run(wave, env.lds, &env.mem)
                 };
-                // A block that left early changed nothing: interpret.
+                // A block that left early changed nothing, and one that
+                // left its closing store ran all but that slot: either
+                // way the interpreter goes on from `wave.pc`.
                 if let Some((next, ran)) = next {
                     if PROFILE {
                         count_slots(counts, start as usize, ran as usize, active);
@@ -729,8 +731,8 @@ pub(crate) fn run_wave<const PROFILE: bool>(
                     if ran == block.slots() {
                         continue;
                     }
-                    // All but a closing store ran: the interpreter runs
-                    // the store now (a block may start there too).
+                    // Not the block that may start at the store: it would
+                    // leave it again.
                 }
                 stats.jit_exits += 1;
             }

@@ -36,9 +36,9 @@ pub unsafe extern "C" fn scalar_ok(mem: *const Memory<'static>, addr: u64, bytes
 pub type RowsOk = unsafe extern "C" fn(*const Memory<'static>, u64, u64, u32) -> u32;
 
 /// `rows_ok`'s flag for a flat access.
-pub const FLAT: i64 = 1;
+pub const FLAT: u32 = 1;
 /// `rows_ok`'s flag for a store.
-pub const WRITE: i64 = 2;
+pub const WRITE: u32 = 2;
 
 /// 1 when the rows of a whole-wave dword load or store, each chunk's
 /// lanes addressing consecutive dwords from a first address between
@@ -57,7 +57,7 @@ pub unsafe extern "C" fn rows_ok(
 ) -> u32 {
     // SAFETY: the caller passes the `&Memory` it holds for the call.
     let mem = unsafe { &*mem };
-    let (flat, write) = (how as i64 & FLAT != 0, how as i64 & WRITE != 0);
+    let (flat, write) = (how & FLAT != 0, how & WRITE != 0);
     let ok = highest
         .checked_add(4 * CHUNK as u64)
         .and_then(|end| crate::ops::vmem::span_window(mem, lowest, end, write, flat));
@@ -95,30 +95,41 @@ pub unsafe extern "C" fn store_lanes(
     shape: u32,
     data: *const [u32; MAX_LANES],
 ) -> u32 {
-    let (lanes, flat) = ((shape & 0xff) as usize, shape >> 16 & 1 != 0);
+    let flat = shape >> 16 & 1 != 0;
     // SAFETY: as the caller promises (rows of the wave's register file).
-    let (mem, low, high, data) = unsafe { (&*mem, &*low, high.as_ref(), &*data) };
+    let (mem, data) = unsafe { (&*mem, &*data) };
     let mut addrs = [0u64; MAX_LANES];
-    lane_addresses(low, high, add, &mut addrs[..lanes]);
-    let lanes = Lanes::new(&addrs[..lanes], exec);
+    // SAFETY: as the caller promises.
+    let lanes = unsafe { wave_lanes(low, high, add, exec, shape, &mut addrs) };
     let stored = lanes.bounds().is_none()
         || crate::ops::vmem::lanes_window(mem, &lanes, 4, true, flat)
             .is_some_and(|win| win.scatter_dwords(&lanes, std::slice::from_ref(data)));
     stored as u32
 }
 
-/// Each lane's address: its `low` word, `high`'s word above it unless
-/// there is none, plus `add`.
-fn lane_addresses(
-    low: &[u32; MAX_LANES],
-    high: Option<&[u32; MAX_LANES]>,
+/// The active lanes of a whole-wave access and their addresses, written
+/// to `addrs`: lane `l`'s is its `low` word, `high`'s word above it when
+/// `high` is not null, plus `add`; `shape`'s bits 0-7 are the lane count.
+///
+/// # Safety
+/// `low`, and `high` unless null, point to VGPR rows nothing writes
+/// during the call.
+unsafe fn wave_lanes<'a>(
+    low: *const [u32; MAX_LANES],
+    high: *const [u32; MAX_LANES],
     add: u64,
-    addrs: &mut [u64],
-) {
+    exec: u64,
+    shape: u32,
+    addrs: &'a mut [u64; MAX_LANES],
+) -> Lanes<'a> {
+    // SAFETY: as the caller promises.
+    let (low, high) = unsafe { (&*low, high.as_ref()) };
+    let addrs = &mut addrs[..(shape & 0xff) as usize];
     for (l, a) in addrs.iter_mut().enumerate() {
         let upper = high.map_or(0, |h| (h[l] as u64) << 32);
         *a = (low[l] as u64 | upper).wrapping_add(add);
     }
+    Lanes::new(addrs, exec)
 }
 
 /// The signature of [`load_rows`] as the block calls it.
@@ -159,23 +170,20 @@ pub unsafe extern "C" fn load_rows(
     table: *mut *const u32,
     rows: *mut [u32; MAX_LANES],
 ) -> u32 {
-    let lanes = (shape & 0xff) as usize;
+    let chunks = (shape & 0xff) as usize / CHUNK;
     let (dwords, flat) = ((shape >> 8 & 0xff) as usize, shape >> 16 & 1 != 0);
-    let chunks = lanes / CHUNK;
-    // SAFETY: as the caller promises (the wave's register file, and the
-    // block's own stack slots, sized for the chunks and the dwords).
-    let (mem, low, high, table, rows) = unsafe {
+    // SAFETY: as the caller promises (the block's own stack slots, sized
+    // for the chunks and the dwords).
+    let (mem, table, rows) = unsafe {
         (
             &*mem,
-            &*low,
-            high.as_ref(),
             std::slice::from_raw_parts_mut(table, chunks),
             std::slice::from_raw_parts_mut(rows, dwords),
         )
     };
     let mut addrs = [0u64; MAX_LANES];
-    lane_addresses(low, high, add, &mut addrs[..lanes]);
-    let lanes = Lanes::new(&addrs[..lanes], exec);
+    // SAFETY: as the caller promises (rows of the wave's register file).
+    let lanes = unsafe { wave_lanes(low, high, add, exec, shape, &mut addrs) };
     let loaded = lanes.bounds().is_none()
         || crate::ops::vmem::lanes_window(mem, &lanes, 4 * dwords as u64, false, flat)
             .is_some_and(|win| win.gather_dwords(&lanes, rows));

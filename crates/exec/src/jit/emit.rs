@@ -244,7 +244,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             lds_limits: HashMap::new(),
             lds_windows: HashMap::new(),
             lds_discard: None,
-            scalar_spans: ScalarSpans::default(),
+            scalar_spans: ScalarSpans::new(),
             wave64,
             // The register file is ours for the call; `[u32; 64]` rows are
             // only 4-byte aligned, so no alignment is claimed.
@@ -415,16 +415,9 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let soffset = self.b.ins().uextend(I64, soffset);
         let addr = self.b.ins().iadd(addr, soffset);
         let addr = self.b.ins().band_imm_u(addr, !3);
-        let spans = &mut self.scalar_spans;
-        let span = match spans.loads.get(&(inst as *const Inst)) {
-            Some(base) => spans.by_base.get_mut(base),
-            None => None,
-        };
-        let check = match span {
-            Some((_, _, true)) => None,
-            Some((lo, hi, checked)) => {
-                *checked = true;
-                let (lo, hi) = (*lo, *hi);
+        let check = match self.scalar_spans.get(&(inst as *const Inst)) {
+            Some(None) => None,
+            Some(&Some((lo, hi))) => {
                 let start = self.b.ins().iadd_imm_s(base_addr, lo);
                 let start = self.b.ins().band_imm_u(start, !3);
                 let end = self.b.ins().iadd_imm_s(base_addr, hi);
@@ -479,18 +472,8 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let (general, done) = (self.b.create_block(), self.b.create_block());
         self.b.append_block_param(done, I32);
         if dwords == 1 {
-            let (rows, lowest, highest) = self.consecutive_rows(low, high, add, table_at);
-            let full = u64::MAX >> (64 - lanes);
-            let full = self.b.ins().icmp_imm_s(IntCC::Equal, exec, full as i64);
-            let quick = self.b.ins().band(rows, full);
-            let check = self.b.create_block();
-            self.b.ins().brif(quick, check, &[], general, &[]);
-            self.b.switch_to_block(check);
-            self.b.seal_block(check);
-            let how = self.b.ins().iconst(I32, flat as i64);
-            let helper = access::rows_ok as access::RowsOk as usize;
-            let args = [self.mem, lowest, highest, how];
-            let ok = self.call(helper, &[I64, I64, I64, I32], &args);
+            let flat = if flat { access::FLAT } else { 0 };
+            let ok = self.rows_in_place([low, add, exec, table_at], high, flat, general);
             self.b
                 .ins()
                 .brif(ok, done, &[BlockArg::Value(ok)], general, &[]);
@@ -568,27 +551,14 @@ impl<'a, 'b> Emitter<'a, 'b> {
             .iadd_imm_s(self.vgpr, (data as i32 * VGPR_BYTES) as i64);
         let table = self.stack_slot(8 * (lanes / CHUNK_LANES) as u32);
         let table_at = self.b.ins().stack_addr(I64, table, 0);
-        let (rows, lowest, highest) = self.consecutive_rows(low, high, add, table_at);
-        let full = u64::MAX >> (64 - lanes);
-        let full = self.b.ins().icmp_imm_s(IntCC::Equal, exec, full as i64);
-        let quick = self.b.ins().band(rows, full);
-        let (check, whole, lanewise, left, done) = (
-            self.b.create_block(),
+        let (whole, lanewise, left, done) = (
             self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
         );
-        self.b.ins().brif(quick, check, &[], lanewise, &[]);
-        self.b.switch_to_block(check);
-        self.b.seal_block(check);
-        let how = self.b.ins().iconst(I32, access::WRITE | flat as i64);
-        let helper = access::rows_ok as access::RowsOk as usize;
-        let ok = self.call(
-            helper,
-            &[I64, I64, I64, I32],
-            &[self.mem, lowest, highest, how],
-        );
+        let how = access::WRITE | if flat { access::FLAT } else { 0 };
+        let ok = self.rows_in_place([low, add, exec, table_at], high, how, lanewise);
         self.b.ins().brif(ok, whole, &[], lanewise, &[]);
         self.b.switch_to_block(whole);
         self.b.seal_block(whole);
@@ -617,6 +587,36 @@ impl<'a, 'b> Emitter<'a, 'b> {
         self.b.seal_block(done);
     }
 
+    /// Whether a whole-wave dword access (lane addresses as
+    /// `lane_addresses` gives them: `low`, `add`, `exec`, and `high`) is
+    /// rows the block may access in place: every lane on, each chunk's
+    /// lanes consecutive (`consecutive_rows`, which writes each chunk's
+    /// first address to the table at `table`), and the range from the
+    /// lowest chunk to the highest allowed by `access::rows_ok` (`how`:
+    /// its flags). Branches to `otherwise` where the lanes are not rows;
+    /// returns, in the block that asked `rows_ok`, its I32 answer.
+    fn rows_in_place(
+        &mut self,
+        [low, add, exec, table]: [Value; 4],
+        high: Option<Value>,
+        how: u32,
+        otherwise: cranelift_codegen::ir::Block,
+    ) -> Value {
+        let lanes = if self.wave64 { 64 } else { 32 };
+        let (rows, lowest, highest) = self.consecutive_rows(low, high, add, table);
+        let full = u64::MAX >> (64 - lanes);
+        let full = self.b.ins().icmp_imm_s(IntCC::Equal, exec, full as i64);
+        let quick = self.b.ins().band(rows, full);
+        let check = self.b.create_block();
+        self.b.ins().brif(quick, check, &[], otherwise, &[]);
+        self.b.switch_to_block(check);
+        self.b.seal_block(check);
+        let how = self.b.ins().iconst(I32, how as i64);
+        let helper = access::rows_ok as access::RowsOk as usize;
+        let args = [self.mem, lowest, highest, how];
+        self.call(helper, &[I64, I64, I64, I32], &args)
+    }
+
     /// Whether each chunk's lanes address consecutive, 4-aligned dwords
     /// (an I8 flag), having written each chunk's first address (lane `l`'s
     /// is its `low` word, `high`'s word above it, plus `add`) to `table`;
@@ -639,8 +639,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             self.b.ins().iconst(I64, -1),
             self.b.ins().iconst(I64, 0),
         ];
-        let unroll = std::mem::replace(&mut self.unroll, false);
-        let out = self.chunk_loop(&init, |e, at, carried| {
+        let out = self.chunk_loop_as(false, &init, |e, at, carried| {
             let &[odd, bits, lowest, highest] = carried else {
                 unreachable!("four values carried")
             };
@@ -679,7 +678,6 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 e.b.ins().umax(highest, start),
             ]
         });
-        self.unroll = unroll;
         let odd = self.b.ins().vany_true(out[0]);
         let misaligned = self.b.ins().band_imm_u(out[1], 3);
         let misaligned = self.b.ins().icmp_imm_s(IntCC::NotEqual, misaligned, 0);
@@ -1308,10 +1306,21 @@ impl<'a, 'b> Emitter<'a, 'b> {
     fn chunk_loop(
         &mut self,
         init: &[Value],
+        body: impl FnMut(&mut Self, At, &[Value]) -> Vec<Value>,
+    ) -> Vec<Value> {
+        self.chunk_loop_as(self.unroll, init, body)
+    }
+
+    /// [`Emitter::chunk_loop`], unrolled or not as `unroll` says rather
+    /// than as the block's size does.
+    fn chunk_loop_as(
+        &mut self,
+        unroll: bool,
+        init: &[Value],
         mut body: impl FnMut(&mut Self, At, &[Value]) -> Vec<Value>,
     ) -> Vec<Value> {
         let chunks = if self.wave64 { 64 } else { 32 } / CHUNK_LANES;
-        if self.unroll {
+        if unroll {
             let mut carried = init.to_vec();
             for chunk in 0..chunks {
                 let at = At {
@@ -2193,15 +2202,10 @@ fn final_mask_writers(groups: &[Group]) -> BTreeMap<u8, usize> {
     last
 }
 
-/// Scalar loads checked together (`scalar_spans`).
-#[derive(Default)]
-struct ScalarSpans {
-    /// The loads that share their base's check, and that base.
-    loads: HashMap<*const Inst, u8>,
-    /// By base: the lowest and highest byte offset read, and whether the
-    /// span has been checked yet (at the first of its loads).
-    by_base: HashMap<u8, (i64, i64, bool)>,
-}
+/// The scalar loads that share their base's range check (`scalar_spans`):
+/// for the first of each base, the span from the base to check there;
+/// for the others, `None` (that check covers them).
+type ScalarSpans = HashMap<*const Inst, Option<(i64, i64)>>;
 
 /// What a scalar load adds to its base, when that is a constant (the
 /// offset plus a constant or absent SOFFSET).
@@ -2219,7 +2223,8 @@ fn scalar_offset(inst: &Inst) -> Option<i64> {
 /// pair. For each such load, its base; for each base, the bytes from it
 /// that those loads read, lowest to highest (one range holding all).
 fn scalar_spans(plan: &Plan) -> ScalarSpans {
-    let mut spans = ScalarSpans::default();
+    let mut by_base: HashMap<u8, (i64, i64)> = HashMap::new();
+    let mut shared = Vec::new();
     let mut written = BTreeSet::new();
     let mark = |written: &mut BTreeSet<u8>, inst: &Inst, count: u8| {
         for op in &inst.dst {
@@ -2240,9 +2245,9 @@ fn scalar_spans(plan: &Plan) -> ScalarSpans {
                 if let (Operand::Sgpr(base), Some(offset)) = (inst.src[0], scalar_offset(inst)) {
                     if !written.contains(&base) && !written.contains(&base.wrapping_add(1)) {
                         let end = offset + 4 * *dwords as i64;
-                        let span = spans.by_base.entry(base).or_insert((offset, end, false));
-                        (span.0, span.1) = (span.0.min(offset), span.1.max(end));
-                        spans.loads.insert(*inst as *const Inst, base);
+                        let span = by_base.entry(base).or_insert((offset, end));
+                        *span = (span.0.min(offset), span.1.max(end));
+                        shared.push((*inst as *const Inst, base));
                     }
                 }
                 mark(&mut written, inst, *dwords);
@@ -2250,5 +2255,8 @@ fn scalar_spans(plan: &Plan) -> ScalarSpans {
             Step::Hint | Step::LdsStore(..) | Step::Branch(..) | Step::GlobalStore(..) => {}
         }
     }
-    spans
+    shared
+        .into_iter()
+        .map(|(inst, base)| (inst, by_base.remove(&base)))
+        .collect()
 }

@@ -590,12 +590,7 @@ pub fn form_ok(inst: &Inst, class: Class) -> bool {
         }
         Class::GlobalStore { flat } => {
             // The address as for loads; the data one VGPR.
-            let addr_ok = match (inst.src[0], inst.src[2]) {
-                (Operand::Vgpr(r), Operand::None) => (r as usize) + 1 < NUM_VGPRS,
-                (Operand::Vgpr(_), base @ Operand::Sgpr(_)) => !flat && pair_src_ok(base),
-                _ => false,
-            };
-            addr_ok
+            global_address_ok(inst, flat)
                 && matches!(inst.src[1], Operand::Vgpr(_))
                 && inst.src[3] == Operand::None
                 && inst.dst == [Operand::None; 2]
@@ -603,13 +598,8 @@ pub fn form_ok(inst: &Inst, class: Class) -> bool {
         Class::GlobalLoad { dwords, flat } => {
             // A 64-bit address VGPR pair, or (global only) a 32-bit one
             // and an SGPR pair; the destination rows not wrapping.
-            let addr_ok = match (inst.src[0], inst.src[2]) {
-                (Operand::Vgpr(r), Operand::None) => (r as usize) + 1 < NUM_VGPRS,
-                (Operand::Vgpr(_), base @ Operand::Sgpr(_)) => !flat && pair_src_ok(base),
-                _ => false,
-            };
             let dst_ok = matches!(inst.dst[0], Operand::Vgpr(d) if d as usize + dwords as usize <= NUM_VGPRS);
-            addr_ok
+            global_address_ok(inst, flat)
                 && dst_ok
                 && inst.src[1] == Operand::None
                 && inst.src[3] == Operand::None
@@ -689,5 +679,15 @@ pub fn uniform_srcs(lane: Lane) -> &'static [usize] {
         Lane::ShlAdd | Lane::ShlOr => &[1],
         Lane::BfeU => &[1, 2],
         _ => &[],
+    }
+}
+
+/// A global or flat access's address: a 64-bit VGPR pair, or (global
+/// only) a 32-bit VGPR and an SGPR pair.
+fn global_address_ok(inst: &Inst, flat: bool) -> bool {
+    match (inst.src[0], inst.src[2]) {
+        (Operand::Vgpr(r), Operand::None) => (r as usize) + 1 < NUM_VGPRS,
+        (Operand::Vgpr(_), base @ Operand::Sgpr(_)) => !flat && pair_src_ok(base),
+        _ => false,
     }
 }

@@ -156,8 +156,8 @@ struct BlockMeta {
     lds: Option<usize>,
     /// Whether the block stores to LDS.
     writes_lds: bool,
-    /// Whether the block reads device memory.
-    reads_memory: bool,
+    /// Whether the block reads or writes device memory.
+    touches_memory: bool,
     /// Whether the block's last slot is a global store.
     closing_store: bool,
 }
@@ -172,7 +172,7 @@ impl BlockMeta {
             vgprs: plan.vgprs(),
             lds,
             writes_lds: plan.writes_lds,
-            reads_memory: plan.reads_memory,
+            touches_memory: plan.touches_memory,
             closing_store: matches!(plan.steps.last(), Some(plan::Step::GlobalStore(..))),
         }
     }
@@ -201,8 +201,8 @@ impl Block {
         let lds_ok = meta.lds.is_none_or(|least| env.lds.len() >= least);
         // The sanitizers see memory accesses only in the interpreter; with
         // the stale-dispatch check on, no wave-wide window is allowed.
-        let memory_ok = !meta.reads_memory || env.mem.stale_after().is_none();
-        let sees_memory = meta.lds.is_some() || meta.reads_memory;
+        let memory_ok = !meta.touches_memory || env.mem.stale_after().is_none();
+        let sees_memory = meta.lds.is_some() || meta.touches_memory;
         lds_ok && memory_ok && (!sees_memory || env.sanitizer.is_none())
     }
 
@@ -465,9 +465,8 @@ impl Snapshot {
 /// [`JitMode::Verify`]); returns what [`Block::run`] does (the slot to
 /// continue at and the slots retired), or `None` when the block left for
 /// the interpreter at a memory access (having changed nothing, which is
-/// checked too). A closing global store is made by both tiers, the
-/// interpreter's last; the tests compare device memory with the JIT on
-/// and off.
+/// checked too). A block closing with a global store is run interpreter
+/// first (`verify_store_once`), and the dwords it stores are compared too.
 pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<Option<(u32, u32)>, Trap> {
     let start = wave.pc;
     let rows = &block.meta.vgprs;
@@ -479,7 +478,7 @@ pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<Option<(u
     // signal), so a block that reads it is compared again from the same
     // state before a difference counts: a JIT error repeats, a race does
     // not keep landing between the two runs.
-    let attempts = if block.meta.reads_memory { 8 } else { 1 };
+    let attempts = if block.meta.touches_memory { 8 } else { 1 };
     let mut attempt = 1;
     loop {
         match verify_once(block, wave, env, &before, lds_before.as_deref())? {
@@ -519,15 +518,7 @@ fn verify_once(
     }
     let rows = &block.meta.vgprs;
     let Some((jit_next, retired)) = block.run(wave, env.lds, &env.mem) else {
-        let after = Snapshot::of(wave, rows);
-        let changed = after.diff(before, rows, wave.lanes).or_else(|| {
-            let lds = lds_before?;
-            (lds[..] != env.lds[..]).then(|| "LDS".to_string())
-        });
-        return Ok(match changed {
-            None => Ok(None),
-            Some(d) => Err(format!("the block left early but changed {d}")),
-        });
+        return Ok(left_unchanged(wave, env, before, rows, lds_before));
     };
     let jitted = Snapshot::of(wave, rows);
     before.restore(wave, rows);
@@ -538,20 +529,9 @@ fn verify_once(
     });
     interpret(wave, env, retired)?;
     let interpreted = Snapshot::of(wave, rows);
-    let lds_diff = || {
-        let jitted = lds_jitted.as_ref()?;
-        let at = jitted
-            .iter()
-            .zip(env.lds.iter())
-            .position(|(a, b)| a != b)?;
-        Some(format!(
-            "LDS byte {at:#x}: JIT {:#x}, interpreter {:#x}",
-            jitted[at], env.lds[at]
-        ))
-    };
     let diff = jitted
         .diff(&interpreted, rows, wave.lanes)
-        .or_else(lds_diff)
+        .or_else(|| lds_diff(lds_jitted.as_deref()?, env.lds))
         .or_else(|| {
             (jit_next != wave.pc)
                 .then(|| format!("next slot: JIT {jit_next}, interpreter {}", wave.pc))
@@ -560,6 +540,37 @@ fn verify_once(
         None => Ok(Some((wave.pc, retired))),
         Some(d) => Err(d),
     })
+}
+
+/// What verify reports for a block that left early: `None` (continue in
+/// the interpreter) when it changed no register and no LDS, else how it
+/// did.
+fn left_unchanged(
+    wave: &Wave,
+    env: &Env,
+    before: &Snapshot,
+    rows: &[u16],
+    lds_before: Option<&[u8]>,
+) -> Result<Option<(u32, u32)>, String> {
+    let changed = Snapshot::of(wave, rows)
+        .diff(before, rows, wave.lanes)
+        .or_else(|| {
+            let lds = lds_before?;
+            (lds[..] != env.lds[..]).then(|| "LDS".to_string())
+        });
+    match changed {
+        None => Ok(None),
+        Some(d) => Err(format!("the block left early but changed {d}")),
+    }
+}
+
+/// The first LDS byte where the JIT's and the interpreter's LDS differ.
+fn lds_diff(jitted: &[u8], interpreted: &[u8]) -> Option<String> {
+    let at = jitted.iter().zip(interpreted).position(|(a, b)| a != b)?;
+    Some(format!(
+        "LDS byte {at:#x}: JIT {:#x}, interpreter {:#x}",
+        jitted[at], interpreted[at]
+    ))
 }
 
 /// Runs `slots` slots of the wave in the interpreter.
@@ -611,19 +622,20 @@ fn verify_store_once(
         env.lds.copy_from_slice(old);
         new
     });
-    for (&a, old) in addrs.iter().zip(&old) {
-        if let Some(v) = old {
-            let _ = env.mem.write(a, &v.to_le_bytes());
+    // Puts back what the store overwrote (an unreadable dword the store
+    // would have faulted on).
+    let put_back = |env: &Env| {
+        for (&a, old) in addrs.iter().zip(&old) {
+            if let Some(v) = old {
+                let _ = env.mem.write(a, &v.to_le_bytes());
+            }
         }
-    }
+    };
+    put_back(env);
     before.restore(wave, rows);
     wave.pc = start;
     let Some((jit_next, retired)) = block.run(wave, env.lds, &env.mem) else {
-        let changed = Snapshot::of(wave, rows).diff(before, rows, wave.lanes);
-        return Ok(match changed {
-            None => Ok(None),
-            Some(d) => Err(format!("the block left early but changed {d}")),
-        });
+        return Ok(left_unchanged(wave, env, before, rows, lds_before));
     };
     let (expect_next, expect) = if retired == len {
         (interpreted_next, &stored)
@@ -640,20 +652,21 @@ fn verify_store_once(
                 read(env, a)
             )
         });
-    let lds = lds_interpreted
-        .filter(|l| l[..] != env.lds[..])
-        .map(|_| "LDS".to_string());
     let diff = Snapshot::of(wave, rows)
         .diff(&interpreted, rows, wave.lanes)
         .or(memory)
-        .or(lds)
+        .or_else(|| lds_diff(env.lds, lds_interpreted.as_deref()?))
         .or_else(|| {
             (jit_next != expect_next)
                 .then(|| format!("next slot: JIT {jit_next}, interpreter {expect_next}"))
         });
     Ok(match diff {
         None => Ok(Some((jit_next, retired))),
-        Some(d) => Err(d),
+        Some(d) => {
+            // A second attempt starts from the memory the first did.
+            put_back(env);
+            Err(d)
+        }
     })
 }
 

@@ -58,7 +58,7 @@ pub struct Plan<'p> {
     pub lds_reach: u64,
     /// Whether the block reads or writes device memory (scalar or global
     /// loads, a global store).
-    pub reads_memory: bool,
+    pub touches_memory: bool,
 }
 
 impl Plan<'_> {
@@ -140,7 +140,7 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
     let mut reads_lds = false;
     let mut writes_lds = false;
     let mut lds_reach = 0;
-    let mut reads_memory = false;
+    let mut touches_memory = false;
     // VGPRs the block's vector ops have written so far.
     let mut written = BTreeSet::new();
     let mut index = start;
@@ -154,7 +154,7 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
         };
         match step {
             Step::LdsStore(..) => writes_lds = true,
-            Step::ScalarLoad(..) | Step::GlobalStore(..) => reads_memory = true,
+            Step::ScalarLoad(..) | Step::GlobalStore(..) => touches_memory = true,
             Step::Vector(_) if writes_lds => break,
             _ => {}
         }
@@ -166,7 +166,7 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
                     lds_reach = lds_reach.max(shape.window_reach(inst).unwrap_or(0));
                 }
             }
-            reads_memory |= halves
+            touches_memory |= halves
                 .iter()
                 .any(|(_, c)| matches!(c, Class::GlobalLoad { .. }));
             written.extend(halves.iter().flat_map(|(inst, _)| dst_rows(inst)));
@@ -192,7 +192,7 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
         reads_lds,
         writes_lds,
         lds_reach,
-        reads_memory,
+        touches_memory,
     })
 }
 

@@ -164,7 +164,6 @@ impl Buffer {
     }
 }
 
-/// Resolves lane `l`'s address for an access of `bytes`.
 /// The device address of each active lane's access of the global or flat
 /// instruction `i`, in lane order (none for a flat lane in an aperture):
 /// what `jit::verify` saves and compares around a block's closing store.
@@ -179,6 +178,7 @@ pub(crate) fn global_addresses(w: &Wave, i: &Inst) -> Vec<u64> {
         .collect()
 }
 
+/// Resolves lane `l`'s address for an access of `bytes`.
 fn locate(w: &Wave, i: &Inst, format: Format, l: usize, bytes: u64) -> Loc {
     let offset = i.imm as i64 as u64;
     match format {
