@@ -13,6 +13,7 @@ use crate::arena::{Access, AllocSpec, Arena, MemError};
 use crate::checks::{Checks, Schedule, DEFAULT_TIMEOUT};
 use crate::dispatch::{DispatchStats, Outcome, Plan};
 use crate::fault::Fault;
+use crate::placement::{ComputeUnits, Topology};
 use crate::profile::InstructionProfile;
 use crate::program::Program;
 use crate::wave::{PRIVATE_APERTURE, SHARED_APERTURE};
@@ -46,6 +47,9 @@ pub struct DeviceConfig {
     /// Whether the JIT tier runs compiled blocks; `None` reads
     /// `SOFTGPU_JIT` ([`JitMode::from_env`]), else on.
     pub jit: Option<JitMode>,
+    /// The compute units workgroups are placed on and the hardware IDs
+    /// waves read (`crate::placement`).
+    pub topology: Topology,
 }
 
 /// Default wave instructions per dispatch before it counts as runaway:
@@ -70,6 +74,7 @@ impl Default for DeviceConfig {
             schedule: None,
             scratch_limit: None,
             jit: None,
+            topology: Topology::default(),
         }
     }
 }
@@ -144,6 +149,8 @@ pub enum LaunchRule {
     /// More work-items in a workgroup than the kernel allows, or not the
     /// size it requires.
     WorkgroupSize,
+    /// The dispatch's CU mask leaves no compute unit to run on.
+    ComputeUnits,
     /// More LDS (group segment) than a workgroup can have.
     GroupSegment,
     /// More scratch (private segment) per work-item than the hardware has.
@@ -237,6 +244,8 @@ pub struct Device {
     schedule: Mutex<Schedule>,
     jit: Mutex<JitMode>,
     scratch_limit: u64,
+    /// Every compute unit: where dispatches without a CU mask run.
+    units: ComputeUnits,
 }
 
 impl Device {
@@ -324,6 +333,7 @@ impl Device {
             timeout,
             schedule: Mutex::new(schedule),
             scratch_limit,
+            units: config.topology.all(),
         })
     }
 
@@ -572,6 +582,7 @@ impl Device {
             packet: memory.packet,
             queue: memory.queue,
             epoch: None,
+            compute_units: None,
         };
         let result = self.raw_as(program, kernel, &raw);
         memory.release(&self.arena);
@@ -618,6 +629,10 @@ impl Device {
             timeout: self.timeout,
             schedule: self.schedule(),
             jit: self.jit(),
+            units: raw
+                .compute_units
+                .clone()
+                .unwrap_or_else(|| self.units.clone()),
         };
         O::run(&plan).map_err(DispatchError::Fault)
     }
@@ -638,6 +653,14 @@ impl Device {
         )?;
         let lane_bytes = self.private_lane_bytes(kernel, raw.private_segment_bytes)?;
         self.check_kernarg_address(kernel, raw.kernarg)?;
+        if raw.compute_units.as_ref().is_some_and(|u| u.is_empty()) {
+            // A GPU would leave such a dispatch waiting forever.
+            return Err(bad_launch(
+                kernel,
+                LaunchRule::ComputeUnits,
+                "the queue's CU mask enables no compute unit, so no workgroup can start".into(),
+            ));
+        }
         Ok(lane_bytes)
     }
 
@@ -727,7 +750,7 @@ fn kernarg_bytes(kernel: &Kernel) -> u64 {
 }
 
 /// A dispatch whose memory a runtime has already laid out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RawDispatch {
     /// Work-items in each dimension.
     pub grid: [u32; 3],
@@ -747,6 +770,8 @@ pub struct RawDispatch {
     /// [`Arena::serial`] when the dispatch was queued (`None`: just now):
     /// accesses to memory reallocated since are refused as stale.
     pub epoch: Option<u32>,
+    /// The compute units it may run on (a queue's CU mask); `None`: all.
+    pub compute_units: Option<ComputeUnits>,
 }
 
 /// Places a code object's image in a new allocation, with relocations

@@ -73,6 +73,8 @@ pub struct Plan<'a> {
     pub schedule: Schedule,
     /// How compiled blocks run (`crate::jit`).
     pub jit: crate::jit::JitMode,
+    /// The compute units workgroups are placed on (not empty).
+    pub units: crate::placement::ComputeUnits,
 }
 
 impl Plan<'_> {
@@ -416,7 +418,8 @@ impl Worker {
         meter: &mut Meter,
     ) -> Result<(), Halt> {
         let plan = shared.plan;
-        let n_waves = self.setup_waves(plan, shared.start, group.id);
+        let unit = plan.units.hw_id(group.index);
+        let n_waves = self.setup_waves(plan, shared.start, group.id, unit);
         self.stats.waves += n_waves as u64;
         self.lds.clear();
         self.lds.resize(plan.lds_bytes, 0);
@@ -454,7 +457,9 @@ impl Worker {
     }
 
     /// Initialises the workgroup's waves as the AMDHSA ABI specifies.
-    fn setup_waves(&mut self, plan: &Plan, start: &Start, group: [u32; 3]) -> usize {
+    /// Sets up the waves of workgroup `group`, placed on the compute unit
+    /// whose `HW_ID1` is `unit`; returns how many there are.
+    fn setup_waves(&mut self, plan: &Plan, start: &Start, group: [u32; 3], unit: u32) -> usize {
         let lanes = plan.lanes();
         // Work-items of a partial workgroup at the grid's edge are absent.
         let dims: [u32; 3] =
@@ -470,6 +475,8 @@ impl Worker {
         for (id, (wave, (vgpr0, live))) in self.waves.iter_mut().zip(ids).enumerate() {
             wave.lanes = lanes;
             wave.id = id as u32;
+            // A CU's two SIMDs take its waves in turn.
+            wave.hw_id = unit | (id as u32 & 1) << crate::placement::SIMD_SHIFT;
             wave.pc = start.entry;
             wave.ended = false;
             wave.at_barrier = false;

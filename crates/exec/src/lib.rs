@@ -8,6 +8,7 @@
 //! - [`jit`]: the JIT tier, blocks of ALU code compiled to host SIMD code.
 //! - [`checks`]: the opt-in sanitizers, the watchdog and the schedule.
 //! - [`dispatch`]: the launch ABI, the wave scheduler and worker threads.
+//! - [`placement`]: the compute units workgroups are placed on (CU masks).
 //! - `pool`: the persistent helper threads dispatches run on.
 //! - [`profile`]: per-instruction execution counts of a profiled dispatch.
 //! - [`device`]: the public entry point.
@@ -27,6 +28,7 @@ pub mod gws;
 pub mod harness;
 pub mod jit;
 pub mod ops;
+pub mod placement;
 mod pool;
 pub mod profile;
 pub mod program;
@@ -44,5 +46,6 @@ pub use device::{
 };
 pub use dispatch::DispatchStats;
 pub use fault::{Fault, FaultKind, Site, Wait, WaveState};
+pub use placement::{ComputeUnits, Topology};
 pub use profile::{InstructionProfile, SlotCount, SlotEntry};
 pub use program::Program;

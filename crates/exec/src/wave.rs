@@ -95,6 +95,9 @@ pub struct Wave {
     pub live_lanes: u64,
     /// The wave's index within its workgroup.
     pub id: u32,
+    /// `HW_ID1` without WAVE_ID: the SIMD, WGP, array and engine it runs
+    /// on (`crate::placement`).
+    pub hw_id: u32,
     pub ended: bool,
     pub at_barrier: bool,
     /// This wave's private memory (see [`PrivateMemory`]).
@@ -115,6 +118,7 @@ impl Wave {
             hwreg: [0; 64],
             live_lanes: 0,
             id: 0,
+            hw_id: 0,
             ended: false,
             at_barrier: false,
             scratch: PrivateMemory::default(),

@@ -11,9 +11,6 @@
 //!   loads/stores in its instruction semantics), so the images extension is
 //!   not reported (`HSA_SYSTEM_INFO_EXTENSIONS`, extension queries) and
 //!   these return `HSA_STATUS_ERROR`.
-//! - **IPC signals** (`hsa_amd_ipc_signal_*`): a signal's value lives in
-//!   the runtime's own memory, not in memory another process can map
-//!   (IPC memory is shared: `vmem.rs`).
 //! - **SVM** (`hsa_amd_svm_*`): `HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED` is
 //!   false; kernels reach pool allocations and locked or registered host
 //!   memory, not arbitrary host pages.
@@ -51,13 +48,6 @@ fn no_images(function: &str) -> Error {
     unsupported(format!(
         "{function}: images are not supported (the executor has no image path; the images \
          extension is not reported)"
-    ))
-}
-
-/// Why IPC signals are refused.
-fn no_ipc(function: &str) -> Error {
-    unsupported(format!(
-        "{function}: signals cannot be shared between processes (IPC memory can: hsa_amd_ipc_memory_*)"
     ))
 }
 
@@ -427,28 +417,6 @@ pub unsafe extern "C" fn hsa_amd_image_get_info_max_dim(
         agent_ok(agent)?;
         non_null(value, "value")?;
         Err(no_images("hsa_amd_image_get_info_max_dim"))
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn hsa_amd_ipc_signal_create(signal: u64, handle: *mut c_void) -> Status {
-    guard("hsa_amd_ipc_signal_create", || {
-        runtime()?.signal(signal)?;
-        non_null(handle, "handle")?;
-        Err(no_ipc("hsa_amd_ipc_signal_create"))
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn hsa_amd_ipc_signal_attach(
-    handle: *const c_void,
-    signal: *mut u64,
-) -> Status {
-    guard("hsa_amd_ipc_signal_attach", || {
-        runtime()?;
-        non_null(handle, "handle")?;
-        non_null(signal, "signal")?;
-        Err(no_ipc("hsa_amd_ipc_signal_attach"))
     })
 }
 

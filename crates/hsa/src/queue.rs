@@ -14,13 +14,14 @@ use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
+use softgpu_runtime::cu_mask::Applied;
 use softgpu_runtime::error::invalid;
 use softgpu_runtime::queue::{FaultKind, PacketRule, Queue, QueueError, QueueSpec};
 use softgpu_runtime::{Error, Runtime};
 
 use crate::signal::CPointer;
 use crate::status::*;
-use crate::{guard, guard_value, put, runtime, unsupported};
+use crate::{guard, guard_status, guard_value, put, runtime, unsupported};
 
 symver!("queue");
 
@@ -81,6 +82,8 @@ fn packet_status(rule: PacketRule) -> Status {
         PacketRule::CodeObject => HSA_STATUS_ERROR_INVALID_CODE_OBJECT,
         PacketRule::PrivateSegment => HSA_STATUS_ERROR_OUT_OF_RESOURCES,
         PacketRule::Kernarg => HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION,
+        // No ROCr status: a GPU would never start such a dispatch.
+        PacketRule::ComputeUnits => HSA_STATUS_ERROR_OUT_OF_RESOURCES,
         PacketRule::Signal => HSA_STATUS_ERROR_INVALID_SIGNAL,
     }
 }
@@ -310,16 +313,20 @@ index_adds! {
     pub unsafe extern "C" fn hsa_queue_add_write_index_acq_rel(queue, value) => AcqRel;
 }
 
-/// Records a queue's CU mask (`num_cu_mask_count` bits, a multiple of 32; 0
-/// enables every CU). Every emulated CU is alike, so the mask changes
-/// nothing but what `hsa_amd_queue_cu_get_mask` returns.
+/// Sets a queue's CU mask (`num_cu_mask_count` bits, a multiple of 32; 0
+/// enables every unit again), as ROCr's `AqlQueue::SetCUMasking`
+/// (`amd_aql_queue.cpp`) does: held to the agent's units and to the
+/// process-wide `HSA_CU_MASK` (then `HSA_STATUS_CU_MASK_REDUCED`),
+/// refused when it enables one CU of a WGP's pair. Later dispatches of
+/// the queue run their workgroups on the units left on, as kernels see
+/// through `HW_REG_HW_ID1`; a mask of no unit makes each dispatch fail.
 #[no_mangle]
 pub unsafe extern "C" fn hsa_amd_queue_cu_set_mask(
     queue: *const c_void,
     num_cu_mask_count: u32,
     cu_mask: *const u32,
 ) -> Status {
-    guard("hsa_amd_queue_cu_set_mask", || {
+    guard_status("hsa_amd_queue_cu_set_mask", || {
         let q = queue_at(&*runtime()?, queue)?;
         if !num_cu_mask_count.is_multiple_of(32) {
             return Err(invalid(format!(
@@ -327,22 +334,25 @@ pub unsafe extern "C" fn hsa_amd_queue_cu_set_mask(
             )));
         }
         let words = (num_cu_mask_count / 32) as usize;
-        let mask = if words == 0 {
-            Vec::new()
+        let requested = if words == 0 {
+            None
         } else {
             crate::non_null(cu_mask, "cu_mask")?;
             // SAFETY: non-null (checked) and the C caller's array of
             // `num_cu_mask_count` bits, `words` uint32_t (crate docs,
             // "Inputs").
-            unsafe { std::slice::from_raw_parts(cu_mask, words) }.to_vec()
+            Some(unsafe { std::slice::from_raw_parts(cu_mask, words) }.to_vec())
         };
-        *q.cu_mask.lock().unwrap_or_else(|e| e.into_inner()) = mask;
-        Ok(())
+        Ok(match q.set_cu_mask(requested.as_deref())? {
+            Applied::Exactly => HSA_STATUS_SUCCESS,
+            Applied::Reduced => HSA_STATUS_CU_MASK_REDUCED,
+        })
     })
 }
 
-/// Writes the first `num_cu_mask_count` bits of the queue's CU mask: the
-/// recorded mask limited to the agent's CUs (all of them if none was set).
+/// Writes the first `num_cu_mask_count` bits of the queue's CU mask (every
+/// unit until one is set; bits past the agent's units 0), as ROCr's
+/// `AqlQueue::GetCUMasking`.
 #[no_mangle]
 pub unsafe extern "C" fn hsa_amd_queue_cu_get_mask(
     queue: *const c_void,
@@ -357,22 +367,13 @@ pub unsafe extern "C" fn hsa_amd_queue_cu_get_mask(
             )));
         }
         crate::non_null(cu_mask, "cu_mask")?;
-        let cus = q.agent.profile.compute_units;
-        let recorded = q.cu_mask.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        for w in 0..num_cu_mask_count / 32 {
-            let present = match cus.saturating_sub(w * 32) {
-                n if n >= 32 => u32::MAX,
-                n => (1u32 << n) - 1,
-            };
-            let set = if recorded.is_empty() {
-                u32::MAX
-            } else {
-                recorded.get(w as usize).copied().unwrap_or(0)
-            };
+        let mask = q.cu_mask();
+        for w in 0..num_cu_mask_count as usize / 32 {
+            let word = mask.get(w).copied().unwrap_or(0);
             // SAFETY: non-null (checked) and the C caller's output array of
             // `num_cu_mask_count` bits, so word `w` lies inside it (crate
             // docs, "Outputs").
-            unsafe { cu_mask.add(w as usize).write_unaligned(set & present) };
+            unsafe { cu_mask.add(w).write_unaligned(word) };
         }
         Ok(())
     })

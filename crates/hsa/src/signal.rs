@@ -22,7 +22,7 @@ use softgpu_runtime::handle::Handles;
 use softgpu_runtime::signal::{wait_any, Condition, Order, Signal, WaitHint};
 use softgpu_runtime::{Error, Runtime};
 
-use crate::{guard, guard_value, non_null, put, runtime, unsupported, Status};
+use crate::{guard, guard_value, non_null, put, runtime, Status};
 
 symver!("signal");
 
@@ -112,12 +112,17 @@ unsafe fn create(
     count: u32,
     consumers: *const u64,
     out: *mut u64,
+    interprocess: bool,
 ) -> Result<(), Error> {
     let rt = runtime()?;
     non_null(out, "signal")?;
     // SAFETY: `consumers` as this function's contract says.
     unsafe { check_consumers(&rt, count, consumers)? };
-    let handle = rt.signals.insert(Arc::new(Signal::new(initial)));
+    let handle = if interprocess {
+        rt.create_ipc_signal(initial)?
+    } else {
+        rt.signals.insert(Arc::new(Signal::new(initial)))
+    };
     // SAFETY: `out` as this function's contract says.
     unsafe { put(out, handle) }
 }
@@ -132,7 +137,7 @@ pub unsafe extern "C" fn hsa_signal_create(
     // SAFETY: the C caller's `consumers` array and `signal` output meet
     // `create`'s contract (crate docs, "Inputs", "Outputs").
     guard("hsa_signal_create", || unsafe {
-        create(initial_value, num_consumers, consumers, signal)
+        create(initial_value, num_consumers, consumers, signal, false)
     })
 }
 
@@ -146,11 +151,6 @@ pub unsafe extern "C" fn hsa_amd_signal_create(
 ) -> Status {
     guard("hsa_amd_signal_create", || {
         runtime()?;
-        if attributes & AMD_IPC != 0 {
-            return Err(unsupported(
-                "hsa_amd_signal_create with HSA_AMD_SIGNAL_IPC (interprocess signals)",
-            ));
-        }
         if attributes & !(AMD_GPU_ONLY | AMD_IPC) != 0 {
             return Err(invalid(format!(
                 "unknown signal attributes {attributes:#x}"
@@ -158,7 +158,52 @@ pub unsafe extern "C" fn hsa_amd_signal_create(
         }
         // SAFETY: the C caller's `consumers` array and `signal` output meet
         // `create`'s contract (crate docs, "Inputs", "Outputs").
-        unsafe { create(initial_value, num_consumers, consumers, signal) }
+        unsafe {
+            create(
+                initial_value,
+                num_consumers,
+                consumers,
+                signal,
+                attributes & AMD_IPC != 0,
+            )
+        }
+    })
+}
+
+/// The handle another process attaches to share an IPC signal (one made
+/// with `HSA_AMD_SIGNAL_IPC`; any other is an invalid argument, as in
+/// ROCr's `IPCSignal::CreateHandle`): an `hsa_amd_ipc_signal_t`, eight
+/// 32-bit words.
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_ipc_signal_create(signal: u64, handle: *mut c_void) -> Status {
+    guard("hsa_amd_ipc_signal_create", || {
+        let rt = runtime()?;
+        non_null(handle, "handle")?;
+        let words = rt.ipc_signal_handle(signal)?;
+        // SAFETY: the C caller's output for an hsa_amd_ipc_signal_t (crate
+        // docs, "Outputs"), eight 32-bit words.
+        unsafe { put(handle.cast::<[u32; 8]>(), words) }
+    })
+}
+
+/// A signal of this process over the IPC signal `handle` names (made here
+/// or in another process); changes on either side are seen on both.
+#[no_mangle]
+pub unsafe extern "C" fn hsa_amd_ipc_signal_attach(
+    handle: *const c_void,
+    signal: *mut u64,
+) -> Status {
+    guard("hsa_amd_ipc_signal_attach", || {
+        let rt = runtime()?;
+        non_null(handle, "handle")?;
+        non_null(signal, "signal")?;
+        // SAFETY: non-null (checked), the C caller's hsa_amd_ipc_signal_t
+        // (crate docs, "Inputs"), eight 32-bit words.
+        let words = unsafe { handle.cast::<[u32; 8]>().read_unaligned() };
+        let attached = rt.attach_ipc_signal(&words)?;
+        // SAFETY: non-null (checked), the C caller's output (crate docs,
+        // "Outputs").
+        unsafe { put(signal, attached) }
     })
 }
 

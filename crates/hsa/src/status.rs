@@ -51,6 +51,9 @@ pub const HSA_STATUS_ERROR_INVALID_MEMORY_POOL: Status = 40;
 pub const HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: Status = 41;
 pub const HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION: Status = 42;
 pub const HSA_STATUS_ERROR_MEMORY_FAULT: Status = 43;
+/// A success: the CU mask was set, without units the process-wide mask
+/// disables.
+pub const HSA_STATUS_CU_MASK_REDUCED: Status = 44;
 
 /// The status a runtime error is reported as.
 pub fn status_of(e: &Error) -> Status {
@@ -127,6 +130,7 @@ pub fn describe(status: Status) -> Option<&'static std::ffi::CStr> {
         HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION => c"HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access memory beyond the largest legal address.",
         HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION => c"HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION: The agent executed an invalid instruction.",
         HSA_STATUS_ERROR_MEMORY_FAULT => c"HSA_STATUS_ERROR_MEMORY_FAULT: The agent attempted to access an inaccessible address.",
+        HSA_STATUS_CU_MASK_REDUCED => c"HSA_STATUS_CU_MASK_REDUCED: The CU mask was set, without compute units disabled for the process.",
         _ => return None,
     })
 }

@@ -37,6 +37,13 @@ kernel void __attribute__((reqd_work_group_size(32, 1, 1))) count(global uint* n
     atomic_inc(n);
 }
 
+// The compute unit a work-item runs on: HW_REG_HW_ID1 (23) bits 9-18
+// (the CU within its WGP, the WGP, array and engine), as rocrtst's
+// cu_mask_kernels.cl reads it.
+kernel void hw_id(global uint* out) {
+    out[get_global_id(0)] = __builtin_amdgcn_s_getreg((9 << 11) | (9 << 6) | 23);
+}
+
 kernel void spin(global volatile uint* flag) {
     while (flag[0] == 0) {}
     flag[get_global_id(0)] = 2;
@@ -205,4 +212,15 @@ fn a_workgroup_beyond_the_kernels_compiled_maximum_runs_as_on_a_gpu() {
 #[test]
 fn packets_without_the_barrier_bit_run_beside_each_other() {
     scenario("concurrent", &[("SOFTGPU_TIMEOUT", "20")]);
+}
+
+#[test]
+fn cu_masks_place_workgroups_on_the_units_left_on() {
+    scenario("cumask", &[]);
+    // HSA_CU_MASK limits every queue of the first GPU to units 0-7
+    // (ROCr's syntax); HSA_CU_MASK_SKIP_INIT leaves new queues whole.
+    scenario("cumask_env8", &[("HSA_CU_MASK", "0: 0-3, 4-7")]);
+    scenario("cumask_env8", &[("HSA_CU_MASK", "0:0xff; 1:0x3")]);
+    let skip = [("HSA_CU_MASK", "0:0-7"), ("HSA_CU_MASK_SKIP_INIT", "1")];
+    scenario("cumask_env8_skip", &skip);
 }

@@ -23,8 +23,7 @@ fn every_operation_in_every_order() {
 
 #[test]
 fn creation_checks_consumers_and_attributes() {
-    let stderr = scenario("create");
-    assert!(stderr.contains("HSA_AMD_SIGNAL_IPC"), "stderr:\n{stderr}");
+    scenario("create");
 }
 
 #[test]

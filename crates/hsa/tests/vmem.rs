@@ -74,3 +74,9 @@ fn ipc_memory_is_shared_with_a_second_process() {
     let stderr = scenario("ipc");
     assert!(!stderr.contains("panic"), "{stderr}");
 }
+
+#[test]
+fn ipc_signals_are_shared_with_a_second_process() {
+    let stderr = scenario("ipc_signal");
+    assert!(!stderr.contains("panic"), "{stderr}");
+}

@@ -220,6 +220,7 @@ fn huge_private_segment_is_refused_before_allocating() {
         packet: memory.addr(),
         queue: memory.addr(),
         epoch: None,
+        compute_units: None,
     };
     let text = bad_launch(gpu.dev.dispatch_raw(&small, kernel, &raw), "packet");
     assert!(text.contains("dispatch 4294967295"), "{text}");
@@ -296,6 +297,7 @@ fn kernarg_segment_is_checked() {
         packet: memory.addr(),
         queue: memory.addr(),
         epoch: None,
+        compute_units: None,
     };
     let text = bad_launch(gpu.dev.dispatch_raw(&prog, kernel, &raw), "null kernarg");
     assert!(text.contains("kernarg address is null"), "{text}");

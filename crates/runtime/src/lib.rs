@@ -13,18 +13,22 @@
 //! - [`memory`]: allocation, copies, fills, host registration, pointer info.
 //! - [`signal`]: HSA signals and async signal handlers.
 //! - [`queue`]: AQL queues and their packet processors.
+//! - [`cu_mask`]: CU masks (per queue and `HSA_CU_MASK`), as ROCr applies them.
 //! - [`executable`]: code object readers, executables and symbols.
 //! - [`printf`]: device printf formatting, output sinks, buffered printf.
 //! - [`hostcall`]: the hostcall buffer and listener (HIP's default printf).
 //! - [`trace`]: the JSON-lines event trace and dispatch capture.
 //! - [`vmem`]: virtual memory: reservations, memory handles, mappings.
+//! - [`ipc_signal`]: signals shared between processes.
 
 pub mod agent;
 pub mod capture;
+pub mod cu_mask;
 pub mod error;
 pub mod executable;
 pub mod handle;
 pub mod hostcall;
+pub mod ipc_signal;
 pub mod memory;
 pub mod printf;
 pub mod profile;

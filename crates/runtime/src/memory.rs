@@ -116,6 +116,11 @@ impl Runtime {
 
     /// Frees an allocation made by [`Runtime::allocate`].
     pub fn free(&self, addr: u64) -> Result<()> {
+        if self.ipc_signals.holds(addr) {
+            return Err(Error::InvalidAllocation(format!(
+                "{addr:#x} holds an IPC signal's value: destroy the signal instead"
+            )));
+        }
         self.free_by(addr, "hsa_amd_memory_pool_free")
     }
 

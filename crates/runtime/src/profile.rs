@@ -116,6 +116,15 @@ impl Profile {
         Profile::from_json(&text)
     }
 
+    /// The compute-unit layout workgroups are placed on.
+    pub fn topology(&self) -> softgpu_exec::Topology {
+        softgpu_exec::Topology {
+            compute_units: self.compute_units,
+            shader_engines: self.shader_engines,
+            arrays_per_engine: self.shader_arrays_per_engine,
+        }
+    }
+
     /// The profile `SOFTGPU_PROFILE` selects (default gfx1151).
     pub fn from_env() -> Result<Profile> {
         match std::env::var("SOFTGPU_PROFILE") {

@@ -16,11 +16,12 @@ use std::time::Duration;
 use serde_json::json;
 /// What a kernel fault reported through [`QueueError::KernelFault`] was.
 pub use softgpu_exec::FaultKind;
-use softgpu_exec::{DispatchError, RawDispatch};
+use softgpu_exec::{ComputeUnits, DispatchError, RawDispatch};
 
 use softgpu_exec::arena::{Access, AllocSpec};
 
 use crate::agent::Agent;
+use crate::cu_mask::{Applied, Mask};
 use crate::error::{Error, Result};
 use crate::executable::KernelRef;
 use crate::runtime::Runtime;
@@ -67,6 +68,8 @@ pub enum PacketRule {
     PrivateSegment,
     /// The kernarg segment is missing, short or not readable.
     Kernarg,
+    /// The queue's CU mask leaves no compute unit to run on.
+    ComputeUnits,
     /// A completion or dependency signal handle is not a live signal.
     Signal,
 }
@@ -80,6 +83,7 @@ impl From<softgpu_exec::LaunchRule> for PacketRule {
             L::GroupSegment => PacketRule::GroupSegment,
             L::PrivateSegment => PacketRule::PrivateSegment,
             L::Kernarg => PacketRule::Kernarg,
+            L::ComputeUnits => PacketRule::ComputeUnits,
         }
     }
 }
@@ -135,9 +139,11 @@ pub struct Queue {
     pub doorbell_handle: u64,
     pub read_index: AtomicU64,
     pub write_index: AtomicU64,
-    /// Compute-unit mask set by `hsa_amd_queue_cu_set_mask` (recorded; all
-    /// units are emulated alike).
-    pub cu_mask: Mutex<Vec<u32>>,
+    /// The compute units the queue's dispatches run on: its CU mask and
+    /// the executor's placement of it.
+    cu_mask: Mutex<(Mask, ComputeUnits)>,
+    /// The process-wide mask of its agent (`HSA_CU_MASK`; empty: none).
+    global_cu_mask: Mask,
     /// Priority set by `hsa_amd_queue_set_priority` (recorded).
     pub priority: AtomicU64,
     running: AtomicBool,
@@ -206,6 +212,12 @@ impl Runtime {
             let invalid = (packet_type::INVALID as u16).to_le_bytes();
             self.arena.write(ring + k * PACKET_BYTES, &invalid)?;
         }
+        let topology = agent.profile.topology();
+        let global_cu_mask = self
+            .cu_masks
+            .get(&(agent.index as u32 - 1))
+            .cloned()
+            .unwrap_or_default();
         let doorbell = Arc::new(Signal::new(-1));
         let doorbell_handle = self.signals.insert(doorbell.clone());
         let id = QUEUE_IDS.fetch_add(1, Ordering::Relaxed);
@@ -227,7 +239,8 @@ impl Runtime {
             doorbell_handle,
             read_index: AtomicU64::new(0),
             write_index: AtomicU64::new(0),
-            cu_mask: Mutex::new(Vec::new()),
+            cu_mask: Mutex::new((Vec::new(), topology.all())),
+            global_cu_mask,
             priority: AtomicU64::new(0),
             running: AtomicBool::new(true),
             failed: Mutex::new(None),
@@ -235,6 +248,21 @@ impl Runtime {
             thread: Mutex::new(None),
             submitted: Mutex::new(VecDeque::new()),
         });
+        // As ROCr's queue constructor: the process-wide mask applies from
+        // the start, unless HSA_CU_MASK_SKIP_INIT says not yet. It cannot
+        // fail: parsing refused masks that enable nothing, and a mask
+        // splitting a WGP's pair applies all the same (ROCr's constructor
+        // ignores the status too), so it is set without the pair rule.
+        if !self.cu_mask_skip_init && !queue.global_cu_mask.is_empty() {
+            queue.put_cu_mask(
+                crate::cu_mask::apply_unchecked(
+                    None,
+                    &queue.global_cu_mask,
+                    topology.compute_units,
+                )
+                .0,
+            );
+        }
         let (weak_queue, arena) = (Arc::downgrade(&queue), self.arena.clone());
         queue.doorbell.set_on_store(Box::new(move |index| {
             if let (Some(q), Ok(index)) = (weak_queue.upgrade(), u64::try_from(index)) {
@@ -300,6 +328,40 @@ impl Queue {
             s.pop_front();
         }
         s.front().map(|&(_, serial)| serial)
+    }
+
+    /// Sets the CU mask (`None`: every unit) as ROCr does, within the
+    /// process-wide mask of the agent; says whether that reduced it.
+    pub fn set_cu_mask(&self, requested: Option<&[u32]>) -> Result<Applied> {
+        let units = self.agent.profile.compute_units;
+        let (mask, applied) = crate::cu_mask::apply(requested, &self.global_cu_mask, units)?;
+        self.put_cu_mask(mask);
+        Ok(applied)
+    }
+
+    fn put_cu_mask(&self, mask: Mask) {
+        let units = self.agent.profile.topology().units(&mask);
+        *self.cu_mask.lock().unwrap_or_else(|e| e.into_inner()) = (mask, units);
+    }
+
+    /// The CU mask, one bit per unit (`ceil(units / 32)` words; every
+    /// unit on until one is set).
+    pub fn cu_mask(&self) -> Mask {
+        let (mask, _) = &*self.cu_mask.lock().unwrap_or_else(|e| e.into_inner());
+        if mask.is_empty() {
+            crate::cu_mask::apply_unchecked(None, &[], self.agent.profile.compute_units).0
+        } else {
+            mask.clone()
+        }
+    }
+
+    /// Where the queue's dispatches run.
+    fn compute_units(&self) -> ComputeUnits {
+        self.cu_mask
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .1
+            .clone()
     }
 
     /// Stops the processor and waits for it.
@@ -686,6 +748,7 @@ fn prepare(
         packet: at,
         queue: queue.address,
         epoch: queue.submitted_at(index),
+        compute_units: Some(queue.compute_units()),
     };
     let device = queue
         .agent

@@ -50,6 +50,13 @@ pub struct Runtime {
     pub tracer: Tracer,
     /// Each GPU's hostcall buffer and listener, started on first use.
     pub hostcalls: crate::hostcall::Hostcalls,
+    /// The interprocess signals this process made.
+    pub(crate) ipc_signals: crate::ipc_signal::IpcSignals,
+    /// The process-wide CU masks of `HSA_CU_MASK`, by GPU index.
+    pub cu_masks: BTreeMap<u32, crate::cu_mask::Mask>,
+    /// `HSA_CU_MASK_SKIP_INIT=1`: new queues start with every unit on,
+    /// whatever `HSA_CU_MASK` says (until a mask is set on them).
+    pub cu_mask_skip_init: bool,
 }
 
 impl Runtime {
@@ -118,6 +125,9 @@ impl Runtime {
             async_handlers: AsyncHandlers::new(),
             tracer: Tracer::from_env()?,
             hostcalls: Default::default(),
+            ipc_signals: Default::default(),
+            cu_masks: global_cu_masks(gpus, &profile),
+            cu_mask_skip_init: std::env::var("HSA_CU_MASK_SKIP_INIT").is_ok_and(|v| v == "1"),
         };
         // The CPU agent's pools in ROCr's order (`CpuAgent::InitRegionList`,
         // amd_cpu_agent.cpp): fine-grained, extended-scope fine-grained,
@@ -146,6 +156,7 @@ impl Runtime {
             let device = Device::with_arena(
                 DeviceConfig {
                     target: profile.name.clone(),
+                    topology: profile.topology(),
                     ..Default::default()
                 },
                 rt.arena.clone(),
@@ -214,6 +225,20 @@ impl Runtime {
         crate::signal::end_waits();
         self.tracer.flush();
     }
+}
+
+/// ROCr's process-wide CU masks (`HSA_CU_MASK`); a malformed part is
+/// named on stderr, and it and what follows are ignored, as ROCr ignores
+/// them (silently).
+fn global_cu_masks(gpus: usize, profile: &Profile) -> BTreeMap<u32, crate::cu_mask::Mask> {
+    let Ok(text) = std::env::var("HSA_CU_MASK") else {
+        return BTreeMap::new();
+    };
+    let (masks, error) = crate::cu_mask::parse_global(&text, gpus as u32, profile.compute_units);
+    if let Some(error) = error {
+        eprintln!("softgpu: {error}");
+    }
+    masks
 }
 
 fn gpu_count() -> Result<usize> {

@@ -33,6 +33,10 @@ use std::time::{Duration, Instant};
 /// notification (silent stores, raw writes through [`Signal::value_ptr`]).
 pub const RECHECK_INTERVAL: Duration = Duration::from_millis(50);
 
+/// How long a parked waiter on a shared (IPC) signal sleeps at most: a
+/// change made by another process notifies nobody here.
+pub const SHARED_RECHECK: Duration = Duration::from_millis(1);
+
 /// How many times a runtime has stopped (the last `hsa_shut_down`). A wait
 /// that began before a stop returns, as if its timeout had passed, instead
 /// of waiting for signals that nothing will set any more: ROCr leaves such
@@ -171,10 +175,30 @@ impl Notifier {
     }
 }
 
+/// Where a signal's value lives.
+enum Cell {
+    /// In this process's own memory; boxed so [`Signal::value_ptr`] stays
+    /// valid even if the `Signal` moves.
+    Own(Box<AtomicI64>),
+    /// In memory other processes map too (an IPC signal, `crate::ipc_signal`).
+    Shared {
+        value: std::ptr::NonNull<AtomicI64>,
+        /// Gives the memory back once the signal is gone.
+        release: Option<Box<dyn FnOnce() + Send + Sync>>,
+    },
+}
+
+// SAFETY: `Shared::value` points to memory that `Signal::shared`'s caller
+// guarantees stays mapped until `release` runs (in `Signal::drop`), and it
+// is only ever accessed as an `AtomicI64`, which is `Sync`; the release
+// closure is `Send + Sync` itself.
+unsafe impl Send for Cell {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for Cell {}
+
 /// An HSA signal. Shared as `Arc<Signal>`; every method takes `&self`.
 pub struct Signal {
-    /// Boxed so [`Signal::value_ptr`] stays valid even if the `Signal` moves.
-    value: Box<AtomicI64>,
+    value: Cell,
     /// Number of entries in `watchers`, readable without the lock so that
     /// modifications with nobody waiting take no lock.
     watcher_count: AtomicUsize,
@@ -205,13 +229,48 @@ impl fmt::Debug for Signal {
 impl Signal {
     /// A signal holding `initial`.
     pub fn new(initial: i64) -> Signal {
+        Signal::over(Cell::Own(Box::new(AtomicI64::new(initial))))
+    }
+
+    fn over(value: Cell) -> Signal {
         Signal {
-            value: Box::new(AtomicI64::new(initial)),
+            value,
             watcher_count: AtomicUsize::new(0),
             watchers: Mutex::new(Vec::new()),
             epoch: AtomicU64::new(0),
             times: Mutex::new(None),
             on_store: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// A signal whose value is the 8 bytes at `value` (left as they are),
+    /// which other processes may map and change too; `release` runs when
+    /// the signal is dropped.
+    ///
+    /// # Safety
+    /// `value` is 8-byte aligned, stays mapped and readable and writable
+    /// until `release` has run, and is only accessed atomically meanwhile.
+    pub unsafe fn shared(value: *mut i64, release: Box<dyn FnOnce() + Send + Sync>) -> Signal {
+        let value = std::ptr::NonNull::new(value.cast::<AtomicI64>()).expect("a mapped address");
+        Signal::over(Cell::Shared {
+            value,
+            release: Some(release),
+        })
+    }
+
+    /// Whether other processes may change the value (an IPC signal).
+    pub fn is_shared(&self) -> bool {
+        matches!(self.value, Cell::Shared { .. })
+    }
+
+    /// The value's atomic.
+    #[inline]
+    fn cell(&self) -> &AtomicI64 {
+        match &self.value {
+            Cell::Own(value) => value,
+            // SAFETY: mapped and only accessed atomically while the signal
+            // lives (`Signal::shared`'s contract).
+            Cell::Shared { value, .. } => unsafe { value.as_ref() },
         }
     }
 
@@ -229,14 +288,14 @@ impl Signal {
 
     /// The current value.
     pub fn load(&self, order: Order) -> i64 {
-        self.value.load(order.load())
+        self.cell().load(order.load())
     }
 
     /// Sets the value and wakes waiters if it changed.
     pub fn store(&self, value: i64, order: Order) {
         // A swap (not a store) tells whether the value changed.
         self.stored(value);
-        let old = self.value.swap(value, order.rmw());
+        let old = self.cell().swap(value, order.rmw());
         self.changed(old, value);
     }
 
@@ -245,42 +304,42 @@ impl Signal {
     /// waiters see it at once and parked ones within [`RECHECK_INTERVAL`].
     pub fn silent_store(&self, value: i64, order: Order) {
         self.stored(value);
-        self.value.store(value, order.store());
+        self.cell().store(value, order.store());
     }
 
     /// Adds `v` (wrapping).
     pub fn add(&self, v: i64, order: Order) {
-        let old = self.value.fetch_add(v, order.rmw());
+        let old = self.cell().fetch_add(v, order.rmw());
         self.changed(old, old.wrapping_add(v));
     }
 
     /// Subtracts `v` (wrapping).
     pub fn subtract(&self, v: i64, order: Order) {
-        let old = self.value.fetch_sub(v, order.rmw());
+        let old = self.cell().fetch_sub(v, order.rmw());
         self.changed(old, old.wrapping_sub(v));
     }
 
     /// Bitwise AND with `v`.
     pub fn and(&self, v: i64, order: Order) {
-        let old = self.value.fetch_and(v, order.rmw());
+        let old = self.cell().fetch_and(v, order.rmw());
         self.changed(old, old & v);
     }
 
     /// Bitwise OR with `v`.
     pub fn or(&self, v: i64, order: Order) {
-        let old = self.value.fetch_or(v, order.rmw());
+        let old = self.cell().fetch_or(v, order.rmw());
         self.changed(old, old | v);
     }
 
     /// Bitwise XOR with `v`.
     pub fn xor(&self, v: i64, order: Order) {
-        let old = self.value.fetch_xor(v, order.rmw());
+        let old = self.cell().fetch_xor(v, order.rmw());
         self.changed(old, old ^ v);
     }
 
     /// Sets the value to `v`; returns the previous value.
     pub fn exchange(&self, v: i64, order: Order) -> i64 {
-        let old = self.value.swap(v, order.rmw());
+        let old = self.cell().swap(v, order.rmw());
         self.changed(old, v);
         old
     }
@@ -289,7 +348,7 @@ impl Signal {
     /// observed before (equal to `expected` exactly when it succeeded).
     pub fn cas(&self, expected: i64, new: i64, order: Order) -> i64 {
         let result = self
-            .value
+            .cell()
             .compare_exchange(expected, new, order.rmw(), order.load());
         match result {
             Ok(old) => {
@@ -314,18 +373,18 @@ impl Signal {
     ) -> i64 {
         let ordering = order.load();
         let check = || {
-            let v = self.value.load(ordering);
+            let v = self.cell().load(ordering);
             condition.holds(v, compare).then_some(v)
         };
         block_on(&[self], deadline_after(timeout), hint, check)
-            .unwrap_or_else(|| self.value.load(ordering))
+            .unwrap_or_else(|| self.cell().load(ordering))
     }
 
     /// Address of the 64-bit value (`hsa_amd_signal_value_pointer`). Valid
     /// while the `Signal` lives, even if it moves. Writes through it are
     /// seen by loads but wake nobody at once (see [`RECHECK_INTERVAL`]).
     pub fn value_ptr(&self) -> *const i64 {
-        self.value.as_ptr().cast_const()
+        self.cell().as_ptr().cast_const()
     }
 
     /// Records when the work that completes this signal ran (ns, monotonic
@@ -384,6 +443,16 @@ impl Signal {
         if let Some(i) = watchers.iter().position(|n| Arc::ptr_eq(n, notifier)) {
             watchers.swap_remove(i);
             self.watcher_count.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Drop for Signal {
+    fn drop(&mut self) {
+        if let Cell::Shared { release, .. } = &mut self.value {
+            if let Some(release) = release.take() {
+                release();
+            }
         }
     }
 }
@@ -454,6 +523,11 @@ fn block_on<T>(
     }
     let notifier = Notifier::new();
     let _watches: Vec<Watch> = signals.iter().map(|s| Watch::new(s, &notifier)).collect();
+    let recheck = if signals.iter().any(|s| s.is_shared()) {
+        SHARED_RECHECK
+    } else {
+        RECHECK_INTERVAL
+    };
     loop {
         if let Some(found) = check() {
             return Some(found);
@@ -462,13 +536,13 @@ fn block_on<T>(
             return None;
         }
         let nap = match deadline {
-            None => RECHECK_INTERVAL,
+            None => recheck,
             Some(d) => {
                 let left = d.saturating_duration_since(Instant::now());
                 if left.is_zero() {
                     return None;
                 }
-                left.min(RECHECK_INTERVAL)
+                left.min(recheck)
             }
         };
         notifier.sleep(Some(nap));
@@ -581,7 +655,12 @@ impl HandlerShared {
             }
             // Idle with nothing registered: only a registration or shutdown
             // can give work, and both notify.
-            let limit = (!active.is_empty()).then_some(RECHECK_INTERVAL);
+            let shared = active.iter().any(|r| r.signal.is_shared());
+            let limit = match (active.is_empty(), shared) {
+                (true, _) => None,
+                (false, true) => Some(SHARED_RECHECK),
+                (false, false) => Some(RECHECK_INTERVAL),
+            };
             self.notifier.sleep(limit);
         }
         drop(active);

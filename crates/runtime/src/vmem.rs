@@ -35,7 +35,7 @@ use softgpu_exec::arena::{Access, Origin};
 
 use crate::agent::{AgentKind, Pool, PoolKind, POOL_GRANULE};
 
-mod ipc;
+pub(crate) mod ipc;
 use crate::error::{invalid, Error, Result};
 use crate::runtime::Runtime;
 pub use ipc::IPC_HANDLE_WORDS;
@@ -129,8 +129,10 @@ struct State {
     handles: HashMap<u64, HandleRecord>,
     /// Allocations shared for IPC, by address (`ipc.rs`).
     exports: HashMap<u64, ipc::Export>,
-    /// IPC attachments: mapped address → mapped bytes (`ipc.rs`).
-    attachments: BTreeMap<u64, u64>,
+    /// IPC attachments: mapped address → mapped bytes, and whether the
+    /// runtime holds it (an IPC signal's value) rather than a client
+    /// (`ipc.rs`).
+    attachments: BTreeMap<u64, (u64, bool)>,
 }
 
 /// The virtual memory state of one runtime.

@@ -202,8 +202,9 @@ const HW_SHADER_CYCLES: usize = 29;
 /// - STATUS: SCC (bit 0), EXECZ (bit 9), VCCZ (bit 10); other bits 0.
 /// - SH_MEM_BASES: bits 63:48 of the private (15:0) and shared (31:16)
 ///   apertures, matching `src_private_base` / `src_shared_base`.
-/// - HW_ID1: WAVE_ID (4:0) is the wave's index in its workgroup; SIMD, WGP,
-///   SA and SE ids read 0 (one emulated compute unit).
+/// - HW_ID1: WAVE_ID (4:0) is the wave's index in its workgroup; SIMD,
+///   WGP, SA and SE ids name the compute unit its workgroup was placed on
+///   (`crate::placement`).
 /// - SHADER_CYCLES: the wave's retired-instruction count (20 bits), a
 ///   monotonic stand-in for the cycle counter.
 ///
@@ -213,7 +214,7 @@ fn hwreg_value(w: &Wave, id: usize) -> u32 {
         HW_MODE => w.mode.bits,
         HW_STATUS => w.scc as u32 | ((w.exec() == 0) as u32) << 9 | ((w.vcc() == 0) as u32) << 10,
         HW_SH_MEM_BASES => (PRIVATE_APERTURE >> 48) as u32 | ((SHARED_APERTURE >> 48) as u32) << 16,
-        HW_ID1 => w.id & 0x1f,
+        HW_ID1 => w.hw_id | (w.id & 0x1f),
         HW_SHADER_CYCLES => (w.retired & 0xf_ffff) as u32,
         _ => w.hwreg[id],
     }

@@ -1145,6 +1145,146 @@ static void scenario_concurrent(const char *path) {
     CHECK(hsa_shut_down());
 }
 
+/* ---------- CU masks place workgroups on the units left on ---------- */
+
+/* ROCm's extension status (hsa_ext_amd.h, ROCm 5.3 and later). */
+#define CU_MASK_REDUCED ((hsa_status_t)44)
+
+static int compare_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Dispatches `hw_id` over ten workgroups per compute unit and returns the
+ * distinct unit IDs its work-items read (sorted, in `ids`). */
+static int units_reached(env_t *e, hsa_queue_t *q, kernel_t *k, uint32_t cus, uint32_t *ids) {
+    uint32_t n = cus * 10 * 64;
+    uint32_t *out = alloc_fine(e, n * 4);
+    memset(out, 0xff, n * 4);
+    uint32_t grid[3] = {n, 1, 1};
+    uint16_t block[3] = {64, 1, 1};
+    void *ka = make_kernarg(e, k, &out, 8, 1, grid, block);
+    hsa_signal_t done = make_signal(1);
+    dispatch(q, k, ka, 1, grid, block, done);
+    wait_zero(done);
+    qsort(out, n, 4, compare_u32);
+    int distinct = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (i == 0 || out[i] != out[i - 1])
+            ids[distinct++] = out[i];
+    EXPECT(ids[distinct - 1] != 0xffffffffu); /* every work-item wrote */
+    CHECK(hsa_signal_destroy(done));
+    CHECK(hsa_memory_free(ka));
+    CHECK(hsa_memory_free(out));
+    return distinct;
+}
+
+static int overlap(const uint32_t *a, int na, const uint32_t *b, int nb) {
+    int both = 0;
+    for (int i = 0; i < na; i++)
+        for (int j = 0; j < nb; j++)
+            both += a[i] == b[j];
+    return both;
+}
+
+static int popcount(const uint32_t *mask, int words) {
+    int n = 0;
+    for (int w = 0; w < words; w++)
+        n += __builtin_popcount(mask[w]);
+    return n;
+}
+
+/* As rocrtst's CU-masking test: a kernel reads its compute unit from
+ * HW_REG_HW_ID1, a dispatch of ten workgroups per unit reaches every unit
+ * the queue's mask leaves on and no other, and masks follow ROCr's rules
+ * (AqlQueue::SetCUMasking in amd_aql_queue.cpp: whole WGP pairs on
+ * gfx10 and later; `HSA_CU_MASK` limits every queue, setting more units
+ * returns HSA_STATUS_CU_MASK_REDUCED). `env_units` is how many units
+ * HSA_CU_MASK leaves on (0: unset); `skip_init`: HSA_CU_MASK_SKIP_INIT
+ * is set, so a new queue still has every unit. */
+static void scenario_cumask(const char *path, uint32_t env_units, int skip_init) {
+    env_t e = setup();
+    program_t prog = load_program(e.gpu, path);
+    kernel_t k = find_kernel(&prog, e.gpu, "hw_id.kd");
+    uint32_t cus = 0;
+    CHECK(hsa_agent_get_info(e.gpu, (hsa_agent_info_t)HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT, &cus));
+    EXPECT(cus >= 8 && cus <= 64 && cus % 4 == 0);
+    callback_state_t st = {make_signal(0), NULL, 0};
+    hsa_queue_t *q = make_queue(&e, 64, on_queue_error, &st);
+    uint32_t left[64], right[64], mask[2], got[2];
+
+    /* A new queue: every unit, or those HSA_CU_MASK leaves on. */
+    uint32_t on = env_units && !skip_init ? env_units : cus;
+    int n = units_reached(&e, q, &k, cus, left);
+    if (n != (int)on) {
+        fprintf(stderr, "a new queue reached %d units, expected %u\n", n, on);
+        exit(1);
+    }
+    CHECK(hsa_amd_queue_cu_get_mask(q, 64, got));
+    EXPECT(popcount(got, 2) == (int)on);
+
+    if (skip_init) {
+        /* Until a mask is set: then HSA_CU_MASK holds again. */
+        EXPECT_STATUS(hsa_amd_queue_cu_set_mask(q, 64, got), CU_MASK_REDUCED);
+    }
+    if (env_units) {
+        /* More units than the process may use: reduced to its share. */
+        mask[0] = 0xffffu;
+        mask[1] = 0;
+        EXPECT_STATUS(hsa_amd_queue_cu_set_mask(q, 64, mask), CU_MASK_REDUCED);
+        CHECK(hsa_amd_queue_cu_get_mask(q, 64, got));
+        EXPECT(got[0] == (0xffffu & ((1u << env_units) - 1)) && got[1] == 0);
+        mask[0] = 0xf;
+        CHECK(hsa_amd_queue_cu_set_mask(q, 64, mask));
+        EXPECT(units_reached(&e, q, &k, cus, left) == 4);
+    } else {
+        /* The low half, then the high half: disjoint sets of units. */
+        uint32_t half = cus / 2 & ~1u;
+        for (int w = 0; w < 2; w++) {
+            uint32_t lo = w * 32, hi = lo + 32;
+            uint32_t a = half > lo ? (half >= hi ? 32 : half - lo) : 0;
+            mask[w] = a == 32 ? 0xffffffffu : (1u << a) - 1;
+        }
+        CHECK(hsa_amd_queue_cu_set_mask(q, 64, mask));
+        CHECK(hsa_amd_queue_cu_get_mask(q, 64, got));
+        EXPECT(got[0] == mask[0] && got[1] == mask[1]);
+        int nl = units_reached(&e, q, &k, cus, left);
+        EXPECT(nl == (int)half);
+        for (int w = 0; w < 2; w++) {
+            uint32_t all = cus >= (w + 1) * 32u ? 0xffffffffu
+                                                : (cus > w * 32u ? (1u << (cus - w * 32)) - 1 : 0);
+            mask[w] = ~mask[w] & all;
+        }
+        CHECK(hsa_amd_queue_cu_set_mask(q, 64, mask));
+        int nr = units_reached(&e, q, &k, cus, right);
+        EXPECT(nr == (int)(cus - half));
+        EXPECT(overlap(left, nl, right, nr) == 0);
+
+        /* One CU of a WGP's pair: refused, the mask unchanged. */
+        uint32_t split[2] = {0x1, 0};
+        EXPECT_STATUS(hsa_amd_queue_cu_set_mask(q, 64, split), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+        CHECK(hsa_amd_queue_cu_get_mask(q, 64, got));
+        EXPECT(got[0] == mask[0] && got[1] == mask[1]);
+    }
+
+    /* No unit at all is accepted, as ROCr accepts it; a GPU would never
+     * start the dispatch, so softgpu refuses it through the error
+     * callback and leaves its signal alone. */
+    uint32_t none[2] = {0, 0};
+    CHECK(hsa_amd_queue_cu_set_mask(q, 64, none));
+    uint32_t *out = alloc_fine(&e, 64 * 4);
+    uint32_t grid[3] = {64, 1, 1};
+    uint16_t block[3] = {64, 1, 1};
+    void *ka = make_kernarg(&e, &k, &out, 8, 1, grid, block);
+    hsa_signal_t done = make_signal(1);
+    dispatch(q, &k, ka, 1, grid, block, done);
+    EXPECT(wait_callback(&st) == HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+    EXPECT(hsa_signal_load_scacquire(done) == 1);
+    CHECK(hsa_queue_destroy(q));
+    unload_program(&prog);
+    CHECK(hsa_shut_down());
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) {
         fprintf(stderr, "usage: %s SCENARIO KERNELS.hsaco\n", argv[0]);
@@ -1185,6 +1325,12 @@ int main(int argc, char **argv) {
         scenario_beyondmax(path);
     else if (!strcmp(s, "concurrent"))
         scenario_concurrent(path);
+    else if (!strcmp(s, "cumask"))
+        scenario_cumask(path, 0, 0);
+    else if (!strcmp(s, "cumask_env8"))
+        scenario_cumask(path, 8, 0);
+    else if (!strcmp(s, "cumask_env8_skip"))
+        scenario_cumask(path, 8, 1);
     else {
         fprintf(stderr, "unknown scenario %s\n", s);
         return 2;

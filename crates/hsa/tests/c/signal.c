@@ -141,7 +141,12 @@ static void scenario_create(void) {
     CHECK(hsa_amd_signal_create(1, 1, &gpu, HSA_AMD_SIGNAL_AMD_GPU_ONLY, &s));
     EXPECT(hsa_signal_load_relaxed(s) == 1);
     CHECK(hsa_signal_destroy(s));
-    EXPECT_STATUS(hsa_amd_signal_create(0, 0, NULL, HSA_AMD_SIGNAL_IPC, &s), HSA_STATUS_ERROR);
+    /* Interprocess: works as any other (sharing it: tests/c/vmem.c). */
+    CHECK(hsa_amd_signal_create(3, 0, NULL, HSA_AMD_SIGNAL_IPC, &s));
+    hsa_signal_add_relaxed(s, 4);
+    EXPECT(hsa_signal_wait_scacquire(s, HSA_SIGNAL_CONDITION_EQ, 7, UINT64_MAX,
+                                     HSA_WAIT_STATE_BLOCKED) == 7);
+    CHECK(hsa_signal_destroy(s));
     EXPECT_STATUS(hsa_amd_signal_create(0, 0, NULL, 0x100, &s), HSA_STATUS_ERROR_INVALID_ARGUMENT);
     EXPECT_STATUS(hsa_amd_signal_create(0, 1, &bad, 0, &s), HSA_STATUS_ERROR_INVALID_AGENT);
 

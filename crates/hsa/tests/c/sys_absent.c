@@ -1,4 +1,4 @@
-/* Features softgpu does not provide (images, samplers, IPC signals, SVM, interop,
+/* Features softgpu does not provide (images, samplers, SVM, interop,
  * the deprecated hsa_code_object_t API) answer with errors, never success:
  * a null required argument is HSA_STATUS_ERROR_INVALID_ARGUMENT, a bad
  * agent HSA_STATUS_ERROR_INVALID_AGENT, anything else HSA_STATUS_ERROR.
@@ -77,17 +77,6 @@ int main(void) {
     memset(&layout, 0, sizeof layout);
     EXPECT_STATUS(hsa_amd_image_create(gpu, &desc, &layout, data, HSA_ACCESS_PERMISSION_RW, &image),
                   HSA_STATUS_ERROR);
-
-    /* IPC signals (IPC memory works: tests/c/vmem.c, scenario ipc). */
-    hsa_amd_ipc_memory_t ipc;
-    memset(&ipc, 0, sizeof ipc);
-    hsa_signal_t signal;
-    CHECK(hsa_signal_create(1, 0, NULL, &signal));
-    EXPECT_STATUS(hsa_amd_ipc_signal_create(signal, &ipc), HSA_STATUS_ERROR);
-    hsa_signal_t forged_signal = {0x1234};
-    EXPECT_STATUS(hsa_amd_ipc_signal_create(forged_signal, &ipc), HSA_STATUS_ERROR_INVALID_SIGNAL);
-    EXPECT_STATUS(hsa_amd_ipc_signal_attach(&ipc, &signal), HSA_STATUS_ERROR);
-    CHECK(hsa_signal_destroy(signal));
 
     /* Interop and SVM. */
     size_t size = 0;

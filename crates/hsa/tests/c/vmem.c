@@ -10,7 +10,8 @@
  *
  * Usage: vmem SCENARIO KERNELS.hsaco [IPC-HANDLE-HEX]
  * Scenarios: kernel alias refused share refcount errors uninit ipc
- *            ipc_child (run by ipc)
+ *            ipc_child (run by ipc) ipc_signal ipc_signal_child (run by
+ *            ipc_signal)
  * Prints OK on success; any failed expectation exits with status 1. */
 
 #define _GNU_SOURCE /* memfd_create */
@@ -660,6 +661,95 @@ static void scenario_ipc(const char *path) {
     printf("OK ipc\n");
 }
 
+/* ---------- IPC signals ---------- */
+
+static hsa_signal_value_t wait_for(hsa_signal_t s, hsa_signal_value_t v) {
+    return hsa_signal_wait_scacquire(s, HSA_SIGNAL_CONDITION_EQ, v, 10000000000ull,
+                                     HSA_WAIT_STATE_BLOCKED);
+}
+
+/* The second process of scenario_ipc_signal: attaches the signal, finds
+ * the parent's 5, sets 6, waits for the parent's 7 (parked, woken across
+ * processes), adds 100 and leaves. */
+static void scenario_ipc_signal_child(const char *hex) {
+    ipc_handle_t h;
+    for (int i = 0; i < 8; i++)
+        EXPECT(sscanf(hex + 8 * i, "%8x", &h.words[i]) == 1);
+    CHECK(hsa_init());
+    hsa_signal_t s;
+    CHECK(hsa_amd_ipc_signal_attach((hsa_amd_ipc_signal_t *)&h, &s));
+    EXPECT(hsa_signal_load_scacquire(s) == 5);
+    hsa_signal_store_screlease(s, 6);
+    EXPECT(wait_for(s, 7) == 7);
+    hsa_signal_add_scacq_screl(s, 100);
+    CHECK(hsa_signal_destroy(s));
+    CHECK(hsa_shut_down());
+    printf("child signalled\n");
+}
+
+/* A signal made with HSA_AMD_SIGNAL_IPC, shared with a second process: a
+ * value each side sets reaches the other, and a waiter parked in one is
+ * woken by a store in the other. Attached in this process, it is the same
+ * signal under a second handle. Rules as ROCr's (ipc_signal.cpp): only an
+ * IPC signal has a handle. */
+static void scenario_ipc_signal(void) {
+    CHECK(hsa_init());
+    hsa_signal_t s, plain;
+    CHECK(hsa_amd_signal_create(5, 0, NULL, HSA_AMD_SIGNAL_IPC, &s));
+    CHECK(hsa_signal_create(0, 0, NULL, &plain));
+    ipc_handle_t h;
+    memset(&h, 0, sizeof h);
+    EXPECT_STATUS(hsa_amd_ipc_signal_create(plain, (hsa_amd_ipc_signal_t *)&h),
+                  HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(hsa_amd_ipc_signal_create(s, NULL), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(hsa_amd_ipc_signal_create(s, (hsa_amd_ipc_signal_t *)&h));
+
+    char hex[8 * 8 + 1];
+    for (int i = 0; i < 8; i++)
+        snprintf(hex + 8 * i, 9, "%08x", h.words[i]);
+    fflush(stdout);
+    pid_t child = fork();
+    EXPECT(child >= 0);
+    if (child == 0) {
+        execl("/proc/self/exe", "vmem", "ipc_signal_child", "-", hex, (char *)NULL);
+        _exit(127);
+    }
+    EXPECT(wait_for(s, 6) == 6);
+    hsa_signal_store_screlease(s, 7);
+    EXPECT(wait_for(s, 107) == 107);
+    int status = 0;
+    EXPECT(waitpid(child, &status, 0) == child);
+    EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+    /* Attached here: another handle to the same signal. */
+    hsa_signal_t again;
+    CHECK(hsa_amd_ipc_signal_attach((hsa_amd_ipc_signal_t *)&h, &again));
+    EXPECT(again.handle != s.handle);
+    hsa_signal_store_screlease(again, 9);
+    EXPECT(hsa_signal_load_scacquire(s) == 9);
+    CHECK(hsa_signal_destroy(again));
+    EXPECT(hsa_signal_load_scacquire(s) == 9);
+
+    /* Its value's page belongs to the signal. */
+    volatile hsa_signal_value_t *value = NULL;
+    CHECK(hsa_amd_signal_value_pointer(s, &value));
+    EXPECT(*value == 9);
+    EXPECT(hsa_amd_memory_pool_free((void *)value) != HSA_STATUS_SUCCESS);
+    EXPECT_STATUS(hsa_amd_ipc_memory_detach((void *)value), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+
+    /* Destroyed, the handle is dead. */
+    CHECK(hsa_signal_destroy(s));
+    EXPECT_STATUS(hsa_amd_ipc_signal_attach((hsa_amd_ipc_signal_t *)&h, &again),
+                  HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    ipc_handle_t forged = h;
+    forged.words[0] ^= 1;
+    EXPECT_STATUS(hsa_amd_ipc_signal_attach((hsa_amd_ipc_signal_t *)&forged, &again),
+                  HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(hsa_signal_destroy(plain));
+    CHECK(hsa_shut_down());
+    printf("OK ipc_signal\n");
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) {
         fprintf(stderr, "usage: vmem SCENARIO KERNELS.hsaco\n");
@@ -684,6 +774,10 @@ int main(int argc, char **argv) {
         scenario_ipc(path);
     else if (!strcmp(s, "ipc_child") && argc == 4)
         scenario_ipc_child(path, argv[3]);
+    else if (!strcmp(s, "ipc_signal"))
+        scenario_ipc_signal();
+    else if (!strcmp(s, "ipc_signal_child") && argc == 4)
+        scenario_ipc_signal_child(argv[3]);
     else {
         fprintf(stderr, "unknown scenario %s\n", s);
         return 2;

@@ -84,6 +84,42 @@ impl VirtualMemory {
         handle: &[u32; IPC_HANDLE_WORDS],
         len: u64,
     ) -> Result<u64> {
+        self.attach(rt, handle, len, false)
+    }
+
+    /// [`VirtualMemory::ipc_attach`] for memory the runtime itself holds
+    /// (an IPC signal's value): only [`VirtualMemory::ipc_detach_held`]
+    /// unmaps it.
+    pub(crate) fn ipc_attach_held(
+        &self,
+        rt: &Runtime,
+        handle: &[u32; IPC_HANDLE_WORDS],
+        len: u64,
+    ) -> Result<u64> {
+        self.attach(rt, handle, len, true)
+    }
+
+    /// The address of the allocation `handle` shares when this process
+    /// made the handle.
+    pub(crate) fn exported_by_this_process(&self, handle: &[u32; IPC_HANDLE_WORDS]) -> Option<u64> {
+        let [magic, pid, fd, ..] = *handle;
+        if magic != MAGIC || pid != std::process::id() {
+            return None;
+        }
+        let state = self.state();
+        let mut exports = state.exports.iter();
+        exports
+            .find(|(_, e)| std::os::fd::AsRawFd::as_raw_fd(&e.fd) as u32 == fd)
+            .map(|(&addr, _)| addr)
+    }
+
+    fn attach(
+        &self,
+        rt: &Runtime,
+        handle: &[u32; IPC_HANDLE_WORDS],
+        len: u64,
+        held: bool,
+    ) -> Result<u64> {
         let [magic, pid, fd, lo, hi, ..] = *handle;
         let shared = lo as u64 | (hi as u64) << 32;
         if magic != MAGIC {
@@ -110,7 +146,7 @@ impl VirtualMemory {
         let attached = self.map_whole(rt, handle, shared);
         self.release(handle)?;
         let va = attached?;
-        self.state().attachments.insert(va, shared);
+        self.state().attachments.insert(va, (shared, held));
         Ok(va)
     }
 
@@ -137,11 +173,31 @@ impl VirtualMemory {
 
     /// Unmaps what `ipc_attach` mapped at `va`.
     pub fn ipc_detach(&self, rt: &Runtime, va: u64) -> Result<()> {
-        let len = self.state().attachments.remove(&va).ok_or_else(|| {
-            invalid(format!(
-                "{va:#x} was not attached with hsa_amd_ipc_memory_attach"
-            ))
-        })?;
+        self.detach(rt, va, false)
+    }
+
+    /// Unmaps what `ipc_attach_held` mapped at `va`.
+    pub(crate) fn ipc_detach_held(&self, rt: &Runtime, va: u64) -> Result<()> {
+        self.detach(rt, va, true)
+    }
+
+    fn detach(&self, rt: &Runtime, va: u64, held: bool) -> Result<()> {
+        let mut state = self.state();
+        let len = match state.attachments.get(&va) {
+            Some(&(len, h)) if h == held => len,
+            Some(_) => {
+                return Err(invalid(format!(
+                    "{va:#x} holds an attached IPC signal's value: destroy the signal instead"
+                )))
+            }
+            None => {
+                return Err(invalid(format!(
+                    "{va:#x} was not attached with hsa_amd_ipc_memory_attach"
+                )))
+            }
+        };
+        state.attachments.remove(&va);
+        drop(state);
         self.unmap(rt, va, len)?;
         self.free(rt, va, len).map_err(|e| invalid(e.to_string()))
     }
