@@ -39,12 +39,16 @@ pub type RowsOk = unsafe extern "C" fn(*const Memory<'static>, u64, u64, u32) ->
 pub const FLAT: u32 = 1;
 /// `rows_ok`'s flag for a store.
 pub const WRITE: u32 = 2;
+/// Where `rows_ok`'s `how` says how many dwords a lane accesses (0 or 1:
+/// one).
+pub const DWORDS_SHIFT: u32 = 8;
 
-/// 1 when the rows of a whole-wave dword load or store, each chunk's
-/// lanes addressing consecutive dwords from a first address between
-/// `lowest` and `highest`, lie in one window the kernel may read (or, with
-/// [`WRITE`] in `how`, write) now, as the interpreter's wave-wide path
-/// checks first (`ops::vmem::span_window`, for a flat access with
+/// 1 when the rows of a whole-wave load or store, each chunk's lanes
+/// addressing consecutive dwords from a first address between `lowest`
+/// and `highest`, and each lane the dwords `how` says from its address
+/// (bits [`DWORDS_SHIFT`] on), lie in one window the kernel may read (or,
+/// with [`WRITE`] in `how`, write) now, as the interpreter's wave-wide
+/// path checks first (`ops::vmem::span_window`, for a flat access with
 /// [`FLAT`]); else 0. The block has checked the lanes' layout itself.
 ///
 /// # Safety
@@ -58,8 +62,10 @@ pub unsafe extern "C" fn rows_ok(
     // SAFETY: the caller passes the `&Memory` it holds for the call.
     let mem = unsafe { &*mem };
     let (flat, write) = (how & FLAT != 0, how & WRITE != 0);
+    // The last lane's dwords run this far past its chunk's first address.
+    let reach = 4 * (CHUNK as u64 - 1) + 4 * (how >> DWORDS_SHIFT).max(1) as u64;
     let ok = highest
-        .checked_add(4 * CHUNK as u64)
+        .checked_add(reach)
         .and_then(|end| crate::ops::vmem::span_window(mem, lowest, end, write, flat));
     ok.is_some() as u32
 }
@@ -193,3 +199,4 @@ pub unsafe extern "C" fn load_rows(
     }
     loaded as u32
 }
+

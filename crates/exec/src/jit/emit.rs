@@ -69,8 +69,9 @@ struct VOp<'p> {
     /// Index of this compare's mask accumulator.
     acc: Option<usize>,
     /// Where a global load's dwords are, read in the scalar phase: a table
-    /// of the address of each chunk's first row.
-    staged: Option<StackSlot>,
+    /// of the address of each chunk's first row, and the bytes from one
+    /// row to the next.
+    staged: Option<(StackSlot, Value)>,
 }
 
 /// Where the chunk loop is: the chunk the loop's body works on this time
@@ -450,18 +451,21 @@ impl<'a, 'b> Emitter<'a, 'b> {
     }
 
     /// A global or flat load's dwords for the whole wave, read now (in the
-    /// scalar phase, before anything is stored), with a table of, for each
-    /// chunk, the address of its lanes' first dword, the chunk's rows
-    /// following VGPR-sized strides apart; the chunk loop reads the rows
-    /// at the load's program point. In the usual case (every lane on, a
-    /// dword each, each chunk's lanes consecutive) the rows are device
-    /// memory itself, found here with one range check
-    /// (`access::rows_ok`); otherwise `access::load_rows` checks the
-    /// lanes and gathers them into a stack slot. The block leaves when the
-    /// interpreter's wave-wide path would not take the load. The address
-    /// VGPRs still hold their values from the block's start (the
-    /// planner's rule), so they are read from the register file.
-    fn global_rows(&mut self, inst: &Inst, dwords: u8, flat: bool) -> StackSlot {
+    /// scalar phase, before anything is stored): a table of, for each
+    /// chunk, the address of its lanes' first dword, and the stride from a
+    /// chunk's row of dword k to that of dword k + 1; the chunk loop reads
+    /// the rows at the load's program point. In the usual case (every lane
+    /// on, each chunk's lanes at consecutive dwords) the rows are device
+    /// memory itself, found here with one range check (`access::rows_ok`):
+    /// dword k of four consecutive lanes is four consecutive dwords, k
+    /// dwords on from dword 0's (a stencil's `x - 1, x, x + 1`); only the
+    /// active lanes need be, when some are off (a stencil's edge waves).
+    /// Otherwise `access::load_rows` checks the lanes and gathers them
+    /// into a stack slot, rows a VGPR apart. The block leaves when the interpreter's
+    /// wave-wide path would not take the load. The address VGPRs still
+    /// hold their values from the block's start (the planner's rule), so
+    /// they are read from the register file.
+    fn global_rows(&mut self, inst: &Inst, dwords: u8, flat: bool) -> (StackSlot, Value) {
         let Operand::Vgpr(v) = inst.src[0] else {
             unreachable!("form_ok: the address is a VGPR")
         };
@@ -471,15 +475,12 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let table_at = self.b.ins().stack_addr(I64, table, 0);
         let (general, done) = (self.b.create_block(), self.b.create_block());
         self.b.append_block_param(done, I32);
-        if dwords == 1 {
-            let flat = if flat { access::FLAT } else { 0 };
-            let ok = self.rows_in_place([low, add, exec, table_at], high, flat, general);
-            self.b
-                .ins()
-                .brif(ok, done, &[BlockArg::Value(ok)], general, &[]);
-        } else {
-            self.b.ins().jump(general, &[]);
-        }
+        self.b.append_block_param(done, I64);
+        let how = if flat { access::FLAT } else { 0 } | (dwords as u32) << access::DWORDS_SHIFT;
+        let ok = self.rows_in_place([low, add, exec, table_at], high, how, general);
+        let in_place = self.b.ins().iconst(I64, 4);
+        let args = [BlockArg::Value(ok), BlockArg::Value(in_place)];
+        self.b.ins().brif(ok, done, &args, general, &[]);
         self.b.switch_to_block(general);
         self.b.seal_block(general);
         let high = high.unwrap_or_else(|| self.b.ins().iconst(I64, 0));
@@ -490,12 +491,16 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let helper = access::load_rows as access::LoadRows as usize;
         let args = [self.mem, low, high, add, exec, shape, table_at, rows_at];
         let ok = self.call(helper, &[I64, I64, I64, I64, I64, I32, I64, I64], &args);
-        self.b.ins().jump(done, &[BlockArg::Value(ok)]);
+        let gathered = self.b.ins().iconst(I64, VGPR_BYTES as i64);
+        let args = [BlockArg::Value(ok), BlockArg::Value(gathered)];
+        self.b.ins().jump(done, &args);
         self.b.switch_to_block(done);
         self.b.seal_block(done);
-        let ok = self.b.block_params(done)[0];
+        let &[ok, stride] = self.b.block_params(done) else {
+            unreachable!("two parameters")
+        };
         self.leave_unless(ok);
-        table
+        (table, stride)
     }
 
     /// A global or flat access's lane addresses as the `access` helpers
@@ -587,9 +592,9 @@ impl<'a, 'b> Emitter<'a, 'b> {
         self.b.seal_block(done);
     }
 
-    /// Whether a whole-wave dword access (lane addresses as
-    /// `lane_addresses` gives them: `low`, `add`, `exec`, and `high`) is
-    /// rows the block may access in place: every lane on, each chunk's
+    /// Whether a whole-wave access of the dwords a lane `how` says (lane
+    /// addresses as `lane_addresses` gives them: `low`, `add`, `exec`, and
+    /// `high`) is rows the block may access in place: every lane on, each chunk's
     /// lanes consecutive (`consecutive_rows`, which writes each chunk's
     /// first address to the table at `table`), and the range from the
     /// lowest chunk to the highest allowed by `access::rows_ok` (`how`:
@@ -603,10 +608,41 @@ impl<'a, 'b> Emitter<'a, 'b> {
         otherwise: cranelift_codegen::ir::Block,
     ) -> Value {
         let lanes = if self.wave64 { 64 } else { 32 };
-        let (rows, lowest, highest) = self.consecutive_rows(low, high, add, table);
         let full = u64::MAX >> (64 - lanes);
         let full = self.b.ins().icmp_imm_s(IntCC::Equal, exec, full as i64);
-        let quick = self.b.ins().band(rows, full);
+        let quick = if how & access::WRITE != 0 {
+            // A store writes whole chunks: every lane must be on.
+            let (rows, lowest, highest) = self.consecutive_rows(low, high, add, table);
+            let quick = self.b.ins().band(rows, full);
+            (quick, lowest, highest)
+        } else {
+            let (whole, some, join) = (
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+            );
+            for ty in [I8, I64, I64] {
+                self.b.append_block_param(join, ty);
+            }
+            self.b.ins().brif(full, whole, &[], some, &[]);
+            self.b.switch_to_block(whole);
+            self.b.seal_block(whole);
+            let found = self.consecutive_rows(low, high, add, table);
+            let args = [found.0, found.1, found.2].map(BlockArg::Value);
+            self.b.ins().jump(join, &args);
+            self.b.switch_to_block(some);
+            self.b.seal_block(some);
+            let found = self.active_rows(low, high, add, exec, table);
+            let args = [found.0, found.1, found.2].map(BlockArg::Value);
+            self.b.ins().jump(join, &args);
+            self.b.switch_to_block(join);
+            self.b.seal_block(join);
+            let &[rows, lowest, highest] = self.b.block_params(join) else {
+                unreachable!("three parameters")
+            };
+            (rows, lowest, highest)
+        };
+        let (quick, lowest, highest) = quick;
         let check = self.b.create_block();
         self.b.ins().brif(quick, check, &[], otherwise, &[]);
         self.b.switch_to_block(check);
@@ -615,6 +651,158 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let helper = access::rows_ok as access::RowsOk as usize;
         let args = [self.mem, lowest, highest, how];
         self.call(helper, &[I64, I64, I64, I32], &args)
+    }
+
+    /// [`Emitter::consecutive_rows`] when only some lanes are on (`exec`,
+    /// not all): whether each chunk's active lanes address consecutive,
+    /// 4-aligned dwords, lane `j` of the chunk at `start + 4 j` with the
+    /// chunk's `start` from its active lanes. Inactive lanes' words are
+    /// ignored (a branch's address VGPRs hold stale values there), so a
+    /// stencil's edge waves are rows too. A chunk with no lane active gets
+    /// the `start` of the first active lane's chunk (its rows are read,
+    /// not used) and counts for neither the lowest nor the highest.
+    fn active_rows(
+        &mut self,
+        low: Value,
+        high: Option<Value>,
+        add: Value,
+        exec: Value,
+        table: Value,
+    ) -> (Value, Value, Value) {
+        let lanes = if self.wave64 { 64 } else { 32 };
+        // The first active lane's chunk (the last chunk when none is
+        // active: the check fails then).
+        let some = self.b.ins().bor_imm_u(exec, 1i64 << (lanes - 1));
+        let first = self.b.ins().ctz(some);
+        let chunk_at = self.b.ins().band_imm_u(first, !(CHUNK_LANES as i64 - 1));
+        let chunk_at = self.b.ins().ishl_imm_u(chunk_at, 2);
+        let anchor = self.chunk_start(low, high, add, exec, chunk_at);
+        let steps = self.vconst([0, 4, 8, 12]);
+        let lane_bits = self.vconst([1, 2, 4, 8]);
+        let ones = self.splat_const(u32::MAX);
+        let init = [
+            self.splat_const(0),
+            self.b.ins().iconst(I64, 0),
+            self.b.ins().iconst(I64, -1),
+            self.b.ins().iconst(I64, 0),
+        ];
+        let out = self.chunk_loop_as(false, &init, |e, at, carried| {
+            let &[odd, bits, lowest, highest] = carried else {
+                unreachable!("four values carried")
+            };
+            // The chunk's active lanes, as all-ones words.
+            let shift = e.b.ins().ishl_imm_u(at.index, 2);
+            let on = e.b.ins().ushr(exec, shift);
+            let any = e.b.ins().band_imm_u(on, (1 << CHUNK_LANES) - 1);
+            let any = e.b.ins().icmp_imm_s(IntCC::NotEqual, any, 0);
+            let on = e.b.ins().ireduce(I32, on);
+            let on = e.b.ins().splat(I32X4, on);
+            let on = e.b.ins().band(on, lane_bits);
+            let zero = e.splat_const(0);
+            let active = e.b.ins().icmp(IntCC::NotEqual, on, zero);
+            // Each lane's word less 4 a lane: the same in every active
+            // lane when they are consecutive; the least of them (all ones
+            // when none is active) is lane 0's then.
+            let offset = e.b.ins().imul_imm_s(at.index, base_of(1) as i64);
+            let words_at = e.b.ins().iadd(low, offset);
+            let words = e.b.ins().load(I32X4, e.flags, words_at, 0);
+            let back = e.b.ins().isub(words, steps);
+            let back = e.b.ins().bitselect(active, back, ones);
+            let first = e.least(back);
+            let expect = e.b.ins().iadd(first, steps);
+            // Lanes out of step, and (all ones) lanes whose low word
+            // wrapped past lane 0's.
+            let diff = e.b.ins().bxor(words, expect);
+            let wrapped = e.b.ins().icmp(IntCC::UnsignedLessThan, expect, first);
+            let diff = e.b.ins().bor(diff, wrapped);
+            let diff = e.b.ins().band(diff, active);
+            let mut odd = e.b.ins().bor(odd, diff);
+            let word = e.b.ins().extractlane(first, 0);
+            let mut start = e.b.ins().uextend(I64, word);
+            if let Some(high) = high {
+                let upper_at = e.b.ins().iadd(high, offset);
+                let upper = e.b.ins().load(I32X4, e.flags, upper_at, 0);
+                let masked = e.b.ins().bitselect(active, upper, ones);
+                let top = e.least(masked);
+                let diff = e.b.ins().bxor(upper, top);
+                let diff = e.b.ins().band(diff, active);
+                odd = e.b.ins().bor(odd, diff);
+                let top = e.b.ins().extractlane(top, 0);
+                let top = e.b.ins().uextend(I64, top);
+                let top = e.b.ins().ishl_imm_u(top, 32);
+                start = e.b.ins().bor(start, top);
+            }
+            let start = e.b.ins().iadd(start, add);
+            let start = e.b.ins().select(any, start, anchor);
+            let entry = e.b.ins().ishl_imm_u(at.index, 3);
+            let entry = e.b.ins().iadd(table, entry);
+            e.b.ins().store(e.flags, start, entry, 0);
+            vec![
+                odd,
+                e.b.ins().bor(bits, start),
+                e.b.ins().umin(lowest, start),
+                e.b.ins().umax(highest, start),
+            ]
+        });
+        let odd = self.b.ins().vany_true(out[0]);
+        let misaligned = self.b.ins().band_imm_u(out[1], 3);
+        let misaligned = self.b.ins().icmp_imm_s(IntCC::NotEqual, misaligned, 0);
+        let none = self.b.ins().icmp_imm_s(IntCC::Equal, exec, 0);
+        let bad = self.b.ins().bor(odd, misaligned);
+        let bad = self.b.ins().bor(bad, none);
+        let good = self.b.ins().icmp_imm_s(IntCC::Equal, bad, 0);
+        (good, out[2], out[3])
+    }
+
+    /// The address lane 0 of the chunk at byte `offset` of a VGPR row
+    /// would have if its lanes were consecutive dwords from its first
+    /// active lane (lane 0 when none is): that lane's address less 4 a
+    /// lane.
+    fn chunk_start(
+        &mut self,
+        low: Value,
+        high: Option<Value>,
+        add: Value,
+        exec: Value,
+        offset: Value,
+    ) -> Value {
+        let shift = self.b.ins().ushr_imm_u(offset, 2);
+        let on = self.b.ins().ushr(exec, shift);
+        let on = self.b.ins().bor_imm_u(on, 1 << CHUNK_LANES);
+        let first = self.b.ins().ctz(on);
+        let first = self.b.ins().band_imm_u(first, CHUNK_LANES as i64 - 1);
+        let back = self.b.ins().ishl_imm_u(first, 2);
+        let at = self.b.ins().iadd(offset, back);
+        let word_at = self.b.ins().iadd(low, at);
+        let word = self.b.ins().load(I32, self.flags, word_at, 0);
+        let back32 = self.b.ins().ireduce(I32, back);
+        let word = self.b.ins().isub(word, back32);
+        let mut start = self.b.ins().uextend(I64, word);
+        if let Some(high) = high {
+            let top_at = self.b.ins().iadd(high, at);
+            let top = self.b.ins().load(I32, self.flags, top_at, 0);
+            let wide = self.b.ins().uextend(I64, top);
+            let wide = self.b.ins().ishl_imm_u(wide, 32);
+            start = self.b.ins().bor(start, wide);
+        }
+        self.b.ins().iadd(start, add)
+    }
+
+    /// The least of `v`'s four words (unsigned), in every lane: two
+    /// shuffles (words swapped in pairs, then halves) and two minimums.
+    fn least(&mut self, v: Value) -> Value {
+        let le = MachMemFlags::new().with_endianness(Endianness::Little);
+        let mut v = v;
+        for order in [[1u32, 0, 3, 2], [2, 3, 0, 1]] {
+            // Byte indices of each word's bytes, little-endian.
+            let index = self.vconst(order.map(|w| (4 * w) * 0x0101_0101 + 0x0302_0100));
+            let index = self.b.ins().bitcast(I8X16, le, index);
+            let bytes = self.b.ins().bitcast(I8X16, le, v);
+            let swapped = self.shuffle_bytes(bytes, index);
+            let swapped = self.b.ins().bitcast(I32X4, le, swapped);
+            v = self.b.ins().umin(v, swapped);
+        }
+        v
     }
 
     /// Whether each chunk's lanes address consecutive, 4-aligned dwords
@@ -689,16 +877,20 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// A global load's dwords for the chunk at `at`, from where
     /// `global_rows` found them.
     fn staged(&mut self, op: &VOp, dwords: u8, at: At) -> Out {
-        let table = op
+        let (table, stride) = op
             .staged
             .expect("the scalar phase gathered every global load");
         let table = self.b.ins().stack_addr(I64, table, 0);
         let entry = self.b.ins().ishl_imm_u(at.index, 3);
         let entry = self.b.ins().iadd(table, entry);
-        let rows = self.b.ins().load(I64, self.flags, entry, 0);
-        let vgpr = (0..dwords as i32)
-            .map(|k| self.b.ins().load(I32X4, self.flags, rows, k * VGPR_BYTES))
-            .collect();
+        let mut row = self.b.ins().load(I64, self.flags, entry, 0);
+        let mut vgpr = Vec::with_capacity(dwords as usize);
+        for k in 0..dwords {
+            if k > 0 {
+                row = self.b.ins().iadd(row, stride);
+            }
+            vgpr.push(self.b.ins().load(I32X4, self.flags, row, 0));
+        }
         Out { vgpr, mask: None }
     }
 

@@ -967,7 +967,10 @@ fn global_stores_run_in_blocks_where_allowed() {
 /// Global and flat loads in blocks, against the interpreter: every width,
 /// both address forms (a 64-bit VGPR pair; a 32-bit VGPR on an SGPR
 /// base), lane layouts (a row, reversed, a 4 KiB stride whose span is
-/// checked lane by lane, a broadcast), EXEC all on, partly on and off,
+/// checked lane by lane, a broadcast, lanes a dword apart whatever the
+/// width, as a stencil's `x - 1, x, x + 1` in one b96 load, lane 0 astray
+/// or before the buffer, where only the other lanes' being on lets the
+/// block read rows in place), EXEC all on, partly on and off,
 /// with an op before the load that reads its destination (it must see the
 /// old value) and one after that reads the result. Where the
 /// interpreter's wave-wide path would not take the load (an unaligned
@@ -1007,8 +1010,16 @@ fn global_loads_run_in_blocks_where_allowed() {
     // and whether the block runs to its end (else it leaves for the
     // interpreter), and whether the load faults.
     type Layout = (&'static str, fn(u64, u64) -> i64, bool, bool);
-    let layouts: [Layout; 11] = [
+    let layouts: [Layout; 14] = [
         ("row", |l, b| 64 + (l * b) as i64, true, false),
+        ("a dword apart", |l, _| 64 + 4 * l as i64, true, false),
+        (
+            "lane 0 astray",
+            |l, b| 64 + (l * b) as i64 + if l == 0 { 8192 } else { 0 },
+            true,
+            false,
+        ),
+        ("lane 0 before", |l, _| 4 * l as i64 - 4, false, true),
         // Two rows of 16 lanes 4 KiB apart (a 16-wide workgroup's wave),
         // and 8 rows of 4 lanes in reverse order: each 4-lane chunk reads
         // consecutive dwords, which a b32 block loads as vectors.
@@ -1084,14 +1095,15 @@ fn global_loads_run_in_blocks_where_allowed() {
                 w.sgpr[126] = exec;
                 w.mode.bits = 0x3f0;
                 // Only lane 31 reaches past the end, every lane but 31
-                // before the start.
+                // before the start (lane 0 alone in "lane 0 before").
                 let reaches = match name {
                     "past the end" => exec >> 31 != 0,
+                    "lane 0 before" => exec & 1 != 0,
                     _ => exec & 0x7fff_ffff != 0,
                 };
                 let (runs, faults) = (runs || !reaches, faults && reaches);
                 // The SGPR base's 32-bit offsets cannot reach before it.
-                if load.contains("s[8:9]") && name == "before" {
+                if load.contains("s[8:9]") && name.ends_with("before") {
                     continue;
                 }
                 let what = format!("{load}, {name}, EXEC {exec:#x}");
