@@ -199,4 +199,3 @@ pub unsafe extern "C" fn load_rows(
     }
     loaded as u32
 }
-

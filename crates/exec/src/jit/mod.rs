@@ -788,13 +788,8 @@ fn new_module() -> Option<JITModule> {
         "false"
     };
     flags.set("enable_verifier", verify).ok()?;
-    let mut isa = cranelift_native::builder().ok()?;
-    if std::env::var_os("TMP_NO_AVX512").is_some() {
-        for f in ["has_avx512bitalg", "has_avx512dq", "has_avx512f", "has_avx512vl", "has_avx512vbmi"] {
-            let _ = isa.set(f, "false");
-        }
-    }
-    let isa = isa
+    let isa = cranelift_native::builder()
+        .ok()?
         .finish(settings::Flags::new(flags))
         .ok()?;
     Some(JITModule::new(JITBuilder::with_isa(
