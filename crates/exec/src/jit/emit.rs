@@ -734,24 +734,43 @@ impl<'a, 'b> Emitter<'a, 'b> {
             }
             let start = e.b.ins().iadd(start, add);
             let start = e.b.ins().select(any, start, anchor);
-            let entry = e.b.ins().ishl_imm_u(at.index, 3);
-            let entry = e.b.ins().iadd(table, entry);
-            e.b.ins().store(e.flags, start, entry, 0);
-            vec![
-                odd,
-                e.b.ins().bor(bits, start),
-                e.b.ins().umin(lowest, start),
-                e.b.ins().umax(highest, start),
-            ]
+            let [bits, lowest, highest] = e.table_entry(table, at, start, [bits, lowest, highest]);
+            vec![odd, bits, lowest, highest]
         });
-        let odd = self.b.ins().vany_true(out[0]);
-        let misaligned = self.b.ins().band_imm_u(out[1], 3);
-        let misaligned = self.b.ins().icmp_imm_s(IntCC::NotEqual, misaligned, 0);
+        let bad = self.rows_bad(out[0], out[1]);
         let none = self.b.ins().icmp_imm_s(IntCC::Equal, exec, 0);
-        let bad = self.b.ins().bor(odd, misaligned);
         let bad = self.b.ins().bor(bad, none);
         let good = self.b.ins().icmp_imm_s(IntCC::Equal, bad, 0);
         (good, out[2], out[3])
+    }
+
+    /// Writes chunk `at`'s first address `start` to `table`, and folds it
+    /// into the OR of the chunks' addresses (their common misalignment),
+    /// the lowest and the highest.
+    fn table_entry(
+        &mut self,
+        table: Value,
+        at: At,
+        start: Value,
+        [bits, lowest, highest]: [Value; 3],
+    ) -> [Value; 3] {
+        let entry = self.b.ins().ishl_imm_u(at.index, 3);
+        let entry = self.b.ins().iadd(table, entry);
+        self.b.ins().store(self.flags, start, entry, 0);
+        [
+            self.b.ins().bor(bits, start),
+            self.b.ins().umin(lowest, start),
+            self.b.ins().umax(highest, start),
+        ]
+    }
+
+    /// Whether a layout check found lanes out of step (`odd`, a vector of
+    /// them) or a chunk's address misaligned (`bits`, their OR): an I8.
+    fn rows_bad(&mut self, odd: Value, bits: Value) -> Value {
+        let odd = self.b.ins().vany_true(odd);
+        let misaligned = self.b.ins().band_imm_u(bits, 3);
+        let misaligned = self.b.ins().icmp_imm_s(IntCC::NotEqual, misaligned, 0);
+        self.b.ins().bor(odd, misaligned)
     }
 
     /// The address lane 0 of the chunk at byte `offset` of a VGPR row
@@ -856,20 +875,10 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 start = e.b.ins().bor(start, top);
             }
             let start = e.b.ins().iadd(start, add);
-            let entry = e.b.ins().ishl_imm_u(at.index, 3);
-            let entry = e.b.ins().iadd(table, entry);
-            e.b.ins().store(e.flags, start, entry, 0);
-            vec![
-                odd,
-                e.b.ins().bor(bits, start),
-                e.b.ins().umin(lowest, start),
-                e.b.ins().umax(highest, start),
-            ]
+            let [bits, lowest, highest] = e.table_entry(table, at, start, [bits, lowest, highest]);
+            vec![odd, bits, lowest, highest]
         });
-        let odd = self.b.ins().vany_true(out[0]);
-        let misaligned = self.b.ins().band_imm_u(out[1], 3);
-        let misaligned = self.b.ins().icmp_imm_s(IntCC::NotEqual, misaligned, 0);
-        let bad = self.b.ins().bor(odd, misaligned);
+        let bad = self.rows_bad(out[0], out[1]);
         let good = self.b.ins().icmp_imm_s(IntCC::Equal, bad, 0);
         (good, out[2], out[3])
     }

@@ -573,6 +573,28 @@ typedef struct {
     uint32_t words[8];
 } ipc_handle_t; /* hsa_amd_ipc_memory_t */
 
+/* Runs this program again as `vmem SCENARIO PATH HANDLE-HEX`. */
+static pid_t spawn(const char *scenario, const char *path, const ipc_handle_t *h) {
+    char hex[8 * 8 + 1];
+    for (int i = 0; i < 8; i++)
+        snprintf(hex + 8 * i, 9, "%08x", h->words[i]);
+    fflush(stdout);
+    pid_t child = fork();
+    EXPECT(child >= 0);
+    if (child == 0) {
+        execl("/proc/self/exe", "vmem", scenario, path, hex, (char *)NULL);
+        _exit(127);
+    }
+    return child;
+}
+
+/* Waits for a child `spawn` started; it must have succeeded. */
+static void wait_ok(pid_t child) {
+    int status = 0;
+    EXPECT(waitpid(child, &status, 0) == child);
+    EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 /* The second process of scenario_ipc: attaches the handle given in hex,
  * finds the first process's values, overwrites them with a kernel of its
  * own (base 500) through the mapping, and detaches. */
@@ -608,19 +630,8 @@ static void scenario_ipc(const char *path) {
     EXPECT(buf[5] == 12);
     EXPECT(run_store(&e, k, buf, 100));
 
-    char hex[8 * 8 + 1];
-    for (int i = 0; i < 8; i++)
-        snprintf(hex + 8 * i, 9, "%08x", h.words[i]);
-    fflush(stdout);
-    pid_t child = fork();
-    EXPECT(child >= 0);
-    if (child == 0) {
-        execl("/proc/self/exe", "vmem", "ipc_child", path, hex, (char *)NULL);
-        _exit(127);
-    }
-    int status = 0;
-    EXPECT(waitpid(child, &status, 0) == child);
-    EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    pid_t child = spawn("ipc_child", path, &h);
+    wait_ok(child);
     for (uint32_t i = 0; i < N; i++)
         EXPECT(buf[i] == 500 + i);
 
@@ -704,22 +715,11 @@ static void scenario_ipc_signal(void) {
     EXPECT_STATUS(hsa_amd_ipc_signal_create(s, NULL), HSA_STATUS_ERROR_INVALID_ARGUMENT);
     CHECK(hsa_amd_ipc_signal_create(s, (hsa_amd_ipc_signal_t *)&h));
 
-    char hex[8 * 8 + 1];
-    for (int i = 0; i < 8; i++)
-        snprintf(hex + 8 * i, 9, "%08x", h.words[i]);
-    fflush(stdout);
-    pid_t child = fork();
-    EXPECT(child >= 0);
-    if (child == 0) {
-        execl("/proc/self/exe", "vmem", "ipc_signal_child", "-", hex, (char *)NULL);
-        _exit(127);
-    }
+    pid_t child = spawn("ipc_signal_child", "-", &h);
     EXPECT(wait_for(s, 6) == 6);
     hsa_signal_store_screlease(s, 7);
     EXPECT(wait_for(s, 107) == 107);
-    int status = 0;
-    EXPECT(waitpid(child, &status, 0) == child);
-    EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    wait_ok(child);
 
     /* Attached here: another handle to the same signal. */
     hsa_signal_t again;
