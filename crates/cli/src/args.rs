@@ -106,9 +106,11 @@ pub struct LaunchArgs {
     /// Bytes of dynamic LDS.
     #[arg(long, default_value_t = 0)]
     dynamic_lds: u32,
-    /// Target processor of the emulated device.
-    #[arg(long, default_value = "gfx1151")]
-    target: String,
+    /// Target processor of the emulated device (default: a code object's
+    /// own; for a bundle, its gfx1151 entry or else its first one softgpu
+    /// runs; gfx1151 for source).
+    #[arg(long)]
+    target: Option<String>,
     /// Sanitizers to run the kernel under: a comma-separated list of init,
     /// race, sync, all or none (default: SOFTGPU_CHECK).
     #[arg(long, value_name = "LIST")]
@@ -137,7 +139,7 @@ impl LaunchArgs {
             grid: &self.grid,
             block: &self.block,
             dynamic_lds: self.dynamic_lds,
-            target: &self.target,
+            target: self.target.as_deref(),
             words: &self.args,
             device,
         })
@@ -191,7 +193,8 @@ pub struct LaunchSpec<'a> {
     /// `X[,Y[,Z]]` work-items per workgroup.
     pub block: &'a str,
     pub dynamic_lds: u32,
-    pub target: &'a str,
+    /// `--target`: None follows the code object ([`device_target`]).
+    pub target: Option<&'a str>,
     /// Kernel-argument words (`--in PATH`, `--i32 V`, …), the command's own
     /// trailing options already taken out.
     pub words: &'a [String],
@@ -214,9 +217,10 @@ pub struct Prepared {
 pub fn prepare(spec: &LaunchSpec) -> Result<Prepared, String> {
     let (grid, block) = (dims(spec.grid, "grid")?, dims(spec.block, "block")?);
     let cli_args = parse_args(spec.words)?;
-    let bytes = code_object(spec.file, spec.target)?;
+    let bytes = code_object(spec.file, spec.target.unwrap_or(DEFAULT_TARGET))?;
+    let target = device_target(spec.file, &bytes, spec.target)?;
     let device = Device::new(DeviceConfig {
-        target: spec.target.into(),
+        target,
         checks: spec.device.checks,
         timeout: spec.device.timeout,
         threads: spec.device.threads,
@@ -258,6 +262,23 @@ pub fn prepare(spec: &LaunchSpec) -> Result<Prepared, String> {
         args,
         outputs,
     })
+}
+
+/// The processor the CLI's device emulates when neither `--target` nor a
+/// code object says otherwise (source files are compiled for it).
+pub const DEFAULT_TARGET: &str = "gfx1151";
+
+/// The processor to emulate for the code object `bytes` from `file`:
+/// `given` (`--target`), else the object's own; for an offload bundle, its
+/// [`DEFAULT_TARGET`] entry, else the first entry for a processor softgpu
+/// runs.
+pub fn device_target(file: &Path, bytes: &[u8], given: Option<&str>) -> Result<String, String> {
+    if let Some(target) = given {
+        return Ok(target.to_string());
+    }
+    let runs = |p: &str| softgpu_isa::Family::of_target(p).is_some();
+    softgpu_codeobj::target_of(bytes, DEFAULT_TARGET, runs)
+        .map_err(|e| format!("{}: {e}", file.display()))
 }
 
 /// The code object in `file`, compiled for `target` first if it is source.
@@ -349,7 +370,8 @@ pub fn run(launch: &LaunchSpec, stats: bool, seeds: Option<u64>) -> Result<(), S
         .map_err(|e| e.to_string())?;
     prepared.write_outputs()?;
     if stats {
-        let json = stats_json(spec.kernel, spec.target, &s, prepared.device.threads());
+        let target = prepared.device.target();
+        let json = stats_json(spec.kernel, target, &s, prepared.device.threads());
         println!("{json}");
     }
     Ok(())

@@ -14,11 +14,13 @@ pub fn print_all(text: &str) -> Result<(), String> {
 
 use softgpu_exec::{Device, DeviceConfig};
 
-fn load(file: &Path, target: &str) -> Result<softgpu_exec::Program, String> {
+/// The code object in `file`, placed on a device for `target` (None: the
+/// object's own, `args::device_target`).
+fn load(file: &Path, target: Option<&str>) -> Result<softgpu_exec::Program, String> {
     let bytes = softgpu_codeobj::read_file(file, softgpu_codeobj::MAX_FILE_SIZE)
         .map_err(|e| e.to_string())?;
     let device = Device::new(DeviceConfig {
-        target: target.into(),
+        target: crate::args::device_target(file, &bytes, target)?,
         arena_bytes: 1 << 30,
         ..Default::default()
     })
@@ -30,7 +32,7 @@ fn load(file: &Path, target: &str) -> Result<softgpu_exec::Program, String> {
 
 /// Prints every instruction of `.text` with its offset and bytes, and a
 /// label at each kernel or function symbol.
-pub fn disasm(file: &Path, target: &str) -> Result<(), String> {
+pub fn disasm(file: &Path, target: Option<&str>) -> Result<(), String> {
     let program = load(file, target)?;
     let co = &program.code_object;
     let mut out = String::new();
@@ -69,7 +71,7 @@ pub fn disasm(file: &Path, target: &str) -> Result<(), String> {
     print_all(&out)
 }
 
-pub fn inspect(file: &Path, target: &str, json: bool) -> Result<(), String> {
+pub fn inspect(file: &Path, target: Option<&str>, json: bool) -> Result<(), String> {
     let program = load(file, target)?;
     let co = &program.code_object;
     let kernels: Vec<serde_json::Value> = co

@@ -116,14 +116,18 @@ enum Command {
     /// Disassemble the code of a code object as llvm-objdump does.
     Disasm {
         file: PathBuf,
-        #[arg(long, default_value = "gfx1151")]
-        target: String,
+        /// The processor whose entry of an offload bundle to show
+        /// (default: the gfx1151 entry, else the first softgpu runs; an ELF
+        /// shows its own).
+        #[arg(long)]
+        target: Option<String>,
     },
     /// Show a code object's target, kernels, arguments and resources.
     Inspect {
         file: PathBuf,
-        #[arg(long, default_value = "gfx1151")]
-        target: String,
+        /// As for disasm.
+        #[arg(long)]
+        target: Option<String>,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -211,8 +215,8 @@ fn main() -> ExitCode {
                 options: &option,
             },
         ),
-        Command::Disasm { file, target } => inspect::disasm(&file, &target),
-        Command::Inspect { file, target, json } => inspect::inspect(&file, &target, json),
+        Command::Disasm { file, target } => inspect::disasm(&file, target.as_deref()),
+        Command::Inspect { file, target, json } => inspect::inspect(&file, target.as_deref(), json),
         Command::Demo { threads } => demo::run(threads),
         Command::Bench {
             seconds,

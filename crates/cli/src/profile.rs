@@ -42,6 +42,7 @@ pub fn run(spec: &LaunchSpec, top: usize, json: bool) -> Result<(), String> {
     let wave64 = profile.wave_size() == 64;
     let report = Report {
         spec: &spec,
+        target: prepared.device.target(),
         launch: &prepared.launch,
         stats: &stats,
         profile: &profile,
@@ -63,6 +64,8 @@ pub fn run(spec: &LaunchSpec, top: usize, json: bool) -> Result<(), String> {
 /// What the report shows, gathered once for either output form.
 struct Report<'a> {
     spec: &'a LaunchSpec<'a>,
+    /// The processor the device emulated.
+    target: &'a str,
     launch: &'a Launch,
     stats: &'a DispatchStats,
     profile: &'a InstructionProfile,
@@ -98,7 +101,7 @@ impl Report<'_> {
             out,
             "kernel {} ({}, wave{})",
             self.spec.kernel,
-            self.spec.target,
+            self.target,
             self.profile.wave_size()
         )
         .ok();
@@ -153,12 +156,8 @@ impl Report<'_> {
     /// `run --stats`'s object plus the launch shape, lane averages and the
     /// hottest instructions.
     fn json(&self) -> serde_json::Value {
-        let mut json = args::stats_json(
-            self.spec.kernel,
-            self.spec.target,
-            self.stats,
-            self.host_threads,
-        );
+        let mut json =
+            args::stats_json(self.spec.kernel, self.target, self.stats, self.host_threads);
         json["grid"] = self.launch.grid.into();
         json["block"] = self.launch.block.into();
         json["wave_size"] = self.profile.wave_size().into();

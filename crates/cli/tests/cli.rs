@@ -131,6 +131,64 @@ fn run_vector_add_writes_output_and_stats() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A code object for another processor runs on a device for it without
+/// `--target` (the device follows the object), and `inspect` and `disasm`
+/// read it the same way; `--target` still decides, and a mismatch says
+/// both processors.
+#[test]
+fn a_code_object_chooses_its_device() {
+    let dir = scratch("own-target");
+    let object = dir.join("vector_add-gfx1100.hsaco");
+    let object = object.to_str().unwrap();
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/kernels/vector_add.cl");
+    let compiled = softgpu(&[
+        "compile",
+        source.to_str().unwrap(),
+        "--target",
+        "gfx1100",
+        "-o",
+        object,
+    ]);
+    assert!(compiled.status.success(), "{}", text(&compiled.stderr));
+    let out = vector_add_of(&dir, object, &[], &["--stats"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stats = text(&out.stdout);
+    assert!(stats.contains(r#""target":"gfx1100""#), "{stats}");
+    let inspected = softgpu(&["inspect", object]);
+    assert!(inspected.status.success(), "{}", text(&inspected.stderr));
+    assert!(text(&inspected.stdout).contains("gfx1100"));
+    assert!(softgpu(&["disasm", object]).status.success());
+    let refused = vector_add_of(&dir, object, &["--target", "gfx1151"], &[]);
+    let why = text(&refused.stderr);
+    assert!(
+        !refused.status.success() && why.contains("gfx1100") && why.contains("gfx1151"),
+        "{why}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `softgpu run` of `vector_add` in `object` over 64 items, with `options`
+/// before the kernel arguments and `tail` after them.
+fn vector_add_of(dir: &Path, object: &str, options: &[&str], tail: &[&str]) -> Output {
+    let pa = f32_file(&dir.join("a.bin"), &[1.0; 64]);
+    let pb = f32_file(&dir.join("b.bin"), &[2.0; 64]);
+    let out = format!("{}:256", dir.join("c.bin").display());
+    let mut args = vec![
+        "run",
+        object,
+        "--kernel",
+        "vector_add",
+        "--grid",
+        "1",
+        "--block",
+        "64",
+    ];
+    args.extend(options);
+    args.extend(["--in", &pa, "--in", &pb, "--out", &out, "--i32", "64"]);
+    args.extend(tail);
+    softgpu(&args)
+}
+
 fn run_vector_add_with(dir: &Path, tail: &[&str]) -> Output {
     let pa = f32_file(&dir.join("a.bin"), &[1.0; 64]);
     let file = example("vector_add-gfx1151.hsaco");

@@ -91,6 +91,39 @@ pub fn load_for_target(bytes: &[u8], target: &str) -> Result<CodeObject, Error> 
     Ok(co)
 }
 
+/// The processor a code object is for, to choose a device by: an ELF's own
+/// (`EF_AMDGPU_MACH`); for an offload bundle, `preferred` when an entry is
+/// for it, else the first entry's processor that `runs` accepts.
+pub fn target_of(
+    bytes: &[u8],
+    preferred: &str,
+    runs: impl Fn(&str) -> bool,
+) -> Result<String, Error> {
+    if is_compressed_offload_bundle(bytes) {
+        let (bundle, _) = bundle::decompress(bytes)?;
+        return target_of(&bundle, preferred, runs);
+    }
+    if !is_offload_bundle(bytes) {
+        return Ok(load(bytes)?.target);
+    }
+    let entries = bundle_entries(bytes)?;
+    let processors: Vec<&str> = entries
+        .iter()
+        .filter_map(|e| e.amdgcn_target_id())
+        .map(bundle::processor_of)
+        .collect();
+    let chosen = processors
+        .iter()
+        .find(|&&p| p == preferred)
+        .or_else(|| processors.iter().find(|&&p| runs(p)));
+    chosen
+        .map(|p| p.to_string())
+        .ok_or_else(|| Error::NoBundleEntry {
+            target: format!("{preferred} or another supported processor"),
+            available: entries.iter().map(|e| e.id.clone()).collect(),
+        })
+}
+
 /// Whether the `xnack` or `sramecc` feature is set in the ELF header (code object v4+).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FeatureSetting {
