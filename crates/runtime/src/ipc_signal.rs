@@ -27,6 +27,12 @@ use softgpu_exec::arena::{Access, Origin};
 /// Bytes of the page an IPC signal's value lives in.
 const PAGE: u64 = 4096;
 
+/// What the 8 bytes after an IPC signal's value hold, so that attaching
+/// a handle of shared memory that is not a signal is refused (as ROCr
+/// refuses memory without its signal block) rather than making a signal
+/// of whatever the memory holds.
+const MARK: u64 = u64::from_le_bytes(*b"SGPUSIGN");
+
 /// The IPC signals this process made: the address of each one's page and
 /// the signal, for attaching in this process and for handles.
 #[derive(Default)]
@@ -58,6 +64,7 @@ impl Runtime {
         let origin = Origin::new("hsa_amd_signal_create (an IPC signal's value)");
         let page = self.allocate_with(pool, PAGE, origin, Access::ReadWrite)?;
         self.arena.write(page, &initial.to_le_bytes())?;
+        self.arena.write(page + 8, &MARK.to_le_bytes())?;
         let weak = Arc::downgrade(self);
         let release = Box::new(move || {
             if let Some(rt) = weak.upgrade() {
@@ -106,6 +113,14 @@ impl Runtime {
             };
         }
         let va = vmem.ipc_attach_held(self, handle, PAGE)?;
+        let mut mark = [0u8; 8];
+        let marked = self.arena.read(va + 8, &mut mark).is_ok() && u64::from_le_bytes(mark) == MARK;
+        if !marked {
+            vmem.ipc_detach_held(self, va)?;
+            return Err(invalid(
+                "the IPC handle names shared memory that holds no IPC signal (hsa_amd_ipc_memory_create's, not hsa_amd_ipc_signal_create's)",
+            ));
+        }
         let weak = Arc::downgrade(self);
         let release = Box::new(move || {
             if let Some(rt) = weak.upgrade() {

@@ -604,6 +604,10 @@ static void scenario_ipc_child(const char *path, const char *hex) {
         EXPECT(sscanf(hex + 8 * i, "%8x", &h.words[i]) == 1);
     env_t e = setup();
     kernel_t *k = load_kernel(&e, path);
+    /* Memory, not a signal: refused as one. */
+    hsa_signal_t not_a_signal;
+    EXPECT_STATUS(hsa_amd_ipc_signal_attach((hsa_amd_ipc_signal_t *)&h, &not_a_signal),
+                  HSA_STATUS_ERROR_INVALID_ARGUMENT);
     uint32_t *mapped = NULL;
     CHECK(hsa_amd_ipc_memory_attach((hsa_amd_ipc_memory_t *)&h, N * 4, 1, &e.gpu, (void **)&mapped));
     for (uint32_t i = 0; i < N; i++)
