@@ -170,9 +170,23 @@ fn a_code_object_chooses_its_device() {
 /// `softgpu run` of `vector_add` in `object` over 64 items, with `options`
 /// before the kernel arguments and `tail` after them.
 fn vector_add_of(dir: &Path, object: &str, options: &[&str], tail: &[&str]) -> Output {
-    let pa = f32_file(&dir.join("a.bin"), &[1.0; 64]);
     let pb = f32_file(&dir.join("b.bin"), &[2.0; 64]);
     let out = format!("{}:256", dir.join("c.bin").display());
+    let mut words = vec!["--in", &pb, "--out", &out, "--i32", "64"];
+    words.extend(tail);
+    run_64(dir, object, options, &words)
+}
+
+/// `softgpu run` of `vector_add` in the committed gfx1151 object over 64
+/// items, `a` given and `tail` the rest of its arguments.
+fn run_vector_add_with(dir: &Path, tail: &[&str]) -> Output {
+    run_64(dir, &example("vector_add-gfx1151.hsaco"), &[], tail)
+}
+
+/// `softgpu run` of `vector_add` in `object`, one workgroup of 64, with
+/// `options`, then `--in a.bin` (64 ones) and `words`.
+fn run_64(dir: &Path, object: &str, options: &[&str], words: &[&str]) -> Output {
+    let pa = f32_file(&dir.join("a.bin"), &[1.0; 64]);
     let mut args = vec![
         "run",
         object,
@@ -184,27 +198,8 @@ fn vector_add_of(dir: &Path, object: &str, options: &[&str], tail: &[&str]) -> O
         "64",
     ];
     args.extend(options);
-    args.extend(["--in", &pa, "--in", &pb, "--out", &out, "--i32", "64"]);
-    args.extend(tail);
-    softgpu(&args)
-}
-
-fn run_vector_add_with(dir: &Path, tail: &[&str]) -> Output {
-    let pa = f32_file(&dir.join("a.bin"), &[1.0; 64]);
-    let file = example("vector_add-gfx1151.hsaco");
-    let mut args = vec![
-        "run",
-        &file,
-        "--kernel",
-        "vector_add",
-        "--grid",
-        "1",
-        "--block",
-        "64",
-    ];
-    let a_args = ["--in", pa.as_str()];
-    args.extend(a_args);
-    args.extend(tail);
+    args.extend(["--in", &pa]);
+    args.extend(words);
     softgpu(&args)
 }
 

@@ -712,7 +712,8 @@ pub(crate) fn run_wave<const PROFILE: bool>(
             break Stop::Yield;
         }
         if let Some((block, verify)) = env.jit.and_then(|tier| tier.block_at(wave.pc)) {
-            // A compiled block retires all its slots or none of them.
+            // A compiled block retires all its slots, all but a closing
+            // store it leaves to the interpreter, or none.
             if retired + block.slots() as u64 <= turn
                 && block.runs_under(wave.mode.bits)
                 && block.runs_in(env)
@@ -738,8 +739,8 @@ pub(crate) fn run_wave<const PROFILE: bool>(
                     if ran == block.slots() {
                         continue;
                     }
-                    // Not the block that may start at the store: it would
-                    // leave it again.
+                    // The store it left is interpreted below, without
+                    // looking for a block there.
                 }
                 stats.jit_exits += 1;
             }

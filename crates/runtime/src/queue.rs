@@ -218,6 +218,17 @@ impl Runtime {
             .get(&(agent.index as u32 - 1))
             .cloned()
             .unwrap_or_default();
+        // As ROCr's queue constructor: every unit, within the process-wide
+        // mask unless HSA_CU_MASK_SKIP_INIT says not yet. A process-wide
+        // mask splitting a WGP's pair applies all the same (ROCr's
+        // constructor ignores that status too), so no pair rule here.
+        let initial_limit = if self.cu_mask_skip_init {
+            &[][..]
+        } else {
+            &global_cu_mask
+        };
+        let first_mask =
+            crate::cu_mask::apply_unchecked(None, initial_limit, topology.compute_units).0;
         let doorbell = Arc::new(Signal::new(-1));
         let doorbell_handle = self.signals.insert(doorbell.clone());
         let id = QUEUE_IDS.fetch_add(1, Ordering::Relaxed);
@@ -239,7 +250,7 @@ impl Runtime {
             doorbell_handle,
             read_index: AtomicU64::new(0),
             write_index: AtomicU64::new(0),
-            cu_mask: Mutex::new((Vec::new(), topology.all())),
+            cu_mask: Mutex::new((first_mask.clone(), topology.units(&first_mask))),
             global_cu_mask,
             priority: AtomicU64::new(0),
             running: AtomicBool::new(true),
@@ -248,21 +259,6 @@ impl Runtime {
             thread: Mutex::new(None),
             submitted: Mutex::new(VecDeque::new()),
         });
-        // As ROCr's queue constructor: the process-wide mask applies from
-        // the start, unless HSA_CU_MASK_SKIP_INIT says not yet. It cannot
-        // fail: parsing refused masks that enable nothing, and a mask
-        // splitting a WGP's pair applies all the same (ROCr's constructor
-        // ignores the status too), so it is set without the pair rule.
-        if !self.cu_mask_skip_init && !queue.global_cu_mask.is_empty() {
-            queue.put_cu_mask(
-                crate::cu_mask::apply_unchecked(
-                    None,
-                    &queue.global_cu_mask,
-                    topology.compute_units,
-                )
-                .0,
-            );
-        }
         let (weak_queue, arena) = (Arc::downgrade(&queue), self.arena.clone());
         queue.doorbell.set_on_store(Box::new(move |index| {
             if let (Some(q), Ok(index)) = (weak_queue.upgrade(), u64::try_from(index)) {
@@ -344,15 +340,13 @@ impl Queue {
         *self.cu_mask.lock().unwrap_or_else(|e| e.into_inner()) = (mask, units);
     }
 
-    /// The CU mask, one bit per unit (`ceil(units / 32)` words; every
-    /// unit on until one is set).
+    /// The CU mask, one bit per unit (`ceil(units / 32)` words).
     pub fn cu_mask(&self) -> Mask {
-        let (mask, _) = &*self.cu_mask.lock().unwrap_or_else(|e| e.into_inner());
-        if mask.is_empty() {
-            crate::cu_mask::apply_unchecked(None, &[], self.agent.profile.compute_units).0
-        } else {
-            mask.clone()
-        }
+        self.cu_mask
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .0
+            .clone()
     }
 
     /// Where the queue's dispatches run.

@@ -461,10 +461,10 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// dwords on from dword 0's (a stencil's `x - 1, x, x + 1`); only the
     /// active lanes need be, when some are off (a stencil's edge waves).
     /// Otherwise `access::load_rows` checks the lanes and gathers them
-    /// into a stack slot, rows a VGPR apart. The block leaves when the interpreter's
-    /// wave-wide path would not take the load. The address VGPRs still
-    /// hold their values from the block's start (the planner's rule), so
-    /// they are read from the register file.
+    /// into a stack slot, rows a VGPR apart. The block leaves when the
+    /// interpreter's wave-wide path would not take the load. The address
+    /// VGPRs still hold their values from the block's start (the
+    /// planner's rule), so they are read from the register file.
     fn global_rows(&mut self, inst: &Inst, dwords: u8, flat: bool) -> (StackSlot, Value) {
         let Operand::Vgpr(v) = inst.src[0] else {
             unreachable!("form_ok: the address is a VGPR")
@@ -594,12 +594,14 @@ impl<'a, 'b> Emitter<'a, 'b> {
 
     /// Whether a whole-wave access of the dwords a lane `how` says (lane
     /// addresses as `lane_addresses` gives them: `low`, `add`, `exec`, and
-    /// `high`) is rows the block may access in place: every lane on, each chunk's
-    /// lanes consecutive (`consecutive_rows`, which writes each chunk's
-    /// first address to the table at `table`), and the range from the
-    /// lowest chunk to the highest allowed by `access::rows_ok` (`how`:
-    /// its flags). Branches to `otherwise` where the lanes are not rows;
-    /// returns, in the block that asked `rows_ok`, its I32 answer.
+    /// `high`) is rows the block may access in place: each chunk's lanes
+    /// consecutive (`consecutive_rows` when every lane is on; for a load
+    /// with some off, `active_rows`, which looks at the active lanes only;
+    /// a store needs every lane on), each writing its chunk's first address
+    /// to the table at `table`, and the range from the lowest chunk to the
+    /// highest allowed by `access::rows_ok` (`how`: its flags). Branches
+    /// to `otherwise` where the lanes are not rows; returns, in the block
+    /// that asked `rows_ok`, its I32 answer.
     fn rows_in_place(
         &mut self,
         [low, add, exec, table]: [Value; 4],
@@ -610,11 +612,10 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let lanes = if self.wave64 { 64 } else { 32 };
         let full = u64::MAX >> (64 - lanes);
         let full = self.b.ins().icmp_imm_s(IntCC::Equal, exec, full as i64);
-        let quick = if how & access::WRITE != 0 {
+        let (quick, lowest, highest) = if how & access::WRITE != 0 {
             // A store writes whole chunks: every lane must be on.
             let (rows, lowest, highest) = self.consecutive_rows(low, high, add, table);
-            let quick = self.b.ins().band(rows, full);
-            (quick, lowest, highest)
+            (self.b.ins().band(rows, full), lowest, highest)
         } else {
             let (whole, some, join) = (
                 self.b.create_block(),
@@ -642,7 +643,6 @@ impl<'a, 'b> Emitter<'a, 'b> {
             };
             (rows, lowest, highest)
         };
-        let (quick, lowest, highest) = quick;
         let check = self.b.create_block();
         self.b.ins().brif(quick, check, &[], otherwise, &[]);
         self.b.switch_to_block(check);
@@ -680,16 +680,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let steps = self.vconst([0, 4, 8, 12]);
         let lane_bits = self.vconst([1, 2, 4, 8]);
         let ones = self.splat_const(u32::MAX);
-        let init = [
-            self.splat_const(0),
-            self.b.ins().iconst(I64, 0),
-            self.b.ins().iconst(I64, -1),
-            self.b.ins().iconst(I64, 0),
-        ];
-        let out = self.chunk_loop_as(false, &init, |e, at, carried| {
-            let &[odd, bits, lowest, highest] = carried else {
-                unreachable!("four values carried")
-            };
+        let (bad, lowest, highest) = self.layout_loop(table, |e, at| {
             // The chunk's active lanes, as all-ones words.
             let shift = e.b.ins().ishl_imm_u(at.index, 2);
             let on = e.b.ins().ushr(exec, shift);
@@ -714,9 +705,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             // wrapped past lane 0's.
             let diff = e.b.ins().bxor(words, expect);
             let wrapped = e.b.ins().icmp(IntCC::UnsignedLessThan, expect, first);
-            let diff = e.b.ins().bor(diff, wrapped);
-            let diff = e.b.ins().band(diff, active);
-            let mut odd = e.b.ins().bor(odd, diff);
+            let mut diff = e.b.ins().bor(diff, wrapped);
             let word = e.b.ins().extractlane(first, 0);
             let mut start = e.b.ins().uextend(I64, word);
             if let Some(high) = high {
@@ -724,9 +713,8 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 let upper = e.b.ins().load(I32X4, e.flags, upper_at, 0);
                 let masked = e.b.ins().bitselect(active, upper, ones);
                 let top = e.least(masked);
-                let diff = e.b.ins().bxor(upper, top);
-                let diff = e.b.ins().band(diff, active);
-                odd = e.b.ins().bor(odd, diff);
+                let upper_diff = e.b.ins().bxor(upper, top);
+                diff = e.b.ins().bor(diff, upper_diff);
                 let top = e.b.ins().extractlane(top, 0);
                 let top = e.b.ins().uextend(I64, top);
                 let top = e.b.ins().ishl_imm_u(top, 32);
@@ -734,43 +722,48 @@ impl<'a, 'b> Emitter<'a, 'b> {
             }
             let start = e.b.ins().iadd(start, add);
             let start = e.b.ins().select(any, start, anchor);
-            let [bits, lowest, highest] = e.table_entry(table, at, start, [bits, lowest, highest]);
-            vec![odd, bits, lowest, highest]
+            (e.b.ins().band(diff, active), start)
         });
-        let bad = self.rows_bad(out[0], out[1]);
         let none = self.b.ins().icmp_imm_s(IntCC::Equal, exec, 0);
         let bad = self.b.ins().bor(bad, none);
         let good = self.b.ins().icmp_imm_s(IntCC::Equal, bad, 0);
-        (good, out[2], out[3])
+        (good, lowest, highest)
     }
 
-    /// Writes chunk `at`'s first address `start` to `table`, and folds it
-    /// into the OR of the chunks' addresses (their common misalignment),
-    /// the lowest and the highest.
-    fn table_entry(
+    /// The loop of the layout checks: `chunk` gives each chunk's lanes out
+    /// of step (non-zero words) and its first address, which is written
+    /// to `table`. Returns whether any lane was out of step or any address
+    /// misaligned (an I8), and the lowest and highest first address.
+    fn layout_loop(
         &mut self,
         table: Value,
-        at: At,
-        start: Value,
-        [bits, lowest, highest]: [Value; 3],
-    ) -> [Value; 3] {
-        let entry = self.b.ins().ishl_imm_u(at.index, 3);
-        let entry = self.b.ins().iadd(table, entry);
-        self.b.ins().store(self.flags, start, entry, 0);
-        [
-            self.b.ins().bor(bits, start),
-            self.b.ins().umin(lowest, start),
-            self.b.ins().umax(highest, start),
-        ]
-    }
-
-    /// Whether a layout check found lanes out of step (`odd`, a vector of
-    /// them) or a chunk's address misaligned (`bits`, their OR): an I8.
-    fn rows_bad(&mut self, odd: Value, bits: Value) -> Value {
-        let odd = self.b.ins().vany_true(odd);
-        let misaligned = self.b.ins().band_imm_u(bits, 3);
+        mut chunk: impl FnMut(&mut Self, At) -> (Value, Value),
+    ) -> (Value, Value, Value) {
+        let init = [
+            self.splat_const(0),
+            self.b.ins().iconst(I64, 0),
+            self.b.ins().iconst(I64, -1),
+            self.b.ins().iconst(I64, 0),
+        ];
+        let out = self.chunk_loop_as(false, &init, |e, at, carried| {
+            let &[odd, bits, lowest, highest] = carried else {
+                unreachable!("four values carried")
+            };
+            let (diff, start) = chunk(e, at);
+            let entry = e.b.ins().ishl_imm_u(at.index, 3);
+            let entry = e.b.ins().iadd(table, entry);
+            e.b.ins().store(e.flags, start, entry, 0);
+            vec![
+                e.b.ins().bor(odd, diff),
+                e.b.ins().bor(bits, start),
+                e.b.ins().umin(lowest, start),
+                e.b.ins().umax(highest, start),
+            ]
+        });
+        let odd = self.b.ins().vany_true(out[0]);
+        let misaligned = self.b.ins().band_imm_u(out[1], 3);
         let misaligned = self.b.ins().icmp_imm_s(IntCC::NotEqual, misaligned, 0);
-        self.b.ins().bor(odd, misaligned)
+        (self.b.ins().bor(odd, misaligned), out[2], out[3])
     }
 
     /// The address lane 0 of the chunk at byte `offset` of a VGPR row
@@ -840,16 +833,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
         table: Value,
     ) -> (Value, Value, Value) {
         let steps = self.vconst([0, 4, 8, 12]);
-        let init = [
-            self.splat_const(0),
-            self.b.ins().iconst(I64, 0),
-            self.b.ins().iconst(I64, -1),
-            self.b.ins().iconst(I64, 0),
-        ];
-        let out = self.chunk_loop_as(false, &init, |e, at, carried| {
-            let &[odd, bits, lowest, highest] = carried else {
-                unreachable!("four values carried")
-            };
+        let (bad, lowest, highest) = self.layout_loop(table, |e, at| {
             let offset = e.b.ins().imul_imm_s(at.index, base_of(1) as i64);
             let words_at = e.b.ins().iadd(low, offset);
             let words = e.b.ins().load(I32X4, e.flags, words_at, 0);
@@ -860,27 +844,24 @@ impl<'a, 'b> Emitter<'a, 'b> {
             // wrapped past lane 0's.
             let diff = e.b.ins().bxor(words, expect);
             let wrapped = e.b.ins().icmp(IntCC::UnsignedLessThan, expect, splat);
-            let mut odd = e.b.ins().bor(odd, diff);
-            odd = e.b.ins().bor(odd, wrapped);
+            let mut diff = e.b.ins().bor(diff, wrapped);
             let mut start = e.b.ins().uextend(I64, first);
             if let Some(high) = high {
                 let upper_at = e.b.ins().iadd(high, offset);
                 let upper = e.b.ins().load(I32X4, e.flags, upper_at, 0);
                 let top = e.b.ins().extractlane(upper, 0);
                 let splat = e.b.ins().splat(I32X4, top);
-                let diff = e.b.ins().bxor(upper, splat);
-                odd = e.b.ins().bor(odd, diff);
+                let upper_diff = e.b.ins().bxor(upper, splat);
+                diff = e.b.ins().bor(diff, upper_diff);
                 let top = e.b.ins().uextend(I64, top);
                 let top = e.b.ins().ishl_imm_u(top, 32);
                 start = e.b.ins().bor(start, top);
             }
             let start = e.b.ins().iadd(start, add);
-            let [bits, lowest, highest] = e.table_entry(table, at, start, [bits, lowest, highest]);
-            vec![odd, bits, lowest, highest]
+            (diff, start)
         });
-        let bad = self.rows_bad(out[0], out[1]);
         let good = self.b.ins().icmp_imm_s(IntCC::Equal, bad, 0);
-        (good, out[2], out[3])
+        (good, lowest, highest)
     }
 
     /// A global load's dwords for the chunk at `at`, from where

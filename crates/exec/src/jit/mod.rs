@@ -522,11 +522,7 @@ fn verify_once(
     };
     let jitted = Snapshot::of(wave, rows);
     before.restore(wave, rows);
-    let lds_jitted = lds_before.map(|old| {
-        let new = env.lds.to_vec();
-        env.lds.copy_from_slice(old);
-        new
-    });
+    let lds_jitted = swap_lds(env, lds_before);
     interpret(wave, env, retired)?;
     let interpreted = Snapshot::of(wave, rows);
     let diff = jitted
@@ -562,6 +558,16 @@ fn left_unchanged(
         None => Ok(None),
         Some(d) => Err(format!("the block left early but changed {d}")),
     }
+}
+
+/// The LDS one tier left, with the LDS from before (`before`, when the
+/// block touches LDS) put back for the other tier.
+fn swap_lds(env: &mut Env, before: Option<&[u8]>) -> Option<Vec<u8>> {
+    before.map(|old| {
+        let new = env.lds.to_vec();
+        env.lds.copy_from_slice(old);
+        new
+    })
 }
 
 /// The first LDS byte where the JIT's and the interpreter's LDS differ.
@@ -617,11 +623,7 @@ fn verify_store_once(
     interpret(wave, env, 1)?;
     let (interpreted, interpreted_next) = (Snapshot::of(wave, rows), wave.pc);
     let stored: Vec<Option<u32>> = addrs.iter().map(|&a| read(env, a)).collect();
-    let lds_interpreted = lds_before.map(|old| {
-        let new = env.lds.to_vec();
-        env.lds.copy_from_slice(old);
-        new
-    });
+    let lds_interpreted = swap_lds(env, lds_before);
     // Puts back what the store overwrote (an unreadable dword the store
     // would have faulted on).
     let put_back = |env: &Env| {

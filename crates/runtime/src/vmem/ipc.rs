@@ -107,10 +107,9 @@ impl VirtualMemory {
             return None;
         }
         let state = self.state();
-        let mut exports = state.exports.iter();
-        exports
-            .find(|(_, e)| std::os::fd::AsRawFd::as_raw_fd(&e.fd) as u32 == fd)
-            .map(|(&addr, _)| addr)
+        let fd_of = |e: &Export| std::os::fd::AsRawFd::as_raw_fd(&e.fd) as u32;
+        let found = state.exports.iter().find(|(_, e)| fd_of(e) == fd);
+        found.map(|(&addr, _)| addr)
     }
 
     fn attach(
