@@ -234,15 +234,15 @@ impl<T: Scalar + PartialEq + Debug> Element for T {}
 /// Host values of one buffer, kept typed so they upload and read back as
 /// what they are.
 trait Values {
-    fn bytes(&self) -> u64;
+    fn bytes(&self) -> usize;
     fn upload(&self, stream: &Stream) -> Result<Buffer>;
     /// Reads `buffer` and says how it differs from these values, if it does.
     fn compare(&self, stream: &Stream, buffer: &Buffer) -> Result<Option<String>>;
 }
 
 impl<T: Element> Values for Vec<T> {
-    fn bytes(&self) -> u64 {
-        (self.len() * T::SIZE) as u64
+    fn bytes(&self) -> usize {
+        self.len() * T::SIZE
     }
 
     fn upload(&self, stream: &Stream) -> Result<Buffer> {
@@ -250,13 +250,13 @@ impl<T: Element> Values for Vec<T> {
     }
 
     fn compare(&self, stream: &Stream, buffer: &Buffer) -> Result<Option<String>> {
-        Ok(mismatch(&stream.read_blocking::<T>(buffer)?, self))
+        Ok(mismatch(&stream.read_vec::<T>(buffer)?, self))
     }
 }
 
 /// A new device buffer holding `values` (uploaded in stream order).
 fn upload_new<T: Element>(stream: &Stream, values: &[T]) -> Result<Buffer> {
-    let buffer = stream.allocate((values.len() * T::SIZE) as u64)?;
+    let buffer = stream.allocate(values.len() * T::SIZE)?;
     stream.upload(&buffer, values)?;
     Ok(buffer)
 }
@@ -281,7 +281,7 @@ fn mismatch<T: PartialEq + Debug>(got: &[T], want: &[T]) -> Option<String> {
 /// What a buffer argument holds before the dispatch.
 enum Init {
     Upload(Box<dyn Values>),
-    Zeroed(u64),
+    Zeroed(usize),
 }
 
 /// One kernel argument of an example.
@@ -357,7 +357,7 @@ fn run_case(stream: &Stream, examples: &Examples, case: &Case) -> Result<Checked
         };
     }
     let start = stream.record_event()?;
-    stream.dispatch(&kernel, case.grid, case.block, &args)?;
+    stream.dispatch_args(&kernel, case.grid, case.block, &args)?;
     let end = stream.record_event()?;
     // Columns as in the header line `tour` prints.
     let detail = format!(
@@ -596,32 +596,32 @@ fn graph_replays(stream: &Stream, examples: &Examples, rng: &mut Rng) -> Result<
     const N: usize = 1 << 16;
     const REPLAYS: usize = 3;
     let (alpha, n) = (0.5f32, N as i32);
-    let bytes = 4 * N as u64;
+    let bytes = 4 * N;
     let (x, y, c) = (
         stream.allocate(bytes)?,
         stream.allocate(bytes)?,
         stream.allocate(bytes)?,
     );
-    let partials = stream.allocate(4 * N.div_ceil(2 * REDUCE_BLOCK) as u64)?;
-    let mut graph = stream.graph();
-    let copied = graph.copy(&x, &y, &[])?;
+    let partials = stream.allocate(4 * N.div_ceil(2 * REDUCE_BLOCK))?;
+    let mut graph = stream.graph()?;
+    let copied = graph.copy(&[], &y, &x)?;
     let saxpy = examples.kernel("saxpy", "saxpy")?;
     let saxpy_args = Args::new().value(alpha).view(&x).view(&y).value(n);
-    let scaled = graph.dispatch(&saxpy, groups(N, 256), 256, &saxpy_args, &[copied])?;
+    let scaled = graph.dispatch_args(&[copied], &saxpy, groups(N, 256), 256, &saxpy_args)?;
     let add = examples.kernel("vector_add", "vector_add")?;
     let add_args = Args::new().view(&y).view(&x).view(&c).value(n);
-    let summed = graph.dispatch(&add, groups(N, 256), 256, &add_args, &[scaled])?;
+    let summed = graph.dispatch_args(&[scaled], &add, groups(N, 256), 256, &add_args)?;
     let reduce = examples.kernel("reduce", "reduce_sum")?;
     let reduce_args = Args::new().view(&c).view(&partials).value(n);
     let block = REDUCE_BLOCK as u32;
-    graph.dispatch(
+    graph.dispatch_args(
+        &[summed],
         &reduce,
         groups(N, 2 * REDUCE_BLOCK),
         block,
         &reduce_args,
-        &[summed],
     )?;
-    let mut exec = graph.finish();
+    let mut exec = graph.finish()?;
     let detail = format!(
         "{} nodes (copy → saxpy → vector_add → reduce_sum) recorded once, replayed {REPLAYS} times on new inputs",
         exec.len()
@@ -631,7 +631,7 @@ fn graph_replays(stream: &Stream, examples: &Examples, rng: &mut Rng) -> Result<
         stream.upload(&x, &values)?;
         stream.launch(&mut exec)?;
         let sums: Vec<f32> = values.iter().map(|&v| (alpha * v + v) + v).collect();
-        let got: Vec<f32> = stream.read_blocking(&partials)?;
+        let got: Vec<f32> = stream.read_vec(&partials)?;
         if let Some(why) = mismatch(&got, &reduce_partials(&sums)) {
             return Ok(Checked::wrong(detail, format!("replay {replay}: {why}")));
         }
@@ -651,17 +651,17 @@ fn two_streams(device: &Device, examples: &Examples, rng: &mut Rng) -> Result<Ch
     );
     let (producer, consumer) = (device.stream()?, device.stream()?);
     let (da, db) = (upload_new(&producer, &a)?, upload_new(&producer, &b)?);
-    let dc = producer.allocate(4 * N as u64)?;
+    let dc = producer.allocate(4 * N)?;
     let add = examples.kernel("vector_add", "vector_add")?;
     let add_args = Args::new().view(&da).view(&db).view(&dc).value(n);
-    producer.dispatch(&add, groups(N, 256), 256, &add_args)?;
+    producer.dispatch_args(&add, groups(N, 256), 256, &add_args)?;
     let produced = producer.record_event()?;
     let dy = upload_new(&consumer, &y)?;
     consumer.wait_event(&produced)?;
     let saxpy = examples.kernel("saxpy", "saxpy")?;
     let saxpy_args = Args::new().value(alpha).view(&dc).view(&dy).value(n);
-    consumer.dispatch(&saxpy, groups(N, 256), 256, &saxpy_args)?;
-    let got: Vec<f32> = consumer.read_blocking(&dy)?;
+    consumer.dispatch_args(&saxpy, groups(N, 256), 256, &saxpy_args)?;
+    let got: Vec<f32> = consumer.read_vec(&dy)?;
     let want: Vec<f32> = (0..N).map(|i| alpha * (a[i] + b[i]) + y[i]).collect();
     let detail = "B's saxpy waits for A's vector_add on the device (record_event, wait_event)";
     Ok(Checked::judged(detail.into(), mismatch(&got, &want)))
@@ -673,7 +673,7 @@ fn two_streams(device: &Device, examples: &Examples, rng: &mut Rng) -> Result<Ch
 fn fault(stream: &Stream, examples: &Examples) -> Result<Checked> {
     const SIDE: i32 = 16;
     let sgemm = examples.kernel("sgemm", "sgemm")?;
-    let bytes = 4 * (SIDE * SIDE) as u64;
+    let bytes = 4 * (SIDE * SIDE) as usize;
     let (a, b, c) = (
         stream.allocate_zeroed(bytes)?,
         stream.allocate_zeroed(bytes)?,
@@ -681,7 +681,7 @@ fn fault(stream: &Stream, examples: &Examples) -> Result<Checked> {
     );
     let args = Args::new().view(&a).view(&b).view(&c);
     let args = args.value(SIDE).value(SIDE).value(1i32 << 30);
-    stream.dispatch(&sgemm, 1, (16, 16), &args)?;
+    stream.dispatch_args(&sgemm, 1, (16, 16), &args)?;
     let detail = "sgemm with K = 2^30 on 16x16 matrices reads 4 GiB past A".to_string();
     match stream.synchronize() {
         Err(Error::Fault(report)) => Ok(Checked::judged(

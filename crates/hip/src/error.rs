@@ -46,12 +46,13 @@ impl From<softgpu::Error> for HipError {
             }
             E::Fault(_) => HIP_ERROR_ILLEGAL_ADDRESS,
             E::Budget { .. } => HIP_ERROR_OUT_OF_MEMORY,
-            E::Runtime(m) if m.contains("out of") => HIP_ERROR_OUT_OF_MEMORY,
+            E::Runtime(r) => runtime_code(r),
             E::Launch { .. } => HIP_ERROR_INVALID_CONFIGURATION,
             E::Argument { .. } | E::ArgumentCount { .. } | E::Invalid(_) => HIP_ERROR_INVALID_VALUE,
             E::OutOfBounds { .. } => HIP_ERROR_INVALID_VALUE,
             E::NoSuchKernel { .. } => HIP_ERROR_INVALID_DEVICE_FUNCTION,
-            E::NoDevice(_) | E::WrongTarget { .. } => HIP_ERROR_INVALID_DEVICE,
+            E::Bindings { .. } => HIP_ERROR_INVALID_VALUE,
+            E::NoDevice { .. } | E::WrongTarget { .. } => HIP_ERROR_INVALID_DEVICE,
             E::Stream(_) => HIP_ERROR_LAUNCH_FAILURE,
             _ => HIP_ERROR_UNKNOWN,
         };
@@ -61,16 +62,21 @@ impl From<softgpu::Error> for HipError {
 
 impl From<softgpu_runtime::Error> for HipError {
     fn from(e: softgpu_runtime::Error) -> HipError {
-        use softgpu_runtime::Error as E;
-        let code = match &e {
-            E::OutOfResources(_) => HIP_ERROR_OUT_OF_MEMORY,
-            E::InvalidAllocation(_) | E::Memory(_) => HIP_ERROR_INVALID_VALUE,
-            E::Unsupported(_) => HIP_ERROR_NOT_SUPPORTED,
-            E::InvalidCodeObject(_) => HIP_ERROR_INVALID_IMAGE,
-            E::IncompatibleCodeObject(_) => HIP_ERROR_NO_BINARY_FOR_GPU,
-            _ => HIP_ERROR_INVALID_VALUE,
-        };
-        HipError::new(code, e.to_string())
+        HipError::new(runtime_code(&e), e.to_string())
+    }
+}
+
+/// The HIP code of a runtime error.
+fn runtime_code(e: &softgpu_runtime::Error) -> hipError_t {
+    use softgpu_exec::arena::MemError;
+    use softgpu_runtime::Error as E;
+    match e {
+        E::OutOfResources(_) | E::Memory(MemError::Exhausted { .. }) => HIP_ERROR_OUT_OF_MEMORY,
+        E::InvalidAllocation(_) | E::Memory(_) => HIP_ERROR_INVALID_VALUE,
+        E::Unsupported(_) => HIP_ERROR_NOT_SUPPORTED,
+        E::InvalidCodeObject(_) => HIP_ERROR_INVALID_IMAGE,
+        E::IncompatibleCodeObject(_) => HIP_ERROR_NO_BINARY_FOR_GPU,
+        _ => HIP_ERROR_INVALID_VALUE,
     }
 }
 

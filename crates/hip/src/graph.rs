@@ -141,16 +141,18 @@ impl Graph {
     /// recorded on it when every node can be one, else sequentially.
     fn instantiate(&self, stream: &softgpu::Stream) -> HipResult<GraphExec> {
         let order = self.order()?;
-        let mut graph = stream.graph();
+        let mut graph = stream.graph()?;
         let mut made: Vec<Option<softgpu::Node>> = vec![None; self.nodes.len()];
         for &i in &order {
             let node = &self.nodes[i];
             let after: Vec<softgpu::Node> = node.deps.iter().filter_map(|&d| made[d]).collect();
             made[i] = Some(match &node.work {
-                Work::Launch(l) => graph.dispatch(&l.kernel, l.grid, l.block, &l.args, &after)?,
+                Work::Launch(l) => {
+                    graph.dispatch_args(&after, &l.kernel, l.grid, l.block, &l.args)?
+                }
                 Work::Nothing => graph.join(&after)?,
                 work => match work.host_body()? {
-                    Some(body) => graph.host_fn(body, &after)?,
+                    Some(body) => graph.host_fn(&after, body)?,
                     None => {
                         let works = order.iter().map(|&j| self.nodes[j].work.clone()).collect();
                         return Ok(GraphExec::Sequential(works));
@@ -158,7 +160,7 @@ impl Graph {
                 },
             });
         }
-        Ok(GraphExec::Softgpu(Mutex::new(graph.finish())))
+        Ok(GraphExec::Softgpu(Mutex::new(graph.finish()?)))
     }
 }
 

@@ -29,7 +29,7 @@ pub struct Launch {
 impl Launch {
     pub fn run(&self, stream: &softgpu::Stream) -> HipResult {
         stream
-            .dispatch(&self.kernel, self.grid, self.block, &self.args)
+            .dispatch_args(&self.kernel, self.grid, self.block, &self.args)
             .map_err(|e| match e {
                 // A block or LDS size beyond the kernel's or device's
                 // limits: ROCm's launch validation returns
@@ -558,7 +558,10 @@ fn load_module(bytes: &[u8]) -> HipResult<usize> {
     let device = hip.current();
     let module = softgpu::Module::load_bytes(&device.device, bytes).map_err(|e| {
         let code = match &e {
-            softgpu::Error::Runtime(m) if m.contains("incompatible") || m.contains("target") => {
+            softgpu::Error::Runtime(r)
+                if matches!(**r, softgpu::RuntimeError::IncompatibleCodeObject(_))
+                    || r.to_string().contains("target") =>
+            {
                 HIP_ERROR_NO_BINARY_FOR_GPU
             }
             _ => HIP_ERROR_INVALID_IMAGE,

@@ -54,8 +54,8 @@ fn allocate(hip: &Hip, len: u64, kind: Kind, flags: u32) -> HipResult<u64> {
     device.check_sticky()?;
     let buffer = device.null.with(|s| {
         let b = match kind {
-            Kind::Device => s.allocate_for(len, crate::error::current_api()),
-            _ => s.allocate_shared_for(len, crate::error::current_api()),
+            Kind::Device => s.allocate_for(len as usize, crate::error::current_api()),
+            _ => s.allocate_shared_for(len as usize, crate::error::current_api()),
         };
         b.map_err(|e| {
             HipError::new(
@@ -64,7 +64,7 @@ fn allocate(hip: &Hip, len: u64, kind: Kind, flags: u32) -> HipResult<u64> {
             )
         })
     })?;
-    let addr = buffer.device_ptr();
+    let addr = buffer.address();
     let alloc = Alloc {
         len,
         device: device.index,

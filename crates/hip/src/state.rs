@@ -76,7 +76,7 @@ impl Hip {
         let _ = softgpu_runtime::Runtime::shut_down();
         let mut devices = Vec::with_capacity(count);
         for index in 0..count {
-            let device = softgpu::Device::open(index)?;
+            let device = softgpu::Device::open(index as i32)?;
             let null = HipStream::new(&device, index, 0, 0, true)?;
             devices.push(DeviceState {
                 index,

@@ -293,10 +293,12 @@ impl HipStream {
             return Ok(true);
         }
         let complete = match &inner.query {
-            Some((c, s)) if *c == count => s.is_complete(),
+            // A failed stream counts as complete here: the failure is
+            // reported by the synchronisation that follows.
+            Some((c, s)) if *c == count => s.is_complete().unwrap_or(true),
             _ => {
                 let s = inner.stream.submit()?;
-                let complete = s.is_complete();
+                let complete = s.is_complete().unwrap_or(true);
                 inner.query = Some((count, s));
                 complete
             }
@@ -712,7 +714,9 @@ pub unsafe extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
         let event = hip()?.events.get(event as usize)?;
         let done = lock(&event.recorded)
             .as_ref()
-            .is_none_or(|e| e.is_complete());
+            // A failed stream's event counts as done; the failure is
+            // reported by synchronisation.
+            .is_none_or(|e| e.is_complete().unwrap_or(true));
         if done {
             Ok(())
         } else {
@@ -745,7 +749,7 @@ pub unsafe extern "C" fn hipEventElapsedTime(
         let (Some(a), Some(b)) = (a, b) else {
             return Err(HipError::handle("an event has not been recorded"));
         };
-        if !a.is_complete() || !b.is_complete() {
+        if !a.is_complete().unwrap_or(true) || !b.is_complete().unwrap_or(true) {
             return Err(HipError::new(
                 HIP_ERROR_NOT_READY,
                 "an event has not completed",

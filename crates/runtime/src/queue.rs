@@ -114,6 +114,8 @@ impl std::fmt::Display for QueueError {
     }
 }
 
+impl std::error::Error for QueueError {}
+
 /// Called on the processor thread when the queue stops on an error.
 pub type ErrorCallback = Box<dyn Fn(&QueueError) + Send + Sync>;
 

@@ -37,8 +37,7 @@ impl Fixture {
         let device = Device::open_for(0, "gfx1151").expect("device 0 (gfx1151)");
         let stream = device.stream().expect("stream");
         let empty = stream
-            .load(EMPTY_KERNEL)
-            .and_then(|module| module.kernel("empty"))
+            .load(EMPTY_KERNEL, "empty")
             .expect("the empty kernel");
         let unused = stream.allocate(4).expect("buffer");
         let args = Args::new().view(&unused);
@@ -52,7 +51,7 @@ impl Fixture {
     /// Enqueues the empty kernel on one workgroup of one wave.
     fn dispatch(&self) {
         self.stream
-            .dispatch(&self.empty, 1, 32, &self.args)
+            .dispatch_args(&self.empty, 1, 32, &self.args)
             .expect("dispatch");
     }
 
@@ -63,26 +62,26 @@ impl Fixture {
     /// Records the empty dispatch as a graph node after `after`.
     fn node(&self, graph: &mut Graph<'_>, after: &[Node]) -> Node {
         graph
-            .dispatch(&self.empty, 1, 32, &self.args, after)
+            .dispatch_args(after, &self.empty, 1, 32, &self.args)
             .expect("graph dispatch")
     }
 
     /// `NODES` empty dispatches, each after the one before.
     fn chain(&self) -> GraphExec {
-        let mut graph = self.stream.graph();
+        let mut graph = self.stream.graph().expect("graph");
         let mut last = None;
         for _ in 0..NODES {
             last = Some(self.node(&mut graph, last.as_slice()));
         }
-        graph.finish()
+        graph.finish().expect("finish")
     }
 
     /// `NODES` independent empty dispatches, joined by a last node.
     fn fan_in(&self) -> GraphExec {
-        let mut graph = self.stream.graph();
+        let mut graph = self.stream.graph().expect("graph");
         let nodes: Vec<Node> = (0..NODES).map(|_| self.node(&mut graph, &[])).collect();
         graph.join(&nodes).expect("join");
-        graph.finish()
+        graph.finish().expect("finish")
     }
 }
 
@@ -148,14 +147,14 @@ fn graph_node_host_cost(c: &mut Criterion) {
 fn transfer_bandwidth(c: &mut Criterion) {
     let f = Fixture::new();
     let host = vec![1.5f32; TRANSFER_BYTES / 4];
-    let buffer = f.stream.allocate(TRANSFER_BYTES as u64).expect("buffer");
+    let buffer = f.stream.allocate(TRANSFER_BYTES).expect("buffer");
     let mut group = c.benchmark_group("transfer");
     group.throughput(Throughput::Bytes(TRANSFER_BYTES as u64));
     group.bench_function("upload", |b| {
         b.iter(|| f.stream.upload_blocking(&buffer, &host).expect("upload"))
     });
     group.bench_function("download", |b| {
-        b.iter(|| black_box(f.stream.read_blocking::<f32>(&buffer).expect("read")))
+        b.iter(|| black_box(f.stream.read_vec::<f32>(&buffer).expect("read")))
     });
     group.finish();
 }

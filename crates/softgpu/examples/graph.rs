@@ -17,25 +17,25 @@ fn main() -> Result<(), softgpu::Error> {
     let (scale, add) = (module.kernel("scale")?, module.kernel("add")?);
     let n = 256u32;
     let (a, b, out) = (
-        stream.allocate(4 * n as u64)?,
-        stream.allocate(4 * n as u64)?,
-        stream.allocate(4 * n as u64)?,
+        stream.allocate(4 * n as usize)?,
+        stream.allocate(4 * n as usize)?,
+        stream.allocate(4 * n as usize)?,
     );
-    let mut graph = stream.graph();
-    let fill_a = graph.fill(&a, 1.0f32, &[])?;
-    let fill_b = graph.fill(&b, 2.0f32, &[])?;
+    let mut graph = stream.graph()?;
+    let fill_a = graph.fill_pattern(&[], &a, 1.0f32)?;
+    let fill_b = graph.fill_pattern(&[], &b, 2.0f32)?;
     let scale_a = Args::new().view(&a).value(10.0f32);
     let scale_b = Args::new().view(&b).value(100.0f32);
-    let sa = graph.dispatch(&scale, n / 64, 64, &scale_a, &[fill_a])?;
-    let sb = graph.dispatch(&scale, n / 64, 64, &scale_b, &[fill_b])?;
+    let sa = graph.dispatch_args(&[fill_a], &scale, n / 64, 64, &scale_a)?;
+    let sb = graph.dispatch_args(&[fill_b], &scale, n / 64, 64, &scale_b)?;
     let both = graph.join(&[sa, sb])?;
-    let summed = graph.dispatch(&add, n / 64, 64, &Args::new().view(&a).view(&b), &[both])?;
-    graph.copy(&b, &out, &[summed])?;
-    let mut exec = graph.finish();
+    let summed = graph.dispatch_args(&[both], &add, n / 64, 64, &Args::new().view(&a).view(&b))?;
+    graph.copy(&[summed], &out, &b)?;
+    let mut exec = graph.finish()?;
     for _ in 0..10 {
         stream.launch(&mut exec)?;
     }
-    let result: Vec<f32> = stream.read_blocking(&out)?;
+    let result: Vec<f32> = stream.read_vec(&out)?;
     println!(
         "{} nodes replayed 10 times; out[0] = {}",
         exec.len(),

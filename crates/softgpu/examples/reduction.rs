@@ -21,24 +21,24 @@ const N: usize = 3_000_017;
 fn main() -> Result<(), Error> {
     let device = Device::open_for(0, "gfx1151")?;
     let stream = device.stream()?;
-    let reduce = stream.load(CODE_OBJECT)?.kernel("reduce_sum")?;
+    let reduce = stream.load(CODE_OBJECT, "reduce_sum")?;
     let values: Vec<f32> = (0..N).map(|i| (i * 7919 % 1000) as f32 / 1000.0).collect();
-    let mut current = stream.allocate(4 * N as u64)?;
+    let mut current = stream.allocate(4 * N)?;
     stream.upload(&current, &values)?;
     let start = stream.record_event()?;
     let (mut len, mut passes) = (N, 0);
     while len > 1 {
         let groups = len.div_ceil(PER_GROUP);
-        let partials = stream.allocate(4 * groups as u64)?;
+        let partials = stream.allocate(4 * groups)?;
         let args = Args::new().view(&current).view(&partials).value(len as i32);
-        stream.dispatch(&reduce, groups as u32, BLOCK as u32, &args)?;
+        stream.dispatch_args(&reduce, groups as u32, BLOCK as u32, &args)?;
         // Replacing (dropping) the pass's input is safe: queued work keeps it.
         current = partials;
         len = groups;
         passes += 1;
     }
     let end = stream.record_event()?;
-    let sum: Vec<f32> = stream.read_blocking(&current)?;
+    let sum: Vec<f32> = stream.read_vec(&current)?;
     let tree = cpu_tree_sum(&values);
     let exact: f64 = values.iter().map(|&v| v as f64).sum();
     println!(

@@ -24,13 +24,13 @@ const TIMED_RUNS: usize = 3;
 fn main() -> Result<(), Error> {
     let device = Device::open_for(0, "gfx1151")?;
     let stream = device.stream()?;
-    let sgemm = stream.load(CODE_OBJECT)?.kernel("sgemm")?;
+    let sgemm = stream.load(CODE_OBJECT, "sgemm")?;
     let a = inputs(M * K, 1);
     let b = inputs(K * N, 2);
     let (da, db, dc) = (
-        stream.allocate(4 * a.len() as u64)?,
-        stream.allocate(4 * b.len() as u64)?,
-        stream.allocate(4 * (M * N) as u64)?,
+        stream.allocate(4 * a.len())?,
+        stream.allocate(4 * b.len())?,
+        stream.allocate(4 * (M * N))?,
     );
     stream.upload(&da, &a)?;
     stream.upload(&db, &b)?;
@@ -40,11 +40,11 @@ fn main() -> Result<(), Error> {
     let mut best = Duration::MAX;
     for _ in 0..TIMED_RUNS {
         let start = stream.record_event()?;
-        stream.dispatch(&sgemm, grid, (TILE, TILE), &args)?;
+        stream.dispatch_args(&sgemm, grid, (TILE, TILE), &args)?;
         let end = stream.record_event()?;
         best = best.min(end.elapsed_since(&start)?);
     }
-    let c: Vec<f32> = stream.read_blocking(&dc)?;
+    let c: Vec<f32> = stream.read_vec(&dc)?;
     let want = cpu_sgemm(&a, &b);
     let wrong = c.iter().zip(&want).filter(|(g, w)| g != w).count();
     let gflops = 2.0 * (M * N * K) as f64 / best.as_secs_f64() / 1e9;

@@ -16,11 +16,11 @@ fn main() -> Result<(), softgpu::Error> {
     let module = a.compile(SOURCE, Language::OpenCl)?;
     let (ramp, square) = (module.kernel("ramp")?, module.kernel("square")?);
     let x = a.allocate(4 * 1024)?;
-    a.dispatch(&ramp, 16, 64, &Args::new().view(&x))?;
+    a.dispatch_args(&ramp, 16, 64, &Args::new().view(&x))?;
     let produced = a.record_event()?;
     b.wait_event(&produced)?;
-    b.dispatch(&square, 16, 64, &Args::new().view(&x))?;
-    let out: Vec<f32> = b.read_blocking(&x)?;
+    b.dispatch_args(&square, 16, 64, &Args::new().view(&x))?;
+    let out: Vec<f32> = b.read_vec(&x)?;
     println!("x[10] = {}, x[1000] = {}", out[10], out[1000]);
     assert_eq!(out[1000], 1_000_000.0);
     Ok(())

@@ -20,7 +20,7 @@ fn main() -> Result<(), softgpu::Error> {
     let n: u32 = 1 << 16;
     let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
     let b: Vec<f32> = (0..n).map(|i| (n - i) as f32 * 0.25).collect();
-    let bytes = 4 * n as u64;
+    let bytes = 4 * n as usize;
     let (da, db, dc) = (
         stream.allocate(bytes)?,
         stream.allocate(bytes)?,
@@ -30,9 +30,9 @@ fn main() -> Result<(), softgpu::Error> {
     stream.upload(&db, &b)?;
     let args = Args::new().view(&da).view(&db).view(&dc).value(n);
     let start = stream.record_event()?;
-    stream.dispatch(&vadd, n.div_ceil(256), 256, &args)?;
+    stream.dispatch_args(&vadd, n.div_ceil(256), 256, &args)?;
     let end = stream.record_event()?;
-    let c: Vec<f32> = stream.read_blocking(&dc)?;
+    let c: Vec<f32> = stream.read_vec(&dc)?;
     let wrong = (0..n as usize).filter(|&i| c[i] != a[i] + b[i]).count();
     println!(
         "{n} elements, {wrong} wrong, kernel took {:?}",

@@ -1,6 +1,6 @@
 //! Buffers and views.
 
-use std::ops::{Bound, RangeBounds};
+use std::ffi::c_void;
 use std::sync::Arc;
 
 use crate::device::DeviceInner;
@@ -99,12 +99,12 @@ impl Buffer {
         })
     }
 
-    /// Registers host memory with the device, zero-copy.
+    /// Registers `len` bytes of host memory at `addr` with the device,
+    /// zero-copy.
     ///
     /// # Safety
     /// As for [`crate::Stream::import_host`].
-    pub(crate) unsafe fn import(device: &Arc<DeviceInner>, data: &mut [u8]) -> Result<Buffer> {
-        let (addr, len) = (data.as_mut_ptr() as u64, data.len() as u64);
+    pub(crate) unsafe fn import(device: &Arc<DeviceInner>, addr: u64, len: u64) -> Result<Buffer> {
         // SAFETY: the caller keeps the memory valid while the buffer lives.
         let addr = unsafe { device.rt.lock(addr, len) }?;
         Ok(Buffer {
@@ -119,12 +119,18 @@ impl Buffer {
     }
 
     /// Size in bytes.
-    pub fn bytes(&self) -> u64 {
-        self.inner.len
+    pub fn bytes(&self) -> usize {
+        self.inner.len as usize
     }
 
-    /// The device address kernels see (equal to the host address here).
-    pub fn device_ptr(&self) -> u64 {
+    /// The device address kernels see, as a pointer (it equals the host
+    /// address here; hrx's signature, so it cannot fail in softgpu).
+    pub fn device_ptr(&self) -> Result<*mut c_void> {
+        Ok(self.inner.addr as *mut c_void)
+    }
+
+    /// The device address as an integer (what a kernel argument holds).
+    pub fn address(&self) -> u64 {
         self.inner.addr
     }
 
@@ -137,15 +143,27 @@ impl Buffer {
         }
     }
 
-    /// A view of `range` (bytes), or an error when it leaves the buffer.
-    pub fn try_slice(&self, range: impl RangeBounds<u64>) -> Result<View<'_>> {
-        self.binding().try_slice(range)
+    /// The view of `length` bytes from `offset`, or an error when it
+    /// leaves the buffer (or the sum overflows).
+    pub fn try_slice(&self, offset: usize, length: usize) -> Result<View<'_>> {
+        self.binding().slice(offset, length)
     }
 
     /// Like [`Buffer::try_slice`] but panics on a bad range, as slicing a
     /// Rust slice does.
-    pub fn slice(&self, range: impl RangeBounds<u64>) -> View<'_> {
-        self.try_slice(range).unwrap_or_else(|e| panic!("{e}"))
+    pub fn slice(&self, offset: usize, length: usize) -> View<'_> {
+        self.try_slice(offset, length)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The view from `offset` to the end of the buffer.
+    pub fn slice_from(&self, offset: usize) -> Result<View<'_>> {
+        let rest = self.bytes().checked_sub(offset).ok_or(Error::OutOfBounds {
+            start: offset as u64,
+            end: self.inner.len,
+            len: self.inner.len,
+        })?;
+        self.try_slice(offset, rest)
     }
 }
 
@@ -166,65 +184,57 @@ impl<'a> From<&'a Buffer> for View<'a> {
 
 impl<'a> View<'a> {
     /// The buffer viewed.
-    pub fn buffer(&self) -> &'a Buffer {
+    pub fn owner(&self) -> &'a Buffer {
         self.buffer
     }
 
     /// Byte offset into the buffer.
-    pub fn offset(&self) -> u64 {
-        self.offset
+    pub fn offset(&self) -> usize {
+        self.offset as usize
     }
 
     /// Length in bytes.
-    pub fn bytes(&self) -> u64 {
-        self.len
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether the view has no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 
     /// Device address of the view's first byte.
-    pub fn device_ptr(&self) -> u64 {
+    pub fn address(&self) -> u64 {
         self.buffer.inner.addr + self.offset
     }
 
-    /// A sub-range of this view. Every bound is computed with checked
-    /// arithmetic, so `u64::MAX`-sized ranges cannot wrap into bounds.
-    pub fn try_slice(&self, range: impl RangeBounds<u64>) -> Result<View<'a>> {
-        let (start, end) = resolve(&range, self.len)?;
+    /// `length` bytes from `offset` of this view (relative to the view).
+    /// Bounds are computed with checked arithmetic, so `usize::MAX`-sized
+    /// ranges cannot wrap into bounds.
+    pub fn slice(&self, offset: usize, length: usize) -> Result<View<'a>> {
+        let (start, len) = (offset as u64, length as u64);
+        let out = Error::OutOfBounds {
+            start,
+            end: start.saturating_add(len),
+            len: self.len,
+        };
+        let end = start.checked_add(len).ok_or(out.clone())?;
+        if end > self.len {
+            return Err(out);
+        }
         Ok(View {
             buffer: self.buffer,
             offset: self.offset + start,
-            len: end - start,
+            len,
         })
-    }
-
-    /// Like [`View::try_slice`] but panics on a bad range.
-    pub fn slice(&self, range: impl RangeBounds<u64>) -> View<'a> {
-        self.try_slice(range).unwrap_or_else(|e| panic!("{e}"))
     }
 
     pub(crate) fn inner(&self) -> Arc<BufferInner> {
         self.buffer.inner.clone()
     }
-}
 
-/// The `[start, end)` a range names inside `len` bytes.
-fn resolve(range: &impl RangeBounds<u64>, len: u64) -> Result<(u64, u64)> {
-    let overflow = |start: u64| Error::OutOfBounds {
-        start,
-        end: u64::MAX,
-        len,
-    };
-    let start = match range.start_bound() {
-        Bound::Included(&s) => s,
-        Bound::Excluded(&s) => s.checked_add(1).ok_or(overflow(s))?,
-        Bound::Unbounded => 0,
-    };
-    let end = match range.end_bound() {
-        Bound::Included(&e) => e.checked_add(1).ok_or(overflow(start))?,
-        Bound::Excluded(&e) => e,
-        Bound::Unbounded => len,
-    };
-    if start > end || end > len {
-        return Err(Error::OutOfBounds { start, end, len });
+    /// Byte offset and length as the internals count them.
+    pub(crate) fn range(&self) -> (u64, u64) {
+        (self.offset, self.len)
     }
-    Ok((start, end))
 }

@@ -17,6 +17,7 @@ pub(crate) struct DeviceInner {
     pub agent: Arc<Agent>,
     pub agent_handle: u64,
     pub index: usize,
+    pub target: Target,
     pub device_pool: u64,
     pub system_pool: u64,
     pub kernarg_pool: u64,
@@ -90,13 +91,21 @@ impl std::fmt::Debug for Device {
 impl Device {
     /// Opens GPU `index` (0 is the first GPU; `SOFTGPU_DEVICES` sets how
     /// many there are, `SOFTGPU_PROFILE` which profile they follow).
-    pub fn open(index: usize) -> Result<Device> {
+    pub fn open(index: i32) -> Result<Device> {
         let rt = Runtime::init()?;
+        let gpu = usize::try_from(index)
+            .ok()
+            .and_then(|i| rt.gpus().nth(i).cloned());
         // From here on a failure must undo the init: DeviceInner's drop does.
-        let Some(agent) = rt.gpus().nth(index).cloned() else {
+        let Some(agent) = gpu else {
+            let count = rt.gpus().count();
             let _ = Runtime::shut_down();
-            return Err(Error::NoDevice(index));
+            return Err(Error::NoDevice {
+                index: index.into(),
+                count,
+            });
         };
+        let index = index as usize;
         let pool = |a: &Agent, kind: PoolKind| {
             a.pools
                 .iter()
@@ -108,6 +117,7 @@ impl Device {
         let inner = DeviceInner {
             agent_handle: rt.agent_handles[agent.index],
             index,
+            target: Target(agent.profile.name.clone()),
             device_pool: pool(&agent, PoolKind::CoarseDevice),
             system_pool: pool(&cpu, PoolKind::FineSystem),
             kernarg_pool: pool(&cpu, PoolKind::Kernarg),
@@ -120,24 +130,30 @@ impl Device {
         })
     }
 
-    /// Opens GPU `index` only if it is the `target` processor (e.g.
+    /// Opens GPU `index` only if it is the `expected` processor (e.g.
     /// `gfx1151`), so code objects built for one target are never run on
     /// another by accident.
-    pub fn open_for(index: usize, target: &str) -> Result<Device> {
+    pub fn open_for(index: i32, expected: &str) -> Result<Device> {
         let device = Device::open(index)?;
-        if device.target() != target {
+        if device.target() != expected {
             return Err(Error::WrongTarget {
-                index,
-                wanted: target.into(),
-                actual: device.target().into(),
+                index: device.index(),
+                wanted: expected.into(),
+                actual: device.target().to_string(),
             });
         }
         Ok(device)
     }
 
-    /// The processor name, e.g. `gfx1151`: the code-object target.
-    pub fn target(&self) -> &str {
-        &self.inner.agent.profile.name
+    /// The processor, e.g. `gfx1151`: the code-object target.
+    pub fn target(&self) -> &Target {
+        &self.inner.target
+    }
+
+    /// Whether buffers can be shared with an NPU (hrx's interop on Strix
+    /// Halo). softgpu emulates no NPU, so never.
+    pub fn supports_shared_interop(&self) -> Result<bool> {
+        Ok(false)
     }
 
     /// The device profile: compute units, LDS, limits, memory sizes.
@@ -180,7 +196,57 @@ impl Device {
     }
 
     /// The kernel compiler for this device's target.
+    #[cfg(feature = "compiler")]
     pub fn compiler(&self) -> Result<softgpu_compiler::Compiler> {
         Ok(softgpu_compiler::Compiler::new(self.target())?)
+    }
+}
+
+/// A processor name such as `gfx1151`: what code objects are built for.
+/// Displays as the name and compares equal to it as a string.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Target(String);
+
+impl Target {
+    /// The name, e.g. `gfx1151`.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::ops::Deref for Target {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Target {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl PartialEq<str> for Target {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for Target {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<Target> for &str {
+    fn eq(&self, other: &Target) -> bool {
+        *self == other.0
     }
 }

@@ -1,6 +1,7 @@
 //! The one error type of the safe API.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// Where a kernel fault happened, as the executor reported it.
 #[derive(Clone, Debug, PartialEq)]
@@ -109,13 +110,31 @@ impl fmt::Display for KernelFault {
     }
 }
 
+/// Why a file could not be read.
+pub use softgpu_codeobj::FileError;
+/// A compiler failure and its diagnostics.
+#[cfg(feature = "compiler")]
+pub use softgpu_compiler::{CompileError, Diagnostic};
+/// Why a stream's queue stopped (a kernel fault is reported as
+/// [`Error::Fault`] instead).
+pub use softgpu_runtime::queue::QueueError;
+/// The runtime's error (an HSA-level refusal: out of resources, a bad
+/// code object, an invalid handle).
+pub use softgpu_runtime::Error as RuntimeError;
+
 /// Anything the safe API can fail with.
+///
+/// Errors from the layers below are kept whole: [`std::error::Error::source`]
+/// returns the runtime's, compiler's or queue's own error, so a caller can
+/// match on it (see [`Error::is_out_of_memory`], [`Error::diagnostics`]).
+/// The sources are shared (`Arc`) so that every waiter on a failed stream
+/// gets the same error.
 #[derive(Clone, Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The runtime refused (device missing, out of memory, bad code object).
+    /// The runtime refused (out of memory, bad code object, bad handle).
     #[error("runtime: {0}")]
-    Runtime(String),
+    Runtime(#[source] Arc<RuntimeError>),
     /// The device's target is not the one asked for.
     #[error("device {index} is {actual}, not {wanted}")]
     WrongTarget {
@@ -123,9 +142,9 @@ pub enum Error {
         wanted: String,
         actual: String,
     },
-    /// No such device.
-    #[error("no device {0}")]
-    NoDevice(usize),
+    /// No such device: the index, and how many devices there are.
+    #[error("no device {index} (there are {count})")]
+    NoDevice { index: i64, count: usize },
     /// A view or range lies outside its buffer (or overflows).
     #[error("range {start}..{end} is outside a buffer of {len} bytes")]
     OutOfBounds { start: u64, end: u64, len: u64 },
@@ -145,6 +164,16 @@ pub enum Error {
         given: usize,
         names: String,
     },
+    /// Bindings or constants of a [`crate::Stream::dispatch`] do not match
+    /// the kernel's [`crate::ExportInfo`].
+    #[error("kernel {kernel} takes {expected} {what}, got {given}")]
+    Bindings {
+        kernel: String,
+        /// `"bindings"` or `"constant bytes"`.
+        what: &'static str,
+        expected: usize,
+        given: usize,
+    },
     /// A launch the device cannot run (shape, LDS).
     #[error("kernel {kernel}: bad launch: {why}")]
     Launch { kernel: String, why: String },
@@ -155,15 +184,21 @@ pub enum Error {
     #[error("{0}")]
     Fault(Box<KernelFault>),
     /// The stream's queue stopped for another reason (a failed host
-    /// operation, an invalid packet).
+    /// operation, an invalid packet, a failed dependency).
     #[error("stream failed: {0}")]
-    Stream(String),
+    Stream(#[source] Arc<QueueError>),
+    /// The stream's queue stopped before reaching the work waited for,
+    /// without saying why.
+    #[error("the stream stopped before this point")]
+    Stopped,
     /// Two values that must agree do not (sizes of a copy, element sizes).
     #[error("invalid: {0}")]
     Invalid(String),
-    /// Compiling source failed; the compiler's diagnostics.
+    /// Compiling source failed; [`Error::diagnostics`] lists the
+    /// compiler's diagnostics.
+    #[cfg(feature = "compiler")]
     #[error("compile: {0}")]
-    Compile(String),
+    Compile(#[source] Arc<CompileError>),
     /// A memory budget would be exceeded.
     #[error("{what} of {bytes} bytes exceeds the memory budget ({free} of {limit} bytes free)")]
     Budget {
@@ -173,28 +208,61 @@ pub enum Error {
         limit: u64,
     },
     /// Reading a file failed.
-    #[error("{path}: {why}")]
-    Io { path: String, why: String },
+    #[error("{0}")]
+    Io(#[source] Arc<FileError>),
 }
 
-impl From<softgpu_runtime::Error> for Error {
-    fn from(e: softgpu_runtime::Error) -> Error {
-        Error::Runtime(e.to_string())
+impl Error {
+    /// Whether device memory (or a pool of it) ran out; a budget refusal
+    /// is [`Error::Budget`] instead.
+    pub fn is_out_of_memory(&self) -> bool {
+        use softgpu_exec::arena::MemError;
+        match self {
+            Error::Runtime(e) => matches!(
+                **e,
+                RuntimeError::OutOfResources(_) | RuntimeError::Memory(MemError::Exhausted { .. })
+            ),
+            _ => false,
+        }
+    }
+
+    /// The compiler's diagnostics, when compiling failed on the source.
+    #[cfg(feature = "compiler")]
+    pub fn diagnostics(&self) -> Option<&[Diagnostic]> {
+        match self {
+            Error::Compile(e) => match &**e {
+                CompileError::Diagnostics { diagnostics, .. } => Some(diagnostics),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 }
 
-impl From<softgpu_compiler::CompileError> for Error {
-    fn from(e: softgpu_compiler::CompileError) -> Error {
-        Error::Compile(e.to_string())
+impl From<RuntimeError> for Error {
+    fn from(e: RuntimeError) -> Error {
+        Error::Runtime(Arc::new(e))
     }
 }
 
-impl From<&softgpu_runtime::queue::QueueError> for Error {
-    fn from(e: &softgpu_runtime::queue::QueueError) -> Error {
-        use softgpu_runtime::queue::QueueError;
+#[cfg(feature = "compiler")]
+impl From<CompileError> for Error {
+    fn from(e: CompileError) -> Error {
+        Error::Compile(Arc::new(e))
+    }
+}
+
+impl From<FileError> for Error {
+    fn from(e: FileError) -> Error {
+        Error::Io(Arc::new(e))
+    }
+}
+
+impl From<&QueueError> for Error {
+    fn from(e: &QueueError) -> Error {
         match e {
             QueueError::KernelFault(f) => Error::Fault(Box::new(KernelFault::from(&**f))),
-            other => Error::Stream(other.to_string()),
+            other => Error::Stream(Arc::new(other.clone())),
         }
     }
 }

@@ -51,9 +51,14 @@ impl LaneState {
     /// The error, marking it reported.
     pub fn error(&self) -> Error {
         self.reported.store(true, Ordering::Release);
+        self.peek()
+    }
+
+    /// The error, without marking it reported: the stream goes on
+    /// refusing work until a wait returns it.
+    pub fn peek(&self) -> Error {
         let e = self.error.lock().unwrap_or_else(|e| e.into_inner());
-        e.clone()
-            .unwrap_or_else(|| Error::Stream("the stream's queue stopped".into()))
+        e.clone().unwrap_or(Error::Stopped)
     }
 }
 
@@ -69,9 +74,16 @@ impl Marker {
         self.signal.load(Order::Acquire) == 0
     }
 
-    /// Whether `wait` would return at once.
-    fn is_settled(&self) -> bool {
-        self.is_complete() || self.lane.has_failed()
+    /// Whether the stream has passed the marker; the stream's failure if
+    /// it stopped first (still to be reported by a wait).
+    fn poll(&self) -> Result<bool> {
+        if self.is_complete() {
+            Ok(true)
+        } else if self.lane.has_failed() {
+            Err(self.lane.peek())
+        } else {
+            Ok(false)
+        }
     }
 
     /// Blocks until the stream reaches the marker or fails first.
@@ -96,14 +108,15 @@ pub struct Submission {
 }
 
 impl Submission {
-    /// Whether [`Submission::wait`] would return at once.
-    pub fn is_complete(&self) -> bool {
-        self.marker.is_settled()
+    /// Whether the work has run; the failure (a kernel fault, say) if the
+    /// stream stopped before it.
+    pub fn is_complete(&self) -> Result<bool> {
+        self.marker.poll()
     }
 
     /// Waits for the work; a kernel fault (or other stream failure) before
     /// this point is returned as the error.
-    pub fn wait(&self) -> Result<()> {
+    pub fn wait(self) -> Result<()> {
         self.marker.wait()
     }
 }
@@ -122,9 +135,10 @@ impl std::fmt::Debug for Event {
 }
 
 impl Event {
-    /// Whether the stream has passed the event (or failed before it).
-    pub fn is_complete(&self) -> bool {
-        self.marker.is_settled()
+    /// Whether the stream has passed the event; the failure if the
+    /// stream stopped before it.
+    pub fn is_complete(&self) -> Result<bool> {
+        self.marker.poll()
     }
 
     /// Blocks until the stream passes the event.
@@ -148,27 +162,36 @@ impl Event {
 pub struct Readback<T: Scalar = u8> {
     pub(crate) marker: Marker,
     pub(crate) data: Arc<Mutex<Option<Vec<T>>>>,
+    /// The [`crate::Stream::id`] of the stream that reads.
+    pub(crate) stream: usize,
 }
 
 impl<T: Scalar> Readback<T> {
-    /// Whether [`Readback::wait`] would return at once.
-    pub fn is_complete(&self) -> bool {
-        self.marker.is_settled()
+    /// Whether the read has run; the failure if the stream stopped first.
+    pub fn is_complete(&self) -> Result<bool> {
+        self.marker.poll()
     }
 
-    /// Waits for the read and returns the values.
-    pub fn wait(self) -> Result<Vec<T>> {
+    /// Waits for the read on `stream`, the stream that reads, and returns
+    /// the values (a readback of another stream is an error).
+    pub fn wait(self, stream: &crate::Stream) -> Result<Vec<T>> {
+        if stream.id() != self.stream {
+            return Err(Error::Invalid(format!(
+                "a readback of stream {} waited on stream {}",
+                self.stream,
+                stream.id()
+            )));
+        }
         self.marker.wait()?;
         let mut data = self.data.lock().unwrap_or_else(|e| e.into_inner());
-        data.take()
-            .ok_or_else(|| Error::Stream("the read did not run".into()))
+        data.take().ok_or(Error::Stopped)
     }
 }
 
 impl Readback<u8> {
     /// Waits and returns the bytes as values of `T`.
-    pub fn wait_as<T: Scalar>(self) -> Result<Vec<T>> {
-        let bytes = self.wait()?;
+    pub fn wait_as<T: Scalar>(self, stream: &crate::Stream) -> Result<Vec<T>> {
+        let bytes = self.wait(stream)?;
         if bytes.len() % T::SIZE != 0 {
             return Err(Error::Invalid(format!(
                 "{} bytes are not a whole number of {} values",

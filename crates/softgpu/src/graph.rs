@@ -10,7 +10,7 @@
 //! ```compile_fail
 //! let device = softgpu::Device::open(0).unwrap();
 //! let stream = device.stream().unwrap();
-//! let graph = stream.graph();
+//! let graph = stream.graph().unwrap();
 //! drop(stream);
 //! let _exec = graph.finish();
 //! ```
@@ -21,6 +21,7 @@ use std::sync::Arc;
 use softgpu_runtime::signal::{Condition, Order, Signal, WaitHint};
 
 use crate::buffer::View;
+use crate::constants::Constants;
 use crate::error::{Error, Result};
 use crate::kernel::{Args, Kernel};
 use crate::lane::MAX_QUEUES;
@@ -63,37 +64,65 @@ impl<'s> Graph<'s> {
         }
     }
 
-    /// Records a fill after the nodes in `after`.
+    /// Records a fill of `dst` with the byte `pattern` after the nodes in
+    /// `after`.
     pub fn fill<'a>(
         &mut self,
+        after: &[Node],
+        dst: impl Into<View<'a>>,
+        pattern: u8,
+    ) -> Result<Node> {
+        self.fill_pattern(after, dst, pattern)
+    }
+
+    /// Records a fill with a repeated pattern (see
+    /// [`Stream::fill_pattern`]) after the nodes in `after`.
+    pub fn fill_pattern<'a>(
+        &mut self,
+        after: &[Node],
         dst: impl Into<View<'a>>,
         pattern: impl Into<Pattern>,
-        after: &[Node],
     ) -> Result<Node> {
         let op = Op::fill(dst.into(), pattern.into())?;
         self.add(Work::Host(op), after)
     }
 
-    /// Records a copy after the nodes in `after`.
+    /// Records a copy from `src` to `dst` (destination first) after the
+    /// nodes in `after`.
     pub fn copy<'a, 'b>(
         &mut self,
-        src: impl Into<View<'a>>,
-        dst: impl Into<View<'b>>,
         after: &[Node],
+        dst: impl Into<View<'a>>,
+        src: impl Into<View<'b>>,
     ) -> Result<Node> {
-        let op = Op::copy(src.into(), dst.into())?;
+        let op = Op::copy(dst.into(), src.into())?;
         self.add(Work::Host(op), after)
     }
 
-    /// Records a dispatch after the nodes in `after`; its arguments and
-    /// shape are checked now.
+    /// Records a dispatch in hrx's form (see [`Stream::dispatch`]) after
+    /// the nodes in `after`; bindings, constants and shape are checked now.
     pub fn dispatch(
         &mut self,
+        after: &[Node],
+        kernel: &Kernel,
+        grid: impl Into<Dim3>,
+        block: impl Into<Dim3>,
+        constants: &Constants,
+        bindings: &[View<'_>],
+    ) -> Result<Node> {
+        let args = crate::constants::args_of(kernel.info(), constants, bindings)?;
+        self.dispatch_args(after, kernel, grid, block, &args)
+    }
+
+    /// Records a dispatch with typed arguments after the nodes in `after`;
+    /// its arguments and shape are checked now.
+    pub fn dispatch_args(
+        &mut self,
+        after: &[Node],
         kernel: &Kernel,
         grid: impl Into<Dim3>,
         block: impl Into<Dim3>,
         args: &Args,
-        after: &[Node],
     ) -> Result<Node> {
         self.check_deps(after)?;
         let prepared = self
@@ -105,7 +134,7 @@ impl<'s> Graph<'s> {
     /// Records a host function after the nodes in `after`: each replay
     /// runs it on the host in its turn; an error it returns fails the
     /// replay like a kernel fault.
-    pub fn host_fn(&mut self, f: crate::HostFn, after: &[Node]) -> Result<Node> {
+    pub fn host_fn(&mut self, after: &[Node], f: crate::HostFn) -> Result<Node> {
         self.add(Work::Host(Op::Host(f)), after)
     }
 
@@ -115,13 +144,13 @@ impl<'s> Graph<'s> {
     }
 
     /// Ends the recording: an owned, replayable graph.
-    pub fn finish(self) -> GraphExec {
-        GraphExec {
+    pub fn finish(self) -> Result<GraphExec> {
+        Ok(GraphExec {
             plan: Plan::new(&self.deps, MAX_QUEUES),
             work: self.work,
             device: self.stream.device_index(),
             replays: Vec::new(),
-        }
+        })
     }
 
     /// `after` as node indices of this graph, without repeats.

@@ -51,13 +51,7 @@ impl Module {
     /// Loads a code object file for `device`.
     pub fn load(device: &Device, path: impl AsRef<std::path::Path>) -> Result<Module> {
         let path = path.as_ref();
-        let bytes =
-            softgpu_codeobj::read_file(path, softgpu_codeobj::MAX_FILE_SIZE).map_err(|e| {
-                Error::Io {
-                    path: e.path,
-                    why: e.why,
-                }
-            })?;
+        let bytes = softgpu_codeobj::read_file(path, softgpu_codeobj::MAX_FILE_SIZE)?;
         Module::load_bytes(device, &bytes)
     }
 
@@ -92,8 +86,10 @@ impl Module {
         }
     }
 
-    /// The kernel named `name` (its source name, without `.kd`).
+    /// The kernel named `name` (its source name; a trailing `.kd` is
+    /// accepted too).
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
+        let name = name.strip_suffix(".kd").unwrap_or(name);
         let m = &self.inner;
         let rt = &m.device.rt;
         let found = rt
@@ -106,7 +102,7 @@ impl Module {
             .and_then(|h| rt.symbols.get(h).ok());
         match found.map(|s| s.kind.clone()) {
             Some(SymbolKind::Kernel(kref)) => Ok(Kernel {
-                info: Arc::new(KernelInfo::of(&kref)),
+                info: Arc::new(ExportInfo::of(&kref)),
                 kref,
                 module: m.clone(),
             }),
@@ -115,6 +111,35 @@ impl Module {
                 available: self.kernel_names().join(", "),
             }),
         }
+    }
+}
+
+/// A compiled code object and the kernel to load from it: what a compiler
+/// hands [`crate::Stream::load_artifact`] without going through a file.
+#[derive(Clone, Debug)]
+pub struct Artifact {
+    code: Vec<u8>,
+    symbol: String,
+}
+
+impl Artifact {
+    /// The code object `code` (an ELF or offload bundle) and the name of
+    /// its kernel `symbol`.
+    pub fn new(code: Vec<u8>, symbol: impl Into<String>) -> Artifact {
+        Artifact {
+            code,
+            symbol: symbol.into(),
+        }
+    }
+
+    /// The code object's bytes.
+    pub fn code(&self) -> &[u8] {
+        &self.code
+    }
+
+    /// The kernel's name.
+    pub fn symbol(&self) -> &str {
+        &self.symbol
     }
 }
 
@@ -157,10 +182,21 @@ impl ArgInfo {
     }
 }
 
-/// A kernel's metadata.
+/// A kernel's metadata (hrx's name for it: what a code object exports).
 #[derive(Clone, Debug)]
-pub struct KernelInfo {
+pub struct ExportInfo {
+    /// The kernel's source name (its symbol without `.kd`).
     pub name: String,
+    /// Pointer arguments: the bindings [`crate::Stream::dispatch`] takes.
+    pub binding_count: usize,
+    /// Bytes of the by-value arguments packed in argument order, each at
+    /// its own size with no padding: what a [`crate::Constants`] for
+    /// [`crate::Stream::dispatch`] must hold.
+    pub constant_byte_length: usize,
+    /// The workgroup size the kernel was compiled for
+    /// (`reqd_work_group_size`, `__attribute__((reqd_work_group_size))`);
+    /// 0 in a dimension means any.
+    pub workgroup_size: [u32; 3],
     /// Explicit arguments in order (hidden ones are filled by the API).
     pub args: Vec<ArgInfo>,
     /// Static LDS bytes per workgroup.
@@ -181,8 +217,23 @@ pub struct KernelInfo {
     pub sgprs: u32,
 }
 
-impl KernelInfo {
-    fn of(k: &KernelRef) -> KernelInfo {
+impl ExportInfo {
+    /// Same as the field: hrx reads these through methods.
+    pub fn binding_count(&self) -> usize {
+        self.binding_count
+    }
+
+    /// Same as the field.
+    pub fn constant_byte_length(&self) -> usize {
+        self.constant_byte_length
+    }
+
+    /// Same as the field.
+    pub fn workgroup_size(&self) -> [u32; 3] {
+        self.workgroup_size
+    }
+
+    fn of(k: &KernelRef) -> ExportInfo {
         let kernel = k.kernel();
         let meta = &kernel.meta;
         let args = meta
@@ -201,8 +252,13 @@ impl KernelInfo {
                 offset: a.offset,
             })
             .collect();
-        KernelInfo {
+        let args: Vec<ArgInfo> = args;
+        let of_kind = |kind| args.iter().filter(move |a| a.kind == kind);
+        ExportInfo {
             name: kernel.name.clone(),
+            binding_count: of_kind(ArgKind::Pointer).count(),
+            constant_byte_length: of_kind(ArgKind::Value).map(|a| a.size as usize).sum(),
+            workgroup_size: meta.reqd_workgroup_size.unwrap_or([0; 3]),
             args,
             lds_bytes: meta
                 .group_segment_fixed_size
@@ -224,7 +280,7 @@ impl KernelInfo {
 #[derive(Clone)]
 pub struct Kernel {
     pub(crate) kref: KernelRef,
-    pub(crate) info: Arc<KernelInfo>,
+    pub(crate) info: Arc<ExportInfo>,
     pub(crate) module: Arc<ModuleInner>,
 }
 
@@ -236,12 +292,18 @@ impl std::fmt::Debug for Kernel {
 
 impl Kernel {
     /// The kernel's metadata.
-    pub fn info(&self) -> &KernelInfo {
+    pub fn info(&self) -> &ExportInfo {
         &self.info
     }
 
     /// The kernel's name.
     pub fn name(&self) -> &str {
+        &self.info.name
+    }
+
+    /// The kernel's symbol as [`crate::Stream::load`] finds it: its
+    /// source name (the descriptor symbol is this plus `.kd`).
+    pub fn symbol(&self) -> &str {
         &self.info.name
     }
 
@@ -285,7 +347,7 @@ impl Args {
         let view = view.into();
         self.values.push(ArgValue::View {
             buffer: view.inner(),
-            addr: view.device_ptr(),
+            addr: view.address(),
         });
         self
     }
@@ -324,7 +386,7 @@ impl Args {
     }
 
     /// Checks the arguments against `info`; each error names the argument.
-    pub(crate) fn check(&self, info: &KernelInfo) -> Result<()> {
+    pub(crate) fn check(&self, info: &ExportInfo) -> Result<()> {
         if self.values.len() != info.args.len() {
             let names: Vec<String> = info.args.iter().map(ArgInfo::label).collect();
             return Err(Error::ArgumentCount {
@@ -342,7 +404,7 @@ impl Args {
 
     /// The arguments as the executor's kernarg builder takes them (a raw
     /// pointer argument becomes the pointer its bytes hold).
-    pub(crate) fn exec_args(&self, info: &KernelInfo) -> Vec<softgpu_exec::Arg> {
+    pub(crate) fn exec_args(&self, info: &ExportInfo) -> Vec<softgpu_exec::Arg> {
         self.values
             .iter()
             .zip(&info.args)
@@ -372,7 +434,7 @@ impl Args {
     }
 }
 
-fn check_one(info: &KernelInfo, index: usize, arg: &ArgInfo, given: &ArgValue) -> Result<()> {
+fn check_one(info: &ExportInfo, index: usize, arg: &ArgInfo, given: &ArgValue) -> Result<()> {
     let err = |why: String| Error::Argument {
         kernel: info.name.clone(),
         index,

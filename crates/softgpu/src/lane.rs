@@ -137,11 +137,11 @@ impl Lane {
         let slot = q.ring + (index % q.size as u64) * 64;
         arena
             .write(slot + 4, &packet[4..])
-            .map_err(|e| Error::Runtime(e.to_string()))?;
+            .map_err(softgpu_runtime::Error::from)?;
         let word = u32::from_le_bytes(packet[0..4].try_into().expect("4 bytes"));
         arena
             .store_u32(slot, word)
-            .map_err(|e| Error::Runtime(e.to_string()))?;
+            .map_err(softgpu_runtime::Error::from)?;
         if ring {
             q.doorbell.store(index as i64, Order::Release);
         }

@@ -18,8 +18,8 @@
 //! let twice = module.kernel("twice")?;
 //! let x = stream.allocate(4 * 256)?;
 //! stream.upload(&x, &[1.5f32; 256])?;
-//! stream.dispatch(&twice, 4, 64, &Args::new().view(&x))?;
-//! let out: Vec<f32> = stream.read_blocking(&x)?;
+//! stream.dispatch_args(&twice, 4, 64, &Args::new().view(&x))?;
+//! let out: Vec<f32> = stream.read_vec(&x)?;
 //! assert_eq!(out[0], 3.0);
 //! # Ok::<(), softgpu::Error>(())
 //! ```
@@ -33,6 +33,7 @@
 
 mod budget;
 mod buffer;
+mod constants;
 mod device;
 mod error;
 mod event;
@@ -54,12 +55,19 @@ pub mod printf {
 
 pub use budget::MemoryBudget;
 pub use buffer::{Buffer, View};
-pub use device::Device;
-pub use error::{Error, FaultAllocation, FaultKind, FaultSite, KernelFault, Result};
+pub use constants::Constants;
+pub use device::{Device, Target};
+#[cfg(feature = "compiler")]
+pub use error::{CompileError, Diagnostic};
+pub use error::{
+    Error, FaultAllocation, FaultKind, FaultSite, FileError, KernelFault, QueueError, Result,
+    RuntimeError,
+};
 pub use event::{Event, Readback, Submission};
 pub use graph::{Graph, GraphExec, Node};
-pub use kernel::{ArgInfo, ArgKind, Args, Kernel, KernelInfo, Module};
+pub use kernel::{ArgInfo, ArgKind, Args, Artifact, ExportInfo, Kernel, Module};
 pub use scalar::Scalar;
+#[cfg(feature = "compiler")]
 pub use softgpu_compiler::{Compiler, Language};
 pub use softgpu_exec::Checks;
 pub use softgpu_runtime::profile::Profile;

@@ -34,7 +34,7 @@ pub(crate) fn provide(device: &DeviceInner, kernel: &Kernel, given: &Services) -
         services: *given,
         ..Provided::default()
     };
-    let err = |e: softgpu_runtime::Error| Error::Runtime(e.to_string());
+    let err = Error::from;
     if given.printf_buffer == 0 && has(ValueKind::HiddenPrintfBuffer) {
         let code = &kernel.kref.program.code_object;
         // HIP kernels also say "OpenCL C": the formats tell the forms apart.

@@ -8,18 +8,20 @@
 //! waits, exactly like work on a hardware queue.
 
 use std::cell::RefCell;
-use std::sync::atomic::Ordering;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use softgpu_runtime::queue::packet_type;
 
 use crate::budget::{Charge, MemoryBudget};
 use crate::buffer::{Buffer, BufferInner, View};
+use crate::constants::Constants;
 use crate::device::{Device, DeviceInner};
 use crate::error::{Error, Result};
 use crate::event::{Event, Marker, Readback, Submission};
 use crate::graph::{Graph, GraphExec};
-use crate::kernel::{Args, Kernel, Module};
+use crate::kernel::{Args, Artifact, Kernel, Module};
 use crate::lane::Lane;
 use crate::scalar::{as_bytes, as_bytes_mut, zeroed, Scalar};
 use crate::scratch::ScratchPool;
@@ -32,11 +34,15 @@ use crate::staging::{Staging, STAGING_CHUNK};
 /// what keeps its order well defined.
 pub struct Stream {
     device: Device,
+    id: usize,
     lane: RefCell<Lane>,
     budget: Option<MemoryBudget>,
     staging: Arc<Staging>,
     scratch: RefCell<ScratchPool>,
 }
+
+/// Source of [`Stream::id`]s.
+static STREAM_IDS: AtomicUsize = AtomicUsize::new(0);
 
 /// A workgroup count or size in up to three dimensions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,36 +119,35 @@ pub type HostFn = Arc<dyn Fn() -> std::result::Result<(), String> + Send + Sync>
 impl Op {
     /// A checked fill.
     pub(crate) fn fill(dst: View<'_>, Pattern(pattern): Pattern) -> Result<Op> {
-        if !dst.bytes().is_multiple_of(pattern.len() as u64) {
+        let (offset, len) = dst.range();
+        if !len.is_multiple_of(pattern.len() as u64) {
             return Err(Error::Invalid(format!(
-                "a fill of {} bytes is not a whole number of {}-byte patterns",
-                dst.bytes(),
+                "a fill of {len} bytes is not a whole number of {}-byte patterns",
                 pattern.len()
             )));
         }
         Ok(Op::Fill {
             buffer: dst.inner(),
-            offset: dst.offset(),
-            len: dst.bytes(),
+            offset,
+            len,
             pattern,
         })
     }
 
-    /// A checked copy.
-    pub(crate) fn copy(src: View<'_>, dst: View<'_>) -> Result<Op> {
-        if src.bytes() != dst.bytes() {
+    /// A checked copy (destination first, as `memcpy`).
+    pub(crate) fn copy(dst: View<'_>, src: View<'_>) -> Result<Op> {
+        let ((to_at, len), (from_at, src_len)) = (dst.range(), src.range());
+        if src_len != len {
             return Err(Error::Invalid(format!(
-                "copy from {} bytes into {} bytes",
-                src.bytes(),
-                dst.bytes()
+                "copy from {src_len} bytes into {len} bytes"
             )));
         }
         Ok(Op::Copy {
             from: src.inner(),
-            from_at: src.offset(),
+            from_at,
             to: dst.inner(),
-            to_at: dst.offset(),
-            len: src.bytes(),
+            to_at,
+            len,
         })
     }
 }
@@ -194,6 +199,7 @@ impl Stream {
         let lane = Lane::open(&device.inner)?;
         Ok(Stream {
             device,
+            id: STREAM_IDS.fetch_add(1, Ordering::Relaxed),
             lane: RefCell::new(lane),
             budget: None,
             staging: Staging::new(),
@@ -201,20 +207,42 @@ impl Stream {
         })
     }
 
+    /// A stream on device 0 (as [`Device::open`]`(0)` then
+    /// [`Device::stream`]).
+    pub fn open() -> Result<Stream> {
+        Device::open(0)?.stream()
+    }
+
     /// The device the stream runs on.
     pub fn device(&self) -> &Device {
         &self.device
     }
 
+    /// The index of the stream's device.
+    pub fn device_id(&self) -> usize {
+        self.device.index()
+    }
+
+    /// A number no other stream of the process has.
+    pub fn id(&self) -> usize {
+        self.id
+    }
+
+    /// The device's processor, e.g. `gfx1151`.
+    pub fn target(&self) -> &crate::Target {
+        self.device.target()
+    }
+
     /// Allocates device memory (contents undefined until written).
-    pub fn allocate(&self, bytes: u64) -> Result<Buffer> {
+    pub fn allocate(&self, bytes: usize) -> Result<Buffer> {
         self.allocate_for(bytes, "Stream::allocate")
     }
 
     /// [`Stream::allocate`] on behalf of API call `api`, which fault
     /// reports name as the allocation's origin (a runtime built on this
     /// crate passes its own function, e.g. `hipMalloc`).
-    pub fn allocate_for(&self, bytes: u64, api: &'static str) -> Result<Buffer> {
+    pub fn allocate_for(&self, bytes: usize, api: &'static str) -> Result<Buffer> {
+        let bytes = bytes as u64;
         let charges = self.charge(bytes, "an allocation")?;
         Buffer::allocate(
             &self.device.inner,
@@ -231,28 +259,34 @@ impl Stream {
     }
 
     /// Makes the stream's allocations, upload staging and scratch count
-    /// against `budget` (which other streams may share).
-    pub fn with_memory_budget(mut self, budget: &MemoryBudget) -> Stream {
-        self.budget = Some(budget.clone());
+    /// against `budget` (a clone shares it: other streams may use it too).
+    pub fn with_memory_budget(mut self, budget: MemoryBudget) -> Stream {
+        self.budget = Some(budget);
         self
     }
 
+    /// The budget set by [`Stream::with_memory_budget`], if any.
+    pub fn memory_budget(&self) -> Option<&MemoryBudget> {
+        self.budget.as_ref()
+    }
+
     /// Allocates device memory and zeroes it in stream order.
-    pub fn allocate_zeroed(&self, bytes: u64) -> Result<Buffer> {
+    pub fn allocate_zeroed(&self, bytes: usize) -> Result<Buffer> {
         let buffer = self.allocate(bytes)?;
-        self.fill(&buffer, 0u8)?;
+        self.fill(&buffer, 0)?;
         Ok(buffer)
     }
 
     /// Allocates fine-grained system memory, which the host and every
     /// device see coherently.
-    pub fn allocate_shared(&self, bytes: u64) -> Result<Buffer> {
+    pub fn allocate_shared(&self, bytes: usize) -> Result<Buffer> {
         self.allocate_shared_for(bytes, "Stream::allocate_shared")
     }
 
     /// [`Stream::allocate_shared`] on behalf of API call `api` (see
     /// [`Stream::allocate_for`]).
-    pub fn allocate_shared_for(&self, bytes: u64, api: &'static str) -> Result<Buffer> {
+    pub fn allocate_shared_for(&self, bytes: usize, api: &'static str) -> Result<Buffer> {
+        let bytes = bytes as u64;
         let charges = self.charge(bytes, "an allocation")?;
         Buffer::allocate(
             &self.device.inner,
@@ -263,19 +297,20 @@ impl Stream {
         )
     }
 
-    /// Makes host memory a buffer without copying: kernels read and write
-    /// `data` in place.
+    /// Makes `bytes` of host memory at `pointer` a buffer without copying:
+    /// kernels read and write it in place.
     ///
     /// # Safety
-    /// `data` must stay valid (not freed, moved or reallocated) until the
-    /// returned buffer is dropped and all work using it has completed, and
-    /// the host must not access it while queued work may. While imported it
-    /// is device memory to every kernel of the device, so a kernel of
-    /// another stream that strays into it through a wild pointer reaches it
-    /// too: no such kernel may still run when the buffer is dropped.
-    pub unsafe fn import_host(&self, data: &mut [u8]) -> Result<Buffer> {
+    /// The memory must be valid for reads and writes of `bytes` bytes and
+    /// stay so (not freed, moved or reallocated) until the returned buffer
+    /// is dropped and all work using it has completed, and the host must
+    /// not access it while queued work may. While imported it is device
+    /// memory to every kernel of the device, so a kernel of another stream
+    /// that strays into it through a wild pointer reaches it too: no such
+    /// kernel may still run when the buffer is dropped.
+    pub unsafe fn import_host(&self, pointer: *mut c_void, bytes: usize) -> Result<Buffer> {
         // SAFETY: forwarded to the caller.
-        unsafe { Buffer::import(&self.device.inner, data) }
+        unsafe { Buffer::import(&self.device.inner, pointer as u64, bytes as u64) }
     }
 
     /// Copies `data` to the start of `dst` in stream order. The slice is
@@ -283,13 +318,13 @@ impl Stream {
     /// the staging is released once the copy has run. A stream holds at
     /// most 64 MiB of staging: past that, `upload` waits for earlier
     /// uploads to run, so a producer cannot outrun the device without
-    /// bound.
+    /// bound. `data` may be bytes (as in hrx) or any [`Scalar`].
     pub fn upload<'a, T: Scalar>(&self, dst: impl Into<View<'a>>, data: &[T]) -> Result<()> {
-        let dst = dst.into();
-        let view = dst.try_slice(..(std::mem::size_of_val(data) as u64))?;
+        let view = dst.into().slice(0, std::mem::size_of_val(data))?;
         let bytes = as_bytes(data);
+        let (start, _) = view.range();
         for (i, piece) in bytes.chunks(STAGING_CHUNK as usize).enumerate() {
-            let offset = view.offset() + i as u64 * STAGING_CHUNK;
+            let offset = start + i as u64 * STAGING_CHUNK;
             self.upload_piece(view.inner(), offset, piece)?;
         }
         Ok(())
@@ -309,13 +344,13 @@ impl Stream {
     }
 
     /// Staging bytes this stream holds for uploads that have not run yet.
-    pub fn staging_bytes(&self) -> u64 {
-        self.staging.used()
+    pub fn staging_bytes(&self) -> usize {
+        self.staging.used() as usize
     }
 
     /// [`Stream::upload`] at byte `offset` of `dst`.
-    pub fn upload_at<T: Scalar>(&self, dst: &Buffer, offset: u64, data: &[T]) -> Result<()> {
-        self.upload(dst.try_slice(offset..)?, data)
+    pub fn upload_at<T: Scalar>(&self, dst: &Buffer, offset: usize, data: &[T]) -> Result<()> {
+        self.upload(dst.slice_from(offset)?, data)
     }
 
     /// [`Stream::upload`], then waits for the stream.
@@ -328,7 +363,18 @@ impl Stream {
         self.synchronize()
     }
 
-    /// Reads `src` in stream order.
+    /// [`Stream::upload_at`], then waits for the stream.
+    pub fn upload_blocking_at<T: Scalar>(
+        &self,
+        dst: &Buffer,
+        offset: usize,
+        data: &[T],
+    ) -> Result<()> {
+        self.upload_at(dst, offset, data)?;
+        self.synchronize()
+    }
+
+    /// Reads `src` in stream order: [`Readback::wait`] returns its bytes.
     pub fn read<'a>(&self, src: impl Into<View<'a>>) -> Result<Readback> {
         self.read_as(src)
     }
@@ -337,14 +383,14 @@ impl Stream {
     /// whole number of them), straight into the vector `wait` returns.
     pub fn read_as<'a, T: Scalar>(&self, src: impl Into<View<'a>>) -> Result<Readback<T>> {
         let src = src.into();
-        if src.bytes() % T::SIZE as u64 != 0 {
+        let (offset, len) = src.range();
+        if len % T::SIZE as u64 != 0 {
             return Err(Error::Invalid(format!(
-                "{} bytes are not a whole number of {} values",
-                src.bytes(),
+                "{len} bytes are not a whole number of {} values",
                 T::NAME
             )));
         }
-        let (buffer, offset, n) = (src.inner(), src.offset(), src.bytes() / T::SIZE as u64);
+        let (buffer, n) = (src.inner(), len / T::SIZE as u64);
         let data = Arc::new(Mutex::new(None));
         let out = data.clone();
         let lane = self.lane()?;
@@ -357,18 +403,62 @@ impl Stream {
         Ok(Readback {
             marker: self.marker(&lane)?,
             data,
+            stream: self.id,
         })
     }
 
-    /// [`Stream::read_as`] and wait.
-    pub fn read_blocking<'a, T: Scalar>(&self, src: impl Into<View<'a>>) -> Result<Vec<T>> {
-        self.read_as(src)?.wait()
+    /// Reads `src` into `out` once the work before it has run: waits for
+    /// the stream. `out` must be exactly as long as `src` (bytes, as in
+    /// hrx, or any [`Scalar`]).
+    pub fn read_blocking<'a, T: Scalar>(
+        &self,
+        src: impl Into<View<'a>>,
+        out: &mut [T],
+    ) -> Result<()> {
+        let src = src.into();
+        let want = std::mem::size_of_val(out);
+        if src.len() != want {
+            return Err(Error::Invalid(format!(
+                "reading {} bytes into {want} bytes of memory",
+                src.len()
+            )));
+        }
+        self.synchronize()?;
+        let (offset, _) = src.range();
+        src.inner()
+            .read_into(offset, as_bytes_mut(out))
+            .map_err(Error::Invalid)
+    }
+
+    /// [`Stream::read_blocking`] of `out`'s length at byte `offset` of
+    /// `src`.
+    pub fn read_blocking_at<T: Scalar>(
+        &self,
+        src: &Buffer,
+        offset: usize,
+        out: &mut [T],
+    ) -> Result<()> {
+        self.read_blocking(src.try_slice(offset, std::mem::size_of_val(out))?, out)
+    }
+
+    /// Reads `src` as values of `T` and waits: the values.
+    pub fn read_vec<'a, T: Scalar>(&self, src: impl Into<View<'a>>) -> Result<Vec<T>> {
+        self.read_as(src)?.wait(self)
+    }
+
+    /// Fills `dst` with the byte `value` in stream order.
+    pub fn fill<'a>(&self, dst: impl Into<View<'a>>, value: u8) -> Result<()> {
+        self.fill_pattern(dst, value)
     }
 
     /// Fills `dst` with a repeated pattern (a byte, a 32-bit word or an
     /// `f32`) in stream order. The view's length must be a whole number of
     /// patterns.
-    pub fn fill<'a>(&self, dst: impl Into<View<'a>>, pattern: impl Into<Pattern>) -> Result<()> {
+    pub fn fill_pattern<'a>(
+        &self,
+        dst: impl Into<View<'a>>,
+        pattern: impl Into<Pattern>,
+    ) -> Result<()> {
         self.run(&Op::fill(dst.into(), pattern.into())?)
     }
 
@@ -378,8 +468,8 @@ impl Stream {
     /// dropping it frees it instead. Scratch counts against the stream's
     /// scratch limit ([`Stream::set_scratch_limit`], 256 MiB at first) and
     /// its memory budget.
-    pub fn scratch(&self, bytes: u64) -> Result<Buffer> {
-        let size = ScratchPool::size_for(bytes)?;
+    pub fn scratch(&self, bytes: usize) -> Result<Buffer> {
+        let size = ScratchPool::size_for(bytes as u64)?;
         let mut pool = self.scratch.borrow_mut();
         if let Some(inner) = pool.take(size) {
             return Ok(Buffer { inner });
@@ -427,7 +517,8 @@ impl Stream {
     /// idle together); idle buffers beyond what is free are freed.
     /// Lowering it below what is handed out makes later `scratch` calls
     /// fail until enough is dropped or recycled.
-    pub fn set_scratch_limit(&self, bytes: u64) {
+    pub fn set_scratch_limit(&self, bytes: usize) {
+        let bytes = bytes as u64;
         let mut pool = self.scratch.borrow_mut();
         pool.limit.set_limit(bytes);
         if pool.limit.used() > bytes {
@@ -436,18 +527,30 @@ impl Stream {
     }
 
     /// Bytes of scratch the stream holds (handed out and idle).
-    pub fn scratch_bytes(&self) -> u64 {
-        self.scratch.borrow().limit.used()
+    pub fn scratch_bytes(&self) -> usize {
+        self.scratch.borrow().limit.used() as usize
     }
 
     /// Copies `src` to `dst` (equal lengths; overlap allowed) in stream
-    /// order.
-    pub fn copy<'a, 'b>(&self, src: impl Into<View<'a>>, dst: impl Into<View<'b>>) -> Result<()> {
-        self.run(&Op::copy(src.into(), dst.into())?)
+    /// order. Destination first, as `memcpy` and hrx.
+    pub fn copy<'a, 'b>(&self, dst: impl Into<View<'a>>, src: impl Into<View<'b>>) -> Result<()> {
+        self.run(&Op::copy(dst.into(), src.into())?)
     }
 
-    /// Loads a code object file on the stream's device.
-    pub fn load(&self, path: impl AsRef<std::path::Path>) -> Result<Module> {
+    /// Loads the code object file at `path` on the stream's device and
+    /// returns its kernel `symbol` (the kernel's name; `name.kd` works
+    /// too). Safe here, `unsafe` in hrx: see the crate docs.
+    pub fn load(&self, path: impl AsRef<std::path::Path>, symbol: &str) -> Result<Kernel> {
+        self.load_module(path)?.kernel(symbol)
+    }
+
+    /// Loads the kernel an [`Artifact`] names from its code object.
+    pub fn load_artifact(&self, artifact: &Artifact) -> Result<Kernel> {
+        self.load_bytes(artifact.code())?.kernel(artifact.symbol())
+    }
+
+    /// Loads a code object file on the stream's device: all its kernels.
+    pub fn load_module(&self, path: impl AsRef<std::path::Path>) -> Result<Module> {
         Module::load(&self.device, path)
     }
 
@@ -459,6 +562,7 @@ impl Stream {
     /// Compiles OpenCL C or HIP device source for the device and loads it.
     /// OpenCL C is compiled with `-cl-kernel-arg-info`, so argument
     /// errors can name the argument.
+    #[cfg(feature = "compiler")]
     pub fn compile(&self, source: &str, language: crate::Language) -> Result<Module> {
         let mut compiler = self.device.compiler()?;
         if language == crate::Language::OpenCl {
@@ -468,10 +572,31 @@ impl Stream {
         self.load_bytes(&code)
     }
 
-    /// Runs `kernel` on `grid` workgroups of `block` work-items each (as
-    /// HIP counts). The arguments are checked against the kernel's metadata
-    /// now; the buffers they name stay alive until the kernel has run.
+    /// Runs `kernel` on `grid` workgroups of `block` work-items each, with
+    /// its pointer arguments bound to `bindings` in order and its value
+    /// arguments taken from `constants` (hrx's form; see [`Constants`]).
+    /// Both counts are checked against [`Kernel::info`], the block against
+    /// the kernel's compiled workgroup size. The buffers stay alive until
+    /// the kernel has run. Safe: softgpu confines every access of the
+    /// kernel to memory it may touch (the same call is `unsafe` in hrx,
+    /// where the hardware does not).
     pub fn dispatch(
+        &self,
+        kernel: &Kernel,
+        grid: impl Into<Dim3>,
+        block: impl Into<Dim3>,
+        constants: &Constants,
+        bindings: &[View<'_>],
+    ) -> Result<()> {
+        let args = crate::constants::args_of(kernel.info(), constants, bindings)?;
+        self.dispatch_args(kernel, grid, block, &args)
+    }
+
+    /// Runs `kernel` on `grid` workgroups of `block` work-items each (as
+    /// HIP counts) with typed arguments in the kernel's order. The
+    /// arguments are checked against the kernel's metadata now; the
+    /// buffers they name stay alive until the kernel has run.
+    pub fn dispatch_args(
         &self,
         kernel: &Kernel,
         grid: impl Into<Dim3>,
@@ -566,8 +691,8 @@ impl Stream {
 
     /// Starts recording a graph of work to replay on this stream with
     /// [`Stream::launch`].
-    pub fn graph(&self) -> Graph<'_> {
-        Graph::new(self)
+    pub fn graph(&self) -> Result<Graph<'_>> {
+        Ok(Graph::new(self))
     }
 
     /// Replays a finished graph in stream order: it starts after the work
@@ -654,7 +779,7 @@ impl Stream {
             .rt
             .arena
             .write(addr, &bytes)
-            .map_err(|e| Error::Runtime(e.to_string()))?;
+            .map_err(softgpu_runtime::Error::from)?;
         Ok(kernarg)
     }
 }

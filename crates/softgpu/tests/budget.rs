@@ -9,8 +9,8 @@ fn a_shared_budget_caps_allocations_and_staging() {
     let (device, gate, module) = common::setup();
     let spin = module.kernel("spin").unwrap();
     let budget = MemoryBudget::new(3 * 4096);
-    let one = device.stream().unwrap().with_memory_budget(&budget);
-    let two = device.stream().unwrap().with_memory_budget(&budget);
+    let one = device.stream().unwrap().with_memory_budget(budget.clone());
+    let two = device.stream().unwrap().with_memory_budget(budget.clone());
     let a = one.allocate(4096).unwrap();
     let b = two.allocate(4096).unwrap();
     assert_eq!(budget.used(), 8192);
@@ -22,7 +22,7 @@ fn a_shared_budget_caps_allocations_and_staging() {
     // Hold stream `one` behind a slow kernel: staging and a dropped buffer
     // stay charged until the work using them has run.
     let slow = gate.allocate_zeroed(4 * 64).unwrap();
-    gate.dispatch(&spin, 1, 64, &Args::new().view(&slow).value(1_000_000u32))
+    gate.dispatch_args(&spin, 1, 64, &Args::new().view(&slow).value(1_000_000u32))
         .unwrap();
     one.wait_event(&gate.record_event().unwrap()).unwrap();
     one.upload(&a, &[7u32; 1024]).unwrap();
@@ -39,7 +39,7 @@ fn a_shared_budget_caps_allocations_and_staging() {
     let read = one.read(&a).unwrap();
     drop(a);
     assert_eq!(budget.used(), 3 * 4096);
-    assert_eq!(read.wait_as::<u32>().unwrap(), vec![7; 1024]);
+    assert_eq!(read.wait_as::<u32>(&one).unwrap(), vec![7; 1024]);
     one.synchronize().unwrap();
     assert_eq!(budget.used(), 4096);
     drop(c);

@@ -39,7 +39,7 @@ __kernel void write_packet(__global uint* out) {
 "#;
 
 fn buffer_with<T: softgpu::Scalar>(stream: &Stream, data: &[T]) -> softgpu::Buffer {
-    let b = stream.allocate(std::mem::size_of_val(data) as u64).unwrap();
+    let b = stream.allocate(std::mem::size_of_val(data)).unwrap();
     stream.upload_blocking(&b, data).unwrap();
     b
 }
@@ -61,7 +61,7 @@ fn run(
     args: &Args,
 ) -> Option<Box<softgpu::KernelFault>> {
     let k = module.kernel(kernel).unwrap();
-    stream.dispatch(&k, 1, 32, args).unwrap();
+    stream.dispatch_args(&k, 1, 32, args).unwrap();
     match stream.submit().unwrap().wait() {
         Ok(()) => None,
         Err(Error::Fault(f)) => Some(f),
@@ -74,7 +74,7 @@ fn small_overflows_are_reported_and_the_neighbour_is_unchanged() {
     let (_d, stream, module) = setup();
     let c = stream.allocate_zeroed(1001).unwrap();
     let neighbour = stream.allocate_zeroed(4096).unwrap();
-    stream.fill(neighbour.slice(..), 0x5au8).unwrap();
+    stream.fill_pattern(neighbour.binding(), 0x5au8).unwrap();
     for (index, expect) in [
         (1001i64, "0 bytes past the end of a 1001-byte allocation"),
         (1004, "3 bytes past the end of a 1001-byte allocation"),
@@ -103,7 +103,7 @@ fn small_overflows_are_reported_and_the_neighbour_is_unchanged() {
             "names the argument:\n{text}"
         );
         let a = f.allocation.as_ref().expect("the allocation");
-        assert_eq!((a.base, a.len), (c.device_ptr(), 1001));
+        assert_eq!((a.base, a.len), (c.address(), 1001));
         let site = f.site.as_ref().expect("a site");
         assert_eq!(site.lane, Some(0));
         assert!(
@@ -114,7 +114,7 @@ fn small_overflows_are_reported_and_the_neighbour_is_unchanged() {
     }
     assert!(
         stream
-            .read_blocking::<u8>(neighbour.slice(..))
+            .read_vec::<u8>(neighbour.binding())
             .unwrap()
             .iter()
             .all(|&b| b == 0x5a),
@@ -171,14 +171,11 @@ fn legal_edge_accesses_raise_nothing() {
     let a = buffer_with(&stream, &[1.5f32; 128]);
     let b = stream.allocate_zeroed(512).unwrap();
     assert!(run(&stream, &module, "copy4", &Args::new().view(&a).view(&b)).is_none());
-    assert_eq!(
-        stream.read_blocking::<f32>(b.slice(..)).unwrap(),
-        vec![1.5; 128]
-    );
+    assert_eq!(stream.read_vec::<f32>(b.binding()).unwrap(), vec![1.5; 128]);
     // Odd sizes: every byte of 1..=31-byte buffers.
     for n in [1u32, 3, 7, 17, 31] {
         let input = buffer_with(&stream, &vec![9u8; n as usize]);
-        let output = stream.allocate_zeroed(n as u64).unwrap();
+        let output = stream.allocate_zeroed(n as usize).unwrap();
         assert!(run(
             &stream,
             &module,
@@ -187,17 +184,17 @@ fn legal_edge_accesses_raise_nothing() {
         )
         .is_none());
         assert_eq!(
-            stream.read_blocking::<u8>(output.slice(..)).unwrap(),
+            stream.read_vec::<u8>(output.binding()).unwrap(),
             vec![10; n as usize]
         );
     }
     // The ABI's read-only memory reads fine.
     let abi = stream.allocate_zeroed(12).unwrap();
     assert!(run(&stream, &module, "read_abi", &Args::new().view(&abi)).is_none());
-    let words = stream.read_blocking::<u32>(abi.slice(..)).unwrap();
+    let words = stream.read_vec::<u32>(abi.binding()).unwrap();
     assert_eq!(
         words[0] as u64,
-        abi.device_ptr() & 0xffff_ffff,
+        abi.address() & 0xffff_ffff,
         "kernarg[0] is the out pointer"
     );
     assert_eq!(

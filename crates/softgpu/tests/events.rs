@@ -16,16 +16,16 @@ fn stream_b_waits_for_stream_a_kernel() {
     a.upload(&x, &[2.0f32; 64]).unwrap();
     // A slow kernel first, so B would read too early without the event.
     let slow = a.allocate(4 * 64).unwrap();
-    a.fill(&slow, 0.0f32).unwrap();
-    a.dispatch(&spin, 1, 64, &Args::new().view(&slow).value(100_000u32))
+    a.fill_pattern(&slow, 0.0f32).unwrap();
+    a.dispatch_args(&spin, 1, 64, &Args::new().view(&slow).value(100_000u32))
         .unwrap();
-    a.dispatch(&scale, 1, 64, &Args::new().view(&x).value(10.0f32))
+    a.dispatch_args(&scale, 1, 64, &Args::new().view(&x).value(10.0f32))
         .unwrap();
     let written = a.record_event().unwrap();
     b.wait_event(&written).unwrap();
-    let seen: Vec<f32> = b.read_blocking(&x).unwrap();
+    let seen: Vec<f32> = b.read_vec(&x).unwrap();
     assert_eq!(seen, vec![20.0; 64]);
-    assert!(written.is_complete());
+    assert!(written.is_complete().unwrap());
 }
 
 #[test]
@@ -35,7 +35,7 @@ fn elapsed_time_is_non_negative() {
     let x = stream.allocate_zeroed(4 * 64).unwrap();
     let start = stream.record_event().unwrap();
     stream
-        .dispatch(&spin, 1, 64, &Args::new().view(&x).value(10_000u32))
+        .dispatch_args(&spin, 1, 64, &Args::new().view(&x).value(10_000u32))
         .unwrap();
     let end = stream.record_event().unwrap();
     end.synchronize().unwrap();
@@ -63,10 +63,11 @@ fn waiting_on_a_faulted_streams_event_fails_instead_of_hanging() {
     );
     let b = device.stream().unwrap();
     let x = a.allocate(4 * 64).unwrap();
-    a.dispatch(&wild, 1, 64, &Args::new().view(&x)).unwrap();
+    a.dispatch_args(&wild, 1, 64, &Args::new().view(&x))
+        .unwrap();
     let never = a.record_event().unwrap();
     b.wait_event(&never).unwrap();
-    b.dispatch(&scale, 1, 64, &Args::new().view(&x).value(2.0f32))
+    b.dispatch_args(&scale, 1, 64, &Args::new().view(&x).value(2.0f32))
         .unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     let waiter = std::thread::spawn(move || {
@@ -81,11 +82,11 @@ fn waiting_on_a_faulted_streams_event_fails_instead_of_hanging() {
     let b = waiter.join().unwrap();
     assert!(a.synchronize().is_err(), "stream a's fault is reported");
     // Both streams work again.
-    a.fill(&x, 1.0f32).unwrap();
+    a.fill_pattern(&x, 1.0f32).unwrap();
     b.wait_event(&a.record_event().unwrap()).unwrap();
-    b.dispatch(&scale, 1, 64, &Args::new().view(&x).value(2.0f32))
+    b.dispatch_args(&scale, 1, 64, &Args::new().view(&x).value(2.0f32))
         .unwrap();
-    assert_eq!(b.read_blocking::<f32>(&x).unwrap(), vec![2.0; 64]);
+    assert_eq!(b.read_vec::<f32>(&x).unwrap(), vec![2.0; 64]);
 }
 
 /// The other order: the fault has already happened (unreported) when the
@@ -101,16 +102,17 @@ fn an_event_recorded_after_an_unreported_fault_fails_its_waiters() {
     );
     let b = device.stream().unwrap();
     let x = a.allocate(4 * 64).unwrap();
-    b.fill(&x, 1.0f32).unwrap();
+    b.fill_pattern(&x, 1.0f32).unwrap();
     b.synchronize().unwrap();
-    a.dispatch(&wild, 1, 64, &Args::new().view(&x)).unwrap();
+    a.dispatch_args(&wild, 1, 64, &Args::new().view(&x))
+        .unwrap();
     let settled = a.submit().unwrap();
-    while !settled.is_complete() {
+    while settled.is_complete().is_ok_and(|done| !done) {
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
     let after_fault = a.record_event().unwrap();
     b.wait_event(&after_fault).unwrap();
-    b.dispatch(&scale, 1, 64, &Args::new().view(&x).value(2.0f32))
+    b.dispatch_args(&scale, 1, 64, &Args::new().view(&x).value(2.0f32))
         .unwrap();
     let err = b.synchronize().expect_err("b ran past a failed point");
     assert!(err.to_string().contains("failed"), "{err}");
@@ -119,7 +121,7 @@ fn an_event_recorded_after_an_unreported_fault_fails_its_waiters() {
         other => panic!("a's fault is reported to a: {other:?}"),
     }
     assert_eq!(
-        b.read_blocking::<f32>(&x).unwrap(),
+        b.read_vec::<f32>(&x).unwrap(),
         vec![1.0; 64],
         "b's scale never ran"
     );

@@ -13,24 +13,24 @@ fn a_graph_replays_fill_dispatch_and_copy_in_dependency_order() {
         stream.allocate(4 * 64).unwrap(),
         stream.allocate(4 * 64).unwrap(),
     );
-    stream.fill(&acc, 1.0f32).unwrap();
-    let mut graph = stream.graph();
-    let fill = graph.fill(&a, 3.0f32, &[]).unwrap();
+    stream.fill_pattern(&acc, 1.0f32).unwrap();
+    let mut graph = stream.graph().unwrap();
+    let fill = graph.fill_pattern(&[], &a, 3.0f32).unwrap();
     let triple = Args::new().view(&a).value(3.0f32);
     let scaled = graph
-        .dispatch(&scale, 1, 64, &triple, &[fill, fill])
+        .dispatch_args(&[fill, fill], &scale, 1, 64, &triple)
         .unwrap();
     let twice = Args::new().view(&acc).value(2.0f32);
-    let doubled = graph.dispatch(&scale, 1, 64, &twice, &[]).unwrap();
+    let doubled = graph.dispatch_args(&[], &scale, 1, 64, &twice).unwrap();
     let both = graph.join(&[scaled, doubled, scaled]).unwrap();
-    graph.copy(&a, &b, &[both]).unwrap();
-    let mut exec = graph.finish();
+    graph.copy(&[both], &b, &a).unwrap();
+    let mut exec = graph.finish().unwrap();
     assert_eq!(exec.len(), 5);
     for _ in 0..3 {
         stream.launch(&mut exec).unwrap();
     }
-    assert_eq!(stream.read_blocking::<f32>(&b).unwrap(), vec![9.0; 64]);
-    assert_eq!(stream.read_blocking::<f32>(&acc).unwrap(), vec![8.0; 64]);
+    assert_eq!(stream.read_vec::<f32>(&b).unwrap(), vec![9.0; 64]);
+    assert_eq!(stream.read_vec::<f32>(&acc).unwrap(), vec![8.0; 64]);
 }
 
 /// A host-function node runs on every replay, after its dependencies and
@@ -42,43 +42,43 @@ fn host_function_nodes_run_in_order_on_every_replay() {
     let (_device, stream, module) = common::setup();
     let scale = module.kernel("scale").unwrap();
     let x = stream.allocate(4 * 64).unwrap();
-    stream.fill(&x, 1.0f32).unwrap();
+    stream.fill_pattern(&x, 1.0f32).unwrap();
     let runs = Arc::new(AtomicU32::new(0));
     let seen = runs.clone();
-    let mut graph = stream.graph();
+    let mut graph = stream.graph().unwrap();
     let doubled = graph
-        .dispatch(&scale, 1, 64, &Args::new().view(&x).value(2.0f32), &[])
+        .dispatch_args(&[], &scale, 1, 64, &Args::new().view(&x).value(2.0f32))
         .unwrap();
     let counted = graph
         .host_fn(
+            &[doubled],
             Arc::new(move || {
                 seen.fetch_add(1, Ordering::SeqCst);
                 Ok(())
             }),
-            &[doubled],
         )
         .unwrap();
     graph
-        .dispatch(
+        .dispatch_args(
+            &[counted],
             &scale,
             1,
             64,
             &Args::new().view(&x).value(3.0f32),
-            &[counted],
         )
         .unwrap();
-    let mut exec = graph.finish();
+    let mut exec = graph.finish().unwrap();
     for _ in 0..2 {
         stream.launch(&mut exec).unwrap();
     }
-    assert_eq!(stream.read_blocking::<f32>(&x).unwrap(), vec![36.0; 64]);
+    assert_eq!(stream.read_vec::<f32>(&x).unwrap(), vec![36.0; 64]);
     assert_eq!(runs.load(Ordering::SeqCst), 2);
 
-    let mut failing = stream.graph();
+    let mut failing = stream.graph().unwrap();
     failing
-        .host_fn(Arc::new(|| Err("refused".to_string())), &[])
+        .host_fn(&[], Arc::new(|| Err("refused".to_string())))
         .unwrap();
-    let mut exec = failing.finish();
+    let mut exec = failing.finish().unwrap();
     stream.launch(&mut exec).unwrap();
     let err = stream.synchronize().unwrap_err();
     assert!(err.to_string().contains("refused"), "{err}");
@@ -89,19 +89,19 @@ fn foreign_nodes_and_bad_recordings_are_errors() {
     let (_device, stream, module) = common::setup();
     let scale = module.kernel("scale").unwrap();
     let x = stream.allocate(64).unwrap();
-    let mut one = stream.graph();
-    let mut two = stream.graph();
-    let theirs = two.fill(&x, 0u32, &[]).unwrap();
-    let err = one.fill(&x, 0u32, &[theirs]).unwrap_err();
+    let mut one = stream.graph().unwrap();
+    let mut two = stream.graph().unwrap();
+    let theirs = two.fill_pattern(&[], &x, 0u32).unwrap();
+    let err = one.fill_pattern(&[theirs], &x, 0u32).unwrap_err();
     assert!(matches!(err, Error::Invalid(_)), "{err}");
-    assert!(one.fill(x.slice(0..6), 0u32, &[]).is_err());
-    assert!(one.copy(x.slice(0..8), x.slice(0..4), &[]).is_err());
+    assert!(one.fill_pattern(&[], x.slice(0, 6), 0u32).is_err());
+    assert!(one.copy(&[], x.slice(0, 4), x.slice(0, 8)).is_err());
     let wrong = Args::new().view(&x);
     assert!(matches!(
-        one.dispatch(&scale, 1, 16, &wrong, &[]),
+        one.dispatch_args(&[], &scale, 1, 16, &wrong),
         Err(Error::ArgumentCount { .. })
     ));
-    let exec = one.finish();
+    let exec = one.finish().unwrap();
     assert!(exec.is_empty());
 }
 
@@ -120,22 +120,24 @@ fn independent_branches_run_concurrently() {
         stream.allocate(4).unwrap(),
         stream.allocate(4).unwrap(),
     );
-    let mut graph = stream.graph();
-    let reset = graph.fill(&flag, 0u32, &[]).unwrap();
-    let clear = graph.fill(&seen, 0u32, &[reset]).unwrap();
+    let mut graph = stream.graph().unwrap();
+    let reset = graph.fill_pattern(&[], &flag, 0u32).unwrap();
+    let clear = graph.fill_pattern(&[reset], &seen, 0u32).unwrap();
     let waits = Args::new().view(&flag).view(&seen).value(20_000_000u32);
-    let waiter = graph.dispatch(&wait_flag, 1, 1, &waits, &[clear]).unwrap();
+    let waiter = graph
+        .dispatch_args(&[clear], &wait_flag, 1, 1, &waits)
+        .unwrap();
     let setter = graph
-        .dispatch(&set_flag, 1, 1, &Args::new().view(&flag), &[clear])
+        .dispatch_args(&[clear], &set_flag, 1, 1, &Args::new().view(&flag))
         .unwrap();
     let both = graph.join(&[waiter, setter]).unwrap();
-    graph.copy(&seen, &out, &[both]).unwrap();
-    let mut exec = graph.finish();
+    graph.copy(&[both], &out, &seen).unwrap();
+    let mut exec = graph.finish().unwrap();
     assert_eq!(exec.concurrency(), 2);
     for replay in 0..3 {
-        stream.fill(&out, 7u32).unwrap();
+        stream.fill_pattern(&out, 7u32).unwrap();
         stream.launch(&mut exec).unwrap();
-        let got: Vec<u32> = stream.read_blocking(&out).unwrap();
+        let got: Vec<u32> = stream.read_vec(&out).unwrap();
         assert_eq!(
             got,
             [1],
@@ -155,16 +157,16 @@ fn a_fault_on_a_branch_is_reported_and_the_stream_recovers() {
         module.kernel("scale").unwrap(),
     );
     let x = stream.allocate(4 * 64).unwrap();
-    stream.fill(&x, 1.0f32).unwrap();
-    let mut graph = stream.graph();
+    stream.fill_pattern(&x, 1.0f32).unwrap();
+    let mut graph = stream.graph().unwrap();
     let fine = graph
-        .dispatch(&scale, 1, 64, &Args::new().view(&x).value(2.0f32), &[])
+        .dispatch_args(&[], &scale, 1, 64, &Args::new().view(&x).value(2.0f32))
         .unwrap();
     let bad = graph
-        .dispatch(&wild, 1, 64, &Args::new().view(&x), &[])
+        .dispatch_args(&[], &wild, 1, 64, &Args::new().view(&x))
         .unwrap();
     graph.join(&[fine, bad]).unwrap();
-    let mut exec = graph.finish();
+    let mut exec = graph.finish().unwrap();
     assert_eq!(exec.concurrency(), 2);
     stream.launch(&mut exec).unwrap();
     match stream.synchronize() {
@@ -173,9 +175,9 @@ fn a_fault_on_a_branch_is_reported_and_the_stream_recovers() {
     }
     drop(exec);
     stream
-        .dispatch(&scale, 1, 64, &Args::new().view(&x).value(3.0f32))
+        .dispatch_args(&scale, 1, 64, &Args::new().view(&x).value(3.0f32))
         .unwrap();
-    assert_eq!(stream.read_blocking::<f32>(&x).unwrap(), vec![6.0; 64]);
+    assert_eq!(stream.read_vec::<f32>(&x).unwrap(), vec![6.0; 64]);
 }
 
 /// A replay longer than a queue's ring (1024 packets) still runs in full:
@@ -187,13 +189,13 @@ fn a_graph_longer_than_the_ring_replays_in_full() {
     let scale = module.kernel("scale").unwrap();
     let x = stream.allocate(4 * 64).unwrap();
     let flip = Args::new().view(&x).value(-1.0f32);
-    let mut graph = stream.graph();
-    let mut last = graph.fill(&x, 1.5f32, &[]).unwrap();
+    let mut graph = stream.graph().unwrap();
+    let mut last = graph.fill_pattern(&[], &x, 1.5f32).unwrap();
     for _ in 0..1501 {
-        last = graph.dispatch(&scale, 1, 64, &flip, &[last]).unwrap();
+        last = graph.dispatch_args(&[last], &scale, 1, 64, &flip).unwrap();
     }
-    let mut exec = graph.finish();
+    let mut exec = graph.finish().unwrap();
     assert_eq!(exec.concurrency(), 1);
     stream.launch(&mut exec).unwrap();
-    assert_eq!(stream.read_blocking::<f32>(&x).unwrap(), vec![-1.5; 64]);
+    assert_eq!(stream.read_vec::<f32>(&x).unwrap(), vec![-1.5; 64]);
 }

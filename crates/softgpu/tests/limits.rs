@@ -67,7 +67,7 @@ fn private_segment_beyond_the_hardware_limit_is_refused() {
     let stream = device.stream().unwrap();
     let huge = Module::load_bytes(&device, &assembled(1 << 30)).unwrap();
     let k = huge.kernel("k").unwrap();
-    let text = launch_error(stream.dispatch(&k, 1024, 1024, &Args::new()));
+    let text = launch_error(stream.dispatch_args(&k, 1024, 1024, &Args::new()));
     assert!(
         text.contains("private segment of 1073741824 bytes per work-item")
             && text.contains("limit of 262136 bytes per work-item in wave32"),
@@ -75,7 +75,7 @@ fn private_segment_beyond_the_hardware_limit_is_refused() {
     );
     let edge = Module::load_bytes(&device, &assembled(262_136)).unwrap();
     let k = edge.kernel("k").unwrap();
-    stream.dispatch(&k, 16, 1024, &Args::new()).unwrap();
+    stream.dispatch_args(&k, 16, 1024, &Args::new()).unwrap();
     stream.synchronize().unwrap();
 }
 
@@ -85,18 +85,19 @@ fn workgroup_and_lds_limits_and_their_edges() {
     let stream = device.stream().unwrap();
     let edge = Module::load_bytes(&device, &assembled(0)).unwrap();
     let k = edge.kernel("k").unwrap();
-    stream.dispatch(&k, 2, 1024, &Args::new()).unwrap();
+    stream.dispatch_args(&k, 2, 1024, &Args::new()).unwrap();
     stream
-        .dispatch(&k, 1, 32, &Args::new().dynamic_lds(64 * 1024))
+        .dispatch_args(&k, 1, 32, &Args::new().dynamic_lds(64 * 1024))
         .unwrap();
     stream.synchronize().unwrap();
-    let text = launch_error(stream.dispatch(&k, 1, 1025, &Args::new()));
+    let text = launch_error(stream.dispatch_args(&k, 1, 1025, &Args::new()));
     assert!(text.contains("1024 work-items"), "{text}");
-    let text = launch_error(stream.dispatch(&k, 1, 32, &Args::new().dynamic_lds(64 * 1024 + 1)));
+    let text =
+        launch_error(stream.dispatch_args(&k, 1, 32, &Args::new().dynamic_lds(64 * 1024 + 1)));
     assert!(text.contains("65536"), "{text}");
-    let text = launch_error(stream.dispatch(&k, 1u32 << 31, 4, &Args::new()));
+    let text = launch_error(stream.dispatch_args(&k, 1u32 << 31, 4, &Args::new()));
     assert!(text.contains("overflow"), "{text}");
-    let text = launch_error(stream.dispatch(&k, 0, 32, &Args::new()));
+    let text = launch_error(stream.dispatch_args(&k, 0, 32, &Args::new()));
     assert!(text.contains("non-zero"), "{text}");
 }
 
@@ -124,11 +125,11 @@ fn private_memory_reads_zero_until_written_and_is_lazy() {
         .unwrap_or_else(|e| panic!("{e}"));
     let peek = module.kernel("peek_then_dirty").unwrap();
     let n = 64 * 64;
-    let out = stream.allocate_zeroed(n as u64 * 4).unwrap();
+    let out = stream.allocate_zeroed(n * 4).unwrap();
     for _ in 0..2 {
         let args = Args::new().view(&out).value(5u32).value(0xdead_beef_u32);
-        stream.dispatch(&peek, 64, 64, &args).unwrap();
-        let seen: Vec<u32> = stream.read_blocking(&out).unwrap();
+        stream.dispatch_args(&peek, 64, 64, &args).unwrap();
+        let seen: Vec<u32> = stream.read_vec(&out).unwrap();
         assert!(seen.iter().all(|&v| v == 0), "{:x?}", &seen[..8]);
     }
     // 240,000 bytes per work-item declared, one word touched: the declared
@@ -136,8 +137,8 @@ fn private_memory_reads_zero_until_written_and_is_lazy() {
     let big = module.kernel("big_private").unwrap();
     let out = stream.allocate_zeroed(256 * 1024 * 4).unwrap();
     stream
-        .dispatch(&big, 1024, 256, &Args::new().view(&out).value(777u32))
+        .dispatch_args(&big, 1024, 256, &Args::new().view(&out).value(777u32))
         .unwrap();
-    let seen: Vec<u32> = stream.read_blocking(&out).unwrap();
+    let seen: Vec<u32> = stream.read_vec(&out).unwrap();
     assert!(seen.iter().enumerate().all(|(i, &v)| v == i as u32));
 }

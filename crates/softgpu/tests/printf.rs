@@ -187,7 +187,7 @@ fn load(
 fn device_string(stream: &Stream, s: &str) -> softgpu::Buffer {
     let mut bytes = s.as_bytes().to_vec();
     bytes.push(0);
-    let buf = stream.allocate(bytes.len() as u64).unwrap();
+    let buf = stream.allocate(bytes.len()).unwrap();
     stream.upload(&buf, &bytes).unwrap();
     buf
 }
@@ -344,7 +344,7 @@ fn hip_suite(options: &[&str]) {
     let name = device_string(&stream, "runtime name");
     let values = module.kernel("values").unwrap();
     stream
-        .dispatch(&values, 1, 32, &Args::new().view(&name).value(D).value(F))
+        .dispatch_args(&values, 1, 32, &Args::new().view(&name).value(D).value(F))
         .unwrap();
     stream.synchronize().unwrap();
     let (out, err) = cap.take();
@@ -354,7 +354,7 @@ fn hip_suite(options: &[&str]) {
     // 2 groups of 48: wave32, so each group has a full and a partial wave.
     let items = module.kernel("items").unwrap();
     stream
-        .dispatch(&items, 2, 48, &Args::new().value(3i32))
+        .dispatch_args(&items, 2, 48, &Args::new().value(3i32))
         .unwrap();
     stream.synchronize().unwrap();
     let (out, err) = cap.take();
@@ -365,7 +365,7 @@ fn hip_suite(options: &[&str]) {
     let tail = device_string(&stream, &tail_text);
     let longmsg = module.kernel("longmsg").unwrap();
     stream
-        .dispatch(&longmsg, 1, 1, &Args::new().view(&tail))
+        .dispatch_args(&longmsg, 1, 1, &Args::new().view(&tail))
         .unwrap();
     stream.synchronize().unwrap();
     let (out, _) = cap.take();
@@ -396,9 +396,9 @@ fn hip_suite(options: &[&str]) {
     let diverge = module.kernel("diverge").unwrap();
     let buf = stream.allocate(64 * 4).unwrap();
     stream
-        .dispatch(&diverge, 1, 64, &Args::new().view(&buf))
+        .dispatch_args(&diverge, 1, 64, &Args::new().view(&buf))
         .unwrap();
-    let written: Vec<i32> = stream.read_blocking(&buf).unwrap();
+    let written: Vec<i32> = stream.read_vec(&buf).unwrap();
     assert_eq!(written, (0..64).collect::<Vec<_>>());
     let (out, _) = cap.take();
     assert_eq!(sorted(&out), diverge_expected(64));
@@ -428,7 +428,7 @@ fn hip_buffered_printf_overflow_is_reported() {
     let flood = module.kernel("flood").unwrap();
     // 4096 work-items × 10 records of 36-40 bytes: more than the 1 MiB buffer.
     stream
-        .dispatch(&flood, 16, 256, &Args::new().value(10i32))
+        .dispatch_args(&flood, 16, 256, &Args::new().value(10i32))
         .unwrap();
     stream.synchronize().unwrap();
     let (out, err) = cap.take();
@@ -444,7 +444,7 @@ fn hip_buffered_printf_overflow_is_reported() {
     assert_eq!(printed + dropped, 40960, "printed + dropped records");
     // The buffer is reset: the next dispatch prints in full.
     stream
-        .dispatch(&flood, 1, 4, &Args::new().value(2i32))
+        .dispatch_args(&flood, 1, 4, &Args::new().value(2i32))
         .unwrap();
     stream.synchronize().unwrap();
     let (out, err) = cap.take();
@@ -470,7 +470,7 @@ fn opencl_printf_overflow_is_reported() {
     let flood = module.kernel("flood").unwrap();
     // 4096 work-items × 30 records of 12 bytes: more than the 1 MiB buffer.
     stream
-        .dispatch(&flood, 16, 256, &Args::new().value(30i32))
+        .dispatch_args(&flood, 16, 256, &Args::new().value(30i32))
         .unwrap();
     stream.synchronize().unwrap();
     let (out, err) = cap.take();
@@ -493,7 +493,7 @@ fn opencl_printf() {
     let module = load(&device, &stream, OPENCL, Language::OpenCl, &[]);
     let values = module.kernel("values").unwrap();
     stream
-        .dispatch(&values, 1, 32, &Args::new().value(D).value(F))
+        .dispatch_args(&values, 1, 32, &Args::new().value(D).value(F))
         .unwrap();
     stream.synchronize().unwrap();
     let (out, err) = cap.take();
@@ -555,7 +555,7 @@ fn opencl_printf() {
 
     let items = module.kernel("items").unwrap();
     stream
-        .dispatch(&items, 3, 40, &Args::new().value(4i32))
+        .dispatch_args(&items, 3, 40, &Args::new().value(4i32))
         .unwrap();
     stream.synchronize().unwrap();
     let (out, _) = cap.take();
@@ -564,7 +564,7 @@ fn opencl_printf() {
     let diverge = module.kernel("diverge").unwrap();
     let buf = stream.allocate(64 * 4).unwrap();
     stream
-        .dispatch(&diverge, 1, 64, &Args::new().view(&buf))
+        .dispatch_args(&diverge, 1, 64, &Args::new().view(&buf))
         .unwrap();
     stream.synchronize().unwrap();
     let (out, _) = cap.take();
@@ -579,7 +579,7 @@ fn hip_assert_prints_and_faults() {
     let check = module.kernel("check").unwrap();
     let buf = stream.allocate(8 * 4).unwrap();
     stream
-        .dispatch(&check, 1, 8, &Args::new().view(&buf))
+        .dispatch_args(&check, 1, 8, &Args::new().view(&buf))
         .unwrap();
     let r = stream.synchronize();
     let (out, err) = cap.take();
@@ -609,8 +609,10 @@ fn unknown_hostcall_service_is_reported_once() {
     let module = load(&device, &stream, HIP, Language::Hip, &[]);
     let k = module.kernel("other_service").unwrap();
     let buf = stream.allocate(64 * 8).unwrap();
-    stream.dispatch(&k, 1, 64, &Args::new().view(&buf)).unwrap();
-    let got: Vec<u64> = stream.read_blocking(&buf).unwrap();
+    stream
+        .dispatch_args(&k, 1, 64, &Args::new().view(&buf))
+        .unwrap();
+    let got: Vec<u64> = stream.read_vec(&buf).unwrap();
     // The host answers an unknown service with zeros.
     assert_eq!(got, vec![1u64; 64]);
     let (out, err) = cap.take();
@@ -640,7 +642,7 @@ fn stdio_sink_interleaves_with_c_stdout() {
         // SAFETY: plain C printf calls with matching arguments.
         unsafe { libc::printf(c"host 1\n".as_ptr()) };
         stream
-            .dispatch(&items, 1, 1, &Args::new().value(1i32))
+            .dispatch_args(&items, 1, 1, &Args::new().value(1i32))
             .unwrap();
         stream.synchronize().unwrap();
         // SAFETY: as above.

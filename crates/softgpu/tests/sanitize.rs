@@ -96,16 +96,16 @@ fn run(
     out_words: usize,
 ) -> Result<Vec<u32>, Box<KernelFault>> {
     let k = module.kernel(kernel).unwrap();
-    let inp = stream.allocate(4 * input.len().max(1) as u64).unwrap();
+    let inp = stream.allocate(4 * input.len().max(1)).unwrap();
     stream.upload(&inp, input).unwrap();
-    let out = stream.allocate_zeroed(4 * out_words as u64).unwrap();
+    let out = stream.allocate_zeroed(4 * out_words).unwrap();
     let args = if kernel.contains("write") || kernel.contains("own") {
         Args::new().view(&out)
     } else {
         Args::new().view(&inp).view(&out)
     };
-    stream.dispatch(&k, groups, 256, &args).unwrap();
-    match stream.read_blocking::<u32>(&out) {
+    stream.dispatch_args(&k, groups, 256, &args).unwrap();
+    match stream.read_vec::<u32>(&out) {
         Ok(v) => Ok(v),
         Err(Error::Fault(f)) => Err(f),
         Err(e) => panic!("{kernel}: {e}"),
@@ -196,7 +196,7 @@ fn racecheck_reports_workgroups_writing_one_global_element() {
     let k = module.kernel("all_write_first").unwrap();
     let out = stream.allocate_zeroed(4).unwrap();
     stream
-        .dispatch(&k, 4, 256, &Args::new().view(&out))
+        .dispatch_args(&k, 4, 256, &Args::new().view(&out))
         .unwrap();
     let err = stream.synchronize().unwrap_err();
     let Error::Fault(f) = &err else {
@@ -209,11 +209,8 @@ fn racecheck_reports_workgroups_writing_one_global_element() {
             .starts_with("racecheck: write-after-write hazard on global memory"),
         "{f}"
     );
-    assert_eq!(site.address, Some(out.device_ptr()), "{f}");
-    assert!(
-        f.reason.contains(&format!("{:#x}", out.device_ptr())),
-        "{f}"
-    );
+    assert_eq!(site.address, Some(out.address()), "{f}");
+    assert!(f.reason.contains(&format!("{:#x}", out.address())), "{f}");
     // Two different workgroups, both named, and both instructions stores.
     let groups: Vec<&str> = f
         .reason
@@ -253,13 +250,13 @@ fn a_grid_barrier_orders_workgroups_for_racecheck() {
         .unwrap_or_else(|e| panic!("{e}"));
     let n: i32 = 4 * 64;
     let run = |name: &str| {
-        let a = stream.allocate_zeroed(4 * n as u64).unwrap();
-        let b = stream.allocate_zeroed(4 * n as u64).unwrap();
+        let a = stream.allocate_zeroed(4 * n as usize).unwrap();
+        let b = stream.allocate_zeroed(4 * n as usize).unwrap();
         let args = Args::new().view(&a).view(&b).value(n);
         stream
-            .dispatch(&module.kernel(name).unwrap(), 4, 64, &args)
+            .dispatch_args(&module.kernel(name).unwrap(), 4, 64, &args)
             .unwrap();
-        stream.read_blocking::<i32>(&b)
+        stream.read_vec::<i32>(&b)
     };
     let want: Vec<i32> = (0..n).map(|i| 3 * ((i + n / 2) % n) + 1).collect();
     assert_eq!(run("rotate").unwrap(), want);

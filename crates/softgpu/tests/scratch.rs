@@ -10,27 +10,27 @@ fn scratch_is_rounded_reused_once_idle_and_limited() {
     let spin = module.kernel("spin").unwrap();
     let first = stream.scratch(1000).unwrap();
     assert_eq!(first.bytes(), 1024);
-    let addr = first.device_ptr();
+    let addr = first.address();
     stream.recycle(first).unwrap();
     let again = stream.scratch(600).unwrap();
     assert_eq!(
-        again.device_ptr(),
+        again.address(),
         addr,
         "an idle buffer of the size is reused"
     );
 
     // While queued work uses a recycled buffer, it is not handed out.
-    stream.fill(&again, 0.0f32).unwrap();
+    stream.fill_pattern(&again, 0.0f32).unwrap();
     stream
-        .dispatch(&spin, 1, 64, &Args::new().view(&again).value(300_000u32))
+        .dispatch_args(&spin, 1, 64, &Args::new().view(&again).value(300_000u32))
         .unwrap();
     stream.recycle(again).unwrap();
     let other = stream.scratch(1024).unwrap();
-    assert_ne!(other.device_ptr(), addr);
+    assert_ne!(other.address(), addr);
     assert_eq!(stream.scratch_bytes(), 2048);
     stream.synchronize().unwrap();
     let reused = stream.scratch(1024).unwrap();
-    assert_eq!(reused.device_ptr(), addr);
+    assert_eq!(reused.address(), addr);
 
     // Only the pool's own buffers go back to it.
     let plain = stream.allocate(1024).unwrap();
@@ -59,7 +59,7 @@ fn scratch_is_rounded_reused_once_idle_and_limited() {
 fn scratch_is_charged_to_the_memory_budget() {
     let (device, _stream, _module) = common::setup();
     let budget = MemoryBudget::new(4096);
-    let stream = device.stream().unwrap().with_memory_budget(&budget);
+    let stream = device.stream().unwrap().with_memory_budget(budget.clone());
     let a = stream.scratch(3000).unwrap();
     assert_eq!(budget.used(), 4096);
     assert!(matches!(stream.scratch(10), Err(Error::Budget { .. })));
@@ -80,20 +80,20 @@ fn upload_staging_is_bounded() {
     let spin = module.kernel("spin").unwrap();
     let stream = device.stream().unwrap();
     let slow = gate.allocate_zeroed(4 * 64).unwrap();
-    gate.dispatch(&spin, 1, 64, &Args::new().view(&slow).value(20_000_000u32))
+    gate.dispatch_args(&spin, 1, 64, &Args::new().view(&slow).value(20_000_000u32))
         .unwrap();
     stream.wait_event(&gate.record_event().unwrap()).unwrap();
-    let target = stream.allocate(40 * MIB as u64).unwrap();
+    let target = stream.allocate(40 * MIB).unwrap();
     let data: Vec<u32> = (0..(40 * MIB / 4) as u32).collect();
     for _ in 0..3 {
         stream.upload(&target, &data).unwrap();
         assert!(
-            stream.staging_bytes() <= 64 * MIB as u64,
+            stream.staging_bytes() <= 64 * MIB,
             "{} bytes staged",
             stream.staging_bytes()
         );
     }
-    let back: Vec<u32> = stream.read_blocking(&target).unwrap();
+    let back: Vec<u32> = stream.read_vec(&target).unwrap();
     assert!(back == data, "the pieces of an upload land in order");
     assert_eq!(stream.staging_bytes(), 0);
 }
