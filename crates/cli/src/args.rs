@@ -6,9 +6,7 @@ use std::path::{Path, PathBuf};
 
 use std::time::Duration;
 
-use softgpu_exec::{
-    Arg, Buffer, Checks, Device, DeviceConfig, DispatchStats, Launch, Program, Schedule,
-};
+use softgpu_exec::{Arg, Buffer, Checks, Device, DispatchStats, Launch, Program, Schedule};
 
 /// One command-line kernel argument.
 enum CliArg {
@@ -219,15 +217,14 @@ pub fn prepare(spec: &LaunchSpec) -> Result<Prepared, String> {
     let cli_args = parse_args(spec.words)?;
     let bytes = code_object(spec.file, spec.target.unwrap_or(DEFAULT_TARGET))?;
     let target = device_target(spec.file, &bytes, spec.target)?;
-    let device = Device::new(DeviceConfig {
-        target,
-        checks: spec.device.checks,
-        timeout: spec.device.timeout,
-        threads: spec.device.threads,
-        schedule: spec.device.schedule,
-        ..Default::default()
-    })
-    .map_err(|e| e.to_string())?;
+    // The environment's settings, then the command line's.
+    let mut config = softgpu_env::device_config(&target).map_err(|e| e.to_string())?;
+    let d = &spec.device;
+    config.checks = d.checks.unwrap_or(config.checks);
+    config.timeout = d.timeout.unwrap_or(config.timeout);
+    config.threads = d.threads.or(config.threads);
+    config.schedule = d.schedule.unwrap_or(config.schedule);
+    let device = Device::new(config).map_err(|e| e.to_string())?;
     let program = device
         .load(&bytes)
         .map_err(|e| format!("{}: {e}", spec.file.display()))?;

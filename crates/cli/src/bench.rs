@@ -68,10 +68,9 @@ struct Setup {
 impl Setup {
     fn new(kind: Kind, threads: usize, input: &[f32]) -> Result<Setup, String> {
         let config = DeviceConfig {
-            target: TARGET.into(),
             threads: Some(threads),
             arena_bytes: 1 << 30,
-            ..Default::default()
+            ..softgpu_env::device_config(TARGET).map_err(|e| e.to_string())?
         };
         let device = Device::new(config).map_err(|e| e.to_string())?;
         let program = device

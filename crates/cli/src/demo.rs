@@ -6,7 +6,10 @@
 use std::fmt::Debug;
 use std::time::Instant;
 
-use softgpu::{Args, Buffer, Device, Dim3, Error, Kernel, KernelFault, Module, Scalar, Stream};
+use softgpu::{
+    Args, Buffer, Config, Device, Dim3, Error, Instance, Kernel, KernelFault, Module, Scalar,
+    Stream,
+};
 
 /// The demo's errors: the API's and its own messages.
 type Result<T, E = Box<dyn std::error::Error>> = std::result::Result<T, E>;
@@ -126,24 +129,20 @@ pub fn si(x: f64) -> String {
     format!("{v:.2}{unit}")
 }
 
-/// Runs the tour on device 0 (its profile comes from `SOFTGPU_PROFILE`);
-/// fails when a check fails.
-///
-/// `threads` sets `SOFTGPU_THREADS`: the API has no worker-count parameter,
-/// and the executor reads that variable when the runtime starts, at the first
-/// `Device::open`.
+/// Runs the tour on device 0 of an instance configured from the
+/// environment (`SOFTGPU_PROFILE`, ...) and `threads`; fails when a check
+/// fails.
 pub fn run(threads: Option<usize>) -> Result<(), String> {
-    if let Some(n) = threads {
-        // Sound: no other thread exists yet that could read the environment.
-        std::env::set_var("SOFTGPU_THREADS", n.to_string());
-    }
-    tour().map_err(|e| e.to_string())
+    let mut config = softgpu_env::config().map_err(|e| e.to_string())?;
+    config.threads = threads.or(config.threads);
+    tour(config).map_err(|e| e.to_string())
 }
 
-fn tour() -> Result<()> {
+fn tour(config: Config) -> Result<()> {
     let started = Instant::now();
-    let device = Device::open(0)?;
-    print_line("Device::open", "", &describe(&device));
+    let threads = config.threads;
+    let device = Instance::new(config)?.device(0)?;
+    print_line("Instance::new", "", &describe(&device, threads));
     let stream = device.stream()?;
     let examples = Examples::load(&stream)?;
     let loaded = format!(
@@ -185,12 +184,12 @@ fn continuation(text: &str) -> String {
 }
 
 /// The device's properties in one line.
-fn describe(device: &Device) -> String {
+fn describe(device: &Device, threads: Option<usize>) -> String {
     let p = device.properties();
     let waves: Vec<String> = p.wave_sizes.iter().map(u32::to_string).collect();
-    let threads = std::env::var("SOFTGPU_THREADS").map_or_else(
-        |_| "one worker thread per host core".to_string(),
-        |n| format!("SOFTGPU_THREADS={n}"),
+    let threads = threads.map_or_else(
+        || "one worker thread per host core".to_string(),
+        |n| format!("{n} worker threads (Config::threads)"),
     );
     format!(
         "device 0 is {} ({}): {} CUs, wave{}, {} KiB LDS, {} GiB; {threads}",

@@ -7,7 +7,6 @@ use std::process::ExitCode;
 
 use softgpu_compiler::hip_program::{self, HIP_LIBRARY, HIP_SONAME};
 use softgpu_compiler::Compiler;
-use softgpu_runtime::profile::Profile;
 
 /// The folder of the running `softgpu` executable, holding softgpu's HIP
 /// library; makes the `libamdhip64.so.5` link to it when missing.
@@ -45,7 +44,10 @@ fn find_clang() -> Option<PathBuf> {
 fn plan(args: &[String]) -> Result<(PathBuf, Vec<String>), String> {
     let clang = find_clang().ok_or_else(hip_program::missing_clang_message)?;
     let inputs = hip_program::inputs(args);
-    let target = Profile::from_env().map_err(|e| e.to_string())?.name;
+    // The first GPU's processor, as `SOFTGPU_PROFILE`/`SOFTGPU_DEVICES` say.
+    let target = softgpu_env::config().map_err(|e| e.to_string())?.devices[0]
+        .name
+        .clone();
     let libs = if inputs.compiles_hip {
         // One folder serves every target; it needs each target's
         // ISA-version library, so make sure of all the user names.

@@ -3,22 +3,7 @@
 
 use softgpu_runtime::profile::Profile;
 
-/// How many GPU devices `SOFTGPU_DEVICES` may ask for (as the runtime allows).
-const MAX_DEVICES: usize = 16;
-
-/// `SOFTGPU_DEVICES`, parsed as the runtime parses it: 1 to 16, default 1.
-fn device_count() -> Result<usize, String> {
-    match std::env::var("SOFTGPU_DEVICES") {
-        Ok(v) if !v.is_empty() => match v.parse::<usize>() {
-            Ok(n) if (1..=MAX_DEVICES).contains(&n) => Ok(n),
-            _ => Err(format!(
-                "SOFTGPU_DEVICES={v}: expected a number of GPU devices from 1 to {MAX_DEVICES}"
-            )),
-        },
-        _ => Ok(1),
-    }
-}
-
+/// `n` bytes in the largest unit that divides it.
 fn bytes(n: u64) -> String {
     const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
     for (unit, size) in UNITS {
@@ -34,13 +19,13 @@ fn dims(d: [u32; 3]) -> String {
 }
 
 pub fn run(json: bool) -> Result<(), String> {
-    let count = device_count()?;
-    let profile = Profile::from_env().map_err(|e| e.to_string())?;
+    // The GPUs `SOFTGPU_DEVICES` and `SOFTGPU_PROFILE` describe.
+    let profiles = softgpu_env::config().map_err(|e| e.to_string())?.devices;
     let names: Vec<&str> = Profile::built_in_names().collect();
     if json {
         let mut devices = Vec::new();
-        for index in 0..count {
-            let mut v = serde_json::to_value(&profile).map_err(|e| e.to_string())?;
+        for (index, profile) in profiles.iter().enumerate() {
+            let mut v = serde_json::to_value(profile).map_err(|e| e.to_string())?;
             let obj = v.as_object_mut().ok_or("profile is not a JSON object")?;
             obj.insert("index".into(), index.into());
             obj.insert("isa".into(), profile.isa_name().into());
@@ -50,8 +35,7 @@ pub fn run(json: bool) -> Result<(), String> {
         println!("{doc}");
         return Ok(());
     }
-    let p = &profile;
-    for index in 0..count {
+    for (index, p) in profiles.iter().enumerate() {
         let waves: Vec<String> = p.wave_sizes.iter().map(|w| w.to_string()).collect();
         println!("device {index}: {} ({})", p.name, p.marketing_name);
         println!("  vendor               {}", p.vendor);

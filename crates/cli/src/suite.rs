@@ -278,10 +278,9 @@ impl<'a> Emulated<'a> {
     fn new(case: &'a Case, threads: usize, code: &[u8]) -> Result<Emulated<'a>, String> {
         let e = |e: softgpu_exec::DispatchError| e.to_string();
         let device = Device::new(DeviceConfig {
-            target: TARGET.into(),
             threads: Some(threads),
             arena_bytes: 1 << 30,
-            ..Default::default()
+            ..softgpu_env::device_config(TARGET).map_err(|e| e.to_string())?
         })
         .map_err(e)?;
         let program = device.load(code).map_err(e)?;

@@ -36,7 +36,7 @@ fn demo_passes() {
         text(&out.stderr)
     );
     assert!(stdout.contains("12 of 12 checks passed"), "{stdout}");
-    assert!(stdout.contains("SOFTGPU_THREADS=2"), "{stdout}");
+    assert!(stdout.contains("2 worker threads"), "{stdout}");
     assert!(
         stdout.contains("Error::Fault") && stdout.contains("kernel sgemm"),
         "no fault report in:\n{stdout}"

@@ -47,14 +47,6 @@ impl Checks {
         Ok(checks)
     }
 
-    /// What `SOFTGPU_CHECK` asks for (none when unset).
-    pub fn from_env() -> Result<Checks, String> {
-        match std::env::var("SOFTGPU_CHECK") {
-            Ok(spec) => Checks::parse(&spec).map_err(|e| format!("SOFTGPU_CHECK: {e}")),
-            Err(_) => Ok(Checks::default()),
-        }
-    }
-
     /// Whether any sanitizer is on.
     pub fn any(self) -> bool {
         self.init || self.race || self.sync

@@ -18,35 +18,34 @@ use crate::profile::InstructionProfile;
 use crate::program::Program;
 use crate::wave::{PRIVATE_APERTURE, SHARED_APERTURE};
 
-/// How to build a device.
+/// How to build a device. Every field has a value: the executor never
+/// reads the environment (`softgpu-env` turns `SOFTGPU_*` variables into
+/// one of these for the tools and C libraries).
 #[derive(Clone, Debug)]
 pub struct DeviceConfig {
     /// Processor name, e.g. `gfx1151`.
     pub target: String,
     /// Bytes of device memory.
     pub arena_bytes: u64,
-    /// Worker threads; `None` reads `SOFTGPU_THREADS`, else all host cores.
+    /// Worker threads; `None` uses every host core.
     pub threads: Option<usize>,
     /// Wave instructions one dispatch may run, all its waves together,
-    /// before it is stopped as a runaway; 0 reads `SOFTGPU_BUDGET`, else
-    /// [`DEFAULT_DISPATCH_BUDGET`].
+    /// before it is stopped as a runaway (default
+    /// [`DEFAULT_DISPATCH_BUDGET`]).
     pub instruction_budget: u64,
     /// Per-lane stack bytes added for kernels with a dynamic call stack.
     pub dynamic_stack_bytes: u32,
-    /// Opt-in sanitizers; `None` reads `SOFTGPU_CHECK`.
-    pub checks: Option<Checks>,
-    /// Wall-clock limit of one dispatch; `None` reads `SOFTGPU_TIMEOUT`
-    /// (seconds), else [`DEFAULT_TIMEOUT`].
-    pub timeout: Option<Duration>,
-    /// Wave and workgroup order; `None` reads `SOFTGPU_SCHEDULE` (a seed).
-    pub schedule: Option<Schedule>,
-    /// Bytes of private (scratch) memory one dispatch may materialise;
-    /// `None` reads `SOFTGPU_SCRATCH_LIMIT` (bytes), else
-    /// [`default_scratch_limit`].
-    pub scratch_limit: Option<u64>,
-    /// Whether the JIT tier runs compiled blocks; `None` reads
-    /// `SOFTGPU_JIT` ([`JitMode::from_env`]), else on.
-    pub jit: Option<JitMode>,
+    /// Opt-in sanitizers (default none).
+    pub checks: Checks,
+    /// Wall-clock limit of one dispatch (default [`DEFAULT_TIMEOUT`]).
+    pub timeout: Duration,
+    /// Wave and workgroup order (default in order).
+    pub schedule: Schedule,
+    /// Bytes of private (scratch) memory one dispatch may materialise
+    /// (default [`default_scratch_limit`]).
+    pub scratch_limit: u64,
+    /// Whether the JIT tier runs compiled blocks (default on).
+    pub jit: JitMode,
     /// The compute units workgroups are placed on and the hardware IDs
     /// waves read (`crate::placement`).
     pub topology: Topology,
@@ -67,13 +66,13 @@ impl Default for DeviceConfig {
             target: "gfx1151".into(),
             arena_bytes: 4 << 30,
             threads: None,
-            instruction_budget: 0,
+            instruction_budget: DEFAULT_DISPATCH_BUDGET,
             dynamic_stack_bytes: 16 * 1024,
-            checks: None,
-            timeout: None,
-            schedule: None,
-            scratch_limit: None,
-            jit: None,
+            checks: Checks::default(),
+            timeout: DEFAULT_TIMEOUT,
+            schedule: Schedule::InOrder,
+            scratch_limit: default_scratch_limit(),
+            jit: JitMode::On,
             topology: Topology::default(),
         }
     }
@@ -262,64 +261,21 @@ impl Device {
             .ok_or_else(|| DispatchError::UnknownTarget(config.target.clone()))?;
         let threads = config
             .threads
-            .or_else(|| std::env::var("SOFTGPU_THREADS").ok()?.parse().ok())
             .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
             .unwrap_or(1)
             .max(1);
-        let budget = match config.instruction_budget {
-            0 => std::env::var("SOFTGPU_BUDGET")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(DEFAULT_DISPATCH_BUDGET),
-            n => n,
-        };
-        let checks = match config.checks {
-            Some(c) => c,
-            None => Checks::from_env().map_err(DispatchError::Config)?,
-        };
-        let timeout = match config.timeout {
-            Some(t) => t,
-            None => match std::env::var("SOFTGPU_TIMEOUT") {
-                Ok(v) => v
-                    .trim()
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|s| s.is_finite() && *s > 0.0)
-                    .map(Duration::from_secs_f64)
-                    .ok_or_else(|| {
-                        DispatchError::Config(format!(
-                            "SOFTGPU_TIMEOUT={v:?} is not a positive number of seconds"
-                        ))
-                    })?,
-                Err(_) => DEFAULT_TIMEOUT,
-            },
-        };
-        let schedule = match config.schedule {
-            Some(s) => s,
-            None => match std::env::var("SOFTGPU_SCHEDULE") {
-                Ok(v) => Schedule::Seeded(v.trim().parse().map_err(|_| {
-                    DispatchError::Config(format!(
-                        "SOFTGPU_SCHEDULE={v:?} is not a seed (an integer)"
-                    ))
-                })?),
-                Err(_) => Schedule::InOrder,
-            },
-        };
-        let scratch_limit = match config.scratch_limit {
-            Some(n) => n,
-            None => match std::env::var("SOFTGPU_SCRATCH_LIMIT") {
-                Ok(v) => v.trim().parse::<u64>().map_err(|_| {
-                    DispatchError::Config(format!(
-                        "SOFTGPU_SCRATCH_LIMIT={v:?} is not a number of bytes"
-                    ))
-                })?,
-                Err(_) => default_scratch_limit(),
-            },
-        };
-        let jit = match config.jit {
-            Some(on) => on,
-            None => JitMode::from_env().map_err(DispatchError::Config)?,
-        };
+        if config.instruction_budget == 0 || config.timeout.is_zero() {
+            return Err(DispatchError::Config(
+                "the instruction budget and the timeout must be positive".into(),
+            ));
+        }
+        let (budget, checks, timeout, schedule) = (
+            config.instruction_budget,
+            config.checks,
+            config.timeout,
+            config.schedule,
+        );
+        let (scratch_limit, jit) = (config.scratch_limit, config.jit);
         Ok(Device {
             jit: Mutex::new(jit),
             arena,

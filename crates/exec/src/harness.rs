@@ -72,7 +72,7 @@ pub enum BenchError {
 impl Bench {
     /// A bench for `target` (e.g. `gfx1100`) with a zeroed buffer, LDS and
     /// scratch and a fresh wave32.
-    pub fn new(target: &str) -> Result<Bench, BenchError> {
+    pub fn new(target: &str, jit: crate::jit::JitMode) -> Result<Bench, BenchError> {
         let family = Family::of_target(target).ok_or_else(|| BenchError::Target(target.into()))?;
         let arena = Arena::new(16 << 20)?;
         let buffer = arena.alloc(BUFFER_BYTES as u64)?;
@@ -88,7 +88,7 @@ impl Bench {
             lds: vec![0; LDS_BYTES],
             wave,
             tmp: Box::default(),
-            jit: crate::jit::JitMode::from_env().map_err(BenchError::Config)?,
+            jit,
             jit_blocks: 0,
             jit_exits: 0,
         })

@@ -395,7 +395,7 @@ mod tests {
 
     #[test]
     fn folded_hints_still_count_as_retired() {
-        let mut bench = Bench::new("gfx1100").unwrap();
+        let mut bench = Bench::new("gfx1100", crate::jit::JitMode::Verify).unwrap();
         // Three hints, a sleep (not a hint: it yields), two more, then the
         // bench's own s_endpgm: seven instructions.
         let words = [S_NOP, S_WAITCNT_0, S_DELAY_ALU, S_SLEEP_1, S_NOP, S_NOP];
@@ -404,7 +404,7 @@ mod tests {
 
     #[test]
     fn a_budget_ends_inside_a_run_of_hints_at_its_exact_instruction() {
-        let mut bench = Bench::new("gfx1100").unwrap();
+        let mut bench = Bench::new("gfx1100", crate::jit::JitMode::Verify).unwrap();
         let words = [S_NOP; 6];
         match bench.run(&code(&words), 4) {
             Err(BenchError::Trap {

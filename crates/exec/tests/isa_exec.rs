@@ -161,6 +161,8 @@ fn test_device() -> Device {
         target: "gfx1100".into(),
         arena_bytes: 64 << 20,
         threads: Some(1),
+        // Both tiers, compared: these cases hold the JIT to the interpreter.
+        jit: softgpu_exec::jit::JitMode::Verify,
         ..Default::default()
     })
     .unwrap()

@@ -121,7 +121,7 @@ pub fn guard(name: &'static str, body: impl FnOnce() -> HipResult) -> hipError_t
     let code = match result {
         Ok(Ok(())) => HIP_SUCCESS,
         Ok(Err(e)) => {
-            if std::env::var_os("SOFTGPU_VERBOSE").is_some() {
+            if softgpu_env::verbose() {
                 eprintln!("softgpu: {name}: {}", e.message);
             }
             e.code

@@ -69,14 +69,14 @@ pub fn hip() -> HipResult<&'static Hip> {
 
 impl Hip {
     fn init() -> HipResult<Hip> {
-        let rt = softgpu_runtime::Runtime::init()
+        // The runtime HSA calls of the process share, configured from
+        // the environment; each device holds it.
+        let instance = softgpu::Instance::global(softgpu_env::config)
             .map_err(|e| HipError::new(HIP_ERROR_NO_DEVICE, format!("softgpu runtime: {e}")))?;
-        let count = rt.gpus().count();
-        // `Device::open` holds its own reference to the runtime.
-        let _ = softgpu_runtime::Runtime::shut_down();
+        let count = instance.device_count();
         let mut devices = Vec::with_capacity(count);
         for index in 0..count {
-            let device = softgpu::Device::open(index as i32)?;
+            let device = instance.device(index)?;
             let null = HipStream::new(&device, index, 0, 0, true)?;
             devices.push(DeviceState {
                 index,

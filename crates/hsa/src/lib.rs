@@ -103,7 +103,7 @@ pub(crate) fn guard_status(
     let status = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
         Ok(Ok(s)) => s,
         Ok(Err(e)) => {
-            if std::env::var_os("SOFTGPU_VERBOSE").is_some() {
+            if softgpu_env::verbose() {
                 eprintln!("softgpu: {name}: {e}");
             }
             status_of(&e)

@@ -38,7 +38,7 @@ pub(crate) fn refuse(
     status: Status,
     why: impl std::fmt::Display,
 ) -> Result<Status, Error> {
-    if std::env::var_os("SOFTGPU_VERBOSE").is_some() {
+    if softgpu_env::verbose() {
         eprintln!("softgpu: {name}: {why}");
     }
     Ok(status)
@@ -187,7 +187,9 @@ fn extension_mask() -> [u8; 128] {
 /// `hsa_init`: counts one more client of the runtime.
 #[no_mangle]
 pub extern "C" fn hsa_init() -> Status {
-    crate::guard("hsa_init", || Runtime::init().map(|_| ()))
+    crate::guard("hsa_init", || {
+        Runtime::init(softgpu_env::config).map(|_| ())
+    })
 }
 
 /// `hsa_shut_down`: the last client's call stops queues and frees

@@ -52,7 +52,7 @@ fn vmem_status(result: Result<(), VmemError>, name: &str) -> Result<Status, Erro
         Err(VmemError::StillMapped { .. }) => HSA_STATUS_ERROR_RESOURCE_FREE,
         Err(VmemError::NotShareable { .. }) => HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS,
     };
-    if let (Err(e), Some(_)) = (result, std::env::var_os("SOFTGPU_VERBOSE")) {
+    if let (Err(e), Some(_)) = (result, softgpu_env::verbose().then_some(())) {
         eprintln!("softgpu: {name}: {e}");
     }
     Ok(status)

@@ -409,6 +409,13 @@ macro_rules! per_target {
     };
 }
 
+/// The executor settings the environment asks for (`SOFTGPU_JIT=verify`
+/// in the README's test command, `SOFTGPU_THREADS`, ...), for a gfx1151
+/// unless the caller sets `target`: the tests' base configuration.
+pub fn env_default() -> softgpu_exec::DeviceConfig {
+    softgpu_env::device_config("gfx1151").unwrap_or_else(|e| panic!("{e}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

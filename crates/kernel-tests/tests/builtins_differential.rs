@@ -49,7 +49,7 @@ fn check(target: &str, wave64: bool) {
     };
     let dev = Device::new(DeviceConfig {
         target: target.into(),
-        ..Default::default()
+        ..softgpu_kernel_tests::env_default()
     })
     .unwrap_or_else(|e| panic!("Device::new({target}): {e}"));
     let mut bad: Vec<Mismatch> = vec![];

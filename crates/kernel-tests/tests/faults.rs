@@ -50,7 +50,7 @@ fn budget(target: &str) {
     let gpu = Gpu::with_config(DeviceConfig {
         target: target.into(),
         instruction_budget: 200_000,
-        ..Default::default()
+        ..softgpu_kernel_tests::env_default()
     });
     let prog = gpu.program("faults.cl", &[]);
     let flag = gpu.zeros(4);

@@ -9,12 +9,13 @@ use softgpu_exec::{
 };
 
 fn gpu(target: &str, checks: Checks, scratch_limit: Option<u64>) -> Gpu {
+    let base = env_default();
     Gpu::with_config(DeviceConfig {
         target: target.into(),
         threads: Some(1),
-        checks: Some(checks),
-        scratch_limit,
-        ..Default::default()
+        checks,
+        scratch_limit: scratch_limit.unwrap_or(base.scratch_limit),
+        ..base
     })
 }
 

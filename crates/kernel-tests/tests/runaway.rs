@@ -34,9 +34,9 @@ fn timeout_lists_waves(target: &str) {
     let gpu = device(
         target,
         DeviceConfig {
-            timeout: Some(Duration::from_secs(2)),
+            timeout: Duration::from_secs(2),
             threads: Some(2),
-            ..Default::default()
+            ..env_default()
         },
     );
     let prog = gpu.program(FILE, &[]);
@@ -107,8 +107,8 @@ fn budget_of_dispatch(target: &str) {
         DeviceConfig {
             instruction_budget: BUDGET,
             threads: Some(2),
-            timeout: Some(Duration::from_secs(300)),
-            ..Default::default()
+            timeout: Duration::from_secs(300),
+            ..env_default()
         },
     );
     let prog = gpu.program(FILE, &[]);
@@ -154,7 +154,7 @@ fn seeds_expose_a_race(target: &str) {
         target,
         DeviceConfig {
             threads: Some(1),
-            ..Default::default()
+            ..env_default()
         },
     );
     let prog = gpu.program(FILE, &[]);
@@ -181,7 +181,7 @@ per_target!(
 );
 
 fn sync_fault(target: &str, kernel: &str) -> Box<Fault> {
-    let gpu = device(target, DeviceConfig::default());
+    let gpu = device(target, env_default());
     let prog = gpu.program(FILE, &[]);
     let out = gpu.zeros(4 * 64);
     // Without synccheck the kernel runs as before.
@@ -261,7 +261,7 @@ fn sync_correct_kernel(target: &str) {
         target,
         DeviceConfig {
             threads: Some(1),
-            ..Default::default()
+            ..env_default()
         },
     );
     gpu.dev.set_checks(Checks {

@@ -63,7 +63,8 @@ pub struct ReplayReport {
 }
 
 impl Runtime {
-    /// Writes the state before a dispatch, when `SOFTGPU_CAPTURE` is set.
+    /// Writes the state before a dispatch, when captures are on
+    /// ([`crate::Config::capture`]).
     /// A capture that cannot be written is reported and skipped: it must
     /// never change what the program computes.
     pub(crate) fn tracer_capture_begin(
@@ -71,8 +72,8 @@ impl Runtime {
         k: &KernelRef,
         raw: &RawDispatch,
     ) -> Option<CaptureToken> {
-        let root = std::env::var_os("SOFTGPU_CAPTURE").filter(|v| !v.is_empty())?;
-        match self.capture_before(Path::new(&root), k, raw) {
+        let root = self.capture.as_deref()?;
+        match self.capture_before(root, k, raw) {
             Ok(token) => Some(token),
             Err(e) => {
                 eprintln!("softgpu: capture of {} failed: {e}", k.kernel().name);

@@ -23,6 +23,7 @@
 
 pub mod agent;
 pub mod capture;
+pub mod config;
 pub mod cu_mask;
 pub mod error;
 pub mod executable;
@@ -38,5 +39,6 @@ pub mod signal;
 pub mod trace;
 pub mod vmem;
 
+pub use config::Config;
 pub use error::{Error, Result};
 pub use runtime::Runtime;

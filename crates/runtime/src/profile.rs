@@ -125,14 +125,6 @@ impl Profile {
         }
     }
 
-    /// The profile `SOFTGPU_PROFILE` selects (default gfx1151).
-    pub fn from_env() -> Result<Profile> {
-        match std::env::var("SOFTGPU_PROFILE") {
-            Ok(spec) if !spec.is_empty() => Profile::named_or_path(&spec),
-            _ => Profile::built_in(DEFAULT_PROFILE),
-        }
-    }
-
     /// The full ISA name HSA reports, e.g. `amdgcn-amd-amdhsa--gfx1151`.
     pub fn isa_name(&self) -> String {
         format!("amdgcn-amd-amdhsa--{}", self.name)

@@ -5,10 +5,11 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, RwLock};
 
 use softgpu_exec::arena::Arena;
-use softgpu_exec::{Device, DeviceConfig};
+use softgpu_exec::Device;
 
 use crate::agent::{Agent, AgentKind, Isa, Pool, PoolKind};
-use crate::error::{invalid, Error, Result};
+use crate::config::Config;
+use crate::error::{Error, Result};
 use crate::executable::{CodeObjectReader, Executable, KernelRef, Symbol};
 use crate::handle::Handles;
 use crate::memory::Allocation;
@@ -19,9 +20,6 @@ use crate::trace::Tracer;
 
 /// The runtime while at least one client has it initialised.
 static GLOBAL: RwLock<Option<(Arc<Runtime>, usize)>> = RwLock::new(None);
-
-/// How many GPU agents `SOFTGPU_DEVICES` may ask for.
-const MAX_GPU_AGENTS: usize = 16;
 
 /// All runtime state.
 pub struct Runtime {
@@ -57,19 +55,35 @@ pub struct Runtime {
     /// `HSA_CU_MASK_SKIP_INIT=1`: new queues start with every unit on,
     /// whatever `HSA_CU_MASK` says (until a mask is set on them).
     pub cu_mask_skip_init: bool,
+    /// The folder dispatch captures go to, if any.
+    pub capture: Option<std::path::PathBuf>,
+    /// Whether this is the process-wide runtime of [`Runtime::init`]
+    /// (whose shutdown also ends the waits of the HSA C API).
+    global: bool,
 }
 
 impl Runtime {
-    /// Initialises the runtime (or counts one more client of it).
-    pub fn init() -> Result<Arc<Runtime>> {
+    /// Initialises the process-wide runtime, the one the HSA C API
+    /// serves, from the configuration `config` makes (called only when
+    /// no client has it initialised), or counts one more client of it.
+    pub fn init(config: impl FnOnce() -> Result<Config>) -> Result<Arc<Runtime>> {
         let mut global = GLOBAL.write().unwrap_or_else(|e| e.into_inner());
         if let Some((rt, count)) = global.as_mut() {
             *count += 1;
             return Ok(rt.clone());
         }
-        let rt = Arc::new(Runtime::build()?);
+        let mut rt = Runtime::build(&config()?)?;
+        rt.global = true;
+        let rt = Arc::new(rt);
         *global = Some((rt.clone(), 1));
         Ok(rt)
+    }
+
+    /// A runtime of its own, independent of the process-wide one and of
+    /// any other: its own GPUs, memory, queues and handles. Call
+    /// [`Runtime::stop`] when done with it, before dropping it.
+    pub fn new(config: &Config) -> Result<Arc<Runtime>> {
+        Ok(Arc::new(Runtime::build(config)?))
     }
 
     /// Drops one client; the last one stops queues and frees everything.
@@ -102,12 +116,15 @@ impl Runtime {
             .ok_or(Error::NotInitialized)
     }
 
-    fn build() -> Result<Runtime> {
-        let profile = Arc::new(Profile::from_env()?);
-        let gpus = gpu_count()?;
+    fn build(config: &Config) -> Result<Runtime> {
+        config.validate()?;
+        let profiles: Vec<Arc<Profile>> = config.devices.iter().cloned().map(Arc::new).collect();
+        // The CPU agent, system and kernarg memory follow the first GPU.
+        let profile = profiles[0].clone();
         let m = &profile.memory;
-        let arena_bytes = m.device_bytes * gpus as u64 + m.system_bytes + m.kernarg_bytes;
-        let arena = Arc::new(Arena::new(arena_bytes)?);
+        let device_bytes: u64 = profiles.iter().map(|p| p.memory.device_bytes).sum();
+        let arena_bytes = device_bytes + m.system_bytes + m.kernarg_bytes;
+        let arena = Arc::new(Arena::with_options(arena_bytes, config.arena)?);
         let mut rt = Runtime {
             arena,
             agents: Vec::new(),
@@ -123,11 +140,13 @@ impl Runtime {
             kernels: RwLock::new(HashMap::new()),
             allocations: Mutex::new(BTreeMap::new()),
             async_handlers: AsyncHandlers::new(),
-            tracer: Tracer::from_env()?,
+            tracer: Tracer::new(config.trace.as_deref())?,
             hostcalls: Default::default(),
             ipc_signals: Default::default(),
-            cu_masks: global_cu_masks(gpus, &profile),
-            cu_mask_skip_init: std::env::var("HSA_CU_MASK_SKIP_INIT").is_ok_and(|v| v == "1"),
+            cu_masks: global_cu_masks(config.cu_mask.as_deref(), &profiles),
+            cu_mask_skip_init: config.cu_mask_skip_init,
+            capture: config.capture.clone(),
+            global: false,
         };
         // The CPU agent's pools in ROCr's order (`CpuAgent::InitRegionList`,
         // amd_cpu_agent.cpp): fine-grained, extended-scope fine-grained,
@@ -152,15 +171,9 @@ impl Runtime {
             pools: cpu_pools,
             isa: None,
         });
-        for index in 1..=gpus {
-            let device = Device::with_arena(
-                DeviceConfig {
-                    target: profile.name.clone(),
-                    topology: profile.topology(),
-                    ..Default::default()
-                },
-                rt.arena.clone(),
-            )?;
+        for (index, profile) in (1..).zip(&profiles) {
+            let m = &profile.memory;
+            let device = Device::with_arena(config.device_config(profile), rt.arena.clone())?;
             let pools = vec![
                 rt.pools.insert(Arc::new(Pool::new(
                     PoolKind::CoarseDevice,
@@ -211,8 +224,10 @@ impl Runtime {
         self.signals.get(handle)
     }
 
-    /// Stops every queue's processor and async handlers (last shutdown).
-    fn stop(&self) {
+    /// Stops every queue's processor and async handlers (the last
+    /// shutdown of the process-wide runtime; the owner of one made by
+    /// [`Runtime::new`] calls it when done).
+    pub fn stop(&self) {
         let queues: Vec<_> = {
             let mut q = self.queues.lock().unwrap_or_else(|e| e.into_inner());
             q.drain().map(|(_, q)| q).collect()
@@ -222,33 +237,28 @@ impl Runtime {
         }
         self.async_handlers.shutdown();
         self.hostcalls.stop_all();
-        crate::signal::end_waits();
+        if self.global {
+            // Waits of the HSA C API on signals nothing will set any more.
+            crate::signal::end_waits();
+        }
         self.tracer.flush();
     }
 }
 
-/// ROCr's process-wide CU masks (`HSA_CU_MASK`); a malformed part is
-/// named on stderr, and it and what follows are ignored, as ROCr ignores
-/// them (silently).
-fn global_cu_masks(gpus: usize, profile: &Profile) -> BTreeMap<u32, crate::cu_mask::Mask> {
-    let Ok(text) = std::env::var("HSA_CU_MASK") else {
+/// ROCr's process-wide CU masks (`HSA_CU_MASK`'s syntax); a malformed
+/// part is named on stderr, and it and what follows are ignored, as ROCr
+/// ignores them (silently).
+fn global_cu_masks(
+    text: Option<&str>,
+    gpus: &[Arc<Profile>],
+) -> BTreeMap<u32, crate::cu_mask::Mask> {
+    let Some(text) = text else {
         return BTreeMap::new();
     };
-    let (masks, error) = crate::cu_mask::parse_global(&text, gpus as u32, profile.compute_units);
+    let units = gpus.iter().map(|p| p.compute_units).max().unwrap_or(0);
+    let (masks, error) = crate::cu_mask::parse_global(text, gpus.len() as u32, units);
     if let Some(error) = error {
         eprintln!("softgpu: {error}");
     }
     masks
-}
-
-fn gpu_count() -> Result<usize> {
-    match std::env::var("SOFTGPU_DEVICES") {
-        Ok(v) if !v.is_empty() => match v.parse::<usize>() {
-            Ok(n) if (1..=MAX_GPU_AGENTS).contains(&n) => Ok(n),
-            _ => Err(invalid(format!(
-                "SOFTGPU_DEVICES={v}: expected a number of GPU agents from 1 to {MAX_GPU_AGENTS}"
-            ))),
-        },
-        _ => Ok(1),
-    }
 }

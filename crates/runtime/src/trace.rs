@@ -37,16 +37,15 @@ pub struct Tracer {
 }
 
 impl Tracer {
-    /// A tracer writing to `SOFTGPU_TRACE` when set.
-    pub fn from_env() -> Result<Tracer> {
-        let out = match std::env::var_os("SOFTGPU_TRACE") {
-            Some(path) if !path.is_empty() => {
-                let file = File::create(&path).map_err(|e| {
-                    invalid(format!("SOFTGPU_TRACE={}: {e}", path.to_string_lossy()))
-                })?;
+    /// A tracer writing to the file at `path`, if any.
+    pub fn new(path: Option<&std::path::Path>) -> Result<Tracer> {
+        let out = match path {
+            Some(path) => {
+                let file = File::create(path)
+                    .map_err(|e| invalid(format!("trace file {}: {e}", path.display())))?;
                 Some(Mutex::new(BufWriter::new(file)))
             }
-            _ => None,
+            None => None,
         };
         Ok(Tracer { out })
     }

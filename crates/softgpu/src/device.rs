@@ -3,9 +3,11 @@
 use std::sync::{Arc, Mutex};
 
 use softgpu_exec::Checks;
-use softgpu_runtime::agent::{Agent, PoolKind};
+use softgpu_runtime::agent::Agent;
 use softgpu_runtime::profile::Profile;
 use softgpu_runtime::Runtime;
+
+use crate::instance::Instance;
 
 use crate::error::{Error, Result};
 use crate::stream::Stream;
@@ -18,6 +20,8 @@ pub(crate) struct DeviceInner {
     pub agent_handle: u64,
     pub index: usize,
     pub target: Target,
+    /// Keeps the runtime running while anything of the device lives.
+    pub instance: Arc<crate::instance::InstanceInner>,
     pub device_pool: u64,
     pub system_pool: u64,
     pub kernarg_pool: u64,
@@ -71,8 +75,6 @@ impl Drop for DeviceInner {
         for addr in lock(&self.spare_kernargs).drain(..) {
             let _ = self.rt.free(addr);
         }
-        // Balances the `Runtime::init` of `Device::open`.
-        let _ = Runtime::shut_down();
     }
 }
 
@@ -89,45 +91,18 @@ impl std::fmt::Debug for Device {
 }
 
 impl Device {
-    /// Opens GPU `index` (0 is the first GPU; `SOFTGPU_DEVICES` sets how
-    /// many there are, `SOFTGPU_PROFILE` which profile they follow).
+    /// Opens GPU `index` of the process's default instance
+    /// ([`Instance::shared_default`]: one gfx1151, default settings). A
+    /// program that wants other GPUs or settings builds an [`Instance`].
     pub fn open(index: i32) -> Result<Device> {
-        let rt = Runtime::init()?;
-        let gpu = usize::try_from(index)
-            .ok()
-            .and_then(|i| rt.gpus().nth(i).cloned());
-        // From here on a failure must undo the init: DeviceInner's drop does.
-        let Some(agent) = gpu else {
-            let count = rt.gpus().count();
-            let _ = Runtime::shut_down();
-            return Err(Error::NoDevice {
+        let instance = Instance::shared_default()?;
+        match usize::try_from(index) {
+            Ok(i) => instance.device(i),
+            Err(_) => Err(Error::NoDevice {
                 index: index.into(),
-                count,
-            });
-        };
-        let index = index as usize;
-        let pool = |a: &Agent, kind: PoolKind| {
-            a.pools
-                .iter()
-                .copied()
-                .find(|p| rt.pool(*p).is_ok_and(|p| p.kind == kind))
-                .unwrap_or(0)
-        };
-        let cpu = rt.agents[0].clone();
-        let inner = DeviceInner {
-            agent_handle: rt.agent_handles[agent.index],
-            index,
-            target: Target(agent.profile.name.clone()),
-            device_pool: pool(&agent, PoolKind::CoarseDevice),
-            system_pool: pool(&cpu, PoolKind::FineSystem),
-            kernarg_pool: pool(&cpu, PoolKind::Kernarg),
-            spare_kernargs: Mutex::new(Vec::new()),
-            agent,
-            rt: rt.clone(),
-        };
-        Ok(Device {
-            inner: Arc::new(inner),
-        })
+                count: instance.device_count(),
+            }),
+        }
     }
 
     /// Opens GPU `index` only if it is the `expected` processor (e.g.
@@ -174,14 +149,21 @@ impl Device {
         Ok((pool.capacity.saturating_sub(used), pool.capacity))
     }
 
-    /// The device's index among the process's GPUs.
+    /// The instance the device belongs to.
+    pub fn instance(&self) -> Instance {
+        Instance {
+            inner: self.inner.instance.clone(),
+        }
+    }
+
+    /// The device's index among its instance's GPUs.
     pub fn index(&self) -> usize {
         self.inner.index
     }
 
     /// Turns the opt-in sanitizers (initcheck, racecheck, synccheck) on or
     /// off for this GPU's dispatches that start from now on; the default
-    /// is what `SOFTGPU_CHECK` says. Every handle to this GPU in the
+    /// is the instance's [`crate::Config::checks`]. Every handle to this GPU in the
     /// process shares the setting. A sanitizer's finding fails the
     /// dispatch with a [`crate::KernelFault`] whose reason starts with the
     /// check's name.
@@ -205,7 +187,7 @@ impl Device {
 /// A processor name such as `gfx1151`: what code objects are built for.
 /// Displays as the name and compares equal to it as a string.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Target(String);
+pub struct Target(pub(crate) String);
 
 impl Target {
     /// The name, e.g. `gfx1151`.

@@ -54,7 +54,7 @@ pub struct FaultAllocation {
     pub allocated_by: String,
     /// The API call that freed it, when the access reached freed memory.
     pub freed_by: Option<String>,
-    /// The host call stack when it was made (`SOFTGPU_BACKTRACE=1`).
+    /// The host call stack when it was made ([`crate::Config::backtraces`]).
     pub backtrace: Option<String>,
 }
 

@@ -148,7 +148,7 @@ impl<'s> Graph<'s> {
         Ok(GraphExec {
             plan: Plan::new(&self.deps, MAX_QUEUES),
             work: self.work,
-            device: self.stream.device_index(),
+            gpu: self.stream.device().inner.agent.clone(),
             replays: Vec::new(),
         })
     }
@@ -262,7 +262,8 @@ impl Plan {
 pub struct GraphExec {
     work: Vec<Work>,
     plan: Plan,
-    device: usize,
+    /// The GPU it was recorded for (of any handle or instance).
+    gpu: Arc<softgpu_runtime::agent::Agent>,
     /// Per replay not known to be over: the signals its queues complete
     /// last (or set to -1 if they stopped first).
     replays: Vec<Vec<Arc<Signal>>>,
@@ -286,7 +287,7 @@ impl GraphExec {
     }
 
     pub(crate) fn launch_on(&mut self, stream: &Stream) -> Result<()> {
-        if stream.device_index() != self.device {
+        if !Arc::ptr_eq(&stream.device().inner.agent, &self.gpu) {
             return Err(Error::Invalid(
                 "the graph was recorded on another device".into(),
             ));

@@ -422,6 +422,21 @@ impl Args {
             .collect()
     }
 
+    /// Checks that every buffer argument is memory of `device`'s instance:
+    /// another instance's addresses mean nothing to this one's kernels.
+    pub(crate) fn check_runtime(&self, device: &DeviceInner) -> Result<()> {
+        let foreign = self.values.iter().position(|v| match v {
+            ArgValue::View { buffer, .. } => !Arc::ptr_eq(&buffer.device.rt, &device.rt),
+            _ => false,
+        });
+        match foreign {
+            Some(index) => Err(Error::Invalid(format!(
+                "argument {index} is a buffer of another softgpu instance"
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// The buffers the arguments use, to keep alive.
     pub(crate) fn buffers(&self) -> Vec<Arc<BufferInner>> {
         self.values

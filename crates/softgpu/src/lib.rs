@@ -38,6 +38,7 @@ mod device;
 mod error;
 mod event;
 mod graph;
+mod instance;
 mod kernel;
 mod lane;
 mod scalar;
@@ -65,12 +66,15 @@ pub use error::{
 };
 pub use event::{Event, Readback, Submission};
 pub use graph::{Graph, GraphExec, Node};
+pub use instance::Instance;
 pub use kernel::{ArgInfo, ArgKind, Args, Artifact, ExportInfo, Kernel, Module};
 pub use scalar::Scalar;
 #[cfg(feature = "compiler")]
 pub use softgpu_compiler::{Compiler, Language};
 pub use softgpu_exec::Checks;
+pub use softgpu_exec::{jit::JitMode, Schedule};
 pub use softgpu_runtime::profile::Profile;
+pub use softgpu_runtime::Config;
 pub use stream::{Dim3, HostFn, Pattern, Stream};
 
 /// Compile-time checks of the thread-safety promises.

@@ -615,14 +615,16 @@ impl Stream {
         block: [u32; 3],
         args: &Args,
     ) -> Result<([u32; 3], u32)> {
-        // Device handles opened separately share the agent: compare that.
-        if kernel.device().index != self.device.inner.index {
+        // Device handles opened separately share the agent: compare that
+        // (two instances' GPU 0 are different agents).
+        if !Arc::ptr_eq(&kernel.device().agent, &self.device.inner.agent) {
             return Err(Error::Invalid(format!(
                 "kernel {} was loaded on another device",
                 kernel.name()
             )));
         }
         args.check(kernel.info())?;
+        args.check_runtime(&self.device.inner)?;
         let items = launch_shape(self.device.properties(), kernel, grid, block)?;
         let lds = check_lds(self.device.properties(), kernel, args.dynamic_lds)?;
         Ok((items, lds))
@@ -737,11 +739,6 @@ impl Stream {
     /// A marker on the stream's own queue.
     fn marker(&self, lane: &Lane) -> Result<Marker> {
         lane.marker(0)
-    }
-
-    /// The device index kernels and graphs are checked against.
-    pub(crate) fn device_index(&self) -> usize {
-        self.device.inner.index
     }
 
     /// Builds the kernarg segment in the kernarg pool.

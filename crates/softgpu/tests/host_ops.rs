@@ -30,7 +30,7 @@ fn queue(rt: &Arc<Runtime>, errors: Arc<Mutex<Vec<String>>>) -> Arc<Queue> {
 
 #[test]
 fn host_ops_run_in_order_and_complete_their_signal() {
-    let rt = Runtime::init().unwrap();
+    let rt = Runtime::init(|| Ok(softgpu_runtime::Config::default())).unwrap();
     let errors = Arc::new(Mutex::new(Vec::new()));
     let q = queue(&rt, errors.clone());
     let log = Arc::new(Mutex::new(Vec::new()));
@@ -73,7 +73,7 @@ fn wait_for_error(errors: &Mutex<Vec<String>>) -> String {
 
 #[test]
 fn a_failing_host_op_stops_the_queue_and_a_foreign_vendor_packet_is_invalid() {
-    let rt = Runtime::init().unwrap();
+    let rt = Runtime::init(|| Ok(softgpu_runtime::Config::default())).unwrap();
     let errors = Arc::new(Mutex::new(Vec::new()));
     let q = queue(&rt, errors.clone());
     publish(&rt, &q, q.host_op_packet(Box::new(|| Err("no".into())), 0));

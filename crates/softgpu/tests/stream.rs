@@ -137,9 +137,10 @@ fn submissions_complete() {
 
 #[test]
 fn handles_of_the_same_device_share_kernels_and_buffers() {
-    let (_device, stream, module) = common::setup();
+    let (device, stream, module) = common::setup();
     let scale = module.kernel("scale").unwrap();
-    let again = softgpu::Device::open(0).unwrap().stream().unwrap();
+    // A second handle to the same GPU of the same instance.
+    let again = device.instance().device(0).unwrap().stream().unwrap();
     let x = stream.allocate(4 * 32).unwrap();
     stream.fill_pattern(&x, 2.0f32).unwrap();
     let done = stream.record_event().unwrap();

@@ -8,29 +8,34 @@ use std::sync::Arc;
 use super::shadow::Access;
 
 /// Where an allocation came from, for fault reports: the API call that made
-/// it and, with `SOFTGPU_BACKTRACE=1`, the host call stack at that moment.
+/// it and, when the arena keeps backtraces ([`super::ArenaOptions`]), the
+/// host call stack at that moment.
 #[derive(Clone, Debug, Default)]
 pub struct Origin {
     pub api: Cow<'static, str>,
     pub backtrace: Option<Arc<std::backtrace::Backtrace>>,
+    /// A program's allocation (not the runtime's own memory): the kind
+    /// whose call stack is worth keeping.
+    pub by_program: bool,
 }
 
 impl Origin {
-    /// An origin named after `api` (e.g. `hipMalloc`), with a backtrace
-    /// when `SOFTGPU_BACKTRACE=1`.
+    /// An origin named after `api` (e.g. `hipMalloc`): a program's
+    /// allocation.
     pub fn new(api: impl Into<Cow<'static, str>>) -> Origin {
-        let wanted = std::env::var_os("SOFTGPU_BACKTRACE").is_some_and(|v| v == "1");
         Origin {
             api: api.into(),
-            backtrace: wanted.then(|| Arc::new(std::backtrace::Backtrace::force_capture())),
+            backtrace: None,
+            by_program: true,
         }
     }
 
-    /// An origin without a backtrace (the runtime's own memory).
+    /// The runtime's own memory: never given a backtrace.
     pub const fn internal(api: &'static str) -> Origin {
         Origin {
             api: Cow::Borrowed(api),
             backtrace: None,
+            by_program: false,
         }
     }
 }

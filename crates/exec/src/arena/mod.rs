@@ -132,14 +132,31 @@ pub struct Arena {
     host: RwLock<BTreeMap<u64, u64>>,
     /// Whether `host` is non-empty, so the common check takes no lock.
     has_host: AtomicBool,
+    /// Whether a program's allocations record the host call stack.
+    backtraces: bool,
 }
 
-/// The quarantine's size: `SOFTGPU_QUARANTINE` bytes, else the default.
-fn quarantine_limit() -> u64 {
-    std::env::var("SOFTGPU_QUARANTINE")
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(blocks::QUARANTINE_BYTES)
+/// How an arena keeps its records.
+#[derive(Clone, Copy, Debug)]
+pub struct ArenaOptions {
+    /// Freed bytes held back from reuse, so a stale pointer keeps
+    /// faulting for a while (default [`DEFAULT_QUARANTINE_BYTES`]).
+    pub quarantine_bytes: u64,
+    /// Whether a program's allocations record the host call stack, for
+    /// fault reports (costly: off by default).
+    pub backtraces: bool,
+}
+
+/// The default quarantine size.
+pub const DEFAULT_QUARANTINE_BYTES: u64 = blocks::QUARANTINE_BYTES;
+
+impl Default for ArenaOptions {
+    fn default() -> Self {
+        ArenaOptions {
+            quarantine_bytes: DEFAULT_QUARANTINE_BYTES,
+            backtraces: false,
+        }
+    }
 }
 
 // `Arena` is `Send` and `Sync` by its fields alone (it holds the mappings'
@@ -150,6 +167,11 @@ impl Arena {
     /// Reserves `bytes` of zeroed device memory (pages are committed lazily by
     /// the host OS, so a large arena costs only what kernels touch).
     pub fn new(bytes: u64) -> Result<Arena, MemError> {
+        Arena::with_options(bytes, ArenaOptions::default())
+    }
+
+    /// [`Arena::new`] with `options`.
+    pub fn with_options(bytes: u64, options: ArenaOptions) -> Result<Arena, MemError> {
         let bytes = bytes.max(2 * FIRST).next_multiple_of(GRANULE);
         let exhausted = MemError::Exhausted {
             requested: bytes,
@@ -162,7 +184,8 @@ impl Arena {
             bytes,
             shadow: Shadow::new(bytes).ok_or(exhausted.clone())?,
             owners: Owners::new(bytes).ok_or(exhausted)?,
-            blocks: Mutex::new(Blocks::new(quarantine_limit(), FIRST)),
+            blocks: Mutex::new(Blocks::new(options.quarantine_bytes, FIRST)),
+            backtraces: options.backtraces,
             touched: AtomicU64::new(0),
             serial: AtomicU32::new(0),
             recycled: AtomicU32::new(0),
@@ -199,7 +222,12 @@ impl Arena {
 
     /// Allocates `spec.len` zeroed bytes as `spec` says, followed by a red
     /// zone; returns the device address.
-    pub fn alloc_with(&self, spec: AllocSpec) -> Result<u64, MemError> {
+    pub fn alloc_with(&self, mut spec: AllocSpec) -> Result<u64, MemError> {
+        if self.backtraces && spec.origin.by_program && spec.origin.backtrace.is_none() {
+            // Taken here, before any lock, in the caller's call stack.
+            let trace = std::backtrace::Backtrace::force_capture();
+            spec.origin.backtrace = Some(std::sync::Arc::new(trace));
+        }
         let exhausted = |free| MemError::Exhausted {
             requested: spec.len,
             free,

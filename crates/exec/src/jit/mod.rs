@@ -56,17 +56,13 @@ pub enum JitMode {
 }
 
 impl JitMode {
-    /// `SOFTGPU_JIT`: `0` off, `1` on, `verify` both tiers compared; unset
-    /// is on.
-    pub fn from_env() -> Result<JitMode, String> {
-        match std::env::var("SOFTGPU_JIT") {
-            Err(_) => Ok(JitMode::On),
-            Ok(v) => match v.trim() {
-                "0" | "off" => Ok(JitMode::Off),
-                "1" | "on" => Ok(JitMode::On),
-                "verify" => Ok(JitMode::Verify),
-                _ => Err(format!("SOFTGPU_JIT={v:?} is none of 0, 1, verify")),
-            },
+    /// `0`/`off`, `1`/`on` or `verify` (`SOFTGPU_JIT`'s values).
+    pub fn parse(text: &str) -> Result<JitMode, String> {
+        match text.trim() {
+            "0" | "off" => Ok(JitMode::Off),
+            "1" | "on" => Ok(JitMode::On),
+            "verify" => Ok(JitMode::Verify),
+            _ => Err(format!("{text:?} is none of 0, 1, verify")),
         }
     }
 

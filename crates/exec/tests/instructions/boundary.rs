@@ -42,7 +42,7 @@ fn pattern(i: usize, salt: usize) -> u8 {
 
 /// A bench of `lanes` lanes, all active, registers and memory patterned.
 fn bench(lanes: usize) -> Bench {
-    let mut b = Bench::new(TARGET).expect("bench");
+    let mut b = Bench::new(TARGET, crate::jit_mode()).expect("bench");
     b.wave.lanes = lanes;
     for (r, row) in b.wave.vgpr.iter_mut().enumerate() {
         for (l, v) in row.iter_mut().enumerate() {

@@ -469,7 +469,7 @@ fn gfx1100(wave64: bool) -> Variant {
 
 /// A gfx1100 bench that runs every block in both tiers and compares them.
 fn verify_bench() -> Bench {
-    let mut bench = Bench::new("gfx1100").expect("bench");
+    let mut bench = Bench::new("gfx1100", crate::jit_mode()).expect("bench");
     bench.jit = JitMode::Verify;
     bench
 }
@@ -893,7 +893,7 @@ fn global_stores_run_in_blocks_where_allowed() {
         ("past the end", |l| (65536 - 128 + 4 * l) as i64 + 4, false),
         ("before", |l| -64 + 4 * l as i64, false),
     ];
-    let mut bench = Bench::new("gfx1100").expect("bench");
+    let mut bench = Bench::new("gfx1100", crate::jit_mode()).expect("bench");
     let buffer = bench.buffer();
     let mut failures = Vec::new();
     for store in stores {

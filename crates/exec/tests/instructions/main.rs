@@ -33,6 +33,17 @@ use syntax::{Block, Case};
 /// Instructions a snippet may run (a loop in a case is a bug in the case).
 const BUDGET: u64 = 10_000;
 
+/// The JIT mode the run asks for: `SOFTGPU_JIT` (`verify` in the README's
+/// test command, so both tiers are held to the same results), else on.
+pub fn jit_mode() -> softgpu_exec::jit::JitMode {
+    match std::env::var("SOFTGPU_JIT") {
+        Ok(v) => {
+            softgpu_exec::jit::JitMode::parse(&v).unwrap_or_else(|e| panic!("SOFTGPU_JIT: {e}"))
+        }
+        Err(_) => softgpu_exec::jit::JitMode::On,
+    }
+}
+
 fn cases_dir() -> &'static Path {
     Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -177,7 +188,7 @@ fn run_file(stem: &str) {
             };
             let bench = benches
                 .entry(variant.target.clone())
-                .or_insert_with(|| Bench::new(&variant.target).expect("bench"));
+                .or_insert_with(|| Bench::new(&variant.target, jit_mode()).expect("bench"));
             for case in &ab.block.cases {
                 ran += 1;
                 if let Err(why) = run_case(bench, variant, code, case) {

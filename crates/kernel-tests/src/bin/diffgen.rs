@@ -58,7 +58,7 @@ fn main() -> ExitCode {
         .map(|c| {
             Device::new(DeviceConfig {
                 target: c.target.clone(),
-                ..Default::default()
+                ..softgpu_kernel_tests::env_default()
             })
             .unwrap_or_else(|e| panic!("device {}: {e}", c.target))
         })

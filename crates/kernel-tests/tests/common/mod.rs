@@ -20,7 +20,7 @@ impl Gpu {
     pub fn new(target: &str) -> Gpu {
         Gpu::with_config(DeviceConfig {
             target: target.into(),
-            ..Default::default()
+            ..env_default()
         })
     }
 

@@ -38,7 +38,7 @@ pub struct Fixture {
 
 impl Fixture {
     pub fn new() -> Fixture {
-        let rt = Runtime::init().unwrap();
+        let rt = Runtime::init(softgpu_env::config).unwrap();
         let gpu = rt.agent_handles[1];
         let reader = rt.reader_from_memory(&code_object(), "test").unwrap();
         let executable = rt.create_executable();

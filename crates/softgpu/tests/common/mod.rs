@@ -34,8 +34,14 @@ __kernel void spin(__global float* x, uint n) {
 }
 "#;
 
+/// Device 0 of an instance configured from the environment (so the
+/// README's `SOFTGPU_JIT=verify` holds the JIT to the interpreter here
+/// too), a stream, and [`SOURCE`] compiled and loaded.
 pub fn setup() -> (Device, Stream, Module) {
-    let device = Device::open(0).expect("device 0");
+    let config = softgpu_env::config().expect("the environment's configuration");
+    let device = softgpu::Instance::new(config)
+        .and_then(|i| i.device(0))
+        .expect("device 0");
     let stream = device.stream().expect("stream");
     let module = stream
         .compile(SOURCE, Language::OpenCl)

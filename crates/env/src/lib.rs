@@ -1,0 +1,373 @@
+//! The one place softgpu reads its environment.
+//!
+//! The libraries (`softgpu-exec`, `softgpu-runtime`, `softgpu`) never read
+//! environment variables: a Rust program configures them in code with a
+//! [`Config`]. The C libraries (`libhsa-runtime64.so.1`,
+//! `libamdhip64.so.5`), the `softgpu` CLI and the test harnesses have no
+//! such code to write, so they call [`config`] (or [`device_config`] for a
+//! bare executor device), which turns the variables of [`VARIABLES`] into
+//! one. A malformed value is an error naming the variable, never ignored.
+
+#![forbid(unsafe_code)]
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use softgpu_exec::jit::JitMode;
+use softgpu_exec::{Checks, DeviceConfig, Schedule};
+use softgpu_runtime::config::MAX_GPU_AGENTS;
+use softgpu_runtime::error::invalid;
+use softgpu_runtime::profile::{Profile, DEFAULT_PROFILE};
+use softgpu_runtime::{Config, Result};
+
+/// One environment variable: its name, what it sets and its default.
+#[derive(Clone, Copy, Debug)]
+pub struct Variable {
+    pub name: &'static str,
+    pub sets: &'static str,
+    pub default: &'static str,
+}
+
+/// Every variable softgpu reads, in the order the docs table lists them.
+pub const VARIABLES: &[Variable] = &[
+    Variable {
+        name: "SOFTGPU_DEVICES",
+        sets: "the GPUs: a count of SOFTGPU_PROFILE devices (1-16), or a comma-separated list of profile names or JSON paths, one per GPU (`gfx1100,gfx1151`)",
+        default: "1",
+    },
+    Variable {
+        name: "SOFTGPU_PROFILE",
+        sets: "the profile of every GPU when SOFTGPU_DEVICES is a count: a built-in name (gfx1151, gfx1100) or a JSON path",
+        default: "gfx1151",
+    },
+    Variable {
+        name: "SOFTGPU_THREADS",
+        sets: "worker threads per GPU (1 runs workgroups in index order)",
+        default: "every host core",
+    },
+    Variable {
+        name: "SOFTGPU_BUDGET",
+        sets: "wave instructions one dispatch may run before it stops as a runaway",
+        default: "2^44",
+    },
+    Variable {
+        name: "SOFTGPU_TIMEOUT",
+        sets: "wall-clock seconds one dispatch may run",
+        default: "600",
+    },
+    Variable {
+        name: "SOFTGPU_SCHEDULE",
+        sets: "a seed: workgroups and waves run in an order drawn from it",
+        default: "in order",
+    },
+    Variable {
+        name: "SOFTGPU_SCRATCH_LIMIT",
+        sets: "bytes of scratch one dispatch may materialise",
+        default: "half the host's memory",
+    },
+    Variable {
+        name: "SOFTGPU_JIT",
+        sets: "the JIT tier: 0 off, 1 on, verify (both tiers, compared)",
+        default: "1",
+    },
+    Variable {
+        name: "SOFTGPU_CHECK",
+        sets: "sanitizers: a comma list of init, race, sync, all, none",
+        default: "none",
+    },
+    Variable {
+        name: "SOFTGPU_TRACE",
+        sets: "a file for the JSON-lines event trace",
+        default: "no trace",
+    },
+    Variable {
+        name: "SOFTGPU_CAPTURE",
+        sets: "a folder for per-dispatch captures",
+        default: "no captures",
+    },
+    Variable {
+        name: "SOFTGPU_BACKTRACE",
+        sets: "1: allocations record the host call stack for fault reports",
+        default: "off",
+    },
+    Variable {
+        name: "SOFTGPU_QUARANTINE",
+        sets: "freed bytes held back from reuse (0 = off)",
+        default: "1 GiB",
+    },
+    Variable {
+        name: "HSA_CU_MASK",
+        sets: "CU masks new queues start with, in ROCr's syntax (`0:0-3; 1:0xff`)",
+        default: "every unit",
+    },
+    Variable {
+        name: "HSA_CU_MASK_SKIP_INIT",
+        sets: "1: new queues ignore HSA_CU_MASK",
+        default: "off",
+    },
+    Variable {
+        name: "SOFTGPU_VERBOSE",
+        sets: "set: the C libraries print each failing call's error on stderr",
+        default: "off",
+    },
+];
+
+/// The runtime configuration the environment describes.
+pub fn config() -> Result<Config> {
+    config_from(|name| std::env::var_os(name))
+}
+
+/// The configuration the variables `get` returns describe (the
+/// environment's, for [`config`]; any map, for tests).
+pub fn config_from(get: impl Fn(&str) -> Option<OsString>) -> Result<Config> {
+    let text = |name: &str| {
+        get(name)
+            .filter(|v| !v.is_empty())
+            .map(|v| v.to_string_lossy().into_owned())
+    };
+    let mut config = Config {
+        devices: devices(text("SOFTGPU_DEVICES"), text("SOFTGPU_PROFILE"))?,
+        trace: text("SOFTGPU_TRACE").map(PathBuf::from),
+        capture: text("SOFTGPU_CAPTURE").map(PathBuf::from),
+        cu_mask: get("HSA_CU_MASK").map(|v| v.to_string_lossy().into_owned()),
+        cu_mask_skip_init: text("HSA_CU_MASK_SKIP_INIT").as_deref() == Some("1"),
+        ..Config::default()
+    };
+    let executor = executor_from(&text, DeviceConfig::default())?;
+    config.threads = executor.threads;
+    config.instruction_budget = executor.instruction_budget;
+    config.timeout = executor.timeout;
+    config.checks = executor.checks;
+    config.schedule = executor.schedule;
+    config.scratch_limit = executor.scratch_limit;
+    config.jit = executor.jit;
+    config.arena.backtraces = text("SOFTGPU_BACKTRACE").as_deref() == Some("1");
+    if let Some(v) = text("SOFTGPU_QUARANTINE") {
+        config.arena.quarantine_bytes = parse("SOFTGPU_QUARANTINE", &v, "a number of bytes")?;
+    }
+    Ok(config)
+}
+
+/// A bare executor device's settings for `target` from the environment
+/// (the CLI's `run`, `bench` and test harnesses that drive the executor
+/// without the runtime).
+pub fn device_config(target: &str) -> Result<DeviceConfig> {
+    let text = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(|v| v.to_string_lossy().into_owned())
+    };
+    let base = DeviceConfig {
+        target: target.into(),
+        ..DeviceConfig::default()
+    };
+    executor_from(&text, base)
+}
+
+/// Whether `SOFTGPU_VERBOSE` is set.
+pub fn verbose() -> bool {
+    std::env::var_os("SOFTGPU_VERBOSE").is_some()
+}
+
+/// The executor's settings from the variables `text` returns, over `base`.
+fn executor_from(
+    text: &dyn Fn(&str) -> Option<String>,
+    base: DeviceConfig,
+) -> Result<DeviceConfig> {
+    let mut c = base;
+    if let Some(v) = text("SOFTGPU_THREADS") {
+        let n: usize = parse("SOFTGPU_THREADS", &v, "a positive number of threads")?;
+        if n == 0 {
+            return Err(invalid(
+                "SOFTGPU_THREADS=0: a GPU needs at least one thread",
+            ));
+        }
+        c.threads = Some(n);
+    }
+    if let Some(v) = text("SOFTGPU_BUDGET") {
+        c.instruction_budget = parse("SOFTGPU_BUDGET", &v, "a number of instructions")?;
+    }
+    if let Some(v) = text("SOFTGPU_TIMEOUT") {
+        let secs: f64 = parse("SOFTGPU_TIMEOUT", &v, "a positive number of seconds")?;
+        if !(secs.is_finite() && secs > 0.0) {
+            return Err(invalid(format!(
+                "SOFTGPU_TIMEOUT={v:?} is not a positive number of seconds"
+            )));
+        }
+        c.timeout = Duration::from_secs_f64(secs);
+    }
+    if let Some(v) = text("SOFTGPU_SCHEDULE") {
+        c.schedule = Schedule::Seeded(parse("SOFTGPU_SCHEDULE", &v, "a seed (an integer)")?);
+    }
+    if let Some(v) = text("SOFTGPU_SCRATCH_LIMIT") {
+        c.scratch_limit = parse("SOFTGPU_SCRATCH_LIMIT", &v, "a number of bytes")?;
+    }
+    if let Some(v) = text("SOFTGPU_JIT") {
+        c.jit = JitMode::parse(&v).map_err(|e| invalid(format!("SOFTGPU_JIT: {e}")))?;
+    }
+    if let Some(v) = text("SOFTGPU_CHECK") {
+        c.checks = Checks::parse(&v).map_err(|e| invalid(format!("SOFTGPU_CHECK: {e}")))?;
+    }
+    Ok(c)
+}
+
+/// The GPUs `SOFTGPU_DEVICES` and `SOFTGPU_PROFILE` describe.
+fn devices(devices: Option<String>, profile: Option<String>) -> Result<Vec<Profile>> {
+    let one = match profile {
+        Some(spec) => Profile::named_or_path(&spec)
+            .map_err(|e| invalid(format!("SOFTGPU_PROFILE={spec}: {e}")))?,
+        None => Profile::built_in(DEFAULT_PROFILE)?,
+    };
+    let Some(spec) = devices else {
+        return Ok(vec![one]);
+    };
+    if let Ok(n) = spec.trim().parse::<usize>() {
+        if !(1..=MAX_GPU_AGENTS).contains(&n) {
+            return Err(invalid(format!(
+                "SOFTGPU_DEVICES={spec}: expected a number of GPU agents from 1 to {MAX_GPU_AGENTS}"
+            )));
+        }
+        return Ok(vec![one; n]);
+    }
+    let list: Vec<Profile> = spec
+        .split(',')
+        .map(|name| {
+            Profile::named_or_path(name.trim())
+                .map_err(|e| invalid(format!("SOFTGPU_DEVICES={spec}: {e}")))
+        })
+        .collect::<Result<_>>()?;
+    if list.len() > MAX_GPU_AGENTS {
+        return Err(invalid(format!(
+            "SOFTGPU_DEVICES={spec}: at most {MAX_GPU_AGENTS} GPU agents"
+        )));
+    }
+    Ok(list)
+}
+
+fn parse<T: std::str::FromStr>(name: &str, value: &str, what: &str) -> Result<T> {
+    value
+        .trim()
+        .parse()
+        .map_err(|_| invalid(format!("{name}={value:?} is not {what}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn from(vars: &[(&str, &str)]) -> Result<Config> {
+        let map: HashMap<String, OsString> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.into()))
+            .collect();
+        config_from(|name| map.get(name).cloned())
+    }
+
+    #[test]
+    fn unset_variables_give_the_defaults() {
+        let c = from(&[]).unwrap();
+        let d = Config::default();
+        assert_eq!(c.devices.len(), 1);
+        assert_eq!(c.devices[0].name, "gfx1151");
+        assert_eq!(
+            (c.threads, c.instruction_budget),
+            (d.threads, d.instruction_budget)
+        );
+        assert_eq!(c.jit, JitMode::On);
+        assert!(c.trace.is_none() && c.capture.is_none() && c.cu_mask.is_none());
+    }
+
+    #[test]
+    fn every_variable_reaches_its_setting() {
+        let c = from(&[
+            ("SOFTGPU_DEVICES", "gfx1100, gfx1151"),
+            ("SOFTGPU_THREADS", "3"),
+            ("SOFTGPU_BUDGET", "1000"),
+            ("SOFTGPU_TIMEOUT", "1.5"),
+            ("SOFTGPU_SCHEDULE", "7"),
+            ("SOFTGPU_SCRATCH_LIMIT", "4096"),
+            ("SOFTGPU_JIT", "verify"),
+            ("SOFTGPU_CHECK", "race,sync"),
+            ("SOFTGPU_TRACE", "/tmp/t.jsonl"),
+            ("SOFTGPU_CAPTURE", "/tmp/cap"),
+            ("SOFTGPU_BACKTRACE", "1"),
+            ("SOFTGPU_QUARANTINE", "0"),
+            ("HSA_CU_MASK", "0:0-3"),
+            ("HSA_CU_MASK_SKIP_INIT", "1"),
+        ])
+        .unwrap();
+        let names: Vec<&str> = c.devices.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["gfx1100", "gfx1151"]);
+        assert_eq!(c.threads, Some(3));
+        assert_eq!(c.instruction_budget, 1000);
+        assert_eq!(c.timeout, Duration::from_millis(1500));
+        assert_eq!(c.schedule, Schedule::Seeded(7));
+        assert_eq!(c.scratch_limit, 4096);
+        assert_eq!(c.jit, JitMode::Verify);
+        assert!(c.checks.race && c.checks.sync && !c.checks.init);
+        assert_eq!(
+            c.trace.as_deref(),
+            Some(std::path::Path::new("/tmp/t.jsonl"))
+        );
+        assert_eq!(c.capture.as_deref(), Some(std::path::Path::new("/tmp/cap")));
+        assert!(c.arena.backtraces);
+        assert_eq!(c.arena.quarantine_bytes, 0);
+        assert_eq!(c.cu_mask.as_deref(), Some("0:0-3"));
+        assert!(c.cu_mask_skip_init);
+        let counted = from(&[("SOFTGPU_DEVICES", "3"), ("SOFTGPU_PROFILE", "gfx1100")]).unwrap();
+        assert_eq!(counted.devices.len(), 3);
+        assert!(counted.devices.iter().all(|p| p.name == "gfx1100"));
+    }
+
+    #[test]
+    fn a_malformed_value_is_an_error_naming_its_variable() {
+        for (name, value) in [
+            ("SOFTGPU_DEVICES", "0"),
+            ("SOFTGPU_DEVICES", "17"),
+            ("SOFTGPU_DEVICES", "gfx1100,gfx9000"),
+            ("SOFTGPU_PROFILE", "/nonexistent.json"),
+            ("SOFTGPU_THREADS", "0"),
+            ("SOFTGPU_THREADS", "many"),
+            ("SOFTGPU_BUDGET", "-1"),
+            ("SOFTGPU_TIMEOUT", "0"),
+            ("SOFTGPU_TIMEOUT", "inf"),
+            ("SOFTGPU_SCHEDULE", "x"),
+            ("SOFTGPU_SCRATCH_LIMIT", "1k"),
+            ("SOFTGPU_JIT", "maybe"),
+            ("SOFTGPU_CHECK", "everything"),
+            ("SOFTGPU_QUARANTINE", "lots"),
+        ] {
+            let e = from(&[(name, value)]).expect_err(name).to_string();
+            assert!(e.contains(name), "{name}={value}: {e}");
+        }
+    }
+
+    #[test]
+    fn the_table_lists_every_variable_read() {
+        let source = include_str!("lib.rs");
+        let table: Vec<&str> = VARIABLES.iter().map(|v| v.name).collect();
+        for read in source.split('"').filter(|s| {
+            (s.starts_with("SOFTGPU_") || s.starts_with("HSA_CU"))
+                && !["SOFTGPU_", "HSA_CU"].contains(s)
+                && s.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+        }) {
+            assert!(table.contains(&read), "{read} is read but not in VARIABLES");
+        }
+    }
+}
+
+#[cfg(test)]
+mod docs {
+    /// The README's table is the users' list of variables: each one read
+    /// must be in it.
+    #[test]
+    fn the_readme_table_lists_every_variable() {
+        let readme = include_str!("../../../README.md");
+        for v in super::VARIABLES {
+            let row = format!("| `{}` |", v.name);
+            assert!(readme.contains(&row), "README's table lacks {}", v.name);
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! Instances configured in code: several side by side, each with its own
+//! GPUs and settings, none reading the environment.
+
+use softgpu::{Args, Checks, Config, Device, Error, FaultKind, Instance, Language, Profile};
+
+const SOURCE: &str = r#"
+__kernel void add_one(__global uint* x) { x[get_global_id(0)] += 1; }
+__kernel void racy(__global uint* x) { x[get_global_id(0)] = x[0] + 1; }
+__kernel void spin(__global uint* x, uint n) {
+    uint acc = x[get_global_id(0)];
+    for (uint i = 0; i < n; i++) acc = acc * 3u + 1u;
+    x[get_global_id(0)] = acc;
+}
+"#;
+
+fn gfx(name: &str) -> Profile {
+    Profile::built_in(name).unwrap()
+}
+
+#[test]
+fn two_instances_run_different_gpus_side_by_side() {
+    let mixed = Instance::new(
+        Config::default()
+            .devices(vec![gfx("gfx1100"), gfx("gfx1151")])
+            .threads(1),
+    )
+    .unwrap();
+    let plain = Instance::new(Config::default()).unwrap();
+    assert_eq!(mixed.device_count(), 2);
+    assert_eq!(plain.device_count(), 1);
+    let (rdna3, strix) = (mixed.device(0).unwrap(), mixed.device(1).unwrap());
+    assert_eq!(rdna3.target(), "gfx1100");
+    assert_eq!(strix.target(), "gfx1151");
+    assert_eq!(rdna3.properties().compute_units, 96, "the gfx1100 profile");
+    assert!(matches!(
+        mixed.device(2),
+        Err(Error::NoDevice { index: 2, count: 2 })
+    ));
+
+    // Each GPU runs code built for its own processor.
+    let mut results = Vec::new();
+    for device in [&rdna3, &strix, &plain.device(0).unwrap()] {
+        let stream = device.stream().unwrap();
+        let module = stream.compile(SOURCE, Language::OpenCl).unwrap();
+        let x = stream.allocate(4 * 64).unwrap();
+        stream.upload(&x, &[41u32; 64]).unwrap();
+        let add_one = module.kernel("add_one").unwrap();
+        stream
+            .dispatch_args(&add_one, 1, 64, &Args::new().view(&x))
+            .unwrap();
+        results.push(stream.read_vec::<u32>(&x).unwrap());
+    }
+    assert!(results.iter().all(|r| r == &vec![42u32; 64]));
+}
+
+#[test]
+fn nothing_of_one_instance_is_used_by_another() {
+    let (a, b) = (
+        Instance::new(Config::default()).unwrap(),
+        Instance::new(Config::default()).unwrap(),
+    );
+    let (sa, sb) = (
+        a.device(0).unwrap().stream().unwrap(),
+        b.device(0).unwrap().stream().unwrap(),
+    );
+    let kernel = sa
+        .compile(SOURCE, Language::OpenCl)
+        .unwrap()
+        .kernel("add_one")
+        .unwrap();
+    let (xa, xb) = (sa.allocate(256).unwrap(), sb.allocate(256).unwrap());
+    // Both are "GPU 0", of different instances.
+    let e = sb
+        .dispatch_args(&kernel, 1, 64, &Args::new().view(&xb))
+        .unwrap_err();
+    assert!(e.to_string().contains("another device"), "{e}");
+    let e = sa
+        .dispatch_args(&kernel, 1, 64, &Args::new().view(&xb))
+        .unwrap_err();
+    assert!(e.to_string().contains("another softgpu instance"), "{e}");
+    // Copies go through the host, so they may cross instances.
+    sb.upload(&xb, &[7u32; 64]).unwrap();
+    sb.synchronize().unwrap();
+    sa.copy(&xa, &xb).unwrap();
+    assert_eq!(sa.read_vec::<u32>(&xa).unwrap(), vec![7u32; 64]);
+}
+
+#[test]
+fn an_instance_s_settings_reach_its_dispatches() {
+    let trace = std::env::temp_dir().join(format!("softgpu-instance-{}.jsonl", std::process::id()));
+    let checks = Checks {
+        race: true,
+        ..Checks::default()
+    };
+    {
+        let instance = Instance::new(
+            Config::default()
+                .instruction_budget(100_000)
+                .checks(checks)
+                .trace(&trace),
+        )
+        .unwrap();
+        let device = instance.device(0).unwrap();
+        assert_eq!(device.checks().unwrap(), checks);
+        let stream = device.stream().unwrap();
+        let module = stream.compile(SOURCE, Language::OpenCl).unwrap();
+        let (spin, racy) = (
+            module.kernel("spin").unwrap(),
+            module.kernel("racy").unwrap(),
+        );
+        let x = stream.allocate_zeroed(4 * 64).unwrap();
+        // racecheck is on: wave 1 reads x[0] that wave 0 wrote, unordered.
+        stream
+            .dispatch_args(&racy, 1, 64, &Args::new().view(&x))
+            .unwrap();
+        match stream.synchronize() {
+            Err(Error::Fault(f)) => assert_eq!(f.kind, FaultKind::Race, "{f}"),
+            other => panic!("expected racecheck to report the race: {other:?}"),
+        }
+        // A short loop fits in the budget; a long one is a runaway.
+        stream
+            .dispatch_args(&spin, 1, 64, &Args::new().view(&x).value(10u32))
+            .unwrap();
+        stream.synchronize().unwrap();
+        stream
+            .dispatch_args(&spin, 1, 64, &Args::new().view(&x).value(10_000_000u32))
+            .unwrap();
+        match stream.synchronize() {
+            Err(Error::Fault(f)) => assert_eq!(f.kind, FaultKind::Budget, "{f}"),
+            other => panic!("expected the budget to stop the kernel: {other:?}"),
+        }
+    } // The last handle gone, the instance stops and flushes its trace.
+    let events = std::fs::read_to_string(&trace).unwrap();
+    let _ = std::fs::remove_file(&trace);
+    assert!(events.contains("\"dispatch\""), "{events}");
+}
+
+#[test]
+fn device_open_is_one_default_gpu_whatever_the_environment() {
+    let device = Device::open(0).unwrap();
+    assert_eq!(device.target(), "gfx1151");
+    assert_eq!(device.instance().device_count(), 1);
+    assert!(matches!(
+        Device::open(1),
+        Err(Error::NoDevice { index: 1, count: 1 })
+    ));
+    assert!(matches!(
+        Device::open(-1),
+        Err(Error::NoDevice { index: -1, .. })
+    ));
+    // Handles opened separately share the default instance's GPU.
+    let again = Device::open(0).unwrap();
+    let stream = again.stream().unwrap();
+    let module = device
+        .stream()
+        .unwrap()
+        .compile(SOURCE, Language::OpenCl)
+        .unwrap();
+    let x = stream.allocate_zeroed(256).unwrap();
+    stream
+        .dispatch_args(
+            &module.kernel("add_one").unwrap(),
+            1,
+            64,
+            &Args::new().view(&x),
+        )
+        .unwrap();
+    assert_eq!(stream.read_vec::<u32>(&x).unwrap(), vec![1u32; 64]);
+}
