@@ -165,6 +165,11 @@ static QUEUE_IDS: AtomicU64 = AtomicU64::new(0);
 
 impl Runtime {
     /// Creates a queue on a GPU agent and starts its processor.
+    ///
+    /// The per-agent limit is checked and the queue inserted under one
+    /// hold of the queue table's lock, so threads creating queues at once
+    /// cannot all pass the check and exceed the limit together. Whatever
+    /// a failed creation acquired (ring, descriptor, doorbell) is released.
     pub fn create_queue(self: &Arc<Self>, agent: u64, spec: QueueSpec) -> Result<Arc<Queue>> {
         let agent = self.agent(agent)?;
         agent
@@ -180,7 +185,10 @@ impl Runtime {
                 spec.size, limits.min_size, limits.max_size
             )));
         }
-        let live = self.queues.lock().unwrap_or_else(|e| e.into_inner());
+        // Held until the queue is in the table. Creating a queue is rare
+        // and takes no lock that a holder of this one waits for, so
+        // serialising creations costs little and makes the limit exact.
+        let mut live = self.queues.lock().unwrap_or_else(|e| e.into_inner());
         let on_agent = live
             .values()
             .filter(|q| q.agent.index == agent.index)
@@ -190,23 +198,20 @@ impl Runtime {
                 "agent already has {on_agent} queues (profile limit)"
             )));
         }
-        drop(live);
+        let queue = self.build_queue(agent, spec)?;
+        live.insert(queue.address, queue.clone());
+        Ok(queue)
+    }
+
+    /// Allocates a queue's ring and descriptor, makes its doorbell and
+    /// starts its processor; on an error, releases what it had acquired.
+    fn build_queue(self: &Arc<Self>, agent: Arc<Agent>, spec: QueueSpec) -> Result<Arc<Queue>> {
+        let mut acquired = Acquired::new(self);
         let ring_bytes = spec.size as u64 * PACKET_BYTES;
         // Kernels may read the ring and the descriptor (the dispatch and
         // queue pointers lead there), never write them.
-        let read_only = |len: u64, what| {
-            let spec = AllocSpec::internal(len, what, Access::ReadOnly);
-            self.arena.alloc_with(spec)
-        };
-        let ring = read_only(ring_bytes, "an AQL queue's packet ring")
-            .map_err(|e| Error::OutOfResources(e.to_string()))?;
-        let address = match read_only(QUEUE_STRUCT_BYTES, "an hsa_queue_t") {
-            Ok(a) => a,
-            Err(e) => {
-                let _ = self.arena.free_by(ring, "hsa_queue_create");
-                return Err(Error::OutOfResources(e.to_string()));
-            }
-        };
+        let ring = acquired.block(ring_bytes, "an AQL queue's packet ring")?;
+        let address = acquired.block(QUEUE_STRUCT_BYTES, "an hsa_queue_t")?;
         // Every slot starts INVALID so the processor waits for real packets.
         for k in 0..spec.size as u64 {
             let invalid = (packet_type::INVALID as u16).to_le_bytes();
@@ -230,7 +235,7 @@ impl Runtime {
         let first_mask =
             crate::cu_mask::apply_unchecked(None, initial_limit, topology.compute_units).0;
         let doorbell = Arc::new(Signal::new(-1));
-        let doorbell_handle = self.signals.insert(doorbell.clone());
+        let doorbell_handle = acquired.signal(doorbell.clone());
         let id = QUEUE_IDS.fetch_add(1, Ordering::Relaxed);
         let mut header = [0u8; 40];
         header[0..4].copy_from_slice(&(spec.single as u32).to_le_bytes());
@@ -272,10 +277,8 @@ impl Runtime {
             .spawn(move || process(weak_rt, q))
             .map_err(|e| Error::OutOfResources(format!("queue thread: {e}")))?;
         *queue.thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
-        self.queues
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(address, queue.clone());
+        // The processor runs: from here `destroy_queue` releases it all.
+        acquired.keep();
         Ok(queue)
     }
 
@@ -303,6 +306,63 @@ impl Runtime {
         let _ = self.arena.free_by(queue.ring, "hsa_queue_destroy");
         let _ = self.arena.free_by(queue.address, "hsa_queue_destroy");
         Ok(())
+    }
+}
+
+/// What a queue under construction holds so far. Dropped before
+/// [`Acquired::keep`] (an early return on an error), it frees the arena
+/// blocks and removes the doorbell signal, so a failed creation leaves
+/// nothing behind.
+struct Acquired<'a> {
+    rt: &'a Runtime,
+    blocks: Vec<u64>,
+    signal: Option<u64>,
+}
+
+impl<'a> Acquired<'a> {
+    fn new(rt: &'a Runtime) -> Acquired<'a> {
+        Acquired {
+            rt,
+            blocks: Vec::new(),
+            signal: None,
+        }
+    }
+
+    /// Allocates `len` bytes kernels may read but not write, freed on an
+    /// error.
+    fn block(&mut self, len: u64, what: &'static str) -> Result<u64> {
+        let spec = AllocSpec::internal(len, what, Access::ReadOnly);
+        let at = self
+            .rt
+            .arena
+            .alloc_with(spec)
+            .map_err(|e| Error::OutOfResources(e.to_string()))?;
+        self.blocks.push(at);
+        Ok(at)
+    }
+
+    /// Registers the doorbell signal, removed again on an error.
+    fn signal(&mut self, signal: Arc<Signal>) -> u64 {
+        let handle = self.rt.signals.insert(signal);
+        self.signal = Some(handle);
+        handle
+    }
+
+    /// The queue is complete: its owner releases all this from now on.
+    fn keep(mut self) {
+        self.blocks.clear();
+        self.signal = None;
+    }
+}
+
+impl Drop for Acquired<'_> {
+    fn drop(&mut self) {
+        if let Some(handle) = self.signal.take() {
+            let _ = self.rt.signals.remove(handle);
+        }
+        for at in self.blocks.drain(..) {
+            let _ = self.rt.arena.free_by(at, "hsa_queue_create");
+        }
     }
 }
 
