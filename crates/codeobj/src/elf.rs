@@ -1,16 +1,28 @@
 //! ELF parsing.
+//!
+//! [`load`] reads a code object in phases, each its own function, in the
+//! order their checks have always run (so the first error reported for a
+//! broken file does not depend on how the code is split): the header, the
+//! loadable segments, the metadata note, the symbols, the relocations, the
+//! `.text` range and last the kernels, which join the metadata to the
+//! descriptors the symbols locate in the image.
 
 use crate::{
     bundle, descriptor::KernelDescriptor, mach, meta, CodeObject, Error, FeatureSetting, Image,
     Kernel, RelocKind, Relocation, Segment, Symbol, SymbolKind, KERNEL_DESCRIPTOR_SIZE,
     MAX_IMAGE_SIZE,
 };
-use object::elf::{self, FileHeader64};
-use object::read::elf::{FileHeader, ProgramHeader, Rela, SectionHeader, Sym, SymbolTable};
+use object::elf::{self, FileHeader64, ProgramHeader64};
+use object::read::elf::{
+    FileHeader, NoteIterator, ProgramHeader, Rela, SectionHeader, SectionTable, Sym, SymbolTable,
+};
 use object::{LittleEndian as LE, SectionIndex};
 use std::collections::HashMap;
+use std::ops::Range;
 
 type Header = FileHeader64<LE>;
+type Sections<'d> = SectionTable<'d, Header, &'d [u8]>;
+type Symbols<'d> = SymbolTable<'d, Header, &'d [u8]>;
 
 /// `NT_AMDGPU_METADATA`.
 const NT_AMDGPU_METADATA: u32 = 32;
@@ -25,6 +37,60 @@ fn feature(e_flags: u32, shift: u32) -> FeatureSetting {
 }
 
 pub(crate) fn load(data: &[u8]) -> Result<CodeObject, Error> {
+    let id = identify(data)?;
+    let hdr = id.header;
+    let phdrs = hdr
+        .program_headers(LE, data)
+        .map_err(|e| Error::elf("program headers", e))?;
+    let (segments, size) = loadable_segments(phdrs, data)?;
+    let sections = hdr
+        .sections(LE, data)
+        .map_err(|e| Error::elf("section headers", e))?;
+    let md = meta::parse(metadata_note(&sections, phdrs, data)?)?;
+    let target_id = target_id(md.target, &id.target)?;
+    let (symbols, dyn_symbols) = read_symbols(&sections, data)?;
+    let relocations = read_relocations(&sections, data)?;
+    let image = Image {
+        size,
+        segments,
+        relocations,
+    };
+    let text = text_range(&image, &sections)?;
+    let kernels = join_kernels(
+        md.kernels,
+        &defined_addresses(&dyn_symbols, &symbols),
+        &image,
+        &id.target,
+    )?;
+    Ok(CodeObject {
+        target: id.target,
+        target_id,
+        version: id.version,
+        e_flags: id.e_flags,
+        xnack: feature(id.e_flags, 8),
+        sramecc: feature(id.e_flags, 10),
+        metadata_version: md.version,
+        image,
+        kernels,
+        symbols,
+        text,
+        printf: md.printf,
+    })
+}
+
+/// What the ELF header says about the code object.
+struct Identity<'d> {
+    header: &'d Header,
+    /// The code object version (4 or 5).
+    version: u32,
+    e_flags: u32,
+    /// The processor `e_flags` names, e.g. `gfx1151`.
+    target: String,
+}
+
+/// Checks that `data` is a 64-bit little-endian AMDGPU HSA code object of
+/// a version and processor we read.
+fn identify(data: &[u8]) -> Result<Identity<'_>, Error> {
     if data.len() < 4 || &data[..4] != b"\x7fELF" {
         return Err(Error::NotElf);
     }
@@ -37,13 +103,12 @@ pub(crate) fn load(data: &[u8]) -> Result<CodeObject, Error> {
     if data[4] != elf::ELFCLASS64 || data[5] != elf::ELFDATA2LSB {
         return Err(Error::NotElf64Le);
     }
-    let hdr = Header::parse(data).map_err(|e| Error::elf("ELF header", e))?;
-    let endian = LE;
-    let machine = hdr.e_machine(endian);
+    let header = Header::parse(data).map_err(|e| Error::elf("ELF header", e))?;
+    let machine = header.e_machine(LE);
     if machine != elf::EM_AMDGPU {
         return Err(Error::WrongMachine(machine));
     }
-    let ident = hdr.e_ident();
+    let ident = header.e_ident();
     if ident.os_abi != 64 {
         return Err(Error::WrongOsAbi(ident.os_abi));
     }
@@ -62,7 +127,7 @@ pub(crate) fn load(data: &[u8]) -> Result<CodeObject, Error> {
             })
         }
     };
-    let e_flags = hdr.e_flags(endian);
+    let e_flags = header.e_flags(LE);
     let mach_num = e_flags & 0xff;
     let target = mach::mach_name(mach_num)
         .ok_or(Error::UnknownMach {
@@ -70,53 +135,31 @@ pub(crate) fn load(data: &[u8]) -> Result<CodeObject, Error> {
             mach: mach_num,
         })?
         .to_string();
+    Ok(Identity {
+        header,
+        version,
+        e_flags,
+        target,
+    })
+}
 
-    // Segments.
-    let phdrs = hdr
-        .program_headers(endian, data)
-        .map_err(|e| Error::elf("program headers", e))?;
+/// The `PT_LOAD` segments, sorted by offset, and the bytes the image needs
+/// (the highest segment end). Every segment must lie in the file and in
+/// the image limit, and none may overlap another, since the loader copies
+/// each to its offset in one block.
+fn loadable_segments(
+    phdrs: &[ProgramHeader64<LE>],
+    data: &[u8],
+) -> Result<(Vec<Segment>, u64), Error> {
     let mut segments = Vec::new();
     let mut size = 0u64;
     for (i, ph) in phdrs.iter().enumerate() {
-        if ph.p_type(endian) != elf::PT_LOAD {
+        if ph.p_type(LE) != elf::PT_LOAD {
             continue;
         }
-        let vaddr = ph.p_vaddr(endian);
-        let memsz = ph.p_memsz(endian);
-        let filesz = ph.p_filesz(endian);
-        if filesz > memsz {
-            return Err(Error::Image(format!(
-                "PT_LOAD #{i}: p_filesz {filesz:#x} exceeds p_memsz {memsz:#x}"
-            )));
-        }
-        let end = vaddr
-            .checked_add(memsz)
-            .filter(|&e| e <= MAX_IMAGE_SIZE)
-            .ok_or_else(|| {
-                Error::Image(format!(
-                    "PT_LOAD #{i}: p_vaddr {vaddr:#x} + p_memsz {memsz:#x} exceeds the {} MiB image limit",
-                    MAX_IMAGE_SIZE >> 20
-                ))
-            })?;
-        let bytes = ph.data(endian, data).map_err(|()| {
-            Error::elf(
-                format!("PT_LOAD #{i}"),
-                format!(
-                    "file range {:#x}+{filesz:#x} lies outside the {}-byte file",
-                    ph.p_offset(endian),
-                    data.len()
-                ),
-            )
-        })?;
-        let flags = ph.p_flags(endian);
-        size = size.max(end);
-        segments.push(Segment {
-            offset: vaddr,
-            data: bytes.to_vec(),
-            mem_size: memsz,
-            executable: flags & elf::PF_X != 0,
-            writable: flags & elf::PF_W != 0,
-        });
+        let segment = loadable_segment(i, ph, data)?;
+        size = size.max(segment.offset + segment.mem_size);
+        segments.push(segment);
     }
     if segments.is_empty() {
         return Err(Error::Image("no PT_LOAD segment".into()));
@@ -133,240 +176,313 @@ pub(crate) fn load(data: &[u8]) -> Result<CodeObject, Error> {
             )));
         }
     }
+    Ok((segments, size))
+}
 
-    let sections = hdr
-        .sections(endian, data)
-        .map_err(|e| Error::elf("section headers", e))?;
+/// `PT_LOAD` number `i`, checked; its end is within [`MAX_IMAGE_SIZE`].
+fn loadable_segment(i: usize, ph: &ProgramHeader64<LE>, data: &[u8]) -> Result<Segment, Error> {
+    let vaddr = ph.p_vaddr(LE);
+    let memsz = ph.p_memsz(LE);
+    let filesz = ph.p_filesz(LE);
+    if filesz > memsz {
+        return Err(Error::Image(format!(
+            "PT_LOAD #{i}: p_filesz {filesz:#x} exceeds p_memsz {memsz:#x}"
+        )));
+    }
+    if vaddr
+        .checked_add(memsz)
+        .is_none_or(|end| end > MAX_IMAGE_SIZE)
+    {
+        return Err(Error::Image(format!(
+            "PT_LOAD #{i}: p_vaddr {vaddr:#x} + p_memsz {memsz:#x} exceeds the {} MiB image limit",
+            MAX_IMAGE_SIZE >> 20
+        )));
+    }
+    let bytes = ph.data(LE, data).map_err(|()| {
+        Error::elf(
+            format!("PT_LOAD #{i}"),
+            format!(
+                "file range {:#x}+{filesz:#x} lies outside the {}-byte file",
+                ph.p_offset(LE),
+                data.len()
+            ),
+        )
+    })?;
+    let flags = ph.p_flags(LE);
+    Ok(Segment {
+        offset: vaddr,
+        data: bytes.to_vec(),
+        mem_size: memsz,
+        executable: flags & elf::PF_X != 0,
+        writable: flags & elf::PF_W != 0,
+    })
+}
 
-    // Metadata note: from SHT_NOTE sections, else PT_NOTE segments.
-    let mut desc: Option<&[u8]> = None;
+/// The descriptor of the first `NT_AMDGPU_METADATA` note: from the
+/// `SHT_NOTE` sections, else (a stripped file may have no section
+/// headers) from the `PT_NOTE` segments. Every note is walked even after
+/// one is found, so a malformed note is an error wherever it lies.
+fn metadata_note<'d>(
+    sections: &Sections<'d>,
+    phdrs: &'d [ProgramHeader64<LE>],
+    data: &'d [u8],
+) -> Result<&'d [u8], Error> {
+    let mut desc = None;
     for (i, sh) in sections.iter().enumerate() {
-        if let Some(mut notes) = sh
-            .notes(endian, data)
-            .map_err(|e| Error::elf(format!("note section #{i}"), e))?
-        {
-            while let Some(n) = notes
-                .next()
-                .map_err(|e| Error::elf(format!("note section #{i}"), e))?
-            {
-                if n.name() == b"AMDGPU" && n.n_type(endian) == NT_AMDGPU_METADATA {
-                    desc.get_or_insert(n.desc());
-                }
-            }
-        }
+        let place = || format!("note section #{i}");
+        let notes = sh.notes(LE, data).map_err(|e| Error::elf(place(), e))?;
+        desc = desc.or(first_metadata(notes, place)?);
     }
     if desc.is_none() {
         for (i, ph) in phdrs.iter().enumerate() {
-            if let Some(mut notes) = ph
-                .notes(endian, data)
-                .map_err(|e| Error::elf(format!("PT_NOTE #{i}"), e))?
-            {
-                while let Some(n) = notes
-                    .next()
-                    .map_err(|e| Error::elf(format!("PT_NOTE #{i}"), e))?
-                {
-                    if n.name() == b"AMDGPU" && n.n_type(endian) == NT_AMDGPU_METADATA {
-                        desc.get_or_insert(n.desc());
-                    }
-                }
-            }
+            let place = || format!("PT_NOTE #{i}");
+            let notes = ph.notes(LE, data).map_err(|e| Error::elf(place(), e))?;
+            desc = desc.or(first_metadata(notes, place)?);
         }
     }
-    let md = meta::parse(desc.ok_or(Error::MissingMetadata)?)?;
+    desc.ok_or(Error::MissingMetadata)
+}
 
-    let target_id = match md.target {
-        Some(t) => {
-            let p = target_id_processor(&t).ok_or_else(|| {
-                Error::Metadata(format!(
-                    "amdhsa.target `{t}` is not of the form amdgcn-amd-amdhsa--PROCESSOR[:FEATURES]"
-                ))
-            })?;
-            if p != target {
-                return Err(Error::Metadata(format!(
-                    "amdhsa.target `{t}` contradicts e_flags processor {target}"
-                )));
-            }
-            t
-        }
-        None => format!("amdgcn-amd-amdhsa--{target}"),
+/// The descriptor of the first AMDGPU metadata note among `notes` (`None`
+/// when the section or segment holds no notes); `place` names it in errors.
+fn first_metadata<'d>(
+    notes: Option<NoteIterator<'d, Header>>,
+    place: impl Fn() -> String,
+) -> Result<Option<&'d [u8]>, Error> {
+    let mut found = None;
+    let Some(mut notes) = notes else {
+        return Ok(found);
     };
+    while let Some(n) = notes.next().map_err(|e| Error::elf(place(), e))? {
+        if n.name() == b"AMDGPU" && n.n_type(LE) == NT_AMDGPU_METADATA {
+            found.get_or_insert(n.desc());
+        }
+    }
+    Ok(found)
+}
 
-    // Symbols.
+/// The target ID: the metadata's `amdhsa.target`, which must name the
+/// processor `e_flags` does, or else one made from that processor.
+fn target_id(declared: Option<String>, processor: &str) -> Result<String, Error> {
+    let Some(t) = declared else {
+        return Ok(format!("amdgcn-amd-amdhsa--{processor}"));
+    };
+    let p = target_id_processor(&t).ok_or_else(|| {
+        Error::Metadata(format!(
+            "amdhsa.target `{t}` is not of the form amdgcn-amd-amdhsa--PROCESSOR[:FEATURES]"
+        ))
+    })?;
+    if p != processor {
+        return Err(Error::Metadata(format!(
+            "amdhsa.target `{t}` contradicts e_flags processor {processor}"
+        )));
+    }
+    Ok(t)
+}
+
+/// The symbols the code object reports (`.symtab`, or `.dynsym` when it is
+/// stripped) and the dynamic symbols, which the kernels' descriptor symbols
+/// are also looked up in.
+fn read_symbols(sections: &Sections<'_>, data: &[u8]) -> Result<(Vec<Symbol>, Vec<Symbol>), Error> {
     let symtab = sections
-        .symbols(endian, data, elf::SHT_SYMTAB)
+        .symbols(LE, data, elf::SHT_SYMTAB)
         .map_err(|e| Error::elf(".symtab", e))?;
     let dynsym = sections
-        .symbols(endian, data, elf::SHT_DYNSYM)
+        .symbols(LE, data, elf::SHT_DYNSYM)
         .map_err(|e| Error::elf(".dynsym", e))?;
     let main_syms = if symtab.is_empty() { &dynsym } else { &symtab };
     let mut symbols = Vec::new();
     collect_symbols(main_syms, &mut symbols)?;
-    let mut lookup: HashMap<&str, u64> = HashMap::new();
     let mut dyn_symbols = Vec::new();
     collect_symbols(&dynsym, &mut dyn_symbols)?;
-    for s in dyn_symbols.iter().chain(symbols.iter()) {
-        if s.defined {
-            lookup.insert(s.name.as_str(), s.value);
-        }
-    }
+    Ok((symbols, dyn_symbols))
+}
 
-    // Relocations from allocated SHT_RELA sections (.rela.dyn).
+/// The address of each defined symbol by name; where both tables define a
+/// name, the reported symbols' value wins.
+fn defined_addresses<'s>(dynamic: &'s [Symbol], reported: &'s [Symbol]) -> HashMap<&'s str, u64> {
+    dynamic
+        .iter()
+        .chain(reported)
+        .filter(|s| s.defined)
+        .map(|s| (s.name.as_str(), s.value))
+        .collect()
+}
+
+/// The relocations of the allocated `SHT_RELA` sections (`.rela.dyn`),
+/// which the loader applies when it places the image; relocations of
+/// sections that are not loaded concern only a linker.
+fn read_relocations(sections: &Sections<'_>, data: &[u8]) -> Result<Vec<Relocation>, Error> {
     let mut relocations = Vec::new();
     for (i, sh) in sections.iter().enumerate() {
-        if sh.sh_flags(endian) & u64::from(elf::SHF_ALLOC) == 0 {
+        if sh.sh_flags(LE) & u64::from(elf::SHF_ALLOC) == 0 {
             continue;
         }
         let Some((relas, link)) = sh
-            .rela(endian, data)
+            .rela(LE, data)
             .map_err(|e| Error::elf(format!("relocation section #{i}"), e))?
         else {
             continue;
         };
-        let table: Option<SymbolTable<'_, Header, &[u8]>> = if link == SectionIndex(0) {
+        let table = if link == SectionIndex(0) {
             None
         } else {
             Some(
                 sections
-                    .symbol_table_by_index(endian, data, link)
+                    .symbol_table_by_index(LE, data, link)
                     .map_err(|e| Error::elf(format!("symbols of relocation section #{i}"), e))?,
             )
         };
         for (j, r) in relas.iter().enumerate() {
-            let sym_index = r.r_sym(endian, false);
-            let (symbol_value, symbol_name) = if sym_index == 0 {
-                (None, String::new())
-            } else {
-                let t = table.as_ref().ok_or_else(|| {
-                    Error::elf(
-                        format!("relocation section #{i} entry {j}"),
-                        "references a symbol but the section has no symbol table",
-                    )
-                })?;
-                let sym = t
-                    .symbol(object::SymbolIndex(sym_index as usize))
-                    .map_err(|e| Error::elf(format!("relocation section #{i} entry {j}"), e))?;
-                let name = t
-                    .symbol_name(endian, sym)
-                    .map_err(|e| Error::elf(format!("relocation section #{i} entry {j}"), e))?;
-                let name = String::from_utf8_lossy(name).into_owned();
-                if sym.is_undefined(endian) {
-                    (None, name)
-                } else {
-                    (Some(sym.st_value(endian)), name)
-                }
-            };
+            let (symbol_value, symbol_name) = relocation_symbol(table.as_ref(), r, i, j)?;
             relocations.push(Relocation {
-                offset: r.r_offset(endian),
-                kind: RelocKind::from_raw(r.r_type(endian, false)),
+                offset: r.r_offset(LE),
+                kind: RelocKind::from_raw(r.r_type(LE, false)),
                 symbol_value,
                 symbol_name,
-                addend: r.r_addend(endian),
+                addend: r.r_addend(LE),
             });
         }
     }
+    Ok(relocations)
+}
 
-    let image = Image {
-        size,
-        segments,
-        relocations,
-    };
+/// The symbol relocation `j` of section `i` refers to: its value (`None`
+/// when it has none or is undefined, to be resolved elsewhere) and name
+/// (empty for none).
+fn relocation_symbol(
+    table: Option<&Symbols<'_>>,
+    r: &elf::Rela64<LE>,
+    i: usize,
+    j: usize,
+) -> Result<(Option<u64>, String), Error> {
+    let sym_index = r.r_sym(LE, false);
+    if sym_index == 0 {
+        return Ok((None, String::new()));
+    }
+    let place = || format!("relocation section #{i} entry {j}");
+    let t = table.ok_or_else(|| {
+        Error::elf(
+            place(),
+            "references a symbol but the section has no symbol table",
+        )
+    })?;
+    let sym = t
+        .symbol(object::SymbolIndex(sym_index as usize))
+        .map_err(|e| Error::elf(place(), e))?;
+    let name = t.symbol_name(LE, sym).map_err(|e| Error::elf(place(), e))?;
+    let name = String::from_utf8_lossy(name).into_owned();
+    if sym.is_undefined(LE) {
+        Ok((None, name))
+    } else {
+        Ok((Some(sym.st_value(LE)), name))
+    }
+}
 
-    // .text range.
+/// The `.text` section's range when it lies inside an executable segment,
+/// else the file bytes of the first executable segment (a stripped file
+/// may lack section headers).
+fn text_range(image: &Image, sections: &Sections<'_>) -> Result<Range<u64>, Error> {
     let exec = image
         .segments
         .iter()
         .find(|s| s.executable)
         .ok_or_else(|| Error::Image("no executable PT_LOAD segment".into()))?;
-    let mut text = exec.offset..exec.offset + exec.data.len() as u64;
-    if let Some((_, sh)) = sections.section_by_name(endian, b".text") {
-        let start = sh.sh_addr(endian);
-        if let Some(end) = start.checked_add(sh.sh_size(endian)) {
-            if image
-                .segments
-                .iter()
-                .any(|s| s.executable && s.offset <= start && end <= s.offset + s.mem_size)
-            {
-                text = start..end;
-            }
-        }
-    }
+    let fallback = exec.offset..exec.offset + exec.data.len() as u64;
+    let Some((_, sh)) = sections.section_by_name(LE, b".text") else {
+        return Ok(fallback);
+    };
+    let start = sh.sh_addr(LE);
+    let Some(end) = start.checked_add(sh.sh_size(LE)) else {
+        return Ok(fallback);
+    };
+    let inside = image
+        .segments
+        .iter()
+        .any(|s| s.executable && s.offset <= start && end <= s.offset + s.mem_size);
+    Ok(if inside { start..end } else { fallback })
+}
 
-    // Kernels.
-    let gfx12 = target.starts_with("gfx12");
-    let gfx10_plus = target.starts_with("gfx1");
-    let mut kernels = Vec::new();
-    for m in md.kernels {
-        let kd_off = *lookup.get(m.symbol.as_str()).ok_or_else(|| {
-            Error::kernel(
-                &m.name,
-                format!(
-                    "descriptor symbol `{}` not found in the symbol tables",
-                    m.symbol
-                ),
-            )
-        })?;
-        let bytes = image.read(kd_off, KERNEL_DESCRIPTOR_SIZE).ok_or_else(|| {
-            Error::kernel(
-                &m.name,
-                format!(
-                    "kernel descriptor `{}` at {kd_off:#x}..+64 does not lie inside one segment of the {:#x}-byte image",
-                    m.symbol, image.size
-                ),
-            )
-        })?;
-        let descriptor = KernelDescriptor::parse(&bytes, gfx12)?;
-        let entry = i128::from(kd_off) + i128::from(descriptor.kernel_code_entry_byte_offset);
-        let entry_offset = u64::try_from(entry)
-            .ok()
-            .filter(|&e| {
-                image.segments.iter().any(|s| {
-                    s.executable
-                        && s.offset <= e
-                        && e.checked_add(4)
-                            .is_some_and(|end| end <= s.offset + s.data.len() as u64)
-                })
+/// Each kernel of the metadata joined to its descriptor, which its
+/// descriptor symbol locates in the image.
+fn join_kernels(
+    metadata: Vec<meta::KernelMeta>,
+    addresses: &HashMap<&str, u64>,
+    image: &Image,
+    target: &str,
+) -> Result<Vec<Kernel>, Error> {
+    metadata
+        .into_iter()
+        .map(|m| join_kernel(m, addresses, image, target))
+        .collect()
+}
+
+/// One kernel: its descriptor must lie in one segment, its entry in an
+/// executable segment's file bytes (the executor decodes from there), and
+/// on gfx10+ its wave size must agree with the metadata's, since the two
+/// disagreeing means a broken toolchain rather than a choice.
+fn join_kernel(
+    m: meta::KernelMeta,
+    addresses: &HashMap<&str, u64>,
+    image: &Image,
+    target: &str,
+) -> Result<Kernel, Error> {
+    let kd_off = *addresses.get(m.symbol.as_str()).ok_or_else(|| {
+        Error::kernel(
+            &m.name,
+            format!(
+                "descriptor symbol `{}` not found in the symbol tables",
+                m.symbol
+            ),
+        )
+    })?;
+    let bytes = image.read(kd_off, KERNEL_DESCRIPTOR_SIZE).ok_or_else(|| {
+        Error::kernel(
+            &m.name,
+            format!(
+                "kernel descriptor `{}` at {kd_off:#x}..+64 does not lie inside one segment of the {:#x}-byte image",
+                m.symbol, image.size
+            ),
+        )
+    })?;
+    let descriptor = KernelDescriptor::parse(&bytes, target.starts_with("gfx12"))?;
+    let entry = i128::from(kd_off) + i128::from(descriptor.kernel_code_entry_byte_offset);
+    let entry_offset = u64::try_from(entry)
+        .ok()
+        .filter(|&e| {
+            image.segments.iter().any(|s| {
+                s.executable
+                    && s.offset <= e
+                    && e.checked_add(4)
+                        .is_some_and(|end| end <= s.offset + s.data.len() as u64)
             })
-            .ok_or_else(|| {
-                Error::kernel(
-                    &m.name,
-                    format!(
-                        "entry {entry:#x} (descriptor {kd_off:#x} + kernel_code_entry_byte_offset {}) is not inside an executable segment",
-                        descriptor.kernel_code_entry_byte_offset
-                    ),
-                )
-            })?;
-        if gfx10_plus && descriptor.wave32 != (m.wavefront_size == 32) {
-            return Err(Error::kernel(
+        })
+        .ok_or_else(|| {
+            Error::kernel(
                 &m.name,
                 format!(
-                    "metadata .wavefront_size {} contradicts descriptor ENABLE_WAVEFRONT_SIZE32={}",
-                    m.wavefront_size, descriptor.wave32
+                    "entry {entry:#x} (descriptor {kd_off:#x} + kernel_code_entry_byte_offset {}) is not inside an executable segment",
+                    descriptor.kernel_code_entry_byte_offset
                 ),
-            ));
-        }
-        kernels.push(Kernel {
-            name: m.name.clone(),
-            symbol: m.symbol.clone(),
-            descriptor_offset: kd_off,
-            entry_offset,
-            descriptor,
-            meta: m,
-        });
+            )
+        })?;
+    let gfx10_plus = target.starts_with("gfx1");
+    if gfx10_plus && descriptor.wave32 != (m.wavefront_size == 32) {
+        return Err(Error::kernel(
+            &m.name,
+            format!(
+                "metadata .wavefront_size {} contradicts descriptor ENABLE_WAVEFRONT_SIZE32={}",
+                m.wavefront_size, descriptor.wave32
+            ),
+        ));
     }
-
-    Ok(CodeObject {
-        target,
-        target_id,
-        version,
-        e_flags,
-        xnack: feature(e_flags, 8),
-        sramecc: feature(e_flags, 10),
-        metadata_version: md.version,
-        image,
-        kernels,
-        symbols,
-        text,
-        printf: md.printf,
+    Ok(Kernel {
+        name: m.name.clone(),
+        symbol: m.symbol.clone(),
+        descriptor_offset: kd_off,
+        entry_offset,
+        descriptor,
+        meta: m,
     })
 }
 

@@ -13,6 +13,7 @@
 //! - [`memory`]: allocation, copies, fills, host registration, pointer info.
 //! - [`signal`]: HSA signals and async signal handlers.
 //! - [`queue`]: AQL queues and their packet processors.
+//! - [`packet`]: `hsa_queue_t` and the AQL packets as `#[repr(C)]` structs.
 //! - [`cu_mask`]: CU masks (per queue and `HSA_CU_MASK`), as ROCr applies them.
 //! - [`executable`]: code object readers, executables and symbols.
 //! - [`printf`]: device printf formatting, output sinks, buffered printf.
@@ -31,6 +32,7 @@ pub mod handle;
 pub mod hostcall;
 pub mod ipc_signal;
 pub mod memory;
+pub mod packet;
 pub mod printf;
 pub mod profile;
 pub mod queue;

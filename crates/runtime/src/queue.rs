@@ -24,22 +24,18 @@ use crate::agent::Agent;
 use crate::cu_mask::{Applied, Mask};
 use crate::error::{Error, Result};
 use crate::executable::KernelRef;
+use crate::packet::{
+    completion_signal_of, BarrierPacket, Header, HostOpPacket, KernelDispatchPacket,
+    QueueDescriptor,
+};
 use crate::runtime::Runtime;
 use crate::signal::{Condition, Order, Signal, WaitHint};
 use crate::trace::now_ns;
 
-/// AQL packet types (the header's low byte).
-pub mod packet_type {
-    pub const VENDOR_SPECIFIC: u8 = 0;
-    pub const INVALID: u8 = 1;
-    pub const KERNEL_DISPATCH: u8 = 2;
-    pub const BARRIER_AND: u8 = 3;
-    pub const AGENT_DISPATCH: u8 = 4;
-    pub const BARRIER_OR: u8 = 5;
-}
+pub use crate::packet::packet_type;
 
 /// Bytes of one AQL packet.
-pub const PACKET_BYTES: u64 = 64;
+pub const PACKET_BYTES: u64 = crate::packet::PACKET_BYTES as u64;
 /// Bytes reserved for the `hsa_queue_t` (and room for AMD's extensions).
 const QUEUE_STRUCT_BYTES: u64 = 256;
 /// How long a sleeping processor waits before re-checking the ring, for
@@ -167,6 +163,11 @@ static QUEUE_IDS: AtomicU64 = AtomicU64::new(0);
 
 impl Runtime {
     /// Creates a queue on a GPU agent and starts its processor.
+    ///
+    /// The per-agent limit is checked and the queue inserted under one
+    /// hold of the queue table's lock, so threads creating queues at once
+    /// cannot all pass the check and exceed the limit together. Whatever
+    /// a failed creation acquired (ring, descriptor, doorbell) is released.
     pub fn create_queue(self: &Arc<Self>, agent: u64, spec: QueueSpec) -> Result<Arc<Queue>> {
         let agent = self.agent(agent)?;
         agent
@@ -182,7 +183,10 @@ impl Runtime {
                 spec.size, limits.min_size, limits.max_size
             )));
         }
-        let live = self.queues.lock().unwrap_or_else(|e| e.into_inner());
+        // Held until the queue is in the table. Creating a queue is rare
+        // and takes no lock that a holder of this one waits for, so
+        // serialising creations costs little and makes the limit exact.
+        let mut live = self.queues.lock().unwrap_or_else(|e| e.into_inner());
         let on_agent = live
             .values()
             .filter(|q| q.agent.index == agent.index)
@@ -192,23 +196,20 @@ impl Runtime {
                 "agent already has {on_agent} queues (profile limit)"
             )));
         }
-        drop(live);
+        let queue = self.build_queue(agent, spec)?;
+        live.insert(queue.address, queue.clone());
+        Ok(queue)
+    }
+
+    /// Allocates a queue's ring and descriptor, makes its doorbell and
+    /// starts its processor; on an error, releases what it had acquired.
+    fn build_queue(self: &Arc<Self>, agent: Arc<Agent>, spec: QueueSpec) -> Result<Arc<Queue>> {
+        let mut acquired = Acquired::new(self);
         let ring_bytes = spec.size as u64 * PACKET_BYTES;
         // Kernels may read the ring and the descriptor (the dispatch and
         // queue pointers lead there), never write them.
-        let read_only = |len: u64, what| {
-            let spec = AllocSpec::internal(len, what, Access::ReadOnly);
-            self.arena.alloc_with(spec)
-        };
-        let ring = read_only(ring_bytes, "an AQL queue's packet ring")
-            .map_err(|e| Error::OutOfResources(e.to_string()))?;
-        let address = match read_only(QUEUE_STRUCT_BYTES, "an hsa_queue_t") {
-            Ok(a) => a,
-            Err(e) => {
-                let _ = self.arena.free_by(ring, "hsa_queue_create");
-                return Err(Error::OutOfResources(e.to_string()));
-            }
-        };
+        let ring = acquired.block(ring_bytes, "an AQL queue's packet ring")?;
+        let address = acquired.block(QUEUE_STRUCT_BYTES, "an hsa_queue_t")?;
         // Every slot starts INVALID so the processor waits for real packets.
         for k in 0..spec.size as u64 {
             let invalid = (packet_type::INVALID as u16).to_le_bytes();
@@ -232,16 +233,18 @@ impl Runtime {
         let first_mask =
             crate::cu_mask::apply_unchecked(None, initial_limit, topology.compute_units).0;
         let doorbell = Arc::new(Signal::new(-1));
-        let doorbell_handle = self.signals.insert(doorbell.clone());
+        let doorbell_handle = acquired.signal(doorbell.clone());
         let id = QUEUE_IDS.fetch_add(1, Ordering::Relaxed);
-        let mut header = [0u8; 40];
-        header[0..4].copy_from_slice(&(spec.single as u32).to_le_bytes());
-        header[4..8].copy_from_slice(&1u32.to_le_bytes()); // kernel dispatch
-        header[8..16].copy_from_slice(&ring.to_le_bytes());
-        header[16..24].copy_from_slice(&doorbell_handle.to_le_bytes());
-        header[24..28].copy_from_slice(&spec.size.to_le_bytes());
-        header[32..40].copy_from_slice(&id.to_le_bytes());
-        self.arena.write(address, &header)?;
+        let descriptor = QueueDescriptor {
+            queue_type: spec.single as u32,
+            features: 1, // HSA_QUEUE_FEATURE_KERNEL_DISPATCH
+            base_address: ring,
+            doorbell_signal: doorbell_handle,
+            size: spec.size,
+            reserved1: 0,
+            id,
+        };
+        self.arena.write(address, &descriptor.to_bytes())?;
         let queue = Arc::new(Queue {
             address,
             ring,
@@ -274,10 +277,8 @@ impl Runtime {
             .spawn(move || process(weak_rt, q))
             .map_err(|e| Error::OutOfResources(format!("queue thread: {e}")))?;
         *queue.thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
-        self.queues
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(address, queue.clone());
+        // The processor runs: from here `destroy_queue` releases it all.
+        acquired.keep();
         Ok(queue)
     }
 
@@ -305,6 +306,63 @@ impl Runtime {
         let _ = self.arena.free_by(queue.ring, "hsa_queue_destroy");
         let _ = self.arena.free_by(queue.address, "hsa_queue_destroy");
         Ok(())
+    }
+}
+
+/// What a queue under construction holds so far. Dropped before
+/// [`Acquired::keep`] (an early return on an error), it frees the arena
+/// blocks and removes the doorbell signal, so a failed creation leaves
+/// nothing behind.
+struct Acquired<'a> {
+    rt: &'a Runtime,
+    blocks: Vec<u64>,
+    signal: Option<u64>,
+}
+
+impl<'a> Acquired<'a> {
+    fn new(rt: &'a Runtime) -> Acquired<'a> {
+        Acquired {
+            rt,
+            blocks: Vec::new(),
+            signal: None,
+        }
+    }
+
+    /// Allocates `len` bytes kernels may read but not write, freed on an
+    /// error.
+    fn block(&mut self, len: u64, what: &'static str) -> Result<u64> {
+        let spec = AllocSpec::internal(len, what, Access::ReadOnly);
+        let at = self
+            .rt
+            .arena
+            .alloc_with(spec)
+            .map_err(|e| Error::OutOfResources(e.to_string()))?;
+        self.blocks.push(at);
+        Ok(at)
+    }
+
+    /// Registers the doorbell signal, removed again on an error.
+    fn signal(&mut self, signal: Arc<Signal>) -> u64 {
+        let handle = self.rt.signals.insert(signal);
+        self.signal = Some(handle);
+        handle
+    }
+
+    /// The queue is complete: its owner releases all this from now on.
+    fn keep(mut self) {
+        self.blocks.clear();
+        self.signal = None;
+    }
+}
+
+impl Drop for Acquired<'_> {
+    fn drop(&mut self) {
+        if let Some(handle) = self.signal.take() {
+            let _ = self.rt.signals.remove(handle);
+        }
+        for at in self.blocks.drain(..) {
+            let _ = self.rt.arena.free_by(at, "hsa_queue_create");
+        }
     }
 }
 
@@ -464,7 +522,8 @@ fn process(runtime: Weak<Runtime>, queue: Arc<Queue>) {
             queue.fail(QueueError::InvalidPacket(PacketRule::Format, e.to_string()));
             break;
         }
-        let concurrent = header as u8 == packet_type::KERNEL_DISPATCH && header >> 8 & 1 == 0;
+        let concurrent =
+            header as u8 == packet_type::KERNEL_DISPATCH && !Header::from_bits(header).barrier;
         if concurrent && in_flight.len() < MAX_CONCURRENT_DISPATCHES {
             match start_concurrent(&rt, &queue, next, at, &packet) {
                 Ok(thread) => in_flight.push_back((next, thread)),
@@ -550,7 +609,7 @@ fn start_concurrent(
     at: u64,
     packet: &[u8; 64],
 ) -> Result<JoinHandle<bool>, QueueError> {
-    let header = u16_at(packet, 0);
+    let header = Header::from_bits(Header::word_of(packet));
     let completion = accept(rt, queue, index, packet)?;
     let prepared = prepare(rt, queue, index, at, packet)?;
     let (rt, queue) = (rt.clone(), queue.clone());
@@ -558,7 +617,7 @@ fn start_concurrent(
         .name(format!("softgpu-queue-{}-{index}", queue.id))
         .spawn(move || {
             let result = launch(&rt, &queue, &prepared, completion.as_ref());
-            if (header >> 11) & 3 != 0 {
+            if header.release_scope != 0 {
                 fence(Ordering::SeqCst);
             }
             match result {
@@ -577,16 +636,6 @@ fn start_concurrent(
         .map_err(|e| QueueError::DispatchFailed(format!("dispatch thread: {e}")))
 }
 
-fn u16_at(p: &[u8; 64], at: usize) -> u16 {
-    u16::from_le_bytes([p[at], p[at + 1]])
-}
-fn u32_at(p: &[u8; 64], at: usize) -> u32 {
-    u32::from_le_bytes(p[at..at + 4].try_into().expect("4 bytes"))
-}
-fn u64_at(p: &[u8; 64], at: usize) -> u64 {
-    u64::from_le_bytes(p[at..at + 8].try_into().expect("8 bytes"))
-}
-
 /// Runs one packet; returns its completion signal (to decrement once the
 /// slot is released).
 fn run_packet(
@@ -596,8 +645,8 @@ fn run_packet(
     at: u64,
     packet: &[u8; 64],
 ) -> Result<Option<Arc<Signal>>, QueueError> {
-    let header = u16_at(packet, 0);
-    let kind = header as u8;
+    let header = Header::from_bits(Header::word_of(packet));
+    let kind = header.packet_type;
     let completion = accept(rt, queue, index, packet)?;
     match kind {
         packet_type::KERNEL_DISPATCH => dispatch(rt, queue, index, at, packet, completion.as_ref())?,
@@ -620,7 +669,7 @@ fn run_packet(
             )))
         }
     }
-    if (header >> 11) & 3 != 0 {
+    if header.release_scope != 0 {
         fence(Ordering::SeqCst);
     }
     Ok(completion)
@@ -634,17 +683,18 @@ fn accept(
     index: u64,
     packet: &[u8; 64],
 ) -> Result<Option<Arc<Signal>>, QueueError> {
-    let header = u16_at(packet, 0);
+    let header = Header::word_of(packet);
     let kind = header as u8;
-    let acquire_scope = (header >> 9) & 3;
-    if acquire_scope != 0 {
+    if Header::from_bits(header).acquire_scope != 0 {
         fence(Ordering::SeqCst);
     }
     let type_name = match kind {
         packet_type::KERNEL_DISPATCH => "kernel_dispatch",
         packet_type::BARRIER_AND => "barrier_and",
         packet_type::BARRIER_OR => "barrier_or",
-        packet_type::VENDOR_SPECIFIC if u32_at(packet, 4) == HOST_OP_MAGIC => "host_op",
+        packet_type::VENDOR_SPECIFIC if HostOpPacket::from_bytes(packet).magic == HOST_OP_MAGIC => {
+            "host_op"
+        }
         _ => "unsupported",
     };
     rt.tracer.event(
@@ -652,7 +702,7 @@ fn accept(
         now_ns(),
         || json!({"queue": queue.id, "index": index, "type": type_name, "header": header}),
     );
-    completion_signal(rt, u64_at(packet, 56))
+    completion_signal(rt, completion_signal_of(packet))
 }
 
 fn completion_signal(rt: &Runtime, handle: u64) -> Result<Option<Arc<Signal>>, QueueError> {
@@ -696,13 +746,10 @@ fn prepare(
     at: u64,
     p: &[u8; 64],
 ) -> Result<Launch, QueueError> {
-    let dims = u16_at(p, 2) & 3;
-    let block = [
-        u16_at(p, 4) as u32,
-        u16_at(p, 6) as u32,
-        u16_at(p, 8) as u32,
-    ];
-    let grid = [u32_at(p, 12), u32_at(p, 16), u32_at(p, 20)];
+    let p = KernelDispatchPacket::from_bytes(p);
+    let dims = p.dimensions();
+    let block = p.workgroup_size();
+    let grid = p.grid_size();
     let bad = |rule, why: String| Err(QueueError::InvalidPacket(rule, why));
     if !(1..=3).contains(&dims) {
         return bad(
@@ -728,7 +775,7 @@ fn prepare(
             ));
         }
     }
-    let object = u64_at(p, 32);
+    let object = p.kernel_object;
     let Some(kernel) = rt.kernel_by_object(object) else {
         return bad(
             PacketRule::CodeObject,
@@ -738,9 +785,9 @@ fn prepare(
     let raw = RawDispatch {
         grid,
         block,
-        group_segment_bytes: u32_at(p, 28),
-        private_segment_bytes: u32_at(p, 24),
-        kernarg: u64_at(p, 40),
+        group_segment_bytes: p.group_segment_size,
+        private_segment_bytes: p.private_segment_size,
+        kernarg: p.kernarg_address,
         packet: at,
         queue: queue.address,
         epoch: queue.submitted_at(index),
@@ -844,8 +891,7 @@ fn beyond_kernel_limits(kernel: &softgpu_codeobj::Kernel, block: [u32; 3]) {
 /// Returns false when the queue stopped before the dependencies were met.
 fn barrier(rt: &Runtime, queue: &Queue, p: &[u8; 64], all: bool) -> Result<bool, QueueError> {
     let mut deps = Vec::new();
-    for k in 0..5 {
-        let h = u64_at(p, 8 + 8 * k);
+    for h in BarrierPacket::from_bytes(p).dep_signal {
         if h != 0 {
             deps.push(rt.signal(h).map_err(|_| {
                 QueueError::InvalidPacket(
@@ -904,7 +950,7 @@ fn barrier(rt: &Runtime, queue: &Queue, p: &[u8; 64], all: bool) -> Result<bool,
 // id into a table of closures the processor runs in its turn. A vendor
 // packet without the magic stays invalid, as HSA requires.
 
-/// Bytes 4..8 of a host-operation packet.
+/// The `magic` of a host-operation packet ([`HostOpPacket`]).
 pub const HOST_OP_MAGIC: u32 = 0x5047_4653; // "SFGP"
 
 /// A host operation: runs once on the queue's processor thread, in order.
@@ -941,13 +987,20 @@ impl Queue {
         };
         drop(ops);
         drop(unrunnable);
-        let mut p = [0u8; 64];
-        let header = packet_type::VENDOR_SPECIFIC as u16 | 1 << 8 | 2 << 9 | 2 << 11;
-        p[0..2].copy_from_slice(&header.to_le_bytes());
-        p[4..8].copy_from_slice(&HOST_OP_MAGIC.to_le_bytes());
-        p[8..16].copy_from_slice(&id.to_le_bytes());
-        p[56..64].copy_from_slice(&completion.to_le_bytes());
-        p
+        let header = Header {
+            packet_type: packet_type::VENDOR_SPECIFIC,
+            barrier: true,
+            acquire_scope: 2,
+            release_scope: 2,
+        };
+        HostOpPacket {
+            header: header.bits(),
+            magic: HOST_OP_MAGIC,
+            id,
+            completion_signal: completion,
+            ..Default::default()
+        }
+        .to_bytes()
     }
 
     /// Drops the host operations this queue never ran (after it failed or
@@ -970,13 +1023,14 @@ fn run_host_op(
     p: &[u8; 64],
     completion: Option<&Arc<Signal>>,
 ) -> Result<(), QueueError> {
-    if u32_at(p, 4) != HOST_OP_MAGIC {
+    let p = HostOpPacket::from_bytes(p);
+    if p.magic != HOST_OP_MAGIC {
         return Err(QueueError::InvalidPacket(
             PacketRule::Format,
             "vendor-specific packets are not supported".into(),
         ));
     }
-    let id = u64_at(p, 8);
+    let id = p.id;
     let op = host_ops().remove(&(queue.id, id)).ok_or_else(|| {
         QueueError::InvalidPacket(
             PacketRule::Format,
