@@ -12,7 +12,7 @@ use std::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use softgpu_runtime::queue::packet_type;
+use softgpu_runtime::packet::{packet_type, Header, KernelDispatchPacket};
 
 use crate::budget::{Charge, MemoryBudget};
 use crate::buffer::{Buffer, BufferInner, View};
@@ -921,16 +921,27 @@ fn dispatch_packet(
     } else {
         1
     };
-    let mut p = [0u8; 64];
-    let header = packet_type::KERNEL_DISPATCH as u16 | 1 << 8 | 2 << 9 | 2 << 11;
-    p[0..2].copy_from_slice(&header.to_le_bytes());
-    p[2..4].copy_from_slice(&dims.to_le_bytes());
-    for d in 0..3 {
-        p[4 + 2 * d..6 + 2 * d].copy_from_slice(&(block[d] as u16).to_le_bytes());
-        p[12 + 4 * d..16 + 4 * d].copy_from_slice(&items[d].to_le_bytes());
+    // Barrier bit set, system-scope acquire and release fences.
+    let header = Header {
+        packet_type: packet_type::KERNEL_DISPATCH,
+        barrier: true,
+        acquire_scope: 2,
+        release_scope: 2,
+    };
+    KernelDispatchPacket {
+        header: header.bits(),
+        setup: dims,
+        // launch_shape checked each dimension fits in 16 bits.
+        workgroup_size_x: block[0] as u16,
+        workgroup_size_y: block[1] as u16,
+        workgroup_size_z: block[2] as u16,
+        grid_size_x: items[0],
+        grid_size_y: items[1],
+        grid_size_z: items[2],
+        group_segment_size: lds,
+        kernel_object: kernel.kref.object(),
+        kernarg_address: kernarg,
+        ..KernelDispatchPacket::default()
     }
-    p[28..32].copy_from_slice(&lds.to_le_bytes());
-    p[32..40].copy_from_slice(&kernel.kref.object().to_le_bytes());
-    p[40..48].copy_from_slice(&kernarg.to_le_bytes());
-    p
+    .to_bytes()
 }
