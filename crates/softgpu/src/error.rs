@@ -49,6 +49,7 @@ pub use softgpu_exec::FaultKind;
 pub struct FaultAllocation {
     /// Device address of its first byte.
     pub base: u64,
+    /// Its length in bytes.
     pub len: u64,
     /// The API call that made it (e.g. `Stream::allocate`, `hipMalloc`).
     pub allocated_by: String,
@@ -138,48 +139,84 @@ pub enum Error {
     /// The device's target is not the one asked for.
     #[error("device {index} is {actual}, not {wanted}")]
     WrongTarget {
+        /// The device's index.
         index: usize,
+        /// The processor asked for.
         wanted: String,
+        /// The device's processor.
         actual: String,
     },
     /// No such device: the index, and how many devices there are.
     #[error("no device {index} (there are {count})")]
-    NoDevice { index: i64, count: usize },
+    NoDevice {
+        /// The index asked for.
+        index: i64,
+        /// How many GPUs there are.
+        count: usize,
+    },
     /// A view or range lies outside its buffer (or overflows).
     #[error("range {start}..{end} is outside a buffer of {len} bytes")]
-    OutOfBounds { start: u64, end: u64, len: u64 },
+    OutOfBounds {
+        /// First byte of the range.
+        start: u64,
+        /// One past its last byte (saturated when it overflows).
+        end: u64,
+        /// The buffer's (or view's) length.
+        len: u64,
+    },
     /// A kernel argument does not match the kernel's metadata.
     #[error("kernel {kernel}: argument {index} ({name}): {why}")]
     Argument {
+        /// The kernel's name.
         kernel: String,
+        /// The argument's position (explicit arguments only).
         index: usize,
+        /// The argument as the metadata names it.
         name: String,
+        /// What is wrong.
         why: String,
     },
     /// The kernel takes a different number of arguments.
     #[error("kernel {kernel} takes {expected} arguments ({names}), got {given}")]
     ArgumentCount {
+        /// The kernel's name.
         kernel: String,
+        /// The arguments it takes.
         expected: usize,
+        /// The arguments given.
         given: usize,
+        /// Its arguments, named, comma-separated.
         names: String,
     },
     /// Bindings or constants of a [`crate::Stream::dispatch`] do not match
     /// the kernel's [`crate::ExportInfo`].
     #[error("kernel {kernel} takes {expected} {what}, got {given}")]
     Bindings {
+        /// The kernel's name.
         kernel: String,
-        /// `"bindings"` or `"constant bytes"`.
+        /// `"bindings"`, `"constant bytes"` or `"index constants"`.
         what: &'static str,
+        /// How many the kernel takes.
         expected: usize,
+        /// How many were given.
         given: usize,
     },
     /// A launch the device cannot run (shape, LDS).
     #[error("kernel {kernel}: bad launch: {why}")]
-    Launch { kernel: String, why: String },
+    Launch {
+        /// The kernel's name.
+        kernel: String,
+        /// What is wrong with the launch.
+        why: String,
+    },
     /// The code object has no kernel of that name.
     #[error("no kernel named {name}; the module has: {available}")]
-    NoSuchKernel { name: String, available: String },
+    NoSuchKernel {
+        /// The name asked for.
+        name: String,
+        /// The kernels the module has, comma-separated.
+        available: String,
+    },
     /// A dispatched kernel faulted.
     #[error("{0}")]
     Fault(Box<KernelFault>),
@@ -202,9 +239,13 @@ pub enum Error {
     /// A memory budget would be exceeded.
     #[error("{what} of {bytes} bytes exceeds the memory budget ({free} of {limit} bytes free)")]
     Budget {
+        /// What was being charged (an allocation, staging, scratch).
         what: String,
+        /// Its size.
         bytes: u64,
+        /// Bytes of the budget left.
         free: u64,
+        /// The budget's limit.
         limit: u64,
     },
     /// Reading a file failed.

@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 /// buffers keep their instance alive, and it stops once the last of them
 /// is dropped.
 ///
-/// ```no_run
+/// ```
 /// use softgpu::{Config, Instance, Profile};
 ///
 /// let instance = Instance::new(

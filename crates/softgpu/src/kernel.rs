@@ -163,6 +163,7 @@ pub struct ArgInfo {
     pub name: Option<String>,
     /// Source type, when recorded.
     pub type_name: Option<String>,
+    /// How it is passed.
     pub kind: ArgKind,
     /// Bytes in the kernarg segment.
     pub size: u32,
@@ -338,6 +339,7 @@ pub struct Args {
 }
 
 impl Args {
+    /// No arguments yet.
     pub fn new() -> Args {
         Args::default()
     }

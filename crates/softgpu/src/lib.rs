@@ -1,12 +1,15 @@
-//! The safe Rust API of softgpu: devices, streams, buffers, kernels and
-//! events, built on the runtime's AQL queues.
+//! The safe Rust API of softgpu: devices, streams, buffers, kernels,
+//! events and graphs on a software AMD RDNA3 GPU, with the names and
+//! signatures of hrx-rs.
 //!
-//! Device addresses are host addresses in softgpu and the executor confines
-//! every kernel access to memory the kernel may touch, so unlike on real
-//! hardware a dispatch cannot corrupt the host: dispatch is safe, and a
-//! wild access comes back as a structured [`KernelFault`].
+//! # A first kernel
 //!
-//! ```no_run
+//! A [`Stream`] is an ordered, asynchronous queue of work on a [`Device`].
+//! Calls enqueue and return; waits ([`Stream::synchronize`], the
+//! `*_blocking` transfers, [`Readback::wait`]) return the first failure of
+//! the work before them, a kernel fault included.
+//!
+//! ```
 //! use softgpu::{Args, Device, Language};
 //!
 //! let device = Device::open(0)?;
@@ -20,16 +23,77 @@
 //! stream.upload(&x, &[1.5f32; 256])?;
 //! stream.dispatch_args(&twice, 4, 64, &Args::new().view(&x))?;
 //! let out: Vec<f32> = stream.read_vec(&x)?;
-//! assert_eq!(out[0], 3.0);
+//! assert_eq!(out, vec![3.0; 256]);
 //! # Ok::<(), softgpu::Error>(())
 //! ```
-
+//!
+//! # hrx's form: bindings and constants
+//!
+//! Every function hrx-rs also has takes hrx's arguments in hrx's order:
+//! sizes and offsets are `usize` bytes, transfers take the destination
+//! first, and [`Stream::dispatch`] takes the kernel's pointer arguments as
+//! views (bindings) and its value arguments packed in a [`Constants`],
+//! both checked against [`Kernel::info`]. A program written for hrx runs
+//! with only `use softgpu as hrx;`.
+//!
+//! ```
+//! # let device = softgpu::Device::open(0)?;
+//! # let stream = device.stream()?;
+//! # let module = stream.compile(
+//! #     "__kernel void axpy(__global const float* x, __global float* y, float a) {
+//! #          uint i = get_global_id(0); y[i] += a * x[i]; }",
+//! #     softgpu::Language::OpenCl,
+//! # )?;
+//! let axpy = module.kernel("axpy")?;
+//! assert_eq!((axpy.info().binding_count, axpy.info().constant_byte_length), (2, 4));
+//! let (x, y) = (stream.allocate(4 * 64)?, stream.allocate_zeroed(4 * 64)?);
+//! stream.upload(x.binding(), &[1.0f32; 64])?;
+//! let mut constants = softgpu::Constants::new();
+//! constants.push(3.0f32)?;
+//! stream.dispatch(&axpy, [1, 1, 1], [64, 1, 1], &constants, &[x.binding(), y.binding()])?;
+//! let mut out = [0.0f32; 64];
+//! stream.read_blocking(y.binding(), &mut out)?;
+//! assert_eq!(out, [3.0; 64]);
+//! # Ok::<(), softgpu::Error>(())
+//! ```
+//!
+//! # Safety
+//!
+//! Device addresses are host addresses in softgpu, and the executor
+//! confines every kernel access to memory the kernel may touch (its
+//! buffers, its code, its arguments read-only). So unlike on hardware a
+//! dispatch cannot corrupt the host or a neighbouring buffer: `load` and
+//! `dispatch`, `unsafe` in hrx, are safe here, and a wild access comes
+//! back as a structured [`KernelFault`] naming the kernel, workgroup,
+//! wave, lane, instruction, address and the allocation it missed. The one
+//! `unsafe` call is [`Stream::import_host`], which lends host memory to
+//! the device.
+//!
+//! # Configuration
+//!
+//! [`Device::open`] is a GPU of a default instance: one gfx1151, every
+//! setting at its default. An [`Instance`] built from a [`Config`] sets
+//! the GPUs (mixed targets allowed), worker threads, instruction budget,
+//! timeout, sanitizers, trace file and capture folder in code; instances
+//! are independent. The library never reads environment variables (the
+//! C libraries and the CLI turn `SOFTGPU_*` into a `Config` through the
+//! `softgpu-env` crate).
+//!
+//! # Errors
+//!
+//! One [`Error`] type. A kernel fault is [`Error::Fault`]; the runtime's,
+//! compiler's and queue's errors are kept whole as the error's
+//! [`source`](std::error::Error::source) ([`RuntimeError`],
+//! [`CompileError`] with its [`Diagnostic`]s, [`QueueError`]).
+//!
 //! A stream is fed by one thread at a time, so it is `Send` but not `Sync`:
 //!
 //! ```compile_fail
 //! fn shared<T: Sync>() {}
 //! shared::<softgpu::Stream>();
 //! ```
+
+#![warn(missing_docs)]
 
 mod budget;
 mod buffer;
