@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 
 use std::time::Duration;
 
-use softgpu_exec::{Arg, Buffer, Checks, Device, DispatchStats, Launch, Program, Schedule};
+use softgpu_exec::{
+    Arg, Buffer, Checks, Device, DispatchDesc, DispatchError, DispatchOutcome, DispatchStats,
+    Launch, Program, Schedule,
+};
 
 /// One command-line kernel argument.
 enum CliArg {
@@ -301,6 +304,17 @@ fn code_object(file: &Path, target: &str) -> Result<Vec<u8>, String> {
 }
 
 impl Prepared {
+    /// Runs `kernel` over the prepared launch and arguments, counting every
+    /// instruction's executions if `profile`.
+    pub fn dispatch(&self, kernel: &str, profile: bool) -> Result<DispatchOutcome, DispatchError> {
+        let kernel = self.program.kernel(kernel)?;
+        let desc = DispatchDesc {
+            profile,
+            ..DispatchDesc::launch(&self.program, kernel, &self.launch, &self.args)
+        };
+        self.device.dispatch(&desc)
+    }
+
     /// Writes the `--out` and `--inout` buffers to their files.
     pub fn write_outputs(&self) -> Result<(), String> {
         for (path, buffer) in &self.outputs {
@@ -356,15 +370,9 @@ pub fn run(launch: &LaunchSpec, stats: bool, seeds: Option<u64>) -> Result<(), S
         return crate::seeds::run(&spec, n);
     }
     let prepared = prepare(&spec)?;
-    let s = prepared
-        .device
-        .dispatch(
-            &prepared.program,
-            spec.kernel,
-            &prepared.launch,
-            &prepared.args,
-        )
-        .map_err(|e| e.to_string())?;
+    let s = (prepared.dispatch(spec.kernel, false))
+        .map_err(|e| e.to_string())?
+        .stats;
     prepared.write_outputs()?;
     if stats {
         let target = prepared.device.target();

@@ -5,7 +5,9 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use softgpu_exec::{Arg, Buffer, Device, DeviceConfig, DispatchStats, Launch, Program};
+use softgpu_exec::{
+    Arg, Buffer, Device, DeviceConfig, DispatchDesc, DispatchStats, Launch, Program,
+};
 
 use crate::demo::{alu_item, bytes_f32, code_object, f32_bytes, si, Rng};
 
@@ -128,8 +130,12 @@ impl Setup {
     }
 
     fn dispatch(&self, kind: Kind) -> Result<DispatchStats, String> {
-        self.device
-            .dispatch(&self.program, kind.kernel(), &self.launch, &self.args)
+        (self.program.kernel(kind.kernel()))
+            .and_then(|kernel| {
+                let desc = DispatchDesc::launch(&self.program, kernel, &self.launch, &self.args);
+                self.device.dispatch(&desc)
+            })
+            .map(|outcome| outcome.stats)
             .map_err(|e| e.to_string())
     }
 }

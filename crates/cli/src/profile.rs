@@ -29,15 +29,11 @@ pub fn run(spec: &LaunchSpec, top: usize, json: bool) -> Result<(), String> {
         ..*spec
     };
     let prepared = args::prepare(&spec)?;
-    let (stats, profile) = prepared
-        .device
-        .dispatch_profiled(
-            &prepared.program,
-            spec.kernel,
-            &prepared.launch,
-            &prepared.args,
-        )
-        .map_err(|e| e.to_string())?;
+    let outcome = (prepared.dispatch(spec.kernel, true)).map_err(|e| e.to_string())?;
+    let stats = outcome.stats;
+    let profile = outcome
+        .profile
+        .expect("a profiled dispatch returns its profile");
     prepared.write_outputs()?;
     let wave64 = profile.wave_size() == 64;
     let report = Report {

@@ -58,10 +58,7 @@ pub fn run(spec: &LaunchSpec, seeds: u64) -> Result<(), String> {
 
 /// Runs the dispatch and returns the contents of its output buffers.
 fn dispatch(prepared: &Prepared, kernel: &str) -> Result<Vec<Vec<u8>>, String> {
-    prepared
-        .device
-        .dispatch(&prepared.program, kernel, &prepared.launch, &prepared.args)
-        .map_err(|e| e.to_string())?;
+    (prepared.dispatch(kernel, false)).map_err(|e| e.to_string())?;
     let outputs: Vec<Buffer> = prepared.outputs.iter().map(|(_, b)| *b).collect();
     read_all(prepared, &outputs)
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use softgpu_compiler::{Compiler, Language};
-use softgpu_exec::{Arg, Buffer, Device, DeviceConfig, Launch, Program};
+use softgpu_exec::{Arg, Buffer, Device, DeviceConfig, DispatchDesc, Launch, Program};
 
 use crate::bench::{
     best_interleaved_timed, machine, print_json, timed_on_host, Timed, TARGET, TRIALS,
@@ -317,10 +317,14 @@ impl<'a> Emulated<'a> {
     fn run(&self) -> Result<u64, String> {
         let mut lanes = 0;
         for _ in 0..self.case.launches {
-            let s = self
-                .device
-                .dispatch(&self.program, self.case.kernel, &self.launch, &self.args)
-                .map_err(|e| format!("{}: {e}", self.case.kernel))?;
+            let s = (self.program.kernel(self.case.kernel))
+                .and_then(|kernel| {
+                    let desc =
+                        DispatchDesc::launch(&self.program, kernel, &self.launch, &self.args);
+                    self.device.dispatch(&desc)
+                })
+                .map_err(|e| format!("{}: {e}", self.case.kernel))?
+                .stats;
             lanes += s.lane_instructions;
         }
         Ok(lanes)

@@ -14,7 +14,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use softgpu_exec::jit::JitMode;
+use softgpu_exec::JitMode;
 use softgpu_exec::{Checks, DeviceConfig, Schedule};
 use softgpu_runtime::config::MAX_GPU_AGENTS;
 use softgpu_runtime::error::invalid;

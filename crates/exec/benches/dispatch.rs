@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use softgpu_exec::{Arg, Device, DeviceConfig, Launch};
+use softgpu_exec::{Arg, Device, DeviceConfig, DispatchDesc, Launch};
 
 /// Embedded bytes aligned for the ELF reader (`include_bytes!` alone is not).
 #[repr(C, align(16))]
@@ -82,16 +82,12 @@ fn bench(c: &mut Criterion) {
                 )
             };
             // The instruction count of a dispatch is fixed: measure it once.
-            let stats = device
-                .dispatch(&program, name, &launch, &args)
-                .expect("dispatch");
+            let kernel = program.kernel(name).expect("kernel");
+            let desc = DispatchDesc::launch(&program, kernel, &launch, &args);
+            let stats = device.dispatch(&desc).expect("dispatch").stats;
             group.throughput(Throughput::Elements(stats.lane_instructions));
             group.bench_with_input(BenchmarkId::new("threads", threads), &threads, |b, _| {
-                b.iter(|| {
-                    device
-                        .dispatch(&program, name, &launch, &args)
-                        .expect("dispatch")
-                })
+                b.iter(|| device.dispatch(&desc).expect("dispatch"))
             });
         }
         group.finish();

@@ -57,6 +57,7 @@ impl Checks {
         self.init as u8 | (self.race as u8) << 1 | (self.sync as u8) << 2
     }
 
+    /// The checks [`Checks::bits`] gave.
     pub fn from_bits(bits: u8) -> Checks {
         Checks {
             init: bits & 1 != 0,

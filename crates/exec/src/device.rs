@@ -1,8 +1,7 @@
 //! The emulated device: its memory, loaded programs and dispatch entry point.
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
-
-use crate::jit::JitMode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -11,8 +10,10 @@ use softgpu_isa::Family;
 
 use crate::arena::{Access, AllocSpec, Arena, MemError};
 use crate::checks::{Checks, Schedule, DEFAULT_TIMEOUT};
+use crate::desc::{DispatchDesc, DispatchOutcome, Grid, InMemory, Kernarg, RawDispatch};
 use crate::dispatch::{DispatchStats, Outcome, Plan};
 use crate::fault::Fault;
+use crate::jit::JitMode;
 use crate::placement::{ComputeUnits, Topology};
 use crate::profile::InstructionProfile;
 use crate::program::Program;
@@ -115,19 +116,38 @@ pub enum DispatchError {
     /// The kernel faulted; the report says where and why.
     #[error("{0}")]
     Fault(Box<Fault>),
+    /// The device's target is not a processor softgpu emulates.
     #[error("unknown target {0} (supported: gfx1100, gfx1101, gfx1102, gfx1103, gfx1150, gfx1151, gfx1152)")]
     UnknownTarget(String),
+    /// The code object could not be read or has nothing for the target.
     #[error(transparent)]
     CodeObject(#[from] softgpu_codeobj::Error),
+    /// A device memory operation was refused.
     #[error("device memory: {0}")]
     Memory(#[from] MemError),
+    /// [`Program::kernel`] found no kernel of that name.
     #[error("no kernel named {name}; the code object has: {available}")]
-    NoSuchKernel { name: String, available: String },
+    NoSuchKernel {
+        /// The name asked for.
+        name: String,
+        /// The kernels the code object has, comma-separated.
+        available: String,
+    },
+    /// The explicit arguments do not match the kernel's metadata.
     #[error("kernel {kernel}: {why}")]
-    BadArguments { kernel: String, why: String },
+    BadArguments {
+        /// The kernel's name.
+        kernel: String,
+        /// What does not match.
+        why: String,
+    },
+    /// The launch breaks one of the device's or the kernel's limits;
+    /// nothing ran.
     #[error("kernel {kernel}: bad launch: {why}")]
     BadLaunch {
+        /// The kernel's name.
         kernel: String,
+        /// What the launch asked for and the limit it broke.
         why: String,
         /// The rule the launch broke (what a GPU's packet processor
         /// reports it as).
@@ -170,9 +190,12 @@ impl Buffer {
     pub fn addr(&self) -> u64 {
         self.addr
     }
+    /// Its size in bytes.
     pub fn len(&self) -> u64 {
         self.len
     }
+
+    /// Whether it has no bytes.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -181,14 +204,21 @@ impl Buffer {
 /// One explicit kernel argument.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Arg {
+    /// A pointer to a device buffer.
     Buffer(Buffer),
     /// A raw device pointer (may be null).
     Pointer(u64),
+    /// A signed 32-bit value.
     I32(i32),
+    /// An unsigned 32-bit value.
     U32(u32),
+    /// A signed 64-bit value.
     I64(i64),
+    /// An unsigned 64-bit value (also accepted for a pointer).
     U64(u64),
+    /// A single-precision float.
     F32(f32),
+    /// A double-precision float.
     F64(f64),
     /// A by-value aggregate, byte for byte.
     Bytes(Vec<u8>),
@@ -248,6 +278,7 @@ pub struct Device {
 }
 
 impl Device {
+    /// A device with its own memory of `config.arena_bytes`.
     pub fn new(config: DeviceConfig) -> Result<Device, DispatchError> {
         let arena = Arc::new(Arena::new(config.arena_bytes)?);
         Device::with_arena(config, arena)
@@ -328,6 +359,7 @@ impl Device {
         *self.schedule.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Sets the wave order of dispatches that start from now on.
     pub fn set_schedule(&self, schedule: Schedule) {
         *self.schedule.lock().unwrap_or_else(|e| e.into_inner()) = schedule;
     }
@@ -337,6 +369,7 @@ impl Device {
         &self.arena
     }
 
+    /// A new zeroed buffer of `len` bytes.
     pub fn alloc_zeroed(&self, len: u64) -> Result<Buffer, DispatchError> {
         Ok(Buffer {
             addr: self
@@ -346,22 +379,26 @@ impl Device {
         })
     }
 
+    /// A new buffer holding a copy of `data`.
     pub fn alloc_from(&self, data: &[u8]) -> Result<Buffer, DispatchError> {
         let b = self.alloc_zeroed(data.len() as u64)?;
         self.arena.write(b.addr, data)?;
         Ok(b)
     }
 
+    /// Frees a buffer; later accesses to it fault.
     pub fn free(&self, buffer: Buffer) -> Result<(), DispatchError> {
         Ok(self.arena.free_by(buffer.addr, "Device::free")?)
     }
 
+    /// A copy of the buffer's contents.
     pub fn read(&self, buffer: &Buffer) -> Result<Vec<u8>, DispatchError> {
         let mut out = vec![0u8; buffer.len as usize];
         self.arena.read(buffer.addr, &mut out)?;
         Ok(out)
     }
 
+    /// Writes `data` at the start of the buffer (no more than it holds).
     pub fn write(&self, buffer: &Buffer, data: &[u8]) -> Result<(), DispatchError> {
         if data.len() as u64 > buffer.len {
             return Err(MemError::OutOfRange {
@@ -388,141 +425,110 @@ impl Device {
         Ok(Program::new(code_object, base, image, self.family))
     }
 
-    /// Runs `kernel` over the launch with the given explicit arguments, to
-    /// completion or to its first fault.
-    pub fn dispatch(
-        &self,
-        program: &Program,
-        kernel: &str,
-        launch: &Launch,
-        args: &[Arg],
-    ) -> Result<DispatchStats, DispatchError> {
-        self.dispatch_as(program, kernel, launch, args)
-    }
-
-    /// Runs a dispatch like [`Device::dispatch`] and also counts, for every
-    /// instruction of the program, how many times a wave executed it and
-    /// with how many active lanes. Slower than a plain dispatch; a plain
-    /// dispatch runs without any profiling code.
-    pub fn dispatch_profiled(
-        &self,
-        program: &Program,
-        kernel: &str,
-        launch: &Launch,
-        args: &[Arg],
-    ) -> Result<(DispatchStats, InstructionProfile), DispatchError> {
-        self.dispatch_as(program, kernel, launch, args)
-    }
-
-    /// The dispatch path every public entry point shares, generic over what
-    /// the dispatch returns (its stats, or stats and profile).
-    fn dispatch_as<O: Outcome>(
-        &self,
-        program: &Program,
-        kernel: &str,
-        launch: &Launch,
-        args: &[Arg],
-    ) -> Result<O, DispatchError> {
-        let k = find_kernel(program, kernel)?;
-        let mut grid = [0u32; 3];
-        for (d, items) in grid.iter_mut().enumerate() {
-            *items = launch.grid[d].checked_mul(launch.block[d]).ok_or_else(|| {
-                bad_launch(
-                    k, LaunchRule::Shape,
-                    format!(
-                        "dimension {d}: {} workgroups of {} work-items exceed the {} work-items an AQL grid dimension holds",
-                        launch.grid[d],
-                        launch.block[d],
-                        u32::MAX
-                    ),
-                )
-            })?;
+    /// Runs one dispatch to completion or to its first fault. Every rule
+    /// the launch must keep (see [`Device::check`]) is checked before
+    /// anything is allocated for it.
+    pub fn dispatch(&self, desc: &DispatchDesc) -> Result<DispatchOutcome, DispatchError> {
+        if desc.profile {
+            let (stats, profile) = self.dispatch_as::<(DispatchStats, InstructionProfile)>(desc)?;
+            Ok(DispatchOutcome {
+                stats,
+                profile: Some(profile),
+            })
+        } else {
+            let stats = self.dispatch_as::<DispatchStats>(desc)?;
+            Ok(DispatchOutcome {
+                stats,
+                profile: None,
+            })
         }
-        self.items_as(program, k, grid, launch.block, launch.dynamic_lds, args)
     }
 
-    /// Runs a dispatch whose grid is given in work-items (HSA's convention):
-    /// the last workgroup of a dimension may be partial. The kernarg
-    /// segment and AQL packet are built here from `args`.
-    pub fn dispatch_items(
-        &self,
-        program: &Program,
-        kernel: &Kernel,
-        grid: [u32; 3],
-        block: [u32; 3],
-        dynamic_lds: u32,
-        args: &[Arg],
-    ) -> Result<DispatchStats, DispatchError> {
-        self.items_as(program, kernel, grid, block, dynamic_lds, args)
+    /// Checks a dispatch against the device's and the kernel's limits
+    /// (shape, workgroup size, LDS, private segment, kernel arguments)
+    /// without running it, as [`Device::dispatch`] does before it
+    /// allocates anything. A runtime checks a packet with this before it
+    /// captures or queues anything for it.
+    pub fn check(&self, desc: &DispatchDesc) -> Result<(), DispatchError> {
+        self.checked(desc).map(drop)
     }
 
-    fn items_as<O: Outcome>(
-        &self,
-        program: &Program,
-        kernel: &Kernel,
-        grid: [u32; 3],
-        block: [u32; 3],
-        dynamic_lds: u32,
-        args: &[Arg],
-    ) -> Result<O, DispatchError> {
-        let group_segment_bytes = static_lds(kernel).checked_add(dynamic_lds).ok_or_else(|| {
-            bad_launch(
+    /// The dispatch path shared by plain and profiled dispatches, generic
+    /// over what the dispatch returns (its stats, or stats and profile).
+    fn dispatch_as<O: Outcome>(&self, desc: &DispatchDesc) -> Result<O, DispatchError> {
+        match self.checked(desc)? {
+            Checked::Segment {
+                grid,
+                group_segment_bytes,
+                kernarg,
+            } => self.run_segment(desc, grid, group_segment_bytes, &kernarg),
+            Checked::InMemory {
+                raw,
+                scratch_lane_bytes,
+            } => self.run_raw(desc.program, desc.kernel, &raw, scratch_lane_bytes),
+        }
+    }
+
+    /// Every check of [`Device::check`], in the order a dispatch makes
+    /// them; returns what the dispatch runs.
+    fn checked<'d>(&self, desc: &'d DispatchDesc) -> Result<Checked<'d>, DispatchError> {
+        let kernel = desc.kernel;
+        let grid = work_items(kernel, desc.grid, desc.block)?;
+        let group_segment_bytes = group_segment_bytes(desc)?;
+        let kernel_limits = || {
+            check_launch(
                 kernel,
-                LaunchRule::GroupSegment,
-                format!("{dynamic_lds} bytes of dynamic LDS overflow; the device has {LDS_BYTES}"),
+                grid,
+                desc.block,
+                group_segment_bytes,
+                Enforce::Kernel,
             )
-        })?;
-        check_launch(kernel, grid, block, group_segment_bytes, Enforce::Kernel)?;
-        let kernarg = build_kernarg(kernel, grid, block, dynamic_lds, args)?;
-        self.kernarg_as(program, kernel, grid, block, group_segment_bytes, &kernarg)
+        };
+        let kernarg = match desc.kernarg {
+            Kernarg::InMemory(memory) => {
+                let raw = raw_dispatch(desc, grid, group_segment_bytes, memory);
+                let scratch_lane_bytes = self.check_raw(kernel, &raw)?;
+                return Ok(Checked::InMemory {
+                    raw,
+                    scratch_lane_bytes,
+                });
+            }
+            Kernarg::Args(args) => {
+                kernel_limits()?;
+                let segment = build_kernarg(kernel, grid, desc.block, desc.dynamic_lds, args)?;
+                Cow::Owned(segment)
+            }
+            Kernarg::Bytes(bytes) => {
+                kernel_limits()?;
+                Cow::Borrowed(bytes)
+            }
+        };
+        self.private_lane_bytes(kernel, desc.private_segment_bytes)?;
+        check_kernarg_length(kernel, &kernarg)?;
+        Ok(Checked::Segment {
+            grid,
+            group_segment_bytes,
+            kernarg,
+        })
     }
 
-    /// Runs a dispatch with a ready-made kernarg segment (replaying a
-    /// captured dispatch): the segment, AQL packet and queue are placed in
-    /// device memory for the duration of the dispatch.
-    pub fn dispatch_kernarg(
+    /// Runs a checked dispatch with its kernarg segment: the segment, AQL
+    /// packet and queue are placed in device memory for the duration of
+    /// the dispatch.
+    fn run_segment<O: Outcome>(
         &self,
-        program: &Program,
-        kernel: &Kernel,
+        desc: &DispatchDesc,
         grid: [u32; 3],
-        block: [u32; 3],
-        group_segment_bytes: u32,
-        kernarg: &[u8],
-    ) -> Result<DispatchStats, DispatchError> {
-        self.kernarg_as(program, kernel, grid, block, group_segment_bytes, kernarg)
-    }
-
-    fn kernarg_as<O: Outcome>(
-        &self,
-        program: &Program,
-        kernel: &Kernel,
-        grid: [u32; 3],
-        block: [u32; 3],
         group_segment_bytes: u32,
         kernarg: &[u8],
     ) -> Result<O, DispatchError> {
-        // Everything is checked before the dispatch's memory is allocated.
-        check_launch(kernel, grid, block, group_segment_bytes, Enforce::Kernel)?;
-        self.private_lane_bytes(kernel, 0)?;
-        let needed = kernarg_bytes(kernel);
-        if (kernarg.len() as u64) < needed {
-            return Err(bad_launch(
-                kernel, LaunchRule::Kernarg,
-                format!(
-                    "{} bytes of kernel arguments supplied; the kernel's kernarg segment is {needed} bytes",
-                    kernarg.len()
-                ),
-            ));
-        }
-        let private_segment_bytes = kernel
-            .descriptor
-            .private_segment_fixed_size
-            .max(kernel.meta.private_segment_fixed_size);
+        let (program, kernel) = (desc.program, desc.kernel);
+        let private_segment_bytes = fixed_private_segment(kernel).max(desc.private_segment_bytes);
         let mut packet = packet(
             kernel,
             program,
             grid,
-            block,
+            desc.block,
             private_segment_bytes,
             group_segment_bytes,
         );
@@ -530,39 +536,24 @@ impl Device {
         packet[40..48].copy_from_slice(&memory.kernarg.to_le_bytes());
         self.arena.write(memory.packet, &packet)?;
         let raw = RawDispatch {
-            grid,
-            block,
-            group_segment_bytes,
             private_segment_bytes,
-            kernarg: memory.kernarg,
-            packet: memory.packet,
-            queue: memory.queue,
-            epoch: None,
-            compute_units: None,
+            ..raw_dispatch(desc, grid, group_segment_bytes, memory.addresses())
         };
-        let result = self.raw_as(program, kernel, &raw);
+        let result = (self.check_raw(kernel, &raw))
+            .and_then(|scratch_lane_bytes| self.run_raw(program, kernel, &raw, scratch_lane_bytes));
         memory.release(&self.arena);
         result
     }
 
-    /// Runs a dispatch whose kernarg segment, AQL packet and queue already
-    /// live in device memory (a runtime's packet processor).
-    pub fn dispatch_raw(
+    /// Runs a dispatch laid out in device memory and checked
+    /// (`Device::check_raw` gave its scratch bytes per lane).
+    fn run_raw<O: Outcome>(
         &self,
         program: &Program,
         kernel: &Kernel,
         raw: &RawDispatch,
-    ) -> Result<DispatchStats, DispatchError> {
-        self.raw_as(program, kernel, raw)
-    }
-
-    fn raw_as<O: Outcome>(
-        &self,
-        program: &Program,
-        kernel: &Kernel,
-        raw: &RawDispatch,
+        scratch_lane_bytes: u32,
     ) -> Result<O, DispatchError> {
-        let scratch_lane_bytes = self.check_raw(kernel, raw)?;
         let groups: [u32; 3] = std::array::from_fn(|d| raw.grid[d].div_ceil(raw.block[d]));
         let plan = Plan {
             program,
@@ -593,13 +584,13 @@ impl Device {
         O::run(&plan).map_err(DispatchError::Fault)
     }
 
-    /// Checks a dispatch laid out by a runtime against the device's and the
-    /// kernel's limits (shape, LDS, private segment, kernarg segment)
-    /// without running it; returns its scratch bytes per lane. Every
-    /// dispatch path does this before allocating anything. The workgroup
-    /// size is held to the hardware's limit only, as a GPU's packet
-    /// processor does (see `Enforce::Hardware`).
-    pub fn check_raw(&self, kernel: &Kernel, raw: &RawDispatch) -> Result<u32, DispatchError> {
+    /// Checks a dispatch laid out in device memory against the device's
+    /// and the kernel's limits (shape, LDS, private segment, kernarg
+    /// segment) without running it; returns its scratch bytes per lane.
+    /// Every dispatch path does this before running. The workgroup size is
+    /// held to the hardware's limit only, as a GPU's packet processor does
+    /// (see `Enforce::Hardware`).
+    fn check_raw(&self, kernel: &Kernel, raw: &RawDispatch) -> Result<u32, DispatchError> {
         check_launch(
             kernel,
             raw.grid,
@@ -705,29 +696,102 @@ fn kernarg_bytes(kernel: &Kernel) -> u64 {
         .max(kernel.descriptor.kernarg_size) as u64
 }
 
-/// A dispatch whose memory a runtime has already laid out.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RawDispatch {
-    /// Work-items in each dimension.
-    pub grid: [u32; 3],
-    /// Work-items per workgroup in each dimension.
-    pub block: [u32; 3],
-    /// LDS bytes per workgroup, static plus dynamic.
-    pub group_segment_bytes: u32,
-    /// Scratch bytes per work-item the dispatch asks for (at least the
-    /// kernel's own need is always given).
-    pub private_segment_bytes: u32,
-    /// Device addresses of the kernarg segment, the AQL packet the kernel
-    /// sees behind its dispatch pointer, and the queue behind its queue
-    /// pointer.
-    pub kernarg: u64,
-    pub packet: u64,
-    pub queue: u64,
-    /// [`Arena::serial`] when the dispatch was queued (`None`: just now):
-    /// accesses to memory reallocated since are refused as stale.
-    pub epoch: Option<u32>,
-    /// The compute units it may run on (a queue's CU mask); `None`: all.
-    pub compute_units: Option<ComputeUnits>,
+/// What a checked dispatch runs.
+enum Checked<'d> {
+    /// A kernarg segment to place in device memory for the dispatch.
+    Segment {
+        grid: [u32; 3],
+        group_segment_bytes: u32,
+        kernarg: Cow<'d, [u8]>,
+    },
+    /// A dispatch a runtime has laid out in memory, and its scratch bytes
+    /// per lane.
+    InMemory {
+        raw: RawDispatch,
+        scratch_lane_bytes: u32,
+    },
+}
+
+/// The grid in work-items.
+fn work_items(kernel: &Kernel, grid: Grid, block: [u32; 3]) -> Result<[u32; 3], DispatchError> {
+    let workgroups = match grid {
+        Grid::WorkItems(items) => return Ok(items),
+        Grid::Workgroups(workgroups) => workgroups,
+    };
+    let mut items = [0u32; 3];
+    for (d, items) in items.iter_mut().enumerate() {
+        *items = workgroups[d].checked_mul(block[d]).ok_or_else(|| {
+            bad_launch(
+                kernel, LaunchRule::Shape,
+                format!(
+                    "dimension {d}: {} workgroups of {} work-items exceed the {} work-items an AQL grid dimension holds",
+                    workgroups[d],
+                    block[d],
+                    u32::MAX
+                ),
+            )
+        })?;
+    }
+    Ok(items)
+}
+
+/// LDS bytes per workgroup: as the dispatch says, else the kernel's static
+/// LDS plus the dispatch's dynamic LDS.
+fn group_segment_bytes(desc: &DispatchDesc) -> Result<u32, DispatchError> {
+    if let Some(bytes) = desc.group_segment_bytes {
+        return Ok(bytes);
+    }
+    let (kernel, dynamic_lds) = (desc.kernel, desc.dynamic_lds);
+    static_lds(kernel).checked_add(dynamic_lds).ok_or_else(|| {
+        bad_launch(
+            kernel,
+            LaunchRule::GroupSegment,
+            format!("{dynamic_lds} bytes of dynamic LDS overflow; the device has {LDS_BYTES}"),
+        )
+    })
+}
+
+/// The dispatch `desc` describes, laid out at `memory`.
+fn raw_dispatch(
+    desc: &DispatchDesc,
+    grid: [u32; 3],
+    group_segment_bytes: u32,
+    memory: InMemory,
+) -> RawDispatch {
+    RawDispatch {
+        grid,
+        block: desc.block,
+        group_segment_bytes,
+        private_segment_bytes: desc.private_segment_bytes,
+        kernarg: memory.kernarg,
+        packet: memory.packet,
+        queue: memory.queue,
+        epoch: desc.epoch,
+        compute_units: desc.compute_units.clone(),
+    }
+}
+
+/// A supplied kernarg segment must hold all the kernel reads.
+fn check_kernarg_length(kernel: &Kernel, kernarg: &[u8]) -> Result<(), DispatchError> {
+    let needed = kernarg_bytes(kernel);
+    if (kernarg.len() as u64) < needed {
+        return Err(bad_launch(
+            kernel, LaunchRule::Kernarg,
+            format!(
+                "{} bytes of kernel arguments supplied; the kernel's kernarg segment is {needed} bytes",
+                kernarg.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The kernel's own scratch bytes per work-item (descriptor or metadata).
+fn fixed_private_segment(kernel: &Kernel) -> u32 {
+    kernel
+        .descriptor
+        .private_segment_fixed_size
+        .max(kernel.meta.private_segment_fixed_size)
 }
 
 /// Places a code object's image in a new allocation, with relocations
@@ -800,26 +864,20 @@ impl DispatchMemory {
         })
     }
 
+    /// Where the kernarg segment, packet and queue are.
+    fn addresses(&self) -> InMemory {
+        InMemory {
+            kernarg: self.kernarg,
+            packet: self.packet,
+            queue: self.queue,
+        }
+    }
+
     fn release(self, arena: &Arena) {
         for a in [self.kernarg, self.packet, self.queue] {
             let _ = arena.free_by(a, "the end of the dispatch");
         }
     }
-}
-
-fn find_kernel<'p>(program: &'p Program, name: &str) -> Result<&'p Kernel, DispatchError> {
-    let kernels = &program.code_object.kernels;
-    kernels
-        .iter()
-        .find(|k| k.name == name || k.symbol == name)
-        .ok_or_else(|| DispatchError::NoSuchKernel {
-            name: name.to_string(),
-            available: kernels
-                .iter()
-                .map(|k| k.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-        })
 }
 
 /// Whose workgroup-size limits a launch is held to.

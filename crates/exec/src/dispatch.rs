@@ -29,12 +29,17 @@ pub const MAX_GWS_GROUPS: u64 = 1024;
 /// Counters of one dispatch.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DispatchStats {
+    /// Instructions executed, counting each wave's once.
     pub wave_instructions: u64,
+    /// Instructions executed, counting each active lane's once.
     pub lane_instructions: u64,
+    /// Workgroups run.
     pub workgroups: u64,
     /// Work-items launched (grid × block).
     pub threads: u64,
+    /// Waves run.
     pub waves: u64,
+    /// Wall-clock seconds the dispatch ran.
     pub seconds: f64,
     /// Times a JIT block left for the interpreter to run its slots, at a
     /// memory access the wave-wide checks do not allow.

@@ -10,6 +10,7 @@ use crate::wave::Wave;
 /// Why and where a dispatch stopped.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fault {
+    /// The kernel's name.
     pub kernel: String,
     /// What went wrong, as a category runtimes can map to their own codes.
     pub kind: FaultKind,
@@ -23,7 +24,7 @@ pub struct Fault {
     /// kernel's metadata names its arguments.
     pub argument: Option<String>,
     /// For a runaway dispatch (budget, timeout): the waves still in flight
-    /// when it was stopped, the first [`crate::watch::REPORTED_WAVES`] in
+    /// when it was stopped, the first 16 (`watch::REPORTED_WAVES`) in
     /// workgroup order.
     pub waves: Vec<WaveState>,
     /// In-flight waves left out of `waves`.
@@ -33,13 +34,18 @@ pub struct Fault {
 /// Where one wave of a stopped dispatch was.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WaveState {
+    /// Its workgroup's ID.
     pub workgroup: [u32; 3],
+    /// Its index in its workgroup.
     pub wave: u32,
     /// Device address of the wave's next instruction (of the barrier, for
-    /// a wave waiting at one), and its offset in the code object.
+    /// a wave waiting at one).
     pub pc: u64,
+    /// That instruction's offset in the code object.
     pub offset: u64,
+    /// That instruction, disassembled.
     pub instruction: String,
+    /// Whether the wave was waiting, and at what.
     pub wait: Wait,
 }
 
@@ -82,16 +88,21 @@ pub enum FaultKind {
 /// The instruction a fault happened at.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Site {
+    /// The faulting wave's workgroup ID.
     pub workgroup: [u32; 3],
+    /// The faulting wave's index in its workgroup.
     pub wave: u32,
     /// The lane whose access faulted, when one lane is to blame.
     pub lane: Option<usize>,
     /// Lanes active when the instruction ran.
     pub exec: u64,
-    /// Device address of the instruction, and its offset in the code object.
+    /// Device address of the instruction.
     pub pc: u64,
+    /// The instruction's offset in the code object.
     pub offset: u64,
+    /// The instruction, disassembled.
     pub instruction: String,
+    /// The instruction's bytes, as hex dwords.
     pub bytes: String,
     /// The memory address involved, if any.
     pub address: Option<u64>,

@@ -12,10 +12,16 @@ use softgpu_isa::Family;
 
 use crate::arena::{Arena, MemError};
 use crate::dispatch::{run_wave, Stop, QUANTUM};
-use crate::ops::{Env, Scratch, Trap};
+use crate::ops::{Env, Scratch};
 use crate::program::Program;
 use crate::watch::Watch;
 use crate::wave::Wave;
+
+// What the instruction-level tests inspect besides the bench: the register
+// file's shape, the trap a snippet ended with and the instruction table
+// (which opcodes have a handler). The modules they come from are private.
+pub use crate::ops::{handler, MemCause, Trap};
+pub use crate::wave::{Lanes, MAX_LANES, NUM_SGPRS, NUM_VGPRS, SHARED_APERTURE};
 
 /// Bytes of the test buffer kernels address through [`Bench::buffer`].
 pub const BUFFER_BYTES: usize = 64 * 1024;

@@ -13,8 +13,11 @@ use std::sync::Arc;
 /// A GPU's compute-unit layout, as `HW_ID1` names its parts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Topology {
+    /// Compute units in all.
     pub compute_units: u32,
+    /// Shader engines they are spread over.
     pub shader_engines: u32,
+    /// Shader arrays in each engine.
     pub arrays_per_engine: u32,
 }
 

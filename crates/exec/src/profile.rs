@@ -31,15 +31,17 @@ impl SlotCount {
 /// One instruction of a profile: its slot, code offset and count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SlotEntry {
-    /// Index into [`Program::slots`].
+    /// Index of the instruction in its program (as
+    /// [`InstructionProfile::counts`] is indexed).
     pub slot: u32,
     /// Code offset (image offset, the address `llvm-objdump` shows).
     pub offset: u64,
+    /// How often it ran, and with how many lanes.
     pub count: SlotCount,
 }
 
 /// The counts of every instruction slot of a program (indexed as
-/// [`Program::slots`]) over one dispatch.
+/// `Program::slots`) over one dispatch.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InstructionProfile {
     wave_size: u32,
@@ -99,7 +101,7 @@ impl InstructionProfile {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Arg, Device, DeviceConfig, Launch};
+    use crate::{Arg, Device, DeviceConfig, DispatchDesc, Launch};
 
     fn example(name: &str) -> Vec<u8> {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -135,12 +137,15 @@ mod tests {
             block: [256, 1, 1],
             dynamic_lds: 0,
         };
-        let plain = device
-            .dispatch(&program, "vector_add", &launch, &args)
-            .unwrap();
-        let (stats, profile) = device
-            .dispatch_profiled(&program, "vector_add", &launch, &args)
-            .unwrap();
+        let kernel = program.kernel("vector_add").unwrap();
+        let desc = DispatchDesc::launch(&program, kernel, &launch, &args);
+        let plain = device.dispatch(&desc).unwrap().stats;
+        let profiled = DispatchDesc {
+            profile: true,
+            ..desc
+        };
+        let outcome = device.dispatch(&profiled).unwrap();
+        let (stats, profile) = (outcome.stats, outcome.profile.unwrap());
         assert_eq!(stats.wave_instructions, plain.wave_instructions);
         assert_eq!(stats.lane_instructions, plain.lane_instructions);
         assert_eq!(profile.wave_size(), 32);

@@ -5,11 +5,12 @@
 //! a table walk. Branch and jump targets are resolved through an index from
 //! code offset to slot.
 
-use softgpu_codeobj::{CodeObject, SymbolKind};
+use softgpu_codeobj::{CodeObject, Kernel, SymbolKind};
 use softgpu_isa::{Class, Family, Inst, Op, Operand};
 
 use std::sync::OnceLock;
 
+use crate::device::DispatchError;
 use crate::jit::Jit;
 use crate::ops::{self, valu::LaneFn, Env, Exec, Result as OpResult, Trap};
 use crate::wave::Wave;
@@ -33,9 +34,11 @@ pub struct Slot {
 
 /// A loaded, decoded code object.
 pub struct Program {
+    /// The code object as read: kernels, symbols, image layout.
     pub code_object: CodeObject,
     /// Device address of image offset 0.
     pub image_base: u64,
+    /// The processor family the code was decoded for.
     pub family: Family,
     /// A copy of the placed image (for showing instruction bytes).
     pub image: Vec<u8>,
@@ -146,7 +149,7 @@ fn fold_hints(slots: &mut [Slot]) {
 
 impl Program {
     /// Decodes the code object's text, already placed at `image_base`.
-    pub fn new(
+    pub(crate) fn new(
         code_object: CodeObject,
         image_base: u64,
         image: Vec<u8>,
@@ -268,12 +271,31 @@ impl Program {
         }
     }
 
+    /// The kernel named `name` (by its name or its symbol), to dispatch
+    /// ([`crate::DispatchDesc::kernel`]).
+    pub fn kernel(&self, name: &str) -> Result<&Kernel, DispatchError> {
+        let kernels = &self.code_object.kernels;
+        (kernels.iter())
+            .find(|k| k.name == name || k.symbol == name)
+            .ok_or_else(|| DispatchError::NoSuchKernel {
+                name: name.to_string(),
+                available: kernels
+                    .iter()
+                    .map(|k| k.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+
+    // Hidden: the kernel-tests check which blocks a kernel's JIT unit
+    // compiled; the blocks are the executor's own.
     /// The JIT's compiled blocks for waves of 64 lanes or 32 entering at
     /// slot `entry`, compiled by the first caller (`None`: the host has no
     /// JIT back end). A kernel's entry gets the blocks of the code its
     /// waves can reach, so a dispatch compiles only its kernel's code, not
     /// every kernel's of the code object; any other entry gets the whole
     /// text's.
+    #[doc(hidden)]
     pub fn jit(&self, entry: u32, wave64: bool) -> Option<&Jit> {
         let unit = (self.units.iter())
             .find(|u| u.roots.first() == Some(&entry))
@@ -285,7 +307,7 @@ impl Program {
 
     /// Every slot a wave may start at: each kernel's entry and each
     /// function symbol's, in order.
-    pub fn entry_points(&self) -> Vec<u32> {
+    pub(crate) fn entry_points(&self) -> Vec<u32> {
         let mut all: Vec<u32> = (self.units.iter())
             .flat_map(|u| u.roots.iter().copied())
             .collect();
@@ -294,12 +316,18 @@ impl Program {
         all
     }
 
+    // Hidden: `softgpu disasm` lists the slots and kernel-tests count
+    // them; a slot is the executor's own decoded form.
     /// Every slot (for disassembly and tests).
+    #[doc(hidden)]
     pub fn slots(&self) -> &[Slot] {
         &self.slots
     }
 
+    // Hidden: the HSA layer checks that a kernel's entry slot decoded.
+    /// The slot at `index`.
     #[inline(always)]
+    #[doc(hidden)]
     pub fn slot_at(&self, index: u32) -> &Slot {
         &self.slots[index as usize]
     }
@@ -317,25 +345,25 @@ impl Program {
     }
 
     /// Slot index of the instruction at device address `addr`.
-    pub fn index_of_address(&self, addr: u64) -> Option<u32> {
+    pub(crate) fn index_of_address(&self, addr: u64) -> Option<u32> {
         self.index_of_offset(addr.checked_sub(self.image_base)?)
     }
 
     /// Device address just after instruction `index` (what `s_getpc` reads).
-    pub fn address_after(&self, index: u32) -> u64 {
+    pub(crate) fn address_after(&self, index: u32) -> u64 {
         let s = &self.slots[index as usize];
         self.image_base + s.offset + s.inst.size as u64
     }
 
     /// Target of a relative branch by `simm16` dwords from instruction `index`.
-    pub fn branch_target(&self, index: u32, simm16: i32) -> Option<u32> {
+    pub(crate) fn branch_target(&self, index: u32, simm16: i32) -> Option<u32> {
         let s = &self.slots[index as usize];
         let next = s.offset as i64 + s.inst.size as i64;
         self.index_of_offset(u64::try_from(next + 4 * simm16 as i64).ok()?)
     }
 
     /// The VOPD lane functions of instruction `index`.
-    pub fn vopd_fns(&self, index: u32) -> Option<(LaneFn, LaneFn)> {
+    pub(crate) fn vopd_fns(&self, index: u32) -> Option<(LaneFn, LaneFn)> {
         self.slots[index as usize].vopd
     }
 
@@ -355,14 +383,14 @@ impl Program {
     }
 
     /// The disassembly of slot `index` (wave32 register names).
-    pub fn text_of(&self, index: u32) -> String {
+    pub(crate) fn text_of(&self, index: u32) -> String {
         self.text_for(index, false)
     }
 
     /// The disassembly of slot `index`, naming lane masks as wave64 code
     /// does. Bytes that do not decode print as llvm-objdump prints them
     /// (`.long 0x…`, `v_illegal`); why they are illegal stays in
-    /// [`Slot::illegal`] for fault reports.
+    /// `Slot::illegal` for fault reports.
     pub fn text_for(&self, index: u32, wave64: bool) -> String {
         let s = &self.slots[index as usize];
         let opts = softgpu_isa::DisasmOptions { wave64 };

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use softgpu_exec::{Arg, Device, DeviceConfig, Launch};
+use softgpu_exec::{Arg, Device, DeviceConfig, DispatchDesc, Launch};
 
 const LANES: usize = 32;
 const PACKAGES: &str = "Debian packages clang-19 lld-19 llvm-19";
@@ -162,7 +162,7 @@ fn test_device() -> Device {
         arena_bytes: 64 << 20,
         threads: Some(1),
         // Both tiers, compared: these cases hold the JIT to the interpreter.
-        jit: softgpu_exec::jit::JitMode::Verify,
+        jit: softgpu_exec::JitMode::Verify,
         ..Default::default()
     })
     .unwrap()
@@ -184,8 +184,14 @@ fn run_with(body: &str, res: Res, input: &[u32], out_words: usize) -> Vec<u32> {
         block: [LANES as u32, 1, 1],
         dynamic_lds: 0,
     };
-    dev.dispatch(&prog, "k", &launch, &[Arg::Buffer(outb), Arg::Buffer(inb)])
-        .unwrap_or_else(|e| panic!("dispatch failed: {e}"));
+    let args = [Arg::Buffer(outb), Arg::Buffer(inb)];
+    dev.dispatch(&DispatchDesc::launch(
+        &prog,
+        prog.kernel("k").unwrap(),
+        &launch,
+        &args,
+    ))
+    .unwrap_or_else(|e| panic!("dispatch failed: {e}"));
     dev.read(&outb)
         .unwrap()
         .chunks(4)
@@ -985,7 +991,13 @@ fn fault_of(body: &str) -> String {
         block: [LANES as u32, 1, 1],
         dynamic_lds: 0,
     };
-    match dev.dispatch(&prog, "k", &launch, &[Arg::Buffer(buf), Arg::Buffer(buf)]) {
+    let args = [Arg::Buffer(buf), Arg::Buffer(buf)];
+    match dev.dispatch(&DispatchDesc::launch(
+        &prog,
+        prog.kernel("k").unwrap(),
+        &launch,
+        &args,
+    )) {
         Ok(_) => panic!("the kernel ran without a fault"),
         Err(e) => e.to_string(),
     }
@@ -1040,7 +1052,13 @@ fn store_past_the_end_faults_at_the_last_lane_after_the_others() {
         block: [LANES as u32, 1, 1],
         dynamic_lds: 0,
     };
-    let why = match dev.dispatch(&prog, "k", &launch, &[Arg::Buffer(buf), Arg::Buffer(buf)]) {
+    let args = [Arg::Buffer(buf), Arg::Buffer(buf)];
+    let why = match dev.dispatch(&DispatchDesc::launch(
+        &prog,
+        prog.kernel("k").unwrap(),
+        &launch,
+        &args,
+    )) {
         Ok(_) => panic!("the kernel ran without a fault"),
         Err(e) => e.to_string(),
     };

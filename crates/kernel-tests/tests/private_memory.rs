@@ -4,8 +4,10 @@
 
 mod common;
 use common::*;
+use softgpu_codeobj::Kernel;
 use softgpu_exec::{
-    Arg, Checks, DeviceConfig, DispatchError, FaultKind, RawDispatch, MAX_WAVE_SCRATCH_BYTES,
+    Arg, Checks, DeviceConfig, DispatchDesc, DispatchError, FaultKind, Grid, Kernarg, Program,
+    RawDispatch, MAX_WAVE_SCRATCH_BYTES,
 };
 
 fn gpu(target: &str, checks: Checks, scratch_limit: Option<u64>) -> Gpu {
@@ -19,7 +21,7 @@ fn gpu(target: &str, checks: Checks, scratch_limit: Option<u64>) -> Gpu {
     })
 }
 
-fn bad_launch(r: Result<softgpu_exec::DispatchStats, DispatchError>, what: &str) -> String {
+fn bad_launch<T>(r: Result<T, DispatchError>, what: &str) -> String {
     match r {
         Err(e @ DispatchError::BadLaunch { .. }) => e.to_string(),
         Err(e) => panic!("{what}: expected a bad-launch error, got: {e}"),
@@ -223,7 +225,7 @@ fn huge_private_segment_is_refused_before_allocating() {
         epoch: None,
         compute_units: None,
     };
-    let text = bad_launch(gpu.dev.dispatch_raw(&small, kernel, &raw), "packet");
+    let text = bad_launch(gpu.dev.dispatch(&raw.desc(&small, kernel)), "packet");
     assert!(text.contains("dispatch 4294967295"), "{text}");
     assert!(
         clock.elapsed().as_secs() < 10,
@@ -237,7 +239,7 @@ fn huge_private_segment_is_refused_before_allocating() {
         private_segment_bytes: 262_136,
         ..raw
     };
-    gpu.dev.dispatch_raw(&small, kernel, &raw).unwrap();
+    gpu.dev.dispatch(&raw.desc(&small, kernel)).unwrap();
 }
 
 #[test]
@@ -271,6 +273,21 @@ fn launch_limits_name_the_limit_and_legal_edges_run() {
     assert!(text.contains("66560 bytes of LDS"), "{text}");
 }
 
+/// One wave32 workgroup of `kernel` with a ready-made kernarg segment.
+fn one_wave_with_kernarg<'a>(
+    prog: &'a Program,
+    kernel: &'a Kernel,
+    kernarg: &'a [u8],
+) -> DispatchDesc<'a> {
+    DispatchDesc {
+        grid: Grid::WorkItems([32, 1, 1]),
+        block: [32, 1, 1],
+        kernarg: Kernarg::Bytes(kernarg),
+        group_segment_bytes: Some(0),
+        ..DispatchDesc::new(prog, kernel)
+    }
+}
+
 #[test]
 fn kernarg_segment_is_checked() {
     let gpu = gpu("gfx1100", Checks::default(), None);
@@ -278,7 +295,7 @@ fn kernarg_segment_is_checked() {
     let kernel = &prog.code_object.kernels[0];
     let text = bad_launch(
         gpu.dev
-            .dispatch_kernarg(&prog, kernel, [32, 1, 1], [32, 1, 1], 0, &[0u8; 16]),
+            .dispatch(&one_wave_with_kernarg(&prog, kernel, &[0u8; 16])),
         "short kernarg",
     );
     assert!(
@@ -286,7 +303,7 @@ fn kernarg_segment_is_checked() {
         "{text}"
     );
     gpu.dev
-        .dispatch_kernarg(&prog, kernel, [32, 1, 1], [32, 1, 1], 0, &[0u8; 64])
+        .dispatch(&one_wave_with_kernarg(&prog, kernel, &[0u8; 64]))
         .unwrap();
     let memory = gpu.zeros(4096);
     let raw = RawDispatch {
@@ -300,17 +317,17 @@ fn kernarg_segment_is_checked() {
         epoch: None,
         compute_units: None,
     };
-    let text = bad_launch(gpu.dev.dispatch_raw(&prog, kernel, &raw), "null kernarg");
+    let text = bad_launch(gpu.dev.dispatch(&raw.desc(&prog, kernel)), "null kernarg");
     assert!(text.contains("kernarg address is null"), "{text}");
     let raw = RawDispatch {
         kernarg: 0x40,
         ..raw
     };
-    let text = bad_launch(gpu.dev.dispatch_raw(&prog, kernel, &raw), "wild kernarg");
+    let text = bad_launch(gpu.dev.dispatch(&raw.desc(&prog, kernel)), "wild kernarg");
     assert!(text.contains("not readable device memory"), "{text}");
     let raw = RawDispatch {
         kernarg: memory.addr(),
         ..raw
     };
-    gpu.dev.dispatch_raw(&prog, kernel, &raw).unwrap();
+    gpu.dev.dispatch(&raw.desc(&prog, kernel)).unwrap();
 }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use softgpu_codeobj::ValueKind;
 use softgpu_exec::arena::Arena;
-use softgpu_exec::{Device, DeviceConfig, DispatchStats, RawDispatch};
+use softgpu_exec::{Device, DeviceConfig, DispatchDesc, DispatchStats, Grid, Kernarg, RawDispatch};
 
 use crate::error::{invalid, Error, Result};
 use crate::executable::KernelRef;
@@ -240,16 +240,15 @@ impl Capture {
                     self.kernel
                 ))
             })?;
-        let stats = device
-            .dispatch_kernarg(
-                &program,
-                kernel,
-                self.grid,
-                self.block,
-                self.group_segment_bytes,
-                &read("kernarg.bin")?,
-            )
-            .map_err(Error::Device)?;
+        let kernarg = read("kernarg.bin")?;
+        let desc = DispatchDesc {
+            grid: Grid::WorkItems(self.grid),
+            block: self.block,
+            kernarg: Kernarg::Bytes(&kernarg),
+            group_segment_bytes: Some(self.group_segment_bytes),
+            ..DispatchDesc::new(&program, kernel)
+        };
+        let stats = device.dispatch(&desc).map_err(Error::Device)?.stats;
         let mut report = ReplayReport {
             kernel: self.kernel.clone(),
             stats,

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use softgpu_exec::arena::{ArenaOptions, DEFAULT_QUARANTINE_BYTES};
-use softgpu_exec::jit::JitMode;
+use softgpu_exec::JitMode;
 use softgpu_exec::{Checks, Schedule, DEFAULT_DISPATCH_BUDGET, DEFAULT_TIMEOUT};
 
 use crate::error::{invalid, Result};

@@ -800,7 +800,8 @@ fn prepare(
         .clone();
     // Limits (shape, LDS, private segment, kernarg) before anything is
     // captured or allocated for a hostile packet.
-    device.check_raw(kernel.kernel(), &raw).map_err(|e| {
+    let desc = raw.desc(&kernel.program, kernel.kernel());
+    device.check(&desc).map_err(|e| {
         let rule = match &e {
             DispatchError::BadLaunch { rule, .. } => (*rule).into(),
             _ => PacketRule::Format,
@@ -832,7 +833,7 @@ fn launch(
     let (grid, block) = (raw.grid, raw.block);
     let capture = rt.tracer_capture_begin(kernel, raw);
     let start = now_ns();
-    let result = device.dispatch_raw(&kernel.program, kernel.kernel(), raw);
+    let result = (device.dispatch(&raw.desc(&kernel.program, kernel.kernel()))).map(|o| o.stats);
     let end = now_ns();
     if let Some(c) = completion {
         c.set_times(start, end);

@@ -91,7 +91,6 @@ pub struct Fmt {
 }
 
 pub const F16: Fmt = Fmt { mant: 10, exp: 5 };
-pub const BF16: Fmt = Fmt { mant: 7, exp: 8 };
 pub const F32: Fmt = Fmt { mant: 23, exp: 8 };
 pub const F64: Fmt = Fmt { mant: 52, exp: 11 };
 
@@ -723,14 +722,6 @@ pub fn max64(a: f64, b: f64) -> f64 {
     } else {
         b
     }
-}
-
-/// Median of three under IEEE min/max.
-pub fn med3_32(a: f32, b: f32, c: f32) -> f32 {
-    if a.is_nan() || b.is_nan() || c.is_nan() {
-        return min32(min32(a, b), c);
-    }
-    max32(min32(a, b), min32(max32(a, b), c))
 }
 
 /// Unbiased exponent field of an f32 (0 for zero/denormal).

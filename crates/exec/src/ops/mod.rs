@@ -265,13 +265,6 @@ pub fn handler(op: Op) -> Option<Exec> {
     table().get(op.0 as usize).copied().flatten()
 }
 
-/// Every mnemonic the executor implements (for docs and coverage tests).
-pub fn implemented() -> impl Iterator<Item = &'static str> {
-    softgpu_isa::all_ops()
-        .filter(|&op| handler(op).is_some())
-        .map(|op| op.name())
-}
-
 /// The wave-wide address pass the memory ops share: `addr(l)` of every
 /// lane into `out` in one loop (so a handler reads its address VGPR's lanes
 /// once), then the bounds of the lanes `exec` selects ([`Lanes::new`]).

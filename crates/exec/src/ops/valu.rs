@@ -15,8 +15,6 @@ use crate::wave::{Lanes, Wave, MAX_LANES};
 /// A per-lane function of up to three 32-bit sources, applied to `n` lanes
 /// under the MODE state float ops read.
 pub type LaneFn = fn(&Lanes, &Lanes, &Lanes, &mut Lanes, usize, Fp);
-/// A per-lane function of up to three 64-bit sources.
-pub type LaneFn64 = fn(u64, u64, u64) -> u64;
 
 static ZERO: Lanes = [0; MAX_LANES];
 

@@ -250,6 +250,7 @@ impl GlobalRace {
     }
 
     /// Whether some access went unchecked for the limit.
+    #[cfg(test)]
     pub fn saturated(&self) -> bool {
         self.warned.load(Ordering::Relaxed)
     }

@@ -19,9 +19,9 @@
 #![allow(clippy::needless_range_loop)]
 
 use softgpu_exec::arena::Access;
-use softgpu_exec::harness::{Bench, BenchError, BUFFER_BYTES, LDS_BYTES};
-use softgpu_exec::ops::{MemCause, Trap};
-use softgpu_exec::wave::{NUM_VGPRS, SHARED_APERTURE};
+use softgpu_exec::harness::{
+    Bench, BenchError, MemCause, Trap, BUFFER_BYTES, LDS_BYTES, NUM_VGPRS, SHARED_APERTURE,
+};
 
 use crate::asm::{self, Variant};
 

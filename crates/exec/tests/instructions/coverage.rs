@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
-use softgpu_exec::ops;
+use softgpu_exec::harness::handler;
 use softgpu_isa::{all_ops, Format, Op};
 
 /// Formats that only graphics shaders use: images, exports, parameter
@@ -49,7 +49,7 @@ fn compute_ops() -> impl Iterator<Item = Op> {
 #[test]
 fn unhandled_ops_are_exactly_the_listed_ones() {
     let missing: BTreeSet<&str> = compute_ops()
-        .filter(|&op| ops::handler(op).is_none())
+        .filter(|&op| handler(op).is_none())
         .map(|op| op.name())
         .collect();
     let listed: BTreeSet<&str> = UNHANDLED.iter().map(|&(name, _)| name).collect();
@@ -86,7 +86,7 @@ fn cases_per_op() -> BTreeMap<&'static str, usize> {
 fn every_implemented_op_has_cases() {
     let counts = cases_per_op();
     let without: Vec<&str> = compute_ops()
-        .filter(|&op| ops::handler(op).is_some() && !counts.contains_key(op.name()))
+        .filter(|&op| handler(op).is_some() && !counts.contains_key(op.name()))
         .map(|op| op.name())
         .collect();
     assert!(
@@ -108,7 +108,7 @@ fn format_table(counts: &BTreeMap<&'static str, usize>) -> String {
             rows.len() - 1
         });
         let n = counts.get(op.name()).copied().unwrap_or(0);
-        let handled = ops::handler(op).is_some();
+        let handled = handler(op).is_some();
         rows[i].1 += handled as usize;
         rows[i].2 += (handled && n > 0) as usize;
         rows[i].3 += 1;
@@ -152,7 +152,7 @@ fn coverage_markdown(counts: &BTreeMap<&'static str, usize>) -> String {
     md.push_str("\nInstruction-level cases per opcode (`tests/instructions/cases/`):\n\n| op | format | cases |\n| --- | --- | ---: |\n");
     for op in compute_ops() {
         let n = counts.get(op.name()).copied().unwrap_or(0);
-        let state = if ops::handler(op).is_some() {
+        let state = if handler(op).is_some() {
             ""
         } else {
             " (unimplemented)"

@@ -16,9 +16,8 @@
 //! any difference in a register, SCC or the next instruction fails the
 //! run. The interpreter itself is held to the ISA by the case files.
 
-use softgpu_exec::harness::{Bench, BenchError};
-use softgpu_exec::jit::JitMode;
-use softgpu_exec::ops::Trap;
+use softgpu_exec::harness::{Bench, BenchError, Trap};
+use softgpu_exec::JitMode;
 
 use crate::asm::{self, Variant};
 

@@ -35,12 +35,10 @@ const BUDGET: u64 = 10_000;
 
 /// The JIT mode the run asks for: `SOFTGPU_JIT` (`verify` in the README's
 /// test command, so both tiers are held to the same results), else on.
-pub fn jit_mode() -> softgpu_exec::jit::JitMode {
+pub fn jit_mode() -> softgpu_exec::JitMode {
     match std::env::var("SOFTGPU_JIT") {
-        Ok(v) => {
-            softgpu_exec::jit::JitMode::parse(&v).unwrap_or_else(|e| panic!("SOFTGPU_JIT: {e}"))
-        }
-        Err(_) => softgpu_exec::jit::JitMode::On,
+        Ok(v) => softgpu_exec::JitMode::parse(&v).unwrap_or_else(|e| panic!("SOFTGPU_JIT: {e}")),
+        Err(_) => softgpu_exec::JitMode::On,
     }
 }
 

@@ -2,8 +2,9 @@
 //! and scratch. Whatever a case does not set starts as noise, and whatever
 //! it does not expect must end as it started.
 
-use softgpu_exec::harness::{Bench, BUFFER_BYTES, LDS_BYTES, SCRATCH_LANE_BYTES};
-use softgpu_exec::wave::{Lanes, MAX_LANES, NUM_SGPRS, NUM_VGPRS};
+use softgpu_exec::harness::{
+    Bench, Lanes, BUFFER_BYTES, LDS_BYTES, MAX_LANES, NUM_SGPRS, NUM_VGPRS, SCRATCH_LANE_BYTES,
+};
 
 use crate::syntax::{Half, Loc, Space, Value};
 

@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use softgpu_exec::{
-    Arg, Buffer, Device, DeviceConfig, DispatchError, DispatchStats, Launch, Program,
+    Arg, Buffer, Device, DeviceConfig, DispatchDesc, DispatchError, DispatchStats, Launch, Program,
 };
 pub use softgpu_kernel_tests::*;
 
@@ -68,16 +68,14 @@ impl Gpu {
         dynamic_lds: u32,
         args: &[Arg],
     ) -> Result<DispatchStats, DispatchError> {
-        self.dev.dispatch(
-            prog,
-            kernel,
-            &Launch {
-                grid,
-                block,
-                dynamic_lds,
-            },
-            args,
-        )
+        let launch = Launch {
+            grid,
+            block,
+            dynamic_lds,
+        };
+        let kernel = prog.kernel(kernel)?;
+        let desc = DispatchDesc::launch(prog, kernel, &launch, args);
+        Ok(self.dev.dispatch(&desc)?.stats)
     }
 
     /// Dispatches and panics with the error's Display (fault report) on failure.
