@@ -68,7 +68,7 @@ impl From<softgpu_runtime::Error> for HipError {
 
 /// The HIP code of a runtime error.
 fn runtime_code(e: &softgpu_runtime::Error) -> hipError_t {
-    use softgpu_exec::arena::MemError;
+    use softgpu_runtime::exec::MemError;
     use softgpu_runtime::Error as E;
     match e {
         E::OutOfResources(_) | E::Memory(MemError::Exhausted { .. }) => HIP_ERROR_OUT_OF_MEMORY,

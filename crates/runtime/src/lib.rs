@@ -27,6 +27,7 @@ pub mod capture;
 pub mod config;
 pub mod cu_mask;
 pub mod error;
+pub mod exec;
 pub mod executable;
 pub mod handle;
 pub mod hostcall;

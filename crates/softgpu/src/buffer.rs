@@ -83,8 +83,8 @@ impl Buffer {
     ) -> Result<Buffer> {
         // A zero-byte buffer still gets an address (one granule), so views
         // and pointers to it are valid, if useless.
-        let origin = softgpu_exec::arena::Origin::new(api);
-        let access = softgpu_exec::arena::Access::ReadWrite;
+        let origin = softgpu_runtime::exec::Origin::new(api);
+        let access = softgpu_runtime::exec::Access::ReadWrite;
         let addr = device
             .rt
             .allocate_with(pool, bytes.max(1), origin, access)?;

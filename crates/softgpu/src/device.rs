@@ -2,8 +2,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use softgpu_exec::Checks;
 use softgpu_runtime::agent::Agent;
+use softgpu_runtime::exec::Checks;
 use softgpu_runtime::profile::Profile;
 use softgpu_runtime::Runtime;
 
@@ -49,8 +49,8 @@ impl DeviceInner {
         Ok(self.rt.allocate_with(
             self.kernarg_pool,
             bytes.max(KERNARG_BLOCK),
-            softgpu_exec::arena::Origin::internal("a kernarg segment"),
-            softgpu_exec::arena::Access::ReadOnly,
+            softgpu_runtime::exec::Origin::internal("a kernarg segment"),
+            softgpu_runtime::exec::Access::ReadOnly,
         )?)
     }
 

@@ -42,7 +42,7 @@ pub struct KernelFault {
     pub argument: Option<String>,
 }
 
-pub use softgpu_exec::FaultKind;
+pub use softgpu_runtime::exec::FaultKind;
 
 /// The allocation a faulting access hit or missed.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,8 +59,8 @@ pub struct FaultAllocation {
     pub backtrace: Option<String>,
 }
 
-impl From<&softgpu_exec::Fault> for KernelFault {
-    fn from(f: &softgpu_exec::Fault) -> KernelFault {
+impl From<&softgpu_runtime::exec::Fault> for KernelFault {
+    fn from(f: &softgpu_runtime::exec::Fault) -> KernelFault {
         KernelFault {
             kernel: f.kernel.clone(),
             reason: f.reason.clone(),
@@ -257,7 +257,7 @@ impl Error {
     /// Whether device memory (or a pool of it) ran out; a budget refusal
     /// is [`Error::Budget`] instead.
     pub fn is_out_of_memory(&self) -> bool {
-        use softgpu_exec::arena::MemError;
+        use softgpu_runtime::exec::MemError;
         match self {
             Error::Runtime(e) => matches!(
                 **e,

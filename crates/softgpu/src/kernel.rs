@@ -335,7 +335,7 @@ pub(crate) enum ArgValue {
 pub struct Args {
     pub(crate) values: Vec<ArgValue>,
     pub(crate) dynamic_lds: u32,
-    pub(crate) services: softgpu_exec::Services,
+    pub(crate) services: softgpu_runtime::exec::Services,
 }
 
 impl Args {
@@ -376,7 +376,7 @@ impl Args {
 
     /// The runtime services (printf buffer, hostcall buffer, heap) the
     /// kernel's hidden arguments point at; absent ones stay null.
-    pub fn services(mut self, services: softgpu_exec::Services) -> Args {
+    pub fn services(mut self, services: softgpu_runtime::exec::Services) -> Args {
         self.services = services;
         self
     }
@@ -406,19 +406,19 @@ impl Args {
 
     /// The arguments as the executor's kernarg builder takes them (a raw
     /// pointer argument becomes the pointer its bytes hold).
-    pub(crate) fn exec_args(&self, info: &ExportInfo) -> Vec<softgpu_exec::Arg> {
+    pub(crate) fn exec_args(&self, info: &ExportInfo) -> Vec<softgpu_runtime::exec::Arg> {
         self.values
             .iter()
             .zip(&info.args)
             .map(|(v, arg)| match v {
-                ArgValue::View { addr, .. } => softgpu_exec::Arg::Pointer(*addr),
+                ArgValue::View { addr, .. } => softgpu_runtime::exec::Arg::Pointer(*addr),
                 ArgValue::Raw(bytes) if arg.kind == ArgKind::Pointer && bytes.len() == 8 => {
                     let mut word = [0u8; 8];
                     word.copy_from_slice(bytes);
-                    softgpu_exec::Arg::Pointer(u64::from_le_bytes(word))
+                    softgpu_runtime::exec::Arg::Pointer(u64::from_le_bytes(word))
                 }
                 ArgValue::Value { bytes, .. } | ArgValue::Raw(bytes) => {
-                    softgpu_exec::Arg::Bytes(bytes.clone())
+                    softgpu_runtime::exec::Arg::Bytes(bytes.clone())
                 }
             })
             .collect()

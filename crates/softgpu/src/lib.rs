@@ -135,8 +135,8 @@ pub use kernel::{ArgInfo, ArgKind, Args, Artifact, ExportInfo, Kernel, Module};
 pub use scalar::Scalar;
 #[cfg(feature = "compiler")]
 pub use softgpu_compiler::{Compiler, Language};
-pub use softgpu_exec::Checks;
-pub use softgpu_exec::{JitMode, Schedule};
+pub use softgpu_runtime::exec::Checks;
+pub use softgpu_runtime::exec::{JitMode, Schedule};
 pub use softgpu_runtime::profile::Profile;
 pub use softgpu_runtime::Config;
 pub use stream::{Dim3, HostFn, Pattern, Stream};

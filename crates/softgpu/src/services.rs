@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use softgpu_codeobj::ValueKind;
-use softgpu_exec::Services;
+use softgpu_runtime::exec::Services;
 use softgpu_runtime::hostcall::HostcallUse;
 use softgpu_runtime::printf::{FormatTable, PrintfBuffer, PRINTF_BUFFER_BYTES};
 

@@ -750,7 +750,7 @@ impl Stream {
         args: &Args,
     ) -> Result<Kernarg> {
         let services = crate::services::provide(&self.device.inner, kernel, &args.services)?;
-        let bytes = softgpu_exec::build_kernarg_with(
+        let bytes = softgpu_runtime::exec::build_kernarg_with(
             kernel.kref.kernel(),
             items,
             block,
@@ -864,8 +864,8 @@ fn launch_shape(
             )));
         }
     }
-    softgpu_exec::check_private_segment(kernel.kref.kernel(), 0).map_err(|e| match e {
-        softgpu_exec::DispatchError::BadLaunch { why, .. } => bad(why),
+    softgpu_runtime::exec::check_private_segment(kernel.kref.kernel(), 0).map_err(|e| match e {
+        softgpu_runtime::exec::DispatchError::BadLaunch { why, .. } => bad(why),
         other => bad(other.to_string()),
     })?;
     let mut items = [0u32; 3];
