@@ -59,7 +59,10 @@ pub fn error_status(error: &QueueError) -> Status {
         QueueError::InvalidPacket(rule, _) => packet_status(*rule),
         // The dispatch's own memory (scratch, kernarg copies) or a host
         // operation failed: not the packet's fault.
-        QueueError::DispatchFailed(_) => HSA_STATUS_ERROR_OUT_OF_RESOURCES,
+        QueueError::DispatchFailed(_)
+        | QueueError::NoDevice(_)
+        | QueueError::HostOpFailed(_)
+        | QueueError::Internal(_) => HSA_STATUS_ERROR_OUT_OF_RESOURCES,
         QueueError::KernelFault(fault) => fault_status(fault.kind),
         QueueError::DependencyFailed(_) => HSA_STATUS_ERROR,
     }

@@ -92,8 +92,17 @@ pub enum QueueError {
     InvalidPacket(PacketRule, String),
     /// A dispatched kernel faulted; the executor's report.
     KernelFault(Box<softgpu_exec::Fault>),
-    /// The dispatch could not start (bad launch shape, memory).
-    DispatchFailed(String),
+    /// The executor refused or could not run the dispatch (bad launch
+    /// shape, memory); its error.
+    DispatchFailed(Arc<softgpu_exec::DispatchError>),
+    /// The queue's agent has no executor device (the runtime's error).
+    NoDevice(Arc<crate::Error>),
+    /// A host operation (a copy, fill or host function of a client)
+    /// returned an error; its message.
+    HostOpFailed(String),
+    /// The queue's own machinery failed (a dispatch thread panicked or
+    /// could not start).
+    Internal(String),
     /// A barrier's dependency signal went negative: the work it waited
     /// for (on another queue) failed.
     DependencyFailed(String),
@@ -104,13 +113,24 @@ impl std::fmt::Display for QueueError {
         match self {
             QueueError::InvalidPacket(_, m) => write!(f, "invalid packet: {m}"),
             QueueError::KernelFault(r) => write!(f, "{r}"),
-            QueueError::DispatchFailed(m) => write!(f, "dispatch failed: {m}"),
+            QueueError::DispatchFailed(e) => write!(f, "dispatch failed: {e}"),
+            QueueError::NoDevice(e) => write!(f, "dispatch failed: {e}"),
+            QueueError::HostOpFailed(m) => write!(f, "host operation failed: {m}"),
+            QueueError::Internal(m) => write!(f, "internal error: {m}"),
             QueueError::DependencyFailed(m) => write!(f, "{m}"),
         }
     }
 }
 
-impl std::error::Error for QueueError {}
+impl std::error::Error for QueueError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            QueueError::DispatchFailed(e) => Some(&**e),
+            QueueError::NoDevice(e) => Some(&**e),
+            _ => None,
+        }
+    }
+}
 
 /// Called on the processor thread when the queue stops on an error.
 pub type ErrorCallback = Box<dyn Fn(&QueueError) + Send + Sync>;
@@ -580,8 +600,8 @@ fn retire(queue: &Queue, in_flight: &mut InFlight, next: u64, drain: bool) -> bo
         ok &= thread.join().unwrap_or_else(|_| {
             // A panic is contained here, as `guard` contains one in an
             // export: the queue stops with an error, never silently.
-            queue.fail(QueueError::DispatchFailed(format!(
-                "internal error: the dispatch of packet {index} panicked"
+            queue.fail(QueueError::Internal(format!(
+                "the dispatch of packet {index} panicked"
             )));
             false
         });
@@ -633,7 +653,7 @@ fn start_concurrent(
                 }
             }
         })
-        .map_err(|e| QueueError::DispatchFailed(format!("dispatch thread: {e}")))
+        .map_err(|e| QueueError::Internal(format!("dispatch thread: {e}")))
 }
 
 /// Runs one packet; returns its completion signal (to decrement once the
@@ -796,7 +816,7 @@ fn prepare(
     let device = queue
         .agent
         .device()
-        .map_err(|e| QueueError::DispatchFailed(e.to_string()))?
+        .map_err(|e| QueueError::NoDevice(Arc::new(e)))?
         .clone();
     // Limits (shape, LDS, private segment, kernarg) before anything is
     // captured or allocated for a hostile packet.
@@ -857,7 +877,7 @@ fn launch(
     match result {
         Ok(_) => Ok(()),
         Err(DispatchError::Fault(f)) => Err(QueueError::KernelFault(f)),
-        Err(e) => Err(QueueError::DispatchFailed(e.to_string())),
+        Err(e) => Err(QueueError::DispatchFailed(Arc::new(e))),
     }
 }
 
@@ -1043,5 +1063,5 @@ fn run_host_op(
     if let Some(c) = completion {
         c.set_times(start, now_ns());
     }
-    result.map_err(|e| QueueError::DispatchFailed(format!("host operation failed: {e}")))
+    result.map_err(QueueError::HostOpFailed)
 }

@@ -32,7 +32,12 @@ impl std::fmt::Debug for MemoryBudget {
 
 impl MemoryBudget {
     /// A budget of `limit` bytes.
-    pub fn new(limit: u64) -> MemoryBudget {
+    pub fn new(limit: usize) -> MemoryBudget {
+        MemoryBudget::of_bytes(limit as u64)
+    }
+
+    /// A budget of `limit` bytes, counted as the internals count.
+    pub(crate) fn of_bytes(limit: u64) -> MemoryBudget {
         MemoryBudget {
             inner: Arc::new(Inner {
                 limit: AtomicU64::new(limit),
@@ -42,7 +47,11 @@ impl MemoryBudget {
     }
 
     /// The limit in bytes.
-    pub fn limit(&self) -> u64 {
+    pub fn limit(&self) -> usize {
+        self.limit_bytes() as usize
+    }
+
+    fn limit_bytes(&self) -> u64 {
         self.inner.limit.load(Ordering::Acquire)
     }
 
@@ -52,13 +61,17 @@ impl MemoryBudget {
     }
 
     /// Bytes charged now.
-    pub fn used(&self) -> u64 {
+    pub fn used(&self) -> usize {
+        self.used_bytes() as usize
+    }
+
+    pub(crate) fn used_bytes(&self) -> u64 {
         self.inner.used.load(Ordering::Acquire)
     }
 
     /// Charges `bytes`, or fails without charging when they do not fit.
     pub(crate) fn charge(&self, bytes: u64, what: &str) -> Result<Charge> {
-        let limit = self.limit();
+        let limit = self.limit_bytes();
         self.inner
             .used
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |u| {

@@ -43,16 +43,18 @@ impl BufferInner {
     /// Reads `len` bytes at `offset`.
     pub fn read(&self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
         let mut out = vec![0u8; len as usize];
-        self.read_into(offset, &mut out)?;
+        self.read_into(offset, &mut out)
+            .map_err(|e| e.to_string())?;
         Ok(out)
     }
 
     /// Reads `out.len()` bytes at `offset` into `out`.
-    pub fn read_into(&self, offset: u64, out: &mut [u8]) -> Result<(), String> {
-        let arena = &self.device.rt.arena;
-        arena
-            .read(self.addr + offset, out)
-            .map_err(|e| e.to_string())
+    pub fn read_into(
+        &self,
+        offset: u64,
+        out: &mut [u8],
+    ) -> Result<(), softgpu_runtime::exec::MemError> {
+        self.device.rt.arena.read(self.addr + offset, out)
     }
 }
 

@@ -293,6 +293,12 @@ impl From<CompileError> for Error {
     }
 }
 
+impl From<softgpu_runtime::exec::MemError> for Error {
+    fn from(e: softgpu_runtime::exec::MemError) -> Error {
+        Error::Runtime(Arc::new(RuntimeError::Memory(e)))
+    }
+}
+
 impl From<FileError> for Error {
     fn from(e: FileError) -> Error {
         Error::Io(Arc::new(e))

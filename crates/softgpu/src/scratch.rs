@@ -28,7 +28,7 @@ pub(crate) struct ScratchPool {
 impl ScratchPool {
     pub fn new() -> ScratchPool {
         ScratchPool {
-            limit: MemoryBudget::new(DEFAULT_SCRATCH_LIMIT),
+            limit: MemoryBudget::of_bytes(DEFAULT_SCRATCH_LIMIT),
             idle: Vec::new(),
         }
     }

@@ -396,7 +396,9 @@ impl Stream {
         let lane = self.lane()?;
         lane.host_op(0, move || {
             let mut values = zeroed::<T>(n as usize);
-            buffer.read_into(offset, as_bytes_mut(&mut values))?;
+            buffer
+                .read_into(offset, as_bytes_mut(&mut values))
+                .map_err(|e| e.to_string())?;
             *out.lock().unwrap_or_else(|e| e.into_inner()) = Some(values);
             Ok(())
         })?;
@@ -425,9 +427,8 @@ impl Stream {
         }
         self.synchronize()?;
         let (offset, _) = src.range();
-        src.inner()
-            .read_into(offset, as_bytes_mut(out))
-            .map_err(Error::Invalid)
+        src.inner().read_into(offset, as_bytes_mut(out))?;
+        Ok(())
     }
 
     /// [`Stream::read_blocking`] of `out`'s length at byte `offset` of
@@ -521,14 +522,14 @@ impl Stream {
         let bytes = bytes as u64;
         let mut pool = self.scratch.borrow_mut();
         pool.limit.set_limit(bytes);
-        if pool.limit.used() > bytes {
+        if pool.limit.used_bytes() > bytes {
             pool.trim();
         }
     }
 
     /// Bytes of scratch the stream holds (handed out and idle).
     pub fn scratch_bytes(&self) -> usize {
-        self.scratch.borrow().limit.used() as usize
+        self.scratch.borrow().limit.used()
     }
 
     /// Copies `src` to `dst` (equal lengths; overlap allowed) in stream
