@@ -82,6 +82,11 @@ pub const VARIABLES: &[Variable] = &[
         default: "no trace",
     },
     Variable {
+        name: "SOFTGPU_TRACE_RING",
+        sets: "how many of the latest trace events the runtime keeps in memory",
+        default: "0 (none)",
+    },
+    Variable {
         name: "SOFTGPU_CAPTURE",
         sets: "a folder for per-dispatch captures",
         default: "no captures",
@@ -129,6 +134,10 @@ pub fn config_from(get: impl Fn(&str) -> Option<OsString>) -> Result<Config> {
     let mut config = Config {
         devices: devices(text("SOFTGPU_DEVICES"), text("SOFTGPU_PROFILE"))?,
         trace: text("SOFTGPU_TRACE").map(PathBuf::from),
+        trace_ring: match text("SOFTGPU_TRACE_RING") {
+            Some(v) => parse("SOFTGPU_TRACE_RING", &v, "a number of events")?,
+            None => 0,
+        },
         capture: text("SOFTGPU_CAPTURE").map(PathBuf::from),
         cu_mask: get("HSA_CU_MASK").map(|v| v.to_string_lossy().into_owned()),
         cu_mask_skip_init: text("HSA_CU_MASK_SKIP_INIT").as_deref() == Some("1"),
@@ -291,6 +300,7 @@ mod tests {
             ("SOFTGPU_JIT", "verify"),
             ("SOFTGPU_CHECK", "race,sync"),
             ("SOFTGPU_TRACE", "/tmp/t.jsonl"),
+            ("SOFTGPU_TRACE_RING", "64"),
             ("SOFTGPU_CAPTURE", "/tmp/cap"),
             ("SOFTGPU_BACKTRACE", "1"),
             ("SOFTGPU_QUARANTINE", "0"),
@@ -312,6 +322,7 @@ mod tests {
             Some(std::path::Path::new("/tmp/t.jsonl"))
         );
         assert_eq!(c.capture.as_deref(), Some(std::path::Path::new("/tmp/cap")));
+        assert_eq!(c.trace_ring, 64);
         assert!(c.arena.backtraces);
         assert_eq!(c.arena.quarantine_bytes, 0);
         assert_eq!(c.cu_mask.as_deref(), Some("0:0-3"));
@@ -338,6 +349,7 @@ mod tests {
             ("SOFTGPU_JIT", "maybe"),
             ("SOFTGPU_CHECK", "everything"),
             ("SOFTGPU_QUARANTINE", "lots"),
+            ("SOFTGPU_TRACE_RING", "-3"),
         ] {
             let e = from(&[(name, value)]).expect_err(name).to_string();
             assert!(e.contains(name), "{name}={value}: {e}");

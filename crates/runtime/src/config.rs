@@ -55,6 +55,9 @@ pub struct Config {
     pub arena: ArenaOptions,
     /// Where the JSON-lines event trace goes, if anywhere.
     pub trace: Option<PathBuf>,
+    /// How many of the latest trace events to keep in memory (0: none),
+    /// for [`crate::trace::Tracer::snapshot`].
+    pub trace_ring: usize,
     /// The folder dispatch captures go to, if any.
     pub capture: Option<PathBuf>,
     /// CU masks every new queue of a GPU starts with, in ROCr's
@@ -80,6 +83,7 @@ impl Default for Config {
                 backtraces: false,
             },
             trace: None,
+            trace_ring: 0,
             capture: None,
             cu_mask: None,
             cu_mask_skip_init: false,
@@ -133,6 +137,12 @@ impl Config {
     /// Writes the event trace to `path`.
     pub fn trace(mut self, path: impl Into<PathBuf>) -> Config {
         self.trace = Some(path.into());
+        self
+    }
+
+    /// Keeps the last `events` trace events in memory.
+    pub fn trace_ring(mut self, events: usize) -> Config {
+        self.trace_ring = events;
         self
     }
 

@@ -140,7 +140,7 @@ impl Runtime {
             kernels: RwLock::new(HashMap::new()),
             allocations: Mutex::new(BTreeMap::new()),
             async_handlers: AsyncHandlers::new(),
-            tracer: Tracer::new(config.trace.as_deref())?,
+            tracer: Tracer::new(config.trace.as_deref(), config.trace_ring)?,
             hostcalls: Default::default(),
             ipc_signals: Default::default(),
             cu_masks: global_cu_masks(config.cu_mask.as_deref(), &profiles),

@@ -1,4 +1,8 @@
-//! The event trace (`SOFTGPU_TRACE=PATH`): one JSON object per line.
+//! The event trace: one JSON object per event, written as a line of a
+//! file ([`crate::Config::trace`], `SOFTGPU_TRACE=PATH`) and/or kept in a
+//! ring of the last N events in memory ([`crate::Config::trace_ring`],
+//! read with [`Tracer::snapshot`]), so a program or test can look at what
+//! the runtime did without files.
 //!
 //! Schema version 1. Every event has `v` (schema version), `ts` (ns since
 //! the runtime's clock epoch) and `kind`:
@@ -13,6 +17,7 @@
 //!   (null for a fill). (The `api` status of a HIP call is its
 //!   `hipError_t`.)
 
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::sync::{Mutex, OnceLock};
@@ -34,11 +39,19 @@ pub fn now_ns() -> u64 {
 /// Where trace events go.
 pub struct Tracer {
     out: Option<Mutex<BufWriter<File>>>,
+    ring: Option<Ring>,
+}
+
+/// The last `capacity` events.
+struct Ring {
+    capacity: usize,
+    events: Mutex<VecDeque<Value>>,
 }
 
 impl Tracer {
-    /// A tracer writing to the file at `path`, if any.
-    pub fn new(path: Option<&std::path::Path>) -> Result<Tracer> {
+    /// A tracer writing to the file at `path`, if any, and keeping the
+    /// last `ring` events in memory (0: none).
+    pub fn new(path: Option<&std::path::Path>, ring: usize) -> Result<Tracer> {
         let out = match path {
             Some(path) => {
                 let file = File::create(path)
@@ -47,27 +60,51 @@ impl Tracer {
             }
             None => None,
         };
-        Ok(Tracer { out })
+        let ring = (ring > 0).then(|| Ring {
+            capacity: ring,
+            events: Mutex::new(VecDeque::with_capacity(ring.min(4096))),
+        });
+        Ok(Tracer { out, ring })
     }
 
-    /// Whether events are being written.
+    /// Whether events are being recorded (to a file or the ring).
     pub fn enabled(&self) -> bool {
-        self.out.is_some()
+        self.out.is_some() || self.ring.is_some()
+    }
+
+    /// The events in the ring, oldest first: each the JSON object a line
+    /// of the trace file holds. Empty when the ring is off.
+    pub fn snapshot(&self) -> Vec<Value> {
+        self.ring.as_ref().map_or_else(Vec::new, |r| {
+            let events = r.events.lock().unwrap_or_else(|e| e.into_inner());
+            events.iter().cloned().collect()
+        })
     }
 
     /// Writes one event of `kind` with the fields `fields` builds (only
     /// called when tracing, so an untraced dispatch builds no JSON).
     pub fn event(&self, kind: &str, ts: u64, fields: impl FnOnce() -> Value) {
-        let Some(out) = &self.out else { return };
+        if !self.enabled() {
+            return;
+        }
         let mut fields = fields();
         if let Value::Object(map) = &mut fields {
             map.insert("v".into(), json!(SCHEMA_VERSION));
             map.insert("ts".into(), json!(ts));
             map.insert("kind".into(), json!(kind));
         }
-        let mut w = out.lock().unwrap_or_else(|e| e.into_inner());
-        let _ = serde_json::to_writer(&mut *w, &fields);
-        let _ = w.write_all(b"\n");
+        if let Some(out) = &self.out {
+            let mut w = out.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = serde_json::to_writer(&mut *w, &fields);
+            let _ = w.write_all(b"\n");
+        }
+        if let Some(ring) = &self.ring {
+            let mut events = ring.events.lock().unwrap_or_else(|e| e.into_inner());
+            if events.len() == ring.capacity {
+                events.pop_front();
+            }
+            events.push_back(fields);
+        }
     }
 
     /// Records an API call that started at `start` and returned `status`.

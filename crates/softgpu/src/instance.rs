@@ -97,6 +97,14 @@ impl Instance {
         Ok(instance)
     }
 
+    /// The trace events the instance's ring holds ([`Config::trace_ring`]),
+    /// oldest first, each the JSON object a line of the trace file holds
+    /// (`kind`: `dispatch`, `packet`, `api`, `transfer`; `ts`; the kind's
+    /// fields, see `softgpu_runtime::trace`). Empty when the ring is off.
+    pub fn trace_snapshot(&self) -> Vec<serde_json::Value> {
+        self.inner.rt.tracer.snapshot()
+    }
+
     /// How many GPUs the instance has.
     pub fn device_count(&self) -> usize {
         self.inner.rt.gpus().count()

@@ -167,3 +167,35 @@ fn device_open_is_one_default_gpu_whatever_the_environment() {
         .unwrap();
     assert_eq!(stream.read_vec::<u32>(&x).unwrap(), vec![1u32; 64]);
 }
+
+#[test]
+fn the_trace_ring_keeps_the_latest_events_in_memory() {
+    let off = Instance::new(Config::default()).unwrap();
+    assert!(off.trace_snapshot().is_empty(), "no ring, no events");
+    let instance = Instance::new(Config::default().trace_ring(4)).unwrap();
+    let stream = instance.device(0).unwrap().stream().unwrap();
+    let add_one = stream
+        .compile(SOURCE, Language::OpenCl)
+        .unwrap()
+        .kernel("add_one")
+        .unwrap();
+    let x = stream.allocate_zeroed(4 * 64).unwrap();
+    for _ in 0..10 {
+        stream
+            .dispatch_args(&add_one, 1, 64, &Args::new().view(&x))
+            .unwrap();
+    }
+    stream.synchronize().unwrap();
+    let events = instance.trace_snapshot();
+    assert_eq!(events.len(), 4, "the ring holds the last 4: {events:?}");
+    let dispatches: Vec<_> = events.iter().filter(|e| e["kind"] == "dispatch").collect();
+    assert!(!dispatches.is_empty(), "{events:?}");
+    let last = dispatches.last().unwrap();
+    assert_eq!(last["kernel"], "add_one");
+    assert_eq!(last["status"], "ok");
+    assert_eq!(
+        last["wave_instructions"].as_u64().map(|n| n > 0),
+        Some(true)
+    );
+    assert_eq!(stream.read_vec::<u32>(&x).unwrap(), vec![10u32; 64]);
+}
