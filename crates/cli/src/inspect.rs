@@ -13,6 +13,8 @@ pub fn print_all(text: &str) -> Result<(), String> {
 }
 
 use softgpu_exec::{Device, DeviceConfig};
+use softgpu_runtime::occupancy::{occupancy, KernelResources, Occupancy};
+use softgpu_runtime::profile::{Profile, DEFAULT_PROFILE};
 
 /// The code object in `file`, placed on a device for `target` (None: the
 /// object's own, `args::device_target`).
@@ -71,9 +73,34 @@ pub fn disasm(file: &Path, target: Option<&str>) -> Result<(), String> {
     print_all(&out)
 }
 
+/// The occupancy of `k` on `target` at its fixed workgroup size, else
+/// the largest it was compiled for (what LLVM assumes too).
+fn occupancy_of(target: &str, k: &softgpu_codeobj::Kernel) -> (u32, Occupancy) {
+    // The model's per-part facts are keyed by processor; the rest of the
+    // gfx1151 profile (SIMDs per CU) is common to gfx11.
+    let profile = Profile::built_in(target).unwrap_or_else(|_| Profile {
+        name: target.into(),
+        ..Profile::built_in(DEFAULT_PROFILE).expect("the default profile parses")
+    });
+    let size = k
+        .meta
+        .reqd_workgroup_size
+        .map_or(k.meta.max_flat_workgroup_size, |[x, y, z]| x * y * z);
+    let resources = KernelResources {
+        wave_size: if k.descriptor.wave32 { 32 } else { 64 },
+        vgprs: k.meta.vgpr_count,
+        lds_bytes: k.descriptor.group_segment_fixed_size,
+        workgroup_size: size,
+        wgp_mode: k.descriptor.wgp_mode,
+    };
+    (size, occupancy(&profile, &resources))
+}
+
 pub fn inspect(file: &Path, target: Option<&str>, json: bool) -> Result<(), String> {
     let program = load(file, target)?;
     let co = &program.code_object;
+    // The device the object runs on: `--target`, else its own processor.
+    let device_target = target.map_or_else(|| co.target.to_string(), str::to_string);
     let kernels: Vec<serde_json::Value> = co
         .kernels
         .iter()
@@ -91,6 +118,15 @@ pub fn inspect(file: &Path, target: Option<&str>, json: bool) -> Result<(), Stri
                     })
                 })
                 .collect();
+            let (size, o) = occupancy_of(&device_target, k);
+            let occupancy = serde_json::json!({
+                "workgroup_size": size,
+                "waves_per_simd": o.waves_per_simd,
+                "waves_per_cu": o.waves_per_cu,
+                "limit": o.limit.name(),
+                "workgroups_per_wgp": o.workgroups_per_wgp,
+                "whole_group_waves_per_simd": o.whole_group_waves_per_simd,
+            });
             serde_json::json!({
                 "name": k.name,
                 "symbol": k.symbol,
@@ -104,6 +140,7 @@ pub fn inspect(file: &Path, target: Option<&str>, json: bool) -> Result<(), Stri
                 "vgpr_count": k.meta.vgpr_count,
                 "max_flat_workgroup_size": k.meta.max_flat_workgroup_size,
                 "reqd_workgroup_size": k.meta.reqd_workgroup_size,
+                "occupancy": occupancy,
                 "args": args,
             })
         })
@@ -141,6 +178,15 @@ pub fn inspect(file: &Path, target: Option<&str>, json: bool) -> Result<(), Stri
             k.meta.sgpr_count,
             k.meta.vgpr_count,
             k.meta.max_flat_workgroup_size
+        );
+        let (size, o) = occupancy_of(&device_target, k);
+        println!(
+            "  occupancy at {size} work-items: {} waves/SIMD ({}/CU), bound by {}; {} whole workgroups/WGP ({} waves/SIMD)",
+            o.waves_per_simd,
+            o.waves_per_cu,
+            o.limit.name(),
+            o.workgroups_per_wgp,
+            o.whole_group_waves_per_simd
         );
         for (i, a) in k
             .meta

@@ -290,6 +290,12 @@ fn inspect_lists_kernel_and_arguments() {
         serde_json::from_slice(&out.stdout).expect("inspect --json is not JSON");
     assert_eq!(json["kernels"][0]["name"], "vector_add");
     assert_eq!(json["kernels"][0]["wavefront_size"], 32);
+    // A small kernel without LDS fills the 16 wave slots of each SIMD
+    // (the model itself is held to LLVM's figures in runtime/tests).
+    let occ = &json["kernels"][0]["occupancy"];
+    assert_eq!(occ["waves_per_simd"], 16, "{occ}");
+    assert_eq!(occ["limit"], "wave slots", "{occ}");
+    assert!(stdout.contains("occupancy at"), "{stdout}");
 }
 
 /// The instruction texts of a disassembly listing (`\tTEXT // OFFSET: BYTES`).

@@ -33,6 +33,7 @@ pub mod handle;
 pub mod hostcall;
 pub mod ipc_signal;
 pub mod memory;
+pub mod occupancy;
 pub mod packet;
 pub mod printf;
 pub mod profile;
