@@ -833,41 +833,38 @@ fn unsupported_partial(grid: [u32; 3], block: [u32; 3]) -> HipError {
 // --- Attributes and occupancy ---------------------------------------------
 
 /// Resident blocks of `kernel` per compute unit for `threads` work-items
-/// per block and `dynamic` bytes of dynamic LDS: the least of what the
-/// wave slots, the vector register file and the LDS allow.
-///
-/// RDNA3 compute units have `simds_per_cu` SIMDs of 16 wave slots with a
-/// register file of 1536 (gfx1100/gfx1101) or 1024 (other gfx11) VGPRs per
-/// lane in wave32, allocated in granules of 8 (wave64 halves both), as
-/// LLVM's AMDGPU `getTotalNumVGPRs`/`getVGPRAllocGranule` model them.
+/// per block and `dynamic` bytes of dynamic LDS: whole workgroups within
+/// what the wave slots, the vector register file and the LDS allow, by the
+/// runtime's occupancy model (`softgpu_runtime::occupancy`, held to
+/// LLVM's figures; the same code `softgpu inspect` reports).
 pub fn occupancy(
     kernel: &softgpu::Kernel,
     profile: &softgpu::Profile,
     threads: u32,
     dynamic: u64,
 ) -> u32 {
+    use softgpu_runtime::occupancy::{occupancy, KernelResources};
     let info = kernel.info();
-    let wave = info.wave_size.max(32);
     if threads == 0 || threads > profile.max_workgroup_size {
         return 0;
     }
-    let waves_per_block = threads.div_ceil(wave);
-    let file: u32 = if matches!(profile.name.as_str(), "gfx1100" | "gfx1101") {
-        1536
-    } else {
-        1024
+    let lds = (info.lds_bytes as u64).saturating_add(dynamic);
+    let Ok(lds_bytes) = u32::try_from(lds) else {
+        return 0;
     };
-    let (file, granule) = if wave == 64 { (file / 2, 8) } else { (file, 8) };
-    let slots_per_simd = (profile.max_waves_per_cu / profile.simds_per_cu.max(1)).max(1);
-    let vgprs = info.vgprs.max(1).div_ceil(granule) * granule;
-    let per_simd = (file / vgprs).min(slots_per_simd);
-    let waves = per_simd * profile.simds_per_cu.max(1);
-    let by_waves = waves / waves_per_block;
-    let lds = info.lds_bytes as u64 + dynamic;
-    let by_lds = (profile.lds_bytes as u64)
-        .checked_div(lds)
-        .map_or(u32::MAX, |n| n as u32);
-    by_waves.min(by_lds)
+    // HIP counts per "multiprocessor", a compute unit: the CU-mode view
+    // (2 SIMDs, 64 KiB of LDS), as ROCm's occupancy calculator does.
+    let per_cu = occupancy(
+        profile,
+        &KernelResources {
+            wave_size: info.wave_size.max(32),
+            vgprs: info.vgprs,
+            lds_bytes,
+            workgroup_size: threads,
+            wgp_mode: false,
+        },
+    );
+    per_cu.workgroups_per_wgp / 2
 }
 
 fn function_kernel(hip: &Hip, stub: *const c_void) -> HipResult<softgpu::Kernel> {
