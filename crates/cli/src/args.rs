@@ -315,6 +315,19 @@ impl Prepared {
         self.device.dispatch(&desc)
     }
 
+    /// The occupancy `kernel` has on the real part at this launch's
+    /// workgroup size and dynamic LDS: (work-items per workgroup, it).
+    pub fn occupancy(
+        &self,
+        kernel: &str,
+    ) -> Result<(u32, softgpu_runtime::occupancy::Occupancy), String> {
+        let k = self.program.kernel(kernel).map_err(|e| e.to_string())?;
+        let size = self.launch.block.iter().product::<u32>();
+        let target = self.device.target();
+        let o = crate::inspect::kernel_occupancy(target, k, size, self.launch.dynamic_lds);
+        Ok((size, o))
+    }
+
     /// Writes the `--out` and `--inout` buffers to their files.
     pub fn write_outputs(&self) -> Result<(), String> {
         for (path, buffer) in &self.outputs {
@@ -332,6 +345,7 @@ pub fn stats_json(
     target: &str,
     s: &DispatchStats,
     host_threads: usize,
+    occupancy: serde_json::Value,
 ) -> serde_json::Value {
     serde_json::json!({
         "kernel": kernel,
@@ -344,6 +358,7 @@ pub fn stats_json(
         "jit_exits": s.jit_exits,
         "seconds": s.seconds,
         "host_threads": host_threads,
+        "occupancy": occupancy,
     })
 }
 
@@ -376,7 +391,15 @@ pub fn run(launch: &LaunchSpec, stats: bool, seeds: Option<u64>) -> Result<(), S
     prepared.write_outputs()?;
     if stats {
         let target = prepared.device.target();
-        let json = stats_json(spec.kernel, target, &s, prepared.device.threads());
+        let (size, o) = prepared.occupancy(spec.kernel)?;
+        let occupancy = crate::inspect::occupancy_json(size, &o);
+        let json = stats_json(
+            spec.kernel,
+            target,
+            &s,
+            prepared.device.threads(),
+            occupancy,
+        );
         println!("{json}");
     }
     Ok(())

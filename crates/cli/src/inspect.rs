@@ -76,24 +76,64 @@ pub fn disasm(file: &Path, target: Option<&str>) -> Result<(), String> {
 /// The occupancy of `k` on `target` at its fixed workgroup size, else
 /// the largest it was compiled for (what LLVM assumes too).
 fn occupancy_of(target: &str, k: &softgpu_codeobj::Kernel) -> (u32, Occupancy) {
+    let size = k
+        .meta
+        .reqd_workgroup_size
+        .map_or(k.meta.max_flat_workgroup_size, |[x, y, z]| x * y * z);
+    (size, kernel_occupancy(target, k, size, 0))
+}
+
+/// The occupancy of `k` on the real `target` part for workgroups of
+/// `workgroup_size` work-items with `dynamic_lds` bytes of LDS beyond the
+/// kernel's own.
+pub fn kernel_occupancy(
+    target: &str,
+    k: &softgpu_codeobj::Kernel,
+    workgroup_size: u32,
+    dynamic_lds: u32,
+) -> Occupancy {
     // The model's per-part facts are keyed by processor; the rest of the
     // gfx1151 profile (SIMDs per CU) is common to gfx11.
     let profile = Profile::built_in(target).unwrap_or_else(|_| Profile {
         name: target.into(),
         ..Profile::built_in(DEFAULT_PROFILE).expect("the default profile parses")
     });
-    let size = k
-        .meta
-        .reqd_workgroup_size
-        .map_or(k.meta.max_flat_workgroup_size, |[x, y, z]| x * y * z);
     let resources = KernelResources {
         wave_size: if k.descriptor.wave32 { 32 } else { 64 },
         vgprs: k.meta.vgpr_count,
-        lds_bytes: k.descriptor.group_segment_fixed_size,
-        workgroup_size: size,
+        lds_bytes: k
+            .descriptor
+            .group_segment_fixed_size
+            .saturating_add(dynamic_lds),
+        workgroup_size,
         wgp_mode: k.descriptor.wgp_mode,
     };
-    (size, occupancy(&profile, &resources))
+    occupancy(&profile, &resources)
+}
+
+/// An occupancy as `inspect --json`, `run --stats` and `profile --json`
+/// print it.
+pub fn occupancy_json(workgroup_size: u32, o: &Occupancy) -> serde_json::Value {
+    serde_json::json!({
+        "workgroup_size": workgroup_size,
+        "waves_per_simd": o.waves_per_simd,
+        "waves_per_cu": o.waves_per_cu,
+        "limit": o.limit.name(),
+        "workgroups_per_wgp": o.workgroups_per_wgp,
+        "whole_group_waves_per_simd": o.whole_group_waves_per_simd,
+    })
+}
+
+/// An occupancy in one line of text.
+pub fn occupancy_text(workgroup_size: u32, o: &Occupancy) -> String {
+    format!(
+        "occupancy at {workgroup_size} work-items: {} waves/SIMD ({}/CU), bound by {}; {} whole workgroups/WGP ({} waves/SIMD)",
+        o.waves_per_simd,
+        o.waves_per_cu,
+        o.limit.name(),
+        o.workgroups_per_wgp,
+        o.whole_group_waves_per_simd
+    )
 }
 
 pub fn inspect(file: &Path, target: Option<&str>, json: bool) -> Result<(), String> {
@@ -119,14 +159,7 @@ pub fn inspect(file: &Path, target: Option<&str>, json: bool) -> Result<(), Stri
                 })
                 .collect();
             let (size, o) = occupancy_of(&device_target, k);
-            let occupancy = serde_json::json!({
-                "workgroup_size": size,
-                "waves_per_simd": o.waves_per_simd,
-                "waves_per_cu": o.waves_per_cu,
-                "limit": o.limit.name(),
-                "workgroups_per_wgp": o.workgroups_per_wgp,
-                "whole_group_waves_per_simd": o.whole_group_waves_per_simd,
-            });
+            let occupancy = occupancy_json(size, &o);
             serde_json::json!({
                 "name": k.name,
                 "symbol": k.symbol,
@@ -180,14 +213,7 @@ pub fn inspect(file: &Path, target: Option<&str>, json: bool) -> Result<(), Stri
             k.meta.max_flat_workgroup_size
         );
         let (size, o) = occupancy_of(&device_target, k);
-        println!(
-            "  occupancy at {size} work-items: {} waves/SIMD ({}/CU), bound by {}; {} whole workgroups/WGP ({} waves/SIMD)",
-            o.waves_per_simd,
-            o.waves_per_cu,
-            o.limit.name(),
-            o.workgroups_per_wgp,
-            o.whole_group_waves_per_simd
-        );
+        println!("  {}", occupancy_text(size, &o));
         for (i, a) in k
             .meta
             .args

@@ -43,6 +43,7 @@ pub fn run(spec: &LaunchSpec, top: usize, json: bool) -> Result<(), String> {
         stats: &stats,
         profile: &profile,
         host_threads: prepared.device.threads(),
+        occupancy: prepared.occupancy(spec.kernel)?,
         hottest: profile
             .hottest(top)
             .into_iter()
@@ -66,6 +67,8 @@ struct Report<'a> {
     stats: &'a DispatchStats,
     profile: &'a InstructionProfile,
     host_threads: usize,
+    /// Work-items per workgroup and the occupancy on the real part.
+    occupancy: (u32, softgpu_runtime::occupancy::Occupancy),
     /// The hottest instructions with their disassembly.
     hottest: Vec<(SlotEntry, String)>,
 }
@@ -122,6 +125,8 @@ impl Report<'_> {
         )
         .ok();
         writeln!(out, "seconds            {:.6}", s.seconds).ok();
+        let (size, o) = &self.occupancy;
+        writeln!(out, "{}", crate::inspect::occupancy_text(*size, o)).ok();
         writeln!(
             out,
             "\nhottest {} of {} executed instructions:",
@@ -152,8 +157,15 @@ impl Report<'_> {
     /// `run --stats`'s object plus the launch shape, lane averages and the
     /// hottest instructions.
     fn json(&self) -> serde_json::Value {
-        let mut json =
-            args::stats_json(self.spec.kernel, self.target, self.stats, self.host_threads);
+        let (size, o) = &self.occupancy;
+        let occupancy = crate::inspect::occupancy_json(*size, o);
+        let mut json = args::stats_json(
+            self.spec.kernel,
+            self.target,
+            self.stats,
+            self.host_threads,
+            occupancy,
+        );
         json["grid"] = self.launch.grid.into();
         json["block"] = self.launch.block.into();
         json["wave_size"] = self.profile.wave_size().into();

@@ -122,6 +122,9 @@ fn run_vector_add_writes_output_and_stats() {
     }
     assert_eq!(json["workgroups"], 4);
     assert_eq!(json["threads"], 1024);
+    // The occupancy on the real part, at the launch's block of 256.
+    assert_eq!(json["occupancy"]["workgroup_size"], 256, "{last}");
+    assert_eq!(json["occupancy"]["waves_per_simd"], 16, "{last}");
     // Lanes past n are masked off, so fewer lane instructions than 32 per wave instruction.
     let (waves, lanes) = (
         json["wave_instructions"].as_u64().unwrap(),
