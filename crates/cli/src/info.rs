@@ -36,46 +36,23 @@ pub fn run(json: bool) -> Result<(), String> {
         return Ok(());
     }
     for (index, p) in profiles.iter().enumerate() {
-        let waves: Vec<String> = p.wave_sizes.iter().map(|w| w.to_string()).collect();
         println!("device {index}: {} ({})", p.name, p.marketing_name);
-        println!("  vendor               {}", p.vendor);
-        println!("  ISA                  {}", p.isa_name());
-        println!("  chip id              0x{:04x}", p.chip_id);
-        println!(
-            "  APU                  {}",
-            if p.is_apu { "yes" } else { "no" }
-        );
-        println!("  compute units        {}", p.compute_units);
-        println!("  SIMDs per CU         {}", p.simds_per_cu);
-        println!(
-            "  shader engines       {} ({} arrays each)",
-            p.shader_engines, p.shader_arrays_per_engine
-        );
-        println!("  wave sizes           {}", waves.join(", "));
-        println!("  max waves per CU     {}", p.max_waves_per_cu);
-        println!("  max workgroup size   {}", p.max_workgroup_size);
-        println!("  max workgroup dims   {}", dims(p.max_workgroup_dims));
-        println!("  max grid dims        {}", dims(p.max_grid_dims));
-        println!("  LDS                  {}", bytes(p.lds_bytes.into()));
-        println!("  device memory        {}", bytes(p.memory.device_bytes));
-        println!("  system memory        {}", bytes(p.memory.system_bytes));
-        println!("  kernarg memory       {}", bytes(p.memory.kernarg_bytes));
-        println!("  cache line           {} B", p.cache_line_bytes);
-        println!(
-            "  caches               L1 {}, L2 {}, L3 {}",
-            bytes(p.l1_cache_bytes.into()),
-            bytes(p.l2_cache_bytes.into()),
-            bytes(p.l3_cache_bytes.into())
-        );
-        println!("  clock                {} MHz", p.clock_mhz);
-        println!(
-            "  memory bus           {} bits at {} MHz",
-            p.memory_bus_width_bits, p.memory_clock_mhz
-        );
-        println!(
-            "  queues               up to {} per device, {} to {} packets",
-            p.queues.max_queues, p.queues.min_size, p.queues.max_size
-        );
+        if !p.profile_id.is_empty() {
+            println!(
+                "  profile              {} revision {}, fidelity {}, conformance claims {}",
+                p.profile_id,
+                p.revision,
+                p.max_fidelity.name(),
+                if p.conformance_allowed {
+                    "allowed"
+                } else {
+                    "not allowed"
+                }
+            );
+        }
+        for (label, value, fields) in rows(p) {
+            println!("  {label:<20} {value}{}", provenance(p, fields));
+        }
         println!();
     }
     println!(
@@ -84,4 +61,122 @@ pub fn run(json: bool) -> Result<(), String> {
         names.join(", ")
     );
     Ok(())
+}
+
+/// The lines `info` prints for a profile: label, value, and the fields the
+/// value comes from.
+fn rows(p: &Profile) -> Vec<(&'static str, String, &'static [&'static str])> {
+    let waves: Vec<String> = p.wave_sizes.iter().map(|w| w.to_string()).collect();
+    let m = &p.memory;
+    vec![
+        ("vendor", p.vendor.clone(), &["vendor"]),
+        ("ISA", p.isa_name(), &["name"]),
+        ("chip id", format!("0x{:04x}", p.chip_id), &["chip_id"]),
+        (
+            "APU",
+            if p.is_apu { "yes" } else { "no" }.into(),
+            &["is_apu"],
+        ),
+        (
+            "compute units",
+            p.compute_units.to_string(),
+            &["compute_units"],
+        ),
+        (
+            "SIMDs per CU",
+            p.simds_per_cu.to_string(),
+            &["simds_per_cu"],
+        ),
+        (
+            "shader engines",
+            format!(
+                "{} ({} arrays each)",
+                p.shader_engines, p.shader_arrays_per_engine
+            ),
+            &["shader_engines", "shader_arrays_per_engine"],
+        ),
+        ("wave sizes", waves.join(", "), &["wave_sizes"]),
+        (
+            "max waves per CU",
+            p.max_waves_per_cu.to_string(),
+            &["max_waves_per_cu"],
+        ),
+        (
+            "max workgroup size",
+            p.max_workgroup_size.to_string(),
+            &["max_workgroup_size"],
+        ),
+        (
+            "max workgroup dims",
+            dims(p.max_workgroup_dims),
+            &["max_workgroup_dims"],
+        ),
+        ("max grid dims", dims(p.max_grid_dims), &["max_grid_dims"]),
+        ("LDS", bytes(p.lds_bytes.into()), &["lds_bytes"]),
+        (
+            "memory pools",
+            format!(
+                "device {}, system {}, kernarg {}",
+                bytes(m.device_bytes),
+                bytes(m.system_bytes),
+                bytes(m.kernarg_bytes)
+            ),
+            &["memory"],
+        ),
+        (
+            "cache line",
+            format!("{} B", p.cache_line_bytes),
+            &["cache_line_bytes"],
+        ),
+        (
+            "caches",
+            format!(
+                "L1 {}, L2 {}, L3 {}",
+                bytes(p.l1_cache_bytes.into()),
+                bytes(p.l2_cache_bytes.into()),
+                bytes(p.l3_cache_bytes.into())
+            ),
+            &["l1_cache_bytes", "l2_cache_bytes", "l3_cache_bytes"],
+        ),
+        ("clock", format!("{} MHz", p.clock_mhz), &["clock_mhz"]),
+        (
+            "memory bus",
+            format!(
+                "{} bits at {} MHz",
+                p.memory_bus_width_bits, p.memory_clock_mhz
+            ),
+            &["memory_bus_width_bits", "memory_clock_mhz"],
+        ),
+        (
+            "queues",
+            format!(
+                "up to {} per device, {} to {} packets",
+                p.queues.max_queues, p.queues.min_size, p.queues.max_size
+            ),
+            &["queues"],
+        ),
+    ]
+}
+
+/// `  [source: ref]` for the fields of one line (each distinct source
+/// once), or nothing for a profile without provenance (schema 1).
+fn provenance(p: &Profile, fields: &[&str]) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    for field in fields {
+        if let Some(s) = p.source_of(field) {
+            let source = serde_json::to_value(s.source)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            let text = format!("{source}: {}", s.reference);
+            if !seen.contains(&text) {
+                seen.push(text);
+            }
+        }
+    }
+    if seen.is_empty() {
+        String::new()
+    } else {
+        format!("  [{}]", seen.join("; "))
+    }
 }

@@ -44,12 +44,20 @@ fn write(dir: &Path, name: &str, source: &str) -> String {
     p.to_string_lossy().into_owned()
 }
 
-/// The built-in profile document of the runtime crate.
+/// The values of the built-in profile document of the runtime crate
+/// (schema 2 keeps each under `fields.NAME.value`).
 fn profile(name: &str) -> serde_json::Value {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../runtime/profiles")
         .join(format!("{name}.json"));
-    serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap()
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    let fields = doc["fields"].as_object().expect("a schema 2 profile");
+    fields
+        .iter()
+        .map(|(k, v)| (k.clone(), v["value"].clone()))
+        .collect::<serde_json::Map<_, _>>()
+        .into()
 }
 
 fn info_json(dir: &Path, env: &[(&str, &str)]) -> serde_json::Value {
@@ -75,6 +83,9 @@ fn info_text_names_the_default_device() {
         marketing.as_str(),
         "amdgcn-amd-amdhsa--gfx1151",
         "compute units",
+        // Each value says where it comes from, and the profile its fidelity.
+        "SIMDs per CU         2  [llvm: ",
+        "fidelity isa-exact, conformance claims not allowed",
         "built-in profiles: gfx1151, gfx1100",
     ] {
         assert!(stdout.contains(want), "info lacks {want:?}:\n{stdout}");
@@ -101,6 +112,11 @@ fn info_json_follows_the_environment() {
     ] {
         assert_eq!(devices[0][key], want[key], "{key}");
     }
+    assert_eq!(
+        devices[0]["provenance"]["lds_bytes"]["source"], "llvm",
+        "{json}"
+    );
+    assert_eq!(devices[0]["max_fidelity"], "isa-exact", "{json}");
     let names: Vec<&str> = json["profiles"]
         .as_array()
         .expect("no profiles array")

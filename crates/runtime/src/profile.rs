@@ -2,6 +2,19 @@
 //!
 //! A profile is a JSON document. `gfx1100` and `gfx1151` are built in;
 //! `SOFTGPU_PROFILE` names a built-in profile or a path to a JSON file.
+//!
+//! Schema 2 says where every value comes from: each field is
+//! `{"value": V, "source": KIND, "ref": TEXT}`, KIND one of `amd-spec`
+//! (an AMD document, named in `ref`), `llvm` (LLVM's AMDGPU target
+//! definitions), `kfd-topology` (as the amdgpu driver reports it on the
+//! part), `measured` (on hardware; `ref` says where) or `softgpu-default`
+//! (softgpu's own value; `ref` says why). Beside the fields a schema 2
+//! document has a `profile_id`, a `revision`, the `max_fidelity` softgpu
+//! reaches for the part, whether `conformance_allowed` claims may be made,
+//! and `quirks`. Schema 1 (the fields' values alone) is still read, with
+//! no provenance.
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -15,12 +28,94 @@ const BUILT_IN: [(&str, &str); 2] = [
     ("gfx1100", include_str!("../profiles/gfx1100.json")),
 ];
 
+/// How close to the real part softgpu's results are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fidelity {
+    /// The interfaces are right (APIs, ABI, launch rules); results and
+    /// timing are not claimed.
+    Abi,
+    /// Every instruction's result is the hardware's, bit for bit; timing is
+    /// not modelled.
+    #[default]
+    IsaExact,
+    /// ISA-exact, plus an analytical estimate of time on the part.
+    TimingEstimated,
+}
+
+impl Fidelity {
+    /// The level's name as documents and reports spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fidelity::Abi => "abi",
+            Fidelity::IsaExact => "isa-exact",
+            Fidelity::TimingEstimated => "timing-estimated",
+        }
+    }
+}
+
+/// Where a profile field's value comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    /// An AMD document (its name in the reference).
+    AmdSpec,
+    /// LLVM's AMDGPU target definitions.
+    Llvm,
+    /// The amdgpu driver's KFD topology on the part.
+    KfdTopology,
+    /// Measured on hardware (the reference says where).
+    Measured,
+    /// softgpu's own value (the reference says why).
+    SoftgpuDefault,
+}
+
+/// A field's source and the reference that backs it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Provenance {
+    /// The kind of source.
+    pub source: Source,
+    /// The document, definition or place; for a default, why.
+    #[serde(rename = "ref")]
+    pub reference: String,
+}
+
+/// A named behaviour of the part the executor honours.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Quirk {
+    /// Its name.
+    pub name: String,
+    /// What the part does.
+    pub description: String,
+}
+
 /// One GPU's description.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Profile {
-    /// Format version of the document.
+    /// Format version of the document (1 or 2).
     pub schema: u32,
+    /// The profile's identity (schema 2; empty for schema 1).
+    #[serde(default)]
+    pub profile_id: String,
+    /// The profile's revision (schema 2).
+    #[serde(default)]
+    pub revision: u32,
+    /// The highest fidelity softgpu reaches for this part.
+    #[serde(default)]
+    pub max_fidelity: Fidelity,
+    /// Whether results on this profile may be claimed as conformance
+    /// results for the part.
+    #[serde(default)]
+    pub conformance_allowed: bool,
+    /// Named behaviours of the part the executor honours.
+    #[serde(default)]
+    pub quirks: Vec<Quirk>,
+    /// Where each field's value comes from, by field name (schema 2).
+    #[serde(default)]
+    pub provenance: BTreeMap<String, Provenance>,
     /// Processor name, e.g. `gfx1151`; also the code-object target.
     pub name: String,
     pub marketing_name: String,
@@ -81,7 +176,90 @@ pub struct QueueLimits {
     pub max_queues: u32,
 }
 
+/// The document-level keys of schema 2 (beside `fields`).
+const V2_META: [&str; 6] = [
+    "schema",
+    "profile_id",
+    "revision",
+    "max_fidelity",
+    "conformance_allowed",
+    "quirks",
+];
+
+/// A schema 2 document as a [`Profile`]: each field's value, and its
+/// provenance kept by name.
+fn from_v2(doc: serde_json::Value) -> Result<Profile> {
+    let serde_json::Value::Object(doc) = doc else {
+        return Err(invalid("device profile: not a JSON object"));
+    };
+    let mut flat = serde_json::Map::new();
+    let mut provenance = BTreeMap::new();
+    for (key, value) in doc {
+        if V2_META.contains(&key.as_str()) {
+            flat.insert(key, value);
+            continue;
+        }
+        if key != "fields" {
+            return Err(invalid(format!(
+                "device profile: unknown key {key} (schema 2 has {} and fields)",
+                V2_META.join(", ")
+            )));
+        }
+        let serde_json::Value::Object(fields) = value else {
+            return Err(invalid("device profile: fields is not an object"));
+        };
+        for (name, entry) in fields {
+            let serde_json::Value::Object(mut entry) = entry else {
+                return Err(invalid(format!(
+                    "device profile: field {name} is not {{value, source, ref}}"
+                )));
+            };
+            let value = entry
+                .remove("value")
+                .ok_or_else(|| invalid(format!("device profile: field {name} has no value")))?;
+            let source: Provenance = serde_json::from_value(entry.into())
+                .map_err(|e| invalid(format!("device profile: field {name}: {e}")))?;
+            provenance.insert(name.clone(), source);
+            flat.insert(name, value);
+        }
+    }
+    let mut profile: Profile =
+        serde_json::from_value(flat.into()).map_err(|e| invalid(format!("device profile: {e}")))?;
+    profile.provenance = provenance;
+    Ok(profile)
+}
+
 impl Profile {
+    /// The fields that describe the part (every one needs a provenance
+    /// in schema 2).
+    pub const FIELDS: &'static [&'static str] = &[
+        "name",
+        "marketing_name",
+        "vendor",
+        "chip_id",
+        "asic_family_id",
+        "is_apu",
+        "compute_units",
+        "simds_per_cu",
+        "shader_engines",
+        "shader_arrays_per_engine",
+        "wave_sizes",
+        "max_waves_per_cu",
+        "max_workgroup_size",
+        "max_workgroup_dims",
+        "max_grid_dims",
+        "lds_bytes",
+        "cache_line_bytes",
+        "l1_cache_bytes",
+        "l2_cache_bytes",
+        "l3_cache_bytes",
+        "memory_bus_width_bits",
+        "memory_clock_mhz",
+        "clock_mhz",
+        "memory",
+        "queues",
+    ];
+
     /// The names of the built-in profiles.
     pub fn built_in_names() -> impl Iterator<Item = &'static str> {
         BUILT_IN.iter().map(|(n, _)| *n)
@@ -98,12 +276,24 @@ impl Profile {
         Profile::from_json(text)
     }
 
-    /// Parses and checks a profile document.
+    /// Parses and checks a profile document (schema 1 or 2); an error
+    /// names the field at fault.
     pub fn from_json(text: &str) -> Result<Profile> {
-        let p: Profile =
+        let doc: serde_json::Value =
             serde_json::from_str(text).map_err(|e| invalid(format!("device profile: {e}")))?;
+        let p: Profile = match doc.get("schema").and_then(|s| s.as_u64()) {
+            Some(2) => from_v2(doc)?,
+            _ => {
+                serde_json::from_value(doc).map_err(|e| invalid(format!("device profile: {e}")))?
+            }
+        };
         p.validate()?;
         Ok(p)
+    }
+
+    /// The provenance of `field`, if the document stated one.
+    pub fn source_of(&self, field: &str) -> Option<&Provenance> {
+        self.provenance.get(field)
     }
 
     /// A built-in name or a path to a JSON file.
@@ -132,8 +322,19 @@ impl Profile {
 
     fn validate(&self) -> Result<()> {
         let bad = |why: &str| Err(invalid(format!("device profile {}: {why}", self.name)));
-        if self.schema != 1 {
-            return bad("unknown schema version (expected 1)");
+        if self.schema != 1 && self.schema != 2 {
+            return bad("unknown schema version (expected 1 or 2)");
+        }
+        if self.schema == 2 {
+            for field in Profile::FIELDS {
+                match self.provenance.get(*field) {
+                    None => return bad(&format!("field {field} has no provenance")),
+                    Some(p) if p.reference.trim().is_empty() => {
+                        return bad(&format!("field {field}: its provenance has an empty ref"))
+                    }
+                    _ => {}
+                }
+            }
         }
         if softgpu_exec::Device::new(softgpu_exec::DeviceConfig {
             target: self.name.clone(),
@@ -178,6 +379,80 @@ mod tests {
             assert_ne!(p.asic_family_id, 0, "{name} states its ASIC family");
         }
         assert!(Profile::built_in("gfx9000").is_err());
+    }
+
+    #[test]
+    fn built_in_profiles_state_where_every_field_comes_from() {
+        for name in Profile::built_in_names() {
+            let p = Profile::built_in(name).unwrap();
+            assert_eq!(p.schema, 2);
+            assert!(p.profile_id.contains(name), "{}", p.profile_id);
+            assert_eq!(p.max_fidelity, Fidelity::IsaExact);
+            assert!(!p.conformance_allowed, "no conformance claims yet");
+            for field in Profile::FIELDS {
+                assert!(p.source_of(field).is_some(), "{name}: {field}");
+            }
+            assert_eq!(p.source_of("simds_per_cu").unwrap().source, Source::Llvm);
+        }
+        // FIELDS lists exactly the part's fields of the struct.
+        let p = Profile::built_in("gfx1151").unwrap();
+        let serde_json::Value::Object(map) = serde_json::to_value(&p).unwrap() else {
+            panic!("a profile serializes as an object");
+        };
+        let mut keys: Vec<&str> = map
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !V2_META.contains(k) && *k != "provenance")
+            .collect();
+        let mut fields = Profile::FIELDS.to_vec();
+        keys.sort_unstable();
+        fields.sort_unstable();
+        assert_eq!(keys, fields);
+    }
+
+    /// Errors of a schema 2 document name the field at fault.
+    #[test]
+    fn schema_2_errors_name_the_field() {
+        let text = include_str!("../profiles/gfx1151.json");
+        let edit = |f: &dyn Fn(&mut serde_json::Value)| {
+            let mut doc: serde_json::Value = serde_json::from_str(text).unwrap();
+            f(&mut doc);
+            Profile::from_json(&doc.to_string())
+                .unwrap_err()
+                .to_string()
+        };
+        let e = edit(&|d| {
+            d["fields"].as_object_mut().unwrap().remove("clock_mhz");
+        });
+        assert!(e.contains("clock_mhz"), "{e}");
+        let e = edit(&|d| {
+            d["fields"]["compute_units"]
+                .as_object_mut()
+                .unwrap()
+                .remove("source");
+        });
+        assert!(e.contains("compute_units"), "{e}");
+        let e = edit(&|d| d["fields"]["l2_cache_bytes"]["source"] = "rumour".into());
+        assert!(e.contains("l2_cache_bytes") && e.contains("rumour"), "{e}");
+        let e = edit(&|d| d["fields"]["clock_mhz"]["ref"] = " ".into());
+        assert!(e.contains("clock_mhz"), "{e}");
+        let e = edit(&|d| {
+            d["fields"]["warp_size"] =
+                serde_json::json!({"value": 32, "source": "llvm", "ref": "x"})
+        });
+        assert!(e.contains("warp_size"), "{e}");
+        let e = edit(&|d| d["max_fidelity"] = "cycle-exact".into());
+        assert!(e.contains("cycle-exact"), "{e}");
+        // Schema 1 is still read, without provenance.
+        let mut v1 = serde_json::Map::new();
+        let doc: serde_json::Value = serde_json::from_str(text).unwrap();
+        for (k, v) in doc["fields"].as_object().unwrap() {
+            v1.insert(k.clone(), v["value"].clone());
+        }
+        v1.insert("schema".into(), 1.into());
+        let p = Profile::from_json(&serde_json::Value::Object(v1).to_string()).unwrap();
+        assert!(p.provenance.is_empty());
+        assert_eq!(p.compute_units, 40);
     }
 
     #[test]

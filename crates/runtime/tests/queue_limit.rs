@@ -27,12 +27,13 @@ const QUEUE_BYTES: u64 = SLOTS as u64 * 64 + 256;
 fn small_profile() -> String {
     let text = include_str!("../profiles/gfx1151.json");
     let mut profile: serde_json::Value = serde_json::from_str(text).unwrap();
-    profile["memory"] = serde_json::json!({
+    // Schema 2: each field's value is under `fields.NAME.value`.
+    profile["fields"]["memory"]["value"] = serde_json::json!({
         "device_bytes": 64u64 << 20,
         "system_bytes": 64u64 << 20,
         "kernarg_bytes": 16u64 << 20,
     });
-    profile["queues"]["max_queues"] = MAX_QUEUES.into();
+    profile["fields"]["queues"]["value"]["max_queues"] = MAX_QUEUES.into();
     profile.to_string()
 }
 
