@@ -347,9 +347,15 @@ pub fn stats_json(
     host_threads: usize,
     occupancy: serde_json::Value,
 ) -> serde_json::Value {
+    // The profile the figures are labelled with: the target's built-in one
+    // (ISA-exact counts; `seconds` is host time, not the part's).
+    let profile = softgpu_runtime::profile::Profile::built_in(target).ok();
     serde_json::json!({
         "kernel": kernel,
         "target": target,
+        "profile": profile.as_ref().map(|p| p.profile_id.clone()),
+        "profile_revision": profile.as_ref().map(|p| p.revision),
+        "fidelity": profile.as_ref().map_or("isa-exact", |p| p.max_fidelity.name()),
         "workgroups": s.workgroups,
         "threads": s.threads,
         "waves": s.waves,

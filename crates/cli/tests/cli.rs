@@ -122,6 +122,9 @@ fn run_vector_add_writes_output_and_stats() {
     }
     assert_eq!(json["workgroups"], 4);
     assert_eq!(json["threads"], 1024);
+    // Labelled with the profile and the fidelity its figures have.
+    assert_eq!(json["fidelity"], "isa-exact", "{last}");
+    assert_eq!(json["profile"], "softgpu/gfx1151/radeon-8060s", "{last}");
     // The occupancy on the real part, at the launch's block of 256.
     assert_eq!(json["occupancy"]["workgroup_size"], 256, "{last}");
     assert_eq!(json["occupancy"]["waves_per_simd"], 16, "{last}");

@@ -863,9 +863,12 @@ fn launch(
             Ok(s) => ("ok".to_string(), Some(*s)),
             Err(e) => (e.to_string(), None),
         };
+        let profile = &queue.agent.profile;
         json!({
             "queue": queue.id, "index": index, "kernel": kernel.kernel().name,
             "grid": grid, "block": block, "dur": end - start,
+            "profile": profile.profile_id, "profile_revision": profile.revision,
+            "fidelity": profile.max_fidelity.name(),
             "wave_instructions": stats.map(|s| s.wave_instructions),
             "lane_instructions": stats.map(|s| s.lane_instructions),
             "status": status,

@@ -11,7 +11,9 @@
 //!   `barrier_and`, `barrier_or`, or the unsupported type number);
 //! - `dispatch`: `queue`, `index`, `kernel`, `grid`, `block` (work-items),
 //!   `dur`, `wave_instructions`, `lane_instructions`, `status` (`ok` or the
-//!   fault report);
+//!   fault report), and the device profile the figures belong to:
+//!   `profile` (its id), `profile_revision`, `fidelity` (the level the
+//!   figures have: `dur` is host time, never the part's);
 //! - `transfer`: a copy or fill a runtime layer ran (HIP's memcpy and
 //!   memset): `what` (`memcpy`, `memset`), `dur`, `bytes`, `dst`, `src`
 //!   (null for a fill). (The `api` status of a HIP call is its

@@ -193,6 +193,9 @@ fn the_trace_ring_keeps_the_latest_events_in_memory() {
     let last = dispatches.last().unwrap();
     assert_eq!(last["kernel"], "add_one");
     assert_eq!(last["status"], "ok");
+    // Labelled with the device profile and the fidelity of its figures.
+    assert_eq!(last["fidelity"], "isa-exact");
+    assert_eq!(last["profile"], "softgpu/gfx1151/radeon-8060s");
     assert_eq!(
         last["wave_instructions"].as_u64().map(|n| n > 0),
         Some(true)
