@@ -164,11 +164,7 @@ fn provenance(p: &Profile, fields: &[&str]) -> String {
     let mut seen: Vec<String> = Vec::new();
     for field in fields {
         if let Some(s) = p.source_of(field) {
-            let source = serde_json::to_value(s.source)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default();
-            let text = format!("{source}: {}", s.reference);
+            let text = format!("{}: {}", s.source.name(), s.reference);
             if !seen.contains(&text) {
                 seen.push(text);
             }

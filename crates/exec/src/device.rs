@@ -524,16 +524,16 @@ impl Device {
     ) -> Result<O, DispatchError> {
         let (program, kernel) = (desc.program, desc.kernel);
         let private_segment_bytes = fixed_private_segment(kernel).max(desc.private_segment_bytes);
-        let mut packet = packet(
+        let memory = DispatchMemory::new(&self.arena, kernarg)?;
+        let packet = packet(
             kernel,
             program,
             grid,
             desc.block,
             private_segment_bytes,
             group_segment_bytes,
+            memory.kernarg,
         );
-        let memory = DispatchMemory::new(&self.arena, kernarg)?;
-        packet[40..48].copy_from_slice(&memory.kernarg.to_le_bytes());
         self.arena.write(memory.packet, &packet)?;
         let raw = RawDispatch {
             private_segment_bytes,
@@ -1127,17 +1127,27 @@ fn packet(
     block: [u32; 3],
     scratch: u32,
     lds: u32,
+    kernarg: u64,
 ) -> [u8; 64] {
-    let mut p = [0u8; 64];
-    let header: u16 = 2; // HSA_PACKET_TYPE_KERNEL_DISPATCH
-    p[0..2].copy_from_slice(&header.to_le_bytes());
-    p[2..4].copy_from_slice(&dims(grid).to_le_bytes());
-    for d in 0..3 {
-        p[4 + 2 * d..6 + 2 * d].copy_from_slice(&(block[d] as u16).to_le_bytes());
-        p[12 + 4 * d..16 + 4 * d].copy_from_slice(&grid[d].to_le_bytes());
+    let header = crate::packet::Header {
+        packet_type: crate::packet::packet_type::KERNEL_DISPATCH,
+        ..Default::default()
+    };
+    crate::packet::KernelDispatchPacket {
+        header: header.bits(),
+        setup: dims(grid),
+        // The launch checks each dimension of the block fits in 16 bits.
+        workgroup_size_x: block[0] as u16,
+        workgroup_size_y: block[1] as u16,
+        workgroup_size_z: block[2] as u16,
+        grid_size_x: grid[0],
+        grid_size_y: grid[1],
+        grid_size_z: grid[2],
+        private_segment_size: scratch,
+        group_segment_size: lds,
+        kernel_object: program.image_base + kernel.descriptor_offset,
+        kernarg_address: kernarg,
+        ..Default::default()
     }
-    p[24..28].copy_from_slice(&scratch.to_le_bytes());
-    p[28..32].copy_from_slice(&lds.to_le_bytes());
-    p[32..40].copy_from_slice(&(program.image_base + kernel.descriptor_offset).to_le_bytes());
-    p
+    .to_bytes()
 }

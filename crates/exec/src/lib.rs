@@ -29,6 +29,11 @@
 // on it (allocation, protection, host registration, virtual memory).
 pub mod arena;
 
+// The AQL packet and queue descriptor layouts: the executor builds and
+// reads packets behind a kernel's dispatch pointer, and the runtime's
+// queues hold them.
+pub mod packet;
+
 // Implementation: the dispatch path, instruction semantics, the JIT tier,
 // the sanitizers and the watchdog. Their public items are the crate's only
 // through the re-exports below.

@@ -34,7 +34,9 @@ pub mod hostcall;
 pub mod ipc_signal;
 pub mod memory;
 pub mod occupancy;
-pub mod packet;
+/// `hsa_queue_t` and the AQL packets (the executor reads the same layout
+/// behind a kernel's dispatch pointer, so it is defined there).
+pub use softgpu_exec::packet;
 pub mod printf;
 pub mod profile;
 pub mod queue;

@@ -70,6 +70,19 @@ pub enum Source {
     SoftgpuDefault,
 }
 
+impl Source {
+    /// The kind's name as documents spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::AmdSpec => "amd-spec",
+            Source::Llvm => "llvm",
+            Source::KfdTopology => "kfd-topology",
+            Source::Measured => "measured",
+            Source::SoftgpuDefault => "softgpu-default",
+        }
+    }
+}
+
 /// A field's source and the reference that backs it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -408,6 +421,22 @@ mod tests {
         keys.sort_unstable();
         fields.sort_unstable();
         assert_eq!(keys, fields);
+    }
+
+    #[test]
+    fn level_and_source_names_are_the_documents_spellings() {
+        for f in [Fidelity::Abi, Fidelity::IsaExact, Fidelity::TimingEstimated] {
+            assert_eq!(serde_json::to_value(f).unwrap(), f.name());
+        }
+        for s in [
+            Source::AmdSpec,
+            Source::Llvm,
+            Source::KfdTopology,
+            Source::Measured,
+            Source::SoftgpuDefault,
+        ] {
+            assert_eq!(serde_json::to_value(s).unwrap(), s.name());
+        }
     }
 
     /// Errors of a schema 2 document name the field at fault.

@@ -22,7 +22,7 @@ pub(crate) struct BufferInner {
 
 impl Drop for BufferInner {
     fn drop(&mut self) {
-        let rt = &self.device.rt;
+        let rt = &self.device.rt();
         let _ = if self.imported {
             rt.unlock(self.addr)
         } else {
@@ -34,7 +34,7 @@ impl Drop for BufferInner {
 impl BufferInner {
     /// Writes `bytes` at `offset`; bounds were checked when the view was made.
     pub fn write(&self, offset: u64, bytes: &[u8]) -> Result<(), String> {
-        let arena = &self.device.rt.arena;
+        let arena = &self.device.rt().arena;
         arena
             .write(self.addr + offset, bytes)
             .map_err(|e| e.to_string())
@@ -54,7 +54,7 @@ impl BufferInner {
         offset: u64,
         out: &mut [u8],
     ) -> Result<(), softgpu_runtime::exec::MemError> {
-        self.device.rt.arena.read(self.addr + offset, out)
+        self.device.rt().arena.read(self.addr + offset, out)
     }
 }
 
@@ -88,7 +88,7 @@ impl Buffer {
         let origin = softgpu_runtime::exec::Origin::new(api);
         let access = softgpu_runtime::exec::Access::ReadWrite;
         let addr = device
-            .rt
+            .rt()
             .allocate_with(pool, bytes.max(1), origin, access)?;
         Ok(Buffer {
             inner: Arc::new(BufferInner {
@@ -108,7 +108,7 @@ impl Buffer {
     /// As for [`crate::Stream::import_host`].
     pub(crate) unsafe fn import(device: &Arc<DeviceInner>, addr: u64, len: u64) -> Result<Buffer> {
         // SAFETY: the caller keeps the memory valid while the buffer lives.
-        let addr = unsafe { device.rt.lock(addr, len) }?;
+        let addr = unsafe { device.rt().lock(addr, len) }?;
         Ok(Buffer {
             inner: Arc::new(BufferInner {
                 device: device.clone(),

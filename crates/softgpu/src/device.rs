@@ -15,12 +15,12 @@ use crate::stream::Stream;
 /// What a device handle shares with everything made from it. Buffers,
 /// modules and streams hold it, so the runtime outlives all of them.
 pub(crate) struct DeviceInner {
-    pub rt: Arc<Runtime>,
     pub agent: Arc<Agent>,
     pub agent_handle: u64,
     pub index: usize,
     pub target: Target,
-    /// Keeps the runtime running while anything of the device lives.
+    /// The instance, whose runtime this is: it keeps running while
+    /// anything of the device lives.
     pub instance: Arc<crate::instance::InstanceInner>,
     pub device_pool: u64,
     pub system_pool: u64,
@@ -38,6 +38,11 @@ pub(crate) const KERNARG_BLOCK: u64 = 4096;
 const SPARE_KERNARGS: usize = 1024;
 
 impl DeviceInner {
+    /// The runtime the device belongs to.
+    pub fn rt(&self) -> &Arc<Runtime> {
+        &self.instance.rt
+    }
+
     /// A kernarg block of at least `bytes`: a spare one when it fits.
     pub fn take_kernarg(&self, bytes: u64) -> Result<u64> {
         if bytes <= KERNARG_BLOCK {
@@ -46,7 +51,7 @@ impl DeviceInner {
             }
         }
         // Kernels may read their arguments, never write them.
-        Ok(self.rt.allocate_with(
+        Ok(self.rt().allocate_with(
             self.kernarg_pool,
             bytes.max(KERNARG_BLOCK),
             softgpu_runtime::exec::Origin::internal("a kernarg segment"),
@@ -61,7 +66,7 @@ impl DeviceInner {
             spare.push(addr);
         } else {
             drop(spare);
-            let _ = self.rt.free(addr);
+            let _ = self.rt().free(addr);
         }
     }
 }
@@ -73,7 +78,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Drop for DeviceInner {
     fn drop(&mut self) {
         for addr in lock(&self.spare_kernargs).drain(..) {
-            let _ = self.rt.free(addr);
+            let _ = self.rt().free(addr);
         }
     }
 }
@@ -144,7 +149,7 @@ impl Device {
     /// Device memory as `(free, total)` bytes: the device pool's capacity
     /// and what is not allocated from it.
     pub fn memory_info(&self) -> Result<(u64, u64)> {
-        let pool = self.inner.rt.pool(self.inner.device_pool)?;
+        let pool = self.inner.rt().pool(self.inner.device_pool)?;
         let used = pool.used.load(std::sync::atomic::Ordering::Relaxed);
         Ok((pool.capacity.saturating_sub(used), pool.capacity))
     }

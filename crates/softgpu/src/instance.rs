@@ -134,7 +134,6 @@ impl Instance {
             kernarg_pool: pool(&cpu, PoolKind::Kernarg),
             spare_kernargs: Mutex::new(Vec::new()),
             agent,
-            rt: rt.clone(),
             instance: self.inner.clone(),
         };
         Ok(Device {

@@ -20,7 +20,7 @@ pub(crate) struct ModuleInner {
 
 impl Drop for ModuleInner {
     fn drop(&mut self) {
-        let rt = &self.device.rt;
+        let rt = &self.device.rt();
         let _ = rt.destroy_executable(self.executable);
         let _ = rt.readers.remove(self.reader);
     }
@@ -35,16 +35,17 @@ impl Module {
     /// Loads a code object from bytes for `device`.
     pub fn load_bytes(device: &Device, bytes: &[u8]) -> Result<Module> {
         let d = &device.inner;
-        let reader = d.rt.reader_from_memory(bytes, "softgpu::Module")?;
-        let executable = d.rt.create_executable();
+        let reader = d.rt().reader_from_memory(bytes, "softgpu::Module")?;
+        let executable = d.rt().create_executable();
         // Built before loading so that a failure below cleans up.
         let inner = Arc::new(ModuleInner {
             device: d.clone(),
             executable,
             reader,
         });
-        d.rt.load_code_object(executable, d.agent_handle, reader)?;
-        d.rt.freeze(executable)?;
+        d.rt()
+            .load_code_object(executable, d.agent_handle, reader)?;
+        d.rt().freeze(executable)?;
         Ok(Module { inner })
     }
 
@@ -57,7 +58,7 @@ impl Module {
 
     /// The kernels' names.
     pub fn kernel_names(&self) -> Vec<String> {
-        let rt = &self.inner.device.rt;
+        let rt = &self.inner.device.rt();
         let symbols = rt
             .executable_symbols(self.inner.executable, None)
             .unwrap_or_default();
@@ -76,7 +77,7 @@ impl Module {
     /// data), if the code object defines one.
     pub fn global(&self, name: &str) -> Option<(u64, u64)> {
         let m = &self.inner;
-        let rt = &m.device.rt;
+        let rt = &m.device.rt();
         let handle = rt
             .symbol_by_name(m.executable, name, Some(m.device.agent_handle))
             .ok()?;
@@ -91,7 +92,7 @@ impl Module {
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
         let name = name.strip_suffix(".kd").unwrap_or(name);
         let m = &self.inner;
-        let rt = &m.device.rt;
+        let rt = &m.device.rt();
         let found = rt
             .symbol_by_name(
                 m.executable,
@@ -428,7 +429,7 @@ impl Args {
     /// another instance's addresses mean nothing to this one's kernels.
     pub(crate) fn check_runtime(&self, device: &DeviceInner) -> Result<()> {
         let foreign = self.values.iter().position(|v| match v {
-            ArgValue::View { buffer, .. } => !Arc::ptr_eq(&buffer.device.rt, &device.rt),
+            ArgValue::View { buffer, .. } => !Arc::ptr_eq(buffer.device.rt(), device.rt()),
             _ => false,
         });
         match foreign {

@@ -70,7 +70,7 @@ struct SignalHandle {
 
 impl Drop for SignalHandle {
     fn drop(&mut self) {
-        let _ = self.device.rt.signals.remove(self.handle);
+        let _ = self.device.rt().signals.remove(self.handle);
     }
 }
 
@@ -101,7 +101,7 @@ impl Lane {
             };
             let queue = self
                 .device
-                .rt
+                .rt()
                 .create_queue(self.device.agent_handle, spec)?;
             queues.push(queue);
         }
@@ -133,7 +133,7 @@ impl Lane {
             q.doorbell.store(index as i64 - 1, Order::Release);
             std::thread::sleep(RING_FULL_NAP);
         }
-        let arena = &self.device.rt.arena;
+        let arena = &self.device.rt().arena;
         let slot = q.ring + (index % q.size as u64) * 64;
         arena
             .write(slot + 4, &packet[4..])
@@ -201,7 +201,7 @@ impl Lane {
                 .iter()
                 .map(|s| SignalHandle {
                     device: self.device.clone(),
-                    handle: self.device.rt.signals.insert(s.clone()),
+                    handle: self.device.rt().signals.insert(s.clone()),
                 })
                 .collect();
             let mut p = [0u8; 64];
@@ -220,7 +220,7 @@ impl Lane {
     /// (their markers go to -1).
     pub fn close(&self) {
         for queue in self.queues.borrow().iter() {
-            let _ = self.device.rt.destroy_queue(queue.address);
+            let _ = self.device.rt().destroy_queue(queue.address);
             queue.discard_host_ops();
         }
     }

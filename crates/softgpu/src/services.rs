@@ -40,12 +40,12 @@ pub(crate) fn provide(device: &DeviceInner, kernel: &Kernel, given: &Services) -
         // HIP kernels also say "OpenCL C": the formats tell the forms apart.
         let table = Arc::new(FormatTable::for_code_object(&code.printf));
         let buffer =
-            PrintfBuffer::new(&device.rt.arena, PRINTF_BUFFER_BYTES, table).map_err(err)?;
+            PrintfBuffer::new(&device.rt().arena, PRINTF_BUFFER_BYTES, table).map_err(err)?;
         p.services.printf_buffer = buffer.addr();
         p.printf = Some(Arc::new(buffer));
     }
     if given.hostcall_buffer == 0 && has(ValueKind::HiddenHostcallBuffer) {
-        let using = device.rt.hostcall(device.index).map_err(err)?;
+        let using = device.rt().hostcall(device.index).map_err(err)?;
         p.services.hostcall_buffer = using.addr();
         p.hostcall = Some(using);
     }

@@ -774,7 +774,7 @@ impl Stream {
         };
         kernarg
             .device
-            .rt
+            .rt()
             .arena
             .write(addr, &bytes)
             .map_err(softgpu_runtime::Error::from)?;

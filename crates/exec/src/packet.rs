@@ -2,7 +2,7 @@
 //!
 //! Each struct mirrors its C type in `hsa.h` (the large model every 64-bit
 //! HSA runtime uses: pointers are 8 bytes, so no padding word beside them)
-//! field for field, and `tests/packet_layout.rs` checks every size and
+//! field for field, and the runtime's `tests/packet_layout.rs` checks every size and
 //! offset against the system's header compiled by a C compiler. The structs
 //! never alias device memory: `to_bytes` and `from_bytes` copy them out of
 //! and into the little-endian bytes a queue's ring (or descriptor) holds,
