@@ -275,6 +275,33 @@ fn mem_op_constants(out: &mut String, ops: &BTreeMap<&str, usize>) {
         let _ = writeln!(out, "    {name:?},");
     }
     out.push_str("];\n\n");
+    let _ = writeln!(
+        out,
+        "pub(crate) static MEM_OP_BYTES: [u8; {}] = [",
+        ops.len()
+    );
+    for name in ops.keys() {
+        let _ = writeln!(out, "    {},", access_bytes(name));
+    }
+    out.push_str("];\n\n");
+}
+
+/// Bytes one lane's access moves in memory, from the op's width suffix
+/// (`b128`, `u8`) or its format components (`format_xyz`, halved for
+/// `d16`); 0 for a cache control (`gl0_inv`).
+fn access_bytes(op: &str) -> u32 {
+    if let Some((head, xyzw)) = op.rsplit_once("format_") {
+        let size = if head.contains("d16") { 2 } else { 4 };
+        return size * xyzw.len() as u32;
+    }
+    let width = op.rsplit('_').next().unwrap_or("");
+    match width
+        .trim_start_matches(['b', 'u', 'i', 'f'])
+        .parse::<u32>()
+    {
+        Ok(bits) if width != "inv" => bits / 8,
+        _ => 0,
+    }
 }
 
 /// The implicit-operand bits of a mnemonic (`Implicit` in `src/class.rs`).

@@ -328,6 +328,30 @@ impl Prepared {
         Ok((size, o))
     }
 
+    /// The estimated time on the real part of the dispatch of `kernel`
+    /// that ran as `outcome` says (it must have been profiled).
+    pub fn estimate(
+        &self,
+        kernel: &str,
+        outcome: &DispatchOutcome,
+    ) -> Result<Option<softgpu_runtime::estimate::Estimate>, String> {
+        let k = self.program.kernel(kernel).map_err(|e| e.to_string())?;
+        let counts = outcome
+            .profile
+            .as_ref()
+            .ok_or("the dispatch was not profiled, so it cannot be estimated")?;
+        let profile = crate::inspect::part_profile(self.device.target());
+        Ok(softgpu_runtime::estimate::of_dispatch(
+            &profile,
+            &self.program,
+            k,
+            self.launch.block,
+            self.launch.dynamic_lds,
+            &outcome.stats,
+            counts,
+        ))
+    }
+
     /// Writes the `--out` and `--inout` buffers to their files.
     pub fn write_outputs(&self) -> Result<(), String> {
         for (path, buffer) in &self.outputs {
@@ -346,16 +370,18 @@ pub fn stats_json(
     s: &DispatchStats,
     host_threads: usize,
     occupancy: serde_json::Value,
+    estimate: Option<&softgpu_runtime::estimate::Estimate>,
 ) -> serde_json::Value {
-    // The profile the figures are labelled with: the target's built-in one
-    // (ISA-exact counts; `seconds` is host time, not the part's).
-    let profile = softgpu_runtime::profile::Profile::built_in(target).ok();
+    // The profile the figures are labelled with: the target's built-in one.
+    // Counts are ISA-exact; `seconds` is host time, not the part's; the
+    // estimate, when there is one, is the part's time.
+    let profile = crate::inspect::part_profile(target);
     serde_json::json!({
         "kernel": kernel,
         "target": target,
-        "profile": profile.as_ref().map(|p| p.profile_id.clone()),
-        "profile_revision": profile.as_ref().map(|p| p.revision),
-        "fidelity": profile.as_ref().map_or("isa-exact", |p| p.max_fidelity.name()),
+        "profile": profile.profile_id,
+        "profile_revision": profile.revision,
+        "fidelity": profile.fidelity_of(estimate.is_some()).name(),
         "workgroups": s.workgroups,
         "threads": s.threads,
         "waves": s.waves,
@@ -365,6 +391,7 @@ pub fn stats_json(
         "seconds": s.seconds,
         "host_threads": host_threads,
         "occupancy": occupancy,
+        "estimate": estimate,
     })
 }
 
@@ -391,20 +418,22 @@ pub fn run(launch: &LaunchSpec, stats: bool, seeds: Option<u64>) -> Result<(), S
         return crate::seeds::run(&spec, n);
     }
     let prepared = prepare(&spec)?;
-    let s = (prepared.dispatch(spec.kernel, false))
-        .map_err(|e| e.to_string())?
-        .stats;
+    // Statistics include the time estimate, which needs the counts of
+    // every instruction.
+    let outcome = (prepared.dispatch(spec.kernel, stats)).map_err(|e| e.to_string())?;
     prepared.write_outputs()?;
     if stats {
         let target = prepared.device.target();
         let (size, o) = prepared.occupancy(spec.kernel)?;
         let occupancy = crate::inspect::occupancy_json(size, &o);
+        let estimate = prepared.estimate(spec.kernel, &outcome)?;
         let json = stats_json(
             spec.kernel,
             target,
-            &s,
+            &outcome.stats,
             prepared.device.threads(),
             occupancy,
+            estimate.as_ref(),
         );
         println!("{json}");
     }

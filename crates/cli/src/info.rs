@@ -1,7 +1,7 @@
 //! `softgpu info`: the emulated devices and their profiles, without starting
 //! a runtime.
 
-use softgpu_runtime::profile::Profile;
+use softgpu_runtime::profile::{Performance, Profile};
 
 /// `n` bytes in the largest unit that divides it.
 fn bytes(n: u64) -> String {
@@ -53,6 +53,7 @@ pub fn run(json: bool) -> Result<(), String> {
         for (label, value, fields) in rows(p) {
             println!("  {label:<20} {value}{}", provenance(p, fields));
         }
+        performance(p);
         println!();
     }
     println!(
@@ -112,7 +113,28 @@ fn rows(p: &Profile) -> Vec<(&'static str, String, &'static [&'static str])> {
             &["max_workgroup_dims"],
         ),
         ("max grid dims", dims(p.max_grid_dims), &["max_grid_dims"]),
-        ("LDS", bytes(p.lds_bytes.into()), &["lds_bytes"]),
+        (
+            "LDS",
+            format!(
+                "{} per workgroup, {} per WGP",
+                bytes(p.lds_bytes.into()),
+                bytes(p.lds_bytes_per_wgp.into())
+            ),
+            &["lds_bytes", "lds_bytes_per_wgp"],
+        ),
+        (
+            "max waves per SIMD",
+            p.max_waves_per_simd.to_string(),
+            &["max_waves_per_simd"],
+        ),
+        (
+            "VGPR file",
+            format!(
+                "{} per SIMD in wave32, allocated in blocks of {}",
+                p.vgprs_per_simd_wave32, p.vgpr_alloc_granule_wave32
+            ),
+            &["vgprs_per_simd_wave32", "vgpr_alloc_granule_wave32"],
+        ),
         (
             "memory pools",
             format!(
@@ -156,6 +178,28 @@ fn rows(p: &Profile) -> Vec<(&'static str, String, &'static [&'static str])> {
             &["queues"],
         ),
     ]
+}
+
+/// The performance section the time estimate uses, each figure with its
+/// provenance, and the peaks they give.
+fn performance(p: &Profile) {
+    let Some(perf) = &p.analytical_performance else {
+        return;
+    };
+    println!(
+        "  analytical performance (peaks: {:.1} TFLOP/s FP32 with dual issue, {:.0} GB/s memory)",
+        p.peak_fp32_flops().unwrap_or(0.0) / 1e12,
+        perf.memory_bytes_per_second as f64 / 1e9
+    );
+    let values = serde_json::to_value(perf).unwrap_or_default();
+    for field in Performance::FIELDS {
+        let name = format!("analytical_performance.{field}");
+        println!(
+            "    {field:<24} {}{}",
+            values[field],
+            provenance(p, &[name.as_str()])
+        );
+    }
 }
 
 /// `  [source: ref]` for the fields of one line (each distinct source

@@ -92,23 +92,18 @@ pub fn kernel_occupancy(
     workgroup_size: u32,
     dynamic_lds: u32,
 ) -> Occupancy {
-    // The model's per-part facts are keyed by processor; the rest of the
-    // gfx1151 profile (SIMDs per CU) is common to gfx11.
-    let profile = Profile::built_in(target).unwrap_or_else(|_| Profile {
+    let resources = KernelResources::of(k, workgroup_size, dynamic_lds);
+    occupancy(&part_profile(target), &resources)
+}
+
+/// The built-in profile of the real `target` part, whose figures
+/// occupancy and time estimates use. Every processor the executor runs has
+/// one; the default profile stands in for any other.
+pub fn part_profile(target: &str) -> Profile {
+    Profile::built_in(target).unwrap_or_else(|_| Profile {
         name: target.into(),
         ..Profile::built_in(DEFAULT_PROFILE).expect("the default profile parses")
-    });
-    let resources = KernelResources {
-        wave_size: if k.descriptor.wave32 { 32 } else { 64 },
-        vgprs: k.meta.vgpr_count,
-        lds_bytes: k
-            .descriptor
-            .group_segment_fixed_size
-            .saturating_add(dynamic_lds),
-        workgroup_size,
-        wgp_mode: k.descriptor.wgp_mode,
-    };
-    occupancy(&profile, &resources)
+    })
 }
 
 /// An occupancy as `inspect --json`, `run --stats` and `profile --json`

@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use softgpu_exec::{DispatchStats, InstructionProfile, Launch, SlotCount, SlotEntry};
+use softgpu_runtime::estimate::Estimate;
 
 use crate::args::{self, LaunchSpec};
 
@@ -30,6 +31,7 @@ pub fn run(spec: &LaunchSpec, top: usize, json: bool) -> Result<(), String> {
     };
     let prepared = args::prepare(&spec)?;
     let outcome = (prepared.dispatch(spec.kernel, true)).map_err(|e| e.to_string())?;
+    let estimate = prepared.estimate(spec.kernel, &outcome)?;
     let stats = outcome.stats;
     let profile = outcome
         .profile
@@ -44,6 +46,7 @@ pub fn run(spec: &LaunchSpec, top: usize, json: bool) -> Result<(), String> {
         profile: &profile,
         host_threads: prepared.device.threads(),
         occupancy: prepared.occupancy(spec.kernel)?,
+        estimate,
         hottest: profile
             .hottest(top)
             .into_iter()
@@ -67,6 +70,8 @@ struct Report<'a> {
     stats: &'a DispatchStats,
     profile: &'a InstructionProfile,
     host_threads: usize,
+    /// The estimated time on the real part.
+    estimate: Option<Estimate>,
     /// Work-items per workgroup and the occupancy on the real part.
     occupancy: (u32, softgpu_runtime::occupancy::Occupancy),
     /// The hottest instructions with their disassembly.
@@ -127,6 +132,9 @@ impl Report<'_> {
         writeln!(out, "seconds            {:.6}", s.seconds).ok();
         let (size, o) = &self.occupancy;
         writeln!(out, "{}", crate::inspect::occupancy_text(*size, o)).ok();
+        if let Some(e) = &self.estimate {
+            writeln!(out, "{}", e.text()).ok();
+        }
         writeln!(
             out,
             "\nhottest {} of {} executed instructions:",
@@ -165,6 +173,7 @@ impl Report<'_> {
             self.stats,
             self.host_threads,
             occupancy,
+            self.estimate.as_ref(),
         );
         json["grid"] = self.launch.grid.into();
         json["block"] = self.launch.block.into();

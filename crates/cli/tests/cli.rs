@@ -122,9 +122,13 @@ fn run_vector_add_writes_output_and_stats() {
     }
     assert_eq!(json["workgroups"], 4);
     assert_eq!(json["threads"], 1024);
-    // Labelled with the profile and the fidelity its figures have.
-    assert_eq!(json["fidelity"], "isa-exact", "{last}");
+    // Labelled with the profile and the fidelity its figures have: with
+    // the time estimate on the real part, timing-estimated.
+    assert_eq!(json["fidelity"], "timing-estimated", "{last}");
     assert_eq!(json["profile"], "softgpu/gfx1151/radeon-8060s", "{last}");
+    let estimate = &json["estimate"];
+    assert!(estimate["seconds"].as_f64().unwrap() > 0.0, "{last}");
+    assert!(estimate["bound"].is_string(), "{last}");
     // The occupancy on the real part, at the launch's block of 256.
     assert_eq!(json["occupancy"]["workgroup_size"], 256, "{last}");
     assert_eq!(json["occupancy"]["waves_per_simd"], 16, "{last}");

@@ -217,4 +217,29 @@ mod tests {
             .unwrap()
             .has(Implicit::ACCUMULATES));
     }
+
+    /// Every vector-memory op knows the bytes a lane moves, read off its
+    /// width suffix or format components.
+    #[test]
+    fn mem_ops_know_their_widths() {
+        for (op, bytes) in [
+            (MemOp::LOAD_B128, 16),
+            (MemOp::LOAD_U8, 1),
+            (MemOp::LOAD_D16_HI_B16, 2),
+            (MemOp::STORE_B96, 12),
+            (MemOp::LOAD_FORMAT_XYZ, 12),
+            (MemOp::STORE_D16_FORMAT_XY, 4),
+            (MemOp::ATOMIC_CMPSWAP_B64, 8),
+            (MemOp::LOAD_LDS_U16, 2),
+            (MemOp::GL0_INV, 0),
+        ] {
+            assert_eq!(op.bytes(), bytes, "{}", op.name());
+        }
+        for op in all_ops() {
+            if let Class::Mem { op: m, .. } = op.info().class {
+                let cache_control = m.name().ends_with("_inv");
+                assert_eq!(m.bytes() == 0, cache_control, "{}", op.name());
+            }
+        }
+    }
 }

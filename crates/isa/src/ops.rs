@@ -52,6 +52,15 @@ impl MemOp {
     pub fn name(self) -> &'static str {
         MEM_OP_NAMES.get(self.0 as usize).copied().unwrap_or("?")
     }
+
+    /// Bytes one lane reads or writes in memory (`load_b128`: 16,
+    /// `store_d16_format_xy`: 4; an atomic: its operand's width, though
+    /// `cmpswap` carries two), 0 for a cache control (`gl0_inv`).
+    pub fn bytes(self) -> u32 {
+        MEM_OP_BYTES
+            .get(self.0 as usize)
+            .map_or(0, |&b| u32::from(b))
+    }
 }
 
 /// The op with this LLVM mnemonic (without `_e32`/`_e64`/`_dpp`), for tools

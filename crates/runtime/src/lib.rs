@@ -14,6 +14,8 @@
 //! - [`signal`]: HSA signals and async signal handlers.
 //! - [`queue`]: AQL queues and their packet processors.
 //! - [`packet`]: `hsa_queue_t` and the AQL packets as `#[repr(C)]` structs.
+//! - [`occupancy`]: resident waves of a kernel on the real part.
+//! - [`estimate`]: an analytical estimate of a dispatch's time on the real part.
 //! - [`cu_mask`]: CU masks (per queue and `HSA_CU_MASK`), as ROCr applies them.
 //! - [`executable`]: code object readers, executables and symbols.
 //! - [`printf`]: device printf formatting, output sinks, buffered printf.
@@ -27,6 +29,7 @@ pub mod capture;
 pub mod config;
 pub mod cu_mask;
 pub mod error;
+pub mod estimate;
 pub mod exec;
 pub mod executable;
 pub mod handle;

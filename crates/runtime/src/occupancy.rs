@@ -2,15 +2,17 @@
 //! SIMD and per compute unit, and which resource stops more.
 //!
 //! The model is RDNA3's (gfx11), from the facts LLVM's AMDGPU target
-//! encodes for these processors (`AMDGPUBaseInfo` and `GCNSubtarget`):
-//! - each SIMD holds at most 16 waves;
-//! - its VGPR file holds 1536 VGPRs per lane in wave32 (768 in wave64) on
-//!   the parts with 1.5x VGPRs (gfx1100, gfx1101, gfx1151), else 1024
-//!   (512), allocated in blocks of 24 (12) and 16 (8) registers;
+//! encodes for these processors (`AMDGPUBaseInfo` and `GCNSubtarget`),
+//! which each profile states with its provenance:
+//! - each SIMD holds at most `max_waves_per_simd` (16) waves;
+//! - its VGPR file holds `vgprs_per_simd_wave32` VGPRs per lane in wave32
+//!   (half in wave64): 1536 on the parts with 1.5x VGPRs (gfx1100,
+//!   gfx1101, gfx1151), else 1024, allocated in blocks of
+//!   `vgpr_alloc_granule_wave32` (24 or 16; half in wave64);
 //! - SGPRs never limit a gfx10+ wave (each has its own fixed set);
-//! - LDS is 128 KiB per workgroup processor, shared by its 4 SIMDs (WGP
-//!   mode, the default of compute kernels), or 64 KiB per compute unit of
-//!   2 SIMDs (CU mode); a workgroup takes its LDS whole;
+//! - LDS is `lds_bytes_per_wgp` (128 KiB) per workgroup processor, shared
+//!   by its SIMDs (WGP mode, the default of compute kernels), or half per
+//!   compute unit (CU mode); a workgroup takes its LDS whole;
 //! - a workgroup's waves stay on one WGP (or CU) and are spread over its
 //!   SIMDs.
 //!
@@ -19,13 +21,6 @@
 //! workgroup size) over a matrix of register, LDS and workgroup sizes.
 
 use crate::profile::Profile;
-
-/// The most waves one gfx11 SIMD holds (LLVM's `getMaxWavesPerEU`).
-const MAX_WAVES_PER_SIMD: u32 = 16;
-/// LDS of a workgroup processor (two compute units) on gfx10+.
-const LDS_PER_WGP: u32 = 128 * 1024;
-/// SIMDs per workgroup processor.
-const SIMDS_PER_WGP: u32 = 4;
 
 /// What a kernel launch asks of a compute unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +35,23 @@ pub struct KernelResources {
     pub workgroup_size: u32,
     /// Whether the kernel runs in WGP mode (its descriptor's `WGP_MODE`).
     pub wgp_mode: bool,
+}
+
+impl KernelResources {
+    /// What a launch of `kernel` in workgroups of `workgroup_size`
+    /// work-items with `dynamic_lds` bytes beyond its own LDS asks.
+    pub fn of(kernel: &softgpu_codeobj::Kernel, workgroup_size: u32, dynamic_lds: u32) -> Self {
+        KernelResources {
+            wave_size: if kernel.descriptor.wave32 { 32 } else { 64 },
+            vgprs: kernel.meta.vgpr_count,
+            lds_bytes: kernel
+                .descriptor
+                .group_segment_fixed_size
+                .saturating_add(dynamic_lds),
+            workgroup_size,
+            wgp_mode: kernel.descriptor.wgp_mode,
+        }
+    }
 }
 
 /// The resource that bounds occupancy.
@@ -83,34 +95,19 @@ pub struct Occupancy {
     pub whole_group_waves_per_simd: u32,
 }
 
-impl Profile {
-    /// VGPRs per lane one SIMD holds in wave32 (half in wave64): 1536 on
-    /// the parts LLVM gives 1.5x VGPRs, else 1024.
-    pub fn vgprs_per_simd_wave32(&self) -> u32 {
-        match self.name.as_str() {
-            "gfx1100" | "gfx1101" | "gfx1151" => 1536,
-            _ => 1024,
-        }
-    }
-}
-
 /// Waves of `kernel` resident per SIMD and CU on `profile`'s part.
 pub fn occupancy(profile: &Profile, kernel: &KernelResources) -> Occupancy {
-    let wave64 = kernel.wave_size == 64;
-    let file = profile.vgprs_per_simd_wave32() >> u32::from(wave64);
-    let big = profile.vgprs_per_simd_wave32() > 1024;
-    let granule = match (big, wave64) {
-        (true, false) => 24,
-        (true, true) => 12,
-        (false, false) => 16,
-        (false, true) => 8,
-    };
+    let wave64 = u32::from(kernel.wave_size == 64);
+    let max_waves = profile.max_waves_per_simd;
+    let file = profile.vgprs_per_simd_wave32 >> wave64;
+    let granule = profile.vgpr_alloc_granule_wave32 >> wave64;
     let allocated = kernel.vgprs.max(1).next_multiple_of(granule);
-    let by_vgprs = (file / allocated).min(MAX_WAVES_PER_SIMD);
+    let by_vgprs = (file / allocated).min(max_waves);
+    let simds_per_wgp = 2 * profile.simds_per_cu;
     let (lds, simds) = if kernel.wgp_mode {
-        (LDS_PER_WGP, SIMDS_PER_WGP)
+        (profile.lds_bytes_per_wgp, simds_per_wgp)
     } else {
-        (LDS_PER_WGP / 2, SIMDS_PER_WGP / 2)
+        (profile.lds_bytes_per_wgp / 2, profile.simds_per_cu)
     };
     let waves_per_group = kernel.workgroup_size.max(1).div_ceil(kernel.wave_size);
     // Workgroups one WGP (or CU) can hold by LDS, then by waves.
@@ -120,7 +117,7 @@ pub fn occupancy(profile: &Profile, kernel: &KernelResources) -> Occupancy {
     let by_lds = groups_by_lds
         .saturating_mul(waves_per_group)
         .div_ceil(simds);
-    let (mut waves, mut limit) = (MAX_WAVES_PER_SIMD, Limit::WaveSlots);
+    let (mut waves, mut limit) = (max_waves, Limit::WaveSlots);
     for (bound, why) in [(by_vgprs, Limit::Vgprs), (by_lds, Limit::Lds)] {
         if bound < waves {
             (waves, limit) = (bound, why);
@@ -131,7 +128,7 @@ pub fn occupancy(profile: &Profile, kernel: &KernelResources) -> Occupancy {
         waves_per_simd: waves,
         waves_per_cu: waves * profile.simds_per_cu,
         limit,
-        workgroups_per_wgp: groups * (SIMDS_PER_WGP / simds),
+        workgroups_per_wgp: groups * (simds_per_wgp / simds),
         whole_group_waves_per_simd: (groups * waves_per_group / simds).min(waves),
     }
 }
@@ -172,9 +169,10 @@ mod tests {
             occupancy(&gfx("gfx1100"), &kernel(128, 0, 64)).waves_per_simd,
             10
         );
-        let mut small = gfx("gfx1151");
-        small.name = "gfx1102".into();
-        assert_eq!(occupancy(&small, &kernel(128, 0, 64)).waves_per_simd, 8);
+        assert_eq!(
+            occupancy(&gfx("gfx1102"), &kernel(128, 0, 64)).waves_per_simd,
+            8
+        );
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Device profiles: what a GPU agent reports and how big its resources are.
 //!
-//! A profile is a JSON document. `gfx1100` and `gfx1151` are built in;
+//! A profile is a JSON document. One for each RDNA3/3.5 part softgpu
+//! emulates is built in (gfx1100, gfx1101, gfx1102, gfx1103, gfx1150,
+//! gfx1151, gfx1152);
 //! `SOFTGPU_PROFILE` names a built-in profile or a path to a JSON file.
 //!
 //! Schema 2 says where every value comes from: each field is
@@ -23,9 +25,14 @@ use crate::error::{invalid, Result};
 /// The profile chosen when `SOFTGPU_PROFILE` is unset.
 pub const DEFAULT_PROFILE: &str = "gfx1151";
 
-const BUILT_IN: [(&str, &str); 2] = [
+const BUILT_IN: [(&str, &str); 7] = [
     ("gfx1151", include_str!("../profiles/gfx1151.json")),
     ("gfx1100", include_str!("../profiles/gfx1100.json")),
+    ("gfx1101", include_str!("../profiles/gfx1101.json")),
+    ("gfx1102", include_str!("../profiles/gfx1102.json")),
+    ("gfx1103", include_str!("../profiles/gfx1103.json")),
+    ("gfx1150", include_str!("../profiles/gfx1150.json")),
+    ("gfx1152", include_str!("../profiles/gfx1152.json")),
 ];
 
 /// How close to the real part softgpu's results are.
@@ -153,6 +160,20 @@ pub struct Profile {
     pub max_workgroup_dims: [u32; 3],
     pub max_grid_dims: [u32; 3],
     pub lds_bytes: u32,
+    /// Waves one SIMD holds at most.
+    #[serde(default = "gfx11::max_waves_per_simd")]
+    pub max_waves_per_simd: u32,
+    /// VGPRs per lane one SIMD's register file holds in wave32 (half as
+    /// many in wave64).
+    #[serde(default = "gfx11::vgprs_per_simd_wave32")]
+    pub vgprs_per_simd_wave32: u32,
+    /// The block VGPRs are allocated in, in wave32 (half in wave64).
+    #[serde(default = "gfx11::vgpr_alloc_granule_wave32")]
+    pub vgpr_alloc_granule_wave32: u32,
+    /// LDS of one workgroup processor (two compute units), shared by the
+    /// workgroups resident on it.
+    #[serde(default = "gfx11::lds_bytes_per_wgp")]
+    pub lds_bytes_per_wgp: u32,
     pub cache_line_bytes: u32,
     pub l1_cache_bytes: u32,
     pub l2_cache_bytes: u32,
@@ -164,6 +185,88 @@ pub struct Profile {
     pub clock_mhz: u32,
     pub memory: MemorySizes,
     pub queues: QueueLimits,
+    /// The part's throughputs and latencies the time estimate uses
+    /// (`crate::estimate`); `None` in a document without them.
+    #[serde(default)]
+    pub analytical_performance: Option<Performance>,
+}
+
+/// Throughputs and latencies of the part, per compute unit at
+/// `clock_mhz` unless a name says otherwise: what the analytical time
+/// estimate (`crate::estimate`) divides executed counts by.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Performance {
+    /// Lanes one SIMD's vector ALU completes per clock: a wave32 VALU
+    /// instruction issues in one clock.
+    pub valu_lanes_per_clock: u32,
+    /// Operations one dual-issued `v_dual_*` (VOPD) instruction performs
+    /// in its single issue.
+    pub vopd_ops_per_issue: u32,
+    /// Clocks a wave64 VALU instruction keeps its SIMD busy.
+    pub wave64_valu_clocks: u32,
+    /// Clocks a wave32 transcendental instruction (`v_exp`, `v_log`,
+    /// `v_rcp`, `v_rsq`, `v_sqrt`, `v_sin`, `v_cos`) keeps its SIMD busy.
+    pub trans_clocks: u32,
+    /// Clocks a wave32 double-precision instruction keeps its SIMD busy.
+    pub f64_clocks: u32,
+    /// Clocks a wave32 `v_wmma_*` (16x16x16) keeps its SIMD busy.
+    pub wmma_clocks: u32,
+    /// Scalar instructions each SIMD issues per clock.
+    pub salu_per_clock: u32,
+    /// Bytes LDS delivers to one compute unit per clock.
+    pub lds_bytes_per_clock: u32,
+    /// Bytes the vector memory path (L0 cache) delivers to one compute
+    /// unit per clock.
+    pub vmem_bytes_per_clock: u32,
+    /// Peak bandwidth of the part's memory, bytes per second.
+    pub memory_bytes_per_second: u64,
+    /// Latency of a vector memory load that misses the caches, ns.
+    pub memory_latency_ns: u32,
+    /// Latency of an LDS or scalar-memory access, clocks.
+    pub lds_latency_clocks: u32,
+    /// Clocks a workgroup barrier costs once every wave has arrived.
+    pub barrier_clocks: u32,
+    /// Time from one dispatch's start to a following dispatch's start
+    /// when the kernels do nothing, ns.
+    pub launch_overhead_ns: u32,
+}
+
+impl Performance {
+    /// The section's fields, each with its provenance in schema 2.
+    pub const FIELDS: &'static [&'static str] = &[
+        "valu_lanes_per_clock",
+        "vopd_ops_per_issue",
+        "wave64_valu_clocks",
+        "trans_clocks",
+        "f64_clocks",
+        "wmma_clocks",
+        "salu_per_clock",
+        "lds_bytes_per_clock",
+        "vmem_bytes_per_clock",
+        "memory_bytes_per_second",
+        "memory_latency_ns",
+        "lds_latency_clocks",
+        "barrier_clocks",
+        "launch_overhead_ns",
+    ];
+}
+
+/// Values of the occupancy facts for a schema 1 document, which predates
+/// them: gfx11's, with the 1x VGPR file.
+mod gfx11 {
+    pub fn max_waves_per_simd() -> u32 {
+        16
+    }
+    pub fn vgprs_per_simd_wave32() -> u32 {
+        1024
+    }
+    pub fn vgpr_alloc_granule_wave32() -> u32 {
+        16
+    }
+    pub fn lds_bytes_per_wgp() -> u32 {
+        128 * 1024
+    }
 }
 
 /// Sizes of the memory pools.
@@ -189,7 +292,11 @@ pub struct QueueLimits {
     pub max_queues: u32,
 }
 
-/// The document-level keys of schema 2 (beside `fields`).
+/// The section of a schema 2 document whose fields describe performance.
+const PERFORMANCE: &str = "analytical_performance";
+
+/// The document-level keys of schema 2 (beside `fields` and
+/// `analytical_performance`).
 const V2_META: [&str; 6] = [
     "schema",
     "profile_id",
@@ -212,34 +319,56 @@ fn from_v2(doc: serde_json::Value) -> Result<Profile> {
             flat.insert(key, value);
             continue;
         }
-        if key != "fields" {
-            return Err(invalid(format!(
-                "device profile: unknown key {key} (schema 2 has {} and fields)",
-                V2_META.join(", ")
-            )));
-        }
-        let serde_json::Value::Object(fields) = value else {
-            return Err(invalid("device profile: fields is not an object"));
-        };
-        for (name, entry) in fields {
-            let serde_json::Value::Object(mut entry) = entry else {
+        match key.as_str() {
+            "fields" => flat.extend(section(value, "", &mut provenance)?),
+            PERFORMANCE => {
+                let fields = section(value, "analytical_performance.", &mut provenance)?;
+                flat.insert(key, fields.into());
+            }
+            _ => {
                 return Err(invalid(format!(
-                    "device profile: field {name} is not {{value, source, ref}}"
-                )));
-            };
-            let value = entry
-                .remove("value")
-                .ok_or_else(|| invalid(format!("device profile: field {name} has no value")))?;
-            let source: Provenance = serde_json::from_value(entry.into())
-                .map_err(|e| invalid(format!("device profile: field {name}: {e}")))?;
-            provenance.insert(name.clone(), source);
-            flat.insert(name, value);
+                    "device profile: unknown key {key} (schema 2 has {}, fields and {PERFORMANCE})",
+                    V2_META.join(", ")
+                )))
+            }
         }
     }
     let mut profile: Profile =
         serde_json::from_value(flat.into()).map_err(|e| invalid(format!("device profile: {e}")))?;
     profile.provenance = provenance;
     Ok(profile)
+}
+
+/// One section of `{value, source, ref}` fields as its values alone; the
+/// provenance goes into `provenance` under `prefix` + the field's name.
+fn section(
+    value: serde_json::Value,
+    prefix: &str,
+    provenance: &mut BTreeMap<String, Provenance>,
+) -> Result<serde_json::Map<String, serde_json::Value>> {
+    let serde_json::Value::Object(fields) = value else {
+        return Err(invalid(format!(
+            "device profile: {} is not an object",
+            prefix.strip_suffix('.').unwrap_or("fields")
+        )));
+    };
+    let mut flat = serde_json::Map::new();
+    for (name, entry) in fields {
+        let name = format!("{prefix}{name}");
+        let serde_json::Value::Object(mut entry) = entry else {
+            return Err(invalid(format!(
+                "device profile: field {name} is not {{value, source, ref}}"
+            )));
+        };
+        let value = entry
+            .remove("value")
+            .ok_or_else(|| invalid(format!("device profile: field {name} has no value")))?;
+        let source: Provenance = serde_json::from_value(entry.into())
+            .map_err(|e| invalid(format!("device profile: field {name}: {e}")))?;
+        provenance.insert(name.clone(), source);
+        flat.insert(name[prefix.len()..].to_string(), value);
+    }
+    Ok(flat)
 }
 
 impl Profile {
@@ -262,6 +391,10 @@ impl Profile {
         "max_workgroup_dims",
         "max_grid_dims",
         "lds_bytes",
+        "max_waves_per_simd",
+        "vgprs_per_simd_wave32",
+        "vgpr_alloc_granule_wave32",
+        "lds_bytes_per_wgp",
         "cache_line_bytes",
         "l1_cache_bytes",
         "l2_cache_bytes",
@@ -328,9 +461,40 @@ impl Profile {
         }
     }
 
+    /// The part's peak FP32 rate in FLOP/s: every SIMD lane doing a fused
+    /// multiply-add each clock, dual-issued; `None` without performance
+    /// figures.
+    pub fn peak_fp32_flops(&self) -> Option<f64> {
+        let perf = self.analytical_performance.as_ref()?;
+        let lanes = self.compute_units * self.simds_per_cu * perf.valu_lanes_per_clock;
+        Some(f64::from(lanes * 2 * perf.vopd_ops_per_issue) * f64::from(self.clock_mhz) * 1e6)
+    }
+
+    /// The fidelity of an output of this profile's device: `estimated` if
+    /// it carries a time estimate, else at most ISA-exact.
+    pub fn fidelity_of(&self, estimated: bool) -> Fidelity {
+        if estimated {
+            self.max_fidelity
+        } else {
+            self.max_fidelity.min(Fidelity::IsaExact)
+        }
+    }
+
     /// The full ISA name HSA reports, e.g. `amdgcn-amd-amdhsa--gfx1151`.
     pub fn isa_name(&self) -> String {
         format!("amdgcn-amd-amdhsa--{}", self.name)
+    }
+
+    /// Every field name a schema 2 document must give a provenance,
+    /// the performance section's as `analytical_performance.NAME`.
+    pub fn provenanced_fields() -> impl Iterator<Item = String> {
+        let performance = Performance::FIELDS
+            .iter()
+            .map(|f| format!("{PERFORMANCE}.{f}"));
+        Profile::FIELDS
+            .iter()
+            .map(|f| f.to_string())
+            .chain(performance)
     }
 
     fn validate(&self) -> Result<()> {
@@ -339,14 +503,54 @@ impl Profile {
             return bad("unknown schema version (expected 1 or 2)");
         }
         if self.schema == 2 {
-            for field in Profile::FIELDS {
-                match self.provenance.get(*field) {
+            if self.analytical_performance.is_none() {
+                return bad("it has no analytical_performance section");
+            }
+            for field in Profile::provenanced_fields() {
+                match self.provenance.get(&field) {
                     None => return bad(&format!("field {field} has no provenance")),
                     Some(p) if p.reference.trim().is_empty() => {
                         return bad(&format!("field {field}: its provenance has an empty ref"))
                     }
                     _ => {}
                 }
+            }
+        }
+        let simds_per_wgp = 2 * self.simds_per_cu;
+        if self.max_waves_per_simd == 0
+            || self.max_waves_per_simd * self.simds_per_cu != self.max_waves_per_cu
+        {
+            return bad(
+                "max_waves_per_cu must be max_waves_per_simd (non-zero) times simds_per_cu",
+            );
+        }
+        if self.vgpr_alloc_granule_wave32 < 2
+            || !self.vgpr_alloc_granule_wave32.is_multiple_of(2)
+            || self.vgprs_per_simd_wave32 < self.vgpr_alloc_granule_wave32
+        {
+            return bad(
+                "vgpr_alloc_granule_wave32 must be even, at least 2, and fit vgprs_per_simd_wave32",
+            );
+        }
+        if self.lds_bytes_per_wgp < self.lds_bytes || simds_per_wgp == 0 {
+            return bad("lds_bytes_per_wgp must hold one workgroup's lds_bytes");
+        }
+        if let Some(p) = &self.analytical_performance {
+            let rates = [
+                p.valu_lanes_per_clock,
+                p.vopd_ops_per_issue,
+                p.wave64_valu_clocks,
+                p.trans_clocks,
+                p.f64_clocks,
+                p.wmma_clocks,
+                p.salu_per_clock,
+                p.lds_bytes_per_clock,
+                p.vmem_bytes_per_clock,
+            ];
+            if rates.contains(&0) || p.memory_bytes_per_second == 0 || self.clock_mhz == 0 {
+                return bad(
+                    "analytical_performance's rates and clocks, and clock_mhz, must be non-zero",
+                );
             }
         }
         if softgpu_exec::Device::new(softgpu_exec::DeviceConfig {
@@ -400,10 +604,10 @@ mod tests {
             let p = Profile::built_in(name).unwrap();
             assert_eq!(p.schema, 2);
             assert!(p.profile_id.contains(name), "{}", p.profile_id);
-            assert_eq!(p.max_fidelity, Fidelity::IsaExact);
+            assert_eq!(p.max_fidelity, Fidelity::TimingEstimated);
             assert!(!p.conformance_allowed, "no conformance claims yet");
-            for field in Profile::FIELDS {
-                assert!(p.source_of(field).is_some(), "{name}: {field}");
+            for field in Profile::provenanced_fields() {
+                assert!(p.source_of(&field).is_some(), "{name}: {field}");
             }
             assert_eq!(p.source_of("simds_per_cu").unwrap().source, Source::Llvm);
         }
@@ -415,9 +619,21 @@ mod tests {
         let mut keys: Vec<&str> = map
             .keys()
             .map(String::as_str)
-            .filter(|k| !V2_META.contains(k) && *k != "provenance")
+            .filter(|k| !V2_META.contains(k) && !["provenance", PERFORMANCE].contains(k))
             .collect();
         let mut fields = Profile::FIELDS.to_vec();
+        keys.sort_unstable();
+        fields.sort_unstable();
+        assert_eq!(keys, fields);
+        // And Performance::FIELDS the performance section's.
+        let section = &map[PERFORMANCE];
+        let mut keys: Vec<&str> = section
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut fields = Performance::FIELDS.to_vec();
         keys.sort_unstable();
         fields.sort_unstable();
         assert_eq!(keys, fields);
@@ -472,6 +688,21 @@ mod tests {
         assert!(e.contains("warp_size"), "{e}");
         let e = edit(&|d| d["max_fidelity"] = "cycle-exact".into());
         assert!(e.contains("cycle-exact"), "{e}");
+        let e = edit(&|d| {
+            d[PERFORMANCE]
+                .as_object_mut()
+                .unwrap()
+                .remove("memory_latency_ns");
+        });
+        assert!(e.contains("memory_latency_ns"), "{e}");
+        let e = edit(&|d| d[PERFORMANCE]["trans_clocks"]["source"] = "guess".into());
+        assert!(e.contains("analytical_performance.trans_clocks"), "{e}");
+        let e = edit(&|d| d[PERFORMANCE]["lds_bytes_per_clock"]["value"] = 0.into());
+        assert!(e.contains("non-zero"), "{e}");
+        let e = edit(&|d| {
+            d.as_object_mut().unwrap().remove(PERFORMANCE);
+        });
+        assert!(e.contains(PERFORMANCE), "{e}");
         // Schema 1 is still read, without provenance.
         let mut v1 = serde_json::Map::new();
         let doc: serde_json::Value = serde_json::from_str(text).unwrap();

@@ -4,8 +4,9 @@
 //! here fixes its workgroup size (`reqd_work_group_size`), so LLVM's
 //! figure is the one a launch of that size gets, and the model must agree
 //! over a matrix of register pressure, LDS and workgroup sizes, in wave32
-//! and wave64, on a part with 1.5x VGPRs (gfx1100, gfx1151) and one
-//! without (gfx1102).
+//! and wave64, on every built-in profile: the parts with 1.5x VGPRs
+//! (gfx1100, gfx1101, gfx1151) and those without (gfx1102, gfx1103,
+//! gfx1150, gfx1152), each read from its profile.
 
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -120,31 +121,36 @@ fn compile(target: &str, wave64: bool) -> BTreeMap<String, (u32, u32, u32)> {
 fn occupancy_matches_llvm_across_registers_lds_and_workgroups() {
     let mut mismatches = Vec::new();
     let mut limits = std::collections::BTreeSet::new();
-    for target in ["gfx1100", "gfx1102", "gfx1151"] {
-        let mut profile = Profile::built_in("gfx1151").unwrap();
-        // The model reads the VGPR file from the processor name; the rest
-        // of the gfx1151 profile (2 SIMDs per CU) is common to gfx11.
-        profile.name = target.into();
-        for wave64 in [false, true] {
-            for (name, (vgprs, lds_bytes, llvm)) in compile(target, wave64) {
-                let block: u32 = name.rsplit('_').next().unwrap().parse().unwrap();
-                let kernel = KernelResources {
-                    wave_size: if wave64 { 64 } else { 32 },
-                    vgprs,
-                    lds_bytes,
-                    workgroup_size: block,
-                    wgp_mode: true,
-                };
-                let ours = occupancy(&profile, &kernel);
-                limits.insert(ours.limit.name());
-                if ours.waves_per_simd != llvm {
-                    mismatches.push(format!(
-                        "{target} wave{} {name}: {vgprs} VGPRs, {lds_bytes} B LDS: LLVM {llvm}, softgpu {} ({})",
-                        kernel.wave_size,
-                        ours.waves_per_simd,
-                        ours.limit.name()
-                    ));
-                }
+    // Compile every (target, wave size) at once: clang dominates the time.
+    let builds: Vec<_> = std::thread::scope(|s| {
+        let jobs: Vec<_> = Profile::built_in_names()
+            .flat_map(|t| [(t, false), (t, true)])
+            .map(|(t, w)| (t, w, s.spawn(move || compile(t, w))))
+            .collect();
+        jobs.into_iter()
+            .map(|(t, w, job)| (t, w, job.join().expect("compiling the matrix")))
+            .collect()
+    });
+    for (target, wave64, built) in builds {
+        let profile = Profile::built_in(target).unwrap();
+        for (name, (vgprs, lds_bytes, llvm)) in built {
+            let block: u32 = name.rsplit('_').next().unwrap().parse().unwrap();
+            let kernel = KernelResources {
+                wave_size: if wave64 { 64 } else { 32 },
+                vgprs,
+                lds_bytes,
+                workgroup_size: block,
+                wgp_mode: true,
+            };
+            let ours = occupancy(&profile, &kernel);
+            limits.insert(ours.limit.name());
+            if ours.waves_per_simd != llvm {
+                mismatches.push(format!(
+                    "{target} wave{} {name}: {vgprs} VGPRs, {lds_bytes} B LDS: LLVM {llvm}, softgpu {} ({})",
+                    kernel.wave_size,
+                    ours.waves_per_simd,
+                    ours.limit.name()
+                ));
             }
         }
     }
