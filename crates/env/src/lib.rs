@@ -87,6 +87,11 @@ pub const VARIABLES: &[Variable] = &[
         default: "0 (none)",
     },
     Variable {
+        name: "SOFTGPU_DISPATCH_STATS",
+        sets: "how many of the latest dispatches' statistics the runtime keeps, each with its estimated time on the real part (trace dispatch events carry it too)",
+        default: "0 (none)",
+    },
+    Variable {
         name: "SOFTGPU_CAPTURE",
         sets: "a folder for per-dispatch captures",
         default: "no captures",
@@ -136,6 +141,10 @@ pub fn config_from(get: impl Fn(&str) -> Option<OsString>) -> Result<Config> {
         trace: text("SOFTGPU_TRACE").map(PathBuf::from),
         trace_ring: match text("SOFTGPU_TRACE_RING") {
             Some(v) => parse("SOFTGPU_TRACE_RING", &v, "a number of events")?,
+            None => 0,
+        },
+        dispatch_statistics: match text("SOFTGPU_DISPATCH_STATS") {
+            Some(v) => parse("SOFTGPU_DISPATCH_STATS", &v, "a number of dispatches")?,
             None => 0,
         },
         capture: text("SOFTGPU_CAPTURE").map(PathBuf::from),
@@ -301,6 +310,7 @@ mod tests {
             ("SOFTGPU_CHECK", "race,sync"),
             ("SOFTGPU_TRACE", "/tmp/t.jsonl"),
             ("SOFTGPU_TRACE_RING", "64"),
+            ("SOFTGPU_DISPATCH_STATS", "16"),
             ("SOFTGPU_CAPTURE", "/tmp/cap"),
             ("SOFTGPU_BACKTRACE", "1"),
             ("SOFTGPU_QUARANTINE", "0"),
@@ -323,6 +333,7 @@ mod tests {
         );
         assert_eq!(c.capture.as_deref(), Some(std::path::Path::new("/tmp/cap")));
         assert_eq!(c.trace_ring, 64);
+        assert_eq!(c.dispatch_statistics, 16);
         assert!(c.arena.backtraces);
         assert_eq!(c.arena.quarantine_bytes, 0);
         assert_eq!(c.cu_mask.as_deref(), Some("0:0-3"));
@@ -350,6 +361,7 @@ mod tests {
             ("SOFTGPU_CHECK", "everything"),
             ("SOFTGPU_QUARANTINE", "lots"),
             ("SOFTGPU_TRACE_RING", "-3"),
+            ("SOFTGPU_DISPATCH_STATS", "many"),
         ] {
             let e = from(&[(name, value)]).expect_err(name).to_string();
             assert!(e.contains(name), "{name}={value}: {e}");

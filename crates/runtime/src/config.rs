@@ -58,6 +58,11 @@ pub struct Config {
     /// How many of the latest trace events to keep in memory (0: none),
     /// for [`crate::trace::Tracer::snapshot`].
     pub trace_ring: usize,
+    /// How many of the latest dispatches' statistics to keep in memory
+    /// (0: none), with their occupancy and estimated time on the real
+    /// part; every dispatch then counts its instructions
+    /// (`crate::statistics`).
+    pub dispatch_statistics: usize,
     /// The folder dispatch captures go to, if any.
     pub capture: Option<PathBuf>,
     /// CU masks every new queue of a GPU starts with, in ROCr's
@@ -84,6 +89,7 @@ impl Default for Config {
             },
             trace: None,
             trace_ring: 0,
+            dispatch_statistics: 0,
             capture: None,
             cu_mask: None,
             cu_mask_skip_init: false,
@@ -143,6 +149,13 @@ impl Config {
     /// Keeps the last `events` trace events in memory.
     pub fn trace_ring(mut self, events: usize) -> Config {
         self.trace_ring = events;
+        self
+    }
+
+    /// Keeps the statistics of the last `dispatches` dispatches, each with
+    /// its occupancy and estimated time on the real part.
+    pub fn dispatch_statistics(mut self, dispatches: usize) -> Config {
+        self.dispatch_statistics = dispatches;
         self
     }
 

@@ -20,6 +20,7 @@
 //! - [`executable`]: code object readers, executables and symbols.
 //! - [`printf`]: device printf formatting, output sinks, buffered printf.
 //! - [`hostcall`]: the hostcall buffer and listener (HIP's default printf).
+//! - [`statistics`]: the latest dispatches' counts, occupancy and estimate.
 //! - [`trace`]: the JSON-lines event trace and dispatch capture.
 //! - [`vmem`]: virtual memory: reservations, memory handles, mappings.
 //! - [`ipc_signal`]: signals shared between processes.
@@ -45,6 +46,7 @@ pub mod profile;
 pub mod queue;
 pub mod runtime;
 pub mod signal;
+pub mod statistics;
 pub mod trace;
 pub mod vmem;
 

@@ -16,20 +16,23 @@ use std::time::Duration;
 use serde_json::json;
 /// What a kernel fault reported through [`QueueError::KernelFault`] was.
 pub use softgpu_exec::FaultKind;
-use softgpu_exec::{ComputeUnits, DispatchError, RawDispatch};
+use softgpu_exec::{ComputeUnits, DispatchDesc, DispatchError, DispatchOutcome, RawDispatch};
 
 use softgpu_exec::arena::{Access, AllocSpec};
 
 use crate::agent::Agent;
 use crate::cu_mask::{Applied, Mask};
 use crate::error::{Error, Result};
+use crate::estimate;
 use crate::executable::KernelRef;
+use crate::occupancy::{occupancy, KernelResources};
 use crate::packet::{
     completion_signal_of, BarrierPacket, Header, HostOpPacket, KernelDispatchPacket,
     QueueDescriptor,
 };
 use crate::runtime::Runtime;
 use crate::signal::{Condition, Order, Signal, WaitHint};
+use crate::statistics::DispatchRecord;
 use crate::trace::now_ns;
 
 pub use crate::packet::packet_type;
@@ -853,27 +856,42 @@ fn launch(
     let (grid, block) = (raw.grid, raw.block);
     let capture = rt.tracer_capture_begin(kernel, raw);
     let start = now_ns();
-    let result = (device.dispatch(&raw.desc(&kernel.program, kernel.kernel()))).map(|o| o.stats);
+    let desc = DispatchDesc {
+        // Statistics estimate the time on the part from every
+        // instruction's count.
+        profile: rt.statistics.enabled(),
+        ..raw.desc(&kernel.program, kernel.kernel())
+    };
+    let result = device.dispatch(&desc);
     let end = now_ns();
     if let Some(c) = completion {
         c.set_times(start, end);
     }
+    let record = match &result {
+        Ok(outcome) if rt.statistics.enabled() => Some(record(queue, launch, outcome)),
+        _ => None,
+    };
     rt.tracer.event("dispatch", start, || {
         let (status, stats) = match &result {
-            Ok(s) => ("ok".to_string(), Some(*s)),
+            Ok(o) => ("ok".to_string(), Some(o.stats)),
             Err(e) => (e.to_string(), None),
         };
         let profile = &queue.agent.profile;
+        let estimate = record.as_ref().and_then(|r| r.estimate.as_ref());
         json!({
             "queue": queue.id, "index": index, "kernel": kernel.kernel().name,
             "grid": grid, "block": block, "dur": end - start,
             "profile": profile.profile_id, "profile_revision": profile.revision,
-            "fidelity": profile.max_fidelity.name(),
+            "fidelity": profile.fidelity_of(estimate.is_some()).name(),
             "wave_instructions": stats.map(|s| s.wave_instructions),
             "lane_instructions": stats.map(|s| s.lane_instructions),
+            "estimate": estimate,
             "status": status,
         })
     });
+    if let Some(r) = record {
+        rt.statistics.push(r);
+    }
     if let Some(c) = capture {
         rt.tracer_capture_end(c, kernel, raw);
     }
@@ -881,6 +899,43 @@ fn launch(
         Ok(_) => Ok(()),
         Err(DispatchError::Fault(f)) => Err(QueueError::KernelFault(f)),
         Err(e) => Err(QueueError::DispatchFailed(Arc::new(e))),
+    }
+}
+
+/// The statistics of a dispatch that ran to its end: its counts, its
+/// occupancy and its estimated time on the queue's part.
+fn record(queue: &Queue, launch: &Launch, outcome: &DispatchOutcome) -> DispatchRecord {
+    let profile = &queue.agent.profile;
+    let (raw, k) = (&launch.raw, launch.kernel.kernel());
+    let dynamic_lds = raw
+        .group_segment_bytes
+        .saturating_sub(k.descriptor.group_segment_fixed_size);
+    let size = raw.block.iter().product();
+    let occupancy = occupancy(profile, &KernelResources::of(k, size, dynamic_lds));
+    let estimate = outcome.profile.as_ref().and_then(|counts| {
+        let program = &launch.kernel.program;
+        estimate::of_dispatch(
+            profile,
+            program,
+            k,
+            raw.block,
+            dynamic_lds,
+            &outcome.stats,
+            counts,
+        )
+    });
+    DispatchRecord {
+        queue: queue.id,
+        index: launch.index,
+        kernel: k.name.clone(),
+        grid: raw.grid,
+        block: raw.block,
+        stats: outcome.stats,
+        occupancy,
+        fidelity: profile.fidelity_of(estimate.is_some()),
+        estimate,
+        profile: profile.profile_id.clone(),
+        profile_revision: profile.revision,
     }
 }
 

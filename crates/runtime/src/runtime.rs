@@ -46,6 +46,8 @@ pub struct Runtime {
     pub async_handlers: AsyncHandlers,
     /// `SOFTGPU_TRACE` / `SOFTGPU_CAPTURE` output, when asked for.
     pub tracer: Tracer,
+    /// The latest dispatches' statistics, when kept.
+    pub statistics: crate::statistics::Statistics,
     /// Each GPU's hostcall buffer and listener, started on first use.
     pub hostcalls: crate::hostcall::Hostcalls,
     /// The interprocess signals this process made.
@@ -141,6 +143,7 @@ impl Runtime {
             allocations: Mutex::new(BTreeMap::new()),
             async_handlers: AsyncHandlers::new(),
             tracer: Tracer::new(config.trace.as_deref(), config.trace_ring)?,
+            statistics: crate::statistics::Statistics::new(config.dispatch_statistics),
             hostcalls: Default::default(),
             ipc_signals: Default::default(),
             cu_masks: global_cu_masks(config.cu_mask.as_deref(), &profiles),

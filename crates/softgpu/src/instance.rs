@@ -7,6 +7,7 @@ use softgpu_runtime::{Config, Runtime};
 
 use crate::device::{Device, DeviceInner, Target};
 use crate::error::{Error, Result};
+use crate::DispatchStatistics;
 
 /// A set of GPUs with their own memory, queues and settings, built from a
 /// [`Config`]. Instances are independent: a program may hold several (a
@@ -103,6 +104,15 @@ impl Instance {
     /// fields, see `softgpu_runtime::trace`). Empty when the ring is off.
     pub fn trace_snapshot(&self) -> Vec<serde_json::Value> {
         self.inner.rt.tracer.snapshot()
+    }
+
+    /// The statistics of the latest dispatches on the instance's GPUs,
+    /// oldest first ([`Config::dispatch_statistics`] says how many are
+    /// kept; empty when off): each dispatch's counts, its occupancy on the
+    /// real part and its estimated time there, labelled with the profile
+    /// and the fidelity of the figures.
+    pub fn dispatch_statistics(&self) -> Vec<DispatchStatistics> {
+        self.inner.rt.statistics.snapshot()
     }
 
     /// How many GPUs the instance has.

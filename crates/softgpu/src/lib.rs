@@ -135,9 +135,13 @@ pub use kernel::{ArgInfo, ArgKind, Args, Artifact, ExportInfo, Kernel, Module};
 pub use scalar::Scalar;
 #[cfg(feature = "compiler")]
 pub use softgpu_compiler::{Compiler, Language};
+pub use softgpu_runtime::estimate::{Bound, Estimate, Work};
 pub use softgpu_runtime::exec::Checks;
 pub use softgpu_runtime::exec::{JitMode, Schedule};
-pub use softgpu_runtime::profile::Profile;
+pub use softgpu_runtime::occupancy::{Limit, Occupancy};
+pub use softgpu_runtime::profile::{Fidelity, Profile};
+/// The statistics of one dispatch ([`Instance::dispatch_statistics`]).
+pub use softgpu_runtime::statistics::DispatchRecord as DispatchStatistics;
 pub use softgpu_runtime::Config;
 pub use stream::{Dim3, HostFn, Pattern, Stream};
 

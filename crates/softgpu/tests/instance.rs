@@ -202,3 +202,59 @@ fn the_trace_ring_keeps_the_latest_events_in_memory() {
     );
     assert_eq!(stream.read_vec::<u32>(&x).unwrap(), vec![10u32; 64]);
 }
+
+/// Dispatch statistics: each dispatch's counts, occupancy and estimated
+/// time on the real part, the latest N, readable without files.
+#[test]
+fn dispatch_statistics_estimate_the_time_on_the_part() {
+    let off = Instance::new(Config::default()).unwrap();
+    let config = Config::default()
+        .devices(vec![gfx("gfx1100")])
+        .dispatch_statistics(2)
+        .trace_ring(8);
+    let instance = Instance::new(config).unwrap();
+    let stream = instance.device(0).unwrap().stream().unwrap();
+    let add_one = stream
+        .compile(SOURCE, Language::OpenCl)
+        .unwrap()
+        .kernel("add_one")
+        .unwrap();
+    let x = stream.allocate_zeroed(4 * 256).unwrap();
+    for groups in [1u32, 2, 4] {
+        stream
+            .dispatch_args(&add_one, groups, 64, &Args::new().view(&x))
+            .unwrap();
+    }
+    stream.synchronize().unwrap();
+    assert!(off.dispatch_statistics().is_empty(), "off unless asked for");
+    let stats = instance.dispatch_statistics();
+    assert_eq!(stats.len(), 2, "the last 2 of 3");
+    let last = &stats[1];
+    assert_eq!(last.kernel, "add_one");
+    assert_eq!(last.grid, [256, 1, 1]);
+    assert_eq!(last.stats.workgroups, 4);
+    assert_eq!(last.profile, "softgpu/gfx1100/radeon-rx-7900-xtx");
+    assert_eq!(last.fidelity, softgpu::Fidelity::TimingEstimated);
+    assert!(last.occupancy.waves_per_simd > 0);
+    let estimate = last
+        .estimate
+        .as_ref()
+        .expect("gfx1100 has performance figures");
+    // Four tiny workgroups on 96 compute units: the launch dominates.
+    assert_eq!(estimate.bound, softgpu::Bound::Launch);
+    assert!(estimate.seconds > estimate.launch_seconds);
+    // Each lane loads and stores one u32.
+    assert_eq!(estimate.work.global_bytes, 2 * 4 * 256);
+    // The trace's dispatch events carry the same estimate.
+    let events = instance.trace_snapshot();
+    let traced = events
+        .iter()
+        .rev()
+        .find(|e| e["kind"] == "dispatch")
+        .unwrap();
+    assert_eq!(traced["fidelity"], "timing-estimated");
+    assert_eq!(
+        traced["estimate"]["seconds"].as_f64(),
+        Some(estimate.seconds)
+    );
+}
