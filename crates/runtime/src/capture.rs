@@ -18,10 +18,12 @@ use softgpu_exec::{Device, DeviceConfig, DispatchDesc, DispatchStats, Grid, Kern
 
 use crate::error::{invalid, Error, Result};
 use crate::executable::KernelRef;
+use crate::profile::{Fidelity, Profile};
 use crate::runtime::Runtime;
 
-/// Format version of `dispatch.json`.
-pub const CAPTURE_VERSION: u32 = 1;
+/// Format version of `dispatch.json` (2 added the profile and fidelity;
+/// version 1 is still read).
+pub const CAPTURE_VERSION: u32 = 2;
 
 /// `dispatch.json`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -36,6 +38,14 @@ pub struct Capture {
     pub private_segment_bytes: u32,
     /// Device addresses the kernarg pointers name.
     pub buffers: Vec<CapturedBuffer>,
+    /// The device profile the dispatch ran on, its revision, and the
+    /// fidelity of the captured results (absent in version 1).
+    #[serde(default)]
+    pub profile: String,
+    #[serde(default)]
+    pub profile_revision: u32,
+    #[serde(default)]
+    pub fidelity: Fidelity,
 }
 
 /// One device allocation the dispatch could reach through its arguments.
@@ -71,9 +81,10 @@ impl Runtime {
         &self,
         k: &KernelRef,
         raw: &RawDispatch,
+        profile: &Profile,
     ) -> Option<CaptureToken> {
         let root = self.capture.as_deref()?;
-        match self.capture_before(root, k, raw) {
+        match self.capture_before(root, k, raw, profile) {
             Ok(token) => Some(token),
             Err(e) => {
                 eprintln!("softgpu: capture of {} failed: {e}", k.kernel().name);
@@ -99,6 +110,7 @@ impl Runtime {
         root: &Path,
         k: &KernelRef,
         raw: &RawDispatch,
+        profile: &Profile,
     ) -> Result<CaptureToken> {
         let kernel = k.kernel();
         let io = |e: std::io::Error| invalid(format!("capture folder {}: {e}", root.display()));
@@ -120,6 +132,9 @@ impl Runtime {
             group_segment_bytes: raw.group_segment_bytes,
             private_segment_bytes: raw.private_segment_bytes,
             buffers: buffers.clone(),
+            profile: profile.profile_id.clone(),
+            profile_revision: profile.revision,
+            fidelity: profile.fidelity_of(false),
         };
         let json = serde_json::to_vec_pretty(&capture).map_err(|e| invalid(e.to_string()))?;
         std::fs::write(dir.join("dispatch.json"), json).map_err(io)?;
@@ -185,7 +200,7 @@ impl Capture {
             .map_err(|_| invalid(format!("{}: not UTF-8 text", path.display())))?;
         let capture: Capture =
             serde_json::from_str(&text).map_err(|e| invalid(format!("{}: {e}", path.display())))?;
-        if capture.version != CAPTURE_VERSION {
+        if !(1..=CAPTURE_VERSION).contains(&capture.version) {
             return Err(invalid(format!(
                 "{}: capture format {} (this softgpu reads {CAPTURE_VERSION})",
                 path.display(),

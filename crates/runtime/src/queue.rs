@@ -854,7 +854,7 @@ fn launch(
         device,
     } = launch;
     let (grid, block) = (raw.grid, raw.block);
-    let capture = rt.tracer_capture_begin(kernel, raw);
+    let capture = rt.tracer_capture_begin(kernel, raw, &queue.agent.profile);
     let start = now_ns();
     let desc = DispatchDesc {
         // Statistics estimate the time on the part from every

@@ -87,6 +87,10 @@ fn a_traced_dispatch_is_captured_and_replays_identically() {
     let one = captures.join("0");
     let capture = Capture::load(&one).unwrap();
     assert_eq!(capture.kernel, "vadd");
+    // Labelled with the profile it ran on and its results' fidelity.
+    assert_eq!(capture.profile, "softgpu/gfx1151/radeon-8060s");
+    assert_eq!(capture.profile_revision, 2);
+    assert_eq!(capture.fidelity.name(), "isa-exact");
     assert_eq!(capture.buffers.len(), 2, "a and c");
     let report = capture.replay(&one).unwrap();
     assert_eq!(report.identical, 2);
