@@ -270,6 +270,42 @@ pub unsafe extern "C" fn hipDeviceGetName(name: *mut c_char, len: i32, device: i
     })
 }
 
+/// softgpu's own (`include/softgpu_ext.h`): the device profile `device`
+/// emulates, its revision and the fidelity it reaches (a
+/// `softgpu_fidelity_t`), which `hipDeviceProp_t` has no field for.
+#[no_mangle]
+pub unsafe extern "C" fn softgpuHipDeviceGetProfile(
+    device: i32,
+    id: *mut c_char,
+    len: usize,
+    revision: *mut u32,
+    fidelity: *mut u32,
+) -> hipError_t {
+    guard("softgpuHipDeviceGetProfile", || {
+        let hip = hip()?;
+        let profile = hip.device(device)?.device.properties();
+        let text = profile.profile_id.as_bytes();
+        if id.is_null() || revision.is_null() || fidelity.is_null() {
+            return Err(HipError::invalid("null output pointer"));
+        }
+        if text.len() >= len {
+            return Err(HipError::invalid(format!(
+                "the profile id needs {} bytes, the buffer has {len}",
+                text.len() + 1
+            )));
+        }
+        // SAFETY: `id` is valid for `len` bytes and `revision`, `fidelity`
+        // for a u32 each (crate docs, "Outputs"); `text.len() + 1 <= len`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(text.as_ptr() as *const c_char, id, text.len());
+            *id.add(text.len()) = 0;
+            *revision = profile.revision;
+            *fidelity = profile.max_fidelity.code();
+        }
+        Ok(())
+    })
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn hipDeviceComputeCapability(
     major: *mut i32,

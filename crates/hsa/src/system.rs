@@ -507,6 +507,10 @@ mod agent_info {
     pub const AMD_NEAREST_CPU: u32 = 0xA113;
     pub const AMD_MEMORY_PROPERTIES: u32 = 0xA114;
     pub const AMD_AQL_EXTENSIONS: u32 = 0xA115;
+    // softgpu's own (include/softgpu_ext.h)
+    pub const SOFTGPU_PROFILE_ID: u32 = 0x5347_0000;
+    pub const SOFTGPU_PROFILE_REVISION: u32 = 0x5347_0001;
+    pub const SOFTGPU_FIDELITY: u32 = 0x5347_0002;
 
     /// The size in bytes of an attribute's value (what
     /// `hsa_agent_get_info_size` reports), or `None` for a number that is
@@ -514,7 +518,8 @@ mod agent_info {
     /// (the test `rocm6.rs` checks both directions).
     pub fn size(attribute: u32) -> Option<usize> {
         Some(match attribute {
-            NAME | VENDOR_NAME | AMD_PRODUCT_NAME => 64,
+            NAME | VENDOR_NAME | AMD_PRODUCT_NAME | SOFTGPU_PROFILE_ID => 64,
+            SOFTGPU_PROFILE_REVISION | SOFTGPU_FIDELITY => 4,
             FEATURE
             | MACHINE_MODEL
             | PROFILE
@@ -933,6 +938,12 @@ unsafe fn agent_info(
             // agent too ("not implemented yet", amd_gpu_agent.cpp and
             // amd_cpu_agent.cpp `GetInfo`).
             AMD_AQL_EXTENSIONS => put(value as *mut [u8; 8], [0u8; 8]),
+            SOFTGPU_PROFILE_ID | SOFTGPU_PROFILE_REVISION | SOFTGPU_FIDELITY if !gpu => Err(
+                invalid(format!("{attribute:#x}: a device profile is a GPU agent's")),
+            ),
+            SOFTGPU_PROFILE_ID => put_padded::<64>(value, &p.profile_id),
+            SOFTGPU_PROFILE_REVISION => put(u32_out, p.revision),
+            SOFTGPU_FIDELITY => put(u32_out, p.max_fidelity.code()),
             other => Err(invalid(format!(
                 "{other:#x} is not an hsa_agent_info_t or hsa_amd_agent_info_t attribute"
             ))),

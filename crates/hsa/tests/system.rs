@@ -98,6 +98,12 @@ fn info_reports_the_gfx1100_profile() {
     assert_eq!(field(gpu, "compute units"), "96");
     assert_eq!(field(gpu, "chip id"), "29772");
     assert_eq!(field(gpu, "caches"), "32768 6291456 100663296 0");
+    // softgpu's attributes (include/softgpu_ext.h): the profile, its
+    // revision and its fidelity (2: timing-estimated).
+    assert_eq!(
+        field(gpu, "profile"),
+        "softgpu/gfx1100/radeon-rx-7900-xtx revision 2 fidelity 2"
+    );
 }
 
 #[test]

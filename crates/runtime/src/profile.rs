@@ -41,16 +41,22 @@ const BUILT_IN: [(&str, &str); 7] = [
 pub enum Fidelity {
     /// The interfaces are right (APIs, ABI, launch rules); results and
     /// timing are not claimed.
-    Abi,
+    Abi = 0,
     /// Every instruction's result is the hardware's, bit for bit; timing is
     /// not modelled.
     #[default]
-    IsaExact,
+    IsaExact = 1,
     /// ISA-exact, plus an analytical estimate of time on the part.
-    TimingEstimated,
+    TimingEstimated = 2,
 }
 
 impl Fidelity {
+    /// The level's number in C (`softgpu_fidelity_t` of
+    /// `include/softgpu_ext.h`).
+    pub fn code(self) -> u32 {
+        self as u32
+    }
+
     /// The level's name as documents and reports spell it.
     pub fn name(self) -> &'static str {
         match self {

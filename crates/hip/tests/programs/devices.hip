@@ -3,6 +3,10 @@
 // a kernel on device 1 reading device 0's memory.
 #include "common.h"
 
+#include <dlfcn.h>
+
+#include "../../../../include/softgpu_ext.h"
+
 __global__ void twice(const int* src, int* dst, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) dst[i] = 2 * src[i];
@@ -52,6 +56,24 @@ int main() {
   (void)hipGetLastError();
   HIP_CHECK(hipGetDeviceProperties(&p, 1));
   EXPECT(strncmp(p.gcnArchName, "gfx1151", 7) == 0, "device 1 gcnArchName '%s'", p.gcnArchName);
+
+  // softgpu's extension: the profile a device emulates and its fidelity,
+  // found the way a program linked against ROCm's library would.
+  softgpu_hip_device_get_profile_t get_profile =
+      (softgpu_hip_device_get_profile_t)dlsym(RTLD_DEFAULT, "softgpuHipDeviceGetProfile");
+  EXPECT(get_profile != NULL, "softgpuHipDeviceGetProfile is not exported");
+  if (get_profile) {
+    char id[64];
+    unsigned rev = 0, fid = 9;
+    EXPECT(get_profile(1, id, sizeof id, &rev, &fid) == hipSuccess, "profile of device 1");
+    EXPECT(strcmp(id, "softgpu/gfx1151/radeon-8060s") == 0, "profile id '%s'", id);
+    EXPECT(rev >= 1 && fid == SOFTGPU_FIDELITY_TIMING_ESTIMATED, "revision %u fidelity %u", rev,
+           fid);
+    EXPECT(get_profile(n, id, sizeof id, &rev, &fid) == hipErrorInvalidDevice,
+           "a device past the last");
+    EXPECT(get_profile(0, id, 4, &rev, &fid) == hipErrorInvalidValue, "a buffer too small");
+    (void)hipGetLastError();
+  }
 
   HIP_CHECK(hipGetDeviceProperties(&p, 0));
   EXPECT(attr(hipDeviceAttributeWarpSize, 0) == 32, "attribute warp size");

@@ -8,6 +8,7 @@
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 #include <hsa/hsa_ven_amd_loader.h>
+#include <softgpu_ext.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,6 +158,22 @@ static hsa_status_t print_agent(hsa_agent_t agent, void *data) {
     printf("  uuid: %s\n", uuid);
     printf("  compute units: %u\n", cus);
     printf("  cache line: %u\n", line);
+    /* softgpu's own attributes: the GPU's device profile and fidelity; a
+     * CPU agent has no profile. */
+    char profile_id[64];
+    uint32_t revision = 0, fidelity = 99;
+    hsa_status_t ps = hsa_agent_get_info(agent, (hsa_agent_info_t)SOFTGPU_AGENT_INFO_PROFILE_ID,
+                                         profile_id);
+    if (type != HSA_DEVICE_TYPE_GPU) {
+        EXPECT(ps == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    } else {
+        CHECK(ps);
+        CHECK(hsa_agent_get_info(agent, (hsa_agent_info_t)SOFTGPU_AGENT_INFO_PROFILE_REVISION,
+                                 &revision));
+        CHECK(hsa_agent_get_info(agent, (hsa_agent_info_t)SOFTGPU_AGENT_INFO_FIDELITY, &fidelity));
+        EXPECT(fidelity <= SOFTGPU_FIDELITY_TIMING_ESTIMATED);
+        printf("  profile: %s revision %u fidelity %u\n", profile_id, revision, fidelity);
+    }
     if (type != HSA_DEVICE_TYPE_GPU) {
         EXPECT(feature == HSA_AGENT_FEATURE_AGENT_DISPATCH);
         /* The CPU agent has no ISA. */

@@ -101,6 +101,12 @@ pub fn build_c(name: &str) -> PathBuf {
         ])
         .arg("-I/usr/include/hsa")
         .arg("-I/usr/include")
+        .arg(format!(
+            "-I{}",
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../include")
+                .display()
+        ))
         .arg(&src)
         .arg("-o")
         .arg(&exe)
