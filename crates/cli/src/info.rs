@@ -54,6 +54,7 @@ pub fn run(json: bool) -> Result<(), String> {
             println!("  {label:<20} {value}{}", provenance(p, fields));
         }
         performance(p);
+        quirks(p);
         println!();
     }
     println!(
@@ -199,6 +200,24 @@ fn performance(p: &Profile) {
             values[field],
             provenance(p, &[name.as_str()])
         );
+    }
+}
+
+/// The behaviours of the part the profile lists, as the executor
+/// describes them.
+fn quirks(p: &Profile) {
+    if p.quirks.is_empty() {
+        return;
+    }
+    println!("  quirks (behaviours softgpu honours where the ISA guide is silent or differs)");
+    let honoured = softgpu_isa::Family::of_target(&p.name)
+        .map_or(&[][..], softgpu_runtime::exec::quirks::quirks);
+    for name in &p.quirks {
+        let what = honoured
+            .iter()
+            .find(|q| q.name == name.as_str())
+            .map_or("", |q| q.behaviour);
+        println!("    {name}: {what}");
     }
 }
 

@@ -90,6 +90,7 @@ fn info_text_names_the_default_device() {
         // The figures the time estimate uses, with theirs.
         "analytical performance (peaks: 29.7 TFLOP/s FP32 with dual issue, 256 GB/s memory)",
         "    f64_clocks               32  [amd-spec: ",
+        "    dpp16-reserved-controls-read-row-lane-0: the DPP16 controls reserved",
     ] {
         assert!(stdout.contains(want), "info lacks {want:?}:\n{stdout}");
     }

@@ -34,6 +34,10 @@ pub mod arena;
 // queues hold them.
 pub mod packet;
 
+// The behaviours of the real parts the executor honours, by name, for the
+// profiles that list them.
+pub mod quirks;
+
 // Implementation: the dispatch path, instruction semantics, the JIT tier,
 // the sanitizers and the watchdog. Their public items are the crate's only
 // through the re-exports below.

@@ -1,10 +1,12 @@
 //! The executor's values a client of the runtime works with: kernel
 //! arguments and the kernarg layout, sanitizer and schedule settings, the
-//! JIT mode, fault reports and memory errors, allocation origins. The Rust
+//! JIT mode, fault reports and memory errors, allocation origins, the
+//! quirks of the parts it honours. The Rust
 //! API and the HIP library reach the executor only through these (and the
 //! runtime's own calls); `softgpu-exec` itself stays behind the runtime.
 
 pub use softgpu_exec::arena::{Access, MemError, Origin};
+pub use softgpu_exec::quirks;
 pub use softgpu_exec::{
     build_kernarg_with, check_private_segment, Arg, Checks, DispatchError, Fault, FaultKind,
     JitMode, Schedule, Services,

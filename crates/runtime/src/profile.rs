@@ -107,16 +107,6 @@ pub struct Provenance {
     pub reference: String,
 }
 
-/// A named behaviour of the part the executor honours.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Quirk {
-    /// Its name.
-    pub name: String,
-    /// What the part does.
-    pub description: String,
-}
-
 /// One GPU's description.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -136,9 +126,12 @@ pub struct Profile {
     /// results for the part.
     #[serde(default)]
     pub conformance_allowed: bool,
-    /// Named behaviours of the part the executor honours.
+    /// Named behaviours of the part the executor honours where the ISA
+    /// guide is silent or the hardware differs from it
+    /// (`softgpu_exec::quirks`, which says what each does); a name the
+    /// executor does not honour for the part's family is refused.
     #[serde(default)]
-    pub quirks: Vec<Quirk>,
+    pub quirks: Vec<String>,
     /// Where each field's value comes from, by field name (schema 2).
     #[serde(default)]
     pub provenance: BTreeMap<String, Provenance>,
@@ -559,6 +552,23 @@ impl Profile {
                 );
             }
         }
+        let family = softgpu_isa::Family::of_target(&self.name);
+        let honoured = family.map_or(&[][..], softgpu_exec::quirks::quirks);
+        if let Some(q) = self
+            .quirks
+            .iter()
+            .find(|q| !honoured.iter().any(|h| h.name == q.as_str()))
+        {
+            return bad(&format!(
+                "quirk {q} is not a behaviour softgpu honours for {} (it honours: {})",
+                self.name,
+                honoured
+                    .iter()
+                    .map(|h| h.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
         if softgpu_exec::Device::new(softgpu_exec::DeviceConfig {
             target: self.name.clone(),
             arena_bytes: 1 << 12,
@@ -616,6 +626,12 @@ mod tests {
                 assert!(p.source_of(&field).is_some(), "{name}: {field}");
             }
             assert_eq!(p.source_of("simds_per_cu").unwrap().source, Source::Llvm);
+            // Every behaviour the executor honours for gfx11 is listed.
+            let honoured: Vec<&str> = softgpu_exec::quirks::quirks(softgpu_isa::Family::Gfx11)
+                .iter()
+                .map(|q| q.name)
+                .collect();
+            assert_eq!(p.quirks, honoured, "{name}");
         }
         // FIELDS lists exactly the part's fields of the struct.
         let p = Profile::built_in("gfx1151").unwrap();
@@ -694,6 +710,8 @@ mod tests {
         assert!(e.contains("warp_size"), "{e}");
         let e = edit(&|d| d["max_fidelity"] = "cycle-exact".into());
         assert!(e.contains("cycle-exact"), "{e}");
+        let e = edit(&|d| d["quirks"] = serde_json::json!(["fast-math-everywhere"]));
+        assert!(e.contains("fast-math-everywhere"), "{e}");
         let e = edit(&|d| {
             d[PERFORMANCE]
                 .as_object_mut()
