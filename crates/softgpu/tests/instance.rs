@@ -1,7 +1,9 @@
 //! Instances configured in code: several side by side, each with its own
 //! GPUs and settings, none reading the environment.
 
-use softgpu::{Args, Checks, Config, Device, Error, FaultKind, Instance, Language, Profile};
+use softgpu::{
+    Args, Checks, Config, Device, Error, FaultKind, Instance, Kernel, Language, Profile, Stream,
+};
 
 const SOURCE: &str = r#"
 __kernel void add_one(__global uint* x) { x[get_global_id(0)] += 1; }
@@ -15,6 +17,17 @@ __kernel void spin(__global uint* x, uint n) {
 
 fn gfx(name: &str) -> Profile {
     Profile::built_in(name).unwrap()
+}
+
+/// A stream on `instance`'s first GPU and the `add_one` kernel on it.
+fn add_one_on(instance: &Instance) -> (Stream, Kernel) {
+    let stream = instance.device(0).unwrap().stream().unwrap();
+    let add_one = stream
+        .compile(SOURCE, Language::OpenCl)
+        .unwrap()
+        .kernel("add_one")
+        .unwrap();
+    (stream, add_one)
 }
 
 #[test]
@@ -173,12 +186,7 @@ fn the_trace_ring_keeps_the_latest_events_in_memory() {
     let off = Instance::new(Config::default()).unwrap();
     assert!(off.trace_snapshot().is_empty(), "no ring, no events");
     let instance = Instance::new(Config::default().trace_ring(4)).unwrap();
-    let stream = instance.device(0).unwrap().stream().unwrap();
-    let add_one = stream
-        .compile(SOURCE, Language::OpenCl)
-        .unwrap()
-        .kernel("add_one")
-        .unwrap();
+    let (stream, add_one) = add_one_on(&instance);
     let x = stream.allocate_zeroed(4 * 64).unwrap();
     for _ in 0..10 {
         stream
@@ -213,12 +221,7 @@ fn dispatch_statistics_estimate_the_time_on_the_part() {
         .dispatch_statistics(2)
         .trace_ring(8);
     let instance = Instance::new(config).unwrap();
-    let stream = instance.device(0).unwrap().stream().unwrap();
-    let add_one = stream
-        .compile(SOURCE, Language::OpenCl)
-        .unwrap()
-        .kernel("add_one")
-        .unwrap();
+    let (stream, add_one) = add_one_on(&instance);
     let x = stream.allocate_zeroed(4 * 256).unwrap();
     for groups in [1u32, 2, 4] {
         stream
