@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Generate crates/isa/data/gfx11-ops.tsv and gfx11-samples.tsv.
+"""Generate crates/isa/data/FAMILY-ops.tsv and FAMILY-samples.tsv (gfx11:
+RDNA3/3.5, gfx12: RDNA4).
 
 The LLVM disassembler is the oracle: for every encoding we build an
 instruction word from a template (fixed, distinct register operands), walk
@@ -7,7 +8,8 @@ the opcode field through all its values, and ask `llvm-mc-19 --disassemble`
 what each word is. The printed mnemonic names the op; the printed register
 widths plus the type suffixes in the name give the operand types.
 
-Usage: tools/gen-ops.py   (run from anywhere; rewrites the data files)
+Usage: tools/gen-ops.py [gfx11|gfx12]   (default gfx11; run from anywhere;
+rewrites that family's data files)
 """
 import os
 import re
@@ -215,6 +217,66 @@ ENCODINGS = [
 ]
 
 
+# --- gfx12 (RDNA4) ----------------------------------------------------------
+# The scalar, VALU, VOPD, DS, export and interpolation words keep gfx11's
+# layouts (their opcodes move); SMEM moves its fields, and vector memory
+# becomes 96-bit VFLAT/VSCRATCH/VGLOBAL and VBUFFER words: th (cache
+# policy) in bits 20-22 of the second dword, scope in 18-19, the data VGPR
+# in 23-30, and a 24-bit signed offset above the address VGPR in the third.
+
+
+def smem12(op, f):
+    return le(0xF4000000 | (op << 13) | (f["d"] << 6) | f["base"], (f["soff"] << 25) | 0x10)
+
+
+def vmem12(seg):
+    # seg: 0 VFLAT, 1 VSCRATCH (sve, bit 17, marks a vaddr), 2 VGLOBAL;
+    # `glc` here is th bit 20 (TH_ATOMIC_RETURN on atomics).
+    def enc(op, f):
+        sve = (1 << 17) if seg == 1 and f["s0"] else 0
+        return le(0xEC000000 | (seg << 24) | (op << 14) | f["saddr"],
+                  (f["s1"] << 23) | (f["glc"] << 20) | sve | f["d"],
+                  (16 << 8) | f["s0"])
+    return enc
+
+
+def vbuffer(base):
+    # srsrc s[8:11] (bits 9-17), soffset s12, offset 16, format 1; offen when
+    # vaddr is present. The typed ops (tbuffer_*) are opcodes 128 and up.
+    def enc(op, f):
+        offen = 1 << 30 if f["s0"] else 0
+        return le(0xC4000000 | ((base + op) << 14) | 12,
+                  offen | (1 << 23) | (f.get("glc", 0) << 20) | (8 << 9) | f["d"],
+                  (16 << 8) | f["s0"])
+    return enc
+
+
+def gfx12_encodings():
+    same = {"sop1", "sop2", "sopk", "sopc", "sopp", "vop1", "vop2", "vopc", "vop3", "vop3p",
+            "vopdx", "vopdy", "ds", "exp", "vinterp", "ldsdir"}
+    out = [e for e in ENCODINGS if e[0] in same]
+    mem = {"d": [10, 0], "s0": [2], "s1": [4, 0], "saddr": [124], "glc": [0, 1]}
+    out += [
+        # The opcode is bits 13-18; the bits above are th and scope.
+        ("smem", 64, smem12, {"d": [8, 0], "base": [1, 0], "soff": [124, 4]}),
+        ("flat", 256, vmem12(0), mem),
+        ("scratch", 256, vmem12(1), dict(mem, s0=[2, 0])),
+        ("global", 256, vmem12(2), mem),
+        ("mubuf", 128, vbuffer(0), {"d": [10, 0], "s0": [2, 0], "glc": [0, 1]}),
+        ("mtbuf", 16, vbuffer(128), {"d": [10], "s0": [2, 0]}),
+    ]
+    return out
+
+
+# Per family: the processors whose disassembler is asked (the first is the
+# base; later ones only add ops it lacks), and the encodings to walk.
+FAMILIES = {
+    # gfx1150+ (RDNA3.5) adds ops (SALU float) to the gfx1100 set.
+    "gfx11": (("gfx1100", "gfx1151"), lambda: ENCODINGS),
+    "gfx12": (("gfx1200", "gfx1201"), gfx12_encodings),
+}
+
+
 def templates(fields):
     """All field assignments, richest (most nonzero, earliest choice) first."""
     import itertools
@@ -383,11 +445,12 @@ def mem_types(fmt, name, ops):
 
 
 def main():
+    family = sys.argv[1] if len(sys.argv) > 1 else "gfx11"
+    cpus, encodings = FAMILIES[family]
     ops = {}      # name -> dict
     samples = []  # (bytes, text)
-    # gfx1150+ (RDNA3.5) adds ops (SALU float) to the gfx1100 set.
-    for cpu in ("gfx1100", "gfx1151"):
-        for fmt, count, enc, fields in ENCODINGS:
+    for cpu in cpus:
+        for fmt, count, enc, fields in encodings():
             tmpls = templates(fields)
             lines = [build(enc, op, f) for f in tmpls for op in range(count)]
             res = disasm(lines, cpu)
@@ -395,14 +458,14 @@ def main():
                 for f in tmpls:
                     b = tuple(build(enc, op, f))
                     if b in res:
-                        if cpu == "gfx1100" or new_op(ops, fmt, res[b]):
+                        if cpu == cpus[0] or new_op(ops, fmt, res[b]):
                             record(ops, samples, fmt, op, b, res[b], cpu)
                         break
-    write(ops, samples)
+    write(family, ops, samples)
 
 
 def new_op(ops, fmt, text):
-    """Whether a gfx1151 word names an op gfx1100 lacks."""
+    """Whether a later processor's word names an op the base one lacks."""
     name = STRIP.sub("", split_operands(text)[0])
     return name not in ops and not fmt.startswith("vopd")
 
@@ -424,6 +487,10 @@ def record(ops, samples, fmt, op, b, text, cpu):
             e["vopd_x"] = op
         if fmt == "vopdx" or e["dst"] == ["None", "None"]:
             e["dst"], e["src"] = vector_types("vopd", name.replace("v_dual_", "v_"), operands)
+        return
+    if fmt not in ("vop3", "global", "scratch", "flat") and name in ops:
+        # An opcode value with other fields' bits set (gfx12's VINTERP
+        # waits) decodes to an op already found at its own opcode.
         return
     samples.append((b, text, cpu))
     if fmt == "vop3" and name in ops:
@@ -542,15 +609,15 @@ FMT_NAME = {"sop1": "Sop1", "sop2": "Sop2", "sopk": "Sopk", "sopc": "Sopc", "sop
             "mimg": "Mimg", "exp": "Exp", "vinterp": "Vinterp", "ldsdir": "LdsDirect"}
 
 
-def write(ops, samples):
+def write(family, ops, samples):
     n = lambda x: "-" if x is None else str(x)
-    with open(os.path.join(DATA, "gfx11-ops.tsv"), "w") as f:
+    with open(os.path.join(DATA, family + "-ops.tsv"), "w") as f:
         f.write("# name\tformat\topcode\tvop3\tvopd_x\tvopd_y\tdst0\tdst1\tsrc0\tsrc1\tsrc2\n")
         f.write("# Generated by tools/gen-ops.py from llvm-mc-19 --disassemble. Do not edit.\n")
         for e in ops.values():
             f.write("\t".join([e["name"], FMT_NAME[e["format"]], str(e["opcode"]), n(e["vop3"]),
                                n(e["vopd_x"]), n(e["vopd_y"])] + e["dst"] + e["src"]) + "\n")
-    with open(os.path.join(DATA, "gfx11-samples.tsv"), "w") as f:
+    with open(os.path.join(DATA, family + "-samples.tsv"), "w") as f:
         f.write("# bytes\tcpu\tllvm-mc-19 text (generated by tools/gen-ops.py)\n")
         for b, t, cpu in samples:
             f.write("%s\t%s\t%s\n" % ("".join("%02x" % x for x in b), cpu, t))
