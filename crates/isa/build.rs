@@ -1,9 +1,11 @@
-//! Generates the gfx11 opcode table as Rust (`$OUT_DIR/gfx11_ops.rs`) from
-//! `data/gfx11-ops.tsv`, the llvm-mc-derived opcode data: one `Op`
-//! constant per mnemonic (`Op::V_FMA_F32`), the static `OpInfo` array, and
-//! `match`-based lookups by mnemonic and by encoding, and each op's semantic
-//! class and implicit operands (`src/class.rs`), derived from its mnemonic
-//! here. Nothing is parsed at run time, and a handler is bound by a constant
+//! Generates the opcode table as Rust (`$OUT_DIR/ops.rs`) from each
+//! family's `data/FAMILY-ops.tsv`, the llvm-mc-derived opcode data. The ops
+//! are the union of the families': a mnemonic with one set of operand types
+//! is one op, whatever family encodes it and at what opcode. Generated: one
+//! `Op` constant per op (`Op::V_FMA_F32`), the static `OpInfo` array with
+//! each op's semantic class and implicit operands (`src/class.rs`, derived
+//! from its mnemonic here), each op's `Encoding` per family, and `match`
+//! lookups by mnemonic and, per family, by encoding. Nothing is parsed at run time, and a handler is bound by a constant
 //! or a class the compiler checks instead of by a string.
 
 use std::collections::BTreeMap;
@@ -40,19 +42,45 @@ const TYPES: &[&str] = &[
     "B128", "B256", "B512", "Mask",
 ];
 
-/// One row of the TSV, checked.
-struct Row<'a> {
-    name: &'a str,
+/// The families whose tables are generated, in `Family` order, with the
+/// TSV each comes from.
+const FAMILIES: [(&str, &str); 2] = [
+    ("Gfx11", "data/gfx11-ops.tsv"),
+    ("Gfx12", "data/gfx12-ops.tsv"),
+];
+
+/// An op's encoding in one family.
+#[derive(Clone, Copy)]
+struct Enc<'a> {
     format: &'a str,
     opcode: u16,
     vop3: Option<u16>,
     vopd_y: Option<u16>,
-    dst: [&'a str; 2],
-    src: [&'a str; 3],
 }
 
-fn parse(line_no: usize, line: &str) -> Row<'_> {
-    let bad = |why: &str| panic!("data/gfx11-ops.tsv line {line_no}: {why}: {line}");
+/// One op of the union of the families' tables: a mnemonic with one set of
+/// operand types (so one semantics), and its encoding in each family that
+/// has it.
+struct Row<'a> {
+    name: &'a str,
+    /// The name of its `Op` constant (`V_WMMA_F32_16X16X16_F16_GFX12` where
+    /// gfx12 gives a mnemonic other operands than gfx11).
+    constant: String,
+    /// Its native format in the first family that has it: what kind of
+    /// instruction it is (the executor and the classes read it).
+    format: &'a str,
+    dst: [&'a str; 2],
+    src: [&'a str; 3],
+    enc: [Option<Enc<'a>>; 2],
+}
+
+/// One line of a family's TSV, checked: the name, encoding and types.
+fn parse<'a>(
+    file: &str,
+    line_no: usize,
+    line: &'a str,
+) -> (&'a str, Enc<'a>, [&'a str; 2], [&'a str; 3]) {
+    let bad = |why: &str| panic!("{file} line {line_no}: {why}: {line}");
     let f: Vec<&str> = line.split('\t').collect();
     if f.len() != 11 {
         bad("expected 11 tab-separated fields");
@@ -68,8 +96,7 @@ fn parse(line_no: usize, line: &str) -> Row<'_> {
     check(f[1], FORMATS);
     f[6..].iter().for_each(|t| check(t, TYPES));
     let vopd_y = num(f[5]);
-    Row {
-        name: f[0],
+    let enc = Enc {
         format: f[1],
         // VOPD ops are keyed by their X opcode, or Y if they are Y-only.
         opcode: num(f[4])
@@ -78,28 +105,65 @@ fn parse(line_no: usize, line: &str) -> Row<'_> {
             .unwrap_or_else(|| bad("no opcode")),
         vop3: num(f[3]),
         vopd_y,
-        dst: [f[6], f[7]],
-        src: [f[8], f[9], f[10]],
+    };
+    (f[0], enc, [f[6], f[7]], [f[8], f[9], f[10]])
+}
+
+/// The union of the families' tables: gfx11's ops in its order, then each
+/// later family's ops joined to the same mnemonic with the same operand
+/// types, or appended.
+fn union<'a>(tables: &'a [String]) -> Vec<Row<'a>> {
+    let mut rows: Vec<Row> = Vec::new();
+    for (family, (tsv, (_, file))) in tables.iter().zip(FAMILIES).enumerate() {
+        let lines = tsv
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.starts_with('#') && !l.is_empty());
+        for (i, line) in lines {
+            let (name, enc, dst, src) = parse(file, i + 1, line);
+            let same = rows
+                .iter()
+                .position(|r| r.name == name && r.dst == dst && r.src == src);
+            if let Some(r) = same.filter(|&r| rows[r].enc[family].is_none()) {
+                rows[r].enc[family] = Some(enc);
+                continue;
+            }
+            let taken = rows.iter().any(|r| r.name == name);
+            let mut constant = name.to_ascii_uppercase();
+            if taken {
+                constant += &format!("_{}", FAMILIES[family].0.to_ascii_uppercase());
+            }
+            let mut row = Row {
+                name,
+                constant,
+                format: enc.format,
+                dst,
+                src,
+                enc: [None, None],
+            };
+            row.enc[family] = Some(enc);
+            rows.push(row);
+        }
     }
+    rows
 }
 
 fn main() {
-    println!("cargo:rerun-if-changed=data/gfx11-ops.tsv");
-    let tsv = std::fs::read_to_string("data/gfx11-ops.tsv").expect("read data/gfx11-ops.tsv");
-    let rows: Vec<Row> = tsv
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.starts_with('#') && !l.is_empty())
-        .map(|(i, l)| parse(i + 1, l))
-        .collect();
-    let mut out = String::from("// Generated by build.rs from data/gfx11-ops.tsv.\n\n");
+    let mut tables = Vec::new();
+    for (_, file) in FAMILIES {
+        println!("cargo:rerun-if-changed={file}");
+        tables.push(std::fs::read_to_string(file).unwrap_or_else(|e| panic!("read {file}: {e}")));
+    }
+    let rows = union(&tables);
+    let mut out = String::from("// Generated by build.rs from data/*-ops.tsv.\n\n");
     constants(&mut out, &rows);
     let mem_ops = mem_ops(&rows);
     mem_op_constants(&mut out, &mem_ops);
     infos(&mut out, &rows, &mem_ops);
+    encodings(&mut out, &rows);
     lookups(&mut out, &rows);
-    let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("gfx11_ops.rs");
-    std::fs::write(dest, out).expect("write gfx11_ops.rs");
+    let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("ops.rs");
+    std::fs::write(dest, out).expect("write ops.rs");
 }
 
 fn constants(out: &mut String, rows: &[Row]) {
@@ -108,24 +172,55 @@ fn constants(out: &mut String, rows: &[Row]) {
         let _ = writeln!(
             out,
             "    /// `{}`\n    pub const {}: Op = Op({i});",
-            r.name,
-            r.name.to_ascii_uppercase()
+            r.name, r.constant
         );
     }
     out.push_str("}\n\n");
 }
 
 fn infos(out: &mut String, rows: &[Row], mem_ops: &BTreeMap<&str, usize>) {
-    let opt = |v: Option<u16>| v.map_or("None".to_string(), |v| format!("Some({v})"));
-    let index: BTreeMap<&str, usize> = rows.iter().enumerate().map(|(i, r)| (r.name, i)).collect();
+    // The first op of each name, which a VOPD half's twin is.
+    let mut index: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, r) in rows.iter().enumerate() {
+        index.entry(r.name).or_insert(i);
+    }
     let _ = writeln!(out, "pub(crate) static INFOS: [OpInfo; {}] = [", rows.len());
     for r in rows {
         let _ = writeln!(
             out,
-            "    OpInfo {{ name: {:?}, format: Format::{}, opcode: {}, dst: [Ty::{}, Ty::{}], src: [Ty::{}, Ty::{}, Ty::{}], vop3: {}, vopd_y: {}, class: {}, implicit: Implicit({}) }},",
-            r.name, r.format, r.opcode, r.dst[0], r.dst[1], r.src[0], r.src[1], r.src[2],
-            opt(r.vop3), opt(r.vopd_y), class(r, &index, mem_ops), implicit(r.name)
+            "    OpInfo {{ name: {:?}, format: Format::{}, dst: [Ty::{}, Ty::{}], src: [Ty::{}, Ty::{}, Ty::{}], class: {}, implicit: Implicit({}) }},",
+            r.name, r.format, r.dst[0], r.dst[1], r.src[0], r.src[1], r.src[2],
+            class(r, &index, mem_ops), implicit(r.name)
         );
+    }
+    out.push_str("];\n\n");
+}
+
+/// Each op's encoding in each family, `None` where the family lacks it.
+fn encodings(out: &mut String, rows: &[Row]) {
+    let opt = |v: Option<u16>| v.map_or("None".to_string(), |v| format!("Some({v})"));
+    let _ = writeln!(
+        out,
+        "pub(crate) static ENCODINGS: [[Option<Encoding>; {}]; {}] = [",
+        FAMILIES.len(),
+        rows.len()
+    );
+    for r in rows {
+        let each: Vec<String> = r
+            .enc
+            .iter()
+            .map(|e| match e {
+                Some(e) => format!(
+                    "Some(Encoding {{ format: Format::{}, opcode: {}, vop3: {}, vopd_y: {} }})",
+                    e.format,
+                    e.opcode,
+                    opt(e.vop3),
+                    opt(e.vopd_y)
+                ),
+                None => "None".into(),
+            })
+            .collect();
+        let _ = writeln!(out, "    [{}],", each.join(", "));
     }
     out.push_str("];\n\n");
 }
@@ -288,19 +383,21 @@ fn mem_op_constants(out: &mut String, ops: &BTreeMap<&str, usize>) {
 
 /// Bytes one lane's access moves in memory, from the op's width suffix
 /// (`b128`, `u8`) or its format components (`format_xyz`, halved for
-/// `d16`); 0 for a cache control (`gl0_inv`).
+/// `d16`); a gfx12 `*_block` (spills of up to 32 VGPRs) counts its largest,
+/// 128; 0 for a cache control (`gl0_inv`, `global_wb`).
 fn access_bytes(op: &str) -> u32 {
     if let Some((head, xyzw)) = op.rsplit_once("format_") {
         let size = if head.contains("d16") { 2 } else { 4 };
         return size * xyzw.len() as u32;
     }
     let width = op.rsplit('_').next().unwrap_or("");
-    match width
-        .trim_start_matches(['b', 'u', 'i', 'f'])
-        .parse::<u32>()
-    {
-        Ok(bits) if width != "inv" => bits / 8,
-        _ => 0,
+    match width {
+        "block" => 128,
+        "inv" | "wb" | "wbinv" => 0,
+        _ => width
+            .trim_start_matches(['b', 'u', 'i', 'f'])
+            .parse::<u32>()
+            .map_or(0, |bits| bits / 8),
     }
 }
 
@@ -323,44 +420,53 @@ fn implicit(name: &str) -> u16 {
         .fold(0, |acc, (k, &set)| acc | (u16::from(set) << k))
 }
 
-/// The `match` lookups. Where two rows share a key the later one wins, as
+/// The `match` lookups: by name (the first op of a name), and per family by
+/// encoding. Where two ops of a family share a key the later one wins, as
 /// the table's order says.
 fn lookups(out: &mut String, rows: &[Row]) {
-    let mut by_enc = BTreeMap::new();
-    let mut by_vop3 = BTreeMap::new();
-    let mut by_y = BTreeMap::new();
-    for (i, r) in rows.iter().enumerate() {
-        // Y-only VOPD ops (opcode >= 16) have no X encoding.
-        if r.format != "Vopd" || r.opcode < 16 {
-            by_enc.insert((r.format, r.opcode), i);
-        }
-        if let Some(v) = r.vop3 {
-            by_vop3.insert(v, i);
-        }
-        if let Some(y) = r.vopd_y {
-            by_y.insert(y, i);
-        }
-    }
     out.push_str("pub(crate) fn by_name(name: &str) -> Option<Op> {\n    Some(Op(match name {\n");
+    let mut named = std::collections::BTreeSet::new();
     for (i, r) in rows.iter().enumerate() {
-        let _ = writeln!(out, "        {:?} => {i},", r.name);
+        if named.insert(r.name) {
+            let _ = writeln!(out, "        {:?} => {i},", r.name);
+        }
     }
     out.push_str("        _ => return None,\n    }))\n}\n\n");
-    out.push_str(
-        "pub(crate) fn by_encoding(format: Format, opcode: u16) -> Option<Op> {\n    Some(Op(match (format, opcode) {\n",
-    );
-    for ((format, opcode), i) in &by_enc {
-        let _ = writeln!(out, "        (Format::{format}, {opcode}) => {i},");
-    }
-    out.push_str("        _ => return None,\n    }))\n}\n\n");
-    for (name, map) in [("by_vop3", &by_vop3), ("by_vopd_y", &by_y)] {
+    for (family, (variant, _)) in FAMILIES.iter().enumerate() {
+        let fam = variant.to_ascii_lowercase();
+        let mut by_enc = BTreeMap::new();
+        let mut by_vop3 = BTreeMap::new();
+        let mut by_y = BTreeMap::new();
+        for (i, r) in rows.iter().enumerate() {
+            let Some(e) = r.enc[family] else { continue };
+            // Y-only VOPD ops (opcode >= 16) have no X encoding.
+            if e.format != "Vopd" || e.opcode < 16 {
+                by_enc.insert((e.format, e.opcode), i);
+            }
+            if let Some(v) = e.vop3 {
+                by_vop3.insert(v, i);
+            }
+            if let Some(y) = e.vopd_y {
+                by_y.insert(y, i);
+            }
+        }
         let _ = writeln!(
             out,
-            "pub(crate) fn {name}(opcode: u16) -> Option<Op> {{\n    Some(Op(match opcode {{"
+            "pub(crate) fn by_encoding_{fam}(format: Format, opcode: u16) -> Option<Op> {{\n    Some(Op(match (format, opcode) {{"
         );
-        for (opcode, i) in map {
-            let _ = writeln!(out, "        {opcode} => {i},");
+        for ((format, opcode), i) in &by_enc {
+            let _ = writeln!(out, "        (Format::{format}, {opcode}) => {i},");
         }
         out.push_str("        _ => return None,\n    }))\n}\n\n");
+        for (name, map) in [("by_vop3", &by_vop3), ("by_vopd_y", &by_y)] {
+            let _ = writeln!(
+                out,
+                "pub(crate) fn {name}_{fam}(opcode: u16) -> Option<Op> {{\n    Some(Op(match opcode {{"
+            );
+            for (opcode, i) in map {
+                let _ = writeln!(out, "        {opcode} => {i},");
+            }
+            out.push_str("        _ => return None,\n    }))\n}\n\n");
+        }
     }
 }

@@ -89,6 +89,7 @@ const GWS_OPS: [Op; 6] = [
 fn placeholder() -> Inst {
     Inst {
         op: Op(0),
+        family: Family::Gfx11,
         size: 4,
         dst: [Operand::None; 2],
         src: [Operand::None; 4],

@@ -38,5 +38,7 @@ const GFX11: &[Quirk] = &[
 pub fn quirks(family: Family) -> &'static [Quirk] {
     match family {
         Family::Gfx11 => GFX11,
+        // Not emulated yet: no behaviour to honour.
+        Family::Gfx12 => &[],
     }
 }

@@ -237,7 +237,8 @@ mod tests {
         }
         for op in all_ops() {
             if let Class::Mem { op: m, .. } = op.info().class {
-                let cache_control = m.name().ends_with("_inv");
+                let last = m.name().rsplit('_').next();
+                let cache_control = matches!(last, Some("inv" | "wb" | "wbinv"));
                 assert_eq!(m.bytes() == 0, cache_control, "{}", op.name());
             }
         }

@@ -1,4 +1,6 @@
-//! Bytes to [`Inst`] for gfx11.
+//! Bytes to [`Inst`] for gfx11. (gfx12's decoder is the next step of RDNA4
+//! support; until it exists, gfx12 code is refused with
+//! [`DecodeError::UnsupportedFamily`].)
 
 use crate::consts::inline_value;
 use crate::mimg;
@@ -17,7 +19,11 @@ pub const LIT_SRC0: u16 = 1 << 10;
 
 /// Decode one instruction at `bytes[0]`.
 pub fn decode(family: Family, bytes: &[u8]) -> Result<Inst> {
-    let Family::Gfx11 = family;
+    if family != Family::Gfx11 {
+        return Err(DecodeError::UnsupportedFamily {
+            family: family.name(),
+        });
+    }
     let mut r = Reader {
         bytes,
         len: 4,
@@ -75,6 +81,7 @@ pub fn decode_all(
 pub(crate) fn blank(op: Op) -> Inst {
     Inst {
         op,
+        family: Family::Gfx11,
         size: 4,
         dst: [Operand::None; 2],
         src: [Operand::None; 4],
@@ -108,7 +115,11 @@ fn unknown(format: &'static str, opcode: u32, word: u32) -> DecodeError {
 }
 
 fn lookup(format: Format, opcode: u32, word: u32) -> Result<Op> {
-    op_by_encoding(format, opcode as u16).ok_or(unknown(format_name(format), opcode, word))
+    op_by_encoding(Family::Gfx11, format, opcode as u16).ok_or(unknown(
+        format_name(format),
+        opcode,
+        word,
+    ))
 }
 
 fn format_name(f: Format) -> &'static str {
@@ -481,7 +492,7 @@ impl Reader<'_> {
         self.need(8)?;
         let w1 = self.word(4)?;
         let opc = bits(w, 16, 10);
-        let op = op_by_vop3(opc as u16).ok_or(unknown("VOP3", opc, w))?;
+        let op = op_by_vop3(Family::Gfx11, opc as u16).ok_or(unknown("VOP3", opc, w))?;
         let mut i = blank(op);
         let info = op.info();
         if info.format != Format::Vop3 && info.format != Format::Vop3sd {
@@ -557,12 +568,13 @@ impl Reader<'_> {
     fn vopd(&mut self, w: u32) -> Result<Inst> {
         self.need(8)?;
         let w1 = self.word(4)?;
-        let opx = op_by_encoding(Format::Vopd, bits(w, 22, 4) as u16).ok_or(unknown(
+        let opx = op_by_encoding(Family::Gfx11, Format::Vopd, bits(w, 22, 4) as u16)
+            .ok_or(unknown("VOPD", bits(w, 22, 4), w))?;
+        let opy = op_by_vopd_y(Family::Gfx11, bits(w, 17, 5) as u16).ok_or(unknown(
             "VOPD",
-            bits(w, 22, 4),
+            bits(w, 17, 5),
             w,
         ))?;
-        let opy = op_by_vopd_y(bits(w, 17, 5) as u16).ok_or(unknown("VOPD", bits(w, 17, 5), w))?;
         let vdstx = bits(w1, 24, 8);
         // The Y destination's low bit is the inverse of X's.
         let vdsty = bits(w1, 17, 7) << 1 | (!vdstx & 1);

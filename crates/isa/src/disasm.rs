@@ -3,7 +3,9 @@
 
 use crate::consts::{inline_code, inline_text, literal_text};
 use crate::decode::LIT_SRC0;
-use crate::{flags, mimg, sreg, sym, Format, Implicit, Inst, LaneSel, Op, Operand, Special, Ty};
+use crate::{
+    flags, mimg, sreg, sym, Encoding, Format, Implicit, Inst, LaneSel, Op, Operand, Special, Ty,
+};
 
 /// How to print: the wave size changes the names of lane-mask operands.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -37,10 +39,21 @@ pub fn undecodable_text(bytes: &[u8]) -> String {
     }
 }
 
+/// How the instruction's family encodes its op: the form printed.
+fn encoding(inst: &Inst) -> Encoding {
+    let info = inst.op.info();
+    inst.op.encoding(inst.family).copied().unwrap_or(Encoding {
+        format: info.format,
+        opcode: 0,
+        vop3: None,
+        vopd_y: None,
+    })
+}
+
 /// Print one decoded instruction with explicit options.
 pub fn disassemble_with(inst: &Inst, opts: &DisasmOptions) -> String {
     let info = inst.op.info();
-    let (mnemonic, operands) = match info.format {
+    let (mnemonic, operands) = match encoding(inst).format {
         Format::Sop1 | Format::Sop2 | Format::Sopc => (info.name.to_string(), salu(inst)),
         Format::Sopk => (info.name.to_string(), sopk(inst)),
         Format::Sopp => (info.name.to_string(), sopp(inst)),
@@ -149,7 +162,12 @@ fn src(inst: &Inst, k: usize) -> String {
 /// Source `k` printed as type `ty`.
 fn src_as(inst: &Inst, k: usize, ty: Ty) -> String {
     let info = inst.op.info();
-    src_lit(inst, k, ty, literal_ty(info.name, info.format, ty))
+    src_lit(
+        inst,
+        k,
+        ty,
+        literal_ty(info.name, encoding(inst).format, ty),
+    )
 }
 
 /// Source `k` printed as type `ty`, a literal by the rule of `lit_ty`.
@@ -336,18 +354,19 @@ fn cache_text(f: u16) -> String {
 
 fn valu_mnemonic(inst: &Inst) -> String {
     let info = inst.op.info();
-    let short_fmt = matches!(info.format, Format::Vop1 | Format::Vop2 | Format::Vopc);
+    let enc = encoding(inst);
+    let short_fmt = matches!(enc.format, Format::Vop1 | Format::Vop2 | Format::Vopc);
     // Only ops with both a short and a VOP3 form name the form they use.
     // (v_mov_b16 has one too, which LLVM 19 decodes only in true16 mode.)
     let two_forms = short_fmt
-        && (info.vop3.is_some() || info.name == "v_mov_b16")
+        && (enc.vop3.is_some() || info.name == "v_mov_b16")
         && !matches!(info.name, "v_nop" | "v_pipeflush");
     let e64 = inst.flags & flags::E64 != 0;
     let dpp = inst.lane_sel != LaneSel::None;
     let suffix = match (two_forms, e64, dpp) {
         (true, false, false) => "_e32",
         (true, true, false) => "_e64",
-        (_, false, true) if info.format == Format::Vopc => "",
+        (_, false, true) if enc.format == Format::Vopc => "",
         (_, false, true) if short_fmt => "_dpp",
         (_, _, true) => "_e64_dpp",
         _ => "",
@@ -406,7 +425,7 @@ fn valu_with(inst: &Inst, wave64: bool, lit_ty: Option<Ty>) -> String {
     };
     parts.extend((0..n).filter(|&k| info.src[k] != Ty::None).map(|k| {
         let ty = mask(info.src[k], wave64);
-        let lt = lit_ty.unwrap_or_else(|| literal_ty(info.name, info.format, ty));
+        let lt = lit_ty.unwrap_or_else(|| literal_ty(info.name, encoding(inst).format, ty));
         src_lit(inst, k, ty, lt)
     }));
     let mut s = join(parts);
@@ -685,7 +704,7 @@ fn swizzle(off: u16) -> String {
 
 fn flat(inst: &Inst) -> String {
     let info = inst.op.info();
-    let fmt = info.format;
+    let fmt = encoding(inst).format;
     let vaddr_ty = match (fmt, inst.src[2]) {
         (Format::Scratch, _) | (Format::Global, Operand::Sgpr(_)) => Ty::B32,
         _ => Ty::B64,
@@ -745,7 +764,7 @@ fn buffer(inst: &Inst) -> String {
         operand(inst.src[2], Ty::B128),
         soff,
     ]);
-    if info.format == Format::Mtbuf && inst.aux != 1 {
+    if encoding(inst).format == Format::Mtbuf && inst.aux != 1 {
         s.push_str(&format!(" format:{}", sym::buf_format(inst.aux)));
     }
     for (bit, name) in [(flags::IDXEN, " idxen"), (flags::OFFEN, " offen")] {

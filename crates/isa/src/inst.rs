@@ -226,6 +226,9 @@ pub mod image {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Inst {
     pub op: Op,
+    /// The family whose encoding it was decoded from (the disassembler
+    /// prints that family's form).
+    pub family: crate::Family,
     /// Encoded length in bytes, literal included.
     pub size: u8,
     pub dst: [Operand; 2],

@@ -22,16 +22,35 @@ pub use disasm::{
     disassemble, disassemble_wave64, disassemble_with, undecodable_text, DisasmOptions,
 };
 pub use inst::*;
-pub use ops::{all_ops, op_by_name, OpInfo};
+pub use ops::{all_ops, op_by_name, op_by_name_in, ops_of, Encoding, OpInfo};
 
 /// GPU instruction-set family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Family {
-    /// RDNA3 and RDNA3.5: gfx1100–gfx1103, gfx1150, gfx1151.
+    /// RDNA3 and RDNA3.5: gfx1100–gfx1103, gfx1150, gfx1151, gfx1152.
     Gfx11,
+    /// RDNA4: gfx1200, gfx1201. Its opcode table is built; decoding it is
+    /// not yet supported, so no processor maps to it.
+    Gfx12,
 }
 
 impl Family {
+    /// Every family, in table order.
+    pub const ALL: [Family; 2] = [Family::Gfx11, Family::Gfx12];
+
+    /// The family's index in per-family tables.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The family's name as LLVM's processor names start (`gfx11`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Family::Gfx11 => "gfx11",
+            Family::Gfx12 => "gfx12",
+        }
+    }
+
     /// The family of an `amdgcn` processor name such as `gfx1151`.
     pub fn of_target(target: &str) -> Option<Family> {
         match target {
@@ -56,4 +75,6 @@ pub enum DecodeError {
     },
     #[error("invalid encoding (word {word:#010x}): {why}")]
     Invalid { word: u32, why: &'static str },
+    #[error("{family} machine code cannot be decoded yet (its opcode table is built; its decoder is not)")]
+    UnsupportedFamily { family: &'static str },
 }

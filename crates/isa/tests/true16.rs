@@ -76,7 +76,10 @@ fn assembled_true16_halves_decode_as_high_halves() {
 fn fake16_ops_read_high_halves_too() {
     let vop1 = |op: u32, d: u32, s0: u32| 0x7E00_0000 | d << 17 | op << 9 | s0;
     let vopc = |op: u32, s0: u32, s1: u32| 0x7C00_0000 | op << 17 | s1 << 9 | s0;
-    let opc = |name: &str| op_by_name(name).unwrap().info().opcode as u32;
+    let opc = |name: &str| {
+        let op = op_by_name(name).unwrap();
+        op.encoding(Family::Gfx11).unwrap().opcode as u32
+    };
     let cases = [
         // A 16-bit source, a 32-bit destination: only the source is a half.
         (

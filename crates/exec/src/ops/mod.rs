@@ -292,7 +292,12 @@ pub fn lane_addrs(
 
 #[cfg(test)]
 mod tests {
-    use softgpu_isa::{all_ops, Class, Format};
+    use softgpu_isa::{ops_of, Class, Family, Format};
+
+    /// The ops the executor runs: gfx11's (gfx12's come with its decoder).
+    fn all_ops() -> impl Iterator<Item = softgpu_isa::Op> {
+        ops_of(Family::Gfx11)
+    }
 
     /// Every op a class binds has its class's handler: a family member the
     /// class tables miss would silently be unsupported.
