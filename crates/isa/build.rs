@@ -39,7 +39,7 @@ const FORMATS: &[&str] = &[
 ];
 const TYPES: &[&str] = &[
     "None", "B16", "F16", "BF16", "B32", "F32", "V2F16", "V2B16", "V2BF16", "B64", "F64", "B96",
-    "B128", "B256", "B512", "Mask",
+    "B128", "B256", "B512", "B1024", "Mask",
 ];
 
 /// The families whose tables are generated, in `Family` order, with the
@@ -406,7 +406,8 @@ fn implicit(name: &str) -> u16 {
     let bits = [
         name.contains("fmac") || name.contains("dot2acc") || name.contains("_mac_"),
         name.starts_with("v_cmpx_"),
-        matches!(name, "v_readlane_b32" | "v_readfirstlane_b32"),
+        // gfx12's v_s_exp_f32 and kin: transcendentals into an SGPR.
+        matches!(name, "v_readlane_b32" | "v_readfirstlane_b32") || name.starts_with("v_s_"),
         name.contains("fmaak"),
         name.contains("fmamk"),
         matches!(name, "v_swap_b32" | "v_swaprel_b32"),

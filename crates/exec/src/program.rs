@@ -90,6 +90,7 @@ fn placeholder() -> Inst {
     Inst {
         op: Op(0),
         family: Family::Gfx11,
+        cache: 0,
         size: 4,
         dst: [Operand::None; 2],
         src: [Operand::None; 4],

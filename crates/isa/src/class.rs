@@ -119,7 +119,8 @@ impl Implicit {
     pub const ACCUMULATES: Implicit = Implicit(1);
     /// A compare that writes EXEC instead of VCC or an SGPR (`v_cmpx_*`).
     pub const WRITES_EXEC: Implicit = Implicit(1 << 1);
-    /// A VALU op whose destination is an SGPR (`v_readlane_b32`).
+    /// A VALU op whose destination is an SGPR (`v_readlane_b32`, gfx12's
+    /// `v_s_exp_f32`).
     pub const SCALAR_DST: Implicit = Implicit(1 << 2);
     /// A literal K follows as the addend: S0 * S1 + K (`*_fmaak_*`).
     pub const K_ADDEND: Implicit = Implicit(1 << 3);

@@ -95,7 +95,7 @@ pub fn literal_text(lit: u32, ty: Ty) -> String {
         // The literal is the high half of the double.
         // The literal is the high half of the double. LLVM treats the wide
         // 8-register WMMA accumulators (wave32) the same way.
-        Ty::F64 | Ty::B256 | Ty::B512 => {
+        Ty::F64 | Ty::B256 | Ty::B512 | Ty::B1024 => {
             f64_text((lit as u64) << 32).unwrap_or_else(|| format!("{lit:#x}"))
         }
         // Zero-extended: no negative integers, no float names.

@@ -267,9 +267,9 @@ fn sopk(inst: &Inst) -> String {
             format!("{}, {imm}", reg(inst.src[0]))
         }
         "s_call_b64" => format!("{}, {imm}", operand(inst.dst[0], Ty::B64)),
-        "s_getreg_b32" => format!("{}, {}", reg(inst.dst[0]), sym::hwreg(imm)),
-        "s_setreg_b32" => format!("{}, {}", sym::hwreg(imm), reg(inst.src[0])),
-        "s_setreg_imm32_b32" => format!("{}, {}", sym::hwreg(imm), src(inst, 0)),
+        "s_getreg_b32" => format!("{}, {}", reg(inst.dst[0]), sym::hwreg(imm, inst.family)),
+        "s_setreg_b32" => format!("{}, {}", sym::hwreg(imm, inst.family), reg(inst.src[0])),
+        "s_setreg_imm32_b32" => format!("{}, {}", sym::hwreg(imm, inst.family), src(inst, 0)),
         _ => {
             let r = if info.dst[0] != Ty::None {
                 inst.dst[0]
@@ -287,12 +287,14 @@ fn sopp(inst: &Inst) -> String {
     match name {
         "s_waitcnt" => sym::waitcnt(imm),
         "s_delay_alu" => sym::delay_alu(imm),
-        "s_waitcnt_depctr" => sym::depctr(imm),
+        "s_waitcnt_depctr" | "s_wait_alu" => sym::depctr(imm),
         "s_sendmsg" | "s_sendmsghalt" => sym::sendmsg(imm),
         "s_endpgm" if imm == 0 => String::new(),
         "s_endpgm" => imm.to_string(),
         "s_wait_idle" | "s_code_end" | "s_endpgm_saved" | "s_wakeup" | "s_ttracedata"
-        | "s_icache_inv" | "s_barrier" => String::new(),
+        | "s_icache_inv" | "s_barrier" | "s_barrier_leave" => String::new(),
+        // gfx12's split counters print their count in hex.
+        _ if name.starts_with("s_wait_") && name.ends_with("cnt") => format!("{imm:#x}"),
         "s_set_inst_prefetch_distance"
         | "s_clause"
         | "s_wait_event"
@@ -308,8 +310,11 @@ fn sopp(inst: &Inst) -> String {
 
 fn smem(inst: &Inst) -> String {
     let info = inst.op.info();
+    if info.name.contains("prefetch") {
+        return prefetch(inst);
+    }
     if info.src[0] == Ty::None && info.dst[0] == Ty::None {
-        return cache_text(inst.flags).trim_start().to_string(); // s_dcache_inv
+        return policy(inst).trim_start().to_string(); // s_dcache_inv
     }
     // s_atc_probe names its probe mode where others name sdata.
     let first = if info.name.starts_with("s_atc_probe") {
@@ -330,10 +335,96 @@ fn smem(inst: &Inst) -> String {
             tail = format!(" offset:{off}");
         }
     } else if info.src[0] != Ty::None {
-        // A zero offset with soffset = null prints the null register.
-        parts.push(if inst.imm == 0 { "null".into() } else { off });
+        // gfx11 prints a zero offset with soffset = null as the null
+        // register; gfx12 prints the offset.
+        let null = inst.imm == 0 && inst.family == crate::Family::Gfx11;
+        parts.push(if null { "null".into() } else { off });
     }
-    format!("{}{tail}{}", join(parts), cache_text(inst.flags))
+    format!("{}{tail}{}", join(parts), policy(inst))
+}
+
+/// gfx12's `s_prefetch_*`: [sbase,] offset, soffset (or null), and the
+/// size the sdata field holds.
+fn prefetch(inst: &Inst) -> String {
+    let info = inst.op.info();
+    let mut parts = Vec::new();
+    if info.src[0] != Ty::None {
+        parts.push(operand(inst.src[0], info.src[0]));
+    }
+    parts.push(if inst.imm < 0 {
+        format!("-{:#x}", -(inst.imm as i64))
+    } else {
+        format!("{:#x}", inst.imm)
+    });
+    parts.push(match inst.src[1] {
+        Operand::None => "null".into(),
+        soff => operand(soff, Ty::B32),
+    });
+    parts.push(inst.aux.to_string());
+    join(parts)
+}
+
+/// A memory instruction's cache policy as its family spells it: gfx11's
+/// glc/slc/dlc bits, gfx12's temporal hint and scope.
+fn policy(inst: &Inst) -> String {
+    match inst.family {
+        crate::Family::Gfx11 => cache_text(inst.flags),
+        crate::Family::Gfx12 => th_scope(inst),
+    }
+}
+
+/// ` th:NAME scope:NAME` (each omitted at 0), named as llvm-objdump-19 names
+/// them for the kind of access: loads, stores and atomics name the hint
+/// bits differently, and a few names depend on the scope.
+fn th_scope(inst: &Inst) -> String {
+    let th = inst.cache & crate::cache::TH;
+    let scope = inst.cache >> crate::cache::SCOPE_SHIFT;
+    let info = inst.op.info();
+    let mut s = String::new();
+    if th != 0 {
+        let sys = scope == 3;
+        let name = if info.implicit.has(Implicit::ATOMIC) {
+            match th {
+                1 => "TH_ATOMIC_RETURN".to_string(),
+                2 => "TH_ATOMIC_NT".to_string(),
+                3 => "TH_ATOMIC_NT_RETURN".to_string(),
+                // The cascade hints exist at device and system scope only.
+                4 | 5 if scope >= 2 => "TH_ATOMIC_CASCADE_RT".to_string(),
+                _ if scope >= 2 => "TH_ATOMIC_CASCADE_NT".to_string(),
+                _ => format!("TH_ATOMIC_{th:#x}"),
+            }
+        } else if info.dst[0] == Ty::None && info.name.contains("store") {
+            match th {
+                1 => "TH_STORE_NT",
+                2 => "TH_STORE_HT",
+                3 if sys => "TH_STORE_BYPASS",
+                3 => "TH_STORE_RT_WB",
+                4 => "TH_STORE_NT_RT",
+                5 => "TH_STORE_RT_NT",
+                6 => "TH_STORE_NT_HT",
+                _ => "TH_STORE_NT_WB",
+            }
+            .to_string()
+        } else {
+            match th {
+                1 => "TH_LOAD_NT",
+                2 => "TH_LOAD_HT",
+                3 if sys => "TH_LOAD_BYPASS",
+                3 => "TH_LOAD_LU",
+                4 => "TH_LOAD_NT_RT",
+                5 => "TH_LOAD_RT_NT",
+                6 => "TH_LOAD_NT_HT",
+                _ => "0x7",
+            }
+            .to_string()
+        };
+        s.push_str(&format!(" th:{name}"));
+    }
+    if scope != 0 {
+        let name = ["SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"][scope as usize - 1];
+        s.push_str(&format!(" scope:{name}"));
+    }
+    s
 }
 
 fn cache_text(f: u16) -> String {
@@ -704,6 +795,9 @@ fn swizzle(off: u16) -> String {
 
 fn flat(inst: &Inst) -> String {
     let info = inst.op.info();
+    if info.src == [Ty::None; 3] && info.dst[0] == Ty::None {
+        return policy(inst).trim_start().to_string(); // gfx12's global_inv
+    }
     let fmt = encoding(inst).format;
     let vaddr_ty = match (fmt, inst.src[2]) {
         (Format::Scratch, _) | (Format::Global, Operand::Sgpr(_)) => Ty::B32,
@@ -733,7 +827,7 @@ fn flat(inst: &Inst) -> String {
     if inst.imm != 0 {
         s.push_str(&format!(" offset:{}", inst.imm));
     }
-    s + &cache_text(inst.flags)
+    s + &policy(inst)
 }
 
 fn buffer(inst: &Inst) -> String {
@@ -775,7 +869,7 @@ fn buffer(inst: &Inst) -> String {
     if inst.imm != 0 {
         s.push_str(&format!(" offset:{}", inst.imm));
     }
-    s.push_str(&cache_text(inst.flags));
+    s.push_str(&policy(inst));
     if inst.flags & flags::TFE != 0 {
         s.push_str(" tfe");
     }

@@ -57,6 +57,8 @@ pub enum Ty {
     B128,
     B256,
     B512,
+    /// 32 registers: gfx12's `*_block` spills.
+    B1024,
     /// A lane mask: one SGPR in wave32, an SGPR pair in wave64.
     Mask,
 }
@@ -81,6 +83,7 @@ impl Ty {
             Ty::B128 => 4,
             Ty::B256 => 8,
             Ty::B512 => 16,
+            Ty::B1024 => 32,
         }
     }
 }
@@ -182,6 +185,14 @@ pub mod flags {
     pub const E64: u16 = 1 << 9;
 }
 
+/// gfx12's cache-policy fields, in [`Inst::cache`].
+pub mod cache {
+    /// Temporal hint (`th:`), bits 0-2.
+    pub const TH: u8 = 7;
+    /// Scope (`scope:`), bits 3-4.
+    pub const SCOPE_SHIFT: u8 = 3;
+}
+
 /// Image-instruction fields, in [`Inst::aux`].
 pub mod image {
     pub const DMASK: u32 = 0xf;
@@ -229,6 +240,9 @@ pub struct Inst {
     /// The family whose encoding it was decoded from (the disassembler
     /// prints that family's form).
     pub family: crate::Family,
+    /// gfx12 memory instructions' cache policy: `th` in bits 0-2, `scope`
+    /// in bits 3-4 ([`cache`]); 0 elsewhere.
+    pub cache: u8,
     /// Encoded length in bytes, literal included.
     pub size: u8,
     pub dst: [Operand; 2],

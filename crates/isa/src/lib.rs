@@ -29,8 +29,8 @@ pub use ops::{all_ops, op_by_name, op_by_name_in, ops_of, Encoding, OpInfo};
 pub enum Family {
     /// RDNA3 and RDNA3.5: gfx1100–gfx1103, gfx1150, gfx1151, gfx1152.
     Gfx11,
-    /// RDNA4: gfx1200, gfx1201. Its opcode table is built; decoding it is
-    /// not yet supported, so no processor maps to it.
+    /// RDNA4: gfx1200, gfx1201. Decoded and disassembled; not yet
+    /// executed, so no processor maps to it.
     Gfx12,
 }
 
@@ -75,6 +75,4 @@ pub enum DecodeError {
     },
     #[error("invalid encoding (word {word:#010x}): {why}")]
     Invalid { word: u32, why: &'static str },
-    #[error("{family} machine code cannot be decoded yet (its opcode table is built; its decoder is not)")]
-    UnsupportedFamily { family: &'static str },
 }

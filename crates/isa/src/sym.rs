@@ -95,6 +95,36 @@ pub fn depctr(imm: u16) -> String {
         .join(" ")
 }
 
+/// gfx12's hardware registers by id, as llvm-mc-19 names them for gfx1200.
+fn hwreg_name_gfx12(id: u16) -> Option<&'static str> {
+    Some(match id {
+        1 => "HW_REG_MODE",
+        2 => "HW_REG_STATUS",
+        4 => "HW_REG_STATE_PRIV",
+        5 => "HW_REG_GPR_ALLOC",
+        6 => "HW_REG_LDS_ALLOC",
+        7 => "HW_REG_IB_STS",
+        10 => "HW_REG_PERF_SNAPSHOT_DATA",
+        11 => "HW_REG_PERF_SNAPSHOT_PC_LO",
+        12 => "HW_REG_PERF_SNAPSHOT_PC_HI",
+        15 => "HW_REG_PERF_SNAPSHOT_DATA1",
+        16 => "HW_REG_PERF_SNAPSHOT_DATA2",
+        17 => "HW_REG_EXCP_FLAG_PRIV",
+        18 => "HW_REG_EXCP_FLAG_USER",
+        19 => "HW_REG_TRAP_CTRL",
+        20 => "HW_REG_SCRATCH_BASE_LO",
+        21 => "HW_REG_SCRATCH_BASE_HI",
+        23 => "HW_REG_HW_ID1",
+        24 => "HW_REG_HW_ID2",
+        29 => "HW_REG_SHADER_CYCLES_LO",
+        30 => "HW_REG_SHADER_CYCLES_HI",
+        31 => "HW_REG_DVGPR_ALLOC_LO",
+        32 => "HW_REG_DVGPR_ALLOC_HI",
+        _ => return None,
+    })
+}
+
+/// gfx11's hardware registers by id.
 fn hwreg_name(id: u16) -> Option<&'static str> {
     Some(match id {
         1 => "HW_REG_MODE",
@@ -116,10 +146,15 @@ fn hwreg_name(id: u16) -> Option<&'static str> {
     })
 }
 
-/// `hwreg(id, offset, size)`: id [5:0], offset [10:6], size-1 [15:11].
-pub fn hwreg(imm: u16) -> String {
+/// `hwreg(id, offset, size)`: id [5:0], offset [10:6], size-1 [15:11]; the
+/// ids are `family`'s.
+pub fn hwreg(imm: u16, family: crate::Family) -> String {
     let (id, off, size) = (imm & 63, imm >> 6 & 31, (imm >> 11) + 1);
-    let name = hwreg_name(id).map_or(id.to_string(), str::to_string);
+    let name = match family {
+        crate::Family::Gfx11 => hwreg_name(id),
+        crate::Family::Gfx12 => hwreg_name_gfx12(id),
+    };
+    let name = name.map_or(id.to_string(), str::to_string);
     if off == 0 && size == 32 {
         format!("hwreg({name})")
     } else {

@@ -8,17 +8,21 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(20000))]
     #[test]
     fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..24)) {
-        if let Ok(i) = decode(Family::Gfx11, &bytes) {
-            prop_assert!(i.size as usize <= bytes.len());
-            let _ = disassemble(&i);
+        for family in Family::ALL {
+            if let Ok(i) = decode(family, &bytes) {
+                prop_assert!(i.size as usize <= bytes.len());
+                let _ = disassemble(&i);
+            }
         }
     }
 
     #[test]
     fn decode_all_walks_everything(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
-        for (_, r) in decode_all(Family::Gfx11, &bytes) {
-            if let Ok(i) = r {
-                let _ = disassemble(&i);
+        for family in Family::ALL {
+            for (_, r) in decode_all(family, &bytes) {
+                if let Ok(i) = r {
+                    let _ = disassemble(&i);
+                }
             }
         }
     }

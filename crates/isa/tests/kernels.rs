@@ -1,6 +1,7 @@
-//! Compile OpenCL kernels with clang-19 for gfx1100 and gfx1151 (and in
-//! wave64 for gfx1100), disassemble them with llvm-objdump-19, and check that
-//! every instruction of .text decodes to the same text and size.
+//! Compile OpenCL kernels with clang-19 for gfx1100, gfx1151 and gfx1201
+//! (and in wave64 for gfx1100 and gfx1201), disassemble them with
+//! llvm-objdump-19, and check that every instruction of .text decodes to the
+//! same text and size.
 
 mod common;
 
@@ -67,7 +68,12 @@ fn check_kernels(cpu: &str, file: &str, wave64: bool, min_lines: usize) {
     );
     let mut bad = Vec::new();
     for (want, bytes) in &lines {
-        let got = match decode(Family::Gfx11, bytes) {
+        let family = if cpu.starts_with("gfx12") {
+            Family::Gfx12
+        } else {
+            Family::Gfx11
+        };
+        let got = match decode(family, bytes) {
             Ok(i) if i.size as usize != bytes.len() => {
                 format!("<size {} != {}>", i.size, bytes.len())
             }
@@ -105,4 +111,14 @@ fn kernels_gfx1151() {
 #[test]
 fn kernels_gfx1100_wave64() {
     check_kernels("gfx1100", "wave64.cl", true, 100);
+}
+
+#[test]
+fn kernels_gfx1201() {
+    check_kernels("gfx1201", "mix.cl", false, 200);
+}
+
+#[test]
+fn kernels_gfx1201_wave64() {
+    check_kernels("gfx1201", "wave64.cl", true, 100);
 }

@@ -316,7 +316,7 @@ def reg_width(operand):
     return None
 
 
-WIDTH_TY = {2: "B64", 3: "B96", 4: "B128", 8: "B256", 16: "B512"}
+WIDTH_TY = {2: "B64", 3: "B96", 4: "B128", 8: "B256", 16: "B512", 32: "B1024"}
 
 
 def ty_of(token, width, packed):
@@ -353,7 +353,8 @@ STRIP = re.compile(r"_(e32|e64|dpp|sdwa)$")
 MASK_SRC2 = ("v_cndmask", "v_add_co_ci_u32", "v_sub_co_ci_u32", "v_subrev_co_ci_u32")
 VOP3SD = {"v_add_co_ci_u32", "v_sub_co_ci_u32", "v_subrev_co_ci_u32", "v_div_scale_f32",
           "v_div_scale_f64", "v_mad_u64_u32", "v_mad_i64_i32", "v_add_co_u32",
-          "v_sub_co_u32", "v_subrev_co_u32"}
+          "v_sub_co_u32", "v_subrev_co_u32",
+          "v_mad_co_u64_u32", "v_mad_co_i64_i32"}  # gfx12's names
 
 
 def vector_types(fmt, name, ops):
@@ -521,6 +522,10 @@ def record(ops, samples, fmt, op, b, text, cpu):
         if fmt == "smem" and operands:
             e["dst"][0] = ty_of("b32", reg_width(operands[0]), False) if reg_width(operands[0]) else "None"
             e["src"] = ["B128" if "buffer" in name else "B64", "B32", "None"]
+        if fmt == "smem" and "prefetch" in name:
+            # gfx12's prefetches: no sdata; that field holds the size.
+            base = "None" if name.endswith("_pc_rel") else ("B128" if "buffer" in name else "B64")
+            e["dst"], e["src"] = ["None", "None"], [base, "B32", "None"]
     elif fmt.startswith("v"):
         e["dst"], e["src"] = vector_types(fmt, name, operands)
     else:

@@ -32,9 +32,12 @@ const MARKER_TEXT: &str = "s_movk_i32 s105, 0x1234";
 
 /// Disassemble each instruction with llvm-mc-19; one text per input.
 pub fn llvm_mc_disassemble(insts: &[Vec<u8>], cpu: &str) -> Vec<String> {
+    // One file per call: tests of one binary run at once.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("softgpu-isa-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("in-{cpu}.txt"));
+    let path = dir.join(format!("in-{cpu}-{call}.txt"));
     let text: String = insts
         .iter()
         .map(|b| {

@@ -62,10 +62,19 @@ kernel void dpp(global int *x) {
     x[GID] = v;
 }
 
+#ifdef __GFX12__
+// gfx12's WMMA takes A and B in half the registers.
+typedef half v8h __attribute__((ext_vector_type(8)));
+kernel void wmma(global v8h *a, global v8f *c) {
+    uint i = __builtin_amdgcn_workitem_id_x();
+    c[i] = __builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12(a[i], a[i + 32], c[i]);
+}
+#else
 kernel void wmma(global v16h *a, global v8f *c) {
     uint i = __builtin_amdgcn_workitem_id_x();
     c[i] = __builtin_amdgcn_wmma_f32_16x16x16_f16_w32(a[i], a[i + 32], c[i]);
 }
+#endif
 
 kernel void priv(global int *x, int n) {
     int arr[64];

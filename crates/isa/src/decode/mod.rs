@@ -1,6 +1,8 @@
-//! Bytes to [`Inst`] for gfx11. (gfx12's decoder is the next step of RDNA4
-//! support; until it exists, gfx12 code is refused with
-//! [`DecodeError::UnsupportedFamily`].)
+//! Bytes to [`Inst`]: gfx11's encodings here, gfx12's own in [`gfx12`]
+//! (it shares gfx11's scalar, VALU, VOPD and DS layouts, with its own
+//! opcode lookups).
+
+mod gfx12;
 
 use crate::consts::inline_value;
 use crate::mimg;
@@ -19,45 +21,54 @@ pub const LIT_SRC0: u16 = 1 << 10;
 
 /// Decode one instruction at `bytes[0]`.
 pub fn decode(family: Family, bytes: &[u8]) -> Result<Inst> {
-    if family != Family::Gfx11 {
-        return Err(DecodeError::UnsupportedFamily {
-            family: family.name(),
-        });
-    }
     let mut r = Reader {
+        family,
         bytes,
         len: 4,
         lit: None,
     };
     let w0 = r.word(0)?;
-    let mut inst = match w0 >> 26 {
-        0b110101 => r.vop3(w0)?,
-        0b110010 => r.vopd(w0)?,
-        0b110011 if w0 >> 24 == 0xCC => r.vop3p(w0)?,
-        0b110011 if w0 >> 24 == 0xCD => r.vinterp(w0)?,
-        0b110011 if w0 >> 24 == 0xCE => r.lds_direct(w0)?,
-        0b111100 => r.mimg(w0)?,
-        0b111110 => r.exp(w0)?,
-        0b110110 => r.ds(w0)?,
-        0b110111 => r.flat(w0)?,
-        0b111000 => r.mubuf(w0)?,
-        0b111010 => r.mtbuf(w0)?,
-        0b111101 => r.smem(w0)?,
-        _ if w0 >> 31 == 0 => r.vop12c(w0)?,
-        _ if w0 >> 30 == 0b10 => r.salu(w0)?,
-        _ => {
-            return Err(DecodeError::UnknownOpcode {
-                format: "gfx11",
-                opcode: w0 >> 26,
-                word: w0,
-            })
-        }
+    let mut inst = match family {
+        Family::Gfx11 => r.gfx11(w0)?,
+        Family::Gfx12 => r.gfx12(w0)?,
     };
     inst.size = r.len as u8;
+    inst.family = family;
     if let Some(y) = inst.vopd_y.as_mut() {
         y.size = r.len as u8;
+        y.family = family;
     }
     Ok(inst)
+}
+
+impl Reader<'_> {
+    /// One gfx11 instruction whose first word is `w0`.
+    fn gfx11(&mut self, w0: u32) -> Result<Inst> {
+        let r = self;
+        Ok(match w0 >> 26 {
+            0b110101 => r.vop3(w0)?,
+            0b110010 => r.vopd(w0)?,
+            0b110011 if w0 >> 24 == 0xCC => r.vop3p(w0)?,
+            0b110011 if w0 >> 24 == 0xCD => r.vinterp(w0)?,
+            0b110011 if w0 >> 24 == 0xCE => r.lds_direct(w0)?,
+            0b111100 => r.mimg(w0)?,
+            0b111110 => r.exp(w0)?,
+            0b110110 => r.ds(w0)?,
+            0b110111 => r.flat(w0)?,
+            0b111000 => r.mubuf(w0)?,
+            0b111010 => r.mtbuf(w0)?,
+            0b111101 => r.smem(w0)?,
+            _ if w0 >> 31 == 0 => r.vop12c(w0)?,
+            _ if w0 >> 30 == 0b10 => r.salu(w0)?,
+            _ => {
+                return Err(DecodeError::UnknownOpcode {
+                    format: "gfx11",
+                    opcode: w0 >> 26,
+                    word: w0,
+                })
+            }
+        })
+    }
 }
 
 /// Decode every instruction of `code`, walking linearly; after an error the
@@ -82,6 +93,7 @@ pub(crate) fn blank(op: Op) -> Inst {
     Inst {
         op,
         family: Family::Gfx11,
+        cache: 0,
         size: 4,
         dst: [Operand::None; 2],
         src: [Operand::None; 4],
@@ -112,14 +124,6 @@ fn unknown(format: &'static str, opcode: u32, word: u32) -> DecodeError {
         opcode,
         word,
     }
-}
-
-fn lookup(format: Format, opcode: u32, word: u32) -> Result<Op> {
-    op_by_encoding(Family::Gfx11, format, opcode as u16).ok_or(unknown(
-        format_name(format),
-        opcode,
-        word,
-    ))
 }
 
 fn format_name(f: Format) -> &'static str {
@@ -178,12 +182,23 @@ fn is16(ty: Ty) -> bool {
 /// Cursor over one instruction's bytes: `len` is the length consumed so far
 /// (the literal goes right after the fixed words).
 struct Reader<'a> {
+    /// Whose opcode lookups apply.
+    family: Family,
     bytes: &'a [u8],
     len: usize,
     lit: Option<u32>,
 }
 
 impl Reader<'_> {
+    /// The op `format`'s `opcode` field names in the reader's family.
+    fn lookup(&self, format: Format, opcode: u32, word: u32) -> Result<Op> {
+        op_by_encoding(self.family, format, opcode as u16).ok_or(unknown(
+            format_name(format),
+            opcode,
+            word,
+        ))
+    }
+
     fn word(&self, at: usize) -> Result<u32> {
         let b = self.bytes.get(at..at + 4).ok_or(DecodeError::Truncated {
             needed: at + 4,
@@ -283,7 +298,7 @@ impl Reader<'_> {
     }
 
     fn sop1(&mut self, w: u32) -> Result<Inst> {
-        let mut i = blank(lookup(Format::Sop1, bits(w, 8, 8), w)?);
+        let mut i = blank(self.lookup(Format::Sop1, bits(w, 8, 8), w)?);
         let info = i.op.info();
         if info.dst[0] != Ty::None {
             i.dst[0] = sreg_operand(bits(w, 16, 7));
@@ -303,7 +318,7 @@ impl Reader<'_> {
     }
 
     fn sop2(&mut self, w: u32) -> Result<Inst> {
-        let mut i = blank(lookup(Format::Sop2, bits(w, 23, 7), w)?);
+        let mut i = blank(self.lookup(Format::Sop2, bits(w, 23, 7), w)?);
         let info = i.op.info();
         i.dst[0] = sreg_operand(bits(w, 16, 7));
         self.src(&mut i, 0, bits(w, 0, 8), info.src[0])?;
@@ -327,7 +342,7 @@ impl Reader<'_> {
     }
 
     fn sopc(&mut self, w: u32) -> Result<Inst> {
-        let mut i = blank(lookup(Format::Sopc, bits(w, 16, 7), w)?);
+        let mut i = blank(self.lookup(Format::Sopc, bits(w, 16, 7), w)?);
         let info = i.op.info();
         self.src(&mut i, 0, bits(w, 0, 8), info.src[0])?;
         self.src(&mut i, 1, bits(w, 8, 8), info.src[1])?;
@@ -335,7 +350,7 @@ impl Reader<'_> {
     }
 
     fn sopk(&mut self, w: u32) -> Result<Inst> {
-        let mut i = blank(lookup(Format::Sopk, bits(w, 23, 5), w)?);
+        let mut i = blank(self.lookup(Format::Sopk, bits(w, 23, 5), w)?);
         let info = i.op.info();
         let reg = sreg_operand(bits(w, 16, 7));
         if info.dst[0] != Ty::None {
@@ -353,7 +368,7 @@ impl Reader<'_> {
     }
 
     fn sopp(&mut self, w: u32) -> Result<Inst> {
-        let mut i = blank(lookup(Format::Sopp, bits(w, 16, 7), w)?);
+        let mut i = blank(self.lookup(Format::Sopp, bits(w, 16, 7), w)?);
         i.imm = w as u16 as i16 as i32;
         Ok(i)
     }
@@ -361,7 +376,7 @@ impl Reader<'_> {
     fn smem(&mut self, w: u32) -> Result<Inst> {
         self.need(8)?;
         let w1 = self.word(4)?;
-        let mut i = blank(lookup(Format::Smem, bits(w, 18, 8), w)?);
+        let mut i = blank(self.lookup(Format::Smem, bits(w, 18, 8), w)?);
         let info = i.op.info();
         if info.dst[0] != Ty::None {
             i.dst[0] = sreg_operand(bits(w, 6, 7));
@@ -392,7 +407,7 @@ impl Reader<'_> {
             0x3E => (Format::Vopc, bits(w, 17, 8)),
             _ => (Format::Vop2, bits(w, 25, 6)),
         };
-        let mut i = blank(lookup(fmt, opc, w)?);
+        let mut i = blank(self.lookup(fmt, opc, w)?);
         let info = i.op.info();
         let src0 = bits(w, 0, 9);
         self.lane_sel(&mut i, src0, half_src(info, 0), true)?;
@@ -492,10 +507,11 @@ impl Reader<'_> {
         self.need(8)?;
         let w1 = self.word(4)?;
         let opc = bits(w, 16, 10);
-        let op = op_by_vop3(Family::Gfx11, opc as u16).ok_or(unknown("VOP3", opc, w))?;
+        let op = op_by_vop3(self.family, opc as u16).ok_or(unknown("VOP3", opc, w))?;
         let mut i = blank(op);
         let info = op.info();
-        if info.format != Format::Vop3 && info.format != Format::Vop3sd {
+        let native = op.encoding(self.family).map_or(info.format, |e| e.format);
+        if native != Format::Vop3 && native != Format::Vop3sd {
             i.flags |= flags::E64;
         }
         let sd = info.dst[1] == Ty::Mask;
@@ -546,7 +562,7 @@ impl Reader<'_> {
         self.need(8)?;
         let w1 = self.word(4)?;
         let opc = bits(w, 16, 7);
-        let mut i = blank(lookup(Format::Vop3p, opc, w)?);
+        let mut i = blank(self.lookup(Format::Vop3p, opc, w)?);
         let info = i.op.info();
         i.mods = Mods {
             neg: bits(w1, 29, 3) as u8,
@@ -568,9 +584,9 @@ impl Reader<'_> {
     fn vopd(&mut self, w: u32) -> Result<Inst> {
         self.need(8)?;
         let w1 = self.word(4)?;
-        let opx = op_by_encoding(Family::Gfx11, Format::Vopd, bits(w, 22, 4) as u16)
+        let opx = op_by_encoding(self.family, Format::Vopd, bits(w, 22, 4) as u16)
             .ok_or(unknown("VOPD", bits(w, 22, 4), w))?;
-        let opy = op_by_vopd_y(Family::Gfx11, bits(w, 17, 5) as u16).ok_or(unknown(
+        let opy = op_by_vopd_y(self.family, bits(w, 17, 5) as u16).ok_or(unknown(
             "VOPD",
             bits(w, 17, 5),
             w,
@@ -603,7 +619,7 @@ impl Reader<'_> {
     fn ds(&mut self, w: u32) -> Result<Inst> {
         self.need(8)?;
         let w1 = self.word(4)?;
-        let mut i = blank(lookup(Format::Ds, bits(w, 18, 8), w)?);
+        let mut i = blank(self.lookup(Format::Ds, bits(w, 18, 8), w)?);
         let info = i.op.info();
         i.imm = bits(w, 0, 16) as i32;
         if bit(w, 17) {
@@ -636,7 +652,7 @@ impl Reader<'_> {
                 })
             }
         };
-        let mut i = blank(lookup(fmt, bits(w, 18, 7), w)?);
+        let mut i = blank(self.lookup(fmt, bits(w, 18, 7), w)?);
         let info = i.op.info();
         // FLAT-segment offsets are unsigned; GLOBAL/SCRATCH ones signed.
         i.imm = if fmt == Format::Flat {
@@ -669,12 +685,12 @@ impl Reader<'_> {
     }
 
     fn mubuf(&mut self, w: u32) -> Result<Inst> {
-        let i = blank(lookup(Format::Mubuf, bits(w, 18, 8), w)?);
+        let i = blank(self.lookup(Format::Mubuf, bits(w, 18, 8), w)?);
         self.buffer(w, i)
     }
 
     fn mtbuf(&mut self, w: u32) -> Result<Inst> {
-        let mut i = blank(lookup(Format::Mtbuf, bits(w, 15, 4), w)?);
+        let mut i = blank(self.lookup(Format::Mtbuf, bits(w, 15, 4), w)?);
         i.aux = bits(w, 19, 7);
         self.buffer(w, i)
     }
@@ -720,7 +736,7 @@ impl Reader<'_> {
     fn mimg(&mut self, w: u32) -> Result<Inst> {
         self.need(8)?;
         let w1 = self.word(4)?;
-        let mut i = blank(lookup(Format::Mimg, bits(w, 18, 8), w)?);
+        let mut i = blank(self.lookup(Format::Mimg, bits(w, 18, 8), w)?);
         let nsa = bit(w, 0);
         if nsa {
             self.need(12)?;
@@ -756,7 +772,7 @@ impl Reader<'_> {
     fn exp(&mut self, w: u32) -> Result<Inst> {
         self.need(8)?;
         let w1 = self.word(4)?;
-        let mut i = blank(lookup(Format::Exp, 0, w)?);
+        let mut i = blank(self.lookup(Format::Exp, 0, w)?);
         for (k, src) in i.src.iter_mut().enumerate() {
             if bit(w, k as u32) {
                 *src = Operand::Vgpr(bits(w1, 8 * k as u32, 8) as u16);
@@ -771,7 +787,7 @@ impl Reader<'_> {
     fn vinterp(&mut self, w: u32) -> Result<Inst> {
         self.need(8)?;
         let w1 = self.word(4)?;
-        let mut i = blank(lookup(Format::Vinterp, bits(w, 16, 7), w)?);
+        let mut i = blank(self.lookup(Format::Vinterp, bits(w, 16, 7), w)?);
         i.dst[0] = Operand::Vgpr(bits(w, 0, 8) as u16);
         for k in 0..3 {
             self.src(&mut i, k, bits(w1, 9 * k as u32, 9), Ty::F32)?;
@@ -788,7 +804,7 @@ impl Reader<'_> {
 
     /// LDSDIR: one dword.
     fn lds_direct(&mut self, w: u32) -> Result<Inst> {
-        let mut i = blank(lookup(Format::LdsDirect, bits(w, 20, 2), w)?);
+        let mut i = blank(self.lookup(Format::LdsDirect, bits(w, 20, 2), w)?);
         i.dst[0] = Operand::Vgpr(bits(w, 0, 8) as u16);
         i.aux = bits(w, 10, 6) << 2 | bits(w, 8, 2);
         i.imm = bits(w, 16, 4) as i32;
