@@ -928,8 +928,16 @@ fn vinterp(inst: &Inst) -> String {
 /// wait_vdst:N`.
 fn lds_direct(inst: &Inst) -> String {
     let dst = operand(inst.dst[0], Ty::B32);
-    let wait = format!("wait_vdst:{}", inst.imm);
-    if inst.op == Op::LDS_DIRECT_LOAD {
+    let wait = match inst.family {
+        crate::Family::Gfx11 => format!("wait_vdst:{}", inst.imm),
+        crate::Family::Gfx12 => format!(
+            "wait_va_vdst:{} wait_vm_vsrc:{}",
+            inst.imm & 15,
+            inst.imm >> 4 & 1
+        ),
+    };
+    // lds_direct_load (gfx11), ds_direct_load (gfx12): no attribute.
+    if inst.op.name().ends_with("direct_load") {
         return format!("{dst} {wait}");
     }
     let chan = ["x", "y", "z", "w"][inst.aux as usize & 3];

@@ -16,8 +16,7 @@ fn every_sample_matches_llvm_mc() {
 
 /// gfx12's samples, against both RDNA4 processors (the table was read off
 /// both; gfx1201's words are checked on gfx1200 too, as the two share one
-/// instruction set). The graphics-only interpolation and export words are
-/// not decoded for gfx12 yet.
+/// instruction set).
 #[test]
 fn every_gfx12_sample_matches_llvm_mc() {
     let samples = include_str!("../data/gfx12-samples.tsv");
@@ -31,7 +30,6 @@ fn check(family: Family, tsv: &str, sampled_on: &str, cpu: &str) {
         .lines()
         .filter(|l| !l.starts_with('#'))
         .filter(|l| l.split('\t').nth(1) == Some(sampled_on))
-        .filter(|l| family != Family::Gfx12 || !graphics_gfx12(l))
         .filter_map(|l| l.split('\t').next())
         .map(common::unhex)
         .collect();
@@ -59,15 +57,6 @@ fn check(family: Family, tsv: &str, sampled_on: &str, cpu: &str) {
         samples.len(),
         bad.join("\n")
     );
-}
-
-/// A gfx12 sample of a graphics-only encoding (export, interpolation,
-/// LDS-direct), which gfx12's decoder does not read yet.
-fn graphics_gfx12(line: &str) -> bool {
-    let text = line.split('\t').nth(2).unwrap_or("");
-    ["export ", "v_interp_", "ds_param_load", "ds_direct_load"]
-        .iter()
-        .any(|p| text.starts_with(p))
 }
 
 /// gfx12's cache policies: every temporal hint and scope on a load, a
@@ -131,4 +120,24 @@ fn gfx12_cache_policies_match_llvm_mc() {
         words.len(),
         bad.join("\n")
     );
+}
+
+/// gfx12's LDS-direct words with every wait count (the samples carry
+/// zeros): `wait_va_vdst` and gfx12's new `wait_vm_vsrc`.
+#[test]
+fn gfx12_lds_direct_waits_match_llvm_mc() {
+    let mut words = Vec::new();
+    for op in 0..2u32 {
+        for va in 0..16u32 {
+            for vm in 0..2u32 {
+                let w = 0xCE00_0000 | vm << 23 | op << 20 | va << 16 | 2 << 10 | 1 << 8 | 5;
+                words.push(w.to_le_bytes().to_vec());
+            }
+        }
+    }
+    let want = common::llvm_mc_disassemble(&words, "gfx1201");
+    for (bytes, want) in words.iter().zip(&want) {
+        let got = disassemble(&decode(Family::Gfx12, bytes).unwrap());
+        assert_eq!(&got, want, "{}", common::hex(bytes));
+    }
 }

@@ -23,6 +23,9 @@ impl Reader<'_> {
             0b110101 => self.vop3(w0),
             0b110010 => self.vopd(w0),
             0b110011 if w0 >> 24 == 0xCC => self.vop3p(w0),
+            0b110011 if w0 >> 24 == 0xCD => self.vinterp(w0),
+            0b110011 if w0 >> 24 == 0xCE => self.vdsdir(w0),
+            0b111110 => self.exp(w0),
             0b110110 => self.ds(w0),
             0b111101 => self.smem12(w0),
             0b111011 => self.vmem12(w0),
@@ -35,6 +38,14 @@ impl Reader<'_> {
                 word: w0,
             }),
         }
+    }
+
+    /// VDSDIR: gfx11's LDSDIR word plus `wait_vm_vsrc` (bit 23), kept
+    /// in bit 4 of `imm` above `wait_va_vdst`.
+    fn vdsdir(&mut self, w: u32) -> Result<Inst> {
+        let mut i = self.lds_direct(w)?;
+        i.imm |= (bits(w, 23, 1) << 4) as i32;
+        Ok(i)
     }
 
     /// SMEM: op in bits 13-18, th 23-24 and scope 21-22 of the first word;
