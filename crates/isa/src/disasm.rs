@@ -61,7 +61,9 @@ pub fn disassemble_with(inst: &Inst, opts: &DisasmOptions) -> String {
         Format::Vop3p => (info.name.to_string(), vop3p(inst, opts.wave64)),
         Format::Vopd => return vopd(inst),
         Format::Ds => (info.name.to_string(), ds(inst)),
-        Format::Flat | Format::Global | Format::Scratch => (info.name.to_string(), flat(inst)),
+        Format::Flat | Format::Global | Format::Scratch => {
+            (info.name.to_string(), flat(inst, opts.wave64))
+        }
         Format::Mubuf | Format::Mtbuf => (info.name.to_string(), buffer(inst)),
         Format::Mimg => (info.name.to_string(), mimg::text(info.name, inst)),
         Format::Exp => (info.name.to_string(), exp(inst)),
@@ -128,9 +130,21 @@ fn const_text(v: u64, ty: Ty) -> String {
 
 /// The type whose printing rule LLVM applies to a literal in a source of
 /// type `ty` (its operand types differ from the data types in a few places).
-fn literal_ty(name: &str, format: Format, ty: Ty) -> Ty {
+fn literal_ty(inst: &Inst, ty: Ty) -> Ty {
+    let name = inst.op.name();
     let half = matches!(ty, Ty::F16 | Ty::B16 | Ty::BF16);
-    match format {
+    // gfx12's WMMA prints a literal C by its element type: f32/i32 ones as
+    // 32-bit values, f16 ones as f16, bf16 ones as bf16.
+    if inst.family == crate::Family::Gfx12 && name.starts_with("v_wmma_") {
+        if name.starts_with("v_wmma_f16") {
+            return Ty::F16;
+        }
+        if name.starts_with("v_wmma_bf16") {
+            return Ty::BF16;
+        }
+        return Ty::B32;
+    }
+    match encoding(inst).format {
         // SOP1's f16 sources keep (and show) the whole 32-bit literal.
         Format::Sop1 if half => Ty::B32,
         // SOPC's f16 compares print it as a 16-bit integer operand.
@@ -161,13 +175,7 @@ fn src(inst: &Inst, k: usize) -> String {
 
 /// Source `k` printed as type `ty`.
 fn src_as(inst: &Inst, k: usize, ty: Ty) -> String {
-    let info = inst.op.info();
-    src_lit(
-        inst,
-        k,
-        ty,
-        literal_ty(info.name, encoding(inst).format, ty),
-    )
+    src_lit(inst, k, ty, literal_ty(inst, ty))
 }
 
 /// Source `k` printed as type `ty`, a literal by the rule of `lit_ty`.
@@ -314,7 +322,11 @@ fn smem(inst: &Inst) -> String {
         return prefetch(inst);
     }
     if info.src[0] == Ty::None && info.dst[0] == Ty::None {
-        return policy(inst).trim_start().to_string(); // s_dcache_inv
+        // s_dcache_inv: gfx11 prints its glc/dlc bits, gfx12 nothing.
+        return match inst.family {
+            crate::Family::Gfx11 => policy(inst).trim_start().to_string(),
+            crate::Family::Gfx12 => String::new(),
+        };
     }
     // s_atc_probe names its probe mode where others name sdata.
     let first = if info.name.starts_with("s_atc_probe") {
@@ -331,7 +343,8 @@ fn smem(inst: &Inst) -> String {
     let mut tail = String::new();
     if inst.src[1] != Operand::None {
         parts.push(operand(inst.src[1], Ty::B32));
-        if inst.imm != 0 {
+        // gfx12 prints the offset beside soffset even when it is 0.
+        if inst.imm != 0 || inst.family == crate::Family::Gfx12 {
             tail = format!(" offset:{off}");
         }
     } else if info.src[0] != Ty::None {
@@ -340,7 +353,13 @@ fn smem(inst: &Inst) -> String {
         let null = inst.imm == 0 && inst.family == crate::Family::Gfx11;
         parts.push(if null { "null".into() } else { off });
     }
-    format!("{}{tail}{}", join(parts), policy(inst))
+    // Only loads carry a cache policy (gfx12's s_atc_probe has none).
+    let policy = if info.name.contains("load") || inst.family == crate::Family::Gfx11 {
+        policy(inst)
+    } else {
+        String::new()
+    };
+    format!("{}{tail}{policy}", join(parts))
 }
 
 /// gfx12's `s_prefetch_*`: [sbase,] offset, soffset (or null), and the
@@ -485,7 +504,20 @@ fn mask_operand(op: Operand, ty: Ty, wave64: bool) -> String {
 }
 
 fn valu(inst: &Inst, wave64: bool) -> String {
-    valu_with(inst, wave64, None)
+    let s = valu_with(inst, wave64, None);
+    // llvm-objdump-19 closes a gfx12 DPP v_cndmask_b32's src1 |abs| after
+    // the mask operand (`-|v4, vcc_lo|`); the same text is printed here.
+    let dpp_cndmask = inst.family == crate::Family::Gfx12
+        && inst.op == Op::V_CNDMASK_B32
+        && inst.lane_sel != LaneSel::None
+        && inst.flags & flags::E64 == 0;
+    match s.find("|, vcc").filter(|_| dpp_cndmask) {
+        Some(at) => {
+            let mask_end = s[at + 3..].find(' ').map_or(s.len(), |e| at + 3 + e);
+            format!("{}{}|{}", &s[..at], &s[at + 1..mask_end], &s[mask_end..])
+        }
+        None => s,
+    }
 }
 
 /// VALU operands; `lit_ty` overrides the type a literal source prints as.
@@ -516,7 +548,7 @@ fn valu_with(inst: &Inst, wave64: bool, lit_ty: Option<Ty>) -> String {
     };
     parts.extend((0..n).filter(|&k| info.src[k] != Ty::None).map(|k| {
         let ty = mask(info.src[k], wave64);
-        let lt = lit_ty.unwrap_or_else(|| literal_ty(info.name, encoding(inst).format, ty));
+        let lt = lit_ty.unwrap_or_else(|| literal_ty(inst, ty));
         src_lit(inst, k, ty, lt)
     }));
     let mut s = join(parts);
@@ -586,6 +618,16 @@ fn op_sel_bits(inst: &Inst) -> Option<Vec<u8>> {
         "v_sub_nc_u16",
         "v_cvt_pk_norm_i16_f16",
         "v_cvt_pk_norm_u16_f16",
+        // gfx12's
+        "v_min3_num_f16",
+        "v_max3_num_f16",
+        "v_minimum3_f16",
+        "v_maximum3_f16",
+        "v_med3_num_f16",
+        "v_minimummaximum_f16",
+        "v_maximumminimum_f16",
+        "v_cvt_pk_fp8_f32",
+        "v_cvt_pk_bf8_f32",
     ];
     if !WITH_OP_SEL.contains(&name) {
         return None;
@@ -658,9 +700,20 @@ fn vop3p(inst: &Inst, wave64: bool) -> String {
     let info = inst.op.info();
     let m = &inst.mods;
     // WMMA's accumulator spans 8 VGPRs in wave32, 4 in wave64.
+    // gfx12's matrix ops (and their sparse v_swmmac_*) spread A and B over
+    // the wave too: half the VGPRs in wave64.
+    let gfx12_matrix = inst.family == crate::Family::Gfx12
+        && wave64
+        && (info.name.starts_with("v_wmma") || info.name.starts_with("v_swmmac"));
     let acc = |ty: Ty| match ty {
-        Ty::B256 if wave64 && info.name.starts_with("v_wmma") => Ty::B128,
-        Ty::B128 if wave64 && info.name.starts_with("v_wmma") => Ty::B64,
+        Ty::B256 if wave64 && (info.name.starts_with("v_wmma") || gfx12_matrix) => Ty::B128,
+        Ty::B128 if wave64 && (info.name.starts_with("v_wmma") || gfx12_matrix) => Ty::B64,
+        t => t,
+    };
+    let ab = |ty: Ty| match ty {
+        Ty::B256 if gfx12_matrix => Ty::B128,
+        Ty::B128 if gfx12_matrix => Ty::B64,
+        Ty::B64 if gfx12_matrix => Ty::B32,
         t => t,
     };
     let mix = info.name.starts_with("v_fma_mix");
@@ -679,7 +732,7 @@ fn vop3p(inst: &Inst, wave64: bool) -> String {
             if k == 2 {
                 acc(info.src[2])
             } else {
-                info.src[k]
+                ab(info.src[k])
             },
         )
     });
@@ -793,7 +846,7 @@ fn swizzle(off: u16) -> String {
     format!("swizzle(BITMASK_PERM,\"{mask}\")")
 }
 
-fn flat(inst: &Inst) -> String {
+fn flat(inst: &Inst, wave64: bool) -> String {
     let info = inst.op.info();
     if info.src == [Ty::None; 3] && info.dst[0] == Ty::None {
         return policy(inst).trim_start().to_string(); // gfx12's global_inv
@@ -803,7 +856,14 @@ fn flat(inst: &Inst) -> String {
         (Format::Scratch, _) | (Format::Global, Operand::Sgpr(_)) => Ty::B32,
         _ => Ty::B64,
     };
-    let mut parts = vec![operand(inst.dst[0], info.dst[0])];
+    // gfx12's transposing loads spread their data over the wave: half the
+    // VGPRs in wave64.
+    let dst_ty = match info.dst[0] {
+        Ty::B128 if wave64 && info.name.starts_with("global_load_tr") => Ty::B64,
+        Ty::B64 if wave64 && info.name.starts_with("global_load_tr") => Ty::B32,
+        t => t,
+    };
+    let mut parts = vec![operand(inst.dst[0], dst_ty)];
     // The addtid ops have no address at all (not even "off").
     if info.src[0] != Ty::None {
         parts.push(match inst.src[0] {

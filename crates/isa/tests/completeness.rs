@@ -1,7 +1,8 @@
-//! Opcode-space audit against the LLVM disassembler: for every encoding,
-//! walk every opcode value through a few operand templates, disassemble all
-//! the words with one `llvm-mc-19` run, and require that each word llvm
-//! accepts decodes here to the same op (mnemonic) and prints the same text.
+//! Opcode-space audit against the LLVM disassembler: for every encoding of
+//! each family, walk every opcode value through a few operand templates,
+//! disassemble all the words with one `llvm-mc-19` run, and require that
+//! each word llvm accepts decodes here to the same op (mnemonic) and prints
+//! the same text.
 
 mod common;
 
@@ -497,6 +498,91 @@ fn lds_direct(op: u32) -> Vec<Vec<u8>> {
     v
 }
 
+// ---- gfx12's own words ----------------------------------------------------
+
+/// SMEM: op in bits 13-18, th 23-24, scope 21-22; a 24-bit signed offset.
+fn smem12(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    for d in [8, 0] {
+        for base in [1, 0, 2] {
+            for soff in [NULL, 4] {
+                for (off, policy) in [(0x10, 0), (0, 1 << 23 | 3 << 21), (0xFF_FFF0, 2 << 21)] {
+                    v.push(le(&[
+                        0xF400_0000 | policy | op << 13 | d << 6 | base,
+                        soff << 25 | off,
+                    ]));
+                }
+            }
+        }
+    }
+    v
+}
+
+/// VFLAT/VSCRATCH/VGLOBAL: saddr, op and segment; vdst, sve, scope, th,
+/// data; vaddr and a 24-bit signed offset.
+fn vmem12(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    for seg in 0..3 {
+        for d in [10, 0] {
+            for data in [4, 0] {
+                for saddr in [NULL, 2] {
+                    for (th, scope, off, sve) in
+                        [(0, 0, 0x10, 0), (1, 2, 0xFF_F000, 0), (0, 0, 0, 1)]
+                    {
+                        v.push(le(&[
+                            0xEC00_0000 | seg << 24 | op << 14 | saddr,
+                            data << 23 | th << 20 | scope << 18 | sve << 17 | d,
+                            off << 8 | 2,
+                        ]));
+                    }
+                }
+            }
+        }
+    }
+    v
+}
+
+/// VBUFFER (typed from op 128): soffset, op, tfe; vdata, the resource at
+/// s[8:11], th, scope, format, offen/idxen; vaddr and the offset.
+fn vbuffer12(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    for d in [10, 0] {
+        for (vaddr, en) in [(2, 1), (0, 0), (2, 2), (2, 3)] {
+            for (th, scope, fmt, off) in [(0, 0, 1, 16), (1, 3, 22, 0), (0, 1, 63, 0x7F_FFFF)] {
+                v.push(le(&[
+                    0xC400_0000 | op << 14 | 12,
+                    en << 30 | fmt << 23 | th << 20 | scope << 18 | 8 << 9 | d,
+                    off << 8 | vaddr,
+                ]));
+            }
+        }
+    }
+    v
+}
+
+/// gfx12's encodings: gfx11's scalar, VALU, VOPD, DS and graphics-direct
+/// words with its own SMEM and vector memory (images not yet).
+const ENCODINGS_GFX12: &[Enc] = &[
+    ("SOP1", 256, sop1),
+    ("SOP2", 0x60, sop2),
+    ("SOPK", 0x1D, sopk),
+    ("SOPC", 128, sopc),
+    ("SOPP", 128, sopp),
+    ("SMEM", 64, smem12),
+    ("VOP1", 256, vop1),
+    ("VOP2", 0x3E, vop2),
+    ("VOPC", 256, vopc),
+    ("VOP3", 1024, vop3),
+    ("VOP3P", 128, vop3p),
+    ("VOPD", 16 * 32, vopd),
+    ("DS", 256, ds),
+    ("VMEM", 256, vmem12),
+    ("VBUFFER", 256, vbuffer12),
+    ("EXP", 1, exp),
+    ("VINTERP", 128, vinterp),
+    ("LDSDIR", 4, lds_direct),
+];
+
 const ENCODINGS: &[Enc] = &[
     ("SOP1", 256, sop1),
     ("SOP2", 0x60, sop2),
@@ -548,9 +634,16 @@ struct Cand {
     bytes: Vec<u8>,
 }
 
-fn candidates() -> Vec<Cand> {
+fn encodings(family: Family) -> &'static [Enc] {
+    match family {
+        Family::Gfx11 => ENCODINGS,
+        Family::Gfx12 => ENCODINGS_GFX12,
+    }
+}
+
+fn candidates(family: Family) -> Vec<Cand> {
     let mut out = Vec::new();
-    for &(enc, count, f) in ENCODINGS {
+    for &(enc, count, f) in encodings(family) {
         for op in 0..count {
             for bytes in f(op) {
                 out.push(Cand { enc, op, bytes });
@@ -565,8 +658,13 @@ type WordCount = std::collections::BTreeMap<&'static str, usize>;
 
 /// Check one processor; returns the (encoding, opcode) pairs llvm accepted,
 /// the number of words it accepted per encoding, and the failure lines.
-fn audit(cpu: &str, mattr: &str, print: fn(&Inst) -> String) -> (OpSet, WordCount, Vec<String>) {
-    let cands = candidates();
+fn audit(
+    family: Family,
+    cpu: &str,
+    mattr: &str,
+    print: fn(&Inst) -> String,
+) -> (OpSet, WordCount, Vec<String>) {
+    let cands = candidates(family);
     let bytes: Vec<Vec<u8>> = cands.iter().map(|c| c.bytes.clone()).collect();
     let texts = common::llvm_mc_each(&bytes, cpu, mattr);
     let mut bad = Vec::new();
@@ -577,7 +675,7 @@ fn audit(cpu: &str, mattr: &str, print: fn(&Inst) -> String) -> (OpSet, WordCoun
         let Some(want) = want else { continue };
         ops.insert((c.enc, c.op));
         *words.entry(c.enc).or_insert(0) += 1;
-        let got = match decode(Family::Gfx11, &c.bytes) {
+        let got = match decode(family, &c.bytes) {
             Ok(i) if i.size as usize != c.bytes.len() => {
                 format!("<size {} != {}>", i.size, c.bytes.len())
             }
@@ -614,13 +712,21 @@ fn audit(cpu: &str, mattr: &str, print: fn(&Inst) -> String) -> (OpSet, WordCoun
 }
 
 fn check(cpu: &str, mattr: &str, print: fn(&Inst) -> String) {
-    let (ops, words, bad) = audit(cpu, mattr, print);
+    let family = if cpu.starts_with("gfx12") {
+        Family::Gfx12
+    } else {
+        Family::Gfx11
+    };
+    let (ops, words, bad) = audit(family, cpu, mattr, print);
     let n = ops.len();
     assert!(n > 1000, "{cpu}: llvm accepted only {n} opcodes");
     // Every encoding is exercised: llvm accepts some of its words (VOPD
     // exists only in wave32).
     let wave64 = mattr.contains("wavefrontsize64");
-    for &(enc, ..) in ENCODINGS.iter().filter(|e| !(wave64 && e.0 == "VOPD")) {
+    for &(enc, ..) in encodings(family)
+        .iter()
+        .filter(|e| !(wave64 && e.0 == "VOPD"))
+    {
         let k = ops.iter().filter(|(e, _)| *e == enc).count();
         let w = words.get(enc).copied().unwrap_or(0);
         eprintln!("{cpu}{mattr}: {enc}: {k} opcodes, {w} words");
@@ -648,4 +754,14 @@ fn every_opcode_gfx1151() {
 #[test]
 fn every_opcode_gfx1100_wave64() {
     check("gfx1100", "+wavefrontsize64", disassemble_wave64);
+}
+
+#[test]
+fn every_opcode_gfx1201() {
+    check("gfx1201", "", disassemble);
+}
+
+#[test]
+fn every_opcode_gfx1201_wave64() {
+    check("gfx1201", "+wavefrontsize64", disassemble_wave64);
 }

@@ -23,7 +23,8 @@ impl Reader<'_> {
             0b110101 => self.vop3(w0),
             0b110010 => self.vopd(w0),
             0b110011 if w0 >> 24 == 0xCC => self.vop3p(w0),
-            0b110011 if w0 >> 24 == 0xCD => self.vinterp(w0),
+            // VINTERP's opcode is 5 bits here (gfx11's 7): llvm ignores 21-22.
+            0b110011 if w0 >> 24 == 0xCD => self.vinterp(w0 & !(3 << 21)),
             0b110011 if w0 >> 24 == 0xCE => self.vdsdir(w0),
             0b111110 => self.exp(w0),
             0b110110 => self.ds(w0),
@@ -66,7 +67,8 @@ impl Reader<'_> {
             i.src[0] = sreg_operand((bits(w, 0, 6) & align) * 2);
         }
         let soff = bits(w1, 25, 7);
-        if soff != sreg::NULL as u32 && info.src[0] != Ty::None {
+        // The pc-relative prefetches have an soffset but no sbase.
+        if soff != sreg::NULL as u32 && info.src[1] != Ty::None {
             i.src[1] = sreg_operand(soff);
         }
         i.imm = sext(bits(w1, 0, 24), 24);
