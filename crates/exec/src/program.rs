@@ -87,20 +87,7 @@ const GWS_OPS: [Op; 6] = [
 ];
 
 fn placeholder() -> Inst {
-    Inst {
-        op: Op(0),
-        family: Family::Gfx11,
-        cache: 0,
-        size: 4,
-        dst: [Operand::None; 2],
-        src: [Operand::None; 4],
-        mods: Default::default(),
-        imm: 0,
-        aux: 0,
-        flags: 0,
-        lane_sel: Default::default(),
-        vopd_y: None,
-    }
+    Inst::new(Op(0), Family::Gfx11)
 }
 
 fn illegal(_: &mut Wave, _: &mut Env, _: &Inst) -> OpResult {

@@ -257,3 +257,24 @@ pub struct Inst {
     pub lane_sel: LaneSel,
     pub vopd_y: Option<Box<Inst>>,
 }
+
+impl Inst {
+    /// An instruction of `op` with no operands, modifiers or fields set: a
+    /// 4-byte word of `family`.
+    pub fn new(op: Op, family: crate::Family) -> Inst {
+        Inst {
+            op,
+            family,
+            cache: 0,
+            size: 4,
+            dst: [Operand::None; 2],
+            src: [Operand::None; 4],
+            mods: Mods::default(),
+            imm: 0,
+            aux: 0,
+            flags: 0,
+            lane_sel: LaneSel::None,
+            vopd_y: None,
+        }
+    }
+}

@@ -560,15 +560,13 @@ fn vbuffer12(op: u32) -> Vec<Vec<u8>> {
     v
 }
 
-/// gfx12's encodings: gfx11's scalar, VALU, VOPD, DS and graphics-direct
-/// words with its own SMEM and vector memory (images not yet).
-const ENCODINGS_GFX12: &[Enc] = &[
+/// The encodings both families lay out alike (their opcodes differ).
+const SHARED: &[Enc] = &[
     ("SOP1", 256, sop1),
     ("SOP2", 0x60, sop2),
     ("SOPK", 0x1D, sopk),
     ("SOPC", 128, sopc),
     ("SOPP", 128, sopp),
-    ("SMEM", 64, smem12),
     ("VOP1", 256, vop1),
     ("VOP2", 0x3E, vop2),
     ("VOPC", 256, vopc),
@@ -576,34 +574,25 @@ const ENCODINGS_GFX12: &[Enc] = &[
     ("VOP3P", 128, vop3p),
     ("VOPD", 16 * 32, vopd),
     ("DS", 256, ds),
-    ("VMEM", 256, vmem12),
-    ("VBUFFER", 256, vbuffer12),
     ("EXP", 1, exp),
     ("VINTERP", 128, vinterp),
     ("LDSDIR", 4, lds_direct),
 ];
 
-const ENCODINGS: &[Enc] = &[
-    ("SOP1", 256, sop1),
-    ("SOP2", 0x60, sop2),
-    ("SOPK", 0x1D, sopk),
-    ("SOPC", 128, sopc),
-    ("SOPP", 128, sopp),
+/// gfx11's own: SMEM, FLAT/GLOBAL/SCRATCH, MUBUF, MTBUF, MIMG.
+const GFX11: &[Enc] = &[
     ("SMEM", 256, smem),
-    ("VOP1", 256, vop1),
-    ("VOP2", 0x3E, vop2),
-    ("VOPC", 256, vopc),
-    ("VOP3", 1024, vop3),
-    ("VOP3P", 128, vop3p),
-    ("VOPD", 16 * 32, vopd),
-    ("DS", 256, ds),
     ("FLAT", 128, flat),
     ("MUBUF", 256, mubuf),
     ("MTBUF", 16, mtbuf),
     ("MIMG", 256, mimg),
-    ("EXP", 1, exp),
-    ("VINTERP", 128, vinterp),
-    ("LDSDIR", 4, lds_direct),
+];
+
+/// gfx12's own: SMEM, VFLAT/VSCRATCH/VGLOBAL, VBUFFER (images not yet).
+const GFX12: &[Enc] = &[
+    ("SMEM", 64, smem12),
+    ("VMEM", 256, vmem12),
+    ("VBUFFER", 256, vbuffer12),
 ];
 
 /// The LLVM mnemonic without the encoding suffix.
@@ -634,16 +623,17 @@ struct Cand {
     bytes: Vec<u8>,
 }
 
-fn encodings(family: Family) -> &'static [Enc] {
-    match family {
-        Family::Gfx11 => ENCODINGS,
-        Family::Gfx12 => ENCODINGS_GFX12,
-    }
+fn encodings(family: Family) -> Vec<Enc> {
+    let own = match family {
+        Family::Gfx11 => GFX11,
+        Family::Gfx12 => GFX12,
+    };
+    SHARED.iter().chain(own).copied().collect()
 }
 
 fn candidates(family: Family) -> Vec<Cand> {
     let mut out = Vec::new();
-    for &(enc, count, f) in encodings(family) {
+    for (enc, count, f) in encodings(family) {
         for op in 0..count {
             for bytes in f(op) {
                 out.push(Cand { enc, op, bytes });

@@ -5,7 +5,7 @@
 //! and scope instead of GLC/SLC/DLC. Their fields land in the same `Inst`
 //! operands as gfx11's, so the executor reads one form.
 
-use super::{bit, bits, blank, sext, sreg_operand, unknown, Reader, Result};
+use super::{bit, bits, blank, sext, smem_registers, sreg_operand, unknown, Reader, Result};
 use crate::{flags, sreg, DecodeError, Format, Implicit, Inst, Operand, Ty};
 
 /// A cache policy as `Inst::cache` holds it.
@@ -55,22 +55,7 @@ impl Reader<'_> {
         self.need(8)?;
         let w1 = self.word(4)?;
         let mut i = blank(self.lookup(Format::Smem, bits(w, 13, 6), w)?);
-        let info = i.op.info();
-        if info.dst[0] != Ty::None {
-            i.dst[0] = sreg_operand(bits(w, 6, 7));
-        } else {
-            // s_atc_probe: the probe mode; s_prefetch_*: the size.
-            i.aux = bits(w, 6, 7);
-        }
-        if info.src[0] != Ty::None {
-            let align = if info.src[0] == Ty::B128 { !1 } else { !0 };
-            i.src[0] = sreg_operand((bits(w, 0, 6) & align) * 2);
-        }
-        let soff = bits(w1, 25, 7);
-        // The pc-relative prefetches have an soffset but no sbase.
-        if soff != sreg::NULL as u32 && info.src[1] != Ty::None {
-            i.src[1] = sreg_operand(soff);
-        }
+        smem_registers(&mut i, w, w1);
         i.imm = sext(bits(w1, 0, 24), 24);
         i.cache = cache(bits(w, 23, 2), bits(w, 21, 2));
         Ok(i)

@@ -88,22 +88,9 @@ pub fn decode_all(
     out
 }
 
-/// A blank instruction of `op`.
+/// A blank instruction of `op` (the family is stamped by [`decode`]).
 pub(crate) fn blank(op: Op) -> Inst {
-    Inst {
-        op,
-        family: Family::Gfx11,
-        cache: 0,
-        size: 4,
-        dst: [Operand::None; 2],
-        src: [Operand::None; 4],
-        mods: Mods::default(),
-        imm: 0,
-        aux: 0,
-        flags: 0,
-        lane_sel: LaneSel::None,
-        vopd_y: None,
-    }
+    Inst::new(op, Family::Gfx11)
 }
 
 fn bits(w: u32, lo: u32, n: u32) -> u32 {
@@ -377,21 +364,7 @@ impl Reader<'_> {
         self.need(8)?;
         let w1 = self.word(4)?;
         let mut i = blank(self.lookup(Format::Smem, bits(w, 18, 8), w)?);
-        let info = i.op.info();
-        if info.dst[0] != Ty::None {
-            i.dst[0] = sreg_operand(bits(w, 6, 7));
-        } else if matches!(i.op, Op::S_ATC_PROBE | Op::S_ATC_PROBE_BUFFER) {
-            i.aux = bits(w, 6, 7); // the sdata field holds the probe mode
-        }
-        if info.src[0] != Ty::None {
-            // A buffer resource is 4-aligned: the low bit of sbase is ignored.
-            let align = if info.src[0] == Ty::B128 { !1 } else { !0 };
-            i.src[0] = sreg_operand((bits(w, 0, 6) & align) * 2);
-        }
-        let soff = bits(w1, 25, 7);
-        if soff != sreg::NULL as u32 && info.src[0] != Ty::None {
-            i.src[1] = sreg_operand(soff);
-        }
+        smem_registers(&mut i, w, w1);
         i.imm = sext(bits(w1, 0, 21), 21);
         i.flags |=
             if bit(w, 14) { flags::GLC } else { 0 } | if bit(w, 13) { flags::DLC } else { 0 };
@@ -809,6 +782,28 @@ impl Reader<'_> {
         i.aux = bits(w, 10, 6) << 2 | bits(w, 8, 2);
         i.imm = bits(w, 16, 4) as i32;
         Ok(i)
+    }
+}
+
+/// SMEM's registers, where both families keep them: sdata (bits 6-12 of
+/// the first word; an op without one, such as `s_atc_probe` or a gfx12
+/// prefetch, keeps the field in `aux`), sbase (bits 0-5, in pairs) and
+/// soffset (bits 25-31 of the second word).
+fn smem_registers(i: &mut Inst, w: u32, w1: u32) {
+    let info = i.op.info();
+    if info.dst[0] != Ty::None {
+        i.dst[0] = sreg_operand(bits(w, 6, 7));
+    } else {
+        i.aux = bits(w, 6, 7);
+    }
+    if info.src[0] != Ty::None {
+        // A buffer resource is 4-aligned: the low bit of sbase is ignored.
+        let align = if info.src[0] == Ty::B128 { !1 } else { !0 };
+        i.src[0] = sreg_operand((bits(w, 0, 6) & align) * 2);
+    }
+    let soff = bits(w1, 25, 7);
+    if soff != sreg::NULL as u32 && info.src[1] != Ty::None {
+        i.src[1] = sreg_operand(soff);
     }
 }
 
