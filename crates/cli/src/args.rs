@@ -276,7 +276,7 @@ pub fn device_target(file: &Path, bytes: &[u8], given: Option<&str>) -> Result<S
     if let Some(target) = given {
         return Ok(target.to_string());
     }
-    let runs = |p: &str| softgpu_isa::Family::of_target(p).is_some();
+    let runs = |p: &str| softgpu_isa::Family::of_target(p).is_some_and(|f| f.executed());
     softgpu_codeobj::target_of(bytes, DEFAULT_TARGET, runs)
         .map_err(|e| format!("{}: {e}", file.display()))
 }

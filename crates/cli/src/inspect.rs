@@ -136,6 +136,7 @@ pub fn inspect(file: &Path, target: Option<&str>, json: bool) -> Result<(), Stri
     let co = &program.code_object;
     // The device the object runs on: `--target`, else its own processor.
     let device_target = target.map_or_else(|| co.target.to_string(), str::to_string);
+    let has_profile = Profile::built_in(&device_target).is_ok();
     let kernels: Vec<serde_json::Value> = co
         .kernels
         .iter()
@@ -153,8 +154,13 @@ pub fn inspect(file: &Path, target: Option<&str>, json: bool) -> Result<(), Stri
                     })
                 })
                 .collect();
-            let (size, o) = occupancy_of(&device_target, k);
-            let occupancy = occupancy_json(size, &o);
+            // No profile of the part (gfx12 yet): no occupancy to claim.
+            let occupancy = if has_profile {
+                let (size, o) = occupancy_of(&device_target, k);
+                occupancy_json(size, &o)
+            } else {
+                serde_json::Value::Null
+            };
             serde_json::json!({
                 "name": k.name,
                 "symbol": k.symbol,
@@ -207,8 +213,12 @@ pub fn inspect(file: &Path, target: Option<&str>, json: bool) -> Result<(), Stri
             k.meta.vgpr_count,
             k.meta.max_flat_workgroup_size
         );
-        let (size, o) = occupancy_of(&device_target, k);
-        println!("  {}", occupancy_text(size, &o));
+        if has_profile {
+            let (size, o) = occupancy_of(&device_target, k);
+            println!("  {}", occupancy_text(size, &o));
+        } else {
+            println!("  occupancy: softgpu has no profile of {device_target} yet");
+        }
         for (i, a) in k
             .meta
             .args

@@ -346,6 +346,89 @@ fn disasm_matches_llvm_objdump() {
     assert_eq!(ours.len(), theirs.len(), "instruction counts differ");
 }
 
+/// An RDNA4 (gfx1201) code object, compiled by clang-19 at test time,
+/// disassembles as llvm-objdump-19 prints it; running it is refused with an
+/// error that names the processor, since gfx12 is not executed yet.
+#[test]
+fn gfx1201_code_disassembles_and_is_refused_to_run() {
+    let dir = scratch("gfx1201");
+    let src = dir.join("k.cl");
+    std::fs::write(
+        &src,
+        "kernel void scale(global float *x, float a) {\n\
+         uint i = __builtin_amdgcn_workgroup_id_x() * 64 + __builtin_amdgcn_workitem_id_x();\n\
+         x[i] = x[i] * a + 1.0f;\n}\n",
+    )
+    .unwrap();
+    let (obj, so) = (dir.join("k.o"), dir.join("k.hsaco"));
+    let build = |cmd: &str, args: &[&str]| {
+        let out = Command::new(cmd)
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {cmd} ({e}): install clang-19 and lld-19"));
+        assert!(out.status.success(), "{cmd}: {}", text(&out.stderr));
+    };
+    let (obj_s, so_s) = (obj.to_str().unwrap(), so.to_str().unwrap());
+    build(
+        "clang-19",
+        &[
+            "-x",
+            "cl",
+            "-cl-std=CL2.0",
+            "-target",
+            "amdgcn-amd-amdhsa",
+            "-mcpu=gfx1201",
+            "-nogpulib",
+            "-O2",
+            "-c",
+            src.to_str().unwrap(),
+            "-o",
+            obj_s,
+        ],
+    );
+    build("ld.lld-19", &["-shared", obj_s, "-o", so_s]);
+    let ours = softgpu(&["disasm", so_s]);
+    assert!(ours.status.success(), "{}", text(&ours.stderr));
+    let llvm = Command::new("llvm-objdump-19")
+        .args(["-d", "--mcpu=gfx1201", so_s])
+        .output()
+        .expect("cannot run llvm-objdump-19: install llvm-19");
+    let (ours, theirs) = (
+        instructions(&text(&ours.stdout)),
+        instructions(&text(&llvm.stdout)),
+    );
+    assert!(
+        theirs.iter().any(|t| t.starts_with("global_load_b32")),
+        "{theirs:?}"
+    );
+    assert_eq!(ours, theirs);
+    let out = dir.join("x.bin");
+    let run = softgpu(&[
+        "run",
+        so_s,
+        "--kernel",
+        "scale",
+        "--grid",
+        "1",
+        "--block",
+        "64",
+        "--out",
+        &format!("{}:256", out.display()),
+        "--f32",
+        "2",
+    ]);
+    let err = text(&run.stderr);
+    assert!(!run.status.success());
+    assert!(
+        err.contains("gfx1201") && err.contains("not executed yet"),
+        "{err}"
+    );
+    // No occupancy is claimed for a part softgpu has no profile of.
+    let inspect = text(&softgpu(&["inspect", so_s]).stdout);
+    assert!(inspect.contains("no profile of gfx1201"), "{inspect}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A kernel whose text (after its s_endpgm) holds what compiled code
 /// rarely has: image, export, interpolation and LDS-direct instructions
 /// (each followed by an ordinary one), literals whose values are inline

@@ -119,6 +119,9 @@ pub enum DispatchError {
     /// The device's target is not a processor softgpu emulates.
     #[error("unknown target {0} (supported: gfx1100, gfx1101, gfx1102, gfx1103, gfx1150, gfx1151, gfx1152)")]
     UnknownTarget(String),
+    /// The device's code can be loaded and disassembled but not run yet.
+    #[error("{0} (RDNA4) code is decoded and disassembled but not executed yet: run it on a gfx11 target")]
+    NotExecuted(String),
     /// The code object could not be read or has nothing for the target.
     #[error(transparent)]
     CodeObject(#[from] softgpu_codeobj::Error),
@@ -472,6 +475,9 @@ impl Device {
     /// Every check of [`Device::check`], in the order a dispatch makes
     /// them; returns what the dispatch runs.
     fn checked<'d>(&self, desc: &'d DispatchDesc) -> Result<Checked<'d>, DispatchError> {
+        if !self.family.executed() {
+            return Err(DispatchError::NotExecuted(self.target.clone()));
+        }
         let kernel = desc.kernel;
         let grid = work_items(kernel, desc.grid, desc.block)?;
         let group_segment_bytes = group_segment_bytes(desc)?;

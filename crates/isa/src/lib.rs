@@ -30,7 +30,7 @@ pub enum Family {
     /// RDNA3 and RDNA3.5: gfx1100–gfx1103, gfx1150, gfx1151, gfx1152.
     Gfx11,
     /// RDNA4: gfx1200, gfx1201. Decoded and disassembled; not yet
-    /// executed, so no processor maps to it.
+    /// executed ([`Family::executed`]).
     Gfx12,
 }
 
@@ -41,6 +41,12 @@ impl Family {
     /// The family's index in per-family tables.
     pub const fn index(self) -> usize {
         self as usize
+    }
+
+    /// Whether softgpu's executor runs the family's code (gfx12's is
+    /// decoded and disassembled, not yet run).
+    pub const fn executed(self) -> bool {
+        matches!(self, Family::Gfx11)
     }
 
     /// The family's name as LLVM's processor names start (`gfx11`).
@@ -57,6 +63,7 @@ impl Family {
             "gfx1100" | "gfx1101" | "gfx1102" | "gfx1103" | "gfx1150" | "gfx1151" | "gfx1152" => {
                 Some(Family::Gfx11)
             }
+            "gfx1200" | "gfx1201" => Some(Family::Gfx12),
             _ => None,
         }
     }

@@ -553,6 +553,9 @@ impl Profile {
             }
         }
         let family = softgpu_isa::Family::of_target(&self.name);
+        if family.is_some_and(|f| !f.executed()) {
+            return bad("softgpu decodes this processor's code but does not run it yet");
+        }
         let honoured = family.map_or(&[][..], softgpu_exec::quirks::quirks);
         if let Some(q) = self
             .quirks
