@@ -1142,18 +1142,13 @@ fn packet(
     crate::packet::KernelDispatchPacket {
         header: header.bits(),
         setup: dims(grid),
-        // The launch checks each dimension of the block fits in 16 bits.
-        workgroup_size_x: block[0] as u16,
-        workgroup_size_y: block[1] as u16,
-        workgroup_size_z: block[2] as u16,
-        grid_size_x: grid[0],
-        grid_size_y: grid[1],
-        grid_size_z: grid[2],
         private_segment_size: scratch,
         group_segment_size: lds,
         kernel_object: program.image_base + kernel.descriptor_offset,
         kernarg_address: kernarg,
         ..Default::default()
     }
+    // The launch checks each dimension of the block fits in 16 bits.
+    .with_shape(block, grid)
     .to_bytes()
 }

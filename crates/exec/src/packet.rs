@@ -138,6 +138,20 @@ pub struct KernelDispatchPacket {
 }
 
 impl KernelDispatchPacket {
+    /// The packet with its workgroup and grid sizes set. Each workgroup
+    /// dimension must fit the 16-bit field (launches check it first).
+    pub fn with_shape(self, block: [u32; 3], grid: [u32; 3]) -> Self {
+        KernelDispatchPacket {
+            workgroup_size_x: block[0] as u16,
+            workgroup_size_y: block[1] as u16,
+            workgroup_size_z: block[2] as u16,
+            grid_size_x: grid[0],
+            grid_size_y: grid[1],
+            grid_size_z: grid[2],
+            ..self
+        }
+    }
+
     /// The grid's dimension count (`setup`'s low two bits).
     pub fn dimensions(&self) -> u16 {
         self.setup & 3

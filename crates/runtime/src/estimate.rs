@@ -29,7 +29,7 @@
 
 use serde::Serialize;
 use softgpu_exec::{DispatchStats, InstructionProfile, Program};
-use softgpu_isa::{Class, Format, Inst, Num, Op, Ty};
+use softgpu_isa::{image, Class, Format, Inst, Num, Op, Ty};
 
 use crate::occupancy::{occupancy, KernelResources, Occupancy};
 use crate::profile::{Fidelity, Performance, Profile};
@@ -230,7 +230,8 @@ fn cost(inst: &Inst, wave64: bool, perf: &Performance) -> Cost {
             Class::Rmw { num, .. } => Cost::Global(num_bytes(num)),
             _ => Cost::Global(4),
         },
-        Format::Mimg => Cost::Global(4 * inst.aux.count_ones().max(1)),
+        // A dword per enabled dmask channel.
+        Format::Mimg => Cost::Global(4 * (inst.aux & image::DMASK).count_ones().max(1)),
         _ if WMMA.contains(&inst.op) => valu(perf.wmma_clocks),
         _ if TRANSCENDENTAL.contains(&inst.op) => valu(perf.trans_clocks),
         _ if info.dst.contains(&Ty::F64) || info.src.contains(&Ty::F64) => valu(perf.f64_clocks),

@@ -465,8 +465,11 @@ impl Profile {
     /// figures.
     pub fn peak_fp32_flops(&self) -> Option<f64> {
         let perf = self.analytical_performance.as_ref()?;
-        let lanes = self.compute_units * self.simds_per_cu * perf.valu_lanes_per_clock;
-        Some(f64::from(lanes * 2 * perf.vopd_ops_per_issue) * f64::from(self.clock_mhz) * 1e6)
+        // In f64: a document's figures may be any u32.
+        let lanes = f64::from(self.compute_units)
+            * f64::from(self.simds_per_cu)
+            * f64::from(perf.valu_lanes_per_clock);
+        Some(lanes * 2.0 * f64::from(perf.vopd_ops_per_issue) * f64::from(self.clock_mhz) * 1e6)
     }
 
     /// The fidelity of an output of this profile's device: `estimated` if
@@ -515,9 +518,11 @@ impl Profile {
                 }
             }
         }
-        let simds_per_wgp = 2 * self.simds_per_cu;
+        if self.simds_per_cu == 0 {
+            return bad("simds_per_cu must be non-zero");
+        }
         if self.max_waves_per_simd == 0
-            || self.max_waves_per_simd * self.simds_per_cu != self.max_waves_per_cu
+            || self.max_waves_per_simd.checked_mul(self.simds_per_cu) != Some(self.max_waves_per_cu)
         {
             return bad(
                 "max_waves_per_cu must be max_waves_per_simd (non-zero) times simds_per_cu",
@@ -531,7 +536,7 @@ impl Profile {
                 "vgpr_alloc_granule_wave32 must be even, at least 2, and fit vgprs_per_simd_wave32",
             );
         }
-        if self.lds_bytes_per_wgp < self.lds_bytes || simds_per_wgp == 0 {
+        if self.lds_bytes_per_wgp < self.lds_bytes {
             return bad("lds_bytes_per_wgp must hold one workgroup's lds_bytes");
         }
         if let Some(p) = &self.analytical_performance {

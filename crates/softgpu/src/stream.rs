@@ -932,17 +932,12 @@ fn dispatch_packet(
     KernelDispatchPacket {
         header: header.bits(),
         setup: dims,
-        // launch_shape checked each dimension fits in 16 bits.
-        workgroup_size_x: block[0] as u16,
-        workgroup_size_y: block[1] as u16,
-        workgroup_size_z: block[2] as u16,
-        grid_size_x: items[0],
-        grid_size_y: items[1],
-        grid_size_z: items[2],
         group_segment_size: lds,
         kernel_object: kernel.kref.object(),
         kernarg_address: kernarg,
         ..KernelDispatchPacket::default()
     }
+    // launch_shape checked each dimension fits in 16 bits.
+    .with_shape(block, items)
     .to_bytes()
 }

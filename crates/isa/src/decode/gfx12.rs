@@ -5,7 +5,9 @@
 //! and scope instead of GLC/SLC/DLC. Their fields land in the same `Inst`
 //! operands as gfx11's, so the executor reads one form.
 
-use super::{bit, bits, blank, sext, smem_registers, sreg_operand, unknown, Reader, Result};
+use super::{
+    bit, bits, blank, returned_data, sext, smem_registers, sreg_operand, unknown, Reader, Result,
+};
 use crate::{flags, sreg, DecodeError, Format, Implicit, Inst, Operand, Ty};
 
 /// A cache policy as `Inst::cache` holds it.
@@ -15,6 +17,14 @@ fn cache(th: u32, scope: u32) -> u8 {
 
 /// TH_ATOMIC_RETURN: an atomic returns the old value.
 const TH_ATOMIC_RETURN: u32 = 1;
+
+/// An atomic whose hint asks for the old value gets gfx11's GLC, which the
+/// shared readers and the executor read as "returns".
+fn atomic_return(i: &mut Inst, th: u32) {
+    if i.op.has(Implicit::ATOMIC) && th & TH_ATOMIC_RETURN != 0 {
+        i.flags |= flags::GLC;
+    }
+}
 
 impl Reader<'_> {
     /// One gfx12 instruction whose first word is `w0`.
@@ -92,13 +102,8 @@ impl Reader<'_> {
         if saddr != sreg::NULL as u32 && fmt != Format::Flat {
             i.src[2] = sreg_operand(saddr);
         }
-        let returns = !info.implicit.has(Implicit::ATOMIC) || th & TH_ATOMIC_RETURN != 0;
-        if info.dst[0] != Ty::None && returns {
-            i.dst[0] = Operand::Vgpr(bits(w1, 0, 8) as u16);
-        }
-        if info.implicit.has(Implicit::ATOMIC) && returns {
-            i.flags |= flags::GLC; // gfx11's "return the old value"
-        }
+        atomic_return(&mut i, th);
+        returned_data(&mut i, Operand::Vgpr(bits(w1, 0, 8) as u16));
         Ok(i)
     }
 
@@ -136,13 +141,8 @@ impl Reader<'_> {
         if info.src[1] != Ty::None {
             i.src[1] = vdata;
         }
-        let returns = !info.implicit.has(Implicit::ATOMIC) || th & TH_ATOMIC_RETURN != 0;
-        if info.dst[0] != Ty::None && returns {
-            i.dst[0] = vdata;
-        }
-        if info.implicit.has(Implicit::ATOMIC) && returns {
-            i.flags |= flags::GLC;
-        }
+        atomic_return(&mut i, th);
+        returned_data(&mut i, vdata);
         if info.src[2] != Ty::None {
             i.src[2] = sreg_operand(bits(w1, 9, 9));
             i.src[3] = self.operand(bits(w, 0, 7), Ty::B32, false)?;

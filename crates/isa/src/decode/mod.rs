@@ -650,10 +650,7 @@ impl Reader<'_> {
         if has_saddr {
             i.src[2] = sreg_operand(saddr);
         }
-        let returns = !info.implicit.has(Implicit::ATOMIC) || i.flags & flags::GLC != 0;
-        if info.dst[0] != Ty::None && returns {
-            i.dst[0] = Operand::Vgpr(bits(w1, 24, 8) as u16);
-        }
+        returned_data(&mut i, Operand::Vgpr(bits(w1, 24, 8) as u16));
         Ok(i)
     }
 
@@ -690,10 +687,7 @@ impl Reader<'_> {
         if info.src[1] != Ty::None {
             i.src[1] = vdata;
         }
-        let returns = !info.implicit.has(Implicit::ATOMIC) || i.flags & flags::GLC != 0;
-        if info.dst[0] != Ty::None && returns {
-            i.dst[0] = vdata;
-        }
+        returned_data(&mut i, vdata);
         if info.src[2] != Ty::None {
             i.src[2] = sreg_operand(bits(w1, 16, 5) * 4);
             i.src[3] = self.operand(bits(w1, 24, 8), Ty::B32, false)?;
@@ -782,6 +776,17 @@ impl Reader<'_> {
         i.aux = bits(w, 10, 6) << 2 | bits(w, 8, 2);
         i.imm = bits(w, 16, 4) as i32;
         Ok(i)
+    }
+}
+
+/// A vector-memory op's returned data: every load's, an atomic's only when
+/// GLC asks for the old value (gfx12's decoder sets GLC from its
+/// TH_ATOMIC_RETURN hint).
+fn returned_data(i: &mut Inst, vdata: Operand) {
+    let info = i.op.info();
+    let returns = !info.implicit.has(Implicit::ATOMIC) || i.flags & flags::GLC != 0;
+    if info.dst[0] != Ty::None && returns {
+        i.dst[0] = vdata;
     }
 }
 
