@@ -604,6 +604,10 @@ impl Device {
             raw.group_segment_bytes,
             Enforce::Hardware,
         )?;
+        let groups: [u32; 3] = std::array::from_fn(|a| raw.grid[a].div_ceil(raw.block[a].max(1)));
+        if let Some(why) = crate::abi::launch_abi(self.family).refuses_groups(groups) {
+            return Err(bad_launch(kernel, LaunchRule::Shape, why));
+        }
         let lane_bytes = self.private_lane_bytes(kernel, raw.private_segment_bytes)?;
         self.check_kernarg_address(kernel, raw.kernarg)?;
         if raw.compute_units.as_ref().is_some_and(|u| u.is_empty()) {

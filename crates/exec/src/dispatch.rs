@@ -5,8 +5,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use softgpu_codeobj::{Kernel, KernelDescriptor};
+use softgpu_codeobj::Kernel;
 
+use crate::abi::launch_abi;
 use crate::arena::Arena;
 use crate::checks::{Checks, Schedule};
 use crate::fault::{Fault, WaveState};
@@ -470,6 +471,7 @@ impl Worker {
         let dims: [u32; 3] =
             std::array::from_fn(|d| plan.block[d].min(plan.grid[d] - group[d] * plan.block[d]));
         let d = &plan.kernel.descriptor;
+        let abi = launch_abi(plan.program.family);
         let ids = self
             .ids
             .get(plan.block, dims, lanes, d.enable_vgpr_workitem_id);
@@ -489,7 +491,7 @@ impl Worker {
             wave.retired = 0;
             wave.sgpr.fill(0);
             wave.hwreg.fill(0);
-            wave.mode.bits = mode_bits(d);
+            wave.mode.bits = abi.mode_bits(d);
             // Every wave starts from zeroed private memory (hardware leaves
             // whatever was there; zeros make runs repeatable).
             wave.scratch.reset(
@@ -502,6 +504,9 @@ impl Worker {
             wave.live_lanes = *live;
             wave.set_exec(*live);
             load_sgprs(wave, plan, &start.user_sgprs, group);
+            for (reg, value) in abi.trap_temporaries(group, id as u32) {
+                wave.sgpr[reg] = value;
+            }
         }
         n_waves
     }
@@ -612,16 +617,6 @@ impl<const PROFILE: bool> Turns<'_, '_, PROFILE> {
     }
 }
 
-/// MODE as rsrc1 sets it: round modes, denormal modes, DX10 clamp, IEEE.
-fn mode_bits(d: &KernelDescriptor) -> u32 {
-    (d.float_round_mode_32 as u32 & 3)
-        | (d.float_round_mode_16_64 as u32 & 3) << 2
-        | (d.float_denorm_mode_32 as u32 & 3) << 4
-        | (d.float_denorm_mode_16_64 as u32 & 3) << 6
-        | (d.dx10_clamp as u32) << 8
-        | (d.ieee_mode as u32) << 9
-}
-
 /// The user SGPRs in ABI order, as the kernel descriptor enables them. They
 /// are the same for every wave of a dispatch, so they are built once.
 fn user_sgprs(plan: &Plan) -> Vec<u32> {
@@ -655,35 +650,16 @@ fn user_sgprs(plan: &Plan) -> Vec<u32> {
     user
 }
 
-/// Loads the user SGPRs, then the system SGPRs from `user_sgpr_count` on:
-/// workgroup IDs, workgroup info and the scratch wave offset, as enabled.
+/// Loads the user SGPRs, then the system SGPRs from `user_sgpr_count` on,
+/// as the family's launch ABI places them.
 fn load_sgprs(wave: &mut Wave, plan: &Plan, user: &[u32], group: [u32; 3]) {
     let d = &plan.kernel.descriptor;
     let n = user.len().min(wave.sgpr.len());
     wave.sgpr[..n].copy_from_slice(&user[..n]);
-    let mut s = (d.user_sgpr_count as usize).max(n);
-    let mut system = |v: u32| {
-        if s < 106 {
-            wave.sgpr[s] = v;
-            s += 1;
-        }
-    };
-    let ids = [
-        d.enable_sgpr_workgroup_id_x,
-        d.enable_sgpr_workgroup_id_y,
-        d.enable_sgpr_workgroup_id_z,
-    ];
-    for (axis, enabled) in ids.into_iter().enumerate() {
-        if enabled {
-            system(group[axis]);
-        }
-    }
-    if d.enable_sgpr_workgroup_info {
-        system(0);
-    }
-    if d.enable_private_segment {
-        // Scratch is per wave already, so the wave's byte offset is zero.
-        system(0);
+    let first = (d.user_sgpr_count as usize).max(n);
+    let system = launch_abi(plan.program.family).system_sgprs(d, group);
+    for (s, v) in (first..106).zip(system) {
+        wave.sgpr[s] = v;
     }
 }
 

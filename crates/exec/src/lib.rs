@@ -41,6 +41,7 @@ pub mod quirks;
 // Implementation: the dispatch path, instruction semantics, the JIT tier,
 // the sanitizers and the watchdog. Their public items are the crate's only
 // through the re-exports below.
+mod abi;
 mod checks;
 mod desc;
 mod device;
