@@ -9,9 +9,9 @@ use crate::TOOLCHAIN_PACKAGES;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CompileError {
-    /// The target is not a gfx11 processor name.
+    /// The target is not an RDNA3 or RDNA4 processor name.
     #[error(
-        "unsupported target `{target}`: expected a gfx11 processor name such as gfx1100 or gfx1151"
+        "unsupported target `{target}`: expected an RDNA3 or RDNA4 processor name such as gfx1100, gfx1151 or gfx1201"
     )]
     BadTarget {
         /// The name that was given.

@@ -100,7 +100,7 @@ pub struct Compiled {
     pub warnings: Vec<Diagnostic>,
 }
 
-/// Compiles device source for one gfx11 target. Cheap to build and clone;
+/// Compiles device source for one gfx11 or gfx12 target. Cheap to build and clone;
 /// `&self` methods may run from several threads at once.
 #[derive(Clone, Debug)]
 pub struct Compiler {
@@ -114,11 +114,12 @@ pub struct Compiler {
 }
 
 impl Compiler {
-    /// A compiler for `target`, a gfx11 processor name such as `gfx1100` or
-    /// `gfx1151` (`gfx11` and two hex digits). Nothing is run yet.
+    /// A compiler for `target`, an RDNA3 or RDNA4 processor name such as
+    /// `gfx1100`, `gfx1151` or `gfx1201` (`gfx11` or `gfx12` and two hex
+    /// digits). Nothing is run yet.
     pub fn new(target: &str) -> Result<Compiler, CompileError> {
         let ok = target.len() == 7
-            && target.starts_with("gfx11")
+            && (target.starts_with("gfx11") || target.starts_with("gfx12"))
             && target[5..]
                 .bytes()
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
@@ -541,12 +542,12 @@ mod tests {
     #[test]
     fn targets() {
         for t in [
-            "gfx1100", "gfx1101", "gfx1103", "gfx1150", "gfx1151", "gfx1152",
+            "gfx1100", "gfx1101", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1200", "gfx1201",
         ] {
             assert!(Compiler::new(t).is_ok(), "{t}");
         }
         for t in [
-            "gfx1030", "gfx1200", "gfx11", "gfx110", "gfx11000", "sm_80", "GFX1100", "gfx11zz", "",
+            "gfx1030", "gfx1300", "gfx11", "gfx110", "gfx11000", "sm_80", "GFX1100", "gfx11zz", "",
         ] {
             assert!(
                 matches!(Compiler::new(t), Err(CompileError::BadTarget { .. })),

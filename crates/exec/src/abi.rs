@@ -96,7 +96,9 @@ impl LaunchAbi {
             d.enable_sgpr_workgroup_id_y,
             d.enable_sgpr_workgroup_id_z,
         ];
-        let ids = (0..3).filter(move |&a| in_sgprs && ids[a]).map(move |a| group[a]);
+        let ids = (0..3)
+            .filter(move |&a| in_sgprs && ids[a])
+            .map(move |a| group[a]);
         // Scratch is per wave already, so the wave's byte offset is zero.
         let info = d.enable_sgpr_workgroup_info.then_some(0);
         let scratch = (self.scratch_offset_sgpr && d.enable_private_segment).then_some(0);

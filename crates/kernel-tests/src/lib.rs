@@ -29,7 +29,7 @@ pub use softgpu_compiler::Language as Lang;
 pub use softgpu_compiler::HIP_HEADER;
 
 /// The targets every kernel test runs on.
-pub const TARGETS: [&str; 2] = ["gfx1100", "gfx1151"];
+pub const TARGETS: [&str; 3] = ["gfx1100", "gfx1151", "gfx1201"];
 
 /// Directory holding the kernel sources of this crate.
 pub fn kernels_dir() -> PathBuf {
@@ -391,7 +391,7 @@ pub fn assert_slice_eq<T: PartialEq + std::fmt::Debug>(what: &str, got: &[T], wa
     );
 }
 
-/// Defines `mod NAME { #[test] fn gfx1100() ; #[test] fn gfx1151() }`, each
+/// Defines `mod NAME { #[test] fn gfx1100() ; fn gfx1151() ; fn gfx1201() }`, each
 /// calling `FUNCTION(target)`.
 #[macro_export]
 macro_rules! per_target {
@@ -404,6 +404,10 @@ macro_rules! per_target {
             #[test]
             fn gfx1151() {
                 super::$func("gfx1151")
+            }
+            #[test]
+            fn gfx1201() {
+                super::$func("gfx1201")
             }
         }
     };

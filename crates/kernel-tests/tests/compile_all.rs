@@ -35,9 +35,9 @@ fn every_kernel_compiles_for_every_target() {
                     224,
                     "{name}: e_machine"
                 );
-                let mach = code[48]; // low byte of e_flags
-                let want = if target == "gfx1100" { 0x41 } else { 0x4a };
-                assert_eq!(mach, want, "{name} for {target}: e_flags machine");
+                let mach = code[48] as u32; // low byte of e_flags
+                let want = softgpu_codeobj::mach_from_name(target);
+                assert_eq!(Some(mach), want, "{name} for {target}: e_flags machine");
                 code.len()
             });
             match r {

@@ -127,8 +127,24 @@ fn writelane(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
 /// 64-bit scalar pair src2:src1. opsel bit 0 is fetch-inactive, bit 1
 /// bound_ctrl.
 fn permlane(w: &mut Wave, i: &Inst, cross: bool) -> Result {
-    let r = vgpr_index(i.src[0])?;
     let sel = w.read_s32(i.src[1]) as u64 | (w.read_s32(i.src[2]) as u64) << 32;
+    permlane_by(w, i, cross, |l| (sel >> (4 * (l & 15))) as usize & 0xf)
+}
+
+/// gfx12's `v_permlane16_var_b32` / `v_permlanex16_var_b32`: as
+/// `permlane`, but each lane's selector is the low 4 bits of its own
+/// lane of the VGPR src1 (RDNA4 guide).
+fn permlane_var(w: &mut Wave, i: &Inst, cross: bool) -> Result {
+    let s = vgpr_index(i.src[1])?;
+    let sel = w.vgpr[s];
+    permlane_by(w, i, cross, |l| sel[l] as usize & 0xf)
+}
+
+/// The permlane driver: lane `l` reads lane `select(l)` of its own row of
+/// 16 (of the other row with `cross`). opsel bit 0 is fetch-inactive, bit
+/// 1 bound_ctrl.
+fn permlane_by(w: &mut Wave, i: &Inst, cross: bool, select: impl Fn(usize) -> usize) -> Result {
+    let r = vgpr_index(i.src[0])?;
     let fi = i.mods.opsel & 1 != 0;
     let bound_ctrl = i.mods.opsel & 2 != 0;
     let exec = w.exec();
@@ -139,7 +155,7 @@ fn permlane(w: &mut Wave, i: &Inst, cross: bool) -> Result {
             continue;
         }
         let row = if cross { (l & !15) ^ 16 } else { l & !15 };
-        let s = row + ((sel >> (4 * (l & 15))) & 0xf) as usize;
+        let s = row + select(l);
         if s < w.lanes && (fi || exec >> s & 1 != 0) {
             w.vgpr[d][l] = src[s];
         } else if bound_ctrl {
@@ -246,6 +262,14 @@ pub const TABLE: &[(Op, Exec)] = &[
     (
         Op::V_PERMLANEX16_B32,
         (|w: &mut Wave, _: &mut Env, i: &Inst| permlane(w, i, true)) as Exec,
+    ),
+    (
+        Op::V_PERMLANE16_VAR_B32,
+        (|w: &mut Wave, _: &mut Env, i: &Inst| permlane_var(w, i, false)) as Exec,
+    ),
+    (
+        Op::V_PERMLANEX16_VAR_B32,
+        (|w: &mut Wave, _: &mut Env, i: &Inst| permlane_var(w, i, true)) as Exec,
     ),
     (Op::V_PERMLANE64_B32, permlane64 as Exec),
     (Op::V_SWAP_B32, swap as Exec),

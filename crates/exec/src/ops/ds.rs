@@ -634,6 +634,12 @@ atomics32! {
     DS_MSKOR_B32, DS_MSKOR_RTN_B32 => |o, d, e| (o & !d) | e;
     DS_CMPSTORE_B32, DS_CMPSTORE_RTN_B32 => |o, d, e| if o == e { d } else { o };
     DS_CMPSTORE_F32, DS_CMPSTORE_RTN_F32 => |o, d, e| if f(o) == f(e) { d } else { o };
+    DS_COND_SUB_U32, DS_COND_SUB_RTN_U32 => super::rmw::cond_sub;
+    DS_SUB_CLAMP_U32, DS_SUB_CLAMP_RTN_U32 => super::rmw::sub_clamp;
+    DS_MIN_NUM_F32, DS_MIN_NUM_RTN_F32 => super::rmw::min_num32;
+    DS_MAX_NUM_F32, DS_MAX_NUM_RTN_F32 => super::rmw::max_num32;
+    DS_PK_ADD_F16, DS_PK_ADD_RTN_F16 => super::rmw::pk_add_f16;
+    DS_PK_ADD_BF16, DS_PK_ADD_RTN_BF16 => super::rmw::pk_add_bf16;
 }
 
 atomics64! {
@@ -641,6 +647,8 @@ atomics64! {
     DS_MSKOR_B64, DS_MSKOR_RTN_B64 => |o, d, e| (o & !d) | e;
     DS_CMPSTORE_B64, DS_CMPSTORE_RTN_B64 => |o, d, e| if o == e { d } else { o };
     DS_CMPSTORE_F64, DS_CMPSTORE_RTN_F64 => |o, d, e| if f64::from_bits(o) == f64::from_bits(e) { d } else { o };
+    DS_MIN_NUM_F64, DS_MIN_NUM_RTN_F64 => super::rmw::min_num64;
+    DS_MAX_NUM_F64, DS_MAX_NUM_RTN_F64 => super::rmw::max_num64;
 }
 
 const BASIC: &[(Op, Exec)] = &[

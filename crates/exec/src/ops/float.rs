@@ -93,6 +93,7 @@ pub struct Fmt {
 pub const F16: Fmt = Fmt { mant: 10, exp: 5 };
 pub const F32: Fmt = Fmt { mant: 23, exp: 8 };
 pub const F64: Fmt = Fmt { mant: 52, exp: 11 };
+pub const BF16: Fmt = Fmt { mant: 7, exp: 8 };
 
 impl Fmt {
     #[inline(always)]
@@ -436,6 +437,23 @@ pub fn add16(a: u32, b: u32, rm: Round) -> u32 {
     }
 }
 
+/// bf16 addition on bf16 bits (the low half), rounded once to nearest even
+/// with denormals kept; infinities and NaN through f32, where they are
+/// exact (a NaN result is the canonical quiet NaN's upper half).
+#[inline(always)]
+pub fn add_bf16(a: u32, b: u32) -> u32 {
+    let (a, b) = (a as u64 & 0xffff, b as u64 & 0xffff);
+    if BF16.is_finite(a) && BF16.is_finite(b) {
+        return add_rounded(BF16, a, b, Round::Nearest) as u32;
+    }
+    let sum = f((a as u32) << 16) + f((b as u32) << 16);
+    if sum.is_nan() {
+        0x7fc0
+    } else {
+        sum.to_bits() >> 16
+    }
+}
+
 /// f16 product: exact in f32 (22 significant bits), rounded once.
 #[inline(always)]
 pub fn mul16(a: u32, b: u32, rm: Round) -> u32 {
@@ -535,6 +553,12 @@ pub fn minmax(fmt: Fmt, a: u64, b: u64, ieee: bool, max: bool, val: impl Fn(u64)
         }
         return if bn { a } else { b };
     }
+    ordered(fmt, a, b, max, val)
+}
+
+/// The larger (`max`) or smaller of two non-NaN operands, -0 below +0.
+#[inline(always)]
+fn ordered(fmt: Fmt, a: u64, b: u64, max: bool, val: impl Fn(u64) -> f64) -> u64 {
     let (x, y) = (val(a), val(b));
     let (sa, sb) = (a & fmt.sign() != 0, b & fmt.sign() != 0);
     let zeros = x == 0.0 && y == 0.0;
@@ -548,6 +572,98 @@ pub fn minmax(fmt: Fmt, a: u64, b: u64, ieee: bool, max: bool, val: impl Fn(u64)
     } else {
         b
     }
+}
+
+/// gfx12's `*_num` min/max (RDNA4 pseudocode of `v_max_num_f32`, IEEE
+/// 754-2019 maximumNumber/minimumNumber): a NaN operand, signalling or
+/// quiet, loses to a number; two NaNs give S0 quieted; -0 orders below +0.
+#[inline(always)]
+pub fn minmax_num(fmt: Fmt, a: u64, b: u64, max: bool, val: impl Fn(u64) -> f64) -> u64 {
+    match (fmt.is_nan(a), fmt.is_nan(b)) {
+        (true, true) => a | fmt.quiet(),
+        (true, false) => b,
+        (false, true) => a,
+        (false, false) => ordered(fmt, a, b, max, val),
+    }
+}
+
+/// gfx12's `v_maximum`/`v_minimum` (RDNA4 pseudocode, IEEE 754-2019
+/// maximum/minimum): NaN wins. A signalling NaN comes first (S0 before
+/// S1), then a quiet one (S0 before S1); the NaN returned is quieted.
+/// -0 orders below +0.
+#[inline(always)]
+pub fn minmax_nan(fmt: Fmt, a: u64, b: u64, max: bool, val: impl Fn(u64) -> f64) -> u64 {
+    let signalling = |x: u64| fmt.is_nan(x) && x & fmt.quiet() == 0;
+    if signalling(a) {
+        a | fmt.quiet()
+    } else if signalling(b) {
+        b | fmt.quiet()
+    } else if fmt.is_nan(a) {
+        a
+    } else if fmt.is_nan(b) {
+        b
+    } else {
+        ordered(fmt, a, b, max, val)
+    }
+}
+
+/// How gfx12's min/max families treat NaN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NanRule {
+    /// `*_num`: a number wins over NaN.
+    Number,
+    /// `*imum*`: NaN wins.
+    Propagate,
+}
+
+/// One f32 min/max of gfx12's families.
+#[inline(always)]
+pub fn mm32(rule: NanRule, max: bool, a: u32, b: u32) -> u32 {
+    let val = |x: u64| f(x as u32) as f64;
+    let (a, b) = (a as u64, b as u64);
+    (match rule {
+        NanRule::Number => minmax_num(F32, a, b, max, val),
+        NanRule::Propagate => minmax_nan(F32, a, b, max, val),
+    }) as u32
+}
+
+/// One f16 min/max of gfx12's families (the operands' low halves; the
+/// result has the high half clear).
+#[inline(always)]
+pub fn mm16(rule: NanRule, max: bool, a: u32, b: u32) -> u32 {
+    let val = |x: u64| h(x as u32) as f64;
+    let (a, b) = (a as u64 & 0xffff, b as u64 & 0xffff);
+    (match rule {
+        NanRule::Number => minmax_num(F16, a, b, max, val),
+        NanRule::Propagate => minmax_nan(F16, a, b, max, val),
+    }) as u32
+}
+
+/// One f64 min/max of gfx12's families.
+#[inline(always)]
+pub fn mm64(rule: NanRule, max: bool, a: u64, b: u64) -> u64 {
+    match rule {
+        NanRule::Number => minmax_num(F64, a, b, max, d),
+        NanRule::Propagate => minmax_nan(F64, a, b, max, d),
+    }
+}
+
+/// gfx12's `v_med3_num` (RDNA4 pseudocode): with any NaN operand, the
+/// `min3_num` of all three; else the median, -0 below +0 (as `med3`).
+#[inline(always)]
+pub fn med3_num(
+    mm: impl Fn(NanRule, bool, u32, u32) -> u32 + Copy,
+    a: u32,
+    b: u32,
+    c: u32,
+    nan: impl Fn(u32) -> bool,
+) -> u32 {
+    let mn = |x, y| mm(NanRule::Number, false, x, y);
+    let mx = |x, y| mm(NanRule::Number, true, x, y);
+    if nan(a) || nan(b) || nan(c) {
+        return mn(mn(a, b), c);
+    }
+    mx(mn(a, b), mn(mx(a, b), c))
 }
 
 /// `v_med3` (RDNA3 pseudocode): with any NaN operand, the min3 of all

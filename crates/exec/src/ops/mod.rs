@@ -199,6 +199,21 @@ fn own_handlers() -> impl Iterator<Item = (Op, Exec)> {
     .copied()
 }
 
+/// gfx12 ops that are gfx11 ops renamed, with the same semantics: each
+/// runs its gfx11 twin's handler (RDNA4 guide; LLVM gives both the same
+/// instruction definitions under the new mnemonics).
+const RENAMED: &[(Op, Op)] = &[
+    (Op::S_ADD_CO_U32, Op::S_ADD_U32),
+    (Op::S_SUB_CO_U32, Op::S_SUB_U32),
+    (Op::S_ADD_CO_I32, Op::S_ADD_I32),
+    (Op::S_SUB_CO_I32, Op::S_SUB_I32),
+    (Op::S_ADD_CO_CI_U32, Op::S_ADDC_U32),
+    (Op::S_SUB_CO_CI_U32, Op::S_SUBB_U32),
+    (Op::S_ADDK_CO_I32, Op::S_ADDK_I32),
+    (Op::V_MAD_CO_U64_U32, Op::V_MAD_U64_U32),
+    (Op::V_MAD_CO_I64_I32, Op::V_MAD_I64_I32),
+];
+
 /// The handler an op's class shares with the rest of its family.
 fn class_handler(class: Class) -> Option<Exec> {
     match class {
@@ -224,7 +239,11 @@ fn table() -> &'static [Option<Exec>] {
     static TABLE: OnceLock<Vec<Option<Exec>>> = OnceLock::new();
     TABLE.get_or_init(|| {
         let classes = softgpu_isa::all_ops().map(|op| class_handler(op.info().class));
-        by_op(classes.collect(), own_handlers())
+        let mut table = by_op(classes.collect(), own_handlers());
+        for &(new, old) in RENAMED {
+            table[new.0 as usize] = table[old.0 as usize];
+        }
+        table
     })
 }
 

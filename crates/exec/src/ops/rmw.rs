@@ -4,6 +4,51 @@
 //!
 //! Entries are `Op, TYPE => |old, data, _| new`.
 
+/// gfx12's conditional subtract: subtracts only when no borrow results.
+pub fn cond_sub(old: u32, data: u32, _: u32) -> u32 {
+    if old >= data {
+        old - data
+    } else {
+        old
+    }
+}
+
+/// gfx12's `sub_clamp` (gfx11's `csub`): subtract, clamped at 0.
+pub fn sub_clamp(old: u32, data: u32, _: u32) -> u32 {
+    old.saturating_sub(data)
+}
+
+/// gfx12's `min_num`/`max_num` atomics: IEEE 754-2019 minimumNumber /
+/// maximumNumber, as the VALU ops (`float::mm32`).
+pub fn min_num32(old: u32, data: u32, _: u32) -> u32 {
+    super::float::mm32(super::float::NanRule::Number, false, old, data)
+}
+
+pub fn max_num32(old: u32, data: u32, _: u32) -> u32 {
+    super::float::mm32(super::float::NanRule::Number, true, old, data)
+}
+
+pub fn min_num64(old: u64, data: u64, _: u64) -> u64 {
+    super::float::mm64(super::float::NanRule::Number, false, old, data)
+}
+
+pub fn max_num64(old: u64, data: u64, _: u64) -> u64 {
+    super::float::mm64(super::float::NanRule::Number, true, old, data)
+}
+
+/// gfx12's packed f16 add atomic: both halves, round to nearest even,
+/// denormals kept (atomics do not read MODE).
+pub fn pk_add_f16(old: u32, data: u32, _: u32) -> u32 {
+    let add = |s: u32| super::float::add16(old >> s, data >> s, super::float::Round::Nearest);
+    add(0) | add(16) << 16
+}
+
+/// gfx12's packed bf16 add atomic, as `pk_add_f16`.
+pub fn pk_add_bf16(old: u32, data: u32, _: u32) -> u32 {
+    let add = |s: u32| super::float::add_bf16(old >> s, data >> s);
+    add(0) | add(16) << 16
+}
+
 /// The 32-bit operations common to DS and vector-memory atomics.
 macro_rules! shared_rmw32 {
     ($callback:ident) => {

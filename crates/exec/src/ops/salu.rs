@@ -636,6 +636,19 @@ pub const TABLE: &[(Op, Exec)] = &[
     (Op::S_AND_NOT1_B64, s2_64!(|a, b, _| nz64(a & !b))),
     (Op::S_OR_NOT1_B64, s2_64!(|a, b, _| nz64(a | !b))),
     (Op::S_LSHL_B64, s2_64!(|a, b, _| nz64(a << (b & 63)))),
+    // gfx12: 64-bit arithmetic without SCC.
+    (
+        Op::S_ADD_NC_U64,
+        s2_64!(|a: u64, b: u64, _| (a.wrapping_add(b), None)),
+    ),
+    (
+        Op::S_SUB_NC_U64,
+        s2_64!(|a: u64, b: u64, _| (a.wrapping_sub(b), None)),
+    ),
+    (
+        Op::S_MUL_U64,
+        s2_64!(|a: u64, b: u64, _| (a.wrapping_mul(b), None)),
+    ),
     (Op::S_LSHR_B64, s2_64!(|a, b, _| nz64(a >> (b & 63)))),
     (
         Op::S_ASHR_I64,
@@ -941,7 +954,10 @@ mod tests {
 /// the SGPR (the high half for `s_cvt_hi_f32_f16`), and an f16 result is
 /// written with the high half zero.
 mod float_ops {
-    use super::super::float::{self, d_to_h, f, f_to_i32, f_to_u32, flush16, flush32, h, to_h};
+    use super::super::float::NanRule::{Number, Propagate};
+    use super::super::float::{
+        self, d_to_h, f, f_to_i32, f_to_u32, flush16, flush32, h, mm16, mm32, to_h,
+    };
     use super::super::valu::rtz_h;
     use super::*;
 
@@ -1173,6 +1189,39 @@ mod float_ops {
         ),
         (Op::S_MIN_F16, minmax!(F16, false)),
         (Op::S_MAX_F16, minmax!(F16, true)),
+        // gfx12's min/max families, as the VALU forms (`float::mm32`).
+        (
+            Op::S_MAX_NUM_F32,
+            sf!(F32 => F32, |a, b, _| mm32(Number, true, a, b)),
+        ),
+        (
+            Op::S_MIN_NUM_F32,
+            sf!(F32 => F32, |a, b, _| mm32(Number, false, a, b)),
+        ),
+        (
+            Op::S_MAXIMUM_F32,
+            sf!(F32 => F32, |a, b, _| mm32(Propagate, true, a, b)),
+        ),
+        (
+            Op::S_MINIMUM_F32,
+            sf!(F32 => F32, |a, b, _| mm32(Propagate, false, a, b)),
+        ),
+        (
+            Op::S_MAX_NUM_F16,
+            sf!(F16 => F16, |a, b, _| mm16(Number, true, a, b)),
+        ),
+        (
+            Op::S_MIN_NUM_F16,
+            sf!(F16 => F16, |a, b, _| mm16(Number, false, a, b)),
+        ),
+        (
+            Op::S_MAXIMUM_F16,
+            sf!(F16 => F16, |a, b, _| mm16(Propagate, true, a, b)),
+        ),
+        (
+            Op::S_MINIMUM_F16,
+            sf!(F16 => F16, |a, b, _| mm16(Propagate, false, a, b)),
+        ),
         (
             Op::S_FMAC_F16,
             sf!(F16 => F16, |a, b, c| d_to_h(

@@ -14,10 +14,7 @@ use crate::wave::Wave;
 /// reads 0 and touches no memory, as vector buffer loads do. Either way the
 /// two low address bits are ignored (scalar loads are dword-aligned).
 fn load(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, buffer: bool) -> Result {
-    let soffset = match i.src[1] {
-        softgpu_isa::Operand::None => 0,
-        op => w.read_s32(op),
-    };
+    let soffset = soffset(w, i);
     let mut values = [0u32; 16];
     let fetch = |a: u64| {
         env.mem
@@ -25,10 +22,7 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, buffer: bool) -> R
             .map_err(|e| Trap::memory("scalar", None, false, e))
     };
     if buffer {
-        let [d0, d1, d2, _] = w.read_sn::<4>(i.src[0]);
-        let base = d0 as u64 | ((d1 & 0xffff) as u64) << 32;
-        let stride = ((d1 >> 16) & 0x3fff) as u64;
-        let size = d2 as u64 * stride.max(1);
+        let (base, size) = resource(w, i);
         let offset = (i.imm as u32).wrapping_add(soffset) as u64 & !3;
         for (k, v) in values[..dwords].iter_mut().enumerate() {
             let at = offset + 4 * k as u64;
@@ -78,6 +72,74 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, buffer: bool) -> R
     Ok(Flow::Next)
 }
 
+/// The SGPR offset added to the address, if the instruction has one.
+fn soffset(w: &Wave, i: &Inst) -> u32 {
+    match i.src[1] {
+        softgpu_isa::Operand::None => 0,
+        op => w.read_s32(op),
+    }
+}
+
+/// A buffer resource's base address and size in bytes (NUM_RECORDS, times
+/// STRIDE when set).
+fn resource(w: &Wave, i: &Inst) -> (u64, u64) {
+    let [d0, d1, d2, _] = w.read_sn::<4>(i.src[0]);
+    let base = d0 as u64 | ((d1 & 0xffff) as u64) << 32;
+    let stride = ((d1 >> 16) & 0x3fff) as u64;
+    (base, d2 as u64 * stride.max(1))
+}
+
+/// gfx12's `s_load_u8/i8/u16/i16` and their `s_buffer_load` forms: one
+/// byte or halfword at its exact byte address (no dword alignment),
+/// zero- or sign-extended into the SGPR (RDNA4 guide, scalar memory
+/// loads). A buffer load outside its resource reads 0, as the dword loads.
+fn load_narrow(
+    w: &mut Wave,
+    env: &mut Env,
+    i: &Inst,
+    bytes: usize,
+    signed: bool,
+    buffer: bool,
+) -> Result {
+    let soffset = soffset(w, i);
+    let addr = if buffer {
+        let (base, size) = resource(w, i);
+        let at = (i.imm as u32).wrapping_add(soffset) as u64;
+        if at + bytes as u64 > size {
+            w.write_s32(i.dst[0], 0);
+            return Ok(Flow::Next);
+        }
+        base.wrapping_add(at)
+    } else {
+        w.read_s64(i.src[0])
+            .wrapping_add(i.imm as i64 as u64)
+            .wrapping_add(soffset as u64)
+    };
+    if let Some(s) = env.sanitizer.as_mut() {
+        s.global(w, None, Use::Read, addr, bytes as u64)?;
+    }
+    let mut b = [0u8; 4];
+    env.mem
+        .read(addr, &mut b[..bytes])
+        .map_err(|e| Trap::memory("scalar", None, false, e))?;
+    let v = u32::from_le_bytes(b);
+    let shift = 32 - 8 * bytes as u32;
+    let v = if signed {
+        ((v << shift) as i32 >> shift) as u32
+    } else {
+        v
+    };
+    w.write_s32(i.dst[0], v);
+    Ok(Flow::Next)
+}
+
+macro_rules! narrow {
+    ($bytes:expr, $signed:expr, $buffer:expr) => {
+        (|w: &mut Wave, env: &mut Env, i: &Inst| load_narrow(w, env, i, $bytes, $signed, $buffer))
+            as Exec
+    };
+}
+
 macro_rules! sload {
     ($n:expr, $buffer:expr) => {
         (|w: &mut Wave, env: &mut Env, i: &Inst| load(w, env, i, $n, $buffer)) as Exec
@@ -95,6 +157,23 @@ pub const TABLE: &[(Op, Exec)] = &[
     (Op::S_BUFFER_LOAD_B128, sload!(4, true)),
     (Op::S_BUFFER_LOAD_B256, sload!(8, true)),
     (Op::S_BUFFER_LOAD_B512, sload!(16, true)),
+    // gfx12's widths.
+    (Op::S_LOAD_B96, sload!(3, false)),
+    (Op::S_BUFFER_LOAD_B96, sload!(3, true)),
+    (Op::S_LOAD_U8, narrow!(1, false, false)),
+    (Op::S_LOAD_I8, narrow!(1, true, false)),
+    (Op::S_LOAD_U16, narrow!(2, false, false)),
+    (Op::S_LOAD_I16, narrow!(2, true, false)),
+    (Op::S_BUFFER_LOAD_U8, narrow!(1, false, true)),
+    (Op::S_BUFFER_LOAD_I8, narrow!(1, true, true)),
+    (Op::S_BUFFER_LOAD_U16, narrow!(2, false, true)),
+    (Op::S_BUFFER_LOAD_I16, narrow!(2, true, true)),
+    // gfx12's prefetches: hints to caches this executor does not have.
+    (Op::S_PREFETCH_INST, nop as Exec),
+    (Op::S_PREFETCH_INST_PC_REL, nop as Exec),
+    (Op::S_PREFETCH_DATA, nop as Exec),
+    (Op::S_PREFETCH_DATA_PC_REL, nop as Exec),
+    (Op::S_BUFFER_PREFETCH_DATA, nop as Exec),
     (Op::S_GL1_INV, nop as Exec),
     (Op::S_DCACHE_INV, nop as Exec),
     // Address-translation probes only warm caches on hardware.

@@ -42,6 +42,27 @@ fn round_mode(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
     Ok(Flow::Next)
 }
 
+/// The barrier id -1 is the workgroup barrier; others are named barriers.
+fn barrier_signal(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    match w.read_s32(i.src[0]) as i32 {
+        -1 => Ok(Flow::Next),
+        id => named_barrier(id as u32),
+    }
+}
+
+fn barrier_wait(_: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    match i.imm as i16 {
+        -1 => Ok(Flow::Barrier),
+        id => named_barrier(id as i32 as u32),
+    }
+}
+
+fn named_barrier(id: u32) -> Result {
+    Err(Trap::Other(format!(
+        "named barrier {id}: softgpu models only the workgroup barrier (-1)"
+    )))
+}
+
 pub const TABLE: &[(Op, Exec)] = &[
     (Op::S_ENDPGM, endpgm as Exec),
     (Op::S_ENDPGM_SAVED, endpgm as Exec),
@@ -64,6 +85,17 @@ pub const TABLE: &[(Op, Exec)] = &[
         (|_: &mut Wave, _: &mut Env, _: &Inst| Ok(Flow::Yield)) as Exec,
     ),
     (
+        Op::S_SLEEP_VAR,
+        (|_: &mut Wave, _: &mut Env, _: &Inst| Ok(Flow::Yield)) as Exec,
+    ),
+    // gfx12 splits `s_barrier` in two: a wave signals its arrival, then
+    // waits for the others. The signal is not a rendezvous, so a wave that
+    // does work between the two lets no one pass early: the whole barrier
+    // is taken at the wait. Only the workgroup barrier (-1) is modelled;
+    // named barriers (`s_barrier_init`/`join`/`leave`) are not.
+    (Op::S_BARRIER_SIGNAL, barrier_signal as Exec),
+    (Op::S_BARRIER_WAIT, barrier_wait as Exec),
+    (
         Op::S_SETHALT,
         (|_: &mut Wave, _: &mut Env, _: &Inst| Ok(Flow::Yield)) as Exec,
     ),
@@ -77,6 +109,16 @@ pub const TABLE: &[(Op, Exec)] = &[
     (Op::S_NOP, nop as Exec),
     (Op::S_WAITCNT, nop as Exec),
     (Op::S_WAITCNT_DEPCTR, nop as Exec),
+    (Op::S_WAIT_ALU, nop as Exec),
+    (Op::S_WAIT_LOADCNT, nop as Exec),
+    (Op::S_WAIT_STORECNT, nop as Exec),
+    (Op::S_WAIT_SAMPLECNT, nop as Exec),
+    (Op::S_WAIT_BVHCNT, nop as Exec),
+    (Op::S_WAIT_EXPCNT, nop as Exec),
+    (Op::S_WAIT_DSCNT, nop as Exec),
+    (Op::S_WAIT_KMCNT, nop as Exec),
+    (Op::S_WAIT_LOADCNT_DSCNT, nop as Exec),
+    (Op::S_WAIT_STORECNT_DSCNT, nop as Exec),
     (Op::S_DELAY_ALU, nop as Exec),
     (Op::S_CLAUSE, nop as Exec),
     (Op::S_SETPRIO, nop as Exec),
@@ -124,6 +166,17 @@ pub const HINTS: &[Op] = &[
     Op::S_WAITCNT_VMCNT,
     Op::S_WAITCNT_EXPCNT,
     Op::S_WAITCNT_LGKMCNT,
+    // gfx12's split counters and its `s_waitcnt_depctr`.
+    Op::S_WAIT_ALU,
+    Op::S_WAIT_LOADCNT,
+    Op::S_WAIT_STORECNT,
+    Op::S_WAIT_SAMPLECNT,
+    Op::S_WAIT_BVHCNT,
+    Op::S_WAIT_EXPCNT,
+    Op::S_WAIT_DSCNT,
+    Op::S_WAIT_KMCNT,
+    Op::S_WAIT_LOADCNT_DSCNT,
+    Op::S_WAIT_STORECNT_DSCNT,
     Op::S_DELAY_ALU,
     Op::S_CLAUSE,
     Op::S_SET_INST_PREFETCH_DISTANCE,

@@ -8,6 +8,7 @@
 
 use softgpu_isa::{Inst, LaneSel, Op, Operand, Ty};
 
+use super::float::NanRule::{Number, Propagate};
 use super::float::*;
 use super::{cross_lane, Env, Exec, Flow, Result, Scratch};
 use crate::wave::{Lanes, Wave, MAX_LANES};
@@ -1096,6 +1097,34 @@ ops32! {
     V_MAX3_U16 => |a, b, c| (a & 0xffff).max(b & 0xffff).max(c & 0xffff),
     V_MED3_U16 => |a, b, c| { let (a, b, c) = (a & 0xffff, b & 0xffff, c & 0xffff); a.min(b).max(a.max(b).min(c)) },
     V_MAXMIN_F32 (m) => |a, b, c| vmin32(vmax32(a, b, m.ieee), c, m.ieee),
+    // gfx12's min/max families: `*_num` (a number beats NaN) and
+    // `*imum*` (NaN wins), whatever MODE says (gfx12 has no IEEE mode).
+    V_MAX_NUM_F32 => |a, b, _| mm32(Number, true, a, b),
+    V_MIN_NUM_F32 => |a, b, _| mm32(Number, false, a, b),
+    V_MAXIMUM_F32 => |a, b, _| mm32(Propagate, true, a, b),
+    V_MINIMUM_F32 => |a, b, _| mm32(Propagate, false, a, b),
+    V_MAX_NUM_F16 => |a, b, _| mm16(Number, true, a, b),
+    V_MIN_NUM_F16 => |a, b, _| mm16(Number, false, a, b),
+    V_MAXIMUM_F16 => |a, b, _| mm16(Propagate, true, a, b),
+    V_MINIMUM_F16 => |a, b, _| mm16(Propagate, false, a, b),
+    V_MAX3_NUM_F32 => |a, b, c| mm32(Number, true, mm32(Number, true, a, b), c),
+    V_MIN3_NUM_F32 => |a, b, c| mm32(Number, false, mm32(Number, false, a, b), c),
+    V_MAX3_NUM_F16 => |a, b, c| mm16(Number, true, mm16(Number, true, a, b), c),
+    V_MIN3_NUM_F16 => |a, b, c| mm16(Number, false, mm16(Number, false, a, b), c),
+    V_MAXIMUM3_F32 => |a, b, c| mm32(Propagate, true, mm32(Propagate, true, a, b), c),
+    V_MINIMUM3_F32 => |a, b, c| mm32(Propagate, false, mm32(Propagate, false, a, b), c),
+    V_MAXIMUM3_F16 => |a, b, c| mm16(Propagate, true, mm16(Propagate, true, a, b), c),
+    V_MINIMUM3_F16 => |a, b, c| mm16(Propagate, false, mm16(Propagate, false, a, b), c),
+    V_MINMAX_NUM_F32 => |a, b, c| mm32(Number, true, mm32(Number, false, a, b), c),
+    V_MAXMIN_NUM_F32 => |a, b, c| mm32(Number, false, mm32(Number, true, a, b), c),
+    V_MINMAX_NUM_F16 => |a, b, c| mm16(Number, true, mm16(Number, false, a, b), c),
+    V_MAXMIN_NUM_F16 => |a, b, c| mm16(Number, false, mm16(Number, true, a, b), c),
+    V_MINIMUMMAXIMUM_F32 => |a, b, c| mm32(Propagate, true, mm32(Propagate, false, a, b), c),
+    V_MAXIMUMMINIMUM_F32 => |a, b, c| mm32(Propagate, false, mm32(Propagate, true, a, b), c),
+    V_MINIMUMMAXIMUM_F16 => |a, b, c| mm16(Propagate, true, mm16(Propagate, false, a, b), c),
+    V_MAXIMUMMINIMUM_F16 => |a, b, c| mm16(Propagate, false, mm16(Propagate, true, a, b), c),
+    V_MED3_NUM_F32 => |a, b, c| med3_num(mm32, a, b, c, |x| fa(x).is_nan()),
+    V_MED3_NUM_F16 => |a, b, c| med3_num(mm16, a, b, c, |x| h(x).is_nan()),
     V_MINMAX_F32 (m) => |a, b, c| vmax32(vmin32(a, b, m.ieee), c, m.ieee),
     V_MAXMIN_F16 (m) => |a, b, c| vmin16(vmax16(a, b, m.ieee), c, m.ieee),
     V_MINMAX_F16 (m) => |a, b, c| vmax16(vmin16(a, b, m.ieee), c, m.ieee),
@@ -1237,6 +1266,10 @@ ops64! {
     V_FMA_F64 (m) => |a, b, c| fma64(dd(a), dd(b), dd(c), m.r16).to_bits(),
     V_MIN_F64 (m) => |a, b, _| vmin64(a, b, m.ieee),
     V_MAX_F64 (m) => |a, b, _| vmax64(a, b, m.ieee),
+    V_MAX_NUM_F64 => |a, b, _| mm64(Number, true, a, b),
+    V_MIN_NUM_F64 => |a, b, _| mm64(Number, false, a, b),
+    V_MAXIMUM_F64 => |a, b, _| mm64(Propagate, true, a, b),
+    V_MINIMUM_F64 => |a, b, _| mm64(Propagate, false, a, b),
     V_LDEXP_F64 (m) => |a, b, _| ldexp64(dd(a), b as u32 as i32, m.r16).to_bits(),
     V_DIV_FIXUP_F64 => |a, b, c| div_fixup64(dd(a), dd(b), dd(c)).to_bits(),
     V_RCP_F64 => |a, _, _| (1.0 / dd(a)).to_bits(),
@@ -1307,6 +1340,10 @@ pk! {
     V_PK_FMA_F16, true, (m) => |a, b, c| fma16(a, b, c, m.r16),
     V_PK_MIN_F16, true, (m) => |a, b, _| vmin16(a, b, m.ieee),
     V_PK_MAX_F16, true, (m) => |a, b, _| vmax16(a, b, m.ieee),
+    V_PK_MAX_NUM_F16, true => |a, b, _| mm16(Number, true, a, b),
+    V_PK_MIN_NUM_F16, true => |a, b, _| mm16(Number, false, a, b),
+    V_PK_MAXIMUM_F16, true => |a, b, _| mm16(Propagate, true, a, b),
+    V_PK_MINIMUM_F16, true => |a, b, _| mm16(Propagate, false, a, b),
     V_PK_ADD_U16, false, [U16] => |a, b, _| a as i64 + b as i64,
     V_PK_ADD_I16, false, [I16] => |a, b, _| a as i16 as i64 + b as i16 as i64,
     V_PK_SUB_U16, false, [U16] => |a, b, _| a as i64 - b as i64,
@@ -1631,9 +1668,37 @@ fn fma_mix(w: &mut Wave, i: &Inst, out: MixOut) -> Result {
     Ok(Flow::Next)
 }
 
+/// gfx12's `v_s_*` transcendentals: the VOP3 op of their VALU twin on one
+/// scalar source, written to an SGPR (RDNA4 guide, "VOP3 with an SGPR
+/// destination"). The twin's lane function runs with the same modifiers,
+/// rounding and denormal handling; every lane computes the same value, and
+/// lane 0's is written (an f16 result zero-extended).
+fn to_sgpr(w: &mut Wave, env: &mut Env, i: &Inst, twin: Op) -> Result {
+    let f = lane_fn(twin).ok_or(super::Trap::Unsupported)?;
+    let fp = w.mode.fp();
+    compute(w, i, env.tmp, 0, i.op.info().src, |a, b, c, r, n| {
+        f(a, b, c, r, n, fp)
+    });
+    w.write_s32(i.dst[0], env.tmp.res[0][0]);
+    Ok(Flow::Next)
+}
+
+const TABLE_TO_SGPR: &[(Op, Exec)] = &[
+    (Op::V_S_EXP_F32, bind!(to_sgpr, Op::V_EXP_F32)),
+    (Op::V_S_LOG_F32, bind!(to_sgpr, Op::V_LOG_F32)),
+    (Op::V_S_RCP_F32, bind!(to_sgpr, Op::V_RCP_F32)),
+    (Op::V_S_RSQ_F32, bind!(to_sgpr, Op::V_RSQ_F32)),
+    (Op::V_S_SQRT_F32, bind!(to_sgpr, Op::V_SQRT_F32)),
+    (Op::V_S_EXP_F16, bind!(to_sgpr, Op::V_EXP_F16)),
+    (Op::V_S_LOG_F16, bind!(to_sgpr, Op::V_LOG_F16)),
+    (Op::V_S_RCP_F16, bind!(to_sgpr, Op::V_RCP_F16)),
+    (Op::V_S_RSQ_F16, bind!(to_sgpr, Op::V_RSQ_F16)),
+    (Op::V_S_SQRT_F16, bind!(to_sgpr, Op::V_SQRT_F16)),
+];
+
 /// Every vector-ALU table.
-pub fn tables() -> [&'static [(Op, Exec)]; 4] {
-    [TABLE, TABLE32, TABLE64, TABLE_PK]
+pub fn tables() -> [&'static [(Op, Exec)]; 5] {
+    [TABLE, TABLE32, TABLE64, TABLE_PK, TABLE_TO_SGPR]
 }
 
 /// Handlers for plain instances of the pure 32-bit instructions.

@@ -765,8 +765,37 @@ const OPS: &[(MemOp, Exec)] = &[
     ),
     (
         MemOp::ATOMIC_CSUB_U32,
-        bind!(atomic32, false, |o, d, _| o.saturating_sub(d)),
+        bind!(atomic32, false, super::rmw::sub_clamp),
     ),
+    // gfx12's atomics.
+    (
+        MemOp::ATOMIC_SUB_CLAMP_U32,
+        bind!(atomic32, false, super::rmw::sub_clamp),
+    ),
+    (
+        MemOp::ATOMIC_COND_SUB_U32,
+        bind!(atomic32, false, super::rmw::cond_sub),
+    ),
+    (
+        MemOp::ATOMIC_MIN_NUM_F32,
+        bind!(atomic32, false, super::rmw::min_num32),
+    ),
+    (
+        MemOp::ATOMIC_MAX_NUM_F32,
+        bind!(atomic32, false, super::rmw::max_num32),
+    ),
+    (
+        MemOp::ATOMIC_PK_ADD_F16,
+        bind!(atomic32, false, super::rmw::pk_add_f16),
+    ),
+    (
+        MemOp::ATOMIC_PK_ADD_BF16,
+        bind!(atomic32, false, super::rmw::pk_add_bf16),
+    ),
+    // gfx12's cache write-back and invalidation: memory here is coherent.
+    (MemOp::INV, super::nop as Exec),
+    (MemOp::WB, super::nop as Exec),
+    (MemOp::WBINV, super::nop as Exec),
     (
         MemOp::ATOMIC_CMPSWAP_F32,
         bind!(atomic32, true, |o, d, c| if f(o) == f(c) { d } else { o }),

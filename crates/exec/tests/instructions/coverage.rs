@@ -1,4 +1,4 @@
-//! Which gfx11 opcodes the executor implements, and how many
+//! Which opcodes (gfx11 and gfx12) the executor implements, and how many
 //! instruction-level cases each has.
 //!
 //! Every op of a compute-relevant format must either have a handler or be
@@ -42,10 +42,14 @@ const UNHANDLED: &[(&str, &str)] = &[
     ("ds_sub_gs_reg_rtn", "geometry-shader streamout registers (graphics only)"),
 ];
 
-/// The compute ops of the families the executor runs (gfx11; gfx12's come
-/// with its decoder).
+/// The compute ops of every family the executor runs, each once (gfx12
+/// shares most of gfx11's).
 fn compute_ops() -> impl Iterator<Item = Op> {
-    ops_of(Family::Gfx11).filter(|op| !GRAPHICS_FORMATS.contains(&op.info().format))
+    let mut ops: Vec<Op> = Family::ALL.iter().flat_map(|&f| ops_of(f)).collect();
+    ops.sort_by_key(|op| op.0);
+    ops.dedup();
+    ops.into_iter()
+        .filter(|op| !GRAPHICS_FORMATS.contains(&op.info().format))
 }
 
 #[test]
@@ -73,10 +77,14 @@ fn cases_per_op() -> BTreeMap<&'static str, usize> {
     let mut counts = BTreeMap::new();
     for blocks in crate::suite().files.values().flatten() {
         for ab in blocks {
-            let Some(code) = ab.variants.iter().find_map(|(_, c)| c.as_ref().ok()) else {
+            let Some((variant, code)) = ab
+                .variants
+                .iter()
+                .find_map(|(v, c)| Some((v, c.as_ref().ok()?)))
+            else {
                 continue;
             };
-            for op in crate::ops_under_test(code) {
+            for op in crate::ops_under_test(variant, code) {
                 *counts.entry(op).or_default() += ab.block.cases.len();
             }
         }

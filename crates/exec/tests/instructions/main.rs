@@ -157,10 +157,11 @@ fn join(encoded: &[Result<Vec<u8>, String>]) -> Result<Code, String> {
 
 /// The op names a block exercises: every instruction it runs (both halves
 /// of a VOPD), since the cases check all their effects.
-pub fn ops_under_test(code: &Code) -> Vec<&'static str> {
+pub fn ops_under_test(variant: &Variant, code: &Code) -> Vec<&'static str> {
+    let family = Family::of_target(&variant.target).expect("a known target");
     code.starts
         .iter()
-        .filter_map(|&at| decode(Family::Gfx11, &code.bytes[at..]).ok())
+        .filter_map(|&at| decode(family, &code.bytes[at..]).ok())
         .flat_map(|inst| std::iter::once(inst.op.name()).chain(inst.vopd_y.map(|y| y.op.name())))
         .collect()
 }
