@@ -324,7 +324,7 @@ impl Prepared {
         let k = self.program.kernel(kernel).map_err(|e| e.to_string())?;
         let size = self.launch.block.iter().product::<u32>();
         let target = self.device.target();
-        let o = crate::inspect::kernel_occupancy(target, k, size, self.launch.dynamic_lds);
+        let o = crate::inspect::kernel_occupancy(target, k, size, self.launch.dynamic_lds)?;
         Ok((size, o))
     }
 
@@ -340,7 +340,7 @@ impl Prepared {
             .profile
             .as_ref()
             .ok_or("the dispatch was not profiled, so it cannot be estimated")?;
-        let profile = crate::inspect::part_profile(self.device.target());
+        let profile = crate::inspect::part_profile(self.device.target())?;
         Ok(softgpu_runtime::estimate::of_dispatch(
             &profile,
             &self.program,
@@ -366,19 +366,18 @@ impl Prepared {
 /// `profile --json` extends.
 pub fn stats_json(
     kernel: &str,
-    target: &str,
+    profile: &softgpu_runtime::profile::Profile,
     s: &DispatchStats,
     host_threads: usize,
     occupancy: serde_json::Value,
     estimate: Option<&softgpu_runtime::estimate::Estimate>,
 ) -> serde_json::Value {
-    // The profile the figures are labelled with: the target's built-in one.
-    // Counts are ISA-exact; `seconds` is host time, not the part's; the
-    // estimate, when there is one, is the part's time.
-    let profile = crate::inspect::part_profile(target);
+    // The figures are labelled with the part's built-in profile. Counts are
+    // ISA-exact; `seconds` is host time, not the part's; the estimate, when
+    // there is one, is the part's time.
     serde_json::json!({
         "kernel": kernel,
-        "target": target,
+        "target": profile.name,
         "profile": profile.profile_id,
         "profile_revision": profile.revision,
         "fidelity": profile.fidelity_of(estimate.is_some()).name(),
@@ -429,7 +428,7 @@ pub fn run(launch: &LaunchSpec, stats: bool, seeds: Option<u64>) -> Result<(), S
         let estimate = prepared.estimate(spec.kernel, &outcome)?;
         let json = stats_json(
             spec.kernel,
-            target,
+            &crate::inspect::part_profile(target)?,
             &outcome.stats,
             prepared.device.threads(),
             occupancy,

@@ -14,7 +14,7 @@ pub fn print_all(text: &str) -> Result<(), String> {
 
 use softgpu_exec::{Device, DeviceConfig};
 use softgpu_runtime::occupancy::{occupancy, KernelResources, Occupancy};
-use softgpu_runtime::profile::{Profile, DEFAULT_PROFILE};
+use softgpu_runtime::profile::Profile;
 
 /// The code object in `file`, placed on a device for `target` (None: the
 /// object's own, `args::device_target`).
@@ -74,13 +74,14 @@ pub fn disasm(file: &Path, target: Option<&str>) -> Result<(), String> {
 }
 
 /// The occupancy of `k` on `target` at its fixed workgroup size, else
-/// the largest it was compiled for (what LLVM assumes too).
-fn occupancy_of(target: &str, k: &softgpu_codeobj::Kernel) -> (u32, Occupancy) {
+/// the largest it was compiled for (what LLVM assumes too); `None` for a
+/// part softgpu has no profile of.
+fn occupancy_of(target: &str, k: &softgpu_codeobj::Kernel) -> Option<(u32, Occupancy)> {
     let size = k
         .meta
         .reqd_workgroup_size
         .map_or(k.meta.max_flat_workgroup_size, |[x, y, z]| x * y * z);
-    (size, kernel_occupancy(target, k, size, 0))
+    Some((size, kernel_occupancy(target, k, size, 0).ok()?))
 }
 
 /// The occupancy of `k` on the real `target` part for workgroups of
@@ -91,19 +92,16 @@ pub fn kernel_occupancy(
     k: &softgpu_codeobj::Kernel,
     workgroup_size: u32,
     dynamic_lds: u32,
-) -> Occupancy {
+) -> Result<Occupancy, String> {
     let resources = KernelResources::of(k, workgroup_size, dynamic_lds);
-    occupancy(&part_profile(target), &resources)
+    Ok(occupancy(&part_profile(target)?, &resources))
 }
 
 /// The built-in profile of the real `target` part, whose figures
-/// occupancy and time estimates use. Every processor the executor runs has
-/// one; the default profile stands in for any other.
-pub fn part_profile(target: &str) -> Profile {
-    Profile::built_in(target).unwrap_or_else(|_| Profile {
-        name: target.into(),
-        ..Profile::built_in(DEFAULT_PROFILE).expect("the default profile parses")
-    })
+/// occupancy and time estimates use (every processor the executor runs
+/// has one; no other part's figures stand in for a missing one).
+pub fn part_profile(target: &str) -> Result<Profile, String> {
+    Profile::built_in(target).map_err(|_| format!("softgpu has no profile of {target} yet"))
 }
 
 /// An occupancy as `inspect --json`, `run --stats` and `profile --json`
@@ -136,7 +134,6 @@ pub fn inspect(file: &Path, target: Option<&str>, json: bool) -> Result<(), Stri
     let co = &program.code_object;
     // The device the object runs on: `--target`, else its own processor.
     let device_target = target.map_or_else(|| co.target.to_string(), str::to_string);
-    let has_profile = Profile::built_in(&device_target).is_ok();
     let kernels: Vec<serde_json::Value> = co
         .kernels
         .iter()
@@ -154,13 +151,9 @@ pub fn inspect(file: &Path, target: Option<&str>, json: bool) -> Result<(), Stri
                     })
                 })
                 .collect();
-            // No profile of the part (gfx12 yet): no occupancy to claim.
-            let occupancy = if has_profile {
-                let (size, o) = occupancy_of(&device_target, k);
-                occupancy_json(size, &o)
-            } else {
-                serde_json::Value::Null
-            };
+            // No profile of the part: no occupancy to claim.
+            let occupancy = occupancy_of(&device_target, k)
+                .map_or(serde_json::Value::Null, |(size, o)| occupancy_json(size, &o));
             serde_json::json!({
                 "name": k.name,
                 "symbol": k.symbol,
@@ -213,11 +206,9 @@ pub fn inspect(file: &Path, target: Option<&str>, json: bool) -> Result<(), Stri
             k.meta.vgpr_count,
             k.meta.max_flat_workgroup_size
         );
-        if has_profile {
-            let (size, o) = occupancy_of(&device_target, k);
-            println!("  {}", occupancy_text(size, &o));
-        } else {
-            println!("  occupancy: softgpu has no profile of {device_target} yet");
+        match occupancy_of(&device_target, k) {
+            Some((size, o)) => println!("  {}", occupancy_text(size, &o)),
+            None => println!("  occupancy: softgpu has no profile of {device_target} yet"),
         }
         for (i, a) in k
             .meta

@@ -40,7 +40,7 @@ pub fn run(spec: &LaunchSpec, top: usize, json: bool) -> Result<(), String> {
     let wave64 = profile.wave_size() == 64;
     let report = Report {
         spec: &spec,
-        target: prepared.device.target(),
+        part: crate::inspect::part_profile(prepared.device.target())?,
         launch: &prepared.launch,
         stats: &stats,
         profile: &profile,
@@ -64,8 +64,8 @@ pub fn run(spec: &LaunchSpec, top: usize, json: bool) -> Result<(), String> {
 /// What the report shows, gathered once for either output form.
 struct Report<'a> {
     spec: &'a LaunchSpec<'a>,
-    /// The processor the device emulated.
-    target: &'a str,
+    /// The profile of the part the device emulated.
+    part: softgpu_runtime::profile::Profile,
     launch: &'a Launch,
     stats: &'a DispatchStats,
     profile: &'a InstructionProfile,
@@ -105,7 +105,7 @@ impl Report<'_> {
             out,
             "kernel {} ({}, wave{})",
             self.spec.kernel,
-            self.target,
+            self.part.name,
             self.profile.wave_size()
         )
         .ok();
@@ -169,7 +169,7 @@ impl Report<'_> {
         let occupancy = crate::inspect::occupancy_json(*size, o);
         let mut json = args::stats_json(
             self.spec.kernel,
-            self.target,
+            &self.part,
             self.stats,
             self.host_threads,
             occupancy,
