@@ -69,6 +69,11 @@ impl Mode {
     pub fn ieee(self) -> bool {
         self.bits & (1 << 9) != 0
     }
+    /// FP16_OVFL (bit 23): overflowing f16 results, and gfx12's f32 to
+    /// fp8/bf8 conversions, saturate to the largest finite value.
+    pub fn fp16_ovfl(self) -> bool {
+        self.bits & (1 << 23) != 0
+    }
     /// What float lane functions read: the two FP_ROUND fields and IEEE.
     #[inline(always)]
     pub fn fp(self) -> Fp {

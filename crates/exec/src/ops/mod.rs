@@ -30,6 +30,7 @@ mod rmw;
 pub mod cross_lane;
 pub mod ds;
 pub mod float;
+pub mod fp8;
 pub mod salu;
 pub mod smem;
 pub mod sopp;
@@ -190,6 +191,7 @@ fn own_handlers() -> impl Iterator<Item = (Op, Exec)> {
         vmem::TABLE,
         cross_lane::TABLE,
         wmma::TABLE,
+        fp8::TABLE,
     ]
     .into_iter()
     .chain(valu::tables())

@@ -1,31 +1,202 @@
-//! WMMA: 16×16×16 matrix multiply-accumulate across a wave (RDNA3 layout).
+//! WMMA and SWMMAC: 16×16 matrix multiply-accumulate across a wave, one
+//! driver for both families, parameterised by where each family keeps the
+//! matrix elements ([`Layout`]).
 //!
-//! Lanes 0–15 hold row m of A and column n of B (lanes 16–31 repeat them);
-//! the accumulator's VGPR r in lane l holds D[2r + l/16][l % 16] in wave32
-//! and D[4r + l/16][l % 16] in wave64 (whose upper 32 lanes mirror A/B).
+//! RDNA3 (gfx11): lanes 0–15 hold row m of A and column n of B (lanes
+//! 16–31 repeat them); the accumulator's VGPR r in lane l holds
+//! D[2r + l/16][l % 16] in wave32 and D[4r + l/16][l % 16] in wave64
+//! (whose upper 32 lanes mirror A/B); a 16-bit accumulator uses one half
+//! of each VGPR, chosen by OPSEL[2].
+//!
+//! RDNA4 (gfx12): A and B are not replicated: the K elements of a row
+//! (column) are spread over both half-waves (and in wave64 over all four
+//! 16-lane quarters), so A and B take half the VGPRs; D's VGPR r in lane l
+//! holds D[r + 8·(l/16)][l % 16] in wave32, and a 16-bit accumulator is
+//! packed two rows to a VGPR. The RDNA4 positions below are those of AMD's
+//! Matrix Instruction Calculator (`ROCm/amd_matrix_instruction_calculator`,
+//! `InstCalcGfx12`), which implements the RDNA4 ISA guide's WMMA tables.
 
 use softgpu_isa::{Inst, Op, Operand};
 
 use super::float::{f, h, to_h};
+use super::fp8::{decode, F8};
 use super::{Env, Exec, Flow, Result, Trap};
 use crate::wave::Wave;
 
-/// Element type of the A and B inputs.
-#[derive(Clone, Copy, PartialEq)]
+/// Element type of an A or B input.
+#[derive(Clone, Copy, PartialEq, Debug)]
 enum In {
     F16,
     BF16,
+    /// iu8: signed or not by the operand's NEG bit.
     U8,
+    /// iu4: likewise.
     U4,
+    Fp8,
+    Bf8,
+}
+
+impl In {
+    fn bits(self) -> usize {
+        match self {
+            In::F16 | In::BF16 => 16,
+            In::U8 | In::Fp8 | In::Bf8 => 8,
+            In::U4 => 4,
+        }
+    }
 }
 
 /// Element type of the accumulator and result.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, PartialEq, Debug)]
 enum Acc {
     F32,
     F16,
     BF16,
     I32,
+}
+
+/// Which family's register layout an op uses.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Layout {
+    Rdna3,
+    Rdna4,
+}
+
+/// One WMMA/SWMMAC op: D (16×16) = A (16×K) · B (K×16) + C.
+#[derive(Clone, Copy, Debug)]
+struct Shape {
+    a: In,
+    b: In,
+    acc: Acc,
+    k: usize,
+    /// SWMMAC: A is 4:2 sparse (two of each four K values stored, their
+    /// positions in the index VGPR, src2), and the accumulator is D.
+    sparse: bool,
+    layout: Layout,
+}
+
+/// Where an element lives: VGPR offset from the operand's first, lane,
+/// and bit offset in the 32-bit lane value.
+#[derive(Clone, Copy, PartialEq, Debug)]
+struct Slot {
+    reg: usize,
+    lane: usize,
+    shift: usize,
+}
+
+/// The slot of element k of row/column `i` of a dense A or B input (A's
+/// row i, B's column i: both matrices share the layout).
+fn dense_slot(
+    layout: Layout,
+    wave64: bool,
+    bits: usize,
+    k_total: usize,
+    i: usize,
+    k: usize,
+) -> Slot {
+    let shift = bits * (k % (32 / bits));
+    let (reg, lane) = match (layout, wave64, bits) {
+        // RDNA3: one row per lane, K along the VGPRs.
+        (Layout::Rdna3, _, _) => (k * bits / 32, i),
+        (Layout::Rdna4, false, 16) => (2 * (k / 8) + (k / 2) % 2, 16 * ((k / 4) % 2) + i),
+        (Layout::Rdna4, false, 8) => ((k / 4) % 2, 16 * (k / 8) + i),
+        (Layout::Rdna4, false, _) if k_total == 16 => (0, 16 * (k / 8) + i),
+        (Layout::Rdna4, false, _) => ((k / 8) % 2, 16 * (k / 16) + i),
+        (Layout::Rdna4, true, 16) => ((k / 2) % 2, 32 * ((k / 8) % 2) + 16 * ((k / 4) % 2) + i),
+        (Layout::Rdna4, true, 8) => (0, 32 * ((k / 4) % 2) + 16 * ((k / 8) % 2) + i),
+        // iu4 16x16x16 uses only lanes 0–31 of a wave64.
+        (Layout::Rdna4, true, _) if k_total == 16 => (0, 16 * (k / 8) + i),
+        (Layout::Rdna4, true, _) => (0, 32 * ((k / 8) % 2) + 16 * ((k / 16) % 2) + i),
+    };
+    Slot { reg, lane, shift }
+}
+
+/// SWMMAC (RDNA4 only): the dense B's slot of element k of column j.
+fn sparse_b_slot(wave64: bool, bits: usize, k_total: usize, j: usize, k: usize) -> Slot {
+    let shift = bits * (k % (32 / bits));
+    let (reg, lane) = match (wave64, bits) {
+        (false, 16) => (4 * (k / 16) + (k / 2) % 4, 16 * ((k / 8) % 2) + j),
+        (false, 8) => ((k / 4) % 4, 16 * (k / 16) + j),
+        (false, _) if k_total == 32 => ((k / 8) % 2, 16 * (k / 16) + j),
+        (false, _) => ((k / 8) % 4, 16 * (k / 32) + j),
+        (true, 16) => ((k / 2) % 4, 16 * (k / 8) + j),
+        (true, 8) => ((k / 4) % 2, 32 * ((k / 8) % 2) + 16 * (k / 16) + j),
+        (true, _) if k_total == 32 => (0, 32 * ((k / 8) % 2) + 16 * (k / 16) + j),
+        (true, _) => ((k / 8) % 2, 32 * ((k / 16) % 2) + 16 * (k / 32) + j),
+    };
+    Slot { reg, lane, shift }
+}
+
+/// SWMMAC: for the group of four K values holding (uncompressed) k in row
+/// i of the sparse A, the slot of its two stored values (the first at
+/// `shift`, the second `bits` above) and the bit offset of its 4-bit index
+/// field in the index VGPR (same lane), before the OPSEL set offset.
+/// Field bits [1:0] give the first stored value's position in the group,
+/// [3:2] the second's (the calculator's notes on 4:2 compression).
+fn sparse_a_slot(wave64: bool, bits: usize, k_total: usize, i: usize, k: usize) -> (Slot, usize) {
+    let (reg, lane) = match (wave64, bits) {
+        (false, 16) => (2 * (k / 16) + (k / 4) % 2, 16 * ((k / 8) % 2) + i),
+        (false, 8) => ((k / 8) % 2, 16 * (k / 16) + i),
+        (false, _) if k_total == 32 => (0, 16 * (k / 16) + i),
+        (false, _) => ((k / 16) % 2, 16 * (k / 32) + i),
+        (true, 16) => ((k / 4) % 2, 16 * (k / 8) + i),
+        (true, 8) => (0, 32 * ((k / 8) % 2) + 16 * (k / 16) + i),
+        // The 4-bit K=32 form's A uses only lanes 0–31 of a wave64.
+        (true, _) if k_total == 32 => (0, 16 * (k / 16) + i),
+        (true, _) => (0, 32 * ((k / 16) % 2) + 16 * (k / 32) + i),
+    };
+    // Two values of `bits` per group: 16-bit ones fill a VGPR.
+    let shift = if bits == 16 {
+        0
+    } else {
+        2 * bits * ((k / 4) % (16 / bits))
+    };
+    let index = match (wave64, bits) {
+        (false, 16) => 8 * (k / 16) + 4 * ((k / 4) % 2),
+        (false, 8) => 4 * ((k / 4) % 4),
+        (false, _) if k_total == 32 => 4 * ((k / 4) % 4),
+        (false, _) => 4 * ((k / 4) % 8),
+        (true, 16 | 8) => 4 * ((k / 4) % 2),
+        (true, _) => 4 * ((k / 4) % 4),
+    };
+    (Slot { reg, lane, shift }, index)
+}
+
+/// Index sets in the SWMMAC index VGPR (OPSEL, LLVM's `index_key`, picks
+/// one; each takes 32 / sets bits).
+fn index_sets(wave64: bool, bits: usize, k_total: usize) -> usize {
+    match (wave64, bits) {
+        (false, 4) if k_total == 64 => 1,
+        (false, _) => 2,
+        (true, 8 | 16) => 4,
+        (true, _) => 2,
+    }
+}
+
+/// The slot of D[i][j] (and of C[i][j]); `bits` is the accumulator width.
+fn out_slot(layout: Layout, wave64: bool, bits: usize, opsel: u8, i: usize, j: usize) -> Slot {
+    match (layout, wave64) {
+        (Layout::Rdna3, false) => Slot {
+            reg: i / 2,
+            lane: 16 * (i % 2) + j,
+            shift: if bits == 16 && opsel & 4 != 0 { 16 } else { 0 },
+        },
+        (Layout::Rdna3, true) => Slot {
+            reg: i / 4,
+            lane: 16 * (i % 4) + j,
+            shift: if bits == 16 && opsel & 4 != 0 { 16 } else { 0 },
+        },
+        (Layout::Rdna4, false) => Slot {
+            reg: if bits == 32 { i % 8 } else { (i / 2) % 4 },
+            lane: 16 * (i / 8) + j,
+            shift: if bits == 32 { 0 } else { 16 * (i % 2) },
+        },
+        (Layout::Rdna4, true) => Slot {
+            reg: if bits == 32 { i % 4 } else { (i / 2) % 2 },
+            lane: 32 * ((i / 4) % 2) + 16 * (i / 8) + j,
+            shift: if bits == 32 { 0 } else { 16 * (i % 2) },
+        },
+    }
 }
 
 fn vgpr(op: Operand) -> Result<usize> {
@@ -35,33 +206,29 @@ fn vgpr(op: Operand) -> Result<usize> {
     }
 }
 
-/// Element `k` of the 16 inputs that lane `l` holds, as f64 or integer.
-/// For the integer inputs `signed` is the operand's NEG bit; for the
-/// 16-bit floats `neg` holds NEG (bit 0, the low halves: even k) and
-/// NEG_HI (bit 1, the high halves: odd k) of the operand (ISA 7.9).
-fn element(w: &Wave, base: usize, l: usize, k: usize, ty: In, neg: u8) -> f64 {
+/// The element of type `ty` at `slot` of the operand starting at VGPR
+/// `base`, as f64. For the integer inputs NEG (bit 0 of `neg`) makes them
+/// signed; for the 16-bit floats NEG negates the low halves and NEG_HI
+/// (bit 1) the high ones (RDNA3 ISA 7.9; LLVM accepts neg_lo and neg_hi
+/// separately on gfx12 too). The fp8/bf8 forms take no A/B modifiers
+/// (llvm-mc-19 rejects them).
+fn element(w: &Wave, base: usize, slot: Slot, ty: In, neg: u8) -> f64 {
+    let v = w.vgpr[(base + slot.reg) % w.vgpr.len()][slot.lane] >> slot.shift;
     let signed = neg & 1 != 0;
-    let sign = if neg >> (k % 2) & 1 != 0 { -1.0 } else { 1.0 };
-    let reg = |idx: usize| w.vgpr[(base + idx) % w.vgpr.len()][l];
+    let sign = if neg >> (slot.shift / 16) & 1 != 0 {
+        -1.0
+    } else {
+        1.0
+    };
     match ty {
-        In::F16 => sign * h(reg(k / 2) >> (16 * (k % 2))) as f64,
-        In::BF16 => sign * f32::from_bits((reg(k / 2) >> (16 * (k % 2))) << 16) as f64,
-        In::U8 => {
-            let b = (reg(k / 4) >> (8 * (k % 4))) & 0xff;
-            if signed {
-                b as u8 as i8 as f64
-            } else {
-                b as f64
-            }
-        }
-        In::U4 => {
-            let n = (reg(k / 8) >> (4 * (k % 8))) & 0xf;
-            if signed {
-                ((n << 28) as i32 >> 28) as f64
-            } else {
-                n as f64
-            }
-        }
+        In::F16 => sign * h(v & 0xffff) as f64,
+        In::BF16 => sign * f32::from_bits((v & 0xffff) << 16) as f64,
+        In::U8 if signed => v as u8 as i8 as f64,
+        In::U8 => (v & 0xff) as f64,
+        In::U4 if signed => (((v << 28) as i32) >> 28) as f64,
+        In::U4 => (v & 0xf) as f64,
+        In::Fp8 => decode(F8::Fp8, v as u8) as f64,
+        In::Bf8 => decode(F8::Bf8, v as u8) as f64,
     }
 }
 
@@ -74,27 +241,10 @@ fn to_bf16(v: f32) -> u32 {
     (b + 0x7fff + (b >> 16 & 1)) >> 16
 }
 
-fn wmma(w: &mut Wave, i: &Inst, input: In, acc: Acc) -> Result {
-    let (a, b, c, d) = (vgpr(i.src[0])?, vgpr(i.src[1])?, i.src[2], vgpr(i.dst[0])?);
-    // Per operand: bit 0 its NEG bit, bit 1 its NEG_HI bit.
-    let neg = |src: u8| (i.mods.neg >> src & 1) | (i.mods.neg_hi >> src & 1) << 1;
-    let (neg_a, neg_b) = (neg(0), neg(1));
-    // On the float forms {NEG_HI[2], NEG[2]} act on C as {ABS, NEG}.
-    let (abs_c, neg_c) = (neg(2) & 2 != 0, neg(2) & 1 != 0);
-    let c_mod = |v: f32| {
-        let v = if abs_c { v.abs() } else { v };
-        if neg_c {
-            -v
-        } else {
-            v
-        }
-    };
-    let rows_per_reg = w.lanes / 16;
-    // VOP3P OPSEL[2] (C's and D's half for the 16-bit results).
-    let high_half = i.mods.opsel & 4 != 0;
-    // An inline constant C of a 16-bit WMMA is the constant in that type,
-    // replicated into both halves (ISA 7.9).
-    let c = match c {
+/// An inline constant C of a 16-bit WMMA is the constant in that type,
+/// replicated into both halves (ISA 7.9).
+fn const_c(c: Operand, acc: Acc) -> Operand {
+    match c {
         Operand::Const(k) if matches!(acc, Acc::F16 | Acc::BF16) => {
             let k = k as u32;
             let float = matches!(
@@ -117,57 +267,113 @@ fn wmma(w: &mut Wave, i: &Inst, input: In, acc: Acc) -> Result {
             Operand::Const((half | half << 16) as u64)
         }
         other => other,
+    }
+}
+
+fn wmma(w: &mut Wave, i: &Inst, s: Shape) -> Result {
+    let wave64 = w.lanes == 64;
+    let (a, b, d) = (vgpr(i.src[0])?, vgpr(i.src[1])?, vgpr(i.dst[0])?);
+    // SWMMAC accumulates into D; src2 is its index VGPR.
+    let (c, index) = if s.sparse {
+        (Operand::Vgpr(d as u16), Some(vgpr(i.src[2])?))
+    } else {
+        (const_c(i.src[2], s.acc), None)
     };
-    // Gather A (row m) and B (column n) from lanes 0..15.
-    let mut ma = [[0f64; 16]; 16];
-    let mut mb = [[0f64; 16]; 16];
+    // Per operand: bit 0 its NEG bit, bit 1 its NEG_HI bit.
+    let neg = |src: u8| (i.mods.neg >> src & 1) | (i.mods.neg_hi >> src & 1) << 1;
+    let (neg_a, neg_b) = (neg(0), neg(1));
+    // On the float forms {NEG_HI[2], NEG[2]} act on C as {ABS, NEG}.
+    let (abs_c, neg_c) = (neg(2) & 2 != 0, neg(2) & 1 != 0);
+    let c_mod = |v: f32| {
+        let v = if abs_c { v.abs() } else { v };
+        if neg_c {
+            -v
+        } else {
+            v
+        }
+    };
+    // Gather A (16×K, dense) and B (K×16).
+    let k_total = s.k;
+    let mut ma = vec![[0f64; 64]; 16];
+    let mut mb = vec![[0f64; 16]; 64];
     for m in 0..16 {
-        for k in 0..16 {
-            ma[m][k] = element(w, a, m, k, input, neg_a);
-            mb[k][m] = element(w, b, m, k, input, neg_b);
+        for k in 0..k_total {
+            if s.sparse {
+                let slot = sparse_b_slot(wave64, s.b.bits(), k_total, m, k);
+                mb[k][m] = element(w, b, slot, s.b, neg_b);
+            } else {
+                let slot = dense_slot(s.layout, wave64, s.a.bits(), k_total, m, k);
+                ma[m][k] = element(w, a, slot, s.a, neg_a);
+                let slot = dense_slot(s.layout, wave64, s.b.bits(), k_total, m, k);
+                mb[k][m] = element(w, b, slot, s.b, neg_b);
+            }
+        }
+        if let Some(index) = index {
+            let bits = s.a.bits();
+            let set = (i.mods.opsel as usize) % index_sets(wave64, bits, k_total);
+            let set_offset = set * 32 / index_sets(wave64, bits, k_total);
+            for group in 0..k_total / 4 {
+                let (slot, at) = sparse_a_slot(wave64, bits, k_total, m, 4 * group);
+                let idx = w.vgpr[index][slot.lane] >> (at + set_offset);
+                for n in 0..2 {
+                    let pos = 4 * group + (idx >> (2 * n) & 3) as usize;
+                    let slot = Slot {
+                        shift: slot.shift + n * bits,
+                        ..slot
+                    };
+                    // Both stored values may name the same position.
+                    ma[m][pos] += element(w, a, slot, s.a, neg_a);
+                }
+            }
         }
     }
-    let regs = 16 / rows_per_reg;
-    let mut out = vec![[0u32; 64]; regs];
-    for (r, out) in out.iter_mut().enumerate() {
-        for l in 0..w.lanes {
-            let (m, n) = (rows_per_reg * r + l / 16, l % 16);
+    let out_bits = if matches!(s.acc, Acc::F16 | Acc::BF16) {
+        16
+    } else {
+        32
+    };
+    let regs = 1
+        + (0..16 * 16)
+            .map(|e| out_slot(s.layout, wave64, out_bits, i.mods.opsel, e / 16, e % 16).reg)
+            .max()
+            .unwrap_or(0);
+    // D starts as its old value so that bits no element maps to (RDNA3's
+    // other half of a 16-bit accumulator) are preserved.
+    let mut out: Vec<[u32; 64]> = (0..regs).map(|r| w.vgpr[(d + r) % w.vgpr.len()]).collect();
+    for m in 0..16 {
+        for n in 0..16 {
+            let slot = out_slot(s.layout, wave64, out_bits, i.mods.opsel, m, n);
             let c_bits = match c {
-                Operand::Vgpr(cr) => w.vgpr[(cr as usize + r) % w.vgpr.len()][l],
+                Operand::Vgpr(cr) => w.vgpr[(cr as usize + slot.reg) % w.vgpr.len()][slot.lane],
                 other => w.read_s32(other),
-            };
-            let dot: f64 = (0..16).map(|k| ma[m][k] * mb[k][n]).sum();
-            let old = w.vgpr[(d + r) % w.vgpr.len()][l];
-            out[l] = match acc {
-                Acc::F32 => (dot as f32 + c_mod(f(c_bits))).to_bits(),
+            } >> slot.shift;
+            let dot: f64 = (0..k_total).map(|k| ma[m][k] * mb[k][n]).sum();
+            let word = &mut out[slot.reg][slot.lane];
+            match s.acc {
+                Acc::F32 => *word = (dot as f32 + c_mod(f(c_bits))).to_bits(),
                 Acc::I32 => {
                     let v = dot as i64 + c_bits as i32 as i64;
-                    if i.mods.clamp {
+                    *word = if i.mods.clamp {
                         v.clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32
                     } else {
                         v as i32 as u32
-                    }
+                    };
                 }
                 Acc::F16 | Acc::BF16 => {
-                    let c_half = if high_half {
-                        c_bits >> 16
+                    let cv = if s.acc == Acc::F16 {
+                        h(c_bits & 0xffff)
                     } else {
-                        c_bits & 0xffff
-                    };
-                    let cv = if acc == Acc::F16 {
-                        h(c_half)
-                    } else {
-                        f32::from_bits(c_half << 16)
+                        f32::from_bits((c_bits & 0xffff) << 16)
                     };
                     let v = dot as f32 + c_mod(cv);
-                    let bits = if acc == Acc::F16 { to_h(v) } else { to_bf16(v) };
-                    if high_half {
-                        (old & 0xffff) | bits << 16
+                    let bits = if s.acc == Acc::F16 {
+                        to_h(v)
                     } else {
-                        (old & 0xffff_0000) | bits
-                    }
+                        to_bf16(v)
+                    };
+                    *word = (*word & !(0xffff << slot.shift)) | bits << slot.shift;
                 }
-            };
+            }
         }
     }
     for (r, out) in out.iter().enumerate() {
@@ -177,29 +383,405 @@ fn wmma(w: &mut Wave, i: &Inst, input: In, acc: Acc) -> Result {
     Ok(Flow::Next)
 }
 
-pub const TABLE: &[(Op, Exec)] = &[
-    (
-        Op::V_WMMA_F32_16X16X16_F16,
-        (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::F16, Acc::F32)) as Exec,
-    ),
-    (
-        Op::V_WMMA_F32_16X16X16_BF16,
-        (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::BF16, Acc::F32)) as Exec,
-    ),
-    (
-        Op::V_WMMA_F16_16X16X16_F16,
-        (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::F16, Acc::F16)) as Exec,
-    ),
-    (
-        Op::V_WMMA_BF16_16X16X16_BF16,
-        (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::BF16, Acc::BF16)) as Exec,
-    ),
-    (
-        Op::V_WMMA_I32_16X16X16_IU8,
-        (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::U8, Acc::I32)) as Exec,
-    ),
-    (
-        Op::V_WMMA_I32_16X16X16_IU4,
-        (|w: &mut Wave, _: &mut Env, i: &Inst| wmma(w, i, In::U4, Acc::I32)) as Exec,
-    ),
-];
+macro_rules! wmma_table {
+    ($($op:ident => $layout:ident, $a:ident, $b:ident, $acc:ident, $k:expr, $sparse:expr;)*) => {
+        pub const TABLE: &[(Op, Exec)] = &[$((
+            Op::$op,
+            (|w: &mut Wave, _: &mut Env, i: &Inst| {
+                wmma(w, i, Shape {
+                    a: In::$a,
+                    b: In::$b,
+                    acc: Acc::$acc,
+                    k: $k,
+                    sparse: $sparse,
+                    layout: Layout::$layout,
+                })
+            }) as Exec,
+        ),)*];
+    };
+}
+
+wmma_table! {
+    V_WMMA_F32_16X16X16_F16 => Rdna3, F16, F16, F32, 16, false;
+    V_WMMA_F32_16X16X16_BF16 => Rdna3, BF16, BF16, F32, 16, false;
+    V_WMMA_F16_16X16X16_F16 => Rdna3, F16, F16, F16, 16, false;
+    V_WMMA_BF16_16X16X16_BF16 => Rdna3, BF16, BF16, BF16, 16, false;
+    V_WMMA_I32_16X16X16_IU8 => Rdna3, U8, U8, I32, 16, false;
+    V_WMMA_I32_16X16X16_IU4 => Rdna3, U4, U4, I32, 16, false;
+    V_WMMA_F32_16X16X16_F16_GFX12 => Rdna4, F16, F16, F32, 16, false;
+    V_WMMA_F32_16X16X16_BF16_GFX12 => Rdna4, BF16, BF16, F32, 16, false;
+    V_WMMA_F16_16X16X16_F16_GFX12 => Rdna4, F16, F16, F16, 16, false;
+    V_WMMA_BF16_16X16X16_BF16_GFX12 => Rdna4, BF16, BF16, BF16, 16, false;
+    V_WMMA_I32_16X16X16_IU8_GFX12 => Rdna4, U8, U8, I32, 16, false;
+    V_WMMA_I32_16X16X16_IU4_GFX12 => Rdna4, U4, U4, I32, 16, false;
+    V_WMMA_F32_16X16X16_FP8_FP8 => Rdna4, Fp8, Fp8, F32, 16, false;
+    V_WMMA_F32_16X16X16_FP8_BF8 => Rdna4, Fp8, Bf8, F32, 16, false;
+    V_WMMA_F32_16X16X16_BF8_FP8 => Rdna4, Bf8, Fp8, F32, 16, false;
+    V_WMMA_F32_16X16X16_BF8_BF8 => Rdna4, Bf8, Bf8, F32, 16, false;
+    V_WMMA_I32_16X16X32_IU4 => Rdna4, U4, U4, I32, 32, false;
+    V_SWMMAC_F32_16X16X32_F16 => Rdna4, F16, F16, F32, 32, true;
+    V_SWMMAC_F32_16X16X32_BF16 => Rdna4, BF16, BF16, F32, 32, true;
+    V_SWMMAC_F16_16X16X32_F16 => Rdna4, F16, F16, F16, 32, true;
+    V_SWMMAC_BF16_16X16X32_BF16 => Rdna4, BF16, BF16, BF16, 32, true;
+    V_SWMMAC_I32_16X16X32_IU8 => Rdna4, U8, U8, I32, 32, true;
+    V_SWMMAC_I32_16X16X32_IU4 => Rdna4, U4, U4, I32, 32, true;
+    V_SWMMAC_I32_16X16X64_IU4 => Rdna4, U4, U4, I32, 64, true;
+    V_SWMMAC_F32_16X16X32_FP8_FP8 => Rdna4, Fp8, Fp8, F32, 32, true;
+    V_SWMMAC_F32_16X16X32_FP8_BF8 => Rdna4, Fp8, Bf8, F32, 32, true;
+    V_SWMMAC_F32_16X16X32_BF8_FP8 => Rdna4, Bf8, Fp8, F32, 32, true;
+    V_SWMMAC_F32_16X16X32_BF8_BF8 => Rdna4, Bf8, Bf8, F32, 32, true;
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+    use std::process::Command;
+
+    use super::*;
+    use crate::harness::Bench;
+
+    /// Every element of a 16×K input lands on its own bits of the operand's
+    /// VGPRs, and together they fill them (wave32 and wave64).
+    #[test]
+    fn rdna4_input_layouts_are_bijections() {
+        for wave64 in [false, true] {
+            let lanes = if wave64 { 64 } else { 32 };
+            for (bits, k_total) in [(16, 16), (8, 16), (4, 16), (4, 32)] {
+                let mut seen = HashSet::new();
+                for i in 0..16 {
+                    for k in 0..k_total {
+                        let s = dense_slot(Layout::Rdna4, wave64, bits, k_total, i, k);
+                        for b in 0..bits {
+                            assert!(
+                                seen.insert((s.reg, s.lane, s.shift + b)),
+                                "{bits} {k_total}"
+                            );
+                        }
+                    }
+                }
+                // 16·K elements of `bits`: in wave64 iu4 K=16 fills half the lanes.
+                assert_eq!(seen.len(), 16 * k_total * bits);
+                let used_lanes: HashSet<_> = seen.iter().map(|s| s.1).collect();
+                let full = !(wave64 && bits == 4 && k_total == 16);
+                assert_eq!(used_lanes.len(), if full { lanes } else { 32 });
+            }
+            for (bits, k_total) in [(16, 32), (8, 32), (4, 32), (4, 64)] {
+                let mut seen = HashSet::new();
+                for j in 0..16 {
+                    for k in 0..k_total {
+                        let s = sparse_b_slot(wave64, bits, k_total, j, k);
+                        for b in 0..bits {
+                            assert!(seen.insert((s.reg, s.lane, s.shift + b)));
+                        }
+                    }
+                }
+                assert_eq!(seen.len(), 16 * k_total * bits);
+                // The sparse A: two values per group of four.
+                let mut seen = HashSet::new();
+                let mut index = HashSet::new();
+                for i in 0..16 {
+                    for g in 0..k_total / 4 {
+                        let (s, at) = sparse_a_slot(wave64, bits, k_total, i, 4 * g);
+                        for b in 0..2 * bits {
+                            assert!(seen.insert((s.reg, s.lane, s.shift + b)));
+                        }
+                        assert!(index.insert((s.lane, at)));
+                        assert!(at + 4 <= 32 / index_sets(wave64, bits, k_total));
+                    }
+                }
+                assert_eq!(seen.len(), 16 * k_total / 2 * bits);
+            }
+            for out_bits in [16, 32] {
+                let mut seen = HashSet::new();
+                for i in 0..16 {
+                    for j in 0..16 {
+                        let s = out_slot(Layout::Rdna4, wave64, out_bits, 0, i, j);
+                        assert!(seen.insert((s.reg, s.lane, s.shift)));
+                        assert!(s.lane < lanes);
+                    }
+                }
+                assert_eq!(seen.len(), 256);
+            }
+        }
+    }
+
+    fn assemble(text: &str) -> Vec<u8> {
+        let out = Command::new("llvm-mc-19")
+            .args(["-triple=amdgcn", "-mcpu=gfx1201", "-show-encoding"])
+            .arg("-mattr=+wavefrontsize32")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                use std::io::Write;
+                c.stdin.take().unwrap().write_all(text.as_bytes())?;
+                c.wait_with_output()
+            })
+            .expect("llvm-mc-19");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let mut bytes = Vec::new();
+        for line in text.lines().filter(|l| l.contains("encoding:")) {
+            let list = line
+                .split("encoding: [")
+                .nth(1)
+                .unwrap()
+                .split(']')
+                .next()
+                .unwrap();
+            bytes.extend(
+                list.split(',')
+                    .map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).unwrap()),
+            );
+        }
+        assert!(!bytes.is_empty(), "llvm-mc-19 made nothing of {text}");
+        bytes
+    }
+
+    /// A small deterministic generator.
+    fn rng(seed: &mut u64) -> u32 {
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (*seed >> 33) as u32
+    }
+
+    /// Runs `inst` on a wave32 whose A is v[0..], B v[16..], C/D v[32..]
+    /// (index v[48]), after `fill` set them; returns the wave.
+    /// (`None` while gfx12 code is not executed: see `Family::executed`.)
+    fn run(inst: &str, fill: impl FnOnce(&mut Wave)) -> Option<Bench> {
+        if !softgpu_isa::Family::Gfx12.executed() {
+            eprintln!("skipped: gfx12 is not executed yet");
+            return None;
+        }
+        let mut bench = Bench::new("gfx1201", crate::jit::JitMode::Off).unwrap();
+        bench.wave.lanes = 32;
+        fill(&mut bench.wave);
+        let code = assemble(inst);
+        bench.run(&code, 10).unwrap();
+        Some(bench)
+    }
+
+    /// Puts the 16-bit value of element (i, k) of a 16×16 matrix at the
+    /// RDNA4 wave32 position the ISA guide's table gives, written from
+    /// the register's side: VGPR r, lane l, half hh holds row l % 16 and
+    /// K = 8·(r / 2) + 4·(l / 16) + 2·(r % 2) + hh.
+    fn load16(w: &mut Wave, base: usize, val: impl Fn(usize, usize) -> u32) {
+        for r in 0..4 {
+            for l in 0..32 {
+                let i = l % 16;
+                let k0 = 8 * (r / 2) + 4 * (l / 16) + 2 * (r % 2);
+                w.vgpr[base + r][l] = val(i, k0) | val(i, k0 + 1) << 16;
+            }
+        }
+    }
+
+    /// D's f32 (i, j) in wave32: VGPR i % 8, lane 16·(i / 8) + j.
+    fn d32(w: &Wave, base: usize, i: usize, j: usize) -> u32 {
+        w.vgpr[base + i % 8][16 * (i / 8) + j]
+    }
+
+    #[test]
+    fn gfx12_f16_wmma_matches_a_matmul() {
+        let mut seed = 1;
+        let mut a = [[0u32; 16]; 16];
+        let mut b = [[0u32; 16]; 16];
+        let mut c = [[0f32; 16]; 16];
+        for i in 0..16 {
+            for k in 0..16 {
+                // Small integers and halves: exact in f16 and in the sums.
+                a[i][k] = to_h((rng(&mut seed) % 9) as f32 / 2.0 - 2.0);
+                b[k][i] = to_h((rng(&mut seed) % 7) as f32 - 3.0);
+                c[i][k] = (rng(&mut seed) % 100) as f32;
+            }
+        }
+        let Some(bench) = run(
+            "v_wmma_f32_16x16x16_f16 v[32:39], v[0:3], v[16:19], v[32:39] neg_lo:[1,0,0] neg_hi:[1,0,0]",
+            |w| {
+                load16(w, 0, |i, k| a[i][k]);
+                load16(w, 16, |j, k| b[k][j]);
+                for i in 0..16 {
+                    for j in 0..16 {
+                        w.vgpr[32 + i % 8][16 * (i / 8) + j] = c[i][j].to_bits();
+                    }
+                }
+            },
+        ) else {
+            return;
+        };
+        for i in 0..16 {
+            for j in 0..16 {
+                let dot: f32 = (0..16).map(|k| -h(a[i][k]) * h(b[k][j])).sum();
+                assert_eq!(f(d32(&bench.wave, 32, i, j)), dot + c[i][j], "{i} {j}");
+            }
+        }
+    }
+
+    #[test]
+    fn gfx12_f16_accumulator_is_packed() {
+        let Some(bench) = run(
+            "v_wmma_f16_16x16x16_f16 v[32:35], v[0:3], v[16:19], v[32:35]",
+            |w| {
+                load16(w, 0, |i, k| to_h((i + k) as f32));
+                load16(w, 16, |j, k| to_h(if k == j { 1.0 } else { 0.0 }));
+                for r in 32..36 {
+                    w.vgpr[r][..32].fill(to_h(0.5) * 0x1_0001);
+                }
+            },
+        ) else {
+            return;
+        };
+        // A · I + 0.5: D[i][j] in VGPR i/2 % 4, half i % 2, lane 16·(i/8) + j.
+        for i in 0..16 {
+            for j in 0..16 {
+                let v = bench.wave.vgpr[32 + (i / 2) % 4][16 * (i / 8) + j] >> (16 * (i % 2));
+                assert_eq!(h(v & 0xffff), (i + j) as f32 + 0.5, "{i} {j}");
+            }
+        }
+    }
+
+    #[test]
+    fn gfx12_fp8_wmma_matches_a_matmul() {
+        let mut seed = 7;
+        let mut a = [[0u8; 16]; 16];
+        let mut b = [[0u8; 16]; 16];
+        for i in 0..16 {
+            for k in 0..16 {
+                // Finite codes only (no NaN, no bf8 infinity).
+                a[i][k] = (rng(&mut seed) % 0x70) as u8 | (rng(&mut seed) as u8 & 0x80);
+                b[k][i] = (rng(&mut seed) % 0x70) as u8 | (rng(&mut seed) as u8 & 0x80);
+            }
+        }
+        // 8-bit A/B, wave32: VGPR r of lane l holds row l % 16, K =
+        // 8·(l / 16) + 4·r + byte.
+        let load8 = |w: &mut Wave, base: usize, val: &dyn Fn(usize, usize) -> u8| {
+            for r in 0..2 {
+                for l in 0..32 {
+                    w.vgpr[base + r][l] = (0..4)
+                        .map(|byte| (val(l % 16, 8 * (l / 16) + 4 * r + byte) as u32) << (8 * byte))
+                        .sum();
+                }
+            }
+        };
+        let Some(bench) = run(
+            "v_wmma_f32_16x16x16_fp8_bf8 v[32:39], v[0:1], v[16:17], 1.0",
+            |w| {
+                load8(w, 0, &|i, k| a[i][k]);
+                load8(w, 16, &|j, k| b[k][j]);
+            },
+        ) else {
+            return;
+        };
+        for i in 0..16 {
+            for j in 0..16 {
+                let dot: f64 = (0..16)
+                    .map(|k| decode(F8::Fp8, a[i][k]) as f64 * decode(F8::Bf8, b[k][j]) as f64)
+                    .sum();
+                assert_eq!(f(d32(&bench.wave, 32, i, j)), (dot + 1.0) as f32, "{i} {j}");
+            }
+        }
+    }
+
+    #[test]
+    fn gfx12_iu4_k32_wmma_matches_a_matmul() {
+        let mut seed = 3;
+        let mut a = [[0i64; 32]; 16];
+        let mut b = [[0i64; 16]; 32];
+        for i in 0..16 {
+            for k in 0..32 {
+                a[i][k] = (rng(&mut seed) % 16) as i64 - 8; // signed (NEG[0])
+                b[k][i] = (rng(&mut seed) % 16) as i64; // unsigned
+            }
+        }
+        // 4-bit, K = 32, wave32: VGPR r of lane l holds row l % 16,
+        // K = 16·(l / 16) + 8·r + nibble.
+        let load4 = |w: &mut Wave, base: usize, val: &dyn Fn(usize, usize) -> i64| {
+            for r in 0..2 {
+                for l in 0..32 {
+                    w.vgpr[base + r][l] = (0..8)
+                        .map(|n| ((val(l % 16, 16 * (l / 16) + 8 * r + n) as u32) & 0xf) << (4 * n))
+                        .sum();
+                }
+            }
+        };
+        let Some(bench) = run(
+            "v_wmma_i32_16x16x32_iu4 v[32:39], v[0:1], v[16:17], v[32:39] neg_lo:[1,0,0]",
+            |w| {
+                load4(w, 0, &|i, k| a[i][k]);
+                load4(w, 16, &|j, k| b[k][j]);
+                for r in 32..40 {
+                    w.vgpr[r][..32].fill(5);
+                }
+            },
+        ) else {
+            return;
+        };
+        for i in 0..16 {
+            for j in 0..16 {
+                let dot: i64 = (0..32).map(|k| a[i][k] * b[k][j]).sum();
+                assert_eq!(d32(&bench.wave, 32, i, j) as i32 as i64, dot + 5, "{i} {j}");
+            }
+        }
+    }
+
+    #[test]
+    fn gfx12_sparse_f16_swmmac_matches_a_matmul() {
+        let mut seed = 11;
+        // A is 16×32 with two nonzeros in each group of four.
+        let mut a = [[0f32; 32]; 16];
+        let mut stored = [[(0usize, 0f32); 16]; 16]; // (position, value) per stored slot
+        for i in 0..16 {
+            for g in 0..8 {
+                let p0 = (rng(&mut seed) % 3) as usize;
+                let p1 = p0 + 1 + (rng(&mut seed) % (3 - p0 as u32)) as usize;
+                for (n, p) in [p0, p1].into_iter().enumerate() {
+                    let v = (rng(&mut seed) % 9) as f32 - 4.0;
+                    a[i][4 * g + p] = v;
+                    stored[i][2 * g + n] = (p, v);
+                }
+            }
+        }
+        let mut b = [[0f32; 16]; 32];
+        for row in b.iter_mut() {
+            for v in row.iter_mut() {
+                *v = (rng(&mut seed) % 5) as f32 - 2.0;
+            }
+        }
+        let Some(bench) = run(
+            "v_swmmac_f32_16x16x32_f16 v[32:39], v[0:3], v[16:23], v48 index_key:1",
+            |w| {
+                // Sparse A, wave32: group g of row i in VGPR 2·(g / 4) + g % 2,
+                // lane 16·((g / 2) % 2) + i; its index nibble at bit
+                // 8·(g / 4) + 4·(g % 2) of set 1 (bits 16–31) of v48.
+                for i in 0..16 {
+                    for g in 0..8 {
+                        let (reg, lane) = (2 * (g / 4) + g % 2, 16 * ((g / 2) % 2) + i);
+                        let (p0, v0) = stored[i][2 * g];
+                        let (p1, v1) = stored[i][2 * g + 1];
+                        w.vgpr[reg][lane] = to_h(v0) | to_h(v1) << 16;
+                        let at = 16 + 8 * (g / 4) + 4 * (g % 2);
+                        w.vgpr[48][lane] |= ((p0 | p1 << 2) as u32) << at;
+                    }
+                }
+                // Dense B (32×16), wave32: VGPR r of lane l holds column
+                // l % 16, K = 16·(r / 4) + 8·(l / 16) + 2·(r % 4) + half.
+                for r in 0..8 {
+                    for l in 0..32 {
+                        let k = 16 * (r / 4) + 8 * (l / 16) + 2 * (r % 4);
+                        w.vgpr[16 + r][l] = to_h(b[k][l % 16]) | to_h(b[k + 1][l % 16]) << 16;
+                    }
+                }
+                for r in 32..40 {
+                    w.vgpr[r][..32].fill(1.5f32.to_bits());
+                }
+            },
+        ) else {
+            return;
+        };
+        for i in 0..16 {
+            for j in 0..16 {
+                let dot: f32 = (0..32).map(|k| a[i][k] * b[k][j]).sum();
+                assert_eq!(f(d32(&bench.wave, 32, i, j)), dot + 1.5, "{i} {j}");
+            }
+        }
+    }
+}
