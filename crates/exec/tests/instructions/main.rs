@@ -300,6 +300,7 @@ case_files!(
     dpp8,
     cross_lane,
     wmma,
+    gfx12_salu,
 );
 
 #[test]
