@@ -301,6 +301,7 @@ case_files!(
     cross_lane,
     wmma,
     gfx12_salu,
+    gfx12_minmax,
 );
 
 #[test]
