@@ -302,6 +302,7 @@ case_files!(
     wmma,
     gfx12_salu,
     gfx12_minmax,
+    gfx12_valu,
 );
 
 #[test]
