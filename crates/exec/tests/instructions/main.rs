@@ -303,6 +303,7 @@ case_files!(
     gfx12_salu,
     gfx12_minmax,
     gfx12_valu,
+    gfx12_smem,
 );
 
 #[test]
