@@ -304,6 +304,7 @@ case_files!(
     gfx12_minmax,
     gfx12_valu,
     gfx12_smem,
+    gfx12_ds,
 );
 
 #[test]
