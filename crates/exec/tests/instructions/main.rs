@@ -305,6 +305,7 @@ case_files!(
     gfx12_valu,
     gfx12_smem,
     gfx12_ds,
+    gfx12_vmem,
 );
 
 #[test]
