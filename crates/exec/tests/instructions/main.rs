@@ -306,6 +306,7 @@ case_files!(
     gfx12_smem,
     gfx12_ds,
     gfx12_vmem,
+    gfx12_sopp,
 );
 
 #[test]
