@@ -300,6 +300,13 @@ case_files!(
     dpp8,
     cross_lane,
     wmma,
+    gfx12_salu,
+    gfx12_minmax,
+    gfx12_valu,
+    gfx12_smem,
+    gfx12_ds,
+    gfx12_vmem,
+    gfx12_sopp,
 );
 
 #[test]
