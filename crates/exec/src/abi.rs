@@ -73,7 +73,8 @@ pub const fn launch_abi(family: Family) -> &'static LaunchAbi {
 }
 
 impl LaunchAbi {
-    /// MODE as rsrc1 sets it: round modes, denormal modes, DX10 clamp, IEEE.
+    /// MODE as rsrc1 sets it: round modes, denormal modes, DX10 clamp, IEEE,
+    /// and FP16_OVFL (rsrc1 bit 26 to MODE bit 23, both families).
     pub fn mode_bits(&self, d: &KernelDescriptor) -> u32 {
         let (ieee, dx10_clamp) = match self.float_mode {
             FloatMode::FromDescriptor => (d.ieee_mode, d.dx10_clamp),
@@ -85,6 +86,7 @@ impl LaunchAbi {
             | (d.float_denorm_mode_16_64 as u32 & 3) << 6
             | (dx10_clamp as u32) << 8
             | (ieee as u32) << 9
+            | (d.fp16_ovfl as u32) << 23
     }
 
     /// The system SGPR values after the user SGPRs, in ABI order: workgroup

@@ -547,18 +547,13 @@ mod tests {
 
     /// Runs `inst` on a wave32 whose A is v[0..], B v[16..], C/D v[32..]
     /// (index v[48]), after `fill` set them; returns the wave.
-    /// (`None` while gfx12 code is not executed: see `Family::executed`.)
-    fn run(inst: &str, fill: impl FnOnce(&mut Wave)) -> Option<Bench> {
-        if !softgpu_isa::Family::Gfx12.executed() {
-            eprintln!("skipped: gfx12 is not executed yet");
-            return None;
-        }
+    fn run(inst: &str, fill: impl FnOnce(&mut Wave)) -> Bench {
         let mut bench = Bench::new("gfx1201", crate::jit::JitMode::Off).unwrap();
         bench.wave.lanes = 32;
         fill(&mut bench.wave);
         let code = assemble(inst);
         bench.run(&code, 10).unwrap();
-        Some(bench)
+        bench
     }
 
     /// Puts the 16-bit value of element (i, k) of a 16×16 matrix at the
@@ -594,7 +589,7 @@ mod tests {
                 c[i][k] = (rng(&mut seed) % 100) as f32;
             }
         }
-        let Some(bench) = run(
+        let bench = run(
             "v_wmma_f32_16x16x16_f16 v[32:39], v[0:3], v[16:19], v[32:39] neg_lo:[1,0,0] neg_hi:[1,0,0]",
             |w| {
                 load16(w, 0, |i, k| a[i][k]);
@@ -605,9 +600,7 @@ mod tests {
                     }
                 }
             },
-        ) else {
-            return;
-        };
+        );
         for i in 0..16 {
             for j in 0..16 {
                 let dot: f32 = (0..16).map(|k| -h(a[i][k]) * h(b[k][j])).sum();
@@ -618,7 +611,7 @@ mod tests {
 
     #[test]
     fn gfx12_f16_accumulator_is_packed() {
-        let Some(bench) = run(
+        let bench = run(
             "v_wmma_f16_16x16x16_f16 v[32:35], v[0:3], v[16:19], v[32:35]",
             |w| {
                 load16(w, 0, |i, k| to_h((i + k) as f32));
@@ -627,9 +620,7 @@ mod tests {
                     w.vgpr[r][..32].fill(to_h(0.5) * 0x1_0001);
                 }
             },
-        ) else {
-            return;
-        };
+        );
         // A · I + 0.5: D[i][j] in VGPR i/2 % 4, half i % 2, lane 16·(i/8) + j.
         for i in 0..16 {
             for j in 0..16 {
@@ -662,15 +653,13 @@ mod tests {
                 }
             }
         };
-        let Some(bench) = run(
+        let bench = run(
             "v_wmma_f32_16x16x16_fp8_bf8 v[32:39], v[0:1], v[16:17], 1.0",
             |w| {
                 load8(w, 0, &|i, k| a[i][k]);
                 load8(w, 16, &|j, k| b[k][j]);
             },
-        ) else {
-            return;
-        };
+        );
         for i in 0..16 {
             for j in 0..16 {
                 let dot: f64 = (0..16)
@@ -703,7 +692,7 @@ mod tests {
                 }
             }
         };
-        let Some(bench) = run(
+        let bench = run(
             "v_wmma_i32_16x16x32_iu4 v[32:39], v[0:1], v[16:17], v[32:39] neg_lo:[1,0,0]",
             |w| {
                 load4(w, 0, &|i, k| a[i][k]);
@@ -712,9 +701,7 @@ mod tests {
                     w.vgpr[r][..32].fill(5);
                 }
             },
-        ) else {
-            return;
-        };
+        );
         for i in 0..16 {
             for j in 0..16 {
                 let dot: i64 = (0..32).map(|k| a[i][k] * b[k][j]).sum();
@@ -746,7 +733,7 @@ mod tests {
                 *v = (rng(&mut seed) % 5) as f32 - 2.0;
             }
         }
-        let Some(bench) = run(
+        let bench = run(
             "v_swmmac_f32_16x16x32_f16 v[32:39], v[0:3], v[16:23], v48 index_key:1",
             |w| {
                 // Sparse A, wave32: group g of row i in VGPR 2·(g / 4) + g % 2,
@@ -774,9 +761,7 @@ mod tests {
                     w.vgpr[r][..32].fill(1.5f32.to_bits());
                 }
             },
-        ) else {
-            return;
-        };
+        );
         for i in 0..16 {
             for j in 0..16 {
                 let dot: f32 = (0..32).map(|k| a[i][k] * b[k][j]).sum();

@@ -218,7 +218,7 @@ fn run_case(bench: &mut Bench, variant: &Variant, code: &Code, case: &Case) -> R
         buffer: bench.buffer(),
         code: bench.code_address(),
     };
-    let mut before = State::noise(lanes);
+    let mut before = State::noise(lanes, state::default_mode(&variant.target));
     for a in &case.inputs {
         before.write(&a.loc, &a.value, u64::MAX, addrs, None)?;
     }

@@ -15,10 +15,19 @@ pub struct Addrs {
     pub code: u64,
 }
 
-/// MODE as kernels usually start: round to nearest even, f32 and f16/f64
-/// denormals kept, DX10 clamp and IEEE mode on (rsrc1's defaults for
-/// compute kernels built by clang).
+/// MODE as gfx11 kernels usually start: round to nearest even, f32 and
+/// f16/f64 denormals kept, DX10 clamp and IEEE mode on (rsrc1's defaults
+/// for compute kernels built by clang).
 pub const DEFAULT_MODE: u32 = 3 << 4 | 3 << 6 | 1 << 8 | 1 << 9;
+
+/// MODE as `target`'s kernels start: gfx12 has no IEEE mode, so its
+/// launches leave the bit clear (the executor's launch ABI, `abi.rs`).
+pub fn default_mode(target: &str) -> u32 {
+    match softgpu_isa::Family::of_target(target) {
+        Some(softgpu_isa::Family::Gfx12) => DEFAULT_MODE & !(1 << 9),
+        _ => DEFAULT_MODE,
+    }
+}
 
 const EXEC_LO: usize = 126;
 const NULL: usize = 124;
@@ -51,8 +60,8 @@ fn noise_bytes(len: usize, seed: u64) -> Vec<u8> {
 
 impl State {
     /// Noise everywhere, except: EXEC has every lane on, `null` reads 0,
-    /// SCC is 0 and MODE is [`DEFAULT_MODE`].
-    pub fn noise(lanes: usize) -> State {
+    /// SCC is 0 and MODE is `mode`.
+    pub fn noise(lanes: usize, mode: u32) -> State {
         let vgpr = (0..NUM_VGPRS)
             .map(|r| std::array::from_fn(|l| noise((r * MAX_LANES + l) as u64)))
             .collect();
@@ -63,7 +72,7 @@ impl State {
             vgpr,
             sgpr,
             scc: false,
-            mode: DEFAULT_MODE,
+            mode,
             buffer: noise_bytes(BUFFER_BYTES, 0x20_0000),
             lds: noise_bytes(LDS_BYTES, 0x30_0000),
             scratch: noise_bytes(SCRATCH_LANE_BYTES * MAX_LANES, 0x40_0000),
