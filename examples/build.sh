@@ -3,11 +3,11 @@
 #
 # Needs the Debian packages clang-19 lld-19 llvm-19 rocm-device-libs (no ROCm
 # install, no GPU). rocm-device-libs 5.2.3 lacks the oclc_isa_version_*.bc
-# files for gfx11, so this script builds a private device-library folder:
+# files for gfx11 and gfx12, so this script builds a private device-library folder:
 # symlinks to every Debian bitcode library plus the missing ISA-version
 # constants, assembled with llvm-as-19.
 #
-# Usage: examples/build.sh [TARGET...]   (default: gfx1151 gfx1100)
+# Usage: examples/build.sh [TARGET...]   (default: gfx1151 gfx1100 gfx1201)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -15,7 +15,7 @@ src="$here/kernels"
 out="$here/bin"
 bitcode=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(gfx1151 gfx1100)
+[ ${#targets[@]} -eq 0 ] && targets=(gfx1151 gfx1100 gfx1201)
 
 # --- tools -----------------------------------------------------------------
 missing=()
@@ -41,7 +41,7 @@ for f in "$bitcode"/*.bc; do ln -s "$f" "$libs/"; done
 layout="$(clang-19 -x cl -target amdgcn-amd-amdhsa -nogpulib -S -emit-llvm -o - "$work/empty.cl" |
   sed -n 's/^target datalayout = "\(.*\)"$/\1/p')"
 [ -n "$layout" ] || { echo "build.sh: could not read clang-19's amdgcn datalayout" >&2; exit 1; }
-# gfxMmST -> M*1000 + S*100 + T, e.g. gfx1151 -> 11501, gfx1100 -> 11000.
+# gfxMmST -> M*1000 + S*100 + T, e.g. gfx1151 -> 11501, gfx1201 -> 12001.
 isa_version() {
   local d="${1#gfx}"
   echo $(( ${d:0:2} * 1000 + 16#${d:2:1} * 100 + 16#${d:3:1} ))

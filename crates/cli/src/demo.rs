@@ -15,7 +15,7 @@ use softgpu::{
 type Result<T, E = Box<dyn std::error::Error>> = std::result::Result<T, E>;
 
 /// Targets the embedded code objects were compiled for.
-pub const TARGETS: [&str; 2] = ["gfx1151", "gfx1100"];
+pub const TARGETS: [&str; 3] = ["gfx1151", "gfx1100", "gfx1201"];
 
 /// Kernel files of `examples/kernels/` whose code objects are embedded
 /// (`empty`, only for the API benchmarks, is not).
@@ -45,6 +45,10 @@ pub fn code_object(name: &str, target: &str) -> Result<&'static [u8], String> {
             }
             if name == $name && target == "gfx1100" {
                 static BYTES: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!("../../../examples/bin/", $name, "-gfx1100.hsaco")));
+                return Ok(&BYTES.0);
+            }
+            if name == $name && target == "gfx1201" {
+                static BYTES: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!("../../../examples/bin/", $name, "-gfx1201.hsaco")));
                 return Ok(&BYTES.0);
             }
         )*};

@@ -46,16 +46,18 @@ fn demo_passes() {
 /// The demo has no --target: it runs on whatever device SOFTGPU_PROFILE
 /// makes, with the code objects embedded for that target.
 #[test]
-fn demo_gfx1100_passes() {
-    let out = Command::new(env!("CARGO_BIN_EXE_softgpu"))
-        .args(["demo", "--threads", "1"])
-        .env("SOFTGPU_PROFILE", "gfx1100")
-        .output()
-        .expect("cannot run softgpu");
-    let stdout = text(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
-    assert!(stdout.contains("is gfx1100"), "{stdout}");
-    assert!(stdout.contains("12 of 12 checks passed"), "{stdout}");
+fn demo_gfx1100_and_gfx1201_pass() {
+    for part in ["gfx1100", "gfx1201"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_softgpu"))
+            .args(["demo", "--threads", "1"])
+            .env("SOFTGPU_PROFILE", part)
+            .output()
+            .expect("cannot run softgpu");
+        let stdout = text(&out.stdout);
+        assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+        assert!(stdout.contains(&format!("is {part}")), "{stdout}");
+        assert!(stdout.contains("12 of 12 checks passed"), "{stdout}");
+    }
 }
 
 #[test]

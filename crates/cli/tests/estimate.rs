@@ -33,8 +33,14 @@ const CHAINS: f64 = 8.0;
 /// peak FP32 (dual-issue) FLOP/s. RX 7900 XTX: 960 GB/s (384-bit GDDR6 at
 /// 20 Gbps) and 61.4 TFLOP/s (96 CUs at 2.5 GHz), as the launch reviews
 /// list them; Radeon 8060S: 256 GB/s (256-bit LPDDR5X-8000) and 29.7
-/// TFLOP/s (40 CUs at 2.9 GHz).
-const PARTS: [(&str, f64, f64); 2] = [("gfx1100", 960e9, 61.4e12), ("gfx1151", 256e9, 29.7e12)];
+/// TFLOP/s (40 CUs at 2.9 GHz); RX 9070 XT (RDNA4): 640 GB/s (256-bit
+/// GDDR6 at 20 Gbps) and 48.7 TFLOP/s (64 CUs at 2.97 GHz), as AMD
+/// announced it.
+const PARTS: [(&str, f64, f64); 3] = [
+    ("gfx1100", 960e9, 61.4e12),
+    ("gfx1151", 256e9, 29.7e12),
+    ("gfx1201", 640e9, 48.7e12),
+];
 
 fn softgpu_in(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_softgpu"))

@@ -66,6 +66,25 @@ fn scenario(name: &str, env: &[(&str, &str)]) -> String {
     common::scenario(exe, &[name, kernels], env)
 }
 
+/// The HSA runtime above the executor is the same for both GPU families:
+/// the scenarios that check results also pass on an RDNA4 agent running
+/// gfx1201 code.
+#[test]
+fn scenarios_run_on_a_gfx1201_agent() {
+    let (exe, _) = program();
+    let kernels = common::kernel_file("dispatch-kernels", KERNELS, "gfx1201");
+    let kernels = kernels.display().to_string();
+    for name in ["vadd", "ring", "grid2d", "barriers"] {
+        common::scenario(exe, &[name, &kernels], &[("SOFTGPU_PROFILE", "gfx1201")]);
+    }
+    let stderr = common::scenario(exe, &["fault", &kernels], &[("SOFTGPU_PROFILE", "gfx1201")]);
+    assert!(
+        stderr.contains("kernel wild faulted"),
+        "stderr:
+{stderr}"
+    );
+}
+
 #[test]
 fn vector_add_through_an_aql_queue() {
     scenario("vadd", &[]);

@@ -194,6 +194,17 @@ fn num_bytes(num: Num) -> u32 {
     }
 }
 
+/// gfx12's waits on vector memory (loads, stores, samples, BVH), alone or
+/// with LDS.
+const GFX12_MEMORY_WAITS: [Op; 6] = [
+    Op::S_WAIT_LOADCNT,
+    Op::S_WAIT_STORECNT,
+    Op::S_WAIT_SAMPLECNT,
+    Op::S_WAIT_BVHCNT,
+    Op::S_WAIT_LOADCNT_DSCNT,
+    Op::S_WAIT_STORECNT_DSCNT,
+];
+
 /// The cost of one execution of `inst` on a wave of `wave64`.
 fn cost(inst: &Inst, wave64: bool, perf: &Performance) -> Cost {
     let info = inst.op.info();
@@ -207,7 +218,12 @@ fn cost(inst: &Inst, wave64: bool, perf: &Performance) -> Cost {
                 _ => Cost::Free,
             }
         }
-        Format::Sopp if inst.op == Op::S_BARRIER => Cost::Barrier,
+        // gfx12's split counters: each names what it waits for.
+        Format::Sopp if GFX12_MEMORY_WAITS.contains(&inst.op) => Cost::Wait { memory: true },
+        Format::Sopp if [Op::S_WAIT_DSCNT, Op::S_WAIT_KMCNT].contains(&inst.op) => {
+            Cost::Wait { memory: false }
+        }
+        Format::Sopp if [Op::S_BARRIER, Op::S_BARRIER_WAIT].contains(&inst.op) => Cost::Barrier,
         // Hints the sequencer consumes without an issue slot.
         Format::Sopp if HINTS.contains(&inst.op) => Cost::Free,
         Format::Sopk if [Op::S_WAITCNT_VMCNT, Op::S_WAITCNT_VSCNT].contains(&inst.op) => {
