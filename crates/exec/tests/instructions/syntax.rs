@@ -30,7 +30,9 @@
 //! Directives: `@wave32` (the default), `@wave64`, `@waves` (both; the
 //! instruction text may then write `{vcc}`, `{exec}` and `{s0}`, which
 //! become `vcc_lo`/`vcc`, `exec_lo`/`exec`, `s0`/`s[0:1]`), `@targets T…`
-//! (default gfx1100 and gfx1151), `@mattr +feature` (passed to llvm-mc).
+//! (default gfx1100, gfx1151 and gfx1201), `@gfx11: REASON` (the block
+//! holds for gfx11 only, and why: gfx1100 and gfx1151), `@mattr +feature`
+//! (passed to llvm-mc).
 //!
 //! Locations:
 //! - `vN`, `v[N:N+1]` (64-bit), `vN.l` / `vN.h` (one 16-bit half: the other
@@ -179,8 +181,10 @@ pub struct Case {
 pub struct Directives {
     pub wave32: bool,
     pub wave64: bool,
-    /// Targets to run on (default gfx1100 and gfx1151).
+    /// Targets to run on (default gfx1100, gfx1151 and gfx1201).
     pub targets: Vec<String>,
+    /// Why the block holds for gfx11 only (`@gfx11: REASON`), if it does.
+    pub gfx11_only: Option<String>,
     /// Extra `-mattr` for llvm-mc.
     pub mattr: Option<String>,
 }
@@ -196,7 +200,10 @@ pub struct Block {
     pub comment: String,
 }
 
-pub const DEFAULT_TARGETS: [&str; 2] = ["gfx1100", "gfx1151"];
+pub const DEFAULT_TARGETS: [&str; 3] = ["gfx1100", "gfx1151", "gfx1201"];
+
+/// The targets of a `@gfx11:` block.
+pub const GFX11_TARGETS: [&str; 2] = ["gfx1100", "gfx1151"];
 
 /// Parses one case file.
 pub fn parse_file(file: &str, text: &str) -> Result<Vec<Block>, String> {
@@ -302,6 +309,14 @@ pub fn parse_file(file: &str, text: &str) -> Result<Vec<Block>, String> {
 }
 
 fn parse_directives(line: &str, d: &mut Directives) -> Result<(), String> {
+    if let Some(reason) = line.strip_prefix("@gfx11:") {
+        let reason = reason.trim();
+        if reason.is_empty() {
+            return Err("@gfx11: needs the reason the block holds for gfx11 only".into());
+        }
+        d.gfx11_only = Some(reason.to_string());
+        return Ok(());
+    }
     let mut words = line.split_whitespace().peekable();
     while let Some(w) = words.next() {
         match w {
@@ -327,7 +342,12 @@ fn finish_directives(mut d: Directives) -> Directives {
         d.wave32 = true;
     }
     if d.targets.is_empty() {
-        d.targets = DEFAULT_TARGETS.iter().map(|t| t.to_string()).collect();
+        let targets: &[&str] = if d.gfx11_only.is_some() {
+            &GFX11_TARGETS
+        } else {
+            &DEFAULT_TARGETS
+        };
+        d.targets = targets.iter().map(|t| t.to_string()).collect();
     }
     d
 }
