@@ -308,6 +308,7 @@ case_files!(
     gfx12_vmem,
     gfx12_sopp,
     gfx12_fp8,
+    gfx12_wmma,
 );
 
 #[test]
