@@ -307,6 +307,8 @@ case_files!(
     gfx12_ds,
     gfx12_vmem,
     gfx12_sopp,
+    gfx12_fp8,
+    gfx12_wmma,
 );
 
 #[test]
