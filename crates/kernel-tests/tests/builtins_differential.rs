@@ -1,6 +1,6 @@
 //! Differential test of the OpenCL C built-ins (`src/diffgen`): random
 //! kernels compiled with clang-19 and run on softgpu against the host-C
-//! oracle, bit for bit, on gfx1100 and gfx1151 in wave32 and wave64.
+//! oracle, bit for bit, on gfx1100, gfx1151 and gfx1201 in wave32 and wave64.
 //!
 //! The fixed seeds `0..SLICES` cover the generator's whole focus list: every
 //! integer built-in over every integer type, min/max/clamp/select/bitselect
@@ -103,6 +103,16 @@ fn gfx1151_wave32() {
 #[test]
 fn gfx1151_wave64() {
     check("gfx1151", true)
+}
+
+#[test]
+fn gfx1201_wave32() {
+    check("gfx1201", false)
+}
+
+#[test]
+fn gfx1201_wave64() {
+    check("gfx1201", true)
 }
 
 /// The oracle itself, on values worked out by hand from the OpenCL C spec
