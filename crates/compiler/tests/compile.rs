@@ -325,7 +325,7 @@ fn missing_device_libraries_name_rocm_device_libs() {
 
 #[test]
 fn bad_targets_are_refused() {
-    for t in ["gfx1030", "gfx1201", "gfx11", "sm_80"] {
+    for t in ["gfx1030", "gfx1301", "gfx11", "sm_80"] {
         let e = Compiler::new(t).unwrap_err();
         assert!(matches!(e, CompileError::BadTarget { .. }), "{t}: {e:?}");
         assert!(e.to_string().contains(t));
@@ -335,7 +335,7 @@ fn bad_targets_are_refused() {
 #[test]
 fn device_lib_dir_holds_the_gfx11_isa_version_library() {
     let cache = TempDir::new().unwrap();
-    for (target, digits) in [("gfx1151", "1151"), ("gfx1100", "1100")] {
+    for (target, digits) in [("gfx1151", "1151"), ("gfx1100", "1100"), ("gfx1201", "1201")] {
         let dir = ok(compiler(target, &cache).device_lib_dir());
         assert!(dir.starts_with(cache.path()));
         assert!(dir.join("ocml.bc").exists());

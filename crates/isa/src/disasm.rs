@@ -80,7 +80,7 @@ pub fn disassemble_with(inst: &Inst, opts: &DisasmOptions) -> String {
 
 // ---- operands --------------------------------------------------------------
 
-fn sgpr_name(n: u8, dwords: u8) -> String {
+pub(crate) fn sgpr_name(n: u8, dwords: u8) -> String {
     let last = n as u32 + dwords.max(1) as u32 - 1;
     match (n, dwords) {
         (0..=105, 0 | 1) => format!("s{n}"),
@@ -385,7 +385,7 @@ fn prefetch(inst: &Inst) -> String {
 
 /// A memory instruction's cache policy as its family spells it: gfx11's
 /// glc/slc/dlc bits, gfx12's temporal hint and scope.
-fn policy(inst: &Inst) -> String {
+pub(crate) fn policy(inst: &Inst) -> String {
     match inst.family {
         crate::Family::Gfx11 => cache_text(inst.flags),
         crate::Family::Gfx12 => th_scope(inst),

@@ -229,6 +229,8 @@ pub mod image {
 ///   atomics), `src[0]` vaddr0, `src[1]` srsrc, `src[2]` ssamp (samplers),
 ///   `imm` the NSA addresses, `aux` the [`image`] fields; glc/slc/dlc/tfe in
 ///   `flags`. The data and address widths depend on dmask, dim and a16.
+///   gfx12's VIMAGE/VSAMPLE alike, always NSA (`imm` vaddr1-4), th/scope
+///   in `cache`.
 /// - EXP: `src[0..4]` the enabled sources, `aux` the target (bits 0-5),
 ///   `imm` the enable mask | done << 4 | row_en << 5.
 /// - VINTERP: `dst[0]`, `src[0..3]`, neg/op_sel/clamp in `mods`, `imm`

@@ -9,6 +9,18 @@
 //! has no instruction variant: the variant its decoder found first.
 
 use crate::inst::{flags, image, Inst, Operand};
+use crate::Family;
+
+/// How many address operands an instruction's word names: gfx11's NSA
+/// form five; gfx12's VIMAGE five and VSAMPLE (the sampler ops) four. The
+/// last covers all remaining addresses (partial NSA).
+fn fields(s: &Shape, i: &Inst) -> u32 {
+    if i.family == Family::Gfx12 && s.sampler {
+        4
+    } else {
+        5
+    }
+}
 
 /// What an image op's name says about its operands.
 #[derive(Clone, Copy, Debug, Default)]
@@ -145,8 +157,25 @@ fn seq_default(s: &Shape) -> u32 {
     *sizes(s).start()
 }
 
-fn nsa_default(s: &Shape) -> u32 {
-    (*sizes(s).end()).min(5)
+fn nsa_default(s: &Shape, fields: u32) -> u32 {
+    (*sizes(s).end()).min(fields)
+}
+
+/// Whether LLVM's decoder finds a gfx12 VIMAGE word's one-address
+/// variant: the variants' unused address fields are zero, so it does when
+/// all fields past vaddr0 are. That variant is no address list, so an op
+/// needing more addresses prints as found (VSAMPLE's are widened as usual).
+fn single12(s: &Shape, i: &Inst) -> bool {
+    !s.sampler && (1..fields(s, i)).all(|k| addr_byte(i, k) == 0)
+}
+
+/// Address field `k` (0: vaddr0) of an NSA word.
+fn addr_byte(i: &Inst, k: u32) -> u32 {
+    if k == 0 {
+        vgpr(i.src[0])
+    } else {
+        i.imm as u32 >> (8 * (k - 1)) & 0xff
+    }
 }
 
 /// Data dwords from dmask, d16 (packed halves) and tfe.
@@ -174,13 +203,17 @@ fn regs(s: &Shape, i: &Inst) -> Option<Regs> {
     if !nsa && addr > 12 {
         addr = 16;
     }
-    // One address never uses the NSA form.
+    // One address never uses gfx11's NSA form; gfx12 has no other.
+    let least = if i.family == Family::Gfx12 { 1 } else { 2 };
     let exists = if nsa {
-        addr >= 2 && sizes(s).contains(&addr)
+        addr >= least && sizes(s).contains(&addr)
     } else {
         seq_exists(s, addr)
     };
     if !s.bvh && !exists {
+        return None;
+    }
+    if i.family == Family::Gfx12 && !s.bvh && addr > 1 && single12(s, i) {
         return None;
     }
     let data = data_dwords(s, i);
@@ -196,12 +229,13 @@ fn regs(s: &Shape, i: &Inst) -> Option<Regs> {
     };
     // A range past v255 has no register class either.
     let vdata = vgpr(i.dst[0]).max(vgpr(i.src[3]));
+    let last = fields(s, i) - 1;
     let last_addr = if nsa {
-        i.imm as u32 >> 24
+        i.imm as u32 >> (8 * (last - 1)) & 0xff
     } else {
         vgpr(i.src[0])
     };
-    let addr_tail = if nsa { addr.saturating_sub(4) } else { addr };
+    let addr_tail = if nsa { addr.saturating_sub(last) } else { addr };
     if vdata + data > 256 || last_addr + addr_tail > 256 {
         return None;
     }
@@ -244,11 +278,17 @@ fn nsa_list(s: &Shape, i: &Inst, addr: u32) -> String {
         } else {
             vec![node, 1, 3, 3, 3]
         }
-    } else if addr <= 5 {
+    } else if addr <= fields(s, i) {
         vec![1; addr as usize]
     } else {
-        vec![1, 1, 1, 1, addr - 4]
+        let last = fields(s, i) - 1;
+        let mut w = vec![1; last as usize];
+        w.push(addr - last);
+        w
     };
+    if widths.len() == 1 {
+        return vrange(bytes[0], widths[0]); // gfx12's single address
+    }
     let list: Vec<String> = widths
         .iter()
         .zip(bytes)
@@ -271,25 +311,35 @@ pub(crate) fn text(name: &str, i: &Inst) -> String {
             } else {
                 1 + s.cmpswap as u32
             };
-            // The widest NSA variant, the narrowest sequential one.
-            let addr = if nsa {
-                nsa_list(&s, i, nsa_default(&s))
+            // The widest NSA variant, the narrowest sequential one; gfx12's
+            // one-address variant when its decoder found that.
+            let addr = if i.family == Family::Gfx12 && !s.bvh && single12(&s, i) {
+                vrange(vgpr(i.src[0]), 1)
+            } else if nsa {
+                nsa_list(&s, i, nsa_default(&s, fields(&s, i)))
             } else {
                 vrange(vgpr(i.src[0]), seq_default(&s))
             };
             (data, addr)
         }
     };
+    let sregs = |n: u8, k: u32| {
+        if i.family == Family::Gfx12 {
+            crate::disasm::sgpr_name(n, k as u8)
+        } else {
+            srange(n, k)
+        }
+    };
     let rsrc = match i.src[1] {
-        Operand::Sgpr(n) => srange(n, if s.bvh { 4 } else { 8 }),
+        Operand::Sgpr(n) => sregs(n, if s.bvh { 4 } else { 8 }),
         _ => String::new(),
     };
     let mut parts = vec![vrange(vdata, data), vaddr, rsrc];
     if let Operand::Sgpr(n) = i.src[2] {
-        parts.push(srange(n, 4));
+        parts.push(sregs(n, 4));
     }
-    // LLVM's NSA sampler syntax has two spaces after the mnemonic.
-    let mut out = if s.sampler && nsa {
+    // LLVM's gfx11 NSA sampler syntax has two spaces after the mnemonic.
+    let mut out = if s.sampler && nsa && i.family == Family::Gfx11 {
         " ".to_string()
     } else {
         String::new()
@@ -316,15 +366,7 @@ fn modifiers(s: &Shape, i: &Inst) -> String {
     if on(image::UNORM) {
         out.push_str(" unorm");
     }
-    for (bit, name) in [
-        (flags::GLC, " glc"),
-        (flags::SLC, " slc"),
-        (flags::DLC, " dlc"),
-    ] {
-        if i.flags & bit != 0 {
-            out.push_str(name);
-        }
-    }
+    out.push_str(&crate::disasm::policy(i));
     for (bit, name) in [(image::R128, " r128"), (image::A16, " a16")] {
         if on(bit) {
             out.push_str(name);

@@ -560,6 +560,123 @@ fn vbuffer12(op: u32) -> Vec<Vec<u8>> {
     v
 }
 
+/// gfx12's image words: VIMAGE (`sample` false) or VSAMPLE; `lo` the
+/// first word's fields besides op, `w1` the second's besides vdata v0,
+/// vaddr v4, v5, … in the first `na` address fields (LLVM rejects a
+/// nonzero field past an op's widest address variant, so fewer are tried
+/// too), srsrc s[8:15] and VSAMPLE's ssamp s[16:19] unless `w1` names them.
+fn image12_word(sample: bool, op: u32, lo: u32, w1: u32, na: u32) -> Vec<u8> {
+    let va = |k: u32| if k < na { 4 + k } else { 0 };
+    let (w0, w1) = if sample {
+        let samp = if w1 >> 23 == 0 { 16 << 23 } else { 0 };
+        (0xE400_0000 | op << 14 | lo, samp | w1)
+    } else {
+        (0xD000_0000 | op << 14 | lo, va(4) << 24 | w1)
+    };
+    let rsrc = if w1 >> 9 & 0x1ff == 0 { 8 << 9 } else { 0 };
+    le(&[
+        w0,
+        rsrc | w1,
+        va(0) | va(1) << 8 | va(2) << 16 | va(3) << 24,
+    ])
+}
+
+fn image12(sample: bool, op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    let nas: &[u32] = if sample {
+        &[4, 3, 2, 1]
+    } else {
+        &[5, 4, 3, 2, 1]
+    };
+    // Every dim, with and without a16, every address count.
+    for dim in 0..8 {
+        for a16 in [0, 1 << 6] {
+            for &na in nas {
+                v.push(image12_word(sample, op, 0xf << 22 | dim | a16, 0, na));
+            }
+        }
+    }
+    // Data widths: dmask, d16, tfe (VSAMPLE: bit 3 of the first word,
+    // VIMAGE: bit 23 of the second).
+    for dmask in [0, 1, 3, 5, 7, 0xf] {
+        for d16 in [0, 1 << 5] {
+            for tfe in [false, true] {
+                let (lo, w1) = match (tfe, sample) {
+                    (false, _) => (0, 0),
+                    (true, true) => (1 << 3, 0),
+                    (true, false) => (0, 1 << 23),
+                };
+                for &na in &[nas[0], 1] {
+                    v.push(image12_word(sample, op, dmask << 22 | d16 | lo, w1, na));
+                }
+            }
+        }
+    }
+    // The other fields: r128, unorm, lwe (VSAMPLE's), the cache policy, and
+    // the resource and sampler registers.
+    let w1s = [
+        1 << 8,
+        1 << 20,
+        2 << 20 | 3 << 18,
+        3 << 20 | 3 << 18,
+        3 << 20 | 1 << 18,
+        7 << 20 | 2 << 18,
+        5 << 20 | 2 << 18,
+        1 << 18,
+        100 << 9,
+        116 << 9,
+    ];
+    // VSAMPLE's sampler at s[100:103], ttmp[0:3] and null.
+    let ssamps: &[u32] = if sample {
+        &[100 << 23, 108 << 23, 124 << 23]
+    } else {
+        &[]
+    };
+    for &w1 in w1s.iter().chain(ssamps) {
+        for &na in &[nas[0], 2, 1] {
+            v.push(image12_word(
+                sample,
+                op,
+                0xf << 22 | 1 | 1 << 4 | 1 << 13,
+                w1,
+                na,
+            ));
+        }
+    }
+    // Ranges that would run past v255.
+    for &na in nas {
+        let w0 = 0xf << 22 | 2;
+        let mut w = image12_word(sample, op, w0, 254, na);
+        w[8] = 250;
+        v.push(w);
+        let mut w = image12_word(sample, op, w0, 0, na);
+        // The last address field: vaddr4 is the second word's top byte.
+        w[if na == 5 { 7 } else { 8 + na as usize - 1 }] = 252;
+        v.push(w);
+    }
+    // Ray queries: r128 set, 128-bit resource s[8:11], the vector fields
+    // at v4, v5, v6, v9, v12.
+    if !sample {
+        for a16 in [0, 1 << 6] {
+            for (va4, na) in [(12, 4), (0, 4), (12, 3)] {
+                let w0 = 0xD000_0000 | op << 14 | 0xf << 22 | 1 << 4 | a16;
+                let va = [4u32, 5, 6, 9];
+                let w2 = (0..na).fold(0, |acc, k| acc | va[k] << (8 * k));
+                v.push(le(&[w0, va4 << 24 | 8 << 9, w2]));
+            }
+        }
+    }
+    v
+}
+
+fn vimage12(op: u32) -> Vec<Vec<u8>> {
+    image12(false, op)
+}
+
+fn vsample12(op: u32) -> Vec<Vec<u8>> {
+    image12(true, op)
+}
+
 /// The encodings both families lay out alike (their opcodes differ).
 const SHARED: &[Enc] = &[
     ("SOP1", 256, sop1),
@@ -588,11 +705,13 @@ const GFX11: &[Enc] = &[
     ("MIMG", 256, mimg),
 ];
 
-/// gfx12's own: SMEM, VFLAT/VSCRATCH/VGLOBAL, VBUFFER (images not yet).
+/// gfx12's own: SMEM, VFLAT/VSCRATCH/VGLOBAL, VBUFFER, VIMAGE, VSAMPLE.
 const GFX12: &[Enc] = &[
     ("SMEM", 64, smem12),
     ("VMEM", 256, vmem12),
     ("VBUFFER", 256, vbuffer12),
+    ("VIMAGE", 256, vimage12),
+    ("VSAMPLE", 256, vsample12),
 ];
 
 /// The LLVM mnemonic without the encoding suffix.

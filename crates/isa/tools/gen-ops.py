@@ -251,6 +251,26 @@ def vbuffer(base):
     return enc
 
 
+def vimage(op, f):
+    # VIMAGE: dim (bits 0-2), r128/d16/a16 (4-6), op (14-21), dmask (22-25);
+    # vdata (0-7), srsrc (9-17), scope, th, tfe (23) and vaddr4 (24-31);
+    # vaddr0-3 a byte each. vdata v0, srsrc s[8:15], the first `na` of
+    # vaddr0-4 v4..v8 (LLVM rejects a nonzero field past the op's widest
+    # address variant); the ray queries need r128 (`fixed`).
+    va = [4 + k if k < f["na"] else 0 for k in range(5)]
+    return le(0xD0000000 | (f["dmask"] << 22) | (op << 14) | f["fixed"] | f["dim"],
+              (va[4] << 24) | (8 << 9), va[0] | va[1] << 8 | va[2] << 16 | va[3] << 24)
+
+
+def vsample(op, f):
+    # VSAMPLE: VIMAGE's first word with tfe in bit 3 and unorm in 13; lwe in
+    # bit 8 and ssamp (s[16:19]) in bits 23-31 of the second; four vaddrs.
+    # Its opcodes are recorded 256 up, apart from VIMAGE's.
+    va = [4 + k if k < f["na"] else 0 for k in range(4)]
+    return le(0xE4000000 | (f["dmask"] << 22) | (op << 14) | f["dim"],
+              (16 << 23) | (8 << 9), va[0] | va[1] << 8 | va[2] << 16 | va[3] << 24)
+
+
 def gfx12_encodings():
     same = {"sop1", "sop2", "sopk", "sopc", "sopp", "vop1", "vop2", "vopc", "vop3", "vop3p",
             "vopdx", "vopdy", "ds", "exp", "vinterp", "ldsdir"}
@@ -264,6 +284,9 @@ def gfx12_encodings():
         ("global", 256, vmem12(2), mem),
         ("mubuf", 128, vbuffer(0), {"d": [10, 0], "s0": [2, 0], "glc": [0, 1]}),
         ("mtbuf", 16, vbuffer(128), {"d": [10], "s0": [2, 0]}),
+        ("vimage", 256, vimage, {"dmask": [0xF, 1, 3], "dim": [1, 0], "fixed": [0, 0x10],
+                                 "na": [5, 4, 3, 2, 1]}),
+        ("vsample", 256, vsample, {"dmask": [0xF, 1, 3], "dim": [1, 0], "na": [4, 3, 2, 1]}),
     ]
     return out
 
@@ -502,8 +525,12 @@ def record(ops, samples, fmt, op, b, text, cpu):
     f = fmt
     if fmt == "vop3" and name in VOP3SD:
         f = "vop3sd"
+    if fmt in ("vimage", "vsample"):
+        f = "mimg"
     e = new_entry(name, f, op)
-    if fmt in ("mimg", "exp", "vinterp", "ldsdir"):
+    if fmt == "vsample":
+        e["opcode"] = 256 + op
+    if fmt in ("mimg", "vimage", "vsample", "exp", "vinterp", "ldsdir"):
         # Graphics formats: the decoder and disassembler know their operands
         # (their widths depend on dmask, dim and a16, not on the op alone).
         ops[name] = e

@@ -8,7 +8,8 @@
 use super::{
     bit, bits, blank, returned_data, sext, smem_registers, sreg_operand, unknown, Reader, Result,
 };
-use crate::{flags, sreg, DecodeError, Format, Implicit, Inst, Operand, Ty};
+use crate::mimg;
+use crate::{flags, image, sreg, DecodeError, Format, Implicit, Inst, Operand, Ty};
 
 /// A cache policy as `Inst::cache` holds it.
 fn cache(th: u32, scope: u32) -> u8 {
@@ -41,6 +42,8 @@ impl Reader<'_> {
             0b111101 => self.smem12(w0),
             0b111011 => self.vmem12(w0),
             0b110001 => self.vbuffer12(w0),
+            0b110100 => self.image12(w0, false),
+            0b111001 => self.image12(w0, true),
             _ if w0 >> 31 == 0 => self.vop12c(w0),
             _ if w0 >> 30 == 0b10 => self.salu(w0),
             _ => Err(DecodeError::UnknownOpcode {
@@ -147,6 +150,52 @@ impl Reader<'_> {
             i.src[2] = sreg_operand(bits(w1, 9, 9));
             i.src[3] = self.operand(bits(w, 0, 7), Ty::B32, false)?;
         }
+        Ok(i)
+    }
+
+    /// VIMAGE (`sample` false) and VSAMPLE: 96 bits, always a list of
+    /// address VGPRs (vaddr0-3 in the third word; VIMAGE's vaddr4 in the
+    /// top byte of the second, where VSAMPLE has ssamp). The first word
+    /// holds dim, r128, d16, a16, op and dmask (VSAMPLE: also tfe and
+    /// unorm); the second vdata, srsrc, scope, th and VIMAGE's tfe or
+    /// VSAMPLE's lwe. Kept as gfx11's MIMG operands (`Inst::imm` the
+    /// vaddr1-4 bytes, NSA set); VSAMPLE's opcodes are 256 up.
+    fn image12(&mut self, w: u32, sample: bool) -> Result<Inst> {
+        self.need(12)?;
+        let (w1, w2) = (self.word(4)?, self.word(8)?);
+        let opcode = bits(w, 14, 8) + if sample { 256 } else { 0 };
+        let mut i = blank(self.lookup(Format::Mimg, opcode, w)?);
+        let vdata = Operand::Vgpr(bits(w1, 0, 8) as u16);
+        let (writes, reads) = mimg::writes_and_reads_data(i.op.name());
+        if writes {
+            i.dst[0] = vdata;
+        }
+        if reads {
+            i.src[3] = vdata;
+        }
+        i.src[0] = Operand::Vgpr(bits(w2, 0, 8) as u16);
+        let vaddr4 = if sample { 0 } else { bits(w1, 24, 8) };
+        i.imm = (w2 >> 8 | vaddr4 << 24) as i32;
+        i.src[1] = sreg_operand(bits(w1, 9, 9));
+        if sample {
+            i.src[2] = sreg_operand(bits(w1, 23, 9));
+        }
+        let field = |on: bool, f: u32| if on { f } else { 0 };
+        i.aux = bits(w, 22, 4)
+            | bits(w, 0, 3) << image::DIM_SHIFT
+            | image::NSA
+            | field(bit(w, 4), image::R128)
+            | field(bit(w, 5), image::D16)
+            | field(bit(w, 6), image::A16)
+            | field(sample && bit(w, 13), image::UNORM)
+            | field(sample && bit(w1, 8), image::LWE);
+        let tfe = if sample { bit(w, 3) } else { bit(w1, 23) };
+        if tfe {
+            i.flags |= flags::TFE;
+        }
+        let th = bits(w1, 20, 3);
+        i.cache = cache(th, bits(w1, 18, 2));
+        atomic_return(&mut i, th);
         Ok(i)
     }
 }
