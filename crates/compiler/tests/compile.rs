@@ -335,7 +335,11 @@ fn bad_targets_are_refused() {
 #[test]
 fn device_lib_dir_holds_the_gfx11_isa_version_library() {
     let cache = TempDir::new().unwrap();
-    for (target, digits) in [("gfx1151", "1151"), ("gfx1100", "1100"), ("gfx1201", "1201")] {
+    for (target, digits) in [
+        ("gfx1151", "1151"),
+        ("gfx1100", "1100"),
+        ("gfx1201", "1201"),
+    ] {
         let dir = ok(compiler(target, &cache).device_lib_dir());
         assert!(dir.starts_with(cache.path()));
         assert!(dir.join("ocml.bc").exists());

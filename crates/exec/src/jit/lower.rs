@@ -310,6 +310,8 @@ impl Class {
 pub fn class_of(op: Op) -> Option<Class> {
     use Lane as L;
     use Scalar as S;
+    // A gfx12 rename lowers as its gfx11 twin.
+    let op = crate::ops::renamed(op);
     if crate::ops::sopp::HINTS.contains(&op) {
         return Some(Class::Hint);
     }
@@ -435,6 +437,7 @@ pub fn class_of(op: Op) -> Option<Class> {
         Op::FLAT_LOAD_B128 => global(4, true),
         Op::S_LOAD_B32 => Some(Class::ScalarLoad { dwords: 1 }),
         Op::S_LOAD_B64 => Some(Class::ScalarLoad { dwords: 2 }),
+        Op::S_LOAD_B96 => Some(Class::ScalarLoad { dwords: 3 }),
         Op::S_LOAD_B128 => Some(Class::ScalarLoad { dwords: 4 }),
         Op::S_LOAD_B256 => Some(Class::ScalarLoad { dwords: 8 }),
         Op::S_LOAD_B512 => Some(Class::ScalarLoad { dwords: 16 }),
@@ -485,10 +488,15 @@ pub fn class_of(op: Op) -> Option<Class> {
     }
 }
 
-/// A scalar register the JIT may read: an SGPR, VCC, M0 or EXEC (ttmp,
-/// null and the specials stay with the interpreter).
+/// A scalar register the JIT may read: an SGPR, VCC, a trap temporary
+/// (gfx12's workgroup IDs arrive in ttmp7 and ttmp9), M0 or EXEC (null and
+/// the specials stay with the interpreter).
 pub fn readable_sgpr(r: u8) -> bool {
-    r <= sreg::VCC_HI || r == sreg::M0 || r == sreg::EXEC_LO || r == sreg::EXEC_HI
+    r <= sreg::VCC_HI
+        || (sreg::TTMP0..sreg::TTMP0 + 16).contains(&r)
+        || r == sreg::M0
+        || r == sreg::EXEC_LO
+        || r == sreg::EXEC_HI
 }
 
 /// A scalar register the JIT may write: as [`readable_sgpr`] but never

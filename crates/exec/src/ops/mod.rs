@@ -216,6 +216,15 @@ const RENAMED: &[(Op, Op)] = &[
     (Op::V_MAD_CO_I64_I32, Op::V_MAD_I64_I32),
 ];
 
+/// The gfx11 op `op` renames (itself when it renames none), for tiers that
+/// key their own tables by gfx11's ops (the JIT's lowering).
+pub fn renamed(op: Op) -> Op {
+    RENAMED
+        .iter()
+        .find(|&&(new, _)| new == op)
+        .map_or(op, |&(_, old)| old)
+}
+
 /// The handler an op's class shares with the rest of its family.
 fn class_handler(class: Class) -> Option<Exec> {
     match class {
