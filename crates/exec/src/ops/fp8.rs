@@ -13,8 +13,8 @@ use softgpu_isa::{Inst, Op, Operand, Ty};
 
 use super::float::flush32;
 use super::valu::{fetch, write_mask};
-use super::{Env, Exec, Flow, Result};
-use crate::wave::{Wave, MAX_LANES};
+use super::{Env, Exec, Flow, Result, Scratch, Trap};
+use crate::wave::Wave;
 
 /// One of the two 8-bit float formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -224,16 +224,18 @@ fn src_byte(i: &Inst) -> u32 {
 /// `v_cvt_f32_fp8`/`bf8`: one byte of S0 as an f32. S0 is read raw (as
 /// B32: the op table types the fp8 form's source F32, but it holds bytes,
 /// which denormal flushing must not touch; LLVM allows no abs/neg on it).
-fn cvt_f32(w: &mut Wave, _: &mut Env, i: &Inst, fmt: F8) -> Result {
-    let mut buf = [0; MAX_LANES];
-    let src = *fetch(w, i, 0, Ty::B32, &mut buf);
+fn cvt_f32(w: &mut Wave, env: &mut Env, i: &Inst, fmt: F8) -> Result {
+    let Scratch {
+        src: [buf, ..],
+        res: [res, _],
+    } = &mut *env.tmp;
+    let src = fetch(w, i, 0, Ty::B32, buf);
     let shift = 8 * src_byte(i);
-    let mut res = [0; MAX_LANES];
     for l in 0..w.lanes {
         res[l] = decode(fmt, (src[l] >> shift) as u8).to_bits();
     }
     let mask = write_mask(w, i);
-    w.write_v32(i.dst[0], &res, mask);
+    w.write_v32(i.dst[0], res, mask);
     Ok(Flow::Next)
 }
 
@@ -241,9 +243,9 @@ fn cvt_f32(w: &mut Wave, _: &mut Env, i: &Inst, fmt: F8) -> Result {
 /// two f32 in D[0] (low byte) and D[1] (high byte). OP_SEL[0] picks the
 /// high word (llvm-mc-19 encodes LLVM's `op_sel:[1,0]`, the intrinsic's
 /// word-select argument, there; the true16 syntax writes it `v0.h`).
-fn cvt_pk_f32(w: &mut Wave, _: &mut Env, i: &Inst, fmt: F8) -> Result {
-    let mut buf = [0; MAX_LANES];
-    let src = *fetch(w, i, 0, Ty::B32, &mut buf);
+fn cvt_pk_f32(w: &mut Wave, env: &mut Env, i: &Inst, fmt: F8) -> Result {
+    let [buf, ..] = &mut env.tmp.src;
+    let src = *fetch(w, i, 0, Ty::B32, buf);
     let high = i.mods.opsel & 1 != 0 || matches!(i.src[0], Operand::VgprHi(_));
     let shift = if high { 16 } else { 0 };
     let Operand::Vgpr(d) = i.dst[0] else {
@@ -267,22 +269,43 @@ fn cvt_pk_f32(w: &mut Wave, _: &mut Env, i: &Inst, fmt: F8) -> Result {
 /// The other word of D is preserved (gfx940 pseudocode: "D0[31:16] are
 /// preserved"; LLVM ties the old destination to an input of the
 /// intrinsic, `llvm.amdgcn.cvt.pk.fp8.f32(float, float, i32 old, i1)`).
-fn cvt_pk_8(w: &mut Wave, _: &mut Env, i: &Inst, fmt: F8) -> Result {
-    let (mut b0, mut b1) = ([0; MAX_LANES], [0; MAX_LANES]);
-    let a = *fetch(w, i, 0, Ty::F32, &mut b0);
-    let b = *fetch(w, i, 1, Ty::F32, &mut b1);
+fn cvt_pk_8(w: &mut Wave, env: &mut Env, i: &Inst, fmt: F8) -> Result {
     let sat = w.mode.fp16_ovfl();
     let shift = if i.mods.opsel & 8 != 0 { 16 } else { 0 };
+    let enc = |x: u32| encode(fmt, f32::from_bits(x), F8Round::Nearest, sat) as u32;
+    convert_into(w, env, i, Ty::F32, 0xffff << shift, |a, b| {
+        (enc(a) | enc(b) << 8) << shift
+    })
+}
+
+/// The conversions into part of D: S0 (f32) and S1 (typed `s1`) fetched
+/// with their modifiers, `convert` run on each lane's pair, and the bits
+/// of `field` written into D's enabled lanes, the others kept.
+fn convert_into(
+    w: &mut Wave,
+    env: &mut Env,
+    i: &Inst,
+    s1: Ty,
+    field: u32,
+    convert: impl Fn(u32, u32) -> u32,
+) -> Result {
     let Operand::Vgpr(d) = i.dst[0] else {
-        return Ok(Flow::Next);
+        return Err(Trap::Other(format!("{} writes a VGPR", i.op.name())));
     };
+    let Scratch {
+        src: [b0, b1, _],
+        res: [res, _],
+    } = &mut *env.tmp;
+    let a = fetch(w, i, 0, Ty::F32, b0);
+    let b = fetch(w, i, 1, s1, b1);
+    for l in 0..w.lanes {
+        res[l] = convert(a[l], b[l]);
+    }
     let mask = write_mask(w, i);
     let d = &mut w.vgpr[d as usize];
     for l in 0..w.lanes {
         if mask >> l & 1 != 0 {
-            let lo = encode(fmt, f32::from_bits(a[l]), F8Round::Nearest, sat) as u32;
-            let hi = encode(fmt, f32::from_bits(b[l]), F8Round::Nearest, sat) as u32;
-            d[l] = (d[l] & !(0xffff << shift)) | (lo | hi << 8) << shift;
+            d[l] = (d[l] & !field) | (res[l] & field);
         }
     }
     Ok(Flow::Next)
@@ -294,24 +317,12 @@ fn cvt_pk_8(w: &mut Wave, _: &mut Env, i: &Inst, fmt: F8) -> Result {
 /// and `byte_sel:2` in OP_SEL[3]); the other bytes are preserved (the
 /// intrinsic takes the old value, `llvm.amdgcn.cvt.sr.fp8.f32(float, i32
 /// rnd, i32 old, i32 byte)`).
-fn cvt_sr_8(w: &mut Wave, _: &mut Env, i: &Inst, fmt: F8) -> Result {
-    let (mut b0, mut b1) = ([0; MAX_LANES], [0; MAX_LANES]);
-    let a = *fetch(w, i, 0, Ty::F32, &mut b0);
-    let r = *fetch(w, i, 1, Ty::B32, &mut b1);
+fn cvt_sr_8(w: &mut Wave, env: &mut Env, i: &Inst, fmt: F8) -> Result {
     let sat = w.mode.fp16_ovfl();
     let shift = 8 * ((i.mods.opsel >> 2) & 3) as u32;
-    let Operand::Vgpr(d) = i.dst[0] else {
-        return Ok(Flow::Next);
-    };
-    let mask = write_mask(w, i);
-    let d = &mut w.vgpr[d as usize];
-    for l in 0..w.lanes {
-        if mask >> l & 1 != 0 {
-            let v = encode(fmt, f32::from_bits(a[l]), F8Round::Stochastic(r[l]), sat) as u32;
-            d[l] = (d[l] & !(0xff << shift)) | v << shift;
-        }
-    }
-    Ok(Flow::Next)
+    convert_into(w, env, i, Ty::B32, 0xff << shift, |a, r| {
+        (encode(fmt, f32::from_bits(a), F8Round::Stochastic(r), sat) as u32) << shift
+    })
 }
 
 /// `v_dot4_f32_{fp8,bf8}_{fp8,bf8}`: D = S2 + Σ_k A.byte[k] · B.byte[k]
@@ -327,15 +338,17 @@ fn cvt_sr_8(w: &mut Wave, _: &mut Env, i: &Inst, fmt: F8) -> Result {
 /// op_sel, no clamp). As for WMMA's f32 C, NEG negates S2 and NEG_HI
 /// takes its absolute value (uncertain: assumed from the WMMA rule of the
 /// RDNA3 ISA, section 7.9). f32 output denormals flush as MODE says.
-fn dot4(w: &mut Wave, _: &mut Env, i: &Inst, fa: F8, fb: F8) -> Result {
-    let (mut b0, mut b1, mut b2) = ([0; MAX_LANES], [0; MAX_LANES], [0; MAX_LANES]);
-    let a = *w.vsrc(i.src[0], &mut b0);
-    let b = *w.vsrc(i.src[1], &mut b1);
-    let c = *w.vsrc(i.src[2], &mut b2);
+fn dot4(w: &mut Wave, env: &mut Env, i: &Inst, fa: F8, fb: F8) -> Result {
+    let Scratch {
+        src: [b0, b1, b2],
+        res: [res, _],
+    } = &mut *env.tmp;
+    let a = w.vsrc(i.src[0], b0);
+    let b = w.vsrc(i.src[1], b1);
+    let c = w.vsrc(i.src[2], b2);
     let (neg_c, abs_c) = (i.mods.neg & 4 != 0, i.mods.neg_hi & 4 != 0);
     let flush_in = w.mode.flush_in_f32();
     let flush_out = w.mode.flush_out_f32();
-    let mut res = [0; MAX_LANES];
     for l in 0..w.lanes {
         let mut cv = f32::from_bits(if flush_in { flush32(c[l]) } else { c[l] });
         if abs_c {
@@ -355,7 +368,7 @@ fn dot4(w: &mut Wave, _: &mut Env, i: &Inst, fa: F8, fb: F8) -> Result {
         res[l] = if flush_out { flush32(v) } else { v };
     }
     let mask = w.exec();
-    w.write_v32(i.dst[0], &res, mask);
+    w.write_v32(i.dst[0], res, mask);
     Ok(Flow::Next)
 }
 
