@@ -67,22 +67,24 @@ fn scenario(name: &str, env: &[(&str, &str)]) -> String {
 }
 
 /// The HSA runtime above the executor is the same for both GPU families:
-/// the scenarios that check results also pass on an RDNA4 agent running
-/// gfx1201 code.
+/// the scenarios that check results also pass on the RDNA4 agents, gfx1200
+/// and gfx1201, running code built for each.
 #[test]
-fn scenarios_run_on_a_gfx1201_agent() {
+fn scenarios_run_on_the_rdna4_agents() {
     let (exe, _) = program();
-    let kernels = common::kernel_file("dispatch-kernels", KERNELS, "gfx1201");
-    let kernels = kernels.display().to_string();
-    for name in ["vadd", "ring", "grid2d", "barriers"] {
-        common::scenario(exe, &[name, &kernels], &[("SOFTGPU_PROFILE", "gfx1201")]);
+    for part in ["gfx1200", "gfx1201"] {
+        let kernels = common::kernel_file("dispatch-kernels", KERNELS, part);
+        let kernels = kernels.display().to_string();
+        let env = [("SOFTGPU_PROFILE", part)];
+        for name in ["vadd", "ring", "grid2d", "barriers"] {
+            common::scenario(exe, &[name, &kernels], &env);
+        }
+        let stderr = common::scenario(exe, &["fault", &kernels], &env);
+        assert!(
+            stderr.contains("kernel wild faulted"),
+            "{part}: stderr:\n{stderr}"
+        );
     }
-    let stderr = common::scenario(exe, &["fault", &kernels], &[("SOFTGPU_PROFILE", "gfx1201")]);
-    assert!(
-        stderr.contains("kernel wild faulted"),
-        "stderr:
-{stderr}"
-    );
 }
 
 #[test]
