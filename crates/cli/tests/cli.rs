@@ -348,12 +348,18 @@ fn disasm_matches_llvm_objdump() {
     assert_eq!(ours.len(), theirs.len(), "instruction counts differ");
 }
 
-/// An RDNA4 (gfx1201) code object, compiled by clang-19 at test time,
-/// disassembles as llvm-objdump-19 prints it; running it is refused with an
-/// error that names the processor, since gfx12 is not executed yet.
+/// RDNA4 (gfx1200, gfx1201) code objects, compiled by clang-19 at test
+/// time, disassemble as llvm-objdump-19 prints them, run on a device of
+/// their own processor, and are inspected with its profile.
 #[test]
-fn gfx1201_code_disassembles_and_runs() {
-    let dir = scratch("gfx1201");
+fn rdna4_code_disassembles_and_runs() {
+    for part in ["gfx1200", "gfx1201"] {
+        rdna4_part(part);
+    }
+}
+
+fn rdna4_part(part: &str) {
+    let dir = scratch(part);
     let src = dir.join("k.cl");
     std::fs::write(
         &src,
@@ -379,7 +385,7 @@ fn gfx1201_code_disassembles_and_runs() {
             "-cl-std=CL2.0",
             "-target",
             "amdgcn-amd-amdhsa",
-            "-mcpu=gfx1201",
+            &format!("-mcpu={part}"),
             "-nogpulib",
             "-O2",
             "-c",
@@ -392,7 +398,7 @@ fn gfx1201_code_disassembles_and_runs() {
     let ours = softgpu(&["disasm", so_s]);
     assert!(ours.status.success(), "{}", text(&ours.stderr));
     let llvm = Command::new("llvm-objdump-19")
-        .args(["-d", "--mcpu=gfx1201", so_s])
+        .args(["-d", &format!("--mcpu={part}"), so_s])
         .output()
         .expect("cannot run llvm-objdump-19: install llvm-19");
     let (ours, theirs) = (
@@ -424,9 +430,9 @@ fn gfx1201_code_disassembles_and_runs() {
     let got = std::fs::read(&out).unwrap();
     let want: Vec<u8> = (0..64).flat_map(|_| 1.0f32.to_le_bytes()).collect();
     assert_eq!(got, want);
-    // The object's own processor picks the gfx1201 profile.
+    // The object's own processor picks its profile.
     let inspect = text(&softgpu(&["inspect", so_s]).stdout);
-    assert!(inspect.contains("gfx1201"), "{inspect}");
+    assert!(inspect.contains(part), "{inspect}");
     assert!(!inspect.contains("no profile of"), "{inspect}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -383,11 +383,17 @@ fn modifiers(s: &Shape, i: &Inst) -> String {
     out
 }
 
-/// Whether an image op writes its data register (loads, samples, returning
-/// atomics), reads it (stores, atomics), or both.
-pub(crate) fn writes_and_reads_data(name: &str) -> (bool, bool) {
-    let s = shape(name);
-    (!s.store, s.store || s.atomic)
+/// Places an image op's data register `vdata`: a destination when the op
+/// writes it (loads, samples, returning atomics), a source (`src[3]`) when
+/// it reads it (stores, atomics), or both.
+pub(crate) fn place_data(i: &mut crate::Inst, vdata: crate::Operand) {
+    let s = shape(i.op.name());
+    if !s.store {
+        i.dst[0] = vdata;
+    }
+    if s.store || s.atomic {
+        i.src[3] = vdata;
+    }
 }
 
 /// Whether an image op takes a sampler descriptor.

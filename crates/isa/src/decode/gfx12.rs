@@ -166,13 +166,7 @@ impl Reader<'_> {
         let opcode = bits(w, 14, 8) + if sample { 256 } else { 0 };
         let mut i = blank(self.lookup(Format::Mimg, opcode, w)?);
         let vdata = Operand::Vgpr(bits(w1, 0, 8) as u16);
-        let (writes, reads) = mimg::writes_and_reads_data(i.op.name());
-        if writes {
-            i.dst[0] = vdata;
-        }
-        if reads {
-            i.src[3] = vdata;
-        }
+        mimg::place_data(&mut i, vdata);
         i.src[0] = Operand::Vgpr(bits(w2, 0, 8) as u16);
         let vaddr4 = if sample { 0 } else { bits(w1, 24, 8) };
         i.imm = (w2 >> 8 | vaddr4 << 24) as i32;

@@ -710,13 +710,7 @@ impl Reader<'_> {
             i.imm = self.word(8)? as i32;
         }
         let vdata = Operand::Vgpr(bits(w1, 8, 8) as u16);
-        let (writes, reads) = mimg::writes_and_reads_data(i.op.name());
-        if writes {
-            i.dst[0] = vdata;
-        }
-        if reads {
-            i.src[3] = vdata;
-        }
+        mimg::place_data(&mut i, vdata);
         i.src[0] = Operand::Vgpr(bits(w1, 0, 8) as u16);
         i.src[1] = sreg_operand(bits(w1, 16, 5) * 4);
         if mimg::has_sampler(i.op.name()) {
