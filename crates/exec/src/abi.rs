@@ -122,16 +122,24 @@ impl LaunchAbi {
     }
 
     /// The trap temporaries the hardware sets (index into the scalar
-    /// operand space, value) for wave `wave` of workgroup `group`.
-    pub fn trap_temporaries(&self, group: [u32; 3], wave: u32) -> [(usize, u32); 3] {
+    /// operand space, value) for wave `wave` of workgroup `group`: none
+    /// where the IDs go to SGPRs (a wave's registers start zeroed).
+    pub fn trap_temporaries(
+        &self,
+        group: [u32; 3],
+        wave: u32,
+    ) -> impl Iterator<Item = (usize, u32)> {
         let ttmp = |n: u8| (sreg::TTMP0 + n) as usize;
-        match self.workgroup_ids {
-            WorkgroupIds::SystemSgprs => [(ttmp(7), 0), (ttmp(8), 0), (ttmp(9), 0)],
-            WorkgroupIds::Architected => [
-                (ttmp(7), group[1] & 0xffff | group[2] << 16),
-                (ttmp(8), (wave & 0x1f) << 25),
-                (ttmp(9), group[0]),
-            ],
-        }
+        let architected = self.workgroup_ids == WorkgroupIds::Architected;
+        architected
+            .then(|| {
+                [
+                    (ttmp(7), group[1] & 0xffff | group[2] << 16),
+                    (ttmp(8), (wave & 0x1f) << 25),
+                    (ttmp(9), group[0]),
+                ]
+            })
+            .into_iter()
+            .flatten()
     }
 }

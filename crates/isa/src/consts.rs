@@ -15,6 +15,11 @@ const FLOATS: [(u16, u32, u64); 9] = [
     (0x3118, 0x3e22_f983, 0x3fc4_5f30_6dc9_c882), // 1/(2*pi)
 ];
 
+/// Whether `bits` is one of the float inline constants as an f32.
+pub fn is_inline_float_f32(bits: u32) -> bool {
+    FLOATS.iter().any(|&(_, f32_bits, _)| f32_bits == bits)
+}
+
 /// How LLVM prints the float inline constants (f64 1/(2*pi) is longer).
 const FLOAT_TEXT: [&str; 9] = [
     "0.5",

@@ -17,6 +17,7 @@ pub mod ops;
 mod sym;
 
 pub use class::{Class, Cond, Implicit, MemOp, Num, Rmw, Space};
+pub use consts::is_inline_float_f32;
 pub use decode::{decode, decode_all, LIT_SRC0};
 pub use disasm::{
     disassemble, disassemble_wave64, disassemble_with, undecodable_text, DisasmOptions,

@@ -88,10 +88,7 @@ pub fn dpp_write_mask(w: &Wave, _op: Operand, sel: LaneSel) -> u64 {
 }
 
 fn vgpr_index(op: Operand) -> Result<usize> {
-    match op {
-        Operand::Vgpr(r) => Ok(r as usize),
-        _ => Err(Trap::Other("cross-lane source is not a VGPR".into())),
-    }
+    super::vgpr(op, "a cross-lane operand")
 }
 
 fn readlane(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {

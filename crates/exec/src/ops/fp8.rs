@@ -13,7 +13,7 @@ use softgpu_isa::{Inst, Op, Operand, Ty};
 
 use super::float::flush32;
 use super::valu::{fetch, write_mask};
-use super::{Env, Exec, Flow, Result, Scratch, Trap};
+use super::{Env, Exec, Flow, Result, Scratch};
 use crate::wave::Wave;
 
 /// One of the two 8-bit float formats.
@@ -248,10 +248,8 @@ fn cvt_pk_f32(w: &mut Wave, env: &mut Env, i: &Inst, fmt: F8) -> Result {
     let src = *fetch(w, i, 0, Ty::B32, buf);
     let high = i.mods.opsel & 1 != 0 || matches!(i.src[0], Operand::VgprHi(_));
     let shift = if high { 16 } else { 0 };
-    let Operand::Vgpr(d) = i.dst[0] else {
-        return Ok(Flow::Next);
-    };
-    let (d, n) = (d as usize, w.vgpr.len());
+    let d = super::vgpr(i.dst[0], "the destination")?;
+    let n = w.vgpr.len();
     let mask = write_mask(w, i);
     for l in 0..w.lanes {
         if mask >> l & 1 != 0 {
@@ -289,9 +287,7 @@ fn convert_into(
     field: u32,
     convert: impl Fn(u32, u32) -> u32,
 ) -> Result {
-    let Operand::Vgpr(d) = i.dst[0] else {
-        return Err(Trap::Other(format!("{} writes a VGPR", i.op.name())));
-    };
+    let d = super::vgpr(i.dst[0], "the destination")?;
     let Scratch {
         src: [b0, b1, _],
         res: [res, _],
@@ -302,7 +298,7 @@ fn convert_into(
         res[l] = convert(a[l], b[l]);
     }
     let mask = write_mask(w, i);
-    let d = &mut w.vgpr[d as usize];
+    let d = &mut w.vgpr[d];
     for l in 0..w.lanes {
         if mask >> l & 1 != 0 {
             d[l] = (d[l] & !field) | (res[l] & field);

@@ -172,6 +172,15 @@ impl Trap {
     }
 }
 
+/// The register number of a VGPR operand; any other operand is refused
+/// with what it was (`what`: the operand's role, for the message).
+pub fn vgpr(op: softgpu_isa::Operand, what: &str) -> Result<usize> {
+    match op {
+        softgpu_isa::Operand::Vgpr(r) => Ok(r as usize),
+        other => Err(Trap::Other(format!("{what} must be a VGPR, not {other:?}"))),
+    }
+}
+
 /// Handler for instructions with no semantics here.
 pub fn unsupported(_: &mut Wave, _: &mut Env, _: &Inst) -> Result {
     Err(Trap::Unsupported)

@@ -1449,7 +1449,7 @@ fn dot2_bf16_bf16(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
 }
 
 /// f32 → bf16, round to nearest even (NaN stays NaN).
-fn to_bf16(x: f32) -> u32 {
+pub(crate) fn to_bf16(x: f32) -> u32 {
     let bits = x.to_bits();
     if x.is_nan() {
         return (bits >> 16) | 0x40;
@@ -1673,8 +1673,7 @@ fn fma_mix(w: &mut Wave, i: &Inst, out: MixOut) -> Result {
 /// destination"). The twin's lane function runs with the same modifiers,
 /// rounding and denormal handling; every lane computes the same value, and
 /// lane 0's is written (an f16 result zero-extended).
-fn to_sgpr(w: &mut Wave, env: &mut Env, i: &Inst, twin: Op) -> Result {
-    let f = lane_fn(twin).ok_or(super::Trap::Unsupported)?;
+fn to_sgpr(w: &mut Wave, env: &mut Env, i: &Inst, f: LaneFn) -> Result {
     let fp = w.mode.fp();
     compute(w, i, env.tmp, 0, i.op.info().src, |a, b, c, r, n| {
         f(a, b, c, r, n, fp)
@@ -1683,17 +1682,41 @@ fn to_sgpr(w: &mut Wave, env: &mut Env, i: &Inst, twin: Op) -> Result {
     Ok(Flow::Next)
 }
 
+/// Where `op` is in [`LANE_OPS`], found at compile time (an op without a
+/// lane function does not compile).
+const fn lane_index(op: Op) -> usize {
+    let mut k = 0;
+    while k < LANE_OPS.len() {
+        if LANE_OPS[k].0 .0 == op.0 {
+            return k;
+        }
+        k += 1;
+    }
+    panic!("the op has no lane function")
+}
+
+/// The lane function of a VALU op, resolved when the table is built.
+macro_rules! lane_fn_of {
+    ($op:ident) => {
+        LANE_OPS[{
+            const K: usize = lane_index(Op::$op);
+            K
+        }]
+        .1
+    };
+}
+
 const TABLE_TO_SGPR: &[(Op, Exec)] = &[
-    (Op::V_S_EXP_F32, bind!(to_sgpr, Op::V_EXP_F32)),
-    (Op::V_S_LOG_F32, bind!(to_sgpr, Op::V_LOG_F32)),
-    (Op::V_S_RCP_F32, bind!(to_sgpr, Op::V_RCP_F32)),
-    (Op::V_S_RSQ_F32, bind!(to_sgpr, Op::V_RSQ_F32)),
-    (Op::V_S_SQRT_F32, bind!(to_sgpr, Op::V_SQRT_F32)),
-    (Op::V_S_EXP_F16, bind!(to_sgpr, Op::V_EXP_F16)),
-    (Op::V_S_LOG_F16, bind!(to_sgpr, Op::V_LOG_F16)),
-    (Op::V_S_RCP_F16, bind!(to_sgpr, Op::V_RCP_F16)),
-    (Op::V_S_RSQ_F16, bind!(to_sgpr, Op::V_RSQ_F16)),
-    (Op::V_S_SQRT_F16, bind!(to_sgpr, Op::V_SQRT_F16)),
+    (Op::V_S_EXP_F32, bind!(to_sgpr, lane_fn_of!(V_EXP_F32))),
+    (Op::V_S_LOG_F32, bind!(to_sgpr, lane_fn_of!(V_LOG_F32))),
+    (Op::V_S_RCP_F32, bind!(to_sgpr, lane_fn_of!(V_RCP_F32))),
+    (Op::V_S_RSQ_F32, bind!(to_sgpr, lane_fn_of!(V_RSQ_F32))),
+    (Op::V_S_SQRT_F32, bind!(to_sgpr, lane_fn_of!(V_SQRT_F32))),
+    (Op::V_S_EXP_F16, bind!(to_sgpr, lane_fn_of!(V_EXP_F16))),
+    (Op::V_S_LOG_F16, bind!(to_sgpr, lane_fn_of!(V_LOG_F16))),
+    (Op::V_S_RCP_F16, bind!(to_sgpr, lane_fn_of!(V_RCP_F16))),
+    (Op::V_S_RSQ_F16, bind!(to_sgpr, lane_fn_of!(V_RSQ_F16))),
+    (Op::V_S_SQRT_F16, bind!(to_sgpr, lane_fn_of!(V_SQRT_F16))),
 ];
 
 /// Every vector-ALU table.

@@ -20,6 +20,7 @@ use softgpu_isa::{Inst, Op, Operand};
 
 use super::float::{f, h, to_h};
 use super::fp8::{decode, F8};
+use super::valu::to_bf16;
 use super::{Env, Exec, Flow, Result, Trap};
 use crate::wave::Wave;
 
@@ -200,10 +201,7 @@ fn out_slot(layout: Layout, wave64: bool, bits: usize, opsel: u8, i: usize, j: u
 }
 
 fn vgpr(op: Operand) -> Result<usize> {
-    match op {
-        Operand::Vgpr(r) => Ok(r as usize),
-        _ => Err(Trap::Other("WMMA operands must be VGPRs".into())),
-    }
+    super::vgpr(op, "a WMMA operand")
 }
 
 /// The element of type `ty` at `slot` of the operand starting at VGPR
@@ -232,33 +230,13 @@ fn element(w: &Wave, base: usize, slot: Slot, ty: In, neg: u8) -> f64 {
     }
 }
 
-/// f32 to bf16, rounding to nearest even (a NaN stays a quiet NaN).
-fn to_bf16(v: f32) -> u32 {
-    let b = v.to_bits();
-    if v.is_nan() {
-        return (b >> 16) | 0x40;
-    }
-    (b + 0x7fff + (b >> 16 & 1)) >> 16
-}
-
 /// An inline constant C of a 16-bit WMMA is the constant in that type,
 /// replicated into both halves (ISA 7.9).
 fn const_c(c: Operand, acc: Acc) -> Operand {
     match c {
         Operand::Const(k) if matches!(acc, Acc::F16 | Acc::BF16) => {
             let k = k as u32;
-            let float = matches!(
-                k,
-                0x3f00_0000
-                    | 0xbf00_0000
-                    | 0x3f80_0000
-                    | 0xbf80_0000
-                    | 0x4000_0000
-                    | 0xc000_0000
-                    | 0x4080_0000
-                    | 0xc080_0000
-                    | 0x3e22_f983
-            );
+            let float = softgpu_isa::is_inline_float_f32(k);
             let half = match (float, acc) {
                 (true, Acc::F16) => to_h(f(k)),
                 (true, _) => k >> 16,
@@ -269,6 +247,10 @@ fn const_c(c: Operand, acc: Acc) -> Operand {
         other => other,
     }
 }
+
+/// The most VGPRs a 16×16 accumulator spans (8: f32 in wave32, or a
+/// 16-bit one kept a half per VGPR).
+const MAX_D_REGS: usize = 8;
 
 fn wmma(w: &mut Wave, i: &Inst, s: Shape) -> Result {
     let wave64 = w.lanes == 64;
@@ -294,8 +276,8 @@ fn wmma(w: &mut Wave, i: &Inst, s: Shape) -> Result {
     };
     // Gather A (16×K, dense) and B (K×16).
     let k_total = s.k;
-    let mut ma = vec![[0f64; 64]; 16];
-    let mut mb = vec![[0f64; 16]; 64];
+    let mut ma = [[0f64; 64]; 16];
+    let mut mb = [[0f64; 16]; 64];
     for m in 0..16 {
         for k in 0..k_total {
             if s.sparse {
@@ -339,7 +321,13 @@ fn wmma(w: &mut Wave, i: &Inst, s: Shape) -> Result {
             .unwrap_or(0);
     // D starts as its old value so that bits no element maps to (RDNA3's
     // other half of a 16-bit accumulator) are preserved.
-    let mut out: Vec<[u32; 64]> = (0..regs).map(|r| w.vgpr[(d + r) % w.vgpr.len()]).collect();
+    let mut out = [[0u32; 64]; MAX_D_REGS];
+    let out = out
+        .get_mut(..regs)
+        .ok_or_else(|| Trap::Other(format!("{}: D spans {regs} VGPRs", i.op.name())))?;
+    for (r, o) in out.iter_mut().enumerate() {
+        *o = w.vgpr[(d + r) % w.vgpr.len()];
+    }
     for m in 0..16 {
         for n in 0..16 {
             let slot = out_slot(s.layout, wave64, out_bits, i.mods.opsel, m, n);
