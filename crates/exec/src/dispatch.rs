@@ -12,6 +12,7 @@ use crate::arena::Arena;
 use crate::checks::{Checks, Schedule};
 use crate::fault::{Fault, WaveState};
 use crate::gws::Gws;
+use crate::ops::sopp::WorkgroupBarrier;
 use crate::ops::{Env, Flow, Trap};
 use crate::profile::{InstructionProfile, SlotCount};
 use crate::program::Program;
@@ -438,6 +439,10 @@ impl Worker {
                 program: plan.program,
                 tmp: &mut self.tmp,
                 gws: shared.gws,
+                barrier: WorkgroupBarrier {
+                    signals: 0,
+                    members: n_waves as u32,
+                },
                 sanitizer: shared
                     .sanitize
                     .map(|s| s.workgroup(&mut self.shadow, plan, group.id)),
@@ -595,10 +600,13 @@ impl<const PROFILE: bool> Turns<'_, '_, PROFILE> {
                         .map_err(Halt::Fault)?;
                 }
             }
-            Stop::End if sync => {
-                crate::synccheck::ended(self.plan, self.group, waves, w).map_err(Halt::Fault)?
+            Stop::End => {
+                self.env.barrier.members -= 1;
+                if sync {
+                    crate::synccheck::ended(self.plan, self.group, waves, w).map_err(Halt::Fault)?
+                }
             }
-            Stop::End | Stop::Yield => {}
+            Stop::Yield => {}
         }
         self.watch.tick(self.meter, ran).map_err(|()| Halt::Stopped)
     }
@@ -609,6 +617,7 @@ impl<const PROFILE: bool> Turns<'_, '_, PROFILE> {
             crate::synccheck::released(self.plan, self.group, waves).map_err(Halt::Fault)?;
         }
         waves.iter_mut().for_each(|w| w.at_barrier = false);
+        self.env.barrier.signals = 0;
         // The sanitizers start a new barrier interval exactly here.
         if let Some(s) = self.env.sanitizer.as_mut() {
             s.barrier();

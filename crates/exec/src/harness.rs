@@ -12,6 +12,7 @@ use softgpu_isa::Family;
 
 use crate::arena::{Arena, MemError};
 use crate::dispatch::{run_wave, Stop, QUANTUM};
+use crate::ops::sopp::WorkgroupBarrier;
 use crate::ops::{Env, Scratch};
 use crate::program::Program;
 use crate::watch::Watch;
@@ -170,6 +171,10 @@ impl Bench {
             program: &program,
             tmp: &mut self.tmp,
             gws: &gws,
+            barrier: WorkgroupBarrier {
+                signals: 0,
+                members: 1,
+            },
             sanitizer: None,
             jit,
         };
@@ -184,7 +189,12 @@ impl Bench {
             self.jit_exits = stats.jit_exits;
             match step {
                 Ok(Stop::End) => return Ok(wave.retired),
-                Ok(Stop::Barrier | Stop::Yield) => wave.at_barrier = false,
+                // A lone wave completes every barrier it reaches.
+                Ok(Stop::Barrier) => {
+                    wave.at_barrier = false;
+                    env.barrier.signals = 0;
+                }
+                Ok(Stop::Yield) => {}
                 Err(trap) => {
                     return Err(BenchError::Trap {
                         index: wave.pc,

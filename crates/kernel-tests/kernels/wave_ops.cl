@@ -66,3 +66,15 @@ kernel void subgroup_ops(global const int *in, global int *out) {
   o[4] = sub_group_broadcast(v, 5);
   o[5] = sub_group_reduce_max(v);
 }
+
+#if defined(__gfx1200__) || defined(__gfx1201__)
+// gfx12's split workgroup barrier: the barrier's state before the wave
+// signals (signal count bits 16..22, members 4..10, valid bit 0) and, in
+// bit 31, whether its signal was the first.
+kernel void barrier_first_signal(global uint *states) {
+  uint before = __builtin_amdgcn_s_get_barrier_state(-1);
+  uint first = __builtin_amdgcn_s_barrier_signal_isfirst(-1);
+  __builtin_amdgcn_s_barrier_wait(-1);
+  states[get_global_id(0)] = before | (first ? 1u << 31 : 0);
+}
+#endif

@@ -202,3 +202,38 @@ fn wmma(target: &str) {
     }
 }
 per_target!(wmma_16x16x16_f16, wmma);
+
+/// gfx12's split barrier across the waves of real workgroups: before it
+/// signals, each wave reads the barrier's state, which names the group's
+/// four waves as members (none can end before all pass the barrier) and
+/// counts the signals of the waves that came first; the one wave that
+/// found none is the one `s_barrier_signal_isfirst` calls first. Which wave
+/// that is, is up to the schedule, on hardware too.
+#[test]
+fn barrier_isfirst_and_state_gfx1201() {
+    let gpu = Gpu::new("gfx1201");
+    let prog = gpu.program("wave_ops.cl", &[]);
+    let (groups, block) = (6usize, 128usize);
+    let states = gpu.zeros(groups * block * 4);
+    gpu.run(
+        &prog,
+        "barrier_first_signal",
+        [groups as u32, 1, 1],
+        [block as u32, 1, 1],
+        &[buf(&states)],
+    );
+    let states: Vec<u32> = gpu.read(&states);
+    for (g, group) in states.chunks(block).enumerate() {
+        let mut firsts = 0;
+        for (i, &s) in group.iter().enumerate() {
+            let (first, signals) = (s >> 31, s >> 16 & 0x7f);
+            let (members, valid) = (s >> 4 & 0x7f, s & 1);
+            assert!(
+                valid == 1 && members == 4 && signals < 4 && (first == 1) == (signals == 0),
+                "group {g} work-item {i}: barrier state {s:#x}"
+            );
+            firsts += (i % 32 == 0 && first == 1) as u32;
+        }
+        assert_eq!(firsts, 1, "group {g}: one wave signals first");
+    }
+}

@@ -111,6 +111,8 @@ pub struct Env<'a> {
     pub tmp: &'a mut Scratch,
     /// The dispatch's global-wave-sync barriers.
     pub gws: &'a crate::gws::Gws<'a>,
+    /// The workgroup barrier's signal and member counts.
+    pub barrier: sopp::WorkgroupBarrier,
     /// The workgroup's memory sanitizers, when `SOFTGPU_CHECK` asks for
     /// init or race: memory handlers call it once per instruction.
     pub sanitizer: Option<crate::sanitize::Sanitizer<'a>>,

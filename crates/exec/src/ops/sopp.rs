@@ -1,6 +1,6 @@
 //! SOPP: program control — branches, barriers, waits, traps, mode changes.
 
-use softgpu_isa::{Inst, Op};
+use softgpu_isa::{sreg, Inst, Op, Operand};
 
 use super::{nop, Env, Exec, Flow, Result, Trap};
 use crate::wave::Wave;
@@ -42,24 +42,92 @@ fn round_mode(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
     Ok(Flow::Next)
 }
 
-/// The barrier id -1 is the workgroup barrier; others are named barriers.
-fn barrier_signal(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
-    match w.read_s32(i.src[0]) as i32 {
-        -1 => Ok(Flow::Next),
-        id => named_barrier(id as u32),
+/// The workgroup barrier as one workgroup's waves share it: what gfx12's
+/// `s_barrier_signal_isfirst` and `s_get_barrier_state` read.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WorkgroupBarrier {
+    /// Waves that signalled since the barrier last completed.
+    pub signals: u32,
+    /// Waves the barrier waits for: the workgroup's waves still running.
+    pub members: u32,
+}
+
+/// Which barrier an `s_barrier_*` operand names, as gfx12 reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Barrier {
+    /// -1: the workgroup barrier.
+    Workgroup,
+    /// 0, and the trap handler's -2 outside a trap handler: no effect
+    /// (RDNA4 ISA, S_BARRIER_SIGNAL: "Barrier #0 is a NOP"; "#-2 is
+    /// privileged (for traps only)").
+    Nop,
+    /// Any other id: a named barrier, which RDNA4 does not have.
+    Named(i32),
+}
+
+/// The barrier an `s_barrier_*` operand names: M0 names one by its low
+/// five bits, which cannot reach the negative ids.
+fn barrier(w: &Wave, op: Operand) -> Barrier {
+    let id = match op {
+        Operand::Sgpr(sreg::M0) => (w.read_s32(op) & 0x1f) as i32,
+        op => w.read_s32(op) as i32,
+    };
+    match id {
+        -1 => Barrier::Workgroup,
+        0 | -2 => Barrier::Nop,
+        id => Barrier::Named(id),
     }
 }
 
-fn barrier_wait(_: &mut Wave, _: &mut Env, i: &Inst) -> Result {
-    match i.imm as i16 {
-        -1 => Ok(Flow::Barrier),
-        id => named_barrier(id as i32 as u32),
+/// gfx12's split barrier, first half: the wave counts itself in.
+fn barrier_signal(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
+    match barrier(w, i.src[0]) {
+        Barrier::Workgroup => env.barrier.signals += 1,
+        Barrier::Nop => {}
+        Barrier::Named(id) => return named_barrier(id),
+    }
+    Ok(Flow::Next)
+}
+
+/// `s_barrier_signal_isfirst`: the signal, and SCC set when no other wave
+/// has signalled this barrier yet (0 for a barrier with no effect).
+fn barrier_signal_isfirst(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
+    let first = env.barrier.signals == 0 && barrier(w, i.src[0]) == Barrier::Workgroup;
+    barrier_signal(w, env, i)?;
+    w.scc = first;
+    Ok(Flow::Next)
+}
+
+fn barrier_wait(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    match barrier(w, Operand::Const(i.imm as i16 as i64 as u64)) {
+        Barrier::Workgroup => Ok(Flow::Barrier),
+        Barrier::Nop => Ok(Flow::Next),
+        Barrier::Named(id) => named_barrier(id),
     }
 }
 
-fn named_barrier(id: u32) -> Result {
+/// `s_get_barrier_state`: the barrier's signal count in bits 16..22, its
+/// member count in bits 4..10 and its valid bit in bit 0 (RDNA4 ISA,
+/// S_GET_BARRIER_STATE). A barrier with no effect reads as all zero.
+fn get_barrier_state(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
+    let state = match barrier(w, i.src[0]) {
+        Barrier::Workgroup => {
+            let b = env.barrier;
+            (b.signals & 0x7f) << 16 | (b.members & 0x7f) << 4 | 1
+        }
+        Barrier::Nop => 0,
+        Barrier::Named(id) => return named_barrier(id),
+    };
+    w.write_s32(i.dst[0], state);
+    Ok(Flow::Next)
+}
+
+/// Named barriers are gfx1250's: RDNA4 has only the workgroup barrier (-1)
+/// and the trap handler's (-2), and LLVM dropped `s_barrier_init`, `join`
+/// and `leave` from gfx12 (llvm-project #129548).
+fn named_barrier(id: i32) -> Result {
     Err(Trap::Other(format!(
-        "named barrier {id}: softgpu models only the workgroup barrier (-1)"
+        "named barrier {id}: RDNA4 has only the workgroup barrier (-1); named barriers are gfx1250's"
     )))
 }
 
@@ -91,10 +159,14 @@ pub const TABLE: &[(Op, Exec)] = &[
     // gfx12 splits `s_barrier` in two: a wave signals its arrival, then
     // waits for the others. The signal is not a rendezvous, so a wave that
     // does work between the two lets no one pass early: the whole barrier
-    // is taken at the wait. Only the workgroup barrier (-1) is modelled;
-    // named barriers (`s_barrier_init`/`join`/`leave`) are not.
+    // is taken at the wait, and the count of signals is kept for
+    // `s_barrier_signal_isfirst` and `s_get_barrier_state`. RDNA4 has no
+    // named barriers (`s_barrier_init`/`join`/`leave`, `s_wakeup_barrier`
+    // stay unhandled: see tests/instructions/coverage.rs).
     (Op::S_BARRIER_SIGNAL, barrier_signal as Exec),
+    (Op::S_BARRIER_SIGNAL_ISFIRST, barrier_signal_isfirst as Exec),
     (Op::S_BARRIER_WAIT, barrier_wait as Exec),
+    (Op::S_GET_BARRIER_STATE, get_barrier_state as Exec),
     (
         Op::S_SETHALT,
         (|_: &mut Wave, _: &mut Env, _: &Inst| Ok(Flow::Yield)) as Exec,

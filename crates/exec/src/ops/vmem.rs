@@ -27,6 +27,18 @@ enum Loc {
     Dropped,
 }
 
+impl Loc {
+    /// The location `by` bytes further on.
+    fn offset(self, by: u64) -> Loc {
+        match self {
+            Loc::Global(a) => Loc::Global(a.wrapping_add(by)),
+            Loc::Lds(a) => Loc::Lds(a.wrapping_add(by)),
+            Loc::Scratch(a) => Loc::Scratch(a.wrapping_add(by)),
+            Loc::Dropped => Loc::Dropped,
+        }
+    }
+}
+
 fn route_flat(addr: u64) -> Loc {
     if addr.wrapping_sub(SHARED_APERTURE) < APERTURE_SIZE {
         Loc::Lds(addr - SHARED_APERTURE)
@@ -875,6 +887,128 @@ fn addtid(w: &mut Wave, env: &mut Env, i: &Inst, store: bool) -> Result {
     Ok(Flow::Next)
 }
 
+/// `global/scratch_load_block` and `_store_block` (RDNA4 ISA §11.5): up
+/// to 32 consecutive VGPRs to and from 32 consecutive dwords per lane. M0
+/// bit n (LSB first) selects VGPR n; a skipped VGPR still skips its dword
+/// ("not compacted in memory"), and M0 = 0 transfers nothing. A VGPR past
+/// the register file is per dword: a load ignores it and a store reads
+/// VGPR 0 in its place (§11.5.1).
+fn block(w: &mut Wave, env: &mut Env, i: &Inst, store: bool) -> Result {
+    let mask = w.sgpr[softgpu_isa::sreg::M0 as usize];
+    let (reg, u) = if store {
+        (i.src[1], Use::Write)
+    } else {
+        (i.dst[0], Use::Read)
+    };
+    let Operand::Vgpr(first) = reg else {
+        return Err(Trap::Other(format!(
+            "{}: the data operand is not a VGPR",
+            i.op.name()
+        )));
+    };
+    let format = i.op.info().format;
+    let dwords = || (0..32u64).filter(move |n| mask >> n & 1 != 0);
+    if env.sanitizer.is_some() {
+        for n in dwords() {
+            sanitize(w, env, u, 4, |w, l| {
+                locate(w, i, format, l, 4).offset(4 * n)
+            })?;
+        }
+    }
+    let exec = w.exec();
+    for l in (0..w.lanes).filter(|l| exec >> l & 1 != 0) {
+        let base = locate(w, i, format, l, 128);
+        for n in dwords() {
+            let (loc, vgpr) = (base.offset(4 * n), first as usize + n as usize);
+            if store {
+                let v = w.vgpr.get(vgpr).unwrap_or(&w.vgpr[0])[l];
+                write(w, env, l, loc, &v.to_le_bytes())?;
+            } else {
+                let mut b = [0u8; 4];
+                read(w, env, l, loc, &mut b)?;
+                if let Some(row) = w.vgpr.get_mut(vgpr) {
+                    row[l] = u32::from_le_bytes(b);
+                }
+            }
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// `global_load_tr_b64` (8-bit elements) and `_tr_b128` (16-bit) (RDNA4
+/// ISA §11.6.2): each of lanes 0..31 reads `bytes` contiguous bytes, eight
+/// elements, and each group of eight lanes transposes its 8×8 block:
+/// lane l's element j is element l%8 of what lane 8·(l/8)+j read. That
+/// turns eight columns of a column-major 16×16 tile into rows of the WMMA
+/// operand layout (lane 0 reads K=0, M=0..7, as the guide's example has
+/// it). A wave64 reads the same 32 addresses (lanes 32..63's are ignored)
+/// into half as many VGPRs: lane l takes the (l/32)-th half of lane l%32's
+/// wave32 result, which is exactly the RDNA4 wave64 WMMA operand layout
+/// of the same tile (see `wmma::dense_slot`).
+///
+/// uncertain: the guide gives the lane mapping only as diagrams; the
+/// eight-lane transpose is the one measured on gfx1250's equivalent
+/// `global_load_tr16_b128`, and it is the only one consistent with the
+/// guide's example and the RDNA4 WMMA layouts for both element sizes.
+fn load_transpose(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize) -> Result {
+    let exec = w.exec();
+    // "If EXEC==0, the instruction acts like an S_NOP; otherwise these
+    // instructions require that EXEC be set to all ones, else the
+    // operation is undefined."
+    if exec == 0 {
+        return Ok(Flow::Next);
+    }
+    if exec != w.full_mask() {
+        return Err(Trap::Other(format!(
+            "{}: EXEC is {exec:#x}; a transposing load needs every lane on (RDNA4 ISA §11.6.2: undefined otherwise)",
+            i.op.name()
+        )));
+    }
+    let Operand::Vgpr(d) = i.dst[0] else {
+        return Err(Trap::Other(format!(
+            "{}: the destination is not a VGPR",
+            i.op.name()
+        )));
+    };
+    let format = i.op.info().format;
+    if env.sanitizer.is_some() {
+        sanitize(w, env, Use::Read, bytes as u64, |w, l| match l < 32 {
+            true => locate(w, i, format, l, bytes as u64),
+            false => Loc::Dropped,
+        })?;
+    }
+    let mut read_by = [[0u8; 16]; 32];
+    for (l, row) in read_by.iter_mut().enumerate() {
+        read(
+            w,
+            env,
+            l,
+            locate(w, i, format, l, bytes as u64),
+            &mut row[..bytes],
+        )?;
+    }
+    let elem = bytes / 8;
+    let per_lane = bytes / 4 * 32 / w.lanes;
+    for l in 0..w.lanes {
+        let (src, half) = (l % 32, l / 32);
+        let mut out = [0u8; 16];
+        for (j, e) in out[..bytes].chunks_exact_mut(elem).enumerate() {
+            let from = &read_by[src & !7 | j];
+            e.copy_from_slice(&from[src % 8 * elem..][..elem]);
+        }
+        for k in 0..per_lane {
+            let dword = &out[4 * (half * per_lane + k)..][..4];
+            w.set_lane(
+                Operand::Vgpr(d),
+                l,
+                k,
+                u32::from_le_bytes(dword.try_into().unwrap()),
+            );
+        }
+    }
+    Ok(Flow::Next)
+}
+
 // ---- typed (format) buffer access ------------------------------------
 
 /// How a format's components are numbers (§10.7 table 52 suffixes).
@@ -1430,6 +1564,12 @@ fn add_f32_flush_in(o: u32, d: u32, _: u32) -> u32 {
 }
 
 pub const TABLE: &[(Op, Exec)] = &[
+    (Op::GLOBAL_LOAD_BLOCK, bind!(block, false)),
+    (Op::SCRATCH_LOAD_BLOCK, bind!(block, false)),
+    (Op::GLOBAL_STORE_BLOCK, bind!(block, true)),
+    (Op::SCRATCH_STORE_BLOCK, bind!(block, true)),
+    (Op::GLOBAL_LOAD_TR_B64, bind!(load_transpose, 8)),
+    (Op::GLOBAL_LOAD_TR_B128, bind!(load_transpose, 16)),
     (
         Op::GLOBAL_LOAD_ADDTID_B32,
         (|w: &mut Wave, env: &mut Env, i: &Inst| addtid(w, env, i, false)) as Exec,
