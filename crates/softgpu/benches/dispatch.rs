@@ -2,7 +2,8 @@
 //! committed gfx1151 code objects), with 1 and 2 worker threads, in
 //! lane-instructions per second.
 //!
-//! `cargo bench -p softgpu-exec --bench dispatch`
+//! `cargo bench -p softgpu --bench dispatch` (it lives beside the API's
+//! bench so that criterion is no dev-dependency of the executor).
 
 use std::time::Duration;
 
