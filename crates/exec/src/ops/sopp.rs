@@ -68,10 +68,13 @@ enum Barrier {
 /// The barrier an `s_barrier_*` operand names: M0 names one by its low
 /// five bits, which cannot reach the negative ids.
 fn barrier(w: &Wave, op: Operand) -> Barrier {
-    let id = match op {
-        Operand::Sgpr(sreg::M0) => (w.read_s32(op) & 0x1f) as i32,
-        op => w.read_s32(op) as i32,
-    };
+    match op {
+        Operand::Sgpr(sreg::M0) => barrier_of((w.read_s32(op) & 0x1f) as i32),
+        op => barrier_of(w.read_s32(op) as i32),
+    }
+}
+
+fn barrier_of(id: i32) -> Barrier {
     match id {
         -1 => Barrier::Workgroup,
         0 | -2 => Barrier::Nop,
@@ -98,8 +101,8 @@ fn barrier_signal_isfirst(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     Ok(Flow::Next)
 }
 
-fn barrier_wait(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
-    match barrier(w, Operand::Const(i.imm as i16 as i64 as u64)) {
+fn barrier_wait(_: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    match barrier_of(i.imm as i16 as i32) {
         Barrier::Workgroup => Ok(Flow::Barrier),
         Barrier::Nop => Ok(Flow::Next),
         Barrier::Named(id) => named_barrier(id),

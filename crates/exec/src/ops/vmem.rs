@@ -900,12 +900,7 @@ fn block(w: &mut Wave, env: &mut Env, i: &Inst, store: bool) -> Result {
     } else {
         (i.dst[0], Use::Read)
     };
-    let Operand::Vgpr(first) = reg else {
-        return Err(Trap::Other(format!(
-            "{}: the data operand is not a VGPR",
-            i.op.name()
-        )));
-    };
+    let first = super::vgpr(reg, "a block transfer's data operand")?;
     let format = i.op.info().format;
     let dwords = || (0..32u64).filter(move |n| mask >> n & 1 != 0);
     if env.sanitizer.is_some() {
@@ -919,7 +914,7 @@ fn block(w: &mut Wave, env: &mut Env, i: &Inst, store: bool) -> Result {
     for l in (0..w.lanes).filter(|l| exec >> l & 1 != 0) {
         let base = locate(w, i, format, l, 128);
         for n in dwords() {
-            let (loc, vgpr) = (base.offset(4 * n), first as usize + n as usize);
+            let (loc, vgpr) = (base.offset(4 * n), first + n as usize);
             if store {
                 let v = w.vgpr.get(vgpr).unwrap_or(&w.vgpr[0])[l];
                 write(w, env, l, loc, &v.to_le_bytes())?;
@@ -964,12 +959,7 @@ fn load_transpose(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize) -> Result
             i.op.name()
         )));
     }
-    let Operand::Vgpr(d) = i.dst[0] else {
-        return Err(Trap::Other(format!(
-            "{}: the destination is not a VGPR",
-            i.op.name()
-        )));
-    };
+    super::vgpr(i.dst[0], "a transposing load's destination")?;
     let format = i.op.info().format;
     if env.sanitizer.is_some() {
         sanitize(w, env, Use::Read, bytes as u64, |w, l| match l < 32 {
@@ -999,7 +989,7 @@ fn load_transpose(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize) -> Result
         for k in 0..per_lane {
             let dword = &out[4 * (half * per_lane + k)..][..4];
             w.set_lane(
-                Operand::Vgpr(d),
+                i.dst[0],
                 l,
                 k,
                 u32::from_le_bytes(dword.try_into().unwrap()),
