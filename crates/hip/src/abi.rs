@@ -34,6 +34,7 @@ pub const HIP_ERROR_NOT_FOUND: hipError_t = 500;
 pub const HIP_ERROR_NOT_READY: hipError_t = 600;
 pub const HIP_ERROR_ILLEGAL_ADDRESS: hipError_t = 700;
 pub const HIP_ERROR_LAUNCH_OUT_OF_RESOURCES: hipError_t = 701;
+pub const HIP_ERROR_LAUNCH_TIMEOUT: hipError_t = 702;
 pub const HIP_ERROR_PEER_ACCESS_ALREADY_ENABLED: hipError_t = 704;
 pub const HIP_ERROR_PEER_ACCESS_NOT_ENABLED: hipError_t = 705;
 pub const HIP_ERROR_HOST_MEMORY_ALREADY_REGISTERED: hipError_t = 712;

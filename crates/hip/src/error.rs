@@ -41,10 +41,7 @@ impl From<softgpu::Error> for HipError {
     fn from(e: softgpu::Error) -> HipError {
         use softgpu::Error as E;
         let code = match &e {
-            E::Fault(f) if f.reason.contains("s_trap") || f.reason.contains("trap") => {
-                HIP_ERROR_LAUNCH_FAILURE
-            }
-            E::Fault(_) => HIP_ERROR_ILLEGAL_ADDRESS,
+            E::Fault(f) => fault_code(f.kind),
             E::Budget { .. } => HIP_ERROR_OUT_OF_MEMORY,
             E::Runtime(r) => runtime_code(r),
             E::Launch { .. } => HIP_ERROR_INVALID_CONFIGURATION,
@@ -63,6 +60,20 @@ impl From<softgpu::Error> for HipError {
 impl From<softgpu_runtime::Error> for HipError {
     fn from(e: softgpu_runtime::Error) -> HipError {
         HipError::new(runtime_code(&e), e.to_string())
+    }
+}
+
+/// The HIP code of a kernel fault, by its kind: a memory access is
+/// `hipErrorIllegalAddress`, a dispatch stopped by the watchdog or its
+/// instruction budget `hipErrorLaunchTimeOut`, anything else (`s_trap`,
+/// an unimplemented instruction, a sanitizer's report)
+/// `hipErrorLaunchFailure`.
+pub fn fault_code(kind: softgpu::FaultKind) -> hipError_t {
+    use softgpu::FaultKind as K;
+    match kind {
+        K::Memory | K::BadJump => HIP_ERROR_ILLEGAL_ADDRESS,
+        K::Timeout | K::Budget => HIP_ERROR_LAUNCH_TIMEOUT,
+        _ => HIP_ERROR_LAUNCH_FAILURE,
     }
 }
 

@@ -105,6 +105,9 @@ fn free(hip: &Hip, addr: u64, kinds: &[Kind]) -> HipResult {
         }
     };
     crate::stream::synchronize_device(hip, alloc.device)?;
+    if let Some(buffer) = &alloc.buffer {
+        buffer.freed_by(crate::error::current_api());
+    }
     lock(&ALLOCS).remove(&addr);
     Ok(())
 }
@@ -192,6 +195,11 @@ pub unsafe extern "C" fn hipMemAllocHost(ptr: *mut *mut c_void, size: usize) -> 
     guard("hipMemAllocHost", || malloc_kind(ptr, size, Kind::Host, 0))
 }
 
+/// ROCm (clr's `ihipFree`) frees any allocation it knows through either of
+/// `hipFree` and `hipHostFree`, so a `hipHostMalloc` pointer given to
+/// `hipFree` (or a `hipMalloc` one to `hipHostFree`) is freed with
+/// success, as there; registered host memory and pointers it never
+/// allocated are `hipErrorInvalidValue`.
 #[no_mangle]
 pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
     guard("hipFree", || {
@@ -216,7 +224,14 @@ pub unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
 
 #[no_mangle]
 pub unsafe extern "C" fn hipFreeHost(ptr: *mut c_void) -> hipError_t {
-    guard("hipFreeHost", || free(hip()?, ptr as u64, &[Kind::Host]))
+    // ROCm's deprecated alias of hipHostFree.
+    guard("hipFreeHost", || {
+        free(
+            hip()?,
+            ptr as u64,
+            &[Kind::Host, Kind::Device, Kind::Managed],
+        )
+    })
 }
 
 #[no_mangle]
@@ -595,11 +610,41 @@ fn copy(
     if dst.is_null() || src.is_null() {
         return Err(HipError::invalid("copy to or from a null pointer"));
     }
-    submit(
-        stream,
-        Work::Copy(Arc::new(vec![(dst as u64, src as u64, size as u64)])),
-        sync,
-    )
+    let rows = vec![(dst as u64, src as u64, size as u64)];
+    check_copy(&rows)?;
+    submit(stream, Work::Copy(Arc::new(rows)), sync)
+}
+
+/// Checks a copy's rows when the call is made, as ROCm's validation does
+/// (a side in device memory must fit inside one live allocation), and
+/// beyond it: a host side must be mapped, readable for the source and
+/// writable for the destination. So a copy past an allocation or from a
+/// wild pointer is `hipErrorInvalidValue` from the call itself, never a
+/// crash and never a failed stream.
+///
+/// Two host pointers with a device `hipMemcpyKind` are accepted: ROCm
+/// refuses them only where the CPU cannot reach GPU memory, and softgpu's
+/// memory is the host's, as on an APU.
+fn check_copy(rows: &[(u64, u64, u64)]) -> HipResult {
+    let rt = softgpu_runtime::Runtime::get()?;
+    for &(dst, src, len) in rows.iter().filter(|r| r.2 > 0) {
+        // SAFETY: the destination is what this copy overwrites.
+        unsafe { rt.check_queued(dst, len, "copy destination", true) }?;
+        // SAFETY: a source is only read.
+        unsafe { rt.check_queued(src, len, "copy source", false) }?;
+    }
+    Ok(())
+}
+
+/// Checks a fill's rows when the call is made: each must be device memory
+/// (one live allocation, or registered host memory), as ROCm requires of
+/// `hipMemset`'s destination.
+fn check_fill(rows: &[(u64, u64)]) -> HipResult {
+    let rt = softgpu_runtime::Runtime::get()?;
+    for &(dst, len) in rows.iter().filter(|r| r.1 > 0) {
+        rt.check_device(dst, len, "fill destination")?;
+    }
+    Ok(())
 }
 
 macro_rules! copy_exports {
@@ -713,6 +758,7 @@ fn copy_2d(
         return Err(HipError::invalid("copy to or from a null pointer"));
     }
     let rows = rows_2d(dst as u64, dpitch, src as u64, spitch, width, height)?;
+    check_copy(&rows)?;
     submit(stream, Work::Copy(Arc::new(rows)), sync)
 }
 
@@ -752,6 +798,7 @@ pub fn rows_3d(p: &hipMemcpy3DParms) -> HipResult<Vec<(u64, u64, u64)>> {
 
 fn copy_3d(p: hipMemcpy3DParms, stream: hipStream_t, sync: bool) -> HipResult {
     let rows = rows_3d(&p)?;
+    check_copy(&rows)?;
     submit(stream, Work::Copy(Arc::new(rows)), sync)
 }
 
@@ -782,6 +829,10 @@ fn fill(
             pattern.len()
         )));
     }
+    let len = count
+        .checked_mul(pattern.len())
+        .ok_or_else(|| HipError::invalid("fill size overflows"))?;
+    check_fill(&[(dst as u64, len as u64)])?;
     submit(stream, fill_work(dst as u64, pattern, count), sync)
 }
 
@@ -808,9 +859,10 @@ fn fill_2d(
             format!("width {width} exceeds pitch {pitch}"),
         ));
     }
-    let rows = (0..(height * depth) as u64)
+    let rows: Vec<_> = (0..(height * depth) as u64)
         .map(|r| (dst as u64 + r * pitch as u64, width as u64))
         .collect();
+    check_fill(&rows)?;
     let work = Work::Fill {
         rows: Arc::new(rows),
         pattern: Arc::new(vec![value as u8]),

@@ -349,7 +349,7 @@ pub fn failed(device: &crate::state::DeviceState, e: softgpu::Error) -> HipError
     let error = HipError::from(e);
     if matches!(
         error.code,
-        HIP_ERROR_ILLEGAL_ADDRESS | HIP_ERROR_LAUNCH_FAILURE
+        HIP_ERROR_ILLEGAL_ADDRESS | HIP_ERROR_LAUNCH_FAILURE | HIP_ERROR_LAUNCH_TIMEOUT
     ) {
         let mut sticky = lock(&device.sticky);
         if sticky.is_none() {

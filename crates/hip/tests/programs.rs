@@ -100,13 +100,22 @@ fn softgpu_cli() -> PathBuf {
 }
 
 /// The device-library folder the compiler crate builds (Debian's device
-/// libraries plus the gfx11 `oclc_isa_version_*.bc` they lack).
+/// libraries plus the gfx11 and gfx12 `oclc_isa_version_*.bc` they lack).
 fn device_libs() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        softgpu_compiler::Compiler::new(TARGET)
-            .and_then(|c| c.device_lib_dir())
-            .unwrap_or_else(|e| panic!("cannot make the device-library folder: {e}"))
+        // One folder serves every target; each target adds its own
+        // `oclc_isa_version` file, so both are asked for (else the suite
+        // passes only after another test built the folder for gfx1201).
+        let dir = |target| {
+            softgpu_compiler::Compiler::new(target)
+                .and_then(|c| c.device_lib_dir())
+                .unwrap_or_else(|e| panic!("cannot make the device-library folder: {e}"))
+        };
+        let rdna4 = dir(RDNA4);
+        let gfx11 = dir(TARGET);
+        assert_eq!(gfx11, rdna4, "one device-library folder for both targets");
+        gfx11
     })
 }
 

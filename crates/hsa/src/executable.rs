@@ -183,7 +183,7 @@ unsafe fn read_fd(fd: i32, offset: Option<u64>, len: Option<u64>) -> Result<Vec<
         }
         .take(most)
         .read_to_end(&mut out),
-        None => (&*file).take(most).read_to_end(&mut out),
+        None => Patient { file: &file, fd }.take(most).read_to_end(&mut out),
     };
     result.map_err(|e| ReadError::File(format!("reading file descriptor {fd}: {e}")))?;
     if out.len() as u64 > MAX_FILE_SIZE {
@@ -192,6 +192,37 @@ unsafe fn read_fd(fd: i32, offset: Option<u64>, len: Option<u64>) -> Result<Vec<
         )));
     }
     Ok(out)
+}
+
+/// How long a read of a pipe or socket waits for its next bytes.
+const PIPE_WAIT_MS: i32 = 5_000;
+
+/// A pipe or socket read that waits at most [`PIPE_WAIT_MS`] for each
+/// chunk: an empty FIFO whose writer never writes (or never closes) is an
+/// error naming the descriptor, not a call that never returns.
+struct Patient<'a> {
+    file: &'a std::fs::File,
+    fd: i32,
+}
+
+impl std::io::Read for Patient<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let mut ready = libc::pollfd {
+            fd: self.fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid, writable pollfd; poll only writes `revents`.
+        match unsafe { libc::poll(&mut ready, 1, PIPE_WAIT_MS) } {
+            // EINTR comes back as `Interrupted`, which `read_to_end` retries.
+            n if n < 0 => Err(std::io::Error::last_os_error()),
+            0 => Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("no data arrived for {} s", PIPE_WAIT_MS / 1000),
+            )),
+            _ => (&*self.file).read(buf),
+        }
+    }
 }
 
 /// The size of an open regular file, or an error for a bad descriptor.

@@ -725,8 +725,11 @@ impl CopyRequest {
         engine(&from, &to)?;
         let (dst, src, len) = (self.dst as u64, self.src as u64, self.size as u64);
         if len > 0 {
-            rt.check_side(dst, len, "destination")?;
-            rt.check_side(src, len, "source")?;
+            // SAFETY: the destination is the client's, to be overwritten by
+            // this copy.
+            unsafe { rt.check_queued(dst, len, "destination", true) }?;
+            // SAFETY: a source is only read.
+            unsafe { rt.check_queued(src, len, "source", false) }?;
         }
         let worker = rt.clone();
         let signal = done.clone();
@@ -916,7 +919,7 @@ impl Rect {
         let first = self.row(0, 0).ok_or_else(overflow)?;
         let last = self.row(range.y - 1, range.z - 1).ok_or_else(overflow)?;
         let end = last.checked_add(range.x as u64).ok_or_else(overflow)?;
-        rt.check_side(first, end - first, what)
+        rt.check_side(first, end - first, what).map(|_| ())
     }
 
     /// Address of row `y` of layer `z` of the copied range.

@@ -223,7 +223,8 @@ pub extern "C" fn hsa_signal_destroy(signal: u64) -> Status {
             )));
         }
         drop(queues);
-        rt.signals.remove(signal).map(|_| ())
+        // Threads still waiting on it wake and return its last value.
+        rt.signals.remove(signal).map(|s| s.destroy())
     })
 }
 

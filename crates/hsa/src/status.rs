@@ -3,6 +3,7 @@
 
 use std::ffi::c_char;
 
+use softgpu_runtime::exec::MemError;
 use softgpu_runtime::Error;
 
 use crate::{guard, put};
@@ -82,6 +83,12 @@ pub fn status_of(e: &Error) -> Status {
         Error::InvalidSymbolName(_) => HSA_STATUS_ERROR_INVALID_SYMBOL_NAME,
         Error::InvalidQueueCreation(_) => HSA_STATUS_ERROR_INVALID_QUEUE_CREATION,
         Error::VariableAlreadyDefined(_) => HSA_STATUS_ERROR_VARIABLE_ALREADY_DEFINED,
+        // A wild host pointer is a bad argument, not a bad allocation.
+        // A wild host pointer, or a host range to lock that overlaps one
+        // already locked, is a bad argument, not a bad allocation.
+        Error::Memory(MemError::Unmapped { .. } | MemError::Overlap { .. }) => {
+            HSA_STATUS_ERROR_INVALID_ARGUMENT
+        }
         Error::Memory(_) => HSA_STATUS_ERROR_INVALID_ALLOCATION,
         Error::Device(_) | Error::Unsupported(_) | Error::InUse(_) => HSA_STATUS_ERROR,
         _ => HSA_STATUS_ERROR,

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use softgpu_exec::arena::{Access, AllocSpec, Origin};
+use softgpu_exec::arena::{Access, AllocSpec, Origin, Side};
 
 use crate::agent::{Pool, POOL_GRANULE};
 use crate::error::{invalid, Error, Result};
@@ -174,7 +174,7 @@ impl Runtime {
         }
         // SAFETY: forwarded: the caller keeps the range valid, and accesses
         // it only atomically, until it is unlocked and no kernel uses it.
-        unsafe { self.arena.register_host(addr, len) }.map_err(|e| invalid(e.to_string()))?;
+        unsafe { self.arena.register_host(addr, len) }?;
         all.insert(
             addr,
             Allocation {
@@ -246,31 +246,34 @@ impl Runtime {
     }
 
     /// Copies `len` bytes (the ranges may overlap). Addresses inside the
-    /// arena must lie in live allocations; others are host memory the
-    /// caller vouches for. Both sides are accessed with relaxed atomics
-    /// ([`softgpu_exec::arena::copy`]), so a kernel racing on them races
-    /// atomically.
+    /// arena must lie in live allocations and are accessed with relaxed
+    /// atomics ([`softgpu_exec::arena::copy`]), so a kernel racing on them
+    /// races atomically; others are host memory, reached through the
+    /// checked transfers of [`softgpu_exec::arena::host`], so a wild host
+    /// pointer is [`softgpu_exec::arena::MemError::Unmapped`], never a signal.
     ///
     /// # Safety
-    /// Any range outside the arena must be valid host memory for `len`
-    /// bytes (readable for `src`, readable and writable for `dst`) for the
-    /// whole call, and Rust code may access it only atomically meanwhile.
+    /// A range outside the arena that is mapped must not be memory Rust
+    /// code references during the call (a C client's buffers are what it
+    /// is for).
     pub unsafe fn copy(&self, dst: u64, src: u64, len: u64) -> Result<()> {
         if len == 0 {
             return Ok(());
         }
-        self.check_side(dst, len, "destination")?;
-        self.check_side(src, len, "source")?;
-        // SAFETY: arena sides were checked to lie in live allocations (so
+        let dst = self.check_side(dst, len, "destination")?;
+        let src = self.check_side(src, len, "source")?;
+        let len = usize::try_from(len).map_err(|_| invalid("copy size overflows"))?;
+        // SAFETY: device sides were checked to lie in live allocations (so
         // inside the mapping, which `self.arena` keeps alive, and accessed
         // only atomically, as all arena memory is); host sides are the
         // caller's promise. `copy` allows overlap.
-        unsafe { softgpu_exec::arena::copy(dst as usize, src as usize, len as usize) };
+        unsafe { softgpu_exec::arena::copy(dst, src, len) }?;
         Ok(())
     }
 
-    /// Fills `count` 32-bit words at `addr` with `value`, with relaxed
-    /// atomic stores as [`Runtime::copy`].
+    /// Fills `count` 32-bit words at `addr` with `value`, device memory
+    /// with relaxed atomic stores and host memory checked, as
+    /// [`Runtime::copy`].
     ///
     /// # Safety
     /// As for [`Runtime::copy`] for an address outside the arena.
@@ -281,17 +284,19 @@ impl Runtime {
         let len = count
             .checked_mul(4)
             .ok_or_else(|| invalid("fill size overflows"))?;
-        self.check_side(addr, len, "fill destination")?;
+        let dst = self.check_side(addr, len, "fill destination")?;
+        let count = usize::try_from(count).map_err(|_| invalid("fill size overflows"))?;
         // SAFETY: 4-aligned; inside one live allocation (checked above, and
         // only accessed atomically) or host memory the caller vouches for.
-        unsafe { softgpu_exec::arena::fill_u32(addr as usize, value, count as usize) };
+        unsafe { softgpu_exec::arena::fill_u32(dst, value, count) }?;
         Ok(())
     }
 
-    /// An address range is either wholly reachable device memory or wholly
-    /// outside the arena (host memory); straddling or wild arena addresses
-    /// are refused.
-    pub fn check_side(&self, addr: u64, len: u64, what: &str) -> Result<()> {
+    /// Which side of a transfer `[addr, addr + len)` is: wholly inside one
+    /// live device allocation, or wholly outside the arena (host memory,
+    /// registered or not, checked when touched). Straddling or wild arena
+    /// addresses are refused.
+    pub fn check_side(&self, addr: u64, len: u64, what: &str) -> Result<Side> {
         if addr == 0 {
             return Err(invalid(format!("{what} is null")));
         }
@@ -302,14 +307,84 @@ impl Runtime {
         let arena_end = base + self.arena.capacity();
         let outside = end <= base || addr >= arena_end;
         if outside {
-            return Ok(());
+            return Ok(Side::Host(addr));
         }
         // The arena's own bounds: exactly the bytes the client asked for.
         match self.arena.allocation_of(addr) {
-            Some((start, size)) if end <= start + size => Ok(()),
+            Some((start, size)) if end <= start + size => Ok(Side::Device(addr)),
             _ => Err(invalid(format!(
                 "{what} {addr:#x}+{len} is not inside one live device allocation"
             ))),
+        }
+    }
+
+    /// [`Runtime::check_side`] for a transfer about to be queued, with a
+    /// host side probed page by page ([`softgpu_exec::arena::host::probe`]),
+    /// so a wild host pointer is refused by the call that names it rather
+    /// than failing the queue later. `write` for a destination.
+    ///
+    /// # Safety
+    /// A host destination must be memory the client is about to have
+    /// overwritten (see `probe`).
+    pub unsafe fn check_queued(
+        &self,
+        addr: u64,
+        len: u64,
+        what: &str,
+        write: bool,
+    ) -> Result<Side> {
+        let side = self.check_side(addr, len, what)?;
+        if let Side::Host(at) = side {
+            // SAFETY: forwarded from the caller.
+            unsafe { softgpu_exec::arena::host::probe(at, len, write) }?;
+        }
+        Ok(side)
+    }
+
+    /// Checks that `[addr, addr + len)` is memory a device may use: inside
+    /// one live allocation, or inside one registered (locked) host range,
+    /// for its whole length. For the side of a copy or fill that the call
+    /// declares to be device memory (HIP's `hipMemcpyHostToDevice`
+    /// destination, a fill's target): a host pointer there is the client's
+    /// mistake, refused before anything is touched.
+    pub fn check_device(&self, addr: u64, len: u64, what: &str) -> Result<()> {
+        self.check_side(addr, len, what)?;
+        let end = addr.saturating_add(len.max(1));
+        match self.arena.allocation_of(addr) {
+            Some((start, size)) if end <= start + size.max(1) => Ok(()),
+            _ => Err(invalid(format!(
+                "{what} {addr:#x}+{len} is not device memory: it is not inside one live \
+                 allocation or registered host range{}",
+                self.nearest(addr)
+            ))),
+        }
+    }
+
+    /// ", nearest: …" naming the allocation nearest `addr`, for messages.
+    fn nearest(&self, addr: u64) -> String {
+        let all = self.allocations.lock().unwrap_or_else(|e| e.into_inner());
+        let below = all.range(..=addr).next_back();
+        let above = all.range(addr.saturating_add(1)..).next();
+        let distance = |(&start, a): (&u64, &Allocation)| {
+            if addr < start {
+                start - addr
+            } else {
+                addr.saturating_sub(start + a.len)
+            }
+        };
+        match [below, above]
+            .into_iter()
+            .flatten()
+            .min_by_key(|&e| distance(e))
+        {
+            Some((&start, a)) => {
+                let what = match a.kind {
+                    AllocationKind::Pool(_) => "allocation",
+                    AllocationKind::Locked => "locked host range",
+                };
+                format!("; the nearest is a {}-byte {what} at {start:#x}", a.len)
+            }
+            None => String::new(),
         }
     }
 

@@ -24,6 +24,9 @@ use crate::error::{invalid, Result};
 
 /// The profile chosen when `SOFTGPU_PROFILE` is unset.
 pub const DEFAULT_PROFILE: &str = "gfx1151";
+/// The largest profile document read from a file (the built-in ones are
+/// under 20 KiB).
+pub const MAX_PROFILE_SIZE: u64 = 1 << 20;
 
 const BUILT_IN: [(&str, &str); 9] = [
     ("gfx1151", include_str!("../profiles/gfx1151.json")),
@@ -443,13 +446,18 @@ impl Profile {
         self.provenance.get(field)
     }
 
-    /// A built-in name or a path to a JSON file.
+    /// A built-in name or a path to a JSON file of at most
+    /// [`MAX_PROFILE_SIZE`] bytes.
     pub fn named_or_path(spec: &str) -> Result<Profile> {
         if BUILT_IN.iter().any(|(n, _)| *n == spec) {
             return Profile::built_in(spec);
         }
-        let text = std::fs::read_to_string(spec)
-            .map_err(|e| invalid(format!("device profile {spec}: {e}")))?;
+        // Bounded, and only a regular file: `/dev/zero` or a FIFO named as
+        // a profile is an error, not endless memory or a hang.
+        let bytes = softgpu_codeobj::read_file(spec, MAX_PROFILE_SIZE)
+            .map_err(|e| invalid(format!("device profile: {e}")))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| invalid(format!("device profile {spec}: not UTF-8 text")))?;
         Profile::from_json(&text)
     }
 
@@ -622,6 +630,39 @@ mod tests {
             assert_ne!(p.asic_family_id, 0, "{name} states its ASIC family");
         }
         assert!(Profile::built_in("gfx9000").is_err());
+    }
+
+    #[test]
+    fn profiles_named_by_path_are_bounded_regular_files() {
+        // A device that never ends and a FIFO nobody writes: each an error
+        // naming the file, at once (not endless memory, not a hang).
+        let start = std::time::Instant::now();
+        let e = Profile::named_or_path("/dev/zero").unwrap_err().to_string();
+        assert!(
+            e.contains("/dev/zero") && e.contains("not a regular file"),
+            "{e}"
+        );
+        let fifo =
+            std::env::temp_dir().join(format!("softgpu-profile-fifo-{}", std::process::id()));
+        let _ = std::fs::remove_file(&fifo);
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let e = Profile::named_or_path(fifo.to_str().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("FIFO"), "{e}");
+        std::fs::remove_file(&fifo).unwrap();
+        let big = std::env::temp_dir().join(format!("softgpu-profile-big-{}", std::process::id()));
+        std::fs::write(&big, vec![b' '; MAX_PROFILE_SIZE as usize + 1]).unwrap();
+        let e = Profile::named_or_path(big.to_str().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("limit"), "{e}");
+        std::fs::remove_file(&big).unwrap();
+        assert!(start.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]

@@ -212,6 +212,8 @@ pub struct Signal {
     /// Called with each stored value (a queue's doorbell notes when each
     /// packet was submitted).
     on_store: std::sync::OnceLock<StoreHook>,
+    /// Set by [`Signal::destroy`]: waits in progress end.
+    destroyed: std::sync::atomic::AtomicBool,
 }
 
 /// What [`Signal::set_on_store`] installs.
@@ -238,6 +240,7 @@ impl Signal {
             watcher_count: AtomicUsize::new(0),
             watchers: Mutex::new(Vec::new()),
             epoch: AtomicU64::new(0),
+            destroyed: std::sync::atomic::AtomicBool::new(false),
             times: Mutex::new(None),
             on_store: std::sync::OnceLock::new(),
         }
@@ -398,6 +401,22 @@ impl Signal {
         *lock(&self.times)
     }
 
+    /// Ends every wait on the signal in progress (they return the last
+    /// value, as a timeout would): its client destroyed it
+    /// (`hsa_signal_destroy`), so nothing will set it any more. ROCr leaves
+    /// such waiters reading freed memory; here they wake and return.
+    pub fn destroy(&self) {
+        self.destroyed.store(true, Ordering::SeqCst);
+        if self.watcher_count.load(Ordering::SeqCst) != 0 {
+            self.wake_watchers();
+        }
+    }
+
+    /// Whether [`Signal::destroy`] was called.
+    pub fn is_destroyed(&self) -> bool {
+        self.destroyed.load(Ordering::SeqCst)
+    }
+
     /// Wakes watchers after a modification that turned `old` into `new`.
     #[inline]
     fn changed(&self, old: i64, new: i64) {
@@ -532,7 +551,7 @@ fn block_on<T>(
         if let Some(found) = check() {
             return Some(found);
         }
-        if STOPS.load(Ordering::SeqCst) != stops {
+        if STOPS.load(Ordering::SeqCst) != stops || signals.iter().any(|s| s.is_destroyed()) {
             return None;
         }
         let nap = match deadline {

@@ -879,3 +879,34 @@ fn handler_thread_sleeps_while_nothing_changes() {
         "handler thread polled: {used:?}"
     );
 }
+
+/// `hsa_signal_destroy` with threads parked on the signal: every waiter
+/// wakes and returns the last value instead of sleeping until its own
+/// timeout (none here).
+#[test]
+fn destroying_a_signal_wakes_its_64_waiters() {
+    let signal = Arc::new(Signal::new(5));
+    let started = Arc::new(Barrier::new(65));
+    let (tx, rx) = mpsc::channel();
+    for _ in 0..64 {
+        let (signal, started, tx) = (signal.clone(), started.clone(), tx.clone());
+        thread::spawn(move || {
+            started.wait();
+            let v = signal.wait(Condition::Eq, 0, None, WaitHint::Blocked, Order::Acquire);
+            tx.send(v).unwrap();
+        });
+    }
+    started.wait();
+    thread::sleep(Duration::from_millis(50));
+    assert!(
+        rx.try_recv().is_err(),
+        "a waiter returned before the destroy"
+    );
+    signal.destroy();
+    for _ in 0..64 {
+        let v = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("a waiter still sleeps after the destroy");
+        assert_eq!(v, 5);
+    }
+}

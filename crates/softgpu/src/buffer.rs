@@ -18,6 +18,9 @@ pub(crate) struct BufferInner {
     /// Budget charges (a stream's budget, a scratch pool's limit),
     /// released with the memory.
     pub charges: Vec<crate::budget::Charge>,
+    /// The call that frees the memory, for reports of later accesses to
+    /// it (set by [`Buffer::freed_by`]; else "dropping its Buffer").
+    pub freed_by: std::sync::OnceLock<&'static str>,
 }
 
 impl Drop for BufferInner {
@@ -26,7 +29,8 @@ impl Drop for BufferInner {
         let _ = if self.imported {
             rt.unlock(self.addr)
         } else {
-            rt.free_by(self.addr, "dropping its Buffer")
+            let by = self.freed_by.get().copied();
+            rt.free_by(self.addr, by.unwrap_or("dropping its Buffer"))
         };
     }
 }
@@ -76,6 +80,14 @@ impl std::fmt::Debug for Buffer {
 }
 
 impl Buffer {
+    /// Names the call that will free the memory when the last handle to it
+    /// is dropped (`hipFree`, say): a kernel that touches it afterwards is
+    /// reported as touching memory "freed by" that call. The first name
+    /// given stays.
+    pub fn freed_by(&self, call: &'static str) {
+        let _ = self.inner.freed_by.set(call);
+    }
+
     pub(crate) fn allocate(
         device: &Arc<DeviceInner>,
         pool: u64,
@@ -97,6 +109,7 @@ impl Buffer {
                 len: bytes,
                 imported: false,
                 charges,
+                freed_by: Default::default(),
             }),
         })
     }
@@ -116,6 +129,7 @@ impl Buffer {
                 len,
                 imported: true,
                 charges: Vec::new(),
+                freed_by: Default::default(),
             }),
         })
     }

@@ -65,6 +65,7 @@
 //! says which allocation it hit or missed, and by how much.
 
 mod blocks;
+pub mod host;
 mod map;
 pub mod shadow;
 pub mod vmem;
@@ -104,6 +105,11 @@ pub enum MemError {
     Exhausted { requested: u64, free: u64 },
     #[error("{addr:#x} is not the start of a live allocation")]
     NotAllocated { addr: u64 },
+    /// Host memory a client named that this process has not mapped (or
+    /// not writable, for a write): a wild pointer, refused before it is
+    /// touched (see [`host`]).
+    #[error("{len} bytes of host memory at {addr:#x} are not mapped {} in this process", if *.write { "writable" } else { "readable" })]
+    Unmapped { addr: u64, len: u64, write: bool },
     #[error(
         "host range {addr:#x} (+{len} bytes) overlaps device memory or another registered range"
     )]
@@ -428,6 +434,16 @@ impl Arena {
         if len == 0 || (addr < self.base + self.bytes && self.base < end) {
             return Err(overlap);
         }
+        // Kernels will touch the range directly: it must be there, whole
+        // and writable, now (an unmapped or read-only page, or a length
+        // running past the client's buffer, is refused).
+        if !host::is_mapped(addr, len, true) {
+            return Err(MemError::Unmapped {
+                addr,
+                len,
+                write: true,
+            });
+        }
         let mut host = self.host.write().unwrap_or_else(|e| e.into_inner());
         let before = host.range(..end).next_back();
         if before.is_some_and(|(&s, &l)| s + l > addr) {
@@ -555,8 +571,13 @@ impl Arena {
                 };
                 return (text, Some(a));
             }
+            // An access in this allocation's red zone or the gap after it
+            // is blamed on it (an overflow is the likelier bug), unless it
+            // is clearly nearer the next allocation's start: within a
+            // quarter of the distance past this one's end.
             let past = offset - (start + b.len);
-            let nearer_next = after.is_some_and(|(next, _)| next - end < past);
+            let nearer_next =
+                after.is_some_and(|(next, _)| next.saturating_sub(end).saturating_mul(4) < past);
             if !nearer_next && offset < start + b.span {
                 let text = format!("{what} are {past} bytes past the end of {}", a.describe());
                 return (text, Some(a));
@@ -1366,47 +1387,134 @@ unsafe fn store_bytes(start: usize, data: &[u8]) {
     }
 }
 
-/// Copies `len` bytes from host address `src` to `dst`; the ranges may
-/// overlap (as `memmove`). Every access is a relaxed atomic, so a kernel
-/// racing on either range is an atomic race, not a data race: this is how
-/// a runtime copies into, out of or within device memory. The bytes go
-/// through a small buffer, each side split into bytes and words by its own
-/// alignment, so the copy is word-wide on both sides whatever their
-/// relative alignment.
+/// One side of a runtime's transfer ([`copy`], [`fill_u32`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// Arena memory that passed [`Arena::check`] for the whole range.
+    Device(u64),
+    /// Host memory outside the arena that a client named: it may be wild,
+    /// so it is reached only through [`host`]'s checked transfers.
+    Host(u64),
+}
+
+impl Side {
+    /// The side's first byte.
+    pub fn addr(self) -> u64 {
+        match self {
+            Side::Device(a) | Side::Host(a) => a,
+        }
+    }
+
+    /// Reads `out.len()` bytes at `offset` past the side's start.
+    ///
+    /// # Safety
+    /// As for [`copy`].
+    unsafe fn read(self, offset: usize, out: &mut [u8]) -> Result<(), MemError> {
+        match self {
+            // SAFETY: the caller's range, checked and atomic-only.
+            Side::Device(a) => unsafe { load_bytes(a as usize + offset, out) },
+            // SAFETY: forwarded from the caller.
+            Side::Host(a) => unsafe { host::read(a + offset as u64, out) }?,
+        }
+        Ok(())
+    }
+
+    /// Writes `data` at `offset` past the side's start.
+    ///
+    /// # Safety
+    /// As for [`copy`].
+    unsafe fn write(self, offset: usize, data: &[u8]) -> Result<(), MemError> {
+        match self {
+            // SAFETY: the caller's range, checked and atomic-only.
+            Side::Device(a) => unsafe { store_bytes(a as usize + offset, data) },
+            // SAFETY: forwarded from the caller.
+            Side::Host(a) => unsafe { host::write(a + offset as u64, data) }?,
+        }
+        Ok(())
+    }
+}
+
+/// Copies `len` bytes from `src` to `dst`; the ranges may overlap (as
+/// `memmove`). Device sides are accessed with relaxed atomics, so a kernel
+/// racing on them is an atomic race, not a data race: this is how a
+/// runtime copies into, out of or within device memory. Host sides go
+/// through [`host`], so a wild host pointer is an error (after the bytes
+/// before it were copied), never a signal. The bytes go through a buffer,
+/// each device side split into bytes and words by its own alignment, so
+/// the copy is word-wide on both sides whatever their relative alignment.
 ///
 /// # Safety
-/// `[src, src + len)` must be valid for reads and `[dst, dst + len)` for
-/// reads and writes during the call (arena memory that passed
-/// [`Arena::check`], registered host memory, or host memory the caller
-/// vouches for), and no Rust code may access either range other than
-/// atomically meanwhile.
-pub unsafe fn copy(dst: usize, src: usize, len: usize) {
-    const CHUNK: usize = 4096;
-    let mut buffer = [0u8; CHUNK];
+/// A [`Side::Device`] range must be arena memory that passed
+/// [`Arena::check`] and stays mapped during the call; no Rust code may
+/// access it other than atomically meanwhile. A [`Side::Host`] range, if
+/// mapped, must not be memory Rust code references during the call (see
+/// [`host::write`]).
+pub unsafe fn copy(dst: Side, src: Side, len: usize) -> Result<(), MemError> {
+    // A host side costs a system call per chunk: its chunks are large.
+    const SMALL: usize = 4096;
+    const LARGE: usize = 1 << 18;
+    let mut small = [0u8; SMALL];
+    let mut large = Vec::new();
+    let device_only = matches!((dst, src), (Side::Device(_), Side::Device(_)));
+    let buffer: &mut [u8] = if device_only || len <= SMALL {
+        &mut small
+    } else {
+        large.resize(len.min(LARGE), 0);
+        &mut large
+    };
+    let size = buffer.len();
     // A destination above an overlapping source is copied from the end,
     // so no chunk overwrites source bytes not yet read.
-    let backward = dst > src && dst - src < len;
+    let (d, s) = (dst.addr(), src.addr());
+    let backward = d > s && d - s < len as u64;
     let mut done = 0;
     while done < len {
-        let n = CHUNK.min(len - done);
+        let n = size.min(len - done);
         let at = if backward { len - done - n } else { done };
         let chunk = &mut buffer[..n];
         // SAFETY: `[at, at + n)` lies inside both of the caller's ranges.
         unsafe {
-            load_bytes(src + at, chunk);
-            store_bytes(dst + at, chunk);
+            src.read(at, chunk)?;
+            dst.write(at, chunk)?;
         }
         done += n;
     }
+    Ok(())
 }
 
-/// Stores `value` in the `count` 32-bit words from host address `dst`,
-/// with relaxed atomic stores, word-wide where aligned (as [`copy`]).
+/// Stores `value` in the `count` 32-bit words from `dst`: a device side
+/// with relaxed atomic stores, word-wide where aligned (as [`copy`]), a
+/// host side through [`host`].
+///
+/// # Safety
+/// `dst` must be 4-aligned, and its range as for [`copy`]'s destination.
+pub unsafe fn fill_u32(dst: Side, value: u32, count: usize) -> Result<(), MemError> {
+    match dst {
+        Side::Device(at) => {
+            // SAFETY: forwarded from the caller.
+            unsafe { fill_device(at as usize, value, count) };
+            Ok(())
+        }
+        Side::Host(at) => {
+            let pattern = value.to_le_bytes().repeat(count.min(1 << 14));
+            let mut done = 0;
+            while done < count {
+                let n = (count - done).min(pattern.len() / 4);
+                // SAFETY: forwarded from the caller.
+                unsafe { host::write(at + 4 * done as u64, &pattern[..4 * n]) }?;
+                done += n;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// [`fill_u32`] of checked device memory at host address `dst`.
 ///
 /// # Safety
 /// `dst` must be 4-aligned, and `[dst, dst + 4 * count)` valid for reads
 /// and writes and accessed only atomically during the call.
-pub unsafe fn fill_u32(dst: usize, value: u32, count: usize) {
+unsafe fn fill_device(dst: usize, value: u32, count: usize) {
     let end = dst + 4 * count;
     let mut at = dst;
     if !at.is_multiple_of(8) && at < end {
@@ -1510,12 +1618,23 @@ mod tests {
                 arena.write(base, &initial).unwrap();
                 let mut model = initial.clone();
                 model.copy_within(src..src + len, dst);
+                let (d, s) = (
+                    Side::Device(base + dst as u64),
+                    Side::Device(base + src as u64),
+                );
                 // SAFETY: both ranges lie in the live allocation at `base`,
                 // touched only through the arena here.
-                unsafe { copy((base as usize) + dst, (base as usize) + src, len) };
+                unsafe { copy(d, s, len) }.unwrap();
                 let mut got = vec![0u8; size];
                 arena.read(base, &mut got).unwrap();
                 assert!(got == model, "copy of {len} from +{src} to +{dst}");
+                // The same between host vectors, through the checked path.
+                let mut host = initial.clone();
+                let at = host.as_mut_ptr() as u64;
+                let (d, s) = (Side::Host(at + dst as u64), Side::Host(at + src as u64));
+                // SAFETY: `host` is not referenced during the call.
+                unsafe { copy(d, s, len) }.unwrap();
+                assert!(host == model, "host copy of {len} from +{src} to +{dst}");
             }
         }
     }
@@ -1527,8 +1646,9 @@ mod tests {
         for start in [0usize, 4, 8, 12] {
             for count in [0usize, 1, 2, 3, 8, 9] {
                 arena.write(base, &[0xEE; 256]).unwrap();
+                let at = Side::Device(base + start as u64);
                 // SAFETY: inside the live allocation, 4-aligned.
-                unsafe { fill_u32(base as usize + start, 0x0403_0201, count) };
+                unsafe { fill_u32(at, 0x0403_0201, count) }.unwrap();
                 let mut got = [0u8; 256];
                 arena.read(base, &mut got).unwrap();
                 let mut model = [0xEEu8; 256];
@@ -1536,8 +1656,38 @@ mod tests {
                     model[start + 4 * k..start + 4 * k + 4].copy_from_slice(&[1, 2, 3, 4]);
                 }
                 assert_eq!(got, model, "{count} words at +{start}");
+                let mut host = [0xEEu8; 256];
+                let at = Side::Host(host.as_mut_ptr() as u64 + start as u64);
+                // SAFETY: `host` is not referenced during the call.
+                unsafe { fill_u32(at, 0x0403_0201, count) }.unwrap();
+                assert_eq!(host, model, "{count} host words at +{start}");
             }
         }
+    }
+
+    #[test]
+    fn wild_host_sides_are_errors_and_leave_the_device_side_intact() {
+        let arena = Arena::new(1 << 20).unwrap();
+        let buffer = arena.alloc(1 << 16).unwrap();
+        arena.write(buffer, &[9; 64]).unwrap();
+        for wild in [0x1000u64, 0xdea_dbee_f000] {
+            for len in [4usize, 1 << 16] {
+                let (dev, host) = (Side::Device(buffer), Side::Host(wild));
+                // SAFETY: the device side is a live allocation; the host
+                // side is not mapped.
+                let into = unsafe { copy(dev, host, len) };
+                assert!(matches!(into, Err(MemError::Unmapped { write: false, .. })));
+                // SAFETY: as above.
+                let out = unsafe { copy(host, dev, len) };
+                assert!(matches!(out, Err(MemError::Unmapped { write: true, .. })));
+                // SAFETY: as above.
+                let fill = unsafe { fill_u32(host, 1, len / 4) };
+                assert!(matches!(fill, Err(MemError::Unmapped { addr, .. }) if addr == wild));
+            }
+        }
+        let mut kept = [0u8; 64];
+        arena.read(buffer, &mut kept).unwrap();
+        assert_eq!(kept, [9; 64]);
     }
 
     /// First fit with the `dense` shortcut places every allocation where a
@@ -1681,6 +1831,34 @@ mod tests {
             wild.contains("outside device memory") && hit.is_none(),
             "{wild}"
         );
+    }
+
+    /// An access past one allocation's end is blamed on it through its red
+    /// zone and most of the gap, and on the next allocation only when it is
+    /// clearly nearer that one's start; at both ends of several sizes.
+    #[test]
+    fn accesses_between_allocations_are_blamed_on_the_nearer_culprit() {
+        for len in [1u64, 100, 4096, 65536, 1 << 20] {
+            let arena = Arena::new(1 << 26).unwrap();
+            let a = arena.alloc_with(AllocSpec::new(len, "first")).unwrap();
+            let b = arena.alloc_with(AllocSpec::new(len, "second")).unwrap();
+            let end = a + len;
+            assert!(b > end, "allocations are separated");
+            let gap = b - end;
+            for past in [0, 4, len.min(4096), gap / 2, gap * 3 / 4] {
+                let (text, hit) = arena.explain(end + past, 4, true);
+                assert_eq!(hit.map(|h| h.base), Some(a), "{len}: +{past}: {text}");
+                assert!(
+                    text.contains(&format!("{past} bytes past the end")),
+                    "{text}"
+                );
+            }
+            for before in [4u64, 64, gap / 8] {
+                let (text, hit) = arena.explain(b - before, 4, false);
+                assert_eq!(hit.map(|h| h.base), Some(b), "{len}: -{before}: {text}");
+                assert!(text.contains("before the start"), "{text}");
+            }
+        }
     }
 
     #[test]

@@ -60,5 +60,43 @@ int main() {
   HIP_CHECK(hipGetDeviceCount(&count));
   HIP_EXPECT_ERR(hipSetDevice(count), hipErrorInvalidDevice);
   (void)hipGetLastError();
+
+  // Wild pointers in copies and fills, on either side and in every form,
+  // are hipErrorInvalidValue from the call (on ROCm some of these are a
+  // segmentation fault; on softgpu they were too), and nothing is sticky.
+  int* dv = nullptr;
+  HIP_CHECK(hipMalloc(&dv, 4096));
+  static int hbuf[2048];
+  static const int constant[1024] = {1};
+  void* wild[] = {(void*)0x1000, (void*)0xdeadbeef000ull};
+  for (void* w : wild) {
+    HIP_EXPECT_ERR(hipMemcpy(dv, w, 4096, hipMemcpyHostToDevice), hipErrorInvalidValue);
+    HIP_EXPECT_ERR(hipMemcpy(w, dv, 4096, hipMemcpyDeviceToHost), hipErrorInvalidValue);
+    HIP_EXPECT_ERR(hipMemcpy(w, dv, 4096, hipMemcpyDeviceToDevice), hipErrorInvalidValue);
+    HIP_EXPECT_ERR(hipMemcpy(dv, w, 4096, hipMemcpyDefault), hipErrorInvalidValue);
+    HIP_EXPECT_ERR(hipMemcpy(hbuf, w, 4096, hipMemcpyHostToHost), hipErrorInvalidValue);
+    HIP_EXPECT_ERR(hipMemcpyAsync(dv, w, 4096, hipMemcpyHostToDevice, 0), hipErrorInvalidValue);
+    HIP_EXPECT_ERR(hipMemcpyAsync(w, dv, 4096, hipMemcpyDeviceToHost, 0), hipErrorInvalidValue);
+    HIP_EXPECT_ERR(hipMemcpy2D(dv, 64, w, 64, 64, 4, hipMemcpyHostToDevice), hipErrorInvalidValue);
+    HIP_EXPECT_ERR(hipMemset(w, 0, 4096), hipErrorInvalidValue);
+    HIP_EXPECT_ERR(hipMemsetD32((hipDeviceptr_t)w, 0, 1024), hipErrorInvalidValue);
+  }
+  // A read-only host destination, and host memory as a fill's target.
+  HIP_EXPECT_ERR(hipMemcpy((void*)constant, dv, 4096, hipMemcpyDeviceToHost), hipErrorInvalidValue);
+  HIP_EXPECT_ERR(hipMemset(hbuf, 0, sizeof hbuf), hipErrorInvalidValue);
+  // Past the end of an allocation: refused by the call (as ROCm's
+  // validation does), and the device goes on working.
+  HIP_EXPECT_ERR(hipMemcpy(dv, hbuf, 8192, hipMemcpyHostToDevice), hipErrorInvalidValue);
+  HIP_EXPECT_ERR(hipMemcpyAsync(hbuf, dv, 8192, hipMemcpyDeviceToHost, 0), hipErrorInvalidValue);
+  HIP_EXPECT_ERR(hipMemset(dv, 0, 4097), hipErrorInvalidValue);
+  (void)hipGetLastError();
+  for (int i = 0; i < 1024; ++i) hbuf[i] = i;
+  HIP_CHECK(hipMemcpy(dv, hbuf, 4096, hipMemcpyHostToDevice));
+  fill<<<1, 512>>>(dv, 5);
+  HIP_CHECK(hipDeviceSynchronize());
+  HIP_CHECK(hipMemcpy(hbuf, dv, 4096, hipMemcpyDeviceToHost));
+  EXPECT(hbuf[0] == 5 && hbuf[511] == 5 && hbuf[512] == 512 && hbuf[1023] == 1023, "%d %d %d %d",
+         hbuf[0], hbuf[511], hbuf[512], hbuf[1023]);
+  HIP_CHECK(hipFree(dv));
   return finish();
 }

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -247,6 +248,23 @@ int main(int argc, char **argv) {
     hsa_code_object_reader_t dummy;
     EXPECT_STATUS(hsa_code_object_reader_create_from_file(wronly, &dummy), HSA_STATUS_ERROR_INVALID_FILE);
     close(wronly);
+    /* An empty FIFO whose writer never writes (we hold its write end) is
+     * an error within seconds, not a call that never returns; /dev/zero
+     * is refused at once. */
+    char fifo[64];
+    snprintf(fifo, sizeof fifo, "/tmp/softgpu-fifo-%d", (int)getpid());
+    unlink(fifo);
+    EXPECT(mkfifo(fifo, 0600) == 0);
+    int silent = open(fifo, O_RDWR);
+    EXPECT(silent >= 0);
+    time_t before = time(NULL);
+    EXPECT_STATUS(hsa_code_object_reader_create_from_file(silent, &dummy), HSA_STATUS_ERROR_INVALID_FILE);
+    EXPECT(time(NULL) - before < 30);
+    close(silent);
+    unlink(fifo);
+    int zero = open("/dev/zero", O_RDONLY);
+    EXPECT_STATUS(hsa_code_object_reader_create_from_file(zero, &dummy), HSA_STATUS_ERROR_INVALID_FILE);
+    close(zero);
     EXPECT_STATUS(hsa_code_object_reader_create_from_memory(bytes, 0, &dummy),
                   HSA_STATUS_ERROR_INVALID_ARGUMENT);
     EXPECT_STATUS(hsa_code_object_reader_create_from_memory(NULL, size, &dummy),

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include <sys/mman.h>
 
 #define GRANULE 4096
 
@@ -397,6 +398,23 @@ static void scenario_copy(void) {
     EXPECT_STATUS(hsa_memory_copy(back, NULL, n), HSA_STATUS_ERROR_INVALID_ARGUMENT);
     /* Past the end of a device allocation (it holds 12288 bytes). */
     EXPECT_STATUS(hsa_memory_copy(dev + 8192, host, 8192), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    /* Wild host pointers on either side, and a read-only destination: an
+     * error, never a crash; the device side is left as it was. */
+    static const uint8_t constant[64] = {1};
+    uint8_t *wild[] = {(uint8_t *)0x1000, (uint8_t *)0xdeadbeef000ull};
+    for (int w = 0; w < 2; w++) {
+        EXPECT_STATUS(hsa_memory_copy(dev, wild[w], 64), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+        EXPECT_STATUS(hsa_memory_copy(wild[w], dev, 64), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+        EXPECT_STATUS(hsa_memory_copy(back, wild[w], n), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+        EXPECT_STATUS(hsa_memory_copy(wild[w], host, n), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+        /* ROCr: a fill target it did not allocate or lock. */
+        EXPECT_STATUS(hsa_amd_memory_fill(wild[w], 7, 16), HSA_STATUS_ERROR_INVALID_ALLOCATION);
+    }
+    EXPECT_STATUS(hsa_memory_copy((void *)constant, dev, 64), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    EXPECT(constant[0] == 1 && constant[1] == 0);
+    memset(back, 0, n);
+    CHECK(hsa_memory_copy(back, dev, n));
+    EXPECT(memcmp(back, host, n) == 0);
     CHECK(hsa_amd_memory_pool_free(dev));
     /* A freed device buffer. */
     EXPECT_STATUS(hsa_memory_copy(dev, host, 16), HSA_STATUS_ERROR_INVALID_ARGUMENT);
@@ -477,6 +495,11 @@ static void scenario_async(void) {
     EXPECT_STATUS(hsa_amd_memory_async_copy(NULL, e.a.gpu, src, e.a.cpu, n, 0, NULL, done),
                   HSA_STATUS_ERROR_INVALID_ARGUMENT);
     EXPECT_STATUS(hsa_amd_memory_async_copy(dst + 4096, e.a.gpu, src, e.a.cpu, n, 0, NULL, done),
+                  HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    /* Wild host pointers on either side are refused by the call. */
+    EXPECT_STATUS(hsa_amd_memory_async_copy(dst, e.a.gpu, (void *)0x1000, e.a.cpu, n, 0, NULL, done),
+                  HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(hsa_amd_memory_async_copy((void *)0xdeadbeef000ull, e.a.cpu, src, e.a.gpu, n, 0, NULL, done),
                   HSA_STATUS_ERROR_INVALID_ARGUMENT);
     EXPECT(hsa_signal_load_relaxed(done) == 1);
 
@@ -645,6 +668,20 @@ static void scenario_lock(const char *path) {
     EXPECT_STATUS(hsa_amd_memory_lock(host, 64, NULL, 1, &out), HSA_STATUS_ERROR_INVALID_ARGUMENT);
     hsa_agent_t bad_agent = {9999};
     EXPECT_STATUS(hsa_amd_memory_lock(host, 64, &bad_agent, 1, &out), HSA_STATUS_ERROR_INVALID_AGENT);
+    /* Only mapped, writable memory, for exactly the length asked, can be
+     * locked: not past the end of the mappings, not an unmapped page, not
+     * a read-only one (a kernel writing there would crash the process). */
+    EXPECT_STATUS(hsa_amd_memory_lock(host, (size_t)1 << 44, NULL, 0, &out), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(hsa_amd_memory_lock((void *)0xdeadbeef000ull, 4096, NULL, 0, &out),
+                  HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    void *gone = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    EXPECT(gone != MAP_FAILED);
+    EXPECT(munmap((uint8_t *)gone + 4096, 4096) == 0);
+    EXPECT_STATUS(hsa_amd_memory_lock(gone, 8192, NULL, 0, &out), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    EXPECT(mprotect(gone, 4096, PROT_READ) == 0);
+    EXPECT_STATUS(hsa_amd_memory_lock(gone, 4096, NULL, 0, &out), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(hsa_memory_register(gone, 4096), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    EXPECT(munmap(gone, 4096) == 0);
 
     /* Locked to the CPU's fine-grained pool; a GPU pool is refused. */
     CHECK(hsa_amd_memory_lock_to_pool(host, n * 4, NULL, 0, e.fine, 0, (void **)&agent_ptr));
