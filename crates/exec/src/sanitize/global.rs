@@ -7,7 +7,10 @@
 //! they share a byte, at least one is a write, and nothing orders them:
 //! both between the same pair of grid barriers, and either in different
 //! workgroups or in different waves of one workgroup between the same pair
-//! of workgroup barriers. Atomics are never recorded and never conflict.
+//! of workgroup barriers. Atomics are remembered too (two per dword): an
+//! atomic conflicts with an unordered plain access to the same bytes (a
+//! plain read may see a torn or stale value, a plain write may be lost),
+//! never with another atomic.
 //!
 //! Limits, by design:
 //! - Ordering through memory is not modelled: a workgroup that publishes
@@ -29,6 +32,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use super::{Earlier, Hazard, Report, Space, Use};
+
+/// Whether one of two conflicting accesses is atomic (see [`Report::Race`]).
+type Atomic = bool;
 
 /// Distinct dwords one dispatch's racecheck tracks at most.
 pub const TRACKED_DWORDS: usize = 1 << 21;
@@ -87,6 +93,7 @@ impl Stamp {
 struct Entry {
     writes: [Stamp; 2],
     reads: [Stamp; 2],
+    atomics: [Stamp; 2],
 }
 
 /// Remembers `new` in one of two slots: merged into the same wave's stamp
@@ -171,7 +178,7 @@ impl GlobalRace {
         addr: u64,
         len: u64,
     ) -> Result<(), Box<Report>> {
-        if len == 0 || u == Use::Atomic {
+        if len == 0 {
             return Ok(());
         }
         let end = addr.saturating_add(len);
@@ -184,7 +191,7 @@ impl GlobalRace {
                 bytes: bytes as u8,
                 ..who
             };
-            if let Some((hazard, earlier)) = self.access_dword(dword, stamp, u == Use::Write) {
+            if let Some((hazard, earlier, atomic)) = self.access_dword(dword, stamp, u) {
                 let shared = earlier.bytes & stamp.bytes;
                 return Err(Box::new(Report::Race {
                     hazard,
@@ -194,6 +201,7 @@ impl GlobalRace {
                     len,
                     first: (dword << 2) + shared.trailing_zeros() as u64,
                     earlier: earlier.earlier(),
+                    atomic,
                 }));
             }
             dword += 1;
@@ -201,8 +209,10 @@ impl GlobalRace {
         Ok(())
     }
 
-    /// Checks `stamp` against dword `dword`'s entry and records it.
-    fn access_dword(&self, dword: u64, stamp: Stamp, write: bool) -> Option<(Hazard, Stamp)> {
+    /// Checks `stamp` against dword `dword`'s entry and records it; a
+    /// conflict comes back with the earlier access and whether one of the
+    /// two is atomic.
+    fn access_dword(&self, dword: u64, stamp: Stamp, u: Use) -> Option<(Hazard, Stamp, Atomic)> {
         let shard = &self.shards[(dword >> 4) as usize % SHARDS];
         let mut map = shard.lock().unwrap_or_else(|e| e.into_inner());
         let entry = match map.get_mut(&dword) {
@@ -214,21 +224,32 @@ impl GlobalRace {
                 map.entry(dword).or_default()
             }
         };
-        let hazard = if write {
-            Hazard::WriteAfterWrite
-        } else {
-            Hazard::ReadAfterWrite
+        let find = |slots: &[Stamp; 2]| slots.iter().find(|s| s.conflicts(&stamp)).copied();
+        // An atomic read-modify-write writes: it meets plain writes and
+        // reads as a write would, and atomics not at all.
+        let (against_atomics, hazard_after_write) = match u {
+            Use::Read => (true, Hazard::ReadAfterWrite),
+            Use::Write => (true, Hazard::WriteAfterWrite),
+            Use::Atomic => (false, Hazard::WriteAfterWrite),
         };
-        if let Some(w) = entry.writes.iter().find(|w| w.conflicts(&stamp)) {
-            return Some((hazard, *w));
+        let atomic = u == Use::Atomic;
+        if let Some(w) = find(&entry.writes) {
+            return Some((hazard_after_write, w, atomic));
         }
-        if write {
-            if let Some(r) = entry.reads.iter().find(|r| r.conflicts(&stamp)) {
-                return Some((Hazard::WriteAfterRead, *r));
+        if u != Use::Read {
+            if let Some(r) = find(&entry.reads) {
+                return Some((Hazard::WriteAfterRead, r, atomic));
             }
-            remember(&mut entry.writes, stamp);
-        } else {
-            remember(&mut entry.reads, stamp);
+        }
+        if against_atomics {
+            if let Some(a) = find(&entry.atomics) {
+                return Some((hazard_after_write, a, true));
+            }
+        }
+        match u {
+            Use::Read => remember(&mut entry.reads, stamp),
+            Use::Write => remember(&mut entry.writes, stamp),
+            Use::Atomic => remember(&mut entry.atomics, stamp),
         }
         None
     }

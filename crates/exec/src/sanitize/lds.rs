@@ -149,6 +149,7 @@ impl LdsShadow {
                             wave: earlier.wave,
                             slot: earlier.slot,
                         },
+                        atomic: false,
                     }));
                 }
             }

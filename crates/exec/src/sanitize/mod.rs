@@ -118,6 +118,9 @@ pub enum Report {
         /// The first byte both accesses touch.
         first: u64,
         earlier: Earlier,
+        /// One of the two is atomic (the other plain): a race all the
+        /// same, since the plain access is not.
+        atomic: bool,
     },
 }
 
@@ -167,6 +170,7 @@ impl Report {
                 len,
                 first,
                 earlier,
+                atomic,
             } => {
                 let program = plan.program;
                 let text = program.text_for(earlier.slot, wave.lanes == 64);
@@ -185,8 +189,13 @@ impl Report {
                         )
                     }
                 };
+                let atomicity = if atomic {
+                    "one of them is atomic but the other is not"
+                } else {
+                    "neither is atomic"
+                };
                 let why = format!(
-                    "racecheck: {} hazard on {}: this {len}-byte {} by {here}{} conflicts with a {} by {there} at pc {pc:#x} (code offset {:#x}): `{text}`; neither is atomic and no barrier orders them",
+                    "racecheck: {} hazard on {}: this {len}-byte {} by {here}{} conflicts with a {} by {there} at pc {pc:#x} (code offset {:#x}): `{text}`; {atomicity}, and no barrier orders them",
                     hazard.name(),
                     place(space, first),
                     hazard.later(),

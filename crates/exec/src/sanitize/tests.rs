@@ -155,11 +155,21 @@ fn global_races_across_workgroups_and_waves() {
     at(stamp(5, 0, 1, 1), Use::Read, 0x2004, 4).unwrap();
     let (h, e, first) = race_of(at(stamp(4, 0, 1, 1), Use::Write, 0x2006, 2));
     assert_eq!((h, e.group, first), (Hazard::WriteAfterRead, 5, 0x2006));
-    // Atomics are never recorded and never conflict.
+    // Atomics never conflict with atomics…
     at(stamp(6, 0, 1, 1), Use::Atomic, 0x3000, 4).unwrap();
     at(stamp(7, 0, 1, 1), Use::Atomic, 0x3000, 4).unwrap();
-    at(stamp(8, 0, 1, 1), Use::Write, 0x3000, 4).unwrap();
-    at(stamp(9, 0, 1, 1), Use::Atomic, 0x3000, 4).unwrap();
+    // …but a plain access racing one does, either way round.
+    let (h, e, first) = race_of(at(stamp(8, 0, 1, 1), Use::Write, 0x3002, 2));
+    assert_eq!((h, e.group, first), (Hazard::WriteAfterWrite, 6, 0x3002));
+    race_of(at(stamp(8, 0, 1, 1), Use::Read, 0x3000, 1));
+    at(stamp(9, 0, 1, 1), Use::Read, 0x3800, 4).unwrap();
+    let (h, e, _) = race_of(at(stamp(10, 0, 1, 1), Use::Atomic, 0x3800, 4));
+    assert_eq!((h, e.group), (Hazard::WriteAfterRead, 9));
+    // The same wave's plain and atomic accesses are ordered.
+    at(stamp(11, 0, 1, 1), Use::Write, 0x3c00, 4).unwrap();
+    at(stamp(11, 0, 1, 1), Use::Atomic, 0x3c00, 4).unwrap();
+    // Ordered by a grid barrier: no hazard.
+    at(stamp(12, 0, 1, 2), Use::Write, 0x3000, 4).unwrap();
     // Each workgroup writing its own bytes: no hazard, even in one dword.
     for g in 0..4 {
         at(stamp(10 + g, 0, 1, 1), Use::Write, 0x4000 + g as u64, 1).unwrap();
