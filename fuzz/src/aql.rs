@@ -187,12 +187,35 @@ amdhsa.version: [1, 2]
     std::fs::read(&h).map_err(|e| e.to_string())
 }
 
+/// `dlopen`s the library at `library` (the handle is never closed).
+pub fn open_library(library: &Path) -> Result<*mut c_void, String> {
+    let path = CString::new(library.to_string_lossy().as_bytes()).map_err(|e| e.to_string())?;
+    // SAFETY: `path` is NUL-terminated; loading the HSA library runs no
+    // constructors with requirements of ours.
+    let lib = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+    if lib.is_null() {
+        // SAFETY: dlerror returns a NUL-terminated message or NULL.
+        let why = unsafe { libc::dlerror() };
+        let why = if why.is_null() {
+            String::new()
+        } else {
+            // SAFETY: non-null dlerror result, NUL-terminated.
+            unsafe { CStr::from_ptr(why) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        return Err(format!("dlopen {}: {why}", library.display()));
+    }
+    Ok(lib)
+}
+
 /// Looks `name` up in the library.
 ///
 /// # Safety
-/// `F` must be the function pointer type of the symbol's C declaration in
-/// `hsa.h` / `hsa_ext_amd.h`.
-unsafe fn symbol<F: Copy>(lib: *mut c_void, name: &str) -> Result<F, String> {
+/// `lib` is a handle from [`open_library`], and `F` must be the function
+/// pointer type of the symbol's C declaration in `hsa.h` /
+/// `hsa_ext_amd.h`.
+pub unsafe fn symbol<F: Copy>(lib: *mut c_void, name: &str) -> Result<F, String> {
     let c = CString::new(name).map_err(|e| e.to_string())?;
     // SAFETY: `lib` is a handle dlopen returned; `c` is NUL-terminated.
     let p = unsafe { libc::dlsym(lib, c.as_ptr()) };
@@ -265,23 +288,7 @@ impl Harness {
     /// Loads the library at `library`, initialises HSA and loads `code`
     /// (from [`assemble_kernel`]) on the first GPU agent.
     pub fn new(library: &Path, code: &[u8]) -> Result<Harness, String> {
-        let path = CString::new(library.to_string_lossy().as_bytes()).map_err(|e| e.to_string())?;
-        // SAFETY: `path` is NUL-terminated; loading the HSA library runs no
-        // constructors with requirements of ours.
-        let lib = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
-        if lib.is_null() {
-            // SAFETY: dlerror returns a NUL-terminated message or NULL.
-            let why = unsafe { libc::dlerror() };
-            let why = if why.is_null() {
-                String::new()
-            } else {
-                // SAFETY: non-null dlerror result, NUL-terminated.
-                unsafe { CStr::from_ptr(why) }
-                    .to_string_lossy()
-                    .into_owned()
-            };
-            return Err(format!("dlopen {}: {why}", library.display()));
-        }
+        let lib = open_library(library)?;
         // SAFETY: each type below is the hsa.h declaration of its symbol.
         let api = unsafe {
             Api {

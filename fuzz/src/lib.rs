@@ -2,5 +2,6 @@
 //! tests (`crates/codeobj/tests/fuzz.rs`, `crates/hsa/tests/fuzz.rs`) run
 //! them too, for a fixed time, on pseudo-random and mutated inputs.
 
+pub mod api;
 pub mod aql;
 pub mod load;

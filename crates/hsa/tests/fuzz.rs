@@ -5,6 +5,8 @@
 //! must complete or stop its queue with an error status. The time only
 //! bounds how long the test explores; nothing about speed is asserted.
 
+#[path = "../../../fuzz/src/api.rs"]
+mod api;
 #[path = "../../../fuzz/src/aql.rs"]
 #[allow(dead_code)]
 mod aql;
@@ -85,36 +87,50 @@ fn mutate(rng: &mut Rng, input: &mut [u8; 66]) {
     }
 }
 
-/// Sends file descriptor 2 to /dev/null while it lives: the library prints
-/// one line for every queue that stops, thousands in a fuzz run.
-struct QuietStderr(i32);
+/// Sends file descriptor 2 to /dev/null while any of these lives: the
+/// library prints a line for every queue that stops and every refused
+/// call, tens of thousands in a fuzz run. Counted, since the fuzz tests
+/// run in parallel and share the descriptor: the first redirects it, the
+/// last restores it.
+struct QuietStderr;
+
+/// Live [`QuietStderr`]s and the descriptor 2 saved by the first.
+static QUIET: std::sync::Mutex<(usize, i32)> = std::sync::Mutex::new((0, -1));
 
 impl QuietStderr {
     fn new() -> QuietStderr {
-        // SAFETY: dup, open and dup2 take plain integers and a
-        // NUL-terminated path; failures leave descriptor 2 as it was.
-        unsafe {
-            let saved = libc::dup(2);
-            let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY);
-            if saved >= 0 && null >= 0 {
-                libc::dup2(null, 2);
-            }
-            if null >= 0 {
-                libc::close(null);
-            }
-            QuietStderr(saved)
+        let mut quiet = QUIET.lock().unwrap_or_else(|e| e.into_inner());
+        if quiet.0 == 0 {
+            // SAFETY: dup, open and dup2 take plain integers and a
+            // NUL-terminated path; failures leave descriptor 2 as it was.
+            quiet.1 = unsafe {
+                let saved = libc::dup(2);
+                let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY);
+                if saved >= 0 && null >= 0 {
+                    libc::dup2(null, 2);
+                }
+                if null >= 0 {
+                    libc::close(null);
+                }
+                saved
+            };
         }
+        quiet.0 += 1;
+        QuietStderr
     }
 }
 
 impl Drop for QuietStderr {
     fn drop(&mut self) {
-        if self.0 >= 0 {
-            // SAFETY: restores the descriptor saved in `new`.
+        let mut quiet = QUIET.lock().unwrap_or_else(|e| e.into_inner());
+        quiet.0 -= 1;
+        if quiet.0 == 0 && quiet.1 >= 0 {
+            // SAFETY: restores the descriptor saved by the first `new`.
             unsafe {
-                libc::dup2(self.0, 2);
-                libc::close(self.0);
+                libc::dup2(quiet.1, 2);
+                libc::close(quiet.1);
             }
+            quiet.1 = -1;
         }
     }
 }
@@ -177,6 +193,49 @@ fn aql_packets_never_crash_or_hang_the_library() {
     eprintln!("{runs} packets: {completed} completed, {failed} stopped their queue with an error");
     assert!(
         completed > 0 && failed > 0,
+        "the inputs explored only one outcome"
+    );
+}
+
+/// The `api` fuzz target's body (`fuzz/src/api.rs`) on stable: for a fixed
+/// time, pseudo-random sequences of HSA calls with wild, freed and
+/// read-only pointers, forged handles and huge sizes. The process must
+/// survive every call, a canary allocation must keep its bytes and a valid
+/// copy must keep working.
+#[test]
+fn hostile_api_calls_never_crash_the_library_or_change_other_data() {
+    let seconds: f64 = std::env::var("SOFTGPU_FUZZ_SECONDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(15.0);
+    let library = common::lib_dir().join("libhsa-runtime64.so.1");
+    let mut harness = api::Harness::new(&library).unwrap_or_else(|e| panic!("{e}"));
+    let mut rng = Rng(0x5eed_0000_0000_0a91);
+    let (mut calls, mut refused, mut runs) = (0u64, 0u64, 0u64);
+    let start = Instant::now();
+    let quiet = QuietStderr::new();
+    let mut failure = None;
+    while start.elapsed() < Duration::from_secs_f64(seconds) {
+        let data: Vec<u8> = (0..64).map(|_| rng.next() as u8).collect();
+        match harness.run(&data) {
+            Ok(counts) => {
+                calls += counts.calls;
+                refused += counts.refused;
+            }
+            Err(e) => {
+                failure = Some(format!("input {data:02x?}: {e}"));
+                break;
+            }
+        }
+        runs += 1;
+    }
+    drop(quiet);
+    if let Some(f) = failure {
+        panic!("{f}");
+    }
+    eprintln!("{runs} sequences, {calls} calls, {refused} refused");
+    assert!(
+        refused > 0 && refused < calls,
         "the inputs explored only one outcome"
     );
 }
