@@ -60,6 +60,7 @@ pub const HSA_STATUS_CU_MASK_REDUCED: Status = 44;
 pub fn status_of(e: &Error) -> Status {
     match e {
         Error::NotInitialized => HSA_STATUS_ERROR_NOT_INITIALIZED,
+        Error::RefcountOverflow => HSA_STATUS_ERROR_REFCOUNT_OVERFLOW,
         Error::InvalidArgument(_) => HSA_STATUS_ERROR_INVALID_ARGUMENT,
         Error::InvalidHandle { kind, .. } => match *kind {
             "agent" => HSA_STATUS_ERROR_INVALID_AGENT,

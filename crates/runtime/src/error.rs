@@ -6,6 +6,9 @@
 pub enum Error {
     #[error("the runtime is not initialised (call hsa_init first)")]
     NotInitialized,
+    /// `hsa_init` once more than ROCr allows (`INT32_MAX` clients).
+    #[error("the runtime already has the most clients it counts ({})", MAX_CLIENTS)]
+    RefcountOverflow,
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
     #[error("invalid {kind} handle {handle:#x} (stale, forged or of another kind)")]
@@ -41,6 +44,10 @@ pub enum Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The most clients the process-wide runtime counts, as ROCr
+/// (`Runtime::Acquire` refuses at `INT32_MAX`).
+pub const MAX_CLIENTS: usize = i32::MAX as usize;
 
 /// Shorthand for [`Error::InvalidArgument`].
 pub fn invalid(why: impl Into<String>) -> Error {

@@ -71,6 +71,9 @@ impl Runtime {
     pub fn init(config: impl FnOnce() -> Result<Config>) -> Result<Arc<Runtime>> {
         let mut global = GLOBAL.write().unwrap_or_else(|e| e.into_inner());
         if let Some((rt, count)) = global.as_mut() {
+            if *count >= crate::error::MAX_CLIENTS {
+                return Err(Error::RefcountOverflow);
+            }
             *count += 1;
             return Ok(rt.clone());
         }
@@ -264,4 +267,25 @@ fn global_cu_masks(
         eprintln!("softgpu: {error}");
     }
     masks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn init_counts_clients_up_to_rocrs_limit() {
+        let config = || Ok(Config::default());
+        Runtime::init(config).unwrap();
+        let set = |n| GLOBAL.write().unwrap().as_mut().unwrap().1 = n;
+        set(crate::error::MAX_CLIENTS - 1);
+        Runtime::init(config).unwrap();
+        assert!(matches!(
+            Runtime::init(config),
+            Err(Error::RefcountOverflow)
+        ));
+        set(1);
+        Runtime::shut_down().unwrap();
+        assert!(matches!(Runtime::shut_down(), Err(Error::NotInitialized)));
+    }
 }
