@@ -589,7 +589,7 @@ fn submit(stream: hipStream_t, work: Work, sync: bool) -> HipResult {
 /// (not arena memory, not registered).
 fn is_pageable(addr: u64, len: u64) -> bool {
     let in_arena = softgpu_runtime::Runtime::get().is_ok_and(|rt| {
-        let (base, cap) = (rt.arena.base(), rt.arena.capacity());
+        let (base, cap) = (rt.arena.base(), rt.arena.space());
         addr >= base && addr.saturating_add(len) <= base + cap
     });
     !in_arena && find(addr).is_none()
@@ -628,10 +628,8 @@ fn copy(
 fn check_copy(rows: &[(u64, u64, u64)]) -> HipResult {
     let rt = softgpu_runtime::Runtime::get()?;
     for &(dst, src, len) in rows.iter().filter(|r| r.2 > 0) {
-        // SAFETY: the destination is what this copy overwrites.
-        unsafe { rt.check_queued(dst, len, "copy destination", true) }?;
-        // SAFETY: a source is only read.
-        unsafe { rt.check_queued(src, len, "copy source", false) }?;
+        rt.check_queued(dst, len, "copy destination", true)?;
+        rt.check_queued(src, len, "copy source", false)?;
     }
     Ok(())
 }

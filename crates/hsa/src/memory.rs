@@ -725,11 +725,8 @@ impl CopyRequest {
         engine(&from, &to)?;
         let (dst, src, len) = (self.dst as u64, self.src as u64, self.size as u64);
         if len > 0 {
-            // SAFETY: the destination is the client's, to be overwritten by
-            // this copy.
-            unsafe { rt.check_queued(dst, len, "destination", true) }?;
-            // SAFETY: a source is only read.
-            unsafe { rt.check_queued(src, len, "source", false) }?;
+            rt.check_queued(dst, len, "destination", true)?;
+            rt.check_queued(src, len, "source", false)?;
         }
         let worker = rt.clone();
         let signal = done.clone();

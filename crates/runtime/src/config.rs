@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use softgpu_exec::arena::{ArenaOptions, DEFAULT_QUARANTINE_BYTES};
+use softgpu_exec::arena::ArenaOptions;
 use softgpu_exec::JitMode;
 use softgpu_exec::{Checks, Schedule, DEFAULT_DISPATCH_BUDGET, DEFAULT_TIMEOUT};
 
@@ -83,10 +83,7 @@ impl Default for Config {
             schedule: Schedule::InOrder,
             scratch_limit: softgpu_exec::default_scratch_limit(),
             jit: JitMode::On,
-            arena: ArenaOptions {
-                quarantine_bytes: DEFAULT_QUARANTINE_BYTES,
-                backtraces: false,
-            },
+            arena: ArenaOptions::default(),
             trace: None,
             trace_ring: 0,
             dispatch_statistics: 0,

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use softgpu_exec::arena::{Access, AllocSpec, Origin, Side};
 
-use crate::agent::{Pool, POOL_GRANULE};
+use crate::agent::{Pool, PoolKind, POOL_GRANULE};
 use crate::error::{invalid, Error, Result};
 use crate::runtime::Runtime;
 use crate::signal::{Condition, Order, Signal};
@@ -61,8 +61,13 @@ impl Runtime {
     }
 
     /// Allocates `len` bytes from a pool, recording who asked (for fault
-    /// reports) and what kernels may do with them. Kernels may touch
-    /// exactly `len` bytes; the pool is charged whole granules.
+    /// reports) and what kernels may do with them. The pool is charged
+    /// whole granules. Kernels may touch exactly `len` bytes, except in the
+    /// kernarg pool, whose allocations ROCr hands out as whole 4 KiB
+    /// granules that kernels read: programs allocate a kernel's argument
+    /// buffer at the size of its explicit arguments and the kernel reads
+    /// its hidden arguments past them (AMD's own rocrtst does), so there
+    /// the whole granule is readable, as on hardware.
     pub fn allocate_with(
         &self,
         pool_handle: u64,
@@ -83,8 +88,13 @@ impl Runtime {
             .checked_next_multiple_of(POOL_GRANULE)
             .ok_or_else(|| Error::OutOfResources(format!("{len} bytes")))?;
         pool.charge(size)?;
+        let reach = if pool.kind == PoolKind::Kernarg {
+            size
+        } else {
+            len
+        };
         let spec = AllocSpec {
-            len,
+            len: reach,
             align: POOL_GRANULE,
             access,
             origin,
@@ -192,7 +202,7 @@ impl Runtime {
     /// host memory registered with it, which `lock` counts).
     fn in_device_memory(&self, addr: u64) -> bool {
         let base = self.arena.base();
-        (base..base + self.arena.capacity()).contains(&addr)
+        (base..base + self.arena.space()).contains(&addr)
             && self.arena.allocation_of(addr).is_some()
     }
 
@@ -248,14 +258,14 @@ impl Runtime {
     /// Copies `len` bytes (the ranges may overlap). Addresses inside the
     /// arena must lie in live allocations and are accessed with relaxed
     /// atomics ([`softgpu_exec::arena::copy`]), so a kernel racing on them
-    /// races atomically; others are host memory, reached through the
-    /// checked transfers of [`softgpu_exec::arena::host`], so a wild host
-    /// pointer is [`softgpu_exec::arena::MemError::Unmapped`], never a signal.
+    /// races atomically; others are host memory, checked to be mapped
+    /// first ([`softgpu_exec::arena::host`]), so a wild host pointer is
+    /// [`softgpu_exec::arena::MemError::Unmapped`], never a signal.
     ///
     /// # Safety
-    /// A range outside the arena that is mapped must not be memory Rust
-    /// code references during the call (a C client's buffers are what it
-    /// is for).
+    /// A range outside the arena that is mapped must stay mapped for the
+    /// call and not be memory Rust code references other than atomically
+    /// (a C client's buffers are what it is for).
     pub unsafe fn copy(&self, dst: u64, src: u64, len: u64) -> Result<()> {
         if len == 0 {
             return Ok(());
@@ -304,7 +314,7 @@ impl Runtime {
             .checked_add(len)
             .ok_or_else(|| invalid(format!("{what} range overflows")))?;
         let base = self.arena.base();
-        let arena_end = base + self.arena.capacity();
+        let arena_end = base + self.arena.space();
         let outside = end <= base || addr >= arena_end;
         if outside {
             return Ok(Side::Host(addr));
@@ -319,24 +329,13 @@ impl Runtime {
     }
 
     /// [`Runtime::check_side`] for a transfer about to be queued, with a
-    /// host side probed page by page ([`softgpu_exec::arena::host::probe`]),
-    /// so a wild host pointer is refused by the call that names it rather
-    /// than failing the queue later. `write` for a destination.
-    ///
-    /// # Safety
-    /// A host destination must be memory the client is about to have
-    /// overwritten (see `probe`).
-    pub unsafe fn check_queued(
-        &self,
-        addr: u64,
-        len: u64,
-        what: &str,
-        write: bool,
-    ) -> Result<Side> {
+    /// host side checked to be mapped ([`softgpu_exec::arena::host::check`];
+    /// writable for a destination), so a wild host pointer is refused by
+    /// the call that names it rather than failing the queue later.
+    pub fn check_queued(&self, addr: u64, len: u64, what: &str, write: bool) -> Result<Side> {
         let side = self.check_side(addr, len, what)?;
         if let Side::Host(at) = side {
-            // SAFETY: forwarded from the caller.
-            unsafe { softgpu_exec::arena::host::probe(at, len, write) }?;
+            softgpu_exec::arena::host::check(at, len, write)?;
         }
         Ok(side)
     }

@@ -266,6 +266,15 @@ fn pools_charge_allocations_and_refuse_exhaustion() {
     f.rt.free(a).unwrap();
     assert!(f.rt.free(a).is_err(), "double free");
     assert!(f.rt.free(a + 8).is_err(), "not an allocation start");
+    // Device memory is confined byte-exactly to what was asked; a kernarg
+    // pool allocation reaches its whole 4 KiB granule, as ROCr's does (a
+    // kernel reads its hidden arguments past the explicit ones a program
+    // sized the buffer for).
+    let device = f.rt.allocate(pool, 16).unwrap();
+    assert!(f.rt.arena.check(device, 16).is_ok() && f.rt.arena.check(device, 17).is_err());
+    let kernarg_pool = f.pool(0, PoolKind::Kernarg);
+    let args = f.rt.allocate(kernarg_pool, 16).unwrap();
+    assert!(f.rt.arena.check(args, 4096).is_ok() && f.rt.arena.check(args, 4097).is_err());
     let group = f.pool(1, PoolKind::Group);
     assert!(f.rt.allocate(group, 64).is_err(), "LDS is not allocatable");
     assert!(f.rt.allocate(0x1234, 64).is_err(), "forged pool handle");

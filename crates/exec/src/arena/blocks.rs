@@ -138,6 +138,9 @@ pub(super) struct Blocks {
     /// to 4096), which made a small launch's kernel-argument allocation
     /// cost microseconds.
     dense: u64,
+    /// Bytes of memory held by live blocks that [`super::Arena`] placed
+    /// (their lengths; guards and reservations hold address space only).
+    pub held: u64,
 }
 
 impl Blocks {
@@ -149,6 +152,7 @@ impl Blocks {
             quarantined_bytes: 0,
             quarantine_limit,
             dense: first,
+            held: 0,
         }
     }
 
@@ -194,7 +198,8 @@ impl Blocks {
     /// it, whose memory is free again, as (offset, span).
     pub fn quarantine(&mut self, offset: u64) -> Vec<(u64, u64)> {
         if let Some(b) = self.map.get(&offset) {
-            self.quarantined_bytes += b.span;
+            // Memory, not address space: a window's gap holds none.
+            self.quarantined_bytes += b.len;
             self.quarantine.push_back(offset);
         }
         let mut evicted = Vec::new();
@@ -205,7 +210,7 @@ impl Blocks {
                 break;
             };
             if let Some(b) = self.remove(old) {
-                self.quarantined_bytes -= b.span;
+                self.quarantined_bytes -= b.len;
                 evicted.push((old, b.span));
             }
         }

@@ -55,13 +55,17 @@
 //! Every kernel access must fall inside one live allocation, byte-exactly,
 //! and be allowed by the allocation's [`Access`] (kernel arguments, AQL
 //! packets, queue descriptors and code are read-only to kernels). The
-//! [`shadow`] map answers that with one load per access. Allocations are
-//! separated by red zones (see `blocks.rs`) so an overflow does not
-//! land in a neighbour, and freed memory waits in a quarantine before it is
+//! [`shadow`] map answers that with one load per access. Each allocation
+//! sits in a window of its own, more than 4 GiB ([`WINDOW_GAP`]) of
+//! unaddressable space on each side, for the first
+//! [`ArenaOptions::windows`] blocks, and behind a red zone after that (see
+//! `blocks.rs`), so an overflow does not land in a neighbour (the address
+//! space is reserved, not committed: docs/ARCHITECTURE.md, "Windows"), and
+//! freed memory waits in a quarantine before it is
 //! reused, so a stale pointer meets poison instead of a new owner. When the
 //! memory is reused anyway, each allocation's serial number tells a
 //! dispatch queued before the reuse from one queued after it
-//! ([`Memory::stale_after`]). When an access is refused, [`Arena::explain`]
+//! ([`Memory::stale_epoch`]). When an access is refused, [`Arena::explain`]
 //! says which allocation it hit or missed, and by how much.
 
 mod blocks;
@@ -121,7 +125,19 @@ pub struct Arena {
     memory: Map,
     /// Host (and device) address of the first byte.
     base: u64,
-    bytes: u64,
+    /// Bytes of address space the arena spans: its capacity plus the
+    /// windows' gaps (see "Windows" in the module docs).
+    space: u64,
+    /// Bytes of memory its allocations may hold together.
+    capacity: u64,
+    /// The guard behind each of the first [`Arena::windows`] blocks (0:
+    /// the address space had no room for windows).
+    gap: u64,
+    /// How many blocks (live or in quarantine) get [`Arena::gap`] behind
+    /// them; blocks beyond that get ordinary red zones.
+    windows: usize,
+    /// Lowest offset an allocation may start at.
+    floor: u64,
     shadow: Shadow,
     owners: Owners,
     blocks: Mutex<Blocks>,
@@ -151,7 +167,19 @@ pub struct ArenaOptions {
     /// Whether a program's allocations record the host call stack, for
     /// fault reports (costly: off by default).
     pub backtraces: bool,
+    /// How many allocations (live or in quarantine) get a window of their
+    /// own: more than [`WINDOW_GAP`] bytes of unaddressable space on each
+    /// side (default [`DEFAULT_WINDOWS`]; 0: ordinary red zones only).
+    /// The address space this needs is reserved, not committed; when the
+    /// process cannot give that much, fewer windows are made.
+    pub windows: u32,
 }
+
+/// The guard between windowed allocations: more than 4 GiB, so no
+/// overflow or underflow of less than 4 GiB from one reaches another.
+pub const WINDOW_GAP: u64 = (4 << 30) + (64 << 10);
+/// The default [`ArenaOptions::windows`].
+pub const DEFAULT_WINDOWS: u32 = 16384;
 
 /// The default quarantine size.
 pub const DEFAULT_QUARANTINE_BYTES: u64 = blocks::QUARANTINE_BYTES;
@@ -161,6 +189,7 @@ impl Default for ArenaOptions {
         ArenaOptions {
             quarantine_bytes: DEFAULT_QUARANTINE_BYTES,
             backtraces: false,
+            windows: DEFAULT_WINDOWS,
         }
     }
 }
@@ -178,19 +207,47 @@ impl Arena {
 
     /// [`Arena::new`] with `options`.
     pub fn with_options(bytes: u64, options: ArenaOptions) -> Result<Arena, MemError> {
-        let bytes = bytes.max(2 * FIRST).next_multiple_of(GRANULE);
+        let capacity = bytes.max(2 * FIRST).next_multiple_of(GRANULE);
         let exhausted = MemError::Exhausted {
-            requested: bytes,
+            requested: capacity,
             free: 0,
         };
-        let memory = Map::new(bytes, Some(PREFERRED_BASE)).ok_or(exhausted.clone())?;
+        // As many windows as the process's address space allows: each
+        // halving trades the guarantee's reach for room (several arenas in
+        // one process, a strict overcommit policy).
+        let mut windows = u64::from(options.windows);
+        let (memory, shadow, owners, space) = loop {
+            let space = windows
+                .checked_add(1)
+                .and_then(|n| n.checked_mul(WINDOW_GAP))
+                .and_then(|gaps| gaps.checked_add(capacity))
+                .filter(|&s| windows == 0 || s < 1 << 47);
+            let maps = space.and_then(|space| {
+                let memory = Map::new(space, Some(PREFERRED_BASE))?;
+                Some((memory, Shadow::new(space)?, Owners::new(space)?, space))
+            });
+            match maps {
+                Some(maps) => break maps,
+                None if windows == 0 => return Err(exhausted),
+                None => windows /= 2,
+            }
+        };
+        let (gap, floor) = if windows == 0 {
+            (0, FIRST)
+        } else {
+            (WINDOW_GAP, WINDOW_GAP)
+        };
         Ok(Arena {
             base: memory.base() as u64,
             memory,
-            bytes,
-            shadow: Shadow::new(bytes).ok_or(exhausted.clone())?,
-            owners: Owners::new(bytes).ok_or(exhausted)?,
-            blocks: Mutex::new(Blocks::new(options.quarantine_bytes, FIRST)),
+            space,
+            capacity,
+            gap,
+            windows: windows as usize,
+            floor,
+            shadow,
+            owners,
+            blocks: Mutex::new(Blocks::new(options.quarantine_bytes, floor)),
             backtraces: options.backtraces,
             touched: AtomicU64::new(0),
             serial: AtomicU32::new(0),
@@ -205,9 +262,34 @@ impl Arena {
         self.base
     }
 
-    /// Total capacity in bytes.
+    /// Bytes of memory allocations may hold together.
     pub fn capacity(&self) -> u64 {
-        self.bytes
+        self.capacity
+    }
+
+    /// Bytes of address space from [`Arena::base`] that the arena spans:
+    /// every device address is in `[base, base + space)`.
+    pub fn space(&self) -> u64 {
+        self.space
+    }
+
+    /// For a report of an access past `b`'s end: a note when `b` has no
+    /// window of its own (more allocations than windows, or an address
+    /// space too small for them), so an overflow farther than its red zone
+    /// could have reached another allocation unreported.
+    fn guard_note(&self, b: &Block) -> String {
+        let guard = b
+            .span
+            .saturating_sub(b.len.max(1).next_multiple_of(GRANULE));
+        if guard >= WINDOW_GAP {
+            return String::new();
+        }
+        format!(
+            " (it has only a {guard}-byte guard, not a window of its own: more than {} \
+             allocations were live, so an overflow farther than that could have reached \
+             another allocation)",
+            self.windows
+        )
     }
 
     fn blocks(&self) -> MutexGuard<'_, Blocks> {
@@ -215,7 +297,7 @@ impl Arena {
     }
 
     /// The serial number of the newest allocation. A runtime records it
-    /// when work is queued ([`Memory::stale_after`]).
+    /// when work is queued ([`Memory::stale_epoch`]).
     pub fn serial(&self) -> u32 {
         self.serial.load(Relaxed)
     }
@@ -238,11 +320,10 @@ impl Arena {
             requested: spec.len,
             free,
         };
-        let span = spec
+        let rounded = spec
             .len
             .max(1)
             .checked_next_multiple_of(GRANULE)
-            .and_then(|n| n.checked_add(blocks::red_zone(spec.len)))
             .ok_or(exhausted(0))?;
         let align = spec
             .align
@@ -250,8 +331,22 @@ impl Arena {
             .checked_next_power_of_two()
             .ok_or(exhausted(0))?;
         let mut blocks = self.blocks();
-        let Some(offset) = blocks.find_gap(span, align, FIRST, self.bytes) else {
-            let free = self.bytes - blocks.live_bytes();
+        let free = self.capacity.saturating_sub(blocks.held);
+        if rounded > free {
+            return Err(exhausted(free));
+        }
+        // A window of its own while there are windows left, else (or when
+        // the address space is too fragmented for one) a red zone.
+        let window = (blocks.map.len() < self.windows).then_some(self.gap);
+        let Some((offset, span)) = [window, Some(blocks::red_zone(spec.len))]
+            .into_iter()
+            .flatten()
+            .find_map(|guard| {
+                let span = rounded.checked_add(guard)?;
+                let offset = blocks.find_gap(span, align, self.floor, self.space)?;
+                Some((offset, span))
+            })
+        else {
             return Err(exhausted(free));
         };
         self.place(&mut blocks, offset, span, spec);
@@ -264,7 +359,7 @@ impl Arena {
     pub fn alloc_at(&self, addr: u64, len: u64) -> Result<u64, MemError> {
         let offset = addr.wrapping_sub(self.base);
         let span = len.max(1).next_multiple_of(GRANULE);
-        if !offset.is_multiple_of(GRANULE) || offset >= self.bytes || self.bytes - offset < span {
+        if !offset.is_multiple_of(GRANULE) || offset >= self.space || self.space - offset < span {
             return Err(MemError::OutOfRange { addr, len });
         }
         let mut blocks = self.blocks();
@@ -293,6 +388,7 @@ impl Arena {
             self.zero(offset, spec.len.max(1).min(touched - offset));
         }
         self.shadow.mark(offset, spec.len, spec.access);
+        blocks.held += spec.len;
         blocks.map.insert(
             offset,
             Block {
@@ -319,6 +415,7 @@ impl Arena {
         };
         block.freed = Some(by.into());
         let len = block.len;
+        blocks.held = blocks.held.saturating_sub(len);
         self.shadow.clear(offset, len);
         // A large block's pages go back to the OS now: nothing may read
         // them until they are reallocated, and then they must be zeros.
@@ -376,7 +473,7 @@ impl Arena {
     #[inline(always)]
     pub fn check_for(&self, addr: u64, len: u64, who: Who) -> Result<usize, MemError> {
         let offset = addr.wrapping_sub(self.base);
-        if offset < self.bytes && len <= self.bytes - offset {
+        if offset < self.space && len <= self.space - offset {
             if len == 0 || self.shadow.allows(offset, len, who) {
                 return Ok(addr as usize);
             }
@@ -431,7 +528,7 @@ impl Arena {
     pub unsafe fn register_host(&self, addr: u64, len: u64) -> Result<(), MemError> {
         let overlap = MemError::Overlap { addr, len };
         let end = addr.checked_add(len).ok_or(overlap.clone())?;
-        if len == 0 || (addr < self.base + self.bytes && self.base < end) {
+        if len == 0 || (addr < self.base + self.space && self.base < end) {
             return Err(overlap);
         }
         // Kernels will touch the range directly: it must be there, whole
@@ -466,7 +563,7 @@ impl Arena {
     /// its start and length.
     pub fn allocation_of(&self, addr: u64) -> Option<(u64, u64)> {
         let offset = addr.wrapping_sub(self.base);
-        if offset < self.bytes {
+        if offset < self.space {
             let blocks = self.blocks();
             let (&start, b) = blocks.map.range(..=offset).next_back()?;
             return (b.freed.is_none() && offset - start < b.len.max(1))
@@ -505,7 +602,7 @@ impl Arena {
     /// Whether an access at `addr` by a dispatch queued when the arena's
     /// serial was `epoch` reaches an allocation made after that which took
     /// over memory an older allocation owned: the dispatch's pointer was to
-    /// the old owner, freed since (see [`Memory::stale_after`]). An
+    /// the old owner, freed since (see [`Memory::stale_epoch`]). An
     /// allocation made later from fresh memory is not stale: the dispatch
     /// may have been given its address through memory.
     #[cold]
@@ -524,7 +621,7 @@ impl Arena {
     pub fn explain(&self, addr: u64, len: u64, write: bool) -> (String, Option<Allocation>) {
         let offset = addr.wrapping_sub(self.base);
         let what = format!("{len} bytes at {addr:#x}");
-        if offset >= self.bytes {
+        if offset >= self.space {
             if self.check_host(addr, len).is_ok() {
                 return (format!("{what} are in registered host memory"), None);
             }
@@ -549,9 +646,10 @@ impl Arena {
             }
             if inside && end > start + b.len {
                 let text = format!(
-                    "{what} run {} bytes past the end of {}",
+                    "{what} run {} bytes past the end of {}{}",
                     end - (start + b.len),
-                    a.describe()
+                    a.describe(),
+                    self.guard_note(b)
                 );
                 return (text, Some(a));
             }
@@ -579,13 +677,17 @@ impl Arena {
             let nearer_next =
                 after.is_some_and(|(next, _)| next.saturating_sub(end).saturating_mul(4) < past);
             if !nearer_next && offset < start + b.span {
-                let text = format!("{what} are {past} bytes past the end of {}", a.describe());
+                let text = format!(
+                    "{what} are {past} bytes past the end of {}{}",
+                    a.describe(),
+                    self.guard_note(b)
+                );
                 return (text, Some(a));
             }
         }
         if let Some((next, b)) = after {
             let a = Allocation::of(self.base + next, b);
-            if next - offset <= blocks::red_zone(b.len).max(FIRST) {
+            if next - offset <= blocks::red_zone(b.len).max(FIRST).max(self.gap) {
                 let text = if end > next {
                     format!(
                         "{what} start {} bytes before the start of {}",
@@ -609,13 +711,13 @@ impl Arena {
     }
 
     /// [`Arena::check_for`], then the stale-dispatch check when
-    /// `stale_after` is not `u32::MAX` (see [`Memory::stale_after`]).
+    /// `stale_after` is not `u32::MAX` (see [`Memory::stale_epoch`]).
     #[inline(always)]
     fn reach(&self, who: Who, stale_after: u32, addr: u64, len: u64) -> Result<usize, MemError> {
         let at = self.check_for(addr, len, who)?;
         if stale_after != u32::MAX {
             let offset = addr.wrapping_sub(self.base);
-            if offset < self.bytes
+            if offset < self.space
                 && self.owners.of(offset) > stale_after
                 && self.is_stale(offset, stale_after)
             {
@@ -829,63 +931,78 @@ impl Arena {
 #[derive(Clone, Copy)]
 pub struct Memory<'a> {
     pub arena: &'a Arena,
-    /// The arena's serial when the dispatch was queued, or `u32::MAX` when
-    /// no memory has changed owner since (then nothing is checked).
-    stale_after: u32,
+    /// The arena's serial when the dispatch was queued, or `u32::MAX` for
+    /// a dispatch that runs as it is queued.
+    epoch: u32,
 }
 
 impl<'a> Memory<'a> {
     /// The view of a dispatch queued when the arena's serial was `epoch`
-    /// (`None`: queued just now). The stale check is on only when some
-    /// allocation made since took over another's memory, so a dispatch
-    /// that runs as soon as it is queued pays nothing for it.
+    /// (`None`: queued just now).
     pub fn new(arena: &'a Arena, epoch: Option<u32>) -> Memory<'a> {
-        let stale_after = match epoch {
-            Some(e) if arena.recycled.load(Relaxed) > e => e,
-            _ => u32::MAX,
-        };
-        Memory { arena, stale_after }
+        let epoch = epoch.unwrap_or(u32::MAX);
+        Memory { arena, epoch }
     }
 
-    /// The serial the dispatch checks stale accesses against, if any.
-    pub fn stale_after(&self) -> Option<u32> {
-        (self.stale_after != u32::MAX).then_some(self.stale_after)
+    /// The serial stale accesses are checked against (`u32::MAX`: none).
+    /// Asked at every access, not once per workgroup: memory freed and
+    /// given to a new owner while the dispatch runs is refused to the
+    /// workgroups already running too. The check is on only once some
+    /// allocation made since the dispatch was queued took over another's
+    /// memory, so until then it costs one relaxed load. (The allocation
+    /// raises `recycled` before it opens the memory in the shadow map; on
+    /// x86-64's ordered stores and loads an access that sees the memory
+    /// open sees `recycled` raised too.)
+    #[inline(always)]
+    fn stale_after(&self) -> u32 {
+        if self.epoch != u32::MAX && self.arena.recycled.load(Relaxed) > self.epoch {
+            self.epoch
+        } else {
+            u32::MAX
+        }
+    }
+
+    /// The serial the dispatch checks stale accesses against, if memory
+    /// has changed owner since it was queued (see [`Memory::new`]).
+    pub fn stale_epoch(&self) -> Option<u32> {
+        let e = self.stale_after();
+        (e != u32::MAX).then_some(e)
     }
 
     #[inline(always)]
     pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), MemError> {
         self.arena
-            .read_as(Who::KernelRead, self.stale_after, addr, out)
+            .read_as(Who::KernelRead, self.stale_after(), addr, out)
     }
     #[inline(always)]
     pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), MemError> {
         self.arena
-            .write_as(Who::KernelWrite, self.stale_after, addr, data)
+            .write_as(Who::KernelWrite, self.stale_after(), addr, data)
     }
     #[inline(always)]
     pub fn load_u32(&self, addr: u64) -> Result<u32, MemError> {
         self.arena
-            .load_u32_as(Who::KernelRead, self.stale_after, addr)
+            .load_u32_as(Who::KernelRead, self.stale_after(), addr)
     }
     #[inline(always)]
     pub fn load_dwords(&self, addr: u64, out: &mut [u32]) -> Result<(), MemError> {
         self.arena
-            .load_dwords_as(Who::KernelRead, self.stale_after, addr, out)
+            .load_dwords_as(Who::KernelRead, self.stale_after(), addr, out)
     }
     #[inline(always)]
     pub fn store_dwords(&self, addr: u64, values: &[u32]) -> Result<(), MemError> {
         self.arena
-            .store_dwords_as(Who::KernelWrite, self.stale_after, addr, values)
+            .store_dwords_as(Who::KernelWrite, self.stale_after(), addr, values)
     }
     #[inline(always)]
     pub fn rmw_u32(&self, addr: u64, f: impl Fn(u32) -> u32) -> Result<u32, MemError> {
         self.arena
-            .rmw_u32_as(Who::KernelWrite, self.stale_after, addr, f)
+            .rmw_u32_as(Who::KernelWrite, self.stale_after(), addr, f)
     }
     #[inline(always)]
     pub fn rmw_u64(&self, addr: u64, f: impl Fn(u64) -> u64) -> Result<u64, MemError> {
         self.arena
-            .rmw_u64_as(Who::KernelWrite, self.stale_after, addr, f)
+            .rmw_u64_as(Who::KernelWrite, self.stale_after(), addr, f)
     }
 }
 
@@ -957,8 +1074,8 @@ impl<'a> Memory<'a> {
         let arena = self.arena;
         let offset = start.wrapping_sub(arena.base);
         let span = end.checked_sub(start)?;
-        let inside = offset < arena.bytes && span <= arena.bytes - offset;
-        (self.stale_after == u32::MAX && inside && span != 0 && allowed(offset, span, who))
+        let inside = offset < arena.space && span <= arena.space - offset;
+        (self.stale_after() == u32::MAX && inside && span != 0 && allowed(offset, span, who))
             .then_some(Window {
                 start,
                 end,
@@ -1393,7 +1510,7 @@ pub enum Side {
     /// Arena memory that passed [`Arena::check`] for the whole range.
     Device(u64),
     /// Host memory outside the arena that a client named: it may be wild,
-    /// so it is reached only through [`host`]'s checked transfers.
+    /// so it is checked ([`host::check`]) before it is touched.
     Host(u64),
 }
 
@@ -1405,116 +1522,81 @@ impl Side {
         }
     }
 
-    /// Reads `out.len()` bytes at `offset` past the side's start.
-    ///
-    /// # Safety
-    /// As for [`copy`].
-    unsafe fn read(self, offset: usize, out: &mut [u8]) -> Result<(), MemError> {
+    /// Checks a host side's `len` bytes are mapped (writable when `write`).
+    fn check(self, len: usize, write: bool) -> Result<(), MemError> {
         match self {
-            // SAFETY: the caller's range, checked and atomic-only.
-            Side::Device(a) => unsafe { load_bytes(a as usize + offset, out) },
-            // SAFETY: forwarded from the caller.
-            Side::Host(a) => unsafe { host::read(a + offset as u64, out) }?,
+            Side::Device(_) => Ok(()),
+            Side::Host(a) => host::check(a, len as u64, write),
         }
-        Ok(())
-    }
-
-    /// Writes `data` at `offset` past the side's start.
-    ///
-    /// # Safety
-    /// As for [`copy`].
-    unsafe fn write(self, offset: usize, data: &[u8]) -> Result<(), MemError> {
-        match self {
-            // SAFETY: the caller's range, checked and atomic-only.
-            Side::Device(a) => unsafe { store_bytes(a as usize + offset, data) },
-            // SAFETY: forwarded from the caller.
-            Side::Host(a) => unsafe { host::write(a + offset as u64, data) }?,
-        }
-        Ok(())
     }
 }
 
 /// Copies `len` bytes from `src` to `dst`; the ranges may overlap (as
-/// `memmove`). Device sides are accessed with relaxed atomics, so a kernel
-/// racing on them is an atomic race, not a data race: this is how a
-/// runtime copies into, out of or within device memory. Host sides go
-/// through [`host`], so a wild host pointer is an error (after the bytes
-/// before it were copied), never a signal. The bytes go through a buffer,
-/// each device side split into bytes and words by its own alignment, so
-/// the copy is word-wide on both sides whatever their relative alignment.
+/// `memmove`). A host side is first checked to be mapped, readable (and
+/// writable for the destination), so a wild host pointer is
+/// [`MemError::Unmapped`] before any byte moves, never a signal. Every
+/// access is then a relaxed atomic, so a kernel racing on either range is
+/// an atomic race, not a data race: this is how a runtime copies into, out
+/// of or within device memory. The bytes go through a small buffer, each
+/// side split into bytes and words by its own alignment, so the copy is
+/// word-wide on both sides whatever their relative alignment.
 ///
 /// # Safety
 /// A [`Side::Device`] range must be arena memory that passed
-/// [`Arena::check`] and stays mapped during the call; no Rust code may
-/// access it other than atomically meanwhile. A [`Side::Host`] range, if
-/// mapped, must not be memory Rust code references during the call (see
-/// [`host::write`]).
+/// [`Arena::check`], and both ranges must stay mapped during the call (a
+/// host range checked here and unmapped by another thread meanwhile would
+/// still fault); no Rust code may access either range other than
+/// atomically meanwhile.
 pub unsafe fn copy(dst: Side, src: Side, len: usize) -> Result<(), MemError> {
-    // A host side costs a system call per chunk: its chunks are large.
-    const SMALL: usize = 4096;
-    const LARGE: usize = 1 << 18;
-    let mut small = [0u8; SMALL];
-    let mut large = Vec::new();
-    let device_only = matches!((dst, src), (Side::Device(_), Side::Device(_)));
-    let buffer: &mut [u8] = if device_only || len <= SMALL {
-        &mut small
-    } else {
-        large.resize(len.min(LARGE), 0);
-        &mut large
-    };
-    let size = buffer.len();
+    const CHUNK: usize = 4096;
+    dst.check(len, true)?;
+    src.check(len, false)?;
+    let (dst, src) = (dst.addr() as usize, src.addr() as usize);
+    let mut buffer = [0u8; CHUNK];
     // A destination above an overlapping source is copied from the end,
     // so no chunk overwrites source bytes not yet read.
-    let (d, s) = (dst.addr(), src.addr());
-    let backward = d > s && d - s < len as u64;
+    let backward = dst > src && dst - src < len;
     let mut done = 0;
     while done < len {
-        let n = size.min(len - done);
+        let n = CHUNK.min(len - done);
         let at = if backward { len - done - n } else { done };
         let chunk = &mut buffer[..n];
-        // SAFETY: `[at, at + n)` lies inside both of the caller's ranges.
+        // SAFETY: `[at, at + n)` lies inside both of the caller's ranges,
+        // mapped with the needed permissions (checked above or by the
+        // caller) and accessed only atomically.
         unsafe {
-            src.read(at, chunk)?;
-            dst.write(at, chunk)?;
+            load_bytes(src + at, chunk);
+            store_bytes(dst + at, chunk);
         }
         done += n;
     }
     Ok(())
 }
 
-/// Stores `value` in the `count` 32-bit words from `dst`: a device side
-/// with relaxed atomic stores, word-wide where aligned (as [`copy`]), a
-/// host side through [`host`].
+/// Stores `value` in the `count` 32-bit words from `dst`, with relaxed
+/// atomic stores, word-wide where aligned (as [`copy`]); a host side is
+/// checked first.
 ///
 /// # Safety
 /// `dst` must be 4-aligned, and its range as for [`copy`]'s destination.
 pub unsafe fn fill_u32(dst: Side, value: u32, count: usize) -> Result<(), MemError> {
-    match dst {
-        Side::Device(at) => {
-            // SAFETY: forwarded from the caller.
-            unsafe { fill_device(at as usize, value, count) };
-            Ok(())
-        }
-        Side::Host(at) => {
-            let pattern = value.to_le_bytes().repeat(count.min(1 << 14));
-            let mut done = 0;
-            while done < count {
-                let n = (count - done).min(pattern.len() / 4);
-                // SAFETY: forwarded from the caller.
-                unsafe { host::write(at + 4 * done as u64, &pattern[..4 * n]) }?;
-                done += n;
-            }
-            Ok(())
-        }
-    }
+    let len = count.checked_mul(4).ok_or(MemError::Unmapped {
+        addr: dst.addr(),
+        len: u64::MAX,
+        write: true,
+    })?;
+    dst.check(len, true)?;
+    // SAFETY: forwarded from the caller; a host range was just checked.
+    unsafe { fill_words(dst.addr() as usize, value, count) };
+    Ok(())
 }
 
-/// [`fill_u32`] of checked device memory at host address `dst`.
+/// [`fill_u32`] of checked memory at host address `dst`.
 ///
 /// # Safety
 /// `dst` must be 4-aligned, and `[dst, dst + 4 * count)` valid for reads
 /// and writes and accessed only atomically during the call.
-unsafe fn fill_device(dst: usize, value: u32, count: usize) {
+unsafe fn fill_words(dst: usize, value: u32, count: usize) {
     let end = dst + 4 * count;
     let mut at = dst;
     if !at.is_multiple_of(8) && at < end {
@@ -1697,7 +1779,12 @@ mod tests {
     /// full scan.
     #[test]
     fn first_fit_shortcut_places_as_a_full_scan() {
-        let arena = Arena::new(1 << 26).unwrap();
+        // Red zones only, so that allocations pack and holes matter.
+        let options = ArenaOptions {
+            windows: 0,
+            ..ArenaOptions::default()
+        };
+        let arena = Arena::with_options(1 << 26, options).unwrap();
         arena.blocks().quarantine_limit = 64 << 10;
         let full_scan = |span: u64| {
             let blocks = arena.blocks();
@@ -1728,6 +1815,111 @@ mod tests {
             assert_eq!(got, want, "step {step}: {len} bytes");
             live.push(got);
         }
+    }
+
+    /// Every allocation sits in a window of its own: writes at any distance
+    /// up to 4 GiB past its end (or before its start) are refused and
+    /// blamed on it, and its neighbours are never written.
+    #[test]
+    fn windows_refuse_overflows_at_any_distance_below_4_gib() {
+        let arena = Arena::new(1 << 26).unwrap();
+        assert!(arena.windows > 0, "the test process has room for windows");
+        let len = 4096u64;
+        let a = arena.alloc_with(AllocSpec::new(len, "first")).unwrap();
+        let b = arena
+            .alloc_with(AllocSpec::new(4 << 20, "neighbour"))
+            .unwrap();
+        assert!(a - arena.base() >= WINDOW_GAP && b - (a + len) > 4 << 30);
+        arena.write(b, &[0x5a; 64]).unwrap();
+        let memory = Memory::new(&arena, None);
+        // Geometrically spaced distances from 0 to 4 GiB (1200 of them),
+        // plus the last granule before 4 GiB.
+        let mut distances: Vec<u64> = (0..1200).map(|k| (1.0185f64.powi(k) as u64) - 1).collect();
+        distances.extend([4 << 30, (4 << 30) - 4]);
+        for d in distances.into_iter().filter(|&d| d <= 4 << 30) {
+            let at = a + len + d;
+            assert!(
+                memory.store_dwords(at, &[0xdead]).is_err(),
+                "+{d} was written"
+            );
+            // Blamed on `a` unless clearly nearer the neighbour's start
+            // (the last fifth of the gap).
+            let (text, hit) = arena.explain(at, 4, true);
+            let culprit = if d <= 3 << 30 {
+                a
+            } else {
+                hit.as_ref().map_or(0, |h| h.base)
+            };
+            assert!([a, b].contains(&culprit), "+{d}: {text}");
+            assert_eq!(hit.map(|h| h.base), Some(culprit), "+{d}: {text}");
+            if d <= a - arena.base() - 4 {
+                assert!(
+                    memory.store_dwords(a - 4 - d, &[1]).is_err(),
+                    "-{d} was written"
+                );
+            }
+        }
+        let mut kept = [0u8; 64];
+        arena.read(b, &mut kept).unwrap();
+        assert_eq!(kept, [0x5a; 64], "the neighbour is unchanged");
+        assert!(arena.capacity() < arena.space());
+        assert_eq!(arena.used(), len + (4 << 20));
+    }
+
+    /// Past the windows an allocation gets a red zone, and a report of an
+    /// overflow of it says so.
+    #[test]
+    fn allocations_beyond_the_windows_get_red_zones_and_say_so() {
+        let options = ArenaOptions {
+            windows: 2,
+            ..ArenaOptions::default()
+        };
+        let arena = Arena::with_options(1 << 24, options).unwrap();
+        let first = arena.alloc(100).unwrap();
+        let second = arena.alloc(100).unwrap();
+        let third = arena.alloc(100).unwrap();
+        assert!(second - first > 4 << 30 && third - second > 4 << 30);
+        let fourth = arena.alloc(100).unwrap();
+        assert!(fourth - third < 1 << 20, "packed after the windows");
+        let (windowed, _) = arena.explain(first + 200, 4, true);
+        assert!(!windowed.contains("guard"), "{windowed}");
+        let (packed, _) = arena.explain(third + 200, 4, true);
+        assert!(packed.contains("not a window of its own"), "{packed}");
+        // Capacity is memory, not address space.
+        assert!(matches!(
+            arena.alloc(1 << 24),
+            Err(MemError::Exhausted { .. })
+        ));
+    }
+
+    /// A dispatch whose workgroups are already running when its memory is
+    /// freed and given to a new owner (quarantine off) is refused on the
+    /// new owner's memory from then on: staleness is asked per access.
+    #[test]
+    fn staleness_is_decided_at_every_access() {
+        let options = ArenaOptions {
+            quarantine_bytes: 0,
+            ..ArenaOptions::default()
+        };
+        let arena = Arena::with_options(1 << 22, options).unwrap();
+        let a = arena.alloc(512).unwrap();
+        let running = Memory::new(&arena, Some(arena.serial()));
+        running.store_dwords(a, &[1]).unwrap();
+        assert!(running.window(a, a + 4, true).is_some());
+        arena.free(a).unwrap();
+        let b = arena.alloc(512).unwrap();
+        assert_eq!(b, a, "the memory is reused at once");
+        assert_eq!(
+            running.store_dwords(b, &[2]),
+            Err(MemError::Stale { addr: b, len: 4 })
+        );
+        assert!(running.window(b, b + 4, true).is_none());
+        assert_eq!(running.stale_epoch(), Some(arena.serial() - 1));
+        assert_eq!(
+            arena.load_u32(b).unwrap(),
+            0,
+            "the new owner is never written"
+        );
     }
 
     #[test]

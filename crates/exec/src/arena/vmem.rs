@@ -116,7 +116,7 @@ impl Arena {
     /// above the first allocatable offset and `addr` is `align`-aligned.
     fn free_at(&self, blocks: &Blocks, addr: u64, span: u64, align: u64) -> Option<u64> {
         let offset = addr.checked_sub(self.base)?;
-        let fits = offset >= FIRST && offset.checked_add(span)? <= self.bytes;
+        let fits = offset >= FIRST && offset.checked_add(span)? <= self.space;
         (fits && addr.is_multiple_of(align) && !blocks.overlaps(offset, span)).then_some(offset)
     }
 
@@ -130,12 +130,12 @@ impl Arena {
         };
         if self.base.is_multiple_of(align) {
             return blocks
-                .find_gap(span, align, FIRST, self.bytes)
+                .find_gap(span, align, FIRST, self.space)
                 .ok_or_else(exhausted);
         }
         let room = span.checked_add(align).ok_or_else(exhausted)?;
         let gap = blocks
-            .find_gap(room, PAGE, FIRST, self.bytes)
+            .find_gap(room, PAGE, FIRST, self.space)
             .ok_or_else(exhausted)?;
         Ok((self.base + gap).next_multiple_of(align) - self.base)
     }
@@ -335,7 +335,7 @@ impl Arena {
     /// The offset of a page-aligned, non-empty range inside the arena.
     fn page_range(&self, addr: u64, len: u64) -> Result<u64, MemError> {
         let offset = addr.wrapping_sub(self.base);
-        let inside = offset < self.bytes && len <= self.bytes - offset;
+        let inside = offset < self.space && len <= self.space - offset;
         if len == 0 || !inside || !addr.is_multiple_of(PAGE) || !len.is_multiple_of(PAGE) {
             return Err(MemError::OutOfRange { addr, len });
         }

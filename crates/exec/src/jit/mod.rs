@@ -197,7 +197,7 @@ impl Block {
         let lds_ok = meta.lds.is_none_or(|least| env.lds.len() >= least);
         // The sanitizers see memory accesses only in the interpreter; with
         // the stale-dispatch check on, no wave-wide window is allowed.
-        let memory_ok = !meta.touches_memory || env.mem.stale_after().is_none();
+        let memory_ok = !meta.touches_memory || env.mem.stale_epoch().is_none();
         let sees_memory = meta.lds.is_some() || meta.touches_memory;
         lds_ok && memory_ok && (!sees_memory || env.sanitizer.is_none())
     }
