@@ -533,7 +533,8 @@ fn overflow() {
 fn fault() {
     check(Program {
         stdout: vec!["fault reported as hipErrorIllegalAddress".to_string()],
-        stderr: vec!["wild_write".to_string()],
+        stderr: vec!["wild_write".to_string(), "spin".to_string()],
+        env: &[("SOFTGPU_TIMEOUT", "2")],
         ..one(&["fault.hip"])
     });
 }

@@ -566,7 +566,23 @@ fn process(runtime: Weak<Runtime>, queue: Arc<Queue>) {
         if concurrent {
             continue;
         }
-        match run_packet(&rt, &queue, next, at, &packet) {
+        // A panic on the serial path (a client's host operation, a bug of
+        // ours) fails the packet through the error callback instead of
+        // ending this thread, which would leave the queue's waiters asleep.
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_packet(&rt, &queue, next, at, &packet)
+        }))
+        .unwrap_or_else(|panic| {
+            let why = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "no message".into());
+            Err(QueueError::Internal(format!(
+                "packet {next} panicked: {why}"
+            )))
+        });
+        match ran {
             Ok(completion) => {
                 // Release the slot before completing, so a client that sees
                 // the signal may reuse it.

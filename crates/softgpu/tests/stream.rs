@@ -197,3 +197,16 @@ fn typed_reads_check_their_length_and_round_trip() {
         Err(softgpu::Error::Invalid(_))
     ));
 }
+
+/// A host function that panics on the queue's packet path fails the
+/// stream with an error naming the panic, promptly: the processor thread
+/// survives it, so the wait does not hang.
+#[test]
+fn a_panicking_host_function_fails_the_stream_instead_of_hanging_it() {
+    let (_device, stream, _module) = common::setup();
+    stream.host_fn(|| panic!("forced for the test")).unwrap();
+    let start = std::time::Instant::now();
+    let e = stream.synchronize().expect_err("the stream must fail");
+    assert!(e.to_string().contains("forced for the test"), "{e}");
+    assert!(start.elapsed() < std::time::Duration::from_secs(30));
+}
