@@ -4,4 +4,5 @@
 
 pub mod api;
 pub mod aql;
+pub mod hip;
 pub mod load;
