@@ -18,6 +18,8 @@ use std::ffi::c_void;
 use std::path::Path;
 
 use crate::aql::{open_library, symbol};
+pub use crate::sequence::Counts;
+use crate::sequence::{Input, Target};
 
 type Status = u32;
 const SUCCESS: Status = 0;
@@ -119,13 +121,6 @@ pub struct Harness {
     host_at: u64,
 }
 
-/// What [`Harness::run`] did.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Counts {
-    pub calls: u64,
-    pub refused: u64,
-}
-
 unsafe extern "C" fn find_gpu(agent: u64, data: *mut c_void) -> Status {
     // SAFETY: `data` is the `(&Api, Option<u64>)` `Harness::new` passes.
     let search = unsafe { &mut *(data as *mut (*const Api, Option<u64>)) };
@@ -154,20 +149,6 @@ unsafe extern "C" fn find_kernarg_region(region: u64, data: *mut c_void) -> Stat
         search.1 = Some(region);
     }
     SUCCESS
-}
-
-/// Reads bytes of the fuzz input as numbers.
-struct Input<'a>(&'a [u8]);
-
-impl Input<'_> {
-    fn byte(&mut self) -> Option<u8> {
-        let (&b, rest) = self.0.split_first()?;
-        self.0 = rest;
-        Some(b)
-    }
-    fn pick<T: Copy>(&mut self, from: &[T]) -> Option<T> {
-        Some(from[self.byte()? as usize % from.len()])
-    }
 }
 
 impl Harness {
@@ -286,7 +267,7 @@ impl Harness {
     }
 
     /// One call chosen by `input`; `None` when the input ran out.
-    fn step(&mut self, input: &mut Input) -> Option<Status> {
+    fn call(&mut self, input: &mut Input) -> Option<Status> {
         let op = input.byte()? % 14;
         let api = &self.api;
         // SAFETY: every call below hands the library pointers that are
@@ -449,13 +430,7 @@ impl Harness {
     /// Runs the calls `data` chooses; after each, the canary must hold its
     /// bytes and a valid copy must work.
     pub fn run(&mut self, data: &[u8]) -> Result<Counts, String> {
-        let mut input = Input(data);
-        let mut counts = Counts::default();
-        while let Some(status) = self.step(&mut input) {
-            counts.calls += 1;
-            counts.refused += u64::from(status != SUCCESS);
-            self.check_state()?;
-        }
+        let counts = crate::sequence::run(self, data)?;
         // Allocations do not pile up across runs.
         for p in self.live.drain(..) {
             // SAFETY: a live allocation of the library's.
@@ -466,7 +441,7 @@ impl Harness {
     }
 
     /// The canary still holds its bytes, read through a valid copy.
-    fn check_state(&self) -> Result<(), String> {
+    fn canary_intact(&self) -> Result<(), String> {
         let mut back = vec![0u8; ALLOC_BYTES];
         // SAFETY: the canary is a live allocation of `ALLOC_BYTES`; `back`
         // is ours.
@@ -480,9 +455,16 @@ impl Harness {
         if s != SUCCESS {
             return Err(format!("a valid copy of the canary failed: {s:#x}"));
         }
-        match back.iter().position(|&b| b != CANARY) {
-            Some(i) => Err(format!("canary byte {i} changed to {:#x}", back[i])),
-            None => Ok(()),
-        }
+        crate::sequence::canary_holds(&back, CANARY)
+    }
+}
+
+impl Target for Harness {
+    fn step(&mut self, input: &mut Input) -> Option<bool> {
+        Some(self.call(input)? == SUCCESS)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        self.canary_intact()
     }
 }

@@ -16,6 +16,8 @@ use std::ffi::c_void;
 use std::path::Path;
 
 use crate::aql::{open_library, symbol};
+pub use crate::sequence::Counts;
+use crate::sequence::{Input, Target};
 
 type HipError = i32;
 const SUCCESS: HipError = 0;
@@ -78,27 +80,6 @@ pub struct Harness {
     freed: Vec<u64>,
     _host: Vec<u8>,
     host_at: u64,
-}
-
-/// What [`Harness::run`] did.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Counts {
-    pub calls: u64,
-    pub refused: u64,
-}
-
-/// Reads bytes of the fuzz input as choices.
-struct Input<'a>(&'a [u8]);
-
-impl Input<'_> {
-    fn byte(&mut self) -> Option<u8> {
-        let (&b, rest) = self.0.split_first()?;
-        self.0 = rest;
-        Some(b)
-    }
-    fn pick<T: Copy>(&mut self, from: &[T]) -> Option<T> {
-        Some(from[self.byte()? as usize % from.len()])
-    }
 }
 
 impl Harness {
@@ -198,7 +179,7 @@ impl Harness {
     }
 
     /// One call chosen by `input`; `None` when the input ran out.
-    fn step(&mut self, input: &mut Input) -> Option<HipError> {
+    fn call(&mut self, input: &mut Input) -> Option<HipError> {
         let op = input.byte()? % 12;
         let api = &self.api;
         // SAFETY: every call below hands the library pointers that are
@@ -313,13 +294,7 @@ impl Harness {
     /// Runs the calls `data` chooses; after each, the canary must hold its
     /// bytes, read through a valid copy.
     pub fn run(&mut self, data: &[u8]) -> Result<Counts, String> {
-        let mut input = Input(data);
-        let mut counts = Counts::default();
-        while let Some(status) = self.step(&mut input) {
-            counts.calls += 1;
-            counts.refused += u64::from(status != SUCCESS);
-            self.check_state()?;
-        }
+        let counts = crate::sequence::run(self, data)?;
         for (p, _) in self.live.drain(..) {
             // SAFETY: an allocation of the library's.
             unsafe { (self.api.free)(p as *mut c_void) };
@@ -328,7 +303,7 @@ impl Harness {
         Ok(counts)
     }
 
-    fn check_state(&self) -> Result<(), String> {
+    fn canary_intact(&self) -> Result<(), String> {
         let mut back = vec![0u8; ALLOC_BYTES];
         // SAFETY: the canary is a live allocation of `ALLOC_BYTES`; `back`
         // is ours.
@@ -343,9 +318,16 @@ impl Harness {
         if s != SUCCESS {
             return Err(format!("a valid copy of the canary failed: hipError_t {s}"));
         }
-        match back.iter().position(|&b| b != CANARY) {
-            Some(i) => Err(format!("canary byte {i} changed to {:#x}", back[i])),
-            None => Ok(()),
-        }
+        crate::sequence::canary_holds(&back, CANARY)
+    }
+}
+
+impl Target for Harness {
+    fn step(&mut self, input: &mut Input) -> Option<bool> {
+        Some(self.call(input)? == SUCCESS)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        self.canary_intact()
     }
 }

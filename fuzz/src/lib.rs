@@ -6,3 +6,4 @@ pub mod api;
 pub mod aql;
 pub mod hip;
 pub mod load;
+pub mod sequence;

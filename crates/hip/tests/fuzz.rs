@@ -11,20 +11,13 @@
 mod aql;
 #[path = "../../../fuzz/src/hip.rs"]
 mod hip;
+#[path = "../../../fuzz/src/sequence.rs"]
+#[allow(dead_code)]
+mod sequence;
 
 use std::time::{Duration, Instant};
 
-/// xorshift64*: a fixed seed, so a failure repeats.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
+use sequence::Rng;
 
 #[test]
 fn hostile_hip_calls_never_crash_the_library_or_change_other_data() {
@@ -49,7 +42,7 @@ fn hostile_hip_calls_never_crash_the_library_or_change_other_data() {
     let (mut calls, mut refused, mut runs) = (0u64, 0u64, 0u64);
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs_f64(seconds) {
-        let data: Vec<u8> = (0..64).map(|_| rng.next() as u8).collect();
+        let data = rng.bytes(64);
         let counts = harness
             .run(&data)
             .unwrap_or_else(|e| panic!("input {data:02x?}: {e}"));

@@ -11,25 +11,13 @@ mod api;
 #[allow(dead_code)]
 mod aql;
 mod common;
+#[path = "../../../fuzz/src/sequence.rs"]
+mod sequence;
 
 use std::time::{Duration, Instant};
 
 use aql::{assemble_kernel, Harness, Outcome};
-
-/// xorshift64*: a fixed seed, so a failure repeats.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use sequence::Rng;
 
 /// Values at and around the limits the packet processor checks.
 const EDGES: [u64; 14] = [
@@ -216,7 +204,7 @@ fn hostile_api_calls_never_crash_the_library_or_change_other_data() {
     let quiet = QuietStderr::new();
     let mut failure = None;
     while start.elapsed() < Duration::from_secs_f64(seconds) {
-        let data: Vec<u8> = (0..64).map(|_| rng.next() as u8).collect();
+        let data = rng.bytes(64);
         match harness.run(&data) {
             Ok(counts) => {
                 calls += counts.calls;
