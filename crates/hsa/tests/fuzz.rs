@@ -1,5 +1,5 @@
 //! The `aql` fuzz target's body (`fuzz/src/aql.rs`) on stable: for a fixed
-//! time (`SOFTGPU_FUZZ_SECONDS`, default 15) it writes pseudo-random and
+//! time (`SOFTGPU_FUZZ_SECONDS`, default 10) it writes pseudo-random and
 //! mutated AQL packets into real queues of the built library and rings
 //! their doorbells. The library must never crash or hang, and every packet
 //! must complete or stop its queue with an error status. The time only
@@ -75,60 +75,60 @@ fn mutate(rng: &mut Rng, input: &mut [u8; 66]) {
     }
 }
 
-/// Sends file descriptor 2 to /dev/null while any of these lives: the
-/// library prints a line for every queue that stops and every refused
-/// call, tens of thousands in a fuzz run. Counted, since the fuzz tests
-/// run in parallel and share the descriptor: the first redirects it, the
-/// last restores it.
-struct QuietStderr;
+/// The tests of this file take turns: the hostile one frees and destroys
+/// stale addresses (its own freed allocations), which a queue or buffer of
+/// another test in the same process may since have reused. That call is a
+/// legitimate `hsa_queue_destroy` of someone else's live queue, which no
+/// library can refuse, and would hang that test's packet.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// Live [`QuietStderr`]s and the descriptor 2 saved by the first.
-static QUIET: std::sync::Mutex<(usize, i32)> = std::sync::Mutex::new((0, -1));
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Sends file descriptor 2 to /dev/null while it lives: the library prints
+/// a line for every queue that stops and every refused call, tens of
+/// thousands in a fuzz run. Only made under [`one_at_a_time`].
+struct QuietStderr(i32);
 
 impl QuietStderr {
     fn new() -> QuietStderr {
-        let mut quiet = QUIET.lock().unwrap_or_else(|e| e.into_inner());
-        if quiet.0 == 0 {
-            // SAFETY: dup, open and dup2 take plain integers and a
-            // NUL-terminated path; failures leave descriptor 2 as it was.
-            quiet.1 = unsafe {
-                let saved = libc::dup(2);
-                let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY);
-                if saved >= 0 && null >= 0 {
-                    libc::dup2(null, 2);
-                }
-                if null >= 0 {
-                    libc::close(null);
-                }
-                saved
-            };
-        }
-        quiet.0 += 1;
-        QuietStderr
+        // SAFETY: dup, open and dup2 take plain integers and a
+        // NUL-terminated path; failures leave descriptor 2 as it was.
+        let saved = unsafe {
+            let saved = libc::dup(2);
+            let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY);
+            if saved >= 0 && null >= 0 {
+                libc::dup2(null, 2);
+            }
+            if null >= 0 {
+                libc::close(null);
+            }
+            saved
+        };
+        QuietStderr(saved)
     }
 }
 
 impl Drop for QuietStderr {
     fn drop(&mut self) {
-        let mut quiet = QUIET.lock().unwrap_or_else(|e| e.into_inner());
-        quiet.0 -= 1;
-        if quiet.0 == 0 && quiet.1 >= 0 {
-            // SAFETY: restores the descriptor saved by the first `new`.
+        if self.0 >= 0 {
+            // SAFETY: restores the descriptor saved by `new`.
             unsafe {
-                libc::dup2(quiet.1, 2);
-                libc::close(quiet.1);
+                libc::dup2(self.0, 2);
+                libc::close(self.0);
             }
-            quiet.1 = -1;
         }
     }
 }
 
 #[test]
 fn aql_packets_never_crash_or_hang_the_library() {
+    let _turn = one_at_a_time();
     let seconds: f64 = std::env::var("SOFTGPU_FUZZ_SECONDS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(15.0);
+        .unwrap_or(10.0);
     let dir = common::lib_dir().join("../hsa-fuzz");
     let code = assemble_kernel(&dir, "gfx1151").unwrap_or_else(|e| panic!("{e}"));
     let library = common::lib_dir().join("libhsa-runtime64.so.1");
@@ -192,10 +192,11 @@ fn aql_packets_never_crash_or_hang_the_library() {
 /// copy must keep working.
 #[test]
 fn hostile_api_calls_never_crash_the_library_or_change_other_data() {
+    let _turn = one_at_a_time();
     let seconds: f64 = std::env::var("SOFTGPU_FUZZ_SECONDS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(15.0);
+        .unwrap_or(10.0);
     let library = common::lib_dir().join("libhsa-runtime64.so.1");
     let mut harness = api::Harness::new(&library).unwrap_or_else(|e| panic!("{e}"));
     let mut rng = Rng(0x5eed_0000_0000_0a91);
@@ -234,6 +235,7 @@ fn hostile_api_calls_never_crash_the_library_or_change_other_data() {
 /// completes.
 #[test]
 fn hostile_packets_stop_the_queue_with_an_error() {
+    let _turn = one_at_a_time();
     const INVALID_ARGUMENT: u32 = 0x1001;
     const INVALID_ALLOCATION: u32 = 0x1003;
     const INVALID_SIGNAL: u32 = 0x1006;
