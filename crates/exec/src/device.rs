@@ -468,8 +468,61 @@ impl Device {
             Checked::InMemory {
                 raw,
                 scratch_lane_bytes,
-            } => self.run_raw(desc.program, desc.kernel, &raw, scratch_lane_bytes),
+            } => {
+                let staged = self.stage_overrun_kernarg(desc.kernel, raw.kernarg)?;
+                let raw = RawDispatch {
+                    kernarg: staged.unwrap_or(raw.kernarg),
+                    ..raw
+                };
+                let result = self.run_raw(desc.program, desc.kernel, &raw, scratch_lane_bytes);
+                if let Some(block) = staged {
+                    let _ = self.arena.free_by(block, "the end of the dispatch");
+                }
+                result
+            }
         }
+    }
+
+    /// A kernarg segment that starts in a live allocation but runs past its
+    /// end (a client that sized the buffer for its explicit arguments only,
+    /// as several of AMD's own HSA tests do) is not a dead queue: the
+    /// kernel reads a copy whose bytes past the allocation are zero, and a
+    /// warning names both sizes. Returns the copy, if one was needed.
+    fn stage_overrun_kernarg(
+        &self,
+        kernel: &Kernel,
+        kernarg: u64,
+    ) -> Result<Option<u64>, DispatchError> {
+        let needed = kernarg_bytes(kernel);
+        if needed == 0 || self.arena.check(kernarg, needed).is_ok() {
+            return Ok(None);
+        }
+        let Some(held) = self.kernarg_held(kernarg, needed) else {
+            // Freed since the check: refused as the check refuses it.
+            return self.check_kernarg_address(kernel, kernarg).map(|_| None);
+        };
+        let mut segment = vec![0u8; needed as usize];
+        self.arena.read(kernarg, &mut segment[..held as usize])?;
+        let copy = self.arena.alloc_with(AllocSpec::internal(
+            needed,
+            "the kernarg segment's copy",
+            Access::ReadOnly,
+        ))?;
+        self.arena.write(copy, &segment)?;
+        eprintln!(
+            "softgpu: warning: kernel {}: its kernarg segment is {needed} bytes but the allocation at {kernarg:#x} holds only {held} of them; the kernel reads a copy whose last {} bytes are zero",
+            kernel.name,
+            needed - held
+        );
+        Ok(Some(copy))
+    }
+
+    /// Bytes of a live allocation from `kernarg` to its end, when that is
+    /// some but fewer than the `needed` bytes of the segment.
+    fn kernarg_held(&self, kernarg: u64, needed: u64) -> Option<u64> {
+        let (start, len) = self.arena.allocation_of(kernarg)?;
+        let held = start + len - kernarg;
+        (held > 0 && held < needed).then_some(held)
     }
 
     /// Every check of [`Device::check`], in the order a dispatch makes
@@ -663,15 +716,19 @@ impl Device {
                 ),
             ));
         }
-        self.arena.check(kernarg, needed).map_err(|_| {
-            bad_launch(
-                kernel, LaunchRule::Kernarg,
-                format!(
-                    "the kernarg segment at {kernarg:#x} ({needed} bytes) is not readable device memory"
-                ),
-            )
-        })?;
-        Ok(())
+        if self.arena.check(kernarg, needed).is_ok() || self.kernarg_held(kernarg, needed).is_some()
+        {
+            // Wholly readable, or a start inside an allocation the segment
+            // runs past (see `stage_overrun_kernarg`).
+            return Ok(());
+        }
+        Err(bad_launch(
+            kernel,
+            LaunchRule::Kernarg,
+            format!(
+                "the kernarg segment at {kernarg:#x} ({needed} bytes) is not readable device memory"
+            ),
+        ))
     }
 }
 

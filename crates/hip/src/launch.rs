@@ -559,8 +559,7 @@ fn load_module(bytes: &[u8]) -> HipResult<usize> {
     let module = softgpu::Module::load_bytes(&device.device, bytes).map_err(|e| {
         let code = match &e {
             softgpu::Error::Runtime(r)
-                if matches!(**r, softgpu::RuntimeError::IncompatibleCodeObject(_))
-                    || r.to_string().contains("target") =>
+                if matches!(**r, softgpu::RuntimeError::IncompatibleCodeObject(_)) =>
             {
                 HIP_ERROR_NO_BINARY_FOR_GPU
             }

@@ -107,6 +107,19 @@ fn barrier_and_and_barrier_or_wait_for_late_dependencies() {
     scenario("barriers", &[]);
 }
 
+/// rocrtst's short kernel argument buffers: a kernarg segment that starts
+/// in an allocation and runs past it is run (on a zero-padded copy) with a
+/// warning naming both sizes, not refused with a dead queue.
+#[test]
+fn a_kernarg_buffer_shorter_than_the_segment_runs_with_a_warning() {
+    let stderr = scenario("short_kernarg", &[]);
+    assert!(
+        stderr.contains("kernel inc: its kernarg segment is")
+            && stderr.contains("holds only 8 of them"),
+        "stderr:\n{stderr}"
+    );
+}
+
 #[test]
 fn malformed_packets_reach_the_error_callback() {
     let stderr = scenario("badpacket", &[]);

@@ -129,9 +129,11 @@ impl Runtime {
             .device()?
             .load_as(&reader.bytes, "hsa_executable_load_agent_code_object")
             .map_err(|e| match e {
-                DispatchError::CodeObject(softgpu_codeobj::Error::TargetMismatch { .. }) => {
-                    Error::IncompatibleCodeObject(e.to_string())
-                }
+                // Built for another GPU: no code for this agent.
+                DispatchError::CodeObject(
+                    softgpu_codeobj::Error::TargetMismatch { .. }
+                    | softgpu_codeobj::Error::NoBundleEntry { .. },
+                ) => Error::IncompatibleCodeObject(e.to_string()),
                 DispatchError::CodeObject(e) => Error::InvalidCodeObject(e.to_string()),
                 other => Error::from(other),
             })?;

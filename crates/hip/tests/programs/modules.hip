@@ -4,6 +4,7 @@
 // with kernelParams and with the `extra` argument buffer.
 #include "common.h"
 
+#include <cstring>
 #include <vector>
 
 static std::vector<char> read_file(const char* path) {
@@ -121,6 +122,24 @@ int main(int argc, char** argv) {
 
   hipFunction_t missing;
   HIP_EXPECT_ERR(hipModuleGetFunction(&missing, m1, "no_such_kernel"), hipErrorNotFound);
+  (void)hipGetLastError();
+
+  // Not a code object at all, and an offload bundle with code for another
+  // GPU only: the first is a bad image, the second has no binary for this
+  // GPU. The bundle's layout (magic, entry count, then offset, size, ID
+  // length and ID per entry, all little-endian u64) is clang's
+  // offload-bundler format.
+  hipModule_t bad;
+  std::vector<char> junk(256, 'x');
+  HIP_EXPECT_ERR(hipModuleLoadData(&bad, junk.data()), hipErrorInvalidImage);
+  std::vector<char> bundle(4096, 0);
+  const char magic[] = "__CLANG_OFFLOAD_BUNDLE__";
+  const char id[] = "hipv4-amdgcn-amd-amdhsa--gfx90a";
+  uint64_t header[4] = {1, 1024, 64, sizeof id - 1};
+  memcpy(bundle.data(), magic, 24);
+  memcpy(bundle.data() + 24, header, sizeof header);
+  memcpy(bundle.data() + 24 + sizeof header, id, sizeof id - 1);
+  HIP_EXPECT_ERR(hipModuleLoadData(&bad, bundle.data()), hipErrorNoBinaryForGpu);
   (void)hipGetLastError();
 
   HIP_CHECK(hipStreamDestroy(s));
