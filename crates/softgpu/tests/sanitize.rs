@@ -62,6 +62,23 @@ __kernel void histogram(__global const uint* in, __global uint* bins) {
 __kernel void all_write_first(__global uint* out) {
     if (get_local_id(0) == 0) out[0] = get_group_id(0) + 1;
 }
+// Every work-item counts atomically, but one of workgroup 1 also stores
+// plainly to the counter: a plain write racing atomics.
+__kernel void count_and_store(__global uint* out) {
+    if (get_group_id(0) == 1 && get_local_id(0) == 7) out[0] = 0;
+    else atomic_inc(&out[0]);
+}
+// Work-items count in LDS atomically, and one of wave 1 reads the counter
+// before the barrier: a plain read racing atomics of other waves.
+__kernel void peek_local_count(__global uint* out) {
+    __local uint n;
+    uint l = get_local_id(0);
+    if (l == 0) n = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_inc(&n);
+    if (l == 100) out[get_group_id(0)] = n;
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
 // Every work-item writes its own element.
 __kernel void own_elements(__global uint* out) {
     out[get_global_id(0)] = get_group_id(0) + 1;
@@ -99,7 +116,7 @@ fn run(
     let inp = stream.allocate(4 * input.len().max(1)).unwrap();
     stream.upload(&inp, input).unwrap();
     let out = stream.allocate_zeroed(4 * out_words).unwrap();
-    let args = if kernel.contains("write") || kernel.contains("own") {
+    let args = if input.is_empty() {
         Args::new().view(&out)
     } else {
         Args::new().view(&inp).view(&out)
@@ -184,6 +201,27 @@ fn lds_atomics_are_not_races() {
         want[(v % 16) as usize] += 1;
     }
     assert_eq!(bins, want);
+}
+
+/// A plain access racing atomics is a race, in global memory and in LDS;
+/// the report says one of the two is atomic.
+#[test]
+fn racecheck_reports_a_plain_access_racing_atomics() {
+    let (stream, module) = setup();
+    for (kernel, space) in [
+        ("count_and_store", "hazard on global memory"),
+        ("peek_local_count", "hazard on LDS offset"),
+    ] {
+        let err = run(&stream, &module, kernel, 4, &[], 4).unwrap_err();
+        eprintln!("{err}");
+        assert!(err.reason.starts_with("racecheck: "), "{kernel}: {err}");
+        assert!(err.reason.contains(space), "{kernel}: {err}");
+        assert!(
+            err.reason
+                .contains("one of them is atomic but the other is not"),
+            "{kernel}: {err}"
+        );
+    }
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! The LDS shadow of one workgroup: a "written" bit per byte (initcheck)
-//! and, per byte, the last plain write and the waves that read it in the
-//! current barrier interval (racecheck).
+//! and, per byte, the last plain write and the waves that read it or used
+//! it atomically in the current barrier interval (racecheck).
 //!
 //! A worker keeps one shadow and reuses it for each workgroup it runs. The
 //! racecheck state is stamped with a barrier-interval number that grows
@@ -8,7 +8,7 @@
 //! a new interval), so a stamp from an earlier interval simply does not
 //! count and nothing is cleared between workgroups. Two accesses conflict
 //! when they are in the same interval, by different waves, at least one a
-//! write, neither atomic: whichever order the scheduler ran them in, the
+//! write, not both atomic: whichever order the scheduler ran them in, the
 //! later one finds the earlier one's stamp.
 
 use super::{Earlier, Hazard, Report, Space, Use};
@@ -25,21 +25,58 @@ struct Who {
     slot: u32,
 }
 
+/// The waves that made one kind of access to a byte in one interval.
+#[derive(Clone, Copy, Default)]
+struct Waves {
+    /// The interval `bits` belong to.
+    interval: u32,
+    /// Waves, as bits.
+    bits: u64,
+    /// The interval's first wave, and its first of another wave: for any
+    /// wave asking, one of the two is a different wave whenever `bits` has
+    /// another wave's bit.
+    first: Who,
+    other: Who,
+}
+
+impl Waves {
+    fn add(&mut self, now: u32, who: Who) {
+        if self.interval != now {
+            *self = Waves {
+                interval: now,
+                bits: 0,
+                first: who,
+                other: who,
+            };
+        } else if self.bits & !(1u64 << self.first.wave) == 0 && self.first.wave != who.wave {
+            self.other = who;
+        }
+        self.bits |= 1u64 << who.wave;
+    }
+
+    /// An access of this interval by a wave other than `wave`.
+    fn other_than(&self, now: u32, wave: u32) -> Option<Who> {
+        if self.interval != now || self.bits & !(1u64 << wave) == 0 {
+            return None;
+        }
+        Some(if self.first.wave != wave {
+            self.first
+        } else {
+            self.other
+        })
+    }
+}
+
 /// Racecheck state of one LDS byte.
 #[derive(Clone, Copy, Default)]
 struct ByteState {
     /// Interval of the last plain write (0: none since the worker began).
     write_interval: u32,
     writer: Who,
-    /// Interval `readers` belong to.
-    read_interval: u32,
-    /// Waves that read the byte in `read_interval`, as bits.
-    readers: u64,
-    /// The interval's first reader, and its first reader of another wave:
-    /// for any writing wave, one of the two is a different wave whenever
-    /// `readers` has another wave's bit.
-    first_reader: Who,
-    other_reader: Who,
+    /// Plain reads of the current interval.
+    readers: Waves,
+    /// Atomics of the current interval.
+    atomics: Waves,
 }
 
 /// A worker's LDS shadow (empty until a check needs it).
@@ -133,10 +170,10 @@ impl LdsShadow {
                     .for_each(|b| self.written[b / 64] |= 1 << (b % 64));
             }
         }
-        if self.race && u != Use::Atomic {
+        if self.race {
             let who = Who { wave, slot };
             for b in range {
-                if let Some((hazard, earlier)) = self.race_at(b, who, u == Use::Write) {
+                if let Some((hazard, earlier, atomic)) = self.race_at(b, who, u) {
                     return Err(Box::new(Report::Race {
                         hazard,
                         space: Space::Lds,
@@ -149,7 +186,7 @@ impl LdsShadow {
                             wave: earlier.wave,
                             slot: earlier.slot,
                         },
-                        atomic: false,
+                        atomic,
                     }));
                 }
             }
@@ -162,41 +199,39 @@ impl LdsShadow {
     }
 
     /// Checks byte `b` against the access of `who`, then records it: the
-    /// hazard and the earlier access it conflicts with, if any.
-    fn race_at(&mut self, b: usize, who: Who, write: bool) -> Option<(Hazard, Who)> {
+    /// hazard, the earlier access it conflicts with and whether one of the
+    /// two is atomic, if any. An atomic conflicts with another wave's plain
+    /// read or write of the interval (it writes; the plain access is not
+    /// atomic), never with another atomic.
+    fn race_at(&mut self, b: usize, who: Who, u: Use) -> Option<(Hazard, Who, bool)> {
         let now = self.interval;
         let s = &mut self.bytes[b];
-        let bit = 1u64 << who.wave;
-        if s.write_interval == now && s.writer.wave != who.wave {
-            let hazard = if write {
-                Hazard::WriteAfterWrite
-            } else {
-                Hazard::ReadAfterWrite
-            };
-            return Some((hazard, s.writer));
-        }
-        if write {
-            if s.read_interval == now && s.readers & !bit != 0 {
-                let reader = if s.first_reader.wave != who.wave {
-                    s.first_reader
-                } else {
-                    s.other_reader
-                };
-                return Some((Hazard::WriteAfterRead, reader));
-            }
-            s.write_interval = now;
-            s.writer = who;
+        let writes = u != Use::Read;
+        let hazard_after_write = if writes {
+            Hazard::WriteAfterWrite
         } else {
-            if s.read_interval != now {
-                s.read_interval = now;
-                s.readers = 0;
-                s.first_reader = who;
-            } else if s.readers & !(1u64 << s.first_reader.wave) == 0
-                && s.first_reader.wave != who.wave
-            {
-                s.other_reader = who;
+            Hazard::ReadAfterWrite
+        };
+        if s.write_interval == now && s.writer.wave != who.wave {
+            return Some((hazard_after_write, s.writer, u == Use::Atomic));
+        }
+        if writes {
+            if let Some(reader) = s.readers.other_than(now, who.wave) {
+                return Some((Hazard::WriteAfterRead, reader, u == Use::Atomic));
             }
-            s.readers |= bit;
+        }
+        if u != Use::Atomic {
+            if let Some(atomic) = s.atomics.other_than(now, who.wave) {
+                return Some((hazard_after_write, atomic, true));
+            }
+        }
+        match u {
+            Use::Read => s.readers.add(now, who),
+            Use::Write => {
+                s.write_interval = now;
+                s.writer = who;
+            }
+            Use::Atomic => s.atomics.add(now, who),
         }
         None
     }

@@ -17,7 +17,8 @@
 //! What orders two accesses: the same wave; a workgroup barrier
 //! (`s_barrier` released) between them when both are in one workgroup; a
 //! grid barrier (`ds_gws_barrier`, counted per workgroup) for global
-//! memory. Atomics never conflict. Nothing else is modelled (see
+//! memory. An atomic conflicts with an unordered plain access to the same
+//! bytes, never with another atomic. Nothing else is modelled (see
 //! `global.rs` for what that misses).
 
 pub mod global;
@@ -351,7 +352,7 @@ impl Sanitizer<'_> {
     }
 
     /// Checks and records an access of `len` bytes of global memory at
-    /// `addr` (racecheck only; atomics are not recorded).
+    /// `addr` (racecheck only).
     pub fn global(
         &mut self,
         w: &Wave,
@@ -363,9 +364,6 @@ impl Sanitizer<'_> {
         let Some(table) = self.global else {
             return Ok(());
         };
-        if u == Use::Atomic {
-            return Ok(());
-        }
         let stamp = global::Stamp {
             group: self.group,
             slot: w.pc,

@@ -95,7 +95,8 @@ fn lds_accesses_ordered_or_disjoint_are_not_races() {
     lds(&mut s, 2, Use::Read, 0, 4).unwrap();
     s.barrier();
     lds(&mut s, 3, Use::Write, 0, 4).unwrap();
-    // Atomics never conflict, with plain accesses or each other.
+    s.barrier();
+    // Atomics never conflict with each other.
     lds(&mut s, 4, Use::Atomic, 0, 4).unwrap();
     lds(&mut s, 5, Use::Atomic, 0, 4).unwrap();
     // Neighbouring bytes of one dword are separate.
@@ -107,6 +108,44 @@ fn lds_accesses_ordered_or_disjoint_are_not_races() {
     // The next workgroup does not see this one's stamps.
     s.begin(256, RACE);
     lds(&mut s, 9, Use::Read, 4, 4).unwrap();
+}
+
+/// An atomic writes: another wave's plain access of the same interval
+/// races it, either way round; the same wave's does not.
+#[test]
+fn lds_plain_access_racing_an_atomic_is_a_race() {
+    let atomic_race = |r: Result<(), Box<Report>>| match *r.expect_err("a race") {
+        Report::Race {
+            hazard,
+            earlier,
+            atomic,
+            ..
+        } => (hazard, earlier.wave, atomic),
+        other => panic!("not a race: {other:?}"),
+    };
+    let mut s = shadow(RACE);
+    lds(&mut s, 1, Use::Atomic, 0, 4).unwrap();
+    lds(&mut s, 1, Use::Read, 0, 4).unwrap();
+    let found = atomic_race(lds(&mut s, 2, Use::Read, 0, 4));
+    assert_eq!(found, (Hazard::ReadAfterWrite, 1, true));
+    let mut s = shadow(RACE);
+    lds(&mut s, 1, Use::Read, 0, 4).unwrap();
+    let found = atomic_race(lds(&mut s, 2, Use::Atomic, 2, 2));
+    assert_eq!(found, (Hazard::WriteAfterRead, 1, true));
+    let mut s = shadow(RACE);
+    lds(&mut s, 3, Use::Write, 0, 4).unwrap();
+    let found = atomic_race(lds(&mut s, 2, Use::Atomic, 0, 4));
+    assert_eq!(found, (Hazard::WriteAfterWrite, 3, true));
+    let mut s = shadow(RACE);
+    lds(&mut s, 1, Use::Atomic, 0, 4).unwrap();
+    lds(&mut s, 2, Use::Atomic, 0, 4).unwrap();
+    let found = atomic_race(lds(&mut s, 3, Use::Write, 0, 4));
+    assert_eq!(found, (Hazard::WriteAfterWrite, 1, true));
+    // A barrier orders them.
+    let mut s = shadow(RACE);
+    lds(&mut s, 1, Use::Atomic, 0, 4).unwrap();
+    s.barrier();
+    lds(&mut s, 2, Use::Write, 0, 4).unwrap();
 }
 
 #[test]
