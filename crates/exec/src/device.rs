@@ -310,6 +310,7 @@ impl Device {
             config.schedule,
         );
         let (scratch_limit, jit) = (config.scratch_limit, config.jit);
+        arena.track_writes(checks.init);
         Ok(Device {
             jit: Mutex::new(jit),
             arena,
@@ -355,6 +356,7 @@ impl Device {
     /// Turns sanitizers on or off for dispatches that start from now on.
     pub fn set_checks(&self, checks: Checks) {
         self.checks.store(checks.bits(), Ordering::Relaxed);
+        self.arena.track_writes(checks.init);
     }
 
     /// The wave order of dispatches that start from now on.

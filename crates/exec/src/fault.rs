@@ -232,7 +232,20 @@ impl Fault {
                 (format!("initcheck: {whose}read {len} bytes of {space} at offset {addr:#x}, but the byte at {first:#x} was never written since the wave started"), lane, Some(addr))
             }
             Trap::Other(why) => (why, None, None),
-            Trap::Sanitizer(report) => report.describe(plan, group, wave),
+            Trap::Sanitizer(report) => {
+                let (mut why, lane, address) = report.describe(plan, group, wave);
+                // Global memory: name the allocation the bytes are in.
+                if let Some(hit) = address.and_then(|a| plan.arena.explain(a, 1, false).1) {
+                    let at = address.unwrap_or(hit.base) - hit.base;
+                    why.push_str(&format!(
+                        "; byte {at} of a {}-byte allocation made by {}",
+                        hit.len, hit.allocated_by
+                    ));
+                    argument = argument_into(plan, &hit);
+                    allocation = Some(hit);
+                }
+                (why, lane, address)
+            }
         };
         Fault {
             kind,

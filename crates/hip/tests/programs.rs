@@ -539,6 +539,24 @@ fn fault() {
     });
 }
 
+/// Global initcheck on hipMalloc'd memory: no report after hipMemcpy,
+/// hipMemset, a device-to-device copy or a kernel's writes; a read of an
+/// element nothing wrote is reported with its address.
+#[test]
+fn initcheck() {
+    check(Program {
+        stdout: vec!["uninitialized read reported at".to_string()],
+        stderr: vec![
+            "initcheck: 4-byte read of global memory".to_string(),
+            "reads bytes never written since it was allocated".to_string(),
+            // The kernel, by its (for now mangled) name.
+            "copyPKiPi".to_string(),
+        ],
+        env: &[("SOFTGPU_CHECK", "init")],
+        ..one(&["initcheck.hip"])
+    });
+}
+
 #[test]
 fn multi_file() {
     check(Program {

@@ -98,6 +98,9 @@ impl Runtime {
             align: POOL_GRANULE,
             access,
             origin,
+            // A discrete GPU's device memory, which the host does not
+            // address: initcheck sees every write to it.
+            device_only: pool.kind == PoolKind::CoarseDevice,
         };
         let addr = match self.arena.alloc_with(spec) {
             Ok(a) => a,
@@ -270,14 +273,15 @@ impl Runtime {
         if len == 0 {
             return Ok(());
         }
-        let dst = self.check_side(dst, len, "destination")?;
-        let src = self.check_side(src, len, "source")?;
-        let len = usize::try_from(len).map_err(|_| invalid("copy size overflows"))?;
+        let to = self.check_side(dst, len, "destination")?;
+        let from = self.check_side(src, len, "source")?;
+        let n = usize::try_from(len).map_err(|_| invalid("copy size overflows"))?;
         // SAFETY: device sides were checked to lie in live allocations (so
         // inside the mapping, which `self.arena` keeps alive, and accessed
         // only atomically, as all arena memory is); host sides are the
         // caller's promise. `copy` allows overlap.
-        unsafe { softgpu_exec::arena::copy(dst, src, len) }?;
+        unsafe { softgpu_exec::arena::copy(to, from, n) }?;
+        self.arena.mark_written(dst, len);
         Ok(())
     }
 
@@ -299,6 +303,7 @@ impl Runtime {
         // SAFETY: 4-aligned; inside one live allocation (checked above, and
         // only accessed atomically) or host memory the caller vouches for.
         unsafe { softgpu_exec::arena::fill_u32(dst, value, count) }?;
+        self.arena.mark_written(addr, len);
         Ok(())
     }
 

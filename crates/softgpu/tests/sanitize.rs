@@ -79,6 +79,17 @@ __kernel void peek_local_count(__global uint* out) {
     if (l == 100) out[get_group_id(0)] = n;
     barrier(CLK_LOCAL_MEM_FENCE);
 }
+// Each work-item adds its element and the next: the last reads one past.
+__kernel void pair_sum(__global const uint* in, __global uint* out) {
+    uint i = get_global_id(0);
+    out[i] = in[i] + in[i + 1];
+}
+// Every work-item writes two elements.
+__kernel void write_two(__global uint* out) {
+    uint i = get_global_id(0);
+    out[2 * i] = i;
+    out[2 * i + 1] = i;
+}
 // Every work-item writes its own element.
 __kernel void own_elements(__global uint* out) {
     out[get_global_id(0)] = get_group_id(0) + 1;
@@ -222,6 +233,62 @@ fn racecheck_reports_a_plain_access_racing_atomics() {
             "{kernel}: {err}"
         );
     }
+}
+
+/// initcheck of device memory: a kernel reading an element nothing wrote
+/// is reported at that element; once the host writes it, or when a kernel
+/// wrote the whole buffer, the same read runs clean.
+#[test]
+fn initcheck_reports_a_read_of_device_memory_never_written() {
+    let (stream, module) = setup();
+    let (pair_sum, write_two) = (
+        module.kernel("pair_sum").unwrap(),
+        module.kernel("write_two").unwrap(),
+    );
+    let input = stream.allocate(4 * 512).unwrap();
+    stream
+        .upload(&input, &(0..256u32).collect::<Vec<_>>())
+        .unwrap();
+    let out = stream.allocate(4 * 256).unwrap();
+    let args = Args::new().view(&input).view(&out);
+    stream.dispatch_args(&pair_sum, 1, 256, &args).unwrap();
+    let err = stream.synchronize().unwrap_err();
+    let Error::Fault(f) = &err else {
+        panic!("{err}")
+    };
+    eprintln!("{f}");
+    let unwritten = input.address() + 4 * 256;
+    assert!(
+        f.reason
+            .starts_with("initcheck: 4-byte read of global memory"),
+        "{f}"
+    );
+    assert!(f.reason.contains("since it was allocated"), "{f}");
+    assert!(
+        f.reason.contains("byte 1024 of a 2048-byte allocation"),
+        "{f}"
+    );
+    assert_eq!(f.argument.as_deref(), Some("in"), "{f}");
+    assert!(
+        f.reason.contains(&format!(
+            "first unwritten byte: global memory at {unwritten:#x}"
+        )),
+        "{f}"
+    );
+    // Written by the host, then by a kernel: no report.
+    stream.upload_at(&input, 4 * 256, &[256u32]).unwrap();
+    stream.dispatch_args(&pair_sum, 1, 256, &args).unwrap();
+    let sums = stream.read_vec::<u32>(&out).unwrap();
+    assert_eq!(sums, (0..256u32).map(|i| 2 * i + 1).collect::<Vec<_>>());
+    let fresh = stream.allocate(4 * 512).unwrap();
+    stream
+        .dispatch_args(&write_two, 1, 256, &Args::new().view(&fresh))
+        .unwrap();
+    let args = Args::new().view(&fresh).view(&out);
+    stream.dispatch_args(&pair_sum, 1, 256, &args).unwrap();
+    let sums = stream.read_vec::<u32>(&out).unwrap();
+    // fresh[k] = k / 2, so fresh[i] + fresh[i + 1] = i.
+    assert_eq!(sums, (0..256u32).collect::<Vec<_>>());
 }
 
 #[test]

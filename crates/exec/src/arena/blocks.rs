@@ -49,6 +49,10 @@ pub struct AllocSpec {
     pub align: u64,
     pub access: Access,
     pub origin: Origin,
+    /// Written only by kernels and the runtime, never through a host
+    /// pointer (a discrete GPU's device memory): initcheck can see every
+    /// write, so it tracks them ([`super::written`]).
+    pub device_only: bool,
 }
 
 impl AllocSpec {
@@ -59,6 +63,7 @@ impl AllocSpec {
             align: super::GRANULE,
             access: Access::ReadWrite,
             origin: Origin::new(api),
+            device_only: false,
         }
     }
 
@@ -70,6 +75,7 @@ impl AllocSpec {
             align: super::GRANULE,
             access,
             origin: Origin::internal(what),
+            device_only: false,
         }
     }
 
@@ -80,6 +86,12 @@ impl AllocSpec {
 
     pub fn align(mut self, align: u64) -> AllocSpec {
         self.align = align;
+        self
+    }
+
+    /// Marks the allocation [`AllocSpec::device_only`].
+    pub fn device_only(mut self) -> AllocSpec {
+        self.device_only = true;
         self
     }
 }
@@ -101,6 +113,9 @@ pub(super) struct Block {
     pub origin: Origin,
     /// The API call that freed it, while it waits in quarantine.
     pub freed: Option<Cow<'static, str>>,
+    /// initcheck's written bits, for a device-only allocation made while
+    /// initcheck was on.
+    pub written: Option<Arc<super::written::Written>>,
 }
 
 /// Freed allocations wait this many bytes (at most) before their memory

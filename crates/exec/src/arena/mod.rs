@@ -73,6 +73,7 @@ pub mod host;
 mod map;
 pub mod shadow;
 pub mod vmem;
+pub mod written;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
@@ -156,6 +157,9 @@ pub struct Arena {
     has_host: AtomicBool,
     /// Whether a program's allocations record the host call stack.
     backtraces: bool,
+    /// Whether device-only allocations made now track their written bytes
+    /// (initcheck is on; see [`written`]).
+    track_writes: AtomicBool,
 }
 
 /// How an arena keeps its records.
@@ -254,6 +258,7 @@ impl Arena {
             recycled: AtomicU32::new(0),
             host: RwLock::new(BTreeMap::new()),
             has_host: AtomicBool::new(false),
+            track_writes: AtomicBool::new(false),
         })
     }
 
@@ -388,6 +393,8 @@ impl Arena {
             self.zero(offset, spec.len.max(1).min(touched - offset));
         }
         self.shadow.mark(offset, spec.len, spec.access);
+        let written = (spec.device_only && self.track_writes.load(Relaxed))
+            .then(|| std::sync::Arc::new(written::Written::new(spec.len)));
         blocks.held += spec.len;
         blocks.map.insert(
             offset,
@@ -399,8 +406,44 @@ impl Arena {
                 access: spec.access,
                 origin: spec.origin,
                 freed: None,
+                written,
             },
         );
+    }
+
+    /// Whether device-only allocations made from now on track which of
+    /// their bytes were written, for initcheck of global memory
+    /// ([`written`]). Allocations made before keep what they had.
+    pub fn track_writes(&self, on: bool) {
+        self.track_writes.store(on, Relaxed);
+    }
+
+    /// The live allocation holding `addr` when it tracks its written
+    /// bytes: its address, length and bits.
+    pub fn written(&self, addr: u64) -> Option<(u64, u64, std::sync::Arc<written::Written>)> {
+        let offset = addr.wrapping_sub(self.base);
+        if offset >= self.space {
+            return None;
+        }
+        let blocks = self.blocks();
+        let (&start, b) = blocks.map.range(..=offset).next_back()?;
+        if b.freed.is_some() || offset - start >= b.len {
+            return None;
+        }
+        Some((self.base + start, b.len, b.written.clone()?))
+    }
+
+    /// Records that the runtime wrote `[addr, addr + len)` (a copy or fill
+    /// into device memory), for initcheck. Costs one relaxed load unless
+    /// some allocation was made with initcheck on.
+    pub fn mark_written(&self, addr: u64, len: u64) {
+        if !self.track_writes.load(Relaxed) || len == 0 {
+            return;
+        }
+        if let Some((start, _, bits)) = self.written(addr) {
+            let from = addr - start;
+            bits.mark(from, from.saturating_add(len));
+        }
     }
 
     /// Frees an allocation: its memory is refused to kernels at once and
@@ -734,7 +777,9 @@ impl Arena {
 
     /// Writes `data` at `addr` for the host.
     pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), MemError> {
-        self.write_as(Who::Host, u32::MAX, addr, data)
+        self.write_as(Who::Host, u32::MAX, addr, data)?;
+        self.mark_written(addr, data.len() as u64);
+        Ok(())
     }
 
     /// Loads a little-endian 32-bit value for the host.
@@ -749,7 +794,9 @@ impl Arena {
 
     /// Stores consecutive dwords for the host.
     pub fn store_dwords(&self, addr: u64, values: &[u32]) -> Result<(), MemError> {
-        self.store_dwords_as(Who::Host, u32::MAX, addr, values)
+        self.store_dwords_as(Who::Host, u32::MAX, addr, values)?;
+        self.mark_written(addr, 4 * values.len() as u64);
+        Ok(())
     }
 
     /// Atomic read-modify-write of an aligned 32-bit value for the host.
@@ -764,7 +811,9 @@ impl Arena {
 
     /// Stores a little-endian 32-bit value for the host.
     pub fn store_u32(&self, addr: u64, value: u32) -> Result<(), MemError> {
-        self.store_u32_as(Who::Host, u32::MAX, addr, value)
+        self.store_u32_as(Who::Host, u32::MAX, addr, value)?;
+        self.mark_written(addr, 4);
+        Ok(())
     }
 
     /// Loads a little-endian 32-bit value.

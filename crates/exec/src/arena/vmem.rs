@@ -47,6 +47,7 @@ fn unmapped(span: u64, origin: Origin) -> Block {
         access: Access::HostOnly,
         origin,
         freed: None,
+        written: None,
     }
 }
 
@@ -224,6 +225,7 @@ impl Arena {
             access,
             origin,
             freed: None,
+            written: None,
         };
         blocks.map.insert(offset, block);
         Ok(())

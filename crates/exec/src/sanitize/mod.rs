@@ -1,5 +1,6 @@
 //! The opt-in sanitizers that watch memory accesses: initcheck for LDS and
-//! racecheck for LDS and global memory (`SOFTGPU_CHECK=init,race`).
+//! device-only global memory (`crate::arena::written`), racecheck for LDS
+//! and global memory (`SOFTGPU_CHECK=init,race`).
 //!
 //! Handlers call the hooks of a workgroup's [`Sanitizer`] (reached through
 //! [`Env::sanitizer`](crate::ops::Env)) before they touch memory, once per
@@ -29,6 +30,7 @@ use crate::dispatch::Plan;
 use crate::fault::{Fault, FaultKind};
 use crate::ops::Trap;
 use crate::wave::Wave;
+use std::sync::Arc;
 
 pub use global::GlobalRace;
 pub use lds::LdsShadow;
@@ -288,7 +290,7 @@ impl Dispatch {
     pub(crate) fn workgroup<'a>(
         &'a self,
         shadow: &'a mut LdsShadow,
-        plan: &Plan,
+        plan: &Plan<'a>,
         group: [u32; 3],
     ) -> Sanitizer<'a> {
         shadow.begin(plan.lds_bytes, self.checks);
@@ -302,6 +304,10 @@ impl Dispatch {
             global: self.global.as_ref(),
             group: index,
             grid: 0,
+            written: self.checks.init.then_some(Written {
+                arena: plan.arena,
+                last: None,
+            }),
         }
     }
 }
@@ -314,6 +320,50 @@ pub struct Sanitizer<'a> {
     group: u32,
     /// Grid barriers (`ds_gws_barrier`) this workgroup has passed.
     grid: u16,
+    /// Global-memory initcheck, when init is on.
+    written: Option<Written<'a>>,
+}
+
+/// initcheck of global memory for one workgroup: the written bits of the
+/// allocations it touches ([`crate::arena::written`]).
+struct Written<'a> {
+    arena: &'a crate::arena::Arena,
+    /// The allocation touched last (address, length, bits): a kernel's
+    /// accesses come in runs over one buffer, and the lookup takes the
+    /// arena's lock.
+    last: Option<(u64, u64, Arc<crate::arena::written::Written>)>,
+}
+
+impl Written<'_> {
+    /// Checks that a read's bytes were written, then marks a write's.
+    /// Memory that tracks nothing (host-visible, the runtime's own) is
+    /// not checked.
+    fn access(&mut self, lane: Option<usize>, u: Use, addr: u64, len: u64) -> Result<(), Trap> {
+        let hit = |&(start, size, _): &(u64, u64, _)| addr.wrapping_sub(start) < size;
+        if !self.last.as_ref().is_some_and(hit) {
+            self.last = self.arena.written(addr);
+        }
+        let Some((start, _, bits)) = &self.last else {
+            return Ok(());
+        };
+        let from = addr - start;
+        let to = from.saturating_add(len);
+        if u != Use::Write {
+            if let Some(first) = bits.first_unwritten(from, to) {
+                return Err(Trap::Sanitizer(Box::new(Report::Uninitialized {
+                    space: Space::Global,
+                    lane,
+                    addr,
+                    len,
+                    first: start + first,
+                })));
+            }
+        }
+        if u != Use::Read {
+            bits.mark(from, to);
+        }
+        Ok(())
+    }
 }
 
 impl Sanitizer<'_> {
@@ -352,7 +402,7 @@ impl Sanitizer<'_> {
     }
 
     /// Checks and records an access of `len` bytes of global memory at
-    /// `addr` (racecheck only).
+    /// `addr` (initcheck of tracked allocations, racecheck).
     pub fn global(
         &mut self,
         w: &Wave,
@@ -361,6 +411,9 @@ impl Sanitizer<'_> {
         addr: u64,
         len: u64,
     ) -> Result<(), Trap> {
+        if let Some(written) = &mut self.written {
+            written.access(lane, u, addr, len)?;
+        }
         let Some(table) = self.global else {
             return Ok(());
         };
