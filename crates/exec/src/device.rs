@@ -615,6 +615,9 @@ impl Device {
         raw: &RawDispatch,
         scratch_lane_bytes: u32,
     ) -> Result<O, DispatchError> {
+        // A registered host range the client has since unmapped would take
+        // the process down when touched: close it to kernels first.
+        self.arena.forget_unmapped_host();
         let groups: [u32; 3] = std::array::from_fn(|d| raw.grid[d].div_ceil(raw.block[d]));
         let plan = Plan {
             program,

@@ -64,6 +64,13 @@ pub fn check(addr: u64, len: u64, write: bool) -> Result<(), MemError> {
     ok.then_some(()).ok_or(refused)
 }
 
+/// Whether every page of `[addr, addr + len)` is mapped now, whatever its
+/// permissions: one system call, cheap enough to ask before every dispatch.
+pub fn pages_mapped(addr: u64, len: u64) -> bool {
+    addr.checked_add(len)
+        .is_some_and(|end| usize::try_from(end).is_ok() && all_pages_mapped(addr, end))
+}
+
 /// Whether every page of `[addr, end)` is mapped now (`msync` fails with
 /// `ENOMEM` for a range holding an unmapped page).
 fn all_pages_mapped(addr: u64, end: u64) -> bool {

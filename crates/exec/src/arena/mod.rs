@@ -151,8 +151,8 @@ pub struct Arena {
     /// allocation had owned: dispatches queued after it need no stale check.
     recycled: AtomicU32,
     /// Host memory outside the arena that a runtime made reachable
-    /// (locked or registered host buffers): start → length.
-    host: RwLock<BTreeMap<u64, u64>>,
+    /// (locked or registered host buffers): start → range.
+    host: RwLock<BTreeMap<u64, HostRange>>,
     /// Whether `host` is non-empty, so the common check takes no lock.
     has_host: AtomicBool,
     /// Whether a program's allocations record the host call stack.
@@ -160,6 +160,16 @@ pub struct Arena {
     /// Whether device-only allocations made now track their written bytes
     /// (initcheck is on; see [`written`]).
     track_writes: AtomicBool,
+}
+
+/// A registered host range ([`Arena::register_host`]).
+#[derive(Clone, Copy, Debug)]
+struct HostRange {
+    len: u64,
+    /// Found unmapped before a dispatch ([`Arena::forget_unmapped_host`]):
+    /// kernels may no longer touch it, though it stays registered until
+    /// the runtime unregisters it.
+    unmapped: bool,
 }
 
 /// How an arena keeps its records.
@@ -546,12 +556,44 @@ impl Arena {
 
     #[cold]
     fn check_host(&self, addr: u64, len: u64) -> Result<usize, MemError> {
-        let host = self.host.read().unwrap_or_else(|e| e.into_inner());
-        match host.range(..=addr).next_back() {
-            Some((&start, &length)) if addr - start < length && len <= length - (addr - start) => {
-                Ok(addr as usize)
-            }
+        match self.host_range(addr) {
+            Some((start, r)) if !r.unmapped && len <= r.len - (addr - start) => Ok(addr as usize),
             _ => Err(MemError::OutOfRange { addr, len }),
+        }
+    }
+
+    /// The registered host range holding `addr`, and its start.
+    fn host_range(&self, addr: u64) -> Option<(u64, HostRange)> {
+        let host = self.host.read().unwrap_or_else(|e| e.into_inner());
+        let (&start, &r) = host.range(..=addr).next_back()?;
+        (addr - start < r.len).then_some((start, r))
+    }
+
+    /// Closes to kernels every registered host range the client has
+    /// unmapped since it registered it (one `msync` per range), so a
+    /// dispatch that touches one is refused and told why instead of
+    /// taking the process down. Runtimes call it as each dispatch starts;
+    /// a range unmapped while a kernel runs is not caught (see
+    /// [`Arena::register_host`]'s contract).
+    pub fn forget_unmapped_host(&self) {
+        if !self.has_host.load(Relaxed) {
+            return;
+        }
+        let gone: Vec<u64> = {
+            let host = self.host.read().unwrap_or_else(|e| e.into_inner());
+            host.iter()
+                .filter(|(&start, r)| !r.unmapped && !host::pages_mapped(start, r.len))
+                .map(|(&start, _)| start)
+                .collect()
+        };
+        if gone.is_empty() {
+            return;
+        }
+        let mut host = self.host.write().unwrap_or_else(|e| e.into_inner());
+        for start in gone {
+            if let Some(r) = host.get_mut(&start) {
+                r.unmapped = true;
+            }
         }
     }
 
@@ -586,10 +628,16 @@ impl Arena {
         }
         let mut host = self.host.write().unwrap_or_else(|e| e.into_inner());
         let before = host.range(..end).next_back();
-        if before.is_some_and(|(&s, &l)| s + l > addr) {
+        if before.is_some_and(|(&s, r)| s + r.len > addr) {
             return Err(overlap);
         }
-        host.insert(addr, len);
+        host.insert(
+            addr,
+            HostRange {
+                len,
+                unmapped: false,
+            },
+        );
         self.has_host.store(true, Relaxed);
         Ok(())
     }
@@ -612,9 +660,7 @@ impl Arena {
             return (b.freed.is_none() && offset - start < b.len.max(1))
                 .then_some((self.base + start, b.len));
         }
-        let host = self.host.read().unwrap_or_else(|e| e.into_inner());
-        let (&start, &len) = host.range(..=addr).next_back()?;
-        (addr - start < len).then_some((start, len))
+        self.host_range(addr).map(|(start, r)| (start, r.len))
     }
 
     /// Bytes currently allocated.
@@ -665,8 +711,15 @@ impl Arena {
         let offset = addr.wrapping_sub(self.base);
         let what = format!("{len} bytes at {addr:#x}");
         if offset >= self.space {
-            if self.check_host(addr, len).is_ok() {
-                return (format!("{what} are in registered host memory"), None);
+            if let Some((start, r)) = self.host_range(addr) {
+                let text = if r.unmapped {
+                    format!("{what} are in the {}-byte host range at {start:#x} registered with the device, which the program unmapped after registering it", r.len)
+                } else if self.check_host(addr, len).is_ok() {
+                    format!("{what} are in registered host memory")
+                } else {
+                    format!("{what} run past the end of the {}-byte host range at {start:#x} registered with the device", r.len)
+                };
+                return (text, None);
             }
             return (
                 format!("{what} are outside device memory (no allocation, registered host range or code object holds them)"),

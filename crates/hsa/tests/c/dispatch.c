@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1104,6 +1105,76 @@ static void scenario_beyondmax(const char *path) {
     CHECK(hsa_shut_down());
 }
 
+/* As rocrtst's trap test: the first dispatch of a kernel that traps
+ * reaches the queue's error callback as a hardware exception; the time
+ * from the doorbell to the callback is printed. */
+static struct timespec trap_seen;
+
+static void on_trap(hsa_status_t status, hsa_queue_t *source, void *data) {
+    clock_gettime(CLOCK_MONOTONIC, &trap_seen);
+    on_queue_error(status, source, data);
+}
+
+static void scenario_trap_latency(const char *path) {
+    env_t e = setup();
+    program_t prog = load_program(e.gpu, path);
+    kernel_t k = find_kernel(&prog, e.gpu, "trap.kd");
+    uint32_t grid[3] = {64, 1, 1};
+    uint16_t block[3] = {64, 1, 1};
+    uint32_t *p = alloc_fine(&e, 64 * 4);
+    memset(p, 0, 64 * 4);
+    void *ka = make_kernarg(&e, &k, &p, 8, 1, grid, block);
+    callback_state_t st = {make_signal(0), NULL, 0};
+    hsa_queue_t *q = make_queue(&e, 64, on_trap, &st);
+    hsa_signal_t done = make_signal(1);
+    struct timespec rung;
+    clock_gettime(CLOCK_MONOTONIC, &rung);
+    dispatch(q, &k, ka, 1, grid, block, done);
+    hsa_status_t status = wait_callback(&st);
+    if ((int)status != (int)HSA_STATUS_ERROR_EXCEPTION) {
+        fprintf(stderr, "callback status %#x, expected HSA_STATUS_ERROR_EXCEPTION\n", status);
+        exit(1);
+    }
+    double ms = (double)(trap_seen.tv_sec - rung.tv_sec) * 1e3 +
+                (double)(trap_seen.tv_nsec - rung.tv_nsec) / 1e6;
+    printf("trap reached the callback after %.3f ms\n", ms);
+    EXPECT(hsa_signal_load_scacquire(done) == 1);
+    CHECK(hsa_queue_destroy(q));
+    CHECK(hsa_shut_down());
+}
+
+/* A page locked with hsa_amd_memory_lock and then unmapped by the client:
+ * a kernel writing through the pointer the lock gave is refused and
+ * reported through the error callback (a memory aperture violation),
+ * never a crash of the process, and the device goes on running kernels. */
+static void scenario_unmapped_lock(const char *path) {
+    env_t e = setup();
+    program_t prog = load_program(e.gpu, path);
+    kernel_t k = find_kernel(&prog, e.gpu, "wild.kd");
+    uint32_t grid[3] = {64, 1, 1};
+    uint16_t block[3] = {64, 1, 1};
+    void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    EXPECT(page != MAP_FAILED);
+    void *agent_ptr = NULL;
+    CHECK(hsa_amd_memory_lock(page, 4096, &e.gpu, 1, &agent_ptr));
+    void *ka = make_kernarg(&e, &k, &agent_ptr, 8, 1, grid, block);
+    callback_state_t st = {make_signal(0), NULL, 0};
+    hsa_queue_t *q = make_queue(&e, 64, on_queue_error, &st);
+    hsa_signal_t done = make_signal(1);
+    EXPECT(munmap(page, 4096) == 0);
+    dispatch(q, &k, ka, 1, grid, block, done);
+    hsa_status_t status = wait_callback(&st);
+    if ((int)status != (int)HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION) {
+        fprintf(stderr, "callback status %#x, expected a memory aperture violation\n", status);
+        exit(1);
+    }
+    EXPECT(hsa_signal_load_scacquire(done) == 1);
+    CHECK(hsa_queue_destroy(q));
+    CHECK(hsa_amd_memory_unlock(page));
+    run_vadd(&e, path);
+    CHECK(hsa_shut_down());
+}
+
 /* As several rocrtst tests do: the kernel argument buffer is sized for the
  * explicit arguments only (8 bytes, from a pool that confines to the byte),
  * while the kernel's kernarg segment also holds its hidden arguments. ROCr
@@ -1355,6 +1426,10 @@ int main(int argc, char **argv) {
         scenario_queueapi(path);
     else if (!strcmp(s, "beyondmax"))
         scenario_beyondmax(path);
+    else if (!strcmp(s, "trap_latency"))
+        scenario_trap_latency(path);
+    else if (!strcmp(s, "unmapped_lock"))
+        scenario_unmapped_lock(path);
     else if (!strcmp(s, "short_kernarg"))
         scenario_short_kernarg(path);
     else if (!strcmp(s, "concurrent"))
