@@ -8,8 +8,8 @@
 //! descriptors the symbols locate in the image.
 
 use crate::{
-    bundle, descriptor::KernelDescriptor, mach, meta, CodeObject, Error, FeatureSetting, Image,
-    Kernel, RelocKind, Relocation, Segment, Symbol, SymbolKind, KERNEL_DESCRIPTOR_SIZE,
+    bundle, descriptor::KernelDescriptor, mach, meta, CodeObject, DebugInfo, Error, FeatureSetting,
+    Image, Kernel, RelocKind, Relocation, Segment, Symbol, SymbolKind, KERNEL_DESCRIPTOR_SIZE,
     MAX_IMAGE_SIZE,
 };
 use object::elf::{self, FileHeader64, ProgramHeader64};
@@ -56,6 +56,10 @@ pub(crate) fn load(data: &[u8]) -> Result<CodeObject, Error> {
         relocations,
     };
     let text = text_range(&image, &sections)?;
+    let debug = DebugInfo::from_sections(|name| {
+        let (_, sh) = sections.section_by_name(LE, name.as_bytes())?;
+        sh.data(LE, data).ok()
+    });
     let kernels = join_kernels(
         md.kernels,
         &defined_addresses(&dyn_symbols, &symbols),
@@ -75,6 +79,7 @@ pub(crate) fn load(data: &[u8]) -> Result<CodeObject, Error> {
         symbols,
         text,
         printf: md.printf,
+        debug: debug.map(std::sync::Arc::new),
     })
 }
 

@@ -29,6 +29,7 @@ mod file;
 mod image;
 mod mach;
 mod meta;
+mod source;
 
 pub use bundle::{
     bundle_entries, decompress, is_compressed_offload_bundle, is_offload_bundle, unbundle,
@@ -39,6 +40,7 @@ pub use error::Error;
 pub use file::{read_file, FileError, MAX_FILE_SIZE};
 pub use mach::{mach_from_name, mach_name};
 pub use meta::{AddressSpace, KernelArg, KernelMeta, ValueKind};
+pub use source::{demangle, DebugInfo, SourceFrame, SourceLines};
 
 /// The largest image (span of all `PT_LOAD` segments) this crate accepts: 1 GiB.
 pub const MAX_IMAGE_SIZE: u64 = 1 << 30;
@@ -165,6 +167,9 @@ pub struct CodeObject {
     pub text: std::ops::Range<u64>,
     /// The `amdhsa.printf` format descriptors, if present (empty otherwise).
     pub printf: Vec<String>,
+    /// The DWARF line tables and inlining records, when the code object
+    /// was built with them (`-g`, `-gline-tables-only`).
+    pub debug: Option<std::sync::Arc<DebugInfo>>,
 }
 
 impl CodeObject {

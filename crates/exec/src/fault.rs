@@ -106,6 +106,10 @@ pub struct Site {
     pub bytes: String,
     /// The memory address involved, if any.
     pub address: Option<u64>,
+    /// The instruction's source location from the code object's DWARF
+    /// (innermost first, then the functions it was inlined into); empty
+    /// without line tables.
+    pub source: Vec<softgpu_codeobj::SourceFrame>,
 }
 
 impl Fault {
@@ -278,6 +282,9 @@ impl Site {
             instruction: program.text_for(pc, wave.lanes == 64),
             bytes: program.bytes_of(pc),
             address,
+            source: (program.code_object.debug.as_ref())
+                .map(|d| d.frames(offset))
+                .unwrap_or_default(),
         }
     }
 }
@@ -338,7 +345,8 @@ fn argument_into(plan: &Plan, a: &Allocation) -> Option<String> {
 
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "kernel {} faulted: {}", self.kernel, self.reason)?;
+        let kernel = softgpu_codeobj::demangle(&self.kernel);
+        write!(f, "kernel {kernel} faulted: {}", self.reason)?;
         if let Some(s) = &self.site {
             let [x, y, z] = s.workgroup;
             write!(
@@ -346,6 +354,7 @@ impl fmt::Display for Fault {
                 "\n  at pc {:#x} (code offset {:#x}): {}  [{}]",
                 s.pc, s.offset, s.instruction, s.bytes
             )?;
+            write!(f, "{}", softgpu_codeobj::SourceLines(&s.source))?;
             write!(f, "\n  workgroup ({x}, {y}, {z}), wave {}", s.wave)?;
             match s.lane {
                 Some(l) => write!(f, ", lane {l}")?,

@@ -233,5 +233,6 @@ fn code_object(image: &[u8]) -> CodeObject {
         symbols: Vec::new(),
         text: 0..size,
         printf: Vec::new(),
+        debug: None,
     }
 }

@@ -524,7 +524,13 @@ fn overflow() {
             "made by hipMalloc".to_string(),
             // clang emits no argument names for HIP kernels: the first is #0.
             "kernel argument `#0`".to_string(),
+            // Built with -g: the faulting statement's line, and the kernel
+            // by its demangled name.
+            "overflow.hip:11:".to_string(),
+            "in fill_one_too_many(int*, int)".to_string(),
         ],
+        flags: &["-g"],
+        hipcc: true,
         ..one(&["overflow.hip"])
     });
 }
@@ -549,8 +555,8 @@ fn initcheck() {
         stderr: vec![
             "initcheck: 4-byte read of global memory".to_string(),
             "reads bytes never written since it was allocated".to_string(),
-            // The kernel, by its (for now mangled) name.
-            "copyPKiPi".to_string(),
+            // The kernel, by its demangled name.
+            "kernel copy(int const*, int*) faulted".to_string(),
         ],
         env: &[("SOFTGPU_CHECK", "init")],
         ..one(&["initcheck.hip"])

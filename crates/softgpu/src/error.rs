@@ -20,6 +20,10 @@ pub struct FaultSite {
     pub instruction: String,
     /// The memory address involved, if any.
     pub address: Option<u64>,
+    /// The instruction's source location (innermost first, then the
+    /// functions it was inlined into), when the code object has line
+    /// tables (`-g`, `-gline-tables-only`).
+    pub source: Vec<softgpu_codeobj::SourceFrame>,
 }
 
 /// A kernel fault: what the executor stopped the dispatch for.
@@ -72,6 +76,7 @@ impl From<&softgpu_runtime::exec::Fault> for KernelFault {
                 offset: s.offset,
                 instruction: s.instruction.clone(),
                 address: s.address,
+                source: s.source.clone(),
             }),
             kind: f.kind,
             allocation: f.allocation.as_ref().map(|a| FaultAllocation {
@@ -88,7 +93,8 @@ impl From<&softgpu_runtime::exec::Fault> for KernelFault {
 
 impl fmt::Display for KernelFault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "kernel {} faulted: {}", self.kernel, self.reason)?;
+        let kernel = softgpu_codeobj::demangle(&self.kernel);
+        write!(f, "kernel {kernel} faulted: {}", self.reason)?;
         if let Some(s) = &self.site {
             let [x, y, z] = s.workgroup;
             write!(f, " (workgroup ({x}, {y}, {z}), wave {}", s.wave)?;
@@ -103,6 +109,9 @@ impl fmt::Display for KernelFault {
         }
         if let Some(name) = &self.argument {
             write!(f, "; the allocation is kernel argument `{name}`")?;
+        }
+        if let Some(s) = &self.site {
+            write!(f, "{}", softgpu_codeobj::SourceLines(&s.source))?;
         }
         if let Some(trace) = self.allocation.as_ref().and_then(|a| a.backtrace.as_ref()) {
             write!(f, "\n  allocated at:\n{trace}")?;

@@ -222,3 +222,48 @@ fn kernels_may_not_write_their_arguments_packet_or_queue() {
         assert!(text.contains(what), "{kernel} names {what}:\n{text}");
     }
 }
+
+/// A fault in code built with `-g` names its source line: file, line and
+/// column of the faulting statement, from the code object's DWARF, in the
+/// fault's site and its report.
+#[test]
+fn a_fault_in_code_built_with_g_names_its_source_line() {
+    // The faulting store is on line 4 of this source (line 1 is empty).
+    const WITH_LINES: &str = r#"
+__kernel void store_past(__global int* out, int n) {
+    int i = get_global_id(0);
+    out[i + n] = i;
+}
+"#;
+    let device = Device::open(0).unwrap();
+    let code = device
+        .compiler()
+        .unwrap()
+        .option("-g")
+        .compile(WITH_LINES, Language::OpenCl)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let stream = device.stream().unwrap();
+    let module = stream.load_bytes(&code).unwrap();
+    let out = stream.allocate_zeroed(64 * 4).unwrap();
+    let args = Args::new().view(&out).value(64i32);
+    stream
+        .dispatch_args(&module.kernel("store_past").unwrap(), 1, 64, &args)
+        .unwrap();
+    let err = stream.synchronize().unwrap_err();
+    let Error::Fault(f) = &err else {
+        panic!("{err}")
+    };
+    let site = f.site.as_ref().expect("a site");
+    let frame = site
+        .source
+        .first()
+        .unwrap_or_else(|| panic!("no source line: {f}"));
+    assert_eq!(frame.line, Some(4), "{f}");
+    assert!(frame.column.is_some(), "{f}");
+    assert_eq!(frame.function.as_deref(), Some("store_past"), "{f}");
+    let text = f.to_string();
+    assert!(
+        text.contains(":4:") && text.contains("in store_past"),
+        "{text}"
+    );
+}

@@ -42,6 +42,37 @@ pub fn run(tool: &str, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// [`run`] with `input` on the tool's standard input.
+#[allow(dead_code)] // not every test binary uses it
+pub fn run_with_stdin(tool: &str, args: &[&str], input: &str) -> String {
+    use std::io::Write;
+    let mut child = Command::new(tool)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!("cannot run `{tool}` ({e}): this test needs the LLVM 19 toolchain (Debian package llvm-19) on PATH")
+        });
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let input = input.to_string();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().expect("wait for the tool");
+    writer
+        .join()
+        .expect("writer thread")
+        .expect("write the tool's input");
+    assert!(
+        out.status.success(),
+        "`{tool} {}` failed with {}:\n{}",
+        args.join(" "),
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// Compile OpenCL C `src` (a file under tests/kernels) for `mcpu` with extra flags,
 /// link it with ld.lld-19 -shared and return the code object path and bytes.
 pub fn compile_cl(src: &str, mcpu: &str, extra: &[&str]) -> (PathBuf, Vec<u8>) {
