@@ -94,6 +94,10 @@ pub struct Site {
     pub wave: u32,
     /// The lane whose access faulted, when one lane is to blame.
     pub lane: Option<usize>,
+    /// That lane's work-item ID in its workgroup (HIP's `threadIdx`; the
+    /// workgroup ID is `blockIdx`): work-items fill a workgroup's waves
+    /// in order, x fastest.
+    pub thread: Option<[u32; 3]>,
     /// Lanes active when the instruction ran.
     pub exec: u64,
     /// Device address of the instruction.
@@ -272,10 +276,16 @@ impl Site {
     ) -> Site {
         let program = plan.program;
         let offset = program.slot_at(pc).offset;
+        let [bx, by, _] = plan.block;
+        let thread = lane.map(|l| {
+            let t = wave.id * wave.lanes as u32 + l as u32;
+            [t % bx, t / bx % by, t / (bx * by)]
+        });
         Site {
             workgroup: group,
             wave: wave.id,
             lane,
+            thread,
             exec: wave.exec(),
             pc: program.image_base + offset,
             offset,
@@ -359,6 +369,12 @@ impl fmt::Display for Fault {
             match s.lane {
                 Some(l) => write!(f, ", lane {l}")?,
                 None => write!(f, ", active lanes {:#x}", s.exec)?,
+            }
+            if let Some([tx, ty, tz]) = s.thread {
+                write!(
+                    f,
+                    " (blockIdx ({x}, {y}, {z}), threadIdx ({tx}, {ty}, {tz}))"
+                )?;
             }
             if let Some(a) = s.address {
                 write!(f, "\n  address {a:#x}")?;

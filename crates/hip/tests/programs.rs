@@ -528,6 +528,8 @@ fn overflow() {
             // by its demangled name.
             "overflow.hip:11:".to_string(),
             "in fill_one_too_many(int*, int)".to_string(),
+            // The one work-item past the end: i = n = 100 in block 0.
+            "blockIdx (0, 0, 0), threadIdx (100, 0, 0)".to_string(),
         ],
         flags: &["-g"],
         hipcc: true,

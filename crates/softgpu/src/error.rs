@@ -12,6 +12,9 @@ pub struct FaultSite {
     pub wave: u32,
     /// The lane to blame, when one lane's access faulted.
     pub lane: Option<usize>,
+    /// That lane's work-item ID in its workgroup (HIP's `threadIdx`;
+    /// `workgroup` is `blockIdx`).
+    pub thread: Option<[u32; 3]>,
     /// Device address of the faulting instruction.
     pub pc: u64,
     /// Offset of that instruction in the code object.
@@ -72,6 +75,7 @@ impl From<&softgpu_runtime::exec::Fault> for KernelFault {
                 workgroup: s.workgroup,
                 wave: s.wave,
                 lane: s.lane,
+                thread: s.thread,
                 pc: s.pc,
                 offset: s.offset,
                 instruction: s.instruction.clone(),
@@ -100,6 +104,12 @@ impl fmt::Display for KernelFault {
             write!(f, " (workgroup ({x}, {y}, {z}), wave {}", s.wave)?;
             if let Some(l) = s.lane {
                 write!(f, ", lane {l}")?;
+            }
+            if let Some([tx, ty, tz]) = s.thread {
+                write!(
+                    f,
+                    "; blockIdx ({x}, {y}, {z}), threadIdx ({tx}, {ty}, {tz})"
+                )?;
             }
             write!(f, ", pc {:#x}: {}", s.pc, s.instruction)?;
             if let Some(a) = s.address {

@@ -254,6 +254,8 @@ __kernel void store_past(__global int* out, int n) {
         panic!("{err}")
     };
     let site = f.site.as_ref().expect("a site");
+    // Every work-item writes past the end; the report blames the first.
+    assert_eq!(site.thread, Some([0, 0, 0]), "{f}");
     let frame = site
         .source
         .first()
