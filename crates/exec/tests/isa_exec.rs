@@ -1065,7 +1065,11 @@ fn store_past_the_end_faults_at_the_last_lane_after_the_others() {
     let end = buf.addr() + 4 * LANES as u64;
     for want in [
         format!("global memory write refused: 4 bytes at {end:#x} are 0 bytes past the end of a 128-byte allocation at {:#x}", buf.addr()),
-        format!(", lane {}\n", LANES - 1),
+        format!(
+            ", lane {} (blockIdx (0, 0, 0), threadIdx ({}, 0, 0))\n",
+            LANES - 1,
+            LANES - 1
+        ),
         format!("address {end:#x}"),
         "the allocation is kernel argument `#0`".to_string(),
     ] {
