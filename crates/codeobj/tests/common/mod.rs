@@ -26,12 +26,22 @@ fn out_dir() -> PathBuf {
 
 /// Run a tool; panic with a clear message if it is missing or fails.
 pub fn run(tool: &str, args: &[&str]) -> String {
-    let out = Command::new(tool).args(args).output().unwrap_or_else(|e| {
-        panic!(
-            "cannot run `{tool}` ({e}): this test needs the LLVM 19 toolchain \
-             (Debian packages clang-19, lld-19, llvm-19) on PATH"
-        )
-    });
+    let out = Command::new(tool)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| missing(tool, e));
+    stdout_of(tool, args, out)
+}
+
+fn missing(tool: &str, e: std::io::Error) -> ! {
+    panic!(
+        "cannot run `{tool}` ({e}): this test needs the LLVM 19 toolchain \
+         (Debian packages clang-19, lld-19, llvm-19) on PATH"
+    )
+}
+
+/// The tool's standard output, once it succeeded.
+fn stdout_of(tool: &str, args: &[&str], out: std::process::Output) -> String {
     assert!(
         out.status.success(),
         "`{tool} {}` failed with {}:\n{}",
@@ -52,9 +62,7 @@ pub fn run_with_stdin(tool: &str, args: &[&str], input: &str) -> String {
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
-        .unwrap_or_else(|e| {
-            panic!("cannot run `{tool}` ({e}): this test needs the LLVM 19 toolchain (Debian package llvm-19) on PATH")
-        });
+        .unwrap_or_else(|e| missing(tool, e));
     let mut stdin = child.stdin.take().expect("piped stdin");
     let input = input.to_string();
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
@@ -63,14 +71,7 @@ pub fn run_with_stdin(tool: &str, args: &[&str], input: &str) -> String {
         .join()
         .expect("writer thread")
         .expect("write the tool's input");
-    assert!(
-        out.status.success(),
-        "`{tool} {}` failed with {}:\n{}",
-        args.join(" "),
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    stdout_of(tool, args, out)
 }
 
 /// Compile OpenCL C `src` (a file under tests/kernels) for `mcpu` with extra flags,

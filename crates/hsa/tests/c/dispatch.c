@@ -1163,11 +1163,7 @@ static void scenario_unmapped_lock(const char *path) {
     hsa_signal_t done = make_signal(1);
     EXPECT(munmap(page, 4096) == 0);
     dispatch(q, &k, ka, 1, grid, block, done);
-    hsa_status_t status = wait_callback(&st);
-    if ((int)status != (int)HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION) {
-        fprintf(stderr, "callback status %#x, expected a memory aperture violation\n", status);
-        exit(1);
-    }
+    expect_violation(&st);
     EXPECT(hsa_signal_load_scacquire(done) == 1);
     CHECK(hsa_queue_destroy(q));
     CHECK(hsa_amd_memory_unlock(page));
