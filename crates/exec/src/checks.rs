@@ -17,11 +17,17 @@ pub struct Checks {
     pub race: bool,
     /// synccheck: barriers some live waves of the workgroup never reach.
     pub sync: bool,
+    /// Run a launch to its end past every error that can be contained,
+    /// collecting each (as compute-sanitizer does within a launch): a
+    /// refused load reads zeros, a refused store or atomic changes
+    /// nothing, and an initcheck or racecheck finding lets the access
+    /// happen. Off, the first error stops the dispatch.
+    pub contain: bool,
 }
 
 impl Checks {
-    /// Parses a comma-separated list: `init`, `race`, `sync`, `all`, or
-    /// `none` (an empty list is none too).
+    /// Parses a comma-separated list: `init`, `race`, `sync`, `all` (the
+    /// three), `contain`, or `none` (an empty list is none too).
     pub fn parse(spec: &str) -> Result<Checks, String> {
         let mut checks = Checks::default();
         for word in spec.split(',').map(str::trim).filter(|w| !w.is_empty()) {
@@ -29,17 +35,19 @@ impl Checks {
                 "init" | "initcheck" => checks.init = true,
                 "race" | "racecheck" => checks.race = true,
                 "sync" | "synccheck" => checks.sync = true,
+                "contain" => checks.contain = true,
                 "all" => {
                     checks = Checks {
                         init: true,
                         race: true,
                         sync: true,
+                        ..checks
                     }
                 }
                 "none" => checks = Checks::default(),
                 other => {
                     return Err(format!(
-                        "unknown check {other:?} (known: init, race, sync, all, none)"
+                        "unknown check {other:?} (known: init, race, sync, all, contain, none)"
                     ))
                 }
             }
@@ -54,7 +62,10 @@ impl Checks {
 
     /// The checks as bits, for keeping them in an atomic.
     pub fn bits(self) -> u8 {
-        self.init as u8 | (self.race as u8) << 1 | (self.sync as u8) << 2
+        self.init as u8
+            | (self.race as u8) << 1
+            | (self.sync as u8) << 2
+            | (self.contain as u8) << 3
     }
 
     /// The checks [`Checks::bits`] gave.
@@ -63,6 +74,7 @@ impl Checks {
             init: bits & 1 != 0,
             race: bits & 2 != 0,
             sync: bits & 4 != 0,
+            contain: bits & 8 != 0,
         }
     }
 }
@@ -73,6 +85,7 @@ impl std::fmt::Display for Checks {
             (self.init, "init"),
             (self.race, "race"),
             (self.sync, "sync"),
+            (self.contain, "contain"),
         ]
         .into_iter()
         .filter_map(|(on, name)| on.then_some(name))
@@ -111,6 +124,9 @@ mod tests {
         assert!(c.init && c.sync && !c.race);
         assert_eq!(Checks::parse("").unwrap(), Checks::default());
         assert_eq!(Checks::parse("all").unwrap().bits(), 7);
+        let kept = Checks::parse("contain,race").unwrap();
+        assert_eq!(Checks::from_bits(kept.bits()), kept);
+        assert_eq!(kept.to_string(), "race,contain");
         assert_eq!(
             Checks::from_bits(Checks::parse("race").unwrap().bits()).to_string(),
             "race"

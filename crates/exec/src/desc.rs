@@ -158,6 +158,9 @@ pub struct DispatchOutcome {
     /// Its per-instruction counts, when [`DispatchDesc::profile`] asked
     /// for them.
     pub profile: Option<InstructionProfile>,
+    /// What the sanitizers found in a launch that ran past its findings
+    /// (`Checks::contain`; a refused access fails the launch instead).
+    pub findings: crate::fault::Errors,
 }
 
 /// A dispatch as an AQL packet describes it, kept by a runtime between

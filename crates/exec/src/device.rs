@@ -12,7 +12,7 @@ use crate::arena::{Access, AllocSpec, Arena, MemError};
 use crate::checks::{Checks, Schedule, DEFAULT_TIMEOUT};
 use crate::desc::{DispatchDesc, DispatchOutcome, Grid, InMemory, Kernarg, RawDispatch};
 use crate::dispatch::{DispatchStats, Outcome, Plan};
-use crate::fault::Fault;
+use crate::fault::{Errors, Fault};
 use crate::jit::JitMode;
 use crate::placement::{ComputeUnits, Topology};
 use crate::profile::InstructionProfile;
@@ -435,16 +435,19 @@ impl Device {
     /// anything is allocated for it.
     pub fn dispatch(&self, desc: &DispatchDesc) -> Result<DispatchOutcome, DispatchError> {
         if desc.profile {
-            let (stats, profile) = self.dispatch_as::<(DispatchStats, InstructionProfile)>(desc)?;
+            let ((stats, profile), findings) =
+                self.dispatch_as::<(DispatchStats, InstructionProfile)>(desc)?;
             Ok(DispatchOutcome {
                 stats,
                 profile: Some(profile),
+                findings,
             })
         } else {
-            let stats = self.dispatch_as::<DispatchStats>(desc)?;
+            let (stats, findings) = self.dispatch_as::<DispatchStats>(desc)?;
             Ok(DispatchOutcome {
                 stats,
                 profile: None,
+                findings,
             })
         }
     }
@@ -460,7 +463,7 @@ impl Device {
 
     /// The dispatch path shared by plain and profiled dispatches, generic
     /// over what the dispatch returns (its stats, or stats and profile).
-    fn dispatch_as<O: Outcome>(&self, desc: &DispatchDesc) -> Result<O, DispatchError> {
+    fn dispatch_as<O: Outcome>(&self, desc: &DispatchDesc) -> Result<(O, Errors), DispatchError> {
         match self.checked(desc)? {
             Checked::Segment {
                 grid,
@@ -582,7 +585,7 @@ impl Device {
         grid: [u32; 3],
         group_segment_bytes: u32,
         kernarg: &[u8],
-    ) -> Result<O, DispatchError> {
+    ) -> Result<(O, Errors), DispatchError> {
         let (program, kernel) = (desc.program, desc.kernel);
         let private_segment_bytes = fixed_private_segment(kernel).max(desc.private_segment_bytes);
         let memory = DispatchMemory::new(&self.arena, kernarg)?;
@@ -614,7 +617,7 @@ impl Device {
         kernel: &Kernel,
         raw: &RawDispatch,
         scratch_lane_bytes: u32,
-    ) -> Result<O, DispatchError> {
+    ) -> Result<(O, Errors), DispatchError> {
         // A registered host range the client has since unmapped would take
         // the process down when touched: close it to kernels first.
         self.arena.forget_unmapped_host();

@@ -10,7 +10,7 @@ use softgpu_codeobj::Kernel;
 use crate::abi::launch_abi;
 use crate::arena::Arena;
 use crate::checks::{Checks, Schedule};
-use crate::fault::{Fault, WaveState};
+use crate::fault::{Errors, Fault, FaultKind, WaveState};
 use crate::gws::Gws;
 use crate::ops::sopp::WorkgroupBarrier;
 use crate::ops::{Env, Flow, Trap};
@@ -108,36 +108,64 @@ impl Plan<'_> {
     }
 }
 
-/// Runs the dispatch to completion or to its first fault.
-pub fn run(plan: &Plan) -> Result<DispatchStats, Box<Fault>> {
-    run_counting::<false>(plan).map(|totals| totals.stats)
+/// Runs the dispatch to completion or to its first fault (under
+/// `Checks::contain`, past every error it can run past: see [`finish`]).
+pub fn run(plan: &Plan) -> Result<(DispatchStats, Errors), Box<Fault>> {
+    run_counting::<false>(plan).map(|totals| (totals.stats, totals.found))
 }
 
 /// Runs the dispatch like [`run`], also counting every instruction's
 /// executions and active lanes.
-pub fn run_profiled(plan: &Plan) -> Result<(DispatchStats, InstructionProfile), Box<Fault>> {
+pub fn run_profiled(
+    plan: &Plan,
+) -> Result<((DispatchStats, InstructionProfile), Errors), Box<Fault>> {
     let totals = run_counting::<true>(plan)?;
     let profile = InstructionProfile::new(plan.program, plan.lanes() as u32, totals.counts);
-    Ok((totals.stats, profile))
+    Ok(((totals.stats, profile), totals.found))
 }
 
 /// What a dispatch returns: its stats alone, or with its instruction
-/// profile. Chosen by type, so callers share one dispatch path and the plain
-/// dispatch still runs the hot loop compiled without profiling.
+/// profile, and the errors it ran past. Chosen by type, so callers share
+/// one dispatch path and the plain dispatch still runs the hot loop
+/// compiled without profiling.
 pub(crate) trait Outcome: Sized {
-    fn run(plan: &Plan) -> Result<Self, Box<Fault>>;
+    fn run(plan: &Plan) -> Result<(Self, Errors), Box<Fault>>;
 }
 
 impl Outcome for DispatchStats {
-    fn run(plan: &Plan) -> Result<Self, Box<Fault>> {
+    fn run(plan: &Plan) -> Result<(Self, Errors), Box<Fault>> {
         run(plan)
     }
 }
 
 impl Outcome for (DispatchStats, InstructionProfile) {
-    fn run(plan: &Plan) -> Result<Self, Box<Fault>> {
+    fn run(plan: &Plan) -> Result<(Self, Errors), Box<Fault>> {
         run_profiled(plan)
     }
+}
+
+/// The end of a dispatch: its fault, if one stopped it, carrying every
+/// error it ran past; else, if it ran past a refused access, the first
+/// such as its fault (the launch failed, as on a GPU), carrying the rest;
+/// else the findings (initcheck, racecheck) of a launch that succeeded.
+fn finish(fault: Option<Fault>, mut found: Errors) -> Result<Errors, Box<Fault>> {
+    let primary = match fault {
+        Some(f) => f,
+        None => {
+            let Some(at) = found
+                .recorded
+                .iter()
+                .position(|f| f.kind == FaultKind::Memory)
+            else {
+                return Ok(found);
+            };
+            found.recorded.remove(at)
+        }
+    };
+    Err(Box::new(Fault {
+        others: found,
+        ..primary
+    }))
 }
 
 /// The counters of all workers together.
@@ -145,6 +173,8 @@ struct Totals {
     stats: DispatchStats,
     /// Per instruction slot; empty unless profiling.
     counts: Vec<SlotCount>,
+    /// The errors the dispatch ran past (none unless `Checks::contain`).
+    found: Errors,
 }
 
 impl Totals {
@@ -179,6 +209,7 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
     let totals = Mutex::new(Totals {
         stats: DispatchStats::default(),
         counts: vec![SlotCount::default(); slots],
+        found: Errors::default(),
     });
     let gws = Gws::new(&watch);
     let sanitize = crate::sanitize::Dispatch::new(plan)?;
@@ -258,10 +289,9 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
     // the others.
     let threads = threads.clamp(1, total.max(1) as usize);
     crate::pool::run(&work, threads - 1);
-    if let Some(f) = watch.into_fault() {
-        return Err(Box::new(f));
-    }
+    let (fault, found) = watch.into_fault();
     let mut totals = totals.into_inner().unwrap_or_else(|e| e.into_inner());
+    totals.found = finish(fault, found)?;
     let stats = &mut totals.stats;
     stats.workgroups = total;
     stats.threads = total * plan.block.iter().map(|&b| b as u64).product::<u64>();
@@ -447,6 +477,7 @@ impl Worker {
                     .sanitize
                     .map(|s| s.workgroup(&mut self.shadow, plan, group.id)),
                 jit: shared.jit,
+                contained: crate::ops::Contained::new(plan.checks.contain),
             },
             stats: &mut self.stats,
             counts: &mut self.counts,
@@ -583,13 +614,13 @@ impl<const PROFILE: bool> Turns<'_, '_, PROFILE> {
     fn turn(&mut self, waves: &mut [Wave], w: usize, len: u64) -> Result<(), Halt> {
         let wave = &mut waves[w];
         let before = self.stats.wave_instructions;
-        let stop = run_wave::<PROFILE>(wave, &mut self.env, len, self.stats, self.counts).map_err(
-            |trap| {
-                Halt::Fault(Box::new(Fault::from_trap(
-                    self.plan, self.group, wave, trap,
-                )))
-            },
-        )?;
+        let ran = run_wave::<PROFILE>(wave, &mut self.env, len, self.stats, self.counts);
+        self.take_contained(wave);
+        let stop = ran.map_err(|trap| {
+            Halt::Fault(Box::new(Fault::from_trap(
+                self.plan, self.group, wave, wave.pc, trap,
+            )))
+        })?;
         let ran = self.stats.wave_instructions - before;
         let sync = self.plan.checks.sync;
         match stop {
@@ -609,6 +640,22 @@ impl<const PROFILE: bool> Turns<'_, '_, PROFILE> {
             Stop::Yield => {}
         }
         self.watch.tick(self.meter, ran).map_err(|()| Halt::Stopped)
+    }
+
+    /// Hands the errors `wave` ran past in its turn to the watch.
+    fn take_contained(&mut self, wave: &Wave) {
+        let own = &mut self.env.contained.found;
+        let sanitizer = self.env.sanitizer.as_mut().map(|s| &mut s.contained.found);
+        let sanitizer = sanitizer.filter(|found| !found.is_empty());
+        if own.is_empty() && sanitizer.is_none() {
+            return;
+        }
+        for (pc, trap) in own
+            .drain(..)
+            .chain(sanitizer.into_iter().flat_map(|f| f.drain(..)))
+        {
+            self.watch.contained(self.plan, self.group, wave, pc, trap);
+        }
     }
 
     /// Releases the waves waiting at the barrier (all live ones).

@@ -29,6 +29,35 @@ pub struct Fault {
     pub waves: Vec<WaveState>,
     /// In-flight waves left out of `waves`.
     pub more_waves: usize,
+    /// The launch's other errors, when it ran past them
+    /// ([`crate::Checks::contain`]).
+    pub others: Errors,
+}
+
+/// The errors a launch ran past under [`crate::Checks::contain`], each
+/// distinct one once (a lane's refused access or uninitialized read at
+/// one instruction; a race at one instruction, whichever lanes and waves
+/// make it), in the order found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Errors {
+    /// The first [`Errors::RECORDED`] of them.
+    pub recorded: Vec<Fault>,
+    /// How many more there were.
+    pub unrecorded: u64,
+}
+
+impl Errors {
+    /// Errors a launch records in full; further ones are only counted.
+    pub const RECORDED: usize = 1000;
+
+    /// How many errors there were.
+    pub fn count(&self) -> u64 {
+        self.recorded.len() as u64 + self.unrecorded
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count() == 0
+    }
 }
 
 /// Where one wave of a stopped dispatch was.
@@ -61,7 +90,7 @@ pub enum Wait {
 }
 
 /// The category of a fault.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FaultKind {
     /// A memory access outside what the kernel may touch.
     Memory,
@@ -128,7 +157,13 @@ impl Fault {
             argument: None,
             waves: Vec::new(),
             more_waves: 0,
+            others: Errors::default(),
         }
+    }
+
+    /// How many errors the launch had: this one and its others.
+    pub fn error_count(&self) -> u64 {
+        1 + self.others.count()
     }
 
     /// A fault of `kind` at the instruction in slot `pc` of `wave`.
@@ -147,26 +182,25 @@ impl Fault {
         }
     }
 
-    pub(crate) fn from_trap(plan: &Plan, group: [u32; 3], wave: &Wave, trap: Trap) -> Fault {
+    /// The fault `trap` reports, raised by `wave` of workgroup `group` at
+    /// the instruction in slot `pc`.
+    pub(crate) fn from_trap(
+        plan: &Plan,
+        group: [u32; 3],
+        wave: &Wave,
+        pc: u32,
+        trap: Trap,
+    ) -> Fault {
         let program = plan.program;
-        let slot = program.slot_at(wave.pc);
-        let instruction = program.text_for(wave.pc, wave.lanes == 64);
-        let bytes = program.bytes_of(wave.pc);
+        let slot = program.slot_at(pc);
+        let instruction = program.text_for(pc, wave.lanes == 64);
+        let bytes = program.bytes_of(pc);
         let name = instruction
             .split_whitespace()
             .next()
             .unwrap_or("?")
             .to_string();
-        let kind = match &trap {
-            Trap::Memory { .. } => FaultKind::Memory,
-            Trap::Unsupported | Trap::Illegal(_) => FaultKind::Instruction,
-            Trap::Trap(_) => FaultKind::Trap,
-            Trap::BadJump(_) => FaultKind::BadJump,
-            Trap::Budget(_) => FaultKind::Budget,
-            Trap::Uninitialized { .. } => FaultKind::Uninitialized,
-            Trap::Other(_) => FaultKind::Other,
-            Trap::Sanitizer(report) => report.kind(),
-        };
+        let kind = trap.kind();
         let mut allocation = None;
         let mut argument = None;
         let (reason, lane, address) = match trap {
@@ -257,7 +291,7 @@ impl Fault {
         };
         Fault {
             kind,
-            site: Some(Site::of(plan, group, wave, wave.pc, lane, address)),
+            site: Some(Site::of(plan, group, wave, pc, lane, address)),
             allocation,
             argument,
             ..Fault::setup(&plan.kernel.name, reason)
@@ -397,6 +431,17 @@ impl fmt::Display for Fault {
             if self.more_waves > 0 {
                 write!(f, "\n    … and {} more", self.more_waves)?;
             }
+        }
+        let total = self.error_count();
+        for (k, other) in self.others.recorded.iter().enumerate() {
+            write!(f, "\n\nerror {} of {total} in this launch: {other}", k + 2)?;
+        }
+        if self.others.unrecorded > 0 {
+            write!(
+                f,
+                "\n\n… and {} more errors in this launch, not recorded",
+                self.others.unrecorded
+            )?;
         }
         Ok(())
     }

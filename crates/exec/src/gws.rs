@@ -128,7 +128,7 @@ mod tests {
         let watch = Watch::new("k", u64::MAX, Duration::from_millis(30));
         let gws = Gws::new(&watch);
         assert_eq!(gws.barrier(3, 2), Err(GwsError::Aborted));
-        let fault = watch.into_fault().expect("a timeout fault");
+        let fault = watch.into_fault().0.expect("a timeout fault");
         assert_eq!(fault.kind, FaultKind::Timeout);
     }
 }

@@ -177,6 +177,7 @@ impl Bench {
             },
             sanitizer: None,
             jit,
+            contained: Default::default(),
         };
         let mut stats = crate::dispatch::DispatchStats::default();
         loop {

@@ -1,6 +1,7 @@
 //! The runaway watch of one dispatch: its instruction budget and its
-//! wall-clock deadline, the first fault of any worker, and the waves that
-//! were still in flight when the dispatch was stopped.
+//! wall-clock deadline, the first fault of any worker, the errors the
+//! waves ran past (`Checks::contain`), and the waves that were still in
+//! flight when the dispatch was stopped.
 //!
 //! Workers add the instructions they ran to one shared counter once per
 //! `FLUSH` instructions (not per instruction, and not per wave), and look
@@ -8,11 +9,15 @@
 //! clock read per few thousand instructions. The budget is therefore
 //! enforced to within `FLUSH` instructions per worker thread.
 
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::fault::{Fault, FaultKind, WaveState};
+use crate::dispatch::Plan;
+use crate::fault::{Errors, Fault, FaultKind, WaveState};
+use crate::ops::Trap;
+use crate::wave::Wave;
 
 /// Instructions a worker runs between looks at the shared counter, the
 /// clock and the abort flag.
@@ -37,7 +42,25 @@ pub(crate) struct Watch<'a> {
     fault: Mutex<Option<Fault>>,
     /// Waves that were in flight when their worker stopped.
     waves: Mutex<Vec<WaveState>>,
+    /// The errors the waves ran past.
+    found: Mutex<Found>,
 }
+
+/// The errors a dispatch ran past, and which it has seen.
+#[derive(Default)]
+struct Found {
+    errors: Errors,
+    seen: HashSet<ErrorKey>,
+}
+
+/// What makes an error distinct: its kind and instruction slot, and for
+/// all but races the workgroup, wave and lane (a race is one error
+/// however many lanes make it).
+type ErrorKey = (FaultKind, u32, [u32; 3], u32, Option<usize>);
+
+/// Distinct errors a dispatch tells apart at most; beyond, each is
+/// counted (a runaway loop of faults must not grow memory without end).
+const SEEN: usize = 1 << 20;
 
 /// A worker's instructions not yet added to the shared counter.
 #[derive(Default)]
@@ -56,6 +79,7 @@ impl<'a> Watch<'a> {
             abort: AtomicBool::new(false),
             fault: Mutex::new(None),
             waves: Mutex::new(Vec::new()),
+            found: Mutex::default(),
         }
     }
 
@@ -139,10 +163,33 @@ impl<'a> Watch<'a> {
             .extend(waves);
     }
 
-    /// The dispatch's fault, if any; a runaway one (budget, timeout) lists
-    /// the waves that were in flight.
-    pub fn into_fault(self) -> Option<Fault> {
-        let mut fault = self.fault.into_inner().unwrap_or_else(|e| e.into_inner())?;
+    /// Records an error `wave` of workgroup `group` ran past at slot `pc`,
+    /// unless it is one already seen.
+    pub fn contained(&self, plan: &Plan, group: [u32; 3], wave: &Wave, pc: u32, trap: Trap) {
+        let kind = trap.kind();
+        let key = match kind {
+            FaultKind::Race => (kind, pc, [0; 3], 0, None),
+            _ => (kind, pc, group, wave.id, trap.lane()),
+        };
+        let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        if found.seen.len() < SEEN && !found.seen.insert(key) {
+            return;
+        }
+        if found.errors.recorded.len() < Errors::RECORDED {
+            let fault = Fault::from_trap(plan, group, wave, pc, trap);
+            found.errors.recorded.push(fault);
+        } else {
+            found.errors.unrecorded += 1;
+        }
+    }
+
+    /// The dispatch's fault, if any (a runaway one, budget or timeout,
+    /// lists the waves that were in flight), and the errors it ran past.
+    pub fn into_fault(self) -> (Option<Fault>, Errors) {
+        let found = self.found.into_inner().unwrap_or_else(|e| e.into_inner());
+        let Some(mut fault) = self.fault.into_inner().unwrap_or_else(|e| e.into_inner()) else {
+            return (None, found.errors);
+        };
         if matches!(fault.kind, FaultKind::Budget | FaultKind::Timeout) {
             let mut waves = self.waves.into_inner().unwrap_or_else(|e| e.into_inner());
             waves.sort_by_key(|w| (w.workgroup[2], w.workgroup[1], w.workgroup[0], w.wave));
@@ -150,7 +197,7 @@ impl<'a> Watch<'a> {
             waves.truncate(REPORTED_WAVES);
             fault.waves = waves;
         }
-        Some(fault)
+        (Some(fault), found.errors)
     }
 }
 
@@ -169,7 +216,7 @@ mod tests {
         assert!(watch.aborted());
         // Another worker stops at its next look, and the first reason stays.
         assert!(watch.tick(&mut a, FLUSH).is_err());
-        let fault = watch.into_fault().unwrap();
+        let fault = watch.into_fault().0.unwrap();
         assert_eq!(fault.kind, FaultKind::Budget);
         assert!(fault.reason.contains("12288"), "{}", fault.reason);
     }
@@ -178,11 +225,11 @@ mod tests {
     fn a_past_deadline_times_the_dispatch_out() {
         let watch = Watch::new("k", u64::MAX, Duration::ZERO);
         assert!(watch.tick(&mut Meter::default(), FLUSH).is_err());
-        assert_eq!(watch.into_fault().unwrap().kind, FaultKind::Timeout);
+        assert_eq!(watch.into_fault().0.unwrap().kind, FaultKind::Timeout);
         let forever = Watch::unlimited("k");
         assert!(forever.check_deadline().is_ok());
         assert!(forever.tick(&mut Meter::default(), FLUSH).is_ok());
-        assert!(forever.into_fault().is_none());
+        assert!(forever.into_fault().0.is_none());
     }
 
     #[test]
@@ -198,7 +245,7 @@ mod tests {
         };
         watch.in_flight((0..10).rev().flat_map(|g| [wave(g, 1), wave(g, 0)]));
         assert!(watch.tick(&mut Meter::default(), FLUSH).is_err());
-        let fault = watch.into_fault().unwrap();
+        let fault = watch.into_fault().0.unwrap();
         assert_eq!(fault.waves.len(), REPORTED_WAVES);
         assert_eq!(fault.more_waves, 20 - REPORTED_WAVES);
         assert_eq!(fault.waves[0], wave(0, 0));

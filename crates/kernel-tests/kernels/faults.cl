@@ -17,3 +17,12 @@ kernel void trap(global int *out) {
 }
 
 kernel void good(global int *out) { out[get_global_id(0)] = (int)get_global_id(0) * 2; }
+
+// Threads past `n` read and write outside both buffers.
+kernel void overrun(global int *out, global const int *in) {
+  size_t i = get_global_id(0);
+  out[i] = in[i] + 1;
+}
+
+// Every work-item writes the same word: a race between workgroups.
+kernel void racy(global int *x) { x[0] = (int)get_global_id(0); }

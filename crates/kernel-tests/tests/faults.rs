@@ -85,3 +85,77 @@ fn trap(target: &str) {
     check_good(&gpu, &prog);
 }
 per_target!(builtin_trap, trap);
+
+/// Under `Checks::contain` a launch runs past every refused access: the
+/// in-range work-items finish, each out-of-range read and write is one
+/// error (28 threads past a 100-int buffer, a read and a write each), and
+/// the first refused access is the launch's fault.
+fn contained(target: &str) {
+    let gpu = Gpu::with_config(DeviceConfig {
+        target: target.into(),
+        checks: softgpu_exec::Checks {
+            contain: true,
+            ..Default::default()
+        },
+        ..softgpu_kernel_tests::env_default()
+    });
+    let prog = gpu.program("faults.cl", &[]);
+    let input: Vec<i32> = (0..100).collect();
+    let (src, out) = (gpu.buf(&input), gpu.zeros(100 * 4));
+    let r = gpu.try_run(
+        &prog,
+        "overrun",
+        [2, 1, 1],
+        [64, 1, 1],
+        0,
+        &[buf(&out), buf(&src)],
+    );
+    let Err(DispatchError::Fault(fault)) = r else {
+        panic!("overrun under contain: expected a fault, got {r:?}");
+    };
+    let want: Vec<i32> = (1..101).collect();
+    assert_slice_eq("in-range results", &gpu.read::<i32>(&out), &want);
+    assert_eq!(fault.error_count(), 56, "{fault}");
+    let mut threads: Vec<u32> = std::iter::once(&*fault)
+        .chain(&fault.others.recorded)
+        .map(|f| {
+            assert_eq!(f.kind, softgpu_exec::FaultKind::Memory, "{f}");
+            let site = f.site.as_ref().expect("a site");
+            64 * site.workgroup[0] + site.thread.expect("a thread")[0]
+        })
+        .collect();
+    threads.sort_unstable();
+    let twice: Vec<u32> = (100..128).flat_map(|t| [t, t]).collect();
+    assert_eq!(threads, twice);
+    let text = fault.to_string();
+    assert!(text.contains("error 56 of 56 in this launch"), "{text}");
+    check_good(&gpu, &prog);
+
+    // A racecheck finding lets the access happen: the launch succeeds and
+    // carries the race, once however many lanes make it.
+    gpu.dev.set_checks(softgpu_exec::Checks {
+        race: true,
+        contain: true,
+        ..Default::default()
+    });
+    let x = gpu.zeros(4);
+    let kernel = prog.kernel("racy").unwrap();
+    let launch = softgpu_exec::Launch {
+        grid: [4, 1, 1],
+        block: [64, 1, 1],
+        dynamic_lds: 0,
+    };
+    let outcome = gpu
+        .dev
+        .dispatch(&softgpu_exec::DispatchDesc::launch(
+            &prog,
+            kernel,
+            &launch,
+            &[buf(&x)],
+        ))
+        .expect("a race under contain does not fail the launch");
+    let races = &outcome.findings;
+    assert_eq!(races.count(), 1, "{races:?}");
+    assert_eq!(races.recorded[0].kind, softgpu_exec::FaultKind::Race);
+}
+per_target!(contained_errors_are_all_reported, contained);

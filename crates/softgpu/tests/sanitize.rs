@@ -102,7 +102,7 @@ fn setup() -> (Stream, Module) {
         .set_checks(Checks {
             init: true,
             race: true,
-            sync: false,
+            ..Checks::default()
         })
         .unwrap();
     assert!(device.checks().unwrap().race);

@@ -118,6 +118,40 @@ pub struct Env<'a> {
     pub sanitizer: Option<crate::sanitize::Sanitizer<'a>>,
     /// The program's JIT blocks for this wave size, if the JIT is on.
     pub jit: Option<crate::jit::Tier<'a>>,
+    /// Refused accesses run past under `Checks::contain`.
+    pub contained: Contained,
+}
+
+/// The errors a wave ran past under [`crate::Checks::contain`], each with
+/// the slot of the instruction that made it; the scheduler takes them
+/// after each turn (so the hot loop never looks).
+#[derive(Debug, Default)]
+pub struct Contained {
+    on: bool,
+    pub(crate) found: Vec<(u32, Trap)>,
+}
+
+impl Contained {
+    /// Errors are contained when `on`; else every one stops the dispatch.
+    pub fn new(on: bool) -> Contained {
+        Contained {
+            on,
+            found: Vec::new(),
+        }
+    }
+
+    /// `r`'s value; or, when errors are contained and `r`'s can be,
+    /// `fallback` once the error is recorded against the instruction `w`
+    /// is at.
+    pub fn or<T>(&mut self, w: &Wave, r: Result<T>, fallback: T) -> Result<T> {
+        match r {
+            Err(trap) if self.on && trap.containable() => {
+                self.found.push((w.pc, trap));
+                Ok(fallback)
+            }
+            r => r,
+        }
+    }
 }
 
 /// Per-worker lane buffers for operand fetch and results.
@@ -139,6 +173,41 @@ impl Default for Scratch {
 pub type Exec = fn(&mut Wave, &mut Env, &Inst) -> Result;
 
 impl Trap {
+    /// Whether the wave can run past it: a refused access (which then
+    /// touches nothing) or a sanitizer's finding about an access (which
+    /// then happens), but not a trap, a bad instruction or a barrier
+    /// that cannot complete.
+    pub fn containable(&self) -> bool {
+        match self {
+            Trap::Memory { .. } | Trap::Uninitialized { .. } | Trap::Sanitizer(_) => true,
+            _ => false,
+        }
+    }
+
+    /// The lane to blame, when one is.
+    pub fn lane(&self) -> Option<usize> {
+        match self {
+            Trap::Memory { lane, .. } | Trap::Uninitialized { lane, .. } => *lane,
+            Trap::Sanitizer(report) => report.lane(),
+            _ => None,
+        }
+    }
+
+    /// The trap's category.
+    pub fn kind(&self) -> crate::fault::FaultKind {
+        use crate::fault::FaultKind;
+        match self {
+            Trap::Memory { .. } => FaultKind::Memory,
+            Trap::Unsupported | Trap::Illegal(_) => FaultKind::Instruction,
+            Trap::Trap(_) => FaultKind::Trap,
+            Trap::BadJump(_) => FaultKind::BadJump,
+            Trap::Budget(_) => FaultKind::Budget,
+            Trap::Uninitialized { .. } => FaultKind::Uninitialized,
+            Trap::Other(_) => FaultKind::Other,
+            Trap::Sanitizer(report) => report.kind(),
+        }
+    }
+
     /// The fault of a refused access to device memory in `space` by
     /// `lane` (`write`: what the access was when the arena does not say).
     pub fn memory(space: &'static str, lane: Option<usize>, write: bool, e: MemError) -> Trap {

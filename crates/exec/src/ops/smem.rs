@@ -30,7 +30,7 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, buffer: bool) -> R
                 if let Some(s) = env.sanitizer.as_mut() {
                     s.global(w, None, Use::Read, base.wrapping_add(at), 4)?;
                 }
-                *v = fetch(base.wrapping_add(at))?;
+                *v = env.contained.or(w, fetch(base.wrapping_add(at)), 0)?;
             }
         }
     } else {
@@ -56,7 +56,7 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, buffer: bool) -> R
         // kernarg segment read with s_load_b128 at 0x18), and hardware reads
         // whatever lies behind; here the dwords of such a load past the end
         // of its allocation read zero. A load that starts outside faults.
-        values[0] = fetch(addr)?;
+        values[0] = env.contained.or(w, fetch(addr), 0)?;
         for (k, v) in values[1..dwords].iter_mut().enumerate() {
             *v = match fetch(addr.wrapping_add(4 * (k as u64 + 1))) {
                 Ok(v) => v,
@@ -119,9 +119,12 @@ fn load_narrow(
         s.global(w, None, Use::Read, addr, bytes as u64)?;
     }
     let mut b = [0u8; 4];
-    env.mem
-        .read(addr, &mut b[..bytes])
-        .map_err(|e| Trap::memory("scalar", None, false, e))?;
+    let r =
+        (env.mem.read(addr, &mut b[..bytes])).map_err(|e| Trap::memory("scalar", None, false, e));
+    if r.is_err() {
+        b.fill(0);
+    }
+    env.contained.or(w, r, ())?;
     let v = u32::from_le_bytes(b);
     let shift = 32 - 8 * bytes as u32;
     let v = if signed {

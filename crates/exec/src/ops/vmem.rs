@@ -292,7 +292,24 @@ fn scratch_trap(w: &Wave, e: PrivateError, l: usize, addr: u64, len: usize) -> T
     }
 }
 
-fn read(w: &Wave, env: &Env, l: usize, loc: Loc, out: &mut [u8]) -> Result<()> {
+/// Lane `l`'s read of `out.len()` bytes at `loc`; a refused one reads
+/// zeros when the dispatch contains errors.
+fn read(w: &Wave, env: &mut Env, l: usize, loc: Loc, out: &mut [u8]) -> Result<()> {
+    let r = try_read(w, env, l, loc, out);
+    if r.is_err() {
+        out.fill(0);
+    }
+    env.contained.or(w, r, ())
+}
+
+/// Lane `l`'s write of `data` at `loc`; a refused one changes nothing
+/// when the dispatch contains errors.
+fn write(w: &mut Wave, env: &mut Env, l: usize, loc: Loc, data: &[u8]) -> Result<()> {
+    let r = try_write(w, env, l, loc, data);
+    env.contained.or(w, r, ())
+}
+
+fn try_read(w: &Wave, env: &Env, l: usize, loc: Loc, out: &mut [u8]) -> Result<()> {
     match loc {
         Loc::Global(a) => env.mem.read(a, out).map_err(global_fault(l, false)),
         // FLAT into LDS follows the LDS out-of-range rule: reads return
@@ -318,7 +335,7 @@ fn read(w: &Wave, env: &Env, l: usize, loc: Loc, out: &mut [u8]) -> Result<()> {
     }
 }
 
-fn write(w: &mut Wave, env: &mut Env, l: usize, loc: Loc, data: &[u8]) -> Result<()> {
+fn try_write(w: &mut Wave, env: &mut Env, l: usize, loc: Loc, data: &[u8]) -> Result<()> {
     match loc {
         Loc::Global(a) => env.mem.write(a, data).map_err(global_fault(l, true)),
         Loc::Lds(a) => {
@@ -531,7 +548,11 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) -> Result
             // Whole dwords from device memory: one range check, no bytes.
             let mut dwords = [0u32; 4];
             let d = &mut dwords[..bytes / 4];
-            env.mem.load_dwords(a, d).map_err(global_fault(l, false))?;
+            let r = env.mem.load_dwords(a, d).map_err(global_fault(l, false));
+            if r.is_err() {
+                d.fill(0);
+            }
+            env.contained.or(w, r, ())?;
             for (k, v) in d.iter().enumerate() {
                 w.set_lane(i.dst[0], l, k, *v);
             }
@@ -602,7 +623,8 @@ fn store(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, shift: u32) -> Res
             for (k, v) in d.iter_mut().enumerate() {
                 *v = w.get_lane(i.src[1], l, k);
             }
-            env.mem.store_dwords(a, d).map_err(global_fault(l, true))?;
+            let r = env.mem.store_dwords(a, d).map_err(global_fault(l, true));
+            env.contained.or(w, r, ())?;
             continue;
         }
         for k in 0..bytes.div_ceil(4) {
@@ -682,10 +704,11 @@ fn atomic32(
         let data = w.get_lane(i.src[1], l, 0);
         let compare = if cmp { w.get_lane(i.src[1], l, 1) } else { 0 };
         let old = match locate(w, i, format, l, 4) {
-            Loc::Global(a) => env
-                .mem
-                .rmw_u32(a, |o| op(o, data, compare))
-                .map_err(global_fault(l, true))?,
+            Loc::Global(a) => {
+                let r =
+                    (env.mem.rmw_u32(a, |o| op(o, data, compare))).map_err(global_fault(l, true));
+                env.contained.or(w, r, 0)?
+            }
             loc => {
                 let mut b = [0u8; 4];
                 read(w, env, l, loc, &mut b)?;
@@ -725,10 +748,11 @@ fn atomic64(
         let data = pair(w, 0);
         let compare = if cmp { pair(w, 2) } else { 0 };
         let old = match locate(w, i, format, l, 8) {
-            Loc::Global(a) => env
-                .mem
-                .rmw_u64(a, |o| op(o, data, compare))
-                .map_err(global_fault(l, true))?,
+            Loc::Global(a) => {
+                let r =
+                    (env.mem.rmw_u64(a, |o| op(o, data, compare))).map_err(global_fault(l, true));
+                env.contained.or(w, r, 0)?
+            }
             loc => {
                 let mut b = [0u8; 8];
                 read(w, env, l, loc, &mut b)?;
@@ -1284,7 +1308,7 @@ fn format_of(i: &Inst, b: &Buffer) -> std::result::Result<Option<DataFormat>, Tr
 /// for format ops, §9.4.1 note 3).
 fn format_read(
     w: &Wave,
-    env: &Env,
+    env: &mut Env,
     i: &Inst,
     b: &Buffer,
     df: &DataFormat,

@@ -135,6 +135,13 @@ impl Report {
         }
     }
 
+    /// The lane to blame, when one is.
+    pub fn lane(&self) -> Option<usize> {
+        match *self {
+            Report::Uninitialized { lane, .. } | Report::Race { lane, .. } => lane,
+        }
+    }
+
     /// The report's sentence, the lane to blame and the address involved
     /// (global memory only: an LDS offset is named in the sentence), for
     /// the fault of wave `wave` in workgroup `group`.
@@ -308,6 +315,7 @@ impl Dispatch {
                 arena: plan.arena,
                 last: None,
             }),
+            contained: crate::ops::Contained::new(self.checks.contain),
         }
     }
 }
@@ -322,6 +330,8 @@ pub struct Sanitizer<'a> {
     grid: u16,
     /// Global-memory initcheck, when init is on.
     written: Option<Written<'a>>,
+    /// Findings run past under `Checks::contain`.
+    pub(crate) contained: crate::ops::Contained,
 }
 
 /// initcheck of global memory for one workgroup: the written bits of the
@@ -378,9 +388,8 @@ impl Sanitizer<'_> {
         addr: u64,
         len: u64,
     ) -> Result<(), Trap> {
-        self.lds
-            .access(w.id, w.pc, lane, u, addr, len)
-            .map_err(Trap::Sanitizer)
+        let found = self.lds.access(w.id, w.pc, lane, u, addr, len);
+        self.contained.or(w, found.map_err(Trap::Sanitizer), ())
     }
 
     /// [`Sanitizer::lds`] for every active lane, at the offset `addr`
@@ -412,7 +421,8 @@ impl Sanitizer<'_> {
         len: u64,
     ) -> Result<(), Trap> {
         if let Some(written) = &mut self.written {
-            written.access(lane, u, addr, len)?;
+            let found = written.access(lane, u, addr, len);
+            self.contained.or(w, found, ())?;
         }
         let Some(table) = self.global else {
             return Ok(());
@@ -425,9 +435,8 @@ impl Sanitizer<'_> {
             wave: w.id as u8,
             bytes: 0,
         };
-        table
-            .access(stamp, lane, u, addr, len)
-            .map_err(Trap::Sanitizer)
+        let found = table.access(stamp, lane, u, addr, len);
+        self.contained.or(w, found.map_err(Trap::Sanitizer), ())
     }
 
     /// The workgroup barrier was released: accesses before it are ordered
