@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 
 mod args;
 mod bench;
+mod check;
 mod compile;
 mod demo;
 mod hipcc;
@@ -173,6 +174,72 @@ enum Command {
     /// Re-run one dispatch captured with SOFTGPU_CAPTURE=DIR (give DIR/N)
     /// alone, and check it gives the captured results.
     Replay { capture: PathBuf },
+    /// Run a HIP or HSA program (built by `softgpu hipcc` or against
+    /// Debian's libamdhip64) on softgpu's libraries with memory, race,
+    /// initialization, barrier and leak checks, as compute-sanitizer
+    /// runs a CUDA program: every error of every launch is printed as it
+    /// is found (with source lines when the program was built with -g),
+    /// then `ERROR SUMMARY: N errors`.
+    ///
+    /// Exit code: the program's own, or --error-exitcode's when there
+    /// were errors; 2 when the command line is wrong.
+    Check {
+        /// The checks (comma-separated or repeated): memcheck (default;
+        /// always on), racecheck, initcheck, synccheck, leakcheck, all.
+        #[arg(long, value_enum, value_delimiter = ',')]
+        tool: Vec<check::Tool>,
+        /// Exit with this code when any error was found.
+        #[arg(long, value_name = "N")]
+        error_exitcode: Option<u8>,
+        /// Print at most N errors (the rest are counted in the summary).
+        #[arg(long, value_name = "N")]
+        print_limit: Option<u64>,
+        /// Write every error and leak to FILE as JSON.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Run the program once per schedule seed 0..N (one worker thread
+        /// each), so a race that needs a particular interleaving shows.
+        #[arg(long, value_name = "N")]
+        schedule_seeds: Option<String>,
+        /// The program and its arguments (after `--`).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 1.., required = true)]
+        program: Vec<String>,
+    },
+}
+
+/// Why a command failed, which its exit code tells.
+#[derive(Debug)]
+pub enum CliError {
+    /// A command line softgpu cannot use (exit code 2, as clap's own).
+    Usage(String),
+    /// A kernel faulted (exit code 3).
+    Fault(String),
+    /// Anything else: a file, a compile, the device (exit code 1).
+    Other(String),
+}
+
+impl From<String> for CliError {
+    fn from(message: String) -> CliError {
+        CliError::Other(message)
+    }
+}
+
+impl CliError {
+    fn exit_code(&self) -> ExitCode {
+        ExitCode::from(match self {
+            CliError::Usage(_) => 2,
+            CliError::Fault(_) => 3,
+            CliError::Other(_) => 1,
+        })
+    }
+}
+
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CliError::Usage(m) | CliError::Fault(m) | CliError::Other(m) => f.write_str(m),
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -183,8 +250,30 @@ fn main() -> ExitCode {
     // other thread exists.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let cli = Cli::parse();
-    let result = match cli.command {
+    let result: Result<(), CliError> = match cli.command {
         Command::Hipcc { args } => return hipcc::run(&args),
+        Command::Check {
+            tool,
+            error_exitcode,
+            print_limit,
+            json,
+            schedule_seeds,
+            program,
+        } => {
+            let seeds = match schedule_seeds.as_deref().map(seeds::count).transpose() {
+                Ok(seeds) => seeds,
+                Err(e) => return fail(CliError::Usage(e)),
+            };
+            let options = check::Options {
+                tools: &tool,
+                error_exitcode,
+                print_limit,
+                json: json.as_deref(),
+                schedule_seeds: seeds,
+                program: &program,
+            };
+            return check::run(&options).unwrap_or_else(fail);
+        }
         Command::Run {
             launch,
             stats,
@@ -227,12 +316,16 @@ fn main() -> ExitCode {
         Command::Bench { seconds, json, .. } => bench::run(seconds.unwrap_or(0.5), json),
         Command::Trace { input, output } => timeline::convert(&input, output.as_deref()),
         Command::Replay { capture } => timeline::replay(&capture),
-    };
+    }
+    .map_err(CliError::from);
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("softgpu: {e}");
-            ExitCode::FAILURE
-        }
+        Err(e) => fail(e),
     }
+}
+
+/// Reports `e` and gives its exit code.
+fn fail(e: CliError) -> ExitCode {
+    eprintln!("softgpu: {e}");
+    e.exit_code()
 }

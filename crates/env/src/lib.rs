@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use softgpu_exec::JitMode;
 use softgpu_exec::{Checks, DeviceConfig, Schedule};
+use softgpu_runtime::config::Report;
 use softgpu_runtime::config::MAX_GPU_AGENTS;
 use softgpu_runtime::error::invalid;
 use softgpu_runtime::profile::{Profile, DEFAULT_PROFILE};
@@ -73,8 +74,18 @@ pub const VARIABLES: &[Variable] = &[
     },
     Variable {
         name: "SOFTGPU_CHECK",
-        sets: "sanitizers: a comma list of init, race, sync, all, none",
+        sets: "sanitizers: a comma list of init, race, sync, all (the three), contain (run each launch past every error it can contain, reporting each), leak (report allocations never freed), none",
         default: "none",
+    },
+    Variable {
+        name: "SOFTGPU_REPORT",
+        sets: "a file: every error of every launch (and the leaks) is printed on stderr as found and appended there as a JSON line (`softgpu check` sets it)",
+        default: "errors only through the API",
+    },
+    Variable {
+        name: "SOFTGPU_PRINT_LIMIT",
+        sets: "errors the check report prints at most (the rest are counted); setting it, SOFTGPU_REPORT or leak turns the report on",
+        default: "no limit",
     },
     Variable {
         name: "SOFTGPU_TRACE",
@@ -161,6 +172,7 @@ pub fn config_from(get: impl Fn(&str) -> Option<OsString>) -> Result<Config> {
     config.scratch_limit = executor.scratch_limit;
     config.jit = executor.jit;
     config.arena.backtraces = text("SOFTGPU_BACKTRACE").as_deref() == Some("1");
+    config.report = report(&text)?;
     if let Some(v) = text("SOFTGPU_QUARANTINE") {
         config.arena.quarantine_bytes = parse("SOFTGPU_QUARANTINE", &v, "a number of bytes")?;
     }
@@ -181,6 +193,18 @@ pub fn device_config(target: &str) -> Result<DeviceConfig> {
         ..DeviceConfig::default()
     };
     executor_from(&text, base)
+}
+
+/// A library search path with `first` before the caller's
+/// `LD_LIBRARY_PATH` (for a child process that must load softgpu's
+/// libraries).
+pub fn library_path_after(first: &std::path::Path) -> OsString {
+    let mut path = OsString::from(first);
+    if let Some(rest) = std::env::var_os("LD_LIBRARY_PATH").filter(|p| !p.is_empty()) {
+        path.push(":");
+        path.push(rest);
+    }
+    path
 }
 
 /// Whether `SOFTGPU_VERBOSE` is set.
@@ -225,9 +249,36 @@ fn executor_from(
         c.jit = JitMode::parse(&v).map_err(|e| invalid(format!("SOFTGPU_JIT: {e}")))?;
     }
     if let Some(v) = text("SOFTGPU_CHECK") {
-        c.checks = Checks::parse(&v).map_err(|e| invalid(format!("SOFTGPU_CHECK: {e}")))?;
+        let (checks, _) = leak_check(&v);
+        c.checks = Checks::parse(&checks).map_err(|e| invalid(format!("SOFTGPU_CHECK: {e}")))?;
     }
     Ok(c)
+}
+
+/// `SOFTGPU_CHECK` without its `leak` words, which the runtime's report
+/// does rather than the executor, and whether there was one.
+fn leak_check(spec: &str) -> (String, bool) {
+    let is_leak = |w: &&str| matches!(w.trim(), "leak" | "leakcheck");
+    let words: Vec<&str> = spec.split(',').collect();
+    let rest: Vec<&str> = words.iter().copied().filter(|w| !is_leak(w)).collect();
+    (rest.join(","), rest.len() != words.len())
+}
+
+/// The check report `SOFTGPU_REPORT`, `SOFTGPU_PRINT_LIMIT` and
+/// `SOFTGPU_CHECK`'s `leak` ask for.
+fn report(text: &dyn Fn(&str) -> Option<String>) -> Result<Option<Report>> {
+    let leaks = text("SOFTGPU_CHECK").is_some_and(|v| leak_check(&v).1);
+    let file = text("SOFTGPU_REPORT").map(PathBuf::from);
+    let print_limit = match text("SOFTGPU_PRINT_LIMIT") {
+        Some(v) => Some(parse("SOFTGPU_PRINT_LIMIT", &v, "a number of errors")?),
+        None => None,
+    };
+    let on = file.is_some() || print_limit.is_some() || leaks;
+    Ok(on.then_some(Report {
+        file,
+        print_limit,
+        leaks,
+    }))
 }
 
 /// The GPUs `SOFTGPU_DEVICES` and `SOFTGPU_PROFILE` describe.

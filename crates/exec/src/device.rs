@@ -878,7 +878,9 @@ pub fn place_image(
     api: &'static str,
 ) -> Result<(u64, Vec<u8>), DispatchError> {
     let image_bytes = code_object.image.size.max(1);
-    let spec = AllocSpec::new(image_bytes, api).access(Access::HostOnly);
+    // The runtime's own memory, though a program's call loads it: a
+    // module left loaded at exit is not a leak of device memory.
+    let spec = AllocSpec::internal(image_bytes, api, Access::HostOnly);
     let base = arena.alloc_with(spec)?;
     let placed = (|| -> Result<Vec<u8>, DispatchError> {
         let image = code_object.image.place(base)?;

@@ -139,10 +139,30 @@ pub struct Site {
     pub bytes: String,
     /// The memory address involved, if any.
     pub address: Option<u64>,
+    /// The bytes the access at `address` spans, for a memory access.
+    pub size: Option<u64>,
     /// The instruction's source location from the code object's DWARF
     /// (innermost first, then the functions it was inlined into); empty
     /// without line tables.
     pub source: Vec<softgpu_codeobj::SourceFrame>,
+}
+
+impl FaultKind {
+    /// The kind's name in machine-readable reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultKind::Memory => "memory",
+            FaultKind::Instruction => "instruction",
+            FaultKind::Trap => "trap",
+            FaultKind::BadJump => "bad-jump",
+            FaultKind::Budget => "budget",
+            FaultKind::Timeout => "timeout",
+            FaultKind::Uninitialized => "uninitialized",
+            FaultKind::Race => "race",
+            FaultKind::Sync => "sync",
+            FaultKind::Other => "other",
+        }
+    }
 }
 
 impl Fault {
@@ -203,6 +223,7 @@ impl Fault {
         let kind = trap.kind();
         let mut allocation = None;
         let mut argument = None;
+        let size = trap.access_bytes();
         let (reason, lane, address) = match trap {
             Trap::Memory {
                 space,
@@ -291,7 +312,10 @@ impl Fault {
         };
         Fault {
             kind,
-            site: Some(Site::of(plan, group, wave, pc, lane, address)),
+            site: Some(Site {
+                size,
+                ..Site::of(plan, group, wave, pc, lane, address)
+            }),
             allocation,
             argument,
             ..Fault::setup(&plan.kernel.name, reason)
@@ -326,6 +350,7 @@ impl Site {
             instruction: program.text_for(pc, wave.lanes == 64),
             bytes: program.bytes_of(pc),
             address,
+            size: None,
             source: (program.code_object.debug.as_ref())
                 .map(|d| d.frames(offset))
                 .unwrap_or_default(),

@@ -104,17 +104,34 @@ fn free(hip: &Hip, addr: u64, kinds: &[Kind]) -> HipResult {
             }
         }
     };
-    crate::stream::synchronize_device(hip, alloc.device)?;
+    let synchronized = crate::stream::synchronize_device(hip, alloc.device);
+    // Freed even when the device has failed (the call still returns the
+    // sticky error, as CUDA's does): work still queued holds its buffers
+    // until it is done, and a program that frees what it allocated does
+    // not leak it.
     if let Some(buffer) = &alloc.buffer {
         buffer.freed_by(crate::error::current_api());
     }
     lock(&ALLOCS).remove(&addr);
-    Ok(())
+    synchronized
 }
 
 /// Frees every allocation of `device` (`hipDeviceReset`).
 pub fn free_device(device: usize) {
-    lock(&ALLOCS).retain(|_, a| a.device != device || a.kind == Kind::Registered);
+    let mut allocs = lock(&ALLOCS);
+    let freed = |a: &Alloc| a.device == device && a.kind != Kind::Registered;
+    // leakcheck reports what the reset frees, as compute-sanitizer does
+    // at cudaDeviceReset.
+    if let Ok(rt) = softgpu_runtime::Runtime::get() {
+        if rt.reporter.checks_leaks() {
+            let live: Vec<_> = (allocs.iter())
+                .filter(|(_, a)| freed(a))
+                .filter_map(|(&addr, _)| rt.arena.explain(addr, 1, false).1)
+                .collect();
+            rt.reporter.leaks(&live);
+        }
+    }
+    allocs.retain(|_, a| !freed(a));
 }
 
 fn out_ptr(ptr: *mut *mut c_void, addr: u64) -> HipResult {

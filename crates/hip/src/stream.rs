@@ -353,7 +353,11 @@ pub fn failed(device: &crate::state::DeviceState, e: softgpu::Error) -> HipError
     ) {
         let mut sticky = lock(&device.sticky);
         if sticky.is_none() {
-            eprintln!("softgpu: {}", error.message);
+            // A checked run's report has printed it already.
+            let reported = softgpu_runtime::Runtime::get().is_ok_and(|rt| rt.reporter.is_on());
+            if !reported {
+                eprintln!("softgpu: {}", error.message);
+            }
             *sticky = Some(error.clone());
         }
     }

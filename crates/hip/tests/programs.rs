@@ -605,3 +605,186 @@ fn scan() {
 fn pipeline() {
     check(one(&["pipeline.hip"]));
 }
+
+/// `softgpu check OPTIONS -- EXE` in `EXE`'s folder: its exit code, its
+/// standard error and the `--json` document it wrote.
+fn check_run(exe: &Path, options: &[&str]) -> (i32, String, serde_json::Value) {
+    let dir = exe.parent().unwrap();
+    let json = dir.join("report.json");
+    let _ = std::fs::remove_file(&json);
+    let mut cmd = Command::new(softgpu_cli());
+    cmd.arg("check")
+        .args(options)
+        .arg("--json")
+        .arg(&json)
+        .arg("--")
+        .arg(exe)
+        .env_remove("LD_LIBRARY_PATH")
+        .env_remove("SOFTGPU_PROFILE")
+        .env_remove("SOFTGPU_DEVICES");
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let stderr = text(&out.stderr);
+    let code = out.status.code().unwrap_or(-1);
+    let document = std::fs::read_to_string(&json)
+        .unwrap_or_else(|e| panic!("{cmd:?} wrote no --json ({e}); stderr:\n{stderr}"));
+    let document = serde_json::from_str(&document)
+        .unwrap_or_else(|e| panic!("--json of {cmd:?} does not parse: {e}"));
+    (code, stderr, document)
+}
+
+/// The `--json` errors of one kind and kernel (its demangled name).
+fn errors_of<'a>(
+    document: &'a serde_json::Value,
+    kind: &str,
+    kernel: &str,
+) -> Vec<&'a serde_json::Value> {
+    document["errors"]
+        .as_array()
+        .expect("an errors array")
+        .iter()
+        .filter(|e| e["kind"] == kind && e["kernel"] == kernel)
+        .collect()
+}
+
+/// The line of the innermost source frame of an error.
+fn line_of(error: &serde_json::Value) -> u64 {
+    error["source"][0]["line"].as_u64().unwrap_or(0)
+}
+
+/// Builds `check_bugs.hip` with `recipe` and `-g` into a fresh folder.
+fn build_bugs(recipe: Recipe, work: &Path) -> PathBuf {
+    check_toolchain();
+    let dir = work.join(match recipe {
+        Recipe::Hipcc => "hipcc",
+        Recipe::Clang(_) => "clang",
+    });
+    std::fs::create_dir(&dir).unwrap();
+    let program = Program {
+        flags: &["-g"],
+        ..one(&["check_bugs.hip"])
+    };
+    let exe = recipe.build_program(&program, &dir);
+    if let Recipe::Clang(_) = recipe {
+        // Linked against Debian's library: `softgpu check` must put
+        // softgpu's first on the library path itself.
+        softgpu_library();
+    }
+    exe
+}
+
+/// memcheck on a program built by `softgpu hipcc -g`: each of the 24
+/// threads past the end of a 1000-float buffer (blocks of 256: threads
+/// 232..255 of block 3) is refused a read and a write at line 10, each
+/// one error; the kernel is named demangled; with leakcheck the one
+/// allocation never freed (256 bytes, line 33) is the 49th error; and
+/// `--error-exitcode` sets the exit code.
+#[test]
+fn check_memcheck_and_leakcheck() {
+    let work = tempfile::tempdir().unwrap();
+    let exe = build_bugs(Recipe::Hipcc, work.path());
+    let (code, stderr, doc) = check_run(
+        &exe,
+        &["--tool", "memcheck,leakcheck", "--error-exitcode", "7"],
+    );
+    assert_eq!(code, 7, "{stderr}");
+    assert!(stderr.contains("ERROR SUMMARY: 49 errors"), "{stderr}");
+    assert!(
+        stderr.contains("LEAK SUMMARY: 256 bytes leaked in 1 allocations"),
+        "{stderr}"
+    );
+    let scale = errors_of(&doc, "memory", "scale(float const*, float*, float)");
+    assert_eq!(scale.len(), 48, "{stderr}");
+    let mut threads = Vec::new();
+    for e in &scale {
+        assert_eq!(line_of(e), 10, "{e}");
+        assert_eq!(e["block"], serde_json::json!([3, 0, 0]), "{e}");
+        assert_eq!(e["size"], 4, "{e}");
+        assert!(e["source"][0]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("check_bugs.hip"));
+        assert_eq!(e["allocation"]["made_by"], "hipMalloc", "{e}");
+        assert_eq!(e["allocation"]["size"], 4000, "{e}");
+        threads.push(e["thread"][0].as_u64().unwrap());
+    }
+    threads.sort_unstable();
+    let twice: Vec<u64> = (232..256).flat_map(|t| [t, t]).collect();
+    assert_eq!(
+        threads, twice,
+        "each overrunning thread, a read and a write"
+    );
+    assert!(stderr.contains("check_bugs.hip:10:"), "{stderr}");
+    assert!(
+        stderr.contains("blockIdx (3, 0, 0), threadIdx (255, 0, 0)"),
+        "{stderr}"
+    );
+    let leaks = doc["leaks"].as_array().unwrap();
+    assert_eq!(leaks.len(), 1, "{stderr}");
+    assert_eq!(leaks[0]["size"], 256);
+    let made_at = leaks[0]["backtrace"].as_str().unwrap_or_default();
+    assert!(made_at.contains("check_bugs.hip:33"), "{made_at}");
+    // The program's own output is untouched and its fault sticky.
+    assert_eq!(doc["summary"]["errors"], 49);
+}
+
+/// racecheck and initcheck on the same program built against Debian's
+/// library with clang++-19 -g: the race names both lines (the read at 16,
+/// the write at 15), once; the reads of memory nothing wrote are each
+/// thread's (64 at line 21; LDS: the 32 lanes of wave 0 that read what
+/// wave 1 writes later, line 16). `--print-limit` bounds what is printed,
+/// not what is counted; without --error-exitcode the exit code is the
+/// program's own (0).
+#[test]
+fn check_racecheck_and_initcheck() {
+    let work = tempfile::tempdir().unwrap();
+    let exe = build_bugs(Recipe::Clang(TARGET), work.path());
+    let (code, stderr, doc) = check_run(
+        &exe,
+        &[
+            "--tool",
+            "racecheck",
+            "--tool",
+            "initcheck",
+            "--print-limit",
+            "5",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let races = errors_of(&doc, "race", "neighbour_sum(int*)");
+    assert_eq!(races.len(), 1, "{stderr}");
+    assert_eq!(line_of(races[0]), 16);
+    let reason = races[0]["reason"].as_str().unwrap();
+    assert!(reason.contains("check_bugs.hip:15:"), "{reason}");
+    let global = errors_of(&doc, "uninitialized", "copy(int const*, int*)");
+    assert_eq!(global.len(), 64, "{stderr}");
+    assert!(global.iter().all(|e| line_of(e) == 21));
+    let lds = errors_of(&doc, "uninitialized", "neighbour_sum(int*)");
+    assert_eq!(lds.len(), 32, "{stderr}");
+    // 1 + 64 + 32 findings, then the 48 refused accesses memcheck always
+    // reports.
+    assert!(stderr.contains("ERROR SUMMARY: 145 errors"), "{stderr}");
+    assert!(stderr.contains("print limit of 5 errors"), "{stderr}");
+    assert_eq!(stderr.matches("========= kernel ").count(), 5, "{stderr}");
+}
+
+/// A correct program under every tool: no errors, exit 0, an empty JSON
+/// error list.
+#[test]
+fn check_finds_nothing_in_a_correct_program() {
+    let work = tempfile::tempdir().unwrap();
+    check_toolchain();
+    let exe = Recipe::Hipcc.build_program(
+        &Program {
+            flags: &["-g"],
+            ..one(&["check_clean.hip"])
+        },
+        work.path(),
+    );
+    let (code, stderr, doc) = check_run(&exe, &["--tool", "all", "--error-exitcode", "9"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("ERROR SUMMARY: 0 errors"), "{stderr}");
+    assert_eq!(doc["errors"], serde_json::json!([]), "{stderr}");
+    assert_eq!(doc["leaks"], serde_json::json!([]), "{stderr}");
+}

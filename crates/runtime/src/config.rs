@@ -70,6 +70,23 @@ pub struct Config {
     pub cu_mask: Option<String>,
     /// New queues start with every unit on, whatever `cu_mask` says.
     pub cu_mask_skip_init: bool,
+    /// The check report (`softgpu check`): every error of every launch
+    /// and the leaks at exit, printed and written as JSON lines
+    /// (`crate::report`). `None`: errors reach the program only through
+    /// the API's return values.
+    pub report: Option<Report>,
+}
+
+/// What a checked run reports, and where.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// The JSON-lines file each error and leak is appended to.
+    pub file: Option<PathBuf>,
+    /// Errors printed on stderr at most (`None`: every one).
+    pub print_limit: Option<u64>,
+    /// leakcheck: the program's allocations still live when the runtime
+    /// ends (the last `hsa_shut_down`, `hipDeviceReset`, process exit).
+    pub leaks: bool,
 }
 
 impl Default for Config {
@@ -90,6 +107,7 @@ impl Default for Config {
             capture: None,
             cu_mask: None,
             cu_mask_skip_init: false,
+            report: None,
         }
     }
 }
@@ -159,6 +177,13 @@ impl Config {
     /// Writes dispatch captures under `folder`.
     pub fn capture(mut self, folder: impl Into<PathBuf>) -> Config {
         self.capture = Some(folder.into());
+        self
+    }
+
+    /// Reports every error and, with `leaks`, the leaks (see
+    /// [`Config::report`]).
+    pub fn report(mut self, report: Report) -> Config {
+        self.report = Some(report);
         self
     }
 

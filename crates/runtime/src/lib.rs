@@ -44,6 +44,7 @@ pub use softgpu_exec::packet;
 pub mod printf;
 pub mod profile;
 pub mod queue;
+pub mod report;
 pub mod runtime;
 pub mod signal;
 pub mod statistics;

@@ -171,6 +171,8 @@ pub struct Queue {
     /// Set once the queue stopped on an error.
     pub failed: Mutex<Option<QueueError>>,
     on_error: Option<ErrorCallback>,
+    /// The runtime's check report prints kernel faults already.
+    faults_reported: bool,
     thread: Mutex<Option<JoinHandle<()>>>,
     /// (packet index rung, arena serial then), oldest first: when each
     /// packet was submitted, so a dispatch that runs after memory it could
@@ -284,6 +286,7 @@ impl Runtime {
             running: AtomicBool::new(true),
             failed: Mutex::new(None),
             on_error: spec.on_error,
+            faults_reported: self.reporter.is_on(),
             thread: Mutex::new(None),
             submitted: Mutex::new(VecDeque::new()),
         });
@@ -473,7 +476,7 @@ impl Queue {
     fn fail(&self, error: QueueError) {
         if let Some(cb) = &self.on_error {
             cb(&error);
-        } else {
+        } else if !(self.faults_reported && matches!(error, QueueError::KernelFault(_))) {
             eprintln!("softgpu: queue {} stopped: {error}", self.id);
         }
         *lock_failed(self) = Some(error);
@@ -910,6 +913,11 @@ fn launch(
     }
     if let Some(c) = capture {
         rt.tracer_capture_end(c, kernel, raw);
+    }
+    match &result {
+        Ok(outcome) => rt.reporter.launch(None, &outcome.findings),
+        Err(DispatchError::Fault(f)) => rt.reporter.launch(Some(f), &f.others),
+        Err(_) => {}
     }
     match result {
         Ok(_) => Ok(()),

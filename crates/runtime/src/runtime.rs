@@ -48,6 +48,8 @@ pub struct Runtime {
     pub tracer: Tracer,
     /// The latest dispatches' statistics, when kept.
     pub statistics: crate::statistics::Statistics,
+    /// Where every error and leak goes in a checked run.
+    pub reporter: crate::report::Reporter,
     /// Each GPU's hostcall buffer and listener, started on first use.
     pub hostcalls: crate::hostcall::Hostcalls,
     /// The interprocess signals this process made.
@@ -79,6 +81,9 @@ impl Runtime {
         }
         let mut rt = Runtime::build(&config()?)?;
         rt.global = true;
+        if rt.reporter.checks_leaks() {
+            leaks_at_exit();
+        }
         let rt = Arc::new(rt);
         *global = Some((rt.clone(), 1));
         Ok(rt)
@@ -147,6 +152,7 @@ impl Runtime {
             async_handlers: AsyncHandlers::new(),
             tracer: Tracer::new(config.trace.as_deref(), config.trace_ring)?,
             statistics: crate::statistics::Statistics::new(config.dispatch_statistics),
+            reporter: crate::report::Reporter::new(config.report.as_ref())?,
             hostcalls: Default::default(),
             ipc_signals: Default::default(),
             cu_masks: global_cu_masks(config.cu_mask.as_deref(), &profiles),
@@ -234,6 +240,7 @@ impl Runtime {
     /// shutdown of the process-wide runtime; the owner of one made by
     /// [`Runtime::new`] calls it when done).
     pub fn stop(&self) {
+        self.reporter.leaks_at_end(&self.arena);
         let queues: Vec<_> = {
             let mut q = self.queues.lock().unwrap_or_else(|e| e.into_inner());
             q.drain().map(|(_, q)| q).collect()
@@ -249,6 +256,23 @@ impl Runtime {
         }
         self.tracer.flush();
     }
+}
+
+/// Has the process report the leaks of the process-wide runtime at exit,
+/// if it is still initialised then (C programs seldom shut HSA down, and a
+/// HIP program never does).
+fn leaks_at_exit() {
+    extern "C" fn report() {
+        if let Ok(rt) = Runtime::get() {
+            rt.reporter.leaks_at_end(&rt.arena);
+        }
+    }
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    // SAFETY: registers a plain `extern "C"` function with no arguments,
+    // as `atexit` requires; it only reads the runtime's tables.
+    ONCE.call_once(|| unsafe {
+        libc::atexit(report);
+    });
 }
 
 /// ROCr's process-wide CU masks (`HSA_CU_MASK`'s syntax); a malformed

@@ -93,11 +93,10 @@ impl Buffer {
         pool: u64,
         bytes: u64,
         charges: Vec<crate::budget::Charge>,
-        api: &'static str,
+        origin: softgpu_runtime::exec::Origin,
     ) -> Result<Buffer> {
         // A zero-byte buffer still gets an address (one granule), so views
         // and pointers to it are valid, if useless.
-        let origin = softgpu_runtime::exec::Origin::new(api);
         let access = softgpu_runtime::exec::Access::ReadWrite;
         let addr = device
             .rt()

@@ -23,6 +23,8 @@ pub struct FaultSite {
     pub instruction: String,
     /// The memory address involved, if any.
     pub address: Option<u64>,
+    /// The bytes the access at `address` spans, for a memory access.
+    pub size: Option<u64>,
     /// The instruction's source location (innermost first, then the
     /// functions it was inlined into), when the code object has line
     /// tables (`-g`, `-gline-tables-only`).
@@ -47,6 +49,13 @@ pub struct KernelFault {
     pub allocation: Option<FaultAllocation>,
     /// The kernel argument pointing into that allocation, when known.
     pub argument: Option<String>,
+    /// The launch's other errors, when it ran past them
+    /// (`Checks::contain`), in the order found…
+    pub others: Vec<KernelFault>,
+    /// …and how many more it had than `others` records.
+    pub unrecorded: u64,
+    /// The whole report, as printed.
+    report: String,
 }
 
 pub use softgpu_runtime::exec::FaultKind;
@@ -80,6 +89,7 @@ impl From<&softgpu_runtime::exec::Fault> for KernelFault {
                 offset: s.offset,
                 instruction: s.instruction.clone(),
                 address: s.address,
+                size: s.size,
                 source: s.source.clone(),
             }),
             kind: f.kind,
@@ -91,42 +101,20 @@ impl From<&softgpu_runtime::exec::Fault> for KernelFault {
                 backtrace: a.backtrace.clone(),
             }),
             argument: f.argument.clone(),
+            others: f.others.recorded.iter().map(KernelFault::from).collect(),
+            unrecorded: f.others.unrecorded,
+            report: f.to_string(),
         }
     }
 }
 
+/// The executor's report, the same text every interface prints (HIP, HSA,
+/// the CLI): kernel, reason, pc and instruction, source lines, workgroup,
+/// wave, lane and HIP coordinates, address, argument, allocation, and the
+/// launch's other errors.
 impl fmt::Display for KernelFault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kernel = softgpu_codeobj::demangle(&self.kernel);
-        write!(f, "kernel {kernel} faulted: {}", self.reason)?;
-        if let Some(s) = &self.site {
-            let [x, y, z] = s.workgroup;
-            write!(f, " (workgroup ({x}, {y}, {z}), wave {}", s.wave)?;
-            if let Some(l) = s.lane {
-                write!(f, ", lane {l}")?;
-            }
-            if let Some([tx, ty, tz]) = s.thread {
-                write!(
-                    f,
-                    "; blockIdx ({x}, {y}, {z}), threadIdx ({tx}, {ty}, {tz})"
-                )?;
-            }
-            write!(f, ", pc {:#x}: {}", s.pc, s.instruction)?;
-            if let Some(a) = s.address {
-                write!(f, ", address {a:#x}")?;
-            }
-            write!(f, ")")?;
-        }
-        if let Some(name) = &self.argument {
-            write!(f, "; the allocation is kernel argument `{name}`")?;
-        }
-        if let Some(s) = &self.site {
-            write!(f, "{}", softgpu_codeobj::SourceLines(&s.source))?;
-        }
-        if let Some(trace) = self.allocation.as_ref().and_then(|a| a.backtrace.as_ref()) {
-            write!(f, "\n  allocated at:\n{trace}")?;
-        }
-        Ok(())
+        f.write_str(&self.report)
     }
 }
 

@@ -12,6 +12,7 @@ use std::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use softgpu_runtime::exec::Origin;
 use softgpu_runtime::packet::{packet_type, Header, KernelDispatchPacket};
 
 use crate::budget::{Charge, MemoryBudget};
@@ -249,7 +250,7 @@ impl Stream {
             self.device.inner.device_pool,
             bytes,
             charges,
-            api,
+            Origin::new(api),
         )
     }
 
@@ -293,7 +294,7 @@ impl Stream {
             self.device.inner.system_pool,
             bytes,
             charges,
-            api,
+            Origin::new(api),
         )
     }
 
@@ -489,7 +490,8 @@ impl Stream {
             pool_id,
             size,
             charges,
-            "Stream::scratch",
+            // Recycled by the stream, never the program's to free.
+            Origin::internal("Stream::scratch"),
         )
     }
 

@@ -265,6 +265,31 @@ pub struct Allocation {
     pub freed_by: Option<String>,
 }
 
+/// The function of a backtrace's frame line ("  N: function"; each is
+/// followed by "at file:line" lines).
+fn is_frame(line: &str) -> Option<&str> {
+    line.trim_start()
+        .split_once(": ")
+        .filter(|(n, _)| n.parse::<u32>().is_ok())
+        .map(|(_, function)| function)
+}
+
+/// A backtrace's text from the caller of the API call `api` on (frames
+/// inside softgpu are noise to its user); all of it when `api`'s frame is
+/// not found.
+fn from_caller(trace: &str, api: &str) -> String {
+    let name = api.split_whitespace().next().unwrap_or(api);
+    let name = name.rsplit("::").next().unwrap_or(name);
+    let lines: Vec<&str> = trace.lines().collect();
+    let Some(api_frame) = lines.iter().rposition(|l| is_frame(l) == Some(name)) else {
+        return trace.to_string();
+    };
+    let caller = (api_frame + 1..lines.len())
+        .find(|&i| is_frame(lines[i]).is_some())
+        .unwrap_or(lines.len());
+    lines[caller..].join("\n")
+}
+
 impl Allocation {
     pub(super) fn of(base: u64, b: &Block) -> Allocation {
         Allocation {
@@ -272,7 +297,8 @@ impl Allocation {
             len: b.len,
             access: b.access,
             allocated_by: b.origin.api.to_string(),
-            backtrace: b.origin.backtrace.as_ref().map(|t| t.to_string()),
+            backtrace: (b.origin.backtrace.as_ref())
+                .map(|t| from_caller(&t.to_string(), &b.origin.api)),
             freed_by: b.freed.as_ref().map(|f| f.to_string()),
         }
     }
@@ -288,5 +314,24 @@ impl Allocation {
             "a {}-byte {what} at {:#x} (made by {})",
             self.len, self.base, self.allocated_by
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_allocation_backtrace_starts_at_the_caller_of_the_api() {
+        let trace = "   0: alloc_with\n             at arena/mod.rs:331:25\n   1: hipMalloc\n             at hip/src/memory.rs:155:5\n   2: main\n             at prog.hip:31:9\n   3: _start";
+        assert_eq!(
+            super::from_caller(trace, "hipMalloc"),
+            "   2: main\n             at prog.hip:31:9\n   3: _start"
+        );
+        // A call named with a path or a note matches its last segment.
+        let rust = "   0: x\n   1: allocate_for\n   2: user";
+        assert_eq!(
+            super::from_caller(rust, "Stream::allocate_for"),
+            "   2: user"
+        );
+        assert_eq!(super::from_caller(trace, "cudaMalloc"), trace);
     }
 }

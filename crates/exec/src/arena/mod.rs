@@ -663,6 +663,16 @@ impl Arena {
         self.host_range(addr).map(|(start, r)| (start, r.len))
     }
 
+    /// The program's live allocations (not the runtime's own memory) in
+    /// address order: at exit, what it never freed.
+    pub fn program_allocations(&self) -> Vec<Allocation> {
+        let blocks = self.blocks();
+        (blocks.map.iter())
+            .filter(|(_, b)| b.freed.is_none() && b.origin.by_program)
+            .map(|(&start, b)| Allocation::of(self.base + start, b))
+            .collect()
+    }
+
     /// Bytes currently allocated.
     pub fn used(&self) -> u64 {
         self.blocks().live_bytes()

@@ -193,6 +193,15 @@ impl Trap {
         }
     }
 
+    /// The bytes of the memory access it is about, if it is about one.
+    pub fn access_bytes(&self) -> Option<u64> {
+        match self {
+            Trap::Memory { len, .. } | Trap::Uninitialized { len, .. } => Some(*len),
+            Trap::Sanitizer(report) => Some(report.bytes()),
+            _ => None,
+        }
+    }
+
     /// The trap's category.
     pub fn kind(&self) -> crate::fault::FaultKind {
         use crate::fault::FaultKind;

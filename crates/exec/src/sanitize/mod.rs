@@ -142,6 +142,13 @@ impl Report {
         }
     }
 
+    /// The bytes of the access reported.
+    pub fn bytes(&self) -> u64 {
+        match *self {
+            Report::Uninitialized { len, .. } | Report::Race { len, .. } => len,
+        }
+    }
+
     /// The report's sentence, the lane to blame and the address involved
     /// (global memory only: an LDS offset is named in the sentence), for
     /// the fault of wave `wave` in workgroup `group`.
@@ -204,14 +211,19 @@ impl Report {
                 } else {
                     "neither is atomic"
                 };
+                let offset = program.slot_at(earlier.slot).offset;
+                // The other access's source line, when the code has them.
+                let line = (program.code_object.debug.as_ref())
+                    .and_then(|d| d.frames(offset).into_iter().next())
+                    .map(|frame| format!(" at {frame}"))
+                    .unwrap_or_default();
                 let why = format!(
-                    "racecheck: {} hazard on {}: this {len}-byte {} by {here}{} conflicts with a {} by {there} at pc {pc:#x} (code offset {:#x}): `{text}`; {atomicity}, and no barrier orders them",
+                    "racecheck: {} hazard on {}: this {len}-byte {} by {here}{} conflicts with a {} by {there} at pc {pc:#x} (code offset {offset:#x}){line}: `{text}`; {atomicity}, and no barrier orders them",
                     hazard.name(),
                     place(space, first),
                     hazard.later(),
                     lane_text(lane),
                     hazard.earlier(),
-                    program.slot_at(earlier.slot).offset,
                 );
                 (why, lane, global_address(space, addr))
             }
