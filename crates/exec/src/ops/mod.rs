@@ -178,10 +178,10 @@ impl Trap {
     /// then happens), but not a trap, a bad instruction or a barrier
     /// that cannot complete.
     pub fn containable(&self) -> bool {
-        match self {
-            Trap::Memory { .. } | Trap::Uninitialized { .. } | Trap::Sanitizer(_) => true,
-            _ => false,
-        }
+        matches!(
+            self,
+            Trap::Memory { .. } | Trap::Uninitialized { .. } | Trap::Sanitizer(_)
+        )
     }
 
     /// The lane to blame, when one is.

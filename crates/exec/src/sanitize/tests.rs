@@ -8,11 +8,13 @@ const INIT: Checks = Checks {
     init: true,
     race: false,
     sync: false,
+    contain: false,
 };
 const RACE: Checks = Checks {
     init: false,
     race: true,
     sync: false,
+    contain: false,
 };
 
 fn shadow(checks: Checks) -> LdsShadow {
