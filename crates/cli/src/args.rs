@@ -8,8 +8,11 @@ use std::time::Duration;
 
 use softgpu_exec::{
     Arg, Buffer, Checks, Device, DispatchDesc, DispatchError, DispatchOutcome, DispatchStats,
-    Launch, Program, Schedule,
+    Kernarg, Launch, Program, Schedule,
 };
+
+use crate::services::Provided;
+use crate::CliError;
 
 /// One command-line kernel argument.
 enum CliArg {
@@ -29,19 +32,79 @@ fn parse_args(words: &[String]) -> Result<Vec<CliArg>, String> {
             "--in" => CliArg::In(value.into()),
             "--inout" => CliArg::InOut(value.into()),
             "--out" => {
-                let (path, bytes) = value.rsplit_once(':').ok_or_else(|| format!("--out {value}: expected PATH:BYTES"))?;
+                let (path, bytes) = value
+                    .rsplit_once(':')
+                    .ok_or_else(|| format!("--out {value}: expected PATH:BYTES"))?;
                 CliArg::Out(path.into(), bytes.parse().map_err(|_| num("byte count"))?)
             }
             "--i32" => CliArg::Value(Arg::I32(value.parse().map_err(|_| num("i32"))?)),
-            "--u32" => CliArg::Value(Arg::U32(parse_u64(value).and_then(|v| u32::try_from(v).ok()).ok_or_else(|| num("u32"))?)),
+            "--u32" => CliArg::Value(Arg::U32(
+                parse_u64(value)
+                    .and_then(|v| u32::try_from(v).ok())
+                    .ok_or_else(|| num("u32"))?,
+            )),
             "--i64" => CliArg::Value(Arg::I64(value.parse().map_err(|_| num("i64"))?)),
             "--u64" => CliArg::Value(Arg::U64(parse_u64(value).ok_or_else(|| num("u64"))?)),
             "--f32" => CliArg::Value(Arg::F32(value.parse().map_err(|_| num("f32"))?)),
             "--f64" => CliArg::Value(Arg::F64(value.parse().map_err(|_| num("f64"))?)),
-            other => return Err(format!("unknown kernel argument kind {other} (use --in, --out, --inout, --i32, --u32, --i64, --u64, --f32, --f64)")),
+            other => return Err(unknown_option(other)),
         });
     }
     Ok(out)
+}
+
+/// The options `run` and `profile` take, and the kernel-argument kinds:
+/// what a misspelled option is compared with.
+const OPTIONS: &[&str] = &[
+    "--kernel",
+    "--grid",
+    "--block",
+    "--dynamic-lds",
+    "--target",
+    "--check",
+    "--timeout",
+    "--stats",
+    "--schedule-seeds",
+    "--top",
+    "--json",
+    "--in",
+    "--out",
+    "--inout",
+    "--i32",
+    "--u32",
+    "--i64",
+    "--u64",
+    "--f32",
+    "--f64",
+];
+
+/// The error for a word that is not an option `run` or `profile` knows,
+/// naming the nearest one.
+fn unknown_option(word: &str) -> String {
+    // Misspellings keep the start (`--float` means `--f32`, not the
+    // equally distant `--block`): the longest shared start after `--`
+    // first, then the fewest edits.
+    let shared = |o: &str| {
+        let (a, b) = (word.trim_start_matches('-'), o.trim_start_matches('-'));
+        a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
+    };
+    let nearest = (OPTIONS.iter())
+        .min_by_key(|o| (std::cmp::Reverse(shared(o)), strsim::levenshtein(word, o)))
+        .expect("options exist");
+    let kinds = "kernel arguments are --in PATH, --out PATH:BYTES, --inout PATH, --i32/--u32/--i64/--u64/--f32/--f64 V";
+    format!("unknown option {word} (did you mean {nearest}?); {kinds}")
+}
+
+/// A dispatch's failure as the CLI's error: a kernel fault, arguments the
+/// kernel does not take (usage), or anything else.
+pub fn dispatch_error(e: DispatchError) -> CliError {
+    match e {
+        DispatchError::Fault(_) => CliError::Fault(e.to_string()),
+        DispatchError::BadArguments { .. } | DispatchError::NoSuchKernel { .. } => {
+            CliError::Usage(e.to_string())
+        }
+        _ => CliError::Other(e.to_string()),
+    }
 }
 
 fn parse_u64(s: &str) -> Option<u64> {
@@ -97,7 +160,7 @@ pub struct LaunchArgs {
     file: PathBuf,
     /// The kernel to run (its name in the code object).
     #[arg(long)]
-    kernel: String,
+    kernel: Option<String>,
     /// Workgroups per dimension: X[,Y[,Z]].
     #[arg(long, default_value = "1")]
     grid: String,
@@ -126,7 +189,21 @@ pub struct LaunchArgs {
 }
 
 impl LaunchArgs {
-    pub fn spec(&self) -> Result<LaunchSpec<'_>, String> {
+    pub fn spec(&self) -> Result<LaunchSpec<'_>, CliError> {
+        // An option clap did not know went to the kernel arguments, and
+        // with it what followed (`--kernal K` leaves --kernel unset): name
+        // it as the unknown option it is.
+        let kernel = match &self.kernel {
+            Some(k) => k,
+            None => {
+                let unknown = (self.args.iter())
+                    .find(|w| w.starts_with("--") && !OPTIONS.contains(&w.as_str()));
+                return Err(CliError::Usage(match unknown {
+                    Some(word) => unknown_option(word),
+                    None => "--kernel NAME is required".into(),
+                }));
+            }
+        };
         let mut device = DeviceOptions::default();
         if let Some(list) = &self.check {
             device.checks = Some(checks(list)?);
@@ -136,7 +213,7 @@ impl LaunchArgs {
         }
         Ok(LaunchSpec {
             file: &self.file,
-            kernel: &self.kernel,
+            kernel,
             grid: &self.grid,
             block: &self.block,
             dynamic_lds: self.dynamic_lds,
@@ -215,9 +292,13 @@ pub struct Prepared {
 
 /// Parses the launch, loads (or compiles) the file and places the kernel
 /// arguments.
-pub fn prepare(spec: &LaunchSpec) -> Result<Prepared, String> {
-    let (grid, block) = (dims(spec.grid, "grid")?, dims(spec.block, "block")?);
-    let cli_args = parse_args(spec.words)?;
+pub fn prepare(spec: &LaunchSpec) -> Result<Prepared, CliError> {
+    let (grid, block) = (dims(spec.grid, "grid"), dims(spec.block, "block"));
+    let (grid, block) = (
+        grid.map_err(CliError::Usage)?,
+        block.map_err(CliError::Usage)?,
+    );
+    let cli_args = parse_args(spec.words).map_err(CliError::Usage)?;
     let bytes = code_object(spec.file, spec.target.unwrap_or(DEFAULT_TARGET))?;
     let target = device_target(spec.file, &bytes, spec.target)?;
     // The environment's settings, then the command line's.
@@ -306,13 +387,40 @@ fn code_object(file: &Path, target: &str) -> Result<Vec<u8>, String> {
 impl Prepared {
     /// Runs `kernel` over the prepared launch and arguments, counting every
     /// instruction's executions if `profile`.
-    pub fn dispatch(&self, kernel: &str, profile: bool) -> Result<DispatchOutcome, DispatchError> {
-        let kernel = self.program.kernel(kernel)?;
+    pub fn dispatch(&self, kernel: &str, profile: bool) -> Result<DispatchOutcome, CliError> {
+        let kernel = self.program.kernel(kernel).map_err(dispatch_error)?;
         let desc = DispatchDesc {
             profile,
             ..DispatchDesc::launch(&self.program, kernel, &self.launch, &self.args)
         };
-        self.device.dispatch(&desc)
+        let provided = Provided::for_kernel(&self.device, &self.program, kernel)?;
+        if !provided.any() {
+            return self.device.dispatch(&desc).map_err(dispatch_error);
+        }
+        // The kernel's printf and hostcall pointers go in its kernarg
+        // segment, laid out here (the executor's own would leave them null).
+        let items = (self.launch.grid.iter().zip(self.launch.block))
+            .map(|(&g, b)| g.checked_mul(b))
+            .collect::<Option<Vec<u32>>>()
+            .ok_or_else(|| {
+                CliError::Usage("the grid has more than 2^32 work-items in a dimension".into())
+            })?;
+        let segment = softgpu_exec::build_kernarg_with(
+            kernel,
+            [items[0], items[1], items[2]],
+            self.launch.block,
+            self.launch.dynamic_lds,
+            &self.args,
+            &provided.services,
+        )
+        .map_err(dispatch_error)?;
+        let desc = DispatchDesc {
+            kernarg: Kernarg::Bytes(&segment),
+            ..desc
+        };
+        let outcome = self.device.dispatch(&desc);
+        provided.finish();
+        outcome.map_err(dispatch_error)
     }
 
     /// The occupancy `kernel` has on the real part at this launch's
@@ -399,15 +507,15 @@ pub fn stats_json(
 /// the dispatch is tried under seeded schedules too (see `crate::seeds`).
 /// These options, `--check` and `--timeout` may also follow the kernel
 /// arguments.
-pub fn run(launch: &LaunchSpec, stats: bool, seeds: Option<u64>) -> Result<(), String> {
+pub fn run(launch: &LaunchSpec, stats: bool, seeds: Option<u64>) -> Result<(), CliError> {
     let mut words = launch.words.to_vec();
     let stats = take_switch(&mut words, "--stats") || stats;
-    let seeds = match take_value(&mut words, "--schedule-seeds")? {
-        Some(n) => Some(crate::seeds::count(&n)?),
+    let seeds = match take_value(&mut words, "--schedule-seeds").map_err(CliError::Usage)? {
+        Some(n) => Some(crate::seeds::count(&n).map_err(CliError::Usage)?),
         None => seeds,
     };
     let mut device = launch.device;
-    device.take_from(&mut words)?;
+    device.take_from(&mut words).map_err(CliError::Usage)?;
     let spec = LaunchSpec {
         words: &words,
         device,
@@ -419,7 +527,7 @@ pub fn run(launch: &LaunchSpec, stats: bool, seeds: Option<u64>) -> Result<(), S
     let prepared = prepare(&spec)?;
     // Statistics include the time estimate, which needs the counts of
     // every instruction.
-    let outcome = (prepared.dispatch(spec.kernel, stats)).map_err(|e| e.to_string())?;
+    let outcome = prepared.dispatch(spec.kernel, stats)?;
     prepared.write_outputs()?;
     if stats {
         let target = prepared.device.target();

@@ -19,6 +19,7 @@ mod info;
 mod inspect;
 mod profile;
 mod seeds;
+mod services;
 mod suite;
 mod timeline;
 
@@ -250,8 +251,21 @@ fn main() -> ExitCode {
     // other thread exists.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let cli = Cli::parse();
-    let result: Result<(), CliError> = match cli.command {
-        Command::Hipcc { args } => return hipcc::run(&args),
+    softgpu_env::warn_unknown();
+    match execute(cli.command) {
+        Ok(code) => code,
+        Err(e) => fail(e),
+    }
+}
+
+/// Runs one command; its exit code, or why it failed.
+fn execute(command: Command) -> Result<ExitCode, CliError> {
+    // Most commands succeed with 0 and fail with an ordinary error.
+    let done = |r: Result<(), String>| r.map(|()| ExitCode::SUCCESS).map_err(CliError::from);
+    let seeds =
+        |n: Option<String>| (n.as_deref().map(seeds::count).transpose()).map_err(CliError::Usage);
+    match command {
+        Command::Hipcc { args } => Ok(hipcc::run(&args)),
         Command::Check {
             tool,
             error_exitcode,
@@ -259,34 +273,27 @@ fn main() -> ExitCode {
             json,
             schedule_seeds,
             program,
-        } => {
-            let seeds = match schedule_seeds.as_deref().map(seeds::count).transpose() {
-                Ok(seeds) => seeds,
-                Err(e) => return fail(CliError::Usage(e)),
-            };
-            let options = check::Options {
-                tools: &tool,
-                error_exitcode,
-                print_limit,
-                json: json.as_deref(),
-                schedule_seeds: seeds,
-                program: &program,
-            };
-            return check::run(&options).unwrap_or_else(fail);
-        }
+        } => check::run(&check::Options {
+            tools: &tool,
+            error_exitcode,
+            print_limit,
+            json: json.as_deref(),
+            schedule_seeds: seeds(schedule_seeds)?,
+            program: &program,
+        }),
         Command::Run {
             launch,
             stats,
             schedule_seeds,
-        } => schedule_seeds
-            .as_deref()
-            .map(seeds::count)
-            .transpose()
-            .and_then(|n| args::run(&launch.spec()?, stats, n)),
-        Command::Profile { launch, top, json } => launch
-            .spec()
-            .and_then(|spec| profile::run(&spec, top, json)),
-        Command::Info { json } => info::run(json),
+        } => {
+            args::run(&launch.spec()?, stats, seeds(schedule_seeds)?)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Profile { launch, top, json } => {
+            profile::run(&launch.spec()?, top, json)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Info { json } => done(info::run(json)),
         Command::Compile {
             file,
             output,
@@ -294,7 +301,7 @@ fn main() -> ExitCode {
             define,
             include,
             option,
-        } => compile::run(
+        } => done(compile::run(
             &file,
             output.as_deref(),
             &compile::Options {
@@ -303,24 +310,21 @@ fn main() -> ExitCode {
                 include_dirs: &include,
                 options: &option,
             },
-        ),
-        Command::Disasm { file, target } => inspect::disasm(&file, target.as_deref()),
-        Command::Inspect { file, target, json } => inspect::inspect(&file, target.as_deref(), json),
-        Command::Demo { threads } => demo::run(threads),
+        )),
+        Command::Disasm { file, target } => done(inspect::disasm(&file, target.as_deref())),
+        Command::Inspect { file, target, json } => {
+            done(inspect::inspect(&file, target.as_deref(), json))
+        }
+        Command::Demo { threads } => done(demo::run(threads)),
         Command::Bench {
             seconds,
             json,
             suite: true,
             kernels,
-        } => suite::run(seconds.unwrap_or(0.2), json, &kernels),
-        Command::Bench { seconds, json, .. } => bench::run(seconds.unwrap_or(0.5), json),
-        Command::Trace { input, output } => timeline::convert(&input, output.as_deref()),
-        Command::Replay { capture } => timeline::replay(&capture),
-    }
-    .map_err(CliError::from);
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(e),
+        } => done(suite::run(seconds.unwrap_or(0.2), json, &kernels)),
+        Command::Bench { seconds, json, .. } => done(bench::run(seconds.unwrap_or(0.5), json)),
+        Command::Trace { input, output } => done(timeline::convert(&input, output.as_deref())),
+        Command::Replay { capture } => done(timeline::replay(&capture)),
     }
 }
 

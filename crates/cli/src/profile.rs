@@ -7,30 +7,31 @@ use softgpu_exec::{DispatchStats, InstructionProfile, Launch, SlotCount, SlotEnt
 use softgpu_runtime::estimate::Estimate;
 
 use crate::args::{self, LaunchSpec};
+use crate::CliError;
 
 /// Instructions listed when `--top` is not given.
 pub const DEFAULT_TOP: usize = 20;
 
 /// Runs the profiled dispatch, writes the `--out` files and prints the
 /// report (`--json` and `--top N` may also follow the kernel arguments).
-pub fn run(spec: &LaunchSpec, top: usize, json: bool) -> Result<(), String> {
+pub fn run(spec: &LaunchSpec, top: usize, json: bool) -> Result<(), CliError> {
     let mut words = spec.words.to_vec();
     let json = args::take_switch(&mut words, "--json") || json;
-    let top = match args::take_value(&mut words, "--top")? {
+    let top = match args::take_value(&mut words, "--top").map_err(CliError::Usage)? {
         Some(n) => n
             .parse()
-            .map_err(|_| format!("--top {n}: not a number of instructions"))?,
+            .map_err(|_| CliError::Usage(format!("--top {n}: not a number of instructions")))?,
         None => top,
     };
     let mut device = spec.device;
-    device.take_from(&mut words)?;
+    device.take_from(&mut words).map_err(CliError::Usage)?;
     let spec = LaunchSpec {
         words: &words,
         device,
         ..*spec
     };
     let prepared = args::prepare(&spec)?;
-    let outcome = (prepared.dispatch(spec.kernel, true)).map_err(|e| e.to_string())?;
+    let outcome = prepared.dispatch(spec.kernel, true)?;
     let estimate = prepared.estimate(spec.kernel, &outcome)?;
     let stats = outcome.stats;
     let profile = outcome
@@ -57,7 +58,7 @@ pub fn run(spec: &LaunchSpec, top: usize, json: bool) -> Result<(), String> {
         println!("{}", report.json());
         Ok(())
     } else {
-        crate::inspect::print_all(&report.text())
+        Ok(crate::inspect::print_all(&report.text())?)
     }
 }
 

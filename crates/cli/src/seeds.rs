@@ -8,6 +8,7 @@
 use softgpu_exec::{Arg, Buffer, Schedule};
 
 use crate::args::{prepare, LaunchSpec, Prepared};
+use crate::CliError;
 
 /// Parses the N of `--schedule-seeds N`.
 pub fn count(n: &str) -> Result<u64, String> {
@@ -17,7 +18,7 @@ pub fn count(n: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("--schedule-seeds {n}: expected a number of seeds (1 or more)"))
 }
 
-pub fn run(spec: &LaunchSpec, seeds: u64) -> Result<(), String> {
+pub fn run(spec: &LaunchSpec, seeds: u64) -> Result<(), CliError> {
     let mut spec = *spec;
     spec.device.threads = Some(1);
     spec.device.schedule = Some(Schedule::InOrder);
@@ -44,10 +45,10 @@ pub fn run(spec: &LaunchSpec, seeds: u64) -> Result<(), String> {
             Ok(got) => first_difference(&prepared, &expected, &got),
         };
         if let Some(what) = finding {
-            return Err(format!(
+            return Err(CliError::Fault(format!(
                 "schedule seed {seed} {what}\nreproduce with:\n  SOFTGPU_THREADS=1 SOFTGPU_SCHEDULE={seed} {}",
                 command_line()
-            ));
+            )));
         }
     }
     println!(

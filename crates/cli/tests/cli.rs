@@ -269,13 +269,23 @@ fn run_rejects_wrong_argument_kind() {
         stderr.contains("argument 3") && stderr.contains("int n"),
         "{stderr}"
     );
-    // An unknown kind.
-    let out = run_vector_add_with(&dir, &["--in", &b, "--out", &out_arg, "--float", "1"]);
-    assert!(!out.status.success());
+    // A float for the int n: refused by its declared type (it would
+    // reach the kernel as 1069547520), a usage error (exit code 2).
+    let out = run_vector_add_with(&dir, &["--in", &b, "--out", &out_arg, "--f32", "1.5"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        text(&out.stderr).contains("--float"),
-        "{}",
-        text(&out.stderr)
+        stderr.contains("argument 3 (int n) is declared an integer")
+            && stderr.contains("a floating-point value was given"),
+        "{stderr}"
+    );
+    // An unknown kind: an unknown option, with the nearest known one.
+    let out = run_vector_add_with(&dir, &["--in", &b, "--out", &out_arg, "--float", "1"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("unknown option --float (did you mean --f32?)"),
+        "{stderr}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -714,6 +724,30 @@ fn a_closed_pipe_ends_output_quietly() {
 /// A kernel writing past an `--out` buffer: `softgpu run` reports the
 /// overflow against the allocation, with the argument's name from the
 /// metadata, and exits non-zero.
+/// A misspelled option before the kernel's name is named as unknown (not
+/// "--kernel not provided"), with the nearest option, exit code 2; a
+/// kernel fault exits with 3.
+#[test]
+fn unknown_options_and_faults_have_their_own_exit_codes() {
+    let object = example("vector_add-gfx1151.hsaco");
+    let out = softgpu(&["run", &object, "--kernal", "vector_add", "--grid", "1"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("unknown option --kernal (did you mean --kernel?)"),
+        "{stderr}"
+    );
+    let out = softgpu(&["run", &object, "--grid", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--kernel NAME is required"));
+    let dir = scratch("exit-fault");
+    let b = f32_file(&dir.join("b.bin"), &[1.0; 64]);
+    let out_arg = format!("{}:240", dir.join("c.bin").display());
+    let out = run_vector_add_with(&dir, &["--in", &b, "--out", &out_arg, "--i32", "64"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn run_reports_an_overflow_of_an_out_buffer_by_argument_name() {
     let dir = scratch("overflow");

@@ -328,3 +328,76 @@ fn run_compiles_a_cl_source() {
     assert!(stderr.contains("int n"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A HIP file as HIP programmers write one (`<hip/hip_runtime.h>`, a
+/// template, printf) runs and compiles: the kernel is found by its source
+/// name, its printf reaches stdout (through the hostcall buffer), and
+/// `inspect` shows the demangled name beside the symbol.
+#[test]
+fn run_and_compile_take_a_real_hip_source_with_printf() {
+    let dir = scratch("run-hip");
+    let src = write(
+        &dir,
+        "scale.hip",
+        "#include <hip/hip_runtime.h>\n\
+         #include <cstdio>\n\
+         template <typename T> __device__ T twice(T x) { return x + x; }\n\
+         __global__ void scale(const float* in, float* out, int n) {\n\
+           int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+           if (i < n) out[i] = twice(in[i]);\n\
+           if (i == 0) printf(\"scale: n = %d, in[1] = %.1f\\n\", n, in[1]);\n\
+         }\n",
+    );
+    let input: Vec<f32> = (0..64).map(|i| i as f32).collect();
+    let pin = f32_file(&dir.join("in.bin"), &input);
+    let pout = dir.join("out.bin");
+    let out_arg = format!("{}:256", pout.display());
+    let args = [
+        "run", &src, "--kernel", "scale", "--grid", "1", "--block", "64", "--in", &pin, "--out",
+        &out_arg, "--i32", "64",
+    ];
+    let out = softgpu_in(&dir, &[], &args);
+    ok(&out, "softgpu run scale.hip");
+    assert!(
+        text(&out.stdout).contains("scale: n = 64, in[1] = 1.0"),
+        "{}",
+        text(&out.stdout)
+    );
+    let want: Vec<f32> = input.iter().map(|x| 2.0 * x).collect();
+    assert_eq!(read_f32(&pout), want);
+    let object = dir.join("scale.hsaco").to_string_lossy().into_owned();
+    ok(
+        &softgpu_in(&dir, &[], &["compile", &src, "-o", &object]),
+        "compile",
+    );
+    let listing = softgpu_in(&dir, &[], &["inspect", &object]);
+    assert!(
+        text(&listing.stdout).contains("kernel _Z5scalePKfPfi (scale(float const*, float*, int))"),
+        "{}",
+        text(&listing.stdout)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// OpenCL's printf (the buffered printf buffer) under `softgpu run`.
+#[test]
+fn run_prints_what_an_opencl_kernel_printfs() {
+    let dir = scratch("run-printf");
+    let src = write(
+        &dir,
+        "hello.cl",
+        "kernel void hello(global int *x) {\n\
+           if (get_global_id(0) == 1) printf(\"hello %d from work-item 1\\n\", x[1]);\n\
+         }\n",
+    );
+    let px = dir.join("x.bin");
+    std::fs::write(&px, [5i32, 6, 7, 8].map(i32::to_le_bytes).concat()).unwrap();
+    let px = px.to_string_lossy().into_owned();
+    let args = [
+        "run", &src, "--kernel", "hello", "--grid", "1", "--block", "4", "--in", &px,
+    ];
+    let out = softgpu_in(&dir, &[], &args);
+    ok(&out, "softgpu run hello.cl");
+    assert_eq!(text(&out.stdout), "hello 6 from work-item 1\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -471,14 +471,15 @@ fn join_kernel(
                 ),
             )
         })?;
-    let gfx10_plus = target.starts_with("gfx1");
-    if gfx10_plus && descriptor.wave32 != (m.wavefront_size == 32) {
-        return Err(Error::kernel(
-            &m.name,
-            format!(
-                "metadata .wavefront_size {} contradicts descriptor ENABLE_WAVEFRONT_SIZE32={}",
-                m.wavefront_size, descriptor.wave32
-            ),
+    let mut warnings = Vec::new();
+    // The hardware runs what the descriptor says; LLVM's metadata only
+    // describes it. A contradiction is a tool's mistake worth telling.
+    if target.starts_with("gfx1") && descriptor.wave32 != (m.wavefront_size == 32) {
+        warnings.push(format!(
+            "metadata .wavefront_size {} contradicts descriptor ENABLE_WAVEFRONT_SIZE32={}; it runs in wave{}, as the descriptor says (and the hardware does)",
+            m.wavefront_size,
+            descriptor.wave32 as u8,
+            descriptor.wavefront_size()
         ));
     }
     Ok(Kernel {
@@ -488,6 +489,7 @@ fn join_kernel(
         entry_offset,
         descriptor,
         meta: m,
+        warnings,
     })
 }
 

@@ -39,7 +39,7 @@ pub use descriptor::KernelDescriptor;
 pub use error::Error;
 pub use file::{read_file, FileError, MAX_FILE_SIZE};
 pub use mach::{mach_from_name, mach_name};
-pub use meta::{AddressSpace, KernelArg, KernelMeta, ValueKind};
+pub use meta::{AddressSpace, KernelArg, KernelMeta, Numeric, ValueKind};
 pub use source::{demangle, DebugInfo, SourceFrame, SourceLines};
 
 /// The largest image (span of all `PT_LOAD` segments) this crate accepts: 1 GiB.
@@ -349,4 +349,7 @@ pub struct Kernel {
     pub descriptor: KernelDescriptor,
     /// The kernel's metadata.
     pub meta: KernelMeta,
+    /// What about the kernel the loader accepted but a developer should
+    /// know (metadata contradicting the descriptor).
+    pub warnings: Vec<String>,
 }

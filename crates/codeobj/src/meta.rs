@@ -91,7 +91,53 @@ pub struct KernelArg {
     pub is_pipe: bool,
 }
 
+/// What a by-value argument's declared C type holds, as far as its name
+/// says: what a kernel-argument check compares a given value's type with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Numeric {
+    /// `float`, `double`, `half`, …
+    Float,
+    /// `int`, `unsigned long`, `size_t`, `char`, `bool`, …
+    Integer,
+}
+
+impl Numeric {
+    /// The class of the C type `type_name` (qualifiers ignored); `None`
+    /// for pointers, vectors, structs and names it does not know.
+    pub fn of_type(type_name: &str) -> Option<Numeric> {
+        let words: Vec<&str> = type_name
+            .split_whitespace()
+            .filter(|w| !matches!(*w, "const" | "volatile" | "__private" | "restrict"))
+            .collect();
+        match words.join(" ").as_str() {
+            "float" | "double" | "half" | "_Float16" | "__fp16" | "__bf16" => Some(Numeric::Float),
+            "char" | "signed char" | "unsigned char" | "uchar" | "short" | "unsigned short"
+            | "ushort" | "int" | "signed int" | "unsigned int" | "uint" | "unsigned" | "long"
+            | "unsigned long" | "ulong" | "long long" | "unsigned long long" | "size_t"
+            | "ptrdiff_t" | "intptr_t" | "uintptr_t" | "bool" | "_Bool" | "int8_t" | "uint8_t"
+            | "int16_t" | "uint16_t" | "int32_t" | "uint32_t" | "int64_t" | "uint64_t" => {
+                Some(Numeric::Integer)
+            }
+            _ => None,
+        }
+    }
+
+    /// "a float" / "an integer", for messages.
+    pub fn described(self) -> &'static str {
+        match self {
+            Numeric::Float => "a floating-point value",
+            Numeric::Integer => "an integer",
+        }
+    }
+}
+
 impl KernelArg {
+    /// The class of the argument's declared type, when the metadata names
+    /// one it knows (`.type_name`: OpenCL with `-cl-kernel-arg-info`).
+    pub fn numeric(&self) -> Option<Numeric> {
+        self.type_name.as_deref().and_then(Numeric::of_type)
+    }
+
     /// The byte range of the argument in the kernarg segment.
     pub fn range(&self) -> std::ops::Range<u32> {
         self.offset..self.offset.saturating_add(self.size)
@@ -474,4 +520,30 @@ pub(crate) fn parse(desc: &[u8]) -> Result<Metadata, Error> {
             .push(parse_kernel(k, &format!("amdhsa.kernels[{i}]"))?);
     }
     Ok(md)
+}
+
+#[cfg(test)]
+mod numeric {
+    use super::Numeric;
+
+    #[test]
+    fn declared_types_are_floats_integers_or_unknown() {
+        for t in ["float", "const double", "half"] {
+            assert_eq!(Numeric::of_type(t), Some(Numeric::Float), "{t}");
+        }
+        for t in [
+            "int",
+            "unsigned int",
+            "uint",
+            "size_t",
+            "const long",
+            "char",
+            "bool",
+        ] {
+            assert_eq!(Numeric::of_type(t), Some(Numeric::Integer), "{t}");
+        }
+        for t in ["float*", "float4", "struct S", "int*", ""] {
+            assert_eq!(Numeric::of_type(t), None, "{t}");
+        }
+    }
 }

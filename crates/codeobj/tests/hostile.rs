@@ -165,9 +165,11 @@ fn kernel_checks() {
     }))
     .unwrap_err();
     assert!(e.to_string().contains("executable"), "{e}");
-    // Wave32 bit contradicting .wavefront_size.
-    let e = load(&patched(|b| b[kd + 57] &= !0x04)).unwrap_err();
-    assert!(e.to_string().contains("wavefront_size"), "{e}");
+    // Wave32 bit contradicting .wavefront_size: the descriptor wins, with
+    // a warning (see below).
+    let wave64 = load(&patched(|b| b[kd + 57] &= !0x04)).unwrap();
+    assert!(!wave64.kernels[0].descriptor.wave32);
+    assert!(wave64.kernels[0].warnings[0].contains("runs in wave64"));
     // Descriptor symbol renamed in the metadata.
     let note_sym = find(vadd(), b"vadd.kd");
     let e = load(&patched(|b| b[note_sym + 3] = b'x')).unwrap_err();
@@ -196,6 +198,31 @@ fn metadata_checks() {
     }))
     .unwrap_err();
     assert!(matches!(e, Error::Metadata(_)), "{e}");
+}
+
+/// Metadata saying wave64 for a wave32 descriptor loads (the hardware
+/// runs what the descriptor says) with a warning naming both.
+#[test]
+fn a_wavefront_size_contradicting_the_descriptor_is_a_warning() {
+    let bytes = patched(|b| {
+        // `.wavefront_size` then the msgpack fixint 32.
+        let p = find(b, b".wavefront_size") + ".wavefront_size".len();
+        assert_eq!(b[p], 32);
+        b[p] = 64;
+    });
+    let co = load(&bytes).expect("a contradiction loads");
+    let k = &co.kernels[0];
+    assert!(k.descriptor.wave32);
+    assert_eq!(k.meta.wavefront_size, 64);
+    assert_eq!(k.warnings.len(), 1, "{:?}", k.warnings);
+    assert!(
+        k.warnings[0].contains(".wavefront_size 64 contradicts")
+            && k.warnings[0].contains("runs in wave32"),
+        "{}",
+        k.warnings[0]
+    );
+    let plain = load(vadd()).unwrap();
+    assert!(plain.kernels.iter().all(|k| k.warnings.is_empty()));
 }
 
 #[test]

@@ -56,6 +56,23 @@ pub use error::CompileError;
 /// trap).
 pub const HIP_HEADER: &str = include_str!("../include/softgpu_hip.h");
 
+/// Whether HIP `source` includes the HIP runtime headers (`#include
+/// <hip/hip_runtime.h>` or any other `hip/` header): then it is compiled
+/// with Debian's headers, which softgpu's stand-in would clash with; else
+/// the stand-in is force-included, so a bare kernel file needs none.
+fn includes_hip_headers(source: &str) -> bool {
+    source.lines().any(|line| {
+        let line = line.trim_start();
+        line.strip_prefix('#')
+            .map(|d| d.trim_start())
+            .and_then(|d| d.strip_prefix("include"))
+            .is_some_and(|file| {
+                let file = file.trim_start();
+                file.starts_with("<hip/") || file.starts_with("\"hip/")
+            })
+    })
+}
+
 /// The buffered-printf allocator linked into OpenCL code objects that call
 /// it (see the file's comment): clang emits the call after the device
 /// libraries were linked, so their copy never is.
@@ -366,13 +383,18 @@ impl Compiler {
                     .arg(format!("-mcpu={t}"));
             }
             Language::Hip => {
-                let h = devlibs::hip_header(&support)?;
                 cmd.args(["-x", "hip", "--cuda-device-only", "--no-gpu-bundle-output"])
-                    .arg(format!("--offload-arch={t}"))
-                    .arg("-nogpuinc")
-                    .arg("-include")
-                    .arg(&h);
-                header = Some(h);
+                    .arg(format!("--offload-arch={t}"));
+                if includes_hip_headers(source) {
+                    // A real HIP file: Debian's HIP headers, as hipcc uses.
+                    tools::require_hip_headers()?;
+                    cmd.arg(format!("--rocm-path={}", hip_program::HIP_PATH))
+                        .arg(format!("--hip-path={}", hip_program::HIP_PATH));
+                } else {
+                    let h = devlibs::hip_header(&support)?;
+                    cmd.arg("-nogpuinc").arg("-include").arg(&h);
+                    header = Some(h);
+                }
             }
         }
         cmd.arg(format!("--rocm-device-lib-path={}", libs.display()))

@@ -166,6 +166,20 @@ pub(crate) fn version(tool: &Path) -> Result<String, CompileError> {
     Ok(v)
 }
 
+/// Fails with [`CompileError::MissingTools`] when Debian's HIP headers are
+/// not installed (a HIP file that includes `<hip/hip_runtime.h>` needs
+/// them).
+pub(crate) fn require_hip_headers() -> Result<(), CompileError> {
+    let header = Path::new(crate::hip_program::HIP_PATH).join("include/hip/hip_runtime.h");
+    if header.is_file() {
+        return Ok(());
+    }
+    Err(CompileError::MissingTools {
+        missing: vec![header.display().to_string()],
+        packages: vec!["libamdhip64-dev".into()],
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

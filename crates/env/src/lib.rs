@@ -134,6 +134,62 @@ pub const VARIABLES: &[Variable] = &[
     },
 ];
 
+/// Variables softgpu's test harnesses read (not the libraries): known, so
+/// not warned about.
+const TEST_VARIABLES: &[&str] = &[
+    "SOFTGPU_FUZZ_SECONDS",
+    "SOFTGPU_KERNEL_CACHE",
+    "SOFTGPU_PRINTF_TEST_CHILD",
+];
+
+/// The configuration a C library (HSA, HIP) starts its runtime with: as
+/// [`config`], but since a C API can only return a status, a malformed
+/// value's error is also printed on stderr (once per process), and each
+/// unknown `SOFTGPU_*` variable is warned about (see [`warn_unknown`]).
+pub fn library_config() -> Result<Config> {
+    warn_unknown();
+    config().inspect_err(|e| {
+        static PRINTED: std::sync::Once = std::sync::Once::new();
+        PRINTED.call_once(|| eprintln!("softgpu: {e}"));
+    })
+}
+
+/// Warns on stderr, once per process, about each `SOFTGPU_*` variable
+/// set in the environment that softgpu does not read (a misspelling
+/// would otherwise be ignored in silence), naming the nearest known one.
+pub fn warn_unknown() {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    WARNED.call_once(|| {
+        let names = std::env::vars_os().filter_map(|(name, _)| name.into_string().ok());
+        for warning in unknown_variables(names) {
+            eprintln!("softgpu: warning: {warning}");
+        }
+    });
+}
+
+/// A warning for each of `names` that looks like softgpu's but is not
+/// one it reads.
+fn unknown_variables(names: impl Iterator<Item = String>) -> Vec<String> {
+    let known = VARIABLES
+        .iter()
+        .map(|v| v.name)
+        .chain(TEST_VARIABLES.iter().copied());
+    let known: Vec<&str> = known.collect();
+    names
+        .filter(|n| n.starts_with("SOFTGPU_") && !known.contains(&n.as_str()))
+        .map(|name| {
+            let nearest = known
+                .iter()
+                .filter(|k| k.starts_with("SOFTGPU_"))
+                .min_by_key(|k| strsim::levenshtein(&name, k))
+                .expect("the table has SOFTGPU_ variables");
+            format!(
+                "{name} is not a softgpu variable, so it does nothing (did you mean {nearest}?)"
+            )
+        })
+        .collect()
+}
+
 /// The runtime configuration the environment describes.
 pub fn config() -> Result<Config> {
     config_from(|name| std::env::var_os(name))
@@ -421,8 +477,12 @@ mod tests {
 
     #[test]
     fn the_table_lists_every_variable_read() {
-        let source = include_str!("lib.rs");
-        let table: Vec<&str> = VARIABLES.iter().map(|v| v.name).collect();
+        // The library's code, not its tests; the harnesses' own variables
+        // are known too.
+        let source = include_str!("lib.rs").split("#[cfg(test)]").next().unwrap();
+        let table: Vec<&str> = (VARIABLES.iter().map(|v| v.name))
+            .chain(super::TEST_VARIABLES.iter().copied())
+            .collect();
         for read in source.split('"').filter(|s| {
             (s.starts_with("SOFTGPU_") || s.starts_with("HSA_CU"))
                 && !["SOFTGPU_", "HSA_CU"].contains(s)
@@ -430,6 +490,27 @@ mod tests {
         }) {
             assert!(table.contains(&read), "{read} is read but not in VARIABLES");
         }
+    }
+}
+
+#[cfg(test)]
+mod unknown {
+    #[test]
+    fn a_misspelled_variable_is_warned_about_with_the_nearest_name() {
+        let set = [
+            "SOFTGPU_CHEK",
+            "SOFTGPU_TRACE",
+            "PATH",
+            "SOFTGPU_FUZZ_SECONDS",
+        ];
+        let warnings = super::unknown_variables(set.iter().map(|s| s.to_string()));
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].contains("SOFTGPU_CHEK is not a softgpu variable")
+                && warnings[0].contains("did you mean SOFTGPU_CHECK?"),
+            "{}",
+            warnings[0]
+        );
     }
 }
 

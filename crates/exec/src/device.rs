@@ -228,6 +228,17 @@ pub enum Arg {
 }
 
 impl Arg {
+    /// Whether the value is a float or an integer (`None`: a pointer or
+    /// raw bytes).
+    fn numeric(&self) -> Option<softgpu_codeobj::Numeric> {
+        use softgpu_codeobj::Numeric;
+        match self {
+            Arg::I32(_) | Arg::U32(_) | Arg::I64(_) | Arg::U64(_) => Some(Numeric::Integer),
+            Arg::F32(_) | Arg::F64(_) => Some(Numeric::Float),
+            Arg::Buffer(_) | Arg::Pointer(_) | Arg::Bytes(_) => None,
+        }
+    }
+
     fn bytes(&self) -> Vec<u8> {
         match self {
             Arg::Buffer(b) => b.addr.to_le_bytes().to_vec(),
@@ -426,6 +437,14 @@ impl Device {
     /// faults in the image's memory).
     pub fn load_as(&self, bytes: &[u8], api: &'static str) -> Result<Program, DispatchError> {
         let code_object = softgpu_codeobj::load_for_target(bytes, &self.target)?;
+        for k in &code_object.kernels {
+            for w in &k.warnings {
+                eprintln!(
+                    "softgpu: warning: kernel {}: {w}",
+                    softgpu_codeobj::demangle(&k.name)
+                );
+            }
+        }
         let (base, image) = place_image(&self.arena, &code_object, api)?;
         Ok(Program::new(code_object, base, image, self.family))
     }
@@ -1126,6 +1145,16 @@ pub fn build_kernarg_with(
                 describe(meta_arg),
                 meta_arg.size
             )));
+        }
+        if let (Some(declared), Some(given)) = (meta_arg.numeric(), arg.numeric()) {
+            if declared != given {
+                return Err(bad(format!(
+                    "argument {k} ({}) is declared {}, but {} was given",
+                    describe(meta_arg),
+                    declared.described(),
+                    given.described()
+                )));
+            }
         }
         if bytes.len() != meta_arg.size as usize {
             return Err(bad(format!(

@@ -260,20 +260,33 @@ impl Program {
         }
     }
 
-    /// The kernel named `name` (by its name or its symbol), to dispatch
-    /// ([`crate::DispatchDesc::kernel`]).
+    /// The kernel named `name`, to dispatch ([`crate::DispatchDesc::kernel`]):
+    /// by its name or its symbol, else by its demangled name (`scale(float
+    /// const*, float*, float)`) or the function name alone (`scale`, a
+    /// HIP `__global__` kernel's source name) when that names one kernel.
     pub fn kernel(&self, name: &str) -> Result<&Kernel, DispatchError> {
         let kernels = &self.code_object.kernels;
-        (kernels.iter())
-            .find(|k| k.name == name || k.symbol == name)
-            .ok_or_else(|| DispatchError::NoSuchKernel {
+        let exact = kernels.iter().find(|k| k.name == name || k.symbol == name);
+        let source_named = || {
+            let mut found = kernels.iter().filter(|k| {
+                let demangled = softgpu_codeobj::demangle(&k.name);
+                demangled == name || demangled.split('(').next() == Some(name)
+            });
+            // An overloaded or templated name names several: no guess.
+            found.next().filter(|_| found.next().is_none())
+        };
+        exact.or_else(source_named).ok_or_else(|| {
+            let available: Vec<String> = (kernels.iter())
+                .map(|k| match softgpu_codeobj::demangle(&k.name) {
+                    d if d == k.name => k.name.clone(),
+                    d => format!("{} ({d})", k.name),
+                })
+                .collect();
+            DispatchError::NoSuchKernel {
                 name: name.to_string(),
-                available: kernels
-                    .iter()
-                    .map(|k| k.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })
+                available: available.join(", "),
+            }
+        })
     }
 
     // Hidden: the kernel-tests check which blocks a kernel's JIT unit

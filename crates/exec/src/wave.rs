@@ -558,6 +558,11 @@ impl PrivateMemory {
     /// lane's range).
     #[inline]
     pub fn read(&self, at: usize, out: &mut [u8]) -> Result<(), PrivateError> {
+        self.read_as(at, out, self.track)
+    }
+
+    /// [`PrivateMemory::read`], checking written bytes only when `track`.
+    pub fn read_as(&self, at: usize, out: &mut [u8], track: bool) -> Result<(), PrivateError> {
         let mut done = 0;
         while done < out.len() {
             let (index, within) = ((at + done) / PRIVATE_PAGE, (at + done) % PRIVATE_PAGE);
@@ -565,13 +570,13 @@ impl PrivateMemory {
             let piece = &mut out[done..done + n];
             match self.pages.get(index).and_then(|p| p.as_deref()) {
                 Some(page) => {
-                    if self.track {
+                    if track {
                         unwritten(page, within, n)
                             .map_err(|k| PrivateError::Unwritten(at + done + k))?;
                     }
                     piece.copy_from_slice(&page.data[within..within + n]);
                 }
-                None if self.track => return Err(PrivateError::Unwritten(at + done)),
+                None if track => return Err(PrivateError::Unwritten(at + done)),
                 None => piece.fill(0),
             }
             done += n;

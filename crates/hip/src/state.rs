@@ -71,7 +71,7 @@ impl Hip {
     fn init() -> HipResult<Hip> {
         // The runtime HSA calls of the process share, configured from
         // the environment; each device holds it.
-        let instance = softgpu::Instance::global(softgpu_env::config)
+        let instance = softgpu::Instance::global(softgpu_env::library_config)
             .map_err(|e| HipError::new(HIP_ERROR_NO_DEVICE, format!("softgpu runtime: {e}")))?;
         let count = instance.device_count();
         let mut devices = Vec::with_capacity(count);

@@ -770,21 +770,60 @@ fn check_racecheck_and_initcheck() {
 }
 
 /// A correct program under every tool: no errors, exit 0, an empty JSON
-/// error list.
+/// error list; built at -O2 and at -O0, whose whole-wave reloads of SGPR
+/// spill slots no lane wrote yet are not reads of uninitialized memory.
 #[test]
 fn check_finds_nothing_in_a_correct_program() {
-    let work = tempfile::tempdir().unwrap();
     check_toolchain();
-    let exe = Recipe::Hipcc.build_program(
-        &Program {
-            flags: &["-g"],
+    for level in ["-O2", "-O0"] {
+        let work = tempfile::tempdir().unwrap();
+        let flags: &'static [&'static str] = match level {
+            "-O0" => &["-g", "-O0"],
+            _ => &["-g"],
+        };
+        let program = Program {
+            flags,
             ..one(&["check_clean.hip"])
-        },
-        work.path(),
+        };
+        let exe = Recipe::Hipcc.build_program(&program, work.path());
+        let (code, stderr, doc) = check_run(&exe, &["--tool", "all", "--error-exitcode", "9"]);
+        assert_eq!(code, 0, "{level}: {stderr}");
+        assert!(
+            stderr.contains("ERROR SUMMARY: 0 errors"),
+            "{level}: {stderr}"
+        );
+        assert_eq!(doc["errors"], serde_json::json!([]), "{level}: {stderr}");
+        assert_eq!(doc["leaks"], serde_json::json!([]), "{level}: {stderr}");
+    }
+}
+
+/// Configuration mistakes are printed without `SOFTGPU_VERBOSE`: a
+/// malformed value fails the program's first HIP call with a message
+/// naming the variable (once), and a misspelled variable is warned about
+/// with the name it was probably meant to be, the program running as
+/// usual.
+#[test]
+fn configuration_mistakes_are_never_hidden() {
+    check_toolchain();
+    let work = tempfile::tempdir().unwrap();
+    let exe = Recipe::Hipcc.build_program(&one(&["vector_add.hip"]), work.path());
+    let run = |var: &str, value: &str| {
+        let out = Command::new(&exe)
+            .env(var, value)
+            .env_remove("SOFTGPU_PROFILE")
+            .env_remove("SOFTGPU_DEVICES")
+            .output()
+            .unwrap();
+        (out.status.success(), text(&out.stdout), text(&out.stderr))
+    };
+    let (ok, _, stderr) = run("SOFTGPU_JIT", "maybe");
+    assert!(!ok, "a malformed SOFTGPU_JIT was ignored: {stderr}");
+    assert_eq!(stderr.matches("SOFTGPU_JIT").count(), 1, "{stderr}");
+    let (ok, stdout, stderr) = run("SOFTGPU_CHEK", "race");
+    assert!(ok && stdout.contains("PASS"), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("SOFTGPU_CHEK is not a softgpu variable")
+            && stderr.contains("did you mean SOFTGPU_CHECK?"),
+        "{stderr}"
     );
-    let (code, stderr, doc) = check_run(&exe, &["--tool", "all", "--error-exitcode", "9"]);
-    assert_eq!(code, 0, "{stderr}");
-    assert!(stderr.contains("ERROR SUMMARY: 0 errors"), "{stderr}");
-    assert_eq!(doc["errors"], serde_json::json!([]), "{stderr}");
-    assert_eq!(doc["leaks"], serde_json::json!([]), "{stderr}");
 }

@@ -188,7 +188,7 @@ fn extension_mask() -> [u8; 128] {
 #[no_mangle]
 pub extern "C" fn hsa_init() -> Status {
     crate::guard("hsa_init", || {
-        Runtime::init(softgpu_env::config).map(|_| ())
+        Runtime::init(softgpu_env::library_config).map(|_| ())
     })
 }
 

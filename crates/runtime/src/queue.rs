@@ -898,7 +898,8 @@ fn launch(
         let profile = &queue.agent.profile;
         let estimate = record.as_ref().and_then(|r| r.estimate.as_ref());
         json!({
-            "queue": queue.id, "index": index, "kernel": kernel.kernel().name,
+            "queue": queue.id, "index": index,
+            "kernel": softgpu_codeobj::demangle(&kernel.kernel().name), "symbol": kernel.kernel().name,
             "grid": grid, "block": block, "dur": end - start,
             "profile": profile.profile_id, "profile_revision": profile.revision,
             "fidelity": profile.fidelity_of(estimate.is_some()).name(),

@@ -453,6 +453,7 @@ impl Args {
 }
 
 fn check_one(info: &ExportInfo, index: usize, arg: &ArgInfo, given: &ArgValue) -> Result<()> {
+    use softgpu_codeobj::Numeric;
     let err = |why: String| Error::Argument {
         kernel: info.name.clone(),
         index,
@@ -474,7 +475,17 @@ fn check_one(info: &ExportInfo, index: usize, arg: &ArgInfo, given: &ArgValue) -
             Err(err(format!("is a {}-byte value, not a pointer", arg.size)))
         }
         (ArgKind::Value, ArgValue::Value { type_name, bytes }) => {
-            if bytes.len() == arg.size as usize {
+            let declared = arg.type_name.as_deref().and_then(Numeric::of_type);
+            let given = match *type_name {
+                "f32" | "f64" | "half::f16" => Numeric::Float,
+                _ => Numeric::Integer,
+            };
+            if declared.is_some_and(|d| d != given) {
+                Err(err(format!(
+                    "is declared {}, but a {type_name} was given",
+                    declared.map_or("", Numeric::described)
+                )))
+            } else if bytes.len() == arg.size as usize {
                 Ok(())
             } else {
                 Err(err(format!(

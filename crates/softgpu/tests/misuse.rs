@@ -49,6 +49,17 @@ fn wrong_arguments_name_the_argument() {
     }
     let pointer = Args::new().view(&x).view(&x).view(&x).view(&x);
     assert!(stream.dispatch_args(&vadd, 1, 1, &pointer).is_err());
+    // A float of the right size for `uint n`: refused by its declared type
+    // (it would reach the kernel as 1069547520).
+    let float = Args::new().view(&x).view(&x).view(&x).value(1.5f32);
+    let float = stream.dispatch_args(&vadd, 1, 1, &float).unwrap_err();
+    match &float {
+        Error::Argument { index: 3, why, .. } => assert!(
+            why.contains("declared an integer") && why.contains("f32"),
+            "{float}"
+        ),
+        other => panic!("{other}"),
+    }
 }
 
 #[test]

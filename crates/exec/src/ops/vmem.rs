@@ -274,6 +274,37 @@ fn scratch_offset(w: &Wave, l: usize, addr: u64, len: usize) -> Result<usize> {
     Ok(l * w.scratch.lane_bytes() + addr as usize)
 }
 
+/// Instructions initcheck looks back through for a whole-wave spill.
+const SPILL_LOOKBACK: u32 = 8;
+
+/// Whether `w` is in a whole-wave spill sequence: LLVM saves EXEC and
+/// turns every lane on (`s_or_saveexec_b32 s, -1`, `s_xor_saveexec…`) to
+/// store or reload a VGPR whose lanes hold spilled SGPRs, and at -O0 it
+/// reloads such a slot before any lane was written (the lanes not holding
+/// a value are never read). Such a reload is not a read of uninitialized
+/// memory by the program, so initcheck lets it pass. Found by looking
+/// back through the instructions before `w.pc` for that saveexec, stopping
+/// at any other write of EXEC; only on initcheck's failure path.
+fn in_whole_wave_spill(w: &Wave, program: &crate::program::Program) -> bool {
+    for back in 1..=SPILL_LOOKBACK {
+        let Some(pc) = w.pc.checked_sub(back) else {
+            return false;
+        };
+        let inst = &program.slot_at(pc).inst;
+        match inst.op {
+            Op::S_OR_SAVEEXEC_B32
+            | Op::S_OR_SAVEEXEC_B64
+            | Op::S_XOR_SAVEEXEC_B32
+            | Op::S_XOR_SAVEEXEC_B64 => {
+                return matches!(inst.src[0], Operand::Const(c) if c as u32 == u32::MAX);
+            }
+            _ if inst.dst[0] == Operand::Sgpr(softgpu_isa::sreg::EXEC_LO) => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
 /// A private memory failure as the trap that reports it: lane `l`'s access
 /// of `len` bytes at private address `addr`.
 #[cold]
@@ -324,9 +355,13 @@ fn try_read(w: &Wave, env: &Env, l: usize, loc: Loc, out: &mut [u8]) -> Result<(
         }
         Loc::Scratch(a) => {
             let at = scratch_offset(w, l, a, out.len())?;
-            w.scratch
-                .read(at, out)
-                .map_err(|e| scratch_trap(w, e, l, a, out.len()))
+            match w.scratch.read(at, out) {
+                Err(PrivateError::Unwritten(_)) if in_whole_wave_spill(w, env.program) => {
+                    (w.scratch.read_as(at, out, false))
+                        .map_err(|e| scratch_trap(w, e, l, a, out.len()))
+                }
+                r => r.map_err(|e| scratch_trap(w, e, l, a, out.len())),
+            }
         }
         Loc::Dropped => {
             out.fill(0);
