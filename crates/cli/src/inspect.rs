@@ -45,11 +45,13 @@ pub fn disasm(file: &Path, target: Option<&str>) -> Result<(), String> {
         .map(|s| (s.value, s.name.as_str()))
         .collect();
     labels.sort();
-    writeln!(
+    // llvm-objdump's header, labels and columns: the instruction padded
+    // to 59 columns (a longer one runs into the comment), and a branch's
+    // target named by the symbol before it.
+    write!(
         out,
-        "{}:\tfile format elf64-amdgpu ({})\n",
-        file.display(),
-        co.target
+        "\n{}:\tfile format elf64-amdgpu\n\nDisassembly of section .text:\n",
+        file.display()
     )
     .ok();
     // Wave64 code names lane masks as SGPR pairs, as objdump does for it.
@@ -62,15 +64,30 @@ pub fn disasm(file: &Path, target: Option<&str>) -> Result<(), String> {
             writeln!(out, "\n{:016x} <{name}>:", slot.offset).ok();
         }
         let text = program.text_for(index as u32, wave64);
+        let target = (slot.inst.branch_offset())
+            .and_then(|d| slot.offset.checked_add_signed(d))
+            .and_then(|t| symbolize(&labels, t))
+            .map(|at| format!(" {at}"))
+            .unwrap_or_default();
         writeln!(
             out,
-            "\t{text:<58} // {:012X}: {}",
+            "\t{text:<59}// {:012X}: {}{target}",
             slot.offset,
             program.bytes_of(index as u32)
         )
         .ok();
     }
     print_all(&out)
+}
+
+/// `offset` as llvm-objdump names it: `<symbol>` or `<symbol+0xN>` after
+/// the last of the sorted `labels` at or before it.
+fn symbolize(labels: &[(u64, &str)], offset: u64) -> Option<String> {
+    let (start, name) = labels.iter().rev().find(|(v, _)| *v <= offset)?;
+    Some(match offset - start {
+        0 => format!("<{name}>"),
+        d => format!("<{name}+{d:#x}>"),
+    })
 }
 
 /// The occupancy of `k` on `target` at its fixed workgroup size, else

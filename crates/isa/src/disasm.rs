@@ -289,6 +289,19 @@ fn sopk(inst: &Inst) -> String {
     }
 }
 
+impl Inst {
+    /// For a relative branch (`s_branch`, `s_cbranch_*`), where it goes:
+    /// the target's byte offset from the branch's own address (the next
+    /// instruction's plus the signed dword count), as LLVM's disassembler
+    /// resolves it for its `<symbol+offset>` annotation.
+    pub fn branch_offset(&self) -> Option<i64> {
+        let name = self.op.name();
+        let branch = name.starts_with("s_branch") || name.starts_with("s_cbranch");
+        (self.op.info().format == Format::Sopp && branch)
+            .then(|| 4 + 4 * i64::from(self.imm as u16 as i16))
+    }
+}
+
 fn sopp(inst: &Inst) -> String {
     let imm = inst.imm as u16;
     let name = inst.op.name();
