@@ -716,6 +716,12 @@ fn check_memcheck_and_leakcheck() {
         "each overrunning thread, a read and a write"
     );
     assert!(stderr.contains("check_bugs.hip:10:"), "{stderr}");
+    // Where the program launched the kernel: the `<<<...>>>` at line 38.
+    for e in &scale {
+        let launched = e["launch_backtrace"].as_str().unwrap_or_default();
+        assert!(launched.contains("check_bugs.hip:38"), "{launched}");
+    }
+    assert!(stderr.contains("launched at:"), "{stderr}");
     assert!(
         stderr.contains("blockIdx (3, 0, 0), threadIdx (255, 0, 0)"),
         "{stderr}"

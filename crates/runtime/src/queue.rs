@@ -915,11 +915,13 @@ fn launch(
     if let Some(c) = capture {
         rt.tracer_capture_end(c, kernel, raw);
     }
-    match &result {
-        Ok(outcome) => rt.reporter.launch(None, &outcome.findings),
-        Err(DispatchError::Fault(f)) => rt.reporter.launch(Some(f), &f.others),
-        Err(_) => {}
-    }
+    let none = Default::default();
+    let (fault, findings) = match &result {
+        Ok(outcome) => (None, &outcome.findings),
+        Err(DispatchError::Fault(f)) => (Some(&**f), &f.others),
+        Err(_) => (None, &none),
+    };
+    rt.reporter.launch(raw.kernarg, fault, findings);
     match result {
         Ok(_) => Ok(()),
         Err(DispatchError::Fault(f)) => Err(QueueError::KernelFault(f)),

@@ -9,13 +9,15 @@
 //!
 //! [`Config::report`]: crate::Config::report
 
+use std::backtrace::Backtrace;
+use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use serde_json::{json, Value};
-use softgpu_exec::arena::{Allocation, Arena};
+use softgpu_exec::arena::{backtrace_after, Allocation, Arena};
 use softgpu_exec::{Errors, Fault};
 
 use crate::config::Report;
@@ -33,6 +35,19 @@ pub struct Reporter {
     printed: AtomicU64,
     /// Whether the leaks at the runtime's end were reported.
     ended: AtomicBool,
+    /// Where the program launched each dispatch in flight, by its kernarg
+    /// segment's address.
+    launches: Mutex<HashMap<u64, Backtrace>>,
+}
+
+/// Launch sites remembered at most (dispatches a failed queue dropped
+/// unrun are never taken back).
+const LAUNCHES: usize = 4096;
+
+/// Whether a backtrace frame's function is an entry point of softgpu's
+/// APIs that launches a kernel (what called it is the program's).
+fn launches_a_kernel(function: &str) -> bool {
+    function.starts_with("hip") || function.starts_with("hsa_") || function.starts_with("dispatch")
 }
 
 impl Reporter {
@@ -69,21 +84,46 @@ impl Reporter {
         self.report.as_ref().is_some_and(|r| r.leaks)
     }
 
-    /// Reports a launch's errors: the fault that failed it, if one did,
-    /// and the errors it ran past (the fault's others, or the findings of
-    /// a launch that succeeded).
-    pub fn launch(&self, fault: Option<&Fault>, findings: &Errors) {
+    /// Remembers the host call stack of the program's launch of the
+    /// dispatch whose kernarg segment is at `kernarg`, for the reports of
+    /// its errors (symbols are resolved only if one is reported).
+    pub fn note_launch(&self, kernarg: u64) {
         if !self.is_on() {
             return;
         }
+        let mut launches = self.launches.lock().unwrap_or_else(|e| e.into_inner());
+        if launches.len() < LAUNCHES {
+            launches.insert(kernarg, Backtrace::force_capture());
+        }
+    }
+
+    /// Reports a launch's errors: the fault that failed it, if one did,
+    /// and the errors it ran past (the fault's others, or the findings of
+    /// a launch that succeeded); `kernarg` finds where it was launched.
+    pub fn launch(&self, kernarg: u64, fault: Option<&Fault>, findings: &Errors) {
+        if !self.is_on() {
+            return;
+        }
+        let site = self
+            .launches
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&kernarg);
+        if fault.is_none() && findings.is_empty() {
+            return;
+        }
+        let launched = site.map(|t| backtrace_after(&t.to_string(), launches_a_kernel));
+        let launched = launched.as_deref();
         let others = match fault {
             Some(f) => {
-                self.error(f);
+                self.error(f, launched, true);
                 &f.others
             }
             None => findings,
         };
-        others.recorded.iter().for_each(|f| self.error(f));
+        for (k, f) in others.recorded.iter().enumerate() {
+            self.error(f, launched, fault.is_none() && k == 0);
+        }
         if others.unrecorded > 0 {
             let kernel = fault.or(others.recorded.first()).map(|f| &f.kernel);
             self.print(&format!(
@@ -127,13 +167,17 @@ impl Reporter {
     }
 
     /// One error: printed alone (without the launch's others, which are
-    /// reported one by one) and written.
-    fn error(&self, f: &Fault) {
+    /// reported one by one; the first with where the launch was made)
+    /// and written with the launch site.
+    fn error(&self, f: &Fault, launched: Option<&str>, first: bool) {
         let alone = Fault {
             others: Errors::default(),
             ..f.clone()
         };
-        let text = alone.to_string();
+        let mut text = alone.to_string();
+        if let (Some(site), true) = (launched, first) {
+            text.push_str(&format!("\n  launched at:\n{site}"));
+        }
         let limit = self.report.as_ref().and_then(|r| r.print_limit);
         let n = self.printed.fetch_add(1, Ordering::Relaxed);
         match limit {
@@ -145,6 +189,7 @@ impl Reporter {
         }
         let mut record = error_record(f);
         record["report"] = Value::String(text);
+        record["launch_backtrace"] = launched.map_or(Value::Null, |s| Value::String(s.into()));
         self.write(record);
     }
 

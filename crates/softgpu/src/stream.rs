@@ -641,6 +641,8 @@ impl Stream {
         args: &Args,
     ) -> Result<()> {
         let prepared = self.prepare_dispatch(kernel, grid, block, args)?;
+        let rt = self.device.inner.rt();
+        rt.reporter.note_launch(prepared.held.0.addr);
         // One lane for both packets: the release must follow the dispatch.
         let lane = self.lane()?;
         lane.publish(0, prepared.packet)?;

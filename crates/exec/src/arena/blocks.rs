@@ -280,11 +280,21 @@ fn is_frame(line: &str) -> Option<&str> {
 fn from_caller(trace: &str, api: &str) -> String {
     let name = api.split_whitespace().next().unwrap_or(api);
     let name = name.rsplit("::").next().unwrap_or(name);
+    backtrace_after(trace, |function| function == name)
+}
+
+/// A backtrace's text (`std::backtrace::Backtrace`'s) from the frame
+/// after the last one whose function `is_entry` accepts (softgpu's entry
+/// point: what called it is the program's); all of it when none does.
+pub fn backtrace_after(trace: &str, is_entry: impl Fn(&str) -> bool) -> String {
     let lines: Vec<&str> = trace.lines().collect();
-    let Some(api_frame) = lines.iter().rposition(|l| is_frame(l) == Some(name)) else {
+    let Some(entry) = lines
+        .iter()
+        .rposition(|l| is_frame(l).is_some_and(&is_entry))
+    else {
         return trace.to_string();
     };
-    let caller = (api_frame + 1..lines.len())
+    let caller = (entry + 1..lines.len())
         .find(|&i| is_frame(lines[i]).is_some())
         .unwrap_or(lines.len());
     lines[caller..].join("\n")

@@ -79,7 +79,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::{Mutex, MutexGuard, RwLock};
 
-pub use blocks::{AllocSpec, Allocation, Origin};
+pub use blocks::{backtrace_after, AllocSpec, Allocation, Origin};
 use blocks::{Block, Blocks};
 use map::Map;
 pub use shadow::{Access, Who};

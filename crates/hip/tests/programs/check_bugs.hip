@@ -35,7 +35,7 @@ int main() {
   neighbour_sum<<<1, 64>>>(tile_out);
   copy<<<1, 64>>>(never_written, copied);
   printf("race and copy: %s\n", hipGetErrorName(hipDeviceSynchronize()));
-  scale<<<4, 256>>>(in, out, 2.0f);
+  scale<<<4, 256>>>(in, out, 2.0f);  // line 38: the launch
   printf("scale: %s\n", hipGetErrorName(hipDeviceSynchronize()));
   (void)hipFree(in);
   (void)hipFree(out);
