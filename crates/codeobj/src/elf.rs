@@ -46,7 +46,8 @@ pub(crate) fn load(data: &[u8]) -> Result<CodeObject, Error> {
     let sections = hdr
         .sections(LE, data)
         .map_err(|e| Error::elf("section headers", e))?;
-    let md = meta::parse(metadata_note(&sections, phdrs, data)?)?;
+    let notes = metadata_notes(&sections, phdrs, data)?;
+    let md = meta::merge(notes.into_iter().map(meta::parse))?;
     let target_id = target_id(md.target, &id.target)?;
     let (symbols, dyn_symbols) = read_symbols(&sections, data)?;
     let relocations = read_relocations(&sections, data)?;
@@ -223,47 +224,53 @@ fn loadable_segment(i: usize, ph: &ProgramHeader64<LE>, data: &[u8]) -> Result<S
     })
 }
 
-/// The descriptor of the first `NT_AMDGPU_METADATA` note: from the
-/// `SHT_NOTE` sections, else (a stripped file may have no section
-/// headers) from the `PT_NOTE` segments. Every note is walked even after
-/// one is found, so a malformed note is an error wherever it lies.
-fn metadata_note<'d>(
+/// The descriptors of every `NT_AMDGPU_METADATA` note, in file order:
+/// from the `SHT_NOTE` sections, else (a stripped file may have no section
+/// headers) from the `PT_NOTE` segments. A linked code object holds one
+/// note per object linked into it (rocBLAS's Tensile library: one per
+/// kernel), and ROCm's loader reads them all.
+fn metadata_notes<'d>(
     sections: &Sections<'d>,
     phdrs: &'d [ProgramHeader64<LE>],
     data: &'d [u8],
-) -> Result<&'d [u8], Error> {
-    let mut desc = None;
+) -> Result<Vec<&'d [u8]>, Error> {
+    let mut found = Vec::new();
     for (i, sh) in sections.iter().enumerate() {
         let place = || format!("note section #{i}");
         let notes = sh.notes(LE, data).map_err(|e| Error::elf(place(), e))?;
-        desc = desc.or(first_metadata(notes, place)?);
+        metadata_in(notes, place, &mut found)?;
     }
-    if desc.is_none() {
+    if found.is_empty() {
         for (i, ph) in phdrs.iter().enumerate() {
             let place = || format!("PT_NOTE #{i}");
             let notes = ph.notes(LE, data).map_err(|e| Error::elf(place(), e))?;
-            desc = desc.or(first_metadata(notes, place)?);
+            metadata_in(notes, place, &mut found)?;
         }
     }
-    desc.ok_or(Error::MissingMetadata)
+    if found.is_empty() {
+        return Err(Error::MissingMetadata);
+    }
+    Ok(found)
 }
 
-/// The descriptor of the first AMDGPU metadata note among `notes` (`None`
-/// when the section or segment holds no notes); `place` names it in errors.
-fn first_metadata<'d>(
+/// Adds the descriptors of the AMDGPU metadata notes among `notes` (none
+/// when the section or segment holds no notes) to `found`; every note is
+/// walked, so a malformed one is an error wherever it lies. `place` names
+/// the section or segment in errors.
+fn metadata_in<'d>(
     notes: Option<NoteIterator<'d, Header>>,
     place: impl Fn() -> String,
-) -> Result<Option<&'d [u8]>, Error> {
-    let mut found = None;
+    found: &mut Vec<&'d [u8]>,
+) -> Result<(), Error> {
     let Some(mut notes) = notes else {
-        return Ok(found);
+        return Ok(());
     };
     while let Some(n) = notes.next().map_err(|e| Error::elf(place(), e))? {
         if n.name() == b"AMDGPU" && n.n_type(LE) == NT_AMDGPU_METADATA {
-            found.get_or_insert(n.desc());
+            found.push(n.desc());
         }
     }
-    Ok(found)
+    Ok(())
 }
 
 /// The target ID: the metadata's `amdhsa.target`, which must name the

@@ -291,6 +291,38 @@ pub(crate) struct Metadata {
     pub kernels: Vec<KernelMeta>,
 }
 
+/// One metadata from the notes of a code object, in order: their kernels
+/// and printf formats together (a kernel whose descriptor symbol an
+/// earlier note named is that note's), the version and target of the
+/// first that has them. Notes naming different targets are an error.
+pub(crate) fn merge(
+    notes: impl Iterator<Item = Result<Metadata, Error>>,
+) -> Result<Metadata, Error> {
+    let mut merged = Metadata::default();
+    let mut symbols = std::collections::HashSet::new();
+    for note in notes {
+        let note = note?;
+        match (&merged.target, note.target) {
+            (Some(a), Some(b)) if *a != b => {
+                return Err(err(
+                    "amdhsa.target",
+                    format!("one note says {a}, another {b}"),
+                ));
+            }
+            (None, b) => merged.target = b,
+            _ => {}
+        }
+        merged.version = merged.version.or(note.version);
+        merged.printf.extend(note.printf);
+        (merged.kernels).extend(
+            note.kernels
+                .into_iter()
+                .filter(|k| symbols.insert(k.symbol.clone())),
+        );
+    }
+    Ok(merged)
+}
+
 fn err(path: &str, what: impl std::fmt::Display) -> Error {
     Error::Metadata(format!("{path}: {what}"))
 }

@@ -47,3 +47,29 @@ fn vadd_gfx1151_v5() {
     let s = (k.entry_offset - seg.offset) as usize;
     assert_eq!(&placed[e..e + 16], &seg.data[s..s + 16]);
 }
+
+/// A code object linked from several objects carries one metadata note
+/// per object (rocBLAS's Tensile library: one per kernel); every note's
+/// kernels are read, as ROCm's loader reads them.
+#[test]
+fn every_metadata_note_of_a_linked_code_object_is_read() {
+    let (path, bytes) = compile_cl_linked(&["vadd.cl", "multi.cl"], "gfx1100");
+    let notes = readelf_notes(&path);
+    assert!(
+        notes.matches("NT_AMDGPU_METADATA").count() >= 2,
+        "the linked object has one metadata note: {notes}"
+    );
+    let co = load(&bytes).unwrap();
+    let (_, alone) = compile_cl("multi.cl", "gfx1100", &[]);
+    let multi = load(&alone).unwrap();
+    let mut names: Vec<&str> = co.kernels.iter().map(|k| k.name.as_str()).collect();
+    names.sort_unstable();
+    let mut want: Vec<&str> = multi.kernels.iter().map(|k| k.name.as_str()).collect();
+    want.push("vadd");
+    want.sort_unstable();
+    assert_eq!(names, want);
+    for k in &co.kernels {
+        let f = co.symbol(&k.name).unwrap();
+        assert_eq!(k.entry_offset, f.value, "{}", k.name);
+    }
+}

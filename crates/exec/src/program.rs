@@ -276,12 +276,17 @@ impl Program {
             found.next().filter(|_| found.next().is_none())
         };
         exact.or_else(source_named).ok_or_else(|| {
-            let available: Vec<String> = (kernels.iter())
+            // A library's code object has thousands: name a few.
+            const LISTED: usize = 16;
+            let mut available: Vec<String> = (kernels.iter().take(LISTED))
                 .map(|k| match softgpu_codeobj::demangle(&k.name) {
                     d if d == k.name => k.name.clone(),
                     d => format!("{} ({d})", k.name),
                 })
                 .collect();
+            if kernels.len() > LISTED {
+                available.push(format!("… and {} more", kernels.len() - LISTED));
+            }
             DispatchError::NoSuchKernel {
                 name: name.to_string(),
                 available: available.join(", "),

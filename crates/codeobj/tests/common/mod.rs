@@ -198,6 +198,44 @@ pub fn readelf_kernels(notes: &str) -> Vec<YamlKernel> {
 }
 
 /// Compile OpenCL C `src` to assembly (`-S`) with the same flags as [`compile_cl`].
+/// Compiles each OpenCL file of `srcs` to an object and links them all
+/// into one code object, as Tensile links its kernels: one metadata note
+/// per object.
+pub fn compile_cl_linked(srcs: &[&str], mcpu: &str) -> (PathBuf, Vec<u8>) {
+    let d = out_dir();
+    let mcpu_arg = format!("-mcpu={mcpu}");
+    let mut objects = Vec::new();
+    for (i, src) in srcs.iter().enumerate() {
+        let obj = d.join(format!("k{i}.o"));
+        let srcp = kernels_dir().join(src);
+        run(
+            CLANG,
+            &[
+                "-x",
+                "cl",
+                "-cl-std=CL2.0",
+                "-target",
+                "amdgcn-amd-amdhsa",
+                &mcpu_arg,
+                "-nogpulib",
+                "-O3",
+                "-c",
+                srcp.to_str().unwrap(),
+                "-o",
+                obj.to_str().unwrap(),
+            ],
+        );
+        objects.push(obj.to_str().unwrap().to_string());
+    }
+    let hsaco = d.join("linked.hsaco");
+    let mut args = vec!["-shared"];
+    args.extend(objects.iter().map(String::as_str));
+    args.extend(["-o", hsaco.to_str().unwrap()]);
+    run(LLD, &args);
+    let bytes = std::fs::read(&hsaco).unwrap();
+    (hsaco, bytes)
+}
+
 pub fn compile_cl_asm(src: &str, mcpu: &str, extra: &[&str]) -> String {
     let d = out_dir();
     let out = d.join("k.s");
