@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use softgpu_exec::{
     Arg, Buffer, Checks, Device, DispatchDesc, DispatchError, DispatchOutcome, DispatchStats,
-    Kernarg, Launch, Program, Schedule,
+    Launch, Program, Schedule,
 };
 
 use crate::services::Provided;
@@ -389,34 +389,12 @@ impl Prepared {
     /// instruction's executions if `profile`.
     pub fn dispatch(&self, kernel: &str, profile: bool) -> Result<DispatchOutcome, CliError> {
         let kernel = self.program.kernel(kernel).map_err(dispatch_error)?;
+        // Device printf: the buffers the kernel's hidden arguments name.
+        let provided = Provided::for_kernel(&self.device, &self.program, kernel)?;
         let desc = DispatchDesc {
             profile,
+            services: provided.services,
             ..DispatchDesc::launch(&self.program, kernel, &self.launch, &self.args)
-        };
-        let provided = Provided::for_kernel(&self.device, &self.program, kernel)?;
-        if !provided.any() {
-            return self.device.dispatch(&desc).map_err(dispatch_error);
-        }
-        // The kernel's printf and hostcall pointers go in its kernarg
-        // segment, laid out here (the executor's own would leave them null).
-        let items = (self.launch.grid.iter().zip(self.launch.block))
-            .map(|(&g, b)| g.checked_mul(b))
-            .collect::<Option<Vec<u32>>>()
-            .ok_or_else(|| {
-                CliError::Usage("the grid has more than 2^32 work-items in a dimension".into())
-            })?;
-        let segment = softgpu_exec::build_kernarg_with(
-            kernel,
-            [items[0], items[1], items[2]],
-            self.launch.block,
-            self.launch.dynamic_lds,
-            &self.args,
-            &provided.services,
-        )
-        .map_err(dispatch_error)?;
-        let desc = DispatchDesc {
-            kernarg: Kernarg::Bytes(&segment),
-            ..desc
         };
         let outcome = self.device.dispatch(&desc);
         provided.finish();

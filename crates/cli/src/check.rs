@@ -125,10 +125,7 @@ pub fn run(options: &Options) -> Result<ExitCode, CliError> {
             "{MARK}warning: {program} never started softgpu's HIP or HSA runtime, so nothing was checked (is it a HIP or HSA program, linked dynamically?)"
         );
     }
-    if tools
-        .iter()
-        .any(|t| matches!(t, Tool::Leakcheck | Tool::All))
-    {
+    if words.contains(&"leak") {
         eprintln!(
             "{MARK}LEAK SUMMARY: {} bytes leaked in {} allocations",
             summary.leaked_bytes, summary.leaks

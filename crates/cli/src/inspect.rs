@@ -211,10 +211,7 @@ pub fn inspect(file: &Path, target: Option<&str>, json: bool) -> Result<(), Stri
     );
     for k in &co.kernels {
         let d = &k.descriptor;
-        match softgpu_codeobj::demangle(&k.name) {
-            d if d == k.name => println!("\nkernel {}", k.name),
-            d => println!("\nkernel {} ({d})", k.name),
-        }
+        println!("\nkernel {}", softgpu_codeobj::with_demangled(&k.name));
         println!(
             "  wave{}  kernarg {} B  LDS {} B  scratch {} B/lane{}  SGPRs {}  VGPRs {}  max workgroup {}",
             if d.wave32 { 32 } else { 64 },

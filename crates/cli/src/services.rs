@@ -4,12 +4,10 @@
 //! at, made for one dispatch from the runtime's own implementations, and
 //! the printf output printed when the dispatch ends.
 
-use std::sync::Arc;
-
 use softgpu_codeobj::{Kernel, ValueKind};
 use softgpu_exec::{Device, Program, Services};
 use softgpu_runtime::hostcall::Hostcall;
-use softgpu_runtime::printf::{FormatTable, PrintfBuffer, PRINTF_BUFFER_BYTES};
+use softgpu_runtime::printf::PrintfBuffer;
 
 /// The services of one dispatch; [`Provided::finish`] after it has run.
 #[derive(Default)]
@@ -26,27 +24,20 @@ impl Provided {
         program: &Program,
         kernel: &Kernel,
     ) -> Result<Provided, String> {
-        let has = |kind: ValueKind| kernel.meta.args.iter().any(|a| a.value_kind == kind);
         let mut provided = Provided::default();
         let arena = device.arena();
-        if has(ValueKind::HiddenPrintfBuffer) {
-            let table = Arc::new(FormatTable::for_code_object(&program.code_object.printf));
-            let buffer = PrintfBuffer::new(arena, PRINTF_BUFFER_BYTES, table)
+        if kernel.meta.has_arg(&ValueKind::HiddenPrintfBuffer) {
+            let buffer = PrintfBuffer::for_code_object(arena, &program.code_object)
                 .map_err(|e| format!("the printf buffer: {e}"))?;
             provided.services.printf_buffer = buffer.addr();
             provided.printf = Some(buffer);
         }
-        if has(ValueKind::HiddenHostcallBuffer) {
+        if kernel.meta.has_arg(&ValueKind::HiddenHostcallBuffer) {
             let hostcall = Hostcall::start(arena, "run").map_err(|e| e.to_string())?;
             provided.services.hostcall_buffer = hostcall.addr();
             provided.hostcall = Some(hostcall);
         }
         Ok(provided)
-    }
-
-    /// Whether the kernel needs any service.
-    pub fn any(&self) -> bool {
-        self.printf.is_some() || self.hostcall.is_some()
     }
 
     /// Prints what the kernel printed and stops the listener.

@@ -91,6 +91,14 @@ pub struct KernelArg {
     pub is_pipe: bool,
 }
 
+impl KernelMeta {
+    /// Whether the kernel takes an argument of `kind` (a hidden service
+    /// pointer, say).
+    pub fn has_arg(&self, kind: &ValueKind) -> bool {
+        self.args.iter().any(|a| a.value_kind == *kind)
+    }
+}
+
 /// What a by-value argument's declared C type holds, as far as its name
 /// says: what a kernel-argument check compares a given value's type with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

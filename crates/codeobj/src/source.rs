@@ -160,6 +160,15 @@ pub fn demangle(name: &str) -> Cow<'_, str> {
         .map_or(Cow::Borrowed(name), Cow::Owned)
 }
 
+/// A symbol as reports list it: `_Z5scalePKfPfi (scale(float const*,
+/// float*, int))`, or the name alone when it is not mangled.
+pub fn with_demangled(name: &str) -> String {
+    match demangle(name) {
+        d if d == name => name.to_string(),
+        d => format!("{name} ({d})"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,7 @@
 
 use softgpu_codeobj::Kernel;
 
-use crate::device::{Arg, Launch};
+use crate::device::{Arg, Launch, Services};
 use crate::dispatch::DispatchStats;
 use crate::placement::ComputeUnits;
 use crate::profile::InstructionProfile;
@@ -84,6 +84,10 @@ pub struct DispatchDesc<'a> {
     pub block: [u32; 3],
     /// The kernel's arguments.
     pub kernarg: Kernarg<'a>,
+    /// The runtime services (printf buffer, hostcall buffer, heap) the
+    /// hidden arguments point at when the executor lays out the kernarg
+    /// segment ([`Kernarg::Args`]); absent ones are null.
+    pub services: Services,
     /// Bytes of dynamic LDS after the kernel's static LDS; also the value
     /// of the hidden dynamic-LDS-size argument when the executor lays out
     /// the kernarg segment ([`Kernarg::Args`]).
@@ -122,6 +126,7 @@ impl<'a> DispatchDesc<'a> {
             grid: Grid::WorkItems([1, 1, 1]),
             block: [1, 1, 1],
             kernarg: Kernarg::Args(&[]),
+            services: Services::default(),
             dynamic_lds: 0,
             group_segment_bytes: None,
             private_segment_bytes: 0,

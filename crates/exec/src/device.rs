@@ -578,7 +578,14 @@ impl Device {
             }
             Kernarg::Args(args) => {
                 kernel_limits()?;
-                let segment = build_kernarg(kernel, grid, desc.block, desc.dynamic_lds, args)?;
+                let segment = build_kernarg_with(
+                    kernel,
+                    grid,
+                    desc.block,
+                    desc.dynamic_lds,
+                    args,
+                    &desc.services,
+                )?;
                 Cow::Owned(segment)
             }
             Kernarg::Bytes(bytes) => {

@@ -197,7 +197,7 @@ impl Fault {
     ) -> Fault {
         Fault {
             kind,
-            site: Some(Site::of(plan, group, wave, pc, None, None)),
+            site: Some(Site::of(plan, group, wave, pc, None, None, None)),
             ..Fault::setup(&plan.kernel.name, reason)
         }
     }
@@ -312,10 +312,7 @@ impl Fault {
         };
         Fault {
             kind,
-            site: Some(Site {
-                size,
-                ..Site::of(plan, group, wave, pc, lane, address)
-            }),
+            site: Some(Site::of(plan, group, wave, pc, lane, address, size)),
             allocation,
             argument,
             ..Fault::setup(&plan.kernel.name, reason)
@@ -331,6 +328,7 @@ impl Site {
         pc: u32,
         lane: Option<usize>,
         address: Option<u64>,
+        size: Option<u64>,
     ) -> Site {
         let program = plan.program;
         let offset = program.slot_at(pc).offset;
@@ -350,7 +348,7 @@ impl Site {
             instruction: program.text_for(pc, wave.lanes == 64),
             bytes: program.bytes_of(pc),
             address,
-            size: None,
+            size,
             source: (program.code_object.debug.as_ref())
                 .map(|d| d.frames(offset))
                 .unwrap_or_default(),
@@ -412,11 +410,42 @@ fn argument_into(plan: &Plan, a: &Allocation) -> Option<String> {
         })
 }
 
+/// One error's report, without the launch's others ([`Fault::alone`]).
+pub struct Alone<'a>(&'a Fault);
+
+impl Fault {
+    /// The report of this error alone, without the launch's other errors
+    /// (a check report prints each of them on its own).
+    pub fn alone(&self) -> Alone<'_> {
+        Alone(self)
+    }
+}
+
+/// The report: this error, then the launch's others.
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kernel = softgpu_codeobj::demangle(&self.kernel);
-        write!(f, "kernel {kernel} faulted: {}", self.reason)?;
-        if let Some(s) = &self.site {
+        write!(f, "{}", self.alone())?;
+        let total = self.error_count();
+        for (k, other) in self.others.recorded.iter().enumerate() {
+            write!(f, "\n\nerror {} of {total} in this launch: {other}", k + 2)?;
+        }
+        if self.others.unrecorded > 0 {
+            write!(
+                f,
+                "\n\n… and {} more errors in this launch, not recorded",
+                self.others.unrecorded
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Alone<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let fault = self.0;
+        let kernel = softgpu_codeobj::demangle(&fault.kernel);
+        write!(f, "kernel {kernel} faulted: {}", fault.reason)?;
+        if let Some(s) = &fault.site {
             let [x, y, z] = s.workgroup;
             write!(
                 f,
@@ -439,34 +468,23 @@ impl fmt::Display for Fault {
                 write!(f, "\n  address {a:#x}")?;
             }
         }
-        if let Some(name) = &self.argument {
+        if let Some(name) = &fault.argument {
             write!(f, "\n  the allocation is kernel argument `{name}`")?;
         }
-        if let Some(a) = &self.allocation {
+        if let Some(a) = &fault.allocation {
             if let Some(trace) = &a.backtrace {
                 write!(f, "\n  allocated at:\n{trace}")?;
             }
         }
-        if !self.waves.is_empty() {
-            let total = self.waves.len() + self.more_waves;
+        if !fault.waves.is_empty() {
+            let total = fault.waves.len() + fault.more_waves;
             write!(f, "\n  waves in flight ({total}):")?;
-            for w in &self.waves {
+            for w in &fault.waves {
                 write!(f, "\n    {w}")?;
             }
-            if self.more_waves > 0 {
-                write!(f, "\n    … and {} more", self.more_waves)?;
+            if fault.more_waves > 0 {
+                write!(f, "\n    … and {} more", fault.more_waves)?;
             }
-        }
-        let total = self.error_count();
-        for (k, other) in self.others.recorded.iter().enumerate() {
-            write!(f, "\n\nerror {} of {total} in this launch: {other}", k + 2)?;
-        }
-        if self.others.unrecorded > 0 {
-            write!(
-                f,
-                "\n\n… and {} more errors in this launch, not recorded",
-                self.others.unrecorded
-            )?;
         }
         Ok(())
     }

@@ -75,7 +75,7 @@ pub use device::{
     LaunchRule, Services, DEFAULT_DISPATCH_BUDGET, MAX_WAVE_SCRATCH_BYTES,
 };
 pub use dispatch::DispatchStats;
-pub use fault::{Errors, Fault, FaultKind, Site, Wait, WaveState};
+pub use fault::{Alone, Errors, Fault, FaultKind, Site, Wait, WaveState};
 pub use jit::JitMode;
 pub use placement::{ComputeUnits, Topology};
 pub use profile::{InstructionProfile, SlotCount, SlotEntry};

@@ -279,10 +279,7 @@ impl Program {
             // A library's code object has thousands: name a few.
             const LISTED: usize = 16;
             let mut available: Vec<String> = (kernels.iter().take(LISTED))
-                .map(|k| match softgpu_codeobj::demangle(&k.name) {
-                    d if d == k.name => k.name.clone(),
-                    d => format!("{} ({d})", k.name),
-                })
+                .map(|k| softgpu_codeobj::with_demangled(&k.name))
                 .collect();
             if kernels.len() > LISTED {
                 available.push(format!("… and {} more", kernels.len() - LISTED));

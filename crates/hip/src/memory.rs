@@ -124,9 +124,8 @@ pub fn free_device(device: usize) {
     // at cudaDeviceReset.
     if let Ok(rt) = softgpu_runtime::Runtime::get() {
         if rt.reporter.checks_leaks() {
-            let live: Vec<_> = (allocs.iter())
-                .filter(|(_, a)| freed(a))
-                .filter_map(|(&addr, _)| rt.arena.explain(addr, 1, false).1)
+            let live: Vec<_> = (rt.arena.program_allocations().into_iter())
+                .filter(|a| allocs.get(&a.base).is_some_and(|h| freed(h)))
                 .collect();
             rt.reporter.leaks(&live);
         }

@@ -745,6 +745,16 @@ impl PrintfBuffer {
         Ok(b)
     }
 
+    /// A buffer of the default size ([`PRINTF_BUFFER_BYTES`]) for the
+    /// kernels of `code`, with its printf formats.
+    pub fn for_code_object(
+        arena: &Arc<Arena>,
+        code: &softgpu_codeobj::CodeObject,
+    ) -> crate::Result<PrintfBuffer> {
+        let formats = Arc::new(FormatTable::for_code_object(&code.printf));
+        PrintfBuffer::new(arena, PRINTF_BUFFER_BYTES, formats)
+    }
+
     /// The device address kernels get as `hidden_printf_buffer`.
     pub fn addr(&self) -> u64 {
         self.addr

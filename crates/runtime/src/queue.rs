@@ -915,13 +915,7 @@ fn launch(
     if let Some(c) = capture {
         rt.tracer_capture_end(c, kernel, raw);
     }
-    let none = Default::default();
-    let (fault, findings) = match &result {
-        Ok(outcome) => (None, &outcome.findings),
-        Err(DispatchError::Fault(f)) => (Some(&**f), &f.others),
-        Err(_) => (None, &none),
-    };
-    rt.reporter.launch(raw.kernarg, fault, findings);
+    rt.reporter.launch(raw.kernarg, &result);
     match result {
         Ok(_) => Ok(()),
         Err(DispatchError::Fault(f)) => Err(QueueError::KernelFault(f)),

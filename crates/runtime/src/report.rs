@@ -18,7 +18,7 @@ use std::sync::Mutex;
 
 use serde_json::{json, Value};
 use softgpu_exec::arena::{backtrace_after, Allocation, Arena};
-use softgpu_exec::{Errors, Fault};
+use softgpu_exec::{DispatchError, DispatchOutcome, Fault};
 
 use crate::config::Report;
 use crate::error::{invalid, Result};
@@ -91,16 +91,20 @@ impl Reporter {
         if !self.is_on() {
             return;
         }
-        let mut launches = self.launches.lock().unwrap_or_else(|e| e.into_inner());
-        if launches.len() < LAUNCHES {
-            launches.insert(kernarg, Backtrace::force_capture());
+        let lock = || self.launches.lock().unwrap_or_else(|e| e.into_inner());
+        if lock().len() >= LAUNCHES {
+            return;
         }
+        // Captured outside the lock: launches on other threads go on.
+        let trace = Backtrace::force_capture();
+        lock().insert(kernarg, trace);
     }
 
-    /// Reports a launch's errors: the fault that failed it, if one did,
-    /// and the errors it ran past (the fault's others, or the findings of
-    /// a launch that succeeded); `kernarg` finds where it was launched.
-    pub fn launch(&self, kernarg: u64, fault: Option<&Fault>, findings: &Errors) {
+    /// Reports the errors of the launch whose kernarg segment is at
+    /// `kernarg` (`kernarg` finds where it was launched), from its result:
+    /// the fault that failed it with the errors it ran past, or the
+    /// findings of a launch that succeeded.
+    pub fn launch(&self, kernarg: u64, result: &Result<DispatchOutcome, DispatchError>) {
         if !self.is_on() {
             return;
         }
@@ -109,20 +113,20 @@ impl Reporter {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&kernarg);
-        if fault.is_none() && findings.is_empty() {
+        let (fault, others) = match result {
+            Ok(outcome) => (None, &outcome.findings),
+            Err(DispatchError::Fault(f)) => (Some(&**f), &f.others),
+            Err(_) => return,
+        };
+        if fault.is_none() && others.is_empty() {
             return;
         }
         let launched = site.map(|t| backtrace_after(&t.to_string(), launches_a_kernel));
         let launched = launched.as_deref();
-        let others = match fault {
-            Some(f) => {
-                self.error(f, launched, true);
-                &f.others
-            }
-            None => findings,
-        };
-        for (k, f) in others.recorded.iter().enumerate() {
-            self.error(f, launched, fault.is_none() && k == 0);
+        // The launch site goes with its first error only.
+        let errors = fault.into_iter().chain(&others.recorded);
+        for (k, f) in errors.enumerate() {
+            self.error(f, launched, k == 0);
         }
         if others.unrecorded > 0 {
             let kernel = fault.or(others.recorded.first()).map(|f| &f.kernel);
@@ -170,11 +174,7 @@ impl Reporter {
     /// reported one by one; the first with where the launch was made)
     /// and written with the launch site.
     fn error(&self, f: &Fault, launched: Option<&str>, first: bool) {
-        let alone = Fault {
-            others: Errors::default(),
-            ..f.clone()
-        };
-        let mut text = alone.to_string();
+        let mut text = f.alone().to_string();
         if let (Some(site), true) = (launched, first) {
             text.push_str(&format!("\n  launched at:\n{site}"));
         }

@@ -323,6 +323,7 @@ pub(crate) enum ArgValue {
     },
     Value {
         type_name: &'static str,
+        numeric: softgpu_codeobj::Numeric,
         bytes: Vec<u8>,
     },
     /// Kernarg bytes as a C caller gave them (a pointer is its address):
@@ -361,6 +362,7 @@ impl Args {
         value.put(&mut bytes);
         self.values.push(ArgValue::Value {
             type_name: T::NAME,
+            numeric: T::NUMERIC,
             bytes,
         });
         self
@@ -474,16 +476,19 @@ fn check_one(info: &ExportInfo, index: usize, arg: &ArgInfo, given: &ArgValue) -
         (ArgKind::Value, ArgValue::View { .. }) => {
             Err(err(format!("is a {}-byte value, not a pointer", arg.size)))
         }
-        (ArgKind::Value, ArgValue::Value { type_name, bytes }) => {
+        (
+            ArgKind::Value,
+            ArgValue::Value {
+                type_name,
+                numeric,
+                bytes,
+            },
+        ) => {
             let declared = arg.type_name.as_deref().and_then(Numeric::of_type);
-            let given = match *type_name {
-                "f32" | "f64" | "half::f16" => Numeric::Float,
-                _ => Numeric::Integer,
-            };
-            if declared.is_some_and(|d| d != given) {
+            if let Some(declared) = declared.filter(|d| d != numeric) {
                 Err(err(format!(
                     "is declared {}, but a {type_name} was given",
-                    declared.map_or("", Numeric::described)
+                    declared.described()
                 )))
             } else if bytes.len() == arg.size as usize {
                 Ok(())

@@ -12,6 +12,9 @@ pub trait Scalar: sealed::Sealed + Copy + Send + 'static {
     const SIZE: usize;
     /// The type's name, for error messages.
     const NAME: &'static str;
+    /// Whether it is a float or an integer, checked against a kernel
+    /// argument's declared type.
+    const NUMERIC: softgpu_codeobj::Numeric;
     /// Appends the little-endian bytes.
     fn put(&self, out: &mut Vec<u8>);
     /// Reads a value from exactly [`Scalar::SIZE`] bytes.
@@ -19,11 +22,12 @@ pub trait Scalar: sealed::Sealed + Copy + Send + 'static {
 }
 
 macro_rules! scalar {
-    ($($t:ty),*) => {$(
+    ($numeric:ident: $($t:ty),*) => {$(
         impl sealed::Sealed for $t {}
         impl Scalar for $t {
             const SIZE: usize = std::mem::size_of::<$t>();
             const NAME: &'static str = stringify!($t);
+            const NUMERIC: softgpu_codeobj::Numeric = softgpu_codeobj::Numeric::$numeric;
             fn put(&self, out: &mut Vec<u8>) {
                 out.extend_from_slice(&self.to_le_bytes());
             }
@@ -34,7 +38,8 @@ macro_rules! scalar {
     )*};
 }
 
-scalar!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64, half::f16);
+scalar!(Integer: u8, i8, u16, i16, u32, i32, u64, i64);
+scalar!(Float: f32, f64, half::f16);
 
 /// The bytes of a slice of values: its memory itself, as every scalar type
 /// is plain data laid out little-endian on the hosts softgpu supports.

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use softgpu_codeobj::ValueKind;
 use softgpu_runtime::exec::Services;
 use softgpu_runtime::hostcall::HostcallUse;
-use softgpu_runtime::printf::{FormatTable, PrintfBuffer, PRINTF_BUFFER_BYTES};
+use softgpu_runtime::printf::PrintfBuffer;
 
 use crate::device::DeviceInner;
 use crate::error::{Error, Result};
@@ -29,22 +29,18 @@ pub(crate) struct Provided {
 /// Fills the services `kernel` needs that `given` leaves at 0.
 pub(crate) fn provide(device: &DeviceInner, kernel: &Kernel, given: &Services) -> Result<Provided> {
     let k = kernel.kref.kernel();
-    let has = |kind: ValueKind| k.meta.args.iter().any(|a| a.value_kind == kind);
     let mut p = Provided {
         services: *given,
         ..Provided::default()
     };
     let err = Error::from;
-    if given.printf_buffer == 0 && has(ValueKind::HiddenPrintfBuffer) {
+    if given.printf_buffer == 0 && k.meta.has_arg(&ValueKind::HiddenPrintfBuffer) {
         let code = &kernel.kref.program.code_object;
-        // HIP kernels also say "OpenCL C": the formats tell the forms apart.
-        let table = Arc::new(FormatTable::for_code_object(&code.printf));
-        let buffer =
-            PrintfBuffer::new(&device.rt().arena, PRINTF_BUFFER_BYTES, table).map_err(err)?;
+        let buffer = PrintfBuffer::for_code_object(&device.rt().arena, code).map_err(err)?;
         p.services.printf_buffer = buffer.addr();
         p.printf = Some(Arc::new(buffer));
     }
-    if given.hostcall_buffer == 0 && has(ValueKind::HiddenHostcallBuffer) {
+    if given.hostcall_buffer == 0 && k.meta.has_arg(&ValueKind::HiddenHostcallBuffer) {
         let using = device.rt().hostcall(device.index).map_err(err)?;
         p.services.hostcall_buffer = using.addr();
         p.hostcall = Some(using);

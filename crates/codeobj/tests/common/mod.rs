@@ -79,7 +79,18 @@ pub fn run_with_stdin(tool: &str, args: &[&str], input: &str) -> String {
 pub fn compile_cl(src: &str, mcpu: &str, extra: &[&str]) -> (PathBuf, Vec<u8>) {
     let d = out_dir();
     let obj = d.join("k.o");
-    let hsaco = d.join("k.hsaco");
+    cl_object(src, mcpu, extra, &obj);
+    link(&[obj], &d.join("k.hsaco"))
+}
+
+/// Compiles OpenCL file `src` (in `tests/kernels`) into the object `obj`.
+fn cl_object(src: &str, mcpu: &str, extra: &[&str], obj: &Path) {
+    clang_cl(src, mcpu, extra, "-c", obj);
+}
+
+/// Runs clang-19 on OpenCL file `src` (in `tests/kernels`) for `mcpu` with
+/// `extra` options, in `mode` (`-c` an object, `-S` assembly), into `out`.
+fn clang_cl(src: &str, mcpu: &str, extra: &[&str], mode: &str, out: &Path) {
     let srcp = kernels_dir().join(src);
     let mcpu_arg = format!("-mcpu={mcpu}");
     let mut args = vec![
@@ -91,22 +102,21 @@ pub fn compile_cl(src: &str, mcpu: &str, extra: &[&str]) -> (PathBuf, Vec<u8>) {
         &mcpu_arg,
         "-nogpulib",
         "-O3",
-        "-c",
+        mode,
     ];
     args.extend_from_slice(extra);
-    args.extend_from_slice(&[srcp.to_str().unwrap(), "-o", obj.to_str().unwrap()]);
+    args.extend_from_slice(&[srcp.to_str().unwrap(), "-o", out.to_str().unwrap()]);
     run(CLANG, &args);
-    run(
-        LLD,
-        &[
-            "-shared",
-            obj.to_str().unwrap(),
-            "-o",
-            hsaco.to_str().unwrap(),
-        ],
-    );
-    let bytes = std::fs::read(&hsaco).unwrap();
-    (hsaco, bytes)
+}
+
+/// Links `objects` into the code object `hsaco`; returns it and its bytes.
+fn link(objects: &[PathBuf], hsaco: &Path) -> (PathBuf, Vec<u8>) {
+    let mut args = vec!["-shared"];
+    args.extend(objects.iter().map(|o| o.to_str().unwrap()));
+    args.extend(["-o", hsaco.to_str().unwrap()]);
+    run(LLD, &args);
+    let bytes = std::fs::read(hsaco).unwrap();
+    (hsaco.to_path_buf(), bytes)
 }
 
 /// Compile HIP device code `src` for the given offload archs. With `bundle` the
@@ -203,58 +213,19 @@ pub fn readelf_kernels(notes: &str) -> Vec<YamlKernel> {
 /// per object.
 pub fn compile_cl_linked(srcs: &[&str], mcpu: &str) -> (PathBuf, Vec<u8>) {
     let d = out_dir();
-    let mcpu_arg = format!("-mcpu={mcpu}");
-    let mut objects = Vec::new();
-    for (i, src) in srcs.iter().enumerate() {
-        let obj = d.join(format!("k{i}.o"));
-        let srcp = kernels_dir().join(src);
-        run(
-            CLANG,
-            &[
-                "-x",
-                "cl",
-                "-cl-std=CL2.0",
-                "-target",
-                "amdgcn-amd-amdhsa",
-                &mcpu_arg,
-                "-nogpulib",
-                "-O3",
-                "-c",
-                srcp.to_str().unwrap(),
-                "-o",
-                obj.to_str().unwrap(),
-            ],
-        );
-        objects.push(obj.to_str().unwrap().to_string());
-    }
-    let hsaco = d.join("linked.hsaco");
-    let mut args = vec!["-shared"];
-    args.extend(objects.iter().map(String::as_str));
-    args.extend(["-o", hsaco.to_str().unwrap()]);
-    run(LLD, &args);
-    let bytes = std::fs::read(&hsaco).unwrap();
-    (hsaco, bytes)
+    let objects: Vec<PathBuf> = (srcs.iter().enumerate())
+        .map(|(i, src)| {
+            let obj = d.join(format!("k{i}.o"));
+            cl_object(src, mcpu, &[], &obj);
+            obj
+        })
+        .collect();
+    link(&objects, &d.join("linked.hsaco"))
 }
 
 pub fn compile_cl_asm(src: &str, mcpu: &str, extra: &[&str]) -> String {
-    let d = out_dir();
-    let out = d.join("k.s");
-    let srcp = kernels_dir().join(src);
-    let mcpu_arg = format!("-mcpu={mcpu}");
-    let mut args = vec![
-        "-x",
-        "cl",
-        "-cl-std=CL2.0",
-        "-target",
-        "amdgcn-amd-amdhsa",
-        &mcpu_arg,
-        "-nogpulib",
-        "-O3",
-        "-S",
-    ];
-    args.extend_from_slice(extra);
-    args.extend_from_slice(&[srcp.to_str().unwrap(), "-o", out.to_str().unwrap()]);
-    run(CLANG, &args);
+    let out = out_dir().join("k.s");
+    clang_cl(src, mcpu, extra, "-S", &out);
     std::fs::read_to_string(out).unwrap()
 }
 

@@ -152,6 +152,19 @@ impl Contained {
             r => r,
         }
     }
+
+    /// [`Contained::or`] for a read into `out`: a refused one reads zeros.
+    pub fn read<T: Copy + Default>(
+        &mut self,
+        w: &Wave,
+        r: Result<()>,
+        out: &mut [T],
+    ) -> Result<()> {
+        if r.is_err() {
+            out.fill(T::default());
+        }
+        self.or(w, r, ())
+    }
 }
 
 /// Per-worker lane buffers for operand fetch and results.

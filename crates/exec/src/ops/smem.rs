@@ -64,7 +64,9 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, buffer: bool) -> R
                     cause: MemCause::Read,
                     ..
                 }) => 0,
-                Err(e) => return Err(e),
+                // A stale owner: the launch's error, contained like the
+                // first dword's.
+                stale => env.contained.or(w, stale, 0)?,
             };
         }
     }
@@ -121,10 +123,7 @@ fn load_narrow(
     let mut b = [0u8; 4];
     let r =
         (env.mem.read(addr, &mut b[..bytes])).map_err(|e| Trap::memory("scalar", None, false, e));
-    if r.is_err() {
-        b.fill(0);
-    }
-    env.contained.or(w, r, ())?;
+    env.contained.read(w, r, &mut b)?;
     let v = u32::from_le_bytes(b);
     let shift = 32 - 8 * bytes as u32;
     let v = if signed {

@@ -327,10 +327,7 @@ fn scratch_trap(w: &Wave, e: PrivateError, l: usize, addr: u64, len: usize) -> T
 /// zeros when the dispatch contains errors.
 fn read(w: &Wave, env: &mut Env, l: usize, loc: Loc, out: &mut [u8]) -> Result<()> {
     let r = try_read(w, env, l, loc, out);
-    if r.is_err() {
-        out.fill(0);
-    }
-    env.contained.or(w, r, ())
+    env.contained.read(w, r, out)
 }
 
 /// Lane `l`'s write of `data` at `loc`; a refused one changes nothing
@@ -584,10 +581,7 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) -> Result
             let mut dwords = [0u32; 4];
             let d = &mut dwords[..bytes / 4];
             let r = env.mem.load_dwords(a, d).map_err(global_fault(l, false));
-            if r.is_err() {
-                d.fill(0);
-            }
-            env.contained.or(w, r, ())?;
+            env.contained.read(w, r, d)?;
             for (k, v) in d.iter().enumerate() {
                 w.set_lane(i.dst[0], l, k, *v);
             }
