@@ -35,7 +35,8 @@ fn load(file: &Path, target: Option<&str>) -> Result<softgpu_exec::Program, Stri
 /// Prints every instruction of `.text` with its offset and bytes, and a
 /// label at each kernel or function symbol.
 pub fn disasm(file: &Path, target: Option<&str>) -> Result<(), String> {
-    let program = load(file, target)?;
+    let loaded = load(file, target)?;
+    let program = loaded.whole_text();
     let co = &program.code_object;
     let mut out = String::new();
     let mut labels: Vec<(u64, &str)> = co

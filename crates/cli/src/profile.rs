@@ -39,6 +39,10 @@ pub fn run(spec: &LaunchSpec, top: usize, json: bool) -> Result<(), CliError> {
         .expect("a profiled dispatch returns its profile");
     prepared.write_outputs()?;
     let wave64 = profile.wave_size() == 64;
+    // The profile counts the slots of the program that ran the kernel.
+    let ran = (prepared.program.kernel(spec.kernel))
+        .map(|k| prepared.program.for_kernel(k))
+        .map_err(|e| CliError::Other(e.to_string()))?;
     let report = Report {
         spec: &spec,
         part: crate::inspect::part_profile(prepared.device.target())?,
@@ -51,7 +55,7 @@ pub fn run(spec: &LaunchSpec, top: usize, json: bool) -> Result<(), CliError> {
         hottest: profile
             .hottest(top)
             .into_iter()
-            .map(|entry| (entry, prepared.program.text_for(entry.slot, wave64)))
+            .map(|entry| (entry, ran.text_for(entry.slot, wave64)))
             .collect(),
     };
     if json {

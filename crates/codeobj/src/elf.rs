@@ -500,12 +500,18 @@ fn join_kernel(
     })
 }
 
+/// The named symbols of `table`, but for local labels (`STT_NOTYPE`,
+/// `STB_LOCAL`: an assembler's branch targets, of which rocBLAS's Tensile
+/// library has 700 000), which nothing loads or runs by.
 fn collect_symbols<'d>(
     table: &SymbolTable<'d, Header, &'d [u8]>,
     out: &mut Vec<Symbol>,
 ) -> Result<(), Error> {
     let endian = LE;
     for sym in table.iter() {
+        if sym.st_type() == elf::STT_NOTYPE && sym.st_bind() == elf::STB_LOCAL {
+            continue;
+        }
         let name = table
             .symbol_name(endian, sym)
             .map_err(|e| Error::elf("symbol name", e))?;

@@ -160,7 +160,8 @@ pub struct CodeObject {
     pub image: Image,
     /// The kernels, in metadata order.
     pub kernels: Vec<Kernel>,
-    /// Named symbols (from `.symtab` if present, else `.dynsym`).
+    /// Named symbols (from `.symtab` if present, else `.dynsym`), but for
+    /// local labels (`STT_NOTYPE` and `STB_LOCAL`).
     pub symbols: Vec<Symbol>,
     /// Image offsets covered by `.text` (or by the executable segment when there are
     /// no section headers), for disassembly.

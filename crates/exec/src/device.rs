@@ -436,6 +436,26 @@ impl Device {
     /// [`Device::load`] on behalf of API call `api` (named in reports of
     /// faults in the image's memory).
     pub fn load_as(&self, bytes: &[u8], api: &'static str) -> Result<Program, DispatchError> {
+        self.load_decoding(bytes, api, None)
+    }
+
+    // Hidden: for tests of the lazy path on small code objects.
+    /// [`Device::load`], decoding a kernel at a time at its first dispatch
+    /// whatever the text's size, as for text over
+    /// [`crate::EAGER_TEXT_BYTES`].
+    #[doc(hidden)]
+    pub fn load_lazily(&self, bytes: &[u8]) -> Result<Program, DispatchError> {
+        self.load_decoding(bytes, "Device::load", Some(true))
+    }
+
+    /// Loads as [`Device::load_as`] does, decoding lazily as `lazily` says
+    /// (`None`: by the text's size).
+    fn load_decoding(
+        &self,
+        bytes: &[u8],
+        api: &'static str,
+        lazily: Option<bool>,
+    ) -> Result<Program, DispatchError> {
         let code_object = softgpu_codeobj::load_for_target(bytes, &self.target)?;
         for k in &code_object.kernels {
             for w in &k.warnings {
@@ -446,7 +466,10 @@ impl Device {
             }
         }
         let (base, image) = place_image(&self.arena, &code_object, api)?;
-        Ok(Program::new(code_object, base, image, self.family))
+        Ok(match lazily {
+            None => Program::new(code_object, base, image, self.family),
+            Some(l) => Program::decoding(code_object, base, image, self.family, l),
+        })
     }
 
     /// Runs one dispatch to completion or to its first fault. Every rule
@@ -647,6 +670,7 @@ impl Device {
         // A registered host range the client has since unmapped would take
         // the process down when touched: close it to kernels first.
         self.arena.forget_unmapped_host();
+        let program = program.for_kernel(kernel);
         let groups: [u32; 3] = std::array::from_fn(|d| raw.grid[d].div_ceil(raw.block[d]));
         let plan = Plan {
             program,

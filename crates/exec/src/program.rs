@@ -4,11 +4,20 @@
 //! pre-resolved instruction and the handler that runs it, so the hot loop is
 //! a table walk. Branch and jump targets are resolved through an index from
 //! code offset to slot.
+//!
+//! A library's code object can hold thousands of kernels in hundreds of
+//! megabytes of text (rocBLAS's Tensile library for gfx1100: 4844 kernels,
+//! 170 MB), of which a program runs a few. Text larger than
+//! [`EAGER_TEXT_BYTES`] is therefore decoded a kernel at a time, at the
+//! kernel's first dispatch ([`Program::for_kernel`]): the kernel's function
+//! and every function that is not a kernel (which its calls may reach).
 
 use softgpu_codeobj::{CodeObject, Kernel, SymbolKind};
 use softgpu_isa::{Class, Family, Inst, Op, Operand};
 
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::{Arc, OnceLock};
 
 use crate::device::DispatchError;
 use crate::jit::Jit;
@@ -32,28 +41,62 @@ pub struct Slot {
     pub hints_after: u32,
 }
 
-/// A loaded, decoded code object.
+/// Text up to this many bytes is decoded whole when it is loaded; larger
+/// text a kernel at a time (see the module's documentation). Decoding
+/// runs at some 10 MB/s and each slot takes about 150 bytes, so a
+/// megabyte of text costs a tenth of a second and 40 MB of memory.
+pub const EAGER_TEXT_BYTES: u64 = 1 << 20;
+
+/// A loaded, decoded code object, or the decoded code of one of its
+/// kernels ([`Program::for_kernel`]).
 pub struct Program {
     /// The code object as read: kernels, symbols, image layout.
-    pub code_object: CodeObject,
+    pub code_object: Arc<CodeObject>,
     /// Device address of image offset 0.
     pub image_base: u64,
     /// The processor family the code was decoded for.
     pub family: Family,
-    /// A copy of the placed image (for showing instruction bytes).
-    pub image: Vec<u8>,
+    /// A copy of the placed image (for showing instruction bytes), shared
+    /// by a code object's kernel programs.
+    pub image: Arc<[u8]>,
     slots: Vec<Slot>,
     /// Whether the code uses global wave sync (`ds_gws_*`): its
     /// workgroups must then all run at once (`crate::gws`).
     pub uses_gws: bool,
-    /// (offset - text start) / 4 → slot index, or u32::MAX.
-    index: Vec<u32>,
-    text_start: u64,
+    /// The ranges of text decoded, in order, with their slot indices.
+    spans: Vec<Span>,
     /// The JIT's blocks of each kernel (see [`Program::jit`]).
     units: Vec<Unit>,
     /// The JIT's blocks of the whole text, for a dispatch from any other
     /// entry.
     whole: Unit,
+    /// For text too large to decode at load: what is decoded on demand.
+    lazy: Option<Box<Lazy>>,
+}
+
+/// A decoded range of text: the slot index of each instruction by offset.
+struct Span {
+    start: u64,
+    /// (offset - start) / 4 → slot index, or u32::MAX; the last entry is
+    /// the range's end slot.
+    index: Vec<u32>,
+}
+
+/// The parts of a large code object's program, decoded when first asked
+/// for.
+struct Lazy {
+    /// Where functions and kernels start in the text, sorted, then the
+    /// text's end: a function without a size ends where the next begins
+    /// (Tensile's kernels have size 0).
+    starts: Vec<u64>,
+    /// The size of each function symbol, by start.
+    sizes: HashMap<u64, u64>,
+    /// The ranges of the functions that are not kernels.
+    callees: Vec<Range<u64>>,
+    /// Each kernel's program, by entry offset.
+    kernels: HashMap<u64, OnceLock<Box<Program>>>,
+    /// The whole text's program (disassembly, inspection).
+    whole: OnceLock<Box<Program>>,
 }
 
 /// The code one compilation covers: the slots a wave entering at `roots`
@@ -98,6 +141,14 @@ fn ran_off_end(_: &mut Wave, _: &mut Env, _: &Inst) -> OpResult {
     Err(Trap::Other("execution ran past the end of the code".into()))
 }
 
+fn ran_off_function(_: &mut Wave, _: &mut Env, _: &Inst) -> OpResult {
+    Err(Trap::Other(format!(
+        "execution ran past the end of the kernel's function (its symbol's range): the code \
+         object's text is over {EAGER_TEXT_BYTES} bytes, so softgpu decoded this kernel's \
+         function and the non-kernel functions only"
+    )))
+}
+
 /// Registers an instruction names must exist: each operand's whole range
 /// (first register plus the width its type gives) is checked once here, so a
 /// 64-bit operand at v255 is an illegal instruction rather than a wrap.
@@ -137,33 +188,77 @@ fn fold_hints(slots: &mut [Slot]) {
 }
 
 impl Program {
-    /// Decodes the code object's text, already placed at `image_base`.
+    /// Decodes the code object's text, already placed at `image_base`
+    /// (text over [`EAGER_TEXT_BYTES`]: a kernel at a time, later).
     pub(crate) fn new(
         code_object: CodeObject,
         image_base: u64,
         image: Vec<u8>,
         family: Family,
     ) -> Program {
+        let text = &code_object.text;
+        let lazily = text.end - text.start > EAGER_TEXT_BYTES;
+        Program::decoding(code_object, image_base, image, family, lazily)
+    }
+
+    /// [`Program::new`], decoding a kernel at a time when `lazily`.
+    pub(crate) fn decoding(
+        code_object: CodeObject,
+        image_base: u64,
+        image: Vec<u8>,
+        family: Family,
+        lazily: bool,
+    ) -> Program {
+        let code_object = Arc::new(code_object);
+        let image: Arc<[u8]> = image.into();
         let text = code_object.text.clone();
-        let code = image
-            .get(text.start as usize..text.end as usize)
-            .unwrap_or(&[]);
-        let mut slots = Vec::new();
-        let mut index = vec![u32::MAX; code.len().div_ceil(4) + 1];
-        for (offset, decoded) in softgpu_isa::decode_all(family, code) {
-            index[offset as usize / 4] = slots.len() as u32;
-            slots.push(Self::slot(text.start + offset as u64, decoded));
+        if !lazily {
+            return Program::decoded(code_object, image_base, image, family, &[text], false);
         }
-        let end = text.start + code.len() as u64;
-        index[code.len().div_ceil(4)] = slots.len() as u32;
-        slots.push(Slot {
-            offset: end,
-            inst: placeholder(),
-            exec: ran_off_end,
-            illegal: None,
-            vopd: None,
-            hints_after: 0,
-        });
+        let lazy = Lazy::new(&code_object);
+        let mut program = Program::decoded(code_object, image_base, image, family, &[], true);
+        program.lazy = Some(Box::new(lazy));
+        program
+    }
+
+    /// The program with `ranges` of the text decoded; `parted` when the
+    /// ranges are a kernel's part of a larger text (running off one's end
+    /// is then reported as such).
+    fn decoded(
+        code_object: Arc<CodeObject>,
+        image_base: u64,
+        image: Arc<[u8]>,
+        family: Family,
+        ranges: &[Range<u64>],
+        parted: bool,
+    ) -> Program {
+        let mut slots = Vec::new();
+        let mut spans = Vec::new();
+        for range in ranges {
+            let code = (image.get(range.start as usize..range.end as usize)).unwrap_or(&[]);
+            let mut index = vec![u32::MAX; code.len().div_ceil(4) + 1];
+            for (offset, decoded) in softgpu_isa::decode_all(family, code) {
+                index[offset as usize / 4] = slots.len() as u32;
+                slots.push(Self::slot(range.start + offset as u64, decoded));
+            }
+            index[code.len().div_ceil(4)] = slots.len() as u32;
+            slots.push(Slot {
+                offset: range.start + code.len() as u64,
+                inst: placeholder(),
+                exec: if parted {
+                    ran_off_function
+                } else {
+                    ran_off_end
+                },
+                illegal: None,
+                vopd: None,
+                hints_after: 0,
+            });
+            spans.push(Span {
+                start: range.start,
+                index,
+            });
+        }
         fold_hints(&mut slots);
         let uses_gws = slots.iter().any(|s| GWS_OPS.contains(&s.inst.op));
         let mut program = Program {
@@ -173,13 +268,63 @@ impl Program {
             image,
             slots,
             uses_gws,
-            index,
-            text_start: text.start,
+            spans,
             units: Vec::new(),
             whole: Unit::new(Vec::new()),
+            lazy: None,
         };
         program.units = program.kernel_units();
         program
+    }
+
+    /// The program that runs `kernel`: this one, unless the text was too
+    /// large to decode at load; then the kernel's own, decoded by the
+    /// first caller.
+    pub fn for_kernel(&self, kernel: &Kernel) -> &Program {
+        let Some(lazy) = &self.lazy else {
+            return self;
+        };
+        let Some(cell) = lazy.kernels.get(&kernel.entry_offset) else {
+            return self;
+        };
+        cell.get_or_init(|| {
+            let ranges = lazy.kernel_ranges(kernel.entry_offset);
+            Box::new(self.part(&ranges))
+        })
+    }
+
+    /// Whether `kernel`'s first instruction decodes to one that runs
+    /// (without decoding the rest of a large text).
+    pub fn entry_runs(&self, kernel: &Kernel) -> bool {
+        let code = (self
+            .image
+            .get(kernel.entry_offset as usize..self.code_object.text.end as usize))
+        .unwrap_or(&[]);
+        let decoded = softgpu_isa::decode(self.family, code);
+        Self::slot(kernel.entry_offset, decoded).illegal.is_none()
+    }
+
+    /// The program of the whole text (this one, unless the text was too
+    /// large to decode at load): for listing every instruction.
+    pub fn whole_text(&self) -> &Program {
+        match &self.lazy {
+            None => self,
+            Some(lazy) => lazy
+                .whole
+                .get_or_init(|| Box::new(self.part(&[self.code_object.text.clone()]))),
+        }
+    }
+
+    fn part(&self, ranges: &[Range<u64>]) -> Program {
+        let whole = ranges == [self.code_object.text.clone()];
+        Program::decoded(
+            self.code_object.clone(),
+            self.image_base,
+            self.image.clone(),
+            self.family,
+            ranges,
+            !whole,
+        )
     }
 
     /// One compile unit per kernel entry. A kernel's code reaches the
@@ -338,14 +483,16 @@ impl Program {
 
     /// Slot index of the instruction at image offset `offset`.
     pub fn index_of_offset(&self, offset: u64) -> Option<u32> {
-        let rel = offset.checked_sub(self.text_start)?;
-        if rel % 4 != 0 {
-            return None;
-        }
-        self.index
-            .get((rel / 4) as usize)
-            .copied()
-            .filter(|&i| i != u32::MAX)
+        self.spans.iter().find_map(|span| {
+            let rel = offset.checked_sub(span.start)?;
+            if rel % 4 != 0 {
+                return None;
+            }
+            span.index
+                .get((rel / 4) as usize)
+                .copied()
+                .filter(|&i| i != u32::MAX)
+        })
     }
 
     /// Slot index of the instruction at device address `addr`.
@@ -407,6 +554,73 @@ impl Program {
             Ok(inst) => softgpu_isa::disassemble_with(&inst, &opts),
             Err(_) => softgpu_isa::undecodable_text(code),
         }
+    }
+}
+
+impl Lazy {
+    fn new(code_object: &CodeObject) -> Lazy {
+        let text = code_object.text.clone();
+        let functions: Vec<(u64, u64)> = (code_object.symbols.iter())
+            .filter(|s| s.kind == SymbolKind::Function && s.defined && text.contains(&s.value))
+            .map(|s| (s.value, s.size))
+            .collect();
+        let entries: Vec<u64> = (code_object.kernels.iter())
+            .map(|k| k.entry_offset)
+            .filter(|e| text.contains(e))
+            .collect();
+        let mut starts: Vec<u64> = (functions.iter().map(|f| f.0))
+            .chain(entries.iter().copied())
+            .chain([text.end])
+            .collect();
+        starts.sort_unstable();
+        starts.dedup();
+        let mut lazy = Lazy {
+            starts,
+            sizes: functions.iter().copied().collect(),
+            callees: Vec::new(),
+            kernels: (entries.iter()).map(|&e| (e, OnceLock::new())).collect(),
+            whole: OnceLock::new(),
+        };
+        let mut callees: Vec<Range<u64>> = (functions.iter())
+            .filter(|f| !lazy.kernels.contains_key(&f.0))
+            .map(|f| lazy.function_range(f.0))
+            .collect();
+        callees.sort_unstable_by_key(|r| r.start);
+        lazy.callees = callees;
+        lazy
+    }
+
+    /// The range of the function (or kernel) starting at `start`: as long
+    /// as its symbol's size says, else up to the next start.
+    fn function_range(&self, start: u64) -> Range<u64> {
+        let text_end = self.starts.last().copied().unwrap_or(start);
+        let next = (self
+            .starts
+            .get(self.starts.partition_point(|&s| s <= start)))
+        .copied()
+        .unwrap_or(text_end);
+        let end = match self.sizes.get(&start) {
+            Some(&size) if size > 0 => start.saturating_add(size).min(text_end),
+            _ => next,
+        };
+        start..end.max(start)
+    }
+
+    /// What the kernel entering at `entry` may run: its function and every
+    /// function that is not a kernel, sorted, overlapping ranges merged.
+    fn kernel_ranges(&self, entry: u64) -> Vec<Range<u64>> {
+        let mut all: Vec<Range<u64>> = std::iter::once(self.function_range(entry))
+            .chain(self.callees.iter().cloned())
+            .collect();
+        all.sort_unstable_by_key(|r| r.start);
+        let mut merged: Vec<Range<u64>> = Vec::with_capacity(all.len());
+        for r in all {
+            match merged.last_mut() {
+                Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+                _ => merged.push(r),
+            }
+        }
+        merged
     }
 }
 

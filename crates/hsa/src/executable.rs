@@ -644,11 +644,7 @@ unsafe fn validate(executable: u64, result: *mut u32) -> Result<(), Error> {
     let mut bad = 0u32;
     for l in rt.loaded_code_objects(executable)? {
         for k in &l.program.code_object.kernels {
-            let ok = l
-                .program
-                .index_of_offset(k.entry_offset)
-                .is_some_and(|i| l.program.slot_at(i).illegal.is_none());
-            if !ok {
+            if !l.program.entry_runs(k) {
                 bad += 1;
             }
         }

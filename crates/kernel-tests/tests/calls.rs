@@ -2,7 +2,7 @@
 
 mod common;
 use common::*;
-use softgpu_exec::Arg;
+use softgpu_exec::{Arg, Program};
 
 fn private_arrays(target: &str) {
     let gpu = Gpu::new(target);
@@ -100,12 +100,40 @@ fn op(s: u32, a: u32, b: u32) -> u32 {
 fn calls(target: &str) {
     let gpu = Gpu::new(target);
     let prog = gpu.program("calls.hip", &[]);
+    calls_in(&gpu, &prog);
+}
+per_target!(recursive_and_indirect_calls, calls);
+
+/// A code object whose text is too large to decode at load is decoded a
+/// kernel at a time (rocBLAS's Tensile library: 170 MB of text): each
+/// kernel's program holds its own function and every non-kernel function,
+/// which its direct and indirect calls reach.
+#[test]
+fn calls_run_alike_when_each_kernel_is_decoded_at_its_first_dispatch() {
+    let gpu = Gpu::new("gfx1151");
+    let code = compile_kernel("calls.hip", "gfx1151", &[]);
+    let prog = gpu.dev.load_lazily(&code).expect("load");
+    let whole = prog.whole_text().slots().len();
+    for k in &prog.code_object.kernels {
+        let own = prog.for_kernel(k);
+        assert!(
+            own.slots().len() < whole,
+            "{}: decoded every kernel's code ({} slots)",
+            k.name,
+            own.slots().len()
+        );
+        assert!(std::ptr::eq(own, prog.for_kernel(k)), "decoded once");
+    }
+    calls_in(&gpu, &prog);
+}
+
+fn calls_in(gpu: &Gpu, prog: &Program) {
     let n = 100usize;
     let mut rng = Rng::new(41);
     let input = rng.vec_u32(n);
     let (o1, o2) = (gpu.zeros(n * 4), gpu.zeros(n * 4));
     gpu.run1d(
-        &prog,
+        prog,
         "_Z9recursivePKjPjS1_i",
         n,
         64,
@@ -126,7 +154,7 @@ fn calls(target: &str) {
     let (ds, da, db) = (gpu.buf(&sel), gpu.buf(&a), gpu.buf(&b));
     let out = gpu.zeros(n * 4);
     gpu.run1d(
-        &prog,
+        prog,
         "_Z14indirect_tablePKjS0_S0_Pji",
         n,
         64,
@@ -141,7 +169,7 @@ fn calls(target: &str) {
 
     let out = gpu.zeros(n * 4);
     gpu.run1d(
-        &prog,
+        prog,
         "_Z15indirect_selectPKjS0_S0_Pji",
         n,
         64,
@@ -156,4 +184,3 @@ fn calls(target: &str) {
         &want,
     );
 }
-per_target!(recursive_and_indirect_calls, calls);

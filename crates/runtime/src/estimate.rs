@@ -372,7 +372,9 @@ pub fn of_dispatch(
         waves_per_group: size.div_ceil(resources.wave_size),
         occupancy: occupancy(profile, &resources),
     };
-    estimate(profile, &work(program, counts, perf), &shape)
+    // The counts are of the slots of the program that ran the kernel.
+    let ran = program.for_kernel(kernel);
+    estimate(profile, &work(ran, counts, perf), &shape)
 }
 
 impl Estimate {

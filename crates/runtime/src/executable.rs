@@ -152,7 +152,7 @@ impl Runtime {
                 kind: SymbolKind::Kernel(kernel),
             })));
         }
-        let kernel_symbols: Vec<&str> = program
+        let kernel_symbols: std::collections::HashSet<&str> = program
             .code_object
             .kernels
             .iter()
