@@ -47,6 +47,7 @@ pub(crate) fn load(data: &[u8]) -> Result<CodeObject, Error> {
         .sections(LE, data)
         .map_err(|e| Error::elf("section headers", e))?;
     let notes = metadata_notes(&sections, phdrs, data)?;
+    let notes_found = notes.len();
     let md = meta::merge(notes.into_iter().map(meta::parse))?;
     let target_id = target_id(md.target, &id.target)?;
     let (symbols, dyn_symbols) = read_symbols(&sections, data)?;
@@ -61,12 +62,14 @@ pub(crate) fn load(data: &[u8]) -> Result<CodeObject, Error> {
         let (_, sh) = sections.section_by_name(LE, name.as_bytes())?;
         sh.data(LE, data).ok()
     });
-    let kernels = join_kernels(
-        md.kernels,
-        &defined_addresses(&dyn_symbols, &symbols),
-        &image,
-        &id.target,
-    )?;
+    let addresses = defined_addresses(&dyn_symbols, &symbols);
+    let mut kernels = join_kernels(md.kernels, &addresses, &image, &id.target)?;
+    kernels.extend(undescribed_kernels(
+        &kernels, &addresses, &image, &id.target,
+    )?);
+    if notes_found == 0 && kernels.is_empty() {
+        return Err(Error::MissingMetadata);
+    }
     Ok(CodeObject {
         target: id.target,
         target_id,
@@ -224,7 +227,8 @@ fn loadable_segment(i: usize, ph: &ProgramHeader64<LE>, data: &[u8]) -> Result<S
     })
 }
 
-/// The descriptors of every `NT_AMDGPU_METADATA` note, in file order:
+/// The descriptors of every `NT_AMDGPU_METADATA` note (perhaps none), in
+/// file order:
 /// from the `SHT_NOTE` sections, else (a stripped file may have no section
 /// headers) from the `PT_NOTE` segments. A linked code object holds one
 /// note per object linked into it (rocBLAS's Tensile library: one per
@@ -246,9 +250,6 @@ fn metadata_notes<'d>(
             let notes = ph.notes(LE, data).map_err(|e| Error::elf(place(), e))?;
             metadata_in(notes, place, &mut found)?;
         }
-    }
-    if found.is_empty() {
-        return Err(Error::MissingMetadata);
     }
     Ok(found)
 }
@@ -429,6 +430,55 @@ fn join_kernels(
         .collect()
 }
 
+/// The kernels no metadata describes, found as ROCm's loader finds every
+/// kernel: by a defined object symbol named `NAME.kd` whose 64 bytes are a
+/// kernel descriptor (hand-written assembly and stripped or merged objects
+/// may carry no note, or notes for some kernels only). They are sorted by
+/// address, after the described ones.
+fn undescribed_kernels(
+    described: &[Kernel],
+    addresses: &HashMap<&str, u64>,
+    image: &Image,
+    target: &str,
+) -> Result<Vec<Kernel>, Error> {
+    let known: std::collections::HashSet<&str> =
+        described.iter().map(|k| k.symbol.as_str()).collect();
+    let mut found: Vec<(&str, u64)> = (addresses.iter())
+        .filter(|(name, _)| name.ends_with(".kd") && name.len() > 3 && !known.contains(*name))
+        .map(|(name, &at)| (*name, at))
+        .collect();
+    found.sort_unstable_by_key(|&(name, at)| (at, name));
+    found
+        .into_iter()
+        .map(|(symbol, kd_off)| {
+            let descriptor = descriptor_at(symbol, symbol, kd_off, image, target)?;
+            let m = meta::KernelMeta::from_descriptor(symbol, &descriptor);
+            join_kernel(m, addresses, image, target)
+        })
+        .collect()
+}
+
+/// The kernel descriptor named `symbol` at image offset `kd_off`, which
+/// must lie inside one segment (kernel `name`'s, for errors).
+fn descriptor_at(
+    name: &str,
+    symbol: &str,
+    kd_off: u64,
+    image: &Image,
+    target: &str,
+) -> Result<KernelDescriptor, Error> {
+    let bytes = image.read(kd_off, KERNEL_DESCRIPTOR_SIZE).ok_or_else(|| {
+        Error::kernel(
+            name,
+            format!(
+                "kernel descriptor `{symbol}` at {kd_off:#x}..+64 does not lie inside one segment of the {:#x}-byte image",
+                image.size
+            ),
+        )
+    })?;
+    KernelDescriptor::parse(&bytes, target.starts_with("gfx12"))
+}
+
 /// One kernel: its descriptor must lie in one segment, its entry in an
 /// executable segment's file bytes (the executor decodes from there), and
 /// on gfx10+ its wave size must agree with the metadata's, since the two
@@ -448,16 +498,7 @@ fn join_kernel(
             ),
         )
     })?;
-    let bytes = image.read(kd_off, KERNEL_DESCRIPTOR_SIZE).ok_or_else(|| {
-        Error::kernel(
-            &m.name,
-            format!(
-                "kernel descriptor `{}` at {kd_off:#x}..+64 does not lie inside one segment of the {:#x}-byte image",
-                m.symbol, image.size
-            ),
-        )
-    })?;
-    let descriptor = KernelDescriptor::parse(&bytes, target.starts_with("gfx12"))?;
+    let descriptor = descriptor_at(&m.name, &m.symbol, kd_off, image, target)?;
     let entry = i128::from(kd_off) + i128::from(descriptor.kernel_code_entry_byte_offset);
     let entry_offset = u64::try_from(entry)
         .ok()

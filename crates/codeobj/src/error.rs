@@ -43,8 +43,9 @@ pub enum Error {
     /// The segments or image are inconsistent or too large.
     #[error("bad image: {0}")]
     Image(String),
-    /// The `NT_AMDGPU_METADATA` note is missing.
-    #[error("no NT_AMDGPU_METADATA note (type 32, owner \"AMDGPU\") found: not a code object v3+ or stripped")]
+    /// There is no `NT_AMDGPU_METADATA` note, nor a kernel descriptor
+    /// symbol (`NAME.kd`) to find kernels by.
+    #[error("no NT_AMDGPU_METADATA note (type 32, owner \"AMDGPU\") and no kernel descriptor symbol (NAME.kd) found: not a code object v3+, or stripped")]
     MissingMetadata,
     /// The metadata is not valid msgpack or violates the schema.
     #[error("bad NT_AMDGPU_METADATA: {0}")]

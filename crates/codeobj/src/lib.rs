@@ -40,7 +40,7 @@ pub use error::Error;
 pub use file::{read_file, FileError, MAX_FILE_SIZE};
 pub use mach::{mach_from_name, mach_name};
 pub use meta::{AddressSpace, KernelArg, KernelMeta, Numeric, ValueKind};
-pub use source::{demangle, with_demangled, DebugInfo, SourceFrame, SourceLines};
+pub use source::{demangle, nearest_names, with_demangled, DebugInfo, SourceFrame, SourceLines};
 
 /// The largest image (span of all `PT_LOAD` segments) this crate accepts: 1 GiB.
 pub const MAX_IMAGE_SIZE: u64 = 1 << 30;

@@ -54,6 +54,11 @@ pub struct KernelMeta {
     pub workgroup_processor_mode: Option<bool>,
     /// `.kind` (`"normal"`, `"init"`, `"fini"`).
     pub kind: Option<String>,
+    /// Whether a metadata note describes the kernel. A kernel found by its
+    /// `.kd` symbol alone, as ROCm's loader finds kernels, is described by
+    /// its descriptor ([`KernelMeta::from_descriptor`]): its arguments are
+    /// unknown, so it takes its kernarg segment as one by-value argument.
+    pub described: bool,
 }
 
 /// One kernel argument (an entry of `.args`).
@@ -92,6 +97,54 @@ pub struct KernelArg {
 }
 
 impl KernelMeta {
+    /// What a kernel without metadata is known by: the descriptor named
+    /// `symbol` (`NAME.kd`) gives its segment sizes and wave size; its one
+    /// argument spans the descriptor's `KERNARG_SIZE` bytes (none when 0).
+    pub fn from_descriptor(symbol: &str, descriptor: &crate::KernelDescriptor) -> KernelMeta {
+        let size = descriptor.kernarg_size;
+        let segment = KernelArg {
+            name: Some("kernarg_segment".into()),
+            type_name: None,
+            offset: 0,
+            size,
+            align: 8,
+            value_kind: ValueKind::ByValue,
+            address_space: None,
+            pointee_align: None,
+            access: None,
+            actual_access: None,
+            is_const: false,
+            is_restrict: false,
+            is_volatile: false,
+            is_pipe: false,
+        };
+        KernelMeta {
+            name: symbol.strip_suffix(".kd").unwrap_or(symbol).to_string(),
+            symbol: symbol.to_string(),
+            args: if size > 0 { vec![segment] } else { Vec::new() },
+            kernarg_segment_size: size,
+            kernarg_segment_align: 8,
+            group_segment_fixed_size: descriptor.group_segment_fixed_size,
+            private_segment_fixed_size: descriptor.private_segment_fixed_size,
+            wavefront_size: descriptor.wavefront_size(),
+            uses_dynamic_stack: descriptor.uses_dynamic_stack,
+            sgpr_count: 0,
+            vgpr_count: 0,
+            agpr_count: 0,
+            sgpr_spill_count: 0,
+            vgpr_spill_count: 0,
+            max_flat_workgroup_size: 1024,
+            reqd_workgroup_size: None,
+            workgroup_size_hint: None,
+            language: None,
+            language_version: None,
+            uniform_work_group_size: None,
+            workgroup_processor_mode: None,
+            kind: None,
+            described: false,
+        }
+    }
+
     /// Whether the kernel takes an argument of `kind` (a hidden service
     /// pointer, say).
     pub fn has_arg(&self, kind: &ValueKind) -> bool {
@@ -530,6 +583,7 @@ fn parse_kernel(v: &Value, path: &str) -> Result<KernelMeta, Error> {
         },
         kind: opt_str(m, ".kind", path)?,
         name,
+        described: true,
     })
 }
 

@@ -169,9 +169,49 @@ pub fn with_demangled(name: &str) -> String {
     }
 }
 
+/// The names among `names` nearest `name`, for a lookup that missed (a
+/// library's code object has thousands of kernels of a few hundred
+/// characters each): those sharing the most with it at the start and end,
+/// at most eight, each [`with_demangled`], then how many there are.
+pub fn nearest_names<'a>(names: impl Iterator<Item = &'a str>, name: &str) -> String {
+    const LISTED: usize = 8;
+    let shared = |other: &str| {
+        let (a, b) = (name.as_bytes(), other.as_bytes());
+        let front = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        let back = (a.iter().rev().zip(b.iter().rev()))
+            .take_while(|(x, y)| x == y)
+            .count();
+        front + back.min(a.len().min(b.len()) - front)
+    };
+    let mut ranked: Vec<(usize, &str)> = names.map(|n| (shared(n), n)).collect();
+    let total = ranked.len();
+    // Stable: equally near names keep their order.
+    ranked.sort_by_key(|&(score, _)| std::cmp::Reverse(score));
+    let mut listed: Vec<String> = (ranked.iter().take(LISTED))
+        .map(|(_, n)| with_demangled(n))
+        .collect();
+    if total > LISTED {
+        listed.push(format!("… (the {LISTED} nearest of {total})"));
+    }
+    listed.join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_miss_lists_the_nearest_names_only() {
+        let names: Vec<String> = (0..100).map(|i| format!("Cijk_MT{i}x64_ISA1100")).collect();
+        let listed = nearest_names(
+            names.iter().map(String::as_str),
+            "Cijk_MT42x64_ISA1100_typo",
+        );
+        assert!(listed.starts_with("Cijk_MT42x64_ISA1100,"), "{listed}");
+        assert!(listed.ends_with("… (the 8 nearest of 100)"), "{listed}");
+        assert_eq!(listed.matches("Cijk").count(), 8);
+        assert_eq!(nearest_names(["a", "b"].into_iter(), "c"), "a, b");
+    }
 
     #[test]
     fn demangles_itanium_names_and_leaves_others() {

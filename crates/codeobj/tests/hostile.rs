@@ -184,10 +184,23 @@ fn metadata_checks() {
     let pos = find(vadd(), b".kernarg_segment_size");
     let e = load(&patched(|b| b[pos + 1] = b'K')).unwrap_err();
     assert!(e.to_string().contains(".kernarg_segment_size"), "{e}");
-    // Note type changed: no metadata.
-    let e = load(&patched(|b| {
+    // Note type changed: no metadata, so the kernels are found by their
+    // descriptor symbols, as ROCm's loader finds them.
+    let no_note = |b: &mut Vec<u8>| {
         let p = find(b, b"AMDGPU\0\0");
         b[p - 4..p].copy_from_slice(&33u32.to_le_bytes());
+    };
+    let co = load(&patched(no_note)).unwrap();
+    assert!(!co.kernels.is_empty());
+    assert!(co.kernels.iter().all(|k| !k.meta.described));
+    // Without descriptor symbols too, there is nothing to run.
+    let e = load(&patched(|b| {
+        no_note(b);
+        for i in 0..b.len() - 4 {
+            if &b[i..i + 4] == b".kd\0" {
+                b[i + 2] = b'x';
+            }
+        }
     }))
     .unwrap_err();
     assert_eq!(e, Error::MissingMetadata);

@@ -420,20 +420,15 @@ impl Program {
             // An overloaded or templated name names several: no guess.
             found.next().filter(|_| found.next().is_none())
         };
-        exact.or_else(source_named).ok_or_else(|| {
-            // A library's code object has thousands: name a few.
-            const LISTED: usize = 16;
-            let mut available: Vec<String> = (kernels.iter().take(LISTED))
-                .map(|k| softgpu_codeobj::with_demangled(&k.name))
-                .collect();
-            if kernels.len() > LISTED {
-                available.push(format!("… and {} more", kernels.len() - LISTED));
-            }
-            DispatchError::NoSuchKernel {
+        exact
+            .or_else(source_named)
+            .ok_or_else(|| DispatchError::NoSuchKernel {
                 name: name.to_string(),
-                available: available.join(", "),
-            }
-        })
+                available: softgpu_codeobj::nearest_names(
+                    kernels.iter().map(|k| k.name.as_str()),
+                    name,
+                ),
+            })
     }
 
     // Hidden: the kernel-tests check which blocks a kernel's JIT unit

@@ -61,6 +61,17 @@ pub unsafe fn read_args(kernel: &softgpu::Kernel, source: ArgSource) -> HipResul
     let mut args = softgpu::Args::new();
     match source {
         ArgSource::Pointers(ptrs) => {
+            if !info.described && !info.args.is_empty() {
+                // One pointer per argument means nothing without the
+                // arguments' sizes, and reading the whole segment through
+                // the first could run past the caller's memory.
+                return Err(HipError::invalid(format!(
+                    "kernel {} has no metadata, so its arguments are unknown: pass its \
+                     {}-byte kernarg segment as one buffer through `extra` \
+                     (HIP_LAUNCH_PARAM_BUFFER_POINTER)",
+                    info.name, info.args[0].size
+                )));
+            }
             if ptrs.is_null() && !info.args.is_empty() {
                 return Err(HipError::invalid(format!(
                     "kernel {} takes {} arguments but the argument array is null",

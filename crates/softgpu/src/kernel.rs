@@ -109,7 +109,10 @@ impl Module {
             }),
             _ => Err(Error::NoSuchKernel {
                 name: name.into(),
-                available: self.kernel_names().join(", "),
+                available: softgpu_codeobj::nearest_names(
+                    self.kernel_names().iter().map(String::as_str),
+                    name,
+                ),
             }),
         }
     }
@@ -217,6 +220,10 @@ pub struct ExportInfo {
     pub vgprs: u32,
     /// Scalar registers per wave.
     pub sgprs: u32,
+    /// Whether metadata describes the arguments. A kernel found by its
+    /// descriptor symbol alone (no metadata note names it) takes its
+    /// kernarg segment as one by-value argument of the descriptor's size.
+    pub described: bool,
 }
 
 impl ExportInfo {
@@ -274,6 +281,7 @@ impl ExportInfo {
             wave_size: meta.wavefront_size,
             vgprs: meta.vgpr_count,
             sgprs: meta.sgpr_count,
+            described: meta.described,
         }
     }
 }

@@ -1,0 +1,157 @@
+//! Kernels found by their descriptor symbols (`NAME.kd`) alone, as ROCm's
+//! loader finds kernels: hand-written assembly may carry no metadata note,
+//! or notes for some kernels only. Such a kernel takes its kernarg segment
+//! as one by-value argument of the descriptor's `KERNARG_SIZE` bytes.
+
+mod common;
+use common::*;
+use softgpu_exec::{Arg, DispatchError};
+
+/// A wave32 kernel `NAME` that stores the dword at kernarg offset 8 to the
+/// address at offset 0; with `metadata`, a note describes it (two
+/// arguments), else none does.
+fn kernel_asm(name: &str, metadata: bool) -> String {
+    let note = if metadata {
+        format!(
+            r#"	.amdgpu_metadata
+---
+amdhsa.kernels:
+  - .args:
+      - {{ .address_space: global, .offset: 0, .size: 8, .value_kind: global_buffer }}
+      - {{ .offset: 8, .size: 4, .value_kind: by_value }}
+    .group_segment_fixed_size: 0
+    .kernarg_segment_align: 8
+    .kernarg_segment_size: 16
+    .max_flat_workgroup_size: 1024
+    .name: {name}
+    .private_segment_fixed_size: 0
+    .sgpr_count: 8
+    .symbol: {name}.kd
+    .vgpr_count: 8
+    .wavefront_size: 32
+amdhsa.target: amdgcn-amd-amdhsa--gfx1100
+amdhsa.version: [1, 2]
+...
+	.end_amdgpu_metadata
+"#
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        r#"	.text
+	.globl {name}
+	.p2align 8
+	.type {name},@function
+{name}:
+	s_load_b64 s[2:3], s[0:1], 0x0
+	s_load_b32 s4, s[0:1], 0x8
+	s_waitcnt lgkmcnt(0)
+	v_mov_b32 v1, s4
+	v_mov_b32 v0, 0
+	global_store_b32 v0, v1, s[2:3]
+	s_endpgm
+.L{name}_end:
+	.size {name}, .L{name}_end-{name}
+	.rodata
+	.p2align 6
+	.amdhsa_kernel {name}
+		.amdhsa_kernarg_size 16
+		.amdhsa_user_sgpr_count 2
+		.amdhsa_user_sgpr_kernarg_segment_ptr 1
+		.amdhsa_wavefront_size32 1
+		.amdhsa_next_free_vgpr 8
+		.amdhsa_next_free_sgpr 8
+	.end_amdhsa_kernel
+{note}"#
+    )
+}
+
+fn assembled(kernels: &[(&str, bool)]) -> Vec<u8> {
+    let mut src = String::from(
+        "\t.amdgcn_target \"amdgcn-amd-amdhsa--gfx1100\"\n\t.amdhsa_code_object_version 5\n",
+    );
+    for &(name, metadata) in kernels {
+        src += &kernel_asm(name, metadata);
+    }
+    softgpu_compiler::Compiler::new("gfx1100")
+        .and_then(|c| c.assemble(&src))
+        .unwrap_or_else(|e| panic!("assembling: {e}"))
+}
+
+/// The kernarg segment of the kernels: the output address, then the value.
+fn segment(out: u64, value: u32) -> Vec<u8> {
+    let mut bytes = out.to_le_bytes().to_vec();
+    bytes.extend(value.to_le_bytes());
+    bytes.extend([0; 4]);
+    bytes
+}
+
+#[test]
+fn a_code_object_without_metadata_runs_its_kernels_by_their_descriptors() {
+    let gpu = Gpu::new("gfx1100");
+    let prog = gpu.dev.load(&assembled(&[("bare", false)])).expect("load");
+    let kernels = &prog.code_object.kernels;
+    assert_eq!(kernels.len(), 1);
+    let k = &kernels[0];
+    assert_eq!((k.name.as_str(), k.symbol.as_str()), ("bare", "bare.kd"));
+    assert!(!k.meta.described);
+    // One argument spanning the descriptor's 16-byte kernarg segment.
+    assert_eq!(k.meta.args.len(), 1);
+    assert_eq!((k.meta.args[0].offset, k.meta.args[0].size), (0, 16));
+    assert_eq!(k.meta.wavefront_size, 32);
+
+    let out = gpu.zeros(4);
+    gpu.run(
+        &prog,
+        "bare",
+        [32, 1, 1],
+        [32, 1, 1],
+        &[Arg::Bytes(segment(out.addr(), 0xC0FFEE))],
+    );
+    assert_eq!(gpu.read::<u32>(&out), [0xC0FFEE]);
+
+    // Arguments it cannot know are refused, not laid out by guess.
+    let wrong = gpu.try_run(
+        &prog,
+        "bare",
+        [32, 1, 1],
+        [32, 1, 1],
+        0,
+        &[buf(&out), Arg::U32(1)],
+    );
+    assert!(
+        matches!(wrong, Err(DispatchError::BadArguments { .. })),
+        "{wrong:?}"
+    );
+}
+
+#[test]
+fn kernels_a_note_leaves_out_are_found_beside_the_described_ones() {
+    let gpu = Gpu::new("gfx1100");
+    let code = assembled(&[("noted", true), ("unnoted", false)]);
+    let prog = gpu.dev.load(&code).expect("load");
+    let names: Vec<(&str, bool)> = (prog.code_object.kernels.iter())
+        .map(|k| (k.name.as_str(), k.meta.described))
+        .collect();
+    assert_eq!(names, [("noted", true), ("unnoted", false)]);
+    let (a, b) = (gpu.zeros(4), gpu.zeros(4));
+    gpu.run(
+        &prog,
+        "noted",
+        [32, 1, 1],
+        [32, 1, 1],
+        &[buf(&a), Arg::U32(7)],
+    );
+    gpu.run(
+        &prog,
+        "unnoted",
+        [32, 1, 1],
+        [32, 1, 1],
+        &[Arg::Bytes(segment(b.addr(), 9))],
+    );
+    assert_eq!(
+        (gpu.read::<u32>(&a), gpu.read::<u32>(&b)),
+        (vec![7], vec![9])
+    );
+}
