@@ -213,9 +213,8 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
     });
     let gws = Gws::new(&watch);
     let sanitize = crate::sanitize::Dispatch::new(plan)?;
-    let jit = plan
-        .jit
-        .blocks(plan.program, plan.entry()?, plan.lanes() == 64);
+    let wave64 = plan.lanes() == 64;
+    let jit = plan.jit.dispatch_blocks(plan.program, start.entry, wave64);
     // A grid-wide barrier needs every workgroup running at once: one host
     // thread each (see `crate::gws`).
     let threads = if plan.program.uses_gws {
@@ -248,6 +247,7 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
     let work = || {
         let mut worker = Worker::take(slots);
         let mut meter = Meter::default();
+        let mut jit = jit;
         let mut claimed = 0..0;
         loop {
             if claimed.is_empty() {
@@ -272,11 +272,16 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
                 sanitize: sanitize.as_ref(),
                 jit,
             };
+            let before = worker.stats.wave_instructions;
             if let Err(halt) = worker.run_workgroup::<PROFILE>(&shared, group, &mut meter) {
                 if let Halt::Fault(f) = halt {
                     watch.fail(*f);
                 }
                 break;
+            }
+            if jit.is_none() {
+                let retired = worker.stats.wave_instructions - before;
+                jit = (plan.jit).tier_up(plan.program, start.entry, wave64, retired);
             }
         }
         totals

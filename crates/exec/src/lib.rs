@@ -79,4 +79,4 @@ pub use fault::{Alone, Errors, Fault, FaultKind, Site, Wait, WaveState};
 pub use jit::JitMode;
 pub use placement::{ComputeUnits, Topology};
 pub use profile::{InstructionProfile, SlotCount, SlotEntry};
-pub use program::{Program, EAGER_TEXT_BYTES};
+pub use program::{Program, EAGER_TEXT_BYTES, TIER_UP_INSTRUCTIONS};

@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 use softgpu_codeobj::SymbolKind;
-use softgpu_exec::Program;
+use softgpu_exec::{Arg, DeviceConfig, JitMode, Program, TIER_UP_INSTRUCTIONS};
 
 /// The entry slot of kernel `name`.
 fn entry(prog: &Program, name: &str) -> u32 {
@@ -82,4 +82,38 @@ fn a_kernel_unit_includes_the_functions_it_may_call() {
         want,
         "{callee} in {kernel}'s unit"
     );
+}
+
+/// With the JIT on, a dispatch never waits for a compile of code it barely
+/// runs: a kernel is interpreted until it has run
+/// `TIER_UP_INSTRUCTIONS` wave instructions, then one worker compiles it
+/// between workgroups and the rest of the dispatch, and later dispatches,
+/// run compiled. The results are the same either way.
+#[test]
+fn the_jit_compiles_a_kernel_once_it_has_run_long_enough() {
+    let gpu = Gpu::with_config(DeviceConfig {
+        target: "gfx1151".into(),
+        jit: JitMode::On,
+        ..env_default()
+    });
+    let prog = gpu.program("vector_add.cl", &[]);
+    let entry = entry(&prog, "vector_add");
+    let add = |n: usize| {
+        let mut rng = Rng::new(n as u64);
+        let a = rng.vec_f32(n, -1.0, 1.0);
+        let b = rng.vec_f32(n, -1.0, 1.0);
+        let (da, db, dc) = (gpu.buf(&a), gpu.buf(&b), gpu.zeros(n * 4));
+        let args = [buf(&da), buf(&db), buf(&dc), Arg::I32(n as i32)];
+        let stats = gpu.run1d(&prog, "vector_add", n, 256, &args);
+        let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+        assert_slice_eq("vector_add", &gpu.read::<f32>(&dc), &want);
+        stats.wave_instructions
+    };
+    let small = add(1000);
+    assert!(small < TIER_UP_INSTRUCTIONS);
+    assert!(!prog.is_compiled(entry, false), "a small dispatch compiled");
+    // Enough waves to pass the threshold partway through.
+    let large = add(1 << 22);
+    assert!(large > TIER_UP_INSTRUCTIONS, "{large} wave instructions");
+    assert!(prog.is_compiled(entry, false), "never tiered up");
 }

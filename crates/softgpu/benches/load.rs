@@ -93,13 +93,44 @@ fn main() {
 
     let t = Instant::now();
     let eager = device.load(&bytes).expect("load");
-    let slots = eager.whole_text().slots().len();
+    let whole = eager.whole_text();
     println!(
-        "load and decode every instruction {:8.3} s  ({slots} slots)",
-        seconds(t)
+        "load and decode every instruction {:8.3} s  ({} slots)",
+        seconds(t),
+        whole.slots().len()
     );
+    not_run(whole);
     if let Some(every) = jit_every {
         compile_every(&program, every);
+    }
+}
+
+/// Lists the instructions of the text softgpu cannot run (undecodable
+/// bytes, operands out of range, ops without semantics), by kind.
+fn not_run(program: &softgpu_exec::Program) {
+    let mut kinds: std::collections::BTreeMap<String, usize> = Default::default();
+    // The last slot of each decoded range marks its end.
+    let slots = program.slots();
+    for (i, slot) in slots.iter().enumerate().take(slots.len().saturating_sub(1)) {
+        if !slot.runs() {
+            let kind = match &slot.illegal {
+                Some(why) => format!("illegal: {why}"),
+                None => program
+                    .text_for(i as u32, false)
+                    .split(' ')
+                    .next()
+                    .unwrap_or("")
+                    .into(),
+            };
+            *kinds.entry(kind).or_default() += 1;
+        }
+    }
+    println!(
+        "instructions softgpu cannot run: {}",
+        kinds.values().sum::<usize>()
+    );
+    for (kind, n) in &kinds {
+        println!("  {n:8}  {kind}");
     }
 }
 

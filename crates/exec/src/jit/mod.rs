@@ -79,6 +79,38 @@ impl JitMode {
             verify,
         })
     }
+
+    /// The blocks a dispatch starts with. With the JIT on, a unit is
+    /// compiled only once it has run long enough in the interpreter
+    /// ([`crate::TIER_UP_INSTRUCTIONS`]; the dispatch's workers tier up
+    /// between workgroups, [`JitMode::tier_up`]), so a dispatch never waits
+    /// for code it would barely run. Verification compiles at once, so
+    /// every block is held to the interpreter.
+    pub fn dispatch_blocks(self, program: &Program, entry: u32, wave64: bool) -> Option<Tier<'_>> {
+        match self {
+            JitMode::On => self.tier_up(program, entry, wave64, 0),
+            JitMode::Off | JitMode::Verify => self.blocks(program, entry, wave64),
+        }
+    }
+
+    /// After a workgroup ran `retired` wave instructions in the
+    /// interpreter: the blocks to run the next one with, once they exist
+    /// (see `Program::tier_up`).
+    pub fn tier_up(
+        self,
+        program: &Program,
+        entry: u32,
+        wave64: bool,
+        retired: u64,
+    ) -> Option<Tier<'_>> {
+        match self {
+            JitMode::On => Some(Tier {
+                jit: program.tier_up(entry, wave64, retired)?,
+                verify: false,
+            }),
+            JitMode::Off | JitMode::Verify => None,
+        }
+    }
 }
 
 /// A program's compiled blocks as one dispatch uses them.
