@@ -20,8 +20,12 @@ const FATBIN_TAG: usize = 0xFA7B_0000_0000;
 
 /// One translation unit's device code.
 pub struct FatBinary {
-    /// The offload bundle (or code object), copied at registration.
-    pub image: Vec<u8>,
+    /// The offload bundle (or code object), read in place in the program's
+    /// `.hip_fatbin` section: a library's bundles hold every target's code
+    /// (rocSOLVER's: 1.5 GB), which a copy at registration would fault in
+    /// at start-up, while a device needs one entry of the bundles it uses.
+    /// `None` once the program has unregistered it (its library unloaded).
+    image: Mutex<Option<&'static [u8]>>,
     /// The image loaded per device, on first use.
     loaded: Mutex<HashMap<usize, Arc<softgpu::Module>>>,
     /// Managed variables to set up in each loaded copy.
@@ -70,7 +74,13 @@ impl FatBinary {
         }
         let hip = hip()?;
         let dev = &hip.device(device as i32)?.device;
-        let module = softgpu::Module::load_bytes(dev, &self.image).map_err(|e| {
+        let image = (*lock(&self.image)).ok_or_else(|| {
+            HipError::new(
+                HIP_ERROR_INVALID_IMAGE,
+                "the fat binary was unregistered (its library unloaded) before device code was loaded from it",
+            )
+        })?;
+        let module = softgpu::Module::load_bytes(dev, image).map_err(|e| {
             HipError::new(
                 HIP_ERROR_NO_BINARY_FOR_GPU,
                 format!(
@@ -228,10 +238,12 @@ pub unsafe extern "C" fn __hipRegisterFatBinary(data: *const c_void) -> *mut *mu
         }
         // SAFETY: the wrapper points at clang's whole `.hip_fatbin` bundle.
         let len = unsafe { image_len(w.binary)? };
-        // SAFETY: as above, `len` bytes from the bundle's own headers.
-        let image = unsafe { std::slice::from_raw_parts(w.binary, len) }.to_vec();
+        // SAFETY: as above, `len` bytes from the bundle's own headers, in
+        // the program's read-only data: mapped until the program (or its
+        // library) unregisters the fat binary, which forgets the slice.
+        let image: &'static [u8] = unsafe { std::slice::from_raw_parts(w.binary, len) };
         let fatbin = Arc::new(FatBinary {
-            image,
+            image: Mutex::new(Some(image)),
             loaded: Mutex::new(HashMap::new()),
             managed: Mutex::new(Vec::new()),
         });
@@ -252,8 +264,18 @@ pub unsafe extern "C" fn __hipRegisterFatBinary(data: *const c_void) -> *mut *mu
 #[no_mangle]
 pub unsafe extern "C" fn __hipUnregisterFatBinary(handle: *mut *mut c_void) {
     // Loaded code stays until exit: kernels may still be queued, and
-    // destructors run in no particular order at exit.
-    let _ = handle;
+    // destructors run in no particular order at exit. The bundle's bytes
+    // go with the library, so a device that has not loaded it yet cannot.
+    // (Not through `guard`: at exit this runs after the trace is flushed,
+    // and a call recorded then would be cut short in it.)
+    let forget = || {
+        if let Ok((_, fatbin)) = fatbin(handle) {
+            *lock(&fatbin.image) = None;
+        }
+    };
+    // Nothing here panics (`lock` takes a poisoned lock too); a panic must
+    // not unwind into the C caller all the same.
+    let _ = std::panic::catch_unwind(forget);
 }
 
 #[no_mangle]

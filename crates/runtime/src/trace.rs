@@ -96,9 +96,16 @@ impl Tracer {
             map.insert("kind".into(), json!(kind));
         }
         if let Some(out) = &self.out {
-            let mut w = out.lock().unwrap_or_else(|e| e.into_inner());
-            let _ = serde_json::to_writer(&mut *w, &fields);
-            let _ = w.write_all(b"\n");
+            // One write per line: the buffer then holds or has written out
+            // whole lines only, so an event recorded after the last flush
+            // (a call from a destructor at exit) is lost whole rather than
+            // cut short in the file.
+            let mut line = serde_json::to_vec(&fields).unwrap_or_default();
+            line.push(b'\n');
+            let _ = out
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .write_all(&line);
         }
         if let Some(ring) = &self.ring {
             let mut events = ring.events.lock().unwrap_or_else(|e| e.into_inner());
