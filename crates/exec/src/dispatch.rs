@@ -248,6 +248,8 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
         let mut worker = Worker::take(slots);
         let mut meter = Meter::default();
         let mut jit = jit;
+        // The worker's wave instructions already added to the unit's count.
+        let mut counted = 0;
         let mut claimed = 0..0;
         loop {
             if claimed.is_empty() {
@@ -256,6 +258,13 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
             }
             // A claim past the last workgroup is empty.
             let Some(taken) = claimed.next() else { break };
+            // Tiering up happens before a workgroup, never after the last
+            // one, so no dispatch ends by waiting for a compile.
+            if jit.is_none() {
+                let retired = worker.stats.wave_instructions - counted;
+                counted = worker.stats.wave_instructions;
+                jit = (plan.jit).tier_up(plan.program, start.entry, wave64, retired);
+            }
             if watch.aborted() {
                 break;
             }
@@ -272,17 +281,18 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
                 sanitize: sanitize.as_ref(),
                 jit,
             };
-            let before = worker.stats.wave_instructions;
             if let Err(halt) = worker.run_workgroup::<PROFILE>(&shared, group, &mut meter) {
                 if let Halt::Fault(f) = halt {
                     watch.fail(*f);
                 }
                 break;
             }
-            if jit.is_none() {
-                let retired = worker.stats.wave_instructions - before;
-                jit = (plan.jit).tier_up(plan.program, start.entry, wave64, retired);
-            }
+        }
+        if jit.is_none() {
+            // Counted for the next dispatch of the kernel, which compiles
+            // it before its first workgroup once the count is reached.
+            let retired = worker.stats.wave_instructions - counted;
+            plan.program.count_interpreted(start.entry, wave64, retired);
         }
         totals
             .lock()

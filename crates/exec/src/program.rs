@@ -503,13 +503,21 @@ impl Program {
         if let Some(done) = unit.jit[w].get() {
             return done.as_ref();
         }
-        let before = unit.interpreted[w].fetch_add(retired, Ordering::Relaxed);
-        if before.saturating_add(retired) < TIER_UP_INSTRUCTIONS
+        if self.count_interpreted(entry, wave64, retired) < TIER_UP_INSTRUCTIONS
             || unit.compiling[w].swap(true, Ordering::AcqRel)
         {
             return None;
         }
         self.jit(entry, wave64)
+    }
+
+    /// Adds `retired` wave instructions the interpreter ran to the count of
+    /// the unit entered at `entry`; returns the new count.
+    pub(crate) fn count_interpreted(&self, entry: u32, wave64: bool, retired: u64) -> u64 {
+        let count = &self.unit(entry).interpreted[wave64 as usize];
+        count
+            .fetch_add(retired, Ordering::Relaxed)
+            .saturating_add(retired)
     }
 
     /// Every slot a wave may start at: each kernel's entry and each
