@@ -142,6 +142,47 @@ int main(int argc, char** argv) {
   HIP_EXPECT_ERR(hipModuleLoadData(&bad, bundle.data()), hipErrorNoBinaryForGpu);
   (void)hipGetLastError();
 
+  // The same code object with its metadata note's type changed, so no note
+  // describes its kernels: they are found by their descriptor symbols
+  // (axpy.kd), as ROCm's loader finds kernels, and take their kernarg
+  // segment as one buffer. Per-argument pointers mean nothing then, and a
+  // buffer shorter than the segment (its hidden arguments too) is refused.
+  std::vector<char> bare = read_file(argv[1]);
+  const char owner[] = "AMDGPU\0\0";
+  bool patched = false;
+  for (size_t i = 12; i + sizeof owner <= bare.size(); ++i) {
+    uint32_t type;
+    memcpy(&type, &bare[i - 4], 4);
+    if (type == 32 && memcmp(&bare[i], owner, 8) == 0) {
+      type = 33;
+      memcpy(&bare[i - 4], &type, 4);
+      patched = true;
+    }
+  }
+  EXPECT(patched, "no NT_AMDGPU_METADATA note found in %s", argv[1]);
+  hipModule_t m3;
+  HIP_CHECK(hipModuleLoadData(&m3, bare.data()));
+  hipFunction_t bare_axpy;
+  HIP_CHECK(hipModuleGetFunction(&bare_axpy, m3, "axpy"));
+  float one = 1.0f;
+  void* bare_params[] = {&one, &didx, &dout, &n};
+  HIP_EXPECT_ERR(hipModuleLaunchKernel(bare_axpy, 1, 1, 1, 64, 1, 1, 0, s, bare_params, nullptr),
+                 hipErrorInvalidValue);
+  (void)hipGetLastError();
+  struct {
+    float a;
+    const void* x;
+    void* y;
+    int n;
+  } explicit_only = {1.0f, didx, dout, 0};
+  size_t explicit_size = sizeof explicit_only;
+  void* bare_extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, &explicit_only,
+                        HIP_LAUNCH_PARAM_BUFFER_SIZE, &explicit_size, HIP_LAUNCH_PARAM_END};
+  HIP_EXPECT_ERR(hipModuleLaunchKernel(bare_axpy, 1, 1, 1, 64, 1, 1, 0, s, nullptr, bare_extra),
+                 hipErrorInvalidValue);
+  (void)hipGetLastError();
+  HIP_CHECK(hipModuleUnload(m3));
+
   HIP_CHECK(hipStreamDestroy(s));
   HIP_CHECK(hipFree(didx));
   HIP_CHECK(hipFree(dout));
