@@ -341,7 +341,7 @@ impl Program {
             None => self,
             Some(lazy) => lazy
                 .whole
-                .get_or_init(|| Box::new(self.part(&[self.code_object.text.clone()]))),
+                .get_or_init(|| Box::new(self.part(std::slice::from_ref(&self.code_object.text)))),
         }
     }
 
