@@ -20,7 +20,12 @@ root="$(pwd)"
 chroot_dir="${SOFTGPU_ROCM_CHROOT:-$root/target/rocm-trixie}"
 programs=("$@")
 [ ${#programs[@]} -gt 0 ] || programs=(blas hipblas solver fft)
-packages=(librocblas-dev libhipblas-dev librocsolver-dev librocfft-dev libamdhip64-dev g++)
+# clang-19, lld-19 and llvm-19 serve softgpu's hiprtc, which rocFFT builds
+# its kernels with; Debian 13's device libraries are LLVM 17's
+# (rocm-device-libs-17, a dependency of the HIP headers), linked where
+# softgpu's compiler looks for them below.
+packages=(librocblas-dev libhipblas-dev librocsolver-dev librocfft-dev libamdhip64-dev g++
+  clang-19 lld-19 llvm-19)
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "rocm-libraries.sh: run as root (debootstrap and chroot need it)" >&2
@@ -41,6 +46,12 @@ if ! chroot "$chroot_dir" dpkg -s "${packages[@]}" >/dev/null 2>&1; then
   chroot "$chroot_dir" apt-get update -q
   chroot "$chroot_dir" env DEBIAN_FRONTEND=noninteractive \
     apt-get install -y -q --no-install-recommends "${packages[@]}"
+fi
+
+bitcode="$chroot_dir/usr/lib/x86_64-linux-gnu/amdgcn/bitcode"
+if [ ! -e "$bitcode" ]; then
+  mkdir -p "$(dirname "$bitcode")"
+  ln -s /usr/lib/llvm-17/lib/clang/17/amdgcn/bitcode "$bitcode"
 fi
 
 # softgpu's HIP runtime (and the HSA runtime beside it), first on the

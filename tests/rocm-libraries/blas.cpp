@@ -152,33 +152,32 @@ template <class T, class F> static void scal(const char *name, F f, int n) {
   HIP_OK(hipFree(dx));
 }
 
-template <class T, class F> static void nrm2(const char *name, F f, int n) {
+// A reduction of x to one value (nrm2, asum): `reference` gives it in
+// double from x's values.
+template <class T, class F, class R>
+static void reduction(const char *name, F f, int n, R reference) {
   Real<T> x(n, 16);
   T *dx = to_device(x.v);
   T result;
   double t0 = now();
   int st = f(handle, n, dx, 1, &result);
   double t = now() - t0;
-  double want = 0;
-  for (double v : x.d) want += v * v;
-  want = std::sqrt(want);
+  double want = reference(x.d);
   report(std::string(name) + " n=" + std::to_string(n), st, std::fabs(to_d(result) - want) / want,
          tol_of(T()), t);
   HIP_OK(hipFree(dx));
 }
 
-template <class T, class F> static void asum(const char *name, F f, int n) {
-  Real<T> x(n, 17);
-  T *dx = to_device(x.v);
-  T result;
-  double t0 = now();
-  int st = f(handle, n, dx, 1, &result);
-  double t = now() - t0;
-  double want = 0;
-  for (double v : x.d) want += std::fabs(v);
-  report(std::string(name) + " n=" + std::to_string(n), st, std::fabs(to_d(result) - want) / want,
-         tol_of(T()), t);
-  HIP_OK(hipFree(dx));
+static double norm2(const std::vector<double> &x) {
+  double s = 0;
+  for (double v : x) s += v * v;
+  return std::sqrt(s);
+}
+
+static double abs_sum(const std::vector<double> &x) {
+  double s = 0;
+  for (double v : x) s += std::fabs(v);
+  return s;
 }
 
 template <class T, class F> static void iamax(const char *name, F f, int n) {
@@ -529,9 +528,9 @@ int main() {
   dot<double>("rocblas_ddot", rocblas_ddot, 12345);
   scal<float>("rocblas_sscal", rocblas_sscal, 2000);
   scal<double>("rocblas_dscal", rocblas_dscal, 2000);
-  nrm2<float>("rocblas_snrm2", rocblas_snrm2, 5000);
-  nrm2<double>("rocblas_dnrm2", rocblas_dnrm2, 5000);
-  asum<float>("rocblas_sasum", rocblas_sasum, 7777);
+  reduction<float>("rocblas_snrm2", rocblas_snrm2, 5000, norm2);
+  reduction<double>("rocblas_dnrm2", rocblas_dnrm2, 5000, norm2);
+  reduction<float>("rocblas_sasum", rocblas_sasum, 7777, abs_sum);
   iamax<float>("rocblas_isamax", rocblas_isamax, 3001);
   iamax<double>("rocblas_idamax", rocblas_idamax, 3001);
   rot<float>("rocblas_srot", rocblas_srot, 1000);

@@ -136,18 +136,24 @@ fn build_links(parent: &Path, dir: &Path, tc: &Toolchain) -> Result<(), CompileE
             {
                 let link = tmp.join(e.file_name());
                 if e.file_name() == "opencl.bc" {
-                    // Debian's opencl.bc defines a weak `printf` stub that
-                    // would hide clang's printf lowering (OpenCL printf
-                    // would print nothing): the folder gets a copy without it.
-                    tools::run_checked(
+                    // Debian 12's opencl.bc defines a weak `printf` stub
+                    // that would hide clang's printf lowering (OpenCL printf
+                    // would print nothing): the folder gets a copy without
+                    // it. Other builds (Debian 13's LLVM 17 libraries) have
+                    // no such stub, and llvm-extract refuses to delete a
+                    // function that is not there: those are linked as they
+                    // are.
+                    let stripped = tools::run_checked(
                         Command::new(&tc.llvm_extract)
                             .args(["--delete", "--func=printf"])
                             .arg(e.path())
                             .arg("-o")
                             .arg(&link),
                         None,
-                    )?;
-                    continue;
+                    );
+                    if stripped.is_ok() {
+                        continue;
+                    }
                 }
                 std::os::unix::fs::symlink(e.path(), &link)
                     .map_err(|e| io("creating", &link, e))?;

@@ -633,11 +633,6 @@ pub unsafe extern "C" fn amd_dbgapi_get_build_id() -> usize {
     0
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn hiprtcGetErrorString(_result: i32) -> *const c_char {
-    c"hiprtc is not supported by softgpu (compile with softgpu hipcc or clang++-19)".as_ptr()
-}
-
 /// Reads a `dim3` argument given by pointer.
 ///
 /// # Safety

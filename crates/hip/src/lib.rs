@@ -72,6 +72,7 @@ pub mod graph;
 pub mod launch;
 pub mod memory;
 pub mod register;
+pub mod rtc;
 pub mod state;
 pub mod stream;
 

@@ -402,7 +402,8 @@ pub unsafe extern "C" fn __hipRegisterTexture(
 
 #[no_mangle]
 pub unsafe extern "C" fn __hipGetPCH(pch: *mut *const c_char, size: *mut u32) {
-    // No precompiled header ships with softgpu (hiprtc is absent).
+    // No precompiled header ships with softgpu: its hiprtc includes
+    // Debian's HIP headers as they are (see `rtc`).
     // SAFETY: outputs of a string pointer and a size (crate docs).
     let _ = unsafe { crate::error::put(pch, c"".as_ptr()) };
     // SAFETY: as above.

@@ -475,6 +475,13 @@ fn modules() {
     });
 }
 
+/// hiprtc compiles with clang-19 and Debian's HIP headers at run time, as
+/// rocFFT builds its kernels.
+#[test]
+fn rtc() {
+    check(one(&["rtc.hip"]));
+}
+
 #[test]
 fn limits() {
     check(one(&["limits.hip"]));
