@@ -49,7 +49,8 @@ if ! chroot "$chroot_dir" dpkg -s "${packages[@]}" >/dev/null 2>&1; then
 fi
 
 bitcode="$chroot_dir/usr/lib/x86_64-linux-gnu/amdgcn/bitcode"
-if [ ! -e "$bitcode" ]; then
+# (The link points inside the chroot, so from here it may look dangling.)
+if [ ! -e "$bitcode" ] && [ ! -L "$bitcode" ]; then
   mkdir -p "$(dirname "$bitcode")"
   ln -s /usr/lib/llvm-17/lib/clang/17/amdgcn/bitcode "$bitcode"
 fi
