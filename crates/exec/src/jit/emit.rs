@@ -1134,21 +1134,23 @@ impl<'a, 'b> Emitter<'a, 'b> {
             let slot = self.b.create_sized_stack_slot(data);
             self.lds_discard = Some(self.b.ins().stack_addr(I64, slot, 0));
         }
-        for (inst, k) in loads.chain(stores.iter().copied()) {
-            for (offset, bytes) in k.accesses(inst) {
-                if self.lds_bounds.contains_key(&(offset, bytes)) {
-                    continue;
-                }
-                let end = (offset + bytes) as i64;
-                let t = self.b.ins().iadd_imm_s(self.lds_len, 1 - end);
-                let zero = self.b.ins().iconst(I64, 0);
-                let t = self.b.ins().smax(t, zero);
-                let most = self.b.ins().iconst(I64, u32::MAX as i64);
-                let t = self.b.ins().umin(t, most);
-                let t = self.b.ins().ireduce(I32, t);
-                let bound = self.b.ins().splat(I32X4, t);
-                self.lds_bounds.insert((offset, bytes), bound);
+        let accesses = loads.chain(stores.iter().copied()).flat_map(|(inst, k)| {
+            // With offset 0 too: the bound of a wrapped address (`lds_inside`).
+            (k.accesses(inst).into_iter()).flat_map(|(offset, bytes)| [(offset, bytes), (0, bytes)])
+        });
+        for (offset, bytes) in accesses.collect::<Vec<_>>() {
+            if self.lds_bounds.contains_key(&(offset, bytes)) {
+                continue;
             }
+            let end = (offset + bytes) as i64;
+            let t = self.b.ins().iadd_imm_s(self.lds_len, 1 - end);
+            let zero = self.b.ins().iconst(I64, 0);
+            let t = self.b.ins().smax(t, zero);
+            let most = self.b.ins().iconst(I64, u32::MAX as i64);
+            let t = self.b.ins().umin(t, most);
+            let t = self.b.ins().ireduce(I32, t);
+            let bound = self.b.ins().splat(I32X4, t);
+            self.lds_bounds.insert((offset, bytes), bound);
         }
     }
 
@@ -1168,9 +1170,9 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let layout = self.lds_layout(addr);
         let mut vgpr = Vec::new();
         for (offset, bytes) in k.accesses(inst) {
-            let bound = self.lds_bounds[&(offset, bytes)];
-            let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, addr, bound);
-            let all_in = self.b.ins().vall_true(inside);
+            let (inside, in_place) = self.lds_inside(addr, offset, bytes);
+            // The row and broadcast loads address LDS from `addr` itself.
+            let all_in = self.b.ins().vall_true(in_place);
             let (broadcast, lanes, merge) = (
                 self.b.create_block(),
                 self.b.create_block(),
@@ -1241,14 +1243,12 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let accesses = shape.accesses(inst);
         let dwords = shape.dwords() as u16;
         let mut ok = Vec::new();
+        let mut ok_in_place = Vec::new();
         let mut data = Vec::new();
         for (k, &(offset, bytes)) in accesses.iter().enumerate() {
-            let inside = self.b.ins().icmp(
-                IntCC::UnsignedLessThan,
-                addr,
-                self.lds_bounds[&(offset, bytes)],
-            );
+            let (inside, in_place) = self.lds_inside(addr, offset, bytes);
             ok.push(self.b.ins().band(inside, live));
+            ok_in_place.push(self.b.ins().band(in_place, live));
             let Operand::Vgpr(d) = inst.src[1 + k] else {
                 unreachable!("form_ok: the data are VGPRs")
             };
@@ -1264,7 +1264,8 @@ impl<'a, 'b> Emitter<'a, 'b> {
         }
         let layout = self.lds_layout(addr);
         let mut whole = layout.row;
-        for &o in &ok {
+        // The row store addresses LDS from `addr` itself: no lane may wrap.
+        for &o in &ok_in_place {
             let all = self.b.ins().vall_true(o);
             whole = self.b.ins().band(whole, all);
         }
@@ -1300,13 +1301,19 @@ impl<'a, 'b> Emitter<'a, 'b> {
         data: &[Vec<Value>],
     ) {
         let discard = self.lds_discard.expect("lds_bounds saw this store");
+        // Each access's 32-bit addresses, wrapped as `ops::ds` wraps them.
+        let wrapped: Vec<Value> = (accesses.iter())
+            .map(|&(offset, _)| {
+                let off = self.splat_const(offset as u32);
+                self.b.ins().iadd(addr, off)
+            })
+            .collect();
         for j in 0..CHUNK_LANES as u8 {
-            let a = self.b.ins().extractlane(addr, j);
-            let a = self.b.ins().uextend(I64, a);
-            let at = self.b.ins().iadd(self.lds, a);
-            for ((&(offset, _), &ok), d) in accesses.iter().zip(ok).zip(data) {
+            for ((&a, &ok), d) in wrapped.iter().zip(ok).zip(data) {
                 let lane_ok = self.b.ins().extractlane(ok, j);
-                let p = self.b.ins().iadd_imm_s(at, offset as i64);
+                let a = self.b.ins().extractlane(a, j);
+                let a = self.b.ins().uextend(I64, a);
+                let p = self.b.ins().iadd(self.lds, a);
                 let p = self.b.ins().select(lane_ok, p, discard);
                 for (k, &dword) in d.iter().enumerate() {
                     let v = self.b.ins().extractlane(dword, j);
@@ -1435,6 +1442,23 @@ impl<'a, 'b> Emitter<'a, 'b> {
 
     /// The general LDS load: lane by lane, out-of-range lanes reading at
     /// address 0 and then cleared.
+    /// Which lanes' access of `bytes` at `offset` from `addr` lies wholly
+    /// inside LDS: exactly, by the 32-bit sum `addr + offset`, which wraps
+    /// as `ops::ds` says; and in place, without wrapping (`addr` itself
+    /// below the access's bound), which the paths that address LDS from
+    /// `addr` plus the offset need.
+    fn lds_inside(&mut self, addr: Value, offset: u64, bytes: u64) -> (Value, Value) {
+        let off = self.splat_const(offset as u32);
+        let at = self.b.ins().iadd(addr, off);
+        let lt = IntCC::UnsignedLessThan;
+        let inside = self.b.ins().icmp(lt, at, self.lds_bounds[&(0, bytes)]);
+        let in_place = self
+            .b
+            .ins()
+            .icmp(lt, addr, self.lds_bounds[&(offset, bytes)]);
+        (inside, in_place)
+    }
+
     fn lds_lanes(&mut self, addr: Value, inside: Value, offset: u64, dwords: usize) -> Vec<Value> {
         let off = self.splat_const(offset as u32);
         let at = self.b.ins().iadd(addr, off);

@@ -44,6 +44,16 @@ fn base(w: &Wave, i: &Inst, l: usize) -> u64 {
     w.lane32(i.src[0], l) as u64
 }
 
+/// An LDS address: the address VGPR plus an offset, in 32 bits. The sum
+/// wraps, as the hardware's does: LLVM folds a constant offset into a DS
+/// instruction whatever the sign of the base it computed (every generation
+/// since CI, `isDSOffsetLegal`), so code such as `lds[(N - i) + k]`
+/// arrives as a "negative" base `k - i` with `offset:N`.
+#[inline(always)]
+fn at(base: u64, offset: u64) -> u64 {
+    (base as u32).wrapping_add(offset as u32) as u64
+}
+
 fn offset16(i: &Inst) -> u64 {
     i.imm as u32 as u64 & 0xffff
 }
@@ -58,7 +68,7 @@ fn ds_addrs<'a>(w: &Wave, i: &Inst, offset: u64, out: &'a mut Addrs) -> Lanes<'a
     match i.src[0] {
         Operand::Vgpr(r) => {
             let row = &w.vgpr[r as usize];
-            lane_addrs(w.lanes, exec, out, |l| row[l] as u64 + offset)
+            lane_addrs(w.lanes, exec, out, |l| at(row[l] as u64, offset))
         }
         _ => lane_addrs(w.lanes, exec, out, |l| base(w, i, l) + offset),
     }
@@ -112,7 +122,7 @@ fn loaded(lds: &[u8], addr: u64, bytes: usize, signed: bool, k: usize) -> u32 {
 fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, signed: bool) -> Result {
     if let Some(s) = env.sanitizer.as_mut() {
         s.lds_lanes(w, Use::Read, bytes as u64, |w, l| {
-            base(w, i, l) + offset16(i)
+            at(base(w, i, l), offset16(i))
         })?;
     }
     let mut addrs = [0; MAX_LANES];
@@ -144,7 +154,7 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, signed: bool) -> Re
 fn load_d16(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, signed: bool, hi: bool) -> Result {
     if let Some(s) = env.sanitizer.as_mut() {
         s.lds_lanes(w, Use::Read, bytes as u64, |w, l| {
-            base(w, i, l) + offset16(i)
+            at(base(w, i, l), offset16(i))
         })?;
     }
     let mut addrs = [0; MAX_LANES];
@@ -171,7 +181,7 @@ fn load_d16(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, signed: bool, h
 fn store(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, shift: u32) -> Result {
     if let Some(s) = env.sanitizer.as_mut() {
         s.lds_lanes(w, Use::Write, bytes as u64, |w, l| {
-            base(w, i, l) + offset16(i)
+            at(base(w, i, l), offset16(i))
         })?;
     }
     let mut addrs = [0; MAX_LANES];
@@ -224,7 +234,7 @@ fn load2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) -
     if let Some(s) = env.sanitizer.as_mut() {
         for off in [o0, o1] {
             s.lds_lanes(w, Use::Read, 4 * dwords as u64, |w, l| {
-                base(w, i, l) + off * scale
+                at(base(w, i, l), off * scale)
             })?;
         }
     }
@@ -245,7 +255,7 @@ fn load2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) -
     }
     lanes.for_each(|l, b| {
         for (slot, off) in [o0, o1].into_iter().enumerate() {
-            let addr = b + off * scale;
+            let addr = at(b, off * scale);
             let in_range = lds_range(env.lds, addr, 4 * dwords).is_some();
             for k in 0..dwords {
                 let v = if in_range {
@@ -268,7 +278,7 @@ fn store2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) 
     if let Some(s) = env.sanitizer.as_mut() {
         for off in [o0, o1] {
             s.lds_lanes(w, Use::Write, 4 * dwords as u64, |w, l| {
-                base(w, i, l) + off * scale
+                at(base(w, i, l), off * scale)
             })?;
         }
     }
@@ -281,7 +291,7 @@ fn store2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) 
             for k in 0..dwords {
                 buf[4 * k..4 * k + 4].copy_from_slice(&w.get_lane(data, l, k).to_le_bytes());
             }
-            lds_write(env.lds, a + off * scale, &buf[..4 * dwords]);
+            lds_write(env.lds, at(a, off * scale), &buf[..4 * dwords]);
         }
     });
     Ok(Flow::Next)
@@ -298,7 +308,7 @@ fn atomic32(
     op: impl Fn(u32, u32, u32, Mode) -> u32,
 ) -> Result {
     if let Some(s) = env.sanitizer.as_mut() {
-        s.lds_lanes(w, Use::Atomic, 4, |w, l| base(w, i, l) + offset16(i))?;
+        s.lds_lanes(w, Use::Atomic, 4, |w, l| at(base(w, i, l), offset16(i)))?;
     }
     let exec = w.exec();
     let mode = w.mode;
@@ -306,7 +316,7 @@ fn atomic32(
         if exec >> l & 1 == 0 {
             continue;
         }
-        let addr = base(w, i, l) + offset16(i);
+        let addr = at(base(w, i, l), offset16(i));
         let old = u32::from_le_bytes(lds_read::<4>(env.lds, addr));
         let new = op(old, w.lane32(i.src[1], l), w.lane32(i.src[2], l), mode);
         lds_write(env.lds, addr, &new.to_le_bytes());
@@ -326,14 +336,14 @@ fn atomic64(
     op: impl Fn(u64, u64, u64) -> u64,
 ) -> Result {
     if let Some(s) = env.sanitizer.as_mut() {
-        s.lds_lanes(w, Use::Atomic, 8, |w, l| base(w, i, l) + offset16(i))?;
+        s.lds_lanes(w, Use::Atomic, 8, |w, l| at(base(w, i, l), offset16(i)))?;
     }
     let exec = w.exec();
     for l in 0..w.lanes {
         if exec >> l & 1 == 0 {
             continue;
         }
-        let addr = base(w, i, l) + offset16(i);
+        let addr = at(base(w, i, l), offset16(i));
         let old = u64::from_le_bytes(lds_read::<8>(env.lds, addr));
         let new = op(old, w.lane64(i.src[1], l), w.lane64(i.src[2], l));
         lds_write(env.lds, addr, &new.to_le_bytes());
@@ -426,7 +436,7 @@ fn permute(w: &mut Wave, i: &Inst, pull: bool) -> Result {
         if exec >> l & 1 == 0 {
             continue;
         }
-        let target = (l & 32) | (((base(w, i, l) + offset16(i)) / 4) as usize % 32);
+        let target = (l & 32) | (((at(base(w, i, l), offset16(i))) / 4) as usize % 32);
         if pull {
             res[l] = if exec >> target & 1 != 0 {
                 w.lane32(i.src[1], target)
@@ -451,7 +461,7 @@ fn xchg2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) -
         for off in [o0, o1] {
             for k in 0..dwords as u64 {
                 s.lds_lanes(w, Use::Atomic, 4, |w, l| {
-                    base(w, i, l) + off * scale + 4 * k
+                    at(base(w, i, l), off * scale + 4 * k)
                 })?;
             }
         }
@@ -463,7 +473,7 @@ fn xchg2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) -
         let b = base(w, i, l);
         for (slot, (data, off)) in [(i.src[1], o0), (i.src[2], o1)].into_iter().enumerate() {
             for k in 0..dwords {
-                let addr = b + off * scale + 4 * k as u64;
+                let addr = at(b, off * scale + 4 * k as u64);
                 let old = u32::from_le_bytes(lds_read::<4>(env.lds, addr));
                 lds_write(env.lds, addr, &w.get_lane(data, l, k).to_le_bytes());
                 w.set_lane(i.dst[0], l, slot * dwords + k, old);
@@ -563,7 +573,7 @@ fn condxchg32(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     if let Some(s) = env.sanitizer.as_mut() {
         for k in 0..2 {
             s.lds_lanes(w, Use::Atomic, 4, |w, l| {
-                ((base(w, i, l) + offset16(i)) & 0xfff8) + 4 * k
+                ((at(base(w, i, l), offset16(i))) & 0xfff8) + 4 * k
             })?;
         }
     }
@@ -571,7 +581,7 @@ fn condxchg32(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
         if exec >> l & 1 == 0 {
             continue;
         }
-        let addr0 = (base(w, i, l) + offset16(i)) & 0xfff8;
+        let addr0 = (at(base(w, i, l), offset16(i))) & 0xfff8;
         for k in 0..2 {
             let addr = addr0 + 4 * k as u64;
             let old = u32::from_le_bytes(lds_read::<4>(env.lds, addr));
