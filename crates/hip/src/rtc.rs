@@ -504,35 +504,34 @@ pub unsafe extern "C" fn hiprtcGetProgramLog(
     })
 }
 
+/// The code object a successful compile of `prog` made.
+fn compiled_code(prog: *mut std::ffi::c_void) -> Result<Vec<u8>, RtcError> {
+    let p = program(prog)?;
+    let code = lock(&p.state).code.clone();
+    if code.is_empty() {
+        return fail(
+            INVALID_PROGRAM,
+            "the program has no code: it was not compiled, or failed to",
+        );
+    }
+    Ok(code)
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn hiprtcGetCodeSize(prog: *mut std::ffi::c_void, size: *mut usize) -> c_int {
     rtc_guard("hiprtcGetCodeSize", || {
-        let p = program(prog)?;
-        let state = lock(&p.state);
-        if state.code.is_empty() {
-            return fail(
-                INVALID_PROGRAM,
-                "the program has no code: it was not compiled, or failed to",
-            );
-        }
+        let code = compiled_code(prog)?;
         // SAFETY: null or the caller's size_t.
-        unsafe { size_out(state.code.len(), size) }
+        unsafe { size_out(code.len(), size) }
     })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hiprtcGetCode(prog: *mut std::ffi::c_void, code: *mut c_char) -> c_int {
     rtc_guard("hiprtcGetCode", || {
-        let p = program(prog)?;
-        let state = lock(&p.state);
-        if state.code.is_empty() {
-            return fail(
-                INVALID_PROGRAM,
-                "the program has no code: it was not compiled, or failed to",
-            );
-        }
+        let compiled = compiled_code(prog)?;
         // SAFETY: the caller's buffer of hiprtcGetCodeSize bytes.
-        unsafe { copy_out(&state.code, code) }
+        unsafe { copy_out(&compiled, code) }
     })
 }
 symver!("rtc");
