@@ -85,25 +85,6 @@ static double tol_of(double) { return 1e-12; }
 static double tol_of(rocblas_half) { return 5e-3; }
 static double tol_of(rocblas_bfloat16) { return 3e-2; }
 
-// ---- references (column-major, double)
-
-static double at(const std::vector<double> &a, int lda, char t, int i, int j) {
-  return t == 'N' ? a[i + size_t(j) * lda] : a[j + size_t(i) * lda];
-}
-
-static std::vector<double> gemm_ref(char ta, char tb, int m, int n, int k, double alpha,
-                                    const std::vector<double> &a, int lda,
-                                    const std::vector<double> &b, int ldb, double beta,
-                                    std::vector<double> c, int ldc) {
-  for (int j = 0; j < n; j++)
-    for (int i = 0; i < m; i++) {
-      double s = 0;
-      for (int p = 0; p < k; p++) s += at(a, lda, ta, i, p) * at(b, ldb, tb, p, j);
-      c[i + size_t(j) * ldc] = alpha * s + beta * c[i + size_t(j) * ldc];
-    }
-  return c;
-}
-
 // ---- level 1
 
 template <class T, class F> static void axpy(const char *name, F f, int n) {

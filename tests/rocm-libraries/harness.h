@@ -84,6 +84,26 @@ template <class T> std::vector<T> cast(const std::vector<double> &v) {
   return out;
 }
 
+// Element (i, j) of column-major `a` (leading dimension `lda`), or of its
+// transpose when `t` is not 'N'.
+inline double at(const std::vector<double> &a, int lda, char t, int i, int j) {
+  return t == 'N' ? a[i + size_t(j) * lda] : a[j + size_t(i) * lda];
+}
+
+// C = alpha op(A) op(B) + beta C, column-major, in double ('N' or 'T').
+inline std::vector<double> gemm_ref(char ta, char tb, int m, int n, int k, double alpha,
+                                    const std::vector<double> &a, int lda,
+                                    const std::vector<double> &b, int ldb, double beta,
+                                    std::vector<double> c, int ldc) {
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < m; i++) {
+      double s = 0;
+      for (int p = 0; p < k; p++) s += at(a, lda, ta, i, p) * at(b, ldb, tb, p, j);
+      c[i + size_t(j) * ldc] = alpha * s + beta * c[i + size_t(j) * ldc];
+    }
+  return c;
+}
+
 inline int finish(const char *suite_name) {
   std::printf("%s: %d calls, %d right, %d wrong or failed\n", suite_name, calls,
               calls - failures, failures);

@@ -7,22 +7,6 @@ using namespace suite;
 
 static hipblasHandle_t handle;
 
-// C = alpha op(A) op(B) + beta C, column-major, in double.
-static std::vector<double> gemm_ref(bool ta, bool tb, int m, int n, int k, double alpha,
-                                    const std::vector<double> &a, int lda,
-                                    const std::vector<double> &b, int ldb, double beta,
-                                    std::vector<double> c, int ldc) {
-  for (int j = 0; j < n; j++)
-    for (int i = 0; i < m; i++) {
-      double s = 0;
-      for (int p = 0; p < k; p++)
-        s += (ta ? a[p + size_t(i) * lda] : a[i + size_t(p) * lda]) *
-             (tb ? b[j + size_t(p) * ldb] : b[p + size_t(j) * ldb]);
-      c[i + size_t(j) * ldc] = alpha * s + beta * c[i + size_t(j) * ldc];
-    }
-  return c;
-}
-
 template <class T, class F> static void gemm(const char *name, F f, bool ta, bool tb, int m, int n, int k) {
   int lda = ta ? k : m, ldb = tb ? n : k, ldc = m;
   auto a = random(size_t(lda) * (ta ? m : k), 1), b = random(size_t(ldb) * (tb ? k : n), 2),
@@ -38,7 +22,7 @@ template <class T, class F> static void gemm(const char *name, F f, bool ta, boo
              &alpha, da, lda, db, ldb, &beta, dc, ldc);
   HIP_OK(hipDeviceSynchronize());
   double t = now() - t0;
-  auto want = gemm_ref(ta, tb, m, n, k, 2, a, lda, b, ldb, 0.5, c, ldc);
+  auto want = gemm_ref(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 2, a, lda, b, ldb, 0.5, c, ldc);
   char label[96];
   std::snprintf(label, sizeof label, "%s %c%c %dx%dx%d", name, ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k);
   report(label, st, rel_err(to_host(dc, c.size()), want), sizeof(T) == 4 ? 2e-5 : 1e-12, t);
@@ -100,7 +84,7 @@ template <class T, class F> static void gemm_strided_batched(const char *name, F
   for (int i = 0; i < batch; i++) {
     std::vector<double> ai(ta.begin() + i * sa, ta.begin() + (i + 1) * sa),
         bi(tb.begin() + i * sb, tb.begin() + (i + 1) * sb), ci(tc.begin() + i * sc, tc.begin() + (i + 1) * sc);
-    auto r = gemm_ref(false, false, m, n, k, 1, ai, m, bi, k, -1, ci, m);
+    auto r = gemm_ref('N', 'N', m, n, k, 1, ai, m, bi, k, -1, ci, m);
     want.insert(want.end(), r.begin(), r.end());
   }
   char label[96];

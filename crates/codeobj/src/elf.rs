@@ -453,7 +453,7 @@ fn undescribed_kernels(
         .map(|(symbol, kd_off)| {
             let descriptor = descriptor_at(symbol, symbol, kd_off, image, target)?;
             let m = meta::KernelMeta::from_descriptor(symbol, &descriptor);
-            join_kernel(m, addresses, image, target)
+            kernel_at(m, kd_off, descriptor, image, target)
         })
         .collect()
 }
@@ -479,10 +479,8 @@ fn descriptor_at(
     KernelDescriptor::parse(&bytes, target.starts_with("gfx12"))
 }
 
-/// One kernel: its descriptor must lie in one segment, its entry in an
-/// executable segment's file bytes (the executor decodes from there), and
-/// on gfx10+ its wave size must agree with the metadata's, since the two
-/// disagreeing means a broken toolchain rather than a choice.
+/// One kernel the metadata describes: its descriptor symbol must be
+/// defined and its descriptor lie in one segment ([`kernel_at`]).
 fn join_kernel(
     m: meta::KernelMeta,
     addresses: &HashMap<&str, u64>,
@@ -499,6 +497,21 @@ fn join_kernel(
         )
     })?;
     let descriptor = descriptor_at(&m.name, &m.symbol, kd_off, image, target)?;
+    kernel_at(m, kd_off, descriptor, image, target)
+}
+
+/// The kernel of `descriptor` (at image offset `kd_off`): its entry must
+/// lie in an executable segment's file bytes (the executor decodes from
+/// there), and on gfx10+ its wave size should agree with the metadata's,
+/// since the two disagreeing means a broken toolchain rather than a choice
+/// (a warning).
+fn kernel_at(
+    m: meta::KernelMeta,
+    kd_off: u64,
+    descriptor: KernelDescriptor,
+    image: &Image,
+    target: &str,
+) -> Result<Kernel, Error> {
     let entry = i128::from(kd_off) + i128::from(descriptor.kernel_code_entry_byte_offset);
     let entry_offset = u64::try_from(entry)
         .ok()

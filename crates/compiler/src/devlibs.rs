@@ -135,25 +135,21 @@ fn build_links(parent: &Path, dir: &Path, tc: &Toolchain) -> Result<(), CompileE
                 .is_some_and(|x| x == "bc")
             {
                 let link = tmp.join(e.file_name());
-                if e.file_name() == "opencl.bc" {
-                    // Debian 12's opencl.bc defines a weak `printf` stub
-                    // that would hide clang's printf lowering (OpenCL printf
-                    // would print nothing): the folder gets a copy without
-                    // it. Other builds (Debian 13's LLVM 17 libraries) have
-                    // no such stub, and llvm-extract refuses to delete a
-                    // function that is not there: those are linked as they
-                    // are.
-                    let stripped = tools::run_checked(
+                // Debian 12's opencl.bc defines a weak `printf` stub that
+                // would hide clang's printf lowering (OpenCL printf would
+                // print nothing): the folder gets a copy without it. Other
+                // builds (Debian 13's LLVM 17 libraries) have no such stub
+                // and are linked as they are.
+                if e.file_name() == "opencl.bc" && defines_printf(tc, &e.path()) {
+                    tools::run_checked(
                         Command::new(&tc.llvm_extract)
                             .args(["--delete", "--func=printf"])
                             .arg(e.path())
                             .arg("-o")
                             .arg(&link),
                         None,
-                    );
-                    if stripped.is_ok() {
-                        continue;
-                    }
+                    )?;
+                    continue;
                 }
                 std::os::unix::fs::symlink(e.path(), &link)
                     .map_err(|e| io("creating", &link, e))?;
@@ -167,6 +163,14 @@ fn build_links(parent: &Path, dir: &Path, tc: &Toolchain) -> Result<(), CompileE
     })();
     let _ = std::fs::remove_dir_all(&tmp);
     result
+}
+
+/// Whether the bitcode library at `path` defines `printf`: llvm-extract
+/// can extract it alone (it refuses a function that is not there).
+fn defines_printf(tc: &Toolchain, path: &Path) -> bool {
+    let mut extract = Command::new(&tc.llvm_extract);
+    extract.args(["--func=printf", "-o", "/dev/null"]).arg(path);
+    tools::run_checked(&mut extract, None).is_ok()
 }
 
 /// clang's amdgcn data layout, asked from clang itself (once per clang).

@@ -260,8 +260,8 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
             let Some(taken) = claimed.next() else { break };
             // Tiering up happens before a workgroup, never after the last
             // one, so no dispatch ends by waiting for a compile.
-            if jit.is_none() {
-                let retired = worker.stats.wave_instructions - counted;
+            let retired = worker.stats.wave_instructions - counted;
+            if jit.is_none() && retired >= crate::program::TIER_UP_STEP {
                 counted = worker.stats.wave_instructions;
                 jit = (plan.jit).tier_up(plan.program, start.entry, wave64, retired);
             }

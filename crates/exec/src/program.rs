@@ -148,6 +148,12 @@ impl Unit {
 /// some 50 ms of interpreting, by one worker while the others go on.
 pub const TIER_UP_INSTRUCTIONS: u64 = 1 << 20;
 
+/// A dispatch's worker adds what it interpreted to its unit's shared count
+/// in steps of at least this many wave instructions (and what is left at
+/// its end), so a dispatch of many small workgroups neither contends on
+/// the count nor looks the unit up once per workgroup.
+pub(crate) const TIER_UP_STEP: u64 = TIER_UP_INSTRUCTIONS / 16;
+
 /// The global-wave-sync ops: a program with any of them needs the
 /// dispatch's GWS state.
 const GWS_OPS: [Op; 6] = [
@@ -319,7 +325,7 @@ impl Program {
         };
         cell.get_or_init(|| {
             let ranges = lazy.kernel_ranges(kernel.entry_offset);
-            Box::new(self.part(&ranges))
+            Box::new(self.part(&ranges, true))
         })
     }
 
@@ -339,21 +345,22 @@ impl Program {
     pub fn whole_text(&self) -> &Program {
         match &self.lazy {
             None => self,
-            Some(lazy) => lazy
-                .whole
-                .get_or_init(|| Box::new(self.part(std::slice::from_ref(&self.code_object.text)))),
+            Some(lazy) => lazy.whole.get_or_init(|| {
+                Box::new(self.part(std::slice::from_ref(&self.code_object.text), false))
+            }),
         }
     }
 
-    fn part(&self, ranges: &[Range<u64>]) -> Program {
-        let whole = ranges == [self.code_object.text.clone()];
+    /// The program of `ranges` of this one's text (`parted`: a kernel's
+    /// part of it, see [`Program::decoded`]).
+    fn part(&self, ranges: &[Range<u64>], parted: bool) -> Program {
         Program::decoded(
             self.code_object.clone(),
             self.image_base,
             self.image.clone(),
             self.family,
             ranges,
-            !whole,
+            parted,
         )
     }
 

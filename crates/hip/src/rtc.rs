@@ -110,18 +110,15 @@ fn programs() -> &'static Mutex<HashMap<usize, Arc<Program>>> {
 const HANDLE_TAG: usize = 0x5f70_0000_0000;
 
 fn program(handle: *mut std::ffi::c_void) -> Result<Arc<Program>, RtcError> {
-    lock(programs())
-        .get(&(handle as usize))
-        .cloned()
-        .map_or_else(
-            || {
-                fail(
-                    INVALID_PROGRAM,
-                    format!("{handle:p} is not a live hiprtc program"),
-                )
-            },
-            Ok,
-        )
+    let live = lock(programs()).get(&(handle as usize)).cloned();
+    live.ok_or_else(|| not_live(handle))
+}
+
+fn not_live(handle: *mut std::ffi::c_void) -> RtcError {
+    RtcError {
+        code: INVALID_PROGRAM,
+        why: format!("{handle:p} is not a live hiprtc program"),
+    }
 }
 
 /// A C string argument, which must not be null.
@@ -229,10 +226,7 @@ pub unsafe extern "C" fn hiprtcDestroyProgram(prog: *mut *mut std::ffi::c_void) 
         // SAFETY: non-null, the caller's hiprtcProgram.
         let handle = unsafe { prog.read() };
         if lock(programs()).remove(&(handle as usize)).is_none() {
-            return fail(
-                INVALID_PROGRAM,
-                format!("{handle:p} is not a live hiprtc program"),
-            );
+            return Err(not_live(handle));
         }
         // SAFETY: as above.
         unsafe { prog.write(std::ptr::null_mut()) };

@@ -226,6 +226,18 @@ struct LdsLayout {
     first: Value,
 }
 
+/// One LDS access of a chunk (`Emitter::lds_access`): its 32-bit
+/// addresses, which wrap as `ops::ds` says; which lanes it leaves wholly
+/// inside LDS at them; and which do so without wrapping (the row and
+/// broadcast paths address LDS from the chunk's addresses plus the offset,
+/// so they need every lane in place).
+#[derive(Clone, Copy)]
+struct LdsAccess {
+    at: Value,
+    inside: Value,
+    in_place: Value,
+}
+
 impl<'a, 'b> Emitter<'a, 'b> {
     /// `params`: the block function's `(vgpr, sgpr, scc, lds, lds_len,
     /// memory)`.
@@ -1135,7 +1147,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             self.lds_discard = Some(self.b.ins().stack_addr(I64, slot, 0));
         }
         let accesses = loads.chain(stores.iter().copied()).flat_map(|(inst, k)| {
-            // With offset 0 too: the bound of a wrapped address (`lds_inside`).
+            // With offset 0 too: the bound of a wrapped address (`lds_access`).
             (k.accesses(inst).into_iter()).flat_map(|(offset, bytes)| [(offset, bytes), (0, bytes)])
         });
         for (offset, bytes) in accesses.collect::<Vec<_>>() {
@@ -1170,9 +1182,9 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let layout = self.lds_layout(addr);
         let mut vgpr = Vec::new();
         for (offset, bytes) in k.accesses(inst) {
-            let (inside, in_place) = self.lds_inside(addr, offset, bytes);
+            let access = self.lds_access(addr, offset, bytes);
             // The row and broadcast loads address LDS from `addr` itself.
-            let all_in = self.b.ins().vall_true(in_place);
+            let all_in = self.b.ins().vall_true(access.in_place);
             let (broadcast, lanes, merge) = (
                 self.b.create_block(),
                 self.b.create_block(),
@@ -1212,7 +1224,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
 
             self.b.switch_to_block(lanes);
             self.b.seal_block(lanes);
-            let each = self.lds_lanes(addr, inside, offset, dwords);
+            let each = self.lds_lanes(access.at, access.inside, dwords);
             let each: Vec<BlockArg> = each.into_iter().map(BlockArg::Value).collect();
             self.b.ins().jump(merge, &each);
 
@@ -1242,13 +1254,15 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let live = self.mask_lanes(exec, at);
         let accesses = shape.accesses(inst);
         let dwords = shape.dwords() as u16;
+        let mut wrapped = Vec::new();
         let mut ok = Vec::new();
         let mut ok_in_place = Vec::new();
         let mut data = Vec::new();
         for (k, &(offset, bytes)) in accesses.iter().enumerate() {
-            let (inside, in_place) = self.lds_inside(addr, offset, bytes);
-            ok.push(self.b.ins().band(inside, live));
-            ok_in_place.push(self.b.ins().band(in_place, live));
+            let access = self.lds_access(addr, offset, bytes);
+            wrapped.push(access.at);
+            ok.push(self.b.ins().band(access.inside, live));
+            ok_in_place.push(self.b.ins().band(access.in_place, live));
             let Operand::Vgpr(d) = inst.src[1 + k] else {
                 unreachable!("form_ok: the data are VGPRs")
             };
@@ -1260,7 +1274,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             _ => false,
         };
         if dwords != 1 || !apart {
-            return self.lds_store_lanes(addr, &ok, &accesses, &data);
+            return self.lds_store_lanes(&wrapped, &ok, &data);
         }
         let layout = self.lds_layout(addr);
         let mut whole = layout.row;
@@ -1285,29 +1299,17 @@ impl<'a, 'b> Emitter<'a, 'b> {
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(lanes);
         self.b.seal_block(lanes);
-        self.lds_store_lanes(addr, &ok, &accesses, &data);
+        self.lds_store_lanes(&wrapped, &ok, &data);
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
         self.b.seal_block(done);
     }
 
-    /// The general LDS store of one chunk: per lane, per access, its
-    /// dwords to LDS or, where `ok` is off, to the discard slot.
-    fn lds_store_lanes(
-        &mut self,
-        addr: Value,
-        ok: &[Value],
-        accesses: &[(u64, u64)],
-        data: &[Vec<Value>],
-    ) {
+    /// The general LDS store of one chunk: per lane, per access (at its
+    /// wrapped addresses `wrapped`), its dwords to LDS or, where `ok` is
+    /// off, to the discard slot.
+    fn lds_store_lanes(&mut self, wrapped: &[Value], ok: &[Value], data: &[Vec<Value>]) {
         let discard = self.lds_discard.expect("lds_bounds saw this store");
-        // Each access's 32-bit addresses, wrapped as `ops::ds` wraps them.
-        let wrapped: Vec<Value> = (accesses.iter())
-            .map(|&(offset, _)| {
-                let off = self.splat_const(offset as u32);
-                self.b.ins().iadd(addr, off)
-            })
-            .collect();
         for j in 0..CHUNK_LANES as u8 {
             for ((&a, &ok), d) in wrapped.iter().zip(ok).zip(data) {
                 let lane_ok = self.b.ins().extractlane(ok, j);
@@ -1440,28 +1442,24 @@ impl<'a, 'b> Emitter<'a, 'b> {
         layout
     }
 
-    /// The general LDS load: lane by lane, out-of-range lanes reading at
-    /// address 0 and then cleared.
-    /// Which lanes' access of `bytes` at `offset` from `addr` lies wholly
-    /// inside LDS: exactly, by the 32-bit sum `addr + offset`, which wraps
-    /// as `ops::ds` says; and in place, without wrapping (`addr` itself
-    /// below the access's bound), which the paths that address LDS from
-    /// `addr` plus the offset need.
-    fn lds_inside(&mut self, addr: Value, offset: u64, bytes: u64) -> (Value, Value) {
+    /// An access of `bytes` at `offset` from the chunk's addresses `addr`
+    /// (see [`LdsAccess`]).
+    fn lds_access(&mut self, addr: Value, offset: u64, bytes: u64) -> LdsAccess {
         let off = self.splat_const(offset as u32);
         let at = self.b.ins().iadd(addr, off);
         let lt = IntCC::UnsignedLessThan;
         let inside = self.b.ins().icmp(lt, at, self.lds_bounds[&(0, bytes)]);
-        let in_place = self
-            .b
-            .ins()
-            .icmp(lt, addr, self.lds_bounds[&(offset, bytes)]);
-        (inside, in_place)
+        let in_place = (self.b.ins()).icmp(lt, addr, self.lds_bounds[&(offset, bytes)]);
+        LdsAccess {
+            at,
+            inside,
+            in_place,
+        }
     }
 
-    fn lds_lanes(&mut self, addr: Value, inside: Value, offset: u64, dwords: usize) -> Vec<Value> {
-        let off = self.splat_const(offset as u32);
-        let at = self.b.ins().iadd(addr, off);
+    /// The general LDS load: lane by lane at the wrapped addresses `at`,
+    /// out-of-range lanes reading at address 0 and then cleared.
+    fn lds_lanes(&mut self, at: Value, inside: Value, dwords: usize) -> Vec<Value> {
         let at = self.b.ins().band(at, inside);
         let lanes: Vec<Value> = (0..CHUNK_LANES as u8)
             .map(|j| {

@@ -70,7 +70,7 @@ fn ds_addrs<'a>(w: &Wave, i: &Inst, offset: u64, out: &'a mut Addrs) -> Lanes<'a
             let row = &w.vgpr[r as usize];
             lane_addrs(w.lanes, exec, out, |l| at(row[l] as u64, offset))
         }
-        _ => lane_addrs(w.lanes, exec, out, |l| base(w, i, l) + offset),
+        _ => lane_addrs(w.lanes, exec, out, |l| at(base(w, i, l), offset)),
     }
 }
 
