@@ -103,7 +103,7 @@ pub struct DispatchDesc<'a> {
     /// The compute units the dispatch may run on (a queue's CU mask);
     /// `None`: all of the device's.
     pub compute_units: Option<ComputeUnits>,
-    /// [`crate::arena::Arena::serial`] when the dispatch was queued
+    /// [`softgpu_arena::Arena::serial`] when the dispatch was queued
     /// (`None`: just now): accesses to memory reallocated since are refused
     /// as stale.
     pub epoch: Option<u32>,

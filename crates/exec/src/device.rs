@@ -8,7 +8,7 @@ use std::time::Duration;
 use softgpu_codeobj::{Kernel, ValueKind};
 use softgpu_isa::Family;
 
-use crate::arena::{Access, AllocSpec, Arena, MemError};
+use softgpu_arena::{Access, AllocSpec, Arena, MemError};
 use crate::checks::{Checks, Schedule, DEFAULT_TIMEOUT};
 use crate::desc::{DispatchDesc, DispatchOutcome, Grid, InMemory, Kernarg, RawDispatch};
 use crate::dispatch::{DispatchStats, Outcome, Plan};

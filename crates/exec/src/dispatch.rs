@@ -8,7 +8,7 @@ use std::time::Instant;
 use softgpu_codeobj::Kernel;
 
 use crate::abi::launch_abi;
-use crate::arena::Arena;
+use softgpu_arena::Arena;
 use crate::checks::{Checks, Schedule};
 use crate::fault::{Errors, Fault, FaultKind, WaveState};
 use crate::gws::Gws;
@@ -479,7 +479,7 @@ impl Worker {
             plan,
             group: group.id,
             env: Env {
-                mem: crate::arena::Memory::new(plan.arena, plan.epoch),
+                mem: softgpu_arena::Memory::new(plan.arena, plan.epoch),
                 lds: &mut self.lds,
                 program: plan.program,
                 tmp: &mut self.tmp,

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::arena::Allocation;
+use softgpu_arena::Allocation;
 use crate::dispatch::Plan;
 use crate::ops::{MemCause, Trap};
 use crate::wave::Wave;

@@ -10,7 +10,7 @@
 use softgpu_codeobj::{CodeObject, FeatureSetting, Image, Segment};
 use softgpu_isa::Family;
 
-use crate::arena::{Arena, MemError};
+use softgpu_arena::{Arena, MemError};
 use crate::dispatch::{run_wave, Stop, QUANTUM};
 use crate::ops::sopp::WorkgroupBarrier;
 use crate::ops::{Env, Scratch};
@@ -164,7 +164,7 @@ impl Bench {
         let gws = crate::gws::Gws::new(&watch);
         let jit = self.jit.blocks(&program, 0, wave.lanes == 64);
         self.jit_blocks = jit.map_or(0, |tier| tier.block_count());
-        let mem = crate::arena::Memory::new(&self.arena, None);
+        let mem = softgpu_arena::Memory::new(&self.arena, None);
         let mut env = Env {
             mem,
             lds: &mut self.lds,

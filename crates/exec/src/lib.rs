@@ -27,7 +27,7 @@
 
 // Device memory, every access checked: public because the runtime is built
 // on it (allocation, protection, host registration, virtual memory).
-pub mod arena;
+pub use softgpu_arena as arena;
 
 // The AQL packet and queue descriptor layouts: the executor builds and
 // reads packets behind a kernel's dispatch pointer, and the runtime's

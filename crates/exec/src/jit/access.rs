@@ -12,7 +12,7 @@
 //! exact to the lane.
 
 use super::emit::CHUNK_LANES as CHUNK;
-use crate::arena::{Lanes, Memory};
+use softgpu_arena::{Lanes, Memory};
 use crate::wave::MAX_LANES;
 
 /// The signature of [`scalar_ok`] as the block calls it.

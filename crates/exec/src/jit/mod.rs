@@ -34,7 +34,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module};
 
-use crate::arena::Memory;
+use softgpu_arena::Memory;
 use crate::ops::{Env, Flow, Trap};
 use crate::program::Program;
 use crate::wave::{Wave, NUM_SGPRS};

@@ -7,7 +7,7 @@ use softgpu_isa::{Inst, Num, Op, Operand, Rmw};
 
 use super::float::{f, flush32};
 use super::{lane_addrs, Env, Exec, Flow, Result, Trap};
-use crate::arena::Lanes;
+use softgpu_arena::Lanes;
 use crate::sanitize::Use;
 use crate::wave::{Mode, Wave, MAX_LANES, NUM_VGPRS};
 

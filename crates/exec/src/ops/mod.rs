@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use softgpu_isa::{Class, Inst, Op, Space};
 
-use crate::arena::{Lanes, MemError, Memory};
+use softgpu_arena::{Lanes, MemError, Memory};
 use crate::program::Program;
 use crate::wave::Wave;
 

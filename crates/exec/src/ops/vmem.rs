@@ -11,7 +11,7 @@ use softgpu_isa::{flags, Format, Inst, MemOp, Num, Op, Operand, Rmw};
 use super::ds::{lds_range, lds_write};
 use super::float::{f, flush32};
 use super::{lane_addrs, Env, Exec, Flow, Result, Trap};
-use crate::arena::{Lanes, Memory, Window};
+use softgpu_arena::{Lanes, Memory, Window};
 use crate::sanitize::Use;
 use crate::wave::{
     PrivateError, Wave, APERTURE_SIZE, MAX_LANES, NUM_VGPRS, PRIVATE_APERTURE, SHARED_APERTURE,
@@ -257,7 +257,7 @@ fn fault(space: &'static str, l: usize, addr: u64, len: u64) -> Trap {
 }
 
 /// The fault of lane `l`'s refused device-memory access.
-fn global_fault(l: usize, write: bool) -> impl Fn(crate::arena::MemError) -> Trap {
+fn global_fault(l: usize, write: bool) -> impl Fn(softgpu_arena::MemError) -> Trap {
     move |e| Trap::memory("global", Some(l), write, e)
 }
 
@@ -399,7 +399,7 @@ const WINDOW_SPAN: u64 = 16 << 10;
 /// then every lane's own check would pass). `None` sends the op to the
 /// per-lane path, which names the first faulting lane.
 ///
-/// [`Memory::window`]: crate::arena::Memory::window
+/// [`Memory::window`]: softgpu_arena::Memory::window
 #[inline(always)]
 fn window<'a, 'o>(
     w: &Wave,

@@ -1,5 +1,5 @@
 //! The opt-in sanitizers that watch memory accesses: initcheck for LDS and
-//! device-only global memory (`crate::arena::written`), racecheck for LDS
+//! device-only global memory (`softgpu_arena::written`), racecheck for LDS
 //! and global memory (`SOFTGPU_CHECK=init,race`).
 //!
 //! Handlers call the hooks of a workgroup's [`Sanitizer`] (reached through
@@ -347,13 +347,13 @@ pub struct Sanitizer<'a> {
 }
 
 /// initcheck of global memory for one workgroup: the written bits of the
-/// allocations it touches ([`crate::arena::written`]).
+/// allocations it touches ([`softgpu_arena::written`]).
 struct Written<'a> {
-    arena: &'a crate::arena::Arena,
+    arena: &'a softgpu_arena::Arena,
     /// The allocation touched last (address, length, bits): a kernel's
     /// accesses come in runs over one buffer, and the lookup takes the
     /// arena's lock.
-    last: Option<(u64, u64, Arc<crate::arena::written::Written>)>,
+    last: Option<(u64, u64, Arc<softgpu_arena::written::Written>)>,
 }
 
 impl Written<'_> {
