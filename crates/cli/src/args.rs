@@ -100,7 +100,7 @@ fn unknown_option(word: &str) -> String {
 pub fn dispatch_error(e: DispatchError) -> CliError {
     match e {
         DispatchError::Fault(_) => CliError::Fault(e.to_string()),
-        DispatchError::BadArguments { .. } | DispatchError::NoSuchKernel { .. } => {
+        DispatchError::BadArguments { .. } | DispatchError::NoSuchKernel(_) => {
             CliError::Usage(e.to_string())
         }
         _ => CliError::Other(e.to_string()),
@@ -388,7 +388,10 @@ impl Prepared {
     /// Runs `kernel` over the prepared launch and arguments, counting every
     /// instruction's executions if `profile`.
     pub fn dispatch(&self, kernel: &str, profile: bool) -> Result<DispatchOutcome, CliError> {
-        let kernel = self.program.kernel(kernel).map_err(dispatch_error)?;
+        let kernel = self
+            .program
+            .kernel(kernel)
+            .map_err(|e| dispatch_error(e.into()))?;
         // Device printf: the buffers the kernel's hidden arguments name.
         let provided = Provided::for_kernel(&self.device, &self.program, kernel)?;
         let desc = DispatchDesc {

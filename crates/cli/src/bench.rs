@@ -131,6 +131,7 @@ impl Setup {
 
     fn dispatch(&self, kind: Kind) -> Result<DispatchStats, String> {
         (self.program.kernel(kind.kernel()))
+            .map_err(softgpu_exec::DispatchError::from)
             .and_then(|kernel| {
                 let desc = DispatchDesc::launch(&self.program, kernel, &self.launch, &self.args);
                 self.device.dispatch(&desc)

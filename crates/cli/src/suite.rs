@@ -318,6 +318,7 @@ impl<'a> Emulated<'a> {
         let mut lanes = 0;
         for _ in 0..self.case.launches {
             let s = (self.program.kernel(self.case.kernel))
+                .map_err(softgpu_exec::DispatchError::from)
                 .and_then(|kernel| {
                     let desc =
                         DispatchDesc::launch(&self.program, kernel, &self.launch, &self.args);

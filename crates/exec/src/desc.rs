@@ -7,9 +7,9 @@ use softgpu_codeobj::Kernel;
 
 use crate::device::{Arg, Launch, Services};
 use crate::dispatch::DispatchStats;
-use crate::placement::ComputeUnits;
 use crate::profile::InstructionProfile;
-use crate::program::Program;
+use softgpu_interp::placement::ComputeUnits;
+use softgpu_interp::program::Program;
 
 /// The size of a dispatch's grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

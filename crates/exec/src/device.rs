@@ -8,16 +8,16 @@ use std::time::Duration;
 use softgpu_codeobj::{Kernel, ValueKind};
 use softgpu_isa::Family;
 
-use softgpu_arena::{Access, AllocSpec, Arena, MemError};
-use crate::checks::{Checks, Schedule, DEFAULT_TIMEOUT};
 use crate::desc::{DispatchDesc, DispatchOutcome, Grid, InMemory, Kernarg, RawDispatch};
 use crate::dispatch::{DispatchStats, Outcome, Plan};
 use crate::fault::{Errors, Fault};
-use crate::jit::JitMode;
-use crate::placement::{ComputeUnits, Topology};
 use crate::profile::InstructionProfile;
-use crate::program::Program;
-use crate::wave::{PRIVATE_APERTURE, SHARED_APERTURE};
+use softgpu_arena::{Access, AllocSpec, Arena, MemError};
+use softgpu_interp::checks::{Checks, Schedule, DEFAULT_TIMEOUT};
+use softgpu_interp::placement::{ComputeUnits, Topology};
+use softgpu_interp::program::{NoSuchKernel, Program};
+use softgpu_interp::wave::{PRIVATE_APERTURE, SHARED_APERTURE};
+use softgpu_jit::JitMode;
 
 /// How to build a device. Every field has a value: the executor never
 /// reads the environment (`softgpu-env` turns `SOFTGPU_*` variables into
@@ -48,7 +48,7 @@ pub struct DeviceConfig {
     /// Whether the JIT tier runs compiled blocks (default on).
     pub jit: JitMode,
     /// The compute units workgroups are placed on and the hardware IDs
-    /// waves read (`crate::placement`).
+    /// waves read (`softgpu_interp::placement`).
     pub topology: Topology,
 }
 
@@ -129,13 +129,8 @@ pub enum DispatchError {
     #[error("device memory: {0}")]
     Memory(#[from] MemError),
     /// [`Program::kernel`] found no kernel of that name.
-    #[error("no kernel named {name}; the code object has: {available}")]
-    NoSuchKernel {
-        /// The name asked for.
-        name: String,
-        /// The kernels the code object has, comma-separated.
-        available: String,
-    },
+    #[error(transparent)]
+    NoSuchKernel(#[from] NoSuchKernel),
     /// The explicit arguments do not match the kernel's metadata.
     #[error("kernel {kernel}: {why}")]
     BadArguments {
@@ -681,7 +676,7 @@ impl Device {
             block: raw.block,
             lds_bytes: raw.group_segment_bytes.max(static_lds(kernel)) as usize,
             scratch_lane_bytes: scratch_lane_bytes as usize,
-            scratch_budget: Arc::new(crate::wave::PrivateBudget::new(self.scratch_limit)),
+            scratch_budget: Arc::new(softgpu_interp::wave::PrivateBudget::new(self.scratch_limit)),
             kernarg: raw.kernarg,
             epoch: raw.epoch,
             dispatch_packet: raw.packet,

@@ -8,17 +8,20 @@ use std::time::Instant;
 use softgpu_codeobj::Kernel;
 
 use crate::abi::launch_abi;
-use softgpu_arena::Arena;
-use crate::checks::{Checks, Schedule};
-use crate::fault::{Errors, Fault, FaultKind, WaveState};
+use crate::fault::{Errors, Fault, WaveState};
 use crate::gws::Gws;
-use crate::ops::sopp::WorkgroupBarrier;
-use crate::ops::{Env, Flow, Trap};
 use crate::profile::{InstructionProfile, SlotCount};
-use crate::program::Program;
 use crate::schedule::{Permutation, Rng};
 use crate::watch::{Meter, Watch};
-use crate::wave::{Wave, MAX_LANES, PRIVATE_APERTURE};
+use softgpu_arena::Arena;
+use softgpu_interp::checks::{Checks, Schedule};
+use softgpu_interp::ops::sopp::WorkgroupBarrier;
+use softgpu_interp::ops::FaultKind;
+use softgpu_interp::ops::{Env, Flow, Trap};
+use softgpu_interp::placement::group_id;
+use softgpu_interp::program::Program;
+use softgpu_interp::wave::{Wave, MAX_LANES, PRIVATE_APERTURE};
+use softgpu_jit::Tier;
 
 /// Instructions a wave runs before the scheduler gives the next wave of its
 /// workgroup a turn, so waves spinning on memory cannot starve the others.
@@ -61,7 +64,7 @@ pub struct Plan<'a> {
     pub lds_bytes: usize,
     pub scratch_lane_bytes: usize,
     /// The private memory all waves of the dispatch may materialise.
-    pub scratch_budget: std::sync::Arc<crate::wave::PrivateBudget>,
+    pub scratch_budget: std::sync::Arc<softgpu_interp::wave::PrivateBudget>,
     pub kernarg: u64,
     /// The arena's serial when the dispatch was queued (`None`: just now),
     /// for refusing accesses to memory reallocated since.
@@ -79,9 +82,9 @@ pub struct Plan<'a> {
     pub timeout: std::time::Duration,
     pub schedule: Schedule,
     /// How compiled blocks run (`crate::jit`).
-    pub jit: crate::jit::JitMode,
+    pub jit: softgpu_jit::JitMode,
     /// The compute units workgroups are placed on (not empty).
-    pub units: crate::placement::ComputeUnits,
+    pub units: softgpu_interp::placement::ComputeUnits,
 }
 
 impl Plan<'_> {
@@ -212,7 +215,13 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
         found: Errors::default(),
     });
     let gws = Gws::new(&watch);
-    let sanitize = crate::sanitize::Dispatch::new(plan)?;
+    let sanitize = softgpu_interp::sanitize::Dispatch::new(
+        plan.checks,
+        plan.groups,
+        plan.block,
+        plan.lanes() as u32,
+    )
+    .map_err(|e| Box::new(Fault::setup(&plan.kernel.name, e.to_string())))?;
     let wave64 = plan.lanes() == 64;
     let jit = plan.jit.dispatch_blocks(plan.program, start.entry, wave64);
     // A grid-wide barrier needs every workgroup running at once: one host
@@ -261,7 +270,7 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
             // Tiering up happens before a workgroup, never after the last
             // one, so no dispatch ends by waiting for a compile.
             let retired = worker.stats.wave_instructions - counted;
-            if jit.is_none() && retired >= crate::program::TIER_UP_STEP {
+            if jit.is_none() && retired >= softgpu_interp::program::TIER_UP_STEP {
                 counted = worker.stats.wave_instructions;
                 jit = (plan.jit).tier_up(plan.program, start.entry, wave64, retired);
             }
@@ -314,15 +323,6 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
     Ok(totals)
 }
 
-pub(crate) fn group_id(groups: [u32; 3], index: u64) -> [u32; 3] {
-    let (gx, gy) = (groups[0] as u64, groups[1] as u64);
-    [
-        (index % gx) as u32,
-        ((index / gx) % gy) as u32,
-        (index / (gx * gy)) as u32,
-    ]
-}
-
 /// A workgroup: its id, and its linear index in the grid.
 #[derive(Clone, Copy)]
 struct WorkGroup {
@@ -337,8 +337,8 @@ struct Shared<'a> {
     gws: &'a Gws<'a>,
     watch: &'a Watch<'a>,
     /// The memory sanitizers' dispatch state, when one is on.
-    sanitize: Option<&'a crate::sanitize::Dispatch>,
-    jit: Option<crate::jit::Tier<'a>>,
+    sanitize: Option<&'a softgpu_interp::sanitize::Dispatch>,
+    jit: Option<Tier<'a>>,
 }
 
 /// Why a worker left a workgroup unfinished.
@@ -361,9 +361,9 @@ struct Start {
 struct Worker {
     waves: Vec<Wave>,
     lds: Vec<u8>,
-    tmp: Box<crate::ops::Scratch>,
+    tmp: Box<softgpu_interp::ops::Scratch>,
     /// LDS shadow of the memory sanitizers (empty unless one ran).
-    shadow: crate::sanitize::LdsShadow,
+    shadow: softgpu_interp::sanitize::LdsShadow,
     stats: DispatchStats,
     /// Per instruction slot when profiling, else empty.
     counts: Vec<SlotCount>,
@@ -488,12 +488,18 @@ impl Worker {
                     signals: 0,
                     members: n_waves as u32,
                 },
-                sanitizer: shared
-                    .sanitize
-                    .map(|s| s.workgroup(&mut self.shadow, plan, group.id)),
-                jit: shared.jit,
-                contained: crate::ops::Contained::new(plan.checks.contain),
+                sanitizer: shared.sanitize.map(|s| {
+                    s.workgroup(
+                        &mut self.shadow,
+                        plan.arena,
+                        plan.lds_bytes,
+                        plan.groups,
+                        group.id,
+                    )
+                }),
+                contained: softgpu_interp::ops::Contained::new(plan.checks.contain),
             },
+            jit: shared.jit,
             stats: &mut self.stats,
             counts: &mut self.counts,
             watch: shared.watch,
@@ -534,7 +540,7 @@ impl Worker {
             wave.lanes = lanes;
             wave.id = id as u32;
             // A CU's two SIMDs take its waves in turn.
-            wave.hw_id = unit | (id as u32 & 1) << crate::placement::SIMD_SHIFT;
+            wave.hw_id = unit | (id as u32 & 1) << softgpu_interp::placement::SIMD_SHIFT;
             wave.pc = start.entry;
             wave.ended = false;
             wave.at_barrier = false;
@@ -568,6 +574,8 @@ struct Turns<'a, 'e, const PROFILE: bool> {
     plan: &'a Plan<'a>,
     group: [u32; 3],
     env: Env<'e>,
+    /// The program's compiled blocks for this wave size, if the JIT is on.
+    jit: Option<Tier<'a>>,
     stats: &'e mut DispatchStats,
     counts: &'e mut [SlotCount],
     watch: &'a Watch<'a>,
@@ -629,7 +637,7 @@ impl<const PROFILE: bool> Turns<'_, '_, PROFILE> {
     fn turn(&mut self, waves: &mut [Wave], w: usize, len: u64) -> Result<(), Halt> {
         let wave = &mut waves[w];
         let before = self.stats.wave_instructions;
-        let ran = run_wave::<PROFILE>(wave, &mut self.env, len, self.stats, self.counts);
+        let ran = run_wave::<PROFILE>(wave, &mut self.env, self.jit, len, self.stats, self.counts);
         self.take_contained(wave);
         let stop = ran.map_err(|trap| {
             Halt::Fault(Box::new(Fault::from_trap(
@@ -751,6 +759,7 @@ fn count_slots(counts: &mut [SlotCount], first: usize, n: usize, active: u64) {
 pub(crate) fn run_wave<const PROFILE: bool>(
     wave: &mut Wave,
     env: &mut Env,
+    jit: Option<Tier>,
     turn: u64,
     stats: &mut DispatchStats,
     counts: &mut [SlotCount],
@@ -763,7 +772,7 @@ pub(crate) fn run_wave<const PROFILE: bool>(
         if retired >= turn {
             break Stop::Yield;
         }
-        if let Some((block, verify)) = env.jit.and_then(|tier| tier.block_at(wave.pc)) {
+        if let Some((block, verify)) = jit.and_then(|tier| tier.block_at(wave.pc)) {
             // A compiled block retires all its slots, all but a closing
             // store it leaves to the interpreter, or none.
             if retired + block.slots() as u64 <= turn
@@ -774,7 +783,7 @@ pub(crate) fn run_wave<const PROFILE: bool>(
                 let active = wave.exec().count_ones() as u64;
                 let start = wave.pc;
                 let next = if verify {
-                    crate::jit::verify(block, wave, env)?
+                    softgpu_jit::verify(block, wave, env)?
                 } else {
                     block.run(wave, env.lds, &env.mem)
                 };

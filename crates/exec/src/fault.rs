@@ -2,10 +2,10 @@
 
 use std::fmt;
 
-use softgpu_arena::Allocation;
 use crate::dispatch::Plan;
-use crate::ops::{MemCause, Trap};
-use crate::wave::Wave;
+use softgpu_arena::Allocation;
+use softgpu_interp::ops::{FaultKind, MemCause, Trap};
+use softgpu_interp::wave::Wave;
 
 /// Why and where a dispatch stopped.
 #[derive(Clone, Debug, PartialEq)]
@@ -89,31 +89,6 @@ pub enum Wait {
     GridBarrier,
 }
 
-/// The category of a fault.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FaultKind {
-    /// A memory access outside what the kernel may touch.
-    Memory,
-    /// An instruction the executor does not implement, or invalid bytes.
-    Instruction,
-    /// `s_trap`.
-    Trap,
-    /// A jump to an address that is not an instruction.
-    BadJump,
-    /// The dispatch ran past its instruction budget.
-    Budget,
-    /// The dispatch ran past its wall-clock limit (`SOFTGPU_TIMEOUT`).
-    Timeout,
-    /// initcheck: a read of bytes never written.
-    Uninitialized,
-    /// racecheck: conflicting accesses not ordered by a barrier or atomic.
-    Race,
-    /// synccheck: a barrier not every live wave reaches.
-    Sync,
-    /// The dispatch could not start, or anything else.
-    Other,
-}
-
 /// The instruction a fault happened at.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Site {
@@ -145,24 +120,6 @@ pub struct Site {
     /// (innermost first, then the functions it was inlined into); empty
     /// without line tables.
     pub source: Vec<softgpu_codeobj::SourceFrame>,
-}
-
-impl FaultKind {
-    /// The kind's name in machine-readable reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            FaultKind::Memory => "memory",
-            FaultKind::Instruction => "instruction",
-            FaultKind::Trap => "trap",
-            FaultKind::BadJump => "bad-jump",
-            FaultKind::Budget => "budget",
-            FaultKind::Timeout => "timeout",
-            FaultKind::Uninitialized => "uninitialized",
-            FaultKind::Race => "race",
-            FaultKind::Sync => "sync",
-            FaultKind::Other => "other",
-        }
-    }
 }
 
 impl Fault {
@@ -296,7 +253,8 @@ impl Fault {
             }
             Trap::Other(why) => (why, None, None),
             Trap::Sanitizer(report) => {
-                let (mut why, lane, address) = report.describe(plan, group, wave);
+                let (mut why, lane, address) =
+                    report.describe(plan.program, plan.groups, group, wave);
                 // Global memory: name the allocation the bytes are in.
                 if let Some(hit) = address.and_then(|a| plan.arena.explain(a, 1, false).1) {
                     let at = address.unwrap_or(hit.base) - hit.base;

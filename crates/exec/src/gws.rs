@@ -14,10 +14,9 @@
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
-use crate::watch::Watch;
+use softgpu_interp::ops::{GridSync, GwsError, GWS_RESOURCES as RESOURCES};
 
-/// GWS resources (barrier ids): `M0[21:16]` plus the instruction's offset.
-pub const RESOURCES: usize = 64;
+use crate::watch::Watch;
 
 /// The GWS barriers of one dispatch.
 pub struct Gws<'a> {
@@ -34,15 +33,6 @@ struct Barrier {
     generation: u64,
 }
 
-/// Why a wave left a barrier without it completing.
-#[derive(Debug, PartialEq, Eq)]
-pub enum GwsError {
-    /// The dispatch was abandoned while the wave waited.
-    Aborted,
-    /// The resource id is out of range.
-    BadResource(u32),
-}
-
 impl<'a> Gws<'a> {
     pub(crate) fn new(watch: &'a Watch<'a>) -> Gws<'a> {
         Gws {
@@ -51,10 +41,10 @@ impl<'a> Gws<'a> {
             watch,
         }
     }
+}
 
-    /// Arrives at barrier `resource`, which completes when `waves` waves
-    /// have arrived; returns once it has.
-    pub fn barrier(&self, resource: u32, waves: u32) -> Result<(), GwsError> {
+impl GridSync for Gws<'_> {
+    fn barrier(&self, resource: u32, waves: u32) -> Result<(), GwsError> {
         let r = resource as usize;
         if r >= RESOURCES {
             return Err(GwsError::BadResource(resource));
@@ -89,7 +79,8 @@ impl<'a> Gws<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fault::{Fault, FaultKind};
+    use crate::fault::Fault;
+    use softgpu_interp::ops::FaultKind;
     use std::sync::atomic::Ordering;
 
     #[test]

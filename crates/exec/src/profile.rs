@@ -1,7 +1,7 @@
 //! Per-instruction execution profile of a dispatch: how many times waves
 //! ran each decoded instruction, and with how many active lanes.
 
-use crate::program::Program;
+use softgpu_interp::program::Program;
 
 /// Executions of one instruction slot.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

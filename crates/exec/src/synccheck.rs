@@ -13,8 +13,9 @@
 //!   lanes (a barrier in code some of its work-items skip).
 
 use crate::dispatch::Plan;
-use crate::fault::{Fault, FaultKind};
-use crate::wave::Wave;
+use crate::fault::Fault;
+use softgpu_interp::ops::FaultKind;
+use softgpu_interp::wave::Wave;
 
 /// The slot of the barrier a waiting wave waits at (it has stepped past).
 fn barrier_pc(wave: &Wave) -> u32 {

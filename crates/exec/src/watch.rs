@@ -15,9 +15,10 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::dispatch::Plan;
-use crate::fault::{Errors, Fault, FaultKind, WaveState};
-use crate::ops::Trap;
-use crate::wave::Wave;
+use crate::fault::{Errors, Fault, WaveState};
+use softgpu_interp::ops::FaultKind;
+use softgpu_interp::ops::Trap;
+use softgpu_interp::wave::Wave;
 
 /// Instructions a worker runs between looks at the shared counter, the
 /// clock and the abort flag.

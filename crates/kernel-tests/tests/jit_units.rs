@@ -18,9 +18,7 @@ fn entry(prog: &Program, name: &str) -> u32 {
 
 /// Compiled blocks starting in slots `range`.
 fn blocks_in(prog: &Program, entry: u32, range: std::ops::Range<u32>) -> Vec<u32> {
-    let jit = prog
-        .jit(entry, false)
-        .expect("this host has a JIT back end");
+    let jit = softgpu_exec::Jit::of(prog, entry, false).expect("this host has a JIT back end");
     range.filter(|&s| jit.block_at(s).is_some()).collect()
 }
 

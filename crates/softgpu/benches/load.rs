@@ -143,7 +143,7 @@ fn compile_every(program: &softgpu_exec::Program, every: usize) {
         let t = Instant::now();
         let own = program.for_kernel(kernel);
         let entry = own.index_of_offset(kernel.entry_offset).expect("entry");
-        let compiled = own.jit(entry, !kernel.descriptor.wave32).is_some();
+        let compiled = softgpu_exec::Jit::of(own, entry, !kernel.descriptor.wave32).is_some();
         assert!(compiled, "this host has no JIT back end");
         times.push((seconds(t), own.slots().len(), kernel.name.clone()));
     }

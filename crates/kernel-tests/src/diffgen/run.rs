@@ -8,7 +8,7 @@ use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 use std::process::Command;
 
-use softgpu_exec::{Arg, Device, DispatchDesc, Launch};
+use softgpu_exec::{Arg, Device, DispatchDesc, DispatchError, Launch};
 
 use super::data::{inputs, Layout};
 use super::emit::{self, KERNEL};
@@ -110,7 +110,7 @@ impl Case {
             dynamic_lds: 0,
         };
         let args = [Arg::Buffer(inb), Arg::Buffer(outb), Arg::U32(p.lanes)];
-        let res = (prog.kernel(KERNEL))
+        let res = (prog.kernel(KERNEL).map_err(DispatchError::from))
             .and_then(|kernel| dev.dispatch(&DispatchDesc::launch(&prog, kernel, &launch, &args)));
         let out = dev.read(&outb).map_err(|e| e.to_string());
         let _ = dev.free(inb);

@@ -25,7 +25,7 @@ static ZERO: Lanes = [0; MAX_LANES];
 /// clamp means the result is clamped to the largest and smallest
 /// representable value").
 #[derive(Clone, Copy)]
-pub(crate) enum Range {
+pub enum Range {
     U16,
     I16,
     U32,
@@ -34,7 +34,7 @@ pub(crate) enum Range {
 
 impl Range {
     #[inline(always)]
-    pub(crate) fn wrap(self, v: i64) -> u32 {
+    pub fn wrap(self, v: i64) -> u32 {
         match self {
             Range::U16 | Range::I16 => v as u32 & 0xffff,
             Range::U32 | Range::I32 => v as u32,
@@ -42,7 +42,7 @@ impl Range {
     }
 
     #[inline(always)]
-    pub(crate) fn saturate(self, v: i64) -> u32 {
+    pub fn saturate(self, v: i64) -> u32 {
         let (lo, hi) = match self {
             Range::U16 => (0, 0xffff),
             Range::I16 => (i16::MIN as i64, i16::MAX as i64),
@@ -55,7 +55,7 @@ impl Range {
 
 /// Fetches 32-bit source `k` for every lane, with its modifiers applied.
 #[inline(always)]
-pub(crate) fn fetch<'a>(w: &'a Wave, i: &Inst, k: usize, ty: Ty, buf: &'a mut Lanes) -> &'a Lanes {
+pub fn fetch<'a>(w: &'a Wave, i: &Inst, k: usize, ty: Ty, buf: &'a mut Lanes) -> &'a Lanes {
     let op = i.src[k];
     if op == Operand::None {
         return &ZERO;
@@ -119,7 +119,7 @@ pub(crate) fn fetch<'a>(w: &'a Wave, i: &Inst, k: usize, ty: Ty, buf: &'a mut La
 
 /// Lanes that an instruction writes: EXEC, narrowed by DPP masks.
 #[inline(always)]
-pub(crate) fn write_mask(w: &Wave, i: &Inst) -> u64 {
+pub fn write_mask(w: &Wave, i: &Inst) -> u64 {
     let exec = w.exec();
     if i.lane_sel == LaneSel::None {
         exec
@@ -390,7 +390,7 @@ pub fn is_plain(i: &Inst) -> bool {
 
 /// Fetches a source of any width as 64-bit lanes.
 #[inline(always)]
-pub(crate) fn fetch64(w: &Wave, i: &Inst, k: usize, ty: Ty, out: &mut [u64; MAX_LANES]) {
+pub fn fetch64(w: &Wave, i: &Inst, k: usize, ty: Ty, out: &mut [u64; MAX_LANES]) {
     let op = i.src[k];
     let n = w.lanes;
     if op == Operand::None {
@@ -1170,7 +1170,7 @@ ops32! {
     V_DOT2_F16_F16 => |a, b, c| d_to_h(h(a) as f64 * h(b) as f64 + h(a >> 16) as f64 * h(b >> 16) as f64 + h(c) as f64),
 }
 
-pub(crate) fn rtz_h(x: f32) -> u32 {
+pub fn rtz_h(x: f32) -> u32 {
     let r = to_h(x);
     // Round toward zero: step back if round-to-nearest went away from zero.
     if h(r).abs() > x.abs() && !x.is_infinite() && !x.is_nan() {
@@ -1449,7 +1449,7 @@ fn dot2_bf16_bf16(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
 }
 
 /// f32 → bf16, round to nearest even (NaN stays NaN).
-pub(crate) fn to_bf16(x: f32) -> u32 {
+pub fn to_bf16(x: f32) -> u32 {
     let bits = x.to_bits();
     if x.is_nan() {
         return (bits >> 16) | 0x40;

@@ -13,7 +13,7 @@
 
 use super::emit::CHUNK_LANES as CHUNK;
 use softgpu_arena::{Lanes, Memory};
-use crate::wave::MAX_LANES;
+use softgpu_interp::wave::MAX_LANES;
 
 /// The signature of [`scalar_ok`] as the block calls it.
 pub type ScalarOk = unsafe extern "C" fn(*const Memory<'static>, u64, u64) -> u32;
@@ -66,7 +66,7 @@ pub unsafe extern "C" fn rows_ok(
     let reach = 4 * (CHUNK as u64 - 1) + 4 * (how >> DWORDS_SHIFT).max(1) as u64;
     let ok = highest
         .checked_add(reach)
-        .and_then(|end| crate::ops::vmem::span_window(mem, lowest, end, write, flat));
+        .and_then(|end| softgpu_interp::ops::vmem::span_window(mem, lowest, end, write, flat));
     ok.is_some() as u32
 }
 
@@ -108,7 +108,7 @@ pub unsafe extern "C" fn store_lanes(
     // SAFETY: as the caller promises.
     let lanes = unsafe { wave_lanes(low, high, add, exec, shape, &mut addrs) };
     let stored = lanes.bounds().is_none()
-        || crate::ops::vmem::lanes_window(mem, &lanes, 4, true, flat)
+        || softgpu_interp::ops::vmem::lanes_window(mem, &lanes, 4, true, flat)
             .is_some_and(|win| win.scatter_dwords(&lanes, std::slice::from_ref(data)));
     stored as u32
 }
@@ -191,7 +191,7 @@ pub unsafe extern "C" fn load_rows(
     // SAFETY: as the caller promises (rows of the wave's register file).
     let lanes = unsafe { wave_lanes(low, high, add, exec, shape, &mut addrs) };
     let loaded = lanes.bounds().is_none()
-        || crate::ops::vmem::lanes_window(mem, &lanes, 4 * dwords as u64, false, flat)
+        || softgpu_interp::ops::vmem::lanes_window(mem, &lanes, 4 * dwords as u64, false, flat)
             .is_some_and(|win| win.gather_dwords(&lanes, rows));
     let first = rows.as_ptr().cast::<u32>();
     for (c, entry) in table.iter_mut().enumerate() {

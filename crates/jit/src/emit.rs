@@ -30,8 +30,8 @@ use softgpu_isa::{sreg, Inst, Operand};
 use super::access;
 use super::lower::{uniform_srcs, Carry, Class, Cond, Lane, LdsShape, Scalar, Shift64, F64};
 use super::plan::{Plan, Step};
-use crate::ops::float::{ldexp64, Round};
-use crate::wave::MAX_LANES;
+use softgpu_interp::ops::float::{ldexp64, Round};
+use softgpu_interp::wave::MAX_LANES;
 
 /// The most vector ops times chunks a block emits unrolled, chunk after
 /// chunk; a larger one is emitted as a loop over its chunks. Unrolled, a
@@ -958,7 +958,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
         if !self.wave64 {
             return self.read_sgpr(r);
         }
-        if (r as usize) + 1 < crate::wave::NUM_SGPRS {
+        if (r as usize) + 1 < softgpu_interp::wave::NUM_SGPRS {
             return self.sgpr_pair(r);
         }
         let lo = self.read_sgpr(r);
@@ -971,7 +971,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
         }
         if !self.wave64 {
             self.store_sgpr(r, mask);
-        } else if (r as usize) + 1 < crate::wave::NUM_SGPRS {
+        } else if (r as usize) + 1 < softgpu_interp::wave::NUM_SGPRS {
             let lo = self.b.ins().ireduce(I32, mask);
             let hi = self.b.ins().ushr_imm_u(mask, 32);
             let hi = self.b.ins().ireduce(I32, hi);

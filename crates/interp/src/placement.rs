@@ -40,7 +40,7 @@ const WGP_SHIFT: u32 = 10;
 const SA_SHIFT: u32 = 16;
 const SE_SHIFT: u32 = 18;
 /// SIMD_ID's low bit: which of its CU's two SIMDs a wave runs on.
-pub(crate) const SIMD_SHIFT: u32 = 8;
+pub const SIMD_SHIFT: u32 = 8;
 
 impl Topology {
     /// `HW_ID1` of CU mask bit `bit`. The amdgpu driver spreads mask bits
@@ -104,9 +104,20 @@ impl ComputeUnits {
 
     /// `HW_ID1` of the unit that runs workgroup `index` (its WAVE_ID and
     /// SIMD bits 0). Not empty (checked when the dispatch starts).
-    pub(crate) fn hw_id(&self, index: u64) -> u32 {
+    pub fn hw_id(&self, index: u64) -> u32 {
         self.hw_ids[(index % self.hw_ids.len() as u64) as usize]
     }
+}
+
+/// The id of the workgroup with linear index `index` in a grid of `groups`
+/// workgroups (x fastest, then y, then z).
+pub fn group_id(groups: [u32; 3], index: u64) -> [u32; 3] {
+    let (gx, gy) = (groups[0] as u64, groups[1] as u64);
+    [
+        (index % gx) as u32,
+        ((index / gx) % gy) as u32,
+        (index / (gx * gy)) as u32,
+    ]
 }
 
 #[cfg(test)]

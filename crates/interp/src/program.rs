@@ -15,13 +15,12 @@
 use softgpu_codeobj::{CodeObject, Kernel, SymbolKind};
 use softgpu_isa::{Class, Family, Inst, Op, Operand};
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use crate::device::DispatchError;
-use crate::jit::Jit;
 use crate::ops::{self, valu::LaneFn, Env, Exec, Result as OpResult, Trap};
 use crate::wave::Wave;
 
@@ -61,6 +60,20 @@ impl Slot {
     }
 }
 
+/// What the tier above the interpreter compiled of a unit (see
+/// [`Program::compiled`]).
+type Compiled = Box<dyn Any + Send + Sync>;
+
+/// [`Program::kernel`] found no kernel of that name.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("no kernel named {name}; the code object has: {available}")]
+pub struct NoSuchKernel {
+    /// The name asked for.
+    pub name: String,
+    /// The nearest kernel names the code object has, comma-separated.
+    pub available: String,
+}
+
 /// A loaded, decoded code object, or the decoded code of one of its
 /// kernels ([`Program::for_kernel`]).
 pub struct Program {
@@ -79,9 +92,9 @@ pub struct Program {
     pub uses_gws: bool,
     /// The ranges of text decoded, in order, with their slot indices.
     spans: Vec<Span>,
-    /// The JIT's blocks of each kernel (see [`Program::jit`]).
+    /// The compile units of each kernel (see [`Program::compiled`]).
     units: Vec<Unit>,
-    /// The JIT's blocks of the whole text, for a dispatch from any other
+    /// The compile unit of the whole text, for a dispatch from any other
     /// entry.
     whole: Unit,
     /// For text too large to decode at load: what is decoded on demand.
@@ -114,13 +127,13 @@ struct Lazy {
 }
 
 /// The code one compilation covers: the slots a wave entering at `roots`
-/// can reach (see `crate::jit`), and its blocks for wave32 and wave64,
-/// compiled on first use.
+/// can reach, and what the tier above the interpreter (the JIT) compiled
+/// of them for wave32 and wave64, on first use.
 struct Unit {
     /// The entry slot, then the program's callable functions; empty for
     /// the whole text.
     roots: Vec<u32>,
-    jit: [OnceLock<Option<Jit>>; 2],
+    compiled: [OnceLock<Option<Compiled>>; 2],
     /// Wave instructions the interpreter has run for the unit, per wave
     /// size, until it is compiled ([`Program::tier_up`]).
     interpreted: [AtomicU64; 2],
@@ -132,7 +145,7 @@ impl Unit {
     fn new(roots: Vec<u32>) -> Unit {
         Unit {
             roots,
-            jit: Default::default(),
+            compiled: Default::default(),
             interpreted: Default::default(),
             compiling: Default::default(),
         }
@@ -152,7 +165,7 @@ pub const TIER_UP_INSTRUCTIONS: u64 = 1 << 20;
 /// in steps of at least this many wave instructions (and what is left at
 /// its end), so a dispatch of many small workgroups neither contends on
 /// the count nor looks the unit up once per workgroup.
-pub(crate) const TIER_UP_STEP: u64 = TIER_UP_INSTRUCTIONS / 16;
+pub const TIER_UP_STEP: u64 = TIER_UP_INSTRUCTIONS / 16;
 
 /// The global-wave-sync ops: a program with any of them needs the
 /// dispatch's GWS state.
@@ -226,7 +239,7 @@ fn fold_hints(slots: &mut [Slot]) {
 impl Program {
     /// Decodes the code object's text, already placed at `image_base`
     /// (text over [`EAGER_TEXT_BYTES`]: a kernel at a time, later).
-    pub(crate) fn new(
+    pub fn new(
         code_object: CodeObject,
         image_base: u64,
         image: Vec<u8>,
@@ -238,7 +251,7 @@ impl Program {
     }
 
     /// [`Program::new`], decoding a kernel at a time when `lazily`.
-    pub(crate) fn decoding(
+    pub fn decoding(
         code_object: CodeObject,
         image_base: u64,
         image: Vec<u8>,
@@ -446,7 +459,7 @@ impl Program {
     /// by its name or its symbol, else by its demangled name (`scale(float
     /// const*, float*, float)`) or the function name alone (`scale`, a
     /// HIP `__global__` kernel's source name) when that names one kernel.
-    pub fn kernel(&self, name: &str) -> Result<&Kernel, DispatchError> {
+    pub fn kernel(&self, name: &str) -> Result<&Kernel, NoSuchKernel> {
         let kernels = &self.code_object.kernels;
         let exact = kernels.iter().find(|k| k.name == name || k.symbol == name);
         let source_named = || {
@@ -457,39 +470,41 @@ impl Program {
             // An overloaded or templated name names several: no guess.
             found.next().filter(|_| found.next().is_none())
         };
-        exact
-            .or_else(source_named)
-            .ok_or_else(|| DispatchError::NoSuchKernel {
-                name: name.to_string(),
-                available: softgpu_codeobj::nearest_names(
-                    kernels.iter().map(|k| k.name.as_str()),
-                    name,
-                ),
-            })
+        exact.or_else(source_named).ok_or_else(|| NoSuchKernel {
+            name: name.to_string(),
+            available: softgpu_codeobj::nearest_names(
+                kernels.iter().map(|k| k.name.as_str()),
+                name,
+            ),
+        })
     }
 
-    // Hidden: the kernel-tests check which blocks a kernel's JIT unit
-    // compiled; the blocks are the executor's own.
-    /// The JIT's compiled blocks for waves of 64 lanes or 32 entering at
-    /// slot `entry`, compiled by the first caller (`None`: the host has no
-    /// JIT back end). A kernel's entry gets the blocks of the code its
+    /// What `compile` made of the code waves entering at slot `entry` can
+    /// reach, for waves of 64 lanes or 32: made by the first caller and
+    /// kept with the program, so every dispatch shares one compile
+    /// (`None`: `compile` could not). A kernel's entry gets the code its
     /// waves can reach, so a dispatch compiles only its kernel's code, not
     /// every kernel's of the code object; any other entry gets the whole
-    /// text's.
-    #[doc(hidden)]
-    pub fn jit(&self, entry: u32, wave64: bool) -> Option<&Jit> {
+    /// text's. The tier above the interpreter (the JIT crate) is the one
+    /// caller; it always stores the same type, which is why a `T` of
+    /// another type reads as `None`.
+    pub fn compiled<T: Any + Send + Sync>(
+        &self,
+        entry: u32,
+        wave64: bool,
+        compile: impl FnOnce(&Program, &[u32]) -> Option<T>,
+    ) -> Option<&T> {
         let unit = self.unit(entry);
-        unit.jit[wave64 as usize]
-            .get_or_init(|| Jit::compile(self, &unit.roots, wave64))
+        unit.compiled[wave64 as usize]
+            .get_or_init(|| compile(self, &unit.roots).map(|t| Box::new(t) as Compiled))
             .as_ref()
+            .and_then(|c| c.downcast_ref())
     }
 
-    // Hidden: tests check when a dispatch tiers up.
     /// Whether the unit waves entering at `entry` run in has been compiled
     /// (without compiling it).
-    #[doc(hidden)]
     pub fn is_compiled(&self, entry: u32, wave64: bool) -> bool {
-        self.unit(entry).jit[wave64 as usize].get().is_some()
+        self.unit(entry).compiled[wave64 as usize].get().is_some()
     }
 
     /// The compile unit waves entering at slot `entry` run in.
@@ -504,23 +519,29 @@ impl Program {
     /// compiled blocks once they exist. The first caller to take the unit
     /// past [`TIER_UP_INSTRUCTIONS`] compiles it, while every other caller
     /// goes on interpreting (it never waits for a compile).
-    pub(crate) fn tier_up(&self, entry: u32, wave64: bool, retired: u64) -> Option<&Jit> {
+    pub fn tier_up<T: Any + Send + Sync>(
+        &self,
+        entry: u32,
+        wave64: bool,
+        retired: u64,
+        compile: impl FnOnce(&Program, &[u32]) -> Option<T>,
+    ) -> Option<&T> {
         let unit = self.unit(entry);
         let w = wave64 as usize;
-        if let Some(done) = unit.jit[w].get() {
-            return done.as_ref();
+        if let Some(done) = unit.compiled[w].get() {
+            return done.as_ref().and_then(|c| c.downcast_ref());
         }
         if self.count_interpreted(entry, wave64, retired) < TIER_UP_INSTRUCTIONS
             || unit.compiling[w].swap(true, Ordering::AcqRel)
         {
             return None;
         }
-        self.jit(entry, wave64)
+        self.compiled(entry, wave64, compile)
     }
 
     /// Adds `retired` wave instructions the interpreter ran to the count of
     /// the unit entered at `entry`; returns the new count.
-    pub(crate) fn count_interpreted(&self, entry: u32, wave64: bool, retired: u64) -> u64 {
+    pub fn count_interpreted(&self, entry: u32, wave64: bool, retired: u64) -> u64 {
         let count = &self.unit(entry).interpreted[wave64 as usize];
         count
             .fetch_add(retired, Ordering::Relaxed)
@@ -529,7 +550,7 @@ impl Program {
 
     /// Every slot a wave may start at: each kernel's entry and each
     /// function symbol's, in order.
-    pub(crate) fn entry_points(&self) -> Vec<u32> {
+    pub fn entry_points(&self) -> Vec<u32> {
         let mut all: Vec<u32> = (self.units.iter())
             .flat_map(|u| u.roots.iter().copied())
             .collect();
@@ -569,25 +590,25 @@ impl Program {
     }
 
     /// Slot index of the instruction at device address `addr`.
-    pub(crate) fn index_of_address(&self, addr: u64) -> Option<u32> {
+    pub fn index_of_address(&self, addr: u64) -> Option<u32> {
         self.index_of_offset(addr.checked_sub(self.image_base)?)
     }
 
     /// Device address just after instruction `index` (what `s_getpc` reads).
-    pub(crate) fn address_after(&self, index: u32) -> u64 {
+    pub fn address_after(&self, index: u32) -> u64 {
         let s = &self.slots[index as usize];
         self.image_base + s.offset + s.inst.size as u64
     }
 
     /// Target of a relative branch by `simm16` dwords from instruction `index`.
-    pub(crate) fn branch_target(&self, index: u32, simm16: i32) -> Option<u32> {
+    pub fn branch_target(&self, index: u32, simm16: i32) -> Option<u32> {
         let s = &self.slots[index as usize];
         let next = s.offset as i64 + s.inst.size as i64;
         self.index_of_offset(u64::try_from(next + 4 * simm16 as i64).ok()?)
     }
 
     /// The VOPD lane functions of instruction `index`.
-    pub(crate) fn vopd_fns(&self, index: u32) -> Option<(LaneFn, LaneFn)> {
+    pub fn vopd_fns(&self, index: u32) -> Option<(LaneFn, LaneFn)> {
         self.slots[index as usize].vopd
     }
 
@@ -607,7 +628,7 @@ impl Program {
     }
 
     /// The disassembly of slot `index` (wave32 register names).
-    pub(crate) fn text_of(&self, index: u32) -> String {
+    pub fn text_of(&self, index: u32) -> String {
         self.text_for(index, false)
     }
 
@@ -694,44 +715,5 @@ impl Lazy {
             }
         }
         merged
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::harness::{Bench, BenchError};
-    use crate::ops::Trap;
-
-    // gfx11 SOPP encodings, as llvm-mc-19 -show-encoding prints them.
-    const S_NOP: u32 = 0xbf80_0000;
-    const S_WAITCNT_0: u32 = 0xbf89_0000;
-    const S_DELAY_ALU: u32 = 0xbf87_0000;
-    const S_SLEEP_1: u32 = 0xbf83_0001;
-
-    fn code(words: &[u32]) -> Vec<u8> {
-        words.iter().flat_map(|w| w.to_le_bytes()).collect()
-    }
-
-    #[test]
-    fn folded_hints_still_count_as_retired() {
-        let mut bench = Bench::new("gfx1100", crate::jit::JitMode::Verify).unwrap();
-        // Three hints, a sleep (not a hint: it yields), two more, then the
-        // bench's own s_endpgm: seven instructions.
-        let words = [S_NOP, S_WAITCNT_0, S_DELAY_ALU, S_SLEEP_1, S_NOP, S_NOP];
-        assert_eq!(bench.run(&code(&words), 1000).unwrap(), 7);
-    }
-
-    #[test]
-    fn a_budget_ends_inside_a_run_of_hints_at_its_exact_instruction() {
-        let mut bench = Bench::new("gfx1100", crate::jit::JitMode::Verify).unwrap();
-        let words = [S_NOP; 6];
-        match bench.run(&code(&words), 4) {
-            Err(BenchError::Trap {
-                index: 4,
-                trap: Trap::Budget(4),
-                ..
-            }) => {}
-            other => panic!("expected a budget trap at instruction 4, got {other:?}"),
-        }
     }
 }

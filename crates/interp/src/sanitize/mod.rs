@@ -26,9 +26,9 @@ pub mod global;
 pub mod lds;
 
 use crate::checks::Checks;
-use crate::dispatch::Plan;
-use crate::fault::{Fault, FaultKind};
+use crate::ops::FaultKind;
 use crate::ops::Trap;
+use crate::program::Program;
 use crate::wave::Wave;
 use std::sync::Arc;
 
@@ -151,10 +151,12 @@ impl Report {
 
     /// The report's sentence, the lane to blame and the address involved
     /// (global memory only: an LDS offset is named in the sentence), for
-    /// the fault of wave `wave` in workgroup `group`.
-    pub(crate) fn describe(
+    /// the fault of wave `wave` in workgroup `group` of a dispatch of
+    /// `program` over `groups` workgroups.
+    pub fn describe(
         &self,
-        plan: &Plan,
+        program: &Program,
+        groups: [u32; 3],
         group: [u32; 3],
         wave: &Wave,
     ) -> (String, Option<usize>, Option<u64>) {
@@ -189,7 +191,6 @@ impl Report {
                 earlier,
                 atomic,
             } => {
-                let program = plan.program;
                 let text = program.text_for(earlier.slot, wave.lanes == 64);
                 let pc = program.image_base + program.slot_at(earlier.slot).offset;
                 let (here, there) = match space {
@@ -199,10 +200,10 @@ impl Report {
                         format!("wave {}", earlier.wave),
                     ),
                     Space::Global => {
-                        let theirs = crate::dispatch::group_id(plan.groups, earlier.group as u64);
+                        let theirs = crate::placement::group_id(groups, earlier.group as u64);
                         (
-                            who(plan, group, group, wave.id),
-                            who(plan, group, theirs, earlier.wave),
+                            who(groups, group, group, wave.id),
+                            who(groups, group, theirs, earlier.wave),
                         )
                     }
                 };
@@ -248,14 +249,23 @@ fn global_address(space: Space, addr: u64) -> Option<u64> {
 
 /// "wave 3", or "workgroup (1, 0, 0) wave 3" when the dispatch has more
 /// than one workgroup.
-fn who(plan: &Plan, own: [u32; 3], group: [u32; 3], wave: u32) -> String {
-    let single = plan.groups.iter().all(|&g| g == 1);
+fn who(groups: [u32; 3], own: [u32; 3], group: [u32; 3], wave: u32) -> String {
+    let single = groups.iter().all(|&g| g == 1);
     if single && own == group {
         format!("wave {wave}")
     } else {
         let [x, y, z] = group;
         format!("workgroup ({x}, {y}, {z}) wave {wave}")
     }
+}
+
+/// A dispatch too large for racecheck's stamps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TooLarge {
+    #[error("racecheck supports at most {max} workgroups per dispatch; this one has {0}", max = u32::MAX)]
+    Workgroups(u64),
+    #[error("racecheck supports at most {max} waves per workgroup; this one has {0}", max = lds::MAX_WAVES)]
+    Waves(u64),
 }
 
 /// The sanitizer state of one dispatch, shared by its workers.
@@ -266,37 +276,26 @@ pub struct Dispatch {
 }
 
 impl Dispatch {
-    /// The state for `plan`, or `None` when no memory check is on.
-    pub(crate) fn new(plan: &Plan) -> Result<Option<Dispatch>, Box<Fault>> {
-        let checks = plan.checks;
+    /// The state for a dispatch of `groups` workgroups of `block`
+    /// work-items in waves of `lanes`, or `None` when no memory check is
+    /// on.
+    pub fn new(
+        checks: Checks,
+        groups: [u32; 3],
+        block: [u32; 3],
+        lanes: u32,
+    ) -> Result<Option<Dispatch>, TooLarge> {
         if !checks.init && !checks.race {
             return Ok(None);
         }
-        let total: u64 = plan.groups.iter().map(|&g| g as u64).product();
+        let total: u64 = groups.iter().map(|&g| g as u64).product();
         if checks.race && total > u32::MAX as u64 {
-            return Err(Box::new(Fault::setup(
-                &plan.kernel.name,
-                format!(
-                    "racecheck supports at most {} workgroups per dispatch; this one has {total}",
-                    u32::MAX
-                ),
-            )));
+            return Err(TooLarge::Workgroups(total));
         }
-        let threads: u64 = plan.block.iter().map(|&b| b as u64).product();
-        let lanes = if plan.kernel.descriptor.wave32 {
-            32
-        } else {
-            64
-        };
-        if checks.race && threads.div_ceil(lanes) > lds::MAX_WAVES as u64 {
-            return Err(Box::new(Fault::setup(
-                &plan.kernel.name,
-                format!(
-                    "racecheck supports at most {} waves per workgroup; this one has {}",
-                    lds::MAX_WAVES,
-                    threads.div_ceil(lanes)
-                ),
-            )));
+        let threads: u64 = block.iter().map(|&b| b as u64).product();
+        let waves = threads.div_ceil(lanes as u64);
+        if checks.race && waves > lds::MAX_WAVES as u64 {
+            return Err(TooLarge::Waves(waves));
         }
         Ok(Some(Dispatch {
             checks,
@@ -304,16 +303,18 @@ impl Dispatch {
         }))
     }
 
-    /// Starts workgroup `group` of `plan` on a worker whose LDS shadow is
-    /// `shadow`.
-    pub(crate) fn workgroup<'a>(
+    /// Starts workgroup `group` of a dispatch of `groups` workgroups, each
+    /// with `lds_bytes` of LDS, on a worker whose LDS shadow is `shadow`.
+    pub fn workgroup<'a>(
         &'a self,
         shadow: &'a mut LdsShadow,
-        plan: &Plan<'a>,
+        arena: &'a softgpu_arena::Arena,
+        lds_bytes: usize,
+        groups: [u32; 3],
         group: [u32; 3],
     ) -> Sanitizer<'a> {
-        shadow.begin(plan.lds_bytes, self.checks);
-        let [gx, gy, _] = plan.groups.map(u64::from);
+        shadow.begin(lds_bytes, self.checks);
+        let [gx, gy, _] = groups.map(u64::from);
         let [x, y, z] = group.map(u64::from);
         // Exact with racecheck on (`new` refused more than u32::MAX
         // groups); initcheck does not use it.
@@ -323,10 +324,7 @@ impl Dispatch {
             global: self.global.as_ref(),
             group: index,
             grid: 0,
-            written: self.checks.init.then_some(Written {
-                arena: plan.arena,
-                last: None,
-            }),
+            written: self.checks.init.then_some(Written { arena, last: None }),
             contained: crate::ops::Contained::new(self.checks.contain),
         }
     }
@@ -343,7 +341,7 @@ pub struct Sanitizer<'a> {
     /// Global-memory initcheck, when init is on.
     written: Option<Written<'a>>,
     /// Findings run past under `Checks::contain`.
-    pub(crate) contained: crate::ops::Contained,
+    pub contained: crate::ops::Contained,
 }
 
 /// initcheck of global memory for one workgroup: the written bits of the

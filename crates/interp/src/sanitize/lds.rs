@@ -98,7 +98,7 @@ pub struct LdsShadow {
 impl LdsShadow {
     /// Starts a workgroup with `len` bytes of LDS: every byte unwritten,
     /// a new barrier interval.
-    pub(crate) fn begin(&mut self, len: usize, checks: Checks) {
+    pub fn begin(&mut self, len: usize, checks: Checks) {
         self.len = len;
         self.init = checks.init;
         self.race = checks.race;
@@ -124,7 +124,7 @@ impl LdsShadow {
     }
 
     /// The workgroup barrier was released.
-    pub(crate) fn barrier(&mut self) {
+    pub fn barrier(&mut self) {
         if self.race {
             self.next_interval();
         }
@@ -132,14 +132,14 @@ impl LdsShadow {
 
     /// The current barrier interval (also stamps the workgroup's global
     /// accesses).
-    pub(crate) fn interval(&self) -> u32 {
+    pub fn interval(&self) -> u32 {
         self.interval
     }
 
     /// Checks and records an access by `wave` at instruction `slot` of
     /// `len` bytes at offset `addr`. One not wholly inside LDS touches
     /// nothing and is not checked.
-    pub(crate) fn access(
+    pub fn access(
         &mut self,
         wave: u32,
         slot: u32,

@@ -13,7 +13,7 @@ use softgpu_isa::{sreg, Inst, LaneSel, Operand, Ty};
 
 use softgpu_isa::Op;
 
-use crate::wave::NUM_VGPRS;
+use softgpu_interp::wave::NUM_VGPRS;
 
 /// A vector op of up to three 32-bit sources, lane by lane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -311,8 +311,8 @@ pub fn class_of(op: Op) -> Option<Class> {
     use Lane as L;
     use Scalar as S;
     // A gfx12 rename lowers as its gfx11 twin.
-    let op = crate::ops::renamed(op);
-    if crate::ops::sopp::HINTS.contains(&op) {
+    let op = softgpu_interp::ops::renamed(op);
+    if softgpu_interp::ops::sopp::HINTS.contains(&op) {
         return Some(Class::Hint);
     }
     let lane = |l| Some(Class::Lane(l));

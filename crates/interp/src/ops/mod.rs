@@ -10,9 +10,9 @@ use std::sync::OnceLock;
 
 use softgpu_isa::{Class, Inst, Op, Space};
 
-use softgpu_arena::{Lanes, MemError, Memory};
 use crate::program::Program;
 use crate::wave::Wave;
+use softgpu_arena::{Lanes, MemError, Memory};
 
 /// A table entry: the handler `f(w, env, i, args…)` with its trailing
 /// arguments fixed, as an [`Exec`]. One binder for every family's table.
@@ -101,6 +101,71 @@ pub enum MemCause {
 
 pub type Result<T = Flow> = std::result::Result<T, Trap>;
 
+/// The category of a fault: a [`Trap`]'s, or the machine's own (a
+/// timeout, a barrier some wave never reaches).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FaultKind {
+    /// A memory access outside what the kernel may touch.
+    Memory,
+    /// An instruction the executor does not implement, or invalid bytes.
+    Instruction,
+    /// `s_trap`.
+    Trap,
+    /// A jump to an address that is not an instruction.
+    BadJump,
+    /// The dispatch ran past its instruction budget.
+    Budget,
+    /// The dispatch ran past its wall-clock limit (`SOFTGPU_TIMEOUT`).
+    Timeout,
+    /// initcheck: a read of bytes never written.
+    Uninitialized,
+    /// racecheck: conflicting accesses not ordered by a barrier or atomic.
+    Race,
+    /// synccheck: a barrier not every live wave reaches.
+    Sync,
+    /// The dispatch could not start, or anything else.
+    Other,
+}
+
+impl FaultKind {
+    /// The kind's name in machine-readable reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultKind::Memory => "memory",
+            FaultKind::Instruction => "instruction",
+            FaultKind::Trap => "trap",
+            FaultKind::BadJump => "bad-jump",
+            FaultKind::Budget => "budget",
+            FaultKind::Timeout => "timeout",
+            FaultKind::Uninitialized => "uninitialized",
+            FaultKind::Race => "race",
+            FaultKind::Sync => "sync",
+            FaultKind::Other => "other",
+        }
+    }
+}
+
+/// Global wave sync (`ds_gws_*`): the grid-wide barriers of a dispatch,
+/// which the machine runs across its workgroups. A wave's handler only
+/// arrives and waits.
+pub trait GridSync: Sync {
+    /// Arrives at barrier `resource`, which completes when `waves` waves
+    /// have arrived; returns once it has.
+    fn barrier(&self, resource: u32, waves: u32) -> std::result::Result<(), GwsError>;
+}
+
+/// GWS resources (barrier ids): `M0[21:16]` plus the instruction's offset.
+pub const GWS_RESOURCES: usize = 64;
+
+/// Why a wave left a grid barrier without it completing.
+#[derive(Debug, PartialEq, Eq)]
+pub enum GwsError {
+    /// The dispatch was abandoned while the wave waited.
+    Aborted,
+    /// The resource id is out of range.
+    BadResource(u32),
+}
+
 /// What a handler may touch besides its wave.
 pub struct Env<'a> {
     /// Device memory as this dispatch may touch it.
@@ -110,14 +175,12 @@ pub struct Env<'a> {
     /// Reused lane buffers, so handlers never clear stack arrays.
     pub tmp: &'a mut Scratch,
     /// The dispatch's global-wave-sync barriers.
-    pub gws: &'a crate::gws::Gws<'a>,
+    pub gws: &'a dyn GridSync,
     /// The workgroup barrier's signal and member counts.
     pub barrier: sopp::WorkgroupBarrier,
     /// The workgroup's memory sanitizers, when `SOFTGPU_CHECK` asks for
     /// init or race: memory handlers call it once per instruction.
     pub sanitizer: Option<crate::sanitize::Sanitizer<'a>>,
-    /// The program's JIT blocks for this wave size, if the JIT is on.
-    pub jit: Option<crate::jit::Tier<'a>>,
     /// Refused accesses run past under `Checks::contain`.
     pub contained: Contained,
 }
@@ -128,7 +191,7 @@ pub struct Env<'a> {
 #[derive(Debug, Default)]
 pub struct Contained {
     on: bool,
-    pub(crate) found: Vec<(u32, Trap)>,
+    pub found: Vec<(u32, Trap)>,
 }
 
 impl Contained {
@@ -216,8 +279,7 @@ impl Trap {
     }
 
     /// The trap's category.
-    pub fn kind(&self) -> crate::fault::FaultKind {
-        use crate::fault::FaultKind;
+    pub fn kind(&self) -> FaultKind {
         match self {
             Trap::Memory { .. } => FaultKind::Memory,
             Trap::Unsupported | Trap::Illegal(_) => FaultKind::Instruction,

@@ -7,9 +7,9 @@ use softgpu_isa::{Inst, Num, Op, Operand, Rmw};
 
 use super::float::{f, flush32};
 use super::{lane_addrs, Env, Exec, Flow, Result, Trap};
-use softgpu_arena::Lanes;
 use crate::sanitize::Use;
 use crate::wave::{Mode, Wave, MAX_LANES, NUM_VGPRS};
+use softgpu_arena::Lanes;
 
 /// Reads `N` bytes of LDS at `addr`. Out of range (any byte at or past
 /// the LDS size) reads zero: "Reads return the value zero. For multi-DWORD
@@ -521,10 +521,10 @@ fn gws_barrier(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     let m0 = w.sgpr[softgpu_isa::sreg::M0 as usize];
     let resource = ((m0 >> 16) & 0x3f) + offset16(i) as u32;
     env.gws.barrier(resource, waves).map_err(|e| match e {
-        crate::gws::GwsError::Aborted => {
+        crate::ops::GwsError::Aborted => {
             Trap::Other("the dispatch stopped while this wave waited at a grid barrier".into())
         }
-        crate::gws::GwsError::BadResource(r) => {
+        crate::ops::GwsError::BadResource(r) => {
             Trap::Other(format!("GWS resource {r} is out of range (0-63)"))
         }
     })?;

@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 use softgpu_isa::{sreg, Format, Inst, Operand, Ty};
 
 use super::lower::{class_of, form_ok, uniform_srcs, Class, Cond, LdsShape, Scalar};
-use crate::program::Program;
+use softgpu_interp::program::Program;
 
 /// Most slots one block holds (bounds compile time and code size).
 const MAX_SLOTS: u32 = 400;

@@ -11,11 +11,11 @@ use softgpu_isa::{flags, Format, Inst, MemOp, Num, Op, Operand, Rmw};
 use super::ds::{lds_range, lds_write};
 use super::float::{f, flush32};
 use super::{lane_addrs, Env, Exec, Flow, Result, Trap};
-use softgpu_arena::{Lanes, Memory, Window};
 use crate::sanitize::Use;
 use crate::wave::{
     PrivateError, Wave, APERTURE_SIZE, MAX_LANES, NUM_VGPRS, PRIVATE_APERTURE, SHARED_APERTURE,
 };
+use softgpu_arena::{Lanes, Memory, Window};
 
 /// Where one lane's access goes.
 #[derive(Clone, Copy, Debug)]
@@ -179,7 +179,7 @@ impl Buffer {
 /// The device address of each active lane's access of the global or flat
 /// instruction `i`, in lane order (none for a flat lane in an aperture):
 /// what `jit::verify` saves and compares around a block's closing store.
-pub(crate) fn global_addresses(w: &Wave, i: &Inst) -> Vec<u64> {
+pub fn global_addresses(w: &Wave, i: &Inst) -> Vec<u64> {
     let (format, exec) = (i.op.info().format, w.exec());
     (0..w.lanes)
         .filter(|&l| exec >> l & 1 != 0)
@@ -453,7 +453,7 @@ fn window<'a, 'o>(
 /// `flat` access, none in the LDS or scratch aperture): the check of the
 /// wave-wide paths, here and in JIT blocks (`jit::access`).
 #[inline(always)]
-pub(crate) fn lanes_window<'a>(
+pub fn lanes_window<'a>(
     mem: &Memory<'a>,
     lanes: &Lanes,
     bytes: u64,
@@ -482,7 +482,7 @@ fn in_aperture(start: u64, end: u64) -> bool {
 /// where `lanes_window` takes one window, `None` where it would check
 /// lane by lane (a wider range, or one not all allowed).
 #[inline(always)]
-pub(crate) fn span_window<'a>(
+pub fn span_window<'a>(
     mem: &Memory<'a>,
     start: u64,
     end: u64,

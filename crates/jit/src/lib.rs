@@ -8,7 +8,7 @@
 //! that updates the wave's registers in place, a whole chunk of lanes per
 //! host SIMD instruction. Host features (SSE4.1, AVX, FMA, …) are detected
 //! when the JIT starts, never fixed at build time. The run loop
-//! (`dispatch::run_wave`) calls a block instead of interpreting when one
+//! (the machine's `run_wave`) calls a block instead of interpreting when one
 //! starts at the wave's PC, fits in the wave's turn and the block's MODE
 //! assumptions hold; the block retires exactly its slots, so PCs, budgets
 //! and profiles are those of the interpreter. A block never faults: an LDS
@@ -35,9 +35,9 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module};
 
 use softgpu_arena::Memory;
-use crate::ops::{Env, Flow, Trap};
-use crate::program::Program;
-use crate::wave::{Wave, NUM_SGPRS};
+use softgpu_interp::ops::{Env, Flow, Trap};
+use softgpu_interp::program::Program;
+use softgpu_interp::wave::{Wave, NUM_SGPRS};
 
 /// How dispatches use the JIT tier.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -75,14 +75,14 @@ impl JitMode {
             JitMode::Verify => true,
         };
         Some(Tier {
-            jit: program.jit(entry, wave64)?,
+            jit: Jit::of(program, entry, wave64)?,
             verify,
         })
     }
 
     /// The blocks a dispatch starts with. With the JIT on, a unit is
     /// compiled only once it has run long enough in the interpreter
-    /// ([`crate::TIER_UP_INSTRUCTIONS`]; the dispatch's workers tier up
+    /// ([`softgpu_interp::program::TIER_UP_INSTRUCTIONS`]; the dispatch's workers tier up
     /// between workgroups, [`JitMode::tier_up`]), so a dispatch never waits
     /// for code it would barely run. Verification compiles at once, so
     /// every block is held to the interpreter.
@@ -105,11 +105,24 @@ impl JitMode {
     ) -> Option<Tier<'_>> {
         match self {
             JitMode::On => Some(Tier {
-                jit: program.tier_up(entry, wave64, retired)?,
+                jit: program.tier_up(entry, wave64, retired, |program, roots| {
+                    Jit::compile(program, roots, wave64)
+                })?,
                 verify: false,
             }),
             JitMode::Off | JitMode::Verify => None,
         }
+    }
+}
+
+impl Jit {
+    /// The compiled blocks for waves of 64 lanes or 32 entering `program`
+    /// at slot `entry`, compiled by the first caller and kept with the
+    /// program (`None`: the host has no JIT back end).
+    pub fn of(program: &Program, entry: u32, wave64: bool) -> Option<&Jit> {
+        program.compiled(entry, wave64, |program, roots| {
+            Jit::compile(program, roots, wave64)
+        })
     }
 }
 
@@ -447,7 +460,7 @@ fn compile_blocks(
 /// The registers a block can change.
 #[derive(PartialEq)]
 struct Snapshot {
-    vgprs: Vec<[u32; crate::wave::MAX_LANES]>,
+    vgprs: Vec<[u32; softgpu_interp::wave::MAX_LANES]>,
     sgpr: [u32; NUM_SGPRS],
     scc: bool,
 }
@@ -645,7 +658,7 @@ fn verify_store_once(
     let program = env.program;
     interpret(wave, env, len - 1)?;
     let store = &program.slot_at(wave.pc).inst;
-    let addrs = crate::ops::vmem::global_addresses(wave, store);
+    let addrs = softgpu_interp::ops::vmem::global_addresses(wave, store);
     let read = |env: &Env, a: u64| env.mem.load_u32(a).ok();
     let old: Vec<Option<u32>> = addrs.iter().map(|&a| read(env, a)).collect();
     interpret(wave, env, 1)?;

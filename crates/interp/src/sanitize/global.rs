@@ -44,7 +44,7 @@ const SHARDS: usize = 64;
 
 /// One plain access to a dword.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Stamp {
+pub struct Stamp {
     /// Linear workgroup index.
     pub group: u32,
     /// Instruction slot.
@@ -170,7 +170,7 @@ impl GlobalRace {
 
     /// Checks and records a plain access of `len` bytes at `addr` by
     /// `who` (its `bytes` are filled in per dword).
-    pub(crate) fn access(
+    pub fn access(
         &self,
         who: Stamp,
         lane: Option<usize>,

@@ -10,19 +10,19 @@
 use softgpu_codeobj::{CodeObject, FeatureSetting, Image, Segment};
 use softgpu_isa::Family;
 
-use softgpu_arena::{Arena, MemError};
 use crate::dispatch::{run_wave, Stop, QUANTUM};
-use crate::ops::sopp::WorkgroupBarrier;
-use crate::ops::{Env, Scratch};
-use crate::program::Program;
 use crate::watch::Watch;
-use crate::wave::Wave;
+use softgpu_arena::{Arena, MemError};
+use softgpu_interp::ops::sopp::WorkgroupBarrier;
+use softgpu_interp::ops::{Env, Scratch};
+use softgpu_interp::program::Program;
+use softgpu_interp::wave::Wave;
 
 // What the instruction-level tests inspect besides the bench: the register
 // file's shape, the trap a snippet ended with and the instruction table
 // (which opcodes have a handler). The modules they come from are private.
-pub use crate::ops::{handler, MemCause, Trap};
-pub use crate::wave::{Lanes, MAX_LANES, NUM_SGPRS, NUM_VGPRS, SHARED_APERTURE};
+pub use softgpu_interp::ops::{handler, MemCause, Trap};
+pub use softgpu_interp::wave::{Lanes, MAX_LANES, NUM_SGPRS, NUM_VGPRS, SHARED_APERTURE};
 
 /// Bytes of the test buffer kernels address through [`Bench::buffer`].
 pub const BUFFER_BYTES: usize = 64 * 1024;
@@ -51,7 +51,7 @@ pub struct Bench {
     tmp: Box<Scratch>,
     /// How snippets use the JIT tier's compiled blocks (from
     /// `SOFTGPU_JIT`, else on); the interpreter runs the rest.
-    pub jit: crate::jit::JitMode,
+    pub jit: softgpu_jit::JitMode,
     /// Blocks the JIT compiled for the last snippet run.
     pub jit_blocks: usize,
     /// Times a block of the last snippet run left early for the
@@ -79,14 +79,18 @@ pub enum BenchError {
 impl Bench {
     /// A bench for `target` (e.g. `gfx1100`) with a zeroed buffer, LDS and
     /// scratch and a fresh wave32.
-    pub fn new(target: &str, jit: crate::jit::JitMode) -> Result<Bench, BenchError> {
+    pub fn new(target: &str, jit: softgpu_jit::JitMode) -> Result<Bench, BenchError> {
         let family = Family::of_target(target).ok_or_else(|| BenchError::Target(target.into()))?;
         let arena = Arena::new(16 << 20)?;
         let buffer = arena.alloc(BUFFER_BYTES as u64)?;
         let code = arena.alloc(CODE_BYTES as u64 + S_ENDPGM.len() as u64)?;
         let mut wave = Wave::new();
-        wave.scratch
-            .reset(SCRATCH_LANE_BYTES, crate::wave::MAX_LANES, false, None);
+        wave.scratch.reset(
+            SCRATCH_LANE_BYTES,
+            softgpu_interp::wave::MAX_LANES,
+            false,
+            None,
+        );
         Ok(Bench {
             arena,
             family,
@@ -176,7 +180,6 @@ impl Bench {
                 members: 1,
             },
             sanitizer: None,
-            jit,
             contained: Default::default(),
         };
         let mut stats = crate::dispatch::DispatchStats::default();
@@ -185,7 +188,7 @@ impl Bench {
                 Err(Trap::Budget(budget))
             } else {
                 let turn = QUANTUM.min(budget - wave.retired);
-                run_wave::<false>(wave, &mut env, turn, &mut stats, &mut [])
+                run_wave::<false>(wave, &mut env, jit, turn, &mut stats, &mut [])
             };
             self.jit_exits = stats.jit_exits;
             match step {
@@ -237,3 +240,6 @@ fn code_object(image: &[u8]) -> CodeObject {
         debug: None,
     }
 }
+
+#[cfg(test)]
+mod tests;
