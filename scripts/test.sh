@@ -19,16 +19,19 @@ cargo build --release --workspace --lib --bins --tests --examples
 # runs in both tiers from the same state and any difference faults, so the
 # whole suite holds the JIT to the interpreter (docs/ARCHITECTURE.md,
 # "Execution tiers"). The examples below run with the JIT plainly on.
-# (The executor's unit tests, `[lib] test = false`, run once, below, in the
-# test profile: its test harness in release too would cost minutes.)
+# (The executor crates' unit tests, `[lib] test = false`, run once, below,
+# in the test profile: their test harnesses in release too would cost
+# minutes.)
 SOFTGPU_JIT=verify cargo test --workspace --release "$@"
-# The executor's unit and instruction tests once more in the test profile
+# The executor crates' unit tests, and the instruction tests once more, in
+# the test profile
 # (opt-level 2, debug assertions on), which the release run has off: it adds
 # overflow checks to the instruction semantics and the standard library's
 # checks of unsafe preconditions (aligned raw-pointer dereferences,
 # `from_raw_parts` and `copy_nonoverlapping` arguments) to the arena's and
 # the pool's unsafe code. (Miri cannot run here: docs/ARCHITECTURE.md.)
-cargo test -p softgpu-exec --lib --test instructions "$@"
+cargo test -p softgpu-arena -p softgpu-interp -p softgpu-jit -p softgpu-exec \
+  --lib --test instructions "$@"
 # The Rust API's examples check their own results and exit non-zero when
 # one is wrong.
 for example in vector_add sgemm reduction graph two_streams; do

@@ -5,7 +5,7 @@
 
 use softgpu_codeobj::Kernel;
 
-use crate::device::{Arg, Launch, Services};
+use crate::args::{Arg, Launch, Services};
 use crate::dispatch::DispatchStats;
 use crate::profile::InstructionProfile;
 use softgpu_interp::placement::ComputeUnits;
@@ -28,7 +28,7 @@ pub enum Grid {
 pub enum Kernarg<'a> {
     /// Explicit arguments, checked against the kernel's metadata: the
     /// executor lays out the kernarg segment (hidden arguments included,
-    /// with null service pointers, see [`crate::build_kernarg`]) and places
+    /// with null service pointers, see [`crate::args::build_kernarg`]) and places
     /// it, an AQL packet and a queue descriptor in device memory for the
     /// duration of the dispatch. The launch is held to the kernel's own
     /// limits, as a language runtime checks them.

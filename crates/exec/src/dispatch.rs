@@ -5,21 +5,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use softgpu_codeobj::Kernel;
-
 use crate::abi::launch_abi;
 use crate::fault::{Errors, Fault, WaveState};
 use crate::gws::Gws;
+use crate::plan::Plan;
 use crate::profile::{InstructionProfile, SlotCount};
 use crate::schedule::{Permutation, Rng};
 use crate::watch::{Meter, Watch};
-use softgpu_arena::Arena;
-use softgpu_interp::checks::{Checks, Schedule};
+use softgpu_interp::checks::Schedule;
 use softgpu_interp::ops::sopp::WorkgroupBarrier;
-use softgpu_interp::ops::FaultKind;
 use softgpu_interp::ops::{Env, Flow, Trap};
 use softgpu_interp::placement::group_id;
 use softgpu_interp::program::Program;
+use softgpu_interp::trap::FaultKind;
 use softgpu_interp::wave::{Wave, MAX_LANES, PRIVATE_APERTURE};
 use softgpu_jit::Tier;
 
@@ -51,51 +49,7 @@ pub struct DispatchStats {
     pub jit_exits: u64,
 }
 
-/// Everything fixed for the dispatch, shared by all workers.
-pub struct Plan<'a> {
-    pub program: &'a Program,
-    pub kernel: &'a Kernel,
-    pub arena: &'a Arena,
-    /// Number of workgroups in each dimension.
-    pub groups: [u32; 3],
-    /// Work-items in each dimension of the grid (may end in a partial group).
-    pub grid: [u32; 3],
-    pub block: [u32; 3],
-    pub lds_bytes: usize,
-    pub scratch_lane_bytes: usize,
-    /// The private memory all waves of the dispatch may materialise.
-    pub scratch_budget: std::sync::Arc<softgpu_interp::wave::PrivateBudget>,
-    pub kernarg: u64,
-    /// The arena's serial when the dispatch was queued (`None`: just now),
-    /// for refusing accesses to memory reallocated since.
-    pub epoch: Option<u32>,
-    pub dispatch_packet: u64,
-    pub queue: u64,
-    pub dispatch_id: u64,
-    pub threads: usize,
-    /// Wave instructions the whole dispatch may run (all waves together)
-    /// before it is stopped as a runaway.
-    pub budget: u64,
-    /// Sanitizers on for this dispatch.
-    pub checks: Checks,
-    /// Wall-clock limit of the dispatch.
-    pub timeout: std::time::Duration,
-    pub schedule: Schedule,
-    /// How compiled blocks run (`crate::jit`).
-    pub jit: softgpu_jit::JitMode,
-    /// The compute units workgroups are placed on (not empty).
-    pub units: softgpu_interp::placement::ComputeUnits,
-}
-
 impl Plan<'_> {
-    fn lanes(&self) -> usize {
-        if self.kernel.descriptor.wave32 {
-            32
-        } else {
-            64
-        }
-    }
-
     fn entry(&self) -> Result<u32, Box<Fault>> {
         self.program
             .index_of_offset(self.kernel.entry_offset)
@@ -481,7 +435,7 @@ impl Worker {
             env: Env {
                 mem: softgpu_arena::Memory::new(plan.arena, plan.epoch),
                 lds: &mut self.lds,
-                program: plan.program,
+                code: plan.program.code(),
                 tmp: &mut self.tmp,
                 gws: shared.gws,
                 barrier: WorkgroupBarrier {
@@ -497,7 +451,7 @@ impl Worker {
                         group.id,
                     )
                 }),
-                contained: softgpu_interp::ops::Contained::new(plan.checks.contain),
+                contained: softgpu_interp::trap::Contained::new(plan.checks.contain),
             },
             jit: shared.jit,
             stats: &mut self.stats,
@@ -637,7 +591,15 @@ impl<const PROFILE: bool> Turns<'_, '_, PROFILE> {
     fn turn(&mut self, waves: &mut [Wave], w: usize, len: u64) -> Result<(), Halt> {
         let wave = &mut waves[w];
         let before = self.stats.wave_instructions;
-        let ran = run_wave::<PROFILE>(wave, &mut self.env, self.jit, len, self.stats, self.counts);
+        let ran = run_wave::<PROFILE>(
+            self.plan.program,
+            wave,
+            &mut self.env,
+            self.jit,
+            len,
+            self.stats,
+            self.counts,
+        );
         self.take_contained(wave);
         let stop = ran.map_err(|trap| {
             Halt::Fault(Box::new(Fault::from_trap(
@@ -757,6 +719,7 @@ fn count_slots(counts: &mut [SlotCount], first: usize, n: usize, active: u64) {
 }
 
 pub(crate) fn run_wave<const PROFILE: bool>(
+    program: &Program,
     wave: &mut Wave,
     env: &mut Env,
     jit: Option<Tier>,
@@ -764,7 +727,6 @@ pub(crate) fn run_wave<const PROFILE: bool>(
     stats: &mut DispatchStats,
     counts: &mut [SlotCount],
 ) -> Result<Stop, Trap> {
-    let program = env.program;
     // Counters live in registers during the turn and are added once.
     let mut retired = 0u64;
     let mut lanes = 0u64;
@@ -783,7 +745,7 @@ pub(crate) fn run_wave<const PROFILE: bool>(
                 let active = wave.exec().count_ones() as u64;
                 let start = wave.pc;
                 let next = if verify {
-                    softgpu_jit::verify(block, wave, env)?
+                    softgpu_jit::verify(block, program, wave, env)?
                 } else {
                     block.run(wave, env.lds, &env.mem)
                 };

@@ -2,9 +2,10 @@
 
 use std::fmt;
 
-use crate::dispatch::Plan;
+use crate::plan::Plan;
 use softgpu_arena::Allocation;
-use softgpu_interp::ops::{FaultKind, MemCause, Trap};
+use softgpu_interp::program::Program;
+use softgpu_interp::trap::{FaultKind, MemCause, Report, Space, Trap};
 use softgpu_interp::wave::Wave;
 
 /// Why and where a dispatch stopped.
@@ -194,7 +195,7 @@ impl Fault {
                     MemCause::Write => "write",
                     MemCause::Stale => "access",
                 };
-                let reason = if space == "global" || space == "scalar" {
+                let reason = if matches!(space, Space::Global | Space::Scalar) {
                     let (text, hit) = plan.arena.explain(addr, len, cause == MemCause::Write);
                     argument = hit.as_ref().and_then(|a| argument_into(plan, a));
                     allocation = hit;
@@ -251,10 +252,18 @@ impl Fault {
                 let whose = lane.map(|l| format!("lane {l} ")).unwrap_or_default();
                 (format!("initcheck: {whose}read {len} bytes of {space} at offset {addr:#x}, but the byte at {first:#x} was never written since the wave started"), lane, Some(addr))
             }
-            Trap::Other(why) => (why, None, None),
+            Trap::RegisterRange { .. }
+            | Trap::NotAVgpr { .. }
+            | Trap::NotAnSgpr { .. }
+            | Trap::UnsupportedForm { .. }
+            | Trap::RanOff(_)
+            | Trap::PrivateLimit { .. }
+            | Trap::GridBarrier(_)
+            | Trap::Arena(_)
+            | Trap::TiersDisagree(_) => (trap.to_string(), None, None),
             Trap::Sanitizer(report) => {
                 let (mut why, lane, address) =
-                    report.describe(plan.program, plan.groups, group, wave);
+                    describe(&report, plan.program, plan.groups, group, wave);
                 // Global memory: name the allocation the bytes are in.
                 if let Some(hit) = address.and_then(|a| plan.arena.explain(a, 1, false).1) {
                     let at = address.unwrap_or(hit.base) - hit.base;
@@ -465,3 +474,113 @@ impl fmt::Display for WaveState {
 }
 
 impl std::error::Error for Fault {}
+
+/// A sanitizer report's sentence, the lane to blame and the address involved
+/// (global memory only: an LDS offset is named in the sentence), for
+/// the fault of wave `wave` in workgroup `group` of a dispatch of
+/// `program` over `groups` workgroups.
+fn describe(
+    report: &Report,
+    program: &Program,
+    groups: [u32; 3],
+    group: [u32; 3],
+    wave: &Wave,
+) -> (String, Option<usize>, Option<u64>) {
+    match *report {
+        Report::Uninitialized {
+            space,
+            lane,
+            addr,
+            len,
+            first,
+        } => {
+            let at = place(space, addr);
+            let since = match space {
+                Space::Lds => "since the workgroup began",
+                // A report is about LDS or device memory.
+                Space::Global | Space::Scalar | Space::Scratch => "since it was allocated",
+            };
+            let why = format!(
+                "initcheck: {len}-byte read of {at} by wave {}{} reads bytes never written {since} (first unwritten byte: {})",
+                wave.id,
+                lane_text(lane),
+                place(space, first),
+            );
+            (why, lane, global_address(space, addr))
+        }
+        Report::Race {
+            hazard,
+            space,
+            lane,
+            addr,
+            len,
+            first,
+            earlier,
+            atomic,
+        } => {
+            let text = program.text_for(earlier.slot, wave.lanes == 64);
+            let pc = program.image_base + program.slot_at(earlier.slot).offset;
+            let (here, there) = match space {
+                // LDS is the workgroup's own: both waves are in it.
+                Space::Lds => (
+                    format!("wave {}", wave.id),
+                    format!("wave {}", earlier.wave),
+                ),
+                Space::Global | Space::Scalar | Space::Scratch => {
+                    let theirs = softgpu_interp::placement::group_id(groups, earlier.group as u64);
+                    (
+                        who(groups, group, group, wave.id),
+                        who(groups, group, theirs, earlier.wave),
+                    )
+                }
+            };
+            let atomicity = if atomic {
+                "one of them is atomic but the other is not"
+            } else {
+                "neither is atomic"
+            };
+            let offset = program.slot_at(earlier.slot).offset;
+            // The other access's source line, when the code has them.
+            let line = (program.code_object.debug.as_ref())
+                .and_then(|d| d.frames(offset).into_iter().next())
+                .map(|frame| format!(" at {frame}"))
+                .unwrap_or_default();
+            let why = format!(
+                "racecheck: {} hazard on {}: this {len}-byte {} by {here}{} conflicts with a {} by {there} at pc {pc:#x} (code offset {offset:#x}){line}: `{text}`; {atomicity}, and no barrier orders them",
+                hazard.name(),
+                place(space, first),
+                hazard.later(),
+                lane_text(lane),
+                hazard.earlier(),
+            );
+            (why, lane, global_address(space, addr))
+        }
+    }
+}
+
+fn place(space: Space, addr: u64) -> String {
+    match space {
+        Space::Lds => format!("LDS offset {addr:#x}"),
+        Space::Global | Space::Scalar | Space::Scratch => format!("{space} memory at {addr:#x}"),
+    }
+}
+
+fn lane_text(lane: Option<usize>) -> String {
+    lane.map(|l| format!(" (lane {l})")).unwrap_or_default()
+}
+
+fn global_address(space: Space, addr: u64) -> Option<u64> {
+    (space != Space::Lds).then_some(addr)
+}
+
+/// "wave 3", or "workgroup (1, 0, 0) wave 3" when the dispatch has more
+/// than one workgroup.
+fn who(groups: [u32; 3], own: [u32; 3], group: [u32; 3], wave: u32) -> String {
+    let single = groups.iter().all(|&g| g == 1);
+    if single && own == group {
+        format!("wave {wave}")
+    } else {
+        let [x, y, z] = group;
+        format!("workgroup ({x}, {y}, {z}) wave {wave}")
+    }
+}

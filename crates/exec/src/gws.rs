@@ -80,7 +80,7 @@ impl GridSync for Gws<'_> {
 mod tests {
     use super::*;
     use crate::fault::Fault;
-    use softgpu_interp::ops::FaultKind;
+    use softgpu_interp::trap::FaultKind;
     use std::sync::atomic::Ordering;
 
     #[test]

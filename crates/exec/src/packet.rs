@@ -317,6 +317,19 @@ wire_format!(HostOpPacket, PACKET_BYTES, {
     header, reserved0, magic, id, reserved1, completion_signal,
 });
 
+/// The packet's dimensions field (`setup`) for a grid of `grid`
+/// work-items: the highest dimension larger than one, at least 1. The
+/// kernarg's `hidden_grid_dims` is the same number.
+pub fn dimensions(grid: [u32; 3]) -> u16 {
+    if grid[2] > 1 {
+        3
+    } else if grid[1] > 1 {
+        2
+    } else {
+        1
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

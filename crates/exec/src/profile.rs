@@ -101,7 +101,9 @@ impl InstructionProfile {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Arg, Device, DeviceConfig, DispatchDesc, Launch};
+    use crate::args::{Arg, Launch};
+    use crate::desc::DispatchDesc;
+    use crate::device::{Device, DeviceConfig};
 
     fn example(name: &str) -> Vec<u8> {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

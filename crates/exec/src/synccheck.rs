@@ -12,9 +12,9 @@
 //! - `s_barrier` executed by a wave whose EXEC is not all of its live
 //!   lanes (a barrier in code some of its work-items skip).
 
-use crate::dispatch::Plan;
 use crate::fault::Fault;
-use softgpu_interp::ops::FaultKind;
+use crate::plan::Plan;
+use softgpu_interp::trap::FaultKind;
 use softgpu_interp::wave::Wave;
 
 /// The slot of the barrier a waiting wave waits at (it has stepped past).

@@ -14,10 +14,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::dispatch::Plan;
 use crate::fault::{Errors, Fault, WaveState};
-use softgpu_interp::ops::FaultKind;
+use crate::plan::Plan;
 use softgpu_interp::ops::Trap;
+use softgpu_interp::trap::FaultKind;
 use softgpu_interp::wave::Wave;
 
 /// Instructions a worker runs between looks at the shared counter, the

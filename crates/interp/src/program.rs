@@ -21,44 +21,15 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use crate::ops::{self, valu::LaneFn, Env, Exec, Result as OpResult, Trap};
+use crate::ops::{self, valu::LaneFn, Code, Env, Exec, Result as OpResult, Slot, Trap};
+use crate::trap::RanOff;
 use crate::wave::Wave;
-
-/// One decoded instruction and how to run it.
-pub struct Slot {
-    /// Image offset of the instruction.
-    pub offset: u64,
-    pub inst: Inst,
-    pub exec: Exec,
-    /// Why the bytes here are not a runnable instruction, if they are not.
-    pub illegal: Option<String>,
-    /// VOPD: the lane functions of the X and Y halves.
-    pub vopd: Option<(LaneFn, LaneFn)>,
-    /// How many scheduling-only instructions ([`ops::sopp::HINTS`]) follow
-    /// this one: the run loop steps over them after this instruction
-    /// continues to the next, counting them as retired without running
-    /// them.
-    pub hints_after: u32,
-}
 
 /// Text up to this many bytes is decoded whole when it is loaded; larger
 /// text a kernel at a time (see the module's documentation). Decoding
 /// runs at some 10 MB/s and each slot takes about 150 bytes, so a
 /// megabyte of text costs a tenth of a second and 40 MB of memory.
 pub const EAGER_TEXT_BYTES: u64 = 1 << 20;
-
-impl Slot {
-    /// Whether the slot is an instruction softgpu can run: one that
-    /// decoded to valid operands and has semantics (else running it is a
-    /// clear error naming it).
-    pub fn runs(&self) -> bool {
-        self.illegal.is_none()
-            && match &self.inst.vopd_y {
-                Some(_) => self.vopd.is_some(),
-                None => ops::handler_for(&self.inst).is_some(),
-            }
-    }
-}
 
 /// What the tier above the interpreter compiled of a unit (see
 /// [`Program::compiled`]).
@@ -187,15 +158,11 @@ fn illegal(_: &mut Wave, _: &mut Env, _: &Inst) -> OpResult {
 }
 
 fn ran_off_end(_: &mut Wave, _: &mut Env, _: &Inst) -> OpResult {
-    Err(Trap::Other("execution ran past the end of the code".into()))
+    Err(Trap::RanOff(RanOff::End))
 }
 
 fn ran_off_function(_: &mut Wave, _: &mut Env, _: &Inst) -> OpResult {
-    Err(Trap::Other(format!(
-        "execution ran past the end of the kernel's function (its symbol's range): the code \
-         object's text is over {EAGER_TEXT_BYTES} bytes, so softgpu decoded this kernel's \
-         function and the non-kernel functions only"
-    )))
+    Err(Trap::RanOff(RanOff::Function(EAGER_TEXT_BYTES)))
 }
 
 /// Registers an instruction names must exist: each operand's whole range
@@ -572,7 +539,15 @@ impl Program {
     #[inline(always)]
     #[doc(hidden)]
     pub fn slot_at(&self, index: u32) -> &Slot {
-        &self.slots[index as usize]
+        self.code().slot_at(index)
+    }
+
+    /// The decoded code as a wave's handlers see it.
+    pub fn code(&self) -> Code<'_> {
+        Code {
+            slots: &self.slots,
+            image_base: self.image_base,
+        }
     }
 
     /// Slot index of the instruction at image offset `offset`.
@@ -596,8 +571,7 @@ impl Program {
 
     /// Device address just after instruction `index` (what `s_getpc` reads).
     pub fn address_after(&self, index: u32) -> u64 {
-        let s = &self.slots[index as usize];
-        self.image_base + s.offset + s.inst.size as u64
+        self.code().address_after(index)
     }
 
     /// Target of a relative branch by `simm16` dwords from instruction `index`.
@@ -609,7 +583,7 @@ impl Program {
 
     /// The VOPD lane functions of instruction `index`.
     pub fn vopd_fns(&self, index: u32) -> Option<(LaneFn, LaneFn)> {
-        self.slots[index as usize].vopd
+        self.code().vopd_fns(index)
     }
 
     /// The instruction bytes of slot `index`, as hex words.

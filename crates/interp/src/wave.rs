@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::ops::float::{Fp, Round};
+use crate::float::{Fp, Round};
 use softgpu_isa::{sreg, Operand, Special};
 
 /// Maximum lanes in a wave.

@@ -30,7 +30,7 @@ use softgpu_isa::{sreg, Inst, Operand};
 use super::access;
 use super::lower::{uniform_srcs, Carry, Class, Cond, Lane, LdsShape, Scalar, Shift64, F64};
 use super::plan::{Plan, Step};
-use softgpu_interp::ops::float::{ldexp64, Round};
+use softgpu_interp::float::{ldexp64, Round};
 use softgpu_interp::wave::MAX_LANES;
 
 /// The most vector ops times chunks a block emits unrolled, chunk after

@@ -508,7 +508,12 @@ impl Snapshot {
 /// the interpreter at a memory access (having changed nothing, which is
 /// checked too). A block closing with a global store is run interpreter
 /// first (`verify_store_once`), and the dwords it stores are compared too.
-pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<Option<(u32, u32)>, Trap> {
+pub fn verify(
+    block: &Block,
+    program: &Program,
+    wave: &mut Wave,
+    env: &mut Env,
+) -> Result<Option<(u32, u32)>, Trap> {
     let start = wave.pc;
     let rows = &block.meta.vgprs;
     let before = Snapshot::of(wave, rows);
@@ -522,14 +527,14 @@ pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<Option<(u
     let attempts = if block.meta.touches_memory { 8 } else { 1 };
     let mut attempt = 1;
     loop {
-        match verify_once(block, wave, env, &before, lds_before.as_deref())? {
+        match verify_once(block, program, wave, env, &before, lds_before.as_deref())? {
             Ok(next) => return Ok(next),
             Err(d) if attempt == attempts => {
-                return Err(Trap::Other(format!(
+                return Err(Trap::TiersDisagree(format!(
                 "the JIT and the interpreter disagree on the block of {} slots at {:#x} ({}): {d}",
                 block.meta.len,
-                env.program.slots()[start as usize].offset,
-                env.program.text_of(start),
+                program.slots()[start as usize].offset,
+                program.text_of(start),
             )))
             }
             Err(_) => {
@@ -549,13 +554,14 @@ pub fn verify(block: &Block, wave: &mut Wave, env: &mut Env) -> Result<Option<(u
 /// they differ.
 fn verify_once(
     block: &Block,
+    program: &Program,
     wave: &mut Wave,
     env: &mut Env,
     before: &Snapshot,
     lds_before: Option<&[u8]>,
 ) -> Result<Result<Option<(u32, u32)>, String>, Trap> {
     if block.meta.closing_store {
-        return verify_store_once(block, wave, env, before, lds_before);
+        return verify_store_once(block, program, wave, env, before, lds_before);
     }
     let rows = &block.meta.vgprs;
     let Some((jit_next, retired)) = block.run(wave, env.lds, &env.mem) else {
@@ -564,7 +570,7 @@ fn verify_once(
     let jitted = Snapshot::of(wave, rows);
     before.restore(wave, rows);
     let lds_jitted = swap_lds(env, lds_before);
-    interpret(wave, env, retired)?;
+    interpret(program, wave, env, retired)?;
     let interpreted = Snapshot::of(wave, rows);
     let diff = jitted
         .diff(&interpreted, rows, wave.lanes)
@@ -621,17 +627,16 @@ fn lds_diff(jitted: &[u8], interpreted: &[u8]) -> Option<String> {
 }
 
 /// Runs `slots` slots of the wave in the interpreter.
-fn interpret(wave: &mut Wave, env: &mut Env, slots: u32) -> Result<(), Trap> {
+fn interpret(program: &Program, wave: &mut Wave, env: &mut Env, slots: u32) -> Result<(), Trap> {
     for _ in 0..slots {
-        let slot = env.program.slot_at(wave.pc);
+        let slot = program.slot_at(wave.pc);
         wave.pc = match (slot.exec)(wave, env, &slot.inst)? {
             Flow::Next => wave.pc + 1,
-            Flow::Branch(simm) => env
-                .program
+            Flow::Branch(simm) => program
                 .branch_target(wave.pc, simm)
-                .ok_or_else(|| Trap::Other("a JIT block's branch has no target".into()))?,
+                .ok_or_else(|| Trap::TiersDisagree("a JIT block's branch has no target".into()))?,
             other => {
-                return Err(Trap::Other(format!(
+                return Err(Trap::TiersDisagree(format!(
                     "slot {} of a JIT block ended it in the interpreter ({other:?})",
                     wave.pc
                 )))
@@ -649,19 +654,19 @@ fn interpret(wave: &mut Wave, env: &mut Env, slots: u32) -> Result<(), Trap> {
 /// block that left the store to the interpreter must have stored nothing.
 fn verify_store_once(
     block: &Block,
+    program: &Program,
     wave: &mut Wave,
     env: &mut Env,
     before: &Snapshot,
     lds_before: Option<&[u8]>,
 ) -> Result<Result<Option<(u32, u32)>, String>, Trap> {
     let (rows, start, len) = (&block.meta.vgprs, wave.pc, block.meta.len);
-    let program = env.program;
-    interpret(wave, env, len - 1)?;
+    interpret(program, wave, env, len - 1)?;
     let store = &program.slot_at(wave.pc).inst;
     let addrs = softgpu_interp::ops::vmem::global_addresses(wave, store);
     let read = |env: &Env, a: u64| env.mem.load_u32(a).ok();
     let old: Vec<Option<u32>> = addrs.iter().map(|&a| read(env, a)).collect();
-    interpret(wave, env, 1)?;
+    interpret(program, wave, env, 1)?;
     let (interpreted, interpreted_next) = (Snapshot::of(wave, rows), wave.pc);
     let stored: Vec<Option<u32>> = addrs.iter().map(|&a| read(env, a)).collect();
     let lds_interpreted = swap_lds(env, lds_before);

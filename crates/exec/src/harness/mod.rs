@@ -21,7 +21,8 @@ use softgpu_interp::wave::Wave;
 // What the instruction-level tests inspect besides the bench: the register
 // file's shape, the trap a snippet ended with and the instruction table
 // (which opcodes have a handler). The modules they come from are private.
-pub use softgpu_interp::ops::{handler, MemCause, Trap};
+pub use softgpu_interp::ops::handler;
+pub use softgpu_interp::trap::{MemCause, Space, Trap};
 pub use softgpu_interp::wave::{Lanes, MAX_LANES, NUM_SGPRS, NUM_VGPRS, SHARED_APERTURE};
 
 /// Bytes of the test buffer kernels address through [`Bench::buffer`].
@@ -62,7 +63,7 @@ pub struct Bench {
 /// Why a snippet did not run to its end.
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
-    #[error("instruction {index} (`{text}`) trapped: {trap:?}")]
+    #[error("instruction {index} (`{text}`) trapped: {trap}")]
     Trap {
         index: u32,
         text: String,
@@ -172,7 +173,7 @@ impl Bench {
         let mut env = Env {
             mem,
             lds: &mut self.lds,
-            program: &program,
+            code: program.code(),
             tmp: &mut self.tmp,
             gws: &gws,
             barrier: WorkgroupBarrier {
@@ -188,7 +189,7 @@ impl Bench {
                 Err(Trap::Budget(budget))
             } else {
                 let turn = QUANTUM.min(budget - wave.retired);
-                run_wave::<false>(wave, &mut env, jit, turn, &mut stats, &mut [])
+                run_wave::<false>(&program, wave, &mut env, jit, turn, &mut stats, &mut [])
             };
             self.jit_exits = stats.jit_exits;
             match step {

@@ -6,13 +6,13 @@
 
 use std::process::Command;
 
-use softgpu_interp::ops::float::{f, h, to_h};
+use softgpu_interp::float::{f, h, to_h};
 use softgpu_interp::ops::fp8::{decode, F8};
 use softgpu_interp::ops::Trap;
 use softgpu_interp::wave::Wave;
 
 use super::{Bench, BenchError};
-use crate::JitMode;
+use softgpu_jit::JitMode;
 
 // gfx11 SOPP encodings, as llvm-mc-19 -show-encoding prints them.
 const S_NOP: u32 = 0xbf80_0000;

@@ -20,7 +20,7 @@
 
 use softgpu_exec::arena::Access;
 use softgpu_exec::harness::{
-    Bench, BenchError, MemCause, Trap, BUFFER_BYTES, LDS_BYTES, NUM_VGPRS, SHARED_APERTURE,
+    Bench, BenchError, MemCause, Space, Trap, BUFFER_BYTES, LDS_BYTES, NUM_VGPRS, SHARED_APERTURE,
 };
 
 use crate::asm::{self, Variant};
@@ -137,7 +137,7 @@ fn global_fault(r: Result<u64, BenchError>) -> (usize, u64, u64, MemCause) {
         Err(BenchError::Trap {
             trap:
                 Trap::Memory {
-                    space: "global",
+                    space: Space::Global,
                     lane: Some(l),
                     addr,
                     len,

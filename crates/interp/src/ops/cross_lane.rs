@@ -203,15 +203,19 @@ fn movrel(w: &mut Wave, i: &Inst, rel_src: bool, rel_dst: bool) -> Result {
     if rel_src {
         let s = vgpr_index(i.src[0])? + m0;
         if s >= w.vgpr.len() || d >= w.vgpr.len() {
-            return Err(Trap::Other(format!(
-                "M0-relative VGPR index out of range (v{s} -> v{d})"
-            )));
+            return Err(Trap::RegisterRange {
+                op: i.op,
+                file: 'v',
+                index: s.max(d),
+            });
         }
         src = w.vgpr[s];
     } else if d >= w.vgpr.len() {
-        return Err(Trap::Other(format!(
-            "M0-relative VGPR index out of range (-> v{d})"
-        )));
+        return Err(Trap::RegisterRange {
+            op: i.op,
+            file: 'v',
+            index: d,
+        });
     } else {
         w.load_src(i.src[0], &mut src);
     }
@@ -227,9 +231,11 @@ fn movrel2(w: &mut Wave, i: &Inst, swap: bool) -> Result {
     let s = vgpr_index(i.src[0])? + (m0 & 0x3ff);
     let d = vgpr_index(i.dst[0])? + ((m0 >> 16) & 0x3ff);
     if s >= w.vgpr.len() || d >= w.vgpr.len() {
-        return Err(Trap::Other(format!(
-            "M0-relative VGPR index out of range (v{s} <-> v{d})"
-        )));
+        return Err(Trap::RegisterRange {
+            op: i.op,
+            file: 'v',
+            index: s.max(d),
+        });
     }
     let exec = w.exec();
     let (src, old) = (w.vgpr[s], w.vgpr[d]);

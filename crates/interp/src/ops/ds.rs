@@ -5,9 +5,9 @@
 
 use softgpu_isa::{Inst, Num, Op, Operand, Rmw};
 
-use super::float::{f, flush32};
 use super::{lane_addrs, Env, Exec, Flow, Result, Trap};
-use crate::sanitize::Use;
+use crate::float::{f, flush32};
+use crate::trap::Use;
 use crate::wave::{Mode, Wave, MAX_LANES, NUM_VGPRS};
 use softgpu_arena::Lanes;
 
@@ -385,9 +385,10 @@ fn add_f32(o: u32, d: u32, mode: Mode) -> u32 {
 fn swizzle(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
     let pattern = offset16(i) as usize;
     if (0xc000..0xe000).contains(&pattern) {
-        return Err(Trap::Other(format!(
-            "ds_swizzle rotate mode (offset {pattern:#x}) is not supported"
-        )));
+        return Err(Trap::UnsupportedForm {
+            op: i.op,
+            why: format!("rotate mode (offset {pattern:#x}) is not supported"),
+        });
     }
     let exec = w.exec();
     // The data register sits in the address field of the encoding.
@@ -397,7 +398,10 @@ fn swizzle(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
         i.src[0]
     };
     let Operand::Vgpr(r) = data else {
-        return Err(Trap::Other("ds_swizzle data is not a VGPR".into()));
+        return Err(Trap::NotAVgpr {
+            role: "ds_swizzle's data",
+            operand: data,
+        });
     };
     let src = w.vgpr[r as usize];
     let mut res = [0u32; MAX_LANES];
@@ -520,14 +524,9 @@ fn gws_barrier(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     let waves = w.get_lane(i.src[0], lane, 0).wrapping_add(1);
     let m0 = w.sgpr[softgpu_isa::sreg::M0 as usize];
     let resource = ((m0 >> 16) & 0x3f) + offset16(i) as u32;
-    env.gws.barrier(resource, waves).map_err(|e| match e {
-        crate::ops::GwsError::Aborted => {
-            Trap::Other("the dispatch stopped while this wave waited at a grid barrier".into())
-        }
-        crate::ops::GwsError::BadResource(r) => {
-            Trap::Other(format!("GWS resource {r} is out of range (0-63)"))
-        }
-    })?;
+    env.gws
+        .barrier(resource, waves)
+        .map_err(Trap::GridBarrier)?;
     if let Some(s) = env.sanitizer.as_mut() {
         s.grid_barrier();
     }

@@ -11,9 +11,9 @@
 
 use softgpu_isa::{Inst, Op, Operand, Ty};
 
-use super::float::flush32;
 use super::valu::{fetch, write_mask};
 use super::{Env, Exec, Flow, Result, Scratch};
+use crate::float::flush32;
 use crate::wave::Wave;
 
 /// One of the two 8-bit float formats.

@@ -10,9 +10,10 @@ use std::sync::OnceLock;
 
 use softgpu_isa::{Class, Inst, Op, Space};
 
-use crate::program::Program;
 use crate::wave::Wave;
-use softgpu_arena::{Lanes, MemError, Memory};
+
+pub use crate::trap::{Contained, FaultKind, MemCause, Trap};
+use softgpu_arena::{Lanes, Memory};
 
 /// A table entry: the handler `f(w, env, i, args…)` with its trailing
 /// arguments fixed, as an [`Exec`]. One binder for every family's table.
@@ -29,7 +30,6 @@ mod rmw;
 
 pub mod cross_lane;
 pub mod ds;
-pub mod float;
 pub mod fp8;
 pub mod salu;
 pub mod smem;
@@ -53,97 +53,7 @@ pub enum Flow {
     End,
 }
 
-/// Why an instruction stopped the dispatch.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Trap {
-    /// A memory access outside what the kernel may touch.
-    Memory {
-        space: &'static str,
-        lane: Option<usize>,
-        addr: u64,
-        len: u64,
-        /// What the access was, or that it reached reallocated memory.
-        cause: MemCause,
-    },
-    /// An instruction the executor does not implement.
-    Unsupported,
-    /// Bytes that are not a valid instruction.
-    Illegal(String),
-    /// `s_trap` with its trap id.
-    Trap(u32),
-    /// A jump to an address that is not an instruction of the program.
-    BadJump(u64),
-    /// The wave ran more instructions than the dispatch allows.
-    Budget(u64),
-    /// initcheck: a read of `len` bytes at `addr` of which some were never
-    /// written; `first` is the address of the first such byte.
-    Uninitialized {
-        space: &'static str,
-        lane: Option<usize>,
-        addr: u64,
-        len: u64,
-        first: u64,
-    },
-    /// Anything else, described.
-    Other(String),
-    /// A sanitizer's finding (initcheck, racecheck).
-    Sanitizer(Box<crate::sanitize::Report>),
-}
-
-/// What a refused memory access was.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MemCause {
-    Read,
-    Write,
-    /// The memory was freed and reallocated after the dispatch was queued.
-    Stale,
-}
-
 pub type Result<T = Flow> = std::result::Result<T, Trap>;
-
-/// The category of a fault: a [`Trap`]'s, or the machine's own (a
-/// timeout, a barrier some wave never reaches).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FaultKind {
-    /// A memory access outside what the kernel may touch.
-    Memory,
-    /// An instruction the executor does not implement, or invalid bytes.
-    Instruction,
-    /// `s_trap`.
-    Trap,
-    /// A jump to an address that is not an instruction.
-    BadJump,
-    /// The dispatch ran past its instruction budget.
-    Budget,
-    /// The dispatch ran past its wall-clock limit (`SOFTGPU_TIMEOUT`).
-    Timeout,
-    /// initcheck: a read of bytes never written.
-    Uninitialized,
-    /// racecheck: conflicting accesses not ordered by a barrier or atomic.
-    Race,
-    /// synccheck: a barrier not every live wave reaches.
-    Sync,
-    /// The dispatch could not start, or anything else.
-    Other,
-}
-
-impl FaultKind {
-    /// The kind's name in machine-readable reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            FaultKind::Memory => "memory",
-            FaultKind::Instruction => "instruction",
-            FaultKind::Trap => "trap",
-            FaultKind::BadJump => "bad-jump",
-            FaultKind::Budget => "budget",
-            FaultKind::Timeout => "timeout",
-            FaultKind::Uninitialized => "uninitialized",
-            FaultKind::Race => "race",
-            FaultKind::Sync => "sync",
-            FaultKind::Other => "other",
-        }
-    }
-}
 
 /// Global wave sync (`ds_gws_*`): the grid-wide barriers of a dispatch,
 /// which the machine runs across its workgroups. A wave's handler only
@@ -158,7 +68,7 @@ pub trait GridSync: Sync {
 pub const GWS_RESOURCES: usize = 64;
 
 /// Why a wave left a grid barrier without it completing.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GwsError {
     /// The dispatch was abandoned while the wave waited.
     Aborted,
@@ -166,12 +76,72 @@ pub enum GwsError {
     BadResource(u32),
 }
 
+/// One decoded instruction and how to run it.
+pub struct Slot {
+    /// Image offset of the instruction.
+    pub offset: u64,
+    pub inst: Inst,
+    pub exec: Exec,
+    /// Why the bytes here are not a runnable instruction, if they are not.
+    pub illegal: Option<String>,
+    /// VOPD: the lane functions of the X and Y halves.
+    pub vopd: Option<(valu::LaneFn, valu::LaneFn)>,
+    /// How many scheduling-only instructions ([`sopp::HINTS`]) follow
+    /// this one: the run loop steps over them after this instruction
+    /// continues to the next, counting them as retired without running
+    /// them.
+    pub hints_after: u32,
+}
+
+impl Slot {
+    /// Whether the slot is an instruction softgpu can run: one that
+    /// decoded to valid operands and has semantics (else running it is a
+    /// clear error naming it).
+    pub fn runs(&self) -> bool {
+        self.illegal.is_none()
+            && match &self.inst.vopd_y {
+                Some(_) => self.vopd.is_some(),
+                None => handler_for(&self.inst).is_some(),
+            }
+    }
+}
+
+/// The decoded code a wave runs, as its handlers see it: the slots, and
+/// where the image sits in device memory. A program lends it to the waves
+/// it runs (`crate::program::Program::code`).
+#[derive(Clone, Copy)]
+pub struct Code<'a> {
+    pub slots: &'a [Slot],
+    /// Device address of image offset 0.
+    pub image_base: u64,
+}
+
+impl<'a> Code<'a> {
+    /// The slot at index `index`.
+    pub fn slot_at(&self, index: u32) -> &'a Slot {
+        &self.slots[index as usize]
+    }
+
+    /// Device address of the instruction after slot `index` (what
+    /// `s_getpc` and `s_swappc` read).
+    pub fn address_after(&self, index: u32) -> u64 {
+        let s = self.slot_at(index);
+        self.image_base + s.offset + s.inst.size as u64
+    }
+
+    /// VOPD: the lane functions of slot `index`'s X and Y halves.
+    pub fn vopd_fns(&self, index: u32) -> Option<(valu::LaneFn, valu::LaneFn)> {
+        self.slot_at(index).vopd
+    }
+}
+
 /// What a handler may touch besides its wave.
 pub struct Env<'a> {
     /// Device memory as this dispatch may touch it.
     pub mem: Memory<'a>,
     pub lds: &'a mut [u8],
-    pub program: &'a Program,
+    /// The code the wave runs.
+    pub code: Code<'a>,
     /// Reused lane buffers, so handlers never clear stack arrays.
     pub tmp: &'a mut Scratch,
     /// The dispatch's global-wave-sync barriers.
@@ -183,51 +153,6 @@ pub struct Env<'a> {
     pub sanitizer: Option<crate::sanitize::Sanitizer<'a>>,
     /// Refused accesses run past under `Checks::contain`.
     pub contained: Contained,
-}
-
-/// The errors a wave ran past under [`crate::Checks::contain`], each with
-/// the slot of the instruction that made it; the scheduler takes them
-/// after each turn (so the hot loop never looks).
-#[derive(Debug, Default)]
-pub struct Contained {
-    on: bool,
-    pub found: Vec<(u32, Trap)>,
-}
-
-impl Contained {
-    /// Errors are contained when `on`; else every one stops the dispatch.
-    pub fn new(on: bool) -> Contained {
-        Contained {
-            on,
-            found: Vec::new(),
-        }
-    }
-
-    /// `r`'s value; or, when errors are contained and `r`'s can be,
-    /// `fallback` once the error is recorded against the instruction `w`
-    /// is at.
-    pub fn or<T>(&mut self, w: &Wave, r: Result<T>, fallback: T) -> Result<T> {
-        match r {
-            Err(trap) if self.on && trap.containable() => {
-                self.found.push((w.pc, trap));
-                Ok(fallback)
-            }
-            r => r,
-        }
-    }
-
-    /// [`Contained::or`] for a read into `out`: a refused one reads zeros.
-    pub fn read<T: Copy + Default>(
-        &mut self,
-        w: &Wave,
-        r: Result<()>,
-        out: &mut [T],
-    ) -> Result<()> {
-        if r.is_err() {
-            out.fill(T::default());
-        }
-        self.or(w, r, ())
-    }
 }
 
 /// Per-worker lane buffers for operand fetch and results.
@@ -248,91 +173,15 @@ impl Default for Scratch {
 /// A handler: runs one instruction for the whole wave.
 pub type Exec = fn(&mut Wave, &mut Env, &Inst) -> Result;
 
-impl Trap {
-    /// Whether the wave can run past it: a refused access (which then
-    /// touches nothing) or a sanitizer's finding about an access (which
-    /// then happens), but not a trap, a bad instruction or a barrier
-    /// that cannot complete.
-    pub fn containable(&self) -> bool {
-        matches!(
-            self,
-            Trap::Memory { .. } | Trap::Uninitialized { .. } | Trap::Sanitizer(_)
-        )
-    }
-
-    /// The lane to blame, when one is.
-    pub fn lane(&self) -> Option<usize> {
-        match self {
-            Trap::Memory { lane, .. } | Trap::Uninitialized { lane, .. } => *lane,
-            Trap::Sanitizer(report) => report.lane(),
-            _ => None,
-        }
-    }
-
-    /// The bytes of the memory access it is about, if it is about one.
-    pub fn access_bytes(&self) -> Option<u64> {
-        match self {
-            Trap::Memory { len, .. } | Trap::Uninitialized { len, .. } => Some(*len),
-            Trap::Sanitizer(report) => Some(report.bytes()),
-            _ => None,
-        }
-    }
-
-    /// The trap's category.
-    pub fn kind(&self) -> FaultKind {
-        match self {
-            Trap::Memory { .. } => FaultKind::Memory,
-            Trap::Unsupported | Trap::Illegal(_) => FaultKind::Instruction,
-            Trap::Trap(_) => FaultKind::Trap,
-            Trap::BadJump(_) => FaultKind::BadJump,
-            Trap::Budget(_) => FaultKind::Budget,
-            Trap::Uninitialized { .. } => FaultKind::Uninitialized,
-            Trap::Other(_) => FaultKind::Other,
-            Trap::Sanitizer(report) => report.kind(),
-        }
-    }
-
-    /// The fault of a refused access to device memory in `space` by
-    /// `lane` (`write`: what the access was when the arena does not say).
-    pub fn memory(space: &'static str, lane: Option<usize>, write: bool, e: MemError) -> Trap {
-        let (addr, len, cause) = match e {
-            MemError::Refused { addr, len, write } => (
-                addr,
-                len,
-                if write {
-                    MemCause::Write
-                } else {
-                    MemCause::Read
-                },
-            ),
-            MemError::Stale { addr, len } => (addr, len, MemCause::Stale),
-            MemError::OutOfRange { addr, len } => (
-                addr,
-                len,
-                if write {
-                    MemCause::Write
-                } else {
-                    MemCause::Read
-                },
-            ),
-            other => return Trap::Other(other.to_string()),
-        };
-        Trap::Memory {
-            space,
-            lane,
-            addr,
-            len,
-            cause,
-        }
-    }
-}
-
 /// The register number of a VGPR operand; any other operand is refused
 /// with what it was (`what`: the operand's role, for the message).
-pub fn vgpr(op: softgpu_isa::Operand, what: &str) -> Result<usize> {
+pub fn vgpr(op: softgpu_isa::Operand, what: &'static str) -> Result<usize> {
     match op {
         softgpu_isa::Operand::Vgpr(r) => Ok(r as usize),
-        other => Err(Trap::Other(format!("{what} must be a VGPR, not {other:?}"))),
+        operand => Err(Trap::NotAVgpr {
+            role: what,
+            operand,
+        }),
     }
 }
 

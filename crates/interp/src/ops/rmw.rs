@@ -21,31 +21,31 @@ pub fn sub_clamp(old: u32, data: u32, _: u32) -> u32 {
 /// gfx12's `min_num`/`max_num` atomics: IEEE 754-2019 minimumNumber /
 /// maximumNumber, as the VALU ops (`float::mm32`).
 pub fn min_num32(old: u32, data: u32, _: u32) -> u32 {
-    super::float::mm32(super::float::NanRule::Number, false, old, data)
+    crate::float::mm32(crate::float::NanRule::Number, false, old, data)
 }
 
 pub fn max_num32(old: u32, data: u32, _: u32) -> u32 {
-    super::float::mm32(super::float::NanRule::Number, true, old, data)
+    crate::float::mm32(crate::float::NanRule::Number, true, old, data)
 }
 
 pub fn min_num64(old: u64, data: u64, _: u64) -> u64 {
-    super::float::mm64(super::float::NanRule::Number, false, old, data)
+    crate::float::mm64(crate::float::NanRule::Number, false, old, data)
 }
 
 pub fn max_num64(old: u64, data: u64, _: u64) -> u64 {
-    super::float::mm64(super::float::NanRule::Number, true, old, data)
+    crate::float::mm64(crate::float::NanRule::Number, true, old, data)
 }
 
 /// gfx12's packed f16 add atomic: both halves, round to nearest even,
 /// denormals kept (atomics do not read MODE).
 pub fn pk_add_f16(old: u32, data: u32, _: u32) -> u32 {
-    let add = |s: u32| super::float::add16(old >> s, data >> s, super::float::Round::Nearest);
+    let add = |s: u32| crate::float::add16(old >> s, data >> s, crate::float::Round::Nearest);
     add(0) | add(16) << 16
 }
 
 /// gfx12's packed bf16 add atomic, as `pk_add_f16`.
 pub fn pk_add_bf16(old: u32, data: u32, _: u32) -> u32 {
-    let add = |s: u32| super::float::add_bf16(old >> s, data >> s);
+    let add = |s: u32| crate::float::add_bf16(old >> s, data >> s);
     add(0) | add(16) << 16
 }
 
@@ -66,10 +66,10 @@ macro_rules! shared_rmw32 {
             Xor, B32 => |o: u32, d: u32, _: u32| o ^ d;
             Add, F32 => |o: u32, d: u32, _: u32| (f32::from_bits(o) + f32::from_bits(d)).to_bits();
             Min, F32 => |o: u32, d: u32, _: u32| {
-                $crate::ops::float::min32(f32::from_bits(o), f32::from_bits(d)).to_bits()
+                $crate::float::min32(f32::from_bits(o), f32::from_bits(d)).to_bits()
             };
             Max, F32 => |o: u32, d: u32, _: u32| {
-                $crate::ops::float::max32(f32::from_bits(o), f32::from_bits(d)).to_bits()
+                $crate::float::max32(f32::from_bits(o), f32::from_bits(d)).to_bits()
             };
         }
     };
@@ -91,10 +91,10 @@ macro_rules! shared_rmw64 {
             Or, B64 => |o: u64, d: u64, _: u64| o | d;
             Xor, B64 => |o: u64, d: u64, _: u64| o ^ d;
             Min, F64 => |o: u64, d: u64, _: u64| {
-                $crate::ops::float::min64(f64::from_bits(o), f64::from_bits(d)).to_bits()
+                $crate::float::min64(f64::from_bits(o), f64::from_bits(d)).to_bits()
             };
             Max, F64 => |o: u64, d: u64, _: u64| {
-                $crate::ops::float::max64(f64::from_bits(o), f64::from_bits(d)).to_bits()
+                $crate::float::max64(f64::from_bits(o), f64::from_bits(d)).to_bits()
             };
         }
     };

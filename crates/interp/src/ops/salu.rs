@@ -275,7 +275,7 @@ fn cmpk(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32) -> bool, signed: bool) -> R
 }
 
 fn getpc(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
-    let next = env.program.address_after(w.pc);
+    let next = env.code.address_after(w.pc);
     w.write_s64(i.dst[0], next);
     Ok(Flow::Next)
 }
@@ -286,13 +286,13 @@ fn setpc(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
 
 fn swappc(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     let target = w.read_s64(i.src[0]);
-    w.write_s64(i.dst[0], env.program.address_after(w.pc));
+    w.write_s64(i.dst[0], env.code.address_after(w.pc));
     Ok(Flow::Jump(target))
 }
 
 /// `s_call_b64`: save the return address, branch by simm16.
 fn call(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
-    w.write_s64(i.dst[0], env.program.address_after(w.pc));
+    w.write_s64(i.dst[0], env.code.address_after(w.pc));
     Ok(Flow::Branch(i.imm as i16 as i32))
 }
 
@@ -366,11 +366,18 @@ fn movrel(w: &mut Wave, i: &Inst, dwords: usize, relative_src: bool) -> Result {
                 } else {
                     (w.read_s64(src) >> 32) as u32
                 };
-                *w.sgpr.get_mut(d + k).ok_or_else(|| bad_movrel(d + k))? = v;
+                *w.sgpr.get_mut(d + k).ok_or_else(|| bad_movrel(i, d + k))? = v;
             }
             return Ok(Flow::Next);
         }
-        return Err(Trap::Other("s_movrel with a non-register operand".into()));
+        return Err(Trap::NotAnSgpr {
+            op: i.op,
+            operand: if matches!(src, Operand::Sgpr(_)) {
+                dst
+            } else {
+                src
+            },
+        });
     };
     let (s, d) = if relative_src {
         (s as usize + m0, d as usize)
@@ -378,8 +385,8 @@ fn movrel(w: &mut Wave, i: &Inst, dwords: usize, relative_src: bool) -> Result {
         (s as usize, d as usize + m0)
     };
     for k in 0..dwords {
-        let v = *w.sgpr.get(s + k).ok_or_else(|| bad_movrel(s + k))?;
-        *w.sgpr.get_mut(d + k).ok_or_else(|| bad_movrel(d + k))? = v;
+        let v = *w.sgpr.get(s + k).ok_or_else(|| bad_movrel(i, s + k))?;
+        *w.sgpr.get_mut(d + k).ok_or_else(|| bad_movrel(i, d + k))? = v;
     }
     Ok(Flow::Next)
 }
@@ -388,13 +395,18 @@ fn movrel(w: &mut Wave, i: &Inst, dwords: usize, relative_src: bool) -> Result {
 fn movrelsd_2(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
     let m0 = w.sgpr[softgpu_isa::sreg::M0 as usize] as usize;
     let (Operand::Sgpr(s), Operand::Sgpr(d)) = (i.src[0], i.dst[0]) else {
-        return Err(Trap::Other(
-            "s_movrelsd_2_b32 with a non-register operand".into(),
-        ));
+        return Err(Trap::NotAnSgpr {
+            op: i.op,
+            operand: if matches!(i.src[0], Operand::Sgpr(_)) {
+                i.dst[0]
+            } else {
+                i.src[0]
+            },
+        });
     };
     let (s, d) = (s as usize + (m0 & 0x3ff), d as usize + ((m0 >> 16) & 0x3ff));
-    let v = *w.sgpr.get(s).ok_or_else(|| bad_movrel(s))?;
-    *w.sgpr.get_mut(d).ok_or_else(|| bad_movrel(d))? = v;
+    let v = *w.sgpr.get(s).ok_or_else(|| bad_movrel(i, s))?;
+    *w.sgpr.get_mut(d).ok_or_else(|| bad_movrel(i, d))? = v;
     Ok(Flow::Next)
 }
 
@@ -426,10 +438,12 @@ fn realtime_ticks() -> u64 {
         / 10) as u64
 }
 
-fn bad_movrel(index: usize) -> Trap {
-    Trap::Other(format!(
-        "M0-relative scalar register s{index} is out of range"
-    ))
+fn bad_movrel(i: &Inst, index: usize) -> Trap {
+    Trap::RegisterRange {
+        op: i.op,
+        file: 's',
+        index,
+    }
 }
 
 macro_rules! s2 {
@@ -954,12 +968,12 @@ mod tests {
 /// the SGPR (the high half for `s_cvt_hi_f32_f16`), and an f16 result is
 /// written with the high half zero.
 mod float_ops {
-    use super::super::float::NanRule::{Number, Propagate};
-    use super::super::float::{
-        self, d_to_h, f, f_to_i32, f_to_u32, flush16, flush32, h, mm16, mm32, to_h,
-    };
     use super::super::valu::rtz_h;
     use super::*;
+    use crate::float::NanRule::{Number, Propagate};
+    use crate::float::{
+        self, d_to_h, f, f_to_i32, f_to_u32, flush16, flush32, h, mm16, mm32, to_h,
+    };
 
     /// How an operand or result is read for denormal flushing.
     #[derive(Clone, Copy, PartialEq)]

@@ -3,7 +3,7 @@
 use softgpu_isa::{Inst, Op};
 
 use super::{nop, Env, Exec, Flow, MemCause, Result, Trap};
-use crate::sanitize::Use;
+use crate::trap::{Space, Use};
 use crate::wave::Wave;
 
 /// `s_load_bN`: `dwords` dwords at base + offset + soffset, the SGPR pair
@@ -19,7 +19,7 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, buffer: bool) -> R
     let fetch = |a: u64| {
         env.mem
             .load_u32(a)
-            .map_err(|e| Trap::memory("scalar", None, false, e))
+            .map_err(|e| Trap::memory(Space::Scalar, None, false, e))
     };
     if buffer {
         let (base, size) = resource(w, i);
@@ -121,8 +121,8 @@ fn load_narrow(
         s.global(w, None, Use::Read, addr, bytes as u64)?;
     }
     let mut b = [0u8; 4];
-    let r =
-        (env.mem.read(addr, &mut b[..bytes])).map_err(|e| Trap::memory("scalar", None, false, e));
+    let r = (env.mem.read(addr, &mut b[..bytes]))
+        .map_err(|e| Trap::memory(Space::Scalar, None, false, e));
     env.contained.read(w, r, &mut b)?;
     let v = u32::from_le_bytes(b);
     let shift = 32 - 8 * bytes as u32;

@@ -3,6 +3,7 @@
 use softgpu_isa::{sreg, Inst, Op, Operand};
 
 use super::{nop, Env, Exec, Flow, Result, Trap};
+use crate::trap::RanOff;
 use crate::wave::Wave;
 
 fn branch_if(cond: fn(&Wave) -> bool) -> impl Fn(&mut Wave, &Inst) -> Result {
@@ -87,7 +88,7 @@ fn barrier_signal(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     match barrier(w, i.src[0]) {
         Barrier::Workgroup => env.barrier.signals += 1,
         Barrier::Nop => {}
-        Barrier::Named(id) => return named_barrier(id),
+        Barrier::Named(id) => return named_barrier(i.op, id),
     }
     Ok(Flow::Next)
 }
@@ -105,7 +106,7 @@ fn barrier_wait(_: &mut Wave, _: &mut Env, i: &Inst) -> Result {
     match barrier_of(i.imm as i16 as i32) {
         Barrier::Workgroup => Ok(Flow::Barrier),
         Barrier::Nop => Ok(Flow::Next),
-        Barrier::Named(id) => named_barrier(id),
+        Barrier::Named(id) => named_barrier(i.op, id),
     }
 }
 
@@ -119,7 +120,7 @@ fn get_barrier_state(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
             (b.signals & 0x7f) << 16 | (b.members & 0x7f) << 4 | 1
         }
         Barrier::Nop => 0,
-        Barrier::Named(id) => return named_barrier(id),
+        Barrier::Named(id) => return named_barrier(i.op, id),
     };
     w.write_s32(i.dst[0], state);
     Ok(Flow::Next)
@@ -128,10 +129,14 @@ fn get_barrier_state(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
 /// Named barriers are gfx1250's: RDNA4 has only the workgroup barrier (-1)
 /// and the trap handler's (-2), and LLVM dropped `s_barrier_init`, `join`
 /// and `leave` from gfx12 (llvm-project #129548).
-fn named_barrier(id: i32) -> Result {
-    Err(Trap::Other(format!(
-        "named barrier {id}: RDNA4 has only the workgroup barrier (-1); named barriers are gfx1250's"
-    )))
+fn named_barrier(op: Op, id: i32) -> Result {
+    Err(Trap::UnsupportedForm {
+        op,
+        why: format!(
+            "named barrier {id}: RDNA4 has only the workgroup barrier (-1); named barriers are \
+             gfx1250's"
+        ),
+    })
 }
 
 pub const TABLE: &[(Op, Exec)] = &[
@@ -218,11 +223,7 @@ pub const TABLE: &[(Op, Exec)] = &[
     (Op::S_DECPERFLEVEL, nop as Exec),
     (
         Op::S_CODE_END,
-        (|_: &mut Wave, _: &mut Env, _: &Inst| {
-            Err(Trap::Other(
-                "executed s_code_end padding (ran past the end of the kernel)".into(),
-            ))
-        }) as Exec,
+        (|_: &mut Wave, _: &mut Env, _: &Inst| Err(Trap::RanOff(RanOff::CodeEnd))) as Exec,
     ),
 ];
 

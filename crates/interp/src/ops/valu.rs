@@ -8,9 +8,9 @@
 
 use softgpu_isa::{Inst, LaneSel, Op, Operand, Ty};
 
-use super::float::NanRule::{Number, Propagate};
-use super::float::*;
 use super::{cross_lane, Env, Exec, Flow, Result, Scratch};
+use crate::float::NanRule::{Number, Propagate};
+use crate::float::*;
 use crate::wave::{Lanes, Wave, MAX_LANES};
 
 /// A per-lane function of up to three 32-bit sources, applied to `n` lanes
@@ -1743,14 +1743,15 @@ pub fn lane_fn(op: Op) -> Option<LaneFn> {
 /// VOPD): the general `vopd` without per-operand type checks.
 pub fn vopd_plain(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     let Some(y) = i.vopd_y.as_deref() else {
-        return Err(super::Trap::Other(
-            "VOPD instruction without its Y half".into(),
-        ));
+        return Err(super::Trap::UnsupportedForm {
+            op: i.op,
+            why: "a VOPD instruction without its Y half".into(),
+        });
     };
     if w.mode.flush_f32() {
         return vopd(w, env, i);
     }
-    let (fx, fy) = env.program.vopd_fns(w.pc).ok_or(super::Trap::Unsupported)?;
+    let (fx, fy) = env.code.vopd_fns(w.pc).ok_or(super::Trap::Unsupported)?;
     let n = w.lanes;
     let fp = w.mode.fp();
     for (half, f, slot) in [(i, fx, 0), (y, fy, 1)] {
@@ -1779,11 +1780,12 @@ pub fn vopd_plain(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
 /// VOPD: both halves read their sources before either writes.
 pub fn vopd(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     let Some(y) = i.vopd_y.as_deref() else {
-        return Err(super::Trap::Other(
-            "VOPD instruction without its Y half".into(),
-        ));
+        return Err(super::Trap::UnsupportedForm {
+            op: i.op,
+            why: "a VOPD instruction without its Y half".into(),
+        });
     };
-    let (fx, fy) = env.program.vopd_fns(w.pc).ok_or(super::Trap::Unsupported)?;
+    let (fx, fy) = env.code.vopd_fns(w.pc).ok_or(super::Trap::Unsupported)?;
     let fp = w.mode.fp();
     let run =
         |f: LaneFn| move |a: &Lanes, b: &Lanes, c: &Lanes, r: &mut Lanes, n| f(a, b, c, r, n, fp);

@@ -3,9 +3,9 @@
 
 use softgpu_isa::{Cond, Inst, Num, Ty};
 
-use super::float::{d, f, flush16, flush32, flush64, h};
 use super::valu::{fetch, fetch64};
 use super::{Env, Exec, Flow, Result};
+use crate::float::{d, f, flush16, flush32, flush64, h};
 use crate::wave::{Wave, MAX_LANES};
 
 /// How a compare reads its two sources.

@@ -9,9 +9,9 @@
 use softgpu_isa::{flags, Format, Inst, MemOp, Num, Op, Operand, Rmw};
 
 use super::ds::{lds_range, lds_write};
-use super::float::{f, flush32};
 use super::{lane_addrs, Env, Exec, Flow, Result, Trap};
-use crate::sanitize::Use;
+use crate::float::{f, flush32};
+use crate::trap::{Space, Use};
 use crate::wave::{
     PrivateError, Wave, APERTURE_SIZE, MAX_LANES, NUM_VGPRS, PRIVATE_APERTURE, SHARED_APERTURE,
 };
@@ -246,7 +246,7 @@ fn sanitize(
     Ok(())
 }
 
-fn fault(space: &'static str, l: usize, addr: u64, len: u64) -> Trap {
+fn fault(space: Space, l: usize, addr: u64, len: u64) -> Trap {
     Trap::Memory {
         space,
         lane: Some(l),
@@ -258,7 +258,7 @@ fn fault(space: &'static str, l: usize, addr: u64, len: u64) -> Trap {
 
 /// The fault of lane `l`'s refused device-memory access.
 fn global_fault(l: usize, write: bool) -> impl Fn(softgpu_arena::MemError) -> Trap {
-    move |e| Trap::memory("global", Some(l), write, e)
+    move |e| Trap::memory(Space::Global, Some(l), write, e)
 }
 
 /// The flat offset in the wave's private memory of lane `l`'s `len` bytes
@@ -269,7 +269,7 @@ fn scratch_offset(w: &Wave, l: usize, addr: u64, len: usize) -> Result<usize> {
         .checked_add(len as u64)
         .is_none_or(|end| end > per_lane)
     {
-        return Err(fault("scratch", l, addr, len as u64));
+        return Err(fault(Space::Scratch, l, addr, len as u64));
     }
     Ok(l * w.scratch.lane_bytes() + addr as usize)
 }
@@ -285,12 +285,12 @@ const SPILL_LOOKBACK: u32 = 8;
 /// memory by the program, so initcheck lets it pass. Found by looking
 /// back through the instructions before `w.pc` for that saveexec, stopping
 /// at any other write of EXEC; only on initcheck's failure path.
-fn in_whole_wave_spill(w: &Wave, program: &crate::program::Program) -> bool {
+fn in_whole_wave_spill(w: &Wave, code: super::Code) -> bool {
     for back in 1..=SPILL_LOOKBACK {
         let Some(pc) = w.pc.checked_sub(back) else {
             return false;
         };
-        let inst = &program.slot_at(pc).inst;
+        let inst = &code.slot_at(pc).inst;
         match inst.op {
             Op::S_OR_SAVEEXEC_B32
             | Op::S_OR_SAVEEXEC_B64
@@ -311,15 +311,18 @@ fn in_whole_wave_spill(w: &Wave, program: &crate::program::Program) -> bool {
 fn scratch_trap(w: &Wave, e: PrivateError, l: usize, addr: u64, len: usize) -> Trap {
     match e {
         PrivateError::Unwritten(at) => Trap::Uninitialized {
-            space: "scratch",
+            space: Space::Scratch,
             lane: Some(l),
             addr,
             len: len as u64,
             first: (at - l * w.scratch.lane_bytes()) as u64,
         },
-        PrivateError::OverBudget(limit) => Trap::Other(format!(
-            "lane {l} writing {len} bytes of scratch at offset {addr:#x} would pass the dispatch's private memory limit of {limit} bytes materialised (raise it with SOFTGPU_SCRATCH_LIMIT)"
-        )),
+        PrivateError::OverBudget(limit) => Trap::PrivateLimit {
+            lane: l,
+            addr,
+            len,
+            limit,
+        },
     }
 }
 
@@ -353,7 +356,7 @@ fn try_read(w: &Wave, env: &Env, l: usize, loc: Loc, out: &mut [u8]) -> Result<(
         Loc::Scratch(a) => {
             let at = scratch_offset(w, l, a, out.len())?;
             match w.scratch.read(at, out) {
-                Err(PrivateError::Unwritten(_)) if in_whole_wave_spill(w, env.program) => {
+                Err(PrivateError::Unwritten(_)) if in_whole_wave_spill(w, env.code) => {
                     (w.scratch.read_as(at, out, false))
                         .map_err(|e| scratch_trap(w, e, l, a, out.len()))
                 }
@@ -1007,10 +1010,13 @@ fn load_transpose(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize) -> Result
         return Ok(Flow::Next);
     }
     if exec != w.full_mask() {
-        return Err(Trap::Other(format!(
-            "{}: EXEC is {exec:#x}; a transposing load needs every lane on (RDNA4 ISA §11.6.2: undefined otherwise)",
-            i.op.name()
-        )));
+        return Err(Trap::UnsupportedForm {
+            op: i.op,
+            why: format!(
+                "EXEC is {exec:#x}; a transposing load needs every lane on (RDNA4 ISA §11.6.2: \
+                 undefined otherwise)"
+            ),
+        });
     }
     super::vgpr(i.dst[0], "a transposing load's destination")?;
     let format = i.op.info().format;
@@ -1330,7 +1336,10 @@ fn format_of(i: &Inst, b: &Buffer) -> std::result::Result<Option<DataFormat>, Tr
     }
     data_format(f)
         .map(Some)
-        .ok_or_else(|| Trap::Other(format!("buffer data format {f} is not a buffer format")))
+        .ok_or_else(|| Trap::UnsupportedForm {
+            op: i.op,
+            why: format!("buffer data format {f} is not a buffer format"),
+        })
 }
 
 /// Lane `l`'s element, or `None` when it is out of range (all or nothing

@@ -18,10 +18,10 @@
 
 use softgpu_isa::{Inst, Op, Operand};
 
-use super::float::{f, h, to_h};
 use super::fp8::{decode, F8};
 use super::valu::to_bf16;
 use super::{Env, Exec, Flow, Result, Trap};
+use crate::float::{f, h, to_h};
 use crate::wave::Wave;
 
 /// Element type of an A or B input.
@@ -322,9 +322,10 @@ fn wmma(w: &mut Wave, i: &Inst, s: Shape) -> Result {
     // D starts as its old value so that bits no element maps to (RDNA3's
     // other half of a 16-bit accumulator) are preserved.
     let mut out = [[0u32; 64]; MAX_D_REGS];
-    let out = out
-        .get_mut(..regs)
-        .ok_or_else(|| Trap::Other(format!("{}: D spans {regs} VGPRs", i.op.name())))?;
+    let out = out.get_mut(..regs).ok_or_else(|| Trap::UnsupportedForm {
+        op: i.op,
+        why: format!("D spans {regs} VGPRs, more than any layout has"),
+    })?;
     for (r, o) in out.iter_mut().enumerate() {
         *o = w.vgpr[(d + r) % w.vgpr.len()];
     }

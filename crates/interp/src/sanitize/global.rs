@@ -31,7 +31,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use super::{Earlier, Hazard, Report, Space, Use};
+use crate::trap::{Earlier, Hazard, Report, Space, Use};
 
 /// Whether one of two conflicting accesses is atomic (see [`Report::Race`]).
 type Atomic = bool;

@@ -11,8 +11,8 @@
 //! write, not both atomic: whichever order the scheduler ran them in, the
 //! later one finds the earlier one's stamp.
 
-use super::{Earlier, Hazard, Report, Space, Use};
 use crate::checks::Checks;
+use crate::trap::{Earlier, Hazard, Report, Space, Use};
 
 /// Waves per workgroup racecheck can tell apart (readers are a bitset).
 /// The largest workgroup, 1024 work-items at wave32, has 32.

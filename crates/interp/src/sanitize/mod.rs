@@ -26,238 +26,14 @@ pub mod global;
 pub mod lds;
 
 use crate::checks::Checks;
-use crate::ops::FaultKind;
-use crate::ops::Trap;
-use crate::program::Program;
+#[cfg(test)]
+use crate::trap::{Earlier, Hazard};
+use crate::trap::{Report, Space, Trap, Use};
 use crate::wave::Wave;
 use std::sync::Arc;
 
 pub use global::GlobalRace;
 pub use lds::LdsShadow;
-
-/// How an instruction uses the bytes it touches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Use {
-    Read,
-    Write,
-    /// A read-modify-write done atomically: it reads (so initcheck wants
-    /// the bytes written before) but never takes part in a race.
-    Atomic,
-}
-
-/// The memory a report is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Space {
-    Lds,
-    Global,
-}
-
-/// Which two accesses conflict, named by the later one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Hazard {
-    ReadAfterWrite,
-    WriteAfterWrite,
-    WriteAfterRead,
-}
-
-impl Hazard {
-    fn name(self) -> &'static str {
-        match self {
-            Hazard::ReadAfterWrite => "read-after-write",
-            Hazard::WriteAfterWrite => "write-after-write",
-            Hazard::WriteAfterRead => "write-after-read",
-        }
-    }
-
-    /// The kind of the earlier access.
-    fn earlier(self) -> &'static str {
-        match self {
-            Hazard::WriteAfterRead => "read",
-            _ => "write",
-        }
-    }
-
-    /// The kind of the later (faulting) access.
-    fn later(self) -> &'static str {
-        match self {
-            Hazard::ReadAfterWrite => "read",
-            _ => "write",
-        }
-    }
-}
-
-/// The earlier access of a race.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Earlier {
-    /// Linear workgroup index (x fastest).
-    pub group: u32,
-    pub wave: u32,
-    /// Instruction slot of the program.
-    pub slot: u32,
-}
-
-/// What a sanitizer found; carried out of the handler as
-/// [`Trap::Sanitizer`] and turned into a [`Fault`] with `Report::describe`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Report {
-    /// initcheck: a read of bytes never written.
-    Uninitialized {
-        space: Space,
-        lane: Option<usize>,
-        /// The access (LDS offset or address) and its size.
-        addr: u64,
-        len: u64,
-        /// The first byte of it never written.
-        first: u64,
-    },
-    /// racecheck: this access conflicts with `earlier`.
-    Race {
-        hazard: Hazard,
-        space: Space,
-        lane: Option<usize>,
-        /// The access (LDS offset or address) and its size.
-        addr: u64,
-        len: u64,
-        /// The first byte both accesses touch.
-        first: u64,
-        earlier: Earlier,
-        /// One of the two is atomic (the other plain): a race all the
-        /// same, since the plain access is not.
-        atomic: bool,
-    },
-}
-
-impl Report {
-    pub fn kind(&self) -> FaultKind {
-        match self {
-            Report::Uninitialized { .. } => FaultKind::Uninitialized,
-            Report::Race { .. } => FaultKind::Race,
-        }
-    }
-
-    /// The lane to blame, when one is.
-    pub fn lane(&self) -> Option<usize> {
-        match *self {
-            Report::Uninitialized { lane, .. } | Report::Race { lane, .. } => lane,
-        }
-    }
-
-    /// The bytes of the access reported.
-    pub fn bytes(&self) -> u64 {
-        match *self {
-            Report::Uninitialized { len, .. } | Report::Race { len, .. } => len,
-        }
-    }
-
-    /// The report's sentence, the lane to blame and the address involved
-    /// (global memory only: an LDS offset is named in the sentence), for
-    /// the fault of wave `wave` in workgroup `group` of a dispatch of
-    /// `program` over `groups` workgroups.
-    pub fn describe(
-        &self,
-        program: &Program,
-        groups: [u32; 3],
-        group: [u32; 3],
-        wave: &Wave,
-    ) -> (String, Option<usize>, Option<u64>) {
-        match *self {
-            Report::Uninitialized {
-                space,
-                lane,
-                addr,
-                len,
-                first,
-            } => {
-                let at = place(space, addr);
-                let since = match space {
-                    Space::Lds => "since the workgroup began",
-                    Space::Global => "since it was allocated",
-                };
-                let why = format!(
-                    "initcheck: {len}-byte read of {at} by wave {}{} reads bytes never written {since} (first unwritten byte: {})",
-                    wave.id,
-                    lane_text(lane),
-                    place(space, first),
-                );
-                (why, lane, global_address(space, addr))
-            }
-            Report::Race {
-                hazard,
-                space,
-                lane,
-                addr,
-                len,
-                first,
-                earlier,
-                atomic,
-            } => {
-                let text = program.text_for(earlier.slot, wave.lanes == 64);
-                let pc = program.image_base + program.slot_at(earlier.slot).offset;
-                let (here, there) = match space {
-                    // LDS is the workgroup's own: both waves are in it.
-                    Space::Lds => (
-                        format!("wave {}", wave.id),
-                        format!("wave {}", earlier.wave),
-                    ),
-                    Space::Global => {
-                        let theirs = crate::placement::group_id(groups, earlier.group as u64);
-                        (
-                            who(groups, group, group, wave.id),
-                            who(groups, group, theirs, earlier.wave),
-                        )
-                    }
-                };
-                let atomicity = if atomic {
-                    "one of them is atomic but the other is not"
-                } else {
-                    "neither is atomic"
-                };
-                let offset = program.slot_at(earlier.slot).offset;
-                // The other access's source line, when the code has them.
-                let line = (program.code_object.debug.as_ref())
-                    .and_then(|d| d.frames(offset).into_iter().next())
-                    .map(|frame| format!(" at {frame}"))
-                    .unwrap_or_default();
-                let why = format!(
-                    "racecheck: {} hazard on {}: this {len}-byte {} by {here}{} conflicts with a {} by {there} at pc {pc:#x} (code offset {offset:#x}){line}: `{text}`; {atomicity}, and no barrier orders them",
-                    hazard.name(),
-                    place(space, first),
-                    hazard.later(),
-                    lane_text(lane),
-                    hazard.earlier(),
-                );
-                (why, lane, global_address(space, addr))
-            }
-        }
-    }
-}
-
-fn place(space: Space, addr: u64) -> String {
-    match space {
-        Space::Lds => format!("LDS offset {addr:#x}"),
-        Space::Global => format!("global memory at {addr:#x}"),
-    }
-}
-
-fn lane_text(lane: Option<usize>) -> String {
-    lane.map(|l| format!(" (lane {l})")).unwrap_or_default()
-}
-
-fn global_address(space: Space, addr: u64) -> Option<u64> {
-    (space == Space::Global).then_some(addr)
-}
-
-/// "wave 3", or "workgroup (1, 0, 0) wave 3" when the dispatch has more
-/// than one workgroup.
-fn who(groups: [u32; 3], own: [u32; 3], group: [u32; 3], wave: u32) -> String {
-    let single = groups.iter().all(|&g| g == 1);
-    if single && own == group {
-        format!("wave {wave}")
-    } else {
-        let [x, y, z] = group;
-        format!("workgroup ({x}, {y}, {z}) wave {wave}")
-    }
-}
 
 /// A dispatch too large for racecheck's stamps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -325,7 +101,7 @@ impl Dispatch {
             group: index,
             grid: 0,
             written: self.checks.init.then_some(Written { arena, last: None }),
-            contained: crate::ops::Contained::new(self.checks.contain),
+            contained: crate::trap::Contained::new(self.checks.contain),
         }
     }
 }
@@ -341,7 +117,7 @@ pub struct Sanitizer<'a> {
     /// Global-memory initcheck, when init is on.
     written: Option<Written<'a>>,
     /// Findings run past under `Checks::contain`.
-    pub contained: crate::ops::Contained,
+    pub contained: crate::trap::Contained,
 }
 
 /// initcheck of global memory for one workgroup: the written bits of the

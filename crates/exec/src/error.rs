@@ -1,0 +1,72 @@
+//! What a device operation can fail with.
+
+use softgpu_arena::MemError;
+use softgpu_interp::program::NoSuchKernel;
+
+use crate::fault::Fault;
+
+/// Anything a device operation can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum DispatchError {
+    /// The kernel faulted; the report says where and why.
+    #[error("{0}")]
+    Fault(Box<Fault>),
+    /// The device's target is not a processor softgpu emulates.
+    #[error("unknown target {0} (supported: gfx1100, gfx1101, gfx1102, gfx1103, gfx1150, gfx1151, gfx1152, gfx1200, gfx1201)")]
+    UnknownTarget(String),
+    /// The device's code can be loaded and disassembled but not run yet.
+    #[error("{0} code is decoded and disassembled but not executed yet")]
+    NotExecuted(String),
+    /// The code object could not be read or has nothing for the target.
+    #[error(transparent)]
+    CodeObject(#[from] softgpu_codeobj::Error),
+    /// A device memory operation was refused.
+    #[error("device memory: {0}")]
+    Memory(#[from] MemError),
+    /// [`Program::kernel`] found no kernel of that name.
+    #[error(transparent)]
+    NoSuchKernel(#[from] NoSuchKernel),
+    /// The explicit arguments do not match the kernel's metadata.
+    #[error("kernel {kernel}: {why}")]
+    BadArguments {
+        /// The kernel's name.
+        kernel: String,
+        /// What does not match.
+        why: String,
+    },
+    /// The launch breaks one of the device's or the kernel's limits;
+    /// nothing ran.
+    #[error("kernel {kernel}: bad launch: {why}")]
+    BadLaunch {
+        /// The kernel's name.
+        kernel: String,
+        /// What the launch asked for and the limit it broke.
+        why: String,
+        /// The rule the launch broke (what a GPU's packet processor
+        /// reports it as).
+        rule: LaunchRule,
+    },
+    /// A configuration value (or its environment variable) is invalid.
+    #[error("configuration: {0}")]
+    Config(String),
+}
+
+/// Which launch rule a refused dispatch broke. A GPU's command processor
+/// tells these apart (each is its own queue exception), so runtimes
+/// report each with its own status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaunchRule {
+    /// A grid or workgroup size is zero, or the grid is too large.
+    Shape,
+    /// More work-items in a workgroup than the kernel allows, or not the
+    /// size it requires.
+    WorkgroupSize,
+    /// The dispatch's CU mask leaves no compute unit to run on.
+    ComputeUnits,
+    /// More LDS (group segment) than a workgroup can have.
+    GroupSegment,
+    /// More scratch (private segment) per work-item than the hardware has.
+    PrivateSegment,
+    /// The kernel argument segment is missing, short or not readable.
+    Kernarg,
+}
