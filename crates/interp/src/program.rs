@@ -543,6 +543,7 @@ impl Program {
     }
 
     /// The decoded code as a wave's handlers see it.
+    #[inline(always)]
     pub fn code(&self) -> Code<'_> {
         Code {
             slots: &self.slots,

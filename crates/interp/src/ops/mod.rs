@@ -118,6 +118,7 @@ pub struct Code<'a> {
 
 impl<'a> Code<'a> {
     /// The slot at index `index`.
+    #[inline(always)]
     pub fn slot_at(&self, index: u32) -> &'a Slot {
         &self.slots[index as usize]
     }
