@@ -17,6 +17,8 @@ pub fn package(tool: &str) -> &str {
     match name {
         "clang-19" | "clang++-19" => "clang-19",
         "ld.lld-19" => "lld-19",
+        // /usr/lib/llvm-19/bin/clang-offload-bundler
+        "clang-offload-bundler" => "clang-tools-19",
         "cc" | "gcc" => "gcc",
         _ if name.starts_with("llvm-") && name.ends_with("-19") => "llvm-19",
         _ => name,
@@ -67,11 +69,18 @@ pub fn run<S: AsRef<OsStr>>(tool: &str, args: &[S]) -> String {
 /// [`run`] with `input` on the tool's standard input.
 pub fn run_with_stdin<S: AsRef<OsStr>>(tool: &str, args: &[S], input: &str) -> String {
     let mut cmd = Command::new(tool);
-    cmd.args(args)
-        .stdin(Stdio::piped())
+    cmd.args(args);
+    let out = output_with_stdin(&mut cmd, input);
+    stdout_of(&cmd, out)
+}
+
+/// [`output`] with `input` on the command's standard input.
+pub fn output_with_stdin(cmd: &mut Command, input: &str) -> Output {
+    let mut child = (cmd.stdin(Stdio::piped()))
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap_or_else(|e| missing(tool, e));
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| missing(&program(cmd), e));
     let mut stdin = child.stdin.take().expect("piped stdin");
     let input = input.to_string();
     // Written from another thread: a tool may fill its output pipe before
@@ -82,7 +91,7 @@ pub fn run_with_stdin<S: AsRef<OsStr>>(tool: &str, args: &[S], input: &str) -> S
         .join()
         .expect("writer thread")
         .expect("write the tool's input");
-    stdout_of(&cmd, out)
+    out
 }
 
 /// Compiles the OpenCL C 2.0 file `src` with clang-19 for `mcpu`, without
@@ -136,6 +145,10 @@ mod tests {
         assert_eq!(package("ld.lld-19"), "lld-19");
         assert_eq!(package("llvm-objdump-19"), "llvm-19");
         assert_eq!(package("/usr/bin/llvm-mc-19"), "llvm-19");
+        assert_eq!(
+            package("/usr/lib/llvm-19/bin/clang-offload-bundler"),
+            "clang-tools-19"
+        );
     }
 
     #[test]
