@@ -10,6 +10,7 @@ use std::process::{Command, Output};
 
 mod common;
 use common::{scratch, text};
+use softgpu_test_support::tool;
 
 const DEBIAN_LIBRARY: &str = "/usr/lib/x86_64-linux-gnu/libamdhip64.so";
 
@@ -92,12 +93,8 @@ fn compiles_links_and_sets_the_library_path() {
     let out = run(&exe, &dir, &["k.o", "main.o", "-o", "prog"]);
     assert_ok(&out, "hipcc k.o main.o");
     assert!(std::fs::symlink_metadata(bin.join("libamdhip64.so.5")).is_ok());
-    let dynamic = Command::new("llvm-readelf-19")
-        .args(["-d"])
-        .arg(dir.join("prog"))
-        .output()
-        .expect("cannot run llvm-readelf-19 (Debian package llvm-19)");
-    let dynamic = text(&dynamic.stdout);
+    let prog = dir.join("prog");
+    let dynamic = tool::run("llvm-readelf-19", &["-d", prog.to_str().unwrap()]);
     assert!(dynamic.contains("[libamdhip64.so.5]"), "{dynamic}");
     assert!(
         dynamic.contains(&format!("[{}]", bin.display())),
