@@ -2,16 +2,16 @@
 //! objects of `examples/bin/`.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 mod common;
-use common::{f32_file, scratch, text};
+use common::{f32_file, scratch, softgpu_command, text};
 use softgpu_test_support::bytes::bytes_of;
 use softgpu_test_support::kernel::{self, Kernel};
 use softgpu_test_support::tool;
 
 fn softgpu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_softgpu"))
+    softgpu_command()
         .args(args)
         .output()
         .expect("cannot run softgpu")
@@ -51,7 +51,7 @@ fn demo_passes() {
 #[test]
 fn demo_gfx1100_and_gfx1201_pass() {
     for part in ["gfx1100", "gfx1201"] {
-        let out = Command::new(env!("CARGO_BIN_EXE_softgpu"))
+        let out = softgpu_command()
             .args(["demo", "--threads", "1"])
             .env("SOFTGPU_PROFILE", part)
             .output()
@@ -630,7 +630,7 @@ fn trace_converts_to_a_chrome_timeline() {
 /// quietly, as with other tools, not with a panic about a broken pipe.
 #[test]
 fn a_closed_pipe_ends_output_quietly() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_softgpu"))
+    let mut child = softgpu_command()
         .arg("info")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

@@ -7,13 +7,13 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{scratch, text};
+use common::{scratch, softgpu_command, text};
 use softgpu_test_support::kernel::Kernel;
 
 /// Runs the binary, killing it if it has not ended after 60 s (a read
 /// without limit would otherwise hang the test run).
 fn softgpu(args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_softgpu"))
+    let mut child = softgpu_command()
         .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

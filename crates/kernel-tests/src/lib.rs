@@ -301,11 +301,13 @@ macro_rules! per_target {
     };
 }
 
-/// The executor settings the environment asks for (`SOFTGPU_JIT=verify`
-/// in the README's test command, `SOFTGPU_THREADS`, ...), for a gfx1151
-/// unless the caller sets `target`: the tests' base configuration.
+/// The executor settings the environment asks for (`SOFTGPU_THREADS`,
+/// ...) over the tests' defaults (`SOFTGPU_JIT=verify`, as the README's
+/// test command sets: `softgpu_test_support::env`), for a gfx1151 unless
+/// the caller sets `target`: the tests' base configuration.
 pub fn env_default() -> softgpu_exec::DeviceConfig {
-    softgpu_env::device_config("gfx1151").unwrap_or_else(|e| panic!("{e}"))
+    softgpu_env::device_config_from("gfx1151", softgpu_test_support::env::var)
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[cfg(test)]
@@ -328,6 +330,15 @@ mod tests {
     #[should_panic(expected = "<stdin>:1:15: error")]
     fn compile_errors_panic_with_the_compilers_message() {
         compile("kernel void k(", Lang::OpenCl, "gfx1151", &[]);
+    }
+
+    /// A plain `cargo test` holds the JIT to the interpreter, as the
+    /// README's test command does.
+    #[test]
+    fn the_tests_run_with_jit_verify_unless_set() {
+        if std::env::var_os("SOFTGPU_JIT").is_none_or(|v| v.is_empty()) {
+            assert_eq!(env_default().jit, softgpu_exec::JitMode::Verify);
+        }
     }
 
     #[test]

@@ -3,8 +3,16 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use softgpu_test_support::bytes::{bytes_of, from_bytes};
+
+/// The `softgpu` binary as the tests run it: with the environment the
+/// tests assume (`SOFTGPU_JIT=verify` unless set, as scripts/test.sh runs
+/// them: `softgpu_test_support::env`).
+pub fn softgpu_command() -> Command {
+    softgpu_test_support::env::command(env!("CARGO_BIN_EXE_softgpu"))
+}
 
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

@@ -128,7 +128,9 @@ pub fn build_c(name: &str) -> PathBuf {
 
 /// Runs a program against our library with extra environment variables.
 pub fn run(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(exe);
+    // With the tests' defaults (SOFTGPU_JIT=verify unless set), as
+    // scripts/test.sh runs the programs.
+    let mut cmd = softgpu_test_support::env::command(exe);
     cmd.args(args)
         .env("LD_LIBRARY_PATH", lib_dir())
         .env_remove("SOFTGPU_TRACE")

@@ -39,7 +39,9 @@ pub struct Fixture {
 
 impl Fixture {
     pub fn new() -> Fixture {
-        let rt = Runtime::init(softgpu_env::config).unwrap();
+        // The environment over the tests' defaults (SOFTGPU_JIT=verify).
+        let rt =
+            Runtime::init(|| softgpu_env::config_from(softgpu_test_support::env::var)).unwrap();
         let gpu = rt.agent_handles[1];
         let reader = rt.reader_from_memory(&code_object(), "test").unwrap();
         let executable = rt.create_executable();
