@@ -2,13 +2,16 @@
 //! objects of `examples/bin/`.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 mod common;
-use common::{f32_bytes, f32_file, scratch, text};
+use common::{f32_file, scratch, softgpu_command, text};
+use softgpu_test_support::bytes::bytes_of;
+use softgpu_test_support::kernel::{self, Kernel};
+use softgpu_test_support::tool;
 
 fn softgpu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_softgpu"))
+    softgpu_command()
         .args(args)
         .output()
         .expect("cannot run softgpu")
@@ -48,7 +51,7 @@ fn demo_passes() {
 #[test]
 fn demo_gfx1100_and_gfx1201_pass() {
     for part in ["gfx1100", "gfx1201"] {
-        let out = Command::new(env!("CARGO_BIN_EXE_softgpu"))
+        let out = softgpu_command()
             .args(["demo", "--threads", "1"])
             .env("SOFTGPU_PROFILE", part)
             .output()
@@ -351,12 +354,8 @@ fn disasm_matches_llvm_objdump() {
         let file = object.to_str().unwrap();
         let ours = softgpu(&["disasm", file]);
         assert!(ours.status.success(), "{}", text(&ours.stderr));
-        let llvm = match Command::new("llvm-objdump-19").args(["-d", file]).output() {
-            Ok(o) => o,
-            Err(e) => panic!("cannot run llvm-objdump-19 ({e}): this test needs the Debian package llvm-19 (apt-get install -y llvm-19)"),
-        };
-        assert!(llvm.status.success(), "{}", text(&llvm.stderr));
-        let (ours, theirs) = (text(&ours.stdout), text(&llvm.stdout));
+        let theirs = tool::run("llvm-objdump-19", &["-d", file]);
+        let ours = text(&ours.stdout);
         assert!(theirs.lines().count() > 10, "{file}: {theirs}");
         for (k, (a, b)) in ours.lines().zip(theirs.lines()).enumerate() {
             assert_eq!(a, b, "{file}: line {} differs", k + 1);
@@ -386,42 +385,13 @@ fn rdna4_part(part: &str) {
     )
     .unwrap();
     let (obj, so) = (dir.join("k.o"), dir.join("k.hsaco"));
-    let build = |cmd: &str, args: &[&str]| {
-        let out = Command::new(cmd)
-            .args(args)
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run {cmd} ({e}): install clang-19 and lld-19"));
-        assert!(out.status.success(), "{cmd}: {}", text(&out.stderr));
-    };
-    let (obj_s, so_s) = (obj.to_str().unwrap(), so.to_str().unwrap());
-    build(
-        "clang-19",
-        &[
-            "-x",
-            "cl",
-            "-cl-std=CL2.0",
-            "-target",
-            "amdgcn-amd-amdhsa",
-            &format!("-mcpu={part}"),
-            "-nogpulib",
-            "-O2",
-            "-c",
-            src.to_str().unwrap(),
-            "-o",
-            obj_s,
-        ],
-    );
-    build("ld.lld-19", &["-shared", obj_s, "-o", so_s]);
+    tool::clang_cl(&src, part, &["-O2", "-c"], &obj);
+    tool::link(&[&obj], &so);
+    let so_s = so.to_str().unwrap();
     let ours = softgpu(&["disasm", so_s]);
     assert!(ours.status.success(), "{}", text(&ours.stderr));
-    let llvm = Command::new("llvm-objdump-19")
-        .args(["-d", &format!("--mcpu={part}"), so_s])
-        .output()
-        .expect("cannot run llvm-objdump-19: install llvm-19");
-    let (ours, theirs) = (
-        instructions(&text(&ours.stdout)),
-        instructions(&text(&llvm.stdout)),
-    );
+    let llvm = tool::run("llvm-objdump-19", &["-d", &format!("--mcpu={part}"), so_s]);
+    let (ours, theirs) = (instructions(&text(&ours.stdout)), instructions(&llvm));
     assert!(
         theirs.iter().any(|t| t.starts_with("global_load_b32")),
         "{theirs:?}"
@@ -454,20 +424,12 @@ fn rdna4_part(part: &str) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A kernel whose text (after its s_endpgm) holds what compiled code
-/// rarely has: image, export, interpolation and LDS-direct instructions
+/// The instructions of a kernel whose text (after its s_endpgm) holds
+/// what compiled code rarely has: image, export, interpolation and LDS-direct instructions
 /// (each followed by an ordinary one), literals whose values are inline
 /// constants, a true16 high half, the zero word and words that decode to
 /// nothing.
-const ODD_KERNEL: &str = r#"
-	.amdgcn_target "amdgcn-amd-amdhsa--gfx1100"
-	.amdhsa_code_object_version 5
-	.text
-	.globl k
-	.p2align 8
-	.type k,@function
-k:
-	s_endpgm
+const ODD_KERNEL: &str = r#"	s_endpgm
 	image_sample v[0:3], [v4, v5], s[8:15], s[16:19] dmask:0xf dim:SQ_RSRC_IMG_2D
 	v_add_f32_e32 v1, v2, v3
 	image_load v[0:3], v[4:5], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D
@@ -480,73 +442,27 @@ k:
 	.long 0x8201ff01, 0xffffffff
 	.long 0x00000000
 	.long 0xffffffff
-	s_endpgm
-.Lend:
-	.size k, .Lend-k
-	.rodata
-	.p2align 6
-	.amdhsa_kernel k
-		.amdhsa_next_free_vgpr 32
-		.amdhsa_next_free_sgpr 32
-	.end_amdhsa_kernel
-	.amdgpu_metadata
----
-amdhsa.kernels:
-  - .args: []
-    .group_segment_fixed_size: 0
-    .kernarg_segment_align: 8
-    .kernarg_segment_size: 0
-    .max_flat_workgroup_size: 64
-    .name: k
-    .private_segment_fixed_size: 0
-    .sgpr_count: 32
-    .symbol: k.kd
-    .vgpr_count: 32
-    .wavefront_size: 32
-amdhsa.target: amdgcn-amd-amdhsa--gfx1100
-amdhsa.version: [1, 2]
-...
-	.end_amdgpu_metadata
-"#;
-
-fn tool(name: &str, args: &[&str]) {
-    let out = Command::new(name).args(args).output().unwrap_or_else(|e| {
-        panic!("cannot run {name} ({e}): this test needs the Debian packages llvm-19 and lld-19")
-    });
-    assert!(out.status.success(), "{name}: {}", text(&out.stderr));
-}
+	s_endpgm"#;
 
 #[test]
 fn disasm_prints_what_llvm_objdump_prints_for_odd_words() {
     let dir = scratch("odd");
-    let (s, o, so) = (dir.join("k.s"), dir.join("k.o"), dir.join("k.hsaco"));
-    std::fs::write(&s, ODD_KERNEL).unwrap();
-    let (s, o, so) = (
-        s.to_str().unwrap(),
-        o.to_str().unwrap(),
-        so.to_str().unwrap(),
-    );
-    let mc = [
-        "-triple=amdgcn-amd-amdhsa",
-        "-mcpu=gfx1100",
-        "-mattr=+real-true16",
-        "-filetype=obj",
-        s,
-        "-o",
-        o,
-    ];
-    tool("llvm-mc-19", &mc);
-    tool("ld.lld-19", &["-shared", o, "-o", so]);
+    let so = dir.join("k.hsaco");
+    let odd = Kernel {
+        body: ODD_KERNEL,
+        vgprs: 32,
+        sgprs: 32,
+        max_workgroup: 64,
+        ..Kernel::default()
+    };
+    // True16 syntax (`v0.h`): llvm-mc-19, as clang cannot ask for it.
+    let code = kernel::assemble_with("gfx1100", "+real-true16", &odd.source("gfx1100"));
+    std::fs::write(&so, code).unwrap();
+    let so = so.to_str().unwrap();
     let ours = softgpu(&["disasm", so, "--target", "gfx1100"]);
     assert!(ours.status.success(), "{}", text(&ours.stderr));
-    let llvm = Command::new("llvm-objdump-19")
-        .args(["-d", "--mcpu=gfx1100", so])
-        .output()
-        .expect("cannot run llvm-objdump-19 (Debian package llvm-19)");
-    let (ours, theirs) = (
-        instructions(&text(&ours.stdout)),
-        instructions(&text(&llvm.stdout)),
-    );
+    let llvm = tool::run("llvm-objdump-19", &["-d", "--mcpu=gfx1100", so]);
+    let (ours, theirs) = (instructions(&text(&ours.stdout)), instructions(&llvm));
     for needle in [
         "image_sample",
         "v_illegal",
@@ -594,7 +510,7 @@ fn hand_made_capture(dir: &Path, n: usize) -> Vec<f32> {
     let b: Vec<f32> = (0..n).map(|i| 3.0 - i as f32).collect();
     let c: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
     let pad = |v: &[f32]| {
-        let mut bytes = f32_bytes(v);
+        let mut bytes = bytes_of(v);
         bytes.resize(size as usize, 0);
         bytes
     };
@@ -643,7 +559,7 @@ fn replay_reruns_a_capture_and_checks_its_results() {
     let mut wrong = c.clone();
     assert_eq!(wrong[7], 6.5);
     wrong[7] = 7.5;
-    let mut bytes = f32_bytes(&wrong);
+    let mut bytes = bytes_of(&wrong);
     bytes.resize(
         std::fs::metadata(dir.join("after/2.bin")).unwrap().len() as usize,
         0,
@@ -714,7 +630,7 @@ fn trace_converts_to_a_chrome_timeline() {
 /// quietly, as with other tools, not with a panic about a broken pipe.
 #[test]
 fn a_closed_pipe_ends_output_quietly() {
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_softgpu"))
+    let mut child = softgpu_command()
         .arg("info")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

@@ -5,10 +5,10 @@
 //! reference figures are the parts' published ones, not the model's.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 mod common;
-use common::{scratch, text};
+use common::{scratch, softgpu_command, text};
 
 const KERNELS: &str = "\
 kernel void copy(global const float4 *a, global float4 *b) {
@@ -43,7 +43,7 @@ const PARTS: [(&str, f64, f64); 3] = [
 ];
 
 fn softgpu_in(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_softgpu"))
+    softgpu_command()
         .args(args)
         .envs(env.iter().copied())
         .env("XDG_CACHE_HOME", dir.join("cache"))

@@ -6,10 +6,11 @@
 //! checked here; running the programs is `softgpu-hip`'s test).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 mod common;
-use common::{scratch, text};
+use common::{scratch, softgpu_command, text};
+use softgpu_test_support::tool;
 
 const DEBIAN_LIBRARY: &str = "/usr/lib/x86_64-linux-gnu/libamdhip64.so";
 
@@ -38,7 +39,7 @@ fn softgpu_copy(dir: &Path) -> PathBuf {
 }
 
 fn run(exe: &Path, cwd: &Path, args: &[&str]) -> Output {
-    Command::new(exe)
+    softgpu_test_support::env::command(exe)
         .arg("hipcc")
         .args(args)
         .current_dir(cwd)
@@ -92,12 +93,8 @@ fn compiles_links_and_sets_the_library_path() {
     let out = run(&exe, &dir, &["k.o", "main.o", "-o", "prog"]);
     assert_ok(&out, "hipcc k.o main.o");
     assert!(std::fs::symlink_metadata(bin.join("libamdhip64.so.5")).is_ok());
-    let dynamic = Command::new("llvm-readelf-19")
-        .args(["-d"])
-        .arg(dir.join("prog"))
-        .output()
-        .expect("cannot run llvm-readelf-19 (Debian package llvm-19)");
-    let dynamic = text(&dynamic.stdout);
+    let prog = dir.join("prog");
+    let dynamic = tool::run("llvm-readelf-19", &["-d", prog.to_str().unwrap()]);
     assert!(dynamic.contains("[libamdhip64.so.5]"), "{dynamic}");
     assert!(
         dynamic.contains(&format!("[{}]", bin.display())),
@@ -121,7 +118,7 @@ fn compiles_links_and_sets_the_library_path() {
 #[test]
 fn missing_clang_names_the_packages() {
     let dir = scratch("hipcc-noclang");
-    let out = Command::new(env!("CARGO_BIN_EXE_softgpu"))
+    let out = softgpu_command()
         .args(["hipcc", "-c", "k.hip"])
         .current_dir(&dir)
         .env("PATH", &dir)
@@ -144,7 +141,7 @@ fn clang_errors_fail_the_build() {
         "__global__ void k() { undeclared(); }\n",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_softgpu"))
+    let out = softgpu_command()
         .args(["hipcc", "-c", "bad.hip", "-o", "bad.o"])
         .current_dir(&dir)
         .output()

@@ -7,12 +7,13 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{scratch, text};
+use common::{scratch, softgpu_command, text};
+use softgpu_test_support::kernel::Kernel;
 
 /// Runs the binary, killing it if it has not ended after 60 s (a read
 /// without limit would otherwise hang the test run).
 fn softgpu(args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_softgpu"))
+    let mut child = softgpu_command()
         .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -100,50 +101,13 @@ fn devices_and_fifos_are_refused_without_reading() {
 /// Assembles a wave32 kernel `k` that only ends, with the given private
 /// segment in its descriptor and metadata; returns its path.
 fn kernel(dir: &Path, private: u64) -> String {
-    let src = format!(
-        r#"	.amdgcn_target "amdgcn-amd-amdhsa--gfx1100"
-	.amdhsa_code_object_version 5
-	.text
-	.globl k
-	.p2align 8
-	.type k,@function
-k:
-	s_endpgm
-.Lend:
-	.size k, .Lend-k
-	.rodata
-	.p2align 6
-	.amdhsa_kernel k
-		.amdhsa_private_segment_fixed_size {private}
-		.amdhsa_group_segment_fixed_size 1024
-		.amdhsa_wavefront_size32 1
-		.amdhsa_enable_private_segment 1
-		.amdhsa_next_free_vgpr 8
-		.amdhsa_next_free_sgpr 8
-	.end_amdhsa_kernel
-	.amdgpu_metadata
----
-amdhsa.kernels:
-  - .args: []
-    .group_segment_fixed_size: 1024
-    .kernarg_segment_align: 8
-    .kernarg_segment_size: 0
-    .max_flat_workgroup_size: 1024
-    .name: k
-    .private_segment_fixed_size: {private}
-    .sgpr_count: 8
-    .symbol: k.kd
-    .vgpr_count: 8
-    .wavefront_size: 32
-amdhsa.target: amdgcn-amd-amdhsa--gfx1100
-amdhsa.version: [1, 2]
-...
-	.end_amdgpu_metadata
-"#
-    );
-    let code = softgpu_compiler::Compiler::new("gfx1100")
-        .and_then(|c| c.assemble(&src))
-        .unwrap_or_else(|e| panic!("assembling k: {e}"));
+    let code = Kernel {
+        private,
+        lds: 1024,
+        private_segment: true,
+        ..Kernel::default()
+    }
+    .assemble("gfx1100");
     let path = dir.join(format!("k{private}.hsaco"));
     std::fs::write(&path, code).unwrap();
     path.to_string_lossy().into_owned()

@@ -3,10 +3,10 @@
 //! compile cache.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 mod common;
-use common::{read_f32, scratch, text};
+use common::{read_f32, scratch, softgpu_command, text};
 
 /// A loop of a known trip count that every lane runs, then a branch only
 /// the first 8 lanes of each 32-lane wave take.
@@ -31,7 +31,7 @@ const WAVES: u64 = (GROUPS * BLOCK / 32) as u64;
 
 /// Runs `softgpu` with a fresh compile cache in `dir`.
 fn softgpu_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_softgpu"))
+    softgpu_command()
         .args(args)
         .env("XDG_CACHE_HOME", dir.join("cache"))
         .output()

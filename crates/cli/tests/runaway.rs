@@ -2,15 +2,15 @@
 //! `--schedule-seeds` on `.cl` sources compiled at test time.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 mod common;
-use common::{scratch, text};
+use common::{scratch, softgpu_command, text};
 
 /// Runs `softgpu` with a fresh compile cache in `dir`, without the
 /// variables that would change the device or its debugging options.
 fn softgpu_in(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_softgpu"));
+    let mut cmd = softgpu_command();
     cmd.args(args).env("XDG_CACHE_HOME", dir.join("cache"));
     for var in [
         "SOFTGPU_DEVICES",

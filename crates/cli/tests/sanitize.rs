@@ -4,10 +4,10 @@
 //! from OpenCL C (clang-19, lld-19, rocm-device-libs), with a fresh cache.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 mod common;
-use common::{scratch, text};
+use common::{scratch, softgpu_command, text};
 
 const RACY: &str = "\
 kernel void all_write_first(global uint *out) {
@@ -16,7 +16,7 @@ kernel void all_write_first(global uint *out) {
 ";
 
 fn softgpu_in(dir: &Path, check: Option<&str>, args: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_softgpu"));
+    let mut cmd = softgpu_command();
     cmd.args(args)
         .env("XDG_CACHE_HOME", dir.join("cache"))
         .env_remove("SOFTGPU_DEVICES")

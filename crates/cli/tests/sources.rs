@@ -3,15 +3,15 @@
 //! lld-19, rocm-device-libs), each test with its own empty compile cache.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 mod common;
-use common::{f32_file, read_f32, scratch, text};
+use common::{f32_file, read_f32, scratch, softgpu_command, text};
 
 /// Runs `softgpu` with a fresh compile cache in `dir` and without the
 /// device-selection variables, plus `env`.
 fn softgpu_in(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_softgpu"));
+    let mut cmd = softgpu_command();
     cmd.args(args)
         .env("XDG_CACHE_HOME", dir.join("cache"))
         .env_remove("SOFTGPU_DEVICES")

@@ -6,6 +6,7 @@ mod common;
 
 use common::*;
 use softgpu_codeobj::*;
+use softgpu_test_support::tool::run_with_stdin;
 
 fn check_meta_against_readelf(path: &std::path::Path, co: &CodeObject) {
     let notes = readelf_notes(path);

@@ -9,20 +9,7 @@ mod load;
 
 use std::time::{Duration, Instant};
 
-/// xorshift64*: a fixed seed, so a failure repeats.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
+use softgpu_test_support::Rng;
 
 fn mutate(rng: &mut Rng, bytes: &mut Vec<u8>) {
     for _ in 0..=rng.below(8) {
@@ -30,7 +17,7 @@ fn mutate(rng: &mut Rng, bytes: &mut Vec<u8>) {
         match rng.below(6) {
             0 if len > 0 => {
                 let at = rng.below(len) as usize;
-                bytes[at] = rng.next() as u8;
+                bytes[at] = rng.next_u64() as u8;
             }
             1 if len > 0 => {
                 let at = rng.below(len) as usize;
@@ -50,7 +37,7 @@ fn mutate(rng: &mut Rng, bytes: &mut Vec<u8>) {
                 let n = (rng.below(64) as usize).min(bytes.len() - from.max(to));
                 bytes.copy_within(from..from + n, to);
             }
-            _ => bytes.extend((0..rng.below(64)).map(|_| rng.next() as u8)),
+            _ => bytes.extend((0..rng.below(64)).map(|_| rng.next_u64() as u8)),
         }
     }
 }
@@ -69,12 +56,12 @@ fn loader_never_panics_on_random_and_mutated_inputs() {
     for seed in &seeds {
         softgpu_codeobj::load(seed).expect("the seeds are valid code objects");
     }
-    let mut rng = Rng(0x5eed_0000_0000_0010);
+    let mut rng = Rng::new(0x5eed_0000_0000_0010);
     let mut runs = 0u64;
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs_f64(seconds) {
         let input = if rng.below(8) == 0 {
-            (0..rng.below(4096)).map(|_| rng.next() as u8).collect()
+            (0..rng.below(4096)).map(|_| rng.next_u64() as u8).collect()
         } else {
             let mut bytes = seeds[rng.below(seeds.len() as u64) as usize].clone();
             mutate(&mut rng, &mut bytes);

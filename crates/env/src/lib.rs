@@ -239,8 +239,18 @@ pub fn config_from(get: impl Fn(&str) -> Option<OsString>) -> Result<Config> {
 /// (the CLI's `run`, `bench` and test harnesses that drive the executor
 /// without the runtime).
 pub fn device_config(target: &str) -> Result<DeviceConfig> {
+    device_config_from(target, |name| std::env::var_os(name))
+}
+
+/// The settings the variables `get` returns describe, for `target` (the
+/// environment's, for [`device_config`]; the tests' view of it, with
+/// their defaults, for the test harnesses).
+pub fn device_config_from(
+    target: &str,
+    get: impl Fn(&str) -> Option<OsString>,
+) -> Result<DeviceConfig> {
     let text = |name: &str| {
-        std::env::var_os(name)
+        get(name)
             .filter(|v| !v.is_empty())
             .map(|v| v.to_string_lossy().into_owned())
     };
@@ -402,6 +412,15 @@ mod tests {
         );
         assert_eq!(c.jit, JitMode::On);
         assert!(c.trace.is_none() && c.capture.is_none() && c.cu_mask.is_none());
+    }
+
+    #[test]
+    fn a_device_configuration_reads_the_variables_given() {
+        let get = |name: &str| (name == "SOFTGPU_JIT").then(|| OsString::from("verify"));
+        let c = device_config_from("gfx1100", get).unwrap();
+        assert_eq!((c.target.as_str(), c.jit), ("gfx1100", JitMode::Verify));
+        let c = device_config_from("gfx1151", |_| None).unwrap();
+        assert_eq!(c.jit, DeviceConfig::default().jit);
     }
 
     #[test]

@@ -287,7 +287,7 @@ fn run_program(p: &Program, exe: &Path, args: &[PathBuf], run: Run) {
         how,
     } = run;
     let dir = exe.parent().unwrap();
-    let mut cmd = Command::new(exe);
+    let mut cmd = softgpu_test_support::env::command(exe);
     cmd.args(args)
         .current_dir(dir)
         .env_remove("LD_LIBRARY_PATH")
@@ -619,7 +619,7 @@ fn check_run(exe: &Path, options: &[&str]) -> (i32, String, serde_json::Value) {
     let dir = exe.parent().unwrap();
     let json = dir.join("report.json");
     let _ = std::fs::remove_file(&json);
-    let mut cmd = Command::new(softgpu_cli());
+    let mut cmd = softgpu_test_support::env::command(softgpu_cli());
     cmd.arg("check")
         .args(options)
         .arg("--json")
@@ -821,7 +821,7 @@ fn configuration_mistakes_are_never_hidden() {
     let work = tempfile::tempdir().unwrap();
     let exe = Recipe::Hipcc.build_program(&one(&["vector_add.hip"]), work.path());
     let run = |var: &str, value: &str| {
-        let out = Command::new(&exe)
+        let out = softgpu_test_support::env::command(&exe)
             .env(var, value)
             .env_remove("SOFTGPU_PROFILE")
             .env_remove("SOFTGPU_DEVICES")

@@ -5,8 +5,11 @@
 
 mod common;
 
+use std::path::Path;
+
 use common::run;
 use softgpu_isa::{decode, disassemble, disassemble_wave64, Family};
+use softgpu_test_support::tool;
 
 /// (text, bytes) of every instruction line objdump prints.
 fn objdump_lines(hsaco: &str, cpu: &str, wave64: bool) -> Vec<(String, Vec<u8>)> {
@@ -33,33 +36,18 @@ fn objdump_lines(hsaco: &str, cpu: &str, wave64: bool) -> Vec<(String, Vec<u8>)>
 }
 
 fn check_kernels(cpu: &str, file: &str, wave64: bool, min_lines: usize) {
-    let src = format!("{}/tests/kernels/{file}", env!("CARGO_MANIFEST_DIR"));
-    let dir =
-        std::env::temp_dir().join(format!("softgpu-isa-k-{cpu}-{file}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let obj = dir.join("k.o");
-    let so = dir.join("k.hsaco");
-    let (obj, so) = (obj.to_str().unwrap(), so.to_str().unwrap());
-    let mcpu = format!("-mcpu={cpu}");
-    let mut args = vec![
-        "-x",
-        "cl",
-        "-cl-std=CL2.0",
-        "-target",
-        "amdgcn-amd-amdhsa",
-        &mcpu,
-        "-nogpulib",
-        "-O3",
-        "-c",
-        &src,
-        "-o",
-        obj,
-    ];
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/kernels")
+        .join(file);
+    let dir = softgpu_test_support::fresh_dir("isa-k");
+    let (obj, so) = (dir.join("k.o"), dir.join("k.hsaco"));
+    let mut flags = vec!["-O3", "-c"];
     if wave64 {
-        args.push("-mwavefrontsize64");
+        flags.push("-mwavefrontsize64");
     }
-    run("clang-19", &args);
-    run("ld.lld-19", &["-shared", obj, "-o", so]);
+    tool::clang_cl(&src, cpu, &flags, &obj);
+    tool::link(&[&obj], &so);
+    let so = so.to_str().unwrap();
     let lines = objdump_lines(so, cpu, wave64);
     assert!(
         lines.len() > min_lines,

@@ -4,8 +4,9 @@
 //!   `softgpu-compiler` (Debian's `clang-19`, `lld-19`, `llvm-19`,
 //!   `rocm-device-libs`). Errors, including missing tools, make it panic with
 //!   the compiler's message (tests fail, they never skip).
-//! * Byte/slice helpers, a deterministic PRNG and ULP comparisons for checking
-//!   kernel results against CPU references.
+//! * Byte/slice helpers, a deterministic PRNG (both from
+//!   `softgpu-test-support`) and ULP comparisons for checking kernel
+//!   results against CPU references.
 //!
 //! * [`diffgen`]: the differential generator for OpenCL C built-ins (random
 //!   kernels on softgpu vs a host-C oracle), used by
@@ -168,123 +169,10 @@ pub fn device_lib_dir() -> &'static Path {
 }
 
 // ---------------------------------------------------------------------------
-// Byte helpers
+// Byte helpers and the PRNG, shared with the other crates' tests
 
-/// Little-endian bytes of a slice of plain numbers.
-pub trait ToBytes {
-    /// The slice as little-endian bytes.
-    fn to_bytes(&self) -> Vec<u8>;
-}
-
-/// Parse little-endian bytes into numbers.
-pub trait FromBytes: Sized {
-    /// Parses `bytes` (its length must be a multiple of the element size).
-    fn vec_from_bytes(bytes: &[u8]) -> Vec<Self>;
-}
-
-macro_rules! bytes_impl {
-    ($($t:ty),*) => {$(
-        impl ToBytes for [$t] {
-            fn to_bytes(&self) -> Vec<u8> {
-                self.iter().flat_map(|v| v.to_le_bytes()).collect()
-            }
-        }
-        impl FromBytes for $t {
-            fn vec_from_bytes(bytes: &[u8]) -> Vec<Self> {
-                const N: usize = std::mem::size_of::<$t>();
-                assert!(bytes.len().is_multiple_of(N), "byte length {} not a multiple of {}", bytes.len(), N);
-                bytes.chunks_exact(N).map(|c| <$t>::from_le_bytes(c.try_into().unwrap())).collect()
-            }
-        }
-    )*};
-}
-bytes_impl!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64);
-
-/// Shorthand: numbers → little-endian bytes.
-pub fn bytes_of<T>(v: &[T]) -> Vec<u8>
-where
-    [T]: ToBytes,
-{
-    v.to_bytes()
-}
-
-/// Shorthand: little-endian bytes → numbers.
-pub fn from_bytes<T: FromBytes>(b: &[u8]) -> Vec<T> {
-    T::vec_from_bytes(b)
-}
-
-// ---------------------------------------------------------------------------
-// Deterministic PRNG (xoshiro256**, seeded by splitmix64)
-
-/// Small deterministic PRNG so every run sees the same inputs.
-#[derive(Clone, Debug)]
-pub struct Rng([u64; 4]);
-
-impl Rng {
-    /// A generator seeded from `seed`.
-    pub fn new(seed: u64) -> Self {
-        let mut s = seed;
-        let mut next = || {
-            s = s.wrapping_add(0x9E3779B97F4A7C15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
-            z ^ (z >> 31)
-        };
-        Rng([next(), next(), next(), next()])
-    }
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        let s = &mut self.0;
-        let result = s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
-        let t = s[1] << 17;
-        s[2] ^= s[0];
-        s[3] ^= s[1];
-        s[1] ^= s[2];
-        s[0] ^= s[3];
-        s[2] ^= t;
-        s[3] = s[3].rotate_left(45);
-        result
-    }
-    /// Next 32 random bits.
-    pub fn next_u32(&mut self) -> u32 {
-        (self.next_u64() >> 32) as u32
-    }
-    /// Uniform in `0..n` (n > 0).
-    pub fn below(&mut self, n: u64) -> u64 {
-        ((self.next_u64() as u128 * n as u128) >> 64) as u64
-    }
-    /// Uniform in `lo..hi`.
-    pub fn range_i64(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo) as u64) as i64
-    }
-    /// Uniform f32 in `[lo, hi)`.
-    pub fn f32_in(&mut self, lo: f32, hi: f32) -> f32 {
-        let u = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
-        lo + (hi - lo) * u
-    }
-    /// Uniform f64 in `[lo, hi)`.
-    pub fn f64_in(&mut self, lo: f64, hi: f64) -> f64 {
-        let u = (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-        lo + (hi - lo) * u
-    }
-    /// Random boolean with probability `p`.
-    pub fn chance(&mut self, p: f64) -> bool {
-        self.f64_in(0.0, 1.0) < p
-    }
-    /// `n` uniform f32 in `[lo, hi)`.
-    pub fn vec_f32(&mut self, n: usize, lo: f32, hi: f32) -> Vec<f32> {
-        (0..n).map(|_| self.f32_in(lo, hi)).collect()
-    }
-    /// `n` uniform f64 in `[lo, hi)`.
-    pub fn vec_f64(&mut self, n: usize, lo: f64, hi: f64) -> Vec<f64> {
-        (0..n).map(|_| self.f64_in(lo, hi)).collect()
-    }
-    /// `n` random u32.
-    pub fn vec_u32(&mut self, n: usize) -> Vec<u32> {
-        (0..n).map(|_| self.next_u32()).collect()
-    }
-}
+pub use softgpu_test_support::bytes::{bytes_of, from_bytes, FromBytes, ToBytes};
+pub use softgpu_test_support::Rng;
 
 // ---------------------------------------------------------------------------
 // Float comparison
@@ -413,11 +301,13 @@ macro_rules! per_target {
     };
 }
 
-/// The executor settings the environment asks for (`SOFTGPU_JIT=verify`
-/// in the README's test command, `SOFTGPU_THREADS`, ...), for a gfx1151
-/// unless the caller sets `target`: the tests' base configuration.
+/// The executor settings the environment asks for (`SOFTGPU_THREADS`,
+/// ...) over the tests' defaults (`SOFTGPU_JIT=verify`, as the README's
+/// test command sets: `softgpu_test_support::env`), for a gfx1151 unless
+/// the caller sets `target`: the tests' base configuration.
 pub fn env_default() -> softgpu_exec::DeviceConfig {
-    softgpu_env::device_config("gfx1151").unwrap_or_else(|e| panic!("{e}"))
+    softgpu_env::device_config_from("gfx1151", softgpu_test_support::env::var)
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[cfg(test)]
@@ -440,6 +330,15 @@ mod tests {
     #[should_panic(expected = "<stdin>:1:15: error")]
     fn compile_errors_panic_with_the_compilers_message() {
         compile("kernel void k(", Lang::OpenCl, "gfx1151", &[]);
+    }
+
+    /// A plain `cargo test` holds the JIT to the interpreter, as the
+    /// README's test command does.
+    #[test]
+    fn the_tests_run_with_jit_verify_unless_set() {
+        if std::env::var_os("SOFTGPU_JIT").is_none_or(|v| v.is_empty()) {
+            assert_eq!(env_default().jit, softgpu_exec::JitMode::Verify);
+        }
     }
 
     #[test]

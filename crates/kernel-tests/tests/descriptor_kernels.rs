@@ -6,77 +6,36 @@
 mod common;
 use common::*;
 use softgpu_exec::{Arg, DispatchError};
+use softgpu_test_support::kernel::{self, Kernel};
 
-/// A wave32 kernel `NAME` that stores the dword at kernarg offset 8 to the
-/// address at offset 0; with `metadata`, a note describes it (two
-/// arguments), else none does.
-fn kernel_asm(name: &str, metadata: bool) -> String {
-    let note = if metadata {
-        format!(
-            r#"	.amdgpu_metadata
----
-amdhsa.kernels:
-  - .args:
-      - {{ .address_space: global, .offset: 0, .size: 8, .value_kind: global_buffer }}
-      - {{ .offset: 8, .size: 4, .value_kind: by_value }}
-    .group_segment_fixed_size: 0
-    .kernarg_segment_align: 8
-    .kernarg_segment_size: 16
-    .max_flat_workgroup_size: 1024
-    .name: {name}
-    .private_segment_fixed_size: 0
-    .sgpr_count: 8
-    .symbol: {name}.kd
-    .vgpr_count: 8
-    .wavefront_size: 32
-amdhsa.target: amdgcn-amd-amdhsa--gfx1100
-amdhsa.version: [1, 2]
-...
-	.end_amdgpu_metadata
-"#
-        )
-    } else {
-        String::new()
-    };
-    format!(
-        r#"	.text
-	.globl {name}
-	.p2align 8
-	.type {name},@function
-{name}:
-	s_load_b64 s[2:3], s[0:1], 0x0
-	s_load_b32 s4, s[0:1], 0x8
-	s_waitcnt lgkmcnt(0)
-	v_mov_b32 v1, s4
-	v_mov_b32 v0, 0
-	global_store_b32 v0, v1, s[2:3]
-	s_endpgm
-.L{name}_end:
-	.size {name}, .L{name}_end-{name}
-	.rodata
-	.p2align 6
-	.amdhsa_kernel {name}
-		.amdhsa_kernarg_size 16
-		.amdhsa_user_sgpr_count 2
-		.amdhsa_user_sgpr_kernarg_segment_ptr 1
-		.amdhsa_wavefront_size32 1
-		.amdhsa_next_free_vgpr 8
-		.amdhsa_next_free_sgpr 8
-	.end_amdhsa_kernel
-{note}"#
-    )
-}
+/// What each kernel does: store the dword at kernarg offset 8 to the
+/// address at offset 0.
+const BODY: &str = "\ts_load_b64 s[2:3], s[0:1], 0x0
+\ts_load_b32 s4, s[0:1], 0x8
+\ts_waitcnt lgkmcnt(0)
+\tv_mov_b32 v1, s4
+\tv_mov_b32 v0, 0
+\tglobal_store_b32 v0, v1, s[2:3]
+\ts_endpgm";
 
+/// Wave32 kernels `NAME` running [`BODY`]; with `metadata`, the note
+/// describes one (two arguments), else none does.
 fn assembled(kernels: &[(&str, bool)]) -> Vec<u8> {
-    let mut src = String::from(
-        "\t.amdgcn_target \"amdgcn-amd-amdhsa--gfx1100\"\n\t.amdhsa_code_object_version 5\n",
-    );
-    for &(name, metadata) in kernels {
-        src += &kernel_asm(name, metadata);
-    }
-    softgpu_compiler::Compiler::new("gfx1100")
-        .and_then(|c| c.assemble(&src))
-        .unwrap_or_else(|e| panic!("assembling: {e}"))
+    let kernels: Vec<Kernel> = (kernels.iter())
+        .map(|&(name, metadata)| Kernel {
+            name,
+            body: BODY,
+            kernarg: 16,
+            kernarg_ptr: true,
+            args: &[
+                "{ .address_space: global, .offset: 0, .size: 8, .value_kind: global_buffer }",
+                "{ .offset: 8, .size: 4, .value_kind: by_value }",
+            ],
+            metadata,
+            ..Kernel::default()
+        })
+        .collect();
+    kernel::assemble("gfx1100", &kernel::source("gfx1100", &kernels))
 }
 
 /// The kernarg segment of the kernels: the output address, then the value.

@@ -9,6 +9,7 @@ use softgpu_exec::{
     Arg, Checks, DeviceConfig, DispatchDesc, DispatchError, FaultKind, Grid, Kernarg, Program,
     RawDispatch, MAX_WAVE_SCRATCH_BYTES,
 };
+use softgpu_test_support::kernel::Kernel as AsmKernel;
 
 fn gpu(target: &str, checks: Checks, scratch_limit: Option<u64>) -> Gpu {
     let base = env_default();
@@ -145,53 +146,15 @@ fn large_private_segment_costs_what_is_touched() {
 /// A minimal wave32 kernel `k` assembled with clang-19 / ld.lld-19, with
 /// the given descriptor and metadata values.
 fn assembled(private: u64, lds: u64, kernarg: u32) -> Vec<u8> {
-    let src = format!(
-        r#"	.amdgcn_target "amdgcn-amd-amdhsa--gfx1100"
-	.amdhsa_code_object_version 5
-	.text
-	.globl k
-	.p2align 8
-	.type k,@function
-k:
-	s_endpgm
-.Lend:
-	.size k, .Lend-k
-	.rodata
-	.p2align 6
-	.amdhsa_kernel k
-		.amdhsa_private_segment_fixed_size {private}
-		.amdhsa_group_segment_fixed_size {lds}
-		.amdhsa_kernarg_size {kernarg}
-		.amdhsa_user_sgpr_count 2
-		.amdhsa_user_sgpr_kernarg_segment_ptr 1
-		.amdhsa_wavefront_size32 1
-		.amdhsa_enable_private_segment 1
-		.amdhsa_next_free_vgpr 8
-		.amdhsa_next_free_sgpr 8
-	.end_amdhsa_kernel
-	.amdgpu_metadata
----
-amdhsa.kernels:
-  - .args: []
-    .group_segment_fixed_size: {lds}
-    .kernarg_segment_align: 8
-    .kernarg_segment_size: {kernarg}
-    .max_flat_workgroup_size: 1024
-    .name: k
-    .private_segment_fixed_size: {private}
-    .sgpr_count: 8
-    .symbol: k.kd
-    .vgpr_count: 8
-    .wavefront_size: 32
-amdhsa.target: amdgcn-amd-amdhsa--gfx1100
-amdhsa.version: [1, 2]
-...
-	.end_amdgpu_metadata
-"#
-    );
-    softgpu_compiler::Compiler::new("gfx1100")
-        .and_then(|c| c.assemble(&src))
-        .unwrap_or_else(|e| panic!("assembling k: {e}"))
+    AsmKernel {
+        private,
+        lds,
+        kernarg,
+        kernarg_ptr: true,
+        private_segment: true,
+        ..AsmKernel::default()
+    }
+    .assemble("gfx1100")
 }
 
 /// A descriptor asking for 1 GiB per work-item (32 GiB per wave) is

@@ -9,7 +9,7 @@
 //! gfx1150, gfx1152), each read from its profile.
 
 use std::collections::BTreeMap;
-use std::process::Command;
+use std::path::Path;
 
 use softgpu_runtime::occupancy::{occupancy, KernelResources};
 use softgpu_runtime::profile::Profile;
@@ -62,31 +62,15 @@ void k_{r}_{l}_{b}(__global float* x) {{
 /// Per kernel: (VGPRs, LDS bytes, LLVM's occupancy), from clang's
 /// assembly comments.
 fn compile(target: &str, wave64: bool) -> BTreeMap<String, (u32, u32, u32)> {
-    let dir = std::env::temp_dir().join(format!(
-        "softgpu-occ-{}-{target}-{wave64}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = softgpu_test_support::fresh_dir("occ");
     let src = dir.join("k.cl");
     std::fs::write(&src, source()).unwrap();
-    let mut cmd = Command::new("clang-19");
-    cmd.args(["-x", "cl", "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa"])
-        .arg(format!("-mcpu={target}"))
-        .args(["-O3", "-nogpulib", "-S", "-o", "-"])
-        .arg(&src);
+    let mut flags = vec!["-O3", "-S"];
     if wave64 {
-        cmd.arg("-mwavefrontsize64");
+        flags.push("-mwavefrontsize64");
     }
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("clang-19 is needed (apt install clang-19): {e}"));
+    let asm = softgpu_test_support::tool::clang_cl(&src, target, &flags, Path::new("-"));
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let asm = String::from_utf8(out.stdout).unwrap();
     let (mut found, mut current, mut vgprs, mut lds) = (BTreeMap::new(), None, 0, 0);
     let number = |line: &str, key: &str| -> Option<u32> {
         let rest = line.trim().strip_prefix(key)?;

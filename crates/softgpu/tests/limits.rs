@@ -3,54 +3,18 @@
 //! memory reads zero until written and costs only what is touched.
 
 use softgpu::{Args, Device, Error, Language, Module};
+use softgpu_test_support::kernel::Kernel;
 
 /// A wave32 gfx1151 kernel `k` that only ends, with `private` bytes of
 /// private segment in its descriptor and metadata, assembled with clang-19
 /// and ld.lld-19.
 fn assembled(private: u64) -> Vec<u8> {
-    let src = format!(
-        r#"	.amdgcn_target "amdgcn-amd-amdhsa--gfx1151"
-	.amdhsa_code_object_version 5
-	.text
-	.globl k
-	.p2align 8
-	.type k,@function
-k:
-	s_endpgm
-.Lend:
-	.size k, .Lend-k
-	.rodata
-	.p2align 6
-	.amdhsa_kernel k
-		.amdhsa_private_segment_fixed_size {private}
-		.amdhsa_wavefront_size32 1
-		.amdhsa_enable_private_segment 1
-		.amdhsa_next_free_vgpr 8
-		.amdhsa_next_free_sgpr 8
-	.end_amdhsa_kernel
-	.amdgpu_metadata
----
-amdhsa.kernels:
-  - .args: []
-    .group_segment_fixed_size: 0
-    .kernarg_segment_align: 8
-    .kernarg_segment_size: 0
-    .max_flat_workgroup_size: 1024
-    .name: k
-    .private_segment_fixed_size: {private}
-    .sgpr_count: 8
-    .symbol: k.kd
-    .vgpr_count: 8
-    .wavefront_size: 32
-amdhsa.target: amdgcn-amd-amdhsa--gfx1151
-amdhsa.version: [1, 2]
-...
-	.end_amdgpu_metadata
-"#
-    );
-    softgpu_compiler::Compiler::new("gfx1151")
-        .and_then(|c| c.assemble(&src))
-        .unwrap_or_else(|e| panic!("assembling k: {e}"))
+    Kernel {
+        private,
+        private_segment: true,
+        ..Kernel::default()
+    }
+    .assemble("gfx1151")
 }
 
 fn launch_error(r: softgpu::Result<()>) -> String {

@@ -4,6 +4,7 @@
 mod common;
 
 use softgpu::Args;
+use softgpu_test_support::bytes::from_bytes;
 
 #[test]
 fn vector_add_matches_the_cpu() {
@@ -168,10 +169,7 @@ fn imported_host_memory_is_used_in_place() {
         .unwrap();
     stream.synchronize().unwrap();
     drop(buffer);
-    let got: Vec<f32> = host
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let got: Vec<f32> = from_bytes(&host);
     assert_eq!(got, (0..64).map(|k| 2.0 * k as f32).collect::<Vec<_>>());
 }
 

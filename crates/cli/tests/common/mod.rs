@@ -3,6 +3,16 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use softgpu_test_support::bytes::{bytes_of, from_bytes};
+
+/// The `softgpu` binary as the tests run it: with the environment the
+/// tests assume (`SOFTGPU_JIT=verify` unless set, as scripts/test.sh runs
+/// them: `softgpu_test_support::env`).
+pub fn softgpu_command() -> Command {
+    softgpu_test_support::env::command(env!("CARGO_BIN_EXE_softgpu"))
+}
 
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -10,26 +20,15 @@ pub fn text(bytes: &[u8]) -> String {
 
 /// A fresh scratch directory for one test.
 pub fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("softgpu-cli-test-{}-{tag}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    softgpu_test_support::fresh_dir(&format!("cli-test-{tag}"))
 }
 
 /// Writes `values` as little-endian f32 to `path`; returns the path as text.
 pub fn f32_file(path: &Path, values: &[f32]) -> String {
-    std::fs::write(path, f32_bytes(values)).unwrap();
+    std::fs::write(path, bytes_of(values)).unwrap();
     path.to_string_lossy().into_owned()
 }
 
-pub fn f32_bytes(values: &[f32]) -> Vec<u8> {
-    values.iter().flat_map(|v| v.to_le_bytes()).collect()
-}
-
 pub fn read_f32(path: &Path) -> Vec<f32> {
-    std::fs::read(path)
-        .unwrap()
-        .chunks_exact(4)
-        .map(|x| f32::from_le_bytes(x.try_into().unwrap()))
-        .collect()
+    from_bytes(&std::fs::read(path).unwrap())
 }

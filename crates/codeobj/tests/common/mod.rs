@@ -1,12 +1,15 @@
-//! Shared helpers: compile kernels with clang-19 and run LLVM tools.
+//! This crate's helpers: its test kernels compiled with clang-19, and
+//! llvm-readelf-19's view of their metadata. The tools run through
+//! `softgpu-test-support`, which fails a test whose tool is missing.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+pub use softgpu_test_support::tool::run;
+use softgpu_test_support::tool::{clang_cl as clang, link as lld};
+
 pub const CLANG: &str = "clang-19";
-pub const LLD: &str = "ld.lld-19";
 pub const READELF: &str = "llvm-readelf-19";
 
 pub fn kernels_dir() -> PathBuf {
@@ -22,56 +25,6 @@ fn out_dir() -> PathBuf {
     ));
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-/// Run a tool; panic with a clear message if it is missing or fails.
-pub fn run(tool: &str, args: &[&str]) -> String {
-    let out = Command::new(tool)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| missing(tool, e));
-    stdout_of(tool, args, out)
-}
-
-fn missing(tool: &str, e: std::io::Error) -> ! {
-    panic!(
-        "cannot run `{tool}` ({e}): this test needs the LLVM 19 toolchain \
-         (Debian packages clang-19, lld-19, llvm-19) on PATH"
-    )
-}
-
-/// The tool's standard output, once it succeeded.
-fn stdout_of(tool: &str, args: &[&str], out: std::process::Output) -> String {
-    assert!(
-        out.status.success(),
-        "`{tool} {}` failed with {}:\n{}",
-        args.join(" "),
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// [`run`] with `input` on the tool's standard input.
-#[allow(dead_code)] // not every test binary uses it
-pub fn run_with_stdin(tool: &str, args: &[&str], input: &str) -> String {
-    use std::io::Write;
-    let mut child = Command::new(tool)
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| missing(tool, e));
-    let mut stdin = child.stdin.take().expect("piped stdin");
-    let input = input.to_string();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().expect("wait for the tool");
-    writer
-        .join()
-        .expect("writer thread")
-        .expect("write the tool's input");
-    stdout_of(tool, args, out)
 }
 
 /// Compile OpenCL C `src` (a file under tests/kernels) for `mcpu` with extra flags,
@@ -91,30 +44,13 @@ fn cl_object(src: &str, mcpu: &str, extra: &[&str], obj: &Path) {
 /// Runs clang-19 on OpenCL file `src` (in `tests/kernels`) for `mcpu` with
 /// `extra` options, in `mode` (`-c` an object, `-S` assembly), into `out`.
 fn clang_cl(src: &str, mcpu: &str, extra: &[&str], mode: &str, out: &Path) {
-    let srcp = kernels_dir().join(src);
-    let mcpu_arg = format!("-mcpu={mcpu}");
-    let mut args = vec![
-        "-x",
-        "cl",
-        "-cl-std=CL2.0",
-        "-target",
-        "amdgcn-amd-amdhsa",
-        &mcpu_arg,
-        "-nogpulib",
-        "-O3",
-        mode,
-    ];
-    args.extend_from_slice(extra);
-    args.extend_from_slice(&[srcp.to_str().unwrap(), "-o", out.to_str().unwrap()]);
-    run(CLANG, &args);
+    let flags: Vec<&str> = ["-O3", mode].iter().chain(extra).copied().collect();
+    clang(&kernels_dir().join(src), mcpu, &flags, out);
 }
 
 /// Links `objects` into the code object `hsaco`; returns it and its bytes.
 fn link(objects: &[PathBuf], hsaco: &Path) -> (PathBuf, Vec<u8>) {
-    let mut args = vec!["-shared"];
-    args.extend(objects.iter().map(|o| o.to_str().unwrap()));
-    args.extend(["-o", hsaco.to_str().unwrap()]);
-    run(LLD, &args);
+    lld(objects, hsaco);
     let bytes = std::fs::read(hsaco).unwrap();
     (hsaco.to_path_buf(), bytes)
 }
@@ -207,7 +143,6 @@ pub fn readelf_kernels(notes: &str) -> Vec<YamlKernel> {
     kernels
 }
 
-/// Compile OpenCL C `src` to assembly (`-S`) with the same flags as [`compile_cl`].
 /// Compiles each OpenCL file of `srcs` to an object and links them all
 /// into one code object, as Tensile links its kernels: one metadata note
 /// per object.
@@ -223,6 +158,7 @@ pub fn compile_cl_linked(srcs: &[&str], mcpu: &str) -> (PathBuf, Vec<u8>) {
     link(&objects, &d.join("linked.hsaco"))
 }
 
+/// Compile OpenCL C `src` to assembly (`-S`) with the same flags as [`compile_cl`].
 pub fn compile_cl_asm(src: &str, mcpu: &str, extra: &[&str]) -> String {
     let out = out_dir().join("k.s");
     clang_cl(src, mcpu, extra, "-S", &out);

@@ -63,7 +63,7 @@ pub struct Bench {
 /// Why a snippet did not run to its end.
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
-    #[error("instruction {index} (`{text}`) trapped: {trap}")]
+    #[error("instruction {index} (`{text}`) trapped: {trap} ({trap:?})")]
     Trap {
         index: u32,
         text: String,

@@ -33,12 +33,13 @@ use syntax::{Block, Case};
 /// Instructions a snippet may run (a loop in a case is a bug in the case).
 const BUDGET: u64 = 10_000;
 
-/// The JIT mode the run asks for: `SOFTGPU_JIT` (`verify` in the README's
-/// test command, so both tiers are held to the same results), else on.
+/// The JIT mode the run asks for: `SOFTGPU_JIT` as the tests see it
+/// (`verify` unless set, so both tiers are held to the same results).
 pub fn jit_mode() -> softgpu_exec::JitMode {
-    match std::env::var("SOFTGPU_JIT") {
-        Ok(v) => softgpu_exec::JitMode::parse(&v).unwrap_or_else(|e| panic!("SOFTGPU_JIT: {e}")),
-        Err(_) => softgpu_exec::JitMode::On,
+    match softgpu_test_support::env::var("SOFTGPU_JIT") {
+        Some(v) => softgpu_exec::JitMode::parse(&v.to_string_lossy())
+            .unwrap_or_else(|e| panic!("SOFTGPU_JIT: {e}")),
+        None => softgpu_exec::JitMode::On,
     }
 }
 

@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+use softgpu_test_support::tool;
+
 /// The folder holding `libhsa-runtime64.so.1` (our build).
 pub fn lib_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
@@ -91,30 +93,30 @@ pub fn build_c(name: &str) -> PathBuf {
         "/usr/include/hsa/hsa.h is missing: install the Debian package libhsa-runtime-dev"
     );
     let exe = bin_dir().join(name);
-    let out = Command::new("gcc")
-        .args([
-            "-std=gnu11",
-            "-O1",
-            "-Wall",
-            "-Werror",
-            "-D__HIP_PLATFORM_AMD__",
-        ])
-        .arg("-I/usr/include/hsa")
-        .arg("-I/usr/include")
-        .arg(format!(
-            "-I{}",
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../include")
-                .display()
-        ))
-        .arg(&src)
-        .arg("-o")
-        .arg(&exe)
-        .arg(format!("-L{}", lib_dir().display()))
-        .arg("-l:libhsa-runtime64.so.1")
-        .arg("-lpthread")
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run gcc ({e}): install the Debian package gcc"));
+    let out = tool::output(
+        Command::new("gcc")
+            .args([
+                "-std=gnu11",
+                "-O1",
+                "-Wall",
+                "-Werror",
+                "-D__HIP_PLATFORM_AMD__",
+            ])
+            .arg("-I/usr/include/hsa")
+            .arg("-I/usr/include")
+            .arg(format!(
+                "-I{}",
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../../include")
+                    .display()
+            ))
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe)
+            .arg(format!("-L{}", lib_dir().display()))
+            .arg("-l:libhsa-runtime64.so.1")
+            .arg("-lpthread"),
+    );
     assert!(
         out.status.success(),
         "gcc failed on {}:\n{}",
@@ -126,7 +128,9 @@ pub fn build_c(name: &str) -> PathBuf {
 
 /// Runs a program against our library with extra environment variables.
 pub fn run(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(exe);
+    // With the tests' defaults (SOFTGPU_JIT=verify unless set), as
+    // scripts/test.sh runs the programs.
+    let mut cmd = softgpu_test_support::env::command(exe);
     cmd.args(args)
         .env("LD_LIBRARY_PATH", lib_dir())
         .env_remove("SOFTGPU_TRACE")

@@ -1,8 +1,12 @@
-//! Helpers shared by the oracle tests: run the LLVM tools, failing loudly
-//! when they are missing.
+//! Helpers shared by the oracle tests: llvm-mc-19 as the oracle of
+//! encodings and texts. The tools run through `softgpu-test-support`,
+//! which fails a test whose tool is missing.
 #![allow(dead_code)]
 
 use std::process::Command;
+
+use softgpu_test_support::fresh_dir;
+pub use softgpu_test_support::tool::run;
 
 pub fn unhex(s: &str) -> Vec<u8> {
     (0..s.len() / 2)
@@ -14,30 +18,14 @@ pub fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// Run a tool, panicking with a clear message if it is not installed.
-pub fn run(tool: &str, args: &[&str]) -> String {
-    let out = Command::new(tool).args(args).output().unwrap_or_else(|e| {
-        panic!("cannot run {tool} ({e}): install the Debian llvm-19/clang-19/lld-19 packages")
-    });
-    assert!(
-        out.status.success(),
-        "{tool} {args:?} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 const MARKER: [u8; 4] = [0x34, 0x12, 0x69, 0xB0]; // s_movk_i32 s105, 0x1234
 const MARKER_TEXT: &str = "s_movk_i32 s105, 0x1234";
 
 /// Disassemble each instruction with llvm-mc-19; one text per input.
 pub fn llvm_mc_disassemble(insts: &[Vec<u8>], cpu: &str) -> Vec<String> {
-    // One file per call: tests of one binary run at once.
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("softgpu-isa-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("in-{cpu}-{call}.txt"));
+    // One folder per call: tests of one binary run at once.
+    let dir = fresh_dir("isa");
+    let path = dir.join(format!("in-{cpu}.txt"));
     let text: String = insts
         .iter()
         .map(|b| {
@@ -59,6 +47,7 @@ pub fn llvm_mc_disassemble(insts: &[Vec<u8>], cpu: &str) -> Vec<String> {
             path.to_str().unwrap(),
         ],
     );
+    let _ = std::fs::remove_dir_all(&dir);
     let mut res = vec![String::new()];
     for line in out
         .lines()
@@ -95,11 +84,7 @@ const PAD: [u8; 8] = [0, 0, 0x80, 0xbf, 0, 0, 0x80, 0xbf];
 pub fn llvm_mc_each(cands: &[Vec<u8>], cpu: &str, mattr: &str) -> Vec<Option<String>> {
     use std::collections::HashSet;
     // One directory per call: tests run in parallel threads of one process.
-    let dir = std::env::temp_dir().join(format!(
-        "softgpu-isa-each-{}-{cpu}{mattr}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("isa-each");
     let path = dir.join("in.txt");
     let text: String = cands
         .iter()
@@ -123,12 +108,8 @@ pub fn llvm_mc_each(cands: &[Vec<u8>], cpu: &str, mattr: &str) -> Vec<Option<Str
         args.push(format!("-mattr={mattr}"));
     }
     args.push(path.to_str().unwrap().into());
-    let out = Command::new("llvm-mc-19")
-        .args(&args)
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("cannot run llvm-mc-19 ({e}): install the Debian llvm-19 package")
-        });
+    // Its warnings are the answer: the status is not looked at.
+    let out = softgpu_test_support::tool::output(Command::new("llvm-mc-19").args(&args));
     let _ = std::fs::remove_dir_all(&dir);
     // "<file>:<line>:<col>: warning: ..." marks a line as rejected.
     let warned: HashSet<usize> = String::from_utf8_lossy(&out.stderr)
@@ -189,11 +170,7 @@ fn invalid(text: &str) -> bool {
 /// Assemble each line with `llvm-mc-19 -show-encoding` (`mattr` passed as
 /// `-mattr=` when not empty); one encoding per line.
 pub fn assemble(lines: &[&str], cpu: &str, mattr: &str) -> Vec<Vec<u8>> {
-    let dir = std::env::temp_dir().join(format!(
-        "softgpu-isa-as-{}-{cpu}{mattr}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("isa-as");
     let path = dir.join("in.s");
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
     let mut args = vec![

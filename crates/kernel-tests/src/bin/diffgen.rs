@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use softgpu_exec::{Device, DeviceConfig};
+use softgpu_exec::Device;
 use softgpu_kernel_tests::diffgen::{Case, Config, Program};
 
 #[derive(Parser)]
@@ -56,11 +56,10 @@ fn main() -> ExitCode {
     let devices: Vec<Device> = configs
         .iter()
         .map(|c| {
-            Device::new(DeviceConfig {
-                target: c.target.clone(),
-                ..softgpu_kernel_tests::env_default()
-            })
-            .unwrap_or_else(|e| panic!("device {}: {e}", c.target))
+            // The environment as it is: the tests' defaults (env_default)
+            // are for the tests.
+            let config = softgpu_env::device_config(&c.target).unwrap_or_else(|e| panic!("{e}"));
+            Device::new(config).unwrap_or_else(|e| panic!("device {}: {e}", c.target))
         })
         .collect();
     let mut failed = 0;

@@ -12,6 +12,7 @@ use softgpu_runtime::agent::PoolKind;
 use softgpu_runtime::queue::{packet_type, Queue, QueueSpec};
 use softgpu_runtime::signal::{Condition, Order, Signal, WaitHint};
 use softgpu_runtime::Runtime;
+use softgpu_test_support::bytes::{bytes_of, from_bytes};
 
 const SOURCE: &str = r#"
 __kernel void vadd(__global const float* a, __global const float* b, __global float* c, uint n) {
@@ -38,7 +39,9 @@ pub struct Fixture {
 
 impl Fixture {
     pub fn new() -> Fixture {
-        let rt = Runtime::init(softgpu_env::config).unwrap();
+        // The environment over the tests' defaults (SOFTGPU_JIT=verify).
+        let rt =
+            Runtime::init(|| softgpu_env::config_from(softgpu_test_support::env::var)).unwrap();
         let gpu = rt.agent_handles[1];
         let reader = rt.reader_from_memory(&code_object(), "test").unwrap();
         let executable = rt.create_executable();
@@ -170,14 +173,11 @@ pub fn wait_zero(s: &Signal) -> i64 {
 }
 
 pub fn floats(bytes: &[u8]) -> Vec<f32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
+    from_bytes(bytes)
 }
 
 pub fn upload(f: &Fixture, data: &[f32]) -> u64 {
-    let bytes: Vec<u8> = data.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let bytes = bytes_of(data);
     let addr =
         f.rt.allocate(f.pool(1, PoolKind::CoarseDevice), bytes.len() as u64)
             .unwrap();

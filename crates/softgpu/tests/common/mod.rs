@@ -34,11 +34,13 @@ __kernel void spin(__global float* x, uint n) {
 }
 "#;
 
-/// Device 0 of an instance configured from the environment (so the
-/// README's `SOFTGPU_JIT=verify` holds the JIT to the interpreter here
-/// too), a stream, and [`SOURCE`] compiled and loaded.
+/// Device 0 of an instance configured from the environment over the
+/// tests' defaults (so `SOFTGPU_JIT=verify`, unless set otherwise, holds
+/// the JIT to the interpreter here too), a stream, and [`SOURCE`]
+/// compiled and loaded.
 pub fn setup() -> (Device, Stream, Module) {
-    let config = softgpu_env::config().expect("the environment's configuration");
+    let config = softgpu_env::config_from(softgpu_test_support::env::var)
+        .expect("the environment's configuration");
     let device = softgpu::Instance::new(config)
         .and_then(|i| i.device(0))
         .expect("device 0");
