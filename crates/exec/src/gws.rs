@@ -14,7 +14,8 @@
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
-use softgpu_interp::ops::{GridSync, GwsError, GWS_RESOURCES as RESOURCES};
+use softgpu_interp::ops::{GridSync, GWS_RESOURCES as RESOURCES};
+use softgpu_interp::trap::GwsError;
 
 use crate::watch::Watch;
 

@@ -81,13 +81,22 @@ pub enum Trap {
         limit: u64,
     },
     /// A grid barrier (`ds_gws_barrier`) did not complete.
-    GridBarrier(crate::ops::GwsError),
+    GridBarrier(GwsError),
     /// Device memory refused an access for a reason that is not the
     /// kernel's (the arena's own error).
     Arena(MemError),
     /// JIT verification: the two tiers disagree, or a compiled block broke
     /// its contract (`JitMode::Verify`); the sentence says where.
     TiersDisagree(String),
+}
+
+/// Why a wave left a grid barrier without it completing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GwsError {
+    /// The dispatch was abandoned while the wave waited.
+    Aborted,
+    /// The resource id is out of range.
+    BadResource(u32),
 }
 
 /// What code a wave ran past.
@@ -292,10 +301,10 @@ impl fmt::Display for Trap {
                  dispatch's private memory limit of {limit} bytes materialised (raise it with \
                  SOFTGPU_SCRATCH_LIMIT)"
             ),
-            Trap::GridBarrier(crate::ops::GwsError::Aborted) => {
+            Trap::GridBarrier(GwsError::Aborted) => {
                 f.write_str("the dispatch stopped while this wave waited at a grid barrier")
             }
-            Trap::GridBarrier(crate::ops::GwsError::BadResource(r)) => {
+            Trap::GridBarrier(GwsError::BadResource(r)) => {
                 write!(f, "GWS resource {r} is out of range (0-63)")
             }
             Trap::Arena(e) => write!(f, "device memory: {e}"),

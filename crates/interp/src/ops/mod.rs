@@ -61,20 +61,11 @@ pub type Result<T = Flow> = std::result::Result<T, Trap>;
 pub trait GridSync: Sync {
     /// Arrives at barrier `resource`, which completes when `waves` waves
     /// have arrived; returns once it has.
-    fn barrier(&self, resource: u32, waves: u32) -> std::result::Result<(), GwsError>;
+    fn barrier(&self, resource: u32, waves: u32) -> std::result::Result<(), crate::trap::GwsError>;
 }
 
 /// GWS resources (barrier ids): `M0[21:16]` plus the instruction's offset.
 pub const GWS_RESOURCES: usize = 64;
-
-/// Why a wave left a grid barrier without it completing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GwsError {
-    /// The dispatch was abandoned while the wave waited.
-    Aborted,
-    /// The resource id is out of range.
-    BadResource(u32),
-}
 
 /// One decoded instruction and how to run it.
 pub struct Slot {
