@@ -919,13 +919,6 @@ fn dispatch_packet(
     lds: u32,
     kernarg: u64,
 ) -> [u8; 64] {
-    let dims: u16 = if items[2] > 1 || block[2] > 1 {
-        3
-    } else if items[1] > 1 || block[1] > 1 {
-        2
-    } else {
-        1
-    };
     // Barrier bit set, system-scope acquire and release fences.
     let header = Header {
         packet_type: packet_type::KERNEL_DISPATCH,
@@ -935,7 +928,7 @@ fn dispatch_packet(
     };
     KernelDispatchPacket {
         header: header.bits(),
-        setup: dims,
+        setup: softgpu_runtime::packet::dimensions(items),
         group_segment_size: lds,
         kernel_object: kernel.kref.object(),
         kernarg_address: kernarg,
