@@ -49,8 +49,11 @@ fn assert_fresh(library: &Path) {
     for dir in [
         "hsa/src",
         "runtime/src",
+        "arena/src",
+        "interp/src",
+        "interp/src/ops",
+        "jit/src",
         "exec/src",
-        "exec/src/ops",
         "codeobj/src",
         "isa/src",
     ] {
