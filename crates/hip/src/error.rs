@@ -77,16 +77,36 @@ pub fn fault_code(kind: softgpu::FaultKind) -> hipError_t {
     }
 }
 
-/// The HIP code of a runtime error.
+/// The HIP code of a runtime error, by its variant.
 fn runtime_code(e: &softgpu_runtime::Error) -> hipError_t {
     use softgpu_runtime::exec::MemError;
     use softgpu_runtime::Error as E;
     match e {
-        E::OutOfResources(_) | E::Memory(MemError::Exhausted { .. }) => HIP_ERROR_OUT_OF_MEMORY,
+        // Memory, a pool's capacity, a thread or a memfd the runtime
+        // could not get.
+        E::OutOfResources(_)
+        | E::OutOfMemory { .. }
+        | E::PoolFull { .. }
+        | E::Spawn { .. }
+        | E::System { .. }
+        | E::Memory(MemError::Exhausted { .. }) => HIP_ERROR_OUT_OF_MEMORY,
         E::InvalidAllocation(_) | E::Memory(_) => HIP_ERROR_INVALID_VALUE,
         E::Unsupported(_) => HIP_ERROR_NOT_SUPPORTED,
-        E::InvalidCodeObject(_) => HIP_ERROR_INVALID_IMAGE,
+        E::InvalidCodeObject(_) | E::CodeObject(_) => HIP_ERROR_INVALID_IMAGE,
         E::IncompatibleCodeObject(_) => HIP_ERROR_NO_BINARY_FOR_GPU,
+        // Bad input: a profile, trace or capture that does not read, an
+        // output file that cannot be written, a vmem mapping or IPC
+        // attachment the layers beneath refuse.
+        E::InvalidArgument(_)
+        | E::Profile { .. }
+        | E::Output { .. }
+        | E::Trace { .. }
+        | E::Capture { .. }
+        | E::CaptureAddress { .. }
+        | E::VmemMap { .. }
+        | E::NotShareable { .. }
+        | E::IpcOpen { .. }
+        | E::Ipc { .. } => HIP_ERROR_INVALID_VALUE,
         _ => HIP_ERROR_INVALID_VALUE,
     }
 }

@@ -56,12 +56,24 @@ pub const HSA_STATUS_ERROR_MEMORY_FAULT: Status = 43;
 /// disables.
 pub const HSA_STATUS_CU_MASK_REDUCED: Status = 44;
 
-/// The status a runtime error is reported as.
+/// The status a runtime error is reported as, by its variant.
 pub fn status_of(e: &Error) -> Status {
     match e {
         Error::NotInitialized => HSA_STATUS_ERROR_NOT_INITIALIZED,
         Error::RefcountOverflow => HSA_STATUS_ERROR_REFCOUNT_OVERFLOW,
-        Error::InvalidArgument(_) => HSA_STATUS_ERROR_INVALID_ARGUMENT,
+        // Bad input the client named: a profile, trace or capture that
+        // does not read, an output file that cannot be written, a vmem
+        // mapping or IPC attachment the layers beneath refuse.
+        Error::InvalidArgument(_)
+        | Error::Profile { .. }
+        | Error::Output { .. }
+        | Error::Trace { .. }
+        | Error::Capture { .. }
+        | Error::CaptureAddress { .. }
+        | Error::VmemMap { .. }
+        | Error::NotShareable { .. }
+        | Error::IpcOpen { .. }
+        | Error::Ipc { .. } => HSA_STATUS_ERROR_INVALID_ARGUMENT,
         Error::InvalidHandle { kind, .. } => match *kind {
             "agent" => HSA_STATUS_ERROR_INVALID_AGENT,
             "memory pool" => HSA_STATUS_ERROR_INVALID_MEMORY_POOL,
@@ -75,9 +87,15 @@ pub fn status_of(e: &Error) -> Status {
             "executable symbol" => HSA_STATUS_ERROR_INVALID_EXECUTABLE_SYMBOL,
             _ => HSA_STATUS_ERROR_INVALID_ARGUMENT,
         },
-        Error::OutOfResources(_) => HSA_STATUS_ERROR_OUT_OF_RESOURCES,
+        // Memory, a pool's capacity, a thread or a memfd the runtime
+        // could not get.
+        Error::OutOfResources(_)
+        | Error::OutOfMemory { .. }
+        | Error::PoolFull { .. }
+        | Error::Spawn { .. }
+        | Error::System { .. } => HSA_STATUS_ERROR_OUT_OF_RESOURCES,
         Error::InvalidAllocation(_) => HSA_STATUS_ERROR_INVALID_ALLOCATION,
-        Error::InvalidCodeObject(_) => HSA_STATUS_ERROR_INVALID_CODE_OBJECT,
+        Error::InvalidCodeObject(_) | Error::CodeObject(_) => HSA_STATUS_ERROR_INVALID_CODE_OBJECT,
         Error::IncompatibleCodeObject(_) => HSA_STATUS_ERROR_INVALID_ISA,
         Error::FrozenExecutable => HSA_STATUS_ERROR_FROZEN_EXECUTABLE,
         Error::NotFrozen => HSA_STATUS_ERROR_INVALID_EXECUTABLE,

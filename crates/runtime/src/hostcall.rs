@@ -154,7 +154,10 @@ impl Hostcall {
                 "the hostcall buffer",
                 Access::ReadWrite,
             ))
-            .map_err(|e| crate::Error::OutOfResources(format!("hostcall buffer: {e}")))?;
+            .map_err(|source| crate::Error::OutOfMemory {
+                what: "the hostcall buffer".into(),
+                source,
+            })?;
         let addr = block.next_multiple_of(64);
         let shared = Arc::new(Shared {
             arena: arena.clone(),
@@ -192,16 +195,20 @@ impl Hostcall {
         })();
         if let Err(e) = init {
             let _ = arena.free(block);
-            return Err(crate::Error::OutOfResources(format!(
-                "hostcall buffer: {e}"
-            )));
+            return Err(crate::Error::OutOfMemory {
+                what: "the hostcall buffer".into(),
+                source: e,
+            });
         }
         fence(Ordering::Release);
         let s = shared.clone();
         let thread = std::thread::Builder::new()
             .name(format!("softgpu-hostcall-{name}"))
             .spawn(move || s.run())
-            .map_err(|e| crate::Error::OutOfResources(format!("hostcall listener: {e}")))?;
+            .map_err(|source| crate::Error::Spawn {
+                thread: format!("hostcall listener ({name})"),
+                source,
+            })?;
         Ok(Hostcall {
             shared,
             thread: Mutex::new(Some(thread)),

@@ -36,7 +36,7 @@ use std::collections::HashMap;
 use std::ffi::CString;
 use std::sync::{Arc, Mutex, RwLock};
 
-use softgpu_exec::arena::{Access, AllocSpec, Arena};
+use softgpu_exec::arena::{Access, AllocSpec, Arena, MemError};
 
 /// Which C stream a device message goes to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -729,7 +729,10 @@ impl PrintfBuffer {
                 "the printf buffer",
                 Access::ReadWrite,
             ))
-            .map_err(|e| crate::Error::OutOfResources(format!("printf buffer: {e}")))?;
+            .map_err(|source| crate::Error::OutOfMemory {
+                what: "the printf buffer".into(),
+                source,
+            })?;
         let b = PrintfBuffer {
             arena: arena.clone(),
             addr,
@@ -738,10 +741,14 @@ impl PrintfBuffer {
             lock: Mutex::new(()),
         };
         // Zeroed, so the never-written ends of records read as zero.
+        let unusable = |source| crate::Error::OutOfMemory {
+            what: "the printf buffer".into(),
+            source,
+        };
         arena
             .write(addr, &vec![0u8; bytes as usize])
-            .map_err(|e| crate::Error::OutOfResources(e.to_string()))?;
-        b.reset().map_err(crate::Error::OutOfResources)?;
+            .map_err(unusable)?;
+        b.reset().map_err(unusable)?;
         Ok(b)
     }
 
@@ -764,14 +771,10 @@ impl PrintfBuffer {
         self.bytes - 8
     }
 
-    fn reset(&self) -> Result<(), String> {
-        let e = |e: softgpu_exec::arena::MemError| e.to_string();
+    fn reset(&self) -> Result<(), MemError> {
         self.arena
-            .store_dwords(self.addr, &[0, self.limit() as u32])
-            .map_err(e)?;
-        self.arena
-            .store_dwords(self.addr + self.limit(), &[0, 0])
-            .map_err(e)
+            .store_dwords(self.addr, &[0, self.limit() as u32])?;
+        self.arena.store_dwords(self.addr + self.limit(), &[0, 0])
     }
 
     /// Prints the records the device wrote and empties the buffer. Call it

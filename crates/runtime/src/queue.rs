@@ -301,7 +301,10 @@ impl Runtime {
         let handle = std::thread::Builder::new()
             .name(format!("softgpu-queue-{id}"))
             .spawn(move || process(weak_rt, q))
-            .map_err(|e| Error::OutOfResources(format!("queue thread: {e}")))?;
+            .map_err(|source| Error::Spawn {
+                thread: format!("queue {id}'s packet processor"),
+                source,
+            })?;
         *queue.thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
         // The processor runs: from here `destroy_queue` releases it all.
         acquired.keep();
@@ -362,7 +365,10 @@ impl<'a> Acquired<'a> {
             .rt
             .arena
             .alloc_with(spec)
-            .map_err(|e| Error::OutOfResources(e.to_string()))?;
+            .map_err(|source| Error::OutOfMemory {
+                what: format!("the queue's {what}"),
+                source,
+            })?;
         self.blocks.push(at);
         Ok(at)
     }

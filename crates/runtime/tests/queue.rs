@@ -257,7 +257,7 @@ fn pools_charge_allocations_and_refuse_exhaustion() {
     let capacity = f.rt.pool(pool).unwrap().capacity;
     assert!(matches!(
         f.rt.allocate(pool, capacity + 1),
-        Err(Error::OutOfResources(_))
+        Err(Error::PoolFull { .. })
     ));
     let a = f.rt.allocate(pool, 100).unwrap();
     assert_eq!(a % 4096, 0, "pool allocations are page-aligned");

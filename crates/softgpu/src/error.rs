@@ -261,14 +261,20 @@ pub enum Error {
 }
 
 impl Error {
-    /// Whether device memory (or a pool of it) ran out; a budget refusal
-    /// is [`Error::Budget`] instead.
+    /// Whether the runtime ran out of resources: device memory or a pool
+    /// of it (most often), or a thread or memory file it needed. A budget
+    /// refusal is [`Error::Budget`] instead.
     pub fn is_out_of_memory(&self) -> bool {
         use softgpu_runtime::exec::MemError;
         match self {
             Error::Runtime(e) => matches!(
                 **e,
-                RuntimeError::OutOfResources(_) | RuntimeError::Memory(MemError::Exhausted { .. })
+                RuntimeError::OutOfResources(_)
+                    | RuntimeError::OutOfMemory { .. }
+                    | RuntimeError::PoolFull { .. }
+                    | RuntimeError::Spawn { .. }
+                    | RuntimeError::System { .. }
+                    | RuntimeError::Memory(MemError::Exhausted { .. })
             ),
             _ => false,
         }
