@@ -790,13 +790,11 @@ impl PrintfBuffer {
         }
     }
 
-    fn drain_locked(&self) -> Result<(), String> {
-        let e = |e: softgpu_exec::arena::MemError| e.to_string();
-        let used = self.arena.load_u32(self.addr).map_err(e)? as u64;
+    fn drain_locked(&self) -> Result<(), RecordError> {
+        let used = self.arena.load_u32(self.addr)? as u64;
         let mut counters = [0u32; 2];
         self.arena
-            .load_dwords(self.addr + self.limit(), &mut counters)
-            .map_err(e)?;
+            .load_dwords(self.addr + self.limit(), &mut counters)?;
         let capacity = self.limit() - 8;
         let used = if used > capacity {
             complain(&format!(
@@ -807,10 +805,8 @@ impl PrintfBuffer {
             used
         };
         let mut data = vec![0u8; used as usize];
-        self.arena.read(self.addr + 8, &mut data).map_err(e)?;
-        self.arena
-            .write(self.addr + 8, &vec![0u8; used as usize])
-            .map_err(e)?;
+        self.arena.read(self.addr + 8, &mut data)?;
+        self.arena.write(self.addr + 8, &vec![0u8; used as usize])?;
         let result = if self.formats.hip {
             self.print_hip(&data)
         } else {
@@ -825,21 +821,20 @@ impl PrintfBuffer {
         result
     }
 
-    fn print_opencl(&self, data: &[u8]) -> Result<(), String> {
+    fn print_opencl(&self, data: &[u8]) -> Result<(), RecordError> {
         let mut at = 0;
         while at + 4 <= data.len() {
             let id = u32::from_le_bytes(data[at..at + 4].try_into().expect("4 bytes"));
             if id == 0 {
                 // Space reserved but never written (a record torn by a fault).
-                return Err(format!("an unwritten record at byte {at}"));
+                return Err(RecordError::Unwritten { at });
             }
-            let (sizes, fmt) = self.formats.by_id.get(&id).ok_or_else(|| {
-                format!("unknown printf format id {id} at byte {at}; the rest is skipped")
-            })?;
+            let (sizes, fmt) =
+                (self.formats.by_id.get(&id)).ok_or(RecordError::UnknownFormat { id, at })?;
             let end = at + 4 + sizes.iter().sum::<usize>();
             let record = data
                 .get(at + 4..end)
-                .ok_or_else(|| format!("record of format {id} at byte {at} runs past the data"))?;
+                .ok_or(RecordError::PastTheData { id, at })?;
             let text = format(
                 fmt,
                 &mut Sized {
@@ -854,7 +849,7 @@ impl PrintfBuffer {
         Ok(())
     }
 
-    fn print_hip(&self, data: &[u8]) -> Result<(), String> {
+    fn print_hip(&self, data: &[u8]) -> Result<(), RecordError> {
         let mut at = 0;
         while at + 4 <= data.len() {
             let control = u32::from_le_bytes(data[at..at + 4].try_into().expect("4 bytes"));
@@ -862,7 +857,7 @@ impl PrintfBuffer {
             let record = data
                 .get(at..at + size)
                 .filter(|_| size >= 4)
-                .ok_or_else(|| format!("record at byte {at} claims {size} bytes"))?;
+                .ok_or(RecordError::Size { at, size })?;
             let stream = if control & 1 != 0 {
                 OutStream::Stderr
             } else {
@@ -876,7 +871,7 @@ impl PrintfBuffer {
                 let hash = record
                     .get(4..12)
                     .map(|h| u64::from_le_bytes(h.try_into().expect("8 bytes")))
-                    .ok_or_else(|| format!("record at byte {at} has no format hash"))?;
+                    .ok_or(RecordError::NoFormatHash { at })?;
                 words.at = 12;
                 match self.formats.by_hash.get(&hash) {
                     Some(f) => f.clone(),
@@ -891,7 +886,7 @@ impl PrintfBuffer {
             } else {
                 match words.next(Want::Str) {
                     Some(Value::Bytes(f)) => f,
-                    _ => return Err(format!("record at byte {at} has no format string")),
+                    _ => return Err(RecordError::NoFormatString { at }),
                 }
             };
             let text = format(&fmt, &mut words);
@@ -900,6 +895,28 @@ impl PrintfBuffer {
         }
         Ok(())
     }
+}
+
+/// Why the records of a printf buffer could not all be printed (said on
+/// stderr; the rest of the buffer is skipped).
+#[derive(Debug, thiserror::Error)]
+enum RecordError {
+    /// The buffer's memory refused an access.
+    #[error(transparent)]
+    Memory(#[from] MemError),
+    /// Space reserved but never written (a record torn by a fault).
+    #[error("an unwritten record at byte {at}")]
+    Unwritten { at: usize },
+    #[error("unknown printf format id {id} at byte {at}; the rest is skipped")]
+    UnknownFormat { id: u32, at: usize },
+    #[error("record of format {id} at byte {at} runs past the data")]
+    PastTheData { id: u32, at: usize },
+    #[error("record at byte {at} claims {size} bytes")]
+    Size { at: usize, size: usize },
+    #[error("record at byte {at} has no format hash")]
+    NoFormatHash { at: usize },
+    #[error("record at byte {at} has no format string")]
+    NoFormatString { at: usize },
 }
 
 impl Drop for PrintfBuffer {
