@@ -41,7 +41,7 @@ impl From<softgpu::Error> for HipError {
     fn from(e: softgpu::Error) -> HipError {
         use softgpu::Error as E;
         let code = match &e {
-            E::Fault(f) => fault_code(f.kind),
+            E::Fault(f) => fault_code(f.kind()),
             E::Budget { .. } => HIP_ERROR_OUT_OF_MEMORY,
             E::Runtime(r) => runtime_code(r),
             E::Launch { .. } => HIP_ERROR_INVALID_CONFIGURATION,
