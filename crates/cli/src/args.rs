@@ -103,7 +103,7 @@ pub fn dispatch_error(e: DispatchError) -> CliError {
         DispatchError::BadArguments { .. } | DispatchError::NoSuchKernel(_) => {
             CliError::Usage(e.to_string())
         }
-        _ => CliError::Other(e.to_string()),
+        _ => CliError::Dispatch(e),
     }
 }
 

@@ -145,8 +145,10 @@ pub fn run(options: &Options) -> Result<ExitCode, CliError> {
             },
         });
         let text = serde_json::to_string_pretty(&document).expect("JSON values serialize");
-        fs::write(path, text + "\n")
-            .map_err(|e| CliError::Other(format!("--json {}: {e}", path.display())))?;
+        fs::write(path, text + "\n").map_err(|source| CliError::Io {
+            what: format!("--json {}", path.display()),
+            source,
+        })?;
     }
     Ok(match (options.error_exitcode, summary.errors) {
         (Some(code), n) if n > 0 => ExitCode::from(code),
@@ -198,7 +200,12 @@ fn read_records(path: &Path) -> Result<Vec<Value>, CliError> {
     let text = match fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(CliError::Other(format!("the check report: {e}"))),
+        Err(source) => {
+            return Err(CliError::Io {
+                what: "the check report".into(),
+                source,
+            })
+        }
     };
     // A line a killed process left half written is skipped.
     Ok(text
@@ -218,12 +225,17 @@ impl Workspace {
     /// `libhsa-runtime64.so.1` linking to softgpu's libraries beside this
     /// executable (where cargo builds them).
     fn new() -> Result<Workspace, CliError> {
-        let exe = std::env::current_exe()
-            .map_err(|e| CliError::Other(format!("cannot find the softgpu executable: {e}")))?;
+        let exe = std::env::current_exe().map_err(|source| CliError::Io {
+            what: "cannot find the softgpu executable".into(),
+            source,
+        })?;
         let libs = exe.parent().unwrap_or(Path::new("."));
         let dir = std::env::temp_dir().join(format!("softgpu-check-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).map_err(|e| CliError::Other(format!("{}: {e}", dir.display())))?;
+        fs::create_dir_all(&dir).map_err(|source| CliError::Io {
+            what: dir.display().to_string(),
+            source,
+        })?;
         let work = Workspace {
             report: dir.join("report.jsonl"),
             dir,
@@ -238,13 +250,17 @@ impl Workspace {
         ] {
             let lib = libs.join(built);
             if !lib.exists() {
-                return Err(CliError::Other(format!(
+                return Err(CliError::Failed(format!(
                     "{} is missing: build softgpu's libraries beside the softgpu executable (cargo build --release -p {package})",
                     lib.display()
                 )));
             }
-            std::os::unix::fs::symlink(&lib, work.dir.join(soname))
-                .map_err(|e| CliError::Other(format!("{}: {e}", work.dir.display())))?;
+            std::os::unix::fs::symlink(&lib, work.dir.join(soname)).map_err(|source| {
+                CliError::Io {
+                    what: work.dir.display().to_string(),
+                    source,
+                }
+            })?;
         }
         Ok(work)
     }

@@ -701,8 +701,8 @@ fn fault(stream: &Stream, examples: &Examples) -> Result<Checked> {
 
 /// The structured report, a line for what and a line for where.
 fn describe_fault(fault: &KernelFault) -> String {
-    let mut text = continuation(&format!("kernel {}: {}", fault.kernel, fault.reason));
-    if let Some(site) = &fault.site {
+    let mut text = continuation(&format!("kernel {}: {}", fault.kernel(), fault.reason()));
+    if let Some(site) = fault.site() {
         let lane = site.lane.map_or(String::new(), |l| format!(", lane {l}"));
         let address = site
             .address
@@ -718,10 +718,10 @@ fn describe_fault(fault: &KernelFault) -> String {
 /// What the fault report lacks, if anything: it must name the kernel, the
 /// instruction and the address.
 fn incomplete_report(fault: &KernelFault) -> Option<String> {
-    if fault.kernel != "sgemm" {
-        return Some(format!("the report names kernel {}", fault.kernel));
+    if fault.kernel() != "sgemm" {
+        return Some(format!("the report names kernel {}", fault.kernel()));
     }
-    match &fault.site {
+    match fault.site() {
         None => Some("the report names no instruction".into()),
         Some(site) if site.address.is_none() => Some("the report names no address".into()),
         Some(_) => None,

@@ -213,15 +213,24 @@ enum Command {
 pub enum CliError {
     /// A command line softgpu cannot use (exit code 2, as clap's own).
     Usage(String),
-    /// A kernel faulted (exit code 3).
+    /// A kernel faulted (exit code 3): the report.
     Fault(String),
-    /// Anything else: a file, a compile, the device (exit code 1).
-    Other(String),
+    /// The executor could not run a dispatch (exit code 1).
+    Dispatch(softgpu_exec::DispatchError),
+    /// A file or folder the command needs could not be read or written
+    /// (exit code 1): what it was, and the system's error.
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
+    /// A command's own failure message, from its layers below (a file, a
+    /// compile, the device), already said in full (exit code 1).
+    Failed(String),
 }
 
 impl From<String> for CliError {
     fn from(message: String) -> CliError {
-        CliError::Other(message)
+        CliError::Failed(message)
     }
 }
 
@@ -230,7 +239,7 @@ impl CliError {
         ExitCode::from(match self {
             CliError::Usage(_) => 2,
             CliError::Fault(_) => 3,
-            CliError::Other(_) => 1,
+            CliError::Dispatch(_) | CliError::Io { .. } | CliError::Failed(_) => 1,
         })
     }
 }
@@ -238,7 +247,19 @@ impl CliError {
 impl std::fmt::Display for CliError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            CliError::Usage(m) | CliError::Fault(m) | CliError::Other(m) => f.write_str(m),
+            CliError::Usage(m) | CliError::Fault(m) | CliError::Failed(m) => f.write_str(m),
+            CliError::Dispatch(e) => write!(f, "{e}"),
+            CliError::Io { what, source } => write!(f, "{what}: {source}"),
+        }
+    }
+}
+
+impl std::error::Error for CliError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CliError::Dispatch(e) => Some(e),
+            CliError::Io { source, .. } => Some(source),
+            _ => None,
         }
     }
 }

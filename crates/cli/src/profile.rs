@@ -42,7 +42,7 @@ pub fn run(spec: &LaunchSpec, top: usize, json: bool) -> Result<(), CliError> {
     // The profile counts the slots of the program that ran the kernel.
     let ran = (prepared.program.kernel(spec.kernel))
         .map(|k| prepared.program.for_kernel(k))
-        .map_err(|e| CliError::Other(e.to_string()))?;
+        .map_err(|e| CliError::Dispatch(e.into()))?;
     let report = Report {
         spec: &spec,
         part: crate::inspect::part_profile(prepared.device.target())?,

@@ -327,8 +327,9 @@ pub unsafe extern "C" fn hiprtcCompileProgram(
                 state.log = CString::default();
                 Ok(())
             }
-            Err(log) => {
+            Err(e) => {
                 state.code.clear();
+                let log = e.to_string();
                 let why = format!("{}: compilation failed:\n{log}", p.name);
                 state.log = CString::new(log.replace('\0', " ")).unwrap_or_default();
                 fail(COMPILATION, why)
@@ -350,37 +351,59 @@ fn full_source(p: &Program, expressions: &[String]) -> String {
     source
 }
 
+/// Why a program did not compile; its message is the program's log.
+#[derive(Debug, thiserror::Error)]
+enum BuildError {
+    /// The temporary folder for the program's headers could not be made.
+    #[error("creating a folder for the program's headers: {0}")]
+    HeaderFolder(#[source] std::io::Error),
+    /// A header could not be written into that folder.
+    #[error("{}: {source}", .path.display())]
+    Header {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    /// The compiler could not be set up, or the source did not compile
+    /// (its diagnostics).
+    #[error(transparent)]
+    Compile(#[from] softgpu_compiler::CompileError),
+    /// The compiled code object could not be read back for the name
+    /// expressions' kernels.
+    #[error(transparent)]
+    CodeObject(#[from] softgpu_codeobj::Error),
+}
+
 /// Compiles `p` for `target`: the code object and each name expression's
-/// lowered name, or the compiler's log.
+/// lowered name, or why not (the program's log).
 fn compile(
     p: &Program,
     expressions: &[String],
     target: &str,
     options: &[String],
-) -> Result<(Vec<u8>, HashMap<String, CString>), String> {
+) -> Result<(Vec<u8>, HashMap<String, CString>), BuildError> {
     let headers = tempfile::Builder::new()
         .prefix("softgpu-hiprtc-")
         .tempdir()
-        .map_err(|e| format!("creating a folder for the program's headers: {e}"))?;
+        .map_err(BuildError::HeaderFolder)?;
+    let headers_at = |path: &std::path::Path| {
+        let path = path.to_path_buf();
+        move |source| BuildError::Header { path, source }
+    };
     for (name, contents) in &p.headers {
         let path = headers.path().join(name);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+            std::fs::create_dir_all(parent).map_err(headers_at(parent))?;
         }
-        std::fs::write(&path, contents).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(&path, contents).map_err(headers_at(&path))?;
     }
-    let mut compiler = softgpu_compiler::Compiler::new(target)
-        .map_err(|e| e.to_string())?
-        .include_dir(headers.path());
+    let mut compiler = softgpu_compiler::Compiler::new(target)?.include_dir(headers.path());
     for o in options {
         compiler = compiler.option(o);
     }
-    let code = compiler
-        .compile(
-            &full_source(p, expressions),
-            softgpu_compiler::Language::Hip,
-        )
-        .map_err(|e| e.to_string())?;
+    let code = compiler.compile(
+        &full_source(p, expressions),
+        softgpu_compiler::Language::Hip,
+    )?;
     let lowered = lower(&code, expressions)?;
     Ok((code, lowered))
 }
@@ -388,11 +411,14 @@ fn compile(
 /// Each name expression's mangled kernel name: the kernel whose demangled
 /// name, without its return type and parameters, is the expression (spaces
 /// and a leading `&` ignored).
-fn lower(code: &[u8], expressions: &[String]) -> Result<HashMap<String, CString>, String> {
+fn lower(
+    code: &[u8],
+    expressions: &[String],
+) -> Result<HashMap<String, CString>, softgpu_codeobj::Error> {
     if expressions.is_empty() {
         return Ok(HashMap::new());
     }
-    let object = softgpu_codeobj::load(code).map_err(|e| e.to_string())?;
+    let object = softgpu_codeobj::load(code)?;
     let bare = |s: &str| -> String { s.chars().filter(|c| !c.is_whitespace()).collect() };
     let mut lowered = HashMap::new();
     for e in expressions {
@@ -407,11 +433,9 @@ fn lower(code: &[u8], expressions: &[String]) -> Result<HashMap<String, CString>
                 .map_or(without_params, |(_, n)| n);
             bare(name) == want || bare(without_params) == want || k.name == *e
         });
-        if let Some(k) = found {
-            lowered.insert(
-                e.clone(),
-                CString::new(k.name.clone()).map_err(|e| e.to_string())?,
-            );
+        // A symbol name from an ELF string table has no NUL inside.
+        if let Some(name) = found.and_then(|k| CString::new(k.name.clone()).ok()) {
+            lowered.insert(e.clone(), name);
         }
     }
     Ok(lowered)

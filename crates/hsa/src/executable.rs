@@ -126,10 +126,53 @@ pub(crate) fn forget_all() {
 // ---------------------------------------------------------------------------
 // Code object readers.
 
-/// A read failure: a bad descriptor, or bytes that cannot be a code object.
+/// A read failure: a bad descriptor (`HSA_STATUS_ERROR_INVALID_FILE`), or
+/// bytes that cannot be a code object
+/// (`HSA_STATUS_ERROR_INVALID_CODE_OBJECT`).
+#[derive(Debug, thiserror::Error)]
 enum ReadError {
-    File(String),
-    CodeObject(String),
+    /// `fstat` refused the descriptor (closed, say).
+    #[error("file descriptor {fd}: {source}")]
+    Stat { fd: i32, source: std::io::Error },
+    #[error("file descriptor {fd} is a directory")]
+    Directory { fd: i32 },
+    /// A device (`/dev/zero`) is no code object and may never end.
+    #[error("file descriptor {fd} is a device, not a file or pipe")]
+    Device { fd: i32 },
+    #[error("reading file descriptor {fd}: {source}")]
+    Read { fd: i32, source: std::io::Error },
+    #[error(
+        "file descriptor {fd}: the code object is larger than the limit of {MAX_FILE_SIZE} bytes"
+    )]
+    FileTooLarge { fd: i32 },
+    #[error("size 0")]
+    EmptyRange,
+    #[error("size {len} is larger than the limit of {MAX_FILE_SIZE} bytes")]
+    RangeTooLarge { len: u64 },
+    #[error("{len} bytes at offset {offset} lie beyond the file's {total} bytes")]
+    BeyondFile { len: u64, offset: u64, total: u64 },
+    #[error("the file ends {read} bytes into the {len}-byte code object")]
+    Truncated { read: u64, len: u64 },
+    #[error("the file is empty from the read offset on")]
+    Empty,
+}
+
+impl ReadError {
+    /// The status the reader exports return.
+    fn status(&self) -> Status {
+        match self {
+            ReadError::Stat { .. }
+            | ReadError::Directory { .. }
+            | ReadError::Device { .. }
+            | ReadError::Read { .. }
+            | ReadError::FileTooLarge { .. } => HSA_STATUS_ERROR_INVALID_FILE,
+            ReadError::EmptyRange
+            | ReadError::RangeTooLarge { .. }
+            | ReadError::BeyondFile { .. }
+            | ReadError::Truncated { .. }
+            | ReadError::Empty => HSA_STATUS_ERROR_INVALID_CODE_OBJECT,
+        }
+    }
 }
 
 /// The caller's descriptor as a `File` that is never closed by us.
@@ -185,11 +228,9 @@ unsafe fn read_fd(fd: i32, offset: Option<u64>, len: Option<u64>) -> Result<Vec<
         .read_to_end(&mut out),
         None => Patient { file: &file, fd }.take(most).read_to_end(&mut out),
     };
-    result.map_err(|e| ReadError::File(format!("reading file descriptor {fd}: {e}")))?;
+    result.map_err(|source| ReadError::Read { fd, source })?;
     if out.len() as u64 > MAX_FILE_SIZE {
-        return Err(ReadError::File(format!(
-            "file descriptor {fd}: the code object is larger than the limit of {MAX_FILE_SIZE} bytes"
-        )));
+        return Err(ReadError::FileTooLarge { fd });
     }
     Ok(out)
 }
@@ -233,18 +274,13 @@ fn file_size(fd: i32) -> Result<Option<u64>, ReadError> {
     // SAFETY: `st` is a valid, writable stat that fstat only writes; any
     // `fd` value is allowed (a bad one is EBADF).
     if unsafe { libc::fstat(fd, &mut st) } != 0 {
-        let e = std::io::Error::last_os_error();
-        return Err(ReadError::File(format!("file descriptor {fd}: {e}")));
+        let source = std::io::Error::last_os_error();
+        return Err(ReadError::Stat { fd, source });
     }
     match st.st_mode & libc::S_IFMT {
         libc::S_IFREG => Ok(Some(st.st_size as u64)),
-        libc::S_IFDIR => Err(ReadError::File(format!(
-            "file descriptor {fd} is a directory"
-        ))),
-        // A device (`/dev/zero`) is no code object and may never end.
-        libc::S_IFCHR | libc::S_IFBLK => Err(ReadError::File(format!(
-            "file descriptor {fd} is a device, not a file or pipe"
-        ))),
+        libc::S_IFDIR => Err(ReadError::Directory { fd }),
+        libc::S_IFCHR | libc::S_IFBLK => Err(ReadError::Device { fd }),
         _ => Ok(None),
     }
 }
@@ -288,28 +324,24 @@ unsafe fn read_code_object(
     let (bytes, offset) = match range {
         Some((offset, len)) => {
             if len == 0 {
-                return Err(ReadError::CodeObject("size 0".into()));
+                return Err(ReadError::EmptyRange);
             }
             if len > MAX_FILE_SIZE {
-                return Err(ReadError::CodeObject(format!(
-                    "size {len} is larger than the limit of {MAX_FILE_SIZE} bytes"
-                )));
+                return Err(ReadError::RangeTooLarge { len });
             }
             if let Some(total) = size {
                 if offset > total || len > total - offset {
-                    return Err(ReadError::CodeObject(format!(
-                        "{len} bytes at offset {offset} lie beyond the file's {total} bytes"
-                    )));
+                    return Err(ReadError::BeyondFile { len, offset, total });
                 }
             }
             // SAFETY: fstat succeeded, so `fd` is open, and stays so for
             // the call (this function's contract).
             let bytes = unsafe { read_fd(fd, Some(offset), Some(len))? };
             if (bytes.len() as u64) < len {
-                return Err(ReadError::CodeObject(format!(
-                    "the file ends {} bytes into the {len}-byte code object",
-                    bytes.len()
-                )));
+                return Err(ReadError::Truncated {
+                    read: bytes.len() as u64,
+                    len,
+                });
             }
             (bytes, offset)
         }
@@ -329,9 +361,7 @@ unsafe fn read_code_object(
         }
     };
     if bytes.is_empty() {
-        return Err(ReadError::CodeObject(
-            "the file is empty from the read offset on".into(),
-        ));
+        return Err(ReadError::Empty);
     }
     let uri = file_uri(fd, offset, bytes.len() as u64);
     Ok((bytes, uri))
@@ -361,10 +391,7 @@ unsafe fn reader_from_fd(
                 unsafe { put(reader, h) }?;
                 Ok(HSA_STATUS_SUCCESS)
             }
-            Err(ReadError::File(why)) => refuse(name, HSA_STATUS_ERROR_INVALID_FILE, why),
-            Err(ReadError::CodeObject(why)) => {
-                refuse(name, HSA_STATUS_ERROR_INVALID_CODE_OBJECT, why)
-            }
+            Err(e) => refuse(name, e.status(), e),
         }
     })
 }

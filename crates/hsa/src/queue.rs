@@ -56,15 +56,19 @@ pub(crate) fn queue_at(rt: &Runtime, queue: *const c_void) -> Result<Arc<Queue>,
 /// The status a queue error is reported to the callback with.
 pub fn error_status(error: &QueueError) -> Status {
     match error {
-        QueueError::InvalidPacket(rule, _) => packet_status(*rule),
+        QueueError::InvalidPacket(rule, _) | QueueError::LaunchRefused { rule, .. } => {
+            packet_status(*rule)
+        }
+        QueueError::UnreadablePacket { .. } => packet_status(PacketRule::Format),
         // The dispatch's own memory (scratch, kernarg copies) or a host
         // operation failed: not the packet's fault.
         QueueError::DispatchFailed(_)
         | QueueError::NoDevice(_)
         | QueueError::HostOpFailed(_)
-        | QueueError::Internal(_) => HSA_STATUS_ERROR_OUT_OF_RESOURCES,
+        | QueueError::Internal(_)
+        | QueueError::Spawn(_) => HSA_STATUS_ERROR_OUT_OF_RESOURCES,
         QueueError::KernelFault(fault) => fault_status(fault.kind),
-        QueueError::DependencyFailed(_) => HSA_STATUS_ERROR,
+        QueueError::DependencyFailed { .. } => HSA_STATUS_ERROR,
     }
 }
 

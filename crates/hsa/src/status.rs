@@ -56,12 +56,24 @@ pub const HSA_STATUS_ERROR_MEMORY_FAULT: Status = 43;
 /// disables.
 pub const HSA_STATUS_CU_MASK_REDUCED: Status = 44;
 
-/// The status a runtime error is reported as.
+/// The status a runtime error is reported as, by its variant.
 pub fn status_of(e: &Error) -> Status {
     match e {
         Error::NotInitialized => HSA_STATUS_ERROR_NOT_INITIALIZED,
         Error::RefcountOverflow => HSA_STATUS_ERROR_REFCOUNT_OVERFLOW,
-        Error::InvalidArgument(_) => HSA_STATUS_ERROR_INVALID_ARGUMENT,
+        // Bad input the client named: a profile, trace or capture that
+        // does not read, an output file that cannot be written, a vmem
+        // mapping or IPC attachment the layers beneath refuse.
+        Error::InvalidArgument(_)
+        | Error::Profile { .. }
+        | Error::Output { .. }
+        | Error::Trace { .. }
+        | Error::Capture { .. }
+        | Error::CaptureAddress { .. }
+        | Error::VmemMap { .. }
+        | Error::NotShareable { .. }
+        | Error::IpcOpen { .. }
+        | Error::Ipc { .. } => HSA_STATUS_ERROR_INVALID_ARGUMENT,
         Error::InvalidHandle { kind, .. } => match *kind {
             "agent" => HSA_STATUS_ERROR_INVALID_AGENT,
             "memory pool" => HSA_STATUS_ERROR_INVALID_MEMORY_POOL,
@@ -75,9 +87,15 @@ pub fn status_of(e: &Error) -> Status {
             "executable symbol" => HSA_STATUS_ERROR_INVALID_EXECUTABLE_SYMBOL,
             _ => HSA_STATUS_ERROR_INVALID_ARGUMENT,
         },
-        Error::OutOfResources(_) => HSA_STATUS_ERROR_OUT_OF_RESOURCES,
+        // Memory, a pool's capacity, a thread or a memfd the runtime
+        // could not get.
+        Error::OutOfResources(_)
+        | Error::OutOfMemory { .. }
+        | Error::PoolFull { .. }
+        | Error::Spawn { .. }
+        | Error::System { .. } => HSA_STATUS_ERROR_OUT_OF_RESOURCES,
         Error::InvalidAllocation(_) => HSA_STATUS_ERROR_INVALID_ALLOCATION,
-        Error::InvalidCodeObject(_) => HSA_STATUS_ERROR_INVALID_CODE_OBJECT,
+        Error::InvalidCodeObject(_) | Error::CodeObject(_) => HSA_STATUS_ERROR_INVALID_CODE_OBJECT,
         Error::IncompatibleCodeObject(_) => HSA_STATUS_ERROR_INVALID_ISA,
         Error::FrozenExecutable => HSA_STATUS_ERROR_FROZEN_EXECUTABLE,
         Error::NotFrozen => HSA_STATUS_ERROR_INVALID_EXECUTABLE,
@@ -155,4 +173,100 @@ pub unsafe extern "C" fn hsa_status_string(status: Status, out: *mut *const c_ch
         // "Outputs"); `put` refuses NULL. The string is static.
         unsafe { put(out, text.as_ptr()) }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use softgpu_runtime::agent::PoolKind;
+    use softgpu_runtime::error::DataError;
+    use softgpu_runtime::vmem::{Unshareable, VmemError};
+
+    /// Each variant that keeps a typed cause reports the status of the
+    /// string variant it replaced.
+    #[test]
+    fn typed_causes_keep_the_status_of_the_variant_they_replaced() {
+        let io = || std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let mem = || MemError::Exhausted {
+            requested: 1,
+            free: 0,
+        };
+        let data = || DataError::from(String::from_utf8(vec![0xff]).unwrap_err());
+        let was_invalid_argument = [
+            Error::Profile {
+                place: None,
+                source: data(),
+            },
+            Error::Output {
+                what: "trace file",
+                path: "/t".into(),
+                source: io(),
+            },
+            Error::Trace {
+                line: 1,
+                source: data(),
+            },
+            Error::Capture {
+                path: "/c".into(),
+                source: data(),
+            },
+            Error::CaptureAddress {
+                buffer: 0,
+                address: 0,
+                arena: 0,
+                source: mem(),
+            },
+            Error::VmemMap {
+                va: 0,
+                len: 0,
+                source: mem(),
+            },
+            Error::NotShareable {
+                source: Unshareable::NotAFile,
+            },
+            Error::IpcOpen {
+                pid: 1,
+                path: "/proc/1/fd/3".into(),
+                source: io(),
+            },
+            Error::Ipc {
+                what: "importing",
+                source: Box::new(VmemError::StillMapped {
+                    addr: 0,
+                    mappings: 1,
+                }),
+            },
+        ];
+        for e in &was_invalid_argument {
+            assert_eq!(status_of(e), HSA_STATUS_ERROR_INVALID_ARGUMENT, "{e}");
+        }
+        let was_out_of_resources = [
+            Error::OutOfMemory {
+                what: "the printf buffer".into(),
+                source: mem(),
+            },
+            Error::PoolFull {
+                pool: PoolKind::CoarseDevice,
+                requested: 2,
+                free: 1,
+                capacity: 1,
+            },
+            Error::Spawn {
+                thread: "a queue's packet processor".into(),
+                source: io(),
+            },
+            Error::System {
+                what: "memfd_create",
+                source: io(),
+            },
+        ];
+        for e in &was_out_of_resources {
+            assert_eq!(status_of(e), HSA_STATUS_ERROR_OUT_OF_RESOURCES, "{e}");
+        }
+        let code = softgpu_codeobj::load(&[]).unwrap_err();
+        assert_eq!(
+            status_of(&Error::CodeObject(code)),
+            HSA_STATUS_ERROR_INVALID_CODE_OBJECT
+        );
+    }
 }

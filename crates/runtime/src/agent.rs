@@ -169,13 +169,11 @@ impl Pool {
                 u.checked_add(bytes).filter(|&n| n <= self.capacity)
             })
             .map(|_| ())
-            .map_err(|used| {
-                Error::OutOfResources(format!(
-                    "{:?} pool: {bytes} bytes requested, {} of {} free",
-                    self.kind,
-                    self.capacity - used,
-                    self.capacity
-                ))
+            .map_err(|used| Error::PoolFull {
+                pool: self.kind,
+                requested: bytes,
+                free: self.capacity - used,
+                capacity: self.capacity,
             })
     }
 

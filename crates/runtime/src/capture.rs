@@ -16,7 +16,7 @@ use softgpu_codeobj::ValueKind;
 use softgpu_exec::arena::Arena;
 use softgpu_exec::{Device, DeviceConfig, DispatchDesc, DispatchStats, Grid, Kernarg, RawDispatch};
 
-use crate::error::{invalid, Error, Result};
+use crate::error::{invalid, DataError, Error, Result};
 use crate::executable::KernelRef;
 use crate::profile::{Fidelity, Profile};
 use crate::runtime::Runtime;
@@ -113,9 +113,13 @@ impl Runtime {
         profile: &Profile,
     ) -> Result<CaptureToken> {
         let kernel = k.kernel();
-        let io = |e: std::io::Error| invalid(format!("capture folder {}: {e}", root.display()));
-        std::fs::create_dir_all(root).map_err(io)?;
-        let dir = next_free_dir(root).map_err(io)?;
+        let folder = |source| Error::Output {
+            what: "capture folder",
+            path: root.to_path_buf(),
+            source,
+        };
+        std::fs::create_dir_all(root).map_err(folder)?;
+        let dir = next_free_dir(root).map_err(folder)?;
         let kernarg_len = kernel
             .meta
             .kernarg_segment_size
@@ -136,10 +140,20 @@ impl Runtime {
             profile_revision: profile.revision,
             fidelity: profile.fidelity_of(false),
         };
-        let json = serde_json::to_vec_pretty(&capture).map_err(|e| invalid(e.to_string()))?;
-        std::fs::write(dir.join("dispatch.json"), json).map_err(io)?;
-        std::fs::write(dir.join("code.hsaco"), k.reader.bytes.as_slice()).map_err(io)?;
-        std::fs::write(dir.join("kernarg.bin"), &kernarg).map_err(io)?;
+        let write = |name: &str, bytes: &[u8]| {
+            let path = dir.join(name);
+            std::fs::write(&path, bytes).map_err(|e| Error::Capture {
+                path,
+                source: e.into(),
+            })
+        };
+        let json = serde_json::to_vec_pretty(&capture).map_err(|e| Error::Capture {
+            path: dir.join("dispatch.json"),
+            source: e.into(),
+        })?;
+        write("dispatch.json", &json)?;
+        write("code.hsaco", k.reader.bytes.as_slice())?;
+        write("kernarg.bin", &kernarg)?;
         self.write_buffers(&dir.join("before"), &buffers)?;
         Ok(CaptureToken { dir, buffers })
     }
@@ -166,12 +180,18 @@ impl Runtime {
     }
 
     fn write_buffers(&self, dir: &Path, buffers: &[CapturedBuffer]) -> Result<()> {
-        let io = |e: std::io::Error| invalid(format!("{}: {e}", dir.display()));
-        std::fs::create_dir_all(dir).map_err(io)?;
+        let at = |path: PathBuf| {
+            move |e: std::io::Error| Error::Capture {
+                path,
+                source: e.into(),
+            }
+        };
+        std::fs::create_dir_all(dir).map_err(at(dir.to_path_buf()))?;
         for (k, b) in buffers.iter().enumerate() {
             let mut bytes = vec![0u8; b.size as usize];
             self.arena.read(b.address, &mut bytes)?;
-            std::fs::write(dir.join(format!("{k}.bin")), bytes).map_err(io)?;
+            let path = dir.join(format!("{k}.bin"));
+            std::fs::write(&path, bytes).map_err(at(path))?;
         }
         Ok(())
     }
@@ -194,12 +214,14 @@ impl Capture {
     /// Reads `DIR/dispatch.json`.
     pub fn load(dir: &Path) -> Result<Capture> {
         let path = dir.join("dispatch.json");
+        let at = |source: DataError| Error::Capture {
+            path: path.clone(),
+            source,
+        };
         let text = softgpu_codeobj::read_file(&path, softgpu_codeobj::MAX_FILE_SIZE)
-            .map_err(|e| invalid(e.to_string()))?;
-        let text = String::from_utf8(text)
-            .map_err(|_| invalid(format!("{}: not UTF-8 text", path.display())))?;
-        let capture: Capture =
-            serde_json::from_str(&text).map_err(|e| invalid(format!("{}: {e}", path.display())))?;
+            .map_err(|e| at(e.into()))?;
+        let text = String::from_utf8(text).map_err(|e| at(e.into()))?;
+        let capture: Capture = serde_json::from_str(&text).map_err(|e| at(e.into()))?;
         if !(1..=CAPTURE_VERSION).contains(&capture.version) {
             return Err(invalid(format!(
                 "{}: capture format {} (this softgpu reads {CAPTURE_VERSION})",
@@ -214,8 +236,13 @@ impl Capture {
     /// the buffers with the captured results.
     pub fn replay(&self, dir: &Path) -> Result<ReplayReport> {
         let read = |name: &str| {
-            softgpu_codeobj::read_file(dir.join(name), softgpu_codeobj::MAX_FILE_SIZE)
-                .map_err(|e| invalid(e.to_string()))
+            let path = dir.join(name);
+            softgpu_codeobj::read_file(&path, softgpu_codeobj::MAX_FILE_SIZE).map_err(|e| {
+                Error::Capture {
+                    path,
+                    source: e.into(),
+                }
+            })
         };
         let extent = self
             .buffers
@@ -234,13 +261,14 @@ impl Capture {
             arena.clone(),
         )?;
         for (k, b) in self.buffers.iter().enumerate() {
-            arena.alloc_at(b.address, b.size).map_err(|e| {
-                invalid(format!(
-                    "buffer {k} cannot be placed at its captured address {:#x}: {e} (the arena is at {:#x} in this process)",
-                    b.address,
-                    arena.base()
-                ))
-            })?;
+            arena
+                .alloc_at(b.address, b.size)
+                .map_err(|source| Error::CaptureAddress {
+                    buffer: k,
+                    address: b.address,
+                    arena: arena.base(),
+                    source,
+                })?;
             arena.write(b.address, &read(&format!("before/{k}.bin"))?)?;
         }
         let program = device.load(&read("code.hsaco")?)?;

@@ -131,10 +131,10 @@ impl Runtime {
             .map_err(|e| match e {
                 // Built for another GPU: no code for this agent.
                 DispatchError::CodeObject(
-                    softgpu_codeobj::Error::TargetMismatch { .. }
-                    | softgpu_codeobj::Error::NoBundleEntry { .. },
-                ) => Error::IncompatibleCodeObject(e.to_string()),
-                DispatchError::CodeObject(e) => Error::InvalidCodeObject(e.to_string()),
+                    e @ (softgpu_codeobj::Error::TargetMismatch { .. }
+                    | softgpu_codeobj::Error::NoBundleEntry { .. }),
+                ) => Error::IncompatibleCodeObject(e),
+                DispatchError::CodeObject(e) => Error::CodeObject(e),
                 other => Error::from(other),
             })?;
         let program = Arc::new(program);

@@ -154,7 +154,10 @@ impl Hostcall {
                 "the hostcall buffer",
                 Access::ReadWrite,
             ))
-            .map_err(|e| crate::Error::OutOfResources(format!("hostcall buffer: {e}")))?;
+            .map_err(|source| crate::Error::OutOfMemory {
+                what: "the hostcall buffer".into(),
+                source,
+            })?;
         let addr = block.next_multiple_of(64);
         let shared = Arc::new(Shared {
             arena: arena.clone(),
@@ -192,16 +195,20 @@ impl Hostcall {
         })();
         if let Err(e) = init {
             let _ = arena.free(block);
-            return Err(crate::Error::OutOfResources(format!(
-                "hostcall buffer: {e}"
-            )));
+            return Err(crate::Error::OutOfMemory {
+                what: "the hostcall buffer".into(),
+                source: e,
+            });
         }
         fence(Ordering::Release);
         let s = shared.clone();
         let thread = std::thread::Builder::new()
             .name(format!("softgpu-hostcall-{name}"))
             .spawn(move || s.run())
-            .map_err(|e| crate::Error::OutOfResources(format!("hostcall listener: {e}")))?;
+            .map_err(|source| crate::Error::Spawn {
+                thread: format!("hostcall listener ({name})"),
+                source,
+            })?;
         Ok(Hostcall {
             shared,
             thread: Mutex::new(Some(thread)),
@@ -292,10 +299,9 @@ impl Shared {
     }
 
     /// Services every packet on the ready stack; returns how many.
-    fn service_ready(&self) -> Result<usize, String> {
+    fn service_ready(&self) -> Result<usize, ServiceError> {
         let a = &*self.arena;
-        let e = |e: softgpu_exec::arena::MemError| e.to_string();
-        let top = a.rmw_u64(self.addr + 32, |_| 0).map_err(e)?;
+        let top = a.rmw_u64(self.addr + 32, |_| 0)?;
         if top == 0 {
             return Ok(0);
         }
@@ -305,7 +311,7 @@ impl Shared {
         let mut p = top;
         while p & mask != 0 {
             if list.len() as u64 >= PACKETS {
-                return Err("the ready stack loops; packets left unanswered".into());
+                return Err(ServiceError::ReadyStackLoops);
             }
             let index = p & mask;
             list.push(index);
@@ -318,24 +324,24 @@ impl Shared {
         Ok(list.len())
     }
 
-    fn load_u64(&self, addr: u64) -> Result<u64, String> {
+    fn load_u64(&self, addr: u64) -> Result<u64, ServiceError> {
         let mut b = [0u8; 8];
-        self.arena.read(addr, &mut b).map_err(|e| e.to_string())?;
+        self.arena.read(addr, &mut b)?;
         Ok(u64::from_le_bytes(b))
     }
 
-    fn service_packet(&self, index: u64) -> Result<(), String> {
+    fn service_packet(&self, index: u64) -> Result<(), ServiceError> {
         let a = &*self.arena;
         let header = self.headers + index * HEADER_BYTES;
         let mask = self.load_u64(header + 8)?;
-        let service = a.load_u32(header + 16).map_err(|e| e.to_string())?;
+        let service = a.load_u32(header + 16)?;
         let payload = self.payloads + index * PAYLOAD_BYTES;
         let mut state = self.lock_state();
         state.serviced += 1;
         for lane in (0..64).filter(|l| mask >> l & 1 != 0) {
             let slots_at = payload + lane * 64;
             let mut slots = [0u8; 64];
-            a.read(slots_at, &mut slots).map_err(|e| e.to_string())?;
+            a.read(slots_at, &mut slots)?;
             let words: Vec<u64> = slots
                 .chunks_exact(8)
                 .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
@@ -355,14 +361,25 @@ impl Shared {
             let mut out = [0u8; 16];
             out[..8].copy_from_slice(&answer[0].to_le_bytes());
             out[8..].copy_from_slice(&answer[1].to_le_bytes());
-            a.write(slots_at, &out).map_err(|e| e.to_string())?;
+            a.write(slots_at, &out)?;
         }
         drop(state);
         fence(Ordering::Release);
-        a.rmw_u32(header + 20, |c| c & !1)
-            .map_err(|e| e.to_string())?;
+        a.rmw_u32(header + 20, |c| c & !1)?;
         Ok(())
     }
+}
+
+/// Why the listener could not service the ready packets (it says so on
+/// stderr and keeps listening).
+#[derive(Debug, thiserror::Error)]
+enum ServiceError {
+    /// The buffer's memory refused an access.
+    #[error(transparent)]
+    Memory(#[from] softgpu_exec::arena::MemError),
+    /// The ready stack's links form a cycle.
+    #[error("the ready stack loops; packets left unanswered")]
+    ReadyStackLoops,
 }
 
 impl Listener {

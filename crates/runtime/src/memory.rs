@@ -104,9 +104,12 @@ impl Runtime {
         };
         let addr = match self.arena.alloc_with(spec) {
             Ok(a) => a,
-            Err(e) => {
+            Err(source) => {
                 pool.release(size);
-                return Err(Error::OutOfResources(e.to_string()));
+                return Err(Error::OutOfMemory {
+                    what: format!("{len} bytes from the {:?} pool", pool.kind),
+                    source,
+                });
             }
         };
         self.track(addr, size, AllocationKind::Pool(pool_handle), pool.agent);

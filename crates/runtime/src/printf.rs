@@ -36,7 +36,7 @@ use std::collections::HashMap;
 use std::ffi::CString;
 use std::sync::{Arc, Mutex, RwLock};
 
-use softgpu_exec::arena::{Access, AllocSpec, Arena};
+use softgpu_exec::arena::{Access, AllocSpec, Arena, MemError};
 
 /// Which C stream a device message goes to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -729,7 +729,10 @@ impl PrintfBuffer {
                 "the printf buffer",
                 Access::ReadWrite,
             ))
-            .map_err(|e| crate::Error::OutOfResources(format!("printf buffer: {e}")))?;
+            .map_err(|source| crate::Error::OutOfMemory {
+                what: "the printf buffer".into(),
+                source,
+            })?;
         let b = PrintfBuffer {
             arena: arena.clone(),
             addr,
@@ -738,10 +741,14 @@ impl PrintfBuffer {
             lock: Mutex::new(()),
         };
         // Zeroed, so the never-written ends of records read as zero.
+        let unusable = |source| crate::Error::OutOfMemory {
+            what: "the printf buffer".into(),
+            source,
+        };
         arena
             .write(addr, &vec![0u8; bytes as usize])
-            .map_err(|e| crate::Error::OutOfResources(e.to_string()))?;
-        b.reset().map_err(crate::Error::OutOfResources)?;
+            .map_err(unusable)?;
+        b.reset().map_err(unusable)?;
         Ok(b)
     }
 
@@ -764,14 +771,10 @@ impl PrintfBuffer {
         self.bytes - 8
     }
 
-    fn reset(&self) -> Result<(), String> {
-        let e = |e: softgpu_exec::arena::MemError| e.to_string();
+    fn reset(&self) -> Result<(), MemError> {
         self.arena
-            .store_dwords(self.addr, &[0, self.limit() as u32])
-            .map_err(e)?;
-        self.arena
-            .store_dwords(self.addr + self.limit(), &[0, 0])
-            .map_err(e)
+            .store_dwords(self.addr, &[0, self.limit() as u32])?;
+        self.arena.store_dwords(self.addr + self.limit(), &[0, 0])
     }
 
     /// Prints the records the device wrote and empties the buffer. Call it
@@ -787,13 +790,11 @@ impl PrintfBuffer {
         }
     }
 
-    fn drain_locked(&self) -> Result<(), String> {
-        let e = |e: softgpu_exec::arena::MemError| e.to_string();
-        let used = self.arena.load_u32(self.addr).map_err(e)? as u64;
+    fn drain_locked(&self) -> Result<(), RecordError> {
+        let used = self.arena.load_u32(self.addr)? as u64;
         let mut counters = [0u32; 2];
         self.arena
-            .load_dwords(self.addr + self.limit(), &mut counters)
-            .map_err(e)?;
+            .load_dwords(self.addr + self.limit(), &mut counters)?;
         let capacity = self.limit() - 8;
         let used = if used > capacity {
             complain(&format!(
@@ -804,10 +805,8 @@ impl PrintfBuffer {
             used
         };
         let mut data = vec![0u8; used as usize];
-        self.arena.read(self.addr + 8, &mut data).map_err(e)?;
-        self.arena
-            .write(self.addr + 8, &vec![0u8; used as usize])
-            .map_err(e)?;
+        self.arena.read(self.addr + 8, &mut data)?;
+        self.arena.write(self.addr + 8, &vec![0u8; used as usize])?;
         let result = if self.formats.hip {
             self.print_hip(&data)
         } else {
@@ -822,21 +821,20 @@ impl PrintfBuffer {
         result
     }
 
-    fn print_opencl(&self, data: &[u8]) -> Result<(), String> {
+    fn print_opencl(&self, data: &[u8]) -> Result<(), RecordError> {
         let mut at = 0;
         while at + 4 <= data.len() {
             let id = u32::from_le_bytes(data[at..at + 4].try_into().expect("4 bytes"));
             if id == 0 {
                 // Space reserved but never written (a record torn by a fault).
-                return Err(format!("an unwritten record at byte {at}"));
+                return Err(RecordError::Unwritten { at });
             }
-            let (sizes, fmt) = self.formats.by_id.get(&id).ok_or_else(|| {
-                format!("unknown printf format id {id} at byte {at}; the rest is skipped")
-            })?;
+            let (sizes, fmt) =
+                (self.formats.by_id.get(&id)).ok_or(RecordError::UnknownFormat { id, at })?;
             let end = at + 4 + sizes.iter().sum::<usize>();
             let record = data
                 .get(at + 4..end)
-                .ok_or_else(|| format!("record of format {id} at byte {at} runs past the data"))?;
+                .ok_or(RecordError::PastTheData { id, at })?;
             let text = format(
                 fmt,
                 &mut Sized {
@@ -851,7 +849,7 @@ impl PrintfBuffer {
         Ok(())
     }
 
-    fn print_hip(&self, data: &[u8]) -> Result<(), String> {
+    fn print_hip(&self, data: &[u8]) -> Result<(), RecordError> {
         let mut at = 0;
         while at + 4 <= data.len() {
             let control = u32::from_le_bytes(data[at..at + 4].try_into().expect("4 bytes"));
@@ -859,7 +857,7 @@ impl PrintfBuffer {
             let record = data
                 .get(at..at + size)
                 .filter(|_| size >= 4)
-                .ok_or_else(|| format!("record at byte {at} claims {size} bytes"))?;
+                .ok_or(RecordError::Size { at, size })?;
             let stream = if control & 1 != 0 {
                 OutStream::Stderr
             } else {
@@ -873,7 +871,7 @@ impl PrintfBuffer {
                 let hash = record
                     .get(4..12)
                     .map(|h| u64::from_le_bytes(h.try_into().expect("8 bytes")))
-                    .ok_or_else(|| format!("record at byte {at} has no format hash"))?;
+                    .ok_or(RecordError::NoFormatHash { at })?;
                 words.at = 12;
                 match self.formats.by_hash.get(&hash) {
                     Some(f) => f.clone(),
@@ -888,7 +886,7 @@ impl PrintfBuffer {
             } else {
                 match words.next(Want::Str) {
                     Some(Value::Bytes(f)) => f,
-                    _ => return Err(format!("record at byte {at} has no format string")),
+                    _ => return Err(RecordError::NoFormatString { at }),
                 }
             };
             let text = format(&fmt, &mut words);
@@ -897,6 +895,28 @@ impl PrintfBuffer {
         }
         Ok(())
     }
+}
+
+/// Why the records of a printf buffer could not all be printed (said on
+/// stderr; the rest of the buffer is skipped).
+#[derive(Debug, thiserror::Error)]
+enum RecordError {
+    /// The buffer's memory refused an access.
+    #[error(transparent)]
+    Memory(#[from] MemError),
+    /// Space reserved but never written (a record torn by a fault).
+    #[error("an unwritten record at byte {at}")]
+    Unwritten { at: usize },
+    #[error("unknown printf format id {id} at byte {at}; the rest is skipped")]
+    UnknownFormat { id: u32, at: usize },
+    #[error("record of format {id} at byte {at} runs past the data")]
+    PastTheData { id: u32, at: usize },
+    #[error("record at byte {at} claims {size} bytes")]
+    Size { at: usize, size: usize },
+    #[error("record at byte {at} has no format hash")]
+    NoFormatHash { at: usize },
+    #[error("record at byte {at} has no format string")]
+    NoFormatString { at: usize },
 }
 
 impl Drop for PrintfBuffer {

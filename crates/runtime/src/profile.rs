@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{invalid, Result};
+use crate::error::{invalid, Error, Result};
 
 /// The profile chosen when `SOFTGPU_PROFILE` is unset.
 pub const DEFAULT_PROFILE: &str = "gfx1151";
@@ -312,6 +312,15 @@ const V2_META: [&str; 6] = [
 
 /// A schema 2 document as a [`Profile`]: each field's value, and its
 /// provenance kept by name.
+/// A profile's JSON error, at `place` (a field) when the error does not
+/// say.
+fn json(place: Option<String>) -> impl FnOnce(serde_json::Error) -> Error {
+    move |e| Error::Profile {
+        place,
+        source: e.into(),
+    }
+}
+
 fn from_v2(doc: serde_json::Value) -> Result<Profile> {
     let serde_json::Value::Object(doc) = doc else {
         return Err(invalid("device profile: not a JSON object"));
@@ -337,8 +346,7 @@ fn from_v2(doc: serde_json::Value) -> Result<Profile> {
             }
         }
     }
-    let mut profile: Profile =
-        serde_json::from_value(flat.into()).map_err(|e| invalid(format!("device profile: {e}")))?;
+    let mut profile: Profile = serde_json::from_value(flat.into()).map_err(json(None))?;
     profile.provenance = provenance;
     Ok(profile)
 }
@@ -367,8 +375,8 @@ fn section(
         let value = entry
             .remove("value")
             .ok_or_else(|| invalid(format!("device profile: field {name} has no value")))?;
-        let source: Provenance = serde_json::from_value(entry.into())
-            .map_err(|e| invalid(format!("device profile: field {name}: {e}")))?;
+        let source: Provenance =
+            serde_json::from_value(entry.into()).map_err(json(Some(format!("field {name}"))))?;
         provenance.insert(name.clone(), source);
         flat.insert(name[prefix.len()..].to_string(), value);
     }
@@ -429,13 +437,10 @@ impl Profile {
     /// Parses and checks a profile document (schema 1 or 2); an error
     /// names the field at fault.
     pub fn from_json(text: &str) -> Result<Profile> {
-        let doc: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| invalid(format!("device profile: {e}")))?;
+        let doc: serde_json::Value = serde_json::from_str(text).map_err(json(None))?;
         let p: Profile = match doc.get("schema").and_then(|s| s.as_u64()) {
             Some(2) => from_v2(doc)?,
-            _ => {
-                serde_json::from_value(doc).map_err(|e| invalid(format!("device profile: {e}")))?
-            }
+            _ => serde_json::from_value(doc).map_err(json(None))?,
         };
         p.validate()?;
         Ok(p)
@@ -454,10 +459,15 @@ impl Profile {
         }
         // Bounded, and only a regular file: `/dev/zero` or a FIFO named as
         // a profile is an error, not endless memory or a hang.
-        let bytes = softgpu_codeobj::read_file(spec, MAX_PROFILE_SIZE)
-            .map_err(|e| invalid(format!("device profile: {e}")))?;
-        let text = String::from_utf8(bytes)
-            .map_err(|_| invalid(format!("device profile {spec}: not UTF-8 text")))?;
+        let bytes =
+            softgpu_codeobj::read_file(spec, MAX_PROFILE_SIZE).map_err(|e| Error::Profile {
+                place: None,
+                source: e.into(),
+            })?;
+        let text = String::from_utf8(bytes).map_err(|e| Error::Profile {
+            place: Some(spec.to_string()),
+            source: e.into(),
+        })?;
         Profile::from_json(&text)
     }
 

@@ -93,6 +93,20 @@ pub enum QueueError {
     /// A packet the processor cannot accept: the check it failed, and a
     /// message saying how.
     InvalidPacket(PacketRule, String),
+    /// The packet at `index` could not be read from the ring (the arena
+    /// refused; rule [`PacketRule::Format`]).
+    UnreadablePacket {
+        index: u64,
+        source: softgpu_exec::arena::MemError,
+    },
+    /// The executor's checks refused the kernel dispatch packet at
+    /// `index` (its launch shape or segments): the rule it broke, and the
+    /// executor's error.
+    LaunchRefused {
+        index: u64,
+        rule: PacketRule,
+        source: Arc<softgpu_exec::DispatchError>,
+    },
     /// A dispatched kernel faulted; the executor's report.
     KernelFault(Box<softgpu_exec::Fault>),
     /// The executor refused or could not run the dispatch (bad launch
@@ -101,26 +115,38 @@ pub enum QueueError {
     /// The queue's agent has no executor device (the runtime's error).
     NoDevice(Arc<crate::Error>),
     /// A host operation (a copy, fill or host function of a client)
-    /// returned an error; its message.
-    HostOpFailed(String),
-    /// The queue's own machinery failed (a dispatch thread panicked or
-    /// could not start).
+    /// returned an error.
+    HostOpFailed(HostOpError),
+    /// The queue's own machinery failed: a packet's processing or a
+    /// dispatch thread panicked (the panic's message).
     Internal(String),
+    /// A thread for a concurrent dispatch could not be started.
+    Spawn(Arc<std::io::Error>),
     /// A barrier's dependency signal went negative: the work it waited
-    /// for (on another queue) failed.
-    DependencyFailed(String),
+    /// for (on another queue) failed. The signal's value.
+    DependencyFailed { value: i64 },
 }
 
 impl std::fmt::Display for QueueError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             QueueError::InvalidPacket(_, m) => write!(f, "invalid packet: {m}"),
+            QueueError::UnreadablePacket { index, source } => {
+                write!(f, "invalid packet: packet {index}: {source}")
+            }
+            QueueError::LaunchRefused { index, source, .. } => {
+                write!(f, "invalid packet: packet {index}: {source}")
+            }
             QueueError::KernelFault(r) => write!(f, "{r}"),
             QueueError::DispatchFailed(e) => write!(f, "dispatch failed: {e}"),
             QueueError::NoDevice(e) => write!(f, "dispatch failed: {e}"),
-            QueueError::HostOpFailed(m) => write!(f, "host operation failed: {m}"),
+            QueueError::HostOpFailed(e) => write!(f, "host operation failed: {e}"),
             QueueError::Internal(m) => write!(f, "internal error: {m}"),
-            QueueError::DependencyFailed(m) => write!(f, "{m}"),
+            QueueError::Spawn(e) => write!(f, "internal error: dispatch thread: {e}"),
+            QueueError::DependencyFailed { value } => write!(
+                f,
+                "a barrier's dependency signal is {value}: the work it waits for failed"
+            ),
         }
     }
 }
@@ -128,8 +154,12 @@ impl std::fmt::Display for QueueError {
 impl std::error::Error for QueueError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
+            QueueError::UnreadablePacket { source, .. } => Some(source),
+            QueueError::LaunchRefused { source, .. } => Some(&**source),
             QueueError::DispatchFailed(e) => Some(&**e),
             QueueError::NoDevice(e) => Some(&**e),
+            QueueError::Spawn(e) => Some(&**e),
+            QueueError::HostOpFailed(e) => Some(e),
             _ => None,
         }
     }
@@ -301,7 +331,10 @@ impl Runtime {
         let handle = std::thread::Builder::new()
             .name(format!("softgpu-queue-{id}"))
             .spawn(move || process(weak_rt, q))
-            .map_err(|e| Error::OutOfResources(format!("queue thread: {e}")))?;
+            .map_err(|source| Error::Spawn {
+                thread: format!("queue {id}'s packet processor"),
+                source,
+            })?;
         *queue.thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
         // The processor runs: from here `destroy_queue` releases it all.
         acquired.keep();
@@ -362,7 +395,10 @@ impl<'a> Acquired<'a> {
             .rt
             .arena
             .alloc_with(spec)
-            .map_err(|e| Error::OutOfResources(e.to_string()))?;
+            .map_err(|source| Error::OutOfMemory {
+                what: format!("the queue's {what}"),
+                source,
+            })?;
         self.blocks.push(at);
         Ok(at)
     }
@@ -544,8 +580,11 @@ fn process(runtime: Weak<Runtime>, queue: Arc<Queue>) {
         // Atomically, as all arena memory: the client's plain stores are
         // ordered before the header's acquire load above, and a kernel
         // scribbling over the ring races atomically, not as a data race.
-        if let Err(e) = rt.arena.read(at, &mut packet) {
-            queue.fail(QueueError::InvalidPacket(PacketRule::Format, e.to_string()));
+        if let Err(source) = rt.arena.read(at, &mut packet) {
+            queue.fail(QueueError::UnreadablePacket {
+                index: next,
+                source,
+            });
             break;
         }
         let concurrent =
@@ -675,7 +714,7 @@ fn start_concurrent(
                 }
             }
         })
-        .map_err(|e| QueueError::Internal(format!("dispatch thread: {e}")))
+        .map_err(|e| QueueError::Spawn(Arc::new(e)))
 }
 
 /// Runs one packet; returns its completion signal (to decrement once the
@@ -848,7 +887,11 @@ fn prepare(
             DispatchError::BadLaunch { rule, .. } => (*rule).into(),
             _ => PacketRule::Format,
         };
-        QueueError::InvalidPacket(rule, format!("packet {index}: {e}"))
+        QueueError::LaunchRefused {
+            index,
+            rule,
+            source: Arc::new(e),
+        }
     })?;
     beyond_kernel_limits(kernel.kernel(), block);
     Ok(Launch {
@@ -1004,11 +1047,7 @@ fn barrier(rt: &Runtime, queue: &Queue, p: &[u8; 64], all: bool) -> Result<bool,
     if deps.is_empty() {
         return Ok(true);
     }
-    let failed = |value: i64| {
-        QueueError::DependencyFailed(format!(
-            "a barrier's dependency signal is {value}: the work it waits for failed"
-        ))
-    };
+    let failed = |value: i64| QueueError::DependencyFailed { value };
     while queue.running() {
         // `< 1` is "reached 0, or failed".
         let settled = if all {
@@ -1054,7 +1093,31 @@ fn barrier(rt: &Runtime, queue: &Queue, p: &[u8; 64], all: bool) -> Result<bool,
 pub const HOST_OP_MAGIC: u32 = 0x5047_4653; // "SFGP"
 
 /// A host operation: runs once on the queue's processor thread, in order.
-pub type HostOp = Box<dyn FnOnce() -> std::result::Result<(), String> + Send>;
+pub type HostOp = Box<dyn FnOnce() -> std::result::Result<(), HostOpError> + Send>;
+
+/// Why a host operation failed.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum HostOpError {
+    /// Memory refused the operation's access (a copy's or fill's side).
+    #[error(transparent)]
+    Memory(#[from] softgpu_exec::arena::MemError),
+    /// A client's host function failed, with this message.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<String> for HostOpError {
+    fn from(message: String) -> HostOpError {
+        HostOpError::Failed(message)
+    }
+}
+
+impl From<&str> for HostOpError {
+    fn from(message: &str) -> HostOpError {
+        HostOpError::Failed(message.into())
+    }
+}
 
 /// Pending host operations by (queue id, operation id).
 static HOST_OPS: Mutex<std::collections::BTreeMap<(u64, u64), HostOp>> =

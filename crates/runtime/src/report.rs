@@ -21,7 +21,7 @@ use softgpu_exec::arena::{backtrace_after, Allocation, Arena};
 use softgpu_exec::{DispatchError, DispatchOutcome, Fault};
 
 use crate::config::Report;
-use crate::error::{invalid, Result};
+use crate::error::{Error, Result};
 
 /// The mark at the start of every line the report prints.
 pub const MARK: &str = "========= ";
@@ -56,8 +56,10 @@ impl Reporter {
         let file = match report.and_then(|r| r.file.as_ref()) {
             Some(path) => {
                 let file = OpenOptions::new().create(true).append(true).open(path);
-                let file = file.map_err(|e| {
-                    invalid(format!("the check report file {}: {e}", path.display()))
+                let file = file.map_err(|source| Error::Output {
+                    what: "the check report file",
+                    path: path.clone(),
+                    source,
                 })?;
                 Some(Mutex::new(file))
             }

@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use crate::error::{invalid, Result};
+use crate::error::{invalid, DataError, Error, Result};
 
 /// Version of the event schema.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -56,8 +56,11 @@ impl Tracer {
     pub fn new(path: Option<&std::path::Path>, ring: usize) -> Result<Tracer> {
         let out = match path {
             Some(path) => {
-                let file = File::create(path)
-                    .map_err(|e| invalid(format!("trace file {}: {e}", path.display())))?;
+                let file = File::create(path).map_err(|source| Error::Output {
+                    what: "trace file",
+                    path: path.to_path_buf(),
+                    source,
+                })?;
                 Some(Mutex::new(BufWriter::new(file)))
             }
             None => None,
@@ -164,12 +167,15 @@ pub fn chrome_trace(lines: impl std::io::BufRead) -> Result<Value> {
     let mut queues = std::collections::BTreeSet::new();
     let mut saw_transfer = false;
     for (n, line) in lines.lines().enumerate() {
-        let line = line.map_err(|e| invalid(format!("trace line {}: {e}", n + 1)))?;
+        let at = |e: DataError| Error::Trace {
+            line: n + 1,
+            source: e,
+        };
+        let line = line.map_err(|e| at(e.into()))?;
         if line.trim().is_empty() {
             continue;
         }
-        let e: Value = serde_json::from_str(&line)
-            .map_err(|err| invalid(format!("trace line {}: {err}", n + 1)))?;
+        let e: Value = serde_json::from_str(&line).map_err(|e| at(e.into()))?;
         let version = e["v"].as_u64().unwrap_or(0);
         if version != SCHEMA_VERSION as u64 {
             return Err(invalid(format!(

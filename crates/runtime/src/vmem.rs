@@ -72,7 +72,11 @@ pub enum VmemError {
     /// Importing a descriptor that is not shareable memory (ROCr:
     /// `HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS`).
     #[error("file descriptor {fd} is not shareable memory: {why}")]
-    NotShareable { fd: i32, why: String },
+    NotShareable {
+        fd: i32,
+        #[source]
+        why: Unshareable,
+    },
     #[error(transparent)]
     Runtime(#[from] Error),
 }
@@ -212,7 +216,10 @@ impl VirtualMemory {
         let addr = rt
             .arena
             .reserve(len, align, want, origin)
-            .map_err(|e| Error::OutOfResources(e.to_string()))?;
+            .map_err(|source| Error::OutOfMemory {
+                what: format!("a reservation of {len} bytes"),
+                source,
+            })?;
         state
             .reservations
             .insert(addr, Reservation { len, mappings: 0 });
@@ -266,7 +273,8 @@ impl VirtualMemory {
         }
         p.charge(size)?;
         let made = sealed_memfd(size).and_then(|fd| {
-            let (_, id) = shareable_size(fd.as_fd()).map_err(invalid)?;
+            let (_, id) =
+                shareable_size(fd.as_fd()).map_err(|source| Error::NotShareable { source })?;
             Ok((fd, id))
         });
         let memory = match made {
@@ -356,7 +364,7 @@ impl VirtualMemory {
                 Origin::new("hsa_amd_vmem_map"),
             )
         }
-        .map_err(|e| invalid(e.to_string()))?;
+        .map_err(|source| Error::VmemMap { va, len, source })?;
         if let Some(r) = state.handles.get_mut(&handle) {
             r.uses += 1;
         }
@@ -471,7 +479,10 @@ impl VirtualMemory {
             .memory
             .fd
             .try_clone()
-            .map_err(|e| Error::OutOfResources(format!("duplicating the memfd: {e}")))
+            .map_err(|source| Error::System {
+                what: "duplicating the memfd",
+                source,
+            })
     }
 
     /// A new handle over the memory behind `fd` (ROCr
@@ -545,9 +556,10 @@ fn foreign(rt: &Runtime, fd: BorrowedFd<'_>, size: u64, id: (u64, u64)) -> Resul
                 .find(|&p| rt.pool(p).is_ok_and(|p| p.kind == PoolKind::CoarseDevice))
         })
         .ok_or_else(|| invalid("no GPU device pool to import into"))?;
-    let fd = fd
-        .try_clone_to_owned()
-        .map_err(|e| Error::OutOfResources(format!("duplicating the descriptor: {e}")))?;
+    let fd = fd.try_clone_to_owned().map_err(|source| Error::System {
+        what: "duplicating the descriptor",
+        source,
+    })?;
     Ok(Physical {
         fd,
         size,
@@ -674,35 +686,50 @@ fn sealed_memfd(size: u64) -> Result<OwnedFd> {
     Ok(fd)
 }
 
-fn os_error(what: &str) -> Error {
-    Error::OutOfResources(format!("{what}: {}", std::io::Error::last_os_error()))
+fn os_error(what: &'static str) -> Error {
+    Error::System {
+        what,
+        source: std::io::Error::last_os_error(),
+    }
+}
+
+/// Why a descriptor is not shareable memory.
+#[derive(Debug, thiserror::Error)]
+pub enum Unshareable {
+    /// `fstat` on it failed.
+    #[error("fstat: {0}")]
+    Stat(#[source] std::io::Error),
+    #[error("not a memory file")]
+    NotAFile,
+    #[error("not a memfd sealed against shrinking")]
+    NotSealed,
+    #[error("its size {size} is not a non-zero multiple of {PAGE}")]
+    Size { size: u64 },
 }
 
 /// The size of a descriptor's file when it is shareable memory: a memfd or
 /// shared-memory file sealed against shrinking, a non-zero multiple of a
 /// page long.
-fn shareable_size(fd: BorrowedFd<'_>) -> std::result::Result<(u64, (u64, u64)), String> {
+fn shareable_size(fd: BorrowedFd<'_>) -> std::result::Result<(u64, (u64, u64)), Unshareable> {
     // SAFETY: `stat` is plain data, valid when zeroed.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: `fd` is an open descriptor (borrowed for the call) and `st`
     // a writable stat buffer.
     if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
-        return Err(std::io::Error::last_os_error().to_string());
+        return Err(Unshareable::Stat(std::io::Error::last_os_error()));
     }
     if st.st_mode & libc::S_IFMT != libc::S_IFREG {
-        return Err("not a memory file".into());
+        return Err(Unshareable::NotAFile);
     }
     // SAFETY: F_GET_SEALS reads the seals of an open descriptor; it fails
     // (EINVAL) on files that are not shared memory.
     let seals = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GET_SEALS) };
     if seals < 0 || seals & libc::F_SEAL_SHRINK == 0 {
-        return Err("not a memfd sealed against shrinking".into());
+        return Err(Unshareable::NotSealed);
     }
     let size = st.st_size as u64;
     if size == 0 || !size.is_multiple_of(PAGE) {
-        return Err(format!(
-            "its size {size} is not a non-zero multiple of {PAGE}"
-        ));
+        return Err(Unshareable::Size { size });
     }
     Ok((size, (st.st_dev, st.st_ino)))
 }

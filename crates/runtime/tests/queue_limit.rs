@@ -129,7 +129,7 @@ fn concurrent_creation_holds_the_queue_limit_and_failures_leak_nothing() {
         let e = create(&rt, f.gpu)
             .err()
             .expect("no room for the hsa_queue_t");
-        assert!(matches!(e, Error::OutOfResources(_)), "{e}");
+        assert!(matches!(e, Error::OutOfMemory { .. }), "{e}");
         assert_eq!(held(&rt), full, "the failed creation released its ring");
     }
     // The ring's block was freed, not kept: the gap takes it again.
@@ -137,7 +137,7 @@ fn concurrent_creation_holds_the_queue_limit_and_failures_leak_nothing() {
     assert_eq!(again, hole);
     // And now even the ring has no room.
     let e = create(&rt, f.gpu).err().expect("no room for the ring");
-    assert!(matches!(e, Error::OutOfResources(_)), "{e}");
+    assert!(matches!(e, Error::OutOfMemory { .. }), "{e}");
     assert_eq!(
         held(&rt),
         (full.0 + SLOTS as u64 * 64, full.1, full.2),

@@ -37,18 +37,15 @@ impl Drop for BufferInner {
 
 impl BufferInner {
     /// Writes `bytes` at `offset`; bounds were checked when the view was made.
-    pub fn write(&self, offset: u64, bytes: &[u8]) -> Result<(), String> {
+    pub fn write(&self, offset: u64, bytes: &[u8]) -> Result<(), softgpu_runtime::exec::MemError> {
         let arena = &self.device.rt().arena;
-        arena
-            .write(self.addr + offset, bytes)
-            .map_err(|e| e.to_string())
+        arena.write(self.addr + offset, bytes)
     }
 
     /// Reads `len` bytes at `offset`.
-    pub fn read(&self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
+    pub fn read(&self, offset: u64, len: u64) -> Result<Vec<u8>, softgpu_runtime::exec::MemError> {
         let mut out = vec![0u8; len as usize];
-        self.read_into(offset, &mut out)
-            .map_err(|e| e.to_string())?;
+        self.read_into(offset, &mut out)?;
         Ok(out)
     }
 

@@ -3,120 +3,158 @@
 use std::fmt;
 use std::sync::Arc;
 
-/// Where a kernel fault happened, as the executor reported it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FaultSite {
-    /// Workgroup id in each dimension.
-    pub workgroup: [u32; 3],
-    /// Wave index inside the workgroup.
-    pub wave: u32,
-    /// The lane to blame, when one lane's access faulted.
-    pub lane: Option<usize>,
-    /// That lane's work-item ID in its workgroup (HIP's `threadIdx`;
-    /// `workgroup` is `blockIdx`).
-    pub thread: Option<[u32; 3]>,
-    /// Device address of the faulting instruction.
-    pub pc: u64,
-    /// Offset of that instruction in the code object.
-    pub offset: u64,
-    /// The instruction's disassembly.
-    pub instruction: String,
-    /// The memory address involved, if any.
-    pub address: Option<u64>,
-    /// The bytes the access at `address` spans, for a memory access.
-    pub size: Option<u64>,
-    /// The instruction's source location (innermost first, then the
-    /// functions it was inlined into), when the code object has line
-    /// tables (`-g`, `-gline-tables-only`).
-    pub source: Vec<softgpu_codeobj::SourceFrame>,
-}
+/// The executor's fault report, which a [`KernelFault`] carries whole.
+pub use softgpu_runtime::exec::Fault;
 
-/// A kernel fault: what the executor stopped the dispatch for.
-///
-/// Kept as data (not just a message) so tools and tests can point at the
-/// exact workgroup, wave, lane and instruction.
-#[derive(Clone, Debug, PartialEq)]
-pub struct KernelFault {
-    /// The kernel's name.
-    pub kernel: String,
-    /// What went wrong, in a sentence.
-    pub reason: String,
-    /// Where, when an instruction was to blame.
-    pub site: Option<FaultSite>,
-    /// What kind of fault it is.
-    pub kind: FaultKind,
-    /// For a memory fault: the allocation the access hit or missed.
-    pub allocation: Option<FaultAllocation>,
-    /// The kernel argument pointing into that allocation, when known.
-    pub argument: Option<String>,
-    /// The launch's other errors, when it ran past them
-    /// (`Checks::contain`), in the order found…
-    pub others: Vec<KernelFault>,
-    /// …and how many more it had than `others` records.
-    pub unrecorded: u64,
-    /// The whole report, as printed.
-    report: String,
-}
+/// The instruction a kernel fault happened at, as the executor reported
+/// it: workgroup, wave, lane and work-item, pc, code offset, the
+/// instruction and its bytes, the address and size of the access, and the
+/// source lines.
+pub use softgpu_runtime::exec::Site as FaultSite;
+
+/// The allocation a faulting access hit or missed: its base and length,
+/// the API call that made it (and freed it), the host call stack when it
+/// was made ([`crate::Config::backtraces`]).
+pub use softgpu_runtime::exec::Allocation as FaultAllocation;
 
 pub use softgpu_runtime::exec::FaultKind;
 
-/// The allocation a faulting access hit or missed.
+/// A kernel fault: what the executor stopped the dispatch for.
+///
+/// It carries the executor's whole report ([`KernelFault::fault`]), so
+/// tools and tests can point at the exact workgroup, wave, lane and
+/// instruction; its `Display` is the executor's report, the same text
+/// every interface prints (HIP, HSA, the CLI): kernel, reason, pc and
+/// instruction, source lines, workgroup, wave, lane and HIP coordinates,
+/// address, argument, allocation, the waves in flight of a runaway
+/// dispatch, and the launch's other errors.
 #[derive(Clone, Debug, PartialEq)]
-pub struct FaultAllocation {
-    /// Device address of its first byte.
-    pub base: u64,
-    /// Its length in bytes.
-    pub len: u64,
-    /// The API call that made it (e.g. `Stream::allocate`, `hipMalloc`).
-    pub allocated_by: String,
-    /// The API call that freed it, when the access reached freed memory.
-    pub freed_by: Option<String>,
-    /// The host call stack when it was made ([`crate::Config::backtraces`]).
-    pub backtrace: Option<String>,
-}
+#[repr(transparent)]
+pub struct KernelFault(Fault);
 
-impl From<&softgpu_runtime::exec::Fault> for KernelFault {
-    fn from(f: &softgpu_runtime::exec::Fault) -> KernelFault {
-        KernelFault {
-            kernel: f.kernel.clone(),
-            reason: f.reason.clone(),
-            site: f.site.as_ref().map(|s| FaultSite {
-                workgroup: s.workgroup,
-                wave: s.wave,
-                lane: s.lane,
-                thread: s.thread,
-                pc: s.pc,
-                offset: s.offset,
-                instruction: s.instruction.clone(),
-                address: s.address,
-                size: s.size,
-                source: s.source.clone(),
-            }),
-            kind: f.kind,
-            allocation: f.allocation.as_ref().map(|a| FaultAllocation {
-                base: a.base,
-                len: a.len,
-                allocated_by: a.allocated_by.clone(),
-                freed_by: a.freed_by.clone(),
-                backtrace: a.backtrace.clone(),
-            }),
-            argument: f.argument.clone(),
-            others: f.others.recorded.iter().map(KernelFault::from).collect(),
-            unrecorded: f.others.unrecorded,
-            report: f.to_string(),
-        }
+impl KernelFault {
+    /// The executor's report, whole.
+    pub fn fault(&self) -> &Fault {
+        &self.0
+    }
+
+    /// The executor's report, whole.
+    pub fn into_fault(self) -> Fault {
+        self.0
+    }
+
+    /// The kernel's name (as in the code object: mangled for C++).
+    pub fn kernel(&self) -> &str {
+        &self.0.kernel
+    }
+
+    /// What went wrong, in a sentence.
+    pub fn reason(&self) -> &str {
+        &self.0.reason
+    }
+
+    /// What kind of fault it is.
+    pub fn kind(&self) -> FaultKind {
+        self.0.kind
+    }
+
+    /// Where, when an instruction was to blame.
+    pub fn site(&self) -> Option<&FaultSite> {
+        self.0.site.as_ref()
+    }
+
+    /// The faulting wave's workgroup id in each dimension (HIP's
+    /// `blockIdx`), when an instruction was to blame.
+    pub fn workgroup(&self) -> Option<[u32; 3]> {
+        self.site().map(|s| s.workgroup)
+    }
+
+    /// The faulting wave's index in its workgroup.
+    pub fn wave(&self) -> Option<u32> {
+        self.site().map(|s| s.wave)
+    }
+
+    /// The lane to blame, when one lane's access faulted.
+    pub fn lane(&self) -> Option<usize> {
+        self.site().and_then(|s| s.lane)
+    }
+
+    /// That lane's work-item id in its workgroup (HIP's `threadIdx`).
+    pub fn thread(&self) -> Option<[u32; 3]> {
+        self.site().and_then(|s| s.thread)
+    }
+
+    /// Device address of the faulting instruction.
+    pub fn pc(&self) -> Option<u64> {
+        self.site().map(|s| s.pc)
+    }
+
+    /// The faulting instruction's disassembly.
+    pub fn instruction(&self) -> Option<&str> {
+        self.site().map(|s| s.instruction.as_str())
+    }
+
+    /// The memory address involved, if any.
+    pub fn address(&self) -> Option<u64> {
+        self.site().and_then(|s| s.address)
+    }
+
+    /// For a memory fault: the allocation the access hit or missed.
+    pub fn allocation(&self) -> Option<&FaultAllocation> {
+        self.0.allocation.as_ref()
+    }
+
+    /// The kernel argument pointing into that allocation, when known.
+    pub fn argument(&self) -> Option<&str> {
+        self.0.argument.as_deref()
+    }
+
+    /// The launch's other errors, when it ran past them
+    /// ([`crate::Checks::contain`]), in the order found (the first
+    /// [`softgpu_runtime::exec::Errors::RECORDED`])…
+    pub fn others(&self) -> impl ExactSizeIterator<Item = &KernelFault> {
+        self.0.others.recorded.iter().map(KernelFault::from_ref)
+    }
+
+    /// …and how many more it had than [`KernelFault::others`] yields.
+    pub fn unrecorded(&self) -> u64 {
+        self.0.others.unrecorded
+    }
+
+    /// How many errors the launch had: this one and its others.
+    pub fn error_count(&self) -> u64 {
+        self.0.error_count()
+    }
+
+    /// The executor's report seen as a `KernelFault`.
+    fn from_ref(fault: &Fault) -> &KernelFault {
+        // SAFETY: `KernelFault` is `repr(transparent)` over `Fault`, so
+        // both references have the same layout and validity; the lifetime
+        // is kept.
+        unsafe { &*(fault as *const Fault as *const KernelFault) }
     }
 }
 
-/// The executor's report, the same text every interface prints (HIP, HSA,
-/// the CLI): kernel, reason, pc and instruction, source lines, workgroup,
-/// wave, lane and HIP coordinates, address, argument, allocation, and the
-/// launch's other errors.
+impl From<Fault> for KernelFault {
+    fn from(f: Fault) -> KernelFault {
+        KernelFault(f)
+    }
+}
+
+impl From<&Fault> for KernelFault {
+    fn from(f: &Fault) -> KernelFault {
+        KernelFault(f.clone())
+    }
+}
+
+/// The executor's report (see [`KernelFault`]).
 impl fmt::Display for KernelFault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.report)
+        fmt::Display::fmt(&self.0, f)
     }
 }
+
+impl std::error::Error for KernelFault {}
 
 /// Why a file could not be read.
 pub use softgpu_codeobj::FileError;
@@ -261,14 +299,20 @@ pub enum Error {
 }
 
 impl Error {
-    /// Whether device memory (or a pool of it) ran out; a budget refusal
-    /// is [`Error::Budget`] instead.
+    /// Whether the runtime ran out of resources: device memory or a pool
+    /// of it (most often), or a thread or memory file it needed. A budget
+    /// refusal is [`Error::Budget`] instead.
     pub fn is_out_of_memory(&self) -> bool {
         use softgpu_runtime::exec::MemError;
         match self {
             Error::Runtime(e) => matches!(
                 **e,
-                RuntimeError::OutOfResources(_) | RuntimeError::Memory(MemError::Exhausted { .. })
+                RuntimeError::OutOfResources(_)
+                    | RuntimeError::OutOfMemory { .. }
+                    | RuntimeError::PoolFull { .. }
+                    | RuntimeError::Spawn { .. }
+                    | RuntimeError::System { .. }
+                    | RuntimeError::Memory(MemError::Exhausted { .. })
             ),
             _ => false,
         }

@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use softgpu_runtime::queue::{packet_type, HostOp, Queue, QueueSpec};
+use softgpu_runtime::queue::{packet_type, HostOp, HostOpError, Queue, QueueSpec};
 use softgpu_runtime::signal::{Order, Signal};
 
 use crate::device::DeviceInner;
@@ -152,7 +152,7 @@ impl Lane {
     pub fn host_op(
         &self,
         k: usize,
-        op: impl FnOnce() -> Result<(), String> + Send + 'static,
+        op: impl FnOnce() -> Result<(), HostOpError> + Send + 'static,
     ) -> Result<()> {
         let q = self.queue(k)?;
         // On a failed queue the runtime drops the operation at once, so

@@ -125,8 +125,8 @@ pub use device::{Device, Target};
 #[cfg(feature = "compiler")]
 pub use error::{CompileError, Diagnostic};
 pub use error::{
-    Error, FaultAllocation, FaultKind, FaultSite, FileError, KernelFault, QueueError, Result,
-    RuntimeError,
+    Error, Fault, FaultAllocation, FaultKind, FaultSite, FileError, KernelFault, QueueError,
+    Result, RuntimeError,
 };
 pub use event::{Event, Readback, Submission};
 pub use graph::{Graph, GraphExec, Node};

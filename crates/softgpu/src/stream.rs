@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use softgpu_runtime::exec::Origin;
 use softgpu_runtime::packet::{packet_type, Header, KernelDispatchPacket};
+use softgpu_runtime::queue::HostOpError;
 
 use crate::budget::{Charge, MemoryBudget};
 use crate::buffer::{Buffer, BufferInner, View};
@@ -340,7 +341,7 @@ impl Stream {
         let staged = self.staging.stage(piece, &lane.state)?;
         lane.host_op(0, move || {
             let _charges = charges;
-            buffer.write(offset, &staged.data)
+            Ok(buffer.write(offset, &staged.data)?)
         })
     }
 
@@ -397,9 +398,7 @@ impl Stream {
         let lane = self.lane()?;
         lane.host_op(0, move || {
             let mut values = zeroed::<T>(n as usize);
-            buffer
-                .read_into(offset, as_bytes_mut(&mut values))
-                .map_err(|e| e.to_string())?;
+            buffer.read_into(offset, as_bytes_mut(&mut values))?;
             *out.lock().unwrap_or_else(|e| e.into_inner()) = Some(values);
             Ok(())
         })?;
@@ -678,7 +677,8 @@ impl Stream {
     /// kernel fault; if the stream has failed before `f`'s turn, `f` is
     /// dropped unrun.
     pub fn host_fn(&self, f: impl FnOnce() -> Result<(), String> + Send + 'static) -> Result<()> {
-        self.lane()?.host_op(0, f)
+        self.lane()?
+            .host_op(0, move || f().map_err(HostOpError::from))
     }
 
     /// Marks this point of the stream.
@@ -799,7 +799,7 @@ pub(crate) fn run_host_side(lane: &Lane, k: usize, op: &Op) -> Result<()> {
             let (buffer, offset, len, pattern) = (buffer.clone(), *offset, *len, pattern.clone());
             lane.host_op(k, move || {
                 let bytes: Vec<u8> = pattern.iter().copied().cycle().take(len as usize).collect();
-                buffer.write(offset, &bytes)
+                Ok(buffer.write(offset, &bytes)?)
             })
         }
         Op::Copy {
@@ -811,11 +811,11 @@ pub(crate) fn run_host_side(lane: &Lane, k: usize, op: &Op) -> Result<()> {
         } => {
             let (from, from_at, to, to_at, len) =
                 (from.clone(), *from_at, to.clone(), *to_at, *len);
-            lane.host_op(k, move || to.write(to_at, &from.read(from_at, len)?))
+            lane.host_op(k, move || Ok(to.write(to_at, &from.read(from_at, len)?)?))
         }
         Op::Host(f) => {
             let f = f.clone();
-            lane.host_op(k, move || f())
+            lane.host_op(k, move || f().map_err(HostOpError::from))
         }
         Op::Join => Ok(()),
     }

@@ -97,14 +97,10 @@ fn small_overflows_are_reported_and_the_neighbour_is_unchanged() {
             text.contains("Stream::allocate"),
             "names who allocated it:\n{text}"
         );
-        assert_eq!(
-            f.argument.as_deref(),
-            Some("c"),
-            "names the argument:\n{text}"
-        );
-        let a = f.allocation.as_ref().expect("the allocation");
+        assert_eq!(f.argument(), Some("c"), "names the argument:\n{text}");
+        let a = f.allocation().expect("the allocation");
         assert_eq!((a.base, a.len), (c.address(), 1001));
-        let site = f.site.as_ref().expect("a site");
+        let site = f.site().expect("a site");
         assert_eq!(site.lane, Some(0));
         assert!(
             site.instruction.starts_with("global_store")
@@ -253,7 +249,7 @@ __kernel void store_past(__global int* out, int n) {
     let Error::Fault(f) = &err else {
         panic!("{err}")
     };
-    let site = f.site.as_ref().expect("a site");
+    let site = f.site().expect("a site");
     // Every work-item writes past the end; the report blames the first.
     assert_eq!(site.thread, Some([0, 0, 0]), "{f}");
     let frame = site

@@ -117,7 +117,7 @@ fn an_event_recorded_after_an_unreported_fault_fails_its_waiters() {
     let err = b.synchronize().expect_err("b ran past a failed point");
     assert!(err.to_string().contains("failed"), "{err}");
     match a.synchronize() {
-        Err(softgpu::Error::Fault(f)) => assert_eq!(f.kernel, "wild"),
+        Err(softgpu::Error::Fault(f)) => assert_eq!(f.kernel(), "wild"),
         other => panic!("a's fault is reported to a: {other:?}"),
     }
     assert_eq!(

@@ -170,7 +170,7 @@ fn a_fault_on_a_branch_is_reported_and_the_stream_recovers() {
     assert_eq!(exec.concurrency(), 2);
     stream.launch(&mut exec).unwrap();
     match stream.synchronize() {
-        Err(Error::Fault(f)) => assert_eq!(f.kernel, "wild"),
+        Err(Error::Fault(f)) => assert_eq!(f.kernel(), "wild"),
         other => panic!("expected the wild kernel's fault, got {other:?}"),
     }
     drop(exec);

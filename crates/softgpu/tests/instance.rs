@@ -134,7 +134,7 @@ fn an_instance_s_settings_reach_its_dispatches() {
             .dispatch_args(&racy, 1, 64, &Args::new().view(&x))
             .unwrap();
         match stream.synchronize() {
-            Err(Error::Fault(f)) => assert_eq!(f.kind, FaultKind::Race, "{f}"),
+            Err(Error::Fault(f)) => assert_eq!(f.kind(), FaultKind::Race, "{f}"),
             other => panic!("expected racecheck to report the race: {other:?}"),
         }
         // A short loop fits in the budget; a long one is a runaway.
@@ -146,7 +146,7 @@ fn an_instance_s_settings_reach_its_dispatches() {
             .dispatch_args(&spin, 1, 64, &Args::new().view(&x).value(10_000_000u32))
             .unwrap();
         match stream.synchronize() {
-            Err(Error::Fault(f)) => assert_eq!(f.kind, FaultKind::Budget, "{f}"),
+            Err(Error::Fault(f)) => assert_eq!(f.kind(), FaultKind::Budget, "{f}"),
             other => panic!("expected the budget to stop the kernel: {other:?}"),
         }
     } // The last handle gone, the instance stops and flushes its trace.

@@ -159,8 +159,8 @@ fn a_fault_is_structured_and_the_stream_recovers() {
     let Error::Fault(fault) = &err else {
         panic!("{err}")
     };
-    assert_eq!(fault.kernel, "wild");
-    let site = fault.site.as_ref().expect("a site");
+    assert_eq!(fault.kernel(), "wild");
+    let site = fault.site().expect("a site");
     assert_eq!(site.workgroup, [0, 0, 0]);
     assert!(site.address.is_some_and(|a| a < 0x1000), "{err}");
     assert!(!site.instruction.is_empty());

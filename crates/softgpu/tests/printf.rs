@@ -597,7 +597,7 @@ fn hip_assert_prints_and_faults() {
         "one message per failing work-item (5, 6, 7)"
     );
     match r {
-        Err(Error::Fault(f)) => assert_eq!(f.kernel, "check"),
+        Err(Error::Fault(f)) => assert_eq!(f.kernel(), "check"),
         other => panic!("expected a kernel fault, got {other:?}"),
     }
 }

@@ -163,12 +163,12 @@ fn initcheck_reports_an_lds_read_of_an_element_never_loaded() {
 
     let f = run(&stream, &module, "tile_reverse_short", 1, &input, 256).unwrap_err();
     eprintln!("{f}");
-    let site = f.site.as_ref().expect("a site");
-    assert!(f.reason.starts_with("initcheck:"), "{f}");
+    let site = f.site().expect("a site");
+    assert!(f.reason().starts_with("initcheck:"), "{f}");
     // Work-item 0 reads tile[255], the element no one wrote: LDS offset
     // 255 * 4, in wave 0, lane 0.
-    assert!(f.reason.contains("LDS offset 0x3fc"), "{f}");
-    assert!(f.reason.contains("4-byte read"), "{f}");
+    assert!(f.reason().contains("LDS offset 0x3fc"), "{f}");
+    assert!(f.reason().contains("4-byte read"), "{f}");
     assert_eq!((site.wave, site.lane), (0, Some(0)), "{f}");
     assert!(site.instruction.starts_with("ds_load"), "{f}");
 }
@@ -182,24 +182,24 @@ fn racecheck_reports_a_reduction_missing_its_barrier() {
 
     let f = run(&stream, &module, "reduce_no_barrier", 2, &input, 2).unwrap_err();
     eprintln!("{f}");
-    let site = f.site.as_ref().expect("a site");
-    assert!(f.reason.starts_with("racecheck:"), "{f}");
-    assert!(f.reason.contains("hazard on LDS offset"), "{f}");
+    let site = f.site().expect("a site");
+    assert!(f.reason().starts_with("racecheck:"), "{f}");
+    assert!(f.reason().contains("hazard on LDS offset"), "{f}");
     assert!(
         ["read-after-write", "write-after-read", "write-after-write"]
             .iter()
-            .any(|k| f.reason.contains(k)),
+            .any(|k| f.reason().contains(k)),
         "{f}"
     );
-    let waves = waves_named(&f.reason);
+    let waves = waves_named(f.reason());
     assert_eq!(waves.len(), 2, "{f}");
     assert_eq!(waves[0], site.wave, "{f}");
     assert_ne!(waves[0], waves[1], "a race is between two waves: {f}");
     // Both instructions: the faulting one in the site, the earlier one
     // with its pc and disassembly in the reason.
     assert!(site.instruction.starts_with("ds_"), "{f}");
-    assert!(f.reason.contains("at pc 0x"), "{f}");
-    assert!(f.reason.contains("`ds_"), "{f}");
+    assert!(f.reason().contains("at pc 0x"), "{f}");
+    assert!(f.reason().contains("`ds_"), "{f}");
 }
 
 #[test]
@@ -225,10 +225,10 @@ fn racecheck_reports_a_plain_access_racing_atomics() {
     ] {
         let err = run(&stream, &module, kernel, 4, &[], 4).unwrap_err();
         eprintln!("{err}");
-        assert!(err.reason.starts_with("racecheck: "), "{kernel}: {err}");
-        assert!(err.reason.contains(space), "{kernel}: {err}");
+        assert!(err.reason().starts_with("racecheck: "), "{kernel}: {err}");
+        assert!(err.reason().contains(space), "{kernel}: {err}");
         assert!(
-            err.reason
+            err.reason()
                 .contains("one of them is atomic but the other is not"),
             "{kernel}: {err}"
         );
@@ -259,18 +259,18 @@ fn initcheck_reports_a_read_of_device_memory_never_written() {
     eprintln!("{f}");
     let unwritten = input.address() + 4 * 256;
     assert!(
-        f.reason
+        f.reason()
             .starts_with("initcheck: 4-byte read of global memory"),
         "{f}"
     );
-    assert!(f.reason.contains("since it was allocated"), "{f}");
+    assert!(f.reason().contains("since it was allocated"), "{f}");
     assert!(
-        f.reason.contains("byte 1024 of a 2048-byte allocation"),
+        f.reason().contains("byte 1024 of a 2048-byte allocation"),
         "{f}"
     );
-    assert_eq!(f.argument.as_deref(), Some("in"), "{f}");
+    assert_eq!(f.argument(), Some("in"), "{f}");
     assert!(
-        f.reason.contains(&format!(
+        f.reason().contains(&format!(
             "first unwritten byte: global memory at {unwritten:#x}"
         )),
         "{f}"
@@ -308,24 +308,24 @@ fn racecheck_reports_workgroups_writing_one_global_element() {
         panic!("{err}")
     };
     eprintln!("{f}");
-    let site = f.site.as_ref().expect("a site");
+    let site = f.site().expect("a site");
     assert!(
-        f.reason
+        f.reason()
             .starts_with("racecheck: write-after-write hazard on global memory"),
         "{f}"
     );
     assert_eq!(site.address, Some(out.address()), "{f}");
-    assert!(f.reason.contains(&format!("{:#x}", out.address())), "{f}");
+    assert!(f.reason().contains(&format!("{:#x}", out.address())), "{f}");
     // Two different workgroups, both named, and both instructions stores.
     let groups: Vec<&str> = f
-        .reason
+        .reason()
         .match_indices("workgroup (")
-        .map(|(i, _)| &f.reason[i..i + 20])
+        .map(|(i, _)| &f.reason()[i..i + 20])
         .collect();
     assert_eq!(groups.len(), 2, "{f}");
     assert_ne!(groups[0], groups[1], "{f}");
     assert!(site.instruction.starts_with("global_store"), "{f}");
-    assert!(f.reason.contains("`global_store"), "{f}");
+    assert!(f.reason().contains("`global_store"), "{f}");
 }
 
 /// Workgroups exchanging data through global memory across a grid barrier
@@ -370,6 +370,6 @@ fn a_grid_barrier_orders_workgroups_for_racecheck() {
         panic!("{err}")
     };
     eprintln!("{f}");
-    assert!(f.reason.starts_with("racecheck:"), "{f}");
-    assert!(f.reason.contains("hazard on global memory"), "{f}");
+    assert!(f.reason().starts_with("racecheck:"), "{f}");
+    assert!(f.reason().contains("hazard on global memory"), "{f}");
 }

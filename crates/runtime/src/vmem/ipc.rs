@@ -19,7 +19,7 @@ use std::os::fd::{AsFd, OwnedFd};
 
 use super::{sealed_memfd, Permission, VirtualMemory, PAGE};
 use crate::agent::{AgentKind, PoolKind};
-use crate::error::{invalid, Result};
+use crate::error::{invalid, Error, Result};
 use crate::memory::AllocationKind;
 use crate::runtime::Runtime;
 
@@ -134,14 +134,15 @@ impl VirtualMemory {
             .read(true)
             .write(true)
             .open(&path)
-            .map_err(|e| {
-                invalid(format!(
-                    "the shared memory of process {pid} cannot be opened ({path}: {e}): has the process freed it or exited?"
-                ))
+            .map_err(|source| Error::IpcOpen {
+                pid,
+                path: path.into(),
+                source,
             })?;
-        let handle = self
-            .import(rt, file.as_fd())
-            .map_err(|e| invalid(e.to_string()))?;
+        let handle = self.import(rt, file.as_fd()).map_err(|e| Error::Ipc {
+            what: "importing the shared memory",
+            source: Box::new(e),
+        })?;
         let attached = self.map_whole(rt, handle, shared);
         self.release(handle)?;
         let va = attached?;
@@ -198,7 +199,10 @@ impl VirtualMemory {
         state.attachments.remove(&va);
         drop(state);
         self.unmap(rt, va, len)?;
-        self.free(rt, va, len).map_err(|e| invalid(e.to_string()))
+        self.free(rt, va, len).map_err(|e| Error::Ipc {
+            what: "freeing the attachment's reservation",
+            source: Box::new(e),
+        })
     }
 
     /// Stops sharing the allocation at `addr` before it is freed (nothing
