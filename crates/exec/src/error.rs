@@ -23,7 +23,7 @@ pub enum DispatchError {
     /// A device memory operation was refused.
     #[error("device memory: {0}")]
     Memory(#[from] MemError),
-    /// [`Program::kernel`] found no kernel of that name.
+    /// [`Program::kernel`](softgpu_interp::program::Program::kernel) found no kernel of that name.
     #[error(transparent)]
     NoSuchKernel(#[from] NoSuchKernel),
     /// The explicit arguments do not match the kernel's metadata.

@@ -1,7 +1,7 @@
 //! Debugging options of a dispatch: the opt-in sanitizers, the watchdog and
-//! the wave schedule. Each is chosen per device ([`crate::DeviceConfig`]),
-//! falling back to an environment variable, and changeable at run time
-//! ([`crate::Device::set_checks`]).
+//! the wave schedule. Each is chosen per device (the machine's
+//! `DeviceConfig`, which `softgpu-env` fills from the environment) and
+//! changeable at run time (`Device::set_checks`).
 
 use std::time::Duration;
 

@@ -422,7 +422,7 @@ impl Program {
         }
     }
 
-    /// The kernel named `name`, to dispatch ([`crate::DispatchDesc::kernel`]):
+    /// The kernel named `name`, to dispatch (the machine's `DispatchDesc`):
     /// by its name or its symbol, else by its demangled name (`scale(float
     /// const*, float*, float)`) or the function name alone (`scale`, a
     /// HIP `__global__` kernel's source name) when that names one kernel.

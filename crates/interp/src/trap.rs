@@ -457,7 +457,8 @@ pub struct Earlier {
 }
 
 /// What a sanitizer found; carried out of the handler as
-/// [`Trap::Sanitizer`] and turned into a [`Fault`] with `Report::describe`.
+/// [`Trap::Sanitizer`] and turned into the machine's fault report, which
+/// writes its sentence.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Report {
     /// initcheck: a read of bytes never written.

@@ -10,7 +10,7 @@
 //!   code object.
 //! * [`Rng`]: the tests' one deterministic pseudo-random generator.
 //! * [`bytes`]: numbers to and from little-endian bytes.
-//! * [`env`]: the environment as the tests see it, with the defaults
+//! * [`env`](mod@env): the environment as the tests see it, with the defaults
 //!   scripts/test.sh sets (`SOFTGPU_JIT=verify`), for in-process
 //!   configuration ([`env::var`]) and child processes ([`env::command`]).
 //! * [`fresh_dir`]: a new scratch folder.

@@ -117,7 +117,7 @@ pub fn decode(fmt: F8, code: u8) -> f32 {
 /// Rounding: the ISA's conversions round to nearest even regardless of
 /// MODE's FP_ROUND (uncertain: assumed, as gfx940's pseudocode uses RNE);
 /// [`F8Round::Stochastic`] adds the random bits to the bits that rounding
-/// drops (see [`round_bits`]).
+/// drops (see `round_bits`).
 pub fn encode(fmt: F8, x: f32, round: F8Round, saturate: bool) -> u8 {
     let bits = x.to_bits();
     let sign = (bits >> 24) as u8 & 0x80;

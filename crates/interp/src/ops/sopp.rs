@@ -231,7 +231,7 @@ pub const TABLE: &[(Op, Exec)] = &[
 /// zero here (memory is coherent and every access completes before the next
 /// instruction), delay or group issue, or tune instruction prefetch. The
 /// decoder folds each run of them into the instruction before it
-/// ([`crate::program::Slot::hints_after`]), so they cost nothing at run
+/// ([`crate::ops::Slot::hints_after`]), so they cost nothing at run
 /// time while still counting as retired. `s_sleep` is not one: a spinning
 /// wave sleeps to let the others of its workgroup run.
 pub const HINTS: &[Op] = &[

@@ -1,12 +1,12 @@
 //! WMMA and SWMMAC: 16×16 matrix multiply-accumulate across a wave, one
 //! driver for both families, parameterised by where each family keeps the
-//! matrix elements ([`Layout`]).
+//! matrix elements (`Layout`).
 //!
 //! RDNA3 (gfx11): lanes 0–15 hold row m of A and column n of B (lanes
 //! 16–31 repeat them); the accumulator's VGPR r in lane l holds
 //! D[2r + l/16][l % 16] in wave32 and D[4r + l/16][l % 16] in wave64
 //! (whose upper 32 lanes mirror A/B); a 16-bit accumulator uses one half
-//! of each VGPR, chosen by OPSEL[2].
+//! of each VGPR, chosen by OPSEL\[2\].
 //!
 //! RDNA4 (gfx12): A and B are not replicated: the K elements of a row
 //! (column) are spread over both half-waves (and in wave64 over all four
