@@ -190,11 +190,7 @@ impl Fault {
                 len,
                 cause,
             } => {
-                let what = match cause {
-                    MemCause::Read => "read",
-                    MemCause::Write => "write",
-                    MemCause::Stale => "access",
-                };
+                let what = cause.access();
                 let reason = if matches!(space, Space::Global | Space::Scalar) {
                     let (text, hit) = plan.arena.explain(addr, len, cause == MemCause::Write);
                     argument = hit.as_ref().and_then(|a| argument_into(plan, a));

@@ -82,31 +82,13 @@ fn runtime_code(e: &softgpu_runtime::Error) -> hipError_t {
     use softgpu_runtime::exec::MemError;
     use softgpu_runtime::Error as E;
     match e {
-        // Memory, a pool's capacity, a thread or a memfd the runtime
-        // could not get.
-        E::OutOfResources(_)
-        | E::OutOfMemory { .. }
-        | E::PoolFull { .. }
-        | E::Spawn { .. }
-        | E::System { .. }
-        | E::Memory(MemError::Exhausted { .. }) => HIP_ERROR_OUT_OF_MEMORY,
+        e if e.lacks_resources() => HIP_ERROR_OUT_OF_MEMORY,
+        E::Memory(MemError::Exhausted { .. }) => HIP_ERROR_OUT_OF_MEMORY,
         E::InvalidAllocation(_) | E::Memory(_) => HIP_ERROR_INVALID_VALUE,
         E::Unsupported(_) => HIP_ERROR_NOT_SUPPORTED,
         E::InvalidCodeObject(_) | E::CodeObject(_) => HIP_ERROR_INVALID_IMAGE,
         E::IncompatibleCodeObject(_) => HIP_ERROR_NO_BINARY_FOR_GPU,
-        // Bad input: a profile, trace or capture that does not read, an
-        // output file that cannot be written, a vmem mapping or IPC
-        // attachment the layers beneath refuse.
-        E::InvalidArgument(_)
-        | E::Profile { .. }
-        | E::Output { .. }
-        | E::Trace { .. }
-        | E::Capture { .. }
-        | E::CaptureAddress { .. }
-        | E::VmemMap { .. }
-        | E::NotShareable { .. }
-        | E::IpcOpen { .. }
-        | E::Ipc { .. } => HIP_ERROR_INVALID_VALUE,
+        // Bad input (`is_bad_input`) and the rest.
         _ => HIP_ERROR_INVALID_VALUE,
     }
 }
@@ -290,93 +272,24 @@ symver!("error");
 #[cfg(test)]
 mod tests {
     use super::*;
-    use softgpu_runtime::agent::PoolKind;
     use softgpu_runtime::error::DataError;
-    use softgpu_runtime::exec::MemError;
-    use softgpu_runtime::vmem::{Unshareable, VmemError};
     use softgpu_runtime::Error;
 
-    /// Each runtime variant that keeps a typed cause gives the HIP code of
-    /// the string variant it replaced.
+    /// Each class of runtime error gives the HIP code it gave before. The runtime holds each typed-cause variant to the class of
+    /// the string variant it replaced (`Error::is_bad_input`,
+    /// `Error::lacks_resources`); here each class maps to its code.
     #[test]
     fn typed_causes_keep_the_code_of_the_variant_they_replaced() {
-        let io = || std::io::Error::from(std::io::ErrorKind::PermissionDenied);
-        let mem = || MemError::Exhausted {
-            requested: 1,
-            free: 0,
+        let bad_input = Error::Profile {
+            place: None,
+            source: DataError::from(String::from_utf8(vec![0xff]).unwrap_err()),
         };
-        let data = || DataError::from(String::from_utf8(vec![0xff]).unwrap_err());
-        let was_invalid_argument = [
-            Error::Profile {
-                place: None,
-                source: data(),
-            },
-            Error::Output {
-                what: "trace file",
-                path: "/t".into(),
-                source: io(),
-            },
-            Error::Trace {
-                line: 1,
-                source: data(),
-            },
-            Error::Capture {
-                path: "/c".into(),
-                source: data(),
-            },
-            Error::CaptureAddress {
-                buffer: 0,
-                address: 0,
-                arena: 0,
-                source: mem(),
-            },
-            Error::VmemMap {
-                va: 0,
-                len: 0,
-                source: mem(),
-            },
-            Error::NotShareable {
-                source: Unshareable::NotAFile,
-            },
-            Error::IpcOpen {
-                pid: 1,
-                path: "/proc/1/fd/3".into(),
-                source: io(),
-            },
-            Error::Ipc {
-                what: "importing",
-                source: Box::new(VmemError::StillMapped {
-                    addr: 0,
-                    mappings: 1,
-                }),
-            },
-        ];
-        for e in &was_invalid_argument {
-            assert_eq!(runtime_code(e), HIP_ERROR_INVALID_VALUE, "{e}");
-        }
-        let was_out_of_resources = [
-            Error::OutOfMemory {
-                what: "the printf buffer".into(),
-                source: mem(),
-            },
-            Error::PoolFull {
-                pool: PoolKind::CoarseDevice,
-                requested: 2,
-                free: 1,
-                capacity: 1,
-            },
-            Error::Spawn {
-                thread: "a queue's packet processor".into(),
-                source: io(),
-            },
-            Error::System {
-                what: "memfd_create",
-                source: io(),
-            },
-        ];
-        for e in &was_out_of_resources {
-            assert_eq!(runtime_code(e), HIP_ERROR_OUT_OF_MEMORY, "{e}");
-        }
+        assert_eq!(runtime_code(&bad_input), HIP_ERROR_INVALID_VALUE);
+        let lacks = Error::Spawn {
+            thread: "a queue's packet processor".into(),
+            source: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+        };
+        assert_eq!(runtime_code(&lacks), HIP_ERROR_OUT_OF_MEMORY);
         let code = softgpu_codeobj::load(&[]).unwrap_err();
         assert_eq!(
             runtime_code(&Error::CodeObject(code)),

@@ -61,19 +61,7 @@ pub fn status_of(e: &Error) -> Status {
     match e {
         Error::NotInitialized => HSA_STATUS_ERROR_NOT_INITIALIZED,
         Error::RefcountOverflow => HSA_STATUS_ERROR_REFCOUNT_OVERFLOW,
-        // Bad input the client named: a profile, trace or capture that
-        // does not read, an output file that cannot be written, a vmem
-        // mapping or IPC attachment the layers beneath refuse.
-        Error::InvalidArgument(_)
-        | Error::Profile { .. }
-        | Error::Output { .. }
-        | Error::Trace { .. }
-        | Error::Capture { .. }
-        | Error::CaptureAddress { .. }
-        | Error::VmemMap { .. }
-        | Error::NotShareable { .. }
-        | Error::IpcOpen { .. }
-        | Error::Ipc { .. } => HSA_STATUS_ERROR_INVALID_ARGUMENT,
+        e if e.is_bad_input() => HSA_STATUS_ERROR_INVALID_ARGUMENT,
         Error::InvalidHandle { kind, .. } => match *kind {
             "agent" => HSA_STATUS_ERROR_INVALID_AGENT,
             "memory pool" => HSA_STATUS_ERROR_INVALID_MEMORY_POOL,
@@ -87,13 +75,7 @@ pub fn status_of(e: &Error) -> Status {
             "executable symbol" => HSA_STATUS_ERROR_INVALID_EXECUTABLE_SYMBOL,
             _ => HSA_STATUS_ERROR_INVALID_ARGUMENT,
         },
-        // Memory, a pool's capacity, a thread or a memfd the runtime
-        // could not get.
-        Error::OutOfResources(_)
-        | Error::OutOfMemory { .. }
-        | Error::PoolFull { .. }
-        | Error::Spawn { .. }
-        | Error::System { .. } => HSA_STATUS_ERROR_OUT_OF_RESOURCES,
+        e if e.lacks_resources() => HSA_STATUS_ERROR_OUT_OF_RESOURCES,
         Error::InvalidAllocation(_) => HSA_STATUS_ERROR_INVALID_ALLOCATION,
         Error::InvalidCodeObject(_) | Error::CodeObject(_) => HSA_STATUS_ERROR_INVALID_CODE_OBJECT,
         Error::IncompatibleCodeObject(_) => HSA_STATUS_ERROR_INVALID_ISA,
@@ -102,7 +84,6 @@ pub fn status_of(e: &Error) -> Status {
         Error::InvalidSymbolName(_) => HSA_STATUS_ERROR_INVALID_SYMBOL_NAME,
         Error::InvalidQueueCreation(_) => HSA_STATUS_ERROR_INVALID_QUEUE_CREATION,
         Error::VariableAlreadyDefined(_) => HSA_STATUS_ERROR_VARIABLE_ALREADY_DEFINED,
-        // A wild host pointer is a bad argument, not a bad allocation.
         // A wild host pointer, or a host range to lock that overlaps one
         // already locked, is a bad argument, not a bad allocation.
         Error::Memory(MemError::Unmapped { .. } | MemError::Overlap { .. }) => {
@@ -178,91 +159,24 @@ pub unsafe extern "C" fn hsa_status_string(status: Status, out: *mut *const c_ch
 #[cfg(test)]
 mod tests {
     use super::*;
-    use softgpu_runtime::agent::PoolKind;
     use softgpu_runtime::error::DataError;
-    use softgpu_runtime::vmem::{Unshareable, VmemError};
+    use softgpu_runtime::Error;
 
-    /// Each variant that keeps a typed cause reports the status of the
-    /// string variant it replaced.
+    /// Each class of runtime error reports the status it reported before. The runtime holds each typed-cause variant to the class of
+    /// the string variant it replaced (`Error::is_bad_input`,
+    /// `Error::lacks_resources`); here each class maps to its code.
     #[test]
     fn typed_causes_keep_the_status_of_the_variant_they_replaced() {
-        let io = || std::io::Error::from(std::io::ErrorKind::PermissionDenied);
-        let mem = || MemError::Exhausted {
-            requested: 1,
-            free: 0,
+        let bad_input = Error::Profile {
+            place: None,
+            source: DataError::from(String::from_utf8(vec![0xff]).unwrap_err()),
         };
-        let data = || DataError::from(String::from_utf8(vec![0xff]).unwrap_err());
-        let was_invalid_argument = [
-            Error::Profile {
-                place: None,
-                source: data(),
-            },
-            Error::Output {
-                what: "trace file",
-                path: "/t".into(),
-                source: io(),
-            },
-            Error::Trace {
-                line: 1,
-                source: data(),
-            },
-            Error::Capture {
-                path: "/c".into(),
-                source: data(),
-            },
-            Error::CaptureAddress {
-                buffer: 0,
-                address: 0,
-                arena: 0,
-                source: mem(),
-            },
-            Error::VmemMap {
-                va: 0,
-                len: 0,
-                source: mem(),
-            },
-            Error::NotShareable {
-                source: Unshareable::NotAFile,
-            },
-            Error::IpcOpen {
-                pid: 1,
-                path: "/proc/1/fd/3".into(),
-                source: io(),
-            },
-            Error::Ipc {
-                what: "importing",
-                source: Box::new(VmemError::StillMapped {
-                    addr: 0,
-                    mappings: 1,
-                }),
-            },
-        ];
-        for e in &was_invalid_argument {
-            assert_eq!(status_of(e), HSA_STATUS_ERROR_INVALID_ARGUMENT, "{e}");
-        }
-        let was_out_of_resources = [
-            Error::OutOfMemory {
-                what: "the printf buffer".into(),
-                source: mem(),
-            },
-            Error::PoolFull {
-                pool: PoolKind::CoarseDevice,
-                requested: 2,
-                free: 1,
-                capacity: 1,
-            },
-            Error::Spawn {
-                thread: "a queue's packet processor".into(),
-                source: io(),
-            },
-            Error::System {
-                what: "memfd_create",
-                source: io(),
-            },
-        ];
-        for e in &was_out_of_resources {
-            assert_eq!(status_of(e), HSA_STATUS_ERROR_OUT_OF_RESOURCES, "{e}");
-        }
+        assert_eq!(status_of(&bad_input), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+        let lacks = Error::Spawn {
+            thread: "a queue's packet processor".into(),
+            source: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+        };
+        assert_eq!(status_of(&lacks), HSA_STATUS_ERROR_OUT_OF_RESOURCES);
         let code = softgpu_codeobj::load(&[]).unwrap_err();
         assert_eq!(
             status_of(&Error::CodeObject(code)),

@@ -35,6 +35,17 @@ pub const EAGER_TEXT_BYTES: u64 = 1 << 20;
 /// [`Program::compiled`]).
 type Compiled = Box<dyn Any + Send + Sync>;
 
+/// The compiled code of a unit as the type its one caller stores (a debug
+/// build asserts it is that type rather than reading `None`).
+fn as_compiled<T: Any>(compiled: &Compiled) -> Option<&T> {
+    let typed = compiled.downcast_ref();
+    debug_assert!(
+        typed.is_some(),
+        "a program's compiled code read as another type"
+    );
+    typed
+}
+
 /// [`Program::kernel`] found no kernel of that name.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("no kernel named {name}; the code object has: {available}")]
@@ -453,8 +464,8 @@ impl Program {
     /// waves can reach, so a dispatch compiles only its kernel's code, not
     /// every kernel's of the code object; any other entry gets the whole
     /// text's. The tier above the interpreter (the JIT crate) is the one
-    /// caller; it always stores the same type, which is why a `T` of
-    /// another type reads as `None`.
+    /// caller and always stores one type (a debug build asserts a `T` of
+    /// another type is never asked for).
     pub fn compiled<T: Any + Send + Sync>(
         &self,
         entry: u32,
@@ -465,7 +476,7 @@ impl Program {
         unit.compiled[wave64 as usize]
             .get_or_init(|| compile(self, &unit.roots).map(|t| Box::new(t) as Compiled))
             .as_ref()
-            .and_then(|c| c.downcast_ref())
+            .and_then(as_compiled)
     }
 
     /// Whether the unit waves entering at `entry` run in has been compiled
@@ -496,7 +507,7 @@ impl Program {
         let unit = self.unit(entry);
         let w = wave64 as usize;
         if let Some(done) = unit.compiled[w].get() {
-            return done.as_ref().and_then(|c| c.downcast_ref());
+            return done.as_ref().and_then(as_compiled);
         }
         if self.count_interpreted(entry, wave64, retired) < TIER_UP_INSTRUCTIONS
             || unit.compiling[w].swap(true, Ordering::AcqRel)

@@ -142,6 +142,18 @@ pub enum MemCause {
     Stale,
 }
 
+impl MemCause {
+    /// What the access was, in a sentence: a read, a write, or (to
+    /// reallocated memory) an access.
+    pub fn access(self) -> &'static str {
+        match self {
+            MemCause::Read => "read",
+            MemCause::Write => "write",
+            MemCause::Stale => "access",
+        }
+    }
+}
+
 impl Trap {
     /// Whether the wave can run past it: a refused access (which then
     /// touches nothing) or a sanitizer's finding about an access (which
@@ -243,12 +255,17 @@ impl fmt::Display for Trap {
                 len,
                 cause,
             } => {
-                let what = match cause {
-                    MemCause::Read => "read",
-                    MemCause::Write => "write",
-                    MemCause::Stale => "access to reallocated memory",
+                let stale = if *cause == MemCause::Stale {
+                    ", reallocated after the dispatch was queued"
+                } else {
+                    ""
                 };
-                write!(f, "{what} of {len} bytes of {space} memory at {addr:#x}{}", lane(l))
+                write!(
+                    f,
+                    "{} of {len} bytes of {space} memory at {addr:#x}{}{stale}",
+                    cause.access(),
+                    lane(l)
+                )
             }
             Trap::Unsupported => f.write_str("unsupported instruction"),
             Trap::Illegal(why) if why.is_empty() => f.write_str("illegal instruction"),

@@ -203,6 +203,44 @@ fn place_of(place: &Option<String>) -> String {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+impl Error {
+    /// Whether the client's input was refused: an invalid argument, or a
+    /// profile, trace or capture that does not read, an output file that
+    /// cannot be written, a vmem mapping or IPC attachment the layers
+    /// beneath refuse. The C libraries report each as their
+    /// invalid-argument status.
+    pub fn is_bad_input(&self) -> bool {
+        matches!(
+            self,
+            Error::InvalidArgument(_)
+                | Error::Profile { .. }
+                | Error::Output { .. }
+                | Error::Trace { .. }
+                | Error::Capture { .. }
+                | Error::CaptureAddress { .. }
+                | Error::VmemMap { .. }
+                | Error::NotShareable { .. }
+                | Error::IpcOpen { .. }
+                | Error::Ipc { .. }
+        )
+    }
+
+    /// Whether the runtime could not get what it needed: memory for one
+    /// of its own structures, a pool's capacity, a thread or a memfd. (The
+    /// arena refusing a client's allocation is `Memory(Exhausted)`, which
+    /// HSA reports as a bad allocation and HIP as out of memory.)
+    pub fn lacks_resources(&self) -> bool {
+        matches!(
+            self,
+            Error::OutOfResources(_)
+                | Error::OutOfMemory { .. }
+                | Error::PoolFull { .. }
+                | Error::Spawn { .. }
+                | Error::System { .. }
+        )
+    }
+}
+
 /// The most clients the process-wide runtime counts, as ROCr
 /// (`Runtime::Acquire` refuses at `INT32_MAX`).
 pub const MAX_CLIENTS: usize = i32::MAX as usize;
@@ -210,4 +248,99 @@ pub const MAX_CLIENTS: usize = i32::MAX as usize;
 /// Shorthand for [`Error::InvalidArgument`].
 pub fn invalid(why: impl Into<String>) -> Error {
     Error::InvalidArgument(why.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each variant that keeps a typed cause is classed as the string
+    /// variant it replaced was (`InvalidArgument` or `OutOfResources`), so
+    /// the C libraries report the status they reported before.
+    #[test]
+    fn typed_causes_are_classed_as_the_variants_they_replaced() {
+        let io = || std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let mem = || MemError::Exhausted {
+            requested: 1,
+            free: 0,
+        };
+        let data = || DataError::from(String::from_utf8(vec![0xff]).unwrap_err());
+        let was_invalid_argument = [
+            invalid("x"),
+            Error::Profile {
+                place: None,
+                source: data(),
+            },
+            Error::Output {
+                what: "trace file",
+                path: "/t".into(),
+                source: io(),
+            },
+            Error::Trace {
+                line: 1,
+                source: data(),
+            },
+            Error::Capture {
+                path: "/c".into(),
+                source: data(),
+            },
+            Error::CaptureAddress {
+                buffer: 0,
+                address: 0,
+                arena: 0,
+                source: mem(),
+            },
+            Error::VmemMap {
+                va: 0,
+                len: 0,
+                source: mem(),
+            },
+            Error::NotShareable {
+                source: Unshareable::NotAFile,
+            },
+            Error::IpcOpen {
+                pid: 1,
+                path: "/proc/1/fd/3".into(),
+                source: io(),
+            },
+            Error::Ipc {
+                what: "importing",
+                source: Box::new(VmemError::StillMapped {
+                    addr: 0,
+                    mappings: 1,
+                }),
+            },
+        ];
+        for e in &was_invalid_argument {
+            assert!(e.is_bad_input() && !e.lacks_resources(), "{e}");
+        }
+        let was_out_of_resources = [
+            Error::OutOfResources("x".into()),
+            Error::OutOfMemory {
+                what: "the printf buffer".into(),
+                source: mem(),
+            },
+            Error::PoolFull {
+                pool: PoolKind::CoarseDevice,
+                requested: 2,
+                free: 1,
+                capacity: 1,
+            },
+            Error::Spawn {
+                thread: "a queue's packet processor".into(),
+                source: io(),
+            },
+            Error::System {
+                what: "memfd_create",
+                source: io(),
+            },
+        ];
+        for e in &was_out_of_resources {
+            assert!(e.lacks_resources() && !e.is_bad_input(), "{e}");
+        }
+        let neither = [Error::Memory(mem()), Error::NotFrozen];
+        for e in &neither {
+            assert!(!e.lacks_resources() && !e.is_bad_input(), "{e}");
+        }
+    }
 }

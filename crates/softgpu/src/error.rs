@@ -305,15 +305,10 @@ impl Error {
     pub fn is_out_of_memory(&self) -> bool {
         use softgpu_runtime::exec::MemError;
         match self {
-            Error::Runtime(e) => matches!(
-                **e,
-                RuntimeError::OutOfResources(_)
-                    | RuntimeError::OutOfMemory { .. }
-                    | RuntimeError::PoolFull { .. }
-                    | RuntimeError::Spawn { .. }
-                    | RuntimeError::System { .. }
-                    | RuntimeError::Memory(MemError::Exhausted { .. })
-            ),
+            Error::Runtime(e) => {
+                e.lacks_resources()
+                    || matches!(**e, RuntimeError::Memory(MemError::Exhausted { .. }))
+            }
             _ => false,
         }
     }
