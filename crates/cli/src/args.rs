@@ -2,6 +2,7 @@
 //! writing results back; the launch part is shared with `softgpu profile`.
 
 use softgpu_codeobj::{read_file, MAX_FILE_SIZE};
+use softgpu_isa::DEFAULT_TARGET;
 use std::path::{Path, PathBuf};
 
 use std::time::Duration;
@@ -345,13 +346,9 @@ pub fn prepare(spec: &LaunchSpec) -> Result<Prepared, CliError> {
     })
 }
 
-/// The processor the CLI's device emulates when neither `--target` nor a
-/// code object says otherwise (source files are compiled for it).
-pub const DEFAULT_TARGET: &str = "gfx1151";
-
 /// The processor to emulate for the code object `bytes` from `file`:
 /// `given` (`--target`), else the object's own; for an offload bundle, its
-/// [`DEFAULT_TARGET`] entry, else the first entry for a processor softgpu
+/// default target's entry, else the first entry for a processor softgpu
 /// runs.
 pub fn device_target(file: &Path, bytes: &[u8], given: Option<&str>) -> Result<String, String> {
     if let Some(target) = given {

@@ -9,9 +9,10 @@ use crate::TOOLCHAIN_PACKAGES;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CompileError {
-    /// The target is not an RDNA3 or RDNA4 processor name.
+    /// The target is not a processor softgpu emulates.
     #[error(
-        "unsupported target `{target}`: expected an RDNA3 or RDNA4 processor name such as gfx1100, gfx1151 or gfx1201"
+        "unsupported target `{target}` (supported: {})",
+        softgpu_isa::target::supported()
     )]
     BadTarget {
         /// The name that was given.

@@ -131,16 +131,11 @@ pub struct Compiler {
 }
 
 impl Compiler {
-    /// A compiler for `target`, an RDNA3 or RDNA4 processor name such as
-    /// `gfx1100`, `gfx1151` or `gfx1201` (`gfx11` or `gfx12` and two hex
-    /// digits). Nothing is run yet.
+    /// A compiler for `target`, a processor softgpu emulates such as
+    /// `gfx1100`, `gfx1151` or `gfx1201` (`softgpu_isa::TARGETS`). Nothing
+    /// is run yet.
     pub fn new(target: &str) -> Result<Compiler, CompileError> {
-        let ok = target.len() == 7
-            && (target.starts_with("gfx11") || target.starts_with("gfx12"))
-            && target[5..]
-                .bytes()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-        if !ok {
+        if softgpu_isa::target::target(target).is_none() {
             return Err(CompileError::BadTarget {
                 target: target.to_string(),
             });

@@ -40,7 +40,7 @@ pub const VARIABLES: &[Variable] = &[
     Variable {
         name: "SOFTGPU_PROFILE",
         sets: "the profile of every GPU when SOFTGPU_DEVICES is a count: a built-in name (gfx1151, gfx1100) or a JSON path",
-        default: "gfx1151",
+        default: DEFAULT_PROFILE,
     },
     Variable {
         name: "SOFTGPU_THREADS",

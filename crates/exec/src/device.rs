@@ -66,7 +66,7 @@ pub const DEFAULT_DISPATCH_BUDGET: u64 = 1 << 44;
 impl Default for DeviceConfig {
     fn default() -> Self {
         DeviceConfig {
-            target: "gfx1151".into(),
+            target: softgpu_isa::DEFAULT_TARGET.into(),
             arena_bytes: 4 << 30,
             threads: None,
             instruction_budget: DEFAULT_DISPATCH_BUDGET,

@@ -12,7 +12,7 @@ pub enum DispatchError {
     #[error("{0}")]
     Fault(Box<Fault>),
     /// The device's target is not a processor softgpu emulates.
-    #[error("unknown target {0} (supported: gfx1100, gfx1101, gfx1102, gfx1103, gfx1150, gfx1151, gfx1152, gfx1200, gfx1201)")]
+    #[error("unknown target {0} (supported: {list})", list = softgpu_isa::target::supported())]
     UnknownTarget(String),
     /// The device's code can be loaded and disassembled but not run yet.
     #[error("{0} code is decoded and disassembled but not executed yet")]

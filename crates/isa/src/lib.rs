@@ -15,6 +15,7 @@ mod inst;
 mod mimg;
 pub mod ops;
 mod sym;
+pub mod target;
 
 pub use class::{Class, Cond, Implicit, MemOp, Num, Rmw, Space};
 pub use consts::is_inline_float_f32;
@@ -24,13 +25,14 @@ pub use disasm::{
 };
 pub use inst::*;
 pub use ops::{all_ops, op_by_name, op_by_name_in, ops_of, Encoding, OpInfo};
+pub use target::{Target, DEFAULT_TARGET, TARGETS};
 
 /// GPU instruction-set family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Family {
-    /// RDNA3 and RDNA3.5: gfx1100–gfx1103, gfx1150, gfx1151, gfx1152.
+    /// RDNA3 and RDNA3.5 (gfx11xx processors; [`TARGETS`] lists those emulated).
     Gfx11,
-    /// RDNA4: gfx1200, gfx1201.
+    /// RDNA4 (gfx12xx processors).
     Gfx12,
 }
 
@@ -60,15 +62,10 @@ impl Family {
         }
     }
 
-    /// The family of an `amdgcn` processor name such as `gfx1151`.
+    /// The family of an `amdgcn` processor name such as `gfx1151`, if
+    /// softgpu emulates the processor ([`TARGETS`]).
     pub fn of_target(target: &str) -> Option<Family> {
-        match target {
-            "gfx1100" | "gfx1101" | "gfx1102" | "gfx1103" | "gfx1150" | "gfx1151" | "gfx1152" => {
-                Some(Family::Gfx11)
-            }
-            "gfx1200" | "gfx1201" => Some(Family::Gfx12),
-            _ => None,
-        }
+        target::target(target).map(|t| t.family)
     }
 }
 

@@ -1,8 +1,7 @@
 //! Device profiles: what a GPU agent reports and how big its resources are.
 //!
 //! A profile is a JSON document. One for each RDNA3/3.5/4 part softgpu
-//! emulates is built in (gfx1100, gfx1101, gfx1102, gfx1103, gfx1150,
-//! gfx1151, gfx1152, gfx1200, gfx1201);
+//! emulates is built in (one per row of `softgpu_isa::TARGETS`);
 //! `SOFTGPU_PROFILE` names a built-in profile or a path to a JSON file.
 //!
 //! Schema 2 says where every value comes from: each field is
@@ -23,22 +22,21 @@ use serde::{Deserialize, Serialize};
 use crate::error::{invalid, Error, Result};
 
 /// The profile chosen when `SOFTGPU_PROFILE` is unset.
-pub const DEFAULT_PROFILE: &str = "gfx1151";
+pub const DEFAULT_PROFILE: &str = softgpu_isa::DEFAULT_TARGET;
 /// The largest profile document read from a file (the built-in ones are
 /// under 20 KiB).
 pub const MAX_PROFILE_SIZE: u64 = 1 << 20;
 
-const BUILT_IN: [(&str, &str); 9] = [
-    ("gfx1151", include_str!("../profiles/gfx1151.json")),
-    ("gfx1100", include_str!("../profiles/gfx1100.json")),
-    ("gfx1101", include_str!("../profiles/gfx1101.json")),
-    ("gfx1102", include_str!("../profiles/gfx1102.json")),
-    ("gfx1103", include_str!("../profiles/gfx1103.json")),
-    ("gfx1150", include_str!("../profiles/gfx1150.json")),
-    ("gfx1152", include_str!("../profiles/gfx1152.json")),
-    ("gfx1200", include_str!("../profiles/gfx1200.json")),
-    ("gfx1201", include_str!("../profiles/gfx1201.json")),
-];
+/// `(name, JSON)` of every built-in profile: one per row of the target
+/// table (`softgpu_isa::for_each_target!`), each from `profiles/<name>.json`.
+macro_rules! built_in {
+    ($($name:ident $family:ident;)*) => {
+        const BUILT_IN: &[(&str, &str)] = &[
+            $((stringify!($name), include_str!(concat!("../profiles/", stringify!($name), ".json"))),)*
+        ];
+    };
+}
+softgpu_isa::for_each_target!(built_in);
 
 /// How close to the real part softgpu's results are.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

@@ -71,7 +71,7 @@ pub enum BenchError {
     },
     #[error("device memory: {0}")]
     Memory(#[from] MemError),
-    #[error("unknown target {0}")]
+    #[error("unknown target {0} (supported: {list})", list = softgpu_isa::target::supported())]
     Target(String),
     #[error("{0}")]
     Config(String),

@@ -1,0 +1,91 @@
+//! The processors softgpu emulates: one table, everything else derived.
+//!
+//! [`for_each_target!`](crate::for_each_target) is the table. The list of
+//! [`TARGETS`], [`Family::of_target`], the runtime's built-in device
+//! profiles (one JSON file per row, `crates/runtime/profiles/<name>.json`,
+//! included by the same macro) and every "supported: …" message come from
+//! it, so a new part is one row here plus its profile file (and, for a new
+//! family, the family's op table and decoder).
+
+use crate::Family;
+
+/// Calls the macro `$m` with every emulated processor as
+/// `name Family;`, in the order the built-in profiles are listed.
+///
+/// The first row is the default device (softgpu's built-in one, used when
+/// no target is named). The macro form lets a crate expand the list into
+/// items that need the name as a literal, as the runtime does to
+/// `include_str!` each profile.
+#[macro_export]
+macro_rules! for_each_target {
+    ($m:ident) => {
+        $m! {
+            gfx1151 Gfx11;
+            gfx1100 Gfx11;
+            gfx1101 Gfx11;
+            gfx1102 Gfx11;
+            gfx1103 Gfx11;
+            gfx1150 Gfx11;
+            gfx1152 Gfx11;
+            gfx1200 Gfx12;
+            gfx1201 Gfx12;
+        }
+    };
+}
+
+/// One emulated processor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// LLVM's processor name, e.g. `gfx1151`.
+    pub name: &'static str,
+    /// Its instruction-set family.
+    pub family: Family,
+}
+
+macro_rules! target_list {
+    ($($name:ident $family:ident;)*) => {
+        /// Every emulated processor, the default first.
+        pub const TARGETS: &[Target] = &[
+            $(Target { name: stringify!($name), family: Family::$family },)*
+        ];
+    };
+}
+for_each_target!(target_list);
+
+/// The processor emulated when none is named: the table's first row
+/// (gfx1151, Strix Halo's RDNA3.5 part).
+pub const DEFAULT_TARGET: &str = TARGETS[0].name;
+
+/// The table's row for `name`, if softgpu emulates it.
+pub fn target(name: &str) -> Option<&'static Target> {
+    TARGETS.iter().find(|t| t.name == name)
+}
+
+/// The emulated processors' names in numeric order, comma-separated, for
+/// "supported: …" messages.
+pub fn supported() -> String {
+    let mut names: Vec<&str> = TARGETS.iter().map(|t| t.name).collect();
+    names.sort_unstable();
+    names.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_well_formed() {
+        for (i, t) in TARGETS.iter().enumerate() {
+            assert!(
+                t.name.starts_with(t.family.name()) && t.name.len() == 7,
+                "{}",
+                t.name
+            );
+            assert!(TARGETS[..i].iter().all(|u| u.name != t.name), "{}", t.name);
+        }
+        assert_eq!(DEFAULT_TARGET, "gfx1151");
+        assert_eq!(target("gfx1201").map(|t| t.family), Some(Family::Gfx12));
+        assert_eq!(target("gfx1030"), None);
+        assert!(supported().starts_with("gfx1100, gfx1101, "));
+    }
+}
