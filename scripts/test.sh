@@ -4,6 +4,12 @@
 # fail (never skip) when the tools are absent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each phase's wall time goes to stderr ("test step: N s: …").
+step() {
+  local start=$SECONDS
+  "$@"
+  echo "test step: $((SECONDS - start)) s: $*" >&2
+}
 scripts/install-test-deps.sh
 # The C-ABI tests load the built libhsa-runtime64.so.1 and
 # libamdhip64.so.5, and the HIP programs are also built through the
@@ -14,7 +20,7 @@ scripts/install-test-deps.sh
 # dev-dependencies) resolves some shared dependencies differently and
 # rebuilds the executor, Cranelift and everything above them, minutes of
 # CI each time.
-cargo build --release --workspace --lib --bins --tests --examples
+step cargo build --release --workspace --lib --bins --tests --examples
 # Every test runs with the JIT tier in verify mode: each compiled block
 # runs in both tiers from the same state and any difference faults, so the
 # whole suite holds the JIT to the interpreter (docs/ARCHITECTURE.md,
@@ -22,7 +28,7 @@ cargo build --release --workspace --lib --bins --tests --examples
 # (The executor crates' unit tests, `[lib] test = false`, run once, below,
 # in the test profile: their test harnesses in release too would cost
 # minutes.)
-SOFTGPU_JIT=verify cargo test --workspace --release "$@"
+SOFTGPU_JIT=verify step cargo test --workspace --release "$@"
 # The executor crates' unit tests, and the instruction tests once more, in
 # the test profile
 # (opt-level 2, debug assertions on), which the release run has off: it adds
@@ -33,7 +39,7 @@ SOFTGPU_JIT=verify cargo test --workspace --release "$@"
 # The release run above already held every case to both tiers; this pass
 # is for the checks the release profile leaves out, so it runs the JIT
 # plainly on (tiering up as a dispatch would) rather than verifying.
-SOFTGPU_JIT=on cargo test -p softgpu-arena -p softgpu-interp -p softgpu-jit -p softgpu-exec \
+SOFTGPU_JIT=on step cargo test -p softgpu-arena -p softgpu-interp -p softgpu-jit -p softgpu-exec \
   --lib --test instructions "$@"
 # The Rust API's examples check their own results and exit non-zero when
 # one is wrong.
