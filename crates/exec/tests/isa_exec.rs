@@ -10,14 +10,10 @@
 //! `k * 32 + lane` is read with [`ld`], output word `k * 32 + lane` written
 //! with [`st`].
 
-use std::path::PathBuf;
-use std::process::Command;
-use std::sync::atomic::{AtomicU32, Ordering};
-
 use softgpu_exec::{Arg, Device, DeviceConfig, DispatchDesc, Launch};
+use softgpu_test_support::kernel::{self, Kernel};
 
 const LANES: usize = 32;
-const PACKAGES: &str = "Debian packages clang-19 lld-19 llvm-19";
 
 /// Optional kernel resources.
 #[derive(Default, Clone, Copy)]
@@ -29,130 +25,42 @@ struct Res {
     true16: bool,
 }
 
-fn tool(cmd: &mut Command, what: &str) {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {what} ({e}): install the {PACKAGES}"));
-    assert!(
-        out.status.success(),
-        "{what} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// Assembles `body` into a code object with kernel `k`.
 fn assemble(body: &str, res: Res) -> Vec<u8> {
-    static N: AtomicU32 = AtomicU32::new(0);
-    let dir: PathBuf = std::env::temp_dir().join(format!(
-        "softgpu-isa-exec-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let private = (res.scratch > 0) as u32;
-    let src = format!(
-        r#"
-	.amdgcn_target "amdgcn-amd-amdhsa--gfx1100"
-	.amdhsa_code_object_version 5
-	.text
-	.globl k
-	.p2align 8
-	.type k,@function
-k:
-	s_load_b128 s[4:7], s[0:1], 0x0
-	s_waitcnt lgkmcnt(0)
-	v_lshlrev_b32 v1, 2, v0
-{body}
-	s_endpgm
-.Lend:
-	.size k, .Lend-k
-	.rodata
-	.p2align 6
-	.amdhsa_kernel k
-		.amdhsa_group_segment_fixed_size {lds}
-		.amdhsa_private_segment_fixed_size {scratch}
-		.amdhsa_kernarg_size 16
-		.amdhsa_user_sgpr_count 2
-		.amdhsa_user_sgpr_kernarg_segment_ptr 1
-		.amdhsa_wavefront_size32 1
-		.amdhsa_enable_private_segment {private}
-		.amdhsa_system_sgpr_workgroup_id_x 1
-		.amdhsa_system_vgpr_workitem_id 0
-		.amdhsa_next_free_vgpr 64
-		.amdhsa_next_free_sgpr 32
-		.amdhsa_float_denorm_mode_32 3
-		.amdhsa_float_denorm_mode_16_64 3
-		.amdhsa_ieee_mode 1
-		.amdhsa_dx10_clamp 1
-	.end_amdhsa_kernel
-	.amdgpu_metadata
----
-amdhsa.kernels:
-  - .args:
-      - {{ .address_space: global, .offset: 0, .size: 8, .value_kind: global_buffer }}
-      - {{ .address_space: global, .offset: 8, .size: 8, .value_kind: global_buffer }}
-    .group_segment_fixed_size: {lds}
-    .kernarg_segment_align: 8
-    .kernarg_segment_size: 16
-    .max_flat_workgroup_size: 32
-    .name: k
-    .private_segment_fixed_size: {scratch}
-    .sgpr_count: 32
-    .symbol: k.kd
-    .vgpr_count: 64
-    .wavefront_size: 32
-amdhsa.target: amdgcn-amd-amdhsa--gfx1100
-amdhsa.version: [1, 2]
-...
-	.end_amdgpu_metadata
-"#,
-        lds = res.lds,
-        scratch = res.scratch,
+    let body = format!(
+        "\ts_load_b128 s[4:7], s[0:1], 0x0\n\ts_waitcnt lgkmcnt(0)\n\
+         \tv_lshlrev_b32 v1, 2, v0\n{body}\n\ts_endpgm"
     );
-    let (s, o, h) = (dir.join("k.s"), dir.join("k.o"), dir.join("k.hsaco"));
-    std::fs::write(&s, src).unwrap();
+    let kernel = Kernel {
+        body: &body,
+        private: res.scratch.into(),
+        lds: res.lds.into(),
+        kernarg: 16,
+        kernarg_ptr: true,
+        private_segment: res.scratch > 0,
+        vgprs: 64,
+        sgprs: 32,
+        max_workgroup: LANES as u32,
+        args: &[
+            "{ .address_space: global, .offset: 0, .size: 8, .value_kind: global_buffer }",
+            "{ .address_space: global, .offset: 8, .size: 8, .value_kind: global_buffer }",
+        ],
+        directives: &[
+            ".amdhsa_system_sgpr_workgroup_id_x 1",
+            ".amdhsa_system_vgpr_workitem_id 0",
+            ".amdhsa_float_denorm_mode_32 3",
+            ".amdhsa_float_denorm_mode_16_64 3",
+            ".amdhsa_ieee_mode 1",
+            ".amdhsa_dx10_clamp 1",
+        ],
+        ..Kernel::default()
+    };
+    let source = kernel.source("gfx1100");
     if res.true16 {
-        tool(
-            Command::new("llvm-mc-19")
-                .args([
-                    "-triple=amdgcn-amd-amdhsa",
-                    "-mcpu=gfx1100",
-                    "-mattr=+real-true16",
-                    "-filetype=obj",
-                ])
-                .arg(&s)
-                .arg("-o")
-                .arg(&o),
-            "llvm-mc-19",
-        );
+        kernel::assemble_with("gfx1100", "+real-true16", &source)
     } else {
-        tool(
-            Command::new("clang-19")
-                .args([
-                    "-x",
-                    "assembler",
-                    "-target",
-                    "amdgcn-amd-amdhsa",
-                    "-mcpu=gfx1100",
-                    "-c",
-                ])
-                .arg(&s)
-                .arg("-o")
-                .arg(&o),
-            "clang-19",
-        );
+        kernel::assemble("gfx1100", &source)
     }
-    tool(
-        Command::new("ld.lld-19")
-            .arg("-shared")
-            .arg(&o)
-            .arg("-o")
-            .arg(&h),
-        "ld.lld-19",
-    );
-    let bytes = std::fs::read(&h).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    bytes
 }
 
 /// A deterministic gfx1100 device (one worker thread) for these tests.

@@ -4,8 +4,9 @@
 //! as machine code (`[0x0a,0x18,…] text`, see `syntax.rs`) is taken as is.
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
+
+use softgpu_test_support::tool;
 
 /// How a block is assembled and run.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -141,20 +142,8 @@ fn run_llvm_mc<'a>(
     if !attrs.is_empty() {
         args.push(format!("-mattr={}", attrs.join(",")));
     }
-    let mut child = Command::new("llvm-mc-19")
-        .args(&args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| {
-            panic!("cannot run llvm-mc-19 ({e}): install the Debian package llvm-19")
-        });
     let input: String = lines.map(|l| format!("{l}\n")).collect();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().expect("llvm-mc-19 output");
-    writer.join().unwrap().expect("writing to llvm-mc-19");
+    let out = tool::output_with_stdin(Command::new("llvm-mc-19").args(&args), &input);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let encodings = stdout
         .lines()
