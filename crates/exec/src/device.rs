@@ -15,11 +15,11 @@ use crate::error::{DispatchError, LaunchRule};
 use crate::fault::Errors;
 use crate::plan::Plan;
 use crate::profile::InstructionProfile;
+use crate::tier::JitMode;
 use softgpu_arena::{Access, AllocSpec, Arena, MemError};
 use softgpu_interp::checks::{Checks, Schedule, DEFAULT_TIMEOUT};
 use softgpu_interp::placement::{ComputeUnits, Topology};
 use softgpu_interp::program::Program;
-use softgpu_jit::JitMode;
 
 /// How to build a device. Every field has a value: the executor never
 /// reads the environment (`softgpu-env` turns `SOFTGPU_*` variables into
@@ -47,7 +47,8 @@ pub struct DeviceConfig {
     /// Bytes of private (scratch) memory one dispatch may materialise
     /// (default [`default_scratch_limit`]).
     pub scratch_limit: u64,
-    /// Whether the JIT tier runs compiled blocks (default on).
+    /// Whether the JIT tier runs compiled blocks (default on, or off in a
+    /// build without the tier: [`JitMode::default`]).
     pub jit: JitMode,
     /// The compute units workgroups are placed on and the hardware IDs
     /// waves read (`softgpu_interp::placement`).
@@ -75,7 +76,7 @@ impl Default for DeviceConfig {
             timeout: DEFAULT_TIMEOUT,
             schedule: Schedule::InOrder,
             scratch_limit: default_scratch_limit(),
-            jit: JitMode::On,
+            jit: JitMode::default(),
             topology: Topology::default(),
         }
     }
@@ -164,7 +165,7 @@ impl Device {
             config.timeout,
             config.schedule,
         );
-        let (scratch_limit, jit) = (config.scratch_limit, config.jit);
+        let (scratch_limit, jit) = (config.scratch_limit, config.jit.check()?);
         arena.track_writes(checks.init);
         Ok(Device {
             jit: Mutex::new(jit),
@@ -193,9 +194,11 @@ impl Device {
         *self.jit.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Sets how later dispatches use the JIT tier.
-    pub fn set_jit(&self, mode: JitMode) {
-        *self.jit.lock().unwrap_or_else(|e| e.into_inner()) = mode;
+    /// Sets how later dispatches use the JIT tier; refused
+    /// ([`DispatchError::JitNotBuilt`]) for a mode this build cannot run.
+    pub fn set_jit(&self, mode: JitMode) -> Result<(), DispatchError> {
+        *self.jit.lock().unwrap_or_else(|e| e.into_inner()) = mode.check()?;
+        Ok(())
     }
 
     /// Worker threads dispatches run on.

@@ -11,6 +11,7 @@ use crate::gws::Gws;
 use crate::plan::Plan;
 use crate::profile::{InstructionProfile, SlotCount};
 use crate::schedule::{Permutation, Rng};
+use crate::tier::Tier;
 use crate::watch::{Meter, Watch};
 use softgpu_interp::checks::Schedule;
 use softgpu_interp::ops::sopp::WorkgroupBarrier;
@@ -19,7 +20,6 @@ use softgpu_interp::placement::group_id;
 use softgpu_interp::program::Program;
 use softgpu_interp::trap::FaultKind;
 use softgpu_interp::wave::{Wave, MAX_LANES, PRIVATE_APERTURE};
-use softgpu_jit::Tier;
 
 /// Instructions a wave runs before the scheduler gives the next wave of its
 /// workgroup a turn, so waves spinning on memory cannot starve the others.
@@ -745,7 +745,7 @@ pub(crate) fn run_wave<const PROFILE: bool>(
                 let active = wave.exec().count_ones() as u64;
                 let start = wave.pc;
                 let next = if verify {
-                    softgpu_jit::verify(block, program, wave, env)?
+                    crate::tier::verify(block, program, wave, env)?
                 } else {
                     block.run(wave, env.lds, &env.mem)
                 };

@@ -4,6 +4,7 @@ use softgpu_arena::MemError;
 use softgpu_interp::program::NoSuchKernel;
 
 use crate::fault::Fault;
+use crate::tier::JitMode;
 
 /// Anything a device operation can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -49,6 +50,11 @@ pub enum DispatchError {
     /// A configuration value (or its environment variable) is invalid.
     #[error("configuration: {0}")]
     Config(String),
+    /// The configuration asks for the JIT tier (JIT mode on or verify) of a
+    /// build without it: softgpu-exec's `jit` cargo feature (which
+    /// softgpu-runtime's and softgpu's `jit` features turn on) is off.
+    #[error("configuration: JIT mode {0:?} needs the JIT tier, which this build leaves out (the `jit` cargo feature of softgpu, softgpu-runtime or softgpu-exec); use JitMode::Off")]
+    JitNotBuilt(JitMode),
 }
 
 /// Which launch rule a refused dispatch broke. A GPU's command processor

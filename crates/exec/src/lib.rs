@@ -51,6 +51,7 @@ mod pool;
 mod profile;
 mod schedule;
 mod synccheck;
+mod tier;
 mod watch;
 
 // Hidden: the one-wave bench the instruction-level tests (tests/instructions,
@@ -72,11 +73,12 @@ pub use fault::{Alone, Errors, Fault, Site, Wait, WaveState};
 pub use softgpu_interp::checks::{Checks, Schedule, DEFAULT_TIMEOUT};
 pub use softgpu_interp::placement::{ComputeUnits, Topology};
 pub use softgpu_interp::trap::FaultKind;
-pub use softgpu_jit::JitMode;
+pub use tier::JitMode;
 // Hidden: tests and the load benchmark look at which blocks a kernel's
 // unit compiled; the blocks are the executor's own.
 pub use profile::{InstructionProfile, SlotCount, SlotEntry};
 pub use softgpu_interp::program::NoSuchKernel;
 pub use softgpu_interp::program::{Program, EAGER_TEXT_BYTES, TIER_UP_INSTRUCTIONS};
+#[cfg(feature = "jit")]
 #[doc(hidden)]
 pub use softgpu_jit::Jit;

@@ -38,7 +38,7 @@ pub struct Plan<'a> {
     pub timeout: std::time::Duration,
     pub schedule: Schedule,
     /// How compiled blocks run.
-    pub jit: softgpu_jit::JitMode,
+    pub jit: crate::tier::JitMode,
     /// The compute units workgroups are placed on (not empty).
     pub units: ComputeUnits,
 }

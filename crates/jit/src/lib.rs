@@ -39,82 +39,6 @@ use softgpu_interp::ops::{Env, Flow, Trap};
 use softgpu_interp::program::Program;
 use softgpu_interp::wave::{Wave, NUM_SGPRS};
 
-/// How dispatches use the JIT tier.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum JitMode {
-    /// The interpreter runs everything.
-    Off,
-    /// Compiled blocks run where they can.
-    #[default]
-    On,
-    /// Every compiled block runs on the wave's registers and then the
-    /// interpreter runs the same slots from the same state; any difference
-    /// in a register, SCC or the next PC is a fault naming the block and
-    /// the register. The interpreter's results are kept. This is how the
-    /// tests hold the two tiers to identical results.
-    Verify,
-}
-
-impl JitMode {
-    /// `0`/`off`, `1`/`on` or `verify` (`SOFTGPU_JIT`'s values).
-    pub fn parse(text: &str) -> Result<JitMode, String> {
-        match text.trim() {
-            "0" | "off" => Ok(JitMode::Off),
-            "1" | "on" => Ok(JitMode::On),
-            "verify" => Ok(JitMode::Verify),
-            _ => Err(format!("{text:?} is none of 0, 1, verify")),
-        }
-    }
-
-    /// The blocks a dispatch of `program` from slot `entry` runs in this
-    /// mode.
-    pub fn blocks(self, program: &Program, entry: u32, wave64: bool) -> Option<Tier<'_>> {
-        let verify = match self {
-            JitMode::Off => return None,
-            JitMode::On => false,
-            JitMode::Verify => true,
-        };
-        Some(Tier {
-            jit: Jit::of(program, entry, wave64)?,
-            verify,
-        })
-    }
-
-    /// The blocks a dispatch starts with. With the JIT on, a unit is
-    /// compiled only once it has run long enough in the interpreter
-    /// ([`softgpu_interp::program::TIER_UP_INSTRUCTIONS`]; the dispatch's workers tier up
-    /// between workgroups, [`JitMode::tier_up`]), so a dispatch never waits
-    /// for code it would barely run. Verification compiles at once, so
-    /// every block is held to the interpreter.
-    pub fn dispatch_blocks(self, program: &Program, entry: u32, wave64: bool) -> Option<Tier<'_>> {
-        match self {
-            JitMode::On => self.tier_up(program, entry, wave64, 0),
-            JitMode::Off | JitMode::Verify => self.blocks(program, entry, wave64),
-        }
-    }
-
-    /// After a workgroup ran `retired` wave instructions in the
-    /// interpreter: the blocks to run the next one with, once they exist
-    /// (see `Program::tier_up`).
-    pub fn tier_up(
-        self,
-        program: &Program,
-        entry: u32,
-        wave64: bool,
-        retired: u64,
-    ) -> Option<Tier<'_>> {
-        match self {
-            JitMode::On => Some(Tier {
-                jit: program.tier_up(entry, wave64, retired, |program, roots| {
-                    Jit::compile(program, roots, wave64)
-                })?,
-                verify: false,
-            }),
-            JitMode::Off | JitMode::Verify => None,
-        }
-    }
-}
-
 impl Jit {
     /// The compiled blocks for waves of 64 lanes or 32 entering `program`
     /// at slot `entry`, compiled by the first caller and kept with the
@@ -134,6 +58,36 @@ pub struct Tier<'a> {
 }
 
 impl<'a> Tier<'a> {
+    /// Every compiled block of `program` for waves entering at slot
+    /// `entry` (compiled now by the first caller, [`Jit::of`]); with
+    /// `verify`, each block runs through [`verify`] (the executor's
+    /// verify mode). `None`: the host has no JIT back end.
+    pub fn of(program: &'a Program, entry: u32, wave64: bool, verify: bool) -> Option<Tier<'a>> {
+        Some(Tier {
+            jit: Jit::of(program, entry, wave64)?,
+            verify,
+        })
+    }
+
+    /// After a workgroup ran `retired` wave instructions in the
+    /// interpreter: the unit's blocks, once it has run long enough to be
+    /// compiled ([`softgpu_interp::program::TIER_UP_INSTRUCTIONS`]; see
+    /// `Program::tier_up`). A unit is compiled only then, so a dispatch
+    /// never waits for code it would barely run.
+    pub fn tier_up(
+        program: &'a Program,
+        entry: u32,
+        wave64: bool,
+        retired: u64,
+    ) -> Option<Tier<'a>> {
+        Some(Tier {
+            jit: program.tier_up(entry, wave64, retired, |program, roots| {
+                Jit::compile(program, roots, wave64)
+            })?,
+            verify: false,
+        })
+    }
+
     /// The block starting at slot `pc`, and whether to verify it.
     #[inline(always)]
     pub fn block_at(self, pc: u32) -> Option<(&'a Block, bool)> {
@@ -502,8 +456,8 @@ impl Snapshot {
     }
 }
 
-/// Runs `block` in both tiers from the wave's state (see
-/// [`JitMode::Verify`]); returns what [`Block::run`] does (the slot to
+/// Runs `block` in both tiers from the wave's state (the executor's
+/// `JitMode::Verify`); returns what [`Block::run`] does (the slot to
 /// continue at and the slots retired), or `None` when the block left for
 /// the interpreter at a memory access (having changed nothing, which is
 /// checked too). A block closing with a global store is run interpreter

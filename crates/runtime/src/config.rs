@@ -48,7 +48,8 @@ pub struct Config {
     pub schedule: Schedule,
     /// Bytes of scratch one dispatch may materialise.
     pub scratch_limit: u64,
-    /// Whether compiled blocks run (and whether both tiers are compared).
+    /// Whether compiled blocks run (and whether both tiers are compared);
+    /// by default on, or off in a build without the JIT tier.
     pub jit: JitMode,
     /// Freed bytes held back from reuse and whether allocations record the
     /// host call stack.
@@ -99,7 +100,7 @@ impl Default for Config {
             checks: Checks::default(),
             schedule: Schedule::InOrder,
             scratch_limit: softgpu_exec::default_scratch_limit(),
-            jit: JitMode::On,
+            jit: JitMode::default(),
             arena: ArenaOptions::default(),
             trace: None,
             trace_ring: 0,

@@ -79,6 +79,21 @@
 //! C libraries and the CLI turn `SOFTGPU_*` into a `Config` through the
 //! `softgpu-env` crate).
 //!
+//! # Features
+//!
+//! Both are on by default; a program that does without them builds less
+//! than half the crates (no Cranelift, no compiler driver).
+//!
+//! - `compiler`: `Stream::compile` and `Compiler`, OpenCL C and HIP
+//!   source through clang-19. Without it, kernels come from code objects
+//!   ([`Stream::load`], [`Stream::load_bytes`]).
+//! - `jit`: the executor's JIT tier (Cranelift), which runs hot code as
+//!   compiled blocks. Without it the interpreter runs everything, with the
+//!   same results, more slowly; [`JitMode::default`] is then
+//!   [`JitMode::Off`], and a [`Config`] asking for [`JitMode::On`] or
+//!   [`JitMode::Verify`] is refused when its [`Instance`] is made, the
+//!   error naming the feature.
+//!
 //! # Errors
 //!
 //! One [`Error`] type. A kernel fault is [`Error::Fault`]; the runtime's,

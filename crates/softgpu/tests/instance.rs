@@ -2,7 +2,8 @@
 //! GPUs and settings, none reading the environment.
 
 use softgpu::{
-    Args, Checks, Config, Device, Error, FaultKind, Instance, Kernel, Language, Profile, Stream,
+    Args, Checks, Config, Device, Error, FaultKind, Instance, JitMode, Kernel, Language, Profile,
+    Stream,
 };
 
 const SOURCE: &str = r#"
@@ -267,4 +268,31 @@ fn dispatch_statistics_estimate_the_time_on_the_part() {
         traced["estimate"]["seconds"].as_f64(),
         Some(estimate.seconds)
     );
+}
+
+/// The JIT modes an instance may ask for are the build's: with the `jit`
+/// feature (a default) every mode; without it the interpreter alone runs,
+/// `Off` is the default, and `On` or `Verify` is refused by name when the
+/// instance is made instead of running without the JIT.
+#[test]
+fn a_jit_mode_the_build_lacks_is_refused_by_name() {
+    let built = cfg!(feature = "jit");
+    let make = |jit| Instance::new(Config::default().threads(1).jit(jit));
+    assert_eq!(JitMode::default() == JitMode::On, built);
+    let (stream, add_one) = add_one_on(&make(JitMode::default()).unwrap());
+    let x = stream.allocate_zeroed(4 * 64).unwrap();
+    stream
+        .dispatch_args(&add_one, 1, 64, &Args::new().view(&x))
+        .unwrap();
+    assert_eq!(stream.read_vec::<u32>(&x).unwrap(), vec![1; 64]);
+    assert!(make(JitMode::Off).is_ok());
+    for mode in [JitMode::On, JitMode::Verify] {
+        match make(mode) {
+            Ok(_) => assert!(built, "{mode:?} made without the JIT"),
+            Err(e) => {
+                assert!(!built, "{mode:?}: {e}");
+                assert!(e.to_string().contains("`jit` cargo feature"), "{e}");
+            }
+        }
+    }
 }

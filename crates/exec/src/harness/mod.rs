@@ -52,7 +52,7 @@ pub struct Bench {
     tmp: Box<Scratch>,
     /// How snippets use the JIT tier's compiled blocks (from
     /// `SOFTGPU_JIT`, else on); the interpreter runs the rest.
-    pub jit: softgpu_jit::JitMode,
+    pub jit: crate::JitMode,
     /// Blocks the JIT compiled for the last snippet run.
     pub jit_blocks: usize,
     /// Times a block of the last snippet run left early for the
@@ -80,7 +80,7 @@ pub enum BenchError {
 impl Bench {
     /// A bench for `target` (e.g. `gfx1100`) with a zeroed buffer, LDS and
     /// scratch and a fresh wave32.
-    pub fn new(target: &str, jit: softgpu_jit::JitMode) -> Result<Bench, BenchError> {
+    pub fn new(target: &str, jit: crate::JitMode) -> Result<Bench, BenchError> {
         let family = Family::of_target(target).ok_or_else(|| BenchError::Target(target.into()))?;
         let arena = Arena::new(16 << 20)?;
         let buffer = arena.alloc(BUFFER_BYTES as u64)?;
@@ -155,6 +155,10 @@ impl Bench {
     }
 
     fn run_placed(&mut self, base: u64, image: Vec<u8>, budget: u64) -> Result<u64, BenchError> {
+        // A mode this build cannot run is refused, not run without blocks.
+        self.jit
+            .check()
+            .map_err(|e| BenchError::Config(e.to_string()))?;
         self.arena.write(base, &image)?;
         let program = Program::new(code_object(&image), base, image, self.family);
         let wave = &mut self.wave;

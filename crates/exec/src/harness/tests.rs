@@ -12,7 +12,7 @@ use softgpu_interp::ops::Trap;
 use softgpu_interp::wave::Wave;
 
 use super::{Bench, BenchError};
-use softgpu_jit::JitMode;
+use crate::JitMode;
 
 // gfx11 SOPP encodings, as llvm-mc-19 -show-encoding prints them.
 const S_NOP: u32 = 0xbf80_0000;
