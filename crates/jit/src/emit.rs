@@ -1786,6 +1786,25 @@ impl<'a, 'b> Emitter<'a, 'b> {
         v
     }
 
+    /// An f32 compare of vectors, lane by lane. A block with a vector
+    /// `one` or `ueq` compare did not compile on x86 (the class test found
+    /// `v_cmp_lg_f32` and `v_cmp_nlg_f32` never ran in a block), so `lg`
+    /// is `lt | gt`, false for a NaN as `one` is, and `nlg` its negation.
+    fn fcmp(&mut self, c: FloatCmp, x: Value, y: Value) -> Value {
+        match c {
+            FloatCmp::Lg | FloatCmp::Nlg => {
+                let lt = self.b.ins().fcmp(FloatCC::LessThan, x, y);
+                let gt = self.b.ins().fcmp(FloatCC::GreaterThan, x, y);
+                let lg = self.b.ins().bor(lt, gt);
+                match c {
+                    FloatCmp::Lg => lg,
+                    _ => self.b.ins().bnot(lg),
+                }
+            }
+            _ => self.b.ins().fcmp(float_cc(c), x, y),
+        }
+    }
+
     /// One vector op over one chunk: its VGPR result and its lane mask
     /// (all-ones or zero lanes), whichever it has.
     fn vector_op(&mut self, op: &VOp, src: [Value; 3]) -> Out {
@@ -1799,7 +1818,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 let (x, y) = (self.f(a), self.f(b));
                 Out {
                     vgpr: Vec::new(),
-                    mask: Some(self.b.ins().fcmp(float_cc(cc), x, y)),
+                    mask: Some(self.fcmp(cc, x, y)),
                 }
             }
             Class::ICmp(cc) => Out {
