@@ -12,6 +12,7 @@ mod consts;
 mod decode;
 mod disasm;
 mod inst;
+pub mod jit;
 mod mimg;
 pub mod ops;
 mod sym;

@@ -10,7 +10,7 @@
 //! (gfx12's WMMA, `Op::V_WMMA_F32_16X16X16_F16_GFX12`), is an op of its
 //! own, so its semantics are bound to it alone.
 
-use crate::{Class, Cond, Family, Format, Implicit, MemOp, Num, Op, Rmw, Space, Ty};
+use crate::{jit, Class, Cond, Family, Format, Implicit, MemOp, Num, Op, Rmw, Space, Ty};
 
 /// Static description of one op, the same in every family that has it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,6 +28,9 @@ pub struct OpInfo {
     pub class: Class,
     /// Operands the encoding leaves implicit, and special treatment.
     pub implicit: Implicit,
+    /// How the JIT tier compiles the op (`data/jit-classes.tsv`); `None`
+    /// where it leaves the op to the interpreter.
+    pub jit: Option<jit::Class>,
 }
 
 /// How one family encodes an op.

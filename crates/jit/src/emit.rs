@@ -28,7 +28,10 @@ use cranelift_frontend::FunctionBuilder;
 use softgpu_isa::{sreg, Inst, Operand};
 
 use super::access;
-use super::lower::{uniform_srcs, Carry, Class, Cond, Lane, LdsShape, Scalar, Shift64, F64};
+use super::lower::{
+    mask_dst, Carry, Class, Cond, FloatCmp, IntCmp, Lane, LdsOffsets, LdsShape, Scalar, Shift64,
+    F64,
+};
 use super::plan::{Plan, Step};
 use softgpu_interp::float::{ldexp64, Round};
 use softgpu_interp::wave::MAX_LANES;
@@ -338,7 +341,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
                     let mut group = Vec::new();
                     for &(inst, class) in halves {
                         let src = std::array::from_fn(|k| self.vsrc(inst, k, &vector_masks));
-                        let acc = class.mask_dst(inst).is_some().then(|| {
+                        let acc = mask_dst(class, inst).is_some().then(|| {
                             accs.push(0);
                             accs.len() - 1
                         });
@@ -357,7 +360,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
                         });
                     }
                     for op in &group {
-                        if let Some(Operand::Sgpr(r)) = op.class.mask_dst(op.inst) {
+                        if let Some(Operand::Sgpr(r)) = mask_dst(op.class, op.inst) {
                             vector_masks.insert(r);
                         }
                     }
@@ -1088,7 +1091,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 let scc = self.read_scc();
                 (Some(self.b.ins().select(scc, a, b)), None)
             }
-            S::Cmp(cc) => (None, Some(ins.icmp(cc, a, b))),
+            S::Cmp(cc) => (None, Some(ins.icmp(int_cc(cc), a, b))),
         };
         match (r, inst.dst[0]) {
             (Some(r), Operand::Sgpr(d)) if wide => {
@@ -1732,7 +1735,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
                     let part = self.b.ins().ishl(wide, at.lane);
                     // Each compare has an accumulator of its own.
                     out.mask_parts.insert(k, part);
-                    if let Some(Operand::Sgpr(r)) = op.class.mask_dst(op.inst) {
+                    if let Some(Operand::Sgpr(r)) = mask_dst(op.class, op.inst) {
                         cmp_lanes.insert(r, lanes);
                     }
                 }
@@ -1783,6 +1786,25 @@ impl<'a, 'b> Emitter<'a, 'b> {
         v
     }
 
+    /// An f32 compare of vectors, lane by lane. A block with a vector
+    /// `one` or `ueq` compare did not compile on x86 (the class test found
+    /// `v_cmp_lg_f32` and `v_cmp_nlg_f32` never ran in a block), so `lg`
+    /// is `lt | gt`, false for a NaN as `one` is, and `nlg` its negation.
+    fn fcmp(&mut self, c: FloatCmp, x: Value, y: Value) -> Value {
+        match c {
+            FloatCmp::Lg | FloatCmp::Nlg => {
+                let lt = self.b.ins().fcmp(FloatCC::LessThan, x, y);
+                let gt = self.b.ins().fcmp(FloatCC::GreaterThan, x, y);
+                let lg = self.b.ins().bor(lt, gt);
+                match c {
+                    FloatCmp::Lg => lg,
+                    _ => self.b.ins().bnot(lg),
+                }
+            }
+            _ => self.b.ins().fcmp(float_cc(c), x, y),
+        }
+    }
+
     /// One vector op over one chunk: its VGPR result and its lane mask
     /// (all-ones or zero lanes), whichever it has.
     fn vector_op(&mut self, op: &VOp, src: [Value; 3]) -> Out {
@@ -1796,12 +1818,12 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 let (x, y) = (self.f(a), self.f(b));
                 Out {
                     vgpr: Vec::new(),
-                    mask: Some(self.b.ins().fcmp(cc, x, y)),
+                    mask: Some(self.fcmp(cc, x, y)),
                 }
             }
             Class::ICmp(cc) => Out {
                 vgpr: Vec::new(),
-                mask: Some(self.b.ins().icmp(cc, a, b)),
+                mask: Some(self.b.ins().icmp(int_cc(cc), a, b)),
             },
             Class::Carry(k) => {
                 let (r, carry) = self.carry_op(k, a, b, c);
@@ -2174,7 +2196,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
         use Lane as L;
         // The sources the planner required uniform, as scalars: a shift's
         // amount, then a bit field's width.
-        let mut uniform = uniform_srcs(lane).iter().map(|&k| match op.src[k] {
+        let mut uniform = lane.uniform_srcs().iter().map(|&k| match op.src[k] {
             Src::Uniform(s, _) => s,
             _ => unreachable!("the planner requires these sources uniform"),
         });
@@ -2399,7 +2421,7 @@ fn base_of(chunk: usize) -> i32 {
 fn final_mask_writers(groups: &[Group]) -> BTreeMap<u8, usize> {
     let mut last = BTreeMap::new();
     for op in groups.iter().flatten() {
-        if let (Some(k), Some(Operand::Sgpr(r))) = (op.acc, op.class.mask_dst(op.inst)) {
+        if let (Some(k), Some(Operand::Sgpr(r))) = (op.acc, mask_dst(op.class, op.inst)) {
             last.insert(r, k);
         }
     }
@@ -2463,4 +2485,42 @@ fn scalar_spans(plan: &Plan) -> ScalarSpans {
         .into_iter()
         .map(|(inst, base)| (inst, by_base.remove(&base)))
         .collect()
+}
+
+/// The Cranelift condition of an f32 compare named as the ISA names it:
+/// `lg` is ordered-unequal, `neq` "not equal" (true for NaN), the `n*`
+/// forms the negations, true for NaN.
+fn float_cc(c: FloatCmp) -> FloatCC {
+    match c {
+        FloatCmp::Lt => FloatCC::LessThan,
+        FloatCmp::Eq => FloatCC::Equal,
+        FloatCmp::Le => FloatCC::LessThanOrEqual,
+        FloatCmp::Gt => FloatCC::GreaterThan,
+        FloatCmp::Lg => FloatCC::OrderedNotEqual,
+        FloatCmp::Ge => FloatCC::GreaterThanOrEqual,
+        FloatCmp::O => FloatCC::Ordered,
+        FloatCmp::U => FloatCC::Unordered,
+        FloatCmp::Nge => FloatCC::UnorderedOrLessThan,
+        FloatCmp::Nlg => FloatCC::UnorderedOrEqual,
+        FloatCmp::Ngt => FloatCC::UnorderedOrLessThanOrEqual,
+        FloatCmp::Nle => FloatCC::UnorderedOrGreaterThan,
+        FloatCmp::Neq => FloatCC::NotEqual,
+        FloatCmp::Nlt => FloatCC::UnorderedOrGreaterThanOrEqual,
+    }
+}
+
+/// The Cranelift condition of an integer compare.
+fn int_cc(c: IntCmp) -> IntCC {
+    match c {
+        IntCmp::Eq => IntCC::Equal,
+        IntCmp::Ne => IntCC::NotEqual,
+        IntCmp::SLt => IntCC::SignedLessThan,
+        IntCmp::SLe => IntCC::SignedLessThanOrEqual,
+        IntCmp::SGt => IntCC::SignedGreaterThan,
+        IntCmp::SGe => IntCC::SignedGreaterThanOrEqual,
+        IntCmp::ULt => IntCC::UnsignedLessThan,
+        IntCmp::ULe => IntCC::UnsignedLessThanOrEqual,
+        IntCmp::UGt => IntCC::UnsignedGreaterThan,
+        IntCmp::UGe => IntCC::UnsignedGreaterThanOrEqual,
+    }
 }

@@ -103,7 +103,7 @@ impl<'a> Tier<'a> {
 /// The MODE a float block was compiled for: both FP_ROUND fields round to
 /// nearest even, both FP_DENORM fields keep denormals on input and output
 /// (the compute default). A block depends on the fields of its ops
-/// (`lower::Class::mode_fields`); under any other value of those the
+/// (`softgpu_isa::jit::Class::mode_fields`); under any other value of those the
 /// interpreter runs the block's instructions.
 const MODE_DEFAULT: u32 = 0xf0;
 
@@ -762,7 +762,7 @@ fn blocks<'p>(
         }
     }
     for (i, slot) in program.slots().iter().enumerate() {
-        let branch = matches!(lower::class_of(slot.inst.op), Some(lower::Class::Branch(_)));
+        let branch = matches!(slot.inst.op.info().jit, Some(lower::Class::Branch(_)));
         if !branch || !reach[i] {
             continue;
         }

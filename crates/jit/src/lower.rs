@@ -1,137 +1,38 @@
-//! What the JIT can compile: each opcode it lowers, as data.
+//! Which forms of its ops the JIT compiles.
 //!
-//! An op's class says how the emitter builds it; the formulas are the
-//! interpreter's own lane functions (`ops::valu`, `ops::salu`, `ops::vcmp`)
-//! written in Cranelift IR, operand for operand (`v_sub_f32` is `a + -b`
-//! there, so it is `a + -b` here: the two differ in a NaN's sign). Any op
-//! not listed here ends a JIT block and runs in the interpreter, so every
-//! op has one reference definition and the equivalence test compares the
-//! two for those that have a second.
+//! What the JIT lowers, and how, is data: each op's class is
+//! `OpInfo::jit` in the op table (`softgpu_isa::jit`, from
+//! `crates/isa/data/jit-classes.tsv`), and the emitter builds IR by
+//! matching on it. What stays here depends on an instruction's operands,
+//! not its op: whether an instruction is in a form the emitter builds
+//! ([`form_ok`]), the registers a block may read and write, and where an
+//! LDS op's accesses fall. Any instruction not in such a form ends a JIT
+//! block and runs in the interpreter, so every op has one reference
+//! definition and the equivalence tests compare the two for those that
+//! have a second.
 
-use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use softgpu_isa::{sreg, Inst, LaneSel, Operand, Ty};
 
-use softgpu_isa::Op;
+pub use softgpu_isa::jit::{
+    Carry, Class, Cond, FloatCmp, IntCmp, Lane, LdsShape, Scalar, Shift64, F64,
+};
 
 use softgpu_interp::wave::NUM_VGPRS;
 
-/// A vector op of up to three 32-bit sources, lane by lane.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Lane {
-    Mov,
-    Not,
-    FAdd,
-    /// `a + -b`
-    FSub,
-    /// `b + -a`
-    FSubRev,
-    FMul,
-    /// `a * b + c`, one rounding.
-    Fma,
-    CvtF32I32,
-    CvtF32U32,
-    IAdd,
-    ISub,
-    ISubRev,
-    And,
-    Or,
-    Xor,
-    MulLo,
-    /// `(a & 0xffffff) * (b & 0xffffff)`
-    MulU24,
-    /// `(a & 0xffffff) * (b & 0xffffff) + c`
-    MadU24,
-    MaxI,
-    MinI,
-    MaxU,
-    MinU,
-    /// `b << a`, `b >> a`, `b >>s a`: the amount (src0) must be uniform.
-    ShlRev,
-    ShrRev,
-    SarRev,
-    /// `(a << b) + c`, `(a << b) | c`: the amount (src1) must be uniform.
-    ShlAdd,
-    ShlOr,
-    AndOr,
-    Or3,
-    Xor3,
-    Add3,
-    /// `(a ^ b) + c`
-    Xad,
-    /// `c ? b : a`, with `c` a lane mask.
-    Cndmask,
-    /// `v_bfe_u32`: `(a >> (b & 31)) & ((1 << (c & 31)) - 1)`, with `b`
-    /// and `c` uniform (the workitem-id unpacking every 2-D or 3-D kernel
-    /// starts with).
-    BfeU,
-}
-
-/// A vector add or subtract with a carry (borrow) out to a lane mask in
-/// `dst[1]`; the `Ci` forms also take one in from the mask in `src[2]`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Carry {
-    Add,
-    Sub,
-    SubRev,
-    AddCi,
-    SubCi,
-    SubRevCi,
-}
-
-/// A 64-bit shift of a VGPR pair by a constant amount (src0, taken
-/// modulo 64), into a VGPR pair.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shift64 {
-    /// `b << a` (`v_lshlrev_b64`: the amount is the first source)
-    Shl,
-    /// `b >> a`
-    Shr,
-    /// `b >>s a`
-    Sar,
-}
-
-/// An f64 op on VGPR pairs, SGPR pairs or constants, into a VGPR pair.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum F64 {
-    Add,
-    Mul,
-    /// `a * b + c`, one rounding.
-    Fma,
-    /// `a · 2^b`, b a 32-bit integer source.
-    Ldexp,
-}
-
-/// The accesses of an LDS load or store, lane by lane from the lane's
-/// address VGPR: `dwords` at one offset, or at two (`*_2addr*`, each
-/// offset scaled by the access size, and by 64 more for `stride64`). A
-/// load access not wholly inside LDS reads zero, a store access is
-/// discarded (§3.3.4.1), as in `ops::ds`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LdsShape {
-    One { dwords: u8 },
-    Two { dwords: u8, stride64: bool },
-}
-
-impl LdsShape {
-    const fn one(dwords: u8) -> LdsShape {
-        LdsShape::One { dwords }
-    }
-
-    const fn two(dwords: u8, stride64: bool) -> LdsShape {
-        LdsShape::Two { dwords, stride64 }
-    }
-
-    /// Dwords per access.
-    pub fn dwords(self) -> usize {
-        match self {
-            LdsShape::One { dwords } | LdsShape::Two { dwords, .. } => dwords as usize,
-        }
-    }
-
+/// Where an LDS op's accesses fall, from its instruction's offsets.
+pub trait LdsOffsets {
     /// For a dword load, which the fast pass reads as a 16-byte window
     /// from lane 0's address plus each offset (`Emitter::lds_load_window`):
     /// the LDS bytes from that address the windows reach.
-    pub fn window_reach(self, inst: &Inst) -> Option<u64> {
+    fn window_reach(self, inst: &Inst) -> Option<u64>;
+
+    /// Each access as (byte offset from the address VGPR, bytes), in the
+    /// order their dwords fill the destination.
+    fn accesses(self, inst: &Inst) -> Vec<(u64, u64)>;
+}
+
+impl LdsOffsets for LdsShape {
+    fn window_reach(self, inst: &Inst) -> Option<u64> {
         let windows = self
             .accesses(inst)
             .into_iter()
@@ -139,9 +40,7 @@ impl LdsShape {
         (self.dwords() == 1).then(|| windows.max().unwrap_or(16))
     }
 
-    /// Each access as (byte offset from the address VGPR, bytes), in the
-    /// order their dwords fill the destination.
-    pub fn accesses(self, inst: &Inst) -> Vec<(u64, u64)> {
+    fn accesses(self, inst: &Inst) -> Vec<(u64, u64)> {
         let bytes = 4 * self.dwords() as u64;
         let imm = inst.imm as u32 as u64;
         match self {
@@ -157,333 +56,12 @@ impl LdsShape {
     }
 }
 
-/// A scalar op on 32-bit operands (or 64-bit ones, `Class::Scalar64`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scalar {
-    Mov,
-    /// SOPK: the sign-extended 16-bit immediate.
-    Movk,
-    /// SCC = carry / borrow.
-    AddU,
-    SubU,
-    /// SCC = signed overflow.
-    AddI,
-    SubI,
-    /// SCC = result != 0.
-    And,
-    Or,
-    Xor,
-    AndNot1,
-    OrNot1,
-    Shl,
-    Shr,
-    Sar,
-    /// SCC unchanged.
-    Mul,
-    /// `scc ? a : b`
-    Cselect,
-    /// SCC = the comparison.
-    Cmp(IntCC),
-}
-
-impl Scalar {
-    /// Whether the op is a shift, whose amount is a 32-bit source at
-    /// either width.
-    pub fn is_shift(self) -> bool {
-        matches!(self, Scalar::Shl | Scalar::Shr | Scalar::Sar)
-    }
-}
-
-/// When a branch ending a block is taken.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Cond {
-    Always,
-    Scc0,
-    Scc1,
-    Vccz,
-    Vccnz,
-    Execz,
-    Execnz,
-}
-
-/// How one opcode is compiled.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Class {
-    /// Scheduling only: nothing to run.
-    Hint,
-    Lane(Lane),
-    /// A vector compare writing a lane mask.
-    FCmp(FloatCC),
-    ICmp(IntCC),
-    Carry(Carry),
-    Shift64(Shift64),
-    F64(F64),
-    /// `v_mad_{u,i}64_{u,i}32`: `a * b + c` exact, with 32-bit `a` and `b`
-    /// (sign-extended when `signed`) and a 64-bit `c`, into a VGPR pair;
-    /// bit 64 of the exact sum to a lane mask in `dst[1]`.
-    Mad64 {
-        signed: bool,
-    },
-    /// An LDS load into VGPRs.
-    LdsLoad(LdsShape),
-    /// An LDS store from VGPRs (data0 in `src[1]`, data1 in `src[2]`).
-    /// Stores run after the block's other vector ops, so the planner puts
-    /// them only at a block's end.
-    LdsStore(LdsShape),
-    /// `s_load_b32`…`s_load_b512`: `dwords` from device memory at an SGPR
-    /// pair plus offsets, into SGPRs, in the scalar phase, once
-    /// `access::scalar_ok` allowed them; otherwise the block leaves before
-    /// changing anything.
-    ScalarLoad {
-        dwords: u8,
-    },
-    /// `global_load_b32`…`_b128`, `flat_load_b32`…`_b128`: whole dwords a
-    /// lane from device memory into VGPRs. The block's scalar phase finds
-    /// where each chunk's rows are for the whole wave (`access::load_rows`,
-    /// the interpreter's wave-wide decision) or leaves before changing
-    /// anything; the chunk loop loads them from there at the op's program
-    /// point. The planner admits one only while its
-    /// address VGPRs still hold what they held when the block started.
-    GlobalLoad {
-        dwords: u8,
-        flat: bool,
-    },
-    /// `global_store_b32`, `flat_store_b32`: one dword a lane to device
-    /// memory. Only as a block's last slot, after everything else of it
-    /// has run: the block stores the rows itself when the interpreter's
-    /// wave-wide path would take the store (`access::rows_ok` or
-    /// `access::store_lanes` said so), and otherwise leaves with the store
-    /// not run ([`super::STORE_LEFT`]) for the interpreter to run it.
-    GlobalStore {
-        flat: bool,
-    },
-    Scalar(Scalar),
-    /// The 64-bit forms of `Mov`, the logic ops, the shifts (by a 32-bit
-    /// amount, modulo 64) and `Cselect`, on SGPR pairs and constants
-    /// (pointer arithmetic, wave64 masks); SCC as the 32-bit forms set it.
-    Scalar64(Scalar),
-    Branch(Cond),
-}
-
-impl Class {
-    /// The MODE bits the op's results depend on: FP_ROUND and FP_DENORM
-    /// for f32 (bits 0-1, 4-5) or for f16/f64 (2-3, 6-7). A block runs
-    /// only where they hold the default.
-    pub fn mode_fields(self) -> u32 {
-        if matches!(self, Class::F64(_)) {
-            0xcc
-        } else if self.uses_f32_mode() {
-            0x33
-        } else {
-            0
-        }
-    }
-
-    fn uses_f32_mode(self) -> bool {
-        matches!(
-            self,
-            Class::FCmp(_)
-                | Class::Lane(
-                    Lane::FAdd
-                        | Lane::FSub
-                        | Lane::FSubRev
-                        | Lane::FMul
-                        | Lane::Fma
-                        | Lane::CvtF32I32
-                        | Lane::CvtF32U32
-                )
-        )
-    }
-
-    /// The operand a vector op writes a lane mask to: a compare's `dst[0]`,
-    /// a carry op's `dst[1]`.
-    pub fn mask_dst(self, inst: &Inst) -> Option<Operand> {
-        match self {
-            Class::FCmp(_) | Class::ICmp(_) => Some(inst.dst[0]),
-            Class::Carry(_) | Class::Mad64 { .. } => Some(inst.dst[1]),
-            _ => None,
-        }
-    }
-}
-
-/// The class of `op`, if the JIT lowers it.
-pub fn class_of(op: Op) -> Option<Class> {
-    use Lane as L;
-    use Scalar as S;
-    // A gfx12 rename lowers as its gfx11 twin.
-    let op = softgpu_interp::ops::renamed(op);
-    if softgpu_interp::ops::sopp::HINTS.contains(&op) {
-        return Some(Class::Hint);
-    }
-    let lane = |l| Some(Class::Lane(l));
-    let scalar = |s| Some(Class::Scalar(s));
-    let scalar64 = |s| Some(Class::Scalar64(s));
-    let fcmp = |c| Some(Class::FCmp(c));
-    let icmp = |c| Some(Class::ICmp(c));
-    let scmp = |c| Some(Class::Scalar(S::Cmp(c)));
-    let branch = |c| Some(Class::Branch(c));
-    let carry = |c| Some(Class::Carry(c));
-    let lds = |l| Some(Class::LdsLoad(l));
-    let lds_store = |l| Some(Class::LdsStore(l));
-    let global = |dwords, flat| Some(Class::GlobalLoad { dwords, flat });
-    let global_store = |flat| Some(Class::GlobalStore { flat });
-    match op {
-        Op::V_MOV_B32 | Op::V_DUAL_MOV_B32 => lane(L::Mov),
-        Op::V_NOT_B32 => lane(L::Not),
-        Op::V_BFE_U32 => lane(L::BfeU),
-        Op::V_ADD_F32 | Op::V_DUAL_ADD_F32 => lane(L::FAdd),
-        Op::V_SUB_F32 | Op::V_DUAL_SUB_F32 => lane(L::FSub),
-        Op::V_SUBREV_F32 | Op::V_DUAL_SUBREV_F32 => lane(L::FSubRev),
-        Op::V_MUL_F32 | Op::V_DUAL_MUL_F32 => lane(L::FMul),
-        Op::V_FMA_F32
-        | Op::V_FMAC_F32
-        | Op::V_FMAAK_F32
-        | Op::V_FMAMK_F32
-        | Op::V_DUAL_FMAC_F32
-        | Op::V_DUAL_FMAAK_F32
-        | Op::V_DUAL_FMAMK_F32 => lane(L::Fma),
-        Op::V_CVT_F32_I32 => lane(L::CvtF32I32),
-        Op::V_CVT_F32_U32 => lane(L::CvtF32U32),
-        Op::V_ADD_NC_U32 | Op::V_DUAL_ADD_NC_U32 => lane(L::IAdd),
-        Op::V_SUB_NC_U32 => lane(L::ISub),
-        Op::V_SUBREV_NC_U32 => lane(L::ISubRev),
-        Op::V_AND_B32 | Op::V_DUAL_AND_B32 => lane(L::And),
-        Op::V_OR_B32 => lane(L::Or),
-        Op::V_XOR_B32 => lane(L::Xor),
-        Op::V_MUL_LO_U32 => lane(L::MulLo),
-        Op::V_MUL_U32_U24 => lane(L::MulU24),
-        Op::V_MAD_U32_U24 => lane(L::MadU24),
-        Op::V_MAX_I32 => lane(L::MaxI),
-        Op::V_MIN_I32 => lane(L::MinI),
-        Op::V_MAX_U32 => lane(L::MaxU),
-        Op::V_MIN_U32 => lane(L::MinU),
-        Op::V_LSHLREV_B32 | Op::V_DUAL_LSHLREV_B32 => lane(L::ShlRev),
-        Op::V_LSHRREV_B32 => lane(L::ShrRev),
-        Op::V_ASHRREV_I32 => lane(L::SarRev),
-        Op::V_LSHL_ADD_U32 => lane(L::ShlAdd),
-        Op::V_LSHL_OR_B32 => lane(L::ShlOr),
-        Op::V_AND_OR_B32 => lane(L::AndOr),
-        Op::V_OR3_B32 => lane(L::Or3),
-        Op::V_XOR3_B32 => lane(L::Xor3),
-        Op::V_ADD3_U32 => lane(L::Add3),
-        Op::V_XAD_U32 => lane(L::Xad),
-        Op::V_CNDMASK_B32 | Op::V_DUAL_CNDMASK_B32 => lane(L::Cndmask),
-        Op::V_LSHLREV_B64 => Some(Class::Shift64(Shift64::Shl)),
-        Op::V_LSHRREV_B64 => Some(Class::Shift64(Shift64::Shr)),
-        Op::V_ASHRREV_I64 => Some(Class::Shift64(Shift64::Sar)),
-        Op::V_ADD_F64 => Some(Class::F64(F64::Add)),
-        Op::V_MUL_F64 => Some(Class::F64(F64::Mul)),
-        Op::V_FMA_F64 => Some(Class::F64(F64::Fma)),
-        Op::V_LDEXP_F64 => Some(Class::F64(F64::Ldexp)),
-        Op::V_MAD_U64_U32 => Some(Class::Mad64 { signed: false }),
-        Op::V_MAD_I64_I32 => Some(Class::Mad64 { signed: true }),
-        Op::V_ADD_CO_U32 => carry(Carry::Add),
-        Op::V_SUB_CO_U32 => carry(Carry::Sub),
-        Op::V_SUBREV_CO_U32 => carry(Carry::SubRev),
-        Op::V_ADD_CO_CI_U32 => carry(Carry::AddCi),
-        Op::V_SUB_CO_CI_U32 => carry(Carry::SubCi),
-        Op::V_SUBREV_CO_CI_U32 => carry(Carry::SubRevCi),
-        // The ISA's f32 compares by name: lg is ordered-unequal, neq is
-        // "not equal" (true for NaN), nge/ngt/nle/nlt the negations.
-        Op::V_CMP_LT_F32 => fcmp(FloatCC::LessThan),
-        Op::V_CMP_EQ_F32 => fcmp(FloatCC::Equal),
-        Op::V_CMP_LE_F32 => fcmp(FloatCC::LessThanOrEqual),
-        Op::V_CMP_GT_F32 => fcmp(FloatCC::GreaterThan),
-        Op::V_CMP_LG_F32 => fcmp(FloatCC::OrderedNotEqual),
-        Op::V_CMP_GE_F32 => fcmp(FloatCC::GreaterThanOrEqual),
-        Op::V_CMP_O_F32 => fcmp(FloatCC::Ordered),
-        Op::V_CMP_U_F32 => fcmp(FloatCC::Unordered),
-        Op::V_CMP_NGE_F32 => fcmp(FloatCC::UnorderedOrLessThan),
-        Op::V_CMP_NLG_F32 => fcmp(FloatCC::UnorderedOrEqual),
-        Op::V_CMP_NGT_F32 => fcmp(FloatCC::UnorderedOrLessThanOrEqual),
-        Op::V_CMP_NLE_F32 => fcmp(FloatCC::UnorderedOrGreaterThan),
-        Op::V_CMP_NEQ_F32 => fcmp(FloatCC::NotEqual),
-        Op::V_CMP_NLT_F32 => fcmp(FloatCC::UnorderedOrGreaterThanOrEqual),
-        Op::V_CMP_EQ_I32 | Op::V_CMP_EQ_U32 => icmp(IntCC::Equal),
-        Op::V_CMP_NE_I32 | Op::V_CMP_NE_U32 => icmp(IntCC::NotEqual),
-        Op::V_CMP_LT_I32 => icmp(IntCC::SignedLessThan),
-        Op::V_CMP_LE_I32 => icmp(IntCC::SignedLessThanOrEqual),
-        Op::V_CMP_GT_I32 => icmp(IntCC::SignedGreaterThan),
-        Op::V_CMP_GE_I32 => icmp(IntCC::SignedGreaterThanOrEqual),
-        Op::V_CMP_LT_U32 => icmp(IntCC::UnsignedLessThan),
-        Op::V_CMP_LE_U32 => icmp(IntCC::UnsignedLessThanOrEqual),
-        Op::V_CMP_GT_U32 => icmp(IntCC::UnsignedGreaterThan),
-        Op::V_CMP_GE_U32 => icmp(IntCC::UnsignedGreaterThanOrEqual),
-        Op::DS_LOAD_B32 => lds(LdsShape::one(1)),
-        Op::DS_LOAD_B64 => lds(LdsShape::one(2)),
-        Op::DS_LOAD_B96 => lds(LdsShape::one(3)),
-        Op::DS_LOAD_B128 => lds(LdsShape::one(4)),
-        Op::DS_LOAD_2ADDR_B32 => lds(LdsShape::two(1, false)),
-        Op::DS_LOAD_2ADDR_STRIDE64_B32 => lds(LdsShape::two(1, true)),
-        Op::DS_LOAD_2ADDR_B64 => lds(LdsShape::two(2, false)),
-        Op::DS_LOAD_2ADDR_STRIDE64_B64 => lds(LdsShape::two(2, true)),
-        Op::DS_STORE_B32 => lds_store(LdsShape::one(1)),
-        Op::DS_STORE_B64 => lds_store(LdsShape::one(2)),
-        Op::DS_STORE_B96 => lds_store(LdsShape::one(3)),
-        Op::DS_STORE_B128 => lds_store(LdsShape::one(4)),
-        Op::DS_STORE_2ADDR_B32 => lds_store(LdsShape::two(1, false)),
-        Op::DS_STORE_2ADDR_STRIDE64_B32 => lds_store(LdsShape::two(1, true)),
-        Op::DS_STORE_2ADDR_B64 => lds_store(LdsShape::two(2, false)),
-        Op::DS_STORE_2ADDR_STRIDE64_B64 => lds_store(LdsShape::two(2, true)),
-        Op::GLOBAL_LOAD_B32 => global(1, false),
-        Op::GLOBAL_STORE_B32 => global_store(false),
-        Op::FLAT_STORE_B32 => global_store(true),
-        Op::GLOBAL_LOAD_B64 => global(2, false),
-        Op::GLOBAL_LOAD_B96 => global(3, false),
-        Op::GLOBAL_LOAD_B128 => global(4, false),
-        Op::FLAT_LOAD_B32 => global(1, true),
-        Op::FLAT_LOAD_B64 => global(2, true),
-        Op::FLAT_LOAD_B96 => global(3, true),
-        Op::FLAT_LOAD_B128 => global(4, true),
-        Op::S_LOAD_B32 => Some(Class::ScalarLoad { dwords: 1 }),
-        Op::S_LOAD_B64 => Some(Class::ScalarLoad { dwords: 2 }),
-        Op::S_LOAD_B96 => Some(Class::ScalarLoad { dwords: 3 }),
-        Op::S_LOAD_B128 => Some(Class::ScalarLoad { dwords: 4 }),
-        Op::S_LOAD_B256 => Some(Class::ScalarLoad { dwords: 8 }),
-        Op::S_LOAD_B512 => Some(Class::ScalarLoad { dwords: 16 }),
-        Op::S_MOV_B32 => scalar(S::Mov),
-        Op::S_MOV_B64 => scalar64(S::Mov),
-        Op::S_AND_B64 => scalar64(S::And),
-        Op::S_OR_B64 => scalar64(S::Or),
-        Op::S_XOR_B64 => scalar64(S::Xor),
-        Op::S_AND_NOT1_B64 => scalar64(S::AndNot1),
-        Op::S_OR_NOT1_B64 => scalar64(S::OrNot1),
-        Op::S_LSHL_B64 => scalar64(S::Shl),
-        Op::S_LSHR_B64 => scalar64(S::Shr),
-        Op::S_ASHR_I64 => scalar64(S::Sar),
-        Op::S_CSELECT_B64 => scalar64(S::Cselect),
-        Op::S_MOVK_I32 => scalar(S::Movk),
-        Op::S_ADD_U32 => scalar(S::AddU),
-        Op::S_SUB_U32 => scalar(S::SubU),
-        Op::S_ADD_I32 => scalar(S::AddI),
-        Op::S_SUB_I32 => scalar(S::SubI),
-        Op::S_AND_B32 => scalar(S::And),
-        Op::S_OR_B32 => scalar(S::Or),
-        Op::S_XOR_B32 => scalar(S::Xor),
-        Op::S_AND_NOT1_B32 => scalar(S::AndNot1),
-        Op::S_OR_NOT1_B32 => scalar(S::OrNot1),
-        Op::S_LSHL_B32 => scalar(S::Shl),
-        Op::S_LSHR_B32 => scalar(S::Shr),
-        Op::S_ASHR_I32 => scalar(S::Sar),
-        Op::S_MUL_I32 => scalar(S::Mul),
-        Op::S_CSELECT_B32 => scalar(S::Cselect),
-        Op::S_CMP_EQ_I32 | Op::S_CMP_EQ_U32 => scmp(IntCC::Equal),
-        Op::S_CMP_LG_I32 | Op::S_CMP_LG_U32 => scmp(IntCC::NotEqual),
-        Op::S_CMP_GT_I32 => scmp(IntCC::SignedGreaterThan),
-        Op::S_CMP_GE_I32 => scmp(IntCC::SignedGreaterThanOrEqual),
-        Op::S_CMP_LT_I32 => scmp(IntCC::SignedLessThan),
-        Op::S_CMP_LE_I32 => scmp(IntCC::SignedLessThanOrEqual),
-        Op::S_CMP_GT_U32 => scmp(IntCC::UnsignedGreaterThan),
-        Op::S_CMP_GE_U32 => scmp(IntCC::UnsignedGreaterThanOrEqual),
-        Op::S_CMP_LT_U32 => scmp(IntCC::UnsignedLessThan),
-        Op::S_CMP_LE_U32 => scmp(IntCC::UnsignedLessThanOrEqual),
-        Op::S_BRANCH => branch(Cond::Always),
-        Op::S_CBRANCH_SCC0 => branch(Cond::Scc0),
-        Op::S_CBRANCH_SCC1 => branch(Cond::Scc1),
-        Op::S_CBRANCH_VCCZ => branch(Cond::Vccz),
-        Op::S_CBRANCH_VCCNZ => branch(Cond::Vccnz),
-        Op::S_CBRANCH_EXECZ => branch(Cond::Execz),
-        Op::S_CBRANCH_EXECNZ => branch(Cond::Execnz),
+/// The operand a vector op writes a lane mask to: a compare's `dst[0]`, a
+/// carry op's `dst[1]`.
+pub fn mask_dst(class: Class, inst: &Inst) -> Option<Operand> {
+    match class {
+        Class::FCmp(_) | Class::ICmp(_) => Some(inst.dst[0]),
+        Class::Carry(_) | Class::Mad64 { .. } => Some(inst.dst[1]),
         _ => None,
     }
 }
@@ -679,17 +257,6 @@ fn scalar_src_ok(s: Operand) -> bool {
     }
 }
 
-/// The sources a lane op needs uniform (host SIMD shifts take one amount
-/// for all lanes): a shift's amount, then a bit field's width.
-pub fn uniform_srcs(lane: Lane) -> &'static [usize] {
-    match lane {
-        Lane::ShlRev | Lane::ShrRev | Lane::SarRev => &[0],
-        Lane::ShlAdd | Lane::ShlOr => &[1],
-        Lane::BfeU => &[1, 2],
-        _ => &[],
-    }
-}
-
 /// A global or flat access's address: a 64-bit VGPR pair, or (global
 /// only) a 32-bit VGPR and an SGPR pair.
 fn global_address_ok(inst: &Inst, flat: bool) -> bool {
@@ -697,5 +264,30 @@ fn global_address_ok(inst: &Inst, flat: bool) -> bool {
         (Operand::Vgpr(r), Operand::None) => (r as usize) + 1 < NUM_VGPRS,
         (Operand::Vgpr(_), base @ Operand::Sgpr(_)) => !flat && pair_src_ok(base),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use softgpu_interp::ops::{renamed, sopp::HINTS};
+
+    /// A gfx12 rename compiles as its gfx11 twin, as the interpreter runs
+    /// it by its twin's handler: the class table gives both one class.
+    #[test]
+    fn renames_have_their_twins_class() {
+        for op in softgpu_isa::all_ops() {
+            let twin = renamed(op);
+            assert_eq!(op.info().jit, twin.info().jit, "{op:?} renames {twin:?}");
+        }
+    }
+
+    /// The ops of class `Hint` are the interpreter's scheduling hints.
+    #[test]
+    fn hints_are_the_interpreters() {
+        for op in softgpu_isa::all_ops() {
+            let hint = op.info().jit == Some(Class::Hint);
+            assert_eq!(hint, HINTS.contains(&op), "{op:?}");
+        }
     }
 }

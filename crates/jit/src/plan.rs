@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 
 use softgpu_isa::{sreg, Format, Inst, Operand, Ty};
 
-use super::lower::{class_of, form_ok, uniform_srcs, Class, Cond, LdsShape, Scalar};
+use super::lower::{form_ok, mask_dst, Class, Cond, LdsOffsets, LdsShape, Scalar};
 use softgpu_interp::program::Program;
 
 /// Most slots one block holds (bounds compile time and code size).
@@ -204,7 +204,7 @@ fn step<'p>(
     masks: &mut Masks,
     written: &BTreeSet<u16>,
 ) -> Option<Step<'p>> {
-    let class = class_of(inst.op)?;
+    let class = inst.op.info().jit?;
     if !form_ok(inst, class) {
         return None;
     }
@@ -263,7 +263,7 @@ fn step<'p>(
             let mut halves = vec![(inst, class)];
             if inst.op.info().format == Format::Vopd {
                 let y = inst.vopd_y.as_deref()?;
-                let y_class = class_of(y.op)?;
+                let y_class = y.op.info().jit?;
                 if !matches!(y_class, Class::Lane(_)) || !form_ok(y, y_class) {
                     return None;
                 }
@@ -276,7 +276,7 @@ fn step<'p>(
                 }
             }
             for &(half, class) in &halves {
-                if let Some(r) = class.mask_dst(half).and_then(sgpr) {
+                if let Some(r) = mask_dst(class, half).and_then(sgpr) {
                     if !masks.write(r) {
                         return None;
                     }
@@ -291,7 +291,7 @@ fn vector_reads_ok(inst: &Inst, class: Class, masks: &Masks) -> bool {
     let info = inst.op.info();
     if let Class::Lane(lane) = class {
         let lane_varying = |&k: &usize| matches!(inst.src[k], Operand::Vgpr(_));
-        if uniform_srcs(lane).iter().any(lane_varying) {
+        if lane.uniform_srcs().iter().any(lane_varying) {
             return false;
         }
     }

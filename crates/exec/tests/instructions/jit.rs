@@ -24,10 +24,10 @@ use crate::asm::{self, Variant};
 const PROGRAMS: usize = 120;
 const OPS_PER_PROGRAM: usize = 24;
 
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         // splitmix64
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
@@ -36,7 +36,7 @@ impl Rng {
         z ^ (z >> 31)
     }
 
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
 
@@ -70,7 +70,7 @@ const SPECIAL: &[u32] = &[
     0x4b80_0000,
 ];
 
-fn value(rng: &mut Rng) -> u32 {
+pub(crate) fn value(rng: &mut Rng) -> u32 {
     match rng.below(3) {
         0 => SPECIAL[rng.below(SPECIAL.len())],
         1 => (rng.next() as u32) % 64,

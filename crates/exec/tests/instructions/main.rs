@@ -8,7 +8,9 @@
 //! every register, lane, LDS, scratch and test-buffer byte is compared with
 //! what the case expects, and whatever it does not name must be unchanged.
 //! `coverage.rs` counts the cases per opcode and fails when an implemented
-//! opcode has none. `boundary.rs` drives the bench directly, for what the
+//! opcode has none. `jit_classes.rs` holds every
+//! class of the JIT's op table to the interpreter, op by op.
+//! `boundary.rs` drives the bench directly, for what the
 //! case language cannot state: the edges of the wave-wide memory fast
 //! paths, memory after a fault, a second allocation.
 
@@ -16,6 +18,7 @@ mod asm;
 mod boundary;
 mod coverage;
 mod jit;
+mod jit_classes;
 mod state;
 mod syntax;
 
