@@ -6,7 +6,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use softgpu_exec::{
-    Arg, Buffer, Device, DeviceConfig, DispatchDesc, DispatchStats, Launch, Program,
+    Arg, Buffer, Device, DeviceConfig, DispatchCounters, DispatchDesc, Launch, Program,
 };
 
 use crate::demo::{alu_item, bytes_f32, code_object, f32_bytes, si, Rng};
@@ -129,14 +129,14 @@ impl Setup {
         })
     }
 
-    fn dispatch(&self, kind: Kind) -> Result<DispatchStats, String> {
+    fn dispatch(&self, kind: Kind) -> Result<DispatchCounters, String> {
         (self.program.kernel(kind.kernel()))
             .map_err(softgpu_exec::DispatchError::from)
             .and_then(|kernel| {
                 let desc = DispatchDesc::launch(&self.program, kernel, &self.launch, &self.args);
                 self.device.dispatch(&desc)
             })
-            .map(|outcome| outcome.stats)
+            .map(|outcome| outcome.counters)
             .map_err(|e| e.to_string())
     }
 }
@@ -209,7 +209,7 @@ fn best_interleaved(
     seconds: f64,
     setups: &[Setup],
     kind: Kind,
-) -> Result<Vec<(f64, u64, DispatchStats)>, String> {
+) -> Result<Vec<(f64, u64, DispatchCounters)>, String> {
     let stats = setups
         .iter()
         .map(|s| s.dispatch(kind))
@@ -275,7 +275,7 @@ struct Row {
     threads: usize,
     dispatches: u64,
     seconds: f64,
-    stats: DispatchStats,
+    stats: DispatchCounters,
     check: bool,
 }
 

@@ -325,7 +325,7 @@ impl<'a> Emulated<'a> {
                     self.device.dispatch(&desc)
                 })
                 .map_err(|e| format!("{}: {e}", self.case.kernel))?
-                .stats;
+                .counters;
             lanes += s.lane_instructions;
         }
         Ok(lanes)

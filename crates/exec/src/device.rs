@@ -10,11 +10,11 @@ use softgpu_isa::Family;
 
 use crate::args::{bad_launch, build_kernarg_with, check_shape, Buffer};
 use crate::desc::{DispatchDesc, DispatchOutcome, Grid, InMemory, Kernarg, RawDispatch};
-use crate::dispatch::{DispatchStats, Outcome};
+use crate::dispatch::{DispatchCounters, Outcome};
 use crate::error::{DispatchError, LaunchRule};
 use crate::fault::Errors;
+use crate::hotspots::Hotspots;
 use crate::plan::Plan;
-use crate::profile::InstructionProfile;
 use softgpu_arena::{Access, AllocSpec, Arena, MemError};
 use softgpu_interp::checks::{Checks, Schedule, DEFAULT_TIMEOUT};
 use softgpu_interp::placement::{ComputeUnits, Topology};
@@ -320,19 +320,19 @@ impl Device {
     /// the launch must keep (see [`Device::check`]) is checked before
     /// anything is allocated for it.
     pub fn dispatch(&self, desc: &DispatchDesc) -> Result<DispatchOutcome, DispatchError> {
-        if desc.profile {
-            let ((stats, profile), findings) =
-                self.dispatch_as::<(DispatchStats, InstructionProfile)>(desc)?;
+        if desc.hotspots {
+            let ((counters, hotspots), findings) =
+                self.dispatch_as::<(DispatchCounters, Hotspots)>(desc)?;
             Ok(DispatchOutcome {
-                stats,
-                profile: Some(profile),
+                counters,
+                hotspots: Some(hotspots),
                 findings,
             })
         } else {
-            let (stats, findings) = self.dispatch_as::<DispatchStats>(desc)?;
+            let (counters, findings) = self.dispatch_as::<DispatchCounters>(desc)?;
             Ok(DispatchOutcome {
-                stats,
-                profile: None,
+                counters,
+                hotspots: None,
                 findings,
             })
         }
@@ -347,8 +347,8 @@ impl Device {
         self.checked(desc).map(drop)
     }
 
-    /// The dispatch path shared by plain and profiled dispatches, generic
-    /// over what the dispatch returns (its stats, or stats and profile).
+    /// The dispatch path shared by plain dispatches and those counting hotspots, generic
+    /// over what the dispatch returns (its counters, or counters and hotspots).
     fn dispatch_as<O: Outcome>(&self, desc: &DispatchDesc) -> Result<(O, Errors), DispatchError> {
         match self.checked(desc)? {
             Checked::Segment {

@@ -12,8 +12,8 @@
 //!    [`build_kernarg`] for a runtime that places the segment itself).
 //! 4. Describe the dispatch in a [`DispatchDesc`] and run it with
 //!    [`Device::dispatch`] ([`Device::check`] checks one without running
-//!    it). It returns a [`DispatchOutcome`] (its [`DispatchStats`] and, if
-//!    asked, an [`InstructionProfile`]) or a [`DispatchError`], a
+//!    it). It returns a [`DispatchOutcome`] (its [`DispatchCounters`] and, if
+//!    asked, its per-instruction [`Hotspots`]) or a [`DispatchError`], a
 //!    [`Fault`] report when the kernel faulted.
 //!
 //! Sanitizers and wave order are [`Checks`] and [`Schedule`]; the compute
@@ -46,9 +46,9 @@ mod dispatch;
 mod error;
 mod fault;
 mod gws;
+mod hotspots;
 mod plan;
 mod pool;
-mod profile;
 mod schedule;
 mod synccheck;
 mod watch;
@@ -66,7 +66,7 @@ pub use device::{
     check_private_segment, default_scratch_limit, max_private_segment_bytes, Device, DeviceConfig,
     DEFAULT_DISPATCH_BUDGET, MAX_WAVE_SCRATCH_BYTES,
 };
-pub use dispatch::DispatchStats;
+pub use dispatch::DispatchCounters;
 pub use error::{DispatchError, LaunchRule};
 pub use fault::{Alone, Errors, Fault, Site, Wait, WaveState};
 pub use softgpu_interp::checks::{Checks, Schedule, DEFAULT_TIMEOUT};
@@ -75,7 +75,7 @@ pub use softgpu_interp::trap::FaultKind;
 pub use softgpu_jit::JitMode;
 // Hidden: tests and the load benchmark look at which blocks a kernel's
 // unit compiled; the blocks are the executor's own.
-pub use profile::{InstructionProfile, SlotCount, SlotEntry};
+pub use hotspots::{Hotspots, SlotCount, SlotEntry};
 pub use softgpu_interp::program::NoSuchKernel;
 pub use softgpu_interp::program::{Program, EAGER_TEXT_BYTES, TIER_UP_INSTRUCTIONS};
 #[doc(hidden)]

@@ -12,7 +12,7 @@ fn check_good(gpu: &Gpu, prog: &softgpu_exec::Program) {
     assert_slice_eq("good kernel after a fault", &gpu.read::<i32>(&out), &want);
 }
 
-fn expect_fault(r: Result<softgpu_exec::DispatchStats, DispatchError>, what: &str) -> String {
+fn expect_fault(r: Result<softgpu_exec::DispatchCounters, DispatchError>, what: &str) -> String {
     match r {
         Err(e @ DispatchError::Fault(_)) => {
             let text = e.to_string();

@@ -16,7 +16,7 @@ fn device(target: &str, config: DeviceConfig) -> Gpu {
     })
 }
 
-fn fault_of(r: Result<softgpu_exec::DispatchStats, DispatchError>, what: &str) -> Box<Fault> {
+fn fault_of(r: Result<softgpu_exec::DispatchCounters, DispatchError>, what: &str) -> Box<Fault> {
     match r {
         Err(DispatchError::Fault(f)) => {
             eprintln!("{what}: {f}");

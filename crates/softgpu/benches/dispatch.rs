@@ -85,7 +85,7 @@ fn bench(c: &mut Criterion) {
             // The instruction count of a dispatch is fixed: measure it once.
             let kernel = program.kernel(name).expect("kernel");
             let desc = DispatchDesc::launch(&program, kernel, &launch, &args);
-            let stats = device.dispatch(&desc).expect("dispatch").stats;
+            let stats = device.dispatch(&desc).expect("dispatch").counters;
             group.throughput(Throughput::Elements(stats.lane_instructions));
             group.bench_with_input(BenchmarkId::new("threads", threads), &threads, |b, _| {
                 b.iter(|| device.dispatch(&desc).expect("dispatch"))

@@ -141,7 +141,7 @@ pub use softgpu_runtime::exec::{JitMode, Schedule};
 pub use softgpu_runtime::occupancy::{Limit, Occupancy};
 pub use softgpu_runtime::profile::{Fidelity, Profile};
 /// The statistics of one dispatch ([`Instance::dispatch_statistics`]).
-pub use softgpu_runtime::statistics::DispatchRecord as DispatchStatistics;
+pub use softgpu_runtime::statistics::DispatchStatistics;
 pub use softgpu_runtime::Config;
 pub use stream::{Dim3, HostFn, Pattern, Stream};
 

@@ -242,7 +242,7 @@ fn dispatch_statistics_estimate_the_time_on_the_part() {
     let last = &stats[1];
     assert_eq!(last.kernel, "add_one");
     assert_eq!(last.grid, [256, 1, 1]);
-    assert_eq!(last.stats.workgroups, 4);
+    assert_eq!(last.counters.workgroups, 4);
     assert_eq!(last.profile, "softgpu/gfx1100/radeon-rx-7900-xtx");
     assert_eq!(last.fidelity, softgpu::Fidelity::TimingEstimated);
     assert!(last.occupancy.waves_per_simd > 0);

@@ -183,7 +183,7 @@ impl Bench {
             sanitizer: None,
             contained: Default::default(),
         };
-        let mut stats = crate::dispatch::DispatchStats::default();
+        let mut stats = crate::dispatch::DispatchCounters::default();
         loop {
             let step = if wave.retired >= budget {
                 Err(Trap::Budget(budget))

@@ -5,7 +5,8 @@
 #![allow(dead_code)]
 
 use softgpu_exec::{
-    Arg, Buffer, Device, DeviceConfig, DispatchDesc, DispatchError, DispatchStats, Launch, Program,
+    Arg, Buffer, Device, DeviceConfig, DispatchCounters, DispatchDesc, DispatchError, Launch,
+    Program,
 };
 pub use softgpu_kernel_tests::*;
 
@@ -67,7 +68,7 @@ impl Gpu {
         block: [u32; 3],
         dynamic_lds: u32,
         args: &[Arg],
-    ) -> Result<DispatchStats, DispatchError> {
+    ) -> Result<DispatchCounters, DispatchError> {
         let launch = Launch {
             grid,
             block,
@@ -75,7 +76,7 @@ impl Gpu {
         };
         let kernel = prog.kernel(kernel)?;
         let desc = DispatchDesc::launch(prog, kernel, &launch, args);
-        Ok(self.dev.dispatch(&desc)?.stats)
+        Ok(self.dev.dispatch(&desc)?.counters)
     }
 
     /// Dispatches and panics with the error's Display (fault report) on failure.
@@ -86,7 +87,7 @@ impl Gpu {
         grid: [u32; 3],
         block: [u32; 3],
         args: &[Arg],
-    ) -> DispatchStats {
+    ) -> DispatchCounters {
         self.run_lds(prog, kernel, grid, block, 0, args)
     }
 
@@ -98,7 +99,7 @@ impl Gpu {
         block: [u32; 3],
         dynamic_lds: u32,
         args: &[Arg],
-    ) -> DispatchStats {
+    ) -> DispatchCounters {
         self.try_run(prog, kernel, grid, block, dynamic_lds, args)
             .unwrap_or_else(|e| panic!("{kernel} on {}: {e}", self.target))
     }
@@ -111,7 +112,7 @@ impl Gpu {
         n: usize,
         block: u32,
         args: &[Arg],
-    ) -> DispatchStats {
+    ) -> DispatchCounters {
         self.run(prog, kernel, [blocks(n, block), 1, 1], [block, 1, 1], args)
     }
 }
