@@ -304,11 +304,20 @@ pub fn prepare(spec: &LaunchSpec) -> Result<Prepared, CliError> {
     // The environment's settings, then the command line's.
     let mut config = softgpu_env::device_config(&target).map_err(|e| e.to_string())?;
     let d = &spec.device;
-    config.checks = d.checks.unwrap_or(config.checks);
-    config.timeout = d.timeout.unwrap_or(config.timeout);
-    config.threads = d.threads.or(config.threads);
-    config.schedule = d.schedule.unwrap_or(config.schedule);
-    let device = Device::new(config).map_err(|e| e.to_string())?;
+    let settings = config.settings_mut();
+    if let Some(checks) = d.checks {
+        settings.checks(checks);
+    }
+    if let Some(timeout) = d.timeout {
+        settings.timeout(timeout).map_err(|e| e.to_string())?;
+    }
+    if let Some(threads) = d.threads {
+        settings.threads(threads).map_err(|e| e.to_string())?;
+    }
+    if let Some(schedule) = d.schedule {
+        settings.schedule(schedule);
+    }
+    let device = Device::new(&config).map_err(|e| e.to_string())?;
     let program = device
         .load(&bytes)
         .map_err(|e| format!("{}: {e}", spec.file.display()))?;

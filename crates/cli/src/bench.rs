@@ -5,9 +5,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use softgpu_exec::{
-    Arg, Buffer, Device, DeviceConfig, DispatchCounters, DispatchDesc, Launch, Program,
-};
+use softgpu_exec::{Arg, Buffer, Device, DispatchCounters, DispatchDesc, Launch, Program};
 
 use crate::demo::{alu_item, bytes_f32, code_object, f32_bytes, si, Rng};
 
@@ -69,12 +67,11 @@ struct Setup {
 
 impl Setup {
     fn new(kind: Kind, threads: usize, input: &[f32]) -> Result<Setup, String> {
-        let config = DeviceConfig {
-            threads: Some(threads),
-            arena_bytes: 1 << 30,
-            ..softgpu_env::device_config(TARGET).map_err(|e| e.to_string())?
-        };
-        let device = Device::new(config).map_err(|e| e.to_string())?;
+        let mut config = softgpu_env::device_config(TARGET).map_err(|e| e.to_string())?;
+        (config.arena_bytes(1 << 30).settings_mut())
+            .threads(threads)
+            .map_err(|e| e.to_string())?;
+        let device = Device::new(&config).map_err(|e| e.to_string())?;
         let program = device
             .load(code_object(kind.kernel(), TARGET)?)
             .map_err(|e| e.to_string())?;

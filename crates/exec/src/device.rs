@@ -9,77 +9,27 @@ use softgpu_codeobj::Kernel;
 use softgpu_isa::Family;
 
 use crate::args::{bad_launch, build_kernarg_with, check_shape, Buffer};
+use crate::config::DeviceConfig;
 use crate::desc::{DispatchDesc, DispatchOutcome, Grid, InMemory, Kernarg, RawDispatch};
 use crate::dispatch::{DispatchCounters, Outcome};
 use crate::error::{DispatchError, LaunchRule};
 use crate::fault::Errors;
 use crate::hotspots::Hotspots;
 use crate::plan::Plan;
+use crate::JitMode;
 use softgpu_arena::{Access, AllocSpec, Arena, MemError};
-use softgpu_interp::checks::{Checks, Schedule, DEFAULT_TIMEOUT};
-use softgpu_interp::placement::{ComputeUnits, Topology};
+use softgpu_interp::checks::{Checks, Schedule};
+use softgpu_interp::placement::ComputeUnits;
 use softgpu_interp::program::Program;
-use softgpu_jit::JitMode;
-
-/// How to build a device. Every field has a value: the executor never
-/// reads the environment (`softgpu-env` turns `SOFTGPU_*` variables into
-/// one of these for the tools and C libraries).
-#[derive(Clone, Debug)]
-pub struct DeviceConfig {
-    /// Processor name, e.g. `gfx1151`.
-    pub target: String,
-    /// Bytes of device memory.
-    pub arena_bytes: u64,
-    /// Worker threads; `None` uses every host core.
-    pub threads: Option<usize>,
-    /// Wave instructions one dispatch may run, all its waves together,
-    /// before it is stopped as a runaway (default
-    /// [`DEFAULT_DISPATCH_BUDGET`]).
-    pub instruction_budget: u64,
-    /// Per-lane stack bytes added for kernels with a dynamic call stack.
-    pub dynamic_stack_bytes: u32,
-    /// Opt-in sanitizers (default none).
-    pub checks: Checks,
-    /// Wall-clock limit of one dispatch (default [`DEFAULT_TIMEOUT`]).
-    pub timeout: Duration,
-    /// Wave and workgroup order (default in order).
-    pub schedule: Schedule,
-    /// Bytes of private (scratch) memory one dispatch may materialise
-    /// (default [`default_scratch_limit`]).
-    pub scratch_limit: u64,
-    /// Whether the JIT tier runs compiled blocks (default on).
-    pub jit: JitMode,
-    /// The compute units workgroups are placed on and the hardware IDs
-    /// waves read (`softgpu_interp::placement`).
-    pub topology: Topology,
-}
 
 /// Default wave instructions per dispatch before it counts as runaway:
 /// 2^44 (1.8 × 10^13). At about 8 × 10^7 wave instructions per second per
 /// host thread, even 256 threads need some 860 s to run that many, past the
-/// default wall-clock limit ([`DEFAULT_TIMEOUT`], 600 s), so by default the
+/// default wall-clock limit ([`crate::DEFAULT_TIMEOUT`], 600 s), so by default the
 /// watchdog ends a runaway kernel and the budget is a backstop that no
 /// legitimate kernel reaches first. There is no separate per-wave budget:
 /// one wave's instructions count towards the dispatch's like any other's.
 pub const DEFAULT_DISPATCH_BUDGET: u64 = 1 << 44;
-
-impl Default for DeviceConfig {
-    fn default() -> Self {
-        DeviceConfig {
-            target: "gfx1151".into(),
-            arena_bytes: 4 << 30,
-            threads: None,
-            instruction_budget: DEFAULT_DISPATCH_BUDGET,
-            dynamic_stack_bytes: 16 * 1024,
-            checks: Checks::default(),
-            timeout: DEFAULT_TIMEOUT,
-            schedule: Schedule::InOrder,
-            scratch_limit: default_scratch_limit(),
-            jit: JitMode::On,
-            topology: Topology::default(),
-        }
-    }
-}
 
 /// The most scratch one wave may have on gfx11: `COMPUTE_TMPRING_SIZE.WAVESIZE`
 /// is a 15-bit count of 64-dword (256-byte) units. LLVM refuses to compile a
@@ -136,50 +86,38 @@ pub struct Device {
 }
 
 impl Device {
-    /// A device with its own memory of `config.arena_bytes`.
-    pub fn new(config: DeviceConfig) -> Result<Device, DispatchError> {
-        let arena = Arc::new(Arena::new(config.arena_bytes)?);
+    /// A device with its own memory of the config's `arena_bytes`.
+    pub fn new(config: &DeviceConfig) -> Result<Device, DispatchError> {
+        let arena = Arc::new(Arena::new(config.get_arena_bytes())?);
         Device::with_arena(config, arena)
     }
 
     /// A device over memory shared with others (several GPU agents of one
     /// runtime see one address space, as HSA's system memory requires);
-    /// `config.arena_bytes` is ignored.
-    pub fn with_arena(config: DeviceConfig, arena: Arc<Arena>) -> Result<Device, DispatchError> {
-        let family = Family::of_target(&config.target)
-            .ok_or_else(|| DispatchError::UnknownTarget(config.target.clone()))?;
-        let threads = config
-            .threads
+    /// the config's `arena_bytes` is ignored.
+    pub fn with_arena(config: &DeviceConfig, arena: Arc<Arena>) -> Result<Device, DispatchError> {
+        let settings = config.get_settings();
+        let threads = settings
+            .get_threads()
             .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
             .unwrap_or(1)
             .max(1);
-        if config.instruction_budget == 0 || config.timeout.is_zero() {
-            return Err(DispatchError::Config(
-                "the instruction budget and the timeout must be positive".into(),
-            ));
-        }
-        let (budget, checks, timeout, schedule) = (
-            config.instruction_budget,
-            config.checks,
-            config.timeout,
-            config.schedule,
-        );
-        let (scratch_limit, jit) = (config.scratch_limit, config.jit);
+        let checks = settings.get_checks();
         arena.track_writes(checks.init);
         Ok(Device {
-            jit: Mutex::new(jit),
+            jit: Mutex::new(settings.get_jit()),
             arena,
-            target: config.target,
-            family,
+            target: config.get_target().to_string(),
+            family: config.get_family(),
             threads,
-            budget,
-            dynamic_stack_bytes: config.dynamic_stack_bytes,
+            budget: settings.get_instruction_budget(),
+            dynamic_stack_bytes: settings.get_dynamic_stack_bytes(),
             dispatch_ids: AtomicU64::new(0),
             checks: AtomicU8::new(checks.bits()),
-            timeout,
-            schedule: Mutex::new(schedule),
-            scratch_limit,
-            units: config.topology.all(),
+            timeout: settings.get_timeout(),
+            schedule: Mutex::new(settings.get_schedule()),
+            scratch_limit: settings.get_scratch_limit(),
+            units: config.get_topology().all(),
         })
     }
 

@@ -11,9 +11,6 @@ pub enum DispatchError {
     /// The kernel faulted; the report says where and why.
     #[error("{0}")]
     Fault(Box<Fault>),
-    /// The device's target is not a processor softgpu emulates.
-    #[error("unknown target {0} (supported: gfx1100, gfx1101, gfx1102, gfx1103, gfx1150, gfx1151, gfx1152, gfx1200, gfx1201)")]
-    UnknownTarget(String),
     /// The device's code can be loaded and disassembled but not run yet.
     #[error("{0} code is decoded and disassembled but not executed yet")]
     NotExecuted(String),
@@ -46,9 +43,9 @@ pub enum DispatchError {
         /// reports it as).
         rule: LaunchRule,
     },
-    /// A configuration value (or its environment variable) is invalid.
+    /// A configuration value is invalid.
     #[error("configuration: {0}")]
-    Config(String),
+    Config(#[from] crate::config::ConfigError),
 }
 
 /// Which launch rule a refused dispatch broke. A GPU's command processor

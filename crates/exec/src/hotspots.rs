@@ -102,8 +102,9 @@ impl Hotspots {
 #[cfg(test)]
 mod tests {
     use crate::args::{Arg, Launch};
+    use crate::config::DeviceConfig;
     use crate::desc::DispatchDesc;
-    use crate::device::{Device, DeviceConfig};
+    use crate::device::Device;
 
     fn example(name: &str) -> Vec<u8> {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -117,12 +118,13 @@ mod tests {
     /// wave counts × 32 and the counts must follow EXEC.
     #[test]
     fn per_slot_counts_sum_to_the_dispatch_totals() {
-        let device = Device::new(DeviceConfig {
-            arena_bytes: 64 << 20,
-            threads: Some(2),
-            ..Default::default()
-        })
-        .unwrap();
+        let mut config = DeviceConfig::default();
+        config
+            .arena_bytes(64 << 20)
+            .settings_mut()
+            .threads(2)
+            .unwrap();
+        let device = Device::new(&config).unwrap();
         let program = device.load(&example("vector_add-gfx1151.hsaco")).unwrap();
         let n = 1000u64;
         let a = device.alloc_from(&vec![0u8; 4 * n as usize]).unwrap();

@@ -4,7 +4,10 @@
 //! A runtime uses it in this order:
 //!
 //! 1. [`Device::new`] (or [`Device::with_arena`] to share an [`Arena`]
-//!    between devices) from a [`DeviceConfig`].
+//!    between devices) from a [`DeviceConfig`]: the processor, memory and
+//!    compute units, and the execution [`Settings`] (threads, budget,
+//!    timeout, sanitizers, schedule, scratch limit, JIT), each checked as
+//!    it is set.
 //! 2. [`Device::load`] a code object into a [`Program`]; find the kernel
 //!    with [`Program::kernel`].
 //! 3. Allocate and fill memory ([`Device::alloc_from`], or the
@@ -40,6 +43,7 @@ pub mod quirks;
 // Their public items are the crate's only through the re-exports below.
 mod abi;
 mod args;
+mod config;
 mod desc;
 mod device;
 mod dispatch;
@@ -61,9 +65,10 @@ pub mod harness;
 
 pub use arena::{Access, Arena, Origin};
 pub use args::{build_kernarg, build_kernarg_with, Arg, Buffer, Launch, Services};
+pub use config::{ConfigError, DeviceConfig, Settings};
 pub use desc::{DispatchDesc, DispatchOutcome, Grid, InMemory, Kernarg, RawDispatch};
 pub use device::{
-    check_private_segment, default_scratch_limit, max_private_segment_bytes, Device, DeviceConfig,
+    check_private_segment, default_scratch_limit, max_private_segment_bytes, Device,
     DEFAULT_DISPATCH_BUDGET, MAX_WAVE_SCRATCH_BYTES,
 };
 pub use dispatch::DispatchCounters;

@@ -255,13 +255,7 @@ impl Capture {
         let arena_bytes =
             (extent.saturating_sub(softgpu_exec::arena::PREFERRED_BASE)).max(1 << 30) + (1 << 30);
         let arena = Arc::new(Arena::new(arena_bytes)?);
-        let device = Device::with_arena(
-            DeviceConfig {
-                target: self.target.clone(),
-                ..Default::default()
-            },
-            arena.clone(),
-        )?;
+        let device = Device::with_arena(&DeviceConfig::new(&self.target)?, arena.clone())?;
         for (k, b) in self.buffers.iter().enumerate() {
             arena
                 .alloc_at(b.address, b.size)

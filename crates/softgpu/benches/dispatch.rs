@@ -26,12 +26,11 @@ const ALU_ITERS: i32 = 32;
 const MEM_ITEMS: u32 = 1 << 18;
 
 fn device(threads: usize) -> Device {
-    Device::new(DeviceConfig {
-        threads: Some(threads),
-        arena_bytes: 1 << 30,
-        ..Default::default()
-    })
-    .expect("device")
+    let mut config = DeviceConfig::default();
+    (config.arena_bytes(1 << 30).settings_mut())
+        .threads(threads)
+        .expect("threads");
+    Device::new(&config).expect("device")
 }
 
 fn bench(c: &mut Criterion) {

@@ -5,8 +5,8 @@
 #![allow(dead_code)]
 
 use softgpu_exec::{
-    Arg, Buffer, Device, DeviceConfig, DispatchCounters, DispatchDesc, DispatchError, Launch,
-    Program,
+    Arg, Buffer, ConfigError, Device, DeviceConfig, DispatchCounters, DispatchDesc, DispatchError,
+    Launch, Program, Settings,
 };
 pub use softgpu_kernel_tests::*;
 
@@ -19,14 +19,22 @@ pub struct Gpu {
 
 impl Gpu {
     pub fn new(target: &str) -> Gpu {
-        Gpu::with_config(DeviceConfig {
-            target: target.into(),
-            ..env_default()
-        })
+        Gpu::with_config(&env_device(target))
     }
 
-    pub fn with_config(cfg: DeviceConfig) -> Gpu {
-        let target = cfg.target.clone();
+    /// A device for `target` with the tests' base settings as `set`
+    /// changes them (e.g. `|s| s.threads(1)`).
+    pub fn with(
+        target: &str,
+        set: impl FnOnce(&mut Settings) -> Result<&mut Settings, ConfigError>,
+    ) -> Gpu {
+        let mut config = env_device(target);
+        set(config.settings_mut()).unwrap_or_else(|e| panic!("{target}: {e}"));
+        Gpu::with_config(&config)
+    }
+
+    pub fn with_config(cfg: &DeviceConfig) -> Gpu {
+        let target = cfg.get_target().to_string();
         let dev = Device::new(cfg).unwrap_or_else(|e| panic!("Device::new({target}): {e}"));
         Gpu { dev, target }
     }
