@@ -16,8 +16,33 @@ use softgpu_interp::checks::{Checks, Schedule, DEFAULT_TIMEOUT};
 use softgpu_interp::placement::Topology;
 use softgpu_isa::Family;
 
-use crate::device::{default_scratch_limit, DEFAULT_DISPATCH_BUDGET};
-use crate::JitMode;
+use softgpu_jit::JitMode;
+
+/// Default wave instructions per dispatch before it counts as runaway:
+/// 2^44 (1.8 × 10^13). At about 8 × 10^7 wave instructions per second per
+/// host thread, even 256 threads need some 860 s to run that many, past the
+/// default wall-clock limit ([`crate::DEFAULT_TIMEOUT`], 600 s), so by default the
+/// watchdog ends a runaway kernel and the budget is a backstop that no
+/// legitimate kernel reaches first. There is no separate per-wave budget:
+/// one wave's instructions count towards the dispatch's like any other's.
+pub const DEFAULT_DISPATCH_BUDGET: u64 = 1 << 44;
+
+/// The default bound on the scratch one dispatch materialises: half of the
+/// host's physical memory (4 GiB when it cannot be read).
+pub fn default_scratch_limit() -> u64 {
+    // SAFETY: sysconf only reads system configuration; any name is allowed.
+    let (pages, page) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    if pages > 0 && page > 0 {
+        (pages as u64).saturating_mul(page as u64) / 2
+    } else {
+        4 << 30
+    }
+}
 
 /// A setting given a value it cannot have: which setting, the value, and
 /// why not.

@@ -16,20 +16,11 @@ use crate::error::{DispatchError, LaunchRule};
 use crate::fault::Errors;
 use crate::hotspots::Hotspots;
 use crate::plan::Plan;
-use crate::JitMode;
 use softgpu_arena::{Access, AllocSpec, Arena, MemError};
 use softgpu_interp::checks::{Checks, Schedule};
 use softgpu_interp::placement::ComputeUnits;
 use softgpu_interp::program::Program;
-
-/// Default wave instructions per dispatch before it counts as runaway:
-/// 2^44 (1.8 × 10^13). At about 8 × 10^7 wave instructions per second per
-/// host thread, even 256 threads need some 860 s to run that many, past the
-/// default wall-clock limit ([`crate::DEFAULT_TIMEOUT`], 600 s), so by default the
-/// watchdog ends a runaway kernel and the budget is a backstop that no
-/// legitimate kernel reaches first. There is no separate per-wave budget:
-/// one wave's instructions count towards the dispatch's like any other's.
-pub const DEFAULT_DISPATCH_BUDGET: u64 = 1 << 44;
+use softgpu_jit::JitMode;
 
 /// The most scratch one wave may have on gfx11: `COMPUTE_TMPRING_SIZE.WAVESIZE`
 /// is a 15-bit count of 64-dword (256-byte) units. LLVM refuses to compile a
@@ -43,23 +34,6 @@ pub const MAX_WAVE_SCRATCH_BYTES: u64 = 256 * ((1 << 15) - 1);
 /// by its lanes (262,136 bytes in wave32, 131,068 in wave64).
 pub fn max_private_segment_bytes(wave32: bool) -> u32 {
     (MAX_WAVE_SCRATCH_BYTES / if wave32 { 32 } else { 64 }) as u32
-}
-
-/// The default bound on the scratch one dispatch materialises: half of the
-/// host's physical memory (4 GiB when it cannot be read).
-pub fn default_scratch_limit() -> u64 {
-    // SAFETY: sysconf only reads system configuration; any name is allowed.
-    let (pages, page) = unsafe {
-        (
-            libc::sysconf(libc::_SC_PHYS_PAGES),
-            libc::sysconf(libc::_SC_PAGESIZE),
-        )
-    };
-    if pages > 0 && page > 0 {
-        (pages as u64).saturating_mul(page as u64) / 2
-    } else {
-        4 << 30
-    }
 }
 
 /// Largest workgroup the device accepts, and its LDS size.

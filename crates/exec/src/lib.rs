@@ -65,11 +65,12 @@ pub mod harness;
 
 pub use arena::{Access, Arena, Origin};
 pub use args::{build_kernarg, build_kernarg_with, Arg, Buffer, Launch, Services};
-pub use config::{ConfigError, DeviceConfig, Settings};
+pub use config::{
+    default_scratch_limit, ConfigError, DeviceConfig, Settings, DEFAULT_DISPATCH_BUDGET,
+};
 pub use desc::{DispatchDesc, DispatchOutcome, Grid, InMemory, Kernarg, RawDispatch};
 pub use device::{
-    check_private_segment, default_scratch_limit, max_private_segment_bytes, Device,
-    DEFAULT_DISPATCH_BUDGET, MAX_WAVE_SCRATCH_BYTES,
+    check_private_segment, max_private_segment_bytes, Device, MAX_WAVE_SCRATCH_BYTES,
 };
 pub use dispatch::DispatchCounters;
 pub use error::{DispatchError, LaunchRule};
