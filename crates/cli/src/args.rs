@@ -1,5 +1,5 @@
 //! `softgpu run`: kernel arguments from the command line, the dispatch, and
-//! writing results back; the launch part is shared with `softgpu profile`.
+//! writing results back; the launch part is shared with `softgpu hotspots`.
 
 use softgpu_codeobj::{read_file, MAX_FILE_SIZE};
 use softgpu_isa::DEFAULT_TARGET;
@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use softgpu_exec::{
-    Arg, Buffer, Checks, Device, DispatchDesc, DispatchError, DispatchOutcome, DispatchStats,
+    Arg, Buffer, Checks, Device, DispatchCounters, DispatchDesc, DispatchError, DispatchOutcome,
     Launch, Program, Schedule,
 };
 
@@ -54,7 +54,7 @@ fn parse_args(words: &[String]) -> Result<Vec<CliArg>, String> {
     Ok(out)
 }
 
-/// The options `run` and `profile` take, and the kernel-argument kinds:
+/// The options `run` and `hotspots` take, and the kernel-argument kinds:
 /// what a misspelled option is compared with.
 const OPTIONS: &[&str] = &[
     "--kernel",
@@ -79,7 +79,7 @@ const OPTIONS: &[&str] = &[
     "--f64",
 ];
 
-/// The error for a word that is not an option `run` or `profile` knows,
+/// The error for a word that is not an option `run` or `hotspots` knows,
 /// naming the nearest one.
 fn unknown_option(word: &str) -> String {
     // Misspellings keep the start (`--float` means `--f32`, not the
@@ -153,7 +153,7 @@ pub fn take_value(words: &mut Vec<String>, flag: &str) -> Result<Option<String>,
     Ok(Some(value))
 }
 
-/// The launch options `run` and `profile` share, as clap parses them.
+/// The launch options `run` and `hotspots` share, as clap parses them.
 #[derive(clap::Args)]
 pub struct LaunchArgs {
     /// A code object, a clang offload bundle, or OpenCL C (.cl) / HIP
@@ -262,7 +262,7 @@ fn timeout(secs: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("--timeout {secs}: not a positive number of seconds"))
 }
 
-/// A kernel launch as `run` and `profile` take it from the command line.
+/// A kernel launch as `run` and `hotspots` take it from the command line.
 #[derive(Clone, Copy)]
 pub struct LaunchSpec<'a> {
     pub file: &'a Path,
@@ -305,11 +305,20 @@ pub fn prepare(spec: &LaunchSpec) -> Result<Prepared, CliError> {
     // The environment's settings, then the command line's.
     let mut config = softgpu_env::device_config(&target).map_err(|e| e.to_string())?;
     let d = &spec.device;
-    config.checks = d.checks.unwrap_or(config.checks);
-    config.timeout = d.timeout.unwrap_or(config.timeout);
-    config.threads = d.threads.or(config.threads);
-    config.schedule = d.schedule.unwrap_or(config.schedule);
-    let device = Device::new(config).map_err(|e| e.to_string())?;
+    let settings = config.settings_mut();
+    if let Some(checks) = d.checks {
+        settings.checks(checks);
+    }
+    if let Some(timeout) = d.timeout {
+        settings.timeout(timeout).map_err(|e| e.to_string())?;
+    }
+    if let Some(threads) = d.threads {
+        settings.threads(threads).map_err(|e| e.to_string())?;
+    }
+    if let Some(schedule) = d.schedule {
+        settings.schedule(schedule);
+    }
+    let device = Device::new(&config).map_err(|e| e.to_string())?;
     let program = device
         .load(&bytes)
         .map_err(|e| format!("{}: {e}", spec.file.display()))?;
@@ -383,8 +392,8 @@ fn code_object(file: &Path, target: &str) -> Result<Vec<u8>, String> {
 
 impl Prepared {
     /// Runs `kernel` over the prepared launch and arguments, counting every
-    /// instruction's executions if `profile`.
-    pub fn dispatch(&self, kernel: &str, profile: bool) -> Result<DispatchOutcome, CliError> {
+    /// instruction's executions if `hotspots`.
+    pub fn dispatch(&self, kernel: &str, hotspots: bool) -> Result<DispatchOutcome, CliError> {
         let kernel = self
             .program
             .kernel(kernel)
@@ -392,7 +401,7 @@ impl Prepared {
         // Device printf: the buffers the kernel's hidden arguments name.
         let provided = Provided::for_kernel(&self.device, &self.program, kernel)?;
         let desc = DispatchDesc {
-            profile,
+            hotspots,
             services: provided.services,
             ..DispatchDesc::launch(&self.program, kernel, &self.launch, &self.args)
         };
@@ -415,7 +424,7 @@ impl Prepared {
     }
 
     /// The estimated time on the real part of the dispatch of `kernel`
-    /// that ran as `outcome` says (it must have been profiled).
+    /// that ran as `outcome` says (it must have counted its hotspots).
     pub fn estimate(
         &self,
         kernel: &str,
@@ -423,9 +432,9 @@ impl Prepared {
     ) -> Result<Option<softgpu_runtime::estimate::Estimate>, String> {
         let k = self.program.kernel(kernel).map_err(|e| e.to_string())?;
         let counts = outcome
-            .profile
+            .hotspots
             .as_ref()
-            .ok_or("the dispatch was not profiled, so it cannot be estimated")?;
+            .ok_or("the dispatch did not count its hotspots, so it cannot be estimated")?;
         let profile = crate::inspect::part_profile(self.device.target())?;
         Ok(softgpu_runtime::estimate::of_dispatch(
             &profile,
@@ -433,7 +442,7 @@ impl Prepared {
             k,
             self.launch.block,
             self.launch.dynamic_lds,
-            &outcome.stats,
+            &outcome.counters,
             counts,
         ))
     }
@@ -449,11 +458,11 @@ impl Prepared {
 }
 
 /// The statistics `run --stats` prints (a JSON object), which
-/// `profile --json` extends.
+/// `hotspots --json` extends.
 pub fn stats_json(
     kernel: &str,
     profile: &softgpu_runtime::profile::Profile,
-    s: &DispatchStats,
+    s: &DispatchCounters,
     host_threads: usize,
     occupancy: serde_json::Value,
     estimate: Option<&softgpu_runtime::estimate::Estimate>,
@@ -515,7 +524,7 @@ pub fn run(launch: &LaunchSpec, stats: bool, seeds: Option<u64>) -> Result<(), C
         let json = stats_json(
             spec.kernel,
             &crate::inspect::part_profile(target)?,
-            &outcome.stats,
+            &outcome.counters,
             prepared.device.threads(),
             occupancy,
             estimate.as_ref(),

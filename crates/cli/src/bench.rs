@@ -5,9 +5,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use softgpu_exec::{
-    Arg, Buffer, Device, DeviceConfig, DispatchDesc, DispatchStats, Launch, Program,
-};
+use softgpu_exec::{Arg, Buffer, Device, DispatchCounters, DispatchDesc, Launch, Program};
 
 use crate::demo::{alu_item, bytes_f32, code_object, f32_bytes, si, Rng};
 
@@ -69,12 +67,11 @@ struct Setup {
 
 impl Setup {
     fn new(kind: Kind, threads: usize, input: &[f32]) -> Result<Setup, String> {
-        let config = DeviceConfig {
-            threads: Some(threads),
-            arena_bytes: 1 << 30,
-            ..softgpu_env::device_config(TARGET).map_err(|e| e.to_string())?
-        };
-        let device = Device::new(config).map_err(|e| e.to_string())?;
+        let mut config = softgpu_env::device_config(TARGET).map_err(|e| e.to_string())?;
+        (config.arena_bytes(1 << 30).settings_mut())
+            .threads(threads)
+            .map_err(|e| e.to_string())?;
+        let device = Device::new(&config).map_err(|e| e.to_string())?;
         let program = device
             .load(code_object(kind.kernel(), TARGET)?)
             .map_err(|e| e.to_string())?;
@@ -129,14 +126,14 @@ impl Setup {
         })
     }
 
-    fn dispatch(&self, kind: Kind) -> Result<DispatchStats, String> {
+    fn dispatch(&self, kind: Kind) -> Result<DispatchCounters, String> {
         (self.program.kernel(kind.kernel()))
             .map_err(softgpu_exec::DispatchError::from)
             .and_then(|kernel| {
                 let desc = DispatchDesc::launch(&self.program, kernel, &self.launch, &self.args);
                 self.device.dispatch(&desc)
             })
-            .map(|outcome| outcome.stats)
+            .map(|outcome| outcome.counters)
             .map_err(|e| e.to_string())
     }
 }
@@ -209,7 +206,7 @@ fn best_interleaved(
     seconds: f64,
     setups: &[Setup],
     kind: Kind,
-) -> Result<Vec<(f64, u64, DispatchStats)>, String> {
+) -> Result<Vec<(f64, u64, DispatchCounters)>, String> {
     let stats = setups
         .iter()
         .map(|s| s.dispatch(kind))
@@ -275,7 +272,7 @@ struct Row {
     threads: usize,
     dispatches: u64,
     seconds: f64,
-    stats: DispatchStats,
+    stats: DispatchCounters,
     check: bool,
 }
 

@@ -138,13 +138,18 @@ pub fn si(x: f64) -> String {
 /// fails.
 pub fn run(threads: Option<usize>) -> Result<(), String> {
     let mut config = softgpu_env::config().map_err(|e| e.to_string())?;
-    config.threads = threads.or(config.threads);
-    tour(config).map_err(|e| e.to_string())
+    if let Some(n) = threads {
+        config
+            .settings_mut()
+            .threads(n)
+            .map_err(|e| e.to_string())?;
+    }
+    tour(&config).map_err(|e| e.to_string())
 }
 
-fn tour(config: Config) -> Result<()> {
+fn tour(config: &Config) -> Result<()> {
     let started = Instant::now();
-    let threads = config.threads;
+    let threads = config.get_settings().get_threads();
     let device = Instance::new(config)?.device(0)?;
     print_line("Instance::new", "", &describe(&device, threads));
     let stream = device.stream()?;
@@ -193,7 +198,7 @@ fn describe(device: &Device, threads: Option<usize>) -> String {
     let waves: Vec<String> = p.wave_sizes.iter().map(u32::to_string).collect();
     let threads = threads.map_or_else(
         || "one worker thread per host core".to_string(),
-        |n| format!("{n} worker threads (Config::threads)"),
+        |n| format!("{n} worker threads (Settings::threads)"),
     );
     format!(
         "device 0 is {} ({}): {} CUs, wave{}, {} KiB LDS, {} GiB; {threads}",

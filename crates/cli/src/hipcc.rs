@@ -45,9 +45,8 @@ fn plan(args: &[String]) -> Result<(PathBuf, Vec<String>), String> {
     let clang = find_clang().ok_or_else(hip_program::missing_clang_message)?;
     let inputs = hip_program::inputs(args);
     // The first GPU's processor, as `SOFTGPU_PROFILE`/`SOFTGPU_DEVICES` say.
-    let target = softgpu_env::config().map_err(|e| e.to_string())?.devices[0]
-        .name
-        .clone();
+    let config = softgpu_env::config().map_err(|e| e.to_string())?;
+    let target = config.get_devices()[0].name.clone();
     let libs = if inputs.compiles_hip {
         // One folder serves every target; it needs each target's
         // ISA-version library, so make sure of all the user names.

@@ -20,7 +20,8 @@ fn dims(d: [u32; 3]) -> String {
 
 pub fn run(json: bool) -> Result<(), String> {
     // The GPUs `SOFTGPU_DEVICES` and `SOFTGPU_PROFILE` describe.
-    let profiles = softgpu_env::config().map_err(|e| e.to_string())?.devices;
+    let config = softgpu_env::config().map_err(|e| e.to_string())?;
+    let profiles = config.get_devices();
     let names: Vec<&str> = Profile::built_in_names().collect();
     if json {
         let mut devices = Vec::new();

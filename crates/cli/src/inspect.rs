@@ -21,12 +21,10 @@ use softgpu_runtime::profile::Profile;
 fn load(file: &Path, target: Option<&str>) -> Result<softgpu_exec::Program, String> {
     let bytes = softgpu_codeobj::read_file(file, softgpu_codeobj::MAX_FILE_SIZE)
         .map_err(|e| e.to_string())?;
-    let device = Device::new(DeviceConfig {
-        target: crate::args::device_target(file, &bytes, target)?,
-        arena_bytes: 1 << 30,
-        ..Default::default()
-    })
-    .map_err(|e| e.to_string())?;
+    let target = crate::args::device_target(file, &bytes, target)?;
+    let mut config = DeviceConfig::new(&target).map_err(|e| e.to_string())?;
+    config.arena_bytes(1 << 30);
+    let device = Device::new(&config).map_err(|e| e.to_string())?;
     device
         .load(&bytes)
         .map_err(|e| format!("{}: {e}", file.display()))

@@ -15,9 +15,9 @@ mod check;
 mod compile;
 mod demo;
 mod hipcc;
+mod hotspots;
 mod info;
 mod inspect;
-mod profile;
 mod seeds;
 mod services;
 mod suite;
@@ -60,12 +60,13 @@ enum Command {
     /// Run one kernel as `run` does (same FILE forms, options and kernel
     /// arguments) while counting every instruction's executions, and show
     /// the totals and the hottest instructions with their active lanes.
-    #[command(allow_hyphen_values = true)]
-    Profile {
+    // `profile`, this command's old name, stays a hidden alias for scripts.
+    #[command(allow_hyphen_values = true, alias = "profile")]
+    Hotspots {
         #[command(flatten)]
         launch: args::LaunchArgs,
         /// How many of the hottest instructions to list.
-        #[arg(long, default_value_t = profile::DEFAULT_TOP)]
+        #[arg(long, default_value_t = hotspots::DEFAULT_TOP)]
         top: usize,
         /// Print one JSON object instead of text.
         #[arg(long)]
@@ -310,8 +311,8 @@ fn execute(command: Command) -> Result<ExitCode, CliError> {
             args::run(&launch.spec()?, stats, seeds(schedule_seeds)?)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Profile { launch, top, json } => {
-            profile::run(&launch.spec()?, top, json)?;
+        Command::Hotspots { launch, top, json } => {
+            hotspots::run(&launch.spec()?, top, json)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Info { json } => done(info::run(json)),

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use softgpu_compiler::{Compiler, Language};
-use softgpu_exec::{Arg, Buffer, Device, DeviceConfig, DispatchDesc, Launch, Program};
+use softgpu_exec::{Arg, Buffer, Device, DispatchDesc, Launch, Program};
 
 use crate::bench::{
     best_interleaved_timed, machine, print_json, timed_on_host, Timed, TARGET, TRIALS,
@@ -277,12 +277,11 @@ struct Emulated<'a> {
 impl<'a> Emulated<'a> {
     fn new(case: &'a Case, threads: usize, code: &[u8]) -> Result<Emulated<'a>, String> {
         let e = |e: softgpu_exec::DispatchError| e.to_string();
-        let device = Device::new(DeviceConfig {
-            threads: Some(threads),
-            arena_bytes: 1 << 30,
-            ..softgpu_env::device_config(TARGET).map_err(|e| e.to_string())?
-        })
-        .map_err(e)?;
+        let mut config = softgpu_env::device_config(TARGET).map_err(|e| e.to_string())?;
+        (config.arena_bytes(1 << 30).settings_mut())
+            .threads(threads)
+            .map_err(|e| e.to_string())?;
+        let device = Device::new(&config).map_err(e)?;
         let program = device.load(code).map_err(e)?;
         let (mut args, mut outs) = (Vec::new(), Vec::new());
         for p in &case.params {
@@ -325,7 +324,7 @@ impl<'a> Emulated<'a> {
                     self.device.dispatch(&desc)
                 })
                 .map_err(|e| format!("{}: {e}", self.case.kernel))?
-                .stats;
+                .counters;
             lanes += s.lane_instructions;
         }
         Ok(lanes)

@@ -37,7 +37,7 @@ pub fn replay(dir: &Path) -> CliResult {
         report.kernel,
         capture.grid,
         capture.block,
-        report.stats.wave_instructions,
+        report.counters.wave_instructions,
         report.identical
     );
     if report.different.is_empty() {

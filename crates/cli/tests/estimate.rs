@@ -1,4 +1,4 @@
-//! The analytical time estimate of `softgpu profile` held to published
+//! The analytical time estimate of `softgpu hotspots` held to published
 //! figures of the real parts: a streaming copy must estimate near the
 //! part's memory bandwidth and a dense FMA loop near its peak FP32 rate.
 //! The kernels are OpenCL C compiled at test time (clang-19); the
@@ -51,8 +51,8 @@ fn softgpu_in(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
         .expect("cannot run softgpu")
 }
 
-/// `softgpu profile --json` of `kernel` on `target`, as JSON.
-fn profile(dir: &Path, env: &[(&str, &str)], target: &str, kernel: &str) -> serde_json::Value {
+/// `softgpu hotspots --json` of `kernel` on `target`, as JSON.
+fn hotspots(dir: &Path, env: &[(&str, &str)], target: &str, kernel: &str) -> serde_json::Value {
     let src = dir.join("kernels.cl");
     std::fs::write(&src, KERNELS).unwrap();
     let out = |name: &str, bytes: usize| format!("{}:{bytes}", dir.join(name).display());
@@ -71,7 +71,7 @@ fn profile(dir: &Path, env: &[(&str, &str)], target: &str, kernel: &str) -> serd
         ],
     };
     let mut all = vec![
-        "profile",
+        "hotspots",
         src.to_str().unwrap(),
         "--target",
         target,
@@ -87,10 +87,10 @@ fn profile(dir: &Path, env: &[(&str, &str)], target: &str, kernel: &str) -> serd
     let o = softgpu_in(dir, env, &all);
     assert!(
         o.status.success(),
-        "softgpu profile failed:\n{}",
+        "softgpu hotspots failed:\n{}",
         text(&o.stderr)
     );
-    serde_json::from_slice(&o.stdout).expect("profile --json prints one JSON object")
+    serde_json::from_slice(&o.stdout).expect("hotspots --json prints one JSON object")
 }
 
 fn seconds(estimate: &serde_json::Value) -> f64 {
@@ -101,7 +101,7 @@ fn seconds(estimate: &serde_json::Value) -> f64 {
 fn streaming_estimates_near_the_memory_bandwidth() {
     let dir = scratch("estimate-copy");
     for (target, bandwidth, _) in PARTS {
-        let json = profile(&dir, &[], target, "copy");
+        let json = hotspots(&dir, &[], target, "copy");
         let e = &json["estimate"];
         assert_eq!(e["bound"], "memory-bandwidth", "{target}: {e}");
         assert_eq!(json["fidelity"], "timing-estimated");
@@ -123,7 +123,7 @@ fn streaming_estimates_near_the_memory_bandwidth() {
 fn a_dense_fma_loop_estimates_near_the_peak_flop_rate() {
     let dir = scratch("estimate-fma");
     for (target, _, peak) in PARTS {
-        let json = profile(&dir, &[], target, "fma_loop");
+        let json = hotspots(&dir, &[], target, "fma_loop");
         let e = &json["estimate"];
         assert_eq!(e["bound"], "compute", "{target}: {e}");
         let flops = 2.0 * CHAINS * ITERATIONS * 4096.0 * 256.0;
@@ -143,8 +143,8 @@ fn a_dense_fma_loop_estimates_near_the_peak_flop_rate() {
 #[test]
 fn the_estimate_is_deterministic() {
     let dir = scratch("estimate-determinism");
-    let one = profile(&dir, &[("SOFTGPU_THREADS", "1")], "gfx1151", "fma_loop");
-    let two = profile(&dir, &[("SOFTGPU_THREADS", "2")], "gfx1151", "fma_loop");
+    let one = hotspots(&dir, &[("SOFTGPU_THREADS", "1")], "gfx1151", "fma_loop");
+    let two = hotspots(&dir, &[("SOFTGPU_THREADS", "2")], "gfx1151", "fma_loop");
     assert_eq!(one["estimate"], two["estimate"]);
     assert_ne!(one["estimate"], serde_json::Value::Null);
     let _ = std::fs::remove_dir_all(&dir);

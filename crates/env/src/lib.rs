@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use softgpu_exec::JitMode;
-use softgpu_exec::{Checks, DeviceConfig, Schedule};
+use softgpu_exec::{Checks, ConfigError, DeviceConfig, Schedule, Settings};
 use softgpu_runtime::config::Report;
 use softgpu_runtime::config::MAX_GPU_AGENTS;
 use softgpu_runtime::error::invalid;
@@ -160,6 +160,8 @@ pub fn library_config() -> Result<Config> {
 pub fn warn_unknown() {
     static WARNED: std::sync::Once = std::sync::Once::new();
     WARNED.call_once(|| {
+        // The names of every variable set: the one read that lists them
+        // rather than looks one up.
         let names = std::env::vars_os().filter_map(|(name, _)| name.into_string().ok());
         for warning in unknown_variables(names) {
             eprintln!("softgpu: warning: {warning}");
@@ -190,47 +192,62 @@ fn unknown_variables(names: impl Iterator<Item = String>) -> Vec<String> {
         .collect()
 }
 
+/// The process environment as a lookup: the one place softgpu reads a
+/// variable. Every reader below takes a lookup of this shape, so tests and
+/// harnesses can pass their own.
+pub fn process_env(name: &str) -> Option<OsString> {
+    std::env::var_os(name)
+}
+
 /// The runtime configuration the environment describes.
 pub fn config() -> Result<Config> {
-    config_from(|name| std::env::var_os(name))
+    config_from(process_env)
+}
+
+/// A lookup that treats an empty variable as unset, as text.
+fn texts(get: impl Fn(&str) -> Option<OsString>) -> impl Fn(&str) -> Option<String> {
+    move |name: &str| {
+        get(name)
+            .filter(|v| !v.is_empty())
+            .map(|v| v.to_string_lossy().into_owned())
+    }
 }
 
 /// The configuration the variables `get` returns describe (the
 /// environment's, for [`config`]; any map, for tests).
 pub fn config_from(get: impl Fn(&str) -> Option<OsString>) -> Result<Config> {
-    let text = |name: &str| {
-        get(name)
-            .filter(|v| !v.is_empty())
-            .map(|v| v.to_string_lossy().into_owned())
-    };
-    let mut config = Config {
-        devices: devices(text("SOFTGPU_DEVICES"), text("SOFTGPU_PROFILE"))?,
-        trace: text("SOFTGPU_TRACE").map(PathBuf::from),
-        trace_ring: match text("SOFTGPU_TRACE_RING") {
-            Some(v) => parse("SOFTGPU_TRACE_RING", &v, "a number of events")?,
-            None => 0,
-        },
-        dispatch_statistics: match text("SOFTGPU_DISPATCH_STATS") {
-            Some(v) => parse("SOFTGPU_DISPATCH_STATS", &v, "a number of dispatches")?,
-            None => 0,
-        },
-        capture: text("SOFTGPU_CAPTURE").map(PathBuf::from),
-        cu_mask: get("HSA_CU_MASK").map(|v| v.to_string_lossy().into_owned()),
-        cu_mask_skip_init: text("HSA_CU_MASK_SKIP_INIT").as_deref() == Some("1"),
-        ..Config::default()
-    };
-    let executor = executor_from(&text, DeviceConfig::default())?;
-    config.threads = executor.threads;
-    config.instruction_budget = executor.instruction_budget;
-    config.timeout = executor.timeout;
-    config.checks = executor.checks;
-    config.schedule = executor.schedule;
-    config.scratch_limit = executor.scratch_limit;
-    config.jit = executor.jit;
-    config.arena.backtraces = text("SOFTGPU_BACKTRACE").as_deref() == Some("1");
-    config.report = report(&text)?;
+    let cu_mask = get("HSA_CU_MASK").map(|v| v.to_string_lossy().into_owned());
+    let text = texts(get);
+    let mut config = Config::new();
+    config
+        .devices(devices(text("SOFTGPU_DEVICES"), text("SOFTGPU_PROFILE"))?)?
+        .settings(settings(&text)?)
+        .cu_mask_skip_init(text("HSA_CU_MASK_SKIP_INIT").as_deref() == Some("1"))
+        .backtraces(text("SOFTGPU_BACKTRACE").as_deref() == Some("1"));
+    if let Some(path) = text("SOFTGPU_TRACE") {
+        config.trace(path);
+    }
+    if let Some(v) = text("SOFTGPU_TRACE_RING") {
+        config.trace_ring(parse("SOFTGPU_TRACE_RING", &v, "a number of events")?);
+    }
+    if let Some(v) = text("SOFTGPU_DISPATCH_STATS") {
+        config.dispatch_statistics(parse(
+            "SOFTGPU_DISPATCH_STATS",
+            &v,
+            "a number of dispatches",
+        )?);
+    }
+    if let Some(folder) = text("SOFTGPU_CAPTURE") {
+        config.capture(folder);
+    }
+    if let Some(masks) = cu_mask {
+        config.cu_mask(masks);
+    }
+    if let Some(report) = report(&text)? {
+        config.report(report);
+    }
     if let Some(v) = text("SOFTGPU_QUARANTINE") {
-        config.arena.quarantine_bytes = parse("SOFTGPU_QUARANTINE", &v, "a number of bytes")?;
+        config.quarantine_bytes(parse("SOFTGPU_QUARANTINE", &v, "a number of bytes")?);
     }
     Ok(config)
 }
@@ -239,7 +256,7 @@ pub fn config_from(get: impl Fn(&str) -> Option<OsString>) -> Result<Config> {
 /// (the CLI's `run`, `bench` and test harnesses that drive the executor
 /// without the runtime).
 pub fn device_config(target: &str) -> Result<DeviceConfig> {
-    device_config_from(target, |name| std::env::var_os(name))
+    device_config_from(target, process_env)
 }
 
 /// The settings the variables `get` returns describe, for `target` (the
@@ -249,24 +266,30 @@ pub fn device_config_from(
     target: &str,
     get: impl Fn(&str) -> Option<OsString>,
 ) -> Result<DeviceConfig> {
-    let text = |name: &str| {
-        get(name)
-            .filter(|v| !v.is_empty())
-            .map(|v| v.to_string_lossy().into_owned())
-    };
-    let base = DeviceConfig {
-        target: target.into(),
-        ..DeviceConfig::default()
-    };
-    executor_from(&text, base)
+    let mut config = DeviceConfig::new(target)?;
+    config.settings(settings(&texts(get))?);
+    Ok(config)
+}
+
+/// The executor's settings the variables `get` returns describe.
+pub fn settings_from(get: impl Fn(&str) -> Option<OsString>) -> Result<Settings> {
+    settings(&texts(get))
 }
 
 /// A library search path with `first` before the caller's
 /// `LD_LIBRARY_PATH` (for a child process that must load softgpu's
 /// libraries).
 pub fn library_path_after(first: &std::path::Path) -> OsString {
+    library_path_after_from(first, process_env)
+}
+
+/// [`library_path_after`] with `LD_LIBRARY_PATH` as `get` returns it.
+pub fn library_path_after_from(
+    first: &std::path::Path,
+    get: impl Fn(&str) -> Option<OsString>,
+) -> OsString {
     let mut path = OsString::from(first);
-    if let Some(rest) = std::env::var_os("LD_LIBRARY_PATH").filter(|p| !p.is_empty()) {
+    if let Some(rest) = get("LD_LIBRARY_PATH").filter(|p| !p.is_empty()) {
         path.push(":");
         path.push(rest);
     }
@@ -275,26 +298,32 @@ pub fn library_path_after(first: &std::path::Path) -> OsString {
 
 /// Whether `SOFTGPU_VERBOSE` is set.
 pub fn verbose() -> bool {
-    std::env::var_os("SOFTGPU_VERBOSE").is_some()
+    verbose_from(process_env)
 }
 
-/// The executor's settings from the variables `text` returns, over `base`.
-fn executor_from(
-    text: &dyn Fn(&str) -> Option<String>,
-    base: DeviceConfig,
-) -> Result<DeviceConfig> {
-    let mut c = base;
+/// Whether `SOFTGPU_VERBOSE` is set among the variables `get` returns.
+pub fn verbose_from(get: impl Fn(&str) -> Option<OsString>) -> bool {
+    get("SOFTGPU_VERBOSE").is_some()
+}
+
+/// The executor's settings from the variables `text` returns. Each value
+/// is parsed here and checked by its setter; an error names the variable.
+fn settings(text: &dyn Fn(&str) -> Option<String>) -> Result<Settings> {
+    // A setter's refusal, named by the variable that gave the value.
+    let named = |name: &str, v: &str| {
+        let name = name.to_string();
+        let v = v.to_string();
+        move |e: ConfigError| invalid(format!("{name}={v}: {}", e.reason()))
+    };
+    let mut s = Settings::new();
     if let Some(v) = text("SOFTGPU_THREADS") {
         let n: usize = parse("SOFTGPU_THREADS", &v, "a positive number of threads")?;
-        if n == 0 {
-            return Err(invalid(
-                "SOFTGPU_THREADS=0: a GPU needs at least one thread",
-            ));
-        }
-        c.threads = Some(n);
+        s.threads(n).map_err(named("SOFTGPU_THREADS", &v))?;
     }
     if let Some(v) = text("SOFTGPU_BUDGET") {
-        c.instruction_budget = parse("SOFTGPU_BUDGET", &v, "a number of instructions")?;
+        let n: u64 = parse("SOFTGPU_BUDGET", &v, "a number of instructions")?;
+        s.instruction_budget(n)
+            .map_err(named("SOFTGPU_BUDGET", &v))?;
     }
     if let Some(v) = text("SOFTGPU_TIMEOUT") {
         let secs: f64 = parse("SOFTGPU_TIMEOUT", &v, "a positive number of seconds")?;
@@ -303,22 +332,28 @@ fn executor_from(
                 "SOFTGPU_TIMEOUT={v:?} is not a positive number of seconds"
             )));
         }
-        c.timeout = Duration::from_secs_f64(secs);
+        s.timeout(Duration::from_secs_f64(secs))
+            .map_err(named("SOFTGPU_TIMEOUT", &v))?;
     }
     if let Some(v) = text("SOFTGPU_SCHEDULE") {
-        c.schedule = Schedule::Seeded(parse("SOFTGPU_SCHEDULE", &v, "a seed (an integer)")?);
+        s.schedule(Schedule::Seeded(parse(
+            "SOFTGPU_SCHEDULE",
+            &v,
+            "a seed (an integer)",
+        )?));
     }
     if let Some(v) = text("SOFTGPU_SCRATCH_LIMIT") {
-        c.scratch_limit = parse("SOFTGPU_SCRATCH_LIMIT", &v, "a number of bytes")?;
+        s.scratch_limit(parse("SOFTGPU_SCRATCH_LIMIT", &v, "a number of bytes")?);
     }
     if let Some(v) = text("SOFTGPU_JIT") {
-        c.jit = JitMode::parse(&v).map_err(|e| invalid(format!("SOFTGPU_JIT: {e}")))?;
+        s.jit(JitMode::parse(&v).map_err(|e| invalid(format!("SOFTGPU_JIT: {e}")))?)
+            .map_err(named("SOFTGPU_JIT", &v))?;
     }
     if let Some(v) = text("SOFTGPU_CHECK") {
         let (checks, _) = leak_check(&v);
-        c.checks = Checks::parse(&checks).map_err(|e| invalid(format!("SOFTGPU_CHECK: {e}")))?;
+        s.checks(Checks::parse(&checks).map_err(|e| invalid(format!("SOFTGPU_CHECK: {e}")))?);
     }
-    Ok(c)
+    Ok(s)
 }
 
 /// `SOFTGPU_CHECK` without its `leak` words, which the runtime's report
@@ -403,25 +438,24 @@ mod tests {
     #[test]
     fn unset_variables_give_the_defaults() {
         let c = from(&[]).unwrap();
-        let d = Config::default();
-        assert_eq!(c.devices.len(), 1);
-        assert_eq!(c.devices[0].name, "gfx1151");
-        assert_eq!(
-            (c.threads, c.instruction_budget),
-            (d.threads, d.instruction_budget)
-        );
+        assert_eq!(c.get_devices().len(), 1);
+        assert_eq!(c.get_devices()[0].name, "gfx1151");
+        assert_eq!(c.get_settings(), &Settings::default());
         // On, or Off where the executor is built without its JIT tier.
-        assert_eq!(c.jit, JitMode::default());
-        assert!(c.trace.is_none() && c.capture.is_none() && c.cu_mask.is_none());
+        assert_eq!(c.get_settings().get_jit(), JitMode::default());
+        assert!(c.get_trace().is_none() && c.get_capture().is_none());
+        assert!(c.get_cu_mask().is_none() && c.get_report().is_none());
     }
 
     #[test]
     fn a_device_configuration_reads_the_variables_given() {
         let get = |name: &str| (name == "SOFTGPU_JIT").then(|| OsString::from("verify"));
         let c = device_config_from("gfx1100", get).unwrap();
-        assert_eq!((c.target.as_str(), c.jit), ("gfx1100", JitMode::Verify));
+        let jit = c.get_settings().get_jit();
+        assert_eq!((c.get_target(), jit), ("gfx1100", JitMode::Verify));
         let c = device_config_from("gfx1151", |_| None).unwrap();
-        assert_eq!(c.jit, DeviceConfig::default().jit);
+        assert_eq!(c.get_settings(), DeviceConfig::default().get_settings());
+        assert!(device_config_from("gfx9000", |_| None).is_err());
     }
 
     #[test]
@@ -445,29 +479,28 @@ mod tests {
             ("HSA_CU_MASK_SKIP_INIT", "1"),
         ])
         .unwrap();
-        let names: Vec<&str> = c.devices.iter().map(|p| p.name.as_str()).collect();
+        let names: Vec<&str> = c.get_devices().iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["gfx1100", "gfx1151"]);
-        assert_eq!(c.threads, Some(3));
-        assert_eq!(c.instruction_budget, 1000);
-        assert_eq!(c.timeout, Duration::from_millis(1500));
-        assert_eq!(c.schedule, Schedule::Seeded(7));
-        assert_eq!(c.scratch_limit, 4096);
-        assert_eq!(c.jit, JitMode::Verify);
-        assert!(c.checks.race && c.checks.sync && !c.checks.init);
-        assert_eq!(
-            c.trace.as_deref(),
-            Some(std::path::Path::new("/tmp/t.jsonl"))
-        );
-        assert_eq!(c.capture.as_deref(), Some(std::path::Path::new("/tmp/cap")));
-        assert_eq!(c.trace_ring, 64);
-        assert_eq!(c.dispatch_statistics, 16);
-        assert!(c.arena.backtraces);
-        assert_eq!(c.arena.quarantine_bytes, 0);
-        assert_eq!(c.cu_mask.as_deref(), Some("0:0-3"));
-        assert!(c.cu_mask_skip_init);
+        let s = c.get_settings();
+        assert_eq!(s.get_threads(), Some(3));
+        assert_eq!(s.get_instruction_budget(), 1000);
+        assert_eq!(s.get_timeout(), Duration::from_millis(1500));
+        assert_eq!(s.get_schedule(), Schedule::Seeded(7));
+        assert_eq!(s.get_scratch_limit(), 4096);
+        assert_eq!(s.get_jit(), JitMode::Verify);
+        let checks = s.get_checks();
+        assert!(checks.race && checks.sync && !checks.init);
+        assert_eq!(c.get_trace(), Some(std::path::Path::new("/tmp/t.jsonl")));
+        assert_eq!(c.get_capture(), Some(std::path::Path::new("/tmp/cap")));
+        assert_eq!(c.get_trace_ring(), 64);
+        assert_eq!(c.get_dispatch_statistics(), 16);
+        assert!(c.get_arena().backtraces);
+        assert_eq!(c.get_arena().quarantine_bytes, 0);
+        assert_eq!(c.get_cu_mask(), Some("0:0-3"));
+        assert!(c.get_cu_mask_skip_init());
         let counted = from(&[("SOFTGPU_DEVICES", "3"), ("SOFTGPU_PROFILE", "gfx1100")]).unwrap();
-        assert_eq!(counted.devices.len(), 3);
-        assert!(counted.devices.iter().all(|p| p.name == "gfx1100"));
+        assert_eq!(counted.get_devices().len(), 3);
+        assert!(counted.get_devices().iter().all(|p| p.name == "gfx1100"));
     }
 
     #[test]
@@ -493,6 +526,24 @@ mod tests {
             let e = from(&[(name, value)]).expect_err(name).to_string();
             assert!(e.contains(name), "{name}={value}: {e}");
         }
+    }
+
+    #[test]
+    fn the_other_readers_take_a_lookup_too() {
+        let get = |name: &str| match name {
+            "SOFTGPU_VERBOSE" => Some(OsString::from("1")),
+            "LD_LIBRARY_PATH" => Some(OsString::from("/usr/lib")),
+            "SOFTGPU_BUDGET" => Some(OsString::from("0")),
+            _ => None,
+        };
+        assert!(verbose_from(get) && !verbose_from(|_| None));
+        let path = library_path_after_from(std::path::Path::new("/opt/softgpu"), get);
+        assert_eq!(path, "/opt/softgpu:/usr/lib");
+        let e = settings_from(get).unwrap_err().to_string();
+        assert!(
+            e.contains("SOFTGPU_BUDGET=0") && e.contains("positive"),
+            "{e}"
+        );
     }
 
     #[test]

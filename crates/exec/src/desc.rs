@@ -6,8 +6,8 @@
 use softgpu_codeobj::Kernel;
 
 use crate::args::{Arg, Launch, Services};
-use crate::dispatch::DispatchStats;
-use crate::profile::InstructionProfile;
+use crate::dispatch::DispatchCounters;
+use crate::hotspots::Hotspots;
 use softgpu_interp::placement::ComputeUnits;
 use softgpu_interp::program::Program;
 
@@ -68,7 +68,7 @@ pub struct InMemory {
 ///     kernarg: Kernarg::Args(args),
 ///     ..DispatchDesc::new(program, kernel)
 /// };
-/// let stats = device.dispatch(&desc)?.stats;
+/// let counters = device.dispatch(&desc)?.counters;
 /// # Ok(())
 /// # }
 /// ```
@@ -109,16 +109,16 @@ pub struct DispatchDesc<'a> {
     pub epoch: Option<u32>,
     /// Whether to count, for every instruction of the program, how many
     /// times a wave executed it and with how many active lanes
-    /// ([`DispatchOutcome::profile`]). Slower; a dispatch without it runs
-    /// no profiling code at all.
-    pub profile: bool,
+    /// ([`DispatchOutcome::hotspots`]). Slower; a dispatch without it runs
+    /// no counting code at all.
+    pub hotspots: bool,
 }
 
 impl<'a> DispatchDesc<'a> {
     /// A dispatch of `kernel` (of `program`) with the defaults: one
     /// work-item in one workgroup, no explicit arguments, no dynamic LDS,
     /// no scratch beyond the kernel's own, every compute unit, queued just
-    /// now, not profiled.
+    /// now, no per-instruction counts.
     pub fn new(program: &'a Program, kernel: &'a Kernel) -> DispatchDesc<'a> {
         DispatchDesc {
             program,
@@ -132,7 +132,7 @@ impl<'a> DispatchDesc<'a> {
             private_segment_bytes: 0,
             compute_units: None,
             epoch: None,
-            profile: false,
+            hotspots: false,
         }
     }
 
@@ -159,10 +159,10 @@ impl<'a> DispatchDesc<'a> {
 #[derive(Clone, Debug)]
 pub struct DispatchOutcome {
     /// Its counters.
-    pub stats: DispatchStats,
-    /// Its per-instruction counts, when [`DispatchDesc::profile`] asked
+    pub counters: DispatchCounters,
+    /// Its per-instruction counts, when [`DispatchDesc::hotspots`] asked
     /// for them.
-    pub profile: Option<InstructionProfile>,
+    pub hotspots: Option<Hotspots>,
     /// What the sanitizers found in a launch that ran past its findings
     /// (`Checks::contain`; a refused access fails the launch instead).
     pub findings: crate::fault::Errors,

@@ -9,78 +9,18 @@ use softgpu_codeobj::Kernel;
 use softgpu_isa::Family;
 
 use crate::args::{bad_launch, build_kernarg_with, check_shape, Buffer};
+use crate::config::DeviceConfig;
 use crate::desc::{DispatchDesc, DispatchOutcome, Grid, InMemory, Kernarg, RawDispatch};
-use crate::dispatch::{DispatchStats, Outcome};
+use crate::dispatch::{DispatchCounters, Outcome};
 use crate::error::{DispatchError, LaunchRule};
 use crate::fault::Errors;
+use crate::hotspots::Hotspots;
 use crate::plan::Plan;
-use crate::profile::InstructionProfile;
 use crate::tier::JitMode;
 use softgpu_arena::{Access, AllocSpec, Arena, MemError};
-use softgpu_interp::checks::{Checks, Schedule, DEFAULT_TIMEOUT};
-use softgpu_interp::placement::{ComputeUnits, Topology};
+use softgpu_interp::checks::{Checks, Schedule};
+use softgpu_interp::placement::ComputeUnits;
 use softgpu_interp::program::Program;
-
-/// How to build a device. Every field has a value: the executor never
-/// reads the environment (`softgpu-env` turns `SOFTGPU_*` variables into
-/// one of these for the tools and C libraries).
-#[derive(Clone, Debug)]
-pub struct DeviceConfig {
-    /// Processor name, e.g. `gfx1151`.
-    pub target: String,
-    /// Bytes of device memory.
-    pub arena_bytes: u64,
-    /// Worker threads; `None` uses every host core.
-    pub threads: Option<usize>,
-    /// Wave instructions one dispatch may run, all its waves together,
-    /// before it is stopped as a runaway (default
-    /// [`DEFAULT_DISPATCH_BUDGET`]).
-    pub instruction_budget: u64,
-    /// Per-lane stack bytes added for kernels with a dynamic call stack.
-    pub dynamic_stack_bytes: u32,
-    /// Opt-in sanitizers (default none).
-    pub checks: Checks,
-    /// Wall-clock limit of one dispatch (default [`DEFAULT_TIMEOUT`]).
-    pub timeout: Duration,
-    /// Wave and workgroup order (default in order).
-    pub schedule: Schedule,
-    /// Bytes of private (scratch) memory one dispatch may materialise
-    /// (default [`default_scratch_limit`]).
-    pub scratch_limit: u64,
-    /// Whether the JIT tier runs compiled blocks (default on, or off in a
-    /// build without the tier: [`JitMode::default`]).
-    pub jit: JitMode,
-    /// The compute units workgroups are placed on and the hardware IDs
-    /// waves read (`softgpu_interp::placement`).
-    pub topology: Topology,
-}
-
-/// Default wave instructions per dispatch before it counts as runaway:
-/// 2^44 (1.8 × 10^13). At about 8 × 10^7 wave instructions per second per
-/// host thread, even 256 threads need some 860 s to run that many, past the
-/// default wall-clock limit ([`DEFAULT_TIMEOUT`], 600 s), so by default the
-/// watchdog ends a runaway kernel and the budget is a backstop that no
-/// legitimate kernel reaches first. There is no separate per-wave budget:
-/// one wave's instructions count towards the dispatch's like any other's.
-pub const DEFAULT_DISPATCH_BUDGET: u64 = 1 << 44;
-
-impl Default for DeviceConfig {
-    fn default() -> Self {
-        DeviceConfig {
-            target: softgpu_isa::DEFAULT_TARGET.into(),
-            arena_bytes: 4 << 30,
-            threads: None,
-            instruction_budget: DEFAULT_DISPATCH_BUDGET,
-            dynamic_stack_bytes: 16 * 1024,
-            checks: Checks::default(),
-            timeout: DEFAULT_TIMEOUT,
-            schedule: Schedule::InOrder,
-            scratch_limit: default_scratch_limit(),
-            jit: JitMode::default(),
-            topology: Topology::default(),
-        }
-    }
-}
 
 /// The most scratch one wave may have on gfx11: `COMPUTE_TMPRING_SIZE.WAVESIZE`
 /// is a 15-bit count of 64-dword (256-byte) units. LLVM refuses to compile a
@@ -94,23 +34,6 @@ pub const MAX_WAVE_SCRATCH_BYTES: u64 = 256 * ((1 << 15) - 1);
 /// by its lanes (262,136 bytes in wave32, 131,068 in wave64).
 pub fn max_private_segment_bytes(wave32: bool) -> u32 {
     (MAX_WAVE_SCRATCH_BYTES / if wave32 { 32 } else { 64 }) as u32
-}
-
-/// The default bound on the scratch one dispatch materialises: half of the
-/// host's physical memory (4 GiB when it cannot be read).
-pub fn default_scratch_limit() -> u64 {
-    // SAFETY: sysconf only reads system configuration; any name is allowed.
-    let (pages, page) = unsafe {
-        (
-            libc::sysconf(libc::_SC_PHYS_PAGES),
-            libc::sysconf(libc::_SC_PAGESIZE),
-        )
-    };
-    if pages > 0 && page > 0 {
-        (pages as u64).saturating_mul(page as u64) / 2
-    } else {
-        4 << 30
-    }
 }
 
 /// Largest workgroup the device accepts, and its LDS size.
@@ -137,50 +60,38 @@ pub struct Device {
 }
 
 impl Device {
-    /// A device with its own memory of `config.arena_bytes`.
-    pub fn new(config: DeviceConfig) -> Result<Device, DispatchError> {
-        let arena = Arc::new(Arena::new(config.arena_bytes)?);
+    /// A device with its own memory of the config's `arena_bytes`.
+    pub fn new(config: &DeviceConfig) -> Result<Device, DispatchError> {
+        let arena = Arc::new(Arena::new(config.get_arena_bytes())?);
         Device::with_arena(config, arena)
     }
 
     /// A device over memory shared with others (several GPU agents of one
     /// runtime see one address space, as HSA's system memory requires);
-    /// `config.arena_bytes` is ignored.
-    pub fn with_arena(config: DeviceConfig, arena: Arc<Arena>) -> Result<Device, DispatchError> {
-        let family = Family::of_target(&config.target)
-            .ok_or_else(|| DispatchError::UnknownTarget(config.target.clone()))?;
-        let threads = config
-            .threads
+    /// the config's `arena_bytes` is ignored.
+    pub fn with_arena(config: &DeviceConfig, arena: Arc<Arena>) -> Result<Device, DispatchError> {
+        let settings = config.get_settings();
+        let threads = settings
+            .get_threads()
             .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
             .unwrap_or(1)
             .max(1);
-        if config.instruction_budget == 0 || config.timeout.is_zero() {
-            return Err(DispatchError::Config(
-                "the instruction budget and the timeout must be positive".into(),
-            ));
-        }
-        let (budget, checks, timeout, schedule) = (
-            config.instruction_budget,
-            config.checks,
-            config.timeout,
-            config.schedule,
-        );
-        let (scratch_limit, jit) = (config.scratch_limit, config.jit.check()?);
+        let checks = settings.get_checks();
         arena.track_writes(checks.init);
         Ok(Device {
-            jit: Mutex::new(jit),
+            jit: Mutex::new(settings.get_jit()),
             arena,
-            target: config.target,
-            family,
+            target: config.get_target().to_string(),
+            family: config.get_family(),
             threads,
-            budget,
-            dynamic_stack_bytes: config.dynamic_stack_bytes,
+            budget: settings.get_instruction_budget(),
+            dynamic_stack_bytes: settings.get_dynamic_stack_bytes(),
             dispatch_ids: AtomicU64::new(0),
             checks: AtomicU8::new(checks.bits()),
-            timeout,
-            schedule: Mutex::new(schedule),
-            scratch_limit,
-            units: config.topology.all(),
+            timeout: settings.get_timeout(),
+            schedule: Mutex::new(settings.get_schedule()),
+            scratch_limit: settings.get_scratch_limit(),
+            units: config.get_topology().all(),
         })
     }
 
@@ -195,7 +106,7 @@ impl Device {
     }
 
     /// Sets how later dispatches use the JIT tier; refused
-    /// ([`DispatchError::JitNotBuilt`]) for a mode this build cannot run.
+    /// ([`DispatchError::Config`]) for a mode this build cannot run.
     pub fn set_jit(&self, mode: JitMode) -> Result<(), DispatchError> {
         *self.jit.lock().unwrap_or_else(|e| e.into_inner()) = mode.check()?;
         Ok(())
@@ -323,19 +234,19 @@ impl Device {
     /// the launch must keep (see [`Device::check`]) is checked before
     /// anything is allocated for it.
     pub fn dispatch(&self, desc: &DispatchDesc) -> Result<DispatchOutcome, DispatchError> {
-        if desc.profile {
-            let ((stats, profile), findings) =
-                self.dispatch_as::<(DispatchStats, InstructionProfile)>(desc)?;
+        if desc.hotspots {
+            let ((counters, hotspots), findings) =
+                self.dispatch_as::<(DispatchCounters, Hotspots)>(desc)?;
             Ok(DispatchOutcome {
-                stats,
-                profile: Some(profile),
+                counters,
+                hotspots: Some(hotspots),
                 findings,
             })
         } else {
-            let (stats, findings) = self.dispatch_as::<DispatchStats>(desc)?;
+            let (counters, findings) = self.dispatch_as::<DispatchCounters>(desc)?;
             Ok(DispatchOutcome {
-                stats,
-                profile: None,
+                counters,
+                hotspots: None,
                 findings,
             })
         }
@@ -350,8 +261,8 @@ impl Device {
         self.checked(desc).map(drop)
     }
 
-    /// The dispatch path shared by plain and profiled dispatches, generic
-    /// over what the dispatch returns (its stats, or stats and profile).
+    /// The dispatch path shared by plain dispatches and those counting hotspots, generic
+    /// over what the dispatch returns (its counters, or counters and hotspots).
     fn dispatch_as<O: Outcome>(&self, desc: &DispatchDesc) -> Result<(O, Errors), DispatchError> {
         match self.checked(desc)? {
             Checked::Segment {

@@ -8,8 +8,8 @@ use std::time::Instant;
 use crate::abi::launch_abi;
 use crate::fault::{Errors, Fault, WaveState};
 use crate::gws::Gws;
+use crate::hotspots::{Hotspots, SlotCount};
 use crate::plan::Plan;
-use crate::profile::{InstructionProfile, SlotCount};
 use crate::schedule::{Permutation, Rng};
 use crate::tier::Tier;
 use crate::watch::{Meter, Watch};
@@ -31,7 +31,7 @@ pub const MAX_GWS_GROUPS: u64 = 1024;
 
 /// Counters of one dispatch.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct DispatchStats {
+pub struct DispatchCounters {
     /// Instructions executed, counting each wave's once.
     pub wave_instructions: u64,
     /// Instructions executed, counting each active lane's once.
@@ -67,37 +67,37 @@ impl Plan<'_> {
 
 /// Runs the dispatch to completion or to its first fault (under
 /// `Checks::contain`, past every error it can run past: see [`finish`]).
-pub fn run(plan: &Plan) -> Result<(DispatchStats, Errors), Box<Fault>> {
+pub fn run(plan: &Plan) -> Result<(DispatchCounters, Errors), Box<Fault>> {
     run_counting::<false>(plan).map(|totals| (totals.stats, totals.found))
 }
 
 /// Runs the dispatch like [`run`], also counting every instruction's
 /// executions and active lanes.
-pub fn run_profiled(
+pub fn run_counting_slots(
     plan: &Plan,
-) -> Result<((DispatchStats, InstructionProfile), Errors), Box<Fault>> {
+) -> Result<((DispatchCounters, Hotspots), Errors), Box<Fault>> {
     let totals = run_counting::<true>(plan)?;
-    let profile = InstructionProfile::new(plan.program, plan.lanes() as u32, totals.counts);
-    Ok(((totals.stats, profile), totals.found))
+    let hotspots = Hotspots::new(plan.program, plan.lanes() as u32, totals.counts);
+    Ok(((totals.stats, hotspots), totals.found))
 }
 
-/// What a dispatch returns: its stats alone, or with its instruction
-/// profile, and the errors it ran past. Chosen by type, so callers share
+/// What a dispatch returns: its counters alone, or with its
+/// per-instruction [`Hotspots`], and the errors it ran past. Chosen by type, so callers share
 /// one dispatch path and the plain dispatch still runs the hot loop
-/// compiled without profiling.
+/// compiled without per-instruction counting.
 pub(crate) trait Outcome: Sized {
     fn run(plan: &Plan) -> Result<(Self, Errors), Box<Fault>>;
 }
 
-impl Outcome for DispatchStats {
+impl Outcome for DispatchCounters {
     fn run(plan: &Plan) -> Result<(Self, Errors), Box<Fault>> {
         run(plan)
     }
 }
 
-impl Outcome for (DispatchStats, InstructionProfile) {
+impl Outcome for (DispatchCounters, Hotspots) {
     fn run(plan: &Plan) -> Result<(Self, Errors), Box<Fault>> {
-        run_profiled(plan)
+        run_counting_slots(plan)
     }
 }
 
@@ -127,8 +127,8 @@ fn finish(fault: Option<Fault>, mut found: Errors) -> Result<Errors, Box<Fault>>
 
 /// The counters of all workers together.
 struct Totals {
-    stats: DispatchStats,
-    /// Per instruction slot; empty unless profiling.
+    stats: DispatchCounters,
+    /// Per instruction slot; empty unless counting hotspots.
     counts: Vec<SlotCount>,
     /// The errors the dispatch ran past (none unless `Checks::contain`).
     found: Errors,
@@ -146,10 +146,10 @@ impl Totals {
     }
 }
 
-/// Runs the dispatch; with `PROFILE` every worker also counts per
+/// Runs the dispatch; with `HOTSPOTS` every worker also counts per
 /// instruction slot (a separate instantiation of the hot loop, so a plain
 /// dispatch pays nothing for it).
-fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> {
+fn run_counting<const HOTSPOTS: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> {
     let clock = Instant::now();
     let start = Start {
         entry: plan.entry()?,
@@ -158,13 +158,13 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
     let total = plan.groups.iter().map(|&g| g as u64).product::<u64>();
     let next = AtomicU64::new(0);
     let watch = Watch::new(&plan.kernel.name, plan.budget, plan.timeout);
-    let slots = if PROFILE {
+    let slots = if HOTSPOTS {
         plan.program.slots().len()
     } else {
         0
     };
     let totals = Mutex::new(Totals {
-        stats: DispatchStats::default(),
+        stats: DispatchCounters::default(),
         counts: vec![SlotCount::default(); slots],
         found: Errors::default(),
     });
@@ -244,7 +244,7 @@ fn run_counting<const PROFILE: bool>(plan: &Plan) -> Result<Totals, Box<Fault>> 
                 sanitize: sanitize.as_ref(),
                 jit,
             };
-            if let Err(halt) = worker.run_workgroup::<PROFILE>(&shared, group, &mut meter) {
+            if let Err(halt) = worker.run_workgroup::<HOTSPOTS>(&shared, group, &mut meter) {
                 if let Halt::Fault(f) = halt {
                     watch.fail(*f);
                 }
@@ -318,8 +318,8 @@ struct Worker {
     tmp: Box<softgpu_interp::ops::Scratch>,
     /// LDS shadow of the memory sanitizers (empty unless one ran).
     shadow: softgpu_interp::sanitize::LdsShadow,
-    stats: DispatchStats,
-    /// Per instruction slot when profiling, else empty.
+    stats: DispatchCounters,
+    /// Per instruction slot when counting hotspots, else empty.
     counts: Vec<SlotCount>,
     /// The work-item IDs of the last workgroup shape this worker set up.
     ids: WorkItemIds,
@@ -388,7 +388,7 @@ const KEEP_SCRATCH_BYTES: usize = 1 << 20;
 
 impl Worker {
     /// A worker counting executions of `slots` instruction slots (0 when
-    /// not profiling): this thread's kept one, or a new one.
+    /// not counting hotspots): this thread's kept one, or a new one.
     fn take(slots: usize) -> Box<Worker> {
         let mut worker = SPARE_WORKER.take().unwrap_or_else(|| {
             Box::new(Worker {
@@ -396,12 +396,12 @@ impl Worker {
                 lds: Vec::new(),
                 tmp: Box::default(),
                 shadow: Default::default(),
-                stats: DispatchStats::default(),
+                stats: DispatchCounters::default(),
                 counts: Vec::new(),
                 ids: WorkItemIds::default(),
             })
         });
-        worker.stats = DispatchStats::default();
+        worker.stats = DispatchCounters::default();
         worker.counts.clear();
         worker.counts.resize(slots, SlotCount::default());
         worker
@@ -417,7 +417,7 @@ impl Worker {
 
     /// Runs one workgroup to its end; on a halt, records its waves that
     /// were still in flight for the report.
-    fn run_workgroup<const PROFILE: bool>(
+    fn run_workgroup<const HOTSPOTS: bool>(
         &mut self,
         shared: &Shared,
         group: WorkGroup,
@@ -429,7 +429,7 @@ impl Worker {
         self.stats.waves += n_waves as u64;
         self.lds.clear();
         self.lds.resize(plan.lds_bytes, 0);
-        let mut turns = Turns::<PROFILE> {
+        let mut turns = Turns::<HOTSPOTS> {
             plan,
             group: group.id,
             env: Env {
@@ -524,19 +524,19 @@ impl Worker {
 }
 
 /// One workgroup's waves taking turns on a worker.
-struct Turns<'a, 'e, const PROFILE: bool> {
+struct Turns<'a, 'e, const HOTSPOTS: bool> {
     plan: &'a Plan<'a>,
     group: [u32; 3],
     env: Env<'e>,
     /// The program's compiled blocks for this wave size, if the JIT is on.
     jit: Option<Tier<'a>>,
-    stats: &'e mut DispatchStats,
+    stats: &'e mut DispatchCounters,
     counts: &'e mut [SlotCount],
     watch: &'a Watch<'a>,
     meter: &'e mut Meter,
 }
 
-impl<const PROFILE: bool> Turns<'_, '_, PROFILE> {
+impl<const HOTSPOTS: bool> Turns<'_, '_, HOTSPOTS> {
     /// The in-order schedule: every ready wave a full quantum in turn, the
     /// barrier released once every live wave waits at it.
     fn round_robin(&mut self, waves: &mut [Wave]) -> Result<(), Halt> {
@@ -591,7 +591,7 @@ impl<const PROFILE: bool> Turns<'_, '_, PROFILE> {
     fn turn(&mut self, waves: &mut [Wave], w: usize, len: u64) -> Result<(), Halt> {
         let wave = &mut waves[w];
         let before = self.stats.wave_instructions;
-        let ran = run_wave::<PROFILE>(
+        let ran = run_wave::<HOTSPOTS>(
             self.plan.program,
             wave,
             &mut self.env,
@@ -705,7 +705,7 @@ fn load_sgprs(wave: &mut Wave, plan: &Plan, user: &[u32], group: [u32; 3]) {
 }
 
 /// Runs one wave until it ends, reaches a barrier, yields, or has run
-/// `turn` instructions. The hot loop of the executor; with `PROFILE` it
+/// `turn` instructions. The hot loop of the executor; with `HOTSPOTS` it
 /// also counts each instruction it runs in `counts` (indexed by slot).
 /// Profiles `n` slots from `first` as run once by `active` lanes (hints
 /// stepped over, or a JIT block's slots).
@@ -718,13 +718,13 @@ fn count_slots(counts: &mut [SlotCount], first: usize, n: usize, active: u64) {
     }
 }
 
-pub(crate) fn run_wave<const PROFILE: bool>(
+pub(crate) fn run_wave<const HOTSPOTS: bool>(
     program: &Program,
     wave: &mut Wave,
     env: &mut Env,
     jit: Option<Tier>,
     turn: u64,
-    stats: &mut DispatchStats,
+    stats: &mut DispatchCounters,
     counts: &mut [SlotCount],
 ) -> Result<Stop, Trap> {
     // Counters live in registers during the turn and are added once.
@@ -753,7 +753,7 @@ pub(crate) fn run_wave<const PROFILE: bool>(
                 // left its closing store ran all but that slot: either
                 // way the interpreter goes on from `wave.pc`.
                 if let Some((next, ran)) = next {
-                    if PROFILE {
+                    if HOTSPOTS {
                         count_slots(counts, start as usize, ran as usize, active);
                     }
                     lanes += active * ran as u64;
@@ -770,7 +770,7 @@ pub(crate) fn run_wave<const PROFILE: bool>(
         }
         let slot = program.slot_at(wave.pc);
         let active = wave.exec().count_ones() as u64;
-        if PROFILE {
+        if HOTSPOTS {
             if let Some(count) = counts.get_mut(wave.pc as usize) {
                 count.add(SlotCount {
                     waves: 1,
@@ -784,10 +784,10 @@ pub(crate) fn run_wave<const PROFILE: bool>(
             Flow::Next if slot.hints_after == 0 => wave.pc += 1,
             Flow::Next => {
                 // Step over the hints folded into this slot, as many as the
-                // turn has room for, so budgets and profiles stay exact.
+                // turn has room for, so budgets and hotspot counts stay exact.
                 let folded = (slot.hints_after as u64).min(turn - retired);
                 let active = wave.exec().count_ones() as u64;
-                if PROFILE {
+                if HOTSPOTS {
                     count_slots(counts, wave.pc as usize + 1, folded as usize, active);
                 }
                 lanes += active * folded;

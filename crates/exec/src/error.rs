@@ -1,10 +1,11 @@
 //! What a device operation can fail with.
 
+use std::fmt;
+
 use softgpu_arena::MemError;
 use softgpu_interp::program::NoSuchKernel;
 
 use crate::fault::Fault;
-use crate::tier::JitMode;
 
 /// Anything a device operation can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -12,9 +13,6 @@ pub enum DispatchError {
     /// The kernel faulted; the report says where and why.
     #[error("{0}")]
     Fault(Box<Fault>),
-    /// The device's target is not a processor softgpu emulates.
-    #[error("unknown target {0} (supported: {list})", list = softgpu_isa::target::supported())]
-    UnknownTarget(String),
     /// The device's code can be loaded and disassembled but not run yet.
     #[error("{0} code is decoded and disassembled but not executed yet")]
     NotExecuted(String),
@@ -47,14 +45,9 @@ pub enum DispatchError {
         /// reports it as).
         rule: LaunchRule,
     },
-    /// A configuration value (or its environment variable) is invalid.
+    /// A configuration value is invalid.
     #[error("configuration: {0}")]
-    Config(String),
-    /// The configuration asks for the JIT tier (JIT mode on or verify) of a
-    /// build without it: softgpu-exec's `jit` cargo feature (which
-    /// softgpu-runtime's and softgpu's `jit` features turn on) is off.
-    #[error("configuration: JIT mode {0:?} needs the JIT tier, which this build leaves out (the `jit` cargo feature of softgpu, softgpu-runtime or softgpu-exec); use JitMode::Off")]
-    JitNotBuilt(JitMode),
+    Config(#[from] ConfigError),
 }
 
 /// Which launch rule a refused dispatch broke. A GPU's command processor
@@ -75,4 +68,40 @@ pub enum LaunchRule {
     PrivateSegment,
     /// The kernel argument segment is missing, short or not readable.
     Kernarg,
+}
+
+/// A setting given a value it cannot have: which setting, the value, and
+/// why not.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{setting} = {value}: {reason}")]
+pub struct ConfigError {
+    setting: &'static str,
+    value: String,
+    reason: String,
+}
+
+impl ConfigError {
+    /// The error of `setting` given `value`, refused because of `reason`.
+    pub fn new(setting: &'static str, value: impl fmt::Display, reason: impl Into<String>) -> Self {
+        ConfigError {
+            setting,
+            value: value.to_string(),
+            reason: reason.into(),
+        }
+    }
+
+    /// The setting's name, as its setter is named (`threads`, `timeout`).
+    pub fn setting(&self) -> &'static str {
+        self.setting
+    }
+
+    /// The value refused, as text.
+    pub fn value(&self) -> &str {
+        &self.value
+    }
+
+    /// Why the value was refused.
+    pub fn reason(&self) -> &str {
+        &self.reason
+    }
 }

@@ -4,7 +4,10 @@
 //! A runtime uses it in this order:
 //!
 //! 1. [`Device::new`] (or [`Device::with_arena`] to share an [`Arena`]
-//!    between devices) from a [`DeviceConfig`].
+//!    between devices) from a [`DeviceConfig`]: the processor, memory and
+//!    compute units, and the execution [`Settings`] (threads, budget,
+//!    timeout, sanitizers, schedule, scratch limit, JIT), each checked as
+//!    it is set.
 //! 2. [`Device::load`] a code object into a [`Program`]; find the kernel
 //!    with [`Program::kernel`].
 //! 3. Allocate and fill memory ([`Device::alloc_from`], or the
@@ -12,8 +15,8 @@
 //!    [`build_kernarg`] for a runtime that places the segment itself).
 //! 4. Describe the dispatch in a [`DispatchDesc`] and run it with
 //!    [`Device::dispatch`] ([`Device::check`] checks one without running
-//!    it). It returns a [`DispatchOutcome`] (its [`DispatchStats`] and, if
-//!    asked, an [`InstructionProfile`]) or a [`DispatchError`], a
+//!    it). It returns a [`DispatchOutcome`] (its [`DispatchCounters`] and, if
+//!    asked, its per-instruction [`Hotspots`]) or a [`DispatchError`], a
 //!    [`Fault`] report when the kernel faulted.
 //!
 //! Sanitizers and wave order are [`Checks`] and [`Schedule`]; the compute
@@ -40,15 +43,16 @@ pub mod quirks;
 // Their public items are the crate's only through the re-exports below.
 mod abi;
 mod args;
+mod config;
 mod desc;
 mod device;
 mod dispatch;
 mod error;
 mod fault;
 mod gws;
+mod hotspots;
 mod plan;
 mod pool;
-mod profile;
 mod schedule;
 mod synccheck;
 mod tier;
@@ -62,13 +66,13 @@ pub mod harness;
 
 pub use arena::{Access, Arena, Origin};
 pub use args::{build_kernarg, build_kernarg_with, Arg, Buffer, Launch, Services};
+pub use config::{default_scratch_limit, DeviceConfig, Settings, DEFAULT_DISPATCH_BUDGET};
 pub use desc::{DispatchDesc, DispatchOutcome, Grid, InMemory, Kernarg, RawDispatch};
 pub use device::{
-    check_private_segment, default_scratch_limit, max_private_segment_bytes, Device, DeviceConfig,
-    DEFAULT_DISPATCH_BUDGET, MAX_WAVE_SCRATCH_BYTES,
+    check_private_segment, max_private_segment_bytes, Device, MAX_WAVE_SCRATCH_BYTES,
 };
-pub use dispatch::DispatchStats;
-pub use error::{DispatchError, LaunchRule};
+pub use dispatch::DispatchCounters;
+pub use error::{ConfigError, DispatchError, LaunchRule};
 pub use fault::{Alone, Errors, Fault, Site, Wait, WaveState};
 pub use softgpu_interp::checks::{Checks, Schedule, DEFAULT_TIMEOUT};
 pub use softgpu_interp::placement::{ComputeUnits, Topology};
@@ -76,7 +80,7 @@ pub use softgpu_interp::trap::FaultKind;
 pub use tier::JitMode;
 // Hidden: tests and the load benchmark look at which blocks a kernel's
 // unit compiled; the blocks are the executor's own.
-pub use profile::{InstructionProfile, SlotCount, SlotEntry};
+pub use hotspots::{Hotspots, SlotCount, SlotEntry};
 pub use softgpu_interp::program::NoSuchKernel;
 pub use softgpu_interp::program::{Program, EAGER_TEXT_BYTES, TIER_UP_INSTRUCTIONS};
 #[cfg(feature = "jit")]

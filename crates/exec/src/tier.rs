@@ -4,12 +4,11 @@
 //! Without it, this module is the JIT's stand-in: a [`Tier`] that cannot
 //! exist, so the run loop's block path is dead code and the interpreter
 //! runs everything, and a device refuses a mode that asks for compiled
-//! blocks ([`DispatchError::JitNotBuilt`]) instead of quietly running
-//! without them. This is the one place the executor looks at the feature.
+//! blocks (`JitMode::check`, a `ConfigError` naming the `jit` feature)
+//! instead of quietly running without them. This is the one place the
+//! executor looks at the feature.
 
 use softgpu_interp::program::Program;
-
-use crate::error::DispatchError;
 
 #[cfg(feature = "jit")]
 pub(crate) use softgpu_jit::{verify, Tier};
@@ -57,16 +56,6 @@ impl JitMode {
             "1" | "on" => Ok(JitMode::On),
             "verify" => Ok(JitMode::Verify),
             _ => Err(format!("{text:?} is none of 0, 1, verify")),
-        }
-    }
-
-    /// Whether this build can run the mode: every mode but
-    /// [`JitMode::Off`] needs the JIT tier ([`JitMode::BUILT`]).
-    pub fn check(self) -> Result<JitMode, DispatchError> {
-        if self == JitMode::Off || JitMode::BUILT {
-            Ok(self)
-        } else {
-            Err(DispatchError::JitNotBuilt(self))
         }
     }
 
@@ -203,7 +192,10 @@ mod tests {
             match checked {
                 Ok(m) => assert_eq!(m, mode),
                 Err(e) => {
-                    assert!(matches!(e, DispatchError::JitNotBuilt(m) if m == mode));
+                    assert_eq!(
+                        (e.setting(), e.value()),
+                        ("jit", format!("{mode:?}").as_str())
+                    );
                     assert!(e.to_string().contains("`jit` cargo feature"), "{e}");
                 }
             }

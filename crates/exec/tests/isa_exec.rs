@@ -65,15 +65,16 @@ fn assemble(body: &str, res: Res) -> Vec<u8> {
 
 /// A deterministic gfx1100 device (one worker thread) for these tests.
 fn test_device() -> Device {
-    Device::new(DeviceConfig {
-        target: "gfx1100".into(),
-        arena_bytes: 64 << 20,
-        threads: Some(1),
+    let mut config = DeviceConfig::new("gfx1100").unwrap();
+    config
+        .arena_bytes(64 << 20)
+        .settings_mut()
+        .threads(1)
+        .unwrap()
         // Both tiers, compared: these cases hold the JIT to the interpreter.
-        jit: softgpu_exec::JitMode::Verify,
-        ..Default::default()
-    })
-    .unwrap()
+        .jit(softgpu_exec::JitMode::Verify)
+        .unwrap();
+    Device::new(&config).unwrap()
 }
 
 /// Runs `body` over one 32-lane wave with input words `input` and returns

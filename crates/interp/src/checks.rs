@@ -1,6 +1,6 @@
 //! Debugging options of a dispatch: the opt-in sanitizers, the watchdog and
 //! the wave schedule. Each is chosen per device (the machine's
-//! `DeviceConfig`, which `softgpu-env` fills from the environment) and
+//! `Settings`, which `softgpu-env` fills from the environment) and
 //! changeable at run time (`Device::set_checks`).
 
 use std::time::Duration;

@@ -303,10 +303,15 @@ macro_rules! per_target {
 
 /// The executor settings the environment asks for (`SOFTGPU_THREADS`,
 /// ...) over the tests' defaults (`SOFTGPU_JIT=verify`, as the README's
-/// test command sets: `softgpu_test_support::env`), for a gfx1151 unless
-/// the caller sets `target`: the tests' base configuration.
-pub fn env_default() -> softgpu_exec::DeviceConfig {
-    softgpu_env::device_config_from("gfx1151", softgpu_test_support::env::var)
+/// test command sets: `softgpu_test_support::env`): the tests' base
+/// settings.
+pub fn env_default() -> softgpu_exec::Settings {
+    softgpu_env::settings_from(softgpu_test_support::env::var).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A device for `target` with the tests' base settings ([`env_default`]).
+pub fn env_device(target: &str) -> softgpu_exec::DeviceConfig {
+    softgpu_env::device_config_from(target, softgpu_test_support::env::var)
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -337,7 +342,7 @@ mod tests {
     #[test]
     fn the_tests_run_with_jit_verify_unless_set() {
         if std::env::var_os("SOFTGPU_JIT").is_none_or(|v| v.is_empty()) {
-            assert_eq!(env_default().jit, softgpu_exec::JitMode::Verify);
+            assert_eq!(env_default().get_jit(), softgpu_exec::JitMode::Verify);
         }
     }
 

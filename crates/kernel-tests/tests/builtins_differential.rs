@@ -13,7 +13,7 @@
 
 use std::sync::OnceLock;
 
-use softgpu_exec::{Device, DeviceConfig};
+use softgpu_exec::Device;
 use softgpu_kernel_tests::diffgen::{Case, Config, Mismatch, Program, SLICES};
 use softgpu_kernel_tests::scratch_dir;
 
@@ -47,11 +47,8 @@ fn check(target: &str, wave64: bool) {
         target: target.into(),
         wave64,
     };
-    let dev = Device::new(DeviceConfig {
-        target: target.into(),
-        ..softgpu_kernel_tests::env_default()
-    })
-    .unwrap_or_else(|e| panic!("Device::new({target}): {e}"));
+    let dev = Device::new(&softgpu_kernel_tests::env_device(target))
+        .unwrap_or_else(|e| panic!("Device::new({target}): {e}"));
     let mut bad: Vec<Mismatch> = vec![];
     let mut errors = vec![];
     for case in cases() {

@@ -3,7 +3,7 @@
 
 mod common;
 use common::*;
-use softgpu_exec::{Arg, DeviceConfig, DispatchError};
+use softgpu_exec::{Arg, DispatchError};
 
 fn check_good(gpu: &Gpu, prog: &softgpu_exec::Program) {
     let out = gpu.zeros(64 * 4);
@@ -12,7 +12,7 @@ fn check_good(gpu: &Gpu, prog: &softgpu_exec::Program) {
     assert_slice_eq("good kernel after a fault", &gpu.read::<i32>(&out), &want);
 }
 
-fn expect_fault(r: Result<softgpu_exec::DispatchStats, DispatchError>, what: &str) -> String {
+fn expect_fault(r: Result<softgpu_exec::DispatchCounters, DispatchError>, what: &str) -> String {
     match r {
         Err(e @ DispatchError::Fault(_)) => {
             let text = e.to_string();
@@ -47,11 +47,7 @@ fn wild_pointer(target: &str) {
 per_target!(wild_pointer_store, wild_pointer);
 
 fn budget(target: &str) {
-    let gpu = Gpu::with_config(DeviceConfig {
-        target: target.into(),
-        instruction_budget: 200_000,
-        ..softgpu_kernel_tests::env_default()
-    });
+    let gpu = Gpu::with(target, |s| s.instruction_budget(200_000));
     let prog = gpu.program("faults.cl", &[]);
     let flag = gpu.zeros(4);
     let out = gpu.zeros(64 * 4);
@@ -91,14 +87,11 @@ per_target!(builtin_trap, trap);
 /// error (28 threads past a 100-int buffer, a read and a write each), and
 /// the first refused access is the launch's fault.
 fn contained(target: &str) {
-    let gpu = Gpu::with_config(DeviceConfig {
-        target: target.into(),
-        checks: softgpu_exec::Checks {
-            contain: true,
-            ..Default::default()
-        },
-        ..softgpu_kernel_tests::env_default()
-    });
+    let contain = softgpu_exec::Checks {
+        contain: true,
+        ..Default::default()
+    };
+    let gpu = Gpu::with(target, |s| Ok(s.checks(contain)));
     let prog = gpu.program("faults.cl", &[]);
     let input: Vec<i32> = (0..100).collect();
     let (src, out) = (gpu.buf(&input), gpu.zeros(100 * 4));

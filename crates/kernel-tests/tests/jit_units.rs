@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 use softgpu_codeobj::SymbolKind;
-use softgpu_exec::{Arg, DeviceConfig, JitMode, Program, TIER_UP_INSTRUCTIONS};
+use softgpu_exec::{Arg, JitMode, Program, TIER_UP_INSTRUCTIONS};
 
 /// The entry slot of kernel `name`.
 fn entry(prog: &Program, name: &str) -> u32 {
@@ -89,11 +89,7 @@ fn a_kernel_unit_includes_the_functions_it_may_call() {
 /// run compiled. The results are the same either way.
 #[test]
 fn the_jit_compiles_a_kernel_once_it_has_run_long_enough() {
-    let gpu = Gpu::with_config(DeviceConfig {
-        target: "gfx1151".into(),
-        jit: JitMode::On,
-        ..env_default()
-    });
+    let gpu = Gpu::with("gfx1151", |s| s.jit(JitMode::On));
     let prog = gpu.program("vector_add.cl", &[]);
     let entry = entry(&prog, "vector_add");
     let add = |n: usize| {

@@ -6,19 +6,15 @@ mod common;
 use common::*;
 use softgpu_codeobj::Kernel;
 use softgpu_exec::{
-    Arg, Checks, DeviceConfig, DispatchDesc, DispatchError, FaultKind, Grid, Kernarg, Program,
-    RawDispatch, MAX_WAVE_SCRATCH_BYTES,
+    Arg, Checks, DispatchDesc, DispatchError, FaultKind, Grid, Kernarg, Program, RawDispatch,
+    MAX_WAVE_SCRATCH_BYTES,
 };
 use softgpu_test_support::kernel::Kernel as AsmKernel;
 
 fn gpu(target: &str, checks: Checks, scratch_limit: Option<u64>) -> Gpu {
-    let base = env_default();
-    Gpu::with_config(DeviceConfig {
-        target: target.into(),
-        threads: Some(1),
-        checks,
-        scratch_limit: scratch_limit.unwrap_or(base.scratch_limit),
-        ..base
+    Gpu::with(target, |s| {
+        let limit = scratch_limit.unwrap_or(s.get_scratch_limit());
+        Ok(s.threads(1)?.checks(checks).scratch_limit(limit))
     })
 }
 

@@ -4,19 +4,12 @@
 
 mod common;
 use common::*;
-use softgpu_exec::{Arg, Checks, DeviceConfig, DispatchError, Fault, FaultKind, Schedule, Wait};
+use softgpu_exec::{Arg, Checks, DispatchError, Fault, FaultKind, Schedule, Wait};
 use std::time::Duration;
 
 const FILE: &str = "runaway.cl";
 
-fn device(target: &str, config: DeviceConfig) -> Gpu {
-    Gpu::with_config(DeviceConfig {
-        target: target.into(),
-        ..config
-    })
-}
-
-fn fault_of(r: Result<softgpu_exec::DispatchStats, DispatchError>, what: &str) -> Box<Fault> {
+fn fault_of(r: Result<softgpu_exec::DispatchCounters, DispatchError>, what: &str) -> Box<Fault> {
     match r {
         Err(DispatchError::Fault(f)) => {
             eprintln!("{what}: {f}");
@@ -31,14 +24,7 @@ fn fault_of(r: Result<softgpu_exec::DispatchStats, DispatchError>, what: &str) -
 /// flight with its PC and instruction, and which of them wait at the
 /// barrier.
 fn timeout_lists_waves(target: &str) {
-    let gpu = device(
-        target,
-        DeviceConfig {
-            timeout: Duration::from_secs(2),
-            threads: Some(2),
-            ..env_default()
-        },
-    );
+    let gpu = Gpu::with(target, |s| s.timeout(Duration::from_secs(2))?.threads(2));
     let prog = gpu.program(FILE, &[]);
     let (flag, out) = (gpu.zeros(4), gpu.zeros(4 * 64 * 4));
     let r = gpu.try_run(
@@ -102,15 +88,11 @@ per_target!(timeout_reports_waves_in_flight, timeout_lists_waves);
 /// each.
 fn budget_of_dispatch(target: &str) {
     const BUDGET: u64 = 1 << 22;
-    let gpu = device(
-        target,
-        DeviceConfig {
-            instruction_budget: BUDGET,
-            threads: Some(2),
-            timeout: Duration::from_secs(300),
-            ..env_default()
-        },
-    );
+    let gpu = Gpu::with(target, |s| {
+        s.instruction_budget(BUDGET)?
+            .threads(2)?
+            .timeout(Duration::from_secs(300))
+    });
     let prog = gpu.program(FILE, &[]);
     let (flag, turns) = (gpu.zeros(4), gpu.zeros(4));
     let r = gpu.try_run(
@@ -150,13 +132,7 @@ fn lds_race_output(gpu: &Gpu, prog: &softgpu_exec::Program, schedule: Schedule) 
 /// A racy kernel gives different outputs under different seeds, and the
 /// same output for the same seed every time.
 fn seeds_expose_a_race(target: &str) {
-    let gpu = device(
-        target,
-        DeviceConfig {
-            threads: Some(1),
-            ..env_default()
-        },
-    );
+    let gpu = Gpu::with(target, |s| s.threads(1));
     let prog = gpu.program(FILE, &[]);
     let in_order = lds_race_output(&gpu, &prog, Schedule::InOrder);
     assert!(
@@ -181,7 +157,7 @@ per_target!(
 );
 
 fn sync_fault(target: &str, kernel: &str) -> Box<Fault> {
-    let gpu = device(target, env_default());
+    let gpu = Gpu::new(target);
     let prog = gpu.program(FILE, &[]);
     let out = gpu.zeros(4 * 64);
     // Without synccheck the kernel runs as before.
@@ -257,13 +233,7 @@ per_target!(synccheck_barrier_in_divergent_code, sync_divergent_barrier);
 /// A correct kernel with barriers in a loop reports nothing under
 /// synccheck, and gives the same (right) answer under every schedule.
 fn sync_correct_kernel(target: &str) {
-    let gpu = device(
-        target,
-        DeviceConfig {
-            threads: Some(1),
-            ..env_default()
-        },
-    );
+    let gpu = Gpu::with(target, |s| s.threads(1));
     gpu.dev.set_checks(Checks {
         sync: true,
         ..Default::default()

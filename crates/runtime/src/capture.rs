@@ -14,7 +14,9 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use softgpu_codeobj::ValueKind;
 use softgpu_exec::arena::Arena;
-use softgpu_exec::{Device, DeviceConfig, DispatchDesc, DispatchStats, Grid, Kernarg, RawDispatch};
+use softgpu_exec::{
+    Device, DeviceConfig, DispatchCounters, DispatchDesc, Grid, Kernarg, RawDispatch,
+};
 
 use crate::error::{invalid, DataError, Error, Result};
 use crate::executable::KernelRef;
@@ -65,7 +67,7 @@ pub struct CaptureToken {
 #[derive(Clone, Debug)]
 pub struct ReplayReport {
     pub kernel: String,
-    pub stats: DispatchStats,
+    pub counters: DispatchCounters,
     /// Buffers whose contents after the replay equal the captured ones.
     pub identical: usize,
     /// Buffers that differ: address and the first differing byte offset.
@@ -253,13 +255,7 @@ impl Capture {
         let arena_bytes =
             (extent.saturating_sub(softgpu_exec::arena::PREFERRED_BASE)).max(1 << 30) + (1 << 30);
         let arena = Arc::new(Arena::new(arena_bytes)?);
-        let device = Device::with_arena(
-            DeviceConfig {
-                target: self.target.clone(),
-                ..Default::default()
-            },
-            arena.clone(),
-        )?;
+        let device = Device::with_arena(&DeviceConfig::new(&self.target)?, arena.clone())?;
         for (k, b) in self.buffers.iter().enumerate() {
             arena
                 .alloc_at(b.address, b.size)
@@ -291,10 +287,10 @@ impl Capture {
             group_segment_bytes: Some(self.group_segment_bytes),
             ..DispatchDesc::new(&program, kernel)
         };
-        let stats = device.dispatch(&desc).map_err(Error::Device)?.stats;
+        let counters = device.dispatch(&desc).map_err(Error::Device)?.counters;
         let mut report = ReplayReport {
             kernel: self.kernel.clone(),
-            stats,
+            counters,
             identical: 0,
             different: Vec::new(),
         };

@@ -23,6 +23,10 @@ pub enum Error {
     RefcountOverflow,
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// A setting of the runtime's [`crate::Config`] given a value it
+    /// cannot have (reported as an invalid argument).
+    #[error("invalid argument: {0}")]
+    Config(#[from] softgpu_exec::ConfigError),
     #[error("invalid {kind} handle {handle:#x} (stale, forged or of another kind)")]
     InvalidHandle { kind: &'static str, handle: u64 },
     #[error("out of resources: {0}")]
@@ -213,6 +217,7 @@ impl Error {
         matches!(
             self,
             Error::InvalidArgument(_)
+                | Error::Config(_)
                 | Error::Profile { .. }
                 | Error::Output { .. }
                 | Error::Trace { .. }
@@ -267,6 +272,7 @@ mod tests {
         let data = || DataError::from(String::from_utf8(vec![0xff]).unwrap_err());
         let was_invalid_argument = [
             invalid("x"),
+            Error::Config(softgpu_exec::ConfigError::new("threads", 0, "at least one")),
             Error::Profile {
                 place: None,
                 source: data(),

@@ -28,7 +28,7 @@
 //! [`ASSUMPTIONS`] lists what it leaves out.
 
 use serde::Serialize;
-use softgpu_exec::{DispatchStats, InstructionProfile, Program};
+use softgpu_exec::{DispatchCounters, Hotspots, Program};
 use softgpu_isa::{image, Class, Format, Inst, Num, Op, Ty};
 
 use crate::occupancy::{occupancy, KernelResources, Occupancy};
@@ -75,7 +75,7 @@ impl Bound {
     }
 }
 
-/// The work of a dispatch, summed from its instruction profile.
+/// The work of a dispatch, summed from its [`Hotspots`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Work {
     /// SIMD clocks of VALU issue, all waves together.
@@ -258,7 +258,7 @@ fn cost(inst: &Inst, wave64: bool, perf: &Performance) -> Cost {
 
 /// Sums the work of a dispatch of `program` whose instructions ran as
 /// `counts` says.
-pub fn work(program: &Program, counts: &InstructionProfile, perf: &Performance) -> Work {
+pub fn work(program: &Program, counts: &Hotspots, perf: &Performance) -> Work {
     let wave64 = counts.wave_size() == 64;
     let mut w = Work::default();
     for (slot, n) in program.slots().iter().zip(counts.counts()) {
@@ -361,8 +361,8 @@ pub fn of_dispatch(
     kernel: &softgpu_codeobj::Kernel,
     block: [u32; 3],
     dynamic_lds: u32,
-    stats: &DispatchStats,
-    counts: &InstructionProfile,
+    stats: &DispatchCounters,
+    counts: &Hotspots,
 ) -> Option<Estimate> {
     let perf = profile.analytical_performance.as_ref()?;
     let size: u32 = block.iter().product();

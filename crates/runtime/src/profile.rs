@@ -595,14 +595,7 @@ impl Profile {
                     .join(", ")
             ));
         }
-        if softgpu_exec::Device::new(softgpu_exec::DeviceConfig {
-            target: self.name.clone(),
-            arena_bytes: 1 << 12,
-            threads: Some(1),
-            ..Default::default()
-        })
-        .is_err()
-        {
+        if softgpu_exec::DeviceConfig::new(&self.name).is_err() {
             return bad("the executor does not emulate this processor");
         }
         if self.wave_sizes.is_empty() || self.wave_sizes.iter().any(|w| ![32, 64].contains(w)) {

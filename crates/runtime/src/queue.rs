@@ -32,7 +32,7 @@ use crate::packet::{
 };
 use crate::runtime::Runtime;
 use crate::signal::{Condition, Order, Signal, WaitHint};
-use crate::statistics::DispatchRecord;
+use crate::statistics::DispatchStatistics;
 use crate::trace::now_ns;
 
 pub use crate::packet::packet_type;
@@ -921,7 +921,7 @@ fn launch(
     let desc = DispatchDesc {
         // Statistics estimate the time on the part from every
         // instruction's count.
-        profile: rt.statistics.enabled(),
+        hotspots: rt.statistics.enabled(),
         ..raw.desc(&kernel.program, kernel.kernel())
     };
     let result = device.dispatch(&desc);
@@ -935,7 +935,7 @@ fn launch(
     };
     rt.tracer.event("dispatch", start, || {
         let (status, stats) = match &result {
-            Ok(o) => ("ok".to_string(), Some(o.stats)),
+            Ok(o) => ("ok".to_string(), Some(o.counters)),
             Err(e) => (e.to_string(), None),
         };
         let profile = &queue.agent.profile;
@@ -968,7 +968,7 @@ fn launch(
 
 /// The statistics of a dispatch that ran to its end: its counts, its
 /// occupancy and its estimated time on the queue's part.
-fn record(queue: &Queue, launch: &Launch, outcome: &DispatchOutcome) -> DispatchRecord {
+fn record(queue: &Queue, launch: &Launch, outcome: &DispatchOutcome) -> DispatchStatistics {
     let profile = &queue.agent.profile;
     let (raw, k) = (&launch.raw, launch.kernel.kernel());
     let dynamic_lds = raw
@@ -976,7 +976,7 @@ fn record(queue: &Queue, launch: &Launch, outcome: &DispatchOutcome) -> Dispatch
         .saturating_sub(k.descriptor.group_segment_fixed_size);
     let size = raw.block.iter().product();
     let occupancy = occupancy(profile, &KernelResources::of(k, size, dynamic_lds));
-    let estimate = outcome.profile.as_ref().and_then(|counts| {
+    let estimate = outcome.hotspots.as_ref().and_then(|counts| {
         let program = &launch.kernel.program;
         estimate::of_dispatch(
             profile,
@@ -984,17 +984,17 @@ fn record(queue: &Queue, launch: &Launch, outcome: &DispatchOutcome) -> Dispatch
             k,
             raw.block,
             dynamic_lds,
-            &outcome.stats,
+            &outcome.counters,
             counts,
         )
     });
-    DispatchRecord {
+    DispatchStatistics {
         queue: queue.id,
         index: launch.index,
         kernel: k.name.clone(),
         grid: raw.grid,
         block: raw.block,
-        stats: outcome.stats,
+        counters: outcome.counters,
         occupancy,
         fidelity: profile.fidelity_of(estimate.is_some()),
         estimate,

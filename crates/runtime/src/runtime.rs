@@ -127,7 +127,6 @@ impl Runtime {
     }
 
     fn build(config: &Config) -> Result<Runtime> {
-        config.validate()?;
         let profiles: Vec<Arc<Profile>> = config.devices.iter().cloned().map(Arc::new).collect();
         // The CPU agent, system and kernarg memory follow the first GPU.
         let profile = profiles[0].clone();
@@ -185,7 +184,7 @@ impl Runtime {
         });
         for (index, profile) in (1..).zip(&profiles) {
             let m = &profile.memory;
-            let device = Device::with_arena(config.device_config(profile), rt.arena.clone())?;
+            let device = Device::with_arena(&config.device_config(profile)?, rt.arena.clone())?;
             let pools = vec![
                 rt.pools.insert(Arc::new(Pool::new(
                     PoolKind::CoarseDevice,

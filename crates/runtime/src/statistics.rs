@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 
 use serde::Serialize;
-use softgpu_exec::DispatchStats;
+use softgpu_exec::DispatchCounters;
 
 use crate::estimate::Estimate;
 use crate::occupancy::Occupancy;
@@ -16,7 +16,7 @@ use crate::profile::Fidelity;
 
 /// What one dispatch did, and how long it would take on the real part.
 #[derive(Clone, Debug, PartialEq)]
-pub struct DispatchRecord {
+pub struct DispatchStatistics {
     /// The queue's id and the packet's index in it.
     pub queue: u64,
     pub index: u64,
@@ -26,7 +26,7 @@ pub struct DispatchRecord {
     pub grid: [u32; 3],
     pub block: [u32; 3],
     /// The executor's counters (their `seconds` is host time).
-    pub stats: DispatchStats,
+    pub counters: DispatchCounters,
     /// The kernel's occupancy on the real part at this launch.
     pub occupancy: Occupancy,
     /// The estimated time on the real part, if the profile has
@@ -38,10 +38,10 @@ pub struct DispatchRecord {
     pub fidelity: Fidelity,
 }
 
-impl Serialize for DispatchRecord {
+impl Serialize for DispatchStatistics {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let o = &self.occupancy;
-        let st = &self.stats;
+        let st = &self.counters;
         serde_json::json!({
             "queue": self.queue, "index": self.index, "kernel": self.kernel,
             "grid": self.grid, "block": self.block,
@@ -64,7 +64,7 @@ impl Serialize for DispatchRecord {
 #[derive(Debug, Default)]
 pub struct Statistics {
     capacity: usize,
-    records: Mutex<VecDeque<DispatchRecord>>,
+    records: Mutex<VecDeque<DispatchStatistics>>,
 }
 
 impl Statistics {
@@ -83,7 +83,7 @@ impl Statistics {
     }
 
     /// Keeps `record`, dropping the oldest beyond the capacity.
-    pub fn push(&self, record: DispatchRecord) {
+    pub fn push(&self, record: DispatchStatistics) {
         if !self.enabled() {
             return;
         }
@@ -95,7 +95,7 @@ impl Statistics {
     }
 
     /// The kept records, oldest first.
-    pub fn snapshot(&self) -> Vec<DispatchRecord> {
+    pub fn snapshot(&self) -> Vec<DispatchStatistics> {
         let records = self.records.lock().unwrap_or_else(|e| e.into_inner());
         records.iter().cloned().collect()
     }

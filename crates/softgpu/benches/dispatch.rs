@@ -26,12 +26,11 @@ const ALU_ITERS: i32 = 32;
 const MEM_ITEMS: u32 = 1 << 18;
 
 fn device(threads: usize) -> Device {
-    Device::new(DeviceConfig {
-        threads: Some(threads),
-        arena_bytes: 1 << 30,
-        ..Default::default()
-    })
-    .expect("device")
+    let mut config = DeviceConfig::default();
+    (config.arena_bytes(1 << 30).settings_mut())
+        .threads(threads)
+        .expect("threads");
+    Device::new(&config).expect("device")
 }
 
 fn bench(c: &mut Criterion) {
@@ -85,7 +84,7 @@ fn bench(c: &mut Criterion) {
             // The instruction count of a dispatch is fixed: measure it once.
             let kernel = program.kernel(name).expect("kernel");
             let desc = DispatchDesc::launch(&program, kernel, &launch, &args);
-            let stats = device.dispatch(&desc).expect("dispatch").stats;
+            let stats = device.dispatch(&desc).expect("dispatch").counters;
             group.throughput(Throughput::Elements(stats.lane_instructions));
             group.bench_with_input(BenchmarkId::new("threads", threads), &threads, |b, _| {
                 b.iter(|| device.dispatch(&desc).expect("dispatch"))

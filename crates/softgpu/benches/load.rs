@@ -44,12 +44,9 @@ fn main() {
     let t = Instant::now();
     let bytes = std::fs::read(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
     let read = seconds(t);
-    let device = Device::new(DeviceConfig {
-        target: target.clone(),
-        arena_bytes: 4 << 30,
-        ..Default::default()
-    })
-    .expect("device");
+    let mut config = DeviceConfig::new(&target).expect("target");
+    config.arena_bytes(4 << 30);
+    let device = Device::new(&config).expect("device");
     println!("{file}: {} bytes, target {target}", bytes.len());
     println!("read the file                     {:8.3} s", read);
 

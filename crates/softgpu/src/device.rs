@@ -168,7 +168,7 @@ impl Device {
 
     /// Turns the opt-in sanitizers (initcheck, racecheck, synccheck) on or
     /// off for this GPU's dispatches that start from now on; the default
-    /// is the instance's [`crate::Config::checks`]. Every handle to this GPU in the
+    /// is the instance's [`crate::Settings::checks`]. Every handle to this GPU in the
     /// process shares the setting. A sanitizer's finding fails the
     /// dispatch with a [`crate::KernelFault`] whose reason starts with the
     /// check's name.

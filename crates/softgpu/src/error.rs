@@ -339,6 +339,13 @@ impl From<CompileError> for Error {
     }
 }
 
+/// A [`crate::Config`] setting refused: the runtime's invalid argument.
+impl From<softgpu_runtime::exec::ConfigError> for Error {
+    fn from(e: softgpu_runtime::exec::ConfigError) -> Error {
+        Error::Runtime(Arc::new(RuntimeError::Config(e)))
+    }
+}
+
 impl From<softgpu_runtime::exec::MemError> for Error {
     fn from(e: softgpu_runtime::exec::MemError) -> Error {
         Error::Runtime(Arc::new(RuntimeError::Memory(e)))

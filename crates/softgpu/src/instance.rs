@@ -19,11 +19,12 @@ use crate::DispatchStatistics;
 /// ```
 /// use softgpu::{Config, Instance, Profile};
 ///
-/// let instance = Instance::new(
-///     Config::default()
-///         .devices(vec![Profile::built_in("gfx1100")?, Profile::built_in("gfx1151")?])
-///         .threads(2),
-/// )?;
+/// let mut config = Config::new();
+/// config
+///     .devices(vec![Profile::built_in("gfx1100")?, Profile::built_in("gfx1151")?])?
+///     .settings_mut()
+///     .threads(2)?;
+/// let instance = Instance::new(&config)?;
 /// let (rdna3, strix) = (instance.device(0)?, instance.device(1)?);
 /// assert_eq!((rdna3.target().as_str(), strix.target().as_str()), ("gfx1100", "gfx1151"));
 /// # Ok::<(), softgpu::Error>(())
@@ -67,8 +68,8 @@ impl std::fmt::Debug for Instance {
 
 impl Instance {
     /// A new instance as `config` describes it.
-    pub fn new(config: Config) -> Result<Instance> {
-        let rt = Runtime::new(&config)?;
+    pub fn new(config: &Config) -> Result<Instance> {
+        let rt = Runtime::new(config)?;
         Ok(Instance {
             inner: Arc::new(InstanceInner { rt, global: false }),
         })
@@ -93,7 +94,7 @@ impl Instance {
         if let Some(inner) = slot.upgrade() {
             return Ok(Instance { inner });
         }
-        let instance = Instance::new(Config::default())?;
+        let instance = Instance::new(&Config::default())?;
         *slot = Arc::downgrade(&instance.inner);
         Ok(instance)
     }

@@ -73,9 +73,12 @@
 //!
 //! [`Device::open`] is a GPU of a default instance: one gfx1151, every
 //! setting at its default. An [`Instance`] built from a [`Config`] sets
-//! the GPUs (mixed targets allowed), worker threads, instruction budget,
-//! timeout, sanitizers, trace file and capture folder in code; instances
-//! are independent. The library never reads environment variables (the
+//! the GPUs (mixed targets allowed), the executor's [`Settings`] (worker
+//! threads, instruction budget, timeout, sanitizers, schedule, scratch
+//! limit, JIT), trace file and capture folder in code; instances are
+//! independent. As in wasmtime, each setter checks its value and returns
+//! a [`ConfigError`] naming the setting when it cannot have it, so a
+//! `Config` that exists is valid. The library never reads environment variables (the
 //! C libraries and the CLI turn `SOFTGPU_*` into a `Config` through the
 //! `softgpu-env` crate).
 //!
@@ -152,11 +155,11 @@ pub use scalar::Scalar;
 pub use softgpu_compiler::{Compiler, Language};
 pub use softgpu_runtime::estimate::{Bound, Estimate, Work};
 pub use softgpu_runtime::exec::Checks;
-pub use softgpu_runtime::exec::{JitMode, Schedule};
+pub use softgpu_runtime::exec::{ConfigError, JitMode, Schedule, Settings};
 pub use softgpu_runtime::occupancy::{Limit, Occupancy};
 pub use softgpu_runtime::profile::{Fidelity, Profile};
 /// The statistics of one dispatch ([`Instance::dispatch_statistics`]).
-pub use softgpu_runtime::statistics::DispatchRecord as DispatchStatistics;
+pub use softgpu_runtime::statistics::DispatchStatistics;
 pub use softgpu_runtime::Config;
 pub use stream::{Dim3, HostFn, Pattern, Stream};
 

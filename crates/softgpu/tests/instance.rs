@@ -34,13 +34,14 @@ fn add_one_on(instance: &Instance) -> (Stream, Kernel) {
 #[test]
 fn two_instances_run_different_gpus_side_by_side() {
     // Two GPU families in one instance: RDNA3, RDNA3.5 and RDNA4.
-    let mixed = Instance::new(
-        Config::default()
-            .devices(vec![gfx("gfx1100"), gfx("gfx1151"), gfx("gfx1201")])
-            .threads(1),
-    )
-    .unwrap();
-    let plain = Instance::new(Config::default()).unwrap();
+    let mut config = Config::new();
+    (config.devices(vec![gfx("gfx1100"), gfx("gfx1151"), gfx("gfx1201")]))
+        .unwrap()
+        .settings_mut()
+        .threads(1)
+        .unwrap();
+    let mixed = Instance::new(&config).unwrap();
+    let plain = Instance::new(&Config::default()).unwrap();
     assert_eq!(mixed.device_count(), 3);
     assert_eq!(plain.device_count(), 1);
     let (rdna3, strix, rdna4) = (
@@ -77,8 +78,8 @@ fn two_instances_run_different_gpus_side_by_side() {
 #[test]
 fn nothing_of_one_instance_is_used_by_another() {
     let (a, b) = (
-        Instance::new(Config::default()).unwrap(),
-        Instance::new(Config::default()).unwrap(),
+        Instance::new(&Config::default()).unwrap(),
+        Instance::new(&Config::default()).unwrap(),
     );
     let (sa, sb) = (
         a.device(0).unwrap().stream().unwrap(),
@@ -114,13 +115,10 @@ fn an_instance_s_settings_reach_its_dispatches() {
         ..Checks::default()
     };
     {
-        let instance = Instance::new(
-            Config::default()
-                .instruction_budget(100_000)
-                .checks(checks)
-                .trace(&trace),
-        )
-        .unwrap();
+        let mut config = Config::new();
+        config.trace(&trace).settings_mut().checks(checks);
+        config.settings_mut().instruction_budget(100_000).unwrap();
+        let instance = Instance::new(&config).unwrap();
         let device = instance.device(0).unwrap();
         assert_eq!(device.checks().unwrap(), checks);
         let stream = device.stream().unwrap();
@@ -191,9 +189,9 @@ fn device_open_is_one_default_gpu_whatever_the_environment() {
 
 #[test]
 fn the_trace_ring_keeps_the_latest_events_in_memory() {
-    let off = Instance::new(Config::default()).unwrap();
+    let off = Instance::new(&Config::default()).unwrap();
     assert!(off.trace_snapshot().is_empty(), "no ring, no events");
-    let instance = Instance::new(Config::default().trace_ring(4)).unwrap();
+    let instance = Instance::new(Config::new().trace_ring(4)).unwrap();
     let (stream, add_one) = add_one_on(&instance);
     let x = stream.allocate_zeroed(4 * 64).unwrap();
     for _ in 0..10 {
@@ -223,12 +221,12 @@ fn the_trace_ring_keeps_the_latest_events_in_memory() {
 /// time on the real part, the latest N, readable without files.
 #[test]
 fn dispatch_statistics_estimate_the_time_on_the_part() {
-    let off = Instance::new(Config::default()).unwrap();
-    let config = Config::default()
-        .devices(vec![gfx("gfx1100")])
+    let off = Instance::new(&Config::default()).unwrap();
+    let mut config = Config::new();
+    (config.devices(vec![gfx("gfx1100")]).unwrap())
         .dispatch_statistics(2)
         .trace_ring(8);
-    let instance = Instance::new(config).unwrap();
+    let instance = Instance::new(&config).unwrap();
     let (stream, add_one) = add_one_on(&instance);
     let x = stream.allocate_zeroed(4 * 256).unwrap();
     for groups in [1u32, 2, 4] {
@@ -243,7 +241,7 @@ fn dispatch_statistics_estimate_the_time_on_the_part() {
     let last = &stats[1];
     assert_eq!(last.kernel, "add_one");
     assert_eq!(last.grid, [256, 1, 1]);
-    assert_eq!(last.stats.workgroups, 4);
+    assert_eq!(last.counters.workgroups, 4);
     assert_eq!(last.profile, "softgpu/gfx1100/radeon-rx-7900-xtx");
     assert_eq!(last.fidelity, softgpu::Fidelity::TimingEstimated);
     assert!(last.occupancy.waves_per_simd > 0);
@@ -272,12 +270,16 @@ fn dispatch_statistics_estimate_the_time_on_the_part() {
 
 /// The JIT modes an instance may ask for are the build's: with the `jit`
 /// feature (a default) every mode; without it the interpreter alone runs,
-/// `Off` is the default, and `On` or `Verify` is refused by name when the
-/// instance is made instead of running without the JIT.
+/// `Off` is the default, and `On` or `Verify` is refused by name when it
+/// is set instead of running without the JIT.
 #[test]
 fn a_jit_mode_the_build_lacks_is_refused_by_name() {
     let built = cfg!(feature = "jit");
-    let make = |jit| Instance::new(Config::default().threads(1).jit(jit));
+    let make = |jit| -> Result<Instance, Box<dyn std::error::Error>> {
+        let mut config = Config::default();
+        config.settings_mut().threads(1)?.jit(jit)?;
+        Ok(Instance::new(&config)?)
+    };
     assert_eq!(JitMode::default() == JitMode::On, built);
     let (stream, add_one) = add_one_on(&make(JitMode::default()).unwrap());
     let x = stream.allocate_zeroed(4 * 64).unwrap();

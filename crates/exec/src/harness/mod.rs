@@ -52,7 +52,7 @@ pub struct Bench {
     tmp: Box<Scratch>,
     /// How snippets use the JIT tier's compiled blocks (from
     /// `SOFTGPU_JIT`, else on); the interpreter runs the rest.
-    pub jit: crate::JitMode,
+    pub jit: crate::tier::JitMode,
     /// Blocks the JIT compiled for the last snippet run.
     pub jit_blocks: usize,
     /// Times a block of the last snippet run left early for the
@@ -73,14 +73,14 @@ pub enum BenchError {
     Memory(#[from] MemError),
     #[error("unknown target {0} (supported: {list})", list = softgpu_isa::target::supported())]
     Target(String),
-    #[error("{0}")]
-    Config(String),
+    #[error(transparent)]
+    Config(#[from] crate::error::ConfigError),
 }
 
 impl Bench {
     /// A bench for `target` (e.g. `gfx1100`) with a zeroed buffer, LDS and
     /// scratch and a fresh wave32.
-    pub fn new(target: &str, jit: crate::JitMode) -> Result<Bench, BenchError> {
+    pub fn new(target: &str, jit: crate::tier::JitMode) -> Result<Bench, BenchError> {
         let family = Family::of_target(target).ok_or_else(|| BenchError::Target(target.into()))?;
         let arena = Arena::new(16 << 20)?;
         let buffer = arena.alloc(BUFFER_BYTES as u64)?;
@@ -156,9 +156,7 @@ impl Bench {
 
     fn run_placed(&mut self, base: u64, image: Vec<u8>, budget: u64) -> Result<u64, BenchError> {
         // A mode this build cannot run is refused, not run without blocks.
-        self.jit
-            .check()
-            .map_err(|e| BenchError::Config(e.to_string()))?;
+        self.jit.check()?;
         self.arena.write(base, &image)?;
         let program = Program::new(code_object(&image), base, image, self.family);
         let wave = &mut self.wave;
@@ -187,7 +185,7 @@ impl Bench {
             sanitizer: None,
             contained: Default::default(),
         };
-        let mut stats = crate::dispatch::DispatchStats::default();
+        let mut stats = crate::dispatch::DispatchCounters::default();
         loop {
             let step = if wave.retired >= budget {
                 Err(Trap::Budget(budget))

@@ -59,7 +59,7 @@ fn main() -> ExitCode {
             // The environment as it is: the tests' defaults (env_default)
             // are for the tests.
             let config = softgpu_env::device_config(&c.target).unwrap_or_else(|e| panic!("{e}"));
-            Device::new(config).unwrap_or_else(|e| panic!("device {}: {e}", c.target))
+            Device::new(&config).unwrap_or_else(|e| panic!("device {}: {e}", c.target))
         })
         .collect();
     let mut failed = 0;

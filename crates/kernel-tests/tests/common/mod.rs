@@ -5,7 +5,8 @@
 #![allow(dead_code)]
 
 use softgpu_exec::{
-    Arg, Buffer, Device, DeviceConfig, DispatchDesc, DispatchError, DispatchStats, Launch, Program,
+    Arg, Buffer, ConfigError, Device, DeviceConfig, DispatchCounters, DispatchDesc, DispatchError,
+    Launch, Program, Settings,
 };
 pub use softgpu_kernel_tests::*;
 
@@ -18,14 +19,22 @@ pub struct Gpu {
 
 impl Gpu {
     pub fn new(target: &str) -> Gpu {
-        Gpu::with_config(DeviceConfig {
-            target: target.into(),
-            ..env_default()
-        })
+        Gpu::with_config(&env_device(target))
     }
 
-    pub fn with_config(cfg: DeviceConfig) -> Gpu {
-        let target = cfg.target.clone();
+    /// A device for `target` with the tests' base settings as `set`
+    /// changes them (e.g. `|s| s.threads(1)`).
+    pub fn with(
+        target: &str,
+        set: impl FnOnce(&mut Settings) -> Result<&mut Settings, ConfigError>,
+    ) -> Gpu {
+        let mut config = env_device(target);
+        set(config.settings_mut()).unwrap_or_else(|e| panic!("{target}: {e}"));
+        Gpu::with_config(&config)
+    }
+
+    pub fn with_config(cfg: &DeviceConfig) -> Gpu {
+        let target = cfg.get_target().to_string();
         let dev = Device::new(cfg).unwrap_or_else(|e| panic!("Device::new({target}): {e}"));
         Gpu { dev, target }
     }
@@ -67,7 +76,7 @@ impl Gpu {
         block: [u32; 3],
         dynamic_lds: u32,
         args: &[Arg],
-    ) -> Result<DispatchStats, DispatchError> {
+    ) -> Result<DispatchCounters, DispatchError> {
         let launch = Launch {
             grid,
             block,
@@ -75,7 +84,7 @@ impl Gpu {
         };
         let kernel = prog.kernel(kernel)?;
         let desc = DispatchDesc::launch(prog, kernel, &launch, args);
-        Ok(self.dev.dispatch(&desc)?.stats)
+        Ok(self.dev.dispatch(&desc)?.counters)
     }
 
     /// Dispatches and panics with the error's Display (fault report) on failure.
@@ -86,7 +95,7 @@ impl Gpu {
         grid: [u32; 3],
         block: [u32; 3],
         args: &[Arg],
-    ) -> DispatchStats {
+    ) -> DispatchCounters {
         self.run_lds(prog, kernel, grid, block, 0, args)
     }
 
@@ -98,7 +107,7 @@ impl Gpu {
         block: [u32; 3],
         dynamic_lds: u32,
         args: &[Arg],
-    ) -> DispatchStats {
+    ) -> DispatchCounters {
         self.try_run(prog, kernel, grid, block, dynamic_lds, args)
             .unwrap_or_else(|e| panic!("{kernel} on {}: {e}", self.target))
     }
@@ -111,7 +120,7 @@ impl Gpu {
         n: usize,
         block: u32,
         args: &[Arg],
-    ) -> DispatchStats {
+    ) -> DispatchCounters {
         self.run(prog, kernel, [blocks(n, block), 1, 1], [block, 1, 1], args)
     }
 }

@@ -41,7 +41,7 @@ __kernel void spin(__global float* x, uint n) {
 pub fn setup() -> (Device, Stream, Module) {
     let config = softgpu_env::config_from(softgpu_test_support::env::var)
         .expect("the environment's configuration");
-    let device = softgpu::Instance::new(config)
+    let device = softgpu::Instance::new(&config)
         .and_then(|i| i.device(0))
         .expect("device 0");
     let stream = device.stream().expect("stream");

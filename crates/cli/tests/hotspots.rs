@@ -1,4 +1,4 @@
-//! End-to-end tests of `softgpu profile` on an OpenCL C kernel compiled at
+//! End-to-end tests of `softgpu hotspots` on an OpenCL C kernel compiled at
 //! test time (clang-19, lld-19, rocm-device-libs), with its own empty
 //! compile cache.
 
@@ -98,14 +98,14 @@ fn check_outputs(dir: &Path) {
 }
 
 #[test]
-fn profile_json_counts_loop_and_divergent_branch() {
-    let dir = scratch("profile-json");
+fn hotspots_json_counts_loop_and_divergent_branch() {
+    let dir = scratch("hotspots-json");
     let (src, [out, bits]) = setup(&dir);
     // Options after the kernel arguments are taken as `run` takes --stats.
     let tail = ["--out", &out, "--out", &bits, "--json", "--top", "1000"];
     let stdout = ok(
-        &launch(&dir, "profile", &src, "loop_branch", &tail),
-        "softgpu profile --json",
+        &launch(&dir, "hotspots", &src, "loop_branch", &tail),
+        "softgpu hotspots --json",
     );
     let json = parse(&stdout);
     check_outputs(&dir);
@@ -159,24 +159,25 @@ fn profile_json_counts_loop_and_divergent_branch() {
         "workgroups",
         "threads",
     ] {
-        assert_eq!(json[key], run[key], "{key}: profile {json}\nrun {run}");
+        assert_eq!(json[key], run[key], "{key}: hotspots {json}\nrun {run}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Also runs the command by its old name, `profile`, which scripts may use.
 #[test]
-fn profile_text_lists_the_hottest_disassembly() {
-    let dir = scratch("profile-text");
+fn hotspots_text_lists_the_hottest_disassembly() {
+    let dir = scratch("hotspots-text");
     let (src, [out, bits]) = setup(&dir);
     let hot = parse(&ok(
         &launch(
             &dir,
-            "profile",
+            "hotspots",
             &src,
             "loop_branch",
             &["--json", "--top", "1", "--out", &out, "--out", &bits],
         ),
-        "softgpu profile --json --top 1",
+        "softgpu hotspots --json --top 1",
     ));
     let hot = &hot["hottest"][0];
     let stdout = ok(
@@ -187,7 +188,7 @@ fn profile_text_lists_the_hottest_disassembly() {
             "loop_branch",
             &["--top", "3", "--out", &out, "--out", &bits],
         ),
-        "softgpu profile",
+        "softgpu profile (the old name of hotspots)",
     );
     let line = format!("{:012X}  {:>12}", num(hot, "offset"), ITERATIONS * WAVES);
     let row = stdout
@@ -209,13 +210,13 @@ fn profile_text_lists_the_hottest_disassembly() {
 }
 
 #[test]
-fn profile_of_a_missing_kernel_is_a_clean_error() {
-    let dir = scratch("profile-nokernel");
+fn hotspots_of_a_missing_kernel_is_a_clean_error() {
+    let dir = scratch("hotspots-nokernel");
     let (src, [out, bits]) = setup(&dir);
     let tail = ["--out", &out, "--out", &bits, "--json"];
-    let result = launch(&dir, "profile", &src, "no_such_kernel", &tail);
+    let result = launch(&dir, "hotspots", &src, "no_such_kernel", &tail);
     let stderr = text(&result.stderr);
-    assert!(!result.status.success(), "a missing kernel was profiled");
+    assert!(!result.status.success(), "a missing kernel was counted");
     assert!(
         stderr.contains("no kernel named no_such_kernel") && stderr.contains("loop_branch"),
         "{stderr}"

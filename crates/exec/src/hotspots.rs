@@ -1,5 +1,5 @@
-//! Per-instruction execution profile of a dispatch: how many times waves
-//! ran each decoded instruction, and with how many active lanes.
+//! A dispatch's hotspots: how many times waves ran each decoded
+//! instruction, and with how many active lanes.
 
 use softgpu_interp::program::Program;
 
@@ -28,11 +28,11 @@ impl SlotCount {
     }
 }
 
-/// One instruction of a profile: its slot, code offset and count.
+/// One instruction of a dispatch's [`Hotspots`]: its slot, code offset and count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SlotEntry {
     /// Index of the instruction in its program (as
-    /// [`InstructionProfile::counts`] is indexed).
+    /// [`Hotspots::counts`] is indexed).
     pub slot: u32,
     /// Code offset (image offset, the address `llvm-objdump` shows).
     pub offset: u64,
@@ -43,23 +43,23 @@ pub struct SlotEntry {
 /// The counts of every instruction slot of a program (indexed as
 /// `Program::slots`) over one dispatch.
 #[derive(Clone, Debug, PartialEq)]
-pub struct InstructionProfile {
+pub struct Hotspots {
     wave_size: u32,
-    /// Image offset of each slot, so the profile reads without the program.
+    /// Image offset of each slot, so the counts read without the program.
     offsets: Vec<u64>,
     counts: Vec<SlotCount>,
 }
 
-impl InstructionProfile {
+impl Hotspots {
     pub(crate) fn new(program: &Program, wave_size: u32, counts: Vec<SlotCount>) -> Self {
-        InstructionProfile {
+        Hotspots {
             wave_size,
             offsets: program.slots().iter().map(|s| s.offset).collect(),
             counts,
         }
     }
 
-    /// Lanes per wave of the profiled kernel (32 or 64).
+    /// Lanes per wave of the counted kernel (32 or 64).
     pub fn wave_size(&self) -> u32 {
         self.wave_size
     }
@@ -102,8 +102,9 @@ impl InstructionProfile {
 #[cfg(test)]
 mod tests {
     use crate::args::{Arg, Launch};
+    use crate::config::DeviceConfig;
     use crate::desc::DispatchDesc;
-    use crate::device::{Device, DeviceConfig};
+    use crate::device::Device;
 
     fn example(name: &str) -> Vec<u8> {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -114,15 +115,16 @@ mod tests {
 
     /// vector_add over 1000 elements in 4 workgroups of 256: the last
     /// workgroup's tail lanes are masked off, so lane counts differ from
-    /// wave counts × 32 and the profile must follow EXEC.
+    /// wave counts × 32 and the counts must follow EXEC.
     #[test]
     fn per_slot_counts_sum_to_the_dispatch_totals() {
-        let device = Device::new(DeviceConfig {
-            arena_bytes: 64 << 20,
-            threads: Some(2),
-            ..Default::default()
-        })
-        .unwrap();
+        let mut config = DeviceConfig::default();
+        config
+            .arena_bytes(64 << 20)
+            .settings_mut()
+            .threads(2)
+            .unwrap();
+        let device = Device::new(&config).unwrap();
         let program = device.load(&example("vector_add-gfx1151.hsaco")).unwrap();
         let n = 1000u64;
         let a = device.alloc_from(&vec![0u8; 4 * n as usize]).unwrap();
@@ -141,19 +143,19 @@ mod tests {
         };
         let kernel = program.kernel("vector_add").unwrap();
         let desc = DispatchDesc::launch(&program, kernel, &launch, &args);
-        let plain = device.dispatch(&desc).unwrap().stats;
-        let profiled = DispatchDesc {
-            profile: true,
+        let plain = device.dispatch(&desc).unwrap().counters;
+        let counted = DispatchDesc {
+            hotspots: true,
             ..desc
         };
-        let outcome = device.dispatch(&profiled).unwrap();
-        let (stats, profile) = (outcome.stats, outcome.profile.unwrap());
+        let outcome = device.dispatch(&counted).unwrap();
+        let (stats, hotspots) = (outcome.counters, outcome.hotspots.unwrap());
         assert_eq!(stats.wave_instructions, plain.wave_instructions);
         assert_eq!(stats.lane_instructions, plain.lane_instructions);
-        assert_eq!(profile.wave_size(), 32);
-        assert_eq!(profile.counts().len(), program.slots().len());
-        let waves: u64 = profile.counts().iter().map(|c| c.waves).sum();
-        let lanes: u64 = profile.counts().iter().map(|c| c.lanes).sum();
+        assert_eq!(hotspots.wave_size(), 32);
+        assert_eq!(hotspots.counts().len(), program.slots().len());
+        let waves: u64 = hotspots.counts().iter().map(|c| c.waves).sum();
+        let lanes: u64 = hotspots.counts().iter().map(|c| c.lanes).sum();
         assert_eq!(waves, stats.wave_instructions);
         assert_eq!(lanes, stats.lane_instructions);
         assert!(lanes < waves * 32, "masked lanes were counted");
@@ -161,23 +163,23 @@ mod tests {
         // Every wave runs the kernel's first instruction with all its lanes.
         let kernel = &program.code_object.kernels[0];
         let entry = program.index_of_offset(kernel.entry_offset).unwrap();
-        let first = profile.counts()[entry as usize];
+        let first = hotspots.counts()[entry as usize];
         assert_eq!(first.waves, stats.waves);
         assert_eq!(first.lanes, stats.threads);
-        assert_eq!(profile.offset(entry), Some(kernel.entry_offset));
+        assert_eq!(hotspots.offset(entry), Some(kernel.entry_offset));
 
-        let hottest = profile.hottest(3);
+        let hottest = hotspots.hottest(3);
         assert_eq!(hottest.len(), 3);
         assert!(hottest
             .windows(2)
             .all(|w| w[0].count.waves >= w[1].count.waves));
-        assert!(profile
+        assert!(hotspots
             .counts()
             .iter()
             .all(|c| c.waves <= hottest[0].count.waves));
         for e in &hottest {
-            assert_eq!(e.count, profile.counts()[e.slot as usize]);
-            assert_eq!(Some(e.offset), profile.offset(e.slot));
+            assert_eq!(e.count, hotspots.counts()[e.slot as usize]);
+            assert_eq!(Some(e.offset), hotspots.offset(e.slot));
         }
     }
 }

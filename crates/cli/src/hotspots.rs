@@ -1,9 +1,10 @@
-//! `softgpu profile`: one dispatch, as `softgpu run` makes it, with a count
-//! of every instruction's executions; reports the hottest instructions.
+//! `softgpu hotspots`: one dispatch, as `softgpu run` makes it, with a
+//! count of every instruction's executions; reports the hottest
+//! instructions. (`softgpu profile` is its old name, kept as an alias.)
 
 use std::fmt::Write as _;
 
-use softgpu_exec::{DispatchStats, InstructionProfile, Launch, SlotCount, SlotEntry};
+use softgpu_exec::{DispatchCounters, Hotspots, Launch, SlotCount, SlotEntry};
 use softgpu_runtime::estimate::Estimate;
 
 use crate::args::{self, LaunchSpec};
@@ -12,7 +13,7 @@ use crate::CliError;
 /// Instructions listed when `--top` is not given.
 pub const DEFAULT_TOP: usize = 20;
 
-/// Runs the profiled dispatch, writes the `--out` files and prints the
+/// Runs the counted dispatch, writes the `--out` files and prints the
 /// report (`--json` and `--top N` may also follow the kernel arguments).
 pub fn run(spec: &LaunchSpec, top: usize, json: bool) -> Result<(), CliError> {
     let mut words = spec.words.to_vec();
@@ -33,13 +34,13 @@ pub fn run(spec: &LaunchSpec, top: usize, json: bool) -> Result<(), CliError> {
     let prepared = args::prepare(&spec)?;
     let outcome = prepared.dispatch(spec.kernel, true)?;
     let estimate = prepared.estimate(spec.kernel, &outcome)?;
-    let stats = outcome.stats;
-    let profile = outcome
-        .profile
-        .expect("a profiled dispatch returns its profile");
+    let stats = outcome.counters;
+    let hotspots = outcome
+        .hotspots
+        .expect("a dispatch asked for hotspots returns them");
     prepared.write_outputs()?;
-    let wave64 = profile.wave_size() == 64;
-    // The profile counts the slots of the program that ran the kernel.
+    let wave64 = hotspots.wave_size() == 64;
+    // The hotspots count the slots of the program that ran the kernel.
     let ran = (prepared.program.kernel(spec.kernel))
         .map(|k| prepared.program.for_kernel(k))
         .map_err(|e| CliError::Dispatch(e.into()))?;
@@ -48,11 +49,11 @@ pub fn run(spec: &LaunchSpec, top: usize, json: bool) -> Result<(), CliError> {
         part: crate::inspect::part_profile(prepared.device.target())?,
         launch: &prepared.launch,
         stats: &stats,
-        profile: &profile,
+        hotspots: &hotspots,
         host_threads: prepared.device.threads(),
         occupancy: prepared.occupancy(spec.kernel)?,
         estimate,
-        hottest: profile
+        hottest: hotspots
             .hottest(top)
             .into_iter()
             .map(|entry| (entry, ran.text_for(entry.slot, wave64)))
@@ -72,8 +73,8 @@ struct Report<'a> {
     /// The profile of the part the device emulated.
     part: softgpu_runtime::profile::Profile,
     launch: &'a Launch,
-    stats: &'a DispatchStats,
-    profile: &'a InstructionProfile,
+    stats: &'a DispatchCounters,
+    hotspots: &'a Hotspots,
     host_threads: usize,
     /// The estimated time on the real part.
     estimate: Option<Estimate>,
@@ -94,7 +95,7 @@ impl Report<'_> {
     }
 
     fn lane_percent(&self) -> f64 {
-        100.0 * self.avg_lanes() / self.profile.wave_size() as f64
+        100.0 * self.avg_lanes() / self.hotspots.wave_size() as f64
     }
 
     /// Percentage of all wave instructions that `waves` is.
@@ -111,7 +112,7 @@ impl Report<'_> {
             "kernel {} ({}, wave{})",
             self.spec.kernel,
             self.part.name,
-            self.profile.wave_size()
+            self.hotspots.wave_size()
         )
         .ok();
         writeln!(
@@ -131,7 +132,7 @@ impl Report<'_> {
             "active lanes       {:.2} per instruction ({:.1}% of {})",
             self.avg_lanes(),
             self.lane_percent(),
-            self.profile.wave_size()
+            self.hotspots.wave_size()
         )
         .ok();
         writeln!(out, "seconds            {:.6}", s.seconds).ok();
@@ -144,7 +145,7 @@ impl Report<'_> {
             out,
             "\nhottest {} of {} executed instructions:",
             self.hottest.len(),
-            self.profile.executed().count()
+            self.hotspots.executed().count()
         )
         .ok();
         writeln!(
@@ -182,10 +183,10 @@ impl Report<'_> {
         );
         json["grid"] = self.launch.grid.into();
         json["block"] = self.launch.block.into();
-        json["wave_size"] = self.profile.wave_size().into();
+        json["wave_size"] = self.hotspots.wave_size().into();
         json["avg_active_lanes"] = self.avg_lanes().into();
         json["active_lane_percent"] = self.lane_percent().into();
-        json["executed_instructions"] = self.profile.executed().count().into();
+        json["executed_instructions"] = self.hotspots.executed().count().into();
         json["hottest"] = self
             .hottest
             .iter()
