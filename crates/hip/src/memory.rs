@@ -48,6 +48,12 @@ pub fn find(addr: u64) -> Option<(u64, Arc<Alloc>)> {
     (addr < base + a.len.max(1)).then(|| (base, a.clone()))
 }
 
+/// Whether any allocation or registration shares a byte with
+/// `[addr, last]`: one holding `addr`, or one starting inside the range.
+fn overlaps(addr: u64, last: u64) -> bool {
+    find(addr).is_some() || lock(&ALLOCS).range(addr..=last).next().is_some()
+}
+
 /// Allocates `len` bytes of `kind` on the current device.
 fn allocate(hip: &Hip, len: u64, kind: Kind, flags: u32) -> HipResult<u64> {
     let device = hip.current();
@@ -304,7 +310,12 @@ pub unsafe extern "C" fn hipHostRegister(ptr: *mut c_void, size: usize, flags: u
                 "registering a null pointer or zero bytes",
             ));
         }
-        if find(addr).is_some() || find(addr + size as u64 - 1).is_some() {
+        let last = addr.checked_add(size as u64 - 1).ok_or_else(|| {
+            HipError::invalid(format!(
+                "{addr:#x}+{size} runs past the end of the address space"
+            ))
+        })?;
+        if overlaps(addr, last) {
             return Err(HipError::new(
                 HIP_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
                 format!("{addr:#x}+{size} overlaps memory already registered or allocated"),
@@ -907,7 +918,10 @@ pub fn symbol(hip: &Hip, symbol: *const c_void) -> HipResult<(u64, u64)> {
 
 fn symbol_range(symbol_ptr: *const c_void, size: usize, offset: usize) -> HipResult<u64> {
     let (addr, len) = symbol(hip()?, symbol_ptr)?;
-    if offset as u64 + size as u64 > len {
+    if (offset as u64)
+        .checked_add(size as u64)
+        .is_none_or(|end| end > len)
+    {
         return Err(HipError::invalid(format!(
             "{size} bytes at offset {offset} exceed the {len}-byte variable"
         )));

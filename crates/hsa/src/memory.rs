@@ -454,7 +454,10 @@ pub unsafe extern "C" fn hsa_memory_register(ptr: *mut c_void, size: usize) -> S
             return Err(invalid("size 0 with a non-NULL pointer"));
         }
         let info = rt.pointer_info(ptr as u64);
-        if info.kind.is_some() && info.base + info.len >= ptr as u64 + size as u64 {
+        let end = (ptr as u64)
+            .checked_add(size as u64)
+            .ok_or_else(|| invalid("the range runs past the end of the address space"))?;
+        if info.kind.is_some() && info.base + info.len >= end {
             return Ok(());
         }
         // SAFETY: the C caller keeps registered memory valid until it

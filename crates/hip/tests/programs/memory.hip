@@ -192,6 +192,21 @@ int main() {
   expect_equal("registered host memory written by a kernel", reg.data(), want.data(), N);
   HIP_CHECK(hipHostUnregister(reg.data()));
 
+  // A range around memory already registered, or one running past the end
+  // of the address space, is refused (and nothing is registered).
+  {
+    std::vector<char> host(3 * 4096);
+    HIP_CHECK(hipHostRegister(host.data() + 4096, 4096, 0));
+    EXPECT(hipHostRegister(host.data(), host.size(), 0) == hipErrorHostMemoryAlreadyRegistered,
+           "a range around registered memory was registered again");
+    HIP_CHECK(hipHostUnregister(host.data() + 4096));
+    EXPECT(hipHostRegister(host.data(), SIZE_MAX, 0) == hipErrorInvalidValue,
+           "a range past the end of the address space was registered");
+    HIP_CHECK(hipHostRegister(host.data(), host.size(), 0));
+    HIP_CHECK(hipHostUnregister(host.data()));
+    (void)hipGetLastError();
+  }
+
   // Managed memory used by the host and a kernel.
   int* m = nullptr;
   HIP_CHECK(hipMallocManaged((void**)&m, B));
