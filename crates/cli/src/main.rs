@@ -87,7 +87,7 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
         /// Target processor.
-        #[arg(long, default_value = "gfx1151")]
+        #[arg(long, default_value = softgpu_isa::DEFAULT_TARGET)]
         target: String,
         /// Define a macro: NAME=VALUE, or NAME (defined as 1).
         #[arg(short = 'D', value_name = "NAME[=VALUE]")]

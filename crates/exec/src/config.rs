@@ -245,13 +245,9 @@ pub struct DeviceConfig {
     settings: Settings,
 }
 
-/// The processors the executor runs, for the error naming one it does not.
-const SUPPORTED: &str =
-    "gfx1100, gfx1101, gfx1102, gfx1103, gfx1150, gfx1151, gfx1152, gfx1200, gfx1201";
-
 impl Default for DeviceConfig {
     fn default() -> Self {
-        DeviceConfig::new("gfx1151").expect("gfx1151 is a target the executor runs")
+        DeviceConfig::new(softgpu_isa::DEFAULT_TARGET).expect("the default target is in the table")
     }
 }
 
@@ -264,7 +260,10 @@ impl DeviceConfig {
             ConfigError::new(
                 "target",
                 target,
-                format!("not a processor softgpu emulates (supported: {SUPPORTED})"),
+                format!(
+                    "not a processor softgpu emulates (supported: {})",
+                    softgpu_isa::target::supported()
+                ),
             )
         })?;
         Ok(DeviceConfig {

@@ -209,26 +209,17 @@ impl Trap {
     /// The fault of a refused access to device memory in `space` by
     /// `lane` (`write`: what the access was when the arena does not say).
     pub fn memory(space: Space, lane: Option<usize>, write: bool, e: MemError) -> Trap {
+        let access = |write| {
+            if write {
+                MemCause::Write
+            } else {
+                MemCause::Read
+            }
+        };
         let (addr, len, cause) = match e {
-            MemError::Refused { addr, len, write } => (
-                addr,
-                len,
-                if write {
-                    MemCause::Write
-                } else {
-                    MemCause::Read
-                },
-            ),
+            MemError::Refused { addr, len, write } => (addr, len, access(write)),
             MemError::Stale { addr, len } => (addr, len, MemCause::Stale),
-            MemError::OutOfRange { addr, len } => (
-                addr,
-                len,
-                if write {
-                    MemCause::Write
-                } else {
-                    MemCause::Read
-                },
-            ),
+            MemError::OutOfRange { addr, len } => (addr, len, access(write)),
             other => return Trap::Arena(other),
         };
         Trap::Memory {
