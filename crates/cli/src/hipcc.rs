@@ -1,15 +1,27 @@
 //! `softgpu hipcc`: builds a HIP program with clang++-19 and Debian's HIP
 //! headers, linked against softgpu's HIP runtime library (the recipe is
-//! `softgpu_compiler::hip_program`).
+//! `softgpu_compiler::hip_program`), taking what ROCm's `hipcc` takes.
+//!
+//! Besides clang's options it answers hipcc's own: `--version` (the HIP
+//! version, then clang's), `HIPCC_VERBOSE` (prints the command), and
+//! softgpu's `--print-devlibs` (the device-library folder to give plain
+//! `clang++-19` as `--rocm-device-lib-path`). Run as `hipcc` (a link to
+//! the `softgpu` executable under that name) it is this command.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use softgpu_compiler::hip_program::{self, HIP_LIBRARY, HIP_SONAME};
+use softgpu_compiler::hip_program::{
+    self, HIPRTC_LIBRARY, HIP_LIBRARY, HIP_PATH, HIP_SONAME, HIP_VERSION,
+};
 use softgpu_compiler::Compiler;
 
+/// softgpu's option asking for the device-library folder.
+const PRINT_DEVLIBS: &str = "--print-devlibs";
+
 /// The folder of the running `softgpu` executable, holding softgpu's HIP
-/// library; makes the `libamdhip64.so.5` link to it when missing.
+/// library; makes the links to it (`libamdhip64.so.5`, `libhiprtc.so`)
+/// when missing.
 fn hip_lib_dir() -> Result<PathBuf, String> {
     let exe =
         std::env::current_exe().map_err(|e| format!("finding the softgpu executable: {e}"))?;
@@ -21,16 +33,23 @@ fn hip_lib_dir() -> Result<PathBuf, String> {
     if !lib.is_file() {
         return Err(hip_program::missing_library_message(&lib));
     }
-    let soname = dir.join(HIP_SONAME);
-    if std::fs::symlink_metadata(&soname).is_err() {
-        // Another hipcc may make it at the same moment: that is fine too.
-        if let Err(e) = std::os::unix::fs::symlink(HIP_LIBRARY, &soname) {
-            if !soname.exists() {
-                return Err(format!("making {}: {e}", soname.display()));
-            }
-        }
+    for name in [HIP_SONAME, HIPRTC_LIBRARY] {
+        link_library(&dir, name)?;
     }
     Ok(dir)
+}
+
+/// Makes `dir/name` a link to the HIP library unless something is there.
+fn link_library(dir: &Path, name: &str) -> Result<(), String> {
+    let link = dir.join(name);
+    if std::fs::symlink_metadata(&link).is_ok() {
+        return Ok(());
+    }
+    // Another hipcc may make it at the same moment: that is fine too.
+    match std::os::unix::fs::symlink(HIP_LIBRARY, &link) {
+        Err(e) if !link.exists() => Err(format!("making {}: {e}", link.display())),
+        _ => Ok(()),
+    }
 }
 
 /// `clang++-19` in `$PATH`.
@@ -41,25 +60,29 @@ fn find_clang() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// The processor of the first GPU, as `SOFTGPU_PROFILE`/`SOFTGPU_DEVICES`
+/// say: what the program will run on.
+fn device_target() -> Result<String, String> {
+    let config = softgpu_env::config().map_err(|e| e.to_string())?;
+    Ok(config.get_devices()[0].name.clone())
+}
+
+/// The device-library folder holding every processor the build targets.
+fn device_libs(args: &[String], target: &str) -> Result<PathBuf, String> {
+    let users = hip_program::user_targets(args);
+    let users: Vec<&str> = users.iter().map(String::as_str).collect();
+    let compiler = Compiler::new(target).map_err(|e| e.to_string())?;
+    compiler
+        .device_lib_dir_for(&users)
+        .map_err(|e| e.to_string())
+}
+
 fn plan(args: &[String]) -> Result<(PathBuf, Vec<String>), String> {
     let clang = find_clang().ok_or_else(hip_program::missing_clang_message)?;
     let inputs = hip_program::inputs(args);
-    // The first GPU's processor, as `SOFTGPU_PROFILE`/`SOFTGPU_DEVICES` say.
-    let config = softgpu_env::config().map_err(|e| e.to_string())?;
-    let target = config.get_devices()[0].name.clone();
-    let libs = if inputs.compiles_hip {
-        // One folder serves every target; it needs each target's
-        // ISA-version library, so make sure of all the user names.
-        let mut targets = hip_program::user_targets(args);
-        if targets.is_empty() {
-            targets.push(target.clone());
-        }
-        let mut dir = None;
-        for t in &targets {
-            let compiler = Compiler::new(t).map_err(|e| e.to_string())?;
-            dir = Some(compiler.device_lib_dir().map_err(|e| e.to_string())?);
-        }
-        dir
+    let target = device_target()?;
+    let libs = if inputs.handles_device_code() {
+        Some(device_libs(args, &target)?)
     } else {
         None
     };
@@ -73,11 +96,28 @@ fn plan(args: &[String]) -> Result<(PathBuf, Vec<String>), String> {
         device_lib_dir: libs.as_deref(),
         hip_lib_dir: hip.as_deref(),
     };
+    if inputs.user_arch && inputs.handles_device_code() {
+        if let Some(t) = hip_program::added_target(args, &recipe) {
+            eprintln!(
+                "softgpu hipcc: also compiling for {t}, the softgpu device (no --offload-arch \
+                 names a processor softgpu runs)"
+            );
+        }
+    }
     Ok((clang, hip_program::clang_args(args, &recipe)))
 }
 
 /// Runs clang++-19 with the recipe's arguments; exits as clang does.
 pub fn run(args: &[String]) -> ExitCode {
+    if args.iter().any(|a| a == PRINT_DEVLIBS) {
+        return print_devlibs(args);
+    }
+    if args.iter().any(|a| a == "--version") {
+        println!(
+            "HIP version: {HIP_VERSION} (softgpu hipcc {}, Debian's HIP headers in {HIP_PATH})",
+            env!("CARGO_PKG_VERSION")
+        );
+    }
     let (clang, full) = match plan(args) {
         Ok(p) => p,
         Err(e) => {
@@ -85,6 +125,10 @@ pub fn run(args: &[String]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if softgpu_env::hipcc_verbose() {
+        let words: Vec<String> = full.iter().map(|a| shell_word(a)).collect();
+        eprintln!("hipcc-cmd: {} {}", clang.display(), words.join(" "));
+    }
     match std::process::Command::new(&clang).args(&full).status() {
         Ok(s) => match s.code() {
             Some(0) => ExitCode::SUCCESS,
@@ -95,5 +139,41 @@ pub fn run(args: &[String]) -> ExitCode {
             eprintln!("softgpu hipcc: running {}: {e}", clang.display());
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `--print-devlibs [--offload-arch=X…]`: the folder to give plain
+/// clang++-19 as `--rocm-device-lib-path` for those processors.
+fn print_devlibs(args: &[String]) -> ExitCode {
+    match device_target().and_then(|t| device_libs(args, &t)) {
+        Ok(dir) => {
+            println!("{}", dir.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("softgpu hipcc: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `a` quoted for a shell when it needs it (for the printed command).
+fn shell_word(a: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_=+./,:@%".contains(c);
+    if !a.is_empty() && a.chars().all(plain) {
+        a.to_string()
+    } else {
+        format!("'{}'", a.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn shell_words() {
+        assert_eq!(super::shell_word("-O3"), "-O3");
+        assert_eq!(super::shell_word("a b"), "'a b'");
+        assert_eq!(super::shell_word("it's"), r"'it'\''s'");
+        assert_eq!(super::shell_word(""), "''");
     }
 }

@@ -15,6 +15,7 @@ mod check;
 mod compile;
 mod demo;
 mod hipcc;
+mod hipconfig;
 mod hotspots;
 mod info;
 mod inspect;
@@ -102,17 +103,31 @@ enum Command {
     },
     /// Build a HIP program (host and device code) with clang++-19 and
     /// Debian's HIP headers, linked against softgpu's HIP runtime library
-    /// so it runs on softgpu with no environment set. Takes clang++
-    /// options and files: `softgpu hipcc -O2 a.hip b.o -o prog`, or `-c`
-    /// to compile only. Adds `-x hip` for .hip/.cu/.cpp sources,
-    /// --offload-arch for the default device (SOFTGPU_PROFILE, default
-    /// gfx1151) unless given, the HIP and device-library paths, and at link
-    /// time `-L DIR -lamdhip64 -Wl,-rpath,DIR` with DIR the folder of the
+    /// so it runs on softgpu with no environment set; takes what ROCm's
+    /// hipcc takes (`softgpu hipcc -O2 a.hip b.o -o prog`, `-c`, `--genco`,
+    /// `-fgpu-rdc`, `--offload-arch=gfx90a,gfx1100`, `--version`,
+    /// HIPCC_VERBOSE=1). Adds hipcc's defaults (-O3 when no -O is given,
+    /// and its two -mllvm inlining options unless -O0), `-x hip` for
+    /// .hip/.cu/.cpp sources, --offload-arch for the default device
+    /// (SOFTGPU_PROFILE, default gfx1151) unless the given list names one
+    /// softgpu runs, the HIP and device-library paths, and at link time
+    /// `-L DIR -lamdhip64 -Wl,-rpath,DIR` with DIR the folder of the
     /// softgpu executable (where `cargo build --release -p softgpu-hip`
-    /// puts libamdhip64.so).
+    /// puts libamdhip64.so; -lhiprtc links there too). `--print-devlibs`
+    /// prints the device-library folder for plain clang++-19. Also run when
+    /// the softgpu executable is called `hipcc`.
     #[command(disable_help_flag = true)]
     Hipcc {
         /// clang++ options and input files, passed on in order.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<String>,
+    },
+    /// Answer as ROCm's hipconfig (`--platform`, `--version`, `--rocmpath`,
+    /// `--cpp_config`, `--full`, ...) for Makefiles that ask it; also run
+    /// when the softgpu executable is called `hipconfig`.
+    #[command(disable_help_flag = true)]
+    Hipconfig {
+        /// hipconfig options.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
         args: Vec<String>,
     },
@@ -272,11 +287,28 @@ fn main() -> ExitCode {
     // SAFETY: setting a signal's disposition to the default before any
     // other thread exists.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+    if let Some(code) = run_as_rocm_tool() {
+        return code;
+    }
     let cli = Cli::parse();
     softgpu_env::warn_unknown();
     match execute(cli.command) {
         Ok(code) => code,
         Err(e) => fail(e),
+    }
+}
+
+/// Run under the name of a ROCm tool (`hipcc`, `hipconfig`: a link to the
+/// `softgpu` executable, so a Makefile's `hipcc` is softgpu's), that
+/// command with every argument; otherwise `None`.
+fn run_as_rocm_tool() -> Option<ExitCode> {
+    let mut args = std::env::args_os();
+    let name = PathBuf::from(args.next()?);
+    let rest: Vec<String> = args.map(|a| a.to_string_lossy().into_owned()).collect();
+    match name.file_name()?.to_str()? {
+        "hipcc" => Some(hipcc::run(&rest)),
+        "hipconfig" => Some(hipconfig::run(&rest)),
+        _ => None,
     }
 }
 
@@ -288,6 +320,7 @@ fn execute(command: Command) -> Result<ExitCode, CliError> {
         |n: Option<String>| (n.as_deref().map(seeds::count).transpose()).map_err(CliError::Usage);
     match command {
         Command::Hipcc { args } => Ok(hipcc::run(&args)),
+        Command::Hipconfig { args } => Ok(hipconfig::run(&args)),
         Command::Check {
             tool,
             error_exitcode,

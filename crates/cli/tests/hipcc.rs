@@ -93,6 +93,8 @@ fn compiles_links_and_sets_the_library_path() {
     let out = run(&exe, &dir, &["k.o", "main.o", "-o", "prog"]);
     assert_ok(&out, "hipcc k.o main.o");
     assert!(std::fs::symlink_metadata(bin.join("libamdhip64.so.5")).is_ok());
+    // `-lhiprtc` finds the same library.
+    assert!(std::fs::symlink_metadata(bin.join("libhiprtc.so")).is_ok());
     let prog = dir.join("prog");
     let dynamic = tool::run("llvm-readelf-19", &["-d", prog.to_str().unwrap()]);
     assert!(dynamic.contains("[libamdhip64.so.5]"), "{dynamic}");
@@ -152,5 +154,60 @@ fn clang_errors_fail_the_build() {
         "{}",
         text(&out.stderr)
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Linked under the names of ROCm's tools, the executable is those tools,
+/// as a Makefile's `$(ROCM_PATH)/bin/hipcc` and `hipconfig` expect.
+#[test]
+fn answers_as_hipcc_and_hipconfig_under_their_names() {
+    let dir = scratch("hipcc-names");
+    let exe = softgpu_copy(&dir);
+    for name in ["hipcc", "hipconfig"] {
+        std::os::unix::fs::symlink(&exe, dir.join(name)).unwrap();
+    }
+    let tool_output = |name: &str, args: &[&str]| {
+        softgpu_test_support::env::command(dir.join(name))
+            .args(args)
+            .current_dir(&dir)
+            .env_remove("SOFTGPU_PROFILE")
+            .output()
+            .expect("cannot run the tool")
+    };
+    // hipconfig prints its answer without a newline unless asked (-n).
+    let out = tool_output("hipconfig", &["--platform"]);
+    assert_ok(&out, "hipconfig --platform");
+    assert_eq!(text(&out.stdout), "amd");
+    assert_eq!(
+        text(&tool_output("hipconfig", &["--rocmpath", "-n"]).stdout),
+        "/usr\n"
+    );
+    assert!(text(&tool_output("hipconfig", &["--version"]).stdout).starts_with("5.2."));
+    assert!(text(&tool_output("hipconfig", &["--cpp_config"]).stdout)
+        .contains("-D__HIP_PLATFORM_AMD__"));
+    let out = tool_output("hipconfig", &["--frobnicate"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--frobnicate"));
+    // The same answers through the subcommand.
+    let out = softgpu_command()
+        .args(["hipconfig", "--platform"])
+        .output()
+        .unwrap();
+    assert_eq!(text(&out.stdout), "amd");
+
+    // The device-library folder for plain clang++-19, for any processor.
+    let out = tool_output("hipcc", &["--print-devlibs", "--offload-arch=gfx90a"]);
+    assert_ok(&out, "hipcc --print-devlibs");
+    let libs = PathBuf::from(text(&out.stdout).trim());
+    for lib in [
+        "oclc_isa_version_1151.bc",
+        "oclc_isa_version_90a.bc",
+        "ocml.bc",
+    ] {
+        assert!(libs.join(lib).exists(), "{} has no {lib}", libs.display());
+    }
+    let out = tool_output("hipcc", &["--print-devlibs", "--offload-arch=sm_80"]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("sm_80"), "{}", text(&out.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -79,7 +79,9 @@ pub(crate) fn ensure(
 
     let parent = root.join("device-libs");
     let dir = parent.join(fingerprint);
-    let (digits, value) = isa_version(target);
+    let (digits, value) = isa_version(target).ok_or_else(|| CompileError::BadProcessor {
+        processor: target.to_string(),
+    })?;
     let isa = dir.join(format!("oclc_isa_version_{digits}.bc"));
     if ready.contains(&isa) {
         return Ok(dir);
@@ -201,14 +203,23 @@ fn datalayout(clang: &Path) -> Result<String, CompileError> {
     Ok(dl)
 }
 
-/// `gfx1151` → (`"1151"`, 11501): the library's file suffix and the
-/// constant (major × 1000 + minor × 100 + stepping, minor and stepping hex
-/// digits). `target` has been validated by [`crate::Compiler::new`].
-pub(crate) fn isa_version(target: &str) -> (&str, u32) {
-    let digits = &target[3..];
-    let hex = |i: usize| (digits.as_bytes()[i] as char).to_digit(16).unwrap_or(0);
-    let major = hex(0) * 10 + hex(1);
-    (digits, major * 1000 + hex(2) * 100 + hex(3))
+/// `gfx1151` → (`"1151"`, 11501), `gfx90a` → (`"90a"`, 9010): the
+/// library's file suffix and the constant (major × 1000 + minor × 100 +
+/// stepping; the last two characters are the minor and stepping hex
+/// digits, what precedes them the decimal major). `None` for a name that
+/// is not `gfx` followed by that form.
+pub(crate) fn isa_version(target: &str) -> Option<(&str, u32)> {
+    let digits = target.strip_prefix("gfx")?;
+    if digits.len() < 3 || !digits.is_ascii() {
+        return None;
+    }
+    let (major, rest) = digits.split_at(digits.len() - 2);
+    if !major.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let major: u32 = major.parse().ok()?;
+    let hex = |i: usize| (rest.as_bytes()[i] as char).to_digit(16);
+    Some((digits, major * 1000 + hex(0)? * 100 + hex(1)?))
 }
 
 /// Writes the force-included HIP header under `root` (named by its content)
@@ -228,8 +239,18 @@ mod tests {
 
     #[test]
     fn isa_versions() {
-        assert_eq!(isa_version("gfx1151"), ("1151", 11501));
-        assert_eq!(isa_version("gfx1100"), ("1100", 11000));
-        assert_eq!(isa_version("gfx1103"), ("1103", 11003));
+        // The values are those of Debian's own oclc_isa_version_*.bc
+        // (`@__oclc_ISA_version`): 90a is 9010, 1030 is 10300.
+        assert_eq!(isa_version("gfx1151"), Some(("1151", 11501)));
+        assert_eq!(isa_version("gfx1100"), Some(("1100", 11000)));
+        assert_eq!(isa_version("gfx1103"), Some(("1103", 11003)));
+        assert_eq!(isa_version("gfx90a"), Some(("90a", 9010)));
+        assert_eq!(isa_version("gfx942"), Some(("942", 9402)));
+        assert_eq!(isa_version("gfx1030"), Some(("1030", 10300)));
+        for bad in [
+            "gfx", "gfx9", "gfx9g0", "sm_80", "gfxa00", "gfx1x00", "gfx½0",
+        ] {
+            assert_eq!(isa_version(bad), None, "{bad}");
+        }
     }
 }

@@ -19,6 +19,15 @@ pub enum CompileError {
         target: String,
     },
 
+    /// A name that is not an AMDGPU processor (`gfx` and its version
+    /// digits: `gfx90a`, `gfx1030`, `gfx1151`), given for a device-library
+    /// folder ([`Compiler::device_lib_dir_for`](crate::Compiler::device_lib_dir_for)).
+    #[error("`{processor}` is not an AMDGPU processor name (gfx followed by its version, e.g. gfx90a or gfx1100)")]
+    BadProcessor {
+        /// The name that was given.
+        processor: String,
+    },
+
     /// A tool or the ROCm device libraries are not installed.
     #[error("{}", missing_message(missing, packages))]
     MissingTools {

@@ -8,13 +8,25 @@
 //! * `-x hip` before `.hip`, `.cu` and `.cpp` sources (and `-x none`
 //!   before any other input after them, so object files and libraries stay
 //!   what they are), unless the user chose a language with `-x` themselves;
-//! * when HIP sources are compiled: `--offload-arch=TARGET` (unless the user
-//!   gave `--offload-arch`), `--rocm-path=/usr --hip-path=/usr` (Debian's
-//!   HIP headers) and `--rocm-device-lib-path=LIBS` (the folder
-//!   [`crate::Compiler::device_lib_dir`] builds);
+//! * what ROCm's `hipcc` adds: `-O3` when the user gives no `-O` option
+//!   (clang's own default is `-O0`, which makes kernels 30-60× longer), and
+//!   `-mllvm -amdgpu-early-inline-all=true -mllvm
+//!   -amdgpu-function-calls=false` unless the user asks for `-O0`; `--genco`
+//!   becomes clang's `--cuda-device-only` (a device code object, no link);
+//!   a link of `-fgpu-rdc` code gets `--hip-link` (its device code is linked
+//!   then, so it is given the HIP options below too);
+//! * when HIP sources are compiled (or `-fgpu-rdc` code linked):
+//!   `--offload-arch=TARGET` (unless the user gave `--offload-arch`; a list
+//!   of processors softgpu does not run, such as `gfx90a`, is compiled as
+//!   given and gets TARGET added, see [`Recipe::target`]),
+//!   `--rocm-path=/usr --hip-path=/usr` (Debian's HIP headers) and
+//!   `--rocm-device-lib-path=LIBS` (the folder
+//!   [`crate::Compiler::device_lib_dir_for`] builds);
 //! * when the run links a program: `-L DIR -lamdhip64 -Wl,-rpath,DIR`, DIR
 //!   holding softgpu's library as `libamdhip64.so` and under its SONAME
-//!   [`HIP_SONAME`], so the program finds it with no environment set.
+//!   [`HIP_SONAME`], so the program finds it with no environment set (and
+//!   `libhiprtc.so`, so `-lhiprtc` links to the same library, which
+//!   exports hiprtc as HIP 5.2's does).
 //!
 //! ```
 //! use std::path::Path;
@@ -27,6 +39,7 @@
 //! };
 //! let out = clang_args(&args, &recipe);
 //! assert!(out.contains(&"--offload-arch=gfx1151".to_string()));
+//! assert!(!out.contains(&"-O3".to_string()), "the user chose -O2");
 //! assert!(out.ends_with(&["-L".into(), "/sg".into(), "-lamdhip64".into(), "-Wl,-rpath,/sg".into()]));
 //! ```
 
@@ -54,13 +67,35 @@ pub const HIP_LIBRARY: &str = "libamdhip64.so";
 /// The SONAME of the HIP runtime library: the name programs look for.
 pub const HIP_SONAME: &str = "libamdhip64.so.5";
 
+/// The name `-lhiprtc` finds: a link to the HIP library, which exports
+/// hiprtc (in HIP 5.2 hiprtc is part of `libamdhip64`; later ROCm splits it
+/// out, and programs written for it link `-lhiprtc`).
+pub const HIPRTC_LIBRARY: &str = "libhiprtc.so";
+
+/// The HIP version softgpu's runtime reports, that of Debian's HIP headers
+/// (`hip_version.h`): what `hipconfig --version` prints.
+pub const HIP_VERSION: &str = "5.2.21153";
+
+/// The optimisation ROCm's hipcc chooses when the user gives none.
+pub const DEFAULT_OPT: &str = "-O3";
+
+/// The LLVM options ROCm's hipcc adds unless optimisation is off: inline
+/// every device function and emit no calls.
+pub const INLINE_ALL: [&str; 4] = [
+    "-mllvm",
+    "-amdgpu-early-inline-all=true",
+    "-mllvm",
+    "-amdgpu-function-calls=false",
+];
+
 /// The source extensions compiled as HIP.
 pub const SOURCE_EXTENSIONS: [&str; 3] = ["hip", "cu", "cpp"];
 
 /// What the recipe adds to the user's arguments.
 #[derive(Clone, Copy, Debug)]
 pub struct Recipe<'a> {
-    /// The `--offload-arch` added when the user gives none, e.g. `gfx1151`.
+    /// The `--offload-arch` added when the user gives none, or none softgpu
+    /// runs ([`added_target`]), e.g. `gfx1151`.
     pub target: &'a str,
     /// The device-library folder (`--rocm-device-lib-path`); needed when
     /// [`Inputs::compiles_hip`].
@@ -84,6 +119,18 @@ pub struct Inputs {
     pub user_language: bool,
     /// Whether the user gave `--offload-arch` (or `--cuda-gpu-arch`).
     pub user_arch: bool,
+    /// The user's last `-O` option (`-O2`, `-O0`, `-Os`, ...), if any.
+    pub user_opt: Option<String>,
+    /// Whether `-fgpu-rdc` is in effect (relocatable device code).
+    pub rdc: bool,
+}
+
+impl Inputs {
+    /// Whether clang handles device code: HIP sources are compiled, or
+    /// relocatable device code is linked.
+    pub fn handles_device_code(&self) -> bool {
+        self.compiles_hip || (self.links && self.rdc)
+    }
 }
 
 /// Options whose value is the next argument (so that argument is no input).
@@ -118,8 +165,12 @@ const TAKES_VALUE: [&str; 28] = [
     "-u",
 ];
 
+/// hipcc's spelling of clang's `--cuda-device-only`.
+const GENCO: &str = "--genco";
+
 /// Options that stop clang before the host link.
-const NO_LINK: [&str; 8] = [
+const NO_LINK: [&str; 9] = [
+    GENCO,
     "-c",
     "-S",
     "-E",
@@ -162,6 +213,10 @@ pub fn inputs(args: &[String]) -> Inputs {
             r.user_arch = true;
         } else if NO_LINK.contains(&a) {
             no_link = true;
+        } else if a.starts_with("-O") {
+            r.user_opt = Some(a.to_string());
+        } else if a == "-fgpu-rdc" || a == "-fno-gpu-rdc" {
+            r.rdc = a == "-fgpu-rdc";
         } else if a == "-" || !a.starts_with('-') {
             r.compiles_hip |= is_hip_source(a);
             r.files.push(a.to_string());
@@ -201,6 +256,15 @@ pub fn user_targets(args: &[String]) -> Vec<String> {
     out
 }
 
+/// The processor the recipe adds to the user's `--offload-arch` list: the
+/// recipe's target when the user names none, or names only processors
+/// softgpu does not run (`--offload-arch=gfx90a`: the fat binary then
+/// carries gfx90a code for real hardware and the target's for softgpu).
+pub fn added_target<'a>(args: &[String], recipe: &Recipe<'a>) -> Option<&'a str> {
+    let runs_here = |t: &String| softgpu_isa::target::target(t).is_some();
+    (!user_targets(args).iter().any(runs_here)).then_some(recipe.target)
+}
+
 /// The whole `clang++-19` argument list for the user's `args`.
 ///
 /// # Panics
@@ -210,9 +274,15 @@ pub fn user_targets(args: &[String]) -> Vec<String> {
 pub fn clang_args(args: &[String], recipe: &Recipe) -> Vec<String> {
     let what = inputs(args);
     let mut out = Vec::new();
-    if what.compiles_hip {
-        if !what.user_arch {
-            out.push(format!("--offload-arch={}", recipe.target));
+    if what.user_opt.is_none() {
+        out.push(DEFAULT_OPT.to_string());
+    }
+    if what.handles_device_code() {
+        if what.user_opt.as_deref() != Some("-O0") {
+            out.extend(INLINE_ALL.map(String::from));
+        }
+        if let Some(t) = added_target(args, recipe) {
+            out.push(format!("--offload-arch={t}"));
         }
         out.push(format!("--rocm-path={HIP_PATH}"));
         out.push(format!("--hip-path={HIP_PATH}"));
@@ -220,6 +290,9 @@ pub fn clang_args(args: &[String], recipe: &Recipe) -> Vec<String> {
             .device_lib_dir
             .expect("HIP sources are compiled: the recipe needs the device-library folder");
         out.push(format!("--rocm-device-lib-path={}", libs.display()));
+        if what.links && what.rdc {
+            out.push("--hip-link".to_string());
+        }
     }
     let mut in_hip = false;
     let mut i = 0;
@@ -245,7 +318,11 @@ pub fn clang_args(args: &[String], recipe: &Recipe) -> Vec<String> {
                 in_hip = hip;
             }
         }
-        out.push(a.clone());
+        out.push(if a == GENCO {
+            "--cuda-device-only".to_string()
+        } else {
+            a.clone()
+        });
         i += 1;
     }
     if what.links {
@@ -323,6 +400,10 @@ mod tests {
         assert_eq!(
             out,
             s(&[
+                "-mllvm",
+                "-amdgpu-early-inline-all=true",
+                "-mllvm",
+                "-amdgpu-function-calls=false",
                 "--offload-arch=gfx1151",
                 "--rocm-path=/usr",
                 "--hip-path=/usr",
@@ -375,6 +456,7 @@ mod tests {
         assert_eq!(
             clang_args(&args, &r),
             s(&[
+                "-O3",
                 "a.o",
                 "b.o",
                 "-o",
@@ -415,6 +497,79 @@ mod tests {
         assert!(!out.contains(&"--offload-arch=gfx1151".to_string()));
         assert_eq!(out.iter().filter(|a| *a == "-x").count(), 1);
         assert!(out.contains(&"--rocm-device-lib-path=/L".to_string()));
+    }
+
+    #[test]
+    fn hipcc_defaults_unless_the_user_chooses() {
+        let (l, h) = (PathBuf::from("/L"), PathBuf::from("/H"));
+        // No -O: ROCm hipcc's -O3 and the inlining options, before the
+        // user's arguments so they can override them.
+        let out = clang_args(&s(&["k.hip", "-o", "k"]), &recipe(&l, &h));
+        assert_eq!(
+            out[..5],
+            s(&[
+                "-O3",
+                "-mllvm",
+                "-amdgpu-early-inline-all=true",
+                "-mllvm",
+                "-amdgpu-function-calls=false"
+            ])
+        );
+        // -O0: no inlining options, no -O3.
+        let out = clang_args(&s(&["-O0", "-g", "k.hip"]), &recipe(&l, &h));
+        assert!(!out.iter().any(|a| a == "-O3" || a == "-mllvm"), "{out:?}");
+        // Linking plain objects: -O3 only (hipcc passes it to the link too).
+        let out = clang_args(&s(&["a.o"]), &recipe(&l, &h));
+        assert!(out.contains(&"-O3".into()) && !out.contains(&"-mllvm".into()));
+    }
+
+    #[test]
+    fn genco_builds_device_code_only() {
+        let (l, h) = (PathBuf::from("/L"), PathBuf::from("/H"));
+        let args = s(&["--genco", "k.hip", "-o", "k.co"]);
+        assert!(!inputs(&args).links);
+        let out = clang_args(&args, &recipe(&l, &h));
+        assert!(out.contains(&"--cuda-device-only".into()));
+        assert!(!out.iter().any(|a| a == "--genco" || a.contains("amdhip64")));
+    }
+
+    #[test]
+    fn relocatable_device_code_is_linked_as_hip() {
+        let (l, h) = (PathBuf::from("/L"), PathBuf::from("/H"));
+        let out = clang_args(&s(&["-fgpu-rdc", "a.o", "b.o", "-o", "p"]), &recipe(&l, &h));
+        for want in [
+            "--hip-link",
+            "--offload-arch=gfx1151",
+            "--rocm-device-lib-path=/L",
+            "-lamdhip64",
+        ] {
+            assert!(out.contains(&want.into()), "{want} missing: {out:?}");
+        }
+        let out = clang_args(&s(&["-fgpu-rdc", "-fno-gpu-rdc", "a.o"]), &recipe(&l, &h));
+        assert!(!out.contains(&"--hip-link".into()));
+    }
+
+    #[test]
+    fn foreign_targets_get_the_device_target_added() {
+        let (l, h) = (PathBuf::from("/L"), PathBuf::from("/H"));
+        let r = recipe(&l, &h);
+        // Only processors softgpu does not run: the device's is added.
+        let a = s(&[
+            "--offload-arch=gfx90a",
+            "--offload-arch=gfx1030:xnack-",
+            "k.hip",
+        ]);
+        assert_eq!(added_target(&a, &r), Some("gfx1151"));
+        assert_eq!(
+            clang_args(&a, &r)
+                .iter()
+                .filter(|x| x.starts_with("--offload-arch"))
+                .count(),
+            3
+        );
+        // One it runs (even not the default device's): the list is kept.
+        let a = s(&["--offload-arch=gfx90a,gfx1100", "k.hip"]);
+        assert_eq!(added_target(&a, &r), None);
     }
 
     #[test]

@@ -262,9 +262,24 @@ impl Compiler {
     /// The device-library folder for this target (as passed to clang with
     /// `--rocm-device-lib-path`), for running clang by hand.
     pub fn device_lib_dir(&self) -> Result<PathBuf, CompileError> {
+        self.device_lib_dir_for(&[])
+    }
+
+    /// The device-library folder holding the ISA-version library of this
+    /// target and of every processor in `processors`, which need not be
+    /// ones softgpu emulates (a fat binary built with `softgpu hipcc
+    /// --offload-arch=gfx90a,gfx1100` carries code for real hardware too).
+    /// A name that is not `gfx` and a version is refused; one clang does
+    /// not know is clang's to refuse.
+    pub fn device_lib_dir_for(&self, processors: &[&str]) -> Result<PathBuf, CompileError> {
         let tc = self.toolchain()?;
         let fp = devlibs::fingerprint(&tc, &tools::version(&tc.clang)?)?;
-        devlibs::ensure(&self.support_dir(), &tc, &fp, &self.target)
+        let root = self.support_dir();
+        let mut dir = devlibs::ensure(&root, &tc, &fp, &self.target)?;
+        for p in processors {
+            dir = devlibs::ensure(&root, &tc, &fp, p)?;
+        }
+        Ok(dir)
     }
 
     fn toolchain(&self) -> Result<tools::Toolchain, CompileError> {

@@ -132,6 +132,11 @@ pub const VARIABLES: &[Variable] = &[
         sets: "set: the C libraries print each failing call's error on stderr",
         default: "off",
     },
+    Variable {
+        name: "HIPCC_VERBOSE",
+        sets: "as ROCm's hipcc: an odd number makes `softgpu hipcc` print the clang++-19 command it runs (`hipcc-cmd: ...`) on stderr",
+        default: "0",
+    },
 ];
 
 /// Variables softgpu's test harnesses read (not the libraries): known, so
@@ -306,6 +311,19 @@ pub fn verbose_from(get: impl Fn(&str) -> Option<OsString>) -> bool {
     get("SOFTGPU_VERBOSE").is_some()
 }
 
+/// Whether `HIPCC_VERBOSE` asks `softgpu hipcc` to print its command.
+pub fn hipcc_verbose() -> bool {
+    hipcc_verbose_from(process_env)
+}
+
+/// [`hipcc_verbose`] with the variables `get` returns: bit 0 of the number
+/// (ROCm's hipcc reads the variable as a bit mask; bit 0 is the command).
+pub fn hipcc_verbose_from(get: impl Fn(&str) -> Option<OsString>) -> bool {
+    get("HIPCC_VERBOSE")
+        .and_then(|v| v.to_str()?.trim().parse::<u64>().ok())
+        .is_some_and(|v| v & 1 == 1)
+}
+
 /// The executor's settings from the variables `text` returns. Each value
 /// is parsed here and checked by its setter; an error names the variable.
 fn settings(text: &dyn Fn(&str) -> Option<String>) -> Result<Settings> {
@@ -433,6 +451,15 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v.into()))
             .collect();
         config_from(|name| map.get(name).cloned())
+    }
+
+    #[test]
+    fn hipcc_verbose_is_bit_zero() {
+        let one =
+            |v: &'static str| hipcc_verbose_from(move |n| (n == "HIPCC_VERBOSE").then(|| v.into()));
+        assert!(one("1") && one("7") && one(" 3"));
+        assert!(!one("0") && !one("2") && !one("yes"));
+        assert!(!hipcc_verbose_from(|_| None));
     }
 
     #[test]

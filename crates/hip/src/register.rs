@@ -30,6 +30,8 @@ pub struct FatBinary {
     loaded: Mutex<HashMap<usize, Arc<softgpu::Module>>>,
     /// Managed variables to set up in each loaded copy.
     managed: Mutex<Vec<Managed>>,
+    /// Devices whose missing code has been reported on stderr (once each).
+    missing_reported: Mutex<std::collections::HashSet<usize>>,
 }
 
 /// A `__managed__` variable: one allocation every device sees, whose
@@ -81,13 +83,17 @@ impl FatBinary {
             )
         })?;
         let module = softgpu::Module::load_bytes(dev, image).map_err(|e| {
-            HipError::new(
-                HIP_ERROR_NO_BINARY_FOR_GPU,
-                format!(
-                    "the program's device code cannot run on device {device} ({}): {e}",
-                    dev.target()
-                ),
-            )
+            let why = format!(
+                "the program's device code cannot run on device {device} ({}): {e}",
+                dev.target()
+            );
+            // As ROCm does, say it on stderr whatever the program does with
+            // the error code (the message names the targets the binary has),
+            // but once per device rather than aborting.
+            if lock(&self.missing_reported).insert(device) {
+                eprintln!("softgpu: hipErrorNoBinaryForGpu: {why}");
+            }
+            HipError::new(HIP_ERROR_NO_BINARY_FOR_GPU, why)
         })?;
         for m in lock(&self.managed).iter() {
             if let Some((addr, _)) = module.global(&m.name) {
@@ -246,6 +252,7 @@ pub unsafe extern "C" fn __hipRegisterFatBinary(data: *const c_void) -> *mut *mu
             image: Mutex::new(Some(image)),
             loaded: Mutex::new(HashMap::new()),
             managed: Mutex::new(Vec::new()),
+            missing_reported: Mutex::default(),
         });
         let index = with_registry(|r| {
             r.fatbins.push(fatbin);
