@@ -414,6 +414,249 @@ fn compressed_fat_binary() {
     });
 }
 
+// --- softgpu hipcc as ROCm's hipcc ----------------------------------------
+
+/// A scratch folder for one test of `softgpu hipcc`'s options.
+fn scratch(name: &str) -> tempfile::TempDir {
+    check_toolchain();
+    softgpu_library();
+    tempfile::Builder::new()
+        .prefix(&format!("softgpu-hipcc-{name}-"))
+        .tempdir()
+        .expect("cannot make a temporary folder")
+}
+
+/// `softgpu hipcc ARGS` in `dir` with `env`, exactly as given (no `-O` is
+/// added: these tests are about hipcc's own defaults); fails the test when
+/// the build fails, else returns its standard error.
+fn hipcc(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
+    let mut cmd = Recipe::Hipcc.command();
+    cmd.current_dir(dir).args(args).envs(env.iter().copied());
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "build failed ({}): {cmd:?}\n{}{}",
+        out.status,
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    text(&out.stderr)
+}
+
+fn source(name: &str) -> String {
+    programs_dir().join(name).display().to_string()
+}
+
+/// Runs a program `softgpu hipcc` built, with no environment set.
+fn run_hipcc_build(sources: &'static [&'static str], exe: &Path, args: &[PathBuf], how: &str) {
+    let run = Run {
+        lib_dir: None,
+        profile: None,
+        how,
+    };
+    run_program(&one(sources), exe, args, run);
+}
+
+/// With no `-O`, `softgpu hipcc` optimises as ROCm's hipcc does (`-O3`
+/// and the two inlining options), and `HIPCC_VERBOSE=1` shows it.
+#[test]
+fn hipcc_optimises_by_default() {
+    let work = scratch("defaults");
+    let d = work.path();
+    let err = hipcc(
+        d,
+        &[&source("vector_add.hip"), "-o", "prog"],
+        &[("HIPCC_VERBOSE", "1")],
+    );
+    let cmd = err
+        .lines()
+        .find(|l| l.starts_with("hipcc-cmd: "))
+        .unwrap_or_else(|| panic!("HIPCC_VERBOSE=1 printed no command:\n{err}"));
+    for want in [
+        " -O3 ",
+        "-amdgpu-early-inline-all=true",
+        "-amdgpu-function-calls=false",
+    ] {
+        assert!(cmd.contains(want), "{want} missing from {cmd}");
+    }
+    run_hipcc_build(
+        &["vector_add.hip"],
+        &d.join("prog"),
+        &[],
+        "softgpu hipcc, no -O",
+    );
+    // -O0 asked for: no -O3 and no inlining options.
+    let err = hipcc(
+        d,
+        &["-O0", &source("vector_add.hip"), "-o", "prog0"],
+        &[("HIPCC_VERBOSE", "1")],
+    );
+    assert!(!err.contains(" -O3 ") && !err.contains("-mllvm"), "{err}");
+    let version = Recipe::Hipcc.command().arg("--version").output().unwrap();
+    assert!(
+        text(&version.stdout).starts_with("HIP version: 5.2."),
+        "{}",
+        text(&version.stdout)
+    );
+    assert!(text(&version.stdout).contains("clang version 19"));
+}
+
+/// A usual `HIP_ARCHITECTURES` list builds: processors softgpu does not
+/// run are compiled into the fat binary (it runs on that hardware too),
+/// and the device picks its own entry. A list of foreign processors only
+/// gets the device's added, with a note.
+#[test]
+fn hipcc_builds_fat_binaries_for_any_targets() {
+    let work = scratch("targets");
+    let d = work.path();
+    let src = source("vector_add.hip");
+    let err = hipcc(
+        d,
+        &[
+            "--offload-arch=gfx90a,gfx1030",
+            "--offload-arch=gfx1151",
+            &src,
+            "-o",
+            "fat",
+        ],
+        &[],
+    );
+    assert!(!err.contains("also compiling"), "{err}");
+    let bytes = std::fs::read(d.join("fat")).unwrap();
+    for t in ["gfx90a", "gfx1030", "gfx1151"] {
+        let id = format!("amdgcn-amd-amdhsa--{t}");
+        assert!(
+            bytes.windows(id.len()).any(|w| w == id.as_bytes()),
+            "no {id} entry in the fat binary"
+        );
+    }
+    run_hipcc_build(
+        &["vector_add.hip"],
+        &d.join("fat"),
+        &[],
+        "fat binary gfx90a,gfx1030,gfx1151",
+    );
+    let err = hipcc(d, &["--offload-arch=gfx90a", &src, "-o", "foreign"], &[]);
+    assert!(err.contains("also compiling for gfx1151"), "{err}");
+    run_hipcc_build(
+        &["vector_add.hip"],
+        &d.join("foreign"),
+        &[],
+        "--offload-arch=gfx90a",
+    );
+}
+
+/// A program with no code for the device fails with hipErrorNoBinaryForGpu
+/// and says on stderr which targets it has.
+#[test]
+fn missing_device_code_names_the_targets() {
+    let work = scratch("nobinary");
+    let d = work.path();
+    let libs = device_libs().display().to_string();
+    build(
+        Command::new(CLANG)
+            .args([
+                "-x",
+                "hip",
+                "--offload-arch=gfx90a",
+                "--rocm-path=/usr",
+                "--hip-path=/usr",
+            ])
+            .arg(format!("--rocm-device-lib-path={libs}"))
+            .arg(source("vector_add.hip"))
+            .args(["-o"])
+            .arg(d.join("prog"))
+            .arg("-lamdhip64"),
+    );
+    let lib = d.join("lib");
+    std::fs::create_dir(&lib).unwrap();
+    std::os::unix::fs::symlink(softgpu_library(), lib.join("libamdhip64.so.5")).unwrap();
+    let mut cmd = softgpu_test_support::env::command(d.join("prog"));
+    cmd.env("LD_LIBRARY_PATH", &lib)
+        .env_remove("SOFTGPU_PROFILE")
+        .env_remove("SOFTGPU_DEVICES");
+    let (status, ok, stdout, stderr) = run_with_timeout(cmd, d);
+    assert!(!ok, "ran without code for gfx1151: {status}\n{stdout}");
+    assert!(
+        stderr.contains("hipErrorNoBinaryForGpu")
+            && stderr.contains("gfx90a")
+            && stderr.contains("gfx1151"),
+        "stderr does not name the device and the binary's targets:\n{stderr}"
+    );
+}
+
+/// `--genco` builds device code only, which `hipModuleLoad` loads.
+#[test]
+fn hipcc_genco_builds_a_module() {
+    let work = scratch("genco");
+    let d = work.path();
+    let p = Program {
+        module: Some("module_kernels.hip"),
+        ..one(&["modules.hip"])
+    };
+    let [elf, _] = Recipe::Hipcc.build_module("module_kernels.hip", d);
+    hipcc(
+        d,
+        &["--genco", &source("module_kernels.hip"), "-o", "genco.co"],
+        &[],
+    );
+    let exe = Recipe::Hipcc.build_program(&p, d);
+    run_hipcc_build(
+        &["modules.hip"],
+        &exe,
+        &[elf, d.join("genco.co")],
+        "module built with --genco",
+    );
+}
+
+/// `-fgpu-rdc`: device code split over translation units is linked when
+/// the program is.
+#[test]
+fn hipcc_links_relocatable_device_code() {
+    let work = scratch("rdc");
+    let d = work.path();
+    for s in ["rdc_device", "rdc_main"] {
+        hipcc(
+            d,
+            &[
+                "-fgpu-rdc",
+                "-c",
+                &source(&format!("{s}.hip")),
+                "-o",
+                &format!("{s}.o"),
+            ],
+            &[],
+        );
+    }
+    hipcc(
+        d,
+        &["-fgpu-rdc", "rdc_device.o", "rdc_main.o", "-o", "prog"],
+        &[],
+    );
+    run_hipcc_build(
+        &["rdc_main.hip"],
+        &d.join("prog"),
+        &[],
+        "-fgpu-rdc, two translation units",
+    );
+}
+
+/// Programs written for ROCm that splits hiprtc out link `-lhiprtc`: it
+/// is softgpu's HIP library, which exports hiprtc as HIP 5.2's does.
+#[test]
+fn hipcc_links_hiprtc() {
+    let work = scratch("hiprtc");
+    let d = work.path();
+    hipcc(
+        d,
+        &["-O2", &source("rtc.hip"), "-o", "prog", "-lhiprtc"],
+        &[],
+    );
+    run_hipcc_build(&["rtc.hip"], &d.join("prog"), &[], "softgpu hipcc -lhiprtc");
+}
+
 /// The README's overhead benchmark (`examples/hip/overhead.hip`) builds
 /// and checks its result (its timings are for reading, not for asserting).
 #[test]
@@ -585,6 +828,35 @@ fn vector_add() {
     check(Program {
         hipcc: true,
         ..one(&["vector_add.hip"])
+    });
+}
+
+#[test]
+fn matmul() {
+    check(one(&["matmul.hip"]));
+}
+
+#[test]
+fn reduction() {
+    check(one(&["reduction.hip"]));
+}
+
+#[test]
+fn sort() {
+    check(one(&["sort.hip"]));
+}
+
+#[test]
+fn monte_carlo() {
+    check(one(&["monte_carlo.hip"]));
+}
+
+/// A `.cu` source: `-x hip` in the clang build, by extension in hipcc's.
+#[test]
+fn stencil_cu() {
+    check(Program {
+        hipcc: true,
+        ..one(&["stencil.cu"])
     });
 }
 
