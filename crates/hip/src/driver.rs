@@ -100,6 +100,7 @@ fn rows(dst: &Side, src: &Side, width: u64, height: u64, depth: u64) -> HipResul
 
 /// Checks and submits a driver-style copy's rows.
 fn submit_rows(rows: Vec<(u64, u64, u64)>, stream: hipStream_t, sync: bool) -> HipResult {
+    let rows = crate::memory::split_at_allocations(rows)?;
     crate::memory::check_copy(&rows)?;
     crate::memory::submit(stream, Work::Copy(Arc::new(rows)), sync)
 }

@@ -679,7 +679,7 @@ fn copy(
     if dst.is_null() || src.is_null() {
         return Err(HipError::invalid("copy to or from a null pointer"));
     }
-    let rows = vec![(dst as u64, src as u64, size as u64)];
+    let rows = split_at_allocations(vec![(dst as u64, src as u64, size as u64)])?;
     check_copy(&rows)?;
     submit(stream, Work::Copy(Arc::new(rows)), sync)
 }
@@ -694,6 +694,34 @@ fn copy(
 /// Two host pointers with a device `hipMemcpyKind` are accepted: ROCm
 /// refuses them only where the CPU cannot reach GPU memory, and softgpu's
 /// memory is the host's, as on an APU.
+/// The rows of a copy cut where a side crosses from one allocation into
+/// the next one that starts right there, as mappings laid back to back in
+/// a virtual memory reservation do (`hipMemMap`): each piece then lies in
+/// one allocation, which is what the runtime's copies check. A side that
+/// runs into anything else is left whole, for [`check_copy`] to refuse.
+pub fn split_at_allocations(rows: Vec<(u64, u64, u64)>) -> HipResult<Vec<(u64, u64, u64)>> {
+    let rt = softgpu_runtime::Runtime::get()?;
+    let room = |addr: u64| {
+        rt.arena
+            .allocation_of(addr)
+            .map(|(start, size)| (start + size).saturating_sub(addr))
+    };
+    let mut out = Vec::with_capacity(rows.len());
+    for (mut dst, mut src, mut len) in rows {
+        while len > 0 {
+            let piece = [room(dst), room(src)]
+                .into_iter()
+                .flatten()
+                .filter(|&r| r > 0)
+                .fold(len, u64::min);
+            out.push((dst, src, piece));
+            // (Wrapping only where the loop ends: the last piece.)
+            (dst, src, len) = (dst.wrapping_add(piece), src.wrapping_add(piece), len - piece);
+        }
+    }
+    Ok(out)
+}
+
 pub fn check_copy(rows: &[(u64, u64, u64)]) -> HipResult {
     let rt = softgpu_runtime::Runtime::get()?;
     for &(dst, src, len) in rows.iter().filter(|r| r.2 > 0) {

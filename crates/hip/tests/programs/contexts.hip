@@ -71,6 +71,7 @@ int main() {
   HIP_EXPECT_ERR(hipDevicePrimaryCtxRelease(7), hipErrorInvalidDevice);
   HIP_EXPECT_ERR(hipDevicePrimaryCtxReset(7), hipErrorInvalidDevice);
   HIP_CHECK(hipDevicePrimaryCtxReset(0));
+  (void)hipGetLastError();
 
   // A context on device 1 becomes current when created; work runs there.
   hipCtx_t ctx1 = nullptr;
