@@ -337,7 +337,6 @@ pub struct hipChannelFormatDesc {
 pub type hipHostFn_t = Option<unsafe extern "C" fn(*mut c_void)>;
 pub type hipStreamCallback_t = Option<unsafe extern "C" fn(hipStream_t, hipError_t, *mut c_void)>;
 
-
 // --- Contexts, memory pools, IPC, stream memory operations -------------
 //
 // Types and constants of the 5.2.3 headers used by `context.rs`,
@@ -406,7 +405,6 @@ pub const HIP_STREAM_WAIT_VALUE_EQ: u32 = 1;
 pub const HIP_STREAM_WAIT_VALUE_AND: u32 = 2;
 pub const HIP_STREAM_WAIT_VALUE_NOR: u32 = 3;
 
-
 /// `hipMemoryTypeArray` (a HIP array side of a driver-style copy).
 pub const HIP_MEMORY_TYPE_ARRAY: i32 = 2;
 
@@ -460,7 +458,6 @@ pub struct HIP_MEMCPY3D {
     pub Height: u32,
     pub Depth: u32,
 }
-
 
 /// `hipMemAllocationProp` as Debian's 5.2.3 headers lay it out (later
 /// HIP versions reordered it).

@@ -201,7 +201,9 @@ fn attribute(attr: i32, ptr: u64, count: u64, data_size: usize) -> HipResult<Vec
             out.truncate(data_size / 4);
             Ok(out)
         }
-        other => Err(HipError::invalid(format!("unknown range attribute {other}"))),
+        other => Err(HipError::invalid(format!(
+            "unknown range attribute {other}"
+        ))),
     }
 }
 
@@ -249,7 +251,13 @@ pub unsafe extern "C" fn hipMemRangeGetAttributes(
 ) -> hipError_t {
     guard("hipMemRangeGetAttributes", || {
         hip()?;
-        if data.is_null() || data_sizes.is_null() || attrs.is_null() || num == 0 || ptr.is_null() || count == 0 {
+        if data.is_null()
+            || data_sizes.is_null()
+            || attrs.is_null()
+            || num == 0
+            || ptr.is_null()
+            || count == 0
+        {
             return Err(HipError::invalid("a null or empty argument"));
         }
         // Everything is checked before anything is written.

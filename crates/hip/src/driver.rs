@@ -57,7 +57,13 @@ fn side_address(
 const MAX_ROWS: u64 = 1 << 22;
 
 /// The rows `(dst, src, len)` of a `width` × `height` × `depth` copy.
-fn rows(dst: &Side, src: &Side, width: u64, height: u64, depth: u64) -> HipResult<Vec<(u64, u64, u64)>> {
+fn rows(
+    dst: &Side,
+    src: &Side,
+    width: u64,
+    height: u64,
+    depth: u64,
+) -> HipResult<Vec<(u64, u64, u64)>> {
     let overflow = || HipError::invalid("the copy's addresses overflow");
     if height.checked_mul(depth).is_none_or(|n| n > MAX_ROWS) {
         return Err(HipError::invalid(format!(
@@ -155,7 +161,13 @@ fn copy_3d(call: &str, p: &HIP_MEMCPY3D, stream: hipStream_t, sync: bool) -> Hip
         pitch: p.dstPitch.into(),
         height: p.dstHeight.into(),
     };
-    let rows = rows(&dst, &src, p.WidthInBytes.into(), p.Height.into(), p.Depth.into())?;
+    let rows = rows(
+        &dst,
+        &src,
+        p.WidthInBytes.into(),
+        p.Height.into(),
+        p.Depth.into(),
+    )?;
     submit_rows(rows, stream, sync)
 }
 
@@ -253,7 +265,10 @@ fn attribute(attr: i32, ptr: u64) -> (Value, HipResult) {
             ATTR_SYNC_MEMOPS | ATTR_IS_MANAGED | ATTR_MAPPED => Value::Bool(false),
             _ => Value::Pointer(0),
         };
-        return (fallback, known(attr).and(Err(missing("memory HIP allocated or registered"))));
+        return (
+            fallback,
+            known(attr).and(Err(missing("memory HIP allocated or registered"))),
+        );
     };
     let host_side = matches!(a.kind, Kind::Host | Kind::Registered | Kind::Managed);
     let value = match attr {
@@ -290,7 +305,9 @@ fn known(attr: i32) -> HipResult {
     if (ATTR_CONTEXT..=17).contains(&attr) {
         Ok(())
     } else {
-        Err(HipError::invalid(format!("unknown pointer attribute {attr}")))
+        Err(HipError::invalid(format!(
+            "unknown pointer attribute {attr}"
+        )))
     }
 }
 
@@ -349,7 +366,8 @@ pub unsafe extern "C" fn hipDrvPointerGetAttributes(
         for i in 0..count as usize {
             // SAFETY: `attrs` and `data` hold `count` entries (crate docs,
             // "Inputs").
-            let (attr, out) = unsafe { (get(attrs.add(i), "attribute")?, get(data.add(i), "data")?) };
+            let (attr, out) =
+                unsafe { (get(attrs.add(i), "attribute")?, get(data.add(i), "data")?) };
             if out.is_null() || known(attr).is_err() {
                 continue;
             }

@@ -49,7 +49,9 @@ impl MemHandle {
     }
 
     fn from_bytes(bytes: &[u8; HIP_IPC_HANDLE_SIZE]) -> MemHandle {
-        let u32_at = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+        let u32_at = |at: usize| {
+            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+        };
         let u64_at = |at: usize| u64::from(u32_at(at)) | u64::from(u32_at(at + 4)) << 32;
         MemHandle {
             words: std::array::from_fn(|i| u32_at(4 * i)),

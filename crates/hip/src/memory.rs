@@ -279,7 +279,9 @@ pub unsafe extern "C" fn hipMallocAsync(
     stream: hipStream_t,
 ) -> hipError_t {
     // From the current pool of the stream's device (`crate::pool`).
-    guard("hipMallocAsync", || crate::pool::malloc_async(ptr, size, None, stream))
+    guard("hipMallocAsync", || {
+        crate::pool::malloc_async(ptr, size, None, stream)
+    })
 }
 
 #[no_mangle]
@@ -716,7 +718,11 @@ pub fn split_at_allocations(rows: Vec<(u64, u64, u64)>) -> HipResult<Vec<(u64, u
                 .fold(len, u64::min);
             out.push((dst, src, piece));
             // (Wrapping only where the loop ends: the last piece.)
-            (dst, src, len) = (dst.wrapping_add(piece), src.wrapping_add(piece), len - piece);
+            (dst, src, len) = (
+                dst.wrapping_add(piece),
+                src.wrapping_add(piece),
+                len - piece,
+            );
         }
     }
     Ok(out)

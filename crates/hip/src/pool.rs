@@ -77,8 +77,7 @@ impl PoolState {
     /// are reserved or none are kept.
     fn trim_to(&mut self, keep: u64) {
         while self.reserved() > keep {
-            let Some(largest) = self.free.iter().max_by_key(|(_, a)| a.len).map(|(b, _)| *b)
-            else {
+            let Some(largest) = self.free.iter().max_by_key(|(_, a)| a.len).map(|(b, _)| *b) else {
                 break;
             };
             if let Some(alloc) = self.free.remove(&largest) {
@@ -141,9 +140,8 @@ impl Pool {
             None => {
                 let device = &hip.devices[self.device];
                 let addr = crate::memory::allocate_on(device, len, Kind::Device, 0)?;
-                let alloc = crate::memory::starting_at(addr).ok_or_else(|| {
-                    HipError::new(HIP_ERROR_UNKNOWN, "a new allocation vanished")
-                })?;
+                let alloc = crate::memory::starting_at(addr)
+                    .ok_or_else(|| HipError::new(HIP_ERROR_UNKNOWN, "a new allocation vanished"))?;
                 (addr, alloc)
             }
         };
@@ -385,7 +383,9 @@ pub unsafe extern "C" fn hipMemPoolDestroy(pool: hipMemPool_t) -> hipError_t {
         let pools = pools(hip);
         let p = pools.get(pool)?;
         if p.is_default {
-            return Err(HipError::invalid("a device's default pool cannot be destroyed"));
+            return Err(HipError::invalid(
+                "a device's default pool cannot be destroyed",
+            ));
         }
         {
             let mut state = lock(&p.state);
@@ -424,7 +424,9 @@ pub unsafe extern "C" fn hipMemPoolSetAttribute(
         }
         let mut state = lock(&p.state);
         match attr {
-            REUSE_FOLLOW_EVENT_DEPENDENCIES | REUSE_ALLOW_OPPORTUNISTIC | REUSE_ALLOW_INTERNAL_DEPENDENCIES => {
+            REUSE_FOLLOW_EVENT_DEPENDENCIES
+            | REUSE_ALLOW_OPPORTUNISTIC
+            | REUSE_ALLOW_INTERNAL_DEPENDENCIES => {
                 // SAFETY: these attributes' value is an int (the header's
                 // hipMemPoolAttr documentation; crate docs, "Inputs").
                 let flag = unsafe { get(value as *const i32, "value")? };
@@ -474,7 +476,9 @@ pub unsafe extern "C" fn hipMemPoolGetAttribute(
         }
         let state = lock(&p.state);
         let wide = match attr {
-            REUSE_FOLLOW_EVENT_DEPENDENCIES | REUSE_ALLOW_OPPORTUNISTIC | REUSE_ALLOW_INTERNAL_DEPENDENCIES => {
+            REUSE_FOLLOW_EVENT_DEPENDENCIES
+            | REUSE_ALLOW_OPPORTUNISTIC
+            | REUSE_ALLOW_INTERNAL_DEPENDENCIES => {
                 let flag = state.reuse[(attr - 1) as usize];
                 // SAFETY: these attributes' value is an int (the header's
                 // hipMemPoolAttr documentation; crate docs, "Outputs").
@@ -567,7 +571,11 @@ pub unsafe extern "C" fn hipMemPoolGetAccess(
             HIP_MEM_ACCESS_READ_WRITE
         } else {
             let state = lock(&p.state);
-            state.access.get(&device).copied().unwrap_or(HIP_MEM_ACCESS_NONE)
+            state
+                .access
+                .get(&device)
+                .copied()
+                .unwrap_or(HIP_MEM_ACCESS_NONE)
         };
         // SAFETY: an output of a hipMemAccessFlags (crate docs, "Outputs").
         unsafe { put(flags, access) }

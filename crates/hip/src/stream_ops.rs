@@ -24,8 +24,14 @@ use crate::stream::{HipStream, HostCall, Work};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum MemOp {
     /// Waits until the word compares true (`flags`: the comparison).
-    Wait { value: u64, mask: u64, flags: u32 },
-    Write { value: u64 },
+    Wait {
+        value: u64,
+        mask: u64,
+        flags: u32,
+    },
+    Write {
+        value: u64,
+    },
 }
 
 /// One stream memory operation on a 4- or 8-byte word.
@@ -129,10 +135,14 @@ fn enqueue(stream: hipStream_t, ptr: *mut c_void, width: u64, op: MemOp) -> HipR
         return Err(HipError::invalid("the word's address is null"));
     }
     // CLR: a stream that is not valid is hipErrorContextIsDestroyed here.
-    let s = hip.stream(stream).map_err(|e| HipError::new(HIP_ERROR_CONTEXT_IS_DESTROYED, e.message))?;
+    let s = hip
+        .stream(stream)
+        .map_err(|e| HipError::new(HIP_ERROR_CONTEXT_IS_DESTROYED, e.message))?;
     let addr = ptr as u64;
-    let in_allocation = crate::memory::find(addr)
-        .is_some_and(|(base, a)| addr.checked_add(width).is_some_and(|end| end <= base + a.len));
+    let in_allocation = crate::memory::find(addr).is_some_and(|(base, a)| {
+        addr.checked_add(width)
+            .is_some_and(|end| end <= base + a.len)
+    });
     if !in_allocation {
         return Err(HipError::invalid(format!(
             "{addr:#x}+{width} is not inside memory HIP allocated or registered"
@@ -196,7 +206,14 @@ pub unsafe extern "C" fn hipStreamWriteValue32(
 ) -> hipError_t {
     // CLR ignores the flags (none are defined).
     guard("hipStreamWriteValue32", || {
-        enqueue(stream, ptr, 4, MemOp::Write { value: value.into() })
+        enqueue(
+            stream,
+            ptr,
+            4,
+            MemOp::Write {
+                value: value.into(),
+            },
+        )
     })
 }
 
@@ -344,13 +361,33 @@ mod tests {
         let m = 0xffff_ffff;
         assert!(condition_holds(5, 5, m, HIP_STREAM_WAIT_VALUE_GTE));
         assert!(!condition_holds(4, 5, m, HIP_STREAM_WAIT_VALUE_GTE));
-        assert!(condition_holds(0x1_0005, 5, 0xffff, HIP_STREAM_WAIT_VALUE_EQ));
+        assert!(condition_holds(
+            0x1_0005,
+            5,
+            0xffff,
+            HIP_STREAM_WAIT_VALUE_EQ
+        ));
         assert!(!condition_holds(6, 5, m, HIP_STREAM_WAIT_VALUE_EQ));
-        assert!(condition_holds(0b0110, 0b0100, m, HIP_STREAM_WAIT_VALUE_AND));
-        assert!(!condition_holds(0b0010, 0b0100, m, HIP_STREAM_WAIT_VALUE_AND));
+        assert!(condition_holds(
+            0b0110,
+            0b0100,
+            m,
+            HIP_STREAM_WAIT_VALUE_AND
+        ));
+        assert!(!condition_holds(
+            0b0010,
+            0b0100,
+            m,
+            HIP_STREAM_WAIT_VALUE_AND
+        ));
         // NOR: true unless word and value together cover every bit of
         // the mask.
-        assert!(!condition_holds(0x0f, 0xf0, 0xff, HIP_STREAM_WAIT_VALUE_NOR));
+        assert!(!condition_holds(
+            0x0f,
+            0xf0,
+            0xff,
+            HIP_STREAM_WAIT_VALUE_NOR
+        ));
         assert!(condition_holds(0x0f, 0x30, 0xff, HIP_STREAM_WAIT_VALUE_NOR));
     }
 

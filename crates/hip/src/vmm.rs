@@ -128,10 +128,17 @@ pub unsafe extern "C" fn hipMemCreate(
             .copied()
             .find(|&p| rt.pool(p).is_ok_and(|p| p.kind == PoolKind::CoarseDevice))
             .ok_or_else(|| HipError::new(HIP_ERROR_UNKNOWN, "the device has no memory pool"))?;
-        let made = rt.vmem().create(&rt, pool, size as u64, true).map_err(|e| {
-            let code = if e.lacks_resources() { HIP_ERROR_OUT_OF_MEMORY } else { HIP_ERROR_INVALID_VALUE };
-            HipError::new(code, e.to_string())
-        })?;
+        let made = rt
+            .vmem()
+            .create(&rt, pool, size as u64, true)
+            .map_err(|e| {
+                let code = if e.lacks_resources() {
+                    HIP_ERROR_OUT_OF_MEMORY
+                } else {
+                    HIP_ERROR_INVALID_VALUE
+                };
+                HipError::new(code, e.to_string())
+            })?;
         set_handle_type(made, kind);
         // SAFETY: an output of a handle (crate docs, "Outputs").
         unsafe { put(handle, made as hipMemGenericAllocationHandle_t) }.inspect_err(|_| {
@@ -169,18 +176,29 @@ pub unsafe extern "C" fn hipMemAddressReserve(
         // CLR: a size off the granularity or an alignment that is not a
         // power of two is hipErrorMemoryAllocation (hipErrorOutOfMemory).
         let size = size as u64;
-        if size == 0 || !size.is_multiple_of(granularity()) || alignment & alignment.wrapping_sub(1) != 0 {
+        if size == 0
+            || !size.is_multiple_of(granularity())
+            || alignment & alignment.wrapping_sub(1) != 0
+        {
             return Err(HipError::new(
                 HIP_ERROR_OUT_OF_MEMORY,
-                format!("size {size} or alignment {alignment} off the {}-byte granularity", granularity()),
+                format!(
+                    "size {size} or alignment {alignment} off the {}-byte granularity",
+                    granularity()
+                ),
             ));
         }
         // Any alignment up to a page is a page's.
-        let align = if (alignment as u64) <= granularity() { 0 } else { alignment as u64 };
+        let align = if (alignment as u64) <= granularity() {
+            0
+        } else {
+            alignment as u64
+        };
         let rt = runtime()?;
-        let va = rt.vmem().reserve(&rt, size, addr as u64, align).map_err(|e| {
-            HipError::new(HIP_ERROR_OUT_OF_MEMORY, e.to_string())
-        })?;
+        let va = rt
+            .vmem()
+            .reserve(&rt, size, addr as u64, align)
+            .map_err(|e| HipError::new(HIP_ERROR_OUT_OF_MEMORY, e.to_string()))?;
         // SAFETY: an output of a pointer (crate docs, "Outputs").
         unsafe { put(ptr, va as *mut c_void) }.inspect_err(|_| {
             let _ = rt.vmem().free(&rt, va, size);
@@ -219,7 +237,8 @@ pub unsafe extern "C" fn hipMemMap(
             ));
         }
         let rt = runtime()?;
-        rt.vmem().map(&rt, ptr as u64, size as u64, 0, handle as u64)?;
+        rt.vmem()
+            .map(&rt, ptr as u64, size as u64, 0, handle as u64)?;
         Ok(())
     })
 }
@@ -251,10 +270,15 @@ pub unsafe extern "C" fn hipMemSetAccess(
     guard("hipMemSetAccess", || {
         let hip = hip()?;
         if ptr.is_null() || size == 0 || list.is_null() || count == 0 {
-            return Err(HipError::invalid("a null pointer or list, or zero size or count"));
+            return Err(HipError::invalid(
+                "a null pointer or list, or zero size or count",
+            ));
         }
         if count > hip.devices.len() {
-            return Err(HipError::invalid(format!("{count} descriptors for {} devices", hip.devices.len())));
+            return Err(HipError::invalid(format!(
+                "{count} descriptors for {} devices",
+                hip.devices.len()
+            )));
         }
         let rt = runtime()?;
         let mut grants = Vec::with_capacity(count);
@@ -268,7 +292,8 @@ pub unsafe extern "C" fn hipMemSetAccess(
             let agent = gpu(&rt, hip, desc.location.id)?;
             grants.push((rt.agent_handles[agent.index], desc.flags as u32));
         }
-        rt.vmem().set_access(&rt, ptr as u64, size as u64, &grants)?;
+        rt.vmem()
+            .set_access(&rt, ptr as u64, size as u64, &grants)?;
         Ok(())
     })
 }
@@ -400,7 +425,9 @@ pub unsafe extern "C" fn hipMemImportFromShareableHandle(
             .map_err(|_| HipError::invalid(format!("{os_handle:p} is not a file descriptor")))?;
         // SAFETY: F_GETFD only reads the descriptor table.
         if unsafe { libc::fcntl(raw, libc::F_GETFD) } < 0 {
-            return Err(HipError::invalid(format!("{raw} is not an open file descriptor")));
+            return Err(HipError::invalid(format!(
+                "{raw} is not an open file descriptor"
+            )));
         }
         // SAFETY: `raw` is open (checked above) and the caller keeps it
         // open for the call (the shareable handle is the caller's).
