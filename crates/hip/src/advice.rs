@@ -180,7 +180,7 @@ fn attribute(attr: i32, ptr: u64, count: u64, data_size: usize) -> HipResult<Vec
             2,
         ),
         ACCESSED_BY => {
-            if data_size == 0 || data_size % 4 != 0 {
+            if data_size == 0 || !data_size.is_multiple_of(4) {
                 return Err(HipError::invalid(format!(
                     "{data_size} bytes do not hold whole device ids"
                 )));

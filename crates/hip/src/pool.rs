@@ -153,7 +153,10 @@ impl Pool {
 
 /// The pool each handed-out block came from, with the block itself (so a
 /// later allocation at the same address is not mistaken for it).
-static BUSY: Mutex<BTreeMap<u64, (Arc<Pool>, Arc<Alloc>)>> = Mutex::new(BTreeMap::new());
+static BUSY: Mutex<BTreeMap<u64, Busy>> = Mutex::new(BTreeMap::new());
+
+/// A handed-out block: its pool and the allocation.
+type Busy = (Arc<Pool>, Arc<Alloc>);
 
 /// Whether `alloc`, starting at `addr`, was handed out by a pool.
 pub fn owns(addr: u64, alloc: &Arc<Alloc>) -> bool {
