@@ -337,6 +337,145 @@ pub struct hipChannelFormatDesc {
 pub type hipHostFn_t = Option<unsafe extern "C" fn(*mut c_void)>;
 pub type hipStreamCallback_t = Option<unsafe extern "C" fn(hipStream_t, hipError_t, *mut c_void)>;
 
+// --- Contexts, memory pools, IPC, stream memory operations -------------
+//
+// Types and constants of the 5.2.3 headers used by `context.rs`,
+// `pool.rs`, `ipc.rs` and `stream_ops.rs`.
+
+pub type hipCtx_t = *mut c_void;
+pub type hipMemPool_t = *mut c_void;
+
+pub const HIP_ERROR_INVALID_CONTEXT: hipError_t = 201;
+pub const HIP_ERROR_CONTEXT_ALREADY_IN_USE: hipError_t = 216;
+pub const HIP_ERROR_CONTEXT_IS_DESTROYED: hipError_t = 709;
+
+/// `hipMemLocationTypeDevice`.
+pub const HIP_MEM_LOCATION_TYPE_DEVICE: i32 = 1;
+/// `hipMemAllocationTypePinned`.
+pub const HIP_MEM_ALLOCATION_TYPE_PINNED: i32 = 1;
+/// `hipMemAccessFlagsProtNone`, `...ProtRead`, `...ProtReadWrite`.
+pub const HIP_MEM_ACCESS_NONE: i32 = 0;
+pub const HIP_MEM_ACCESS_READ: i32 = 1;
+pub const HIP_MEM_ACCESS_READ_WRITE: i32 = 3;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct hipMemLocation {
+    pub type_: i32,
+    pub id: i32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct hipMemAccessDesc {
+    pub location: hipMemLocation,
+    pub flags: i32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hipMemPoolProps {
+    pub allocType: i32,
+    pub handleTypes: i32,
+    pub location: hipMemLocation,
+    pub win32SecurityAttributes: *mut c_void,
+    pub reserved: [u8; 64],
+}
+
+/// `hipUUID`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct hipUUID {
+    pub bytes: [u8; 16],
+}
+
+/// `HIP_IPC_HANDLE_SIZE`.
+pub const HIP_IPC_HANDLE_SIZE: usize = 64;
+
+/// `hipIpcMemHandle_t` and `hipIpcEventHandle_t`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hipIpcHandle {
+    pub reserved: [u8; HIP_IPC_HANDLE_SIZE],
+}
+
+/// `hipStreamWaitValueGte`, `...Eq`, `...And`, `...Nor`.
+pub const HIP_STREAM_WAIT_VALUE_GTE: u32 = 0;
+pub const HIP_STREAM_WAIT_VALUE_EQ: u32 = 1;
+pub const HIP_STREAM_WAIT_VALUE_AND: u32 = 2;
+pub const HIP_STREAM_WAIT_VALUE_NOR: u32 = 3;
+
+/// `hipMemoryTypeArray` (a HIP array side of a driver-style copy).
+pub const HIP_MEMORY_TYPE_ARRAY: i32 = 2;
+
+/// `hip_Memcpy2D` (`hipMemcpyParam2D`, `hipDrvMemcpy2DUnaligned`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hip_Memcpy2D {
+    pub srcXInBytes: usize,
+    pub srcY: usize,
+    pub srcMemoryType: i32,
+    pub srcHost: *const c_void,
+    pub srcDevice: hipDeviceptr_t,
+    pub srcArray: *mut c_void,
+    pub srcPitch: usize,
+    pub dstXInBytes: usize,
+    pub dstY: usize,
+    pub dstMemoryType: i32,
+    pub dstHost: *mut c_void,
+    pub dstDevice: hipDeviceptr_t,
+    pub dstArray: *mut c_void,
+    pub dstPitch: usize,
+    pub WidthInBytes: usize,
+    pub Height: usize,
+}
+
+/// `HIP_MEMCPY3D` (`hipDrvMemcpy3D`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct HIP_MEMCPY3D {
+    pub srcXInBytes: u32,
+    pub srcY: u32,
+    pub srcZ: u32,
+    pub srcLOD: u32,
+    pub srcMemoryType: i32,
+    pub srcHost: *const c_void,
+    pub srcDevice: hipDeviceptr_t,
+    pub srcArray: *mut c_void,
+    pub srcPitch: u32,
+    pub srcHeight: u32,
+    pub dstXInBytes: u32,
+    pub dstY: u32,
+    pub dstZ: u32,
+    pub dstLOD: u32,
+    pub dstMemoryType: i32,
+    pub dstHost: *mut c_void,
+    pub dstDevice: hipDeviceptr_t,
+    pub dstArray: *mut c_void,
+    pub dstPitch: u32,
+    pub dstHeight: u32,
+    pub WidthInBytes: u32,
+    pub Height: u32,
+    pub Depth: u32,
+}
+
+/// `hipMemAllocationProp` as Debian's 5.2.3 headers lay it out (later
+/// HIP versions reordered it).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hipMemAllocationProp {
+    pub compressionType: u8,
+    pub location: hipMemLocation,
+    pub requestedHandleType: i32,
+    pub type_: i32,
+    pub usage: u16,
+    pub win32HandleMetaData: *mut c_void,
+}
+
+pub type hipMemGenericAllocationHandle_t = *mut c_void;
+/// `hipMemHandleTypePosixFileDescriptor`.
+pub const HIP_MEM_HANDLE_TYPE_POSIX_FD: i32 = 1;
+
 #[cfg(test)]
 mod tests {
     //! Every size and field offset here against Debian's HIP headers: a C
@@ -386,6 +525,17 @@ mod tests {
             hipMemsetParams { dst, elementSize, height, pitch, value, width }
             hipLaunchParams { func, gridDim, blockDim, args, sharedMem, stream }
             hipChannelFormatDesc { x, y, z, w, f }
+            hipMemAccessDesc { location, flags }
+            hipMemPoolProps { allocType, handleTypes, location, win32SecurityAttributes, reserved }
+            hipUUID { bytes }
+            hipMemAllocationProp { compressionType, location, requestedHandleType, usage,
+                win32HandleMetaData }
+            hip_Memcpy2D { srcXInBytes, srcY, srcMemoryType, srcHost, srcDevice, srcArray,
+                srcPitch, dstXInBytes, dstY, dstMemoryType, dstHost, dstDevice, dstArray,
+                dstPitch, WidthInBytes, Height }
+            HIP_MEMCPY3D { srcXInBytes, srcY, srcZ, srcLOD, srcMemoryType, srcHost, srcDevice,
+                srcArray, srcPitch, srcHeight, dstXInBytes, dstY, dstZ, dstLOD, dstMemoryType,
+                dstHost, dstDevice, dstArray, dstPitch, dstHeight, WidthInBytes, Height, Depth }
         };
         // The error codes by their enumerator names.
         let mut rust = rust;

@@ -56,7 +56,17 @@ fn overlaps(addr: u64, last: u64) -> bool {
 
 /// Allocates `len` bytes of `kind` on the current device.
 fn allocate(hip: &Hip, len: u64, kind: Kind, flags: u32) -> HipResult<u64> {
-    let device = hip.current();
+    allocate_on(hip.current(), len, kind, flags)
+}
+
+/// Allocates `len` bytes of `kind` on `device` (memory pools allocate on
+/// theirs, whichever device is current).
+pub fn allocate_on(
+    device: &crate::state::DeviceState,
+    len: u64,
+    kind: Kind,
+    flags: u32,
+) -> HipResult<u64> {
     device.check_sticky()?;
     let buffer = device.null.with(|s| {
         let b = match kind {
@@ -111,6 +121,12 @@ fn free(hip: &Hip, addr: u64, kinds: &[Kind]) -> HipResult {
         }
     };
     let synchronized = crate::stream::synchronize_device(hip, alloc.device);
+    // Memory from a pool goes back to its pool.
+    if crate::pool::owns(addr, &alloc) {
+        lock(&ALLOCS).remove(&addr);
+        crate::pool::release(addr, alloc);
+        return synchronized;
+    }
     // Freed even when the device has failed (the call still returns the
     // sticky error, as CUDA's does): work still queued holds its buffers
     // until it is done, and a program that frees what it allocated does
@@ -262,10 +278,9 @@ pub unsafe extern "C" fn hipMallocAsync(
     size: usize,
     stream: hipStream_t,
 ) -> hipError_t {
+    // From the current pool of the stream's device (`crate::pool`).
     guard("hipMallocAsync", || {
-        // The memory exists at once, which stream order allows.
-        hip()?.stream(stream)?;
-        malloc_kind(ptr, size, Kind::Device, 0)
+        crate::pool::malloc_async(ptr, size, None, stream)
     })
 }
 
@@ -281,10 +296,11 @@ pub unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream_t) -> 
         let alloc = lock(&ALLOCS).remove(&addr).ok_or_else(|| {
             HipError::invalid(format!("{addr:#x} is not the start of a live allocation"))
         })?;
-        // Freed when the stream reaches this point: the host function
-        // holds the last reference. (Other streams must be ordered before
-        // it by the program, as HIP requires.)
-        let holder = Arc::new(Mutex::new(Some(alloc)));
+        // Freed (or given back to its memory pool) when the stream reaches
+        // this point: the host function holds the last reference. (Other
+        // streams must be ordered before it by the program, as HIP
+        // requires.)
+        let holder = Arc::new(Mutex::new(Some((addr, alloc))));
         let call = crate::stream::HostCall {
             call: release_alloc,
             data: Arc::into_raw(holder) as usize,
@@ -293,11 +309,30 @@ pub unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream_t) -> 
     })
 }
 
-/// Drops the allocation a `hipFreeAsync` host call holds.
+/// What a `hipFreeAsync` host call holds: the allocation and its start.
+type FreedAlloc = Mutex<Option<(u64, Arc<Alloc>)>>;
+
+/// Drops the allocation a `hipFreeAsync` host call holds, or gives it
+/// back to its memory pool.
 unsafe extern "C" fn release_alloc(data: *mut c_void) {
     // SAFETY: `data` is the `Arc` `hipFreeAsync` leaked for this one call.
-    let holder = unsafe { Arc::from_raw(data as *const Mutex<Option<Arc<Alloc>>>) };
-    lock(&holder).take();
+    let holder = unsafe { Arc::from_raw(data as *const FreedAlloc) };
+    let taken = lock(&holder).take();
+    if let Some((addr, alloc)) = taken {
+        if crate::pool::owns(addr, &alloc) {
+            crate::pool::release(addr, alloc);
+        }
+    }
+}
+
+/// Makes `alloc` at `addr` live again (memory a pool hands out anew).
+pub fn remember(addr: u64, alloc: Arc<Alloc>) {
+    lock(&ALLOCS).insert(addr, alloc);
+}
+
+/// The live allocation starting at `addr`.
+pub fn starting_at(addr: u64) -> Option<Arc<Alloc>> {
+    lock(&ALLOCS).get(&addr).cloned()
 }
 
 #[no_mangle]
@@ -534,8 +569,11 @@ pub unsafe extern "C" fn hipMemPrefetchAsync(
         if device != -1 {
             hip.device(device)?;
         }
-        // Memory is unified: there is nothing to move.
-        check_managed(ptr, count)
+        // Memory is unified: there is nothing to move; the range
+        // attributes report the prefetch (`crate::advice`).
+        check_managed(ptr, count)?;
+        crate::advice::prefetched(ptr, count, device);
+        Ok(())
     })
 }
 
@@ -543,15 +581,21 @@ pub unsafe extern "C" fn hipMemPrefetchAsync(
 pub unsafe extern "C" fn hipMemAdvise(
     ptr: *const c_void,
     count: usize,
-    _advice: i32,
+    advice: i32,
     device: i32,
 ) -> hipError_t {
     guard("hipMemAdvise", || {
         if device != -1 {
             hip()?.device(device)?;
         }
-        // Memory is unified: advice changes nothing.
-        check_managed(ptr, count)
+        if !crate::advice::is_advice(advice) {
+            return Err(HipError::invalid(format!("unknown advice {advice}")));
+        }
+        // Memory is unified: advice changes nothing; the range attributes
+        // report it (`crate::advice`).
+        check_managed(ptr, count)?;
+        crate::advice::advise(ptr, count, advice, device);
+        Ok(())
     })
 }
 
@@ -596,7 +640,7 @@ fn check_kind(kind: i32) -> HipResult {
 /// registered or `hipHostMalloc` memory) is synchronous even when called
 /// as asynchronous, as CUDA and HIP define it: the program may reuse a
 /// pageable buffer as soon as the call returns.
-fn submit(stream: hipStream_t, work: Work, sync: bool) -> HipResult {
+pub fn submit(stream: hipStream_t, work: Work, sync: bool) -> HipResult {
     let hip = hip()?;
     let s = hip.stream(stream)?;
     let pageable = match &work {
@@ -637,7 +681,7 @@ fn copy(
     if dst.is_null() || src.is_null() {
         return Err(HipError::invalid("copy to or from a null pointer"));
     }
-    let rows = vec![(dst as u64, src as u64, size as u64)];
+    let rows = split_at_allocations(vec![(dst as u64, src as u64, size as u64)])?;
     check_copy(&rows)?;
     submit(stream, Work::Copy(Arc::new(rows)), sync)
 }
@@ -652,7 +696,39 @@ fn copy(
 /// Two host pointers with a device `hipMemcpyKind` are accepted: ROCm
 /// refuses them only where the CPU cannot reach GPU memory, and softgpu's
 /// memory is the host's, as on an APU.
-fn check_copy(rows: &[(u64, u64, u64)]) -> HipResult {
+/// The rows of a copy cut where a side crosses from one allocation into
+/// the next one that starts right there, as mappings laid back to back in
+/// a virtual memory reservation do (`hipMemMap`): each piece then lies in
+/// one allocation, which is what the runtime's copies check. A side that
+/// runs into anything else is left whole, for [`check_copy`] to refuse.
+pub fn split_at_allocations(rows: Vec<(u64, u64, u64)>) -> HipResult<Vec<(u64, u64, u64)>> {
+    let rt = softgpu_runtime::Runtime::get()?;
+    let room = |addr: u64| {
+        rt.arena
+            .allocation_of(addr)
+            .map(|(start, size)| (start + size).saturating_sub(addr))
+    };
+    let mut out = Vec::with_capacity(rows.len());
+    for (mut dst, mut src, mut len) in rows {
+        while len > 0 {
+            let piece = [room(dst), room(src)]
+                .into_iter()
+                .flatten()
+                .filter(|&r| r > 0)
+                .fold(len, u64::min);
+            out.push((dst, src, piece));
+            // (Wrapping only where the loop ends: the last piece.)
+            (dst, src, len) = (
+                dst.wrapping_add(piece),
+                src.wrapping_add(piece),
+                len - piece,
+            );
+        }
+    }
+    Ok(out)
+}
+
+pub fn check_copy(rows: &[(u64, u64, u64)]) -> HipResult {
     let rt = softgpu_runtime::Runtime::get()?;
     for &(dst, src, len) in rows.iter().filter(|r| r.2 > 0) {
         rt.check_queued(dst, len, "copy destination", true)?;

@@ -689,6 +689,45 @@ fn devices() {
     });
 }
 
+/// Contexts across two devices.
+#[test]
+fn contexts() {
+    check(Program {
+        env: &[("SOFTGPU_DEVICES", "2")],
+        ..one(&["contexts.hip"])
+    });
+}
+
+/// Memory pools, one on each of two devices.
+#[test]
+fn pools() {
+    check(Program {
+        env: &[("SOFTGPU_DEVICES", "2")],
+        ..one(&["pools.hip"])
+    });
+}
+
+/// Memory shared with a child process (the program run again).
+#[test]
+fn ipc() {
+    check(one(&["ipc.hip"]));
+}
+
+#[test]
+fn driver_copies() {
+    check(one(&["driver_copies.hip"]));
+}
+
+#[test]
+fn vmm() {
+    check(one(&["vmm.hip"]));
+}
+
+#[test]
+fn stream_memops() {
+    check(one(&["stream_memops.hip"]));
+}
+
 #[test]
 fn memory() {
     check(one(&["memory.hip"]));

@@ -26,8 +26,19 @@ const NO_EFFECT: &[(&str, &str)] = &[
         "LDS banking does not change results",
     ),
     ("hipFuncSetAttribute", "limits are checked at launch"),
-    ("hipMemAdvise", "memory is unified"),
-    ("hipMemPrefetchAsync", "memory is unified"),
+    (
+        "hipMemAdvise",
+        "memory is unified; recorded for the range attributes",
+    ),
+    (
+        "hipMemPrefetchAsync",
+        "memory is unified; recorded for the range attributes",
+    ),
+    ("hipCtxSetCacheConfig", "no configurable L1/LDS split"),
+    (
+        "hipCtxSetSharedMemConfig",
+        "LDS banking does not change results",
+    ),
     ("hipStreamAttachMemAsync", "memory is unified"),
     (
         "hipSetDeviceFlags",

@@ -33,6 +33,8 @@ pub(crate) struct Lane {
     pub state: Arc<LaneState>,
     /// `queues[0]` is the stream's order; the others open on demand.
     queues: RefCell<Vec<Arc<Queue>>>,
+    /// The CU mask every queue of the lane gets (`None`: every unit).
+    cu_mask: RefCell<Option<Vec<u32>>>,
 }
 
 /// Completes a marker's signal when its host operation runs. If the
@@ -80,9 +82,33 @@ impl Lane {
             device: device.clone(),
             state: Arc::new(LaneState::new()),
             queues: RefCell::new(Vec::new()),
+            cu_mask: RefCell::new(None),
         };
         lane.queue(0)?;
         Ok(lane)
+    }
+
+    /// Sets the CU mask of every queue of the lane, now and opened later
+    /// (`None`: every unit); says whether the process-wide mask reduced
+    /// it.
+    pub fn set_cu_mask(&self, mask: Option<&[u32]>) -> Result<bool> {
+        let mut reduced = false;
+        for q in self.queues.borrow().iter() {
+            reduced |= q.set_cu_mask(mask)? == softgpu_runtime::cu_mask::Applied::Reduced;
+        }
+        *self.cu_mask.borrow_mut() = mask.map(<[u32]>::to_vec);
+        Ok(reduced)
+    }
+
+    /// The CU mask as applied (one bit per unit).
+    pub fn cu_mask(&self) -> Result<Vec<u32>> {
+        Ok(self.queue(0)?.cu_mask())
+    }
+
+    /// The mask given to [`Lane::set_cu_mask`], for a lane replacing this
+    /// one.
+    pub fn requested_cu_mask(&self) -> Option<Vec<u32>> {
+        self.cu_mask.borrow().clone()
     }
 
     /// Queue `k`, opening queues up to it if needed.
@@ -103,6 +129,9 @@ impl Lane {
                 .device
                 .rt()
                 .create_queue(self.device.agent_handle, spec)?;
+            if let Some(mask) = &*self.cu_mask.borrow() {
+                queue.set_cu_mask(Some(mask))?;
+            }
             queues.push(queue);
         }
         Ok(queues[k].clone())

@@ -736,9 +736,27 @@ impl Stream {
         };
         if stale {
             let fresh = Lane::open(&self.device.inner)?;
+            let mask = self.lane.borrow().requested_cu_mask();
+            if let Some(mask) = &mask {
+                fresh.set_cu_mask(Some(mask))?;
+            }
             self.lane.replace(fresh).close();
         }
         Ok(self.lane.borrow())
+    }
+
+    /// Restricts the stream's dispatches to the compute units whose bits
+    /// `mask` sets (one bit per unit, 32 per word; `None`: every unit), as
+    /// `hsa_amd_queue_cu_set_mask` does for a queue, within the
+    /// process-wide `HSA_CU_MASK`. Returns whether that mask turned off
+    /// units asked for. A mask enabling one CU of a WGP pair is refused.
+    pub fn set_cu_mask(&self, mask: Option<&[u32]>) -> Result<bool> {
+        self.lane()?.set_cu_mask(mask)
+    }
+
+    /// The stream's CU mask as applied: one bit per compute unit.
+    pub fn cu_mask(&self) -> Result<Vec<u32>> {
+        self.lane()?.cu_mask()
     }
 
     /// A marker on the stream's own queue.

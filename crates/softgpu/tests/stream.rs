@@ -208,3 +208,34 @@ fn a_panicking_host_function_fails_the_stream_instead_of_hanging_it() {
     assert!(e.to_string().contains("forced for the test"), "{e}");
     assert!(start.elapsed() < std::time::Duration::from_secs(30));
 }
+
+/// A stream's CU mask is applied as set (one bit per unit), refused when
+/// it turns on one CU of a WGP pair, and reset to every unit by `None`.
+#[test]
+fn cu_masks_are_applied_and_checked() {
+    let (device, stream, _module) = common::setup();
+    let units = device.properties().compute_units;
+    assert!(
+        !stream.set_cu_mask(Some(&[0xf])).unwrap(),
+        "no process-wide mask reduces it"
+    );
+    let mask = stream.cu_mask().unwrap();
+    assert_eq!(mask.len(), units.div_ceil(32) as usize);
+    assert_eq!(mask[0], 0xf);
+    assert!(mask[1..].iter().all(|&w| w == 0));
+    // gfx11 enables a WGP's two CUs together.
+    assert!(stream.set_cu_mask(Some(&[0x1])).is_err());
+    assert_eq!(
+        stream.cu_mask().unwrap()[0],
+        0xf,
+        "a refused mask changes nothing"
+    );
+    stream.set_cu_mask(None).unwrap();
+    let on: u32 = stream
+        .cu_mask()
+        .unwrap()
+        .iter()
+        .map(|w| w.count_ones())
+        .sum();
+    assert_eq!(on, units);
+}
