@@ -21,6 +21,7 @@ __global__ void scale_add(const float* a, float* b, float c, int n) {
 
 static int g_host_calls = 0;
 static void count_call(void*) { g_host_calls++; }
+static void add_ten(void* p) { *(int*)p += 10; }
 
 const int N = 1024;
 const size_t B = N * sizeof(float);
@@ -143,8 +144,24 @@ int main() {
     HIP_CHECK(hipGraphExecKernelNodeSetParams(exec, kernel, &sp));
     float* out = h_out[step % 2];
     for (int i = 0; i < N; ++i) out[i] = -99.0f;
-    HIP_CHECK(hipGraphExecMemcpyNodeSetParams1D(exec, copy_out, out, d_b, B,
-                                                hipMemcpyDeviceToHost));
+    if (step % 2 == 0) {
+      HIP_CHECK(hipGraphExecMemcpyNodeSetParams1D(exec, copy_out, out, d_b, B,
+                                                  hipMemcpyDeviceToHost));
+    } else {
+      hipMemcpy3DParms p3 = {};
+      p3.srcPtr = make_hipPitchedPtr(d_b, B, N, 1);
+      p3.dstPtr = make_hipPitchedPtr(out, B, N, 1);
+      p3.extent = make_hipExtent(B, 1, 1);
+      p3.kind = hipMemcpyDeviceToHost;
+      HIP_CHECK(hipGraphExecMemcpyNodeSetParams(exec, copy_out, &p3));
+    }
+    // Odd steps read back only the scale's second half, into the first
+    // half of h_scale_back.
+    for (int i = 0; i < 4; ++i) h_scale_back[i] = -7.0f;
+    size_t half = step % 2 ? 2 * sizeof(float) : 0;
+    HIP_CHECK(hipGraphExecMemcpyNodeSetParamsFromSymbol(exec, from_sym, h_scale_back,
+                                                        HIP_SYMBOL(d_scale), sizeof scale - half,
+                                                        half, hipMemcpyDeviceToHost));
     float step_scale[4] = {1.0f + step, 2.0f, 0.5f, -1.0f - step};
     HIP_CHECK(hipGraphExecMemcpyNodeSetParamsToSymbol(exec, to_sym, HIP_SYMBOL(d_scale),
                                                       step_scale, sizeof step_scale, 0,
@@ -155,7 +172,9 @@ int main() {
     char what[64];
     snprintf(what, sizeof what, "simulation step %d", step);
     expect_equal(what, out, want.data(), N);
-    expect_equal("scale read back from the symbol", h_scale_back, step_scale, 4);
+    float back[4] = {step_scale[0], step_scale[1], step_scale[2], step_scale[3]};
+    if (step % 2) back[0] = back[2], back[1] = back[3], back[2] = back[3] = -7.0f;
+    expect_equal("scale read back from the symbol", h_scale_back, back, 4);
   }
   // Instance updates leave the graph's own nodes as they were.
   HIP_CHECK(hipGraphKernelNodeGetParams(kernel, &got));
@@ -170,18 +189,29 @@ int main() {
   // pattern), then hipGraphExecUpdate carries it to the instance.
   *(float*)got.kernelParams[2] = 3.0f;
   HIP_CHECK(hipGraphKernelNodeSetParams(kernel, &got));
+  // And the graph's copy-out (3D form now) and scale change too.
+  hipMemcpy3DParms out3 = {};
+  out3.srcPtr = make_hipPitchedPtr(d_b, B, N, 1);
+  out3.dstPtr = make_hipPitchedPtr(h_out[1], B, N, 1);
+  out3.extent = make_hipExtent(B, 1, 1);
+  out3.kind = hipMemcpyDeviceToHost;
+  HIP_CHECK(hipGraphMemcpyNodeSetParams(copy_out, &out3));
+  HIP_CHECK(hipGraphMemcpyNodeGetParams(copy_out, &mp));
+  EXPECT(mp.dstPtr.ptr == h_out[1] && mp.extent.width == B, "3D copy read back differs");
+  float scale2[4] = {-3.0f, 0.25f, 4.0f, 1.0f};
+  HIP_CHECK(hipGraphMemcpyNodeSetParamsToSymbol(to_sym, HIP_SYMBOL(d_scale), scale2,
+                                                sizeof scale2, 0, hipMemcpyHostToDevice));
   HIP_CHECK(hipGraphKernelNodeGetParams(kernel, &got));
   EXPECT(*(float*)got.kernelParams[2] == 3.0f, "c read back %g", *(float*)got.kernelParams[2]);
   hipGraphNode_t error_node = (hipGraphNode_t)1;
   hipGraphExecUpdateResult result = hipGraphExecUpdateError;
   HIP_CHECK(hipGraphExecUpdate(exec, g, &error_node, &result));
   EXPECT(result == hipGraphExecUpdateSuccess, "update result %d", (int)result);
-  for (int i = 0; i < N; ++i) h_out[0][i] = -99.0f;
+  for (int i = 0; i < N; ++i) h_out[1][i] = -99.0f;
   HIP_CHECK(hipGraphLaunch(exec, s));
   HIP_CHECK(hipStreamSynchronize(s));
-  // The graph's copy-out goes to h_out[0] and its scale is `scale`.
-  reference(h_a, scale, 3.0f, want.data());
-  expect_equal("after hipGraphExecUpdate", h_out[0], want.data(), N);
+  reference(h_a, scale2, 3.0f, want.data());
+  expect_equal("after hipGraphExecUpdate", h_out[1], want.data(), N);
 
   // Clone and find-in-clone.
   hipGraph_t clone;
@@ -202,8 +232,8 @@ int main() {
   EXPECT(result == hipGraphExecUpdateSuccess, "update from the clone: result %d", (int)result);
   HIP_CHECK(hipGraphLaunch(exec, s));
   HIP_CHECK(hipStreamSynchronize(s));
-  reference(h_a, scale, -1.0f, want.data());
-  expect_equal("after the update from the clone", h_out[0], want.data(), N);
+  reference(h_a, scale2, -1.0f, want.data());
+  expect_equal("after the update from the clone", h_out[1], want.data(), N);
 
   // Refused updates change nothing and name the node. A different memcpy
   // kind: hipGraphExecUpdateErrorParametersChanged, the clone's node.
@@ -238,10 +268,10 @@ int main() {
   EXPECT(result == hipGraphExecUpdateErrorTopologyChanged && error_node == nullptr,
          "topology change: result %d node %p", (int)result, error_node);
   // The instance still runs what it had.
-  for (int i = 0; i < N; ++i) h_out[0][i] = -99.0f;
+  for (int i = 0; i < N; ++i) h_out[1][i] = -99.0f;
   HIP_CHECK(hipGraphLaunch(exec, s));
   HIP_CHECK(hipStreamSynchronize(s));
-  expect_equal("after refused updates", h_out[0], want.data(), N);
+  expect_equal("after refused updates", h_out[1], want.data(), N);
 
   // Edge removal and the roots it makes; a missing, repeated or
   // self edge is refused.
@@ -272,8 +302,16 @@ int main() {
   hipHostNodeParams hget = {};
   HIP_CHECK(hipGraphHostNodeGetParams(host, &hget));
   EXPECT(hget.fn == count_call && hget.userData == nullptr, "host params read back differ");
+  int marker = 0;
+  hipHostNodeParams hp2 = {count_call, &marker};
+  HIP_CHECK(hipGraphHostNodeSetParams(host, &hp2));
+  HIP_CHECK(hipGraphHostNodeGetParams(host, &hget));
+  EXPECT(hget.fn == count_call && hget.userData == &marker, "host params set read back differ");
   hipGraphExec_t mexec;
-  HIP_CHECK(hipGraphInstantiate(&mexec, mg, nullptr, nullptr, 0));
+  HIP_CHECK(hipGraphInstantiateWithFlags(&mexec, mg, 0));
+  // The instance's host node adds ten to the marker instead of counting.
+  hipHostNodeParams hp3 = {add_ten, &marker};
+  HIP_CHECK(hipGraphExecHostNodeSetParams(mexec, host, &hp3));
   msp.value = 0x40a00000;  // 5.0f
   HIP_CHECK(hipGraphExecMemsetNodeSetParams(mexec, mset, &msp));
   HIP_CHECK(hipGraphLaunch(mexec, s));
@@ -281,7 +319,8 @@ int main() {
   HIP_CHECK(hipStreamSynchronize(s));
   for (int i = 0; i < N; ++i) want[i] = 5.0f;
   expect_equal("memset after an instance update", h_out[1], want.data(), N);
-  EXPECT(g_host_calls == 1, "host node ran %d times", g_host_calls);
+  EXPECT(g_host_calls == 0 && marker == 10, "instance host node: %d calls, marker %d",
+         g_host_calls, marker);
   HIP_EXPECT_ERR(hipGraphKernelNodeGetParams(mset, &got), hipErrorInvalidValue);
   HIP_EXPECT_ERR(hipGraphExecKernelNodeSetParams(mexec, mset, &kp), hipErrorInvalidValue);
 
