@@ -441,7 +441,7 @@ pub unsafe extern "C" fn hipGraphMemcpyNodeSetParams1D(
     kind: i32,
 ) -> hipError_t {
     guard("hipGraphMemcpyNodeSetParams1D", || {
-        if bytes == 0 || dst as *const c_void == src {
+        if bytes == 0 || std::ptr::eq(dst, src) {
             return Err(HipError::invalid("a 1D copy of 0 bytes or onto itself"));
         }
         let copy = Transfer::one_d(dst, src, bytes, kind)?;
