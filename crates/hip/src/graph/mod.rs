@@ -308,9 +308,13 @@ impl Graph {
             })
             .collect();
         for n in &mut nodes {
-            for d in &mut n.deps {
-                *d = renamed[d];
-            }
+            // Every dependency is a node of the graph (adding and
+            // destroying nodes keep it so), hence renamed.
+            n.deps = n
+                .deps
+                .iter()
+                .filter_map(|d| renamed.get(d).copied())
+                .collect();
         }
         Graph {
             nodes,

@@ -357,7 +357,8 @@ pub struct Memset {
 
 impl Memset {
     /// Checks `p` as CLR does: a non-null destination, an element size of
-    /// 1, 2 or 4, a non-zero width, rows no wider than the pitch.
+    /// 1, 2 or 4, a non-zero width, rows no wider than the pitch, all in
+    /// device memory.
     pub fn new(p: &hipMemsetParams) -> HipResult<Memset> {
         if p.dst.is_null() {
             return Err(HipError::invalid("memset node of a null pointer"));
@@ -381,9 +382,18 @@ impl Memset {
                 "memset rows wider than the pitch",
             ));
         }
-        if p.height > 1 && p.pitch.checked_mul(p.height).is_none() {
-            return Err(HipError::invalid("memset size overflows"));
-        }
+        // The rows must lie in one allocation of device memory, as CLR's
+        // memset validation requires; this also bounds the rows kept.
+        let span = p
+            .pitch
+            .checked_mul(p.height - 1)
+            .and_then(|s| s.checked_add(row))
+            .ok_or_else(|| HipError::invalid("memset size overflows"))?;
+        softgpu_runtime::Runtime::get()?.check_device(
+            p.dst as u64,
+            span as u64,
+            "memset node destination",
+        )?;
         Ok(Memset {
             dst: p.dst as u64,
             element_size: p.elementSize,

@@ -422,6 +422,21 @@ int main() {
   HIP_EXPECT_ERR(hipGraphAddChildGraphNode(&child_node, parent, nullptr, 0, parent),
                  hipErrorInvalidValue);
   HIP_EXPECT_ERR(hipGraphGetEdges(g, from, nullptr, &edges), hipErrorInvalidValue);
+  // A memset node's rows must lie in one device allocation (CLR checks
+  // its destination as it checks a plain memset's).
+  int on_stack[4];
+  hipMemsetParams bad = msp;
+  bad.dst = on_stack;
+  bad.width = 4;
+  hipGraphNode_t bad_node = nullptr;
+  HIP_EXPECT_ERR(hipGraphAddMemsetNode(&bad_node, g, nullptr, 0, &bad), hipErrorInvalidValue);
+  bad = msp;
+  bad.height = 4;
+  bad.pitch = B;  // four rows of B bytes in B bytes
+  HIP_EXPECT_ERR(hipGraphMemsetNodeSetParams(mset, &bad), hipErrorInvalidValue);
+  bad.height = 0;
+  HIP_EXPECT_ERR(hipGraphExecMemsetNodeSetParams(mexec, mset, &bad), hipErrorInvalidValue);
+  EXPECT(bad_node == nullptr && node_count(g) == 5, "a refused node was added");
 
   // Stream capture info: the graph and the nodes the next capture joins.
   hipStreamCaptureStatus st = hipStreamCaptureStatusActive;
