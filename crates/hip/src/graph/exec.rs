@@ -194,6 +194,13 @@ fn set_copy(exec: hipGraphExec_t, node: hipGraphNode_t, copy: Transfer) -> HipRe
             n.params = Params::Memcpy(copy);
             Ok(())
         }
+        // A captured copy kept no kind to compare.
+        Params::Captured {
+            kind: kind::MEMCPY, ..
+        } => {
+            n.params = Params::Memcpy(copy);
+            Ok(())
+        }
         Params::Memcpy(old) => Err(HipError::invalid(format!(
             "an instantiated memcpy node's kind cannot change ({} to {})",
             old.kind(),
@@ -385,7 +392,10 @@ pub unsafe extern "C" fn hipGraphExecMemsetNodeSetParams(
                 n.params = Params::Memset(memset);
                 Ok(())
             }
-            Params::Memset(_) => {
+            Params::Memset(_)
+            | Params::Captured {
+                kind: kind::MEMSET, ..
+            } => {
                 n.params = Params::Memset(memset);
                 Ok(())
             }

@@ -334,14 +334,16 @@ pub fn set_params(
     })
 }
 
+// A captured kernel, memcpy or memset node takes new parameters too (it
+// then has HIP parameters to read back).
 pub fn is_kernel(p: &Params) -> bool {
-    matches!(p, Params::Kernel(_))
+    p.kind() == kind::KERNEL
 }
 pub fn is_memcpy(p: &Params) -> bool {
-    matches!(p, Params::Memcpy(_))
+    p.kind() == kind::MEMCPY
 }
 pub fn is_memset(p: &Params) -> bool {
-    matches!(p, Params::Memset(_))
+    p.kind() == kind::MEMSET
 }
 pub fn is_host(p: &Params) -> bool {
     matches!(p, Params::Host(_))
@@ -391,9 +393,9 @@ pub unsafe extern "C" fn hipGraphKernelNodeSetParams(
     params: *const hipKernelNodeParams,
 ) -> hipError_t {
     guard("hipGraphKernelNodeSetParams", || {
-        with_node(node, |n| match n.params {
-            Params::Kernel(_) => Ok(()),
-            _ => Err(wrong_kind(n, "kernel")),
+        with_node(node, |n| match is_kernel(&n.params) {
+            true => Ok(()),
+            false => Err(wrong_kind(n, "kernel")),
         })?;
         // SAFETY: `params` follows "Inputs" (crate docs).
         let p = unsafe { kernel_params(params)? };

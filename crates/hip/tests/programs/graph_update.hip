@@ -499,6 +499,21 @@ int main() {
   HIP_EXPECT_ERR(hipGraphKernelNodeGetParams(cnodes[3], &got), hipErrorNotSupported);
   EXPECT(type_of(cnodes[3]) == hipGraphNodeTypeKernel, "captured kernel type %d",
          (int)type_of(cnodes[3]));
+  // Set through the instance or on the graph, a captured kernel node
+  // takes (and then reads back) HIP parameters.
+  float c25 = 2.5f;
+  void* cargs[] = {&d_a, &d_b, &c25, &n};
+  hipKernelNodeParams ckp = kp;
+  ckp.kernelParams = cargs;
+  HIP_CHECK(hipGraphExecKernelNodeSetParams(cexec, cnodes[3], &ckp));
+  HIP_CHECK(hipGraphLaunch(cexec, s));
+  HIP_CHECK(hipStreamSynchronize(s));
+  reference(h_a, scale, 2.5f, want.data());
+  expect_equal("captured graph, kernel set in the instance", h_out[1], want.data(), N);
+  HIP_CHECK(hipGraphKernelNodeSetParams(cnodes[3], &ckp));
+  HIP_CHECK(hipGraphKernelNodeGetParams(cnodes[3], &got));
+  EXPECT(got.func == (void*)scale_add && *(float*)got.kernelParams[2] == 2.5f,
+         "captured kernel node's parameters after a set");
 
   // Capture mode exchange: returns the thread's previous mode.
   hipStreamCaptureMode mode = hipStreamCaptureModeRelaxed;
