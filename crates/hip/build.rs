@@ -3,7 +3,7 @@
 //! SONAME, and generates the exports softgpu does not implement.
 //!
 //! An export is a `pub unsafe extern "C" fn NAME` (or one under
-//! `#[export_name = "NAME"]`) in `src/`. Each listed function nobody wrote
+//! `#[export_name = "NAME"]`) in `src/` or a folder of it. Each listed function nobody wrote
 //! gets a generated stub: it reports its name once and returns
 //! `hipErrorNotSupported` (a `hiprtc*` one `HIPRTC_ERROR_INTERNAL_ERROR`),
 //! which is sound whatever its C parameters are, since the stub reads none
@@ -38,11 +38,8 @@ fn main() {
         listed.insert(extra.to_string(), ("hip_5.2".into(), "status".into()));
     }
     let mut written = BTreeSet::new();
-    let mut files: Vec<_> = std::fs::read_dir("src")
-        .expect("src dir")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-        .collect();
+    let mut files = Vec::new();
+    rust_files(Path::new("src"), &mut files);
     files.sort();
     for path in files {
         println!("cargo:rerun-if-changed={}", path.display());
@@ -58,7 +55,7 @@ fn main() {
             writeln!(asm, ".symver {name}, {name}@@{version}").unwrap();
             written.insert(name);
         }
-        let stem = path.file_stem().expect("file name").to_string_lossy();
+        let stem = symver_stem(&path);
         std::fs::write(Path::new(&out).join(format!("symver_{stem}.s")), asm)
             .expect("write symver file");
     }
@@ -111,6 +108,36 @@ fn main() {
         map_path.display()
     );
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libamdhip64.so.5");
+}
+
+/// The `.rs` files under `dir`, in its subfolders too (a module folder
+/// such as `src/graph/`).
+fn rust_files(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("source dir") {
+        let path = entry.expect("dir entry").path();
+        if path.is_dir() {
+            println!("cargo:rerun-if-changed={}", path.display());
+            rust_files(&path, files);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+}
+
+/// The name a source file's `symver!` takes: its path under `src/`
+/// without `.rs`, folders joined with `_`, a folder's `mod.rs` named
+/// after the folder (`src/graph/mod.rs` is `graph`, `src/graph/exec.rs`
+/// `graph_exec`).
+fn symver_stem(path: &Path) -> String {
+    let relative = path.strip_prefix("src").unwrap_or(path).with_extension("");
+    let mut parts: Vec<String> = relative
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    if parts.len() > 1 && parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    parts.join("_")
 }
 
 /// Also softgpu's own extensions (`include/softgpu_ext.h`), which programs

@@ -337,6 +337,11 @@ impl HipStream {
         lock(&self.inner).capture.is_some()
     }
 
+    /// Runs `f` with the capture in progress, if any (capture info).
+    pub fn with_capture<T>(&self, f: impl FnOnce(Option<&mut crate::graph::Capture>) -> T) -> T {
+        f(lock(&self.inner).capture.as_mut())
+    }
+
     /// Runs `f` with the underlying softgpu stream (allocation).
     pub fn with<T>(&self, f: impl FnOnce(&softgpu::Stream) -> HipResult<T>) -> HipResult<T> {
         f(&lock(&self.inner).stream)

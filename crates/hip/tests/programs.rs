@@ -749,6 +749,11 @@ fn graphs() {
 }
 
 #[test]
+fn graph_update() {
+    check(one(&["graph_update.hip"]));
+}
+
+#[test]
 fn modules() {
     check(Program {
         module: Some("module_kernels.hip"),
