@@ -123,6 +123,9 @@ pub struct Inputs {
     pub user_opt: Option<String>,
     /// Whether `-fgpu-rdc` is in effect (relocatable device code).
     pub rdc: bool,
+    /// Whether only device code is built (`--cuda-device-only`,
+    /// `--offload-device-only`, `--genco`).
+    pub device_only: bool,
 }
 
 impl Inputs {
@@ -167,6 +170,9 @@ const TAKES_VALUE: [&str; 28] = [
 
 /// hipcc's spelling of clang's `--cuda-device-only`.
 const GENCO: &str = "--genco";
+
+/// Options that build device code only.
+const DEVICE_ONLY: [&str; 3] = [GENCO, "--cuda-device-only", "--offload-device-only"];
 
 /// Options that stop clang before the host link.
 const NO_LINK: [&str; 9] = [
@@ -213,6 +219,7 @@ pub fn inputs(args: &[String]) -> Inputs {
             r.user_arch = true;
         } else if NO_LINK.contains(&a) {
             no_link = true;
+            r.device_only |= DEVICE_ONLY.contains(&a);
         } else if a.starts_with("-O") {
             r.user_opt = Some(a.to_string());
         } else if a == "-fgpu-rdc" || a == "-fno-gpu-rdc" {
@@ -257,12 +264,19 @@ pub fn user_targets(args: &[String]) -> Vec<String> {
 }
 
 /// The processor the recipe adds to the user's `--offload-arch` list: the
-/// recipe's target when the user names none, or names only processors
-/// softgpu does not run (`--offload-arch=gfx90a`: the fat binary then
-/// carries gfx90a code for real hardware and the target's for softgpu).
+/// recipe's target when the user names none, or, for a program (host code
+/// and its fat binary), names only processors softgpu does not run
+/// (`--offload-arch=gfx90a`: the fat binary then carries gfx90a code for
+/// real hardware and the target's for softgpu). Device code built alone
+/// for named processors is built for exactly those (a per-processor
+/// `--cuda-device-only -emit-llvm -o main_gfx90a.bc` has one output).
 pub fn added_target<'a>(args: &[String], recipe: &Recipe<'a>) -> Option<&'a str> {
+    let users = user_targets(args);
+    if users.is_empty() {
+        return Some(recipe.target);
+    }
     let runs_here = |t: &String| softgpu_isa::target::target(t).is_some();
-    (!user_targets(args).iter().any(runs_here)).then_some(recipe.target)
+    (!inputs(args).device_only && !users.iter().any(runs_here)).then_some(recipe.target)
 }
 
 /// The whole `clang++-19` argument list for the user's `args`.
@@ -567,6 +581,15 @@ mod tests {
                 .count(),
             3
         );
+        // Device code alone for named processors: exactly those.
+        let a = s(&[
+            "--cuda-device-only",
+            "-c",
+            "-emit-llvm",
+            "--offload-arch=gfx803",
+            "k.hip",
+        ]);
+        assert_eq!(added_target(&a, &r), None);
         // One it runs (even not the default device's): the list is kept.
         let a = s(&["--offload-arch=gfx90a,gfx1100", "k.hip"]);
         assert_eq!(added_target(&a, &r), None);
