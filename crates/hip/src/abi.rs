@@ -337,6 +337,16 @@ pub struct hipChannelFormatDesc {
 pub type hipHostFn_t = Option<unsafe extern "C" fn(*mut c_void)>;
 pub type hipStreamCallback_t = Option<unsafe extern "C" fn(hipStream_t, hipError_t, *mut c_void)>;
 
+/// `hipLimitMallocHeapSize`: the device malloc heap's limit.
+pub const HIP_LIMIT_MALLOC_HEAP_SIZE: i32 = 2;
+pub const HIP_ERROR_UNSUPPORTED_LIMIT: hipError_t = 215;
+/// `hipCooperativeLaunchMultiDeviceNoPreSync`: a multi-device launch need
+/// not wait for work queued before it on the other devices.
+pub const HIP_MULTI_DEVICE_NO_PRE_SYNC: u32 = 0x01;
+/// `hipCooperativeLaunchMultiDeviceNoPostSync`: work queued after a
+/// multi-device launch need not wait for its kernels on the other devices.
+pub const HIP_MULTI_DEVICE_NO_POST_SYNC: u32 = 0x02;
+
 #[cfg(test)]
 mod tests {
     //! Every size and field offset here against Debian's HIP headers: a C
