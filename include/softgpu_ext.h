@@ -39,4 +39,13 @@ typedef enum {
 typedef int (*softgpu_hip_device_get_profile_t)(int device, char *id, size_t len,
                                                 unsigned *revision, unsigned *fidelity);
 
+/* HIP: hipDeviceSetLimit, which HIP 5.3 and later declare and Debian's
+ * 5.2.3 does not; softgpu's libamdhip64.so exports it. Only
+ * hipLimitMallocHeapSize (2) can be set: the most device-side malloc may
+ * hold together, after which malloc returns NULL in the kernel (until set,
+ * the heap grows as device memory allows, as on ROCm).
+ * hipErrorInvalidValue for a limit of the device's whole memory or more,
+ * hipErrorUnsupportedLimit for another limit. */
+typedef int (*softgpu_hip_device_set_limit_t)(int limit, size_t value);
+
 #endif

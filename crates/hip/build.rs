@@ -140,9 +140,14 @@ fn symver_stem(path: &Path) -> String {
     parts.join("_")
 }
 
-/// Also softgpu's own extensions (`include/softgpu_ext.h`), which programs
-/// linked against ROCm's library reach with `dlsym`.
-const EXTRA_EXPORTS: &[&str] = &["hipLaunchHostFunc", "softgpuHipDeviceGetProfile"];
+/// Also softgpu's own extensions (`include/softgpu_ext.h`), and
+/// `hipDeviceSetLimit`, which later HIP versions declare, all of which
+/// programs linked against ROCm's library reach with `dlsym`.
+const EXTRA_EXPORTS: &[&str] = &[
+    "hipDeviceSetLimit",
+    "hipLaunchHostFunc",
+    "softgpuHipDeviceGetProfile",
+];
 
 /// The names a source file exports: `pub unsafe extern "C" fn NAME(`, the
 /// `#[export_name = "NAME"]` above one, or a `NAME(` line inside a

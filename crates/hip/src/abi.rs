@@ -476,6 +476,16 @@ pub type hipMemGenericAllocationHandle_t = *mut c_void;
 /// `hipMemHandleTypePosixFileDescriptor`.
 pub const HIP_MEM_HANDLE_TYPE_POSIX_FD: i32 = 1;
 
+/// `hipLimitMallocHeapSize`: the device malloc heap's limit.
+pub const HIP_LIMIT_MALLOC_HEAP_SIZE: i32 = 2;
+pub const HIP_ERROR_UNSUPPORTED_LIMIT: hipError_t = 215;
+/// `hipCooperativeLaunchMultiDeviceNoPreSync`: a multi-device launch need
+/// not wait for work queued before it on the other devices.
+pub const HIP_MULTI_DEVICE_NO_PRE_SYNC: u32 = 0x01;
+/// `hipCooperativeLaunchMultiDeviceNoPostSync`: work queued after a
+/// multi-device launch need not wait for its kernels on the other devices.
+pub const HIP_MULTI_DEVICE_NO_POST_SYNC: u32 = 0x02;
+
 #[cfg(test)]
 mod tests {
     //! Every size and field offset here against Debian's HIP headers: a C

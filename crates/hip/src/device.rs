@@ -414,11 +414,36 @@ pub unsafe extern "C" fn hipDeviceGetLimit(value: *mut usize, limit: i32) -> hip
         let v = match limit {
             0 => 1 << 10, // hipLimitStackSize: per work-item scratch grows on demand
             1 => 1 << 20, // hipLimitPrintfFifoSize
-            2 => 0,       // hipLimitMallocHeapSize: no device heap yet
+            // The limit set, else CLR's initial heap size.
+            HIP_LIMIT_MALLOC_HEAP_SIZE => hip()?.current().device.malloc_heap_limit() as usize,
             _ => return Err(HipError::new(215, format!("unknown limit {limit}"))),
         };
         // SAFETY: output of a size (crate docs).
         unsafe { put(value, v) }
+    })
+}
+
+/// Newer than Debian's HIP 5.2.3 (whose headers do not declare it):
+/// exported for programs that find it with `dlsym`. Only the device malloc
+/// heap can be set, as in CLR (`hipErrorUnsupportedLimit` otherwise); see
+/// [`softgpu::Device::set_malloc_heap_limit`] for what the limit does.
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceSetLimit(limit: i32, value: usize) -> hipError_t {
+    guard("hipDeviceSetLimit", || {
+        if limit != HIP_LIMIT_MALLOC_HEAP_SIZE {
+            return Err(HipError::new(
+                HIP_ERROR_UNSUPPORTED_LIMIT,
+                format!(
+                    "hipDeviceSetLimit: limit {limit} cannot be set (only \
+                     hipLimitMallocHeapSize, {HIP_LIMIT_MALLOC_HEAP_SIZE})"
+                ),
+            ));
+        }
+        hip()?
+            .current()
+            .device
+            .set_malloc_heap_limit(value as u64)?;
+        Ok(())
     })
 }
 

@@ -489,22 +489,17 @@ pub unsafe extern "C" fn hipExtLaunchKernel(
     })
 }
 
-/// Cooperative launches run only when the whole grid can be resident at
-/// once, as HIP requires for a grid-wide barrier.
-unsafe fn launch_cooperative(
-    func: *const c_void,
+/// A cooperative grid must be resident at once, as HIP requires for a
+/// grid-wide barrier: refuses one that cannot be.
+fn check_cooperative_fits(
+    kernel: &softgpu::Kernel,
+    device: &softgpu::Device,
     grid: dim3,
     block: dim3,
-    args: *mut *mut c_void,
     shared: u32,
-    stream: hipStream_t,
 ) -> HipResult {
-    let hip = hip()?;
-    let s = hip.stream(stream)?;
-    let kernel = registered_kernel(func, s.device)?;
-    let device = &hip.devices[s.device].device;
     let threads = block.x as u64 * block.y as u64 * block.z as u64;
-    let per_cu = occupancy(&kernel, device.properties(), threads as u32, shared as u64);
+    let per_cu = occupancy(kernel, device.properties(), threads as u32, shared as u64);
     let fits = per_cu as u64 * device.properties().compute_units as u64;
     let blocks = grid.x as u64 * grid.y as u64 * grid.z as u64;
     if blocks > fits {
@@ -517,6 +512,23 @@ unsafe fn launch_cooperative(
             ),
         ));
     }
+    Ok(())
+}
+
+/// Cooperative launches run only when the whole grid can be resident at
+/// once.
+unsafe fn launch_cooperative(
+    func: *const c_void,
+    grid: dim3,
+    block: dim3,
+    args: *mut *mut c_void,
+    shared: u32,
+    stream: hipStream_t,
+) -> HipResult {
+    let hip = hip()?;
+    let s = hip.stream(stream)?;
+    let kernel = registered_kernel(func, s.device)?;
+    check_cooperative_fits(&kernel, &hip.devices[s.device].device, grid, block, shared)?;
     // SAFETY: `args` follows the "Inputs" contract.
     unsafe {
         launch(
@@ -560,6 +572,185 @@ pub unsafe extern "C" fn hipLaunchCooperativeKernel_spt(
     unsafe {
         hipLaunchCooperativeKernel(func, grid, block, args, shared, crate::stream::spt(stream))
     }
+}
+
+// --- Multi-device launches ------------------------------------------------
+
+/// `hipLaunchParams` (`hip_runtime_api.h`): one device's part of a
+/// multi-device launch. `gridDim` counts blocks.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct hipLaunchParams {
+    pub func: *const c_void,
+    pub gridDim: dim3,
+    pub blockDim: dim3,
+    pub args: *mut *mut c_void,
+    pub sharedMem: usize,
+    pub stream: hipStream_t,
+}
+
+/// What a multi-device launch puts on one stream, checked before any of
+/// them is queued.
+struct DeviceLaunch {
+    stream: Arc<crate::stream::HipStream>,
+    launch: Launch,
+}
+
+/// `hipLaunchCooperativeKernelMultiDevice` (`cooperative`) and
+/// `hipExtLaunchMultiKernelMultiDevice`, as CLR does them: one launch per
+/// entry, each on its entry's stream, no two on one device; unless
+/// `flags` says otherwise, the streams are first waited for (no pre-sync
+/// flag) and the call returns once every kernel has run (no post-sync
+/// flag). Every entry is checked before any is queued.
+///
+/// # Safety
+/// `list` is NULL or holds `count` entries, each with arguments as for
+/// [`read_args`] (crate docs, "Inputs").
+unsafe fn launch_multi_device(
+    list: *const hipLaunchParams,
+    count: i32,
+    flags: u32,
+    cooperative: bool,
+) -> HipResult {
+    let hip = hip()?;
+    let devices = hip.devices.len();
+    let n = usize::try_from(count)
+        .ok()
+        .filter(|n| (1..=devices).contains(n))
+        .ok_or_else(|| {
+            HipError::new(
+                HIP_ERROR_INVALID_VALUE,
+                format!("a launch on {count} devices (there are {devices})"),
+            )
+        })?;
+    if list.is_null() {
+        return Err(HipError::new(
+            HIP_ERROR_INVALID_VALUE,
+            "launch parameter list is NULL",
+        ));
+    }
+    let known = HIP_MULTI_DEVICE_NO_PRE_SYNC | HIP_MULTI_DEVICE_NO_POST_SYNC;
+    if flags & !known != 0 {
+        return Err(HipError::new(
+            HIP_ERROR_INVALID_VALUE,
+            format!("unknown multi-device launch flags {flags:#x}"),
+        ));
+    }
+    // SAFETY: `list` holds `count` entries (this function's contract).
+    let params = unsafe { std::slice::from_raw_parts(list, n) };
+    let mut launches: Vec<DeviceLaunch> = Vec::with_capacity(n);
+    for (i, p) in params.iter().enumerate() {
+        // SAFETY: the entry's arguments follow the "Inputs" contract.
+        let l = unsafe { prepare_device_launch(hip, i, p, cooperative)? };
+        if launches.iter().any(|o| o.stream.device == l.stream.device) {
+            return Err(HipError::new(
+                HIP_ERROR_INVALID_DEVICE,
+                format!("entry {i}: a second launch on device {}", l.stream.device),
+            ));
+        }
+        launches.push(l);
+    }
+    if flags & HIP_MULTI_DEVICE_NO_PRE_SYNC == 0 {
+        for l in &launches {
+            l.stream.synchronize(hip)?;
+        }
+    }
+    for l in &launches {
+        l.stream.enqueue(hip, Work::Launch(l.launch.clone()))?;
+    }
+    if flags & HIP_MULTI_DEVICE_NO_POST_SYNC == 0 {
+        for l in &launches {
+            l.stream.synchronize(hip)?;
+        }
+    }
+    Ok(())
+}
+
+/// Checks entry `i` of a multi-device launch and reads its arguments.
+///
+/// # Safety
+/// `p.args` as for [`read_args`].
+unsafe fn prepare_device_launch(
+    hip: &Hip,
+    i: usize,
+    p: &hipLaunchParams,
+    cooperative: bool,
+) -> HipResult<DeviceLaunch> {
+    let context = |e: HipError| HipError::new(e.code, format!("entry {i}: {}", e.message));
+    // CLR refuses the null stream here: each entry names its device by
+    // its stream.
+    if p.stream.is_null() {
+        return Err(HipError::new(
+            HIP_ERROR_INVALID_HANDLE,
+            format!(
+                "entry {i}: a multi-device launch needs a stream per device, not the null stream"
+            ),
+        ));
+    }
+    let stream = hip.stream(p.stream).map_err(context)?;
+    let kernel = registered_kernel(p.func, stream.device).map_err(context)?;
+    let (grid, block) = (p.gridDim.array(), p.blockDim.array());
+    let too_wide = grid
+        .iter()
+        .zip(block)
+        .any(|(&g, b)| g as u64 * b as u64 > u32::MAX as u64);
+    if grid.contains(&0) || block.contains(&0) || too_wide {
+        return Err(HipError::new(
+            HIP_ERROR_INVALID_CONFIGURATION,
+            format!(
+                "entry {i}: kernel {}: grid {grid:?} and block {block:?} must be non-zero, with \
+                 fewer than 2^32 work-items in each dimension",
+                kernel.name()
+            ),
+        ));
+    }
+    let shared = u32::try_from(p.sharedMem).map_err(|_| {
+        HipError::new(
+            HIP_ERROR_INVALID_VALUE,
+            format!("entry {i}: {} bytes of dynamic shared memory", p.sharedMem),
+        )
+    })?;
+    if cooperative {
+        let device = &hip.devices[stream.device].device;
+        check_cooperative_fits(&kernel, device, p.gridDim, p.blockDim, shared).map_err(context)?;
+    }
+    // SAFETY: forwarded to the caller.
+    let args = unsafe { read_args(&kernel, ArgSource::Pointers(p.args)) }
+        .map_err(context)?
+        .dynamic_lds(shared);
+    Ok(DeviceLaunch {
+        stream,
+        launch: Launch {
+            kernel,
+            grid,
+            block,
+            args,
+        },
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipLaunchCooperativeKernelMultiDevice(
+    list: *mut hipLaunchParams,
+    count: i32,
+    flags: u32,
+) -> hipError_t {
+    // SAFETY: forwarded with the caller's arguments ("Inputs").
+    guard("hipLaunchCooperativeKernelMultiDevice", || unsafe {
+        launch_multi_device(list, count, flags, true)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipExtLaunchMultiKernelMultiDevice(
+    list: *mut hipLaunchParams,
+    count: i32,
+    flags: u32,
+) -> hipError_t {
+    // SAFETY: forwarded with the caller's arguments ("Inputs").
+    guard("hipExtLaunchMultiKernelMultiDevice", || unsafe {
+        launch_multi_device(list, count, flags, false)
+    })
 }
 
 // --- Modules -------------------------------------------------------------

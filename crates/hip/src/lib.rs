@@ -47,7 +47,9 @@
 //! - **Inputs**: an input pointer to a struct (`dim3`, `hipMemcpy3DParms`,
 //!   ...) is NULL or a valid, initialised object; a string is
 //!   NUL-terminated; an argument array (`void** args`) holds one valid
-//!   pointer per kernel argument, each to a value of that argument's size.
+//!   pointer per kernel argument, each to a value of that argument's size;
+//!   an array of structs with a count (`hipLaunchParams*` of the
+//!   multi-device launches) holds at least that many.
 //! - **Host memory**: host memory a copy or fill reads or writes is valid
 //!   for the bytes the call names until the copy completes (for an
 //!   asynchronous call: until its stream reaches it), and is not written

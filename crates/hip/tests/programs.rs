@@ -831,6 +831,34 @@ fn overflow() {
     });
 }
 
+/// Device-side malloc/free (ockl's allocator over hostcall service 3): per
+/// thread buffers read back by a second kernel and freed, the heap limit,
+/// and an overflow of a malloc'd block reported as device malloc.
+#[test]
+fn device_malloc() {
+    check(Program {
+        stdout: vec!["device malloc overflow reported as hipErrorIllegalAddress".to_string()],
+        stderr: vec![
+            // The int one past the end of the 4096-byte block.
+            "0 bytes past the end of a 4096-byte allocation".to_string(),
+            "device malloc (a block of its own)".to_string(),
+            "in overflow_malloc(int*)".to_string(),
+        ],
+        flags: &["-g"],
+        ..one(&["device_malloc.hip"])
+    });
+}
+
+/// (gfx1151 only, as `cooperative`: its kernel syncs the grid.)
+#[test]
+fn multi_device() {
+    check(Program {
+        env: &[("SOFTGPU_DEVICES", "2")],
+        gfx1151_only: true,
+        ..one(&["multi_device.hip"])
+    });
+}
+
 #[test]
 fn fault() {
     check(Program {

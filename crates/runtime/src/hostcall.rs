@@ -45,8 +45,10 @@
 //! is collected per work-item: the stream (0 stdout, 1 stderr), the format
 //! string and the arguments as 8-byte words, strings inline (see
 //! [`crate::printf::Words`]); when the end chunk arrives it is formatted
-//! and printed, so each work-item's output is in order. Any other service
-//! id gets a one-time error message and zero answers.
+//! and printed, so each work-item's output is in order. 3
+//! (`SERVICE_DEVMEM`: device `malloc`'s memory) is served by the device's
+//! [`DeviceHeap`]. Any other service id gets a one-time error message and
+//! zero answers.
 //!
 //! Everything the device wrote is read through the arena's checked
 //! accessors; a malformed packet is reported on standard error, never a
@@ -60,6 +62,7 @@ use std::time::{Duration, Instant};
 
 use softgpu_exec::arena::{Access, AllocSpec, Arena};
 
+use crate::devmem::{DeviceHeap, SERVICE_DEVMEM};
 use crate::printf::{complain, emit, format, ArgSource, OutStream, Value, Want, Words};
 
 /// Packets in a device's hostcall buffer (one is the null packet). Each
@@ -92,10 +95,14 @@ const MAX_MESSAGE: usize = 1 << 20;
 pub struct Hostcall {
     shared: Arc<Shared>,
     thread: Mutex<Option<JoinHandle<()>>>,
+    /// The heap was made for this buffer alone ([`Hostcall::start`]).
+    owns_heap: bool,
 }
 
 struct Shared {
     arena: Arc<Arena>,
+    /// The device's malloc heap, which `SERVICE_DEVMEM` serves.
+    heap: Arc<DeviceHeap>,
     /// Start of the arena block.
     block: u64,
     /// The buffer header kernels get.
@@ -142,8 +149,22 @@ impl Drop for HostcallUse {
 
 impl Hostcall {
     /// Lays out a buffer of [`PACKETS`] packets in `arena` and starts its
-    /// listener.
+    /// listener, with a device malloc heap of its own (freed by
+    /// [`Hostcall::stop`]).
     pub fn start(arena: &Arc<Arena>, name: &str) -> crate::Result<Hostcall> {
+        let heap = Arc::new(DeviceHeap::new(arena));
+        let mut hostcall = Hostcall::with_heap(arena, heap, name)?;
+        hostcall.owns_heap = true;
+        Ok(hostcall)
+    }
+
+    /// Lays out a buffer of [`PACKETS`] packets in `arena` and starts its
+    /// listener, which serves device memory requests from `heap`.
+    pub fn with_heap(
+        arena: &Arc<Arena>,
+        heap: Arc<DeviceHeap>,
+        name: &str,
+    ) -> crate::Result<Hostcall> {
         let headers_off = BUFFER_HEADER_BYTES;
         let payloads_off = (headers_off + PACKETS * HEADER_BYTES).next_multiple_of(64);
         let signal_off = payloads_off + PACKETS * PAYLOAD_BYTES;
@@ -161,6 +182,7 @@ impl Hostcall {
         let addr = block.next_multiple_of(64);
         let shared = Arc::new(Shared {
             arena: arena.clone(),
+            heap,
             block,
             addr,
             headers: addr + headers_off,
@@ -212,6 +234,7 @@ impl Hostcall {
         Ok(Hostcall {
             shared,
             thread: Mutex::new(Some(thread)),
+            owns_heap: false,
         })
     }
 
@@ -228,6 +251,11 @@ impl Hostcall {
     /// The device address of the buffer.
     pub fn addr(&self) -> u64 {
         self.shared.addr
+    }
+
+    /// The device malloc heap whose memory requests the listener serves.
+    pub fn heap(&self) -> &Arc<DeviceHeap> {
+        &self.shared.heap
     }
 
     /// Packets serviced so far.
@@ -247,6 +275,9 @@ impl Hostcall {
         if let Some(t) = thread {
             let _ = t.join();
             let _ = self.shared.arena.free(self.shared.block);
+            if self.owns_heap {
+                self.shared.heap.release_all();
+            }
         }
     }
 }
@@ -348,11 +379,13 @@ impl Shared {
                 .collect();
             let answer = match service {
                 SERVICE_PRINTF => state.printf(&words),
+                SERVICE_DEVMEM => [self.heap.serve(words[0], words[1]), 0],
                 other => {
                     if state.reported.insert(other) {
                         complain(&format!(
                             "hostcall service {other} is not provided by softgpu \
-                             (only printf, service {SERVICE_PRINTF}); the device gets zeros"
+                             (only printf, service {SERVICE_PRINTF}, and device memory, service \
+                             {SERVICE_DEVMEM}); the device gets zeros"
                         ));
                     }
                     [0, 0]
@@ -456,13 +489,19 @@ pub struct Hostcalls {
 }
 
 impl Hostcalls {
-    /// Agent `agent`'s hostcall buffer, started now if it was not.
-    pub fn get(&self, arena: &Arc<Arena>, agent: usize) -> crate::Result<Arc<Hostcall>> {
+    /// Agent `agent`'s hostcall buffer, started now if it was not (its
+    /// device memory requests served from `heap`).
+    pub fn get(
+        &self,
+        arena: &Arc<Arena>,
+        agent: usize,
+        heap: impl FnOnce() -> Arc<DeviceHeap>,
+    ) -> crate::Result<Arc<Hostcall>> {
         let mut g = self.by_agent.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(h) = g.get(&agent) {
             return Ok(h.clone());
         }
-        let h = Arc::new(Hostcall::start(arena, &agent.to_string())?);
+        let h = Arc::new(Hostcall::with_heap(arena, heap(), &agent.to_string())?);
         g.insert(agent, h.clone());
         Ok(h)
     }

@@ -20,6 +20,7 @@
 //! - [`executable`]: code object readers, executables and symbols.
 //! - [`printf`]: device printf formatting, output sinks, buffered printf.
 //! - [`hostcall`]: the hostcall buffer and listener (HIP's default printf).
+//! - [`devmem`]: device-side `malloc`: the heap and its memory service.
 //! - [`statistics`]: the latest dispatches' counts, occupancy and estimate.
 //! - [`trace`]: the JSON-lines event trace and dispatch capture.
 //! - [`vmem`]: virtual memory: reservations, memory handles, mappings.
@@ -29,6 +30,7 @@ pub mod agent;
 pub mod capture;
 pub mod config;
 pub mod cu_mask;
+pub mod devmem;
 pub mod error;
 pub mod estimate;
 pub mod exec;

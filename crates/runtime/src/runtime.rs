@@ -52,6 +52,8 @@ pub struct Runtime {
     pub reporter: crate::report::Reporter,
     /// Each GPU's hostcall buffer and listener, started on first use.
     pub hostcalls: crate::hostcall::Hostcalls,
+    /// Each GPU's device malloc heap, made on first use.
+    pub device_heaps: crate::devmem::DeviceHeaps,
     /// The interprocess signals this process made.
     pub(crate) ipc_signals: crate::ipc_signal::IpcSignals,
     /// The process-wide CU masks of `HSA_CU_MASK`, by GPU index.
@@ -114,7 +116,14 @@ impl Runtime {
     /// Agent `agent`'s hostcall buffer (its listener started on first
     /// use), marked in use until the returned guard is dropped.
     pub fn hostcall(&self, agent: usize) -> Result<crate::hostcall::HostcallUse> {
-        Ok(self.hostcalls.get(&self.arena, agent)?.take_use())
+        let heap = || self.device_heap(agent);
+        Ok(self.hostcalls.get(&self.arena, agent, heap)?.take_use())
+    }
+
+    /// Agent `agent`'s device malloc heap (made on first use; its state
+    /// buffer only when a kernel needs it).
+    pub fn device_heap(&self, agent: usize) -> Arc<crate::devmem::DeviceHeap> {
+        self.device_heaps.get(&self.arena, agent)
     }
 
     /// The initialised runtime.
@@ -153,6 +162,7 @@ impl Runtime {
             statistics: crate::statistics::Statistics::new(config.dispatch_statistics),
             reporter: crate::report::Reporter::new(config.report.as_ref())?,
             hostcalls: Default::default(),
+            device_heaps: Default::default(),
             ipc_signals: Default::default(),
             cu_masks: global_cu_masks(config.cu_mask.as_deref(), &profiles),
             cu_mask_skip_init: config.cu_mask_skip_init,
@@ -249,6 +259,7 @@ impl Runtime {
         }
         self.async_handlers.shutdown();
         self.hostcalls.stop_all();
+        self.device_heaps.release_all();
         if self.global {
             // Waits of the HSA C API on signals nothing will set any more.
             crate::signal::end_waits();

@@ -154,6 +154,38 @@ impl Device {
         Ok((pool.capacity.saturating_sub(used), pool.capacity))
     }
 
+    /// Limits what kernels may hold of device-side `malloc` memory
+    /// together to `bytes` (CUDA's `cudaLimitMallocHeapSize`): a `malloc`
+    /// that would pass it returns NULL in the kernel. Until it is set the
+    /// heap grows as device memory allows, as on ROCm. Like CLR, refuses a
+    /// limit of the device's whole memory or more.
+    pub fn set_malloc_heap_limit(&self, bytes: u64) -> Result<()> {
+        let (_, total) = self.memory_info()?;
+        if bytes >= total {
+            return Err(Error::Invalid(format!(
+                "a device malloc heap limit of {bytes} bytes is not below the device's \
+                 {total} bytes of memory"
+            )));
+        }
+        self.inner
+            .rt()
+            .device_heap(self.inner.index)
+            .set_limit(bytes);
+        Ok(())
+    }
+
+    /// The device malloc heap limit: the one set, else CLR's initial heap
+    /// size ([`softgpu_runtime::devmem::DEFAULT_HEAP_LIMIT`]).
+    pub fn malloc_heap_limit(&self) -> u64 {
+        self.inner.rt().device_heap(self.inner.index).limit()
+    }
+
+    /// Bytes of device malloc memory kernels hold now (slabs and blocks
+    /// handed to the device allocator and not given back).
+    pub fn malloc_heap_in_use(&self) -> u64 {
+        self.inner.rt().device_heap(self.inner.index).in_use()
+    }
+
     /// The instance the device belongs to.
     pub fn instance(&self) -> Instance {
         Instance {

@@ -2,8 +2,11 @@
 //! buffer for kernels with `hidden_printf_buffer` (drained and printed by
 //! a host operation after the dispatch), the device's hostcall buffer for
 //! kernels with `hidden_hostcall_buffer` (its listener kept polling while
-//! the dispatch may run). Addresses the caller set in [`Args::services`]
-//! win: then softgpu provides nothing for that service.
+//! the dispatch may run), and the device's malloc heap for kernels with
+//! `hidden_heap_v1` (made zeroed on the first such dispatch; its memory
+//! comes through the hostcall buffer, which such a kernel also has).
+//! Addresses the caller set in [`Args::services`] win: then softgpu
+//! provides nothing for that service.
 //!
 //! [`Args::services`]: crate::Args::services
 
@@ -44,6 +47,10 @@ pub(crate) fn provide(device: &DeviceInner, kernel: &Kernel, given: &Services) -
         let using = device.rt().hostcall(device.index).map_err(err)?;
         p.services.hostcall_buffer = using.addr();
         p.hostcall = Some(using);
+    }
+    if given.heap == 0 && k.meta.has_arg(&ValueKind::HiddenHeapV1) {
+        let heap = device.rt().device_heap(device.index);
+        p.services.heap = heap.state_addr().map_err(err)?;
     }
     Ok(p)
 }
