@@ -62,10 +62,17 @@ def fake_rocm(root: Path, release: Path) -> Path:
         if link.is_symlink() or link.exists():
             link.unlink()
         link.symlink_to(softgpu)
-    for name, target in (("include", Path("/usr/include")), ("lib", release)):
+    for name, target in (("lib", release), ("llvm", Path("/usr/lib/llvm-19"))):
         link = root / name
         if not link.exists():
             link.symlink_to(target)
+    # ROCm's include folder holds only ROCm's headers: naming /usr/include
+    # itself with -I would break libstdc++'s #include_next <math.h>.
+    include = root / "include"
+    include.mkdir(exist_ok=True)
+    for d in Path("/usr/include").iterdir():
+        if d.name.startswith(("hip", "hsa", "roc")) and not (include / d.name).exists():
+            (include / d.name).symlink_to(d)
     return root
 
 
@@ -128,7 +135,9 @@ def one(folder: Path, rocm: Path, args) -> dict:
     env = dict(os.environ)
     hipcc = str(rocm / "bin" / "hipcc")
     env.update(HIP_PATH=str(rocm), ROCM_PATH=str(rocm), ROCM_INSTALL_DIR=str(rocm), HIPCC=hipcc,
-               HIPCXX=hipcc, PATH=f"{rocm / 'bin'}:{env.get('PATH', '')}")
+               HIPCXX=hipcc, PATH=f"{rocm / 'bin'}:{env.get('PATH', '')}",
+               # Programs a Makefile links with plain g++ -lamdhip64 find softgpu's.
+               LD_LIBRARY_PATH=f"{rocm / 'lib'}:{env.get('LD_LIBRARY_PATH', '')}")
     make = ["make", f"HIPCC={hipcc}", f"HIPCXX={hipcc}", f"HIP_PATH={rocm}", f"ROCM_PATH={rocm}",
             f"ROCM_INSTALL_DIR={rocm}"]
     code, out, err, secs = run(make, folder, env, args.build_timeout)
@@ -147,7 +156,8 @@ def one(folder: Path, rocm: Path, args) -> dict:
         cmd = [str(exes[0])]
     code, out, err, secs = run(cmd, folder, env, args.timeout)
     cls, detail = classify(code, out, err)
-    result.update({"class": cls, "detail": detail, "run_seconds": round(secs, 1)})
+    result.update({"class": cls, "detail": detail, "run_seconds": round(secs, 1),
+                   "stdout_tail": out[-600:], "stderr_tail": err[-600:]})
     return result
 
 

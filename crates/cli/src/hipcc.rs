@@ -126,7 +126,7 @@ pub fn run(args: &[String]) -> ExitCode {
         }
     };
     if softgpu_env::hipcc_verbose() {
-        let words: Vec<String> = full.iter().map(|a| shell_word(a)).collect();
+        let words: Vec<String> = full.iter().map(|a| crate::seeds::quote(a)).collect();
         eprintln!("hipcc-cmd: {} {}", clang.display(), words.join(" "));
     }
     match std::process::Command::new(&clang).args(&full).status() {
@@ -154,26 +154,5 @@ fn print_devlibs(args: &[String]) -> ExitCode {
             eprintln!("softgpu hipcc: {e}");
             ExitCode::FAILURE
         }
-    }
-}
-
-/// `a` quoted for a shell when it needs it (for the printed command).
-fn shell_word(a: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "-_=+./,:@%".contains(c);
-    if !a.is_empty() && a.chars().all(plain) {
-        a.to_string()
-    } else {
-        format!("'{}'", a.replace('\'', r"'\''"))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn shell_words() {
-        assert_eq!(super::shell_word("-O3"), "-O3");
-        assert_eq!(super::shell_word("a b"), "'a b'");
-        assert_eq!(super::shell_word("it's"), r"'it'\''s'");
-        assert_eq!(super::shell_word(""), "''");
     }
 }

@@ -111,7 +111,8 @@ fn command_line() -> String {
     words.join(" ")
 }
 
-fn quote(word: &str) -> String {
+/// `word` quoted for a shell when it needs it (for printed commands).
+pub(crate) fn quote(word: &str) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:=,+@%".contains(c);
     if !word.is_empty() && word.chars().all(plain) {
         word.to_string()
