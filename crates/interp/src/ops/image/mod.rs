@@ -294,13 +294,19 @@ fn selected(i: &Inst) -> impl Iterator<Item = usize> {
     (0..4).filter(move |c| dmask >> c & 1 != 0)
 }
 
-/// Writes the dmask-selected components of `v` to lane `l`'s VDATA:
-/// one per VGPR, or with d16 two per VGPR (as f16 for float formats, the
-/// low 16 bits for integers); then, with tfe or lwe, a zero status dword.
-fn put(w: &mut Wave, i: &Inst, l: usize, v: [u32; 4], half: impl Fn(u32) -> u16) {
+/// Writes the dmask-selected components of `v` to lane `l`'s VDATA (all
+/// four for gather4, whose dmask picks the channel instead): one per
+/// VGPR, or with d16 two per VGPR (as f16 for float formats, the low 16
+/// bits for integers); then, with tfe or lwe, a zero status dword.
+fn put(w: &mut Wave, i: &Inst, l: usize, v: [u32; 4], half: impl Fn(u32) -> u16, four: bool) {
     let d16 = i.aux & image::D16 != 0;
     let mut n = 0;
-    for c in selected(i) {
+    let comps: Vec<usize> = if four {
+        (0..4).collect()
+    } else {
+        selected(i).collect()
+    };
+    for c in comps {
         if d16 {
             let old = w.get_lane(i.dst[0], l, n / 2);
             let shift = 16 * (n % 2);
@@ -370,7 +376,7 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, mip: bool) -> Result {
             Some(addr) => img.convert(img.read(w, env, l, addr)?),
             None => [0; 4],
         };
-        put(w, i, l, img.swizzle(raw), |v| load_half(&img.df, v));
+        put(w, i, l, img.swizzle(raw), |v| load_half(&img.df, v), false);
     }
     Ok(Flow::Next)
 }
@@ -457,7 +463,7 @@ fn resinfo(w: &mut Wave, _env: &mut Env, i: &Inst) -> Result {
         } else {
             [0, 0, 0, levels]
         };
-        put(w, i, l, v, |v| v as u16);
+        put(w, i, l, v, |v| v as u16, false);
     }
     Ok(Flow::Next)
 }
@@ -511,7 +517,7 @@ fn sample(w: &mut Wave, env: &mut Env, i: &Inst, op: SampleOp) -> Result {
             let texel = ctx.sample(&a)?;
             img.swizzle(texel)
         };
-        put(w, i, l, v, to_half(int && !op.gather));
+        put(w, i, l, v, to_half(int), op.gather);
     }
     Ok(Flow::Next)
 }
