@@ -155,7 +155,11 @@ pub enum Value {
     Buffer(u64),
     /// Bits of the test buffer's address, as an image descriptor holds
     /// them: `(@buf + off) >> shift | or` (`@buf>>8`, `@buf>>40|0x2a00000`).
-    BufferBits { off: u64, shift: u32, or: u64 },
+    BufferBits {
+        off: u64,
+        shift: u32,
+        or: u64,
+    },
     /// The snippet's address plus an offset (`@pc+4`).
     Code(u64),
     /// Per-lane values, repeated cyclically over the wave (`[1,2,3]`).

@@ -342,7 +342,13 @@ fn write(w: &mut Wave, env: &mut Env, l: usize, loc: Loc, data: &[u8]) -> Result
 
 /// Lane `l`'s read of device memory at `addr` (an image's texels), checked
 /// and contained as every global access is.
-pub(super) fn global_read(w: &Wave, env: &mut Env, l: usize, addr: u64, out: &mut [u8]) -> Result<()> {
+pub(super) fn global_read(
+    w: &Wave,
+    env: &mut Env,
+    l: usize,
+    addr: u64,
+    out: &mut [u8],
+) -> Result<()> {
     read(w, env, l, Loc::Global(addr), out)
 }
 

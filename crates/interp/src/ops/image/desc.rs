@@ -258,7 +258,16 @@ mod tests {
     #[test]
     fn gfx12_3d_resource() {
         let w = 20000 - 1;
-        let d = [0x100, 22 << 17 | (w & 3) << 30, w >> 2 | 7 << 14, 10 << 28, 3, 0, 0, 0];
+        let d = [
+            0x100,
+            22 << 17 | (w & 3) << 30,
+            w >> 2 | 7 << 14,
+            10 << 28,
+            3,
+            0,
+            0,
+            0,
+        ];
         let r = resource(Family::Gfx12, d).unwrap();
         assert_eq!(r.base, 0x1_0000);
         assert_eq!((r.format, r.width, r.height, r.depth), (22, 20000, 8, 4));
@@ -268,15 +277,26 @@ mod tests {
     #[test]
     fn tiled_and_buffer_descriptors_are_refused() {
         let mut d = [0u32; 8];
-        assert_eq!(resource(Family::Gfx11, d).unwrap_err(), ResourceError::NotAnImage(0));
+        assert_eq!(
+            resource(Family::Gfx11, d).unwrap_err(),
+            ResourceError::NotAnImage(0)
+        );
         d[3] = 9 << 28 | 1 << 20;
-        assert_eq!(resource(Family::Gfx11, d).unwrap_err(), ResourceError::Tiled(1));
+        assert_eq!(
+            resource(Family::Gfx11, d).unwrap_err(),
+            ResourceError::Tiled(1)
+        );
     }
 
     /// ROCr's sampler for CLAMP_TO_BORDER, linear, unnormalized.
     #[test]
     fn sampler_fields() {
-        let s = sampler([6 | 6 << 3 | 6 << 6 | 1 << 15, 4095 << 12, 1 << 20 | 1 << 22, 0]);
+        let s = sampler([
+            6 | 6 << 3 | 6 << 6 | 1 << 15,
+            4095 << 12,
+            1 << 20 | 1 << 22,
+            0,
+        ]);
         assert_eq!(s.clamp, [Clamp::ClampBorder; 3]);
         assert!(s.unnormalized && s.mag_linear && s.min_linear);
         assert_eq!(s.border, Border::TransparentBlack);

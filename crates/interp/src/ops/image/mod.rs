@@ -72,7 +72,11 @@ fn addr_reg(i: &Inst, k: usize, sampler: bool) -> std::result::Result<Operand, T
     let reg = if i.aux & image::NSA == 0 {
         base + k
     } else {
-        let fields = if i.family == Family::Gfx12 && sampler { 4 } else { 5 };
+        let fields = if i.family == Family::Gfx12 && sampler {
+            4
+        } else {
+            5
+        };
         let field = |f: usize| match f {
             0 => base,
             f => (i.imm as u32 >> (8 * (f - 1)) & 0xff) as usize,
@@ -100,8 +104,7 @@ fn resource(w: &Wave, i: &Inst) -> std::result::Result<Resource, Trap> {
 }
 
 fn format(i: &Inst, r: &Resource) -> std::result::Result<DataFormat, Trap> {
-    vmem::data_format(r.format)
-        .ok_or_else(|| unsupported(i, format!("image format {}", r.format)))
+    vmem::data_format(r.format).ok_or_else(|| unsupported(i, format!("image format {}", r.format)))
 }
 
 /// Whether a format's components are integers (no float conversion, no
@@ -238,7 +241,8 @@ impl Image {
             return None;
         }
         let lv = self.layout.level(&self.r, level);
-        let inside = t.x < lv.width && t.y < lv.height && t.z < lv.depth && t.layer < layers(&self.r);
+        let inside =
+            t.x < lv.width && t.y < lv.height && t.z < lv.depth && t.layer < layers(&self.r);
         let slice = match self.r.ty {
             ImageType::D3 => t.z,
             _ => self.r.base_array + t.layer,
@@ -496,7 +500,10 @@ fn sample(w: &mut Wave, env: &mut Env, i: &Inst, op: SampleOp) -> Result {
         ));
     }
     if s.border == Border::Table {
-        return Err(unsupported(i, "border colour from the table (BORDER_COLOR_PTR)"));
+        return Err(unsupported(
+            i,
+            "border colour from the table (BORDER_COLOR_PTR)",
+        ));
     }
     let int = is_int(&img.df);
     for l in active(w).collect::<Vec<_>>() {
@@ -565,15 +572,48 @@ pub const TABLE: &[(Op, Exec)] = &[
     (Op::IMAGE_STORE, bind!(store, false)),
     (Op::IMAGE_STORE_MIP, bind!(store, true)),
     (Op::IMAGE_GET_RESINFO, bind!(resinfo)),
-    (Op::IMAGE_SAMPLE, bind!(sample, form(false, Lod::Implicit, false))),
-    (Op::IMAGE_SAMPLE_L, bind!(sample, form(false, Lod::Explicit, false))),
-    (Op::IMAGE_SAMPLE_LZ, bind!(sample, form(false, Lod::Zero, false))),
-    (Op::IMAGE_SAMPLE_O, bind!(sample, form(true, Lod::Implicit, false))),
-    (Op::IMAGE_SAMPLE_L_O, bind!(sample, form(true, Lod::Explicit, false))),
-    (Op::IMAGE_SAMPLE_LZ_O, bind!(sample, form(true, Lod::Zero, false))),
-    (Op::IMAGE_GATHER4, bind!(sample, form(false, Lod::Implicit, true))),
-    (Op::IMAGE_GATHER4_L, bind!(sample, form(false, Lod::Explicit, true))),
-    (Op::IMAGE_GATHER4_LZ, bind!(sample, form(false, Lod::Zero, true))),
-    (Op::IMAGE_GATHER4_O, bind!(sample, form(true, Lod::Implicit, true))),
-    (Op::IMAGE_GATHER4_LZ_O, bind!(sample, form(true, Lod::Zero, true))),
+    (
+        Op::IMAGE_SAMPLE,
+        bind!(sample, form(false, Lod::Implicit, false)),
+    ),
+    (
+        Op::IMAGE_SAMPLE_L,
+        bind!(sample, form(false, Lod::Explicit, false)),
+    ),
+    (
+        Op::IMAGE_SAMPLE_LZ,
+        bind!(sample, form(false, Lod::Zero, false)),
+    ),
+    (
+        Op::IMAGE_SAMPLE_O,
+        bind!(sample, form(true, Lod::Implicit, false)),
+    ),
+    (
+        Op::IMAGE_SAMPLE_L_O,
+        bind!(sample, form(true, Lod::Explicit, false)),
+    ),
+    (
+        Op::IMAGE_SAMPLE_LZ_O,
+        bind!(sample, form(true, Lod::Zero, false)),
+    ),
+    (
+        Op::IMAGE_GATHER4,
+        bind!(sample, form(false, Lod::Implicit, true)),
+    ),
+    (
+        Op::IMAGE_GATHER4_L,
+        bind!(sample, form(false, Lod::Explicit, true)),
+    ),
+    (
+        Op::IMAGE_GATHER4_LZ,
+        bind!(sample, form(false, Lod::Zero, true)),
+    ),
+    (
+        Op::IMAGE_GATHER4_O,
+        bind!(sample, form(true, Lod::Implicit, true)),
+    ),
+    (
+        Op::IMAGE_GATHER4_LZ_O,
+        bind!(sample, form(true, Lod::Zero, true)),
+    ),
 ];

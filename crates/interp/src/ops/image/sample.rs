@@ -273,20 +273,44 @@ mod tests {
     #[test]
     fn addressing_modes() {
         let at = |c, i| address(c, i, 4);
-        assert_eq!([-1, 4, 9].map(|i| at(Clamp::Wrap, i)), [Some(3), Some(0), Some(1)]);
+        assert_eq!(
+            [-1, 4, 9].map(|i| at(Clamp::Wrap, i)),
+            [Some(3), Some(0), Some(1)]
+        );
         // Mirror: 0 1 2 3 | 3 2 1 0 | 0 1 …; below 0: -1 → 0, -5 → 3.
-        assert_eq!([4, 7, 8, -1, -5].map(|i| at(Clamp::Mirror, i)), [3, 0, 0, 0, 3].map(Some));
-        assert_eq!([-3, 9].map(|i| at(Clamp::ClampLastTexel, i)), [Some(0), Some(3)]);
-        assert_eq!([-2, 5].map(|i| at(Clamp::MirrorOnceLastTexel, i)), [Some(1), Some(3)]);
-        assert_eq!([-1, 4, 2].map(|i| at(Clamp::ClampBorder, i)), [None, None, Some(2)]);
-        assert_eq!([-4, -5].map(|i| at(Clamp::MirrorOnceBorder, i)), [Some(3), None]);
-        assert_eq!(address(Clamp::Wrap, i64::MAX, 3), Some((i64::MAX % 3) as u32));
+        assert_eq!(
+            [4, 7, 8, -1, -5].map(|i| at(Clamp::Mirror, i)),
+            [3, 0, 0, 0, 3].map(Some)
+        );
+        assert_eq!(
+            [-3, 9].map(|i| at(Clamp::ClampLastTexel, i)),
+            [Some(0), Some(3)]
+        );
+        assert_eq!(
+            [-2, 5].map(|i| at(Clamp::MirrorOnceLastTexel, i)),
+            [Some(1), Some(3)]
+        );
+        assert_eq!(
+            [-1, 4, 2].map(|i| at(Clamp::ClampBorder, i)),
+            [None, None, Some(2)]
+        );
+        assert_eq!(
+            [-4, -5].map(|i| at(Clamp::MirrorOnceBorder, i)),
+            [Some(3), None]
+        );
+        assert_eq!(
+            address(Clamp::Wrap, i64::MAX, 3),
+            Some((i64::MAX % 3) as u32)
+        );
     }
 
     #[test]
     fn weights_are_in_256ths() {
         assert_eq!(quantize(0.999), 255.0 / 256.0);
         assert_eq!(quantize(0.25), 0.25);
-        assert_eq!(f32::from_bits(lerp(0f32.to_bits(), 1f32.to_bits(), 0.25)), 0.25);
+        assert_eq!(
+            f32::from_bits(lerp(0f32.to_bits(), 1f32.to_bits(), 0.25)),
+            0.25
+        );
     }
 }
