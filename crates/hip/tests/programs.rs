@@ -452,6 +452,11 @@ fn memory() {
 }
 
 #[test]
+fn texture() {
+    check(one(&["texture.hip"]));
+}
+
+#[test]
 fn launch() {
     check(one(&["launch.hip"]));
 }
