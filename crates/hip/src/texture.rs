@@ -517,7 +517,7 @@ fn is_gfx12() -> HipResult<bool> {
 /// The 8-dword T# ROCr's PopulateImageSrd writes for a linear image, then
 /// dwords 8-10 (channel type, channel order, width).
 fn image_words(gfx12: bool, s: &ImageSpec) -> HipResult<[u32; 12]> {
-    if s.base % ROW_ALIGN != 0 {
+    if !s.base.is_multiple_of(ROW_ALIGN) {
         return Err(HipError::invalid(format!(
             "image memory at {:#x} is not 256-byte aligned (textureAlignment)",
             s.base
@@ -650,7 +650,7 @@ fn resource_words(res: &hipResourceDesc, normalized: bool) -> HipResult<[u32; 12
                 || p.height == 0
                 || p.width as u64 > MAX_EXTENT[0]
                 || p.height as u64 > MAX_EXTENT[1]
-                || p.pitchInBytes as u64 % c.bytes() != 0
+                || !(p.pitchInBytes as u64).is_multiple_of(c.bytes())
                 || (p.pitchInBytes as u64) < p.width as u64 * c.bytes();
             if bad {
                 return Err(HipError::invalid(

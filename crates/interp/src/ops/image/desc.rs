@@ -238,7 +238,7 @@ mod tests {
     fn gfx11_2d_resource() {
         let d = [
             0x0012_3456,
-            42 << 20 | (4 & 3) << 30,
+            42 << 20, // WIDTH-1 = 4: low bits 0 at bit 30
             (4 >> 2) | 2 << 14,
             0x0000_0fac | 9 << 28,
             63,
