@@ -59,7 +59,7 @@ impl ImageType {
 /// A decoded image resource.
 #[derive(Clone, Copy, Debug)]
 pub struct Resource {
-    /// Byte address of the image: BASE_ADDRESS holds address bits [47:8]
+    /// Byte address of the image: BASE_ADDRESS holds address bits 47 to 8
     /// (images are 256-byte aligned).
     pub base: u64,
     /// The unified format number (the buffer formats 1..=63 and the
