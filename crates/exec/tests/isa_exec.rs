@@ -912,15 +912,16 @@ fn fault_of(body: &str) -> String {
     }
 }
 
-/// Graphics instructions decode (to their full length) but do not run:
+/// Graphics instructions (and the image ops softgpu does not run, such
+/// as the image atomics) decode to their full length but do not run:
 /// reaching one faults with its name. Words nothing decodes fault as
 /// illegal, the report saying why.
 #[test]
 fn graphics_instructions_fault_as_unsupported() {
     for (body, name) in [
         (
-            "\timage_sample v[0:3], [v4, v5], s[8:15], s[16:19] dmask:0xf dim:SQ_RSRC_IMG_2D\n",
-            "image_sample",
+            "\timage_atomic_add v0, v[4:5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D\n",
+            "image_atomic_add",
         ),
         ("\texp mrt0 v0, v1, v2, v3 done\n", "exp"),
         (

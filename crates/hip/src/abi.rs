@@ -486,6 +486,108 @@ pub const HIP_MULTI_DEVICE_NO_PRE_SYNC: u32 = 0x01;
 /// multi-device launch need not wait for its kernels on the other devices.
 pub const HIP_MULTI_DEVICE_NO_POST_SYNC: u32 = 0x02;
 
+// ---- arrays, textures and surfaces (driver_types.h, texture_types.h) ----
+
+/// `struct hipArray`: what a `hipArray_t` points to. The runtime owns it;
+/// programs may read its fields.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hipArray {
+    pub data: *mut c_void,
+    pub desc: hipChannelFormatDesc,
+    pub type_: u32,
+    pub width: u32,
+    pub height: u32,
+    pub depth: u32,
+    pub Format: i32,
+    pub NumChannels: u32,
+    pub isDrv: bool,
+    pub textureType: u32,
+}
+
+/// `HIP_ARRAY_DESCRIPTOR` (`hipArrayCreate`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct HIP_ARRAY_DESCRIPTOR {
+    pub Width: usize,
+    pub Height: usize,
+    pub Format: i32,
+    pub NumChannels: u32,
+}
+
+/// `HIP_ARRAY3D_DESCRIPTOR` (`hipArray3DCreate`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct HIP_ARRAY3D_DESCRIPTOR {
+    pub Width: usize,
+    pub Height: usize,
+    pub Depth: usize,
+    pub Format: i32,
+    pub NumChannels: u32,
+    pub Flags: u32,
+}
+
+/// `hipResourceDesc`'s `res.linear`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hipResourceLinear {
+    pub devPtr: *mut c_void,
+    pub desc: hipChannelFormatDesc,
+    pub sizeInBytes: usize,
+}
+
+/// `hipResourceDesc`'s `res.pitch2D`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hipResourcePitch2D {
+    pub devPtr: *mut c_void,
+    pub desc: hipChannelFormatDesc,
+    pub width: usize,
+    pub height: usize,
+    pub pitchInBytes: usize,
+}
+
+/// `hipResourceDesc`'s union (`res.array.array`, `res.mipmap.mipmap`,
+/// `res.linear`, `res.pitch2D`).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union hipResourceUnion {
+    pub array: *mut hipArray,
+    pub mipmap: *mut c_void,
+    pub linear: hipResourceLinear,
+    pub pitch2D: hipResourcePitch2D,
+}
+
+/// `hipResourceDesc`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct hipResourceDesc {
+    pub resType: i32,
+    pub res: hipResourceUnion,
+}
+
+pub const HIP_RESOURCE_TYPE_ARRAY: i32 = 0;
+pub const HIP_RESOURCE_TYPE_MIPMAPPED_ARRAY: i32 = 1;
+pub const HIP_RESOURCE_TYPE_LINEAR: i32 = 2;
+pub const HIP_RESOURCE_TYPE_PITCH2D: i32 = 3;
+
+/// `hipTextureDesc`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct hipTextureDesc {
+    pub addressMode: [i32; 3],
+    pub filterMode: i32,
+    pub readMode: i32,
+    pub sRGB: i32,
+    pub borderColor: [f32; 4],
+    pub normalizedCoords: i32,
+    pub maxAnisotropy: u32,
+    pub mipmapFilterMode: i32,
+    pub mipmapLevelBias: f32,
+    pub minMipmapLevelClamp: f32,
+    pub maxMipmapLevelClamp: f32,
+}
+
 #[cfg(test)]
 mod tests {
     //! Every size and field offset here against Debian's HIP headers: a C
@@ -546,6 +648,12 @@ mod tests {
             HIP_MEMCPY3D { srcXInBytes, srcY, srcZ, srcLOD, srcMemoryType, srcHost, srcDevice,
                 srcArray, srcPitch, srcHeight, dstXInBytes, dstY, dstZ, dstLOD, dstMemoryType,
                 dstHost, dstDevice, dstArray, dstPitch, dstHeight, WidthInBytes, Height, Depth }
+            hipTextureDesc { addressMode, filterMode, readMode, sRGB, borderColor,
+                normalizedCoords, maxAnisotropy, mipmapFilterMode, mipmapLevelBias,
+                minMipmapLevelClamp, maxMipmapLevelClamp }
+            hipResourceDesc { resType, res }
+            HIP_ARRAY_DESCRIPTOR { Width, Height, Format, NumChannels }
+            HIP_ARRAY3D_DESCRIPTOR { Width, Height, Depth, Format, NumChannels, Flags }
         };
         // The error codes by their enumerator names.
         let mut rust = rust;

@@ -66,8 +66,13 @@ pub fn properties(index: usize) -> HipResult<hipDeviceProp_t> {
     props.integrated = p.is_apu as i32;
     props.cooperativeLaunch = 1;
     props.cooperativeMultiDeviceLaunch = 0;
-    props.maxTexture1DLinear = 0;
-    props.maxTexture1D = 0;
+    // The T# limits (crate::texture::MAX_EXTENT); a linear (buffer)
+    // texture is limited by NUM_RECORDS' 32 bits.
+    let [w, h, d] = crate::texture::MAX_EXTENT.map(|v| v as i32);
+    props.maxTexture1DLinear = i32::MAX;
+    props.maxTexture1D = w;
+    props.maxTexture2D = [w, h];
+    props.maxTexture3D = [d, d, d];
     props.memPitch = i32::MAX as usize;
     props.textureAlignment = 256;
     props.texturePitchAlignment = 256;
@@ -119,7 +124,13 @@ fn attribute(attr: i32, index: usize) -> HipResult<i32> {
         25 => p.maxThreadsPerMultiProcessor / 32, // MaxBlocksPerMultiProcessor
         26..=28 => p.maxThreadsDim[(attr - 26) as usize],
         29..=31 => p.maxGridSize[(attr - 29) as usize],
-        32..=54 => 0, // surfaces and textures: none yet
+        39 => p.maxTexture1D,
+        41 => p.maxTexture1DLinear,
+        43 | 44 => p.maxTexture2D[(attr - 43) as usize],
+        49..=51 => p.maxTexture3D[(attr - 49) as usize],
+        // Surfaces, layered, gather, mipmapped and cube map limits: HIP
+        // marks them CUDA only.
+        32..=54 => 0,
         55 => p.maxThreadsDim[0],
         56 => p.maxThreadsPerBlock,
         57 => p.maxThreadsPerMultiProcessor,
@@ -159,7 +170,7 @@ fn attribute(attr: i32, index: usize) -> HipResult<i32> {
         10011 => p.isLargeBar,
         10012 => p.asicRevision,
         10013 => 0,                            // CanUseStreamWaitValue
-        10014 => 0,                            // ImageSupport (no MIMG yet)
+        10014 => 1,                            // ImageSupport
         10015 => profile.compute_units as i32, // PhysicalMultiProcessorCount
         10016 => 1,                            // FineGrainSupport
         64 | 86 | 10001 | 10004..=10006 => {

@@ -813,6 +813,24 @@ copy_exports! {
     hipMemset3DAsync(p: hipPitchedPtr, value: i32, e: hipExtent, stream: hipStream_t) => fill_2d(p.ptr, p.pitch, value, e.width, p.ysize.max(e.height), e.depth, stream, false);
 }
 
+/// Device memory for the runtime's own objects (HIP arrays, texture
+/// descriptors) on the current device.
+pub fn allocate_device(len: u64) -> HipResult<u64> {
+    allocate(hip()?, len.max(1), Kind::Device, 0)
+}
+
+/// Frees what [`allocate_device`] gave.
+pub fn free_device_memory(addr: u64) -> HipResult {
+    free(hip()?, addr, &[Kind::Device])
+}
+
+/// Checks and queues a copy of `rows` (dst, src, bytes) on `stream`,
+/// waiting for it when `sync`: the one path every copy takes.
+pub fn copy_rows(rows: Vec<(u64, u64, u64)>, stream: hipStream_t, sync: bool) -> HipResult {
+    check_copy(&rows)?;
+    submit(stream, Work::Copy(Arc::new(rows)), sync)
+}
+
 /// The rows of a pitched copy: `height` rows of `width` bytes.
 pub fn rows_2d(
     dst: u64,
@@ -865,13 +883,22 @@ fn copy_2d(
 
 /// The rows of a 3D copy between pitched pointers.
 pub fn rows_3d(p: &hipMemcpy3DParms) -> HipResult<Vec<(u64, u64, u64)>> {
-    if !p.srcArray.is_null() || !p.dstArray.is_null() {
-        return Err(crate::error::unsupported(
-            "hipMemcpy3D with HIP arrays (arrays need texture support)",
-        ));
-    }
     check_kind(p.kind)?;
-    let (s, d, e) = (&p.srcPtr, &p.dstPtr, &p.extent);
+    // An array side is its memory as a pitched pointer, with the extent
+    // in elements (hipMemcpy3D's rule for arrays): widths become bytes.
+    let (s, sbytes) = crate::texture::pitched_side(p.srcArray, p.srcPtr)?;
+    let (d, dbytes) = crate::texture::pitched_side(p.dstArray, p.dstPtr)?;
+    let scale = sbytes.max(dbytes) as usize;
+    let (s, d) = (&s, &d);
+    let mut extent = p.extent;
+    let mut src_pos = p.srcPos;
+    let mut dst_pos = p.dstPos;
+    if scale > 1 {
+        extent.width = extent.width.saturating_mul(scale);
+        src_pos.x = src_pos.x.saturating_mul(sbytes as usize);
+        dst_pos.x = dst_pos.x.saturating_mul(dbytes as usize);
+    }
+    let e = &extent;
     if s.ptr.is_null() || d.ptr.is_null() {
         return Err(HipError::invalid("3D copy to or from a null pointer"));
     }
@@ -885,7 +912,7 @@ pub fn rows_3d(p: &hipMemcpy3DParms) -> HipResult<Vec<(u64, u64, u64)>> {
                     + (pos.y as u64 + y) * pp.pitch as u64
                     + pos.x as u64
             };
-            rows.push((at(d, &p.dstPos), at(s, &p.srcPos), e.width as u64));
+            rows.push((at(d, &dst_pos), at(s, &src_pos), e.width as u64));
         }
     }
     if e.width > s.pitch || e.width > d.pitch {

@@ -734,6 +734,11 @@ fn memory() {
 }
 
 #[test]
+fn texture() {
+    check(one(&["texture.hip"]));
+}
+
+#[test]
 fn launch() {
     check(one(&["launch.hip"]));
 }

@@ -300,6 +300,7 @@ case_files!(
     scratch,
     mubuf,
     mtbuf,
+    image,
     dpp16,
     dpp8,
     cross_lane,

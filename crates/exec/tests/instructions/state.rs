@@ -358,6 +358,7 @@ fn resolve(
         Value::AllLanes => full,
         Value::Lane { mul, add } => (lane as u64).wrapping_mul(*mul).wrapping_add(*add),
         Value::Buffer(off) => addrs.buffer + off,
+        Value::BufferBits { off, shift, or } => (addrs.buffer + off) >> shift | or,
         Value::Code(off) => addrs.code + off,
         Value::List(items) => {
             return resolve(&items[lane % items.len()], lane, full, addrs, actual)

@@ -61,6 +61,8 @@
 //! (likewise `h:`, `d:`) accepts any NaN, for results whose payload the ISA
 //! does not pin down; `all` (every lane of the wave); `lane`, `lane*4`,
 //! `lane*4+16` (per lane); `@buf`, `@buf+16` (the test buffer's address);
+//! `@buf>>8`, `@buf+256>>40|0x2a00000` (bits of it shifted down, with
+//! constant bits or-ed in: an image descriptor's base address fields);
 //! `@pc`, `@pc+4` (the address of the block's first instruction);
 //! `[a,b,c]` (per lane, repeated cyclically over the wave); `lanes:1101`
 //! (a lane mask, one bit per lane from lane 0 on, repeated cyclically over
@@ -151,6 +153,13 @@ pub enum Value {
     },
     /// The test buffer's address plus an offset (`@buf+16`).
     Buffer(u64),
+    /// Bits of the test buffer's address, as an image descriptor holds
+    /// them: `(@buf + off) >> shift | or` (`@buf>>8`, `@buf>>40|0x2a00000`).
+    BufferBits {
+        off: u64,
+        shift: u32,
+        or: u64,
+    },
     /// The snippet's address plus an offset (`@pc+4`).
     Code(u64),
     /// Per-lane values, repeated cyclically over the wave (`[1,2,3]`).
@@ -552,6 +561,9 @@ fn parse_value(s: &str) -> Option<Value> {
             .collect::<Option<_>>()?;
         return (!bits.is_empty()).then_some(Value::LaneBits(bits));
     }
+    if let Some(rest) = s.strip_prefix("@buf").filter(|r| r.contains(">>")) {
+        return buffer_bits(rest);
+    }
     for (name, make) in [
         ("@buf", Value::Buffer as fn(u64) -> Value),
         ("@pc", Value::Code),
@@ -575,6 +587,22 @@ fn parse_value(s: &str) -> Option<Value> {
         return float(kind, v).map(Value::Int);
     }
     num(s).map(Value::Int)
+}
+
+/// `[+OFF]>>SHIFT[|OR]` after `@buf`.
+fn buffer_bits(rest: &str) -> Option<Value> {
+    let (rest, or) = match rest.split_once('|') {
+        Some((r, o)) => (r, num(o)?),
+        None => (rest, 0),
+    };
+    let (off, shift) = rest.split_once(">>")?;
+    let off = match off.strip_prefix('+') {
+        Some(o) => num(o)?,
+        None if off.is_empty() => 0,
+        None => return None,
+    };
+    let shift = u32::try_from(num(shift)?).ok().filter(|&s| s < 64)?;
+    Some(Value::BufferBits { off, shift, or })
 }
 
 fn parse_lane_expr(rest: &str) -> Option<Value> {

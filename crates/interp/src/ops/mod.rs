@@ -31,6 +31,7 @@ mod rmw;
 pub mod cross_lane;
 pub mod ds;
 pub mod fp8;
+pub mod image;
 pub mod salu;
 pub mod smem;
 pub mod sopp;
@@ -197,6 +198,7 @@ fn own_handlers() -> impl Iterator<Item = (Op, Exec)> {
         cross_lane::TABLE,
         wmma::TABLE,
         fp8::TABLE,
+        image::TABLE,
     ]
     .into_iter()
     .chain(valu::tables())

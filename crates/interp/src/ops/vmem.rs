@@ -340,6 +340,29 @@ fn write(w: &mut Wave, env: &mut Env, l: usize, loc: Loc, data: &[u8]) -> Result
     env.contained.or(w, r, ())
 }
 
+/// Lane `l`'s read of device memory at `addr` (an image's texels), checked
+/// and contained as every global access is.
+pub(super) fn global_read(
+    w: &Wave,
+    env: &mut Env,
+    l: usize,
+    addr: u64,
+    out: &mut [u8],
+) -> Result<()> {
+    read(w, env, l, Loc::Global(addr), out)
+}
+
+/// Lane `l`'s write of device memory at `addr` (an image's texels).
+pub(super) fn global_write(
+    w: &mut Wave,
+    env: &mut Env,
+    l: usize,
+    addr: u64,
+    data: &[u8],
+) -> Result<()> {
+    write(w, env, l, Loc::Global(addr), data)
+}
+
 fn try_read(w: &Wave, env: &Env, l: usize, loc: Loc, out: &mut [u8]) -> Result<()> {
     match loc {
         Loc::Global(a) => env.mem.read(a, out).map_err(global_fault(l, false)),
@@ -1062,7 +1085,7 @@ fn load_transpose(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize) -> Result
 
 /// How a format's components are numbers (§10.7 table 52 suffixes).
 #[derive(Clone, Copy, PartialEq, Debug)]
-enum NumFormat {
+pub(super) enum NumFormat {
     Unorm,
     Snorm,
     Uscaled,
@@ -1075,14 +1098,14 @@ enum NumFormat {
 /// A buffer data format: component widths from bit 0 up (AMD names list
 /// them from the most significant end: 2_10_10_10 has X in bits [9:0]).
 #[derive(Clone, Copy, Debug)]
-struct DataFormat {
-    bits: [u8; 4],
-    comps: usize,
-    num: NumFormat,
+pub(super) struct DataFormat {
+    pub(super) bits: [u8; 4],
+    pub(super) comps: usize,
+    pub(super) num: NumFormat,
 }
 
 impl DataFormat {
-    fn bytes(&self) -> u64 {
+    pub(super) fn bytes(&self) -> u64 {
         self.bits[..self.comps]
             .iter()
             .map(|&b| b as u64)
@@ -1093,7 +1116,7 @@ impl DataFormat {
 
 /// The buffer formats 1..=63 of the gfx11 unified format table (§10.7
 /// table 52; the MTBUF FORMAT field and V# FORMAT share it).
-fn data_format(f: u8) -> Option<DataFormat> {
+pub(super) fn data_format(f: u8) -> Option<DataFormat> {
     use NumFormat::*;
     const INTS: [NumFormat; 6] = [Unorm, Snorm, Uscaled, Sscaled, Uint, Sint];
     let df = |bits: &[u8], num| {
@@ -1141,7 +1164,7 @@ fn sext(raw: u32, bits: u8) -> i64 {
     ((raw as i64) << (64 - bits)) >> (64 - bits)
 }
 
-fn mask(bits: u8) -> u32 {
+pub(super) fn mask(bits: u8) -> u32 {
     if bits >= 32 {
         u32::MAX
     } else {
@@ -1218,7 +1241,7 @@ fn rne_shift(v: u64, shift: u32) -> u64 {
 
 /// f32 to f16 rounding toward zero: "Conversion of float32 to float16 uses
 /// truncation" (§9.3.1, D16 loads).
-fn f32_to_h_trunc(x: f32) -> u16 {
+pub(super) fn f32_to_h_trunc(x: f32) -> u16 {
     let h = half::f16::from_f32(x);
     if x.is_nan() || x.is_infinite() {
         return h.to_bits();
@@ -1232,7 +1255,7 @@ fn f32_to_h_trunc(x: f32) -> u16 {
 
 /// One memory component as the 32-bit VGPR value (§10.4.1: float for
 /// normalized, scaled and float formats, integers for UINT/SINT).
-fn component_to_32(df: &DataFormat, bits: u8, raw: u32) -> u32 {
+pub(super) fn component_to_32(df: &DataFormat, bits: u8, raw: u32) -> u32 {
     let max = mask(bits) as f64;
     match df.num {
         NumFormat::Unorm => ((raw as f64 / max) as f32).to_bits(),
@@ -1255,7 +1278,7 @@ fn component_to_32(df: &DataFormat, bits: u8, raw: u32) -> u32 {
 /// One memory component as a 16-bit (D16) VGPR half: f16 for the float
 /// kinds, rounded to nearest even except f32 sources, which truncate
 /// (§9.3.1); integers keep their low 16 bits.
-fn component_to_16(df: &DataFormat, bits: u8, raw: u32) -> u16 {
+pub(super) fn component_to_16(df: &DataFormat, bits: u8, raw: u32) -> u16 {
     let max = mask(bits) as f64;
     let h = |x: f64| half::f16::from_f64(x).to_bits();
     match df.num {
@@ -1274,7 +1297,7 @@ fn component_to_16(df: &DataFormat, bits: u8, raw: u32) -> u16 {
 
 /// A 32-bit VGPR value as one memory component: normalized values clamp
 /// to their range and round to nearest even, integers saturate.
-fn component_from_32(df: &DataFormat, bits: u8, v: u32) -> u32 {
+pub(super) fn component_from_32(df: &DataFormat, bits: u8, v: u32) -> u32 {
     let max = mask(bits) as f64;
     let x = f32::from_bits(v) as f64;
     let round = |x: f64, lo: f64, hi: f64| {
@@ -1304,7 +1327,7 @@ fn component_from_32(df: &DataFormat, bits: u8, v: u32) -> u32 {
 
 /// A 16-bit (D16) VGPR half as one memory component: f16 for the float
 /// kinds, 16-bit integers (zero- or sign-extended) for UINT/SINT.
-fn component_from_16(df: &DataFormat, bits: u8, v: u16) -> u32 {
+pub(super) fn component_from_16(df: &DataFormat, bits: u8, v: u16) -> u32 {
     let wide = match df.num {
         NumFormat::Uint => v as u32,
         NumFormat::Sint => v as i16 as i32 as u32,

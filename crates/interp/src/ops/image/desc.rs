@@ -1,0 +1,305 @@
+//! The image resource (T#, 8 dwords) and sampler (S#, 4 dwords)
+//! descriptors, decoded as RDNA3 (gfx11) and RDNA4 (gfx12) lay them out.
+//!
+//! The field positions are the ISA guides' (RDNA3 §8.2.1 "Image Resource",
+//! §8.2.2 "Image Sampler"; RDNA4 likewise), as ROCr's image extension
+//! fills them for HSA images and HIP texture objects (`resource_gfx11.h`,
+//! `resource_gfx12.h`): the families differ in word 1 (base level and
+//! MAX_MIP move, the format moves), word 2 (wider width and height),
+//! word 3 (gfx12 moves BASE_LEVEL to word 1) and word 4 (gfx12's 16-bit
+//! pitch). The sampler words are the same in both for the fields read
+//! here.
+
+use softgpu_isa::Family;
+
+/// Bits `[lo, lo + n)` of `word`.
+fn bits(word: u32, lo: u32, n: u32) -> u32 {
+    (word >> lo) & ((1u64 << n) - 1) as u32
+}
+
+/// What the resource's TYPE field says the image is (SQ_RSRC_IMG_*).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageType {
+    D1,
+    D2,
+    D3,
+    Cube,
+    D1Array,
+    D2Array,
+    D2Msaa,
+    D2MsaaArray,
+}
+
+impl ImageType {
+    fn from_field(t: u32) -> Option<ImageType> {
+        use ImageType::*;
+        Some(match t {
+            8 => D1,
+            9 => D2,
+            10 => D3,
+            11 => Cube,
+            12 => D1Array,
+            13 => D2Array,
+            14 => D2Msaa,
+            15 => D2MsaaArray,
+            _ => return None,
+        })
+    }
+
+    /// Whether the resource is an array of slices (its DEPTH field is the
+    /// last slice, not a depth).
+    pub fn is_array(self) -> bool {
+        matches!(
+            self,
+            ImageType::D1Array | ImageType::D2Array | ImageType::D2MsaaArray | ImageType::Cube
+        )
+    }
+}
+
+/// A decoded image resource.
+#[derive(Clone, Copy, Debug)]
+pub struct Resource {
+    /// Byte address of the image: BASE_ADDRESS holds address bits 47 to 8
+    /// (images are 256-byte aligned).
+    pub base: u64,
+    /// The unified format number (the buffer formats 1..=63 and the
+    /// image-only ones above).
+    pub format: u8,
+    pub width: u32,
+    pub height: u32,
+    /// 3D: the depth; arrays: the last slice index (DEPTH field); else 1.
+    pub depth: u32,
+    /// 1D/2D: the row pitch in texels, from the descriptor; else `None`
+    /// (the linear layout's aligned width applies).
+    pub pitch: Option<u32>,
+    /// DST_SEL_X..W: 0 = 0, 1 = 1, 4..7 = component X..W.
+    pub dst_sel: [u8; 4],
+    pub base_level: u32,
+    pub last_level: u32,
+    /// MAX_MIP: the resource's mip levels minus one (the chain the memory
+    /// holds, which the levels in view are a part of).
+    pub max_mip: u32,
+    /// SW_MODE: 0 is linear, the only layout softgpu reads.
+    pub sw_mode: u32,
+    pub ty: ImageType,
+    pub base_array: u32,
+}
+
+/// Why a resource descriptor is not an image softgpu can read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ResourceError {
+    #[error("image resource TYPE {0} is not an image type (8..=15)")]
+    NotAnImage(u32),
+    #[error("image swizzle mode {0} (only linear, SW_MODE 0, is supported)")]
+    Tiled(u32),
+}
+
+/// Decodes an 8-dword T# of `family`.
+pub fn resource(family: Family, d: [u32; 8]) -> Result<Resource, ResourceError> {
+    let ty_field = bits(d[3], 28, 4);
+    let ty = ImageType::from_field(ty_field).ok_or(ResourceError::NotAnImage(ty_field))?;
+    let sw_mode = bits(d[3], 20, 5);
+    if sw_mode != 0 {
+        return Err(ResourceError::Tiled(sw_mode));
+    }
+    let base = ((d[0] as u64) | (bits(d[1], 0, 8) as u64) << 32) << 8;
+    let width_lo = bits(d[1], 30, 2);
+    let dst_sel = [0, 3, 6, 9].map(|k| bits(d[3], k, 3) as u8);
+    let (format, width_hi, height, base_level, last_level, max_mip, depth_field, pitch_field) =
+        match family {
+            Family::Gfx12 => (
+                bits(d[1], 17, 8),
+                bits(d[2], 0, 14),
+                bits(d[2], 14, 16),
+                bits(d[1], 25, 5),
+                bits(d[3], 15, 5),
+                bits(d[1], 12, 5),
+                bits(d[4], 0, 14),
+                // DEPTH and PITCH_MSB together: pitch - 1, 16 bits.
+                bits(d[4], 0, 16),
+            ),
+            _ => (
+                bits(d[1], 20, 8),
+                bits(d[2], 0, 12),
+                bits(d[2], 14, 14),
+                bits(d[3], 12, 4),
+                bits(d[3], 16, 4),
+                bits(d[1], 16, 4),
+                bits(d[4], 0, 13),
+                bits(d[4], 0, 14),
+            ),
+        };
+    let (depth, pitch) = match ty {
+        ImageType::D3 => (depth_field + 1, None),
+        t if t.is_array() => (depth_field, None),
+        _ => (1, Some(pitch_field + 1)),
+    };
+    Ok(Resource {
+        base,
+        format: format as u8,
+        width: (width_lo | width_hi << 2) + 1,
+        height: height + 1,
+        depth,
+        pitch,
+        dst_sel,
+        base_level,
+        last_level,
+        max_mip,
+        sw_mode,
+        ty,
+        base_array: bits(d[4], 16, 13),
+    })
+}
+
+/// SQ_TEX_CLAMP: what a coordinate outside the image addresses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clamp {
+    Wrap,
+    Mirror,
+    ClampLastTexel,
+    MirrorOnceLastTexel,
+    /// CLAMP_HALF_BORDER and CLAMP_BORDER: outside texels are the border
+    /// colour. (Half-border differs in where the coordinate is clamped
+    /// before filtering, which softgpu does not model: both blend the
+    /// border in.)
+    ClampBorder,
+    /// MIRROR_ONCE_HALF_BORDER and MIRROR_ONCE_BORDER.
+    MirrorOnceBorder,
+}
+
+impl Clamp {
+    fn from_field(f: u32) -> Clamp {
+        match f {
+            0 => Clamp::Wrap,
+            1 => Clamp::Mirror,
+            2 => Clamp::ClampLastTexel,
+            3 => Clamp::MirrorOnceLastTexel,
+            4 | 6 => Clamp::ClampBorder,
+            _ => Clamp::MirrorOnceBorder,
+        }
+    }
+}
+
+/// SQ_TEX_BORDER_COLOR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Border {
+    TransparentBlack,
+    OpaqueBlack,
+    OpaqueWhite,
+    /// From the border colour table (BORDER_COLOR_PTR): not modelled.
+    Table,
+}
+
+/// A decoded sampler.
+#[derive(Clone, Copy, Debug)]
+pub struct Sampler {
+    pub clamp: [Clamp; 3],
+    /// FORCE_UNNORMALIZED: coordinates are in texels.
+    pub unnormalized: bool,
+    /// XY_MAG_FILTER / XY_MIN_FILTER: bilinear (1 and 3, the aniso forms,
+    /// filter like bilinear here) or point (0, 2).
+    pub mag_linear: bool,
+    pub min_linear: bool,
+    /// MIP_FILTER: 0 none (the base level), 1 point, 2 linear.
+    pub mip_filter: u32,
+    /// MIN_LOD / MAX_LOD: unsigned 4.8 fixed point.
+    pub min_lod: f32,
+    pub max_lod: f32,
+    pub border: Border,
+}
+
+/// Decodes a 4-dword S# (the same fields in gfx11 and gfx12).
+pub fn sampler(d: [u32; 4]) -> Sampler {
+    let lod = |v: u32| v as f32 / 256.0;
+    Sampler {
+        clamp: [0, 3, 6].map(|k| Clamp::from_field(bits(d[0], k, 3))),
+        unnormalized: bits(d[0], 15, 1) != 0,
+        mag_linear: bits(d[2], 20, 2) & 1 != 0,
+        min_linear: bits(d[2], 22, 2) & 1 != 0,
+        mip_filter: bits(d[2], 26, 2),
+        min_lod: lod(bits(d[1], 0, 12)),
+        max_lod: lod(bits(d[1], 12, 12)),
+        border: match bits(d[3], 30, 2) {
+            0 => Border::TransparentBlack,
+            1 => Border::OpaqueBlack,
+            2 => Border::OpaqueWhite,
+            _ => Border::Table,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 2D 8_8_8_8_UNORM 5x3 image at 0x1234_5600 with pitch 64, as
+    /// ROCr's gfx11 PopulateImageSrd fills it.
+    #[test]
+    fn gfx11_2d_resource() {
+        let d = [
+            0x0012_3456,
+            42 << 20, // WIDTH-1 = 4: low bits 0 at bit 30
+            (4 >> 2) | 2 << 14,
+            0x0000_0fac | 9 << 28,
+            63,
+            0,
+            0,
+            0,
+        ];
+        let r = resource(Family::Gfx11, d).unwrap();
+        assert_eq!(r.base, 0x1234_5600);
+        assert_eq!((r.format, r.width, r.height), (42, 5, 3));
+        assert_eq!(r.pitch, Some(64));
+        assert_eq!(r.dst_sel, [4, 5, 6, 7]);
+        assert_eq!(r.ty, ImageType::D2);
+    }
+
+    /// gfx12 moves FORMAT to word 1 bit 17 and widens width/height.
+    #[test]
+    fn gfx12_3d_resource() {
+        let w = 20000 - 1;
+        let d = [
+            0x100,
+            22 << 17 | (w & 3) << 30,
+            w >> 2 | 7 << 14,
+            10 << 28,
+            3,
+            0,
+            0,
+            0,
+        ];
+        let r = resource(Family::Gfx12, d).unwrap();
+        assert_eq!(r.base, 0x1_0000);
+        assert_eq!((r.format, r.width, r.height, r.depth), (22, 20000, 8, 4));
+        assert_eq!(r.pitch, None);
+    }
+
+    #[test]
+    fn tiled_and_buffer_descriptors_are_refused() {
+        let mut d = [0u32; 8];
+        assert_eq!(
+            resource(Family::Gfx11, d).unwrap_err(),
+            ResourceError::NotAnImage(0)
+        );
+        d[3] = 9 << 28 | 1 << 20;
+        assert_eq!(
+            resource(Family::Gfx11, d).unwrap_err(),
+            ResourceError::Tiled(1)
+        );
+    }
+
+    /// ROCr's sampler for CLAMP_TO_BORDER, linear, unnormalized.
+    #[test]
+    fn sampler_fields() {
+        let s = sampler([
+            6 | 6 << 3 | 6 << 6 | 1 << 15,
+            4095 << 12,
+            1 << 20 | 1 << 22,
+            0,
+        ]);
+        assert_eq!(s.clamp, [Clamp::ClampBorder; 3]);
+        assert!(s.unnormalized && s.mag_linear && s.min_linear);
+        assert_eq!(s.border, Border::TransparentBlack);
+        assert_eq!(s.max_lod, 4095.0 / 256.0);
+    }
+}
