@@ -4,7 +4,7 @@ and classify each one. For measuring softgpu against public suites by hand
 (HeCBench, rocm-examples, ...); not part of CI, and nothing of a suite it
 runs belongs in this repository.
 
-    tools/hip-suite.py [--timeout S] [--build-timeout S] [--jobs N]
+    scripts/hip-suite.py [--timeout S] [--build-timeout S] [--jobs N]
                        [--json FILE] [--only NAME,...] FOLDER
 
 Every folder below FOLDER holding a Makefile, and no folder below it with
