@@ -288,7 +288,13 @@ fn missing_tools_name_the_debian_packages() {
         };
         assert_eq!(
             missing,
-            &["clang-19", "ld.lld-19", "llvm-as-19", "llvm-extract-19"]
+            &[
+                "clang-19",
+                "ld.lld-19",
+                "llvm-as-19",
+                "llvm-extract-19",
+                "llvm-dis-19"
+            ]
         );
         assert_eq!(packages, &["clang-19", "lld-19", "llvm-19"]);
         let msg = e.to_string();
