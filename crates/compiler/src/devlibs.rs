@@ -188,7 +188,10 @@ fn build_links(parent: &Path, dir: &Path, tc: &Toolchain) -> Result<(), CompileE
 /// MSG_RTN_GET_REALTIME` on gfx11 and gfx12; later ockl reads it so).
 /// Returns whether it wrote the copy.
 fn repair_ockl_clock(tc: &Toolchain, ockl: &Path, link: &Path) -> Result<bool, CompileError> {
-    let out = tools::run_checked(Command::new(&tc.llvm_dis).arg(ockl).arg("-o").arg("-"), None)?;
+    let out = tools::run_checked(
+        Command::new(&tc.llvm_dis).arg(ockl).arg("-o").arg("-"),
+        None,
+    )?;
     let Some(repaired) = steady_clock(&String::from_utf8_lossy(&out.stdout)) else {
         return Ok(false);
     };
@@ -216,7 +219,13 @@ fn steady_clock(ir: &str) -> Option<String> {
         return None;
     }
     let text = ir.replace(MEMREALTIME, STEADY_COUNTER);
-    Some(text.lines().map(without_feature).collect::<Vec<_>>().join("\n") + "\n")
+    Some(
+        text.lines()
+            .map(without_feature)
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n",
+    )
 }
 
 /// One line with `+s-memrealtime` taken out of its `target-features`.
@@ -330,16 +339,17 @@ mod tests {
         assert!(!out.contains("memrealtime"), "{out}");
         assert!(out.contains("%1 = tail call i64 @llvm.readsteadycounter()"));
         assert!(out.contains("declare i64 @llvm.readsteadycounter() #28"));
-        assert!(out.contains(
-            "attributes #25 = { nounwind \"stack-protector-buffer-size\"=\"8\" }"
-        ));
+        assert!(out.contains("attributes #25 = { nounwind \"stack-protector-buffer-size\"=\"8\" }"));
         assert!(out.contains("attributes #26 = { \"target-features\"=\"+dpp,+gfx9-insts\" }"));
         assert_eq!(out.lines().count(), ir.lines().count());
     }
 
     #[test]
     fn a_library_without_s_memrealtime_is_left_alone() {
-        assert_eq!(steady_clock("declare i64 @llvm.readsteadycounter()\n"), None);
+        assert_eq!(
+            steady_clock("declare i64 @llvm.readsteadycounter()\n"),
+            None
+        );
     }
 
     #[test]
