@@ -7,7 +7,9 @@
 //! missing constants, generated with `llvm-as-19`, except `opencl.bc`,
 //! which is a copy without its weak `printf` stub (`llvm-extract-19
 //! --delete`): the stub would hide clang's OpenCL printf lowering, which
-//! gives the kernel a `hidden_printf_buffer` and `amdhsa.printf` formats. It lives under the cache
+//! gives the kernel a `hidden_printf_buffer` and `amdhsa.printf` formats,
+//! and `ockl.bc`, which is a copy whose clock reads work on gfx11 and
+//! gfx12 (`steady_clock`, below). It lives under the cache
 //! directory, named by a fingerprint of the Debian libraries and clang's
 //! version, is built atomically (so processes can share it), and each
 //! process checks it once.
@@ -142,6 +144,9 @@ fn build_links(parent: &Path, dir: &Path, tc: &Toolchain) -> Result<(), CompileE
                 // print nothing): the folder gets a copy without it. Other
                 // builds (Debian 13's LLVM 17 libraries) have no such stub
                 // and are linked as they are.
+                if e.file_name() == "ockl.bc" && repair_ockl_clock(tc, &e.path(), &link)? {
+                    continue;
+                }
                 if e.file_name() == "opencl.bc" && defines_printf(tc, &e.path()) {
                     tools::run_checked(
                         Command::new(&tc.llvm_extract)
@@ -165,6 +170,88 @@ fn build_links(parent: &Path, dir: &Path, tc: &Toolchain) -> Result<(), CompileE
     })();
     let _ = std::fs::remove_dir_all(&tmp);
     result
+}
+
+/// ockl 5.2 reads the clock with `s_memrealtime`, an instruction gfx8 to
+/// gfx10 have and gfx11 and gfx12 do not, in functions marked
+/// `target-features="+s-memrealtime"`: the clock of device `malloc`'s slab
+/// allocator (`dm.cl`'s `realtime`), `__ockl_rtcwait_u32` and
+/// `__ockl_memrealtime_u64`. For gfx11 LLVM 19 deletes those functions
+/// (its pass that removes functions needing features the target lacks)
+/// and their calls with them, leaving the allocator's clock undefined: a
+/// kernel whose `malloc` takes a block of 3072 bytes or less then spins
+/// forever on "a slab was made too recently" (or goes on with garbage);
+/// for gfx12 clang stops with "Cannot select". So when Debian's `ockl.bc`
+/// uses it, the folder gets a copy (written to `link`) reading
+/// `llvm.readsteadycounter` instead, which LLVM lowers per target to the
+/// same 100 MHz clock (`s_memrealtime` on gfx10, `s_sendmsg_rtn_b64
+/// MSG_RTN_GET_REALTIME` on gfx11 and gfx12; later ockl reads it so).
+/// Returns whether it wrote the copy.
+fn repair_ockl_clock(tc: &Toolchain, ockl: &Path, link: &Path) -> Result<bool, CompileError> {
+    let out = tools::run_checked(
+        Command::new(&tc.llvm_dis).arg(ockl).arg("-o").arg("-"),
+        None,
+    )?;
+    let Some(repaired) = steady_clock(&String::from_utf8_lossy(&out.stdout)) else {
+        return Ok(false);
+    };
+    // llvm-as reads the module from standard input (and verifies it).
+    tools::run_checked(
+        Command::new(&tc.llvm_as).arg("-").arg("-o").arg(link),
+        Some(repaired.as_bytes()),
+    )?;
+    Ok(true)
+}
+
+/// The `s_memrealtime` intrinsic (`memrealtime` in the text has no other use).
+const MEMREALTIME: &str = "@llvm.amdgcn.s.memrealtime(";
+/// The target-independent clock LLVM lowers to each target's own.
+const STEADY_COUNTER: &str = "@llvm.readsteadycounter(";
+/// The target feature the clock functions ask for.
+const MEMREALTIME_FEATURE: &str = "+s-memrealtime";
+
+/// LLVM IR text with every `s_memrealtime` read (and its declaration)
+/// replaced by `llvm.readsteadycounter` and `+s-memrealtime` taken out of
+/// every `target-features` attribute (dropping an attribute left empty);
+/// `None` when the text never reads `s_memrealtime`.
+fn steady_clock(ir: &str) -> Option<String> {
+    if !ir.contains(MEMREALTIME) {
+        return None;
+    }
+    let text = ir.replace(MEMREALTIME, STEADY_COUNTER);
+    Some(
+        text.lines()
+            .map(without_feature)
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n",
+    )
+}
+
+/// One line with `+s-memrealtime` taken out of its `target-features`.
+fn without_feature(line: &str) -> String {
+    const KEY: &str = "\"target-features\"=\"";
+    let Some(start) = line.find(KEY) else {
+        return line.to_string();
+    };
+    let value_start = start + KEY.len();
+    let Some(len) = line[value_start..].find('"') else {
+        return line.to_string();
+    };
+    let value = &line[value_start..value_start + len];
+    let kept: Vec<&str> = value
+        .split(',')
+        .filter(|f| *f != MEMREALTIME_FEATURE)
+        .collect();
+    let rest = &line[value_start + len + 1..];
+    if kept.is_empty() {
+        // ` "target-features"=""` reads as no features; drop the pair and
+        // the space before it.
+        let head = line[..start].strip_suffix(' ').unwrap_or(&line[..start]);
+        format!("{head}{rest}")
+    } else {
+        format!("{}{}\"{rest}", &line[..value_start], kept.join(","))
+    }
 }
 
 /// Whether the bitcode library at `path` defines `printf`: llvm-extract
@@ -236,6 +323,34 @@ pub(crate) fn hip_header(root: &Path) -> Result<PathBuf, CompileError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What Debian's ockl 5.2.3 has (`llvm-dis-19` of it): the clock
+    /// function, its declaration and the attribute groups asking for the
+    /// feature, alone and among others.
+    #[test]
+    fn the_clock_reads_the_steady_counter_and_no_function_needs_memrealtime() {
+        let ir = "define internal fastcc i64 @10() unnamed_addr #25 {\n  \
+                  %1 = tail call i64 @llvm.amdgcn.s.memrealtime()\n  ret i64 %1\n}\n\
+                  declare i64 @llvm.amdgcn.s.memrealtime() #28\n\
+                  attributes #25 = { nounwind \"stack-protector-buffer-size\"=\"8\" \
+                  \"target-features\"=\"+s-memrealtime\" }\n\
+                  attributes #26 = { \"target-features\"=\"+dpp,+s-memrealtime,+gfx9-insts\" }\n";
+        let out = steady_clock(ir).expect("the text reads s_memrealtime");
+        assert!(!out.contains("memrealtime"), "{out}");
+        assert!(out.contains("%1 = tail call i64 @llvm.readsteadycounter()"));
+        assert!(out.contains("declare i64 @llvm.readsteadycounter() #28"));
+        assert!(out.contains("attributes #25 = { nounwind \"stack-protector-buffer-size\"=\"8\" }"));
+        assert!(out.contains("attributes #26 = { \"target-features\"=\"+dpp,+gfx9-insts\" }"));
+        assert_eq!(out.lines().count(), ir.lines().count());
+    }
+
+    #[test]
+    fn a_library_without_s_memrealtime_is_left_alone() {
+        assert_eq!(
+            steady_clock("declare i64 @llvm.readsteadycounter()\n"),
+            None
+        );
+    }
 
     #[test]
     fn isa_versions() {

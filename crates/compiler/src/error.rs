@@ -32,7 +32,7 @@ pub enum CompileError {
     #[error("{}", missing_message(missing, packages))]
     MissingTools {
         /// What was not found: tool names (`clang-19`, `ld.lld-19`,
-        /// `llvm-as-19`, `llvm-extract-19`) or the path of a missing device library.
+        /// `llvm-as-19`, `llvm-extract-19`, `llvm-dis-19`) or the path of a missing device library.
         missing: Vec<String>,
         /// The Debian packages that provide them.
         packages: Vec<String>,

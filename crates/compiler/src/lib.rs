@@ -1,7 +1,7 @@
 //! Compiles OpenCL C or HIP device source into an AMD gfx11 code object.
 //!
 //! The compile runs the Debian LLVM 19 toolchain (`clang-19`, `ld.lld-19`,
-//! `llvm-as-19`, `llvm-extract-19`) with the ROCm device libraries (`rocm-device-libs`), the
+//! `llvm-as-19`, `llvm-extract-19`, `llvm-dis-19`) with the ROCm device libraries (`rocm-device-libs`), the
 //! same recipe for every caller:
 //!
 //! * OpenCL C: `clang-19 -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa
@@ -85,7 +85,7 @@ pub const TOOLCHAIN_PACKAGES: [&str; 4] = ["clang-19", "lld-19", "llvm-19", "roc
 pub const DEBIAN_BITCODE_DIR: &str = "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode";
 
 /// Bump when the compile recipe changes: it is part of every cache key.
-const RECIPE_VERSION: u32 = 2;
+const RECIPE_VERSION: u32 = 3;
 
 /// A source language.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -184,7 +184,7 @@ impl Compiler {
         self
     }
 
-    /// Directories searched for `clang-19`, `ld.lld-19`, `llvm-as-19` and `llvm-extract-19`
+    /// Directories searched for `clang-19`, `ld.lld-19`, `llvm-as-19`, `llvm-extract-19` and `llvm-dis-19`
     /// instead of `$PATH` (an empty list finds nothing).
     pub fn search_path(mut self, dirs: Vec<PathBuf>) -> Compiler {
         self.search_path = Some(dirs);

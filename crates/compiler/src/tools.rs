@@ -10,11 +10,12 @@ use std::sync::{Mutex, OnceLock};
 use crate::CompileError;
 
 /// The tools a compile needs and the Debian package of each.
-const TOOLS: [(&str, &str); 4] = [
+const TOOLS: [(&str, &str); 5] = [
     ("clang-19", "clang-19"),
     ("ld.lld-19", "lld-19"),
     ("llvm-as-19", "llvm-19"),
     ("llvm-extract-19", "llvm-19"),
+    ("llvm-dis-19", "llvm-19"),
 ];
 
 /// A library every device-library folder must hold (from `rocm-device-libs`).
@@ -28,6 +29,8 @@ pub(crate) struct Toolchain {
     pub llvm_as: PathBuf,
     /// Removes the OpenCL library's `printf` stub (see `devlibs`).
     pub llvm_extract: PathBuf,
+    /// Turns ockl's bitcode into text for its clock repair (see `devlibs`).
+    pub llvm_dis: PathBuf,
     /// Folder of the ROCm device bitcode libraries.
     pub bitcode_dir: PathBuf,
 }
@@ -66,6 +69,7 @@ pub(crate) fn resolve(
         lld: found.next().unwrap(),
         llvm_as: found.next().unwrap(),
         llvm_extract: found.next().unwrap(),
+        llvm_dis: found.next().unwrap(),
         bitcode_dir: bitcode_dir.to_path_buf(),
     })
 }
@@ -190,7 +194,8 @@ mod tests {
         let CompileError::MissingTools { missing, packages } = &e else {
             panic!("{e:?}")
         };
-        assert_eq!(missing.len(), 5, "{missing:?}");
+        // Five tools and the device libraries.
+        assert_eq!(missing.len(), 6, "{missing:?}");
         assert_eq!(
             packages,
             &["clang-19", "lld-19", "llvm-19", "rocm-device-libs"]

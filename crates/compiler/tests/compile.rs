@@ -288,7 +288,13 @@ fn missing_tools_name_the_debian_packages() {
         };
         assert_eq!(
             missing,
-            &["clang-19", "ld.lld-19", "llvm-as-19", "llvm-extract-19"]
+            &[
+                "clang-19",
+                "ld.lld-19",
+                "llvm-as-19",
+                "llvm-extract-19",
+                "llvm-dis-19"
+            ]
         );
         assert_eq!(packages, &["clang-19", "lld-19", "llvm-19"]);
         let msg = e.to_string();
@@ -359,4 +365,36 @@ fn device_lib_dir_holds_the_gfx11_isa_version_library() {
         Path::new(&a).parent().unwrap().read_dir().unwrap().count(),
         1
     );
+}
+
+/// ockl's device `malloc` (what clang's HIP headers map `malloc` to).
+const DEVICE_MALLOC: &str = r#"
+extern "C" __device__ void *__ockl_dm_alloc(unsigned long size);
+extern "C" __global__ void small_malloc(void **out, unsigned long size) {
+    *out = __ockl_dm_alloc(size);
+}
+"#;
+
+/// `s_sendmsg_rtn_b64 s[N:N+1], sendmsg(MSG_RTN_GET_REALTIME)`, gfx11's and
+/// gfx12's clock read (`llvm-mc-19 -show-encoding`: `0xbe844d83` for
+/// `s[4:5]`; bits 16-22 are the destination).
+fn reads_realtime(code: &[u8]) -> bool {
+    code.chunks_exact(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .any(|w| w & 0xff80_ffff == 0xbe80_4d83)
+}
+
+/// ockl's slab allocator (blocks of 3072 bytes or less) paces itself by
+/// the clock. Debian's ockl reads it with `s_memrealtime`, which gfx11 and
+/// gfx12 lack: for gfx11 LLVM 19 deleted the read (the allocator then spun
+/// forever), for gfx12 clang refused the source ("Cannot select"). With the
+/// device-library folder's ockl both compile and read the real clock.
+#[test]
+fn device_malloc_reads_the_realtime_clock_on_gfx11_and_gfx12() {
+    let cache = TempDir::new().unwrap();
+    for target in ["gfx1151", "gfx1201"] {
+        let code = ok(compiler(target, &cache).compile(DEVICE_MALLOC, Language::Hip));
+        check_code_object(&code, target, "small_malloc");
+        assert!(reads_realtime(&code), "{target}: no realtime clock read");
+    }
 }

@@ -837,8 +837,9 @@ fn overflow() {
 }
 
 /// Device-side malloc/free (ockl's allocator over hostcall service 3): per
-/// thread buffers read back by a second kernel and freed, the heap limit,
-/// and an overflow of a malloc'd block reported as device malloc.
+/// thread buffers read back by a second kernel and freed, small blocks from
+/// ockl's slabs (which need the device-library folder's repaired
+/// `ockl.bc`), the heap limit, and an overflow of a malloc'd block reported as device malloc.
 #[test]
 fn device_malloc() {
     check(Program {

@@ -8,17 +8,21 @@
 //    the pointer; a second
 //    kernel reads each buffer back through the stored pointers and frees
 //    it. The host checks the sums and that no two buffers overlap.
-// 2. The heap limit: hipDeviceGetLimit reports CLR's initial heap size
+// 2. Small blocks (3072 bytes or less), which ockl carves from 2 MiB slabs
+//    of one size kind each: one thread mallocs 16 bytes, then 1024 threads
+//    each malloc 16, 100, 1000 or 3000 bytes (four size kinds, so four
+//    slabs), fill them, and a second kernel checks and frees them; the
+//    host checks that no two blocks overlap and that a block lies inside
+//    a 2 MiB-aligned slab past its header. This needs the device-library
+//    folder softgpu's compiler crate builds: its ockl.bc reads the clock
+//    in a way gfx11 and gfx12 have (Debian's reads s_memrealtime, which
+//    LLVM 19 drops for gfx11, and the slab allocator then spins forever).
+// 3. The heap limit: hipDeviceGetLimit reports CLR's initial heap size
 //    (8 MiB); with a 1 MiB limit set, a
 //    2 MiB malloc returns NULL in the kernel; with a higher one it succeeds.
-//
-// Not yet working, so not tested here: blocks of 3072 bytes or less. ockl
-// carves them from 2 MiB slabs, and under softgpu a kernel asking for one
-// spins until the watchdog stops it (a hipErrorLaunchTimeOut fault, never
-// a wrong result); the cause is still to be found.
 //    hipDeviceSetLimit is newer than Debian's HIP 5.2.3, so it is found
 //    with dlsym (softgpu's library exports it; ROCm 5.2's does not).
-// 3. A kernel writing one int past a 4096-byte malloc'd block (a block of
+// 4. A kernel writing one int past a 4096-byte malloc'd block (a block of
 //    its own): the store is refused, hipErrorIllegalAddress, and the
 //    report names the allocation as device malloc (the harness checks it).
 //    What is not caught: a small block (3072 bytes or less) shares its
@@ -34,7 +38,7 @@
 constexpr int kThreads = 256;
 
 // Ints of thread t's buffer: 769 to 1667, so every size is over ockl's
-// 3072-byte threshold (a block of its own; see the top for smaller ones).
+// 3072-byte threshold (a block of its own; small_fill has smaller ones).
 __host__ __device__ int ints_of(int t) { return 769 + (t * 37) % 899; }
 
 __global__ void alloc_fill(int** ptrs) {
@@ -68,6 +72,80 @@ __global__ void big_alloc(size_t bytes, int* got) {
     p[bytes / sizeof(int) - 1] = 2;
     free(p);
   }
+}
+
+constexpr int kSmallThreads = 1024;
+constexpr size_t kSlabBytes = 2u << 20;
+
+// Bytes of thread t's small block: four of ockl's size kinds (16, 128,
+// 1024 and 3072 bytes).
+__host__ __device__ size_t small_bytes(int t) {
+  const size_t sizes[4] = {16, 100, 1000, 3000};
+  return sizes[t % 4];
+}
+
+__global__ void small_fill(unsigned char** ptrs) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  size_t n = small_bytes(t);
+  unsigned char* p = (unsigned char*)malloc(n);
+  if (p)
+    for (size_t k = 0; k < n; ++k) p[k] = (unsigned char)(t + k);
+  ptrs[t] = p;
+}
+
+// Counts the bytes of thread t's block that are not what small_fill
+// wrote (-1: no block), then frees it.
+__global__ void small_check_free(unsigned char** ptrs, int* wrong) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned char* p = ptrs[t];
+  int bad = -1;
+  if (p) {
+    bad = 0;
+    for (size_t k = 0; k < small_bytes(t); ++k) bad += p[k] != (unsigned char)(t + k);
+    free(p);
+  }
+  wrong[t] = bad;
+}
+
+static void check_small_blocks(int* d_got) {
+  // One thread, one 16-byte block (the case that used to hang).
+  int got = -1;
+  big_alloc<<<1, 1>>>(16, d_got);
+  HIP_CHECK(hipMemcpy(&got, d_got, sizeof got, hipMemcpyDeviceToHost));
+  EXPECT(got == 1, "a 16-byte malloc failed (%d)", got);
+
+  unsigned char** d_ptrs = nullptr;
+  int* d_wrong = nullptr;
+  HIP_CHECK(hipMalloc(&d_ptrs, kSmallThreads * sizeof(unsigned char*)));
+  HIP_CHECK(hipMalloc(&d_wrong, kSmallThreads * sizeof(int)));
+  small_fill<<<kSmallThreads / 256, 256>>>(d_ptrs);
+  HIP_CHECK(hipGetLastError());
+  std::vector<unsigned char*> ptrs(kSmallThreads);
+  HIP_CHECK(hipMemcpy(ptrs.data(), d_ptrs, kSmallThreads * sizeof(unsigned char*),
+                      hipMemcpyDeviceToHost));
+  small_check_free<<<kSmallThreads / 256, 256>>>(d_ptrs, d_wrong);
+  HIP_CHECK(hipGetLastError());
+  std::vector<int> wrong(kSmallThreads), none(kSmallThreads, 0);
+  HIP_CHECK(hipMemcpy(wrong.data(), d_wrong, kSmallThreads * sizeof(int), hipMemcpyDeviceToHost));
+  // 0 everywhere: every thread got a block and read back what it wrote.
+  expect_equal("wrong bytes of small blocks", wrong.data(), none.data(), kSmallThreads);
+
+  std::vector<std::pair<unsigned char*, unsigned char*>> ranges;
+  for (int t = 0; t < kSmallThreads; ++t) {
+    if (!ptrs[t]) continue;
+    size_t at = (size_t)ptrs[t] % kSlabBytes;
+    // ockl's slab header (kind, index, search start, then a bit per
+    // block) comes first: no block starts at a slab's start, and a block
+    // ends inside its slab.
+    EXPECT(at != 0 && at + small_bytes(t) <= kSlabBytes, "thread %d's block at %p is not inside a slab",
+           t, (void*)ptrs[t]);
+    ranges.push_back({ptrs[t], ptrs[t] + small_bytes(t)});
+  }
+  std::sort(ranges.begin(), ranges.end());
+  for (size_t i = 1; i < ranges.size(); ++i)
+    EXPECT(ranges[i].first >= ranges[i - 1].second, "small blocks %zu and %zu overlap", i - 1, i);
+  HIP_CHECK(hipFree(d_ptrs));
+  HIP_CHECK(hipFree(d_wrong));
 }
 
 __global__ void overflow_malloc(int* done) {
@@ -135,6 +213,8 @@ int main() {
   std::sort(ranges.begin(), ranges.end());
   for (size_t i = 1; i < ranges.size(); ++i)
     EXPECT(ranges[i].first >= ranges[i - 1].second, "buffers %zu and %zu overlap", i - 1, i);
+
+  check_small_blocks(d_got);
 
   SetLimit set_limit = (SetLimit)dlsym(RTLD_DEFAULT, "hipDeviceSetLimit");
   EXPECT(set_limit != nullptr, "hipDeviceSetLimit is not exported");
