@@ -881,6 +881,10 @@ fn copy_2d(
     submit(stream, Work::Copy(Arc::new(rows)), sync)
 }
 
+/// Most rows one 3-D copy may have (2^28: a quarter-billion rows of at
+/// least a byte each is beyond any device memory softgpu models).
+const MAX_COPY_ROWS: usize = 1 << 28;
+
 /// The rows of a 3D copy between pitched pointers.
 pub fn rows_3d(p: &hipMemcpy3DParms) -> HipResult<Vec<(u64, u64, u64)>> {
     check_kind(p.kind)?;
@@ -902,24 +906,48 @@ pub fn rows_3d(p: &hipMemcpy3DParms) -> HipResult<Vec<(u64, u64, u64)>> {
     if s.ptr.is_null() || d.ptr.is_null() {
         return Err(HipError::invalid("3D copy to or from a null pointer"));
     }
-    let slice = |pp: &hipPitchedPtr| pp.pitch as u64 * pp.ysize.max(1) as u64;
-    let mut rows = Vec::with_capacity(e.height * e.depth);
-    for z in 0..e.depth as u64 {
-        for y in 0..e.height as u64 {
-            let at = |pp: &hipPitchedPtr, pos: &hipPos| {
-                pp.ptr as u64
-                    + (pos.z as u64 + z) * slice(pp)
-                    + (pos.y as u64 + y) * pp.pitch as u64
-                    + pos.x as u64
-            };
-            rows.push((at(d, &dst_pos), at(s, &src_pos), e.width as u64));
-        }
-    }
     if e.width > s.pitch || e.width > d.pitch {
         return Err(HipError::new(
             HIP_ERROR_INVALID_PITCH_VALUE,
             "extent wider than a pitch",
         ));
+    }
+    // One row per (y, z): a forged extent must not make a list larger than
+    // any copy could be (each row is at least a byte of some allocation).
+    let count = e
+        .height
+        .checked_mul(e.depth)
+        .filter(|&n| n <= MAX_COPY_ROWS)
+        .ok_or_else(|| {
+            HipError::invalid(format!(
+                "3D copy of {} x {} rows: more rows than device memory could hold",
+                e.height, e.depth
+            ))
+        })?;
+    let slice = |pp: &hipPitchedPtr| (pp.pitch as u64).checked_mul(pp.ysize.max(1) as u64);
+    let mut rows = Vec::with_capacity(count);
+    let past_the_address_space =
+        || HipError::invalid("3D copy position or pitch past the end of the address space");
+    for z in 0..e.depth as u64 {
+        for y in 0..e.height as u64 {
+            // Checked: a forged position or pitch must not wrap around to
+            // memory the copy was never meant to touch.
+            let at = |pp: &hipPitchedPtr, pos: &hipPos| {
+                let z_off = (pos.z as u64).checked_add(z)?.checked_mul(slice(pp)?)?;
+                let y_off = (pos.y as u64)
+                    .checked_add(y)?
+                    .checked_mul(pp.pitch as u64)?;
+                (pp.ptr as u64)
+                    .checked_add(z_off)?
+                    .checked_add(y_off)?
+                    .checked_add(pos.x as u64)
+            };
+            let (to, from) = (at(d, &dst_pos), at(s, &src_pos));
+            let (Some(to), Some(from)) = (to, from) else {
+                return Err(past_the_address_space());
+            };
+            rows.push((to, from, e.width as u64));
+        }
     }
     Ok(rows)
 }

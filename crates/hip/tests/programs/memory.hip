@@ -158,6 +158,17 @@ int main() {
   q3.kind = hipMemcpyDeviceToHost;
   HIP_CHECK(hipMemcpy3D(&q3));
   expect_equal("3D copy", cube_back.data(), cube.data(), cube.size());
+  // A forged extent (2^40 x 2^30 rows) is refused, not a quintillion-row
+  // copy list (which would abort the process on allocation).
+  hipMemcpy3DParms huge = q3;
+  huge.extent = make_hipExtent(X * sizeof(int), (size_t)1 << 40, (size_t)1 << 30);
+  HIP_EXPECT_ERR(hipMemcpy3D(&huge), hipErrorInvalidValue);
+  // A position past the end of the address space is refused (it must not
+  // wrap around onto the volume itself).
+  huge = q3;
+  huge.srcPos = make_hipPos(0, 0, (size_t)1 << 62);
+  HIP_EXPECT_ERR(hipMemcpy3D(&huge), hipErrorInvalidValue);
+  (void)hipGetLastError();  // the refusals above leave it set
   HIP_CHECK(hipFree(vol.ptr));
 
   // Pinned host memory as copy source and destination.
