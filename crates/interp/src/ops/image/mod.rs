@@ -291,11 +291,16 @@ impl Image {
 /// The data components `dmask` selects (dmask 0 acts as X, as LLVM
 /// allocates one register for it).
 fn selected(i: &Inst) -> impl Iterator<Item = usize> {
-    let dmask = match i.aux & image::DMASK {
+    let dmask = selected_mask(i);
+    (0..4).filter(move |c| dmask >> c & 1 != 0)
+}
+
+/// The instruction's dmask (0 reads as component x alone).
+fn selected_mask(i: &Inst) -> u32 {
+    match i.aux & image::DMASK {
         0 => 1,
         m => m,
-    };
-    (0..4).filter(move |c| dmask >> c & 1 != 0)
+    }
 }
 
 /// Writes the dmask-selected components of `v` to lane `l`'s VDATA (all
@@ -305,12 +310,8 @@ fn selected(i: &Inst) -> impl Iterator<Item = usize> {
 fn put(w: &mut Wave, i: &Inst, l: usize, v: [u32; 4], half: impl Fn(u32) -> u16, four: bool) {
     let d16 = i.aux & image::D16 != 0;
     let mut n = 0;
-    let comps: Vec<usize> = if four {
-        (0..4).collect()
-    } else {
-        selected(i).collect()
-    };
-    for c in comps {
+    let dmask = selected_mask(i);
+    for c in (0..4).filter(|c| four || dmask >> c & 1 != 0) {
         if d16 {
             let old = w.get_lane(i.dst[0], l, n / 2);
             let shift = 16 * (n % 2);
@@ -362,6 +363,8 @@ fn int_position(w: &Wave, i: &Inst, d: Dim, l: usize, mip: bool) -> Result<(Texe
     Ok((t, level))
 }
 
+/// The lanes EXEC enables, read once (the iterator does not borrow the
+/// wave, so a loop over it may write lanes: no list is made).
 fn active(w: &Wave) -> impl Iterator<Item = usize> {
     let exec = w.exec();
     (0..w.lanes).filter(move |l| exec >> l & 1 != 0)
@@ -374,7 +377,7 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, mip: bool) -> Result {
     check_form(i)?;
     let d = dim(i)?;
     let img = Image::new(w, i)?;
-    for l in active(w).collect::<Vec<_>>() {
+    for l in active(w) {
         let (t, level) = int_position(w, i, d, l, mip)?;
         let raw = match img.locate(t, img.r.base_level.saturating_add(level)) {
             Some(addr) => img.convert(img.read(w, env, l, addr)?),
@@ -404,7 +407,7 @@ fn store(w: &mut Wave, env: &mut Env, i: &Inst, mip: bool) -> Result {
     let d = dim(i)?;
     let img = Image::new(w, i)?;
     let n = img.df.bytes() as usize;
-    for l in active(w).collect::<Vec<_>>() {
+    for l in active(w) {
         let (t, level) = int_position(w, i, d, l, mip)?;
         let Some(addr) = img.locate(t, img.r.base_level.saturating_add(level)) else {
             continue;
@@ -454,7 +457,7 @@ fn resinfo(w: &mut Wave, _env: &mut Env, i: &Inst) -> Result {
     let img = Image::new(w, i)?;
     let r = &img.r;
     let levels = (r.last_level + 1).saturating_sub(r.base_level);
-    for l in active(w).collect::<Vec<_>>() {
+    for l in active(w) {
         let mip = w.get_lane(addr_reg(i, 0, false)?, l, 0);
         let v = if mip < levels {
             let lv = img.layout.level(r, r.base_level + mip);
@@ -506,7 +509,7 @@ fn sample(w: &mut Wave, env: &mut Env, i: &Inst, op: SampleOp) -> Result {
         ));
     }
     let int = is_int(&img.df);
-    for l in active(w).collect::<Vec<_>>() {
+    for l in active(w) {
         let a = sample_args(w, i, d, l, op)?;
         let mut ctx = sample::Ctx {
             img: &img,
