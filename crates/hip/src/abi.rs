@@ -46,6 +46,7 @@ pub const HIP_ERROR_STREAM_CAPTURE_UNSUPPORTED: hipError_t = 900;
 pub const HIP_ERROR_STREAM_CAPTURE_INVALIDATED: hipError_t = 901;
 pub const HIP_ERROR_STREAM_CAPTURE_UNMATCHED: hipError_t = 903;
 pub const HIP_ERROR_STREAM_CAPTURE_ILLEGAL: hipError_t = 401;
+pub const HIP_ERROR_STREAM_CAPTURE_WRONG_THREAD: hipError_t = 908;
 pub const HIP_ERROR_UNKNOWN: hipError_t = 999;
 /// `HIPRTC_ERROR_INTERNAL_ERROR`: what an absent `hiprtc*` returns.
 pub const HIPRTC_ERROR_INTERNAL_ERROR: i32 = 11;

@@ -357,6 +357,7 @@ pub unsafe extern "C" fn hipChooseDevice(
 #[no_mangle]
 pub unsafe extern "C" fn hipDeviceSynchronize() -> hipError_t {
     guard("hipDeviceSynchronize", || {
+        crate::graph::capture::refuse_synchronous_call("hipDeviceSynchronize")?;
         let hip = hip()?;
         crate::stream::synchronize_device(hip, hip.current().index)
     })

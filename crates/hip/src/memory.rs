@@ -173,7 +173,10 @@ fn malloc_kind(ptr: *mut *mut c_void, size: usize, kind: Kind, flags: u32) -> Hi
 
 #[no_mangle]
 pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipError_t {
-    guard("hipMalloc", || malloc_kind(ptr, size, Kind::Device, 0))
+    guard("hipMalloc", || {
+        crate::graph::capture::refuse_unsafe_call("hipMalloc")?;
+        malloc_kind(ptr, size, Kind::Device, 0)
+    })
 }
 
 #[no_mangle]
@@ -194,6 +197,7 @@ pub unsafe extern "C" fn hipMallocManaged(
     flags: u32,
 ) -> hipError_t {
     guard("hipMallocManaged", || {
+        crate::graph::capture::refuse_unsafe_call("hipMallocManaged")?;
         if flags != 1 && flags != 2 {
             return Err(HipError::invalid(format!(
                 "managed memory flags {flags:#x}"
@@ -210,6 +214,7 @@ pub unsafe extern "C" fn hipHostMalloc(
     flags: u32,
 ) -> hipError_t {
     guard("hipHostMalloc", || {
+        crate::graph::capture::refuse_unsafe_call("hipHostMalloc")?;
         malloc_kind(ptr, size, Kind::Host, flags)
     })
 }
@@ -220,17 +225,26 @@ pub unsafe extern "C" fn hipHostAlloc(
     size: usize,
     flags: u32,
 ) -> hipError_t {
-    guard("hipHostAlloc", || malloc_kind(ptr, size, Kind::Host, flags))
+    guard("hipHostAlloc", || {
+        crate::graph::capture::refuse_unsafe_call("hipHostAlloc")?;
+        malloc_kind(ptr, size, Kind::Host, flags)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hipMallocHost(ptr: *mut *mut c_void, size: usize) -> hipError_t {
-    guard("hipMallocHost", || malloc_kind(ptr, size, Kind::Host, 0))
+    guard("hipMallocHost", || {
+        crate::graph::capture::refuse_unsafe_call("hipMallocHost")?;
+        malloc_kind(ptr, size, Kind::Host, 0)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hipMemAllocHost(ptr: *mut *mut c_void, size: usize) -> hipError_t {
-    guard("hipMemAllocHost", || malloc_kind(ptr, size, Kind::Host, 0))
+    guard("hipMemAllocHost", || {
+        crate::graph::capture::refuse_unsafe_call("hipMemAllocHost")?;
+        malloc_kind(ptr, size, Kind::Host, 0)
+    })
 }
 
 /// ROCm (clr's `ihipFree`) frees any allocation it knows through either of
@@ -241,6 +255,7 @@ pub unsafe extern "C" fn hipMemAllocHost(ptr: *mut *mut c_void, size: usize) -> 
 #[no_mangle]
 pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
     guard("hipFree", || {
+        crate::graph::capture::refuse_unsafe_call("hipFree")?;
         free(
             hip()?,
             ptr as u64,
@@ -252,6 +267,7 @@ pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
 #[no_mangle]
 pub unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
     guard("hipHostFree", || {
+        crate::graph::capture::refuse_unsafe_call("hipHostFree")?;
         free(
             hip()?,
             ptr as u64,
@@ -264,6 +280,7 @@ pub unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
 pub unsafe extern "C" fn hipFreeHost(ptr: *mut c_void) -> hipError_t {
     // ROCm's deprecated alias of hipHostFree.
     guard("hipFreeHost", || {
+        crate::graph::capture::refuse_unsafe_call("hipFreeHost")?;
         free(
             hip()?,
             ptr as u64,
@@ -338,6 +355,7 @@ pub fn starting_at(addr: u64) -> Option<Arc<Alloc>> {
 #[no_mangle]
 pub unsafe extern "C" fn hipHostRegister(ptr: *mut c_void, size: usize, flags: u32) -> hipError_t {
     guard("hipHostRegister", || {
+        crate::graph::capture::refuse_unsafe_call("hipHostRegister")?;
         let hip = hip()?;
         let addr = ptr as u64;
         if addr == 0 || size == 0 {
@@ -375,6 +393,7 @@ pub unsafe extern "C" fn hipHostRegister(ptr: *mut c_void, size: usize, flags: u
 #[no_mangle]
 pub unsafe extern "C" fn hipHostUnregister(ptr: *mut c_void) -> hipError_t {
     guard("hipHostUnregister", || {
+        crate::graph::capture::refuse_unsafe_call("hipHostUnregister")?;
         let hip = hip()?;
         let addr = ptr as u64;
         let registered = matches!(lock(&ALLOCS).get(&addr), Some(a) if a.kind == Kind::Registered);
@@ -438,6 +457,7 @@ pub unsafe extern "C" fn hipMallocPitch(
     height: usize,
 ) -> hipError_t {
     guard("hipMallocPitch", || {
+        crate::graph::capture::refuse_unsafe_call("hipMallocPitch")?;
         let p = width.div_ceil(PITCH_ALIGN).max(1) * PITCH_ALIGN;
         let bytes = p
             .checked_mul(height)
@@ -463,6 +483,7 @@ pub unsafe extern "C" fn hipMemAllocPitch(
 #[no_mangle]
 pub unsafe extern "C" fn hipMalloc3D(pitched: *mut hipPitchedPtr, extent: hipExtent) -> hipError_t {
     guard("hipMalloc3D", || {
+        crate::graph::capture::refuse_unsafe_call("hipMalloc3D")?;
         let p = extent.width.div_ceil(PITCH_ALIGN).max(1) * PITCH_ALIGN;
         let bytes = p
             .checked_mul(extent.height)
@@ -642,6 +663,9 @@ fn check_kind(kind: i32) -> HipResult {
 /// pageable buffer as soon as the call returns.
 pub fn submit(stream: hipStream_t, work: Work, sync: bool) -> HipResult {
     let hip = hip()?;
+    if sync {
+        crate::graph::capture::refuse_synchronous_call("a synchronous copy or fill")?;
+    }
     let s = hip.stream(stream)?;
     let pageable = match &work {
         Work::Copy(rows) => rows

@@ -261,16 +261,22 @@ impl HipStream {
     /// Waits for everything enqueued so far. A kernel fault is reported
     /// once on stderr and becomes the device's sticky error.
     pub fn synchronize(&self, hip: &Hip) -> HipResult {
+        if self.is_capturing() {
+            return Err(HipError::new(
+                HIP_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                "synchronizing a capturing stream",
+            ));
+        }
+        self.wait_queued(hip)
+    }
+
+    /// Waits for the work queued so far, of a capturing stream too (the
+    /// work queued before its capture began), as a free must.
+    fn wait_queued(&self, hip: &Hip) -> HipResult {
         let device = &hip.devices[self.device];
         device.check_sticky()?;
         let (count, submission) = {
             let inner = lock(&self.inner);
-            if inner.capture.is_some() {
-                return Err(HipError::new(
-                    HIP_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-                    "synchronizing a capturing stream",
-                ));
-            }
             let count = self.enqueued.load(Ordering::Acquire);
             if inner.done == count {
                 return Ok(());
@@ -414,7 +420,7 @@ pub fn device_streams(hip: &Hip, device: usize) -> Vec<Arc<HipStream>> {
 pub fn synchronize_device(hip: &Hip, device: usize) -> HipResult {
     device_streams(hip, device)
         .iter()
-        .try_for_each(|s| s.synchronize(hip))
+        .try_for_each(|s| s.wait_queued(hip))
 }
 
 /// One HIP event: the point of a stream it was last recorded at.
@@ -500,6 +506,7 @@ pub unsafe extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
         // HIP lets queued work finish; the stream's handle goes now.
         let result = s.synchronize(hip);
         hip.streams.remove(stream as usize)?;
+        crate::graph::capture::forget(stream);
         result
     })
 }
@@ -524,6 +531,12 @@ pub unsafe extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
         let hip = hip()?;
         let s = hip.stream(stream)?;
         hip.devices[s.device].check_sticky()?;
+        if s.is_capturing() {
+            return Err(HipError::new(
+                HIP_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                "querying a capturing stream",
+            ));
+        }
         if s.is_idle()? {
             Ok(())
         } else {

@@ -5,6 +5,7 @@
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::thread::ThreadId;
 
 use super::nodes::node_array;
 use super::{kind, EventRef, Graph, Node, Params};
@@ -20,6 +21,16 @@ static CAPTURE_IDS: AtomicU64 = AtomicU64::new(1);
 const ADD_CAPTURE_DEPENDENCIES: u32 = 0;
 const SET_CAPTURE_DEPENDENCIES: u32 = 1;
 
+/// `hipStreamCaptureMode`.
+const MODE_GLOBAL: i32 = 0;
+const MODE_THREAD_LOCAL: i32 = 1;
+const MODE_RELAXED: i32 = 2;
+
+/// `hipStreamCaptureStatus`.
+const STATUS_NONE: i32 = 0;
+const STATUS_ACTIVE: i32 = 1;
+const STATUS_INVALIDATED: i32 = 2;
+
 /// A stream's capture in progress.
 pub struct Capture {
     /// The graph's handle and the graph.
@@ -28,22 +39,43 @@ pub struct Capture {
     /// The nodes the next captured item depends on.
     last: Vec<usize>,
     pub id: u64,
+    /// The `hipStreamCaptureMode` it began with, and the thread that began
+    /// it (which alone may end it, unless the mode is relaxed).
+    mode: i32,
+    thread: ThreadId,
+    /// Broken by a call the capture rules prohibit: it records nothing
+    /// more and ends with `hipErrorStreamCaptureInvalidated`.
+    invalidated: bool,
 }
 
 impl Capture {
     /// A capture into a new graph.
-    pub fn new(hip: &Hip) -> Capture {
+    pub fn new(hip: &Hip, mode: i32) -> Capture {
         let graph = Arc::new(Mutex::new(Graph::default()));
         Capture {
             handle: hip.graphs.insert(graph.clone()),
             graph,
             last: Vec::new(),
             id: CAPTURE_IDS.fetch_add(1, Ordering::Relaxed),
+            mode,
+            thread: std::thread::current().id(),
+            invalidated: false,
+        }
+    }
+
+    /// The `hipStreamCaptureStatus` of a stream with this capture.
+    pub fn status(&self) -> i32 {
+        match self.invalidated {
+            true => STATUS_INVALIDATED,
+            false => STATUS_ACTIVE,
         }
     }
 
     /// Records `work` as a node after the stream's last nodes.
     pub fn add(&mut self, work: Work) -> HipResult {
+        if self.invalidated {
+            return Err(invalidated());
+        }
         let hip = hip()?;
         let params = captured_params(hip, work);
         let node = Node::register(hip, self.handle, self.last.clone(), params);
@@ -107,16 +139,86 @@ fn event_ref(hip: &Hip, event: Arc<HipEvent>) -> EventRef {
     EventRef { handle, event }
 }
 
+fn invalidated() -> HipError {
+    HipError::new(
+        HIP_ERROR_STREAM_CAPTURE_INVALIDATED,
+        "the capture was invalidated by a call its mode prohibits",
+    )
+}
+
 thread_local! {
     /// This thread's `hipStreamCaptureMode` (`hipThreadExchangeStreamCaptureMode`).
-    static CAPTURE_MODE: Cell<i32> = const { Cell::new(0) };
+    static CAPTURE_MODE: Cell<i32> = const { Cell::new(MODE_GLOBAL) };
+}
+
+/// A capture in progress as the capture-mode rules see it: its stream's
+/// handle, its mode and the thread that began it.
+struct Active {
+    stream: usize,
+    mode: i32,
+    thread: ThreadId,
+}
+
+/// Every capture in progress, in any thread.
+static ACTIVE: Mutex<Vec<Active>> = Mutex::new(Vec::new());
+
+/// Refuses a call that is unsafe during a capture (an allocation or a
+/// free, which may synchronise the device) under the calling thread's
+/// mode, as CUDA and CLR define it: in global mode, while this thread or
+/// any thread has a global-mode capture, or this thread has a
+/// thread-local one; in thread-local mode, while this thread has a
+/// non-relaxed capture; relaxed mode refuses nothing. The captures the
+/// call would have broken are invalidated, and the call fails with
+/// `hipErrorStreamCaptureUnsupported`.
+pub fn refuse_unsafe_call(what: &str) -> HipResult {
+    let mode = CAPTURE_MODE.with(Cell::get);
+    let me = std::thread::current().id();
+    refuse_if(what, |a| match mode {
+        MODE_GLOBAL => a.mode == MODE_GLOBAL || (a.mode != MODE_RELAXED && a.thread == me),
+        MODE_THREAD_LOCAL => a.mode != MODE_RELAXED && a.thread == me,
+        _ => false,
+    })
+}
+
+/// Refuses a synchronous call (a blocking copy or fill, a device
+/// synchronisation) while any stream anywhere is capturing, in every
+/// mode, as CLR does: every capture in progress is invalidated.
+pub fn refuse_synchronous_call(what: &str) -> HipResult {
+    refuse_if(what, |_| true)
+}
+
+/// Forgets the capture of a stream being destroyed.
+pub fn forget(stream: hipStream_t) {
+    lock(&ACTIVE).retain(|a| a.stream != stream as usize);
+}
+
+fn refuse_if(what: &str, breaks: impl Fn(&Active) -> bool) -> HipResult {
+    let broken: Vec<usize> = lock(&ACTIVE)
+        .iter()
+        .filter(|a| breaks(a))
+        .map(|a| a.stream)
+        .collect();
+    if broken.is_empty() {
+        return Ok(());
+    }
+    let hip = hip()?;
+    for stream in broken {
+        // A stream destroyed meanwhile has no capture left to break.
+        if let Ok(s) = hip.stream(stream as hipStream_t) {
+            s.with_capture(|c| c.map(|c| c.invalidated = true));
+        }
+    }
+    Err(HipError::new(
+        HIP_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+        format!("{what} is not permitted while a stream is capturing"),
+    ))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hipStreamBeginCapture(stream: hipStream_t, mode: i32) -> hipError_t {
     guard("hipStreamBeginCapture", || {
         let hip = hip()?;
-        if !(0..=2).contains(&mode) {
+        if !(MODE_GLOBAL..=MODE_RELAXED).contains(&mode) {
             return Err(HipError::invalid(format!("capture mode {mode}")));
         }
         if stream.is_null() || stream as usize == STREAM_LEGACY {
@@ -126,11 +228,17 @@ pub unsafe extern "C" fn hipStreamBeginCapture(stream: hipStream_t, mode: i32) -
             ));
         }
         let s = hip.stream(stream)?;
-        let capture = Capture::new(hip);
-        let handle = capture.handle;
+        let capture = Capture::new(hip, mode);
+        let (handle, thread) = (capture.handle, capture.thread);
         s.begin_capture(capture).inspect_err(|_| {
             let _ = hip.graphs.remove(handle);
-        })
+        })?;
+        lock(&ACTIVE).push(Active {
+            stream: stream as usize,
+            mode,
+            thread,
+        });
+        Ok(())
     })
 }
 
@@ -144,7 +252,25 @@ pub unsafe extern "C" fn hipStreamEndCapture(
         if graph.is_null() {
             return Err(HipError::invalid("the output graph pointer is null"));
         }
-        let capture = hip.stream(stream)?.end_capture()?;
+        let s = hip.stream(stream)?;
+        let me = std::thread::current().id();
+        let wrong_thread =
+            s.with_capture(|c| c.is_some_and(|c| c.mode != MODE_RELAXED && c.thread != me));
+        if wrong_thread {
+            // CLR: only the beginning thread ends a non-relaxed capture.
+            return Err(HipError::new(
+                HIP_ERROR_STREAM_CAPTURE_WRONG_THREAD,
+                "the capture was begun by another thread",
+            ));
+        }
+        let capture = s.end_capture()?;
+        lock(&ACTIVE).retain(|a| a.stream != stream as usize);
+        if capture.invalidated {
+            let _ = hip.graphs.remove(capture.handle);
+            // SAFETY: as below.
+            unsafe { put(graph, std::ptr::null_mut())? };
+            return Err(invalidated());
+        }
         // SAFETY: output of a graph handle (crate docs), checked non-null.
         unsafe { put(graph, capture.handle as hipGraph_t) }
     })
@@ -153,14 +279,16 @@ pub unsafe extern "C" fn hipStreamEndCapture(
 #[no_mangle]
 pub unsafe extern "C" fn hipStreamIsCapturing(stream: hipStream_t, status: *mut i32) -> hipError_t {
     guard("hipStreamIsCapturing", || {
-        let capturing = hip()?.stream(stream)?.is_capturing();
+        let s = hip()?.stream(stream)?;
+        let status_now = s.with_capture(|c| c.map_or(STATUS_NONE, |c| c.status()));
         // SAFETY: output of a hipStreamCaptureStatus (crate docs).
-        unsafe { put(status, capturing as i32) }
+        unsafe { put(status, status_now) }
     })
 }
 
 /// What `hipStreamGetCaptureInfo_v2` reports of an active capture.
 struct Info {
+    status: i32,
     id: u64,
     graph: usize,
     deps: *const hipGraphNode_t,
@@ -175,6 +303,7 @@ fn capture_info(stream: hipStream_t) -> HipResult<Option<Info>> {
     let s = hip()?.stream(stream)?;
     Ok(s.with_capture(|c| {
         c.map(|c| Info {
+            status: c.status(),
             id: c.id,
             graph: c.handle,
             // The array stays the stream's; it is valid until the next
@@ -202,7 +331,7 @@ pub unsafe extern "C" fn hipStreamGetCaptureInfo(
         // SAFETY: outputs (crate docs); `status` checked, `id` may be
         // null and is written only for an active capture, as in CLR.
         unsafe {
-            put(status, info.is_some() as i32)?;
+            put(status, info.as_ref().map_or(STATUS_NONE, |i| i.status))?;
             if let (Some(info), false) = (&info, id.is_null()) {
                 put(id, info.id)?;
             }
@@ -228,7 +357,7 @@ pub unsafe extern "C" fn hipStreamGetCaptureInfo_v2(
         // SAFETY: outputs (crate docs); `status` checked, the others may
         // be null and are written only for an active capture, as in CLR.
         unsafe {
-            put(status, info.is_some() as i32)?;
+            put(status, info.as_ref().map_or(STATUS_NONE, |i| i.status))?;
             let Some(info) = info else { return Ok(()) };
             if !id.is_null() {
                 put(id, info.id)?;
@@ -280,11 +409,11 @@ pub unsafe extern "C" fn hipThreadExchangeStreamCaptureMode(mode: *mut i32) -> h
         // SAFETY: `mode` is null or an in/out hipStreamCaptureMode
         // (crate docs).
         let new = unsafe { crate::error::get(mode, "capture mode")? };
-        if !(0..=2).contains(&new) {
+        if !(MODE_GLOBAL..=MODE_RELAXED).contains(&new) {
             return Err(HipError::invalid(format!("capture mode {new}")));
         }
-        // softgpu keeps the mode for the exchange but refuses no call by
-        // it (CLR refuses, say, hipMalloc during a global-mode capture).
+        // The mode decides which captures an unsafe call breaks
+        // (`refuse_unsafe_call`).
         let old = CAPTURE_MODE.with(|m| m.replace(new));
         // SAFETY: as above.
         unsafe { put(mode, old) }

@@ -6,9 +6,12 @@
 // copy and replaced in the instance; clone and find-in-clone; symbol
 // memcpy nodes; event record and wait nodes; edges listed, removed and
 // destroyed with their nodes; stream capture info and capture
-// dependencies; bad handles.
+// dependencies; the capture-mode rules (calls a mode prohibits fail and
+// invalidate the capture; other threads; ending from the wrong thread);
+// bad handles.
 #include "common.h"
 
+#include <thread>
 #include <vector>
 
 __device__ float d_scale[4];
@@ -41,6 +44,78 @@ static size_t node_count(hipGraph_t g) {
   size_t n = 0;
   HIP_CHECK(hipGraphGetNodes(g, nullptr, &n));
   return n;
+}
+
+// Ends the capture on `s`, which a prohibited call invalidated: no graph.
+static void expect_invalidated(hipStream_t s, const char* what) {
+  hipStreamCaptureStatus st = hipStreamCaptureStatusNone;
+  HIP_CHECK(hipStreamIsCapturing(s, &st));
+  EXPECT(st == hipStreamCaptureStatusInvalidated, "%s: status %d", what, (int)st);
+  hipGraph_t g = (hipGraph_t)&st;
+  HIP_EXPECT_ERR(hipStreamEndCapture(s, &g), hipErrorStreamCaptureInvalidated);
+  EXPECT(g == nullptr, "%s: an invalidated capture gave a graph", what);
+}
+
+// hipStreamCaptureModeGlobal/ThreadLocal/Relaxed as CUDA and CLR define
+// them: the calling thread's mode (hipThreadExchangeStreamCaptureMode)
+// decides which captures an allocation or free breaks; synchronous copies
+// and device synchronisation break every capture in every mode.
+static void capture_modes(hipStream_t s, float* d_a, float* h) {
+  void* p = nullptr;
+  // Global capture, global thread mode: hipMalloc is refused and the
+  // capture is invalidated; work after it is refused too.
+  HIP_CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
+  HIP_EXPECT_ERR(hipMalloc(&p, 64), hipErrorStreamCaptureUnsupported);
+  HIP_EXPECT_ERR(hipMemsetAsync(d_a, 0, 64, s), hipErrorStreamCaptureInvalidated);
+  expect_invalidated(s, "hipMalloc in a global capture");
+  // ... and from another thread (whose mode is global too).
+  HIP_CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
+  hipError_t other = hipSuccess;
+  std::thread([&] { other = hipMalloc(&p, 64); }).join();
+  EXPECT(other == hipErrorStreamCaptureUnsupported, "hipMalloc in another thread: %d", (int)other);
+  expect_invalidated(s, "hipMalloc in another thread during a global capture");
+  // A thread-local capture breaks only for its own thread.
+  HIP_CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeThreadLocal));
+  std::thread([&] {
+    other = hipMalloc(&p, 64);
+    if (other == hipSuccess) other = hipFree(p);
+  }).join();
+  EXPECT(other == hipSuccess, "hipMalloc/hipFree in another thread: %d", (int)other);
+  HIP_EXPECT_ERR(hipFree(d_a), hipErrorStreamCaptureUnsupported);
+  expect_invalidated(s, "hipFree in a thread-local capture");
+  // A relaxed thread mode refuses no allocation.
+  hipStreamCaptureMode mode = hipStreamCaptureModeRelaxed;
+  HIP_CHECK(hipThreadExchangeStreamCaptureMode(&mode));
+  HIP_CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
+  HIP_CHECK(hipMalloc(&p, 64));
+  HIP_CHECK(hipFree(p));
+  // A synchronous copy on another stream, or a device synchronisation,
+  // is refused in every mode.
+  HIP_EXPECT_ERR(hipMemcpy(h, d_a, 64, hipMemcpyDeviceToHost), hipErrorStreamCaptureUnsupported);
+  expect_invalidated(s, "hipMemcpy during a capture");
+  HIP_CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeRelaxed));
+  HIP_EXPECT_ERR(hipDeviceSynchronize(), hipErrorStreamCaptureUnsupported);
+  HIP_EXPECT_ERR(hipStreamQuery(s), hipErrorStreamCaptureUnsupported);
+  expect_invalidated(s, "hipDeviceSynchronize during a capture");
+  HIP_CHECK(hipThreadExchangeStreamCaptureMode(&mode));
+  EXPECT(mode == hipStreamCaptureModeRelaxed, "restored mode %d", (int)mode);
+  // Only the beginning thread ends a non-relaxed capture; any thread a
+  // relaxed one.
+  hipGraph_t g = nullptr;
+  HIP_CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeThreadLocal));
+  std::thread([&] { other = hipStreamEndCapture(s, &g); }).join();
+  EXPECT(other == hipErrorStreamCaptureWrongThread, "ended from another thread: %d", (int)other);
+  HIP_CHECK(hipMemsetAsync(d_a, 0, 64, s));
+  HIP_CHECK(hipStreamEndCapture(s, &g));
+  EXPECT(node_count(g) == 1, "captured %zu nodes", node_count(g));
+  HIP_CHECK(hipGraphDestroy(g));
+  HIP_CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeRelaxed));
+  std::thread([&] { other = hipStreamEndCapture(s, &g); }).join();
+  EXPECT(other == hipSuccess, "relaxed capture ended from another thread: %d", (int)other);
+  HIP_CHECK(hipGraphDestroy(g));
+  // Nothing is left capturing: allocations work again.
+  HIP_CHECK(hipMalloc(&p, 64));
+  HIP_CHECK(hipFree(p));
 }
 
 int main() {
@@ -523,6 +598,7 @@ int main() {
   EXPECT(mode == hipStreamCaptureModeRelaxed, "exchanged mode %d", (int)mode);
   mode = (hipStreamCaptureMode)7;
   HIP_EXPECT_ERR(hipThreadExchangeStreamCaptureMode(&mode), hipErrorInvalidValue);
+  capture_modes(s, d_a, h_out[0]);
 
   HIP_CHECK(hipGraphExecDestroy(cexec));
   HIP_CHECK(hipGraphExecDestroy(eexec));
