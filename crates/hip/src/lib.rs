@@ -88,6 +88,7 @@ pub mod driver;
 pub mod error;
 pub mod graph;
 pub mod ipc;
+pub mod ipc_event;
 pub mod launch;
 pub mod memory;
 pub mod pool;

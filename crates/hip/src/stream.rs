@@ -90,11 +90,27 @@ impl Work {
             Work::Record(event) => {
                 let recorded = stream.record_event()?;
                 *lock(&event.recorded) = Some(recorded);
+                if let Some(shared) = event.shared.clone() {
+                    let n = shared.make_record();
+                    stream.host_fn(move || {
+                        shared.reach(n);
+                        Ok(())
+                    })?;
+                }
                 Ok(())
             }
-            Work::Wait(event) => match &*lock(&event.recorded) {
-                Some(e) => Ok(stream.wait_event(e)?),
-                None => Ok(()),
+            // An interprocess event may have been recorded by another
+            // process: the stream waits for the last record made anywhere.
+            Work::Wait(event) => match (&event.shared, &*lock(&event.recorded)) {
+                (Some(shared), _) => {
+                    let (shared, n) = (shared.clone(), shared.last_made());
+                    Ok(stream.host_fn(move || {
+                        shared.wait_for(n);
+                        Ok(())
+                    })?)
+                }
+                (None, Some(e)) => Ok(stream.wait_event(e)?),
+                (None, None) => Ok(()),
             },
             Work::Graph(exec) => exec.launch(stream),
             Work::Nothing => Ok(()),
@@ -428,6 +444,8 @@ pub struct HipEvent {
     pub device: usize,
     pub flags: u32,
     pub recorded: Mutex<Option<softgpu::Event>>,
+    /// An interprocess event's state shared with other processes.
+    pub shared: Option<Arc<crate::ipc_event::SharedEvent>>,
 }
 
 fn create_stream(out: *mut hipStream_t, flags: u32, priority: i32) -> HipResult {
@@ -677,10 +695,21 @@ fn create_event(out: *mut hipEvent_t, flags: u32) -> HipResult {
     if flags & !known != 0 {
         return Err(HipError::invalid(format!("unknown event flags {flags:#x}")));
     }
+    let interprocess = flags & crate::ipc_event::HIP_EVENT_INTERPROCESS != 0;
+    if interprocess && flags & HIP_EVENT_DISABLE_TIMING == 0 {
+        // CLR: an interprocess event must also disable timing.
+        return Err(HipError::invalid(
+            "hipEventInterprocess needs hipEventDisableTiming",
+        ));
+    }
     let event = HipEvent {
         device: hip.current().index,
         flags,
         recorded: Mutex::new(None),
+        shared: match interprocess {
+            true => Some(Arc::new(crate::ipc_event::SharedEvent::create()?)),
+            false => None,
+        },
     };
     let handle = hip.events.insert(Arc::new(event));
     // SAFETY: `out` is an output of a `hipEvent_t` (crate docs).
@@ -721,12 +750,14 @@ pub unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
         let hip = hip()?;
         let event = hip.events.get(event as usize)?;
         let recorded = lock(&event.recorded).clone();
-        match recorded {
-            Some(e) => e
-                .synchronize()
-                .map_err(|err| failed(&hip.devices[event.device], err)),
-            None => Ok(()),
+        if let Some(e) = recorded {
+            e.synchronize()
+                .map_err(|err| failed(&hip.devices[event.device], err))?;
         }
+        if let Some(shared) = &event.shared {
+            shared.wait_for(shared.last_made());
+        }
+        Ok(())
     })
 }
 
@@ -738,7 +769,11 @@ pub unsafe extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
             .as_ref()
             // A failed stream's event counts as done; the failure is
             // reported by synchronisation.
-            .is_none_or(|e| e.is_complete().unwrap_or(true));
+            .is_none_or(|e| e.is_complete().unwrap_or(true))
+            && event
+                .shared
+                .as_ref()
+                .is_none_or(|s| s.has_reached(s.last_made()));
         if done {
             Ok(())
         } else {
