@@ -341,7 +341,7 @@ pub type hipStreamCallback_t = Option<unsafe extern "C" fn(hipStream_t, hipError
 // --- Contexts, memory pools, IPC, stream memory operations -------------
 //
 // Types and constants of the 5.2.3 headers used by `context.rs`,
-// `pool.rs`, `ipc.rs` and `stream_ops.rs`.
+// `pool/`, `ipc.rs` and `stream_ops.rs`.
 
 pub type hipCtx_t = *mut c_void;
 pub type hipMemPool_t = *mut c_void;
@@ -371,6 +371,13 @@ pub struct hipMemLocation {
 pub struct hipMemAccessDesc {
     pub location: hipMemLocation,
     pub flags: i32,
+}
+
+/// `hipMemPoolPtrExportData`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hipMemPoolPtrExportData {
+    pub reserved: [u8; 64],
 }
 
 #[repr(C)]
@@ -640,6 +647,7 @@ mod tests {
             hipChannelFormatDesc { x, y, z, w, f }
             hipMemAccessDesc { location, flags }
             hipMemPoolProps { allocType, handleTypes, location, win32SecurityAttributes, reserved }
+            hipMemPoolPtrExportData { reserved }
             hipUUID { bytes }
             hipMemAllocationProp { compressionType, location, requestedHandleType, usage,
                 win32HandleMetaData }

@@ -18,8 +18,8 @@ use std::ffi::c_void;
 use std::sync::Mutex;
 
 use crate::abi::*;
-use crate::error::{guard, put, HipError};
-use crate::state::{hip, lock};
+use crate::error::{guard, put, HipError, HipResult};
+use crate::state::{hip, lock, Hip};
 use softgpu_runtime::vmem::IPC_HANDLE_WORDS;
 
 /// Where the fields sit in the 64 bytes.
@@ -76,24 +76,67 @@ pub unsafe extern "C" fn hipIpcGetMemHandle(
         if handle.is_null() || ptr.is_null() {
             return Err(HipError::invalid("a null handle or pointer"));
         }
-        let addr = ptr as u64;
-        let (base, alloc) = crate::memory::find(addr)
-            .filter(|(_, a)| a.kind == crate::memory::Kind::Device)
-            .ok_or_else(|| HipError::invalid(format!("{ptr:p} is not in hipMalloc memory")))?;
-        let rt = softgpu_runtime::Runtime::get()?;
-        let words = rt.vmem().ipc_create(&rt, base, alloc.len)?;
-        let value = MemHandle {
-            words,
-            offset: addr - base,
-            length: alloc.len,
-            owner: std::process::id(),
-        };
         let bytes = hipIpcHandle {
-            reserved: value.to_bytes(),
+            reserved: export(ptr as u64)?,
         };
         // SAFETY: an output of a hipIpcMemHandle_t (crate docs, "Outputs").
         unsafe { put(handle, bytes) }
     })
+}
+
+/// The handle of the device memory at `addr` (`hipIpcGetMemHandle`,
+/// `hipMemPoolExportPointer`): its allocation is shared from now on.
+pub fn export(addr: u64) -> HipResult<[u8; HIP_IPC_HANDLE_SIZE]> {
+    let (base, alloc) = crate::memory::find(addr)
+        .filter(|(_, a)| a.kind == crate::memory::Kind::Device)
+        .ok_or_else(|| HipError::invalid(format!("{addr:#x} is not in hipMalloc memory")))?;
+    let rt = softgpu_runtime::Runtime::get()?;
+    let words = rt.vmem().ipc_create(&rt, base, alloc.len)?;
+    let value = MemHandle {
+        words,
+        offset: addr - base,
+        length: alloc.len,
+        owner: std::process::id(),
+    };
+    Ok(value.to_bytes())
+}
+
+/// Maps the memory a handle from another process names
+/// (`hipIpcOpenMemHandle`, `hipMemPoolImportPointer`); the pointer the
+/// exporter handed out, in this process. [`close`] undoes it.
+pub fn open(bytes: &[u8; HIP_IPC_HANDLE_SIZE]) -> HipResult<u64> {
+    let h = MemHandle::from_bytes(bytes);
+    if h.length == 0 || h.offset >= h.length {
+        return Err(HipError::invalid("not a handle from hipIpcGetMemHandle"));
+    }
+    if h.owner == std::process::id() {
+        return Err(HipError::new(
+            HIP_ERROR_INVALID_CONTEXT,
+            "the handle was made by this process, which has the memory already",
+        ));
+    }
+    let rt = softgpu_runtime::Runtime::get()?;
+    let va = rt.vmem().ipc_attach(&rt, &h.words, h.length).map_err(|e| {
+        HipError::new(
+            HIP_ERROR_INVALID_DEVICE_POINTER,
+            format!("the handle's memory cannot be attached: {e}"),
+        )
+    })?;
+    let opened = va + h.offset;
+    lock(&OPENED).insert(opened, va);
+    Ok(opened)
+}
+
+/// Unmaps memory [`open`] mapped, after the device's queued work (which
+/// may use it, as CLR has it). `Ok(false)`: `ptr` was not opened here.
+pub fn close(hip: &Hip, ptr: u64) -> HipResult<bool> {
+    let Some(va) = lock(&OPENED).remove(&ptr) else {
+        return Ok(false);
+    };
+    let synchronized = crate::stream::synchronize_device(hip, hip.current().index);
+    let rt = softgpu_runtime::Runtime::get()?;
+    rt.vmem().ipc_detach(&rt, va)?;
+    synchronized.map(|()| true)
 }
 
 #[no_mangle]
@@ -110,29 +153,10 @@ pub unsafe extern "C" fn hipIpcOpenMemHandle(
                 "a null output pointer or flags {flags:#x}"
             )));
         }
-        let h = MemHandle::from_bytes(&handle.reserved);
-        if h.length == 0 || h.offset >= h.length {
-            return Err(HipError::invalid("not a handle from hipIpcGetMemHandle"));
-        }
-        if h.owner == std::process::id() {
-            return Err(HipError::new(
-                HIP_ERROR_INVALID_CONTEXT,
-                "the handle was made by this process, which has the memory already",
-            ));
-        }
-        let rt = softgpu_runtime::Runtime::get()?;
-        let va = rt.vmem().ipc_attach(&rt, &h.words, h.length).map_err(|e| {
-            HipError::new(
-                HIP_ERROR_INVALID_DEVICE_POINTER,
-                format!("the handle's memory cannot be attached: {e}"),
-            )
-        })?;
-        let opened = va + h.offset;
-        lock(&OPENED).insert(opened, va);
+        let opened = open(&handle.reserved)?;
         // SAFETY: an output of a pointer (crate docs, "Outputs").
         unsafe { put(ptr, opened as *mut c_void) }.inspect_err(|_| {
-            lock(&OPENED).remove(&opened);
-            let _ = rt.vmem().ipc_detach(&rt, va);
+            let _ = hip().map(|hip| close(hip, opened));
         })
     })
 }
@@ -144,14 +168,12 @@ pub unsafe extern "C" fn hipIpcCloseMemHandle(ptr: *mut c_void) -> hipError_t {
         if ptr.is_null() {
             return Err(HipError::invalid("the pointer is null"));
         }
-        let va = lock(&OPENED).remove(&(ptr as u64)).ok_or_else(|| {
-            HipError::invalid(format!("{ptr:p} was not opened with hipIpcOpenMemHandle"))
-        })?;
-        // As CLR: work still queued may use the memory; let it finish.
-        let synchronized = crate::stream::synchronize_device(hip, hip.current().index);
-        let rt = softgpu_runtime::Runtime::get()?;
-        rt.vmem().ipc_detach(&rt, va)?;
-        synchronized
+        match close(hip, ptr as u64)? {
+            true => Ok(()),
+            false => Err(HipError::invalid(format!(
+                "{ptr:p} was not opened with hipIpcOpenMemHandle"
+            ))),
+        }
     })
 }
 

@@ -103,21 +103,21 @@ fn free(hip: &Hip, addr: u64, kinds: &[Kind]) -> HipResult {
     if addr == 0 {
         return Ok(());
     }
-    let alloc = {
-        let allocs = lock(&ALLOCS);
-        match allocs.get(&addr) {
-            Some(a) if kinds.contains(&a.kind) => a.clone(),
-            Some(a) => {
-                return Err(HipError::invalid(format!(
-                    "{addr:#x} is {:?} memory; free it with the matching call",
-                    a.kind
-                )))
-            }
-            None => {
-                return Err(HipError::invalid(format!(
-                    "{addr:#x} is not the start of a live allocation"
-                )))
-            }
+    let found = lock(&ALLOCS).get(&addr).cloned();
+    let alloc = match found {
+        Some(a) if kinds.contains(&a.kind) => a,
+        Some(a) => {
+            return Err(HipError::invalid(format!(
+                "{addr:#x} is {:?} memory; free it with the matching call",
+                a.kind
+            )))
+        }
+        // A pointer imported from another process's pool.
+        None if crate::pool::free_imported(hip, addr)? => return Ok(()),
+        None => {
+            return Err(HipError::invalid(format!(
+                "{addr:#x} is not the start of a live allocation"
+            )))
         }
     };
     let synchronized = crate::stream::synchronize_device(hip, alloc.device);
@@ -310,9 +310,16 @@ pub unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream_t) -> 
         if addr == 0 {
             return Ok(());
         }
-        let alloc = lock(&ALLOCS).remove(&addr).ok_or_else(|| {
-            HipError::invalid(format!("{addr:#x} is not the start of a live allocation"))
-        })?;
+        let Some(alloc) = lock(&ALLOCS).remove(&addr) else {
+            // A pointer imported from another process's pool is unmapped
+            // at once (after the device's queued work), not in stream order.
+            return match crate::pool::free_imported(hip, addr)? {
+                true => Ok(()),
+                false => Err(HipError::invalid(format!(
+                    "{addr:#x} is not the start of a live allocation"
+                ))),
+            };
+        };
         // Freed (or given back to its memory pool) when the stream reaches
         // this point: the host function holds the last reference. (Other
         // streams must be ordered before it by the program, as HIP

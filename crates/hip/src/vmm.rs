@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::os::fd::{AsFd, BorrowedFd, IntoRawFd};
+use std::os::fd::{BorrowedFd, FromRawFd, IntoRawFd, OwnedFd};
 use std::sync::{Arc, Mutex};
 
 use softgpu_runtime::agent::{PoolKind, POOL_GRANULE};
@@ -393,14 +393,45 @@ pub unsafe extern "C" fn hipMemExportToShareableHandle(
         }
         let rt = runtime()?;
         let fd = rt.vmem().export(handle as u64)?;
-        let raw = fd.into_raw_fd();
-        // SAFETY: for a POSIX file descriptor the output is an int (the
-        // header's hipMemExportToShareableHandle; crate docs, "Outputs").
-        unsafe { put(shareable as *mut i32, raw) }.inspect_err(|_| {
-            // SAFETY: `raw` is the descriptor just made, owned by nobody.
-            drop(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(raw) });
-        })
+        // SAFETY: `shareable` is the caller's output of a shareable handle
+        // (checked non-null above).
+        unsafe { put_shareable_fd(shareable, fd) }
     })
+}
+
+/// Hands `fd` to the caller as a POSIX shareable handle: an int at
+/// `out`, the caller's to close (as CUDA's and CLR's exports do).
+///
+/// # Safety
+/// `out` is null or an output of a shareable handle (for a POSIX file
+/// descriptor, an int; crate docs, "Outputs").
+pub unsafe fn put_shareable_fd(out: *mut c_void, fd: OwnedFd) -> HipResult {
+    let raw = fd.into_raw_fd();
+    // SAFETY: as the function's contract says.
+    unsafe { put(out as *mut i32, raw) }.inspect_err(|_| {
+        // SAFETY: `raw` is the descriptor just given up, owned by nobody.
+        drop(unsafe { OwnedFd::from_raw_fd(raw) });
+    })
+}
+
+/// Runs `f` with the file descriptor a POSIX shareable handle carries in
+/// its pointer's value, as CUDA's and CLR's callers pass it; a value
+/// that is no open descriptor is `hipErrorInvalidValue`.
+pub fn with_shareable_fd<T>(
+    handle: *mut c_void,
+    f: impl FnOnce(BorrowedFd<'_>) -> HipResult<T>,
+) -> HipResult<T> {
+    let raw = i32::try_from(handle as usize)
+        .map_err(|_| HipError::invalid(format!("{handle:p} is not a file descriptor")))?;
+    // SAFETY: F_GETFD only reads the descriptor table.
+    if unsafe { libc::fcntl(raw, libc::F_GETFD) } < 0 {
+        return Err(HipError::invalid(format!(
+            "{raw} is not an open file descriptor"
+        )));
+    }
+    // SAFETY: `raw` is open (checked above) and the caller keeps it open
+    // for the call (the shareable handle is the caller's).
+    f(unsafe { BorrowedFd::borrow_raw(raw) })
 }
 
 #[no_mangle]
@@ -419,24 +450,12 @@ pub unsafe extern "C" fn hipMemImportFromShareableHandle(
                 "hipMemImportFromShareableHandle of handle type {kind:#x} (POSIX file descriptors only)"
             )));
         }
-        // The descriptor travels in the pointer's value, as CUDA's and
-        // CLR's callers pass it.
-        let raw = i32::try_from(os_handle as usize)
-            .map_err(|_| HipError::invalid(format!("{os_handle:p} is not a file descriptor")))?;
-        // SAFETY: F_GETFD only reads the descriptor table.
-        if unsafe { libc::fcntl(raw, libc::F_GETFD) } < 0 {
-            return Err(HipError::invalid(format!(
-                "{raw} is not an open file descriptor"
-            )));
-        }
-        // SAFETY: `raw` is open (checked above) and the caller keeps it
-        // open for the call (the shareable handle is the caller's).
-        let fd = unsafe { BorrowedFd::borrow_raw(raw) };
         let rt = runtime()?;
-        let imported = rt
-            .vmem()
-            .import(&rt, fd.as_fd())
-            .map_err(|e| HipError::invalid(e.to_string()))?;
+        let imported = with_shareable_fd(os_handle, |fd| {
+            rt.vmem()
+                .import(&rt, fd)
+                .map_err(|e| HipError::invalid(e.to_string()))
+        })?;
         set_handle_type(imported, kind);
         // SAFETY: an output of a handle (crate docs, "Outputs").
         unsafe { put(handle, imported as hipMemGenericAllocationHandle_t) }.inspect_err(|_| {

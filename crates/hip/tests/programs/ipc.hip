@@ -5,10 +5,14 @@
 // closes it; the parent then sees the child's writes. The parent's fill
 // is still running when the child starts: the child waits for it through
 // an interprocess event (hipIpcGetEventHandle/OpenEventHandle) and
-// records the event after its own kernel. Also the status codes ROCm's
-// CLR gives bad handles and pointers.
+// records the event after its own kernel. A memory pool made to be
+// shared travels too: its file descriptor (as /proc/PID/fd/N) and a
+// block's export data; the child imports both, adds to the block and
+// frees it. Also the status codes ROCm's CLR gives bad handles and
+// pointers.
 #include "common.h"
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -51,7 +55,14 @@ static std::string to_hex(const hipIpcEventHandle_t& h) {
   return to_hex(m);
 }
 
-static bool from_hex(const char* s, char* reserved) {
+static std::string to_hex(const hipMemPoolPtrExportData& d) {
+  hipIpcMemHandle_t m;
+  memcpy(m.reserved, d.reserved, HIP_IPC_HANDLE_SIZE);
+  return to_hex(m);
+}
+
+static bool from_hex(const char* s, void* out) {
+  char* reserved = (char*)out;
   if (strlen(s) != 2 * HIP_IPC_HANDLE_SIZE) return false;
   for (int i = 0; i < HIP_IPC_HANDLE_SIZE; ++i) {
     unsigned v = 0;
@@ -64,10 +75,13 @@ static bool from_hex(const char* s, char* reserved) {
 // The child: opens the parent's memory and event, waits for the parent's
 // fill through the event, checks it, adds 1000 on the GPU and records
 // the event.
-static int child(const char* hex, const char* event_hex) {
+static int child(const char* hex, const char* event_hex, const char* pool_fd_path,
+                 const char* block_hex) {
   hipIpcMemHandle_t handle;
   hipIpcEventHandle_t event_handle;
-  if (!from_hex(hex, handle.reserved) || !from_hex(event_hex, event_handle.reserved)) {
+  hipMemPoolPtrExportData block_data;
+  if (!from_hex(hex, handle.reserved) || !from_hex(event_hex, event_handle.reserved) ||
+      !from_hex(block_hex, block_data.reserved)) {
     printf("FAIL child: bad handle text\n");
     return 1;
   }
@@ -91,6 +105,25 @@ static int child(const char* hex, const char* event_hex) {
   HIP_CHECK(hipGetLastError());
   HIP_CHECK(hipEventRecord(parent_done, s));
   HIP_CHECK(hipDeviceSynchronize());
+
+  // The shared pool and its block (filled with 3 + i before the event;
+  // the export names the element at OFFSET).
+  int pool_fd = open(pool_fd_path, O_RDONLY);
+  EXPECT(pool_fd >= 0, "child: cannot open %s", pool_fd_path);
+  hipMemPool_t pool;
+  HIP_CHECK(hipMemPoolImportFromShareableHandle(&pool, (void*)(intptr_t)pool_fd,
+                                                hipMemHandleTypePosixFileDescriptor, 0));
+  int* block = nullptr;
+  HIP_CHECK(hipMemPoolImportPointer((void**)&block, pool, &block_data));
+  HIP_CHECK(hipMemcpy(back, block, n * sizeof(int), hipMemcpyDeviceToHost));
+  for (int i = 0; i < n; ++i) want[i] = 3 + OFFSET + i;
+  expect_equal("child: the parent's pool block", back, want, n);
+  add<<<(n + 255) / 256, 256>>>(block, 500, n);
+  HIP_CHECK(hipDeviceSynchronize());
+  HIP_CHECK(hipFree(block));
+  HIP_EXPECT_ERR(hipFree(block), hipErrorInvalidValue);
+  HIP_CHECK(hipMemPoolDestroy(pool));
+  close(pool_fd);
   HIP_CHECK(hipEventDestroy(parent_done));
   HIP_CHECK(hipStreamDestroy(s));
   HIP_CHECK(hipIpcCloseMemHandle(shared));
@@ -103,7 +136,8 @@ static int child(const char* hex, const char* event_hex) {
 }
 
 int main(int argc, char** argv) {
-  if (argc == 4 && strcmp(argv[1], "child") == 0) return child(argv[2], argv[3]);
+  if (argc == 6 && strcmp(argv[1], "child") == 0)
+    return child(argv[2], argv[3], argv[4], argv[5]);
 
   int* data = nullptr;
   unsigned* sink = nullptr;
@@ -132,6 +166,40 @@ int main(int argc, char** argv) {
   // The fill, still running when the child starts; the event marks its end.
   fill<<<N / 256, 256>>>(data, sink, 7, N, 4000);
   HIP_CHECK(hipGetLastError());
+
+  // A pool made to be shared, and a block of it: exported as a file
+  // descriptor and 64 bytes. CLR's codes: the handle type must be the
+  // pool's; a pool not made to be shared, and memory of no such pool,
+  // cannot be exported.
+  hipMemPoolProps props = {};
+  props.allocType = hipMemAllocationTypePinned;
+  props.handleTypes = hipMemHandleTypePosixFileDescriptor;
+  props.location.type = hipMemLocationTypeDevice;
+  props.location.id = 0;
+  hipMemPool_t pool, plain_pool;
+  HIP_CHECK(hipMemPoolCreate(&pool, &props));
+  HIP_CHECK(hipDeviceGetDefaultMemPool(&plain_pool, 0));
+  int* block = nullptr;
+  HIP_CHECK(hipMallocFromPoolAsync((void**)&block, N * sizeof(int), pool, 0));
+  fill<<<N / 256, 256>>>(block, sink, 3, N, 0);
+  int pool_fd = -1;
+  HIP_CHECK(hipMemPoolExportToShareableHandle(&pool_fd, pool, hipMemHandleTypePosixFileDescriptor, 0));
+  EXPECT(pool_fd >= 0, "exported pool descriptor %d", pool_fd);
+  HIP_EXPECT_ERR(hipMemPoolExportToShareableHandle(&pool_fd, pool, hipMemHandleTypeNone, 0),
+                 hipErrorInvalidValue);
+  int no_fd = -1;
+  HIP_EXPECT_ERR(hipMemPoolExportToShareableHandle(&no_fd, plain_pool,
+                                                   hipMemHandleTypePosixFileDescriptor, 0),
+                 hipErrorInvalidValue);
+  hipMemPoolPtrExportData block_data;
+  HIP_CHECK(hipMemPoolExportPointer(&block_data, block + OFFSET));
+  HIP_EXPECT_ERR(hipMemPoolExportPointer(&block_data, data), hipErrorInvalidValue);
+  HIP_CHECK(hipMemPoolExportPointer(&block_data, block + OFFSET));
+  hipMemPool_t bad_pool;
+  HIP_EXPECT_ERR(hipMemPoolImportFromShareableHandle(&bad_pool, (void*)(intptr_t)987654,
+                                                     hipMemHandleTypePosixFileDescriptor, 0),
+                 hipErrorInvalidValue);
+  (void)hipGetLastError();
   HIP_CHECK(hipEventRecord(done, 0));
 
   // The exporting process cannot open its own handle (CLR).
@@ -158,7 +226,10 @@ int main(int argc, char** argv) {
     char self[] = "/proc/self/exe";
     char mode[] = "child";
     std::string event_hex = to_hex(event_handle);
-    char* args[] = {self, mode, (char*)hex.c_str(), (char*)event_hex.c_str(), nullptr};
+    std::string block_hex = to_hex(block_data);
+    std::string pool_path = "/proc/" + std::to_string(getppid()) + "/fd/" + std::to_string(pool_fd);
+    char* args[] = {self,    mode, (char*)hex.c_str(), (char*)event_hex.c_str(),
+                    (char*)pool_path.c_str(), (char*)block_hex.c_str(), nullptr};
     execv(self, args);
     _exit(127);
   }
@@ -178,6 +249,13 @@ int main(int argc, char** argv) {
   HIP_CHECK(hipMemcpy(back, data, N * sizeof(int), hipMemcpyDeviceToHost));
   for (int i = 0; i < N; ++i) want[i] = 7 + i + (i >= OFFSET ? 1000 : 0);
   expect_equal("parent: after the child", back, want, N);
+  // The child's additions to the pool block.
+  HIP_CHECK(hipMemcpy(back, block, N * sizeof(int), hipMemcpyDeviceToHost));
+  for (int i = 0; i < N; ++i) want[i] = 3 + i + (i >= OFFSET ? 500 : 0);
+  expect_equal("parent: the pool block after the child", back, want, N);
+  HIP_CHECK(hipFreeAsync(block, 0));
+  HIP_CHECK(hipMemPoolDestroy(pool));
+  close(pool_fd);
   HIP_CHECK(hipFree(data));
   HIP_CHECK(hipFree(sink));
   delete[] back;

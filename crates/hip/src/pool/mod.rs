@@ -16,7 +16,11 @@
 //!
 //! A `hipMemPool_t` is a checked handle (a kind tag and a serial), so a
 //! forged or destroyed pool is `hipErrorInvalidValue`, the code CLR gives
-//! an invalid pool.
+//! an invalid pool. Pools made with a POSIX shareable handle type are
+//! shared with other processes (`share.rs`).
+
+mod share;
+pub use share::free_imported;
 
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::c_void;
@@ -32,6 +36,8 @@ use crate::state::{hip, lock, Hip};
 pub struct Pool {
     pub device: usize,
     is_default: bool,
+    /// `hipMemPoolProps::handleTypes`: how the pool may be shared.
+    handle_types: i32,
     state: Mutex<PoolState>,
 }
 
@@ -103,10 +109,11 @@ fn release_memory(alloc: &Alloc) {
 }
 
 impl Pool {
-    fn new(device: usize, is_default: bool) -> Pool {
+    fn new(device: usize, is_default: bool, handle_types: i32) -> Pool {
         Pool {
             device,
             is_default,
+            handle_types,
             state: Mutex::new(PoolState {
                 // CLR's defaults: every reuse policy on.
                 reuse: [1, 1, 1],
@@ -205,7 +212,7 @@ fn pools(hip: &Hip) -> &'static Pools {
             current: Mutex::new(Vec::new()),
         };
         let defaults: Vec<usize> = (0..hip.devices.len())
-            .map(|d| pools.insert(Pool::new(d, true)))
+            .map(|d| pools.insert(Pool::new(d, true, 0)))
             .collect();
         *lock(&pools.current) = defaults.clone();
         Pools { defaults, ..pools }
@@ -364,15 +371,16 @@ pub unsafe extern "C" fn hipMemPoolCreate(
             return Err(HipError::invalid("a pool's location must be a device"));
         }
         let index = device_index(hip, props.location.id, HIP_ERROR_INVALID_VALUE)?;
-        // hipMemHandleTypeNone only: exporting a pool is not supported.
-        if props.handleTypes != 0 {
+        // None, or POSIX file descriptors (`share.rs`); Windows handles
+        // have no meaning here.
+        if props.handleTypes & !HIP_MEM_HANDLE_TYPE_POSIX_FD != 0 {
             return Err(crate::error::unsupported(format!(
-                "hipMemPoolCreate with shareable handle types {:#x}",
+                "hipMemPoolCreate with shareable handle types {:#x} (POSIX file descriptors only)",
                 props.handleTypes
             )));
         }
         let pools = pools(hip);
-        let handle = pools.insert(Pool::new(index, false));
+        let handle = pools.insert(Pool::new(index, false, props.handleTypes));
         out_pool(pool, handle).inspect_err(|_| {
             lock(&pools.live).remove(&handle);
         })
