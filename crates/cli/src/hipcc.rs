@@ -68,9 +68,8 @@ fn device_target() -> Result<String, String> {
 }
 
 /// The device-library folder holding every processor the build targets.
-fn device_libs(args: &[String], target: &str) -> Result<PathBuf, String> {
-    let users = hip_program::user_targets(args);
-    let users: Vec<&str> = users.iter().map(String::as_str).collect();
+fn device_libs(targets: &[String], target: &str) -> Result<PathBuf, String> {
+    let users: Vec<&str> = targets.iter().map(String::as_str).collect();
     let compiler = Compiler::new(target).map_err(|e| e.to_string())?;
     compiler
         .device_lib_dir_for(&users)
@@ -82,7 +81,7 @@ fn plan(args: &[String]) -> Result<(PathBuf, Vec<String>), String> {
     let inputs = hip_program::inputs(args);
     let target = device_target()?;
     let libs = if inputs.handles_device_code() {
-        Some(device_libs(args, &target)?)
+        Some(device_libs(&inputs.targets, &target)?)
     } else {
         None
     };
@@ -97,7 +96,7 @@ fn plan(args: &[String]) -> Result<(PathBuf, Vec<String>), String> {
         hip_lib_dir: hip.as_deref(),
     };
     if inputs.user_arch && inputs.handles_device_code() {
-        if let Some(t) = hip_program::added_target(args, &recipe) {
+        if let Some(t) = hip_program::added_target(&inputs, &recipe) {
             eprintln!(
                 "softgpu hipcc: also compiling for {t}, the softgpu device (no --offload-arch \
                  names a processor softgpu runs)"

@@ -119,6 +119,9 @@ pub struct Inputs {
     pub user_language: bool,
     /// Whether the user gave `--offload-arch` (or `--cuda-gpu-arch`).
     pub user_arch: bool,
+    /// The processors those options name (`gfx1100` of
+    /// `--offload-arch=gfx1100:xnack-`), in order, each once.
+    pub targets: Vec<String>,
     /// The user's last `-O` option (`-O2`, `-O0`, `-Os`, ...), if any.
     pub user_opt: Option<String>,
     /// Whether `-fgpu-rdc` is in effect (relocatable device code).
@@ -231,12 +234,13 @@ pub fn inputs(args: &[String]) -> Inputs {
         i += 1;
     }
     r.links = !no_link && !r.files.is_empty();
+    r.targets = user_targets(args);
     r
 }
 
 /// The processors the user's `--offload-arch`/`--cuda-gpu-arch` options
 /// name (`gfx1100` of `--offload-arch=gfx1100:xnack-`), in order.
-pub fn user_targets(args: &[String]) -> Vec<String> {
+fn user_targets(args: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -270,13 +274,12 @@ pub fn user_targets(args: &[String]) -> Vec<String> {
 /// real hardware and the target's for softgpu). Device code built alone
 /// for named processors is built for exactly those (a per-processor
 /// `--cuda-device-only -emit-llvm -o main_gfx90a.bc` has one output).
-pub fn added_target<'a>(args: &[String], recipe: &Recipe<'a>) -> Option<&'a str> {
-    let users = user_targets(args);
-    if users.is_empty() {
+pub fn added_target<'a>(what: &Inputs, recipe: &Recipe<'a>) -> Option<&'a str> {
+    if what.targets.is_empty() {
         return Some(recipe.target);
     }
     let runs_here = |t: &String| softgpu_isa::target::target(t).is_some();
-    (!inputs(args).device_only && !users.iter().any(runs_here)).then_some(recipe.target)
+    (!what.device_only && !what.targets.iter().any(runs_here)).then_some(recipe.target)
 }
 
 /// The whole `clang++-19` argument list for the user's `args`.
@@ -295,7 +298,7 @@ pub fn clang_args(args: &[String], recipe: &Recipe) -> Vec<String> {
         if what.user_opt.as_deref() != Some("-O0") {
             out.extend(INLINE_ALL.map(String::from));
         }
-        if let Some(t) = added_target(args, recipe) {
+        if let Some(t) = added_target(&what, recipe) {
             out.push(format!("--offload-arch={t}"));
         }
         out.push(format!("--rocm-path={HIP_PATH}"));
@@ -573,7 +576,7 @@ mod tests {
             "--offload-arch=gfx1030:xnack-",
             "k.hip",
         ]);
-        assert_eq!(added_target(&a, &r), Some("gfx1151"));
+        assert_eq!(added_target(&inputs(&a), &r), Some("gfx1151"));
         assert_eq!(
             clang_args(&a, &r)
                 .iter()
@@ -589,10 +592,10 @@ mod tests {
             "--offload-arch=gfx803",
             "k.hip",
         ]);
-        assert_eq!(added_target(&a, &r), None);
+        assert_eq!(added_target(&inputs(&a), &r), None);
         // One it runs (even not the default device's): the list is kept.
         let a = s(&["--offload-arch=gfx90a,gfx1100", "k.hip"]);
-        assert_eq!(added_target(&a, &r), None);
+        assert_eq!(added_target(&inputs(&a), &r), None);
     }
 
     #[test]

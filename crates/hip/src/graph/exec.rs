@@ -330,10 +330,11 @@ pub unsafe extern "C" fn hipGraphExecMemcpyNodeSetParams1D(
 ) -> hipError_t {
     guard("hipGraphExecMemcpyNodeSetParams1D", || {
         check_target(exec, node)?;
-        if bytes == 0 || std::ptr::eq(dst, src) {
-            return Err(HipError::invalid("a 1D copy of 0 bytes or onto itself"));
-        }
-        set_copy(exec, node, Transfer::one_d(dst, src, bytes, kind)?)
+        set_copy(
+            exec,
+            node,
+            Transfer::one_d_replacing(dst, src, bytes, kind)?,
+        )
     })
 }
 

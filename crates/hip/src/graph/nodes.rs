@@ -355,9 +355,20 @@ pub fn is_wait(p: &Params) -> bool {
     matches!(p, Params::Wait(_))
 }
 
-/// Reads a node's parameters with `read`, which fails for a wrong kind.
-fn get_params<T>(node: hipGraphNode_t, read: impl FnOnce(&Node) -> HipResult<T>) -> HipResult<T> {
-    with_node(node, |n| read(n))
+/// A node's parameters of one kind, which `pick` takes from its `Params`;
+/// a node of that kind made by stream capture has no HIP parameters to
+/// give (`captured_kind`), and a node of another kind is the wrong kind.
+fn node_params<T>(
+    node: hipGraphNode_t,
+    what: &str,
+    captured_kind: i32,
+    pick: impl FnOnce(&Params) -> Option<T>,
+) -> HipResult<T> {
+    with_node(node, |n| match (pick(&n.params), &n.params) {
+        (Some(p), _) => Ok(p),
+        (None, Params::Captured { kind, .. }) if *kind == captured_kind => Err(captured(n)),
+        (None, _) => Err(wrong_kind(n, what)),
+    })
 }
 
 /// The message for a captured node whose parameters HIP never gave.
@@ -375,12 +386,9 @@ pub unsafe extern "C" fn hipGraphKernelNodeGetParams(
     params: *mut hipKernelNodeParams,
 ) -> hipError_t {
     guard("hipGraphKernelNodeGetParams", || {
-        let p = get_params(node, |n| match &n.params {
-            Params::Kernel(k) => Ok(k.params()),
-            Params::Captured {
-                kind: kind::KERNEL, ..
-            } => Err(captured(n)),
-            _ => Err(wrong_kind(n, "kernel")),
+        let p = node_params(node, "kernel", kind::KERNEL, |p| match p {
+            Params::Kernel(k) => Some(k.params()),
+            _ => None,
         })?;
         // SAFETY: output of a hipKernelNodeParams (crate docs).
         unsafe { put(params, p) }
@@ -409,12 +417,9 @@ pub unsafe extern "C" fn hipGraphMemcpyNodeGetParams(
     params: *mut hipMemcpy3DParms,
 ) -> hipError_t {
     guard("hipGraphMemcpyNodeGetParams", || {
-        let copy = get_params(node, |n| match &n.params {
-            Params::Memcpy(c) => Ok(*c),
-            Params::Captured {
-                kind: kind::MEMCPY, ..
-            } => Err(captured(n)),
-            _ => Err(wrong_kind(n, "memcpy")),
+        let copy = node_params(node, "memcpy", kind::MEMCPY, |p| match p {
+            Params::Memcpy(c) => Some(*c),
+            _ => None,
         })?;
         let p = copy.params()?;
         // SAFETY: output of a hipMemcpy3DParms (crate docs).
@@ -443,10 +448,7 @@ pub unsafe extern "C" fn hipGraphMemcpyNodeSetParams1D(
     kind: i32,
 ) -> hipError_t {
     guard("hipGraphMemcpyNodeSetParams1D", || {
-        if bytes == 0 || std::ptr::eq(dst, src) {
-            return Err(HipError::invalid("a 1D copy of 0 bytes or onto itself"));
-        }
-        let copy = Transfer::one_d(dst, src, bytes, kind)?;
+        let copy = Transfer::one_d_replacing(dst, src, bytes, kind)?;
         set_params(node, "memcpy", is_memcpy, Params::Memcpy(copy))
     })
 }
@@ -487,12 +489,9 @@ pub unsafe extern "C" fn hipGraphMemsetNodeGetParams(
     params: *mut hipMemsetParams,
 ) -> hipError_t {
     guard("hipGraphMemsetNodeGetParams", || {
-        let p = get_params(node, |n| match &n.params {
-            Params::Memset(m) => Ok(m.params()),
-            Params::Captured {
-                kind: kind::MEMSET, ..
-            } => Err(captured(n)),
-            _ => Err(wrong_kind(n, "memset")),
+        let p = node_params(node, "memset", kind::MEMSET, |p| match p {
+            Params::Memset(m) => Some(m.params()),
+            _ => None,
         })?;
         // SAFETY: output of a hipMemsetParams (crate docs).
         unsafe { put(params, p) }
@@ -517,9 +516,9 @@ pub unsafe extern "C" fn hipGraphHostNodeGetParams(
     params: *mut HostNodeParams,
 ) -> hipError_t {
     guard("hipGraphHostNodeGetParams", || {
-        let h = get_params(node, |n| match &n.params {
-            Params::Host(h) => Ok(*h),
-            _ => Err(wrong_kind(n, "host")),
+        let h = node_params(node, "host", kind::HOST, |p| match p {
+            Params::Host(h) => Some(*h),
+            _ => None,
         })?;
         let p = HostNodeParams {
             func: Some(h.call),
@@ -548,20 +547,22 @@ pub unsafe extern "C" fn hipGraphChildGraphNodeGetGraph(
     graph: *mut hipGraph_t,
 ) -> hipError_t {
     guard("hipGraphChildGraphNodeGetGraph", || {
-        let handle = get_params(node, |n| match &n.params {
-            Params::Child(c) => Ok(c.handle),
-            _ => Err(wrong_kind(n, "child graph")),
+        let handle = node_params(node, "child graph", kind::GRAPH, |p| match p {
+            Params::Child(c) => Some(c.handle),
+            _ => None,
         })?;
         // SAFETY: output of a graph handle (crate docs).
         unsafe { put(graph, handle as hipGraph_t) }
     })
 }
 
-/// The event of an event node that `is_kind` accepts.
-fn node_event(node: hipGraphNode_t, what: &str) -> HipResult<usize> {
-    get_params(node, |n| match (&n.params, what) {
-        (Params::Record(e), "event record") | (Params::Wait(e), "event wait") => Ok(e.handle),
-        _ => Err(wrong_kind(n, what)),
+/// The event of an event record node (`record`) or wait node.
+fn node_event(node: hipGraphNode_t, record: bool) -> HipResult<usize> {
+    let what = if record { "event record" } else { "event wait" };
+    // No captured node is of either kind (captured events keep theirs).
+    node_params(node, what, -1, |p| match (p, record) {
+        (Params::Record(e), true) | (Params::Wait(e), false) => Some(e.handle),
+        _ => None,
     })
 }
 
@@ -571,7 +572,7 @@ pub unsafe extern "C" fn hipGraphEventRecordNodeGetEvent(
     event: *mut hipEvent_t,
 ) -> hipError_t {
     guard("hipGraphEventRecordNodeGetEvent", || {
-        let e = node_event(node, "event record")?;
+        let e = node_event(node, true)?;
         // SAFETY: output of an event handle (crate docs).
         unsafe { put(event, e as hipEvent_t) }
     })
@@ -594,7 +595,7 @@ pub unsafe extern "C" fn hipGraphEventWaitNodeGetEvent(
     event: *mut hipEvent_t,
 ) -> hipError_t {
     guard("hipGraphEventWaitNodeGetEvent", || {
-        let e = node_event(node, "event wait")?;
+        let e = node_event(node, false)?;
         // SAFETY: output of an event handle (crate docs).
         unsafe { put(event, e as hipEvent_t) }
     })

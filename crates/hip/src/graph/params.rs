@@ -200,6 +200,21 @@ impl Transfer {
         })
     }
 
+    /// A 1-D copy that replaces a node's (`hipGraphMemcpyNodeSetParams1D`,
+    /// `hipGraphExecMemcpyNodeSetParams1D`): where CLR also refuses a copy
+    /// of 0 bytes or onto itself, which it lets a new node have.
+    pub fn one_d_replacing(
+        dst: *mut c_void,
+        src: *const c_void,
+        count: usize,
+        kind: i32,
+    ) -> HipResult<Transfer> {
+        if count == 0 || std::ptr::eq(dst, src) {
+            return Err(HipError::invalid("a 1D copy of 0 bytes or onto itself"));
+        }
+        Transfer::one_d(dst, src, count, kind)
+    }
+
     /// A copy out of a device variable, checked now (CLR validates the
     /// symbol and range when the node is made or set).
     pub fn from_symbol(
