@@ -2,7 +2,9 @@
 //! (OpenCL's buffered printf) and the hostcall buffer with its listener
 //! (HIP's default printf and assert) that a kernel's hidden arguments point
 //! at, made for one dispatch from the runtime's own implementations, and
-//! the printf output printed when the dispatch ends.
+//! the printf output printed when the dispatch ends. A kernel that calls
+//! device `malloc` (`hidden_heap_v1`) gets the hostcall listener's own
+//! heap, whose memory the listener serves and frees when it stops.
 
 use softgpu_codeobj::{Kernel, ValueKind};
 use softgpu_exec::{Device, Program, Services};
@@ -35,6 +37,12 @@ impl Provided {
         if kernel.meta.has_arg(&ValueKind::HiddenHostcallBuffer) {
             let hostcall = Hostcall::start(arena, "run").map_err(|e| e.to_string())?;
             provided.services.hostcall_buffer = hostcall.addr();
+            if kernel.meta.has_arg(&ValueKind::HiddenHeapV1) {
+                provided.services.heap = hostcall
+                    .heap()
+                    .state_addr()
+                    .map_err(|e| format!("the device malloc heap: {e}"))?;
+            }
             provided.hostcall = Some(hostcall);
         }
         Ok(provided)

@@ -330,8 +330,9 @@ fn run_compiles_a_cl_source() {
 }
 
 /// A HIP file as HIP programmers write one (`<hip/hip_runtime.h>`, a
-/// template, printf) runs and compiles: the kernel is found by its source
-/// name, its printf reaches stdout (through the hostcall buffer), and
+/// template, printf, device malloc) runs and compiles: the kernel is found
+/// by its source name, its printf reaches stdout (through the hostcall
+/// buffer), its `malloc` gets memory from the listener's heap, and
 /// `inspect` shows the demangled name beside the symbol.
 #[test]
 fn run_and_compile_take_a_real_hip_source_with_printf() {
@@ -345,7 +346,12 @@ fn run_and_compile_take_a_real_hip_source_with_printf() {
          __global__ void scale(const float* in, float* out, int n) {\n\
            int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
            if (i < n) out[i] = twice(in[i]);\n\
-           if (i == 0) printf(\"scale: n = %d, in[1] = %.1f\\n\", n, in[1]);\n\
+           if (i == 0) {\n\
+             float* p = (float*)malloc(4 * sizeof(float));\n\
+             p[3] = in[1];\n\
+             printf(\"scale: n = %d, in[1] = %.1f\\n\", n, p[3]);\n\
+             free(p);\n\
+           }\n\
          }\n",
     );
     let input: Vec<f32> = (0..64).map(|i| i as f32).collect();
