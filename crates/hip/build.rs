@@ -4,7 +4,8 @@
 //!
 //! An export is a `pub unsafe extern "C" fn NAME` (or one under
 //! `#[export_name = "NAME"]`) in `src/` or a folder of it. Each listed function nobody wrote
-//! gets a generated stub: it reports its name once and returns
+//! gets a generated stub: it reports its name and the reason
+//! `abi/absent.tsv` gives (every absent function needs one) once and returns
 //! `hipErrorNotSupported` (a `hiprtc*` one `HIPRTC_ERROR_INTERNAL_ERROR`),
 //! which is sound whatever its C parameters are, since the stub reads none
 //! of them and returns an `int` as its C declaration does. A listed
@@ -59,11 +60,14 @@ fn main() {
         std::fs::write(Path::new(&out).join(format!("symver_{stem}.s")), asm)
             .expect("write symver file");
     }
-    // What is implemented, for the support table test (tests/support.rs).
+    let reasons = absent_reasons(&listed, &written);
+    // What is implemented, for the support table test (tests/support.rs),
+    // and why not.
     let mut support = String::new();
     for (name, (version, _)) in &listed {
         let state = if written.contains(name) { "yes" } else { "no" };
-        writeln!(support, "{name}\t{version}\t{state}").unwrap();
+        let why = reasons.get(name).map_or("", String::as_str);
+        writeln!(support, "{name}\t{version}\t{state}\t{why}").unwrap();
     }
     std::fs::write(Path::new(&out).join("support.tsv"), support).expect("write support.tsv");
     let mut stubs = String::new();
@@ -79,7 +83,8 @@ fn main() {
         };
         writeln!(
             stubs,
-            "#[export_name = \"{name}\"]\npub unsafe extern \"C\" fn absent_{i}() -> i32 {{ crate::absent(\"{name}\", {status}) }}"
+            "#[export_name = \"{name}\"]\npub unsafe extern \"C\" fn absent_{i}() -> i32 {{ crate::absent(\"{name}\", {:?}, {status}) }}",
+            reasons[name]
         )
         .unwrap();
         writeln!(stub_asm, ".symver {name}, {name}@@{version}").unwrap();
@@ -108,6 +113,47 @@ fn main() {
         map_path.display()
     );
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libamdhip64.so.5");
+}
+
+/// Why each listed function nobody wrote is absent, from `abi/absent.tsv`
+/// (a name, or a prefix ending in `*`). Panics for an absent function no
+/// line covers, and for a line that covers none, so the file and the
+/// library cannot drift apart.
+fn absent_reasons(
+    listed: &BTreeMap<String, (String, String)>,
+    written: &BTreeSet<String>,
+) -> BTreeMap<String, String> {
+    println!("cargo:rerun-if-changed=abi/absent.tsv");
+    let text = std::fs::read_to_string("abi/absent.tsv").expect("abi/absent.tsv");
+    let lines: Vec<(&str, &str)> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| {
+            l.split_once('\t')
+                .expect("abi/absent.tsv: name, tab, reason")
+        })
+        .collect();
+    let covers = |pattern: &str, name: &str| match pattern.strip_suffix('*') {
+        Some(prefix) => name.starts_with(prefix),
+        None => name == pattern,
+    };
+    let absent: Vec<&String> = listed.keys().filter(|n| !written.contains(*n)).collect();
+    for (pattern, _) in &lines {
+        assert!(
+            absent.iter().any(|n| covers(pattern, n)),
+            "abi/absent.tsv: {pattern} covers no absent function (implemented now? remove the line)"
+        );
+    }
+    absent
+        .into_iter()
+        .map(|name| {
+            let (_, why) = lines
+                .iter()
+                .find(|(pattern, _)| covers(pattern, name))
+                .unwrap_or_else(|| panic!("abi/absent.tsv: {name} is absent and has no reason"));
+            (name.clone(), why.to_string())
+        })
+        .collect()
 }
 
 /// The `.rs` files under `dir`, in its subfolders too (a module folder

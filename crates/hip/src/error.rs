@@ -152,14 +152,14 @@ pub fn guard(name: &'static str, body: impl FnOnce() -> HipResult) -> hipError_t
 }
 
 /// What a generated stub for an unimplemented export does: says once which
-/// function was called and returns `status`.
-pub fn absent(name: &'static str, status: i32) -> i32 {
+/// function was called and why it is absent, and returns `status`.
+pub fn absent(name: &'static str, why: &'static str, status: i32) -> i32 {
     use std::collections::HashSet;
     use std::sync::Mutex;
     static SEEN: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
     let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
     if seen.get_or_insert_with(HashSet::new).insert(name) {
-        eprintln!("softgpu: {name} is not supported by softgpu's HIP runtime");
+        eprintln!("softgpu: {name} is not supported by softgpu's HIP runtime: {why}");
     }
     if status == HIP_ERROR_NOT_SUPPORTED {
         set_last_error(status);

@@ -74,13 +74,13 @@ fn table() -> String {
     let (mut yes, mut total) = (0, 0);
     for line in SUPPORT.lines() {
         let f: Vec<&str> = line.split('\t').collect();
-        let (name, version, implemented) = (f[0], f[1], f[2] == "yes");
+        let (name, version, implemented, why) = (f[0], f[1], f[2] == "yes", f[3]);
         total += 1;
         yes += implemented as usize;
         let state = match (implemented, NO_EFFECT.iter().find(|(n, _)| *n == name)) {
             (true, Some((_, why))) => format!("yes, no effect ({why})"),
             (true, None) => "yes".to_string(),
-            (false, _) => "no: `hipErrorNotSupported`, named once on stderr".to_string(),
+            (false, _) => format!("no: `hipErrorNotSupported` ({why})"),
         };
         let users: Vec<&str> = if EVERY_PROGRAM.contains(&name) {
             vec!["every program"]
