@@ -173,16 +173,9 @@ pub struct Sampler {
     pub border: Border,
 }
 
-/// Decodes a 4-dword S# as gfx11 lays it out. gfx12 differs only in
-/// MIN_LOD and MAX_LOD (13 bits each, MAX_LOD at bit 13): see
-/// [`sampler_in`], which the image instructions should call with the
-/// wave's family.
-pub fn sampler(d: [u32; 4]) -> Sampler {
-    sampler_in(Family::Gfx11, d)
-}
-
-/// Decodes a 4-dword S# of `family`.
-pub fn sampler_in(family: Family, d: [u32; 4]) -> Sampler {
+/// Decodes a 4-dword S# of `family` (gfx12 widens MIN_LOD and MAX_LOD to
+/// 13 bits each, MAX_LOD at bit 13).
+pub fn sampler(family: Family, d: [u32; 4]) -> Sampler {
     let f = resource::Sampler::decode(family, &d);
     // MIN_LOD and MAX_LOD: unsigned fixed point, 8 fraction bits.
     let lod = |v: u32| v as f32 / 256.0;
@@ -267,12 +260,15 @@ mod tests {
     /// ROCr's sampler for CLAMP_TO_BORDER, linear, unnormalized.
     #[test]
     fn sampler_fields() {
-        let s = sampler([
-            6 | 6 << 3 | 6 << 6 | 1 << 15,
-            4095 << 12,
-            1 << 20 | 1 << 22,
-            0,
-        ]);
+        let s = sampler(
+            Family::Gfx11,
+            [
+                6 | 6 << 3 | 6 << 6 | 1 << 15,
+                4095 << 12,
+                1 << 20 | 1 << 22,
+                0,
+            ],
+        );
         assert_eq!(s.clamp, [Clamp::ClampBorder; 3]);
         assert!(s.unnormalized && s.mag_linear && s.min_linear);
         assert_eq!(s.border, Border::TransparentBlack);
@@ -284,8 +280,11 @@ mod tests {
     /// layout, and gfx12's MIN_LOD has a 13th bit.
     #[test]
     fn gfx12_sampler_lods() {
-        let s = sampler_in(Family::Gfx12, [0, 4095 << 13 | 0x1000, 0, 0]);
+        let s = sampler(Family::Gfx12, [0, 4095 << 13 | 0x1000, 0, 0]);
         assert_eq!((s.min_lod, s.max_lod), (16.0, 4095.0 / 256.0));
-        assert_eq!(sampler([0, 4095 << 12, 0, 0]).max_lod, 4095.0 / 256.0);
+        assert_eq!(
+            sampler(Family::Gfx11, [0, 4095 << 12, 0, 0]).max_lod,
+            4095.0 / 256.0
+        );
     }
 }
