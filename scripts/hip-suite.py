@@ -99,15 +99,23 @@ def executables(folder: Path):
 
 
 def run(cmd, cwd, env, timeout):
+    """Runs `cmd` in a session of its own; on timeout the whole session is
+    killed (`make run` starts the program as a grandchild, which killing
+    make alone would leave running)."""
     start = time.time()
+    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         start_new_session=True)
     try:
-        p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, timeout=timeout,
-                           start_new_session=True)
-        return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"), time.time() - start
-    except subprocess.TimeoutExpired as e:
-        out = (e.stdout or b"").decode(errors="replace")
-        err = (e.stderr or b"").decode(errors="replace")
-        return None, out, err, time.time() - start
+        out, err = p.communicate(timeout=timeout)
+        code = p.returncode
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, err = p.communicate()
+        code = None
+    return code, out.decode(errors="replace"), err.decode(errors="replace"), time.time() - start
 
 
 def classify(code, out, err):

@@ -596,6 +596,112 @@ pub struct hipTextureDesc {
     pub maxMipmapLevelClamp: f32,
 }
 
+/// `struct hipMipmappedArray`: what a `hipMipmappedArray_t` points to.
+/// The runtime owns it; programs may read its fields.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hipMipmappedArray {
+    pub data: *mut c_void,
+    pub desc: hipChannelFormatDesc,
+    pub type_: u32,
+    pub width: u32,
+    pub height: u32,
+    pub depth: u32,
+    pub min_mipmap_level: u32,
+    pub max_mipmap_level: u32,
+    pub flags: u32,
+    pub format: i32,
+}
+
+/// `HIP_RESOURCE_DESC`'s `res.linear` (driver API).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct HIP_RESOURCE_DESC_linear {
+    pub devPtr: *mut c_void,
+    pub format: i32,
+    pub numChannels: u32,
+    pub sizeInBytes: usize,
+}
+
+/// `HIP_RESOURCE_DESC`'s `res.pitch2D` (driver API).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct HIP_RESOURCE_DESC_pitch2D {
+    pub devPtr: *mut c_void,
+    pub format: i32,
+    pub numChannels: u32,
+    pub width: usize,
+    pub height: usize,
+    pub pitchInBytes: usize,
+}
+
+/// `HIP_RESOURCE_DESC`'s union: `res.array.hArray`, `res.mipmap.hMipmappedArray`,
+/// `res.linear`, `res.pitch2D`, and 128 reserved bytes that size it.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union HIP_RESOURCE_DESC_res {
+    pub array: *mut hipArray,
+    pub mipmap: *mut c_void,
+    pub linear: HIP_RESOURCE_DESC_linear,
+    pub pitch2D: HIP_RESOURCE_DESC_pitch2D,
+    pub reserved: [i32; 32],
+}
+
+/// `HIP_RESOURCE_DESC` (`hipTexObjectCreate`).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct HIP_RESOURCE_DESC {
+    pub resType: i32,
+    pub res: HIP_RESOURCE_DESC_res,
+    pub flags: u32,
+}
+
+/// `HIP_TEXTURE_DESC` (`hipTexObjectCreate`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HIP_TEXTURE_DESC {
+    pub addressMode: [i32; 3],
+    pub filterMode: i32,
+    pub flags: u32,
+    pub maxAnisotropy: u32,
+    pub mipmapFilterMode: i32,
+    pub mipmapLevelBias: f32,
+    pub minMipmapLevelClamp: f32,
+    pub maxMipmapLevelClamp: f32,
+    pub borderColor: [f32; 4],
+    pub reserved: [i32; 12],
+}
+
+/// `textureReference` (texture_types.h): the host side of a texture
+/// reference, and the layout of its device copy, which device code reads
+/// `textureObject` from. `texture<T, dim, mode>` derives from it and adds
+/// no field.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct textureReference {
+    pub normalized: i32,
+    pub readMode: i32,
+    pub filterMode: i32,
+    pub addressMode: [i32; 3],
+    pub channelDesc: hipChannelFormatDesc,
+    pub sRGB: i32,
+    pub maxAnisotropy: u32,
+    pub mipmapFilterMode: i32,
+    pub mipmapLevelBias: f32,
+    pub minMipmapLevelClamp: f32,
+    pub maxMipmapLevelClamp: f32,
+    pub textureObject: *mut c_void,
+    pub numChannels: i32,
+    pub format: i32,
+}
+
+/// `HIP_TRSA_OVERRIDE_FORMAT`, the one flag `hipTexRefSetArray` takes.
+pub const HIP_TRSA_OVERRIDE_FORMAT: u32 = 0x01;
+/// `hipTexRefSetFlags`' flags.
+pub const HIP_TRSF_READ_AS_INTEGER: u32 = 0x01;
+pub const HIP_TRSF_NORMALIZED_COORDINATES: u32 = 0x02;
+pub const HIP_TRSF_SRGB: u32 = 0x10;
+
 #[cfg(test)]
 mod tests {
     //! Every size and field offset here against Debian's HIP headers: a C
@@ -663,6 +769,14 @@ mod tests {
             hipResourceDesc { resType, res }
             HIP_ARRAY_DESCRIPTOR { Width, Height, Format, NumChannels }
             HIP_ARRAY3D_DESCRIPTOR { Width, Height, Depth, Format, NumChannels, Flags }
+            hipMipmappedArray { data, desc, width, height, depth, min_mipmap_level,
+                max_mipmap_level, flags, format }
+            HIP_RESOURCE_DESC { resType, res, flags }
+            HIP_TEXTURE_DESC { addressMode, filterMode, flags, maxAnisotropy, mipmapFilterMode,
+                mipmapLevelBias, minMipmapLevelClamp, maxMipmapLevelClamp, borderColor, reserved }
+            textureReference { normalized, readMode, filterMode, addressMode, channelDesc, sRGB,
+                maxAnisotropy, mipmapFilterMode, mipmapLevelBias, minMipmapLevelClamp,
+                maxMipmapLevelClamp, textureObject, numChannels, format }
         };
         // The error codes by their enumerator names.
         let mut rust = rust;

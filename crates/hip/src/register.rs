@@ -390,21 +390,38 @@ pub unsafe extern "C" fn __hipRegisterSurface(
     ));
 }
 
+/// A `texture<T, dim, mode>` variable: its host object is the reference
+/// (a `textureReference`) the binding functions take, and the device
+/// variable of the same name the copy device code reads. Registered as a
+/// variable (so its device copy is found like any symbol's) and as a
+/// texture reference.
 #[no_mangle]
 pub unsafe extern "C" fn __hipRegisterTexture(
-    _handle: *mut *mut c_void,
-    _var: *mut c_void,
+    handle: *mut *mut c_void,
+    var: *mut c_void,
     _host: *mut c_char,
     name: *const c_char,
     _dim: i32,
     _norm: i32,
     _ext: i32,
 ) {
-    // SAFETY: clang passes a NUL-terminated name.
-    let name = unsafe { c_str(name, "texture name") }.unwrap_or("?");
-    crate::error::unsupported(format!(
-        "texture reference {name} (__hipRegisterTexture): textures are not supported yet"
-    ));
+    let r = (|| {
+        let (index, _) = fatbin(handle)?;
+        if var.is_null() {
+            return Err(HipError::invalid("null texture variable"));
+        }
+        // SAFETY: clang passes a NUL-terminated variable name.
+        let name = unsafe { c_str(name, "texture name")? };
+        let var_info = Var {
+            fatbin: index,
+            name: name.to_string(),
+            size: std::mem::size_of::<textureReference>() as u64,
+        };
+        with_registry(|r| r.vars.insert(var as usize, var_info));
+        crate::texture::reference::register_static(var as usize);
+        Ok(())
+    })();
+    report("__hipRegisterTexture", r);
 }
 
 #[no_mangle]

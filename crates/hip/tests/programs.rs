@@ -739,6 +739,19 @@ fn texture() {
 }
 
 #[test]
+fn texture_mipmap() {
+    check(one(&["mipmap.hip"]));
+}
+
+#[test]
+fn texture_reference() {
+    check(Program {
+        module: Some("texture_module.hip"),
+        ..one(&["texture_reference.hip"])
+    });
+}
+
+#[test]
 fn launch() {
     check(one(&["launch.hip"]));
 }

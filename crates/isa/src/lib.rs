@@ -15,6 +15,7 @@ mod inst;
 pub mod jit;
 mod mimg;
 pub mod ops;
+pub mod resource;
 mod sym;
 pub mod target;
 

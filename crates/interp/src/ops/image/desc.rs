@@ -1,21 +1,14 @@
 //! The image resource (T#, 8 dwords) and sampler (S#, 4 dwords)
-//! descriptors, decoded as RDNA3 (gfx11) and RDNA4 (gfx12) lay them out.
+//! descriptors as the image instructions use them.
 //!
-//! The field positions are the ISA guides' (RDNA3 §8.2.1 "Image Resource",
-//! §8.2.2 "Image Sampler"; RDNA4 likewise), as ROCr's image extension
-//! fills them for HSA images and HIP texture objects (`resource_gfx11.h`,
-//! `resource_gfx12.h`): the families differ in word 1 (base level and
-//! MAX_MIP move, the format moves), word 2 (wider width and height),
-//! word 3 (gfx12 moves BASE_LEVEL to word 1) and word 4 (gfx12's 16-bit
-//! pitch). The sampler words are the same in both for the fields read
-//! here.
+//! Where each field sits in RDNA3 (gfx11) and RDNA4 (gfx12) is
+//! `softgpu_isa::resource`'s table, which the HIP runtime encodes texture
+//! objects with; this module turns the raw fields into what sampling
+//! needs (sizes rather than sizes minus one, the pitch or the depth the
+//! DEPTH field holds for the image type, enums for the sampler modes).
 
+use softgpu_isa::resource::{self, ImageResource};
 use softgpu_isa::Family;
-
-/// Bits `[lo, lo + n)` of `word`.
-fn bits(word: u32, lo: u32, n: u32) -> u32 {
-    (word >> lo) & ((1u64 << n) - 1) as u32
-}
 
 /// What the resource's TYPE field says the image is (SQ_RSRC_IMG_*).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,58 +89,30 @@ pub enum ResourceError {
 
 /// Decodes an 8-dword T# of `family`.
 pub fn resource(family: Family, d: [u32; 8]) -> Result<Resource, ResourceError> {
-    let ty_field = bits(d[3], 28, 4);
-    let ty = ImageType::from_field(ty_field).ok_or(ResourceError::NotAnImage(ty_field))?;
-    let sw_mode = bits(d[3], 20, 5);
-    if sw_mode != 0 {
-        return Err(ResourceError::Tiled(sw_mode));
+    let f = ImageResource::decode(family, &d);
+    let ty = ImageType::from_field(f.type_).ok_or(ResourceError::NotAnImage(f.type_))?;
+    if f.sw_mode != 0 {
+        return Err(ResourceError::Tiled(f.sw_mode));
     }
-    let base = ((d[0] as u64) | (bits(d[1], 0, 8) as u64) << 32) << 8;
-    let width_lo = bits(d[1], 30, 2);
-    let dst_sel = [0, 3, 6, 9].map(|k| bits(d[3], k, 3) as u8);
-    let (format, width_hi, height, base_level, last_level, max_mip, depth_field, pitch_field) =
-        match family {
-            Family::Gfx12 => (
-                bits(d[1], 17, 8),
-                bits(d[2], 0, 14),
-                bits(d[2], 14, 16),
-                bits(d[1], 25, 5),
-                bits(d[3], 15, 5),
-                bits(d[1], 12, 5),
-                bits(d[4], 0, 14),
-                // DEPTH and PITCH_MSB together: pitch - 1, 16 bits.
-                bits(d[4], 0, 16),
-            ),
-            _ => (
-                bits(d[1], 20, 8),
-                bits(d[2], 0, 12),
-                bits(d[2], 14, 14),
-                bits(d[3], 12, 4),
-                bits(d[3], 16, 4),
-                bits(d[1], 16, 4),
-                bits(d[4], 0, 13),
-                bits(d[4], 0, 14),
-            ),
-        };
     let (depth, pitch) = match ty {
-        ImageType::D3 => (depth_field + 1, None),
-        t if t.is_array() => (depth_field, None),
-        _ => (1, Some(pitch_field + 1)),
+        ImageType::D3 => (f.depth + 1, None),
+        t if t.is_array() => (f.depth, None),
+        _ => (1, Some(f.depth + 1)),
     };
     Ok(Resource {
-        base,
-        format: format as u8,
-        width: (width_lo | width_hi << 2) + 1,
-        height: height + 1,
+        base: f.base_address << 8,
+        format: f.format as u8,
+        width: f.width + 1,
+        height: f.height + 1,
         depth,
         pitch,
-        dst_sel,
-        base_level,
-        last_level,
-        max_mip,
-        sw_mode,
+        dst_sel: [f.dst_sel_x, f.dst_sel_y, f.dst_sel_z, f.dst_sel_w].map(|s| s as u8),
+        base_level: f.base_level,
+        last_level: f.last_level,
+        max_mip: f.max_mip,
+        sw_mode: f.sw_mode,
         ty,
-        base_array: bits(d[4], 16, 13),
+        base_array: f.base_array,
     })
 }
 
@@ -208,18 +173,22 @@ pub struct Sampler {
     pub border: Border,
 }
 
-/// Decodes a 4-dword S# (the same fields in gfx11 and gfx12).
-pub fn sampler(d: [u32; 4]) -> Sampler {
+/// Decodes a 4-dword S# of `family` (gfx12 widens MIN_LOD and MAX_LOD to
+/// 13 bits each, MAX_LOD at bit 13).
+pub fn sampler(family: Family, d: [u32; 4]) -> Sampler {
+    let f = resource::Sampler::decode(family, &d);
+    // MIN_LOD and MAX_LOD: unsigned fixed point, 8 fraction bits.
     let lod = |v: u32| v as f32 / 256.0;
     Sampler {
-        clamp: [0, 3, 6].map(|k| Clamp::from_field(bits(d[0], k, 3))),
-        unnormalized: bits(d[0], 15, 1) != 0,
-        mag_linear: bits(d[2], 20, 2) & 1 != 0,
-        min_linear: bits(d[2], 22, 2) & 1 != 0,
-        mip_filter: bits(d[2], 26, 2),
-        min_lod: lod(bits(d[1], 0, 12)),
-        max_lod: lod(bits(d[1], 12, 12)),
-        border: match bits(d[3], 30, 2) {
+        clamp: [f.clamp_x, f.clamp_y, f.clamp_z].map(Clamp::from_field),
+        unnormalized: f.force_unnormalized != 0,
+        // Bilinear (1) and aniso bilinear (3) filter alike here.
+        mag_linear: f.xy_mag_filter & 1 != 0,
+        min_linear: f.xy_min_filter & 1 != 0,
+        mip_filter: f.mip_filter,
+        min_lod: lod(f.min_lod),
+        max_lod: lod(f.max_lod),
+        border: match f.border_color_type {
             0 => Border::TransparentBlack,
             1 => Border::OpaqueBlack,
             2 => Border::OpaqueWhite,
@@ -291,15 +260,31 @@ mod tests {
     /// ROCr's sampler for CLAMP_TO_BORDER, linear, unnormalized.
     #[test]
     fn sampler_fields() {
-        let s = sampler([
-            6 | 6 << 3 | 6 << 6 | 1 << 15,
-            4095 << 12,
-            1 << 20 | 1 << 22,
-            0,
-        ]);
+        let s = sampler(
+            Family::Gfx11,
+            [
+                6 | 6 << 3 | 6 << 6 | 1 << 15,
+                4095 << 12,
+                1 << 20 | 1 << 22,
+                0,
+            ],
+        );
         assert_eq!(s.clamp, [Clamp::ClampBorder; 3]);
         assert!(s.unnormalized && s.mag_linear && s.min_linear);
         assert_eq!(s.border, Border::TransparentBlack);
         assert_eq!(s.max_lod, 4095.0 / 256.0);
+    }
+
+    /// gfx12's S# has MAX_LOD at bit 13 (ROCr's resource_gfx12.h): the
+    /// same 4095 ROCr writes reads back as 4095/256 in each family's own
+    /// layout, and gfx12's MIN_LOD has a 13th bit.
+    #[test]
+    fn gfx12_sampler_lods() {
+        let s = sampler(Family::Gfx12, [0, 4095 << 13 | 0x1000, 0, 0]);
+        assert_eq!((s.min_lod, s.max_lod), (16.0, 4095.0 / 256.0));
+        assert_eq!(
+            sampler(Family::Gfx11, [0, 4095 << 12, 0, 0]).max_lod,
+            4095.0 / 256.0
+        );
     }
 }

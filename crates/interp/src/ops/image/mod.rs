@@ -492,7 +492,7 @@ fn sample(w: &mut Wave, env: &mut Env, i: &Inst, op: SampleOp) -> Result {
     check_form(i)?;
     let d = dim(i)?;
     let img = Image::new(w, i)?;
-    let s = desc::sampler(w.read_sn::<4>(i.src[2]));
+    let s = desc::sampler(i.family, w.read_sn::<4>(i.src[2]));
     // The instruction's unorm bit forces texel coordinates as the
     // sampler's FORCE_UNNORMALIZED does.
     let unnormalized = s.unnormalized || i.aux & image::UNORM != 0;

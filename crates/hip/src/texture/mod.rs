@@ -9,12 +9,15 @@
 //! as ROCr's image extension writes them) and 8 dwords of sampler (the
 //! 4-dword S#), `HIP_TEXTURE_OBJECT_SIZE_DWORD` in all; a surface object
 //! is the image part alone. The descriptors are built for the current
-//! device's family (gfx11 and gfx12 move FORMAT, the width and height
-//! bits and the pitch) with ROCr's field values (`image_manager_gfx11.cpp`,
+//! device's family through `softgpu_isa::resource`, the layout table the
+//! executor decodes them with, with ROCr's field values (`image_manager_gfx11.cpp`,
 //! `image_manager_gfx12.cpp`): linear tiling, identity-or-fill DST_SEL,
 //! MAX_LOD 4095, transparent black border.
 //!
-//! Not supported (a clear error): mipmapped arrays, cube maps, sRGB, a
+//! Mipmapped arrays are `mipmap.rs`, the driver API's objects `driver.rs`,
+//! texture references `reference.rs`.
+//!
+//! Not supported (a clear error): 3-D and layered mipmapped arrays, cube maps, sRGB, a
 //! border colour other than transparent or opaque black or opaque white,
 //! resource views, three-channel and mixed-width formats.
 
@@ -22,10 +25,17 @@ use std::collections::BTreeMap;
 use std::ffi::c_void;
 use std::sync::Mutex;
 
+use softgpu_isa::resource::{BufferResource, FieldError, ImageResource, Sampler};
+use softgpu_isa::Family;
+
 use crate::abi::*;
 use crate::error::{get, guard, put, unsupported, HipError, HipResult};
 use crate::memory::{allocate_device, copy_rows, free_device_memory, rows_2d};
 use crate::state::{hip, lock};
+
+mod driver;
+mod mipmap;
+pub mod reference;
 
 /// `hipArrayLayered`, `hipArrayCubemap` (hipMalloc3DArray's flags).
 const ARRAY_LAYERED: u32 = 1;
@@ -149,7 +159,7 @@ impl Channels {
 }
 
 /// hipArray_Format (driver API) as a channel kind and width.
-fn driver_format(format: i32, channels: u32) -> HipResult<hipChannelFormatDesc> {
+pub(crate) fn driver_format(format: i32, channels: u32) -> HipResult<hipChannelFormatDesc> {
     let (bits, f) = match format {
         0x01 => (8, 1),
         0x02 => (16, 1),
@@ -187,6 +197,9 @@ struct ArrayInfo {
     /// 1, 2 or 3 dimensions (of each layer).
     dims: u32,
     pitch: u64,
+    /// The mipmapped array this is a level of (`hipGetMipmappedArrayLevel`),
+    /// which owns its memory.
+    owner: Option<usize>,
 }
 
 impl ArrayInfo {
@@ -280,6 +293,7 @@ fn create_array(
         layered,
         dims,
         pitch,
+        owner: None,
     };
     info.addr =
         allocate_device(info.slice_bytes() * if dims == 1 && layered { height } else { depth })?;
@@ -325,9 +339,18 @@ fn free_array(a: *mut hipArray) -> HipResult {
     if a.is_null() {
         return Err(HipError::invalid("null array"));
     }
-    let info = lock(&ARRAYS)
-        .remove(&(a as usize))
-        .ok_or_else(|| HipError::handle(format!("{a:p} is not a live HIP array")))?;
+    let mut arrays = lock(&ARRAYS);
+    match arrays.get(&(a as usize)) {
+        None => return Err(HipError::handle(format!("{a:p} is not a live HIP array"))),
+        Some(i) if i.owner.is_some() => {
+            return Err(HipError::invalid(format!(
+                "{a:p} is a level of a mipmapped array: free the mipmapped array"
+            )))
+        }
+        Some(_) => {}
+    }
+    let info = arrays.remove(&(a as usize)).expect("checked above");
+    drop(arrays);
     // SAFETY: `a` came from `Box::into_raw` in `create_array` and was
     // live in ARRAYS, from which it was just removed, so it is freed once.
     drop(unsafe { Box::from_raw(a) });
@@ -506,39 +529,58 @@ struct ImageSpec {
     depth_field: u64,
     pitch_texels: u64,
     ty: u32,
+    /// Mip levels in the chain at `base` (1 for a plain image).
+    levels: u32,
 }
 
-/// Whether the current device is RDNA4 (gfx12), whose T# moves fields.
-fn is_gfx12() -> HipResult<bool> {
+/// The current device's family, whose T# and S# layouts the objects use.
+fn family() -> HipResult<Family> {
     let target = hip()?.current().device.target().to_string();
-    Ok(target.starts_with("gfx12"))
+    Family::of_target(&target)
+        .ok_or_else(|| HipError::invalid(format!("no descriptor layout for target {target}")))
+}
+
+/// A descriptor field that does not fit (an extent past the family's
+/// limits) is the caller's invalid value.
+fn field_error(e: FieldError) -> HipError {
+    HipError::invalid(e.to_string())
 }
 
 /// The 8-dword T# ROCr's PopulateImageSrd writes for a linear image, then
 /// dwords 8-10 (channel type, channel order, width).
-fn image_words(gfx12: bool, s: &ImageSpec) -> HipResult<[u32; 12]> {
+fn image_words(family: Family, s: &ImageSpec) -> HipResult<[u32; 12]> {
     if !s.base.is_multiple_of(ROW_ALIGN) {
         return Err(HipError::invalid(format!(
             "image memory at {:#x} is not 256-byte aligned (textureAlignment)",
             s.base
         )));
     }
-    let (w, h) = ((s.width - 1) as u32, (s.height.max(1) - 1) as u32);
-    let format = s.channels.format(s.normalized);
-    let sel = s.channels.dst_sel();
-    // BC_SWIZZLE as ROCr's GetBcSwizzle picks it: XYZW when the second
-    // channel is Y, else XWYZ (1).
-    let bc = if sel[1] == 5 { 0 } else { 1 };
-    let mut d = [0u32; 12];
-    d[0] = (s.base >> 8) as u32;
-    d[1] = (s.base >> 40) as u32 & 0xff | (w & 3) << 30;
-    d[1] |= if gfx12 { format << 17 } else { format << 20 };
-    d[2] = (w >> 2) | h << 14;
-    d[3] = sel[0] | sel[1] << 3 | sel[2] << 6 | sel[3] << 9 | bc << 25 | s.ty << 28;
-    d[4] = match s.ty {
-        8 | 9 => (s.pitch_texels - 1) as u32 & if gfx12 { 0xffff } else { 0x3fff },
-        _ => s.depth_field as u32,
+    let [x, y, z, w] = s.channels.dst_sel();
+    let t = ImageResource {
+        base_address: s.base >> 8,
+        format: s.channels.format(s.normalized),
+        width: (s.width - 1) as u32,
+        height: (s.height.max(1) - 1) as u32,
+        dst_sel_x: x,
+        dst_sel_y: y,
+        dst_sel_z: z,
+        dst_sel_w: w,
+        // BC_SWIZZLE as ROCr's GetBcSwizzle picks it: XYZW when the
+        // second channel is Y, else XWYZ (1).
+        bc_swizzle: if y == 5 { 0 } else { 1 },
+        type_: s.ty,
+        // A mip chain's levels, all in view.
+        max_mip: s.levels - 1,
+        last_level: s.levels - 1,
+        // DEPTH holds pitch − 1 for 1D and 2D images.
+        depth: match s.ty {
+            8 | 9 => (s.pitch_texels - 1) as u32,
+            _ => s.depth_field as u32,
+        },
+        ..Default::default()
     };
+    let mut d = [0u32; 12];
+    d[..8].copy_from_slice(&t.encode(family).map_err(field_error)?);
     d[8] = s.channels.hsa_type(s.normalized);
     d[9] = s.channels.hsa_order();
     d[10] = s.width as u32;
@@ -548,26 +590,39 @@ fn image_words(gfx12: bool, s: &ImageSpec) -> HipResult<[u32; 12]> {
 /// The 4-dword buffer V# for a linear (`tex1Dfetch`) texture: stride the
 /// element size, NUM_RECORDS the elements (ROCr counts bytes there; an
 /// element count keeps `idxen` loads past the end out of range), the
-/// unified format in word 3 (6 bits at 12), then dwords 8-10 as for
-/// images.
-fn buffer_words(gfx12: bool, base: u64, c: Channels, normalized: bool, elements: u64) -> [u32; 12] {
-    let sel = c.dst_sel();
+/// unified format, then dwords 8-10 as for images.
+fn buffer_words(
+    family: Family,
+    base: u64,
+    c: Channels,
+    normalized: bool,
+    elements: u64,
+) -> HipResult<[u32; 12]> {
+    let [x, y, z, w] = c.dst_sel();
+    let records = elements.min(u32::MAX as u64) as u32;
+    let v = BufferResource {
+        base_address: base,
+        stride: c.bytes() as u32,
+        num_records: records,
+        dst_sel_x: x,
+        dst_sel_y: y,
+        dst_sel_z: z,
+        dst_sel_w: w,
+        format: c.format(normalized),
+        ..Default::default()
+    };
     let mut d = [0u32; 12];
-    d[0] = base as u32;
-    d[1] = (base >> 32) as u32 & 0xffff | (c.bytes() as u32) << 16;
-    d[2] = elements.min(u32::MAX as u64) as u32;
-    d[3] = sel[0] | sel[1] << 3 | sel[2] << 6 | sel[3] << 9 | c.format(normalized) << 12;
-    let _ = gfx12; // the V# fields used here sit alike in both families.
+    d[..4].copy_from_slice(&v.encode(family).map_err(field_error)?);
     d[8] = c.hsa_type(normalized);
     d[9] = c.hsa_order();
-    d[10] = elements.min(u32::MAX as u64) as u32;
-    d
+    d[10] = records;
+    Ok(d)
 }
 
 /// The S# ROCr's PopulateSamplerSrd writes, with HIP's per-dimension
 /// address modes: SQ_TEX_CLAMP per axis, FORCE_UNNORMALIZED, MAX_LOD
 /// 4095, the XY filters, and the border colour type.
-fn sampler_words(t: &hipTextureDesc) -> HipResult<[u32; 4]> {
+fn sampler_words(family: Family, t: &hipTextureDesc, mipmapped: bool) -> HipResult<[u32; 4]> {
     let mut clamp = [0u32; 3];
     for (k, &m) in t.addressMode.iter().enumerate() {
         clamp[k] = match m {
@@ -592,19 +647,31 @@ fn sampler_words(t: &hipTextureDesc) -> HipResult<[u32; 4]> {
         [1.0, 1.0, 1.0, 1.0] => 2,
         c => return Err(unsupported(format!("border colour {c:?}"))),
     };
-    let unnormalized = (t.normalizedCoords == 0) as u32;
-    Ok([
-        clamp[0] | clamp[1] << 3 | clamp[2] << 6 | unnormalized << 15,
-        4095 << 12,
-        linear << 20 | linear << 22,
-        border << 30,
-    ])
+    let (mip_filter, min_lod, max_lod) = if mipmapped {
+        mipmap::sampler_fields(t)?
+    } else {
+        (0, 0, 4095)
+    };
+    let s = Sampler {
+        clamp_x: clamp[0],
+        clamp_y: clamp[1],
+        clamp_z: clamp[2],
+        force_unnormalized: (t.normalizedCoords == 0) as u32,
+        min_lod,
+        max_lod,
+        mip_filter,
+        xy_mag_filter: linear,
+        xy_min_filter: linear,
+        border_color_type: border,
+        ..Default::default()
+    };
+    s.encode(family).map_err(field_error)
 }
 
 /// Reads the resource of a texture or surface: the image words it
 /// describes.
 fn resource_words(res: &hipResourceDesc, normalized: bool) -> HipResult<[u32; 12]> {
-    let gfx12 = is_gfx12()?;
+    let family = family()?;
     match res.resType {
         HIP_RESOURCE_TYPE_ARRAY => {
             // SAFETY: `res` is a valid hipResourceDesc (crate docs,
@@ -623,8 +690,9 @@ fn resource_words(res: &hipResourceDesc, normalized: bool) -> HipResult<[u32; 12
                 },
                 pitch_texels: a.pitch / a.channels.bytes(),
                 ty: a.image_type(),
+                levels: 1,
             };
-            image_words(gfx12, &spec)
+            image_words(family, &spec)
         }
         HIP_RESOURCE_TYPE_LINEAR => {
             // SAFETY: as above.
@@ -633,13 +701,13 @@ fn resource_words(res: &hipResourceDesc, normalized: bool) -> HipResult<[u32; 12
             if l.devPtr.is_null() {
                 return Err(HipError::invalid("linear texture of a null pointer"));
             }
-            Ok(buffer_words(
-                gfx12,
+            buffer_words(
+                family,
                 l.devPtr as u64,
                 c,
                 normalized,
                 l.sizeInBytes as u64 / c.bytes(),
-            ))
+            )
         }
         HIP_RESOURCE_TYPE_PITCH2D => {
             // SAFETY: as above.
@@ -666,10 +734,15 @@ fn resource_words(res: &hipResourceDesc, normalized: bool) -> HipResult<[u32; 12
                 depth_field: 0,
                 pitch_texels: p.pitchInBytes as u64 / c.bytes(),
                 ty: 9,
+                levels: 1,
             };
-            image_words(gfx12, &spec)
+            image_words(family, &spec)
         }
-        HIP_RESOURCE_TYPE_MIPMAPPED_ARRAY => Err(unsupported("mipmapped array textures")),
+        HIP_RESOURCE_TYPE_MIPMAPPED_ARRAY => {
+            // SAFETY: as above.
+            let m = mipmap::info(unsafe { res.res.mipmap } as *const hipMipmappedArray)?;
+            image_words(family, &m.image_spec(normalized))
+        }
         t => Err(HipError::invalid(format!("resource type {t}"))),
     }
 }
@@ -679,6 +752,9 @@ fn resource_words(res: &hipResourceDesc, normalized: bool) -> HipResult<[u32; 12
 struct Object {
     res: hipResourceDesc,
     tex: Option<hipTextureDesc>,
+    /// The driver API's descriptors, for an object `hipTexObjectCreate`
+    /// made (its getters hand them back as given).
+    driver: Option<(HIP_RESOURCE_DESC, HIP_TEXTURE_DESC)>,
 }
 
 // SAFETY: the raw pointers in a kept hipResourceDesc (the array handle,
@@ -726,6 +802,45 @@ fn destroy(addr: u64, texture: bool) -> HipResult {
     free_device_memory(addr)
 }
 
+/// Creates a texture object over `res` sampled as `tex`: its device
+/// address (the `hipTextureObject_t`).
+pub(crate) fn create_object(
+    res: hipResourceDesc,
+    tex: hipTextureDesc,
+    driver: Option<(HIP_RESOURCE_DESC, HIP_TEXTURE_DESC)>,
+) -> HipResult<u64> {
+    let normalized = tex.readMode == 1;
+    let mut words = [0u32; 20];
+    words[..12].copy_from_slice(&resource_words(&res, normalized)?);
+    let mipmapped = res.resType == HIP_RESOURCE_TYPE_MIPMAPPED_ARRAY;
+    words[12..16].copy_from_slice(&sampler_words(family()?, &tex, mipmapped)?);
+    publish(
+        &words,
+        Object {
+            res,
+            tex: Some(tex),
+            driver,
+        },
+    )
+}
+
+/// Destroys texture object `addr` (0 is none).
+pub(crate) fn destroy_texture(addr: u64) -> HipResult {
+    destroy(addr, true)
+}
+
+/// The driver-API descriptors texture object `addr` was made of, if
+/// `hipTexObjectCreate` made it.
+pub(crate) fn driver_descs(addr: u64) -> HipResult<Option<(HIP_RESOURCE_DESC, HIP_TEXTURE_DESC)>> {
+    Ok(object(addr, true)?.driver)
+}
+
+/// The resource and texture descriptors texture object `addr` was made of.
+pub(crate) fn texture_descs(addr: u64) -> HipResult<(hipResourceDesc, hipTextureDesc)> {
+    let o = object(addr, true)?;
+    Ok((o.res, o.tex.unwrap_or_default()))
+}
+
 fn create_texture(
     out: *mut hipTextureObject_t,
     res: *const hipResourceDesc,
@@ -745,17 +860,7 @@ fn create_texture(
             get(tex, "texture descriptor")?,
         )
     };
-    let normalized = tex.readMode == 1;
-    let mut words = [0u32; 20];
-    words[..12].copy_from_slice(&resource_words(&res, normalized)?);
-    words[12..16].copy_from_slice(&sampler_words(&tex)?);
-    let addr = publish(
-        &words,
-        Object {
-            res,
-            tex: Some(tex),
-        },
-    )?;
+    let addr = create_object(res, tex, None)?;
     // SAFETY: an output of a texture object (crate docs, "Outputs").
     unsafe { put(out, addr as hipTextureObject_t) }
 }
@@ -772,7 +877,14 @@ fn create_surface(out: *mut hipSurfaceObject_t, res: *const hipResourceDesc) -> 
         ));
     }
     let words = resource_words(&res, false)?;
-    let addr = publish(&words, Object { res, tex: None })?;
+    let addr = publish(
+        &words,
+        Object {
+            res,
+            tex: None,
+            driver: None,
+        },
+    )?;
     // SAFETY: an output of a surface object (crate docs, "Outputs").
     unsafe { put(out, addr as hipSurfaceObject_t) }
 }
@@ -904,15 +1016,16 @@ mod tests {
             depth_field: 0,
             pitch_texels: 64,
             ty: 9,
+            levels: 1,
         };
-        let d = image_words(false, &spec).unwrap();
+        let d = image_words(Family::Gfx11, &spec).unwrap();
         assert_eq!(d[..5], [0x0012_3456, 42 << 20, 1 | 2 << 14, 0x90000fac, 63]);
         assert_eq!(d[8..11], [2, 8, 5]); // UNORM_INT8, RGBA, width
         let misaligned = ImageSpec {
             base: 0x1234_5610,
             ..spec
         };
-        assert!(image_words(false, &misaligned).is_err());
+        assert!(image_words(Family::Gfx11, &misaligned).is_err());
     }
 
     #[test]
@@ -922,7 +1035,7 @@ mod tests {
             filterMode: 1,
             ..Default::default()
         };
-        let s = sampler_words(&t).unwrap();
+        let s = sampler_words(Family::Gfx11, &t, false).unwrap();
         assert_eq!(
             s,
             [
@@ -936,6 +1049,6 @@ mod tests {
             borderColor: [1.0, 0.0, 0.0, 1.0],
             ..t
         };
-        assert!(sampler_words(&red).is_err());
+        assert!(sampler_words(Family::Gfx11, &red, false).is_err());
     }
 }
