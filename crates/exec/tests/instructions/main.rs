@@ -301,6 +301,7 @@ case_files!(
     mubuf,
     mtbuf,
     image,
+    vinterp,
     dpp16,
     dpp8,
     cross_lane,
