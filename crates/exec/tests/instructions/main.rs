@@ -301,6 +301,7 @@ case_files!(
     mubuf,
     mtbuf,
     image,
+    image_atomic,
     vinterp,
     dpp16,
     dpp8,

@@ -200,6 +200,7 @@ fn own_handlers() -> impl Iterator<Item = (Op, Exec)> {
         wmma::TABLE,
         fp8::TABLE,
         image::TABLE,
+        image::ATOMICS,
         interp::TABLE,
     ]
     .into_iter()
@@ -225,6 +226,14 @@ const RENAMED: &[(Op, Op)] = &[
     (Op::V_MAD_CO_I64_I32, Op::V_MAD_I64_I32),
     (Op::DS_PARAM_LOAD, Op::LDS_PARAM_LOAD),
     (Op::DS_DIRECT_LOAD, Op::LDS_DIRECT_LOAD),
+    (Op::IMAGE_ATOMIC_ADD_UINT, Op::IMAGE_ATOMIC_ADD),
+    (Op::IMAGE_ATOMIC_SUB_UINT, Op::IMAGE_ATOMIC_SUB),
+    (Op::IMAGE_ATOMIC_MIN_INT, Op::IMAGE_ATOMIC_SMIN),
+    (Op::IMAGE_ATOMIC_MIN_UINT, Op::IMAGE_ATOMIC_UMIN),
+    (Op::IMAGE_ATOMIC_MAX_INT, Op::IMAGE_ATOMIC_SMAX),
+    (Op::IMAGE_ATOMIC_MAX_UINT, Op::IMAGE_ATOMIC_UMAX),
+    (Op::IMAGE_ATOMIC_INC_UINT, Op::IMAGE_ATOMIC_INC),
+    (Op::IMAGE_ATOMIC_DEC_UINT, Op::IMAGE_ATOMIC_DEC),
 ];
 
 /// The gfx11 op `op` renames (itself when it renames none), for tiers that

@@ -12,9 +12,10 @@
 //! Not run (each an error naming it): tiled images (SW_MODE != 0), a16
 //! addresses, cube maps and MSAA resources, depth compares (`_c`), LOD
 //! bias (`_b`), derivatives (`_d`, `_cl`), gather4 forms other than the
-//! plain one, image atomics, `_pck` loads and stores, and implicit-LOD
+//! plain one, `_pck` loads and stores, and implicit-LOD
 //! sampling of a resource or sampler whose result the LOD would change.
 
+mod atomic;
 mod desc;
 mod sample;
 
@@ -25,6 +26,7 @@ use super::{Env, Exec, Flow, Result, Trap};
 use crate::trap::Use;
 use crate::wave::Wave;
 
+pub use atomic::TABLE as ATOMICS;
 pub use desc::{Border, Clamp, ImageType, Resource, ResourceError, Sampler};
 use sample::Lod;
 
