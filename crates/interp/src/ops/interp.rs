@@ -267,7 +267,10 @@ pub const TABLE: &[(Op, Exec)] = &[
         Op::V_INTERP_P10_F32,
         bind!(interp, form(Pass::P10, Width::F32)),
     ),
-    (Op::V_INTERP_P2_F32, bind!(interp, form(Pass::P2, Width::F32))),
+    (
+        Op::V_INTERP_P2_F32,
+        bind!(interp, form(Pass::P2, Width::F32)),
+    ),
     (
         Op::V_INTERP_P10_F16_F32,
         bind!(interp, form(Pass::P10, Width::F16 { rtz: false })),
