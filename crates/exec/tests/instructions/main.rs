@@ -302,6 +302,7 @@ case_files!(
     mtbuf,
     image,
     image_atomic,
+    image_sample,
     vinterp,
     dpp16,
     dpp8,
