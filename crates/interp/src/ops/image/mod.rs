@@ -747,7 +747,7 @@ macro_rules! sample_row {
 }
 
 /// The image ops' handlers: the sample and gather forms are rows of their
-/// name's suffix ([`form`]).
+/// name's suffix (`form`).
 pub const TABLE: &[(Op, Exec)] = &[
     (Op::IMAGE_LOAD, bind!(load, false)),
     (Op::IMAGE_LOAD_MIP, bind!(load, true)),
