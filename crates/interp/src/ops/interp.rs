@@ -21,7 +21,20 @@ use super::valu::{clamp01, clamp01_16};
 use super::{Env, Exec, Flow, Result, Trap};
 use crate::float::{f, f32_to_f16, flush16, flush32, fma32, h, Round};
 use crate::trap::Use;
-use crate::wave::{Lanes, Wave, MAX_LANES};
+use crate::wave::{Lanes, Wave, MAX_LANES, NUM_VGPRS};
+
+/// The destination VGPR of `i`, refused past the register file.
+fn dst_vgpr(i: &Inst) -> Result<usize> {
+    let r = super::vgpr(i.dst[0], "vdst")?;
+    if r >= NUM_VGPRS {
+        return Err(Trap::RegisterRange {
+            op: i.op,
+            file: 'v',
+            index: r,
+        });
+    }
+    Ok(r)
+}
 
 /// The wave's M0.
 fn m0(w: &Wave) -> u32 {
@@ -90,7 +103,7 @@ impl Prims {
 /// of the wave in turn: LDS_ADDR = param_offset + (attr · NumPrimInVec ·
 /// 12 + prim · 12 + param · 4 + chan) dwords (§12.2.1).
 fn param_load(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
-    let dst = super::vgpr(i.dst[0], "vdst")?;
+    let dst = dst_vgpr(i)?;
     let (attr, chan) = ((i.aux >> 2) as u64, (i.aux & 3) as u64);
     let prims = Prims::new(w);
     for q in live_quads(w) {
@@ -113,7 +126,7 @@ fn param_load(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
 /// address as given, as DS loads do. A reserved type (3, 6, 7) is refused
 /// by name.
 fn direct_load(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
-    let dst = super::vgpr(i.dst[0], "vdst")?;
+    let dst = dst_vgpr(i)?;
     let m0 = m0(w);
     let addr = (m0 & 0xffff) as u64;
     let (bytes, signed) = match m0 >> 16 & 7 {
@@ -213,7 +226,7 @@ fn source(w: &Wave, i: &Inst, k: usize, half: bool) -> [f32; MAX_LANES] {
 /// `v_fma_mixlo_f16` does), written to the half OPSEL[3] names. CLAMP
 /// clamps the result to [0, 1].
 fn interp(w: &mut Wave, _: &mut Env, i: &Inst, op: Interp) -> Result {
-    let dst = super::vgpr(i.dst[0], "vdst")?;
+    let dst = dst_vgpr(i)?;
     let half = matches!(op.width, Width::F16 { .. });
     let (s0, s1, s2) = (
         source(w, i, 0, half),

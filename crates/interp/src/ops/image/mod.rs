@@ -583,7 +583,7 @@ fn sample(w: &mut Wave, env: &mut Env, i: &Inst, op: SampleOp) -> Result {
 /// Every lane's coordinates, for LOD from the quad's derivatives (the
 /// implicit-LOD forms), whether EXEC has the lane or not.
 struct QuadCoords {
-    coords: Vec<[f32; 3]>,
+    coords: [[f32; 3]; crate::wave::MAX_LANES],
 }
 
 impl QuadCoords {
@@ -612,10 +612,10 @@ fn implicit_coords(w: &Wave, i: &Inst, d: Dim, op: SampleOp) -> Result<Option<Qu
         return Ok(None);
     }
     let first = coords_at(op);
-    let mut coords = vec![[0f32; 3]; w.lanes];
+    let mut coords = [[0f32; 3]; crate::wave::MAX_LANES];
     for axis in 0..d.axes {
         let reg = addr_reg(i, first + axis, true)?;
-        for (l, c) in coords.iter_mut().enumerate() {
+        for (l, c) in coords.iter_mut().enumerate().take(w.lanes) {
             c[axis] = f32::from_bits(w.get_lane(reg, l, 0));
         }
     }
