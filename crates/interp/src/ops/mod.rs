@@ -32,6 +32,7 @@ pub mod cross_lane;
 pub mod ds;
 pub mod fp8;
 pub mod image;
+pub mod interp;
 pub mod salu;
 pub mod smem;
 pub mod sopp;
@@ -199,6 +200,8 @@ fn own_handlers() -> impl Iterator<Item = (Op, Exec)> {
         wmma::TABLE,
         fp8::TABLE,
         image::TABLE,
+        image::ATOMICS,
+        interp::TABLE,
     ]
     .into_iter()
     .chain(valu::tables())
@@ -221,6 +224,16 @@ const RENAMED: &[(Op, Op)] = &[
     (Op::S_ADDK_CO_I32, Op::S_ADDK_I32),
     (Op::V_MAD_CO_U64_U32, Op::V_MAD_U64_U32),
     (Op::V_MAD_CO_I64_I32, Op::V_MAD_I64_I32),
+    (Op::DS_PARAM_LOAD, Op::LDS_PARAM_LOAD),
+    (Op::DS_DIRECT_LOAD, Op::LDS_DIRECT_LOAD),
+    (Op::IMAGE_ATOMIC_ADD_UINT, Op::IMAGE_ATOMIC_ADD),
+    (Op::IMAGE_ATOMIC_SUB_UINT, Op::IMAGE_ATOMIC_SUB),
+    (Op::IMAGE_ATOMIC_MIN_INT, Op::IMAGE_ATOMIC_SMIN),
+    (Op::IMAGE_ATOMIC_MIN_UINT, Op::IMAGE_ATOMIC_UMIN),
+    (Op::IMAGE_ATOMIC_MAX_INT, Op::IMAGE_ATOMIC_SMAX),
+    (Op::IMAGE_ATOMIC_MAX_UINT, Op::IMAGE_ATOMIC_UMAX),
+    (Op::IMAGE_ATOMIC_INC_UINT, Op::IMAGE_ATOMIC_INC),
+    (Op::IMAGE_ATOMIC_DEC_UINT, Op::IMAGE_ATOMIC_DEC),
 ];
 
 /// The gfx11 op `op` renames (itself when it renames none), for tiers that

@@ -204,7 +204,7 @@ fn output_mods(w: &Wave, i: &Inst, ty: Ty, res: &mut Lanes) {
 
 /// Clamp of the f16 in the low half of `v` (bits).
 #[inline(always)]
-fn clamp01_16(v: u32, dx10: bool) -> u32 {
+pub(super) fn clamp01_16(v: u32, dx10: bool) -> u32 {
     if F16.is_nan(v as u64 & 0xffff) {
         return if dx10 { 0 } else { v & 0xffff | 0x200 };
     }
@@ -213,7 +213,7 @@ fn clamp01_16(v: u32, dx10: bool) -> u32 {
 
 /// VOP3 clamp of a float result to [0, 1]; a NaN becomes 0 under DX10
 /// clamp and stays a (quiet) NaN otherwise.
-fn clamp01(x: f32, dx10: bool) -> f32 {
+pub(super) fn clamp01(x: f32, dx10: bool) -> f32 {
     clamp01_64(x as f64, dx10) as f32
 }
 

@@ -352,6 +352,32 @@ pub(super) fn global_read(
     read(w, env, l, Loc::Global(addr), out)
 }
 
+/// Lane `l`'s atomic read-modify-write of the dword at `addr` (an image
+/// atomic's texel): `f` of the old value is stored, the old value
+/// returned, as global atomics do it.
+pub(super) fn global_rmw32(
+    w: &Wave,
+    env: &mut Env,
+    l: usize,
+    addr: u64,
+    f: impl Fn(u32) -> u32,
+) -> Result<u32> {
+    let r = env.mem.rmw_u32(addr, f).map_err(global_fault(l, true));
+    env.contained.or(w, r, 0)
+}
+
+/// [`global_rmw32`] of a 64-bit value.
+pub(super) fn global_rmw64(
+    w: &Wave,
+    env: &mut Env,
+    l: usize,
+    addr: u64,
+    f: impl Fn(u64) -> u64,
+) -> Result<u64> {
+    let r = env.mem.rmw_u64(addr, f).map_err(global_fault(l, true));
+    env.contained.or(w, r, 0)
+}
+
 /// Lane `l`'s write of device memory at `addr` (an image's texels).
 pub(super) fn global_write(
     w: &mut Wave,
@@ -1634,7 +1660,7 @@ const FORMAT_OPS: &[(MemOp, Exec)] = &[
 /// Memory float atomic add "is hardwired to flush input denormals - it does
 /// not use the MODE.fp_denorm bits" (§13.2), rounding to nearest even
 /// (§13.1); it replaces the shared, non-flushing `add_f32`.
-fn add_f32_flush_in(o: u32, d: u32, _: u32) -> u32 {
+pub(super) fn add_f32_flush_in(o: u32, d: u32, _: u32) -> u32 {
     (f(flush32(o)) + f(flush32(d))).to_bits()
 }
 

@@ -171,6 +171,8 @@ pub struct Sampler {
     pub min_lod: f32,
     pub max_lod: f32,
     pub border: Border,
+    /// DEPTH_COMPARE_FUNC: what `_c` sampling compares the reference with.
+    pub depth_compare: u32,
 }
 
 /// Decodes a 4-dword S# of `family` (gfx12 widens MIN_LOD and MAX_LOD to
@@ -194,6 +196,7 @@ pub fn sampler(family: Family, d: [u32; 4]) -> Sampler {
             2 => Border::OpaqueWhite,
             _ => Border::Table,
         },
+        depth_compare: f.depth_compare_func,
     }
 }
 

@@ -10,11 +10,10 @@
 //! outside every allocation is a fault with a report.
 //!
 //! Not run (each an error naming it): tiled images (SW_MODE != 0), a16
-//! addresses, cube maps and MSAA resources, depth compares (`_c`), LOD
-//! bias (`_b`), derivatives (`_d`, `_cl`), gather4 forms other than the
-//! plain one, image atomics, `_pck` loads and stores, and implicit-LOD
-//! sampling of a resource or sampler whose result the LOD would change.
+//! addresses, cube maps and MSAA resources, `_pck` loads and stores, and
+//! anisotropic filtering (the aniso filters filter as bilinear ones).
 
+mod atomic;
 mod desc;
 mod sample;
 
@@ -25,6 +24,7 @@ use super::{Env, Exec, Flow, Result, Trap};
 use crate::trap::Use;
 use crate::wave::Wave;
 
+pub use atomic::TABLE as ATOMICS;
 pub use desc::{Border, Clamp, ImageType, Resource, ResourceError, Sampler};
 use sample::Lod;
 
@@ -475,15 +475,60 @@ fn resinfo(w: &mut Wave, _env: &mut Env, i: &Inst) -> Result {
     Ok(Flow::Next)
 }
 
-/// What a sample op's name adds to its address list.
+/// What a sample op's name adds to its address list, in the order the
+/// addresses come: `_o` an offsets dword, `_b` a bias, `_c` the depth
+/// reference, `_d` the derivatives (`_g16`: as f16 pairs), then the
+/// coordinates, then `_l`'s LOD or `_cl`'s LOD clamp (RDNA3 ISA §10.3
+/// "Image Opcodes with a Sampler" address order; LLVM's image intrinsics
+/// take their operands in the same order).
 #[derive(Clone, Copy, Debug)]
 struct SampleOp {
-    /// `_o`: a first dword of texel offsets.
     offset: bool,
+    bias: bool,
+    compare: bool,
     lod: Lod,
+    g16: bool,
+    clamp: bool,
     /// `gather4`: the four bilinear taps' component instead of a filtered
     /// texel.
     gather: bool,
+}
+
+/// The form a sample op's name spells, from its suffix tokens (`c_d_o`,
+/// `b_cl`, …). Evaluated at compile time for the table: an unknown token
+/// fails the build.
+const fn form(gather: bool, suffix: &str) -> SampleOp {
+    let b = suffix.as_bytes();
+    let mut op = SampleOp {
+        offset: false,
+        bias: false,
+        compare: false,
+        lod: Lod::Implicit,
+        g16: false,
+        clamp: false,
+        gather,
+    };
+    let mut at = 0;
+    while at < b.len() {
+        let mut end = at;
+        while end < b.len() && b[end] != b'_' {
+            end += 1;
+        }
+        let second = if end - at > 1 { b[at + 1] } else { 0 };
+        match (end - at, b[at], second) {
+            (1, b'c', _) => op.compare = true,
+            (1, b'b', _) => op.bias = true,
+            (1, b'd', _) => op.lod = Lod::Derivatives,
+            (1, b'l', _) => op.lod = Lod::Explicit,
+            (1, b'o', _) => op.offset = true,
+            (2, b'l', b'z') => op.lod = Lod::Zero,
+            (2, b'c', b'l') => op.clamp = true,
+            (3, b'g', b'1') => op.g16 = true,
+            _ => panic!("an unknown image sample suffix"),
+        }
+        at = end + 1;
+    }
+    op
 }
 
 /// `image_sample*` and `image_gather4*`: lane by lane, the coordinates
@@ -496,12 +541,6 @@ fn sample(w: &mut Wave, env: &mut Env, i: &Inst, op: SampleOp) -> Result {
     // The instruction's unorm bit forces texel coordinates as the
     // sampler's FORCE_UNNORMALIZED does.
     let unnormalized = s.unnormalized || i.aux & image::UNORM != 0;
-    if op.lod == Lod::Implicit && !sample::lod_free(&img.r, &s) {
-        return Err(unsupported(
-            i,
-            "implicit LOD (derivatives) with mipmaps or differing min/mag filters",
-        ));
-    }
     if s.border == Border::Table {
         return Err(unsupported(
             i,
@@ -509,6 +548,11 @@ fn sample(w: &mut Wave, env: &mut Env, i: &Inst, op: SampleOp) -> Result {
         ));
     }
     let int = is_int(&img.df);
+    if op.compare && int {
+        return Err(unsupported(i, "a depth compare on an integer format"));
+    }
+    let compare_func = s.depth_compare;
+    let quads = implicit_coords(w, i, d, op)?;
     for l in active(w) {
         let a = sample_args(w, i, d, l, op)?;
         let mut ctx = sample::Ctx {
@@ -516,10 +560,13 @@ fn sample(w: &mut Wave, env: &mut Env, i: &Inst, op: SampleOp) -> Result {
             s: &s,
             dim: d,
             unnormalized,
+            compare: op.compare.then_some((compare_func, a.zref)),
             w,
             env,
             lane: l,
         };
+        let lod = ctx.lod(&a, op.lod, quads.as_ref().map(|q| q.derivatives(l, d)));
+        let a = SampleArgs { lod, ..a };
         let v = if op.gather {
             let comp = selected(i).next().unwrap_or(0);
             ctx.gather(&a, comp)?
@@ -532,91 +579,243 @@ fn sample(w: &mut Wave, env: &mut Env, i: &Inst, op: SampleOp) -> Result {
     Ok(Flow::Next)
 }
 
+/// Every lane's coordinates, for LOD from the quad's derivatives (the
+/// implicit-LOD forms), whether EXEC has the lane or not.
+struct QuadCoords {
+    coords: [[f32; 3]; crate::wave::MAX_LANES],
+}
+
+impl QuadCoords {
+    /// Lane `l`'s derivatives: coarse, the same for the whole quad, from
+    /// its top-left lane (lane 0 of the quad) to the top-right (lane 1:
+    /// d/dx) and bottom-left (lane 2: d/dy), the 2x2 arrangement pixel
+    /// quads have (uncertain for compute waves, whose lanes have no
+    /// pixel positions: the guide does not say).
+    fn derivatives(&self, l: usize, d: Dim) -> [[f32; 3]; 2] {
+        let q = l & !3;
+        let at = |lane: usize| self.coords.get(lane).copied().unwrap_or_default();
+        let (tl, tr, bl) = (at(q), at(q + 1), at(q + 2));
+        let mut out = [[0f32; 3]; 2];
+        for axis in 0..d.axes {
+            out[0][axis] = tr[axis] - tl[axis];
+            out[1][axis] = bl[axis] - tl[axis];
+        }
+        out
+    }
+}
+
+/// The coordinates of every lane when the op takes its LOD from the
+/// quad, else `None`.
+fn implicit_coords(w: &Wave, i: &Inst, d: Dim, op: SampleOp) -> Result<Option<QuadCoords>> {
+    if op.lod != Lod::Implicit {
+        return Ok(None);
+    }
+    let first = coords_at(op);
+    let mut coords = [[0f32; 3]; crate::wave::MAX_LANES];
+    for axis in 0..d.axes {
+        let reg = addr_reg(i, first + axis, true)?;
+        for (l, c) in coords.iter_mut().enumerate().take(w.lanes) {
+            c[axis] = f32::from_bits(w.get_lane(reg, l, 0));
+        }
+    }
+    Ok(Some(QuadCoords { coords }))
+}
+
+/// How many address dwords come before the coordinates (derivatives
+/// excepted, which depend on the dim).
+fn coords_at(op: SampleOp) -> usize {
+    op.offset as usize + op.bias as usize + op.compare as usize
+}
+
 /// One lane's sample arguments.
 #[derive(Clone, Copy, Debug, Default)]
 struct SampleArgs {
     coords: [f32; 4],
     offsets: [i32; 3],
+    /// `_l`'s LOD; after [`sample::Ctx::lod`], the LOD used, bias added.
     lod: f32,
+    bias: f32,
+    /// `_c`'s reference value.
+    zref: f32,
+    /// `_d`'s d/dx (h) and d/dy (v) of each axis.
+    derivs: [[f32; 3]; 2],
+    /// `_cl`'s LOD clamp (the least LOD used), else -inf.
+    min_lod: f32,
 }
 
-/// Reads lane `l`'s sample addresses: [offset] coordinates [lod].
+/// Reads lane `l`'s sample addresses in the order [`SampleOp`] gives.
 fn sample_args(w: &Wave, i: &Inst, d: Dim, l: usize, op: SampleOp) -> Result<SampleArgs> {
     let get = |k: usize| -> Result<u32> { Ok(w.get_lane(addr_reg(i, k, true)?, l, 0)) };
-    let mut a = SampleArgs::default();
+    let mut a = SampleArgs {
+        min_lod: f32::NEG_INFINITY,
+        ..SampleArgs::default()
+    };
     let mut k = 0;
     if op.offset {
         // Offsets in texels: six-bit signed fields at bits 0, 8 and 16.
         let o = get(0)?;
         a.offsets = [0, 8, 16].map(|b| ((o >> b) as i32) << 26 >> 26);
-        k = 1;
+        k += 1;
+    }
+    if op.bias {
+        a.bias = f32::from_bits(get(k)?);
+        k += 1;
+    }
+    if op.compare {
+        a.zref = f32::from_bits(get(k)?);
+        k += 1;
+    }
+    if op.lod == Lod::Derivatives {
+        k += read_derivatives(&get, k, d, op.g16, &mut a.derivs)?;
     }
     for c in 0..d.coords() {
         a.coords[c] = f32::from_bits(get(k + c)?);
     }
     if op.lod == Lod::Explicit {
         a.lod = f32::from_bits(get(k + d.coords())?);
+    } else if op.clamp {
+        a.min_lod = f32::from_bits(get(k + d.coords())?);
     }
     Ok(a)
 }
 
-const fn form(offset: bool, lod: Lod, gather: bool) -> SampleOp {
-    SampleOp {
-        offset,
-        lod,
-        gather,
+/// Reads the derivatives at address dword `k`: d/dx of each axis, then
+/// d/dy; each an f32 dword, or with G16 f16s packed two to a dword (each
+/// group starting a dword: 1D one, 2D one, 3D two). Returns the dwords
+/// read.
+fn read_derivatives(
+    get: &impl Fn(usize) -> Result<u32>,
+    k: usize,
+    d: Dim,
+    g16: bool,
+    out: &mut [[f32; 3]; 2],
+) -> Result<usize> {
+    let per_group = if g16 { d.axes.div_ceil(2) } else { d.axes };
+    for (g, group) in out.iter_mut().enumerate() {
+        let first = k + g * per_group;
+        for (axis, v) in group.iter_mut().enumerate().take(d.axes) {
+            *v = if g16 {
+                let word = get(first + axis / 2)?;
+                half::f16::from_bits((word >> (16 * (axis % 2))) as u16).to_f32()
+            } else {
+                f32::from_bits(get(first + axis)?)
+            };
+        }
     }
+    Ok(2 * per_group)
 }
 
-/// The image ops' handlers.
+/// `image_get_lod`: the LOD an implicit-LOD sample at the coordinates
+/// would use: X the LOD clamped by the sampler and the levels in view, Y
+/// the LOD computed from the quad's derivatives, unclamped (the order of
+/// Vulkan's textureQueryLod and LLVM's getlod; the guide gives no more).
+fn get_lod(w: &mut Wave, _env: &mut Env, i: &Inst) -> Result {
+    check_form(i)?;
+    let d = dim(i)?;
+    let img = Image::new(w, i)?;
+    let s = desc::sampler(i.family, w.read_sn::<4>(i.src[2]));
+    let unnormalized = s.unnormalized || i.aux & image::UNORM != 0;
+    let op = form(false, "");
+    let Some(quads) = implicit_coords(w, i, d, op)? else {
+        return Ok(Flow::Next);
+    };
+    for l in active(w) {
+        let raw = sample::lod_of(&img, unnormalized, d, quads.derivatives(l, d));
+        let clamped = sample::clamped_lod(&img.r, &s, raw, f32::NEG_INFINITY);
+        put(
+            w,
+            i,
+            l,
+            [clamped, raw, 0.0, 0.0].map(f32::to_bits),
+            to_half(false),
+            false,
+        );
+    }
+    Ok(Flow::Next)
+}
+
+/// A sample or gather op's handler: [`sample`] with the form its name's
+/// suffix spells, evaluated when the table is built.
+macro_rules! sample_row {
+    ($gather:literal, $suffix:literal) => {
+        bind!(sample, {
+            const FORM: SampleOp = form($gather, $suffix);
+            FORM
+        })
+    };
+}
+
+/// The image ops' handlers: the sample and gather forms are rows of their
+/// name's suffix (`form`).
 pub const TABLE: &[(Op, Exec)] = &[
     (Op::IMAGE_LOAD, bind!(load, false)),
     (Op::IMAGE_LOAD_MIP, bind!(load, true)),
     (Op::IMAGE_STORE, bind!(store, false)),
     (Op::IMAGE_STORE_MIP, bind!(store, true)),
     (Op::IMAGE_GET_RESINFO, bind!(resinfo)),
+    (Op::IMAGE_GET_LOD, bind!(get_lod)),
+    (Op::IMAGE_SAMPLE, sample_row!(false, "")),
+    (Op::IMAGE_SAMPLE_D, sample_row!(false, "d")),
+    (Op::IMAGE_SAMPLE_L, sample_row!(false, "l")),
+    (Op::IMAGE_SAMPLE_B, sample_row!(false, "b")),
+    (Op::IMAGE_SAMPLE_LZ, sample_row!(false, "lz")),
+    (Op::IMAGE_SAMPLE_C, sample_row!(false, "c")),
+    (Op::IMAGE_SAMPLE_C_D, sample_row!(false, "c_d")),
+    (Op::IMAGE_SAMPLE_C_L, sample_row!(false, "c_l")),
+    (Op::IMAGE_SAMPLE_C_B, sample_row!(false, "c_b")),
+    (Op::IMAGE_SAMPLE_C_LZ, sample_row!(false, "c_lz")),
+    (Op::IMAGE_SAMPLE_O, sample_row!(false, "o")),
+    (Op::IMAGE_SAMPLE_D_O, sample_row!(false, "d_o")),
+    (Op::IMAGE_SAMPLE_L_O, sample_row!(false, "l_o")),
+    (Op::IMAGE_SAMPLE_B_O, sample_row!(false, "b_o")),
+    (Op::IMAGE_SAMPLE_LZ_O, sample_row!(false, "lz_o")),
+    (Op::IMAGE_SAMPLE_C_O, sample_row!(false, "c_o")),
+    (Op::IMAGE_SAMPLE_C_D_O, sample_row!(false, "c_d_o")),
+    (Op::IMAGE_SAMPLE_C_L_O, sample_row!(false, "c_l_o")),
+    (Op::IMAGE_SAMPLE_C_B_O, sample_row!(false, "c_b_o")),
+    (Op::IMAGE_SAMPLE_C_LZ_O, sample_row!(false, "c_lz_o")),
+    (Op::IMAGE_SAMPLE_D_G16, sample_row!(false, "d_g16")),
+    (Op::IMAGE_SAMPLE_C_D_G16, sample_row!(false, "c_d_g16")),
+    (Op::IMAGE_SAMPLE_D_O_G16, sample_row!(false, "d_o_g16")),
+    (Op::IMAGE_SAMPLE_C_D_O_G16, sample_row!(false, "c_d_o_g16")),
+    (Op::IMAGE_SAMPLE_CL, sample_row!(false, "cl")),
+    (Op::IMAGE_SAMPLE_D_CL, sample_row!(false, "d_cl")),
+    (Op::IMAGE_SAMPLE_B_CL, sample_row!(false, "b_cl")),
+    (Op::IMAGE_SAMPLE_C_CL, sample_row!(false, "c_cl")),
+    (Op::IMAGE_SAMPLE_C_D_CL, sample_row!(false, "c_d_cl")),
+    (Op::IMAGE_SAMPLE_C_B_CL, sample_row!(false, "c_b_cl")),
+    (Op::IMAGE_SAMPLE_CL_O, sample_row!(false, "cl_o")),
+    (Op::IMAGE_SAMPLE_D_CL_O, sample_row!(false, "d_cl_o")),
+    (Op::IMAGE_SAMPLE_B_CL_O, sample_row!(false, "b_cl_o")),
+    (Op::IMAGE_SAMPLE_C_CL_O, sample_row!(false, "c_cl_o")),
+    (Op::IMAGE_SAMPLE_C_D_CL_O, sample_row!(false, "c_d_cl_o")),
+    (Op::IMAGE_SAMPLE_C_B_CL_O, sample_row!(false, "c_b_cl_o")),
     (
-        Op::IMAGE_SAMPLE,
-        bind!(sample, form(false, Lod::Implicit, false)),
+        Op::IMAGE_SAMPLE_C_D_CL_G16,
+        sample_row!(false, "c_d_cl_g16"),
     ),
     (
-        Op::IMAGE_SAMPLE_L,
-        bind!(sample, form(false, Lod::Explicit, false)),
+        Op::IMAGE_SAMPLE_D_CL_O_G16,
+        sample_row!(false, "d_cl_o_g16"),
     ),
     (
-        Op::IMAGE_SAMPLE_LZ,
-        bind!(sample, form(false, Lod::Zero, false)),
+        Op::IMAGE_SAMPLE_C_D_CL_O_G16,
+        sample_row!(false, "c_d_cl_o_g16"),
     ),
-    (
-        Op::IMAGE_SAMPLE_O,
-        bind!(sample, form(true, Lod::Implicit, false)),
-    ),
-    (
-        Op::IMAGE_SAMPLE_L_O,
-        bind!(sample, form(true, Lod::Explicit, false)),
-    ),
-    (
-        Op::IMAGE_SAMPLE_LZ_O,
-        bind!(sample, form(true, Lod::Zero, false)),
-    ),
-    (
-        Op::IMAGE_GATHER4,
-        bind!(sample, form(false, Lod::Implicit, true)),
-    ),
-    (
-        Op::IMAGE_GATHER4_L,
-        bind!(sample, form(false, Lod::Explicit, true)),
-    ),
-    (
-        Op::IMAGE_GATHER4_LZ,
-        bind!(sample, form(false, Lod::Zero, true)),
-    ),
-    (
-        Op::IMAGE_GATHER4_O,
-        bind!(sample, form(true, Lod::Implicit, true)),
-    ),
-    (
-        Op::IMAGE_GATHER4_LZ_O,
-        bind!(sample, form(true, Lod::Zero, true)),
-    ),
+    (Op::IMAGE_SAMPLE_D_CL_G16, sample_row!(false, "d_cl_g16")),
+    (Op::IMAGE_GATHER4, sample_row!(true, "")),
+    (Op::IMAGE_GATHER4_L, sample_row!(true, "l")),
+    (Op::IMAGE_GATHER4_B, sample_row!(true, "b")),
+    (Op::IMAGE_GATHER4_LZ, sample_row!(true, "lz")),
+    (Op::IMAGE_GATHER4_C, sample_row!(true, "c")),
+    (Op::IMAGE_GATHER4_C_LZ, sample_row!(true, "c_lz")),
+    (Op::IMAGE_GATHER4_O, sample_row!(true, "o")),
+    (Op::IMAGE_GATHER4_LZ_O, sample_row!(true, "lz_o")),
+    (Op::IMAGE_GATHER4_C_LZ_O, sample_row!(true, "c_lz_o")),
+    (Op::IMAGE_GATHER4_CL, sample_row!(true, "cl")),
+    (Op::IMAGE_GATHER4_B_CL, sample_row!(true, "b_cl")),
+    (Op::IMAGE_GATHER4_C_CL, sample_row!(true, "c_cl")),
+    (Op::IMAGE_GATHER4_C_L, sample_row!(true, "c_l")),
+    (Op::IMAGE_GATHER4_C_B, sample_row!(true, "c_b")),
+    (Op::IMAGE_GATHER4_C_B_CL, sample_row!(true, "c_b_cl")),
 ];

@@ -11,8 +11,8 @@
 //! documents 8 for its texture units). The taps are blended x first,
 //! then y, then z, each as `a * (1 - f) + b * f` in f32.
 
-use super::desc::{Border, Clamp, Sampler};
-use super::{is_int, Dim, Env, Image, Resource, Result, SampleArgs, Texel};
+use super::desc::{Border, Clamp, Resource, Sampler};
+use super::{is_int, Dim, Env, Image, Result, SampleArgs, Texel};
 use crate::wave::Wave;
 
 /// Where a sample's level of detail comes from.
@@ -24,14 +24,61 @@ pub(super) enum Lod {
     Explicit,
     /// The `_lz` forms: 0.
     Zero,
+    /// The `_d` forms: from the derivatives in the addresses.
+    Derivatives,
 }
 
-/// Whether a sample's result does not depend on its LOD: one level in
-/// view (or no mip filtering) and the same filter for magnification and
-/// minification. Then plain `image_sample` needs no derivatives, which a
-/// compute wave does not have.
-pub(super) fn lod_free(r: &Resource, s: &Sampler) -> bool {
-    (r.last_level <= r.base_level || s.mip_filter == 0) && s.mag_linear == s.min_linear
+/// Whether `zref FUNC texel` holds (SQ_TEX_DEPTH_COMPARE_*: 0 never, 1
+/// less, 2 equal, 3 less or equal, 4 greater, 5 not equal, 6 greater or
+/// equal, 7 always; the reference on the left, as Vulkan's and D3D's
+/// compare samplers put it).
+fn passes(func: u32, zref: f32, texel: f32) -> bool {
+    match func {
+        0 => false,
+        1 => zref < texel,
+        2 => zref == texel,
+        3 => zref <= texel,
+        4 => zref > texel,
+        5 => zref != texel,
+        6 => zref >= texel,
+        _ => true,
+    }
+}
+
+/// The LOD of derivatives `derivs` (d/dx and d/dy of each axis, in
+/// coordinate units), the plain formula: each scaled by the base level's
+/// size (1 for unnormalized coordinates), LOD = log2(max(|d/dx|, |d/dy|))
+/// (isotropic; the hardware's approximation of the lengths and its
+/// precision are not documented: uncertain).
+pub(super) fn lod_of(img: &Image, unnormalized: bool, dim: Dim, derivs: [[f32; 3]; 2]) -> f32 {
+    let lv = img.layout.level(&img.r, img.r.base_level);
+    let sizes = [lv.width, lv.height, lv.depth];
+    let length = |d: [f32; 3]| {
+        (0..dim.axes)
+            .map(|axis| {
+                let scale = if unnormalized {
+                    1.0
+                } else {
+                    sizes[axis] as f32
+                };
+                (d[axis] * scale).powi(2)
+            })
+            .sum::<f32>()
+            .sqrt()
+    };
+    length(derivs[0]).max(length(derivs[1])).log2()
+}
+
+/// `lod` clamped to the sampler's [MIN_LOD, MAX_LOD], with `_cl`'s clamp
+/// `min_lod` raising the lower bound (MAX_LOD wins if they cross: the
+/// guide does not order them), and to the levels in view. A NaN LOD is 0.
+pub(super) fn clamped_lod(r: &Resource, s: &Sampler, lod: f32, min_lod: f32) -> f32 {
+    let lod = if lod.is_nan() { 0.0 } else { lod };
+    let in_view = r.last_level.saturating_sub(r.base_level) as f32;
+    lod.max(s.min_lod.max(min_lod))
+        .min(s.max_lod)
+        .min(in_view)
+        .max(0.0)
 }
 
 /// One lane's sample of one image.
@@ -40,6 +87,8 @@ pub(super) struct Ctx<'a, 'c, 'e> {
     pub s: &'a Sampler,
     pub dim: Dim,
     pub unnormalized: bool,
+    /// `_c`: the depth compare function and reference value.
+    pub compare: Option<(u32, f32)>,
     pub w: &'a Wave,
     pub env: &'c mut Env<'e>,
     pub lane: usize,
@@ -52,9 +101,22 @@ type Taps = [(i64, f32); 2];
 const WEIGHT_STEPS: f32 = 256.0;
 
 impl Ctx<'_, '_, '_> {
+    /// The LOD of lane's sample before clamping, bias added: the `_l`
+    /// address, 0, or from the `_d` derivatives or the quad's (`quad`).
+    pub fn lod(&self, a: &SampleArgs, kind: Lod, quad: Option<[[f32; 3]; 2]>) -> f32 {
+        let from = |d| lod_of(self.img, self.unnormalized, self.dim, d);
+        let lod = match kind {
+            Lod::Explicit => a.lod,
+            Lod::Zero => 0.0,
+            Lod::Derivatives => from(a.derivs),
+            Lod::Implicit => quad.map_or(0.0, from),
+        };
+        lod + a.bias
+    }
+
     /// The filtered texel (32-bit components, before DST_SEL).
     pub fn sample(&mut self, a: &SampleArgs) -> Result<[u32; 4]> {
-        let (lod, level, blend) = self.levels(a.lod);
+        let (lod, level, blend) = self.levels(a.lod, a.min_lod);
         let linear = if lod > 0.0 {
             self.s.min_linear
         } else {
@@ -74,7 +136,7 @@ impl Ctx<'_, '_, '_> {
     /// taps at the level, in the order x (i0, j1), y (i1, j1), z (i1,
     /// j0), w (i0, j0).
     pub fn gather(&mut self, a: &SampleArgs, comp: usize) -> Result<[u32; 4]> {
-        let (_, level, _) = self.levels(a.lod);
+        let (_, level, _) = self.levels(a.lod, a.min_lod);
         let (taps, layer) = self.taps(a, level, true);
         let order = [(0, 1), (1, 1), (1, 0), (0, 0)];
         let mut out = [0; 4];
@@ -87,10 +149,10 @@ impl Ctx<'_, '_, '_> {
 
     /// The clamped LOD, the level it selects and, for linear mip
     /// filtering, the next level with its weight.
-    fn levels(&self, lod: f32) -> (f32, u32, Option<(u32, f32)>) {
+    fn levels(&self, lod: f32, min_lod: f32) -> (f32, u32, Option<(u32, f32)>) {
         let (r, s) = (&self.img.r, self.s);
         let lod = if lod.is_nan() { 0.0 } else { lod };
-        let lod = lod.max(s.min_lod).min(s.max_lod);
+        let lod = lod.max(s.min_lod.max(min_lod)).min(s.max_lod);
         let last = r.last_level.max(r.base_level);
         let at = |step: f32| (r.base_level + step.max(0.0) as u32).min(last);
         match s.mip_filter {
@@ -170,9 +232,22 @@ impl Ctx<'_, '_, '_> {
         c.round_ties_even().clamp(0.0, last) as u32
     }
 
+    /// The texel at indices `at` as [`Ctx::texel`] reads it, its X
+    /// component replaced by the depth compare's 1.0 or 0.0 for `_c` (so
+    /// filtering blends the results, percentage-closer filtering; what
+    /// the other components hold then is not documented: they stay).
+    fn fetch(&mut self, at: [i64; 3], layer: u32, level: u32) -> Result<[u32; 4]> {
+        let mut t = self.texel(at, layer, level)?;
+        if let Some((func, zref)) = self.compare {
+            let pass = passes(func, zref, f32::from_bits(t[0]));
+            t[0] = if pass { 1f32 } else { 0f32 }.to_bits();
+        }
+        Ok(t)
+    }
+
     /// The texel at indices `at` (before addressing) as 32-bit values, or
     /// the border colour when an axis addresses outside the image.
-    fn fetch(&mut self, at: [i64; 3], layer: u32, level: u32) -> Result<[u32; 4]> {
+    fn texel(&mut self, at: [i64; 3], layer: u32, level: u32) -> Result<[u32; 4]> {
         let lv = self.img.layout.level(&self.img.r, level);
         let sizes = [lv.width, lv.height, lv.depth];
         let mut t = [0u32; 3];
