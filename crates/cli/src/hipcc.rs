@@ -144,7 +144,7 @@ pub fn run(args: &[String]) -> ExitCode {
 /// `--print-devlibs [--offload-arch=X…]`: the folder to give plain
 /// clang++-19 as `--rocm-device-lib-path` for those processors.
 fn print_devlibs(args: &[String]) -> ExitCode {
-    match device_target().and_then(|t| device_libs(args, &t)) {
+    match device_target().and_then(|t| device_libs(&hip_program::inputs(args).targets, &t)) {
         Ok(dir) => {
             println!("{}", dir.display());
             ExitCode::SUCCESS
