@@ -779,16 +779,7 @@ fn check_fill(rows: &[(u64, u64)]) -> HipResult {
     Ok(())
 }
 
-macro_rules! copy_exports {
-    ($($name:ident($($arg:ident: $ty:ty),*) => $body:expr;)*) => {$(
-        #[no_mangle]
-        pub unsafe extern "C" fn $name($($arg: $ty),*) -> hipError_t {
-            guard(stringify!($name), || $body)
-        }
-    )*};
-}
-
-copy_exports! {
+guarded_exports! {
     hipMemcpy(dst: *mut c_void, src: *const c_void, size: usize, kind: i32) => copy(dst, src, size, kind, std::ptr::null_mut(), true);
     hipMemcpy_spt(dst: *mut c_void, src: *const c_void, size: usize, kind: i32) => copy(dst, src, size, kind, STREAM_PER_THREAD as hipStream_t, true);
     hipMemcpyWithStream(dst: *mut c_void, src: *const c_void, size: usize, kind: i32, stream: hipStream_t) => copy(dst, src, size, kind, stream, true);

@@ -12,7 +12,7 @@
 use std::ffi::c_void;
 
 use crate::abi::*;
-use crate::error::{get, guard, put, unsupported, HipError, HipResult};
+use crate::error::{get, put, unsupported, HipError, HipResult};
 
 use super::{create_object, destroy_texture, driver_descs, driver_format};
 
@@ -124,16 +124,7 @@ fn descs(t: *mut c_void) -> HipResult<(HIP_RESOURCE_DESC, HIP_TEXTURE_DESC)> {
     })
 }
 
-macro_rules! driver_exports {
-    ($($name:ident($($arg:ident: $ty:ty),*) => $body:expr;)*) => {$(
-        #[no_mangle]
-        pub unsafe extern "C" fn $name($($arg: $ty),*) -> hipError_t {
-            guard(stringify!($name), || $body)
-        }
-    )*};
-}
-
-driver_exports! {
+guarded_exports! {
     hipTexObjectCreate(out: *mut *mut c_void, res: *const HIP_RESOURCE_DESC, tex: *const HIP_TEXTURE_DESC, view: *const c_void) =>
         create(out, res, tex, view);
     hipTexObjectDestroy(t: *mut c_void) => destroy_texture(t as u64);

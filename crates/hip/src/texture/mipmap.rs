@@ -19,7 +19,7 @@ use std::ffi::c_void;
 use std::sync::Mutex;
 
 use crate::abi::*;
-use crate::error::{get, guard, put, unsupported, HipError, HipResult};
+use crate::error::{get, put, unsupported, HipError, HipResult};
 use crate::memory::{allocate_device, free_device_memory};
 use crate::state::lock;
 
@@ -287,16 +287,7 @@ pub(super) fn sampler_fields(t: &hipTextureDesc) -> HipResult<(u32, u32, u32)> {
     ))
 }
 
-macro_rules! mipmap_exports {
-    ($($name:ident($($arg:ident: $ty:ty),*) => $body:expr;)*) => {$(
-        #[no_mangle]
-        pub unsafe extern "C" fn $name($($arg: $ty),*) -> hipError_t {
-            guard(stringify!($name), || $body)
-        }
-    )*};
-}
-
-mipmap_exports! {
+guarded_exports! {
     hipMallocMipmappedArray(out: *mut *mut hipMipmappedArray, desc: *const hipChannelFormatDesc, extent: hipExtent, levels: u32, flags: u32) => {
         // SAFETY: a valid input struct (crate docs, "Inputs").
         let desc = unsafe { get(desc, "channel descriptor")? };

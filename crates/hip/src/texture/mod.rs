@@ -892,16 +892,7 @@ fn create_surface(out: *mut hipSurfaceObject_t, res: *const hipResourceDesc) -> 
 pub type hipTextureObject_t = *mut c_void;
 pub type hipSurfaceObject_t = *mut c_void;
 
-macro_rules! texture_exports {
-    ($($name:ident($($arg:ident: $ty:ty),*) => $body:expr;)*) => {$(
-        #[no_mangle]
-        pub unsafe extern "C" fn $name($($arg: $ty),*) -> hipError_t {
-            guard(stringify!($name), || $body)
-        }
-    )*};
-}
-
-texture_exports! {
+guarded_exports! {
     hipMallocArray(array: *mut *mut hipArray, desc: *const hipChannelFormatDesc, width: usize, height: usize, flags: u32) => {
         // SAFETY: a valid input struct (crate docs, "Inputs").
         let desc = unsafe { get(desc, "channel descriptor")? };

@@ -21,7 +21,7 @@ use std::ffi::{c_char, c_void};
 use std::sync::Mutex;
 
 use crate::abi::*;
-use crate::error::{c_str, get, guard, put, HipError, HipResult};
+use crate::error::{c_str, get, put, HipError, HipResult};
 use crate::state::{hip, lock};
 
 use super::{create_object, destroy_texture, driver_format, texture_descs};
@@ -434,16 +434,7 @@ fn check_dim(dim: i32) -> HipResult<usize> {
     }
 }
 
-macro_rules! reference_exports {
-    ($($name:ident($($arg:ident: $ty:ty),*) => $body:expr;)*) => {$(
-        #[no_mangle]
-        pub unsafe extern "C" fn $name($($arg: $ty),*) -> hipError_t {
-            guard(stringify!($name), || $body)
-        }
-    )*};
-}
-
-reference_exports! {
+guarded_exports! {
     hipBindTexture(offset: *mut usize, r: *const textureReference, ptr: *const c_void, desc: *const hipChannelFormatDesc, size: usize) =>
         bind_linear(offset, r, ptr, desc, size);
     hipBindTexture2D(offset: *mut usize, r: *const textureReference, ptr: *const c_void, desc: *const hipChannelFormatDesc, width: usize, height: usize, pitch: usize) => {

@@ -85,6 +85,13 @@ fn kernels(kind: Kind) -> (Option<Kernel32>, Option<Kernel64>) {
     }
 }
 
+/// The kernel of the width an instruction's dmask asks for.
+#[derive(Clone, Copy)]
+enum Width {
+    Dword(Kernel32),
+    Qword(Kernel64),
+}
+
 /// Whether the instruction's dmask asks for 64-bit data: two data dwords
 /// (four for cmpswap) instead of one (two). Any other dmask is refused.
 fn is_64(i: &Inst, cmp: bool) -> std::result::Result<bool, Trap> {
@@ -130,7 +137,13 @@ fn atomic(w: &mut Wave, env: &mut Env, i: &Inst, kind: Kind) -> Result {
         );
         return Err(unsupported(i, why));
     }
-    let (k32, k64) = kernels(kind);
+    // The width's kernel, checked before any lane: a form with no kernel
+    // is refused even when every lane's texel is outside the image.
+    let kernel = match (wide, kernels(kind)) {
+        (false, (Some(k), _)) => Width::Dword(k),
+        (true, (_, Some(k))) => Width::Qword(k),
+        _ => return Err(unsupported(i, "a 64-bit form of this atomic")),
+    };
     let ret = i.flags & flags::GLC != 0;
     for l in active(w) {
         let (t, _) = int_position(w, i, d, l, false)?;
@@ -141,15 +154,14 @@ fn atomic(w: &mut Wave, env: &mut Env, i: &Inst, kind: Kind) -> Result {
                 if let Some(s) = env.sanitizer.as_mut() {
                     s.global(w, Some(l), Use::Atomic, addr, bytes)?;
                 }
-                match (wide, k32, k64) {
-                    (false, Some(k), _) => {
+                match kernel {
+                    Width::Dword(k) => {
                         let f = |o| k(o, data as u32, compare as u32);
                         vmem::global_rmw32(w, env, l, addr, f)? as u64
                     }
-                    (true, _, Some(k)) => {
+                    Width::Qword(k) => {
                         vmem::global_rmw64(w, env, l, addr, |o| k(o, data, compare))?
                     }
-                    _ => return Err(unsupported(i, "a 64-bit form of this atomic")),
                 }
             }
         };
