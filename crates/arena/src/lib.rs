@@ -68,6 +68,7 @@
 //! ([`Memory::stale_epoch`]). When an access is refused, [`Arena::explain`]
 //! says which allocation it hit or missed, and by how much.
 
+mod allowed;
 mod blocks;
 pub mod host;
 mod map;
@@ -1138,8 +1139,20 @@ impl<'a> Memory<'a> {
     #[inline(always)]
     pub fn window(&self, start: u64, end: u64, write: bool) -> Option<Window<'a>> {
         let shadow = &self.arena.shadow;
+        let arena = self.arena as *const Arena as usize;
         self.window_if(start, end, write, |offset, span, who| {
-            shadow.allows(offset, span, who)
+            // The shadow's answer for a range this thread was allowed
+            // since it last changed, or the shadow asked (`allowed`).
+            let changes = shadow.changes();
+            if allowed::allows(arena, changes, offset, span, write) {
+                return true;
+            }
+            let ok = shadow.allows(offset, span, who);
+            if ok {
+                let widened = shadow.widen(offset, offset + span, who);
+                allowed::record(arena, changes, offset, widened, write);
+            }
+            ok
         })
     }
 
@@ -1927,6 +1940,40 @@ mod tests {
             assert_eq!(got, want, "step {step}: {len} bytes");
             live.push(got);
         }
+    }
+
+    /// A range allowed once is allowed again from this thread's cache
+    /// (`allowed`) only while the shadow is unchanged: the cache widens a
+    /// streaming wave's rows to the pages around them and a small
+    /// allocation's range to its bytes, never past them, and a free, a
+    /// new allocation or a change of access makes it ask the shadow again.
+    #[test]
+    fn allowed_ranges_are_forgotten_when_the_shadow_changes() {
+        let arena = Arena::new(1 << 26).unwrap();
+        let big = arena.alloc(1 << 20).unwrap();
+        let small = arena.alloc(20).unwrap();
+        let memory = Memory::new(&arena, None);
+        // The second range of each pair is inside the widened first.
+        assert!(memory.window(big + 4096, big + 4224, false).is_some());
+        assert!(memory.window(big + 8192, big + 8320, true).is_some());
+        assert!(memory.window(big + 8320, big + 8448, false).is_some());
+        assert!(memory.window(small + 4, small + 8, false).is_some());
+        assert!(memory.window(small, small + 20, false).is_some());
+        // Never past the allocation's bytes, cached or not.
+        assert!(memory.window(small + 16, small + 24, false).is_none());
+        assert!(memory
+            .window(big + (1 << 20) - 64, big + (1 << 20) + 4, false)
+            .is_none());
+        arena.protect(big, 1 << 20, Access::ReadOnly).unwrap();
+        assert!(memory.window(big + 8192, big + 8320, true).is_none());
+        assert!(memory.window(big + 8192, big + 8320, false).is_some());
+        arena.free(small).unwrap();
+        assert!(memory.window(small + 4, small + 8, false).is_none());
+        let other = arena.alloc(64).unwrap();
+        assert!(memory.window(big + 4096, big + 4224, false).is_some());
+        arena.free(big).unwrap();
+        assert!(memory.window(big + 4096, big + 4224, false).is_none());
+        assert!(memory.window(other, other + 64, true).is_some());
     }
 
     /// Every allocation sits in a window of its own: writes at any distance

@@ -9,7 +9,10 @@
 //! never allocated, a red zone, or freed. Only live allocations have
 //! non-zero shadow bytes (allocation marks them, freeing clears them).
 
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{
+    AtomicU32, AtomicU64, AtomicU8,
+    Ordering::{Acquire, Relaxed, Release},
+};
 
 use super::map::Map;
 
@@ -80,6 +83,10 @@ pub(super) struct Shadow {
     /// the pages it touches before it writes their granules and sets them
     /// after.
     pages: Map,
+    /// How many fills have changed the shadow: raised after each, so a
+    /// range allowed while the count was `n` (read before the check) is
+    /// still allowed while it is `n` (see `super::allowed`).
+    changes: AtomicU64,
 }
 
 impl Shadow {
@@ -90,6 +97,7 @@ impl Shadow {
             map: Map::new(granules, None)?,
             granules,
             pages: Map::new(granules.div_ceil(PAGE_GRANULES), None)?,
+            changes: AtomicU64::new(0),
         })
     }
 
@@ -247,6 +255,90 @@ impl Shadow {
             };
             self.page(p).store(summary, Relaxed);
         }
+        self.changes.fetch_add(1, Release);
+    }
+
+    /// How many times the shadow has changed (see [`Shadow::changes`]'s
+    /// field): read before a check whose answer is kept.
+    #[inline(always)]
+    pub(super) fn changes(&self) -> u64 {
+        self.changes.load(Acquire)
+    }
+
+    /// `[offset, end)` (arena offsets, allowed to `who`, inside the
+    /// arena) widened to the whole pages on either side, up to
+    /// [`allowed::REACH_PAGES`](super::allowed::REACH_PAGES) each way, whose
+    /// summaries allow `who` all their bytes: first the pages holding the
+    /// range's ends, then their neighbours while they do.
+    pub(super) fn widen(&self, offset: u64, end: u64, who: Who) -> [u64; 2] {
+        let deny = who.deny();
+        let pages = self.granules.div_ceil(PAGE_GRANULES);
+        let whole = |p: u64| p < pages && granule_allows(self.page(p).load(Relaxed), deny, 8);
+        let reach = super::allowed::REACH_PAGES;
+        let page_bytes = PAGE_GRANULES * 8;
+        let (first, last) = (offset / page_bytes, (end - 1) / page_bytes);
+        let start = if whole(first) {
+            let mut p = first;
+            while p > 0 && first - p < reach && whole(p - 1) {
+                p -= 1;
+            }
+            p * page_bytes
+        } else {
+            self.granules_before(offset, deny)
+        };
+        let stop = if whole(last) {
+            let mut p = last;
+            while p - last < reach && whole(p + 1) {
+                p += 1;
+            }
+            (p + 1) * page_bytes
+        } else {
+            self.granules_after(end, deny)
+        };
+        [start, stop]
+    }
+
+    /// `offset` (allowed) moved down over the whole granules of its page
+    /// before it that `deny` does not refuse: a small allocation's range
+    /// widened to its start.
+    fn granules_before(&self, offset: u64, deny: u8) -> u64 {
+        let page_start = offset / 8 / PAGE_GRANULES * PAGE_GRANULES;
+        let mut g = offset / 8;
+        if granule_allows(self.byte(g), deny, 8) {
+            while g > page_start && granule_allows(self.byte(g - 1), deny, 8) {
+                g -= 1;
+            }
+            g * 8
+        } else {
+            offset
+        }
+    }
+
+    /// `end` (the end of an allowed range) moved up over the addressable
+    /// bytes of its page after it that `deny` does not refuse: a small
+    /// allocation's range widened to its end, a partial last granule's
+    /// bytes included.
+    fn granules_after(&self, end: u64, deny: u8) -> u64 {
+        let page_end = (end - 1) / 8 / PAGE_GRANULES * PAGE_GRANULES + PAGE_GRANULES;
+        let mut g = (end - 1) / 8;
+        if !granule_allows(self.byte(g), deny, 8) {
+            return end;
+        }
+        g += 1;
+        while g < page_end.min(self.granules) && granule_allows(self.byte(g), deny, 8) {
+            g += 1;
+        }
+        let tail = if g < page_end.min(self.granules) {
+            let s = self.byte(g);
+            if granule_allows(s, deny, 1) {
+                u64::from(s & 15)
+            } else {
+                0
+            }
+        } else {
+            0
+        };
+        g * 8 + tail
     }
 
     /// The summary page `p`'s granules call for, read from them.
