@@ -71,10 +71,31 @@ struct VOp<'p> {
     src: [Src; 3],
     /// Index of this compare's mask accumulator.
     acc: Option<usize>,
-    /// Where a global load's dwords are, read in the scalar phase: a table
-    /// of the address of each chunk's first row, and the bytes from one
-    /// row to the next.
-    staged: Option<(StackSlot, Value)>,
+    /// Where a global load's dwords are, read in the scalar phase.
+    staged: Option<Staged>,
+}
+
+/// Where a global load's dwords are for the chunk loop: a table of the
+/// address of each chunk's first row (less `offset`), the bytes from one
+/// row to the next, and the bytes to add to a table entry (the load's
+/// offset where loads from one address VGPR share a table).
+#[derive(Clone, Copy)]
+struct Staged {
+    table: Value,
+    stride: Value,
+    offset: Value,
+}
+
+/// The layout of a global load's lanes, shared by the loads of a block
+/// from one address VGPR (`Emitter::row_layouts`): the table of each
+/// chunk's first address (without the load's own offset), whether the
+/// lanes are rows (an I8), and the lowest and highest table entry.
+#[derive(Clone, Copy)]
+struct RowLayout {
+    table: Value,
+    rows: Value,
+    lowest: Value,
+    highest: Value,
 }
 
 /// Where the chunk loop is: the chunk the loop's body works on this time
@@ -201,6 +222,10 @@ pub struct Emitter<'a, 'b> {
     lds_discard: Option<Value>,
     /// The scalar loads that share one range check (`scalar_spans`).
     scalar_spans: ScalarSpans,
+    /// By address VGPR, whether it is a pair, and the SGPR base's words
+    /// as the block holds them (none: no base): the layout its loads at
+    /// dword offsets share (`global_rows`).
+    row_layouts: HashMap<(u16, bool, Option<[Value; 2]>), RowLayout>,
     /// The dispatch's `&Memory`, which the `access` helpers take.
     mem: Value,
     /// The exit taken when a helper refuses an access: it returns
@@ -261,6 +286,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             lds_windows: HashMap::new(),
             lds_discard: None,
             scalar_spans: ScalarSpans::new(),
+            row_layouts: HashMap::new(),
             wave64,
             // The register file is ours for the call; `[u32; 64]` rows are
             // only 4-byte aligned, so no alignment is claimed.
@@ -475,60 +501,113 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// dword k of four consecutive lanes is four consecutive dwords, k
     /// dwords on from dword 0's (a stencil's `x - 1, x, x + 1`); only the
     /// active lanes need be, when some are off (a stencil's edge waves).
-    /// Otherwise `access::load_rows` checks the lanes and gathers them
-    /// into a stack slot, rows a VGPR apart. The block leaves when the
-    /// interpreter's wave-wide path would not take the load. The address
-    /// VGPRs still hold their values from the block's start (the
-    /// planner's rule), so they are read from the register file.
-    fn global_rows(&mut self, inst: &Inst, dwords: u8, flat: bool) -> (StackSlot, Value) {
+    /// Loads from one address VGPR at dword offsets (a stencil's
+    /// neighbours) share the layout check and its table, each adding its
+    /// offset (`row_layouts`). Otherwise `access::load_rows` checks the
+    /// lanes and gathers them into a stack slot, rows a VGPR apart. The
+    /// block leaves when the interpreter's wave-wide path would not take
+    /// the load. The address VGPRs still hold their values from the
+    /// block's start (the planner's rule), so they are read from the
+    /// register file.
+    fn global_rows(&mut self, inst: &Inst, dwords: u8, flat: bool) -> Staged {
         let Operand::Vgpr(v) = inst.src[0] else {
             unreachable!("form_ok: the address is a VGPR")
         };
         let lanes = if self.wave64 { 64 } else { 32 };
-        let (low, high, add, exec) = self.lane_addresses(inst, v);
-        let table = self.stack_slot(8 * (lanes / CHUNK_LANES) as u32);
-        let table_at = self.b.ins().stack_addr(I64, table, 0);
-        let (general, done) = (self.b.create_block(), self.b.create_block());
-        self.b.append_block_param(done, I32);
-        self.b.append_block_param(done, I64);
+        let (low, high, base, exec) = self.lane_addresses(inst, v);
+        let imm = inst.imm as i64;
+        // A dword offset keeps every lane's alignment, so the layout from
+        // the base alone answers for the load too.
+        let shared = imm % 4 == 0;
+        let (layout_add, offset) = if shared {
+            (base, imm)
+        } else {
+            (self.b.ins().iadd_imm_s(base, imm), 0)
+        };
+        let base_words = match inst.src[2] {
+            Operand::Sgpr(r) => Some([self.read_sgpr(r), self.read_sgpr(r.wrapping_add(1))]),
+            _ => None,
+        };
+        let key = (v, high.is_some(), base_words);
+        let layout = match self.row_layouts.get(&key) {
+            Some(&layout) if shared => layout,
+            _ => {
+                let table = self.stack_slot(8 * (lanes / CHUNK_LANES) as u32);
+                let table = self.b.ins().stack_addr(I64, table, 0);
+                let (rows, lowest, highest) =
+                    self.row_layout([low, layout_add, exec, table], high, false);
+                let layout = RowLayout {
+                    table,
+                    rows,
+                    lowest,
+                    highest,
+                };
+                if shared {
+                    self.row_layouts.insert(key, layout);
+                }
+                layout
+            }
+        };
+        let (check, general, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        for ty in [I32, I64, I64, I64] {
+            self.b.append_block_param(done, ty);
+        }
+        self.b.ins().brif(layout.rows, check, &[], general, &[]);
+        self.b.switch_to_block(check);
+        self.b.seal_block(check);
         let how = if flat { access::FLAT } else { 0 } | (dwords as u32) << access::DWORDS_SHIFT;
-        let ok = self.rows_in_place([low, add, exec, table_at], high, how, general);
+        let lowest = self.b.ins().iadd_imm_s(layout.lowest, offset);
+        let highest = self.b.ins().iadd_imm_s(layout.highest, offset);
+        let ok = self.rows_ok(lowest, highest, how);
         let in_place = self.b.ins().iconst(I64, 4);
-        let args = [BlockArg::Value(ok), BlockArg::Value(in_place)];
+        let at = self.b.ins().iconst(I64, offset);
+        let args = [ok, layout.table, in_place, at].map(BlockArg::Value);
         self.b.ins().brif(ok, done, &args, general, &[]);
         self.b.switch_to_block(general);
         self.b.seal_block(general);
+        let add = self.b.ins().iadd_imm_s(base, imm);
         let high = high.unwrap_or_else(|| self.b.ins().iconst(I64, 0));
         let shape = (lanes as i64) | (dwords as i64) << 8 | (flat as i64) << 16;
         let shape = self.b.ins().iconst(I32, shape);
+        let table = self.stack_slot(8 * (lanes / CHUNK_LANES) as u32);
+        let table_at = self.b.ins().stack_addr(I64, table, 0);
         let rows = self.stack_slot(dwords as u32 * VGPR_BYTES as u32);
         let rows_at = self.b.ins().stack_addr(I64, rows, 0);
         let helper = access::load_rows as access::LoadRows as usize;
         let args = [self.mem, low, high, add, exec, shape, table_at, rows_at];
         let ok = self.call(helper, &[I64, I64, I64, I64, I64, I32, I64, I64], &args);
         let gathered = self.b.ins().iconst(I64, VGPR_BYTES as i64);
-        let args = [BlockArg::Value(ok), BlockArg::Value(gathered)];
+        let none = self.b.ins().iconst(I64, 0);
+        let args = [ok, table_at, gathered, none].map(BlockArg::Value);
         self.b.ins().jump(done, &args);
         self.b.switch_to_block(done);
         self.b.seal_block(done);
-        let &[ok, stride] = self.b.block_params(done) else {
-            unreachable!("two parameters")
+        let &[ok, table, stride, offset] = self.b.block_params(done) else {
+            unreachable!("four parameters")
         };
         self.leave_unless(ok);
-        (table, stride)
+        Staged {
+            table,
+            stride,
+            offset,
+        }
     }
 
     /// A global or flat access's lane addresses as the `access` helpers
     /// take them, from address VGPR `v`: its row (the low words), the
-    /// next row when the address is a 64-bit pair (the high words), what
-    /// is added to each (the offset, plus the SGPR base when there is one:
-    /// the VGPR is then a 32-bit offset), and EXEC as an I64.
+    /// next row when the address is a 64-bit pair (the high words), the
+    /// base added to each besides the instruction's offset (the SGPR base
+    /// when there is one: the VGPR is then a 32-bit offset; else 0), and
+    /// EXEC as an I64.
     fn lane_addresses(&mut self, inst: &Inst, v: u16) -> (Value, Option<Value>, Value, Value) {
         let add = match inst.src[2] {
             Operand::Sgpr(s) => self.sgpr_pair(s),
             _ => self.b.ins().iconst(I64, 0),
         };
-        let add = self.b.ins().iadd_imm_s(add, inst.imm as i64);
         let low = self
             .b
             .ins()
@@ -564,7 +643,8 @@ impl<'a, 'b> Emitter<'a, 'b> {
             unreachable!("form_ok: the address and data are VGPRs")
         };
         let lanes = if self.wave64 { 64 } else { 32 };
-        let (low, high, add, exec) = self.lane_addresses(inst, v);
+        let (low, high, base, exec) = self.lane_addresses(inst, v);
+        let add = self.b.ins().iadd_imm_s(base, inst.imm as i64);
         let row = self
             .b
             .ins()
@@ -624,51 +704,69 @@ impl<'a, 'b> Emitter<'a, 'b> {
         how: u32,
         otherwise: cranelift_codegen::ir::Block,
     ) -> Value {
-        let lanes = if self.wave64 { 64 } else { 32 };
-        let full = u64::MAX >> (64 - lanes);
-        let full = self.b.ins().icmp_imm_s(IntCC::Equal, exec, full as i64);
-        let (quick, lowest, highest) = if how & access::WRITE != 0 {
-            // A store writes whole chunks: every lane must be on.
-            let (rows, lowest, highest) = self.consecutive_rows(low, high, add, table);
-            (self.b.ins().band(rows, full), lowest, highest)
-        } else {
-            let (whole, some, join) = (
-                self.b.create_block(),
-                self.b.create_block(),
-                self.b.create_block(),
-            );
-            for ty in [I8, I64, I64] {
-                self.b.append_block_param(join, ty);
-            }
-            self.b.ins().brif(full, whole, &[], some, &[]);
-            self.b.switch_to_block(whole);
-            self.b.seal_block(whole);
-            let found = self.consecutive_rows(low, high, add, table);
-            let args = [found.0, found.1, found.2].map(BlockArg::Value);
-            self.b.ins().jump(join, &args);
-            self.b.switch_to_block(some);
-            self.b.seal_block(some);
-            let found = self.active_rows(low, high, add, exec, table);
-            let args = [found.0, found.1, found.2].map(BlockArg::Value);
-            self.b.ins().jump(join, &args);
-            self.b.switch_to_block(join);
-            self.b.seal_block(join);
-            let &[rows, lowest, highest] = self.b.block_params(join) else {
-                unreachable!("three parameters")
-            };
-            (rows, lowest, highest)
-        };
+        let write = how & access::WRITE != 0;
+        let (quick, lowest, highest) = self.row_layout([low, add, exec, table], high, write);
         let check = self.b.create_block();
         self.b.ins().brif(quick, check, &[], otherwise, &[]);
         self.b.switch_to_block(check);
         self.b.seal_block(check);
+        self.rows_ok(lowest, highest, how)
+    }
+
+    /// `access::rows_ok`'s answer (an I32) for rows whose chunks' first
+    /// addresses run from `lowest` to `highest`.
+    fn rows_ok(&mut self, lowest: Value, highest: Value, how: u32) -> Value {
         let how = self.b.ins().iconst(I32, how as i64);
         let helper = access::rows_ok as access::RowsOk as usize;
         let args = [self.mem, lowest, highest, how];
         self.call(helper, &[I64, I64, I64, I32], &args)
     }
 
-    /// [`Emitter::consecutive_rows`] when only some lanes are on (`exec`,
+    /// Whether a whole-wave access's lanes are rows (an I8; see
+    /// `rows_in_place`), each chunk's first address written to `table`,
+    /// and the lowest and highest of those. A store (`write`) writes whole
+    /// chunks: every lane must be on.
+    fn row_layout(
+        &mut self,
+        [low, add, exec, table]: [Value; 4],
+        high: Option<Value>,
+        write: bool,
+    ) -> (Value, Value, Value) {
+        let lanes = if self.wave64 { 64 } else { 32 };
+        let full = u64::MAX >> (64 - lanes);
+        let full = self.b.ins().icmp_imm_s(IntCC::Equal, exec, full as i64);
+        if write {
+            let (rows, lowest, highest) = self.consecutive_rows(low, high, add, table);
+            return (self.b.ins().band(rows, full), lowest, highest);
+        }
+        let (whole, some, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        for ty in [I8, I64, I64] {
+            self.b.append_block_param(join, ty);
+        }
+        self.b.ins().brif(full, whole, &[], some, &[]);
+        self.b.switch_to_block(whole);
+        self.b.seal_block(whole);
+        let found = self.consecutive_rows(low, high, add, table);
+        let args = [found.0, found.1, found.2].map(BlockArg::Value);
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(some);
+        self.b.seal_block(some);
+        let found = self.active_rows(low, high, add, exec, table);
+        let args = [found.0, found.1, found.2].map(BlockArg::Value);
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+        let &[rows, lowest, highest] = self.b.block_params(join) else {
+            unreachable!("three parameters")
+        };
+        (rows, lowest, highest)
+    }
+
+    /// [`Emitter::chunk_rows`] when only some lanes are on (`exec`,
     /// not all): whether each chunk's active lanes address consecutive,
     /// 4-aligned dwords, lane `j` of the chunk at `start + 4 j` with the
     /// chunk's `start` from its active lanes. Inactive lanes' words are
@@ -835,12 +933,125 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// Whether each chunk's lanes address consecutive, 4-aligned dwords
     /// (an I8 flag), having written each chunk's first address (lane `l`'s
     /// is its `low` word, `high`'s word above it, plus `add`) to `table`;
-    /// and the lowest and highest of those. A chunk's lanes are
+    /// and the lowest and highest of those. The whole wave addressing one
+    /// run of dwords (a 1-D kernel's rows) is asked first, in three SIMD
+    /// ops a chunk (`one_run`); otherwise each chunk is looked at alone
+    /// (`chunk_rows`: a 2-D workgroup's wave spans several runs).
+    fn consecutive_rows(
+        &mut self,
+        low: Value,
+        high: Option<Value>,
+        add: Value,
+        table: Value,
+    ) -> (Value, Value, Value) {
+        let (probe, fill, apart, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        for ty in [I8, I64, I64] {
+            self.b.append_block_param(join, ty);
+        }
+        // The last lane one run's length from lane 0, or no run: a 2-D
+        // workgroup's wave is turned to the chunk loop by two loads.
+        let lanes = if self.wave64 { 64 } else { 32 };
+        let last = 4 * (lanes - 1);
+        let (first_word, last_word) = (
+            self.b.ins().load(I32, self.flags, low, 0),
+            self.b.ins().load(I32, self.flags, low, last),
+        );
+        let reach = self.b.ins().isub(last_word, first_word);
+        let one_apart = self.b.ins().icmp_imm_s(IntCC::Equal, reach, last as i64);
+        self.b.ins().brif(one_apart, probe, &[], apart, &[]);
+        self.b.switch_to_block(probe);
+        self.b.seal_block(probe);
+        let (run, start) = self.one_run(low, high, add);
+        self.b.ins().brif(run, fill, &[], apart, &[]);
+        self.b.switch_to_block(fill);
+        self.b.seal_block(fill);
+        let chunks = if self.wave64 { 64 } else { 32 } / CHUNK_LANES;
+        for chunk in 0..chunks {
+            let first = self.b.ins().iadd_imm_s(start, base_of(chunk) as i64);
+            self.b
+                .ins()
+                .store(self.flags, first, table, 8 * chunk as i32);
+        }
+        let last = self.b.ins().iadd_imm_s(start, base_of(chunks - 1) as i64);
+        let args = [run, start, last].map(BlockArg::Value);
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(apart);
+        self.b.seal_block(apart);
+        let found = self.chunk_rows(low, high, add, table);
+        let args = [found.0, found.1, found.2].map(BlockArg::Value);
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+        let &[good, lowest, highest] = self.b.block_params(join) else {
+            unreachable!("three parameters")
+        };
+        (good, lowest, highest)
+    }
+
+    /// Whether every lane's address is lane 0's plus 4 a lane, 4-aligned
+    /// (an I8 flag), and lane 0's address. The low words must step by 4
+    /// from lane 0's without wrapping (one compare of lane 0's word) and
+    /// the high words all equal lane 0's: then the full addresses, `add`
+    /// included, step by 4 too. Unrolled: a load, an add and an or a
+    /// chunk for the low words, two more for the high.
+    fn one_run(&mut self, low: Value, high: Option<Value>, add: Value) -> (Value, Value) {
+        let lanes = if self.wave64 { 64 } else { 32 };
+        let word = self.b.ins().load(I32, self.flags, low, 0);
+        let last_step = 4 * (lanes as u32 - 1);
+        let unwrapped = self.b.ins().icmp_imm_u(
+            IntCC::UnsignedLessThanOrEqual,
+            word,
+            (u32::MAX - last_step) as i64,
+        );
+        let first = self.b.ins().splat(I32X4, word);
+        let top = match high {
+            Some(high) => {
+                let top = self.b.ins().load(I32, self.flags, high, 0);
+                Some((top, self.b.ins().splat(I32X4, top)))
+            }
+            None => None,
+        };
+        let mut diff = self.splat_const(0);
+        for chunk in 0..lanes / CHUNK_LANES {
+            let step = base_of(chunk) as u32;
+            let steps = self.vconst([step, step + 4, step + 8, step + 12]);
+            let expect = self.b.ins().iadd(first, steps);
+            let words = self.b.ins().load(I32X4, self.flags, low, base_of(chunk));
+            let apart = self.b.ins().bxor(words, expect);
+            diff = self.b.ins().bor(diff, apart);
+            if let (Some(high), Some((_, tops))) = (high, top) {
+                let upper = self.b.ins().load(I32X4, self.flags, high, base_of(chunk));
+                let apart = self.b.ins().bxor(upper, tops);
+                diff = self.b.ins().bor(diff, apart);
+            }
+        }
+        let mut start = self.b.ins().uextend(I64, word);
+        if let Some((top, _)) = top {
+            let top = self.b.ins().uextend(I64, top);
+            let top = self.b.ins().ishl_imm_u(top, 32);
+            start = self.b.ins().bor(start, top);
+        }
+        let start = self.b.ins().iadd(start, add);
+        let odd = self.b.ins().vany_true(diff);
+        let misaligned = self.b.ins().band_imm_u(start, 3);
+        let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, misaligned, 0);
+        let run = self.b.ins().band(unwrapped, aligned);
+        let even = self.b.ins().bnot(odd);
+        let even = self.b.ins().band_imm_u(even, 1);
+        (self.b.ins().band(run, even), start)
+    }
+
+    /// [`Emitter::consecutive_rows`] chunk by chunk: a chunk's lanes are
     /// consecutive when their low words step by 4 without wrapping and
     /// their high words agree: then their full addresses, `add` included,
     /// step by 4 too. A few SIMD ops a chunk, where a helper would take a
     /// loop over the lanes; always a loop, as it runs once a block.
-    fn consecutive_rows(
+    fn chunk_rows(
         &mut self,
         low: Value,
         high: Option<Value>,
@@ -882,13 +1093,17 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// A global load's dwords for the chunk at `at`, from where
     /// `global_rows` found them.
     fn staged(&mut self, op: &VOp, dwords: u8, at: At) -> Out {
-        let (table, stride) = op
+        let Staged {
+            table,
+            stride,
+            offset,
+        } = op
             .staged
             .expect("the scalar phase gathered every global load");
-        let table = self.b.ins().stack_addr(I64, table, 0);
         let entry = self.b.ins().ishl_imm_u(at.index, 3);
         let entry = self.b.ins().iadd(table, entry);
-        let mut row = self.b.ins().load(I64, self.flags, entry, 0);
+        let row = self.b.ins().load(I64, self.flags, entry, 0);
+        let mut row = self.b.ins().iadd(row, offset);
         let mut vgpr = Vec::with_capacity(dwords as usize);
         for k in 0..dwords {
             if k > 0 {
