@@ -123,6 +123,18 @@ kernel void saxpy(float a, global const float *x, global const float *y, global 
     z[i] = a * x[i] + y[i];
 }
 
+// STREAM's triad: a = b + s * c.
+kernel void triad(global float *a, global const float *b, global const float *c, float s) {
+    int i = get_global_id(0);
+    a[i] = b[i] + s * c[i];
+}
+
+// Every other float of the input, gathered: a strided read, a dense write.
+kernel void strided(global const float *in, global float *out) {
+    int i = get_global_id(0);
+    out[i] = in[2 * i] * 2.0f;
+}
+
 kernel void copy(global const float4 *in, global float4 *out) {
     int i = get_global_id(0);
     out[i] = in[i];

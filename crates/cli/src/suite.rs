@@ -220,6 +220,28 @@ fn cases() -> Vec<Case> {
             Check::F32(1e-6),
         ),
         flat(
+            "triad",
+            format!("a = b + s*c (STREAM triad), {half} f32"),
+            half,
+            vec![
+                Param::Out(4 * half as u64),
+                f32s(r, half as usize, -1.0, 1.0),
+                f32s(r, half as usize, -1.0, 1.0),
+                Param::F32(3.0),
+            ],
+            Check::F32(1e-6),
+        ),
+        flat(
+            "strided",
+            format!("out[i] = 2 in[2i], {half} f32 read at stride 2"),
+            half,
+            vec![
+                f32s(r, 2 * half as usize, -1.0, 1.0),
+                Param::Out(4 * half as u64),
+            ],
+            Check::Exact,
+        ),
+        flat(
             "copy",
             "stream copy, 2^20 float4 (16 MiB)".into(),
             1 << 20,
