@@ -2045,7 +2045,13 @@ mod tests {
         let arena = Arena::new(1 << 20).unwrap();
         let base = arena.alloc(size as u64).unwrap();
         for pattern in [&[7u8][..], &[1, 2], &[1, 2, 3], &[9, 8, 7, 6, 5, 4, 3, 2]] {
-            for (start, len) in [(0usize, 0usize), (1, 5), (3, 100), (0, 4096), (5, 2 * 4096 + 7)] {
+            for (start, len) in [
+                (0usize, 0usize),
+                (1, 5),
+                (3, 100),
+                (0, 4096),
+                (5, 2 * 4096 + 7),
+            ] {
                 arena.write(base, &vec![0xEE; size]).unwrap();
                 let mut model = vec![0xEEu8; size];
                 for k in 0..len {

@@ -770,8 +770,8 @@ fn start_concurrent(
     let runner = match idle.runners.pop() {
         Some(runner) => runner,
         None => {
-            let runner = Runner::spawn(queue.id, idle.made)
-                .map_err(|e| QueueError::Spawn(Arc::new(e)))?;
+            let runner =
+                Runner::spawn(queue.id, idle.made).map_err(|e| QueueError::Spawn(Arc::new(e)))?;
             idle.made += 1;
             runner
         }

@@ -81,7 +81,11 @@ fn run_with(threads: usize) {
     for (g, &n) in ran.iter().enumerate() {
         assert_eq!(n, 1, "{threads} workers: workgroup {g} ran {n} times");
     }
-    assert_eq!(read(count, 1)[0], items, "{threads} workers: work-items run");
+    assert_eq!(
+        read(count, 1)[0],
+        items,
+        "{threads} workers: work-items run"
+    );
     assert!(queue.failed.lock().unwrap().is_none());
     f.rt.destroy_queue(queue.address).unwrap();
     f.rt.stop();
