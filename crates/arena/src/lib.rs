@@ -840,7 +840,7 @@ impl Arena {
 
     /// Reads `out.len()` bytes at `addr` for the host (the runtime),
     /// checked once for the whole range, then moved in bulk
-    /// ([`move_bytes`]: per-byte atomic, at memory speed).
+    /// (`move_bytes`: per-byte atomic, at memory speed).
     pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), MemError> {
         let start = self.reach(Who::Host, u32::MAX, addr, out.len() as u64)?;
         // SAFETY: `reach` passed for `out.len()` bytes, so they are mapped
@@ -1789,7 +1789,7 @@ impl Side {
 /// `memmove`). A host side is first checked to be mapped, readable (and
 /// writable for the destination), so a wild host pointer is
 /// [`MemError::Unmapped`] before any byte moves, never a signal. The bytes
-/// then move in one per-byte atomic copy ([`move_bytes`]: `rep movsb` on
+/// then move in one per-byte atomic copy (`move_bytes`: `rep movsb` on
 /// x86-64), so a kernel racing on either range is an atomic race, not a
 /// data race: this is how a runtime copies into, out of or within device
 /// memory. A destination above an overlapping source goes backward, a
@@ -1855,7 +1855,7 @@ pub unsafe fn fill_u32(dst: Side, value: u32, count: usize) -> Result<(), MemErr
 
 /// Repeats `pattern` over the `len` bytes from `dst` (the pattern's first
 /// byte at `dst`; a last partial pattern is cut short), through
-/// [`move_bytes`] from a buffer of whole patterns, so a fill runs at copy
+/// `move_bytes` from a buffer of whole patterns, so a fill runs at copy
 /// speed; a host side is checked first. An empty pattern writes nothing.
 ///
 /// # Safety
