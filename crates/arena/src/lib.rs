@@ -17,9 +17,14 @@
 //!
 //! - Rust code reaches arena memory, and host memory registered with
 //!   [`Arena::register_host`], only through relaxed atomics: this module's
-//!   accessors, [`copy`] and [`fill_u32`], and atomic references to queue
-//!   headers in the runtime. No `&[u8]`, `&mut` or plain load or store of it
-//!   exists, so no access from Rust is a non-atomic data race. (The HSA C
+//!   accessors, [`copy`], [`fill_u32`] and [`fill_pattern`], and atomic
+//!   references to queue headers in the runtime. Bulk transfers (the host's
+//!   [`Arena::read`] and [`Arena::write`] of 64 bytes or more, copies and
+//!   fills) are per-byte atomic copies in inline assembly (`move_bytes`:
+//!   `rep movsb` on x86-64, where every byte access is single-copy
+//!   atomic), checked once per call and as fast as `memcpy`. No `&[u8]`,
+//!   `&mut` or plain load or store of it exists, so no access from Rust is
+//!   a non-atomic data race. (The HSA C
 //!   library also writes output arguments through pointers its C caller
 //!   passes, which may point here; the C contract of every such call is that
 //!   nothing else touches those bytes during it.)
@@ -834,14 +839,24 @@ impl Arena {
         Ok(at)
     }
 
-    /// Reads `out.len()` bytes at `addr` for the host (the runtime).
+    /// Reads `out.len()` bytes at `addr` for the host (the runtime),
+    /// checked once for the whole range, then moved in bulk
+    /// (`move_bytes`: per-byte atomic, at memory speed).
     pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), MemError> {
-        self.read_as(Who::Host, u32::MAX, addr, out)
+        let start = self.reach(Who::Host, u32::MAX, addr, out.len() as u64)?;
+        // SAFETY: `reach` passed for `out.len()` bytes, so they are mapped
+        // arena memory (or registered host memory) for as long as `self`;
+        // `out` is ours to write.
+        unsafe { load_bulk(start, out) };
+        Ok(())
     }
 
-    /// Writes `data` at `addr` for the host.
+    /// Writes `data` at `addr` for the host, checked once and moved in
+    /// bulk as [`Arena::read`].
     pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), MemError> {
-        self.write_as(Who::Host, u32::MAX, addr, data)?;
+        let start = self.reach(Who::Host, u32::MAX, addr, data.len() as u64)?;
+        // SAFETY: as for `read`.
+        unsafe { store_bulk(start, data) };
         self.mark_written(addr, data.len() as u64);
         Ok(())
     }
@@ -1629,6 +1644,133 @@ unsafe fn store_bytes(start: usize, data: &[u8]) {
     }
 }
 
+/// Transfers at least this long go through [`move_bytes`]; shorter ones
+/// (a kernel's odd-width access, a header) through [`load_bytes`] and
+/// [`store_bytes`], which have no start-up cost.
+const BULK_FROM: usize = 64;
+
+/// Copies `len` bytes forward from host address `src` to host address
+/// `dst` (`dst` at or below `src` when they overlap, as for `memmove`'s
+/// forward case), as fast as the machine copies memory.
+///
+/// What it is, for Rust's memory model: a *per-byte atomic copy* (the
+/// `atomic_load_per_byte_memcpy`/`atomic_store_per_byte_memcpy` of C++
+/// proposal P1478): every byte is read once and written once, each as if
+/// by a relaxed atomic byte access, in no particular order among them. On
+/// x86-64 it is one `rep movsb` in inline assembly. The assembly is opaque
+/// to the compiler, which therefore cannot assume that no other thread
+/// touches these bytes (what makes a plain `copy_nonoverlapping` racing
+/// with a kernel a data race, undefined behaviour, even though the machine
+/// moves the same bytes); and on x86-64 every byte load and store, string
+/// moves included, is single-copy atomic, so a kernel racing on the bytes
+/// (another thread's relaxed atomics) sees, and leaves, for each byte some
+/// value one of the racing accesses wrote: the undefined *values* the GPU
+/// memory model gives racing programs, never undefined behaviour. Bytes are
+/// not grouped into wider atomics, so a racing kernel's dword may be seen
+/// torn, as on a GPU, whose copy engines give no wider guarantee either.
+/// Elsewhere it falls back to relaxed atomic words through a buffer.
+///
+/// # Safety
+/// Both ranges must be valid for `len` bytes (reads at `src`, writes at
+/// `dst`) during the call, `dst` at or below `src` if they overlap, and
+/// no Rust code may access them other than atomically meanwhile (a `&mut`
+/// slice the caller owns exclusively is fine: nothing else touches it).
+#[inline]
+unsafe fn move_bytes(dst: usize, src: usize, len: usize) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the caller's contract: both ranges valid for `len` bytes, a
+    // forward copy right for any overlap allowed. `rep movsb` reads
+    // `[rsi, rsi + rcx)` and writes `[rdi, rdi + rcx)` forward (the
+    // direction flag is clear on entry to Rust inline assembly, as the
+    // ABI requires), touches no stack and leaves the flags alone.
+    unsafe {
+        std::arch::asm!(
+            "rep movsb",
+            inout("rdi") dst => _,
+            inout("rsi") src => _,
+            inout("rcx") len => _,
+            options(nostack, preserves_flags),
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        const CHUNK: usize = 4096;
+        let mut buffer = [0u8; CHUNK];
+        let mut done = 0;
+        while done < len {
+            let n = CHUNK.min(len - done);
+            // SAFETY: inside the caller's ranges, accessed atomically; in
+            // order chunk by chunk, which is right for a forward overlap.
+            unsafe {
+                load_bytes(src + done, &mut buffer[..n]);
+                store_bytes(dst + done, &buffer[..n]);
+            }
+            done += n;
+        }
+    }
+}
+
+/// Stores the 64-bit `value` in the `count` words from the 8-aligned host
+/// address `dst`: on x86-64 one `rep stosq` (each word a single-copy atomic
+/// store, as a relaxed `AtomicU64` store is: see [`move_bytes`] for why
+/// the assembly is one), elsewhere relaxed atomic stores.
+///
+/// # Safety
+/// `dst` must be 8-aligned and `[dst, dst + 8 * count)` valid for writes
+/// and accessed only atomically during the call.
+#[inline]
+unsafe fn store_words(dst: usize, value: u64, count: usize) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the caller's contract: `count` aligned words valid for
+    // writes. `rep stosq` stores `rax` to `[rdi, rdi + 8 * rcx)` forward
+    // (direction flag clear on entry), touches no stack nor flags.
+    unsafe {
+        std::arch::asm!(
+            "rep stosq",
+            inout("rdi") dst => _,
+            inout("rcx") count => _,
+            in("rax") value,
+            options(nostack, preserves_flags),
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    for k in 0..count {
+        // SAFETY: 8-aligned and inside the caller's range.
+        unsafe { word(dst + 8 * k) }.store(value, Relaxed);
+    }
+}
+
+/// [`load_bytes`], or [`move_bytes`] for a long transfer.
+///
+/// # Safety
+/// As for [`load_bytes`].
+#[inline]
+unsafe fn load_bulk(start: usize, out: &mut [u8]) {
+    if out.len() >= BULK_FROM {
+        // SAFETY: the caller's range, and `out`, ours alone; they cannot
+        // overlap (`out` is a Rust slice, never arena memory).
+        unsafe { move_bytes(out.as_mut_ptr() as usize, start, out.len()) }
+    } else {
+        // SAFETY: forwarded.
+        unsafe { load_bytes(start, out) }
+    }
+}
+
+/// [`store_bytes`], or [`move_bytes`] for a long transfer.
+///
+/// # Safety
+/// As for [`store_bytes`].
+#[inline]
+unsafe fn store_bulk(start: usize, data: &[u8]) {
+    if data.len() >= BULK_FROM {
+        // SAFETY: as for `load_bulk`.
+        unsafe { move_bytes(start, data.as_ptr() as usize, data.len()) }
+    } else {
+        // SAFETY: forwarded.
+        unsafe { store_bytes(start, data) }
+    }
+}
+
 /// One side of a runtime's transfer ([`copy`], [`fill_u32`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Side {
@@ -1659,12 +1801,12 @@ impl Side {
 /// Copies `len` bytes from `src` to `dst`; the ranges may overlap (as
 /// `memmove`). A host side is first checked to be mapped, readable (and
 /// writable for the destination), so a wild host pointer is
-/// [`MemError::Unmapped`] before any byte moves, never a signal. Every
-/// access is then a relaxed atomic, so a kernel racing on either range is
-/// an atomic race, not a data race: this is how a runtime copies into, out
-/// of or within device memory. The bytes go through a small buffer, each
-/// side split into bytes and words by its own alignment, so the copy is
-/// word-wide on both sides whatever their relative alignment.
+/// [`MemError::Unmapped`] before any byte moves, never a signal. The bytes
+/// then move in one per-byte atomic copy (`move_bytes`: `rep movsb` on
+/// x86-64), so a kernel racing on either range is an atomic race, not a
+/// data race: this is how a runtime copies into, out of or within device
+/// memory. A destination above an overlapping source goes backward, a
+/// chunk at a time through a small buffer.
 ///
 /// # Safety
 /// A [`Side::Device`] range must be arena memory that passed
@@ -1677,10 +1819,18 @@ pub unsafe fn copy(dst: Side, src: Side, len: usize) -> Result<(), MemError> {
     dst.check(len, true)?;
     src.check(len, false)?;
     let (dst, src) = (dst.addr() as usize, src.addr() as usize);
-    let mut buffer = [0u8; CHUNK];
     // A destination above an overlapping source is copied from the end,
     // so no chunk overwrites source bytes not yet read.
     let backward = dst > src && dst - src < len;
+    if !backward {
+        // SAFETY: both ranges mapped with the needed permissions (checked
+        // above or by the caller) and accessed only atomically or through
+        // `move_bytes` (see its comment); a forward move is right for a
+        // destination at or below an overlapping source, as `memmove`.
+        unsafe { move_bytes(dst, src, len) };
+        return Ok(());
+    }
+    let mut buffer = [0u8; CHUNK];
     let mut done = 0;
     while done < len {
         let n = CHUNK.min(len - done);
@@ -1690,8 +1840,8 @@ pub unsafe fn copy(dst: Side, src: Side, len: usize) -> Result<(), MemError> {
         // mapped with the needed permissions (checked above or by the
         // caller) and accessed only atomically.
         unsafe {
-            load_bytes(src + at, chunk);
-            store_bytes(dst + at, chunk);
+            load_bulk(src + at, chunk);
+            store_bulk(dst + at, chunk);
         }
         done += n;
     }
@@ -1716,6 +1866,34 @@ pub unsafe fn fill_u32(dst: Side, value: u32, count: usize) -> Result<(), MemErr
     Ok(())
 }
 
+/// Repeats `pattern` over the `len` bytes from `dst` (the pattern's first
+/// byte at `dst`; a last partial pattern is cut short), through
+/// `move_bytes` from a buffer of whole patterns, so a fill runs at copy
+/// speed; a host side is checked first. An empty pattern writes nothing.
+///
+/// # Safety
+/// `dst`'s range as for [`copy`]'s destination.
+pub unsafe fn fill_pattern(dst: Side, pattern: &[u8], len: usize) -> Result<(), MemError> {
+    const CHUNK: usize = 4096;
+    if pattern.is_empty() || len == 0 {
+        return Ok(());
+    }
+    dst.check(len, true)?;
+    let whole = (CHUNK / pattern.len()).max(1);
+    let chunk = pattern.repeat(whole);
+    let dst = dst.addr() as usize;
+    let mut done = 0;
+    while done < len {
+        let n = chunk.len().min(len - done);
+        // SAFETY: `chunk` is our own memory, `[dst + done, + n)` inside the
+        // caller's range (checked above or by the caller); the two never
+        // overlap.
+        unsafe { move_bytes(dst + done, chunk.as_ptr() as usize, n) };
+        done += n;
+    }
+    Ok(())
+}
+
 /// [`fill_u32`] of checked memory at host address `dst`.
 ///
 /// # Safety
@@ -1730,11 +1908,11 @@ unsafe fn fill_words(dst: usize, value: u32, count: usize) {
         at += 4;
     }
     let pair = u64::from(value) | u64::from(value) << 32;
-    while end - at >= 8 {
-        // SAFETY: 8-aligned from here and inside the caller's range.
-        unsafe { word(at) }.store(pair, Relaxed);
-        at += 8;
-    }
+    let words = (end - at) / 8;
+    // SAFETY: `words` 8-aligned words from `at` lie inside the caller's
+    // range.
+    unsafe { store_words(at, pair, words) };
+    at += 8 * words;
     if at < end {
         // SAFETY: the last 4 bytes of the caller's range, 4-aligned.
         unsafe { dword(at) }.store(value, Relaxed);
@@ -1851,7 +2029,7 @@ mod tests {
         let arena = Arena::new(1 << 20).unwrap();
         let base = arena.alloc(256).unwrap();
         for start in [0usize, 4, 8, 12] {
-            for count in [0usize, 1, 2, 3, 8, 9] {
+            for count in [0usize, 1, 2, 3, 8, 9, 40, 59] {
                 arena.write(base, &[0xEE; 256]).unwrap();
                 let at = Side::Device(base + start as u64);
                 // SAFETY: inside the live allocation, 4-aligned.
@@ -1868,6 +2046,40 @@ mod tests {
                 // SAFETY: `host` is not referenced during the call.
                 unsafe { fill_u32(at, 0x0403_0201, count) }.unwrap();
                 assert_eq!(host, model, "{count} host words at +{start}");
+            }
+        }
+    }
+
+    /// `fill_pattern` repeats its pattern from the first byte, across its
+    /// buffer's chunks, cutting the last one short, on both sides.
+    #[test]
+    fn fill_pattern_repeats_the_pattern_exactly() {
+        let size = 3 * 4096;
+        let arena = Arena::new(1 << 20).unwrap();
+        let base = arena.alloc(size as u64).unwrap();
+        for pattern in [&[7u8][..], &[1, 2], &[1, 2, 3], &[9, 8, 7, 6, 5, 4, 3, 2]] {
+            for (start, len) in [
+                (0usize, 0usize),
+                (1, 5),
+                (3, 100),
+                (0, 4096),
+                (5, 2 * 4096 + 7),
+            ] {
+                arena.write(base, &vec![0xEE; size]).unwrap();
+                let mut model = vec![0xEEu8; size];
+                for k in 0..len {
+                    model[start + k] = pattern[k % pattern.len()];
+                }
+                // SAFETY: inside the live allocation at `base`.
+                unsafe { fill_pattern(Side::Device(base + start as u64), pattern, len) }.unwrap();
+                let mut got = vec![0u8; size];
+                arena.read(base, &mut got).unwrap();
+                assert!(got == model, "{pattern:?} over {len} at +{start}");
+                let mut host = vec![0xEEu8; size];
+                let at = Side::Host(host.as_mut_ptr() as u64 + start as u64);
+                // SAFETY: `host` is not referenced during the call.
+                unsafe { fill_pattern(at, pattern, len) }.unwrap();
+                assert!(host == model, "host {pattern:?} over {len} at +{start}");
             }
         }
     }

@@ -178,23 +178,16 @@ fn copy(rt: &softgpu_runtime::Runtime, rows: &[(u64, u64, u64)]) -> Result<(), S
     Ok(())
 }
 
-/// Fills rows with a repeated pattern, a chunk at a time from host memory.
+/// Fills rows with a repeated pattern, each row checked once and written
+/// at copy speed (`Runtime::fill_pattern`).
 fn fill(rt: &softgpu_runtime::Runtime, rows: &[(u64, u64)], pattern: &[u8]) -> Result<(), String> {
-    const CHUNK: usize = 1 << 16;
     let start = softgpu_runtime::trace::now_ns();
-    let reps = (CHUNK / pattern.len()).max(1);
-    let chunk: Vec<u8> = pattern.repeat(reps);
     for &(dst, len) in rows {
-        let mut done = 0u64;
-        while done < len {
-            let n = (len - done).min(chunk.len() as u64);
-            // SAFETY: `chunk` is our own host memory, valid for `n` bytes
-            // and not accessed elsewhere during the call; the device side
-            // is checked by `copy`.
-            unsafe { rt.copy(dst + done, chunk.as_ptr() as u64, n) }
-                .map_err(|e| format!("fill of {len} bytes at {dst:#x}: {e}"))?;
-            done += n;
-        }
+        // SAFETY: a host side is valid for `len` bytes until the fill has
+        // run (crate docs, "Host memory"); a device side is checked by
+        // `fill_pattern`.
+        unsafe { rt.fill_pattern(dst, len, pattern) }
+            .map_err(|e| format!("fill of {len} bytes at {dst:#x}: {e}"))?;
     }
     let bytes = rows.iter().map(|r| r.1).sum();
     rt.tracer.transfer(

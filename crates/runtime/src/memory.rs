@@ -310,6 +310,30 @@ impl Runtime {
         Ok(())
     }
 
+    /// Repeats `pattern` over the `len` bytes at `addr` (its first byte at
+    /// `addr`, the last repetition cut short), checked once for the whole
+    /// range as [`Runtime::copy`] checks its sides, then written at copy
+    /// speed ([`softgpu_exec::arena::fill_pattern`]). HIP's `hipMemset*`.
+    ///
+    /// # Safety
+    /// As for [`Runtime::copy`] for an address outside the arena.
+    pub unsafe fn fill_pattern(&self, addr: u64, len: u64, pattern: &[u8]) -> Result<()> {
+        if len == 0 {
+            return Ok(());
+        }
+        if pattern.is_empty() {
+            return Err(invalid("fill pattern is empty"));
+        }
+        let dst = self.check_side(addr, len, "fill destination")?;
+        let n = usize::try_from(len).map_err(|_| invalid("fill size overflows"))?;
+        // SAFETY: inside one live allocation (checked above; the mapping
+        // lives as long as `self.arena`) or host memory the caller vouches
+        // for, which `fill_pattern` checks is mapped writable.
+        unsafe { softgpu_exec::arena::fill_pattern(dst, pattern, n) }?;
+        self.arena.mark_written(addr, len);
+        Ok(())
+    }
+
     /// Which side of a transfer `[addr, addr + len)` is: wholly inside one
     /// live device allocation, or wholly outside the arena (host memory,
     /// registered or not, checked when touched). Straddling or wild arena

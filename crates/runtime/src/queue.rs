@@ -528,8 +528,8 @@ fn lock_failed(queue: &Queue) -> std::sync::MutexGuard<'_, Option<QueueError>> {
 
 /// Kernel dispatches a queue runs beside each other at most: packets
 /// without the barrier bit start before earlier ones complete, as on a
-/// GPU, up to this many at once (each on its own thread, with the
-/// executor's shared helpers).
+/// GPU, up to this many at once (each on a runner thread of its own, with
+/// the executor's shared helpers).
 const MAX_CONCURRENT_DISPATCHES: usize = 16;
 
 /// How often the processor looks for finished concurrent dispatches while
@@ -537,13 +537,79 @@ const MAX_CONCURRENT_DISPATCHES: usize = 16;
 const RETIRE_RECHECK: Duration = Duration::from_millis(1);
 
 /// Dispatches started beside the processor, oldest first: their packet
-/// index and the thread running each (true when it succeeded).
-type InFlight = VecDeque<(u64, JoinHandle<bool>)>;
+/// index and the runner running each.
+type InFlight = VecDeque<(u64, Runner)>;
+
+/// A dispatch handed to a runner: runs once, says whether it succeeded.
+type Job = Box<dyn FnOnce() -> bool + Send>;
+
+/// A persistent thread of a queue that runs the dispatches started beside
+/// the processor, one at a time. Spawning a thread per packet cost tens of
+/// microseconds a dispatch; a runner waits for its next job instead. The
+/// processor owns its runners: a runner is either idle or holds exactly one
+/// dispatch in flight, so there are never more than
+/// [`MAX_CONCURRENT_DISPATCHES`] of them, and each dispatch in flight has
+/// a thread of its own (a kernel may wait for a later one, as on a GPU).
+struct Runner {
+    jobs: std::sync::mpsc::Sender<Job>,
+    /// One answer per job: true when it succeeded.
+    done: std::sync::mpsc::Receiver<bool>,
+    thread: JoinHandle<()>,
+}
+
+impl Runner {
+    /// Starts a runner thread for queue `queue_id`.
+    fn spawn(queue_id: u64, number: usize) -> std::io::Result<Runner> {
+        let (jobs, take) = std::sync::mpsc::channel::<Job>();
+        let (answer, done) = std::sync::mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name(format!("softgpu-queue-{queue_id}-run{number}"))
+            .spawn(move || {
+                // Ends when the processor drops its sender.
+                while let Ok(job) = take.recv() {
+                    if answer.send(job()).is_err() {
+                        break;
+                    }
+                }
+            })?;
+        Ok(Runner { jobs, done, thread })
+    }
+
+    /// Whether the runner's job has ended (its answer, once taken, is
+    /// `Some`); `wait` blocks until it has.
+    fn answer(&self, wait: bool) -> Option<bool> {
+        use std::sync::mpsc::TryRecvError;
+        if wait {
+            // A runner whose thread is gone answers false.
+            return Some(self.done.recv().unwrap_or(false));
+        }
+        match self.done.try_recv() {
+            Ok(ok) => Some(ok),
+            Err(TryRecvError::Empty) => None,
+            Err(TryRecvError::Disconnected) => Some(false),
+        }
+    }
+
+    /// Ends the runner's thread (idle: its job, if any, has answered).
+    fn stop(self) {
+        drop(self.jobs);
+        if self.thread.thread().id() != std::thread::current().id() {
+            let _ = self.thread.join();
+        }
+    }
+}
+
+/// The runners of a queue that hold no dispatch, and how many were made.
+#[derive(Default)]
+struct Idle {
+    runners: Vec<Runner>,
+    made: usize,
+}
 
 /// The processor thread: consume packets until stopped or failed.
 ///
-/// A kernel dispatch whose barrier bit is clear starts on its own thread
-/// and the processor goes on to the next packet, so it may run beside
+/// A kernel dispatch whose barrier bit is clear starts on a runner of its
+/// own (a persistent thread of the queue) and the processor goes on to the next packet, so it may run beside
 /// later packets (a kernel may wait for what a later one does, as on a
 /// GPU); any other packet, and any packet with the barrier bit, first
 /// waits for every dispatch in flight to finish. Slots are released (the
@@ -552,8 +618,9 @@ type InFlight = VecDeque<(u64, JoinHandle<bool>)>;
 /// packet; completion signals fire as each packet completes.
 fn process(runtime: Weak<Runtime>, queue: Arc<Queue>) {
     let mut in_flight = InFlight::new();
+    let mut idle = Idle::default();
     let mut next = queue.read_index.load(Ordering::Acquire);
-    while queue.running() && retire(&queue, &mut in_flight, next, false) {
+    while queue.running() && retire(&queue, &mut in_flight, &mut idle, next, false) {
         let doorbell = queue.doorbell.load(Order::Acquire);
         let header = queue.header(next).load(Ordering::Acquire);
         if header as u8 == packet_type::INVALID {
@@ -590,8 +657,8 @@ fn process(runtime: Weak<Runtime>, queue: Arc<Queue>) {
         let concurrent =
             header as u8 == packet_type::KERNEL_DISPATCH && !Header::from_bits(header).barrier;
         if concurrent && in_flight.len() < MAX_CONCURRENT_DISPATCHES {
-            match start_concurrent(&rt, &queue, next, at, &packet) {
-                Ok(thread) => in_flight.push_back((next, thread)),
+            match start_concurrent(&rt, &queue, &mut idle, next, at, &packet) {
+                Ok(runner) => in_flight.push_back((next, runner)),
                 Err(e) => {
                     queue.fail(e);
                     break;
@@ -602,7 +669,7 @@ fn process(runtime: Weak<Runtime>, queue: Arc<Queue>) {
         }
         // The barrier bit, another packet type, or too many in flight:
         // wait for every dispatch running first.
-        if !retire(&queue, &mut in_flight, next, true) {
+        if !retire(&queue, &mut in_flight, &mut idle, next, true) {
             break;
         }
         if concurrent {
@@ -644,28 +711,32 @@ fn process(runtime: Weak<Runtime>, queue: Arc<Queue>) {
         }
     }
     // Stopped or failed: the dispatches already running finish (a
-    // stopped queue's hung kernel ends at the executor's timeout).
-    retire(&queue, &mut in_flight, next, true);
+    // stopped queue's hung kernel ends at the executor's timeout), then
+    // the runners end.
+    retire(&queue, &mut in_flight, &mut idle, next, true);
+    for runner in idle.runners.drain(..) {
+        runner.stop();
+    }
 }
 
 /// Releases the slots of finished concurrent dispatches, in order (all of
 /// them first when `drain`, else only those already done); returns false
 /// when one failed, or the queue has (the processor then stops).
-fn retire(queue: &Queue, in_flight: &mut InFlight, next: u64, drain: bool) -> bool {
+fn retire(
+    queue: &Queue,
+    in_flight: &mut InFlight,
+    idle: &mut Idle,
+    next: u64,
+    drain: bool,
+) -> bool {
     let mut ok = true;
-    while let Some((_, thread)) = in_flight.front() {
-        if !drain && !thread.is_finished() {
+    while let Some((_, runner)) = in_flight.front() {
+        let Some(succeeded) = runner.answer(drain) else {
             break;
-        }
-        let (index, thread) = in_flight.pop_front().expect("front exists");
-        ok &= thread.join().unwrap_or_else(|_| {
-            // A panic is contained here, as `guard` contains one in an
-            // export: the queue stops with an error, never silently.
-            queue.fail(QueueError::Internal(format!(
-                "the dispatch of packet {index} panicked"
-            )));
-            false
-        });
+        };
+        let (_, runner) = in_flight.pop_front().expect("front exists");
+        idle.runners.push(runner);
+        ok &= succeeded;
     }
     // Every slot before the oldest dispatch still running is done.
     let done = in_flight.front().map_or(next, |&(index, _)| index);
@@ -681,29 +752,40 @@ fn retire(queue: &Queue, in_flight: &mut InFlight, next: u64, drain: bool) -> bo
 }
 
 /// Checks a kernel dispatch packet on the processor thread and starts it
-/// on a thread of its own, which completes its signal when it ends (or
-/// stops the queue when it fails).
+/// on a runner of its own (an idle one, else a new one), which completes
+/// its signal when it ends (or stops the queue when it fails). A panic in
+/// the dispatch is contained on the runner, which lives on: the queue
+/// stops with an error, never silently.
 fn start_concurrent(
     rt: &Arc<Runtime>,
     queue: &Arc<Queue>,
+    idle: &mut Idle,
     index: u64,
     at: u64,
     packet: &[u8; 64],
-) -> Result<JoinHandle<bool>, QueueError> {
+) -> Result<Runner, QueueError> {
     let header = Header::from_bits(Header::word_of(packet));
     let completion = accept(rt, queue, index, packet)?;
     let prepared = prepare(rt, queue, index, at, packet)?;
+    let runner = match idle.runners.pop() {
+        Some(runner) => runner,
+        None => {
+            let runner =
+                Runner::spawn(queue.id, idle.made).map_err(|e| QueueError::Spawn(Arc::new(e)))?;
+            idle.made += 1;
+            runner
+        }
+    };
     let (rt, queue) = (rt.clone(), queue.clone());
-    std::thread::Builder::new()
-        .name(format!("softgpu-queue-{}-{index}", queue.id))
-        .spawn(move || {
+    let job: Job = Box::new(move || {
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let result = launch(&rt, &queue, &prepared, completion.as_ref());
             if header.release_scope != 0 {
                 fence(Ordering::SeqCst);
             }
             match result {
                 Ok(()) => {
-                    if let Some(c) = completion {
+                    if let Some(c) = &completion {
                         c.subtract(1, Order::Release);
                     }
                     true
@@ -713,8 +795,23 @@ fn start_concurrent(
                     false
                 }
             }
+        }));
+        ran.unwrap_or_else(|_| {
+            queue.fail(QueueError::Internal(format!(
+                "the dispatch of packet {index} panicked"
+            )));
+            false
         })
-        .map_err(|e| QueueError::Spawn(Arc::new(e)))
+    });
+    if let Err(refused) = runner.jobs.send(job) {
+        // The runner's thread is gone (it never ends while its sender
+        // lives, so this is a bug of ours): run nothing, stop the queue.
+        drop(refused);
+        return Err(QueueError::Internal(format!(
+            "the runner for packet {index} has ended"
+        )));
+    }
+    Ok(runner)
 }
 
 /// Runs one packet; returns its completion signal (to decrement once the

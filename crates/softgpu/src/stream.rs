@@ -816,7 +816,8 @@ pub(crate) fn run_host_side(lane: &Lane, k: usize, op: &Op) -> Result<()> {
         } => {
             let (buffer, offset, len, pattern) = (buffer.clone(), *offset, *len, pattern.clone());
             lane.host_op(k, move || {
-                let bytes: Vec<u8> = pattern.iter().copied().cycle().take(len as usize).collect();
+                // `Op::fill` made `len` a whole number of patterns.
+                let bytes = pattern.repeat(len as usize / pattern.len().max(1));
                 Ok(buffer.write(offset, &bytes)?)
             })
         }
