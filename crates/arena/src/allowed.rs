@@ -23,7 +23,7 @@ use std::cell::Cell;
 /// How far past the checked range an entry reaches, in 4 KiB pages each
 /// way: a miss costs a load per page, so a wave streaming through a
 /// buffer misses once in this many pages' worth of waves.
-pub(super) const REACH_PAGES: u64 = 256;
+pub(super) const REACH_PAGES: u64 = 64;
 
 /// Entries per thread, one per allocation window (an address's window
 /// index modulo this): a kernel reading two buffers and writing a third

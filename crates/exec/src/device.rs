@@ -57,6 +57,30 @@ pub struct Device {
     scratch_limit: u64,
     /// Every compute unit: where dispatches without a CU mask run.
     units: ComputeUnits,
+    /// The device memory of finished dispatches, kept for the next ones
+    /// with a kernarg segment of the same length (at most
+    /// [`SPARE_DISPATCH_MEMORY`]): placing three fresh allocations, each
+    /// in a window of its own on cold pages, was most of a small
+    /// dispatch's host cost.
+    spare_memory: Mutex<Vec<DispatchMemory>>,
+}
+
+/// How many finished dispatches' memory a device keeps.
+const SPARE_DISPATCH_MEMORY: usize = 8;
+
+impl Drop for Device {
+    fn drop(&mut self) {
+        // The arena may outlive the device (it is shared by a runtime's
+        // agents): its spare blocks go back to it.
+        let spare = std::mem::take(
+            self.spare_memory
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner()),
+        );
+        for memory in spare {
+            memory.release(&self.arena);
+        }
+    }
 }
 
 impl Device {
@@ -92,6 +116,7 @@ impl Device {
             schedule: Mutex::new(settings.get_schedule()),
             scratch_limit: settings.get_scratch_limit(),
             units: config.get_topology().all(),
+            spare_memory: Mutex::new(Vec::new()),
         })
     }
 
@@ -395,7 +420,7 @@ impl Device {
     ) -> Result<(O, Errors), DispatchError> {
         let (program, kernel) = (desc.program, desc.kernel);
         let private_segment_bytes = fixed_private_segment(kernel).max(desc.private_segment_bytes);
-        let memory = DispatchMemory::new(&self.arena, kernarg)?;
+        let memory = self.dispatch_memory(kernarg)?;
         let packet = packet(
             kernel,
             program,
@@ -412,8 +437,39 @@ impl Device {
         };
         let result = (self.check_raw(kernel, &raw))
             .and_then(|scratch_lane_bytes| self.run_raw(program, kernel, &raw, scratch_lane_bytes));
-        memory.release(&self.arena);
+        self.keep_dispatch_memory(memory);
         result
+    }
+
+    /// Device memory for a dispatch with `kernarg`: a finished dispatch's
+    /// of the same kernarg length, the segment rewritten, or new.
+    fn dispatch_memory(&self, kernarg: &[u8]) -> Result<DispatchMemory, MemError> {
+        let spare = {
+            let mut spare = self.spare_memory.lock().unwrap_or_else(|e| e.into_inner());
+            let same = spare.iter().position(|m| m.kernarg_len == kernarg.len());
+            same.map(|k| spare.swap_remove(k))
+        };
+        match spare {
+            Some(memory) => match self.arena.write(memory.kernarg, kernarg) {
+                Ok(()) => Ok(memory),
+                Err(e) => {
+                    memory.release(&self.arena);
+                    Err(e)
+                }
+            },
+            None => DispatchMemory::new(&self.arena, kernarg),
+        }
+    }
+
+    /// Keeps a finished dispatch's memory for the next, or frees it.
+    fn keep_dispatch_memory(&self, memory: DispatchMemory) {
+        let mut spare = self.spare_memory.lock().unwrap_or_else(|e| e.into_inner());
+        if spare.len() < SPARE_DISPATCH_MEMORY {
+            spare.push(memory);
+        } else {
+            drop(spare);
+            memory.release(&self.arena);
+        }
     }
 
     /// Runs a dispatch laid out in device memory and checked
@@ -728,6 +784,8 @@ fn static_lds(kernel: &Kernel) -> u32 {
 /// Per-dispatch device memory: kernarg segment, AQL packet, fake queue.
 struct DispatchMemory {
     kernarg: u64,
+    /// The kernarg segment's length (its allocation's, unless 0: then 1).
+    kernarg_len: usize,
     packet: u64,
     queue: u64,
 }
@@ -744,6 +802,7 @@ impl DispatchMemory {
         let q = read_only(256, "the queue descriptor")?;
         Ok(DispatchMemory {
             kernarg: k,
+            kernarg_len: kernarg.len(),
             packet: p,
             queue: q,
         })
