@@ -648,8 +648,9 @@ impl PrivateMemory {
     /// what the JIT does before a block stores there.
     pub fn materialise_range(&mut self, at: usize, len: usize) -> Result<(), PrivateError> {
         let first = at / PRIVATE_PAGE;
-        let last = (at + len.max(1) - 1) / PRIVATE_PAGE;
-        for index in first..=last.min(self.pages.len().saturating_sub(1)) {
+        let end = at.saturating_add(len).div_ceil(PRIVATE_PAGE);
+        // Pages past the table (none, for a checked range) are skipped.
+        for index in first..end.min(self.pages.len()) {
             if self.pages[index].is_none() {
                 self.materialise(index)?;
             }

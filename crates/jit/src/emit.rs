@@ -2441,10 +2441,6 @@ impl<'a, 'b> Emitter<'a, 'b> {
     }
 }
 
-/// One lane of `v_ldexp_f64` under the default MODE, for the exact pass of
-/// [`Emitter::ldexp64`]: the interpreter's function, so both tiers agree.
-/// It must never panic: a panic cannot unwind through JIT code, so it
-/// would abort the process (`ldexp64` is plain arithmetic on any input).
 // ---- cross-lane reads --------------------------------------------------
 
 impl Emitter<'_, '_> {
@@ -2706,6 +2702,10 @@ impl Emitter<'_, '_> {
     }
 }
 
+/// One lane of `v_ldexp_f64` under the default MODE, for the exact pass of
+/// [`Emitter::ldexp64`]: the interpreter's function, so both tiers agree.
+/// It must never panic: a panic cannot unwind through JIT code, so it
+/// would abort the process (`ldexp64` is plain arithmetic on any input).
 extern "C" fn ldexp_lane(x: u64, e: i32) -> u64 {
     ldexp64(f64::from_bits(x), e, Round::Nearest).to_bits()
 }

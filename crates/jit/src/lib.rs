@@ -2,7 +2,8 @@
 //!
 //! The interpreter (`ops`) is the reference and runs everything; the JIT
 //! compiles runs of ALU instructions, LDS loads, trailing LDS stores,
-//! scalar and global loads, and a closing global dword store (`lower`
+//! scalar and global loads, scratch loads and stores at a uniform address
+//! (`scratch`), and a closing global dword store (`lower`
 //! lists them, `plan` cuts the runs,
 //! `emit` builds Cranelift IR) to one host function per block
 //! that updates the wave's registers in place, a whole chunk of lanes per
@@ -13,8 +14,9 @@
 //! assumptions hold; the block retires exactly its slots, so PCs, budgets
 //! and profiles are those of the interpreter. A block never faults: an LDS
 //! load out of range reads zero and a store is discarded, as the ISA says,
-//! and device memory is read only after the interpreter's own checks
-//! allowed every access (`access`); otherwise the block leaves before
+//! device memory is read only after the interpreter's own checks
+//! allowed every access (`access`), and private memory only inside each
+//! lane's segment, checked first (`scratch`); otherwise the block leaves before
 //! changing anything and the interpreter runs its slots (for a closing
 //! store, the block leaves having run all but the store), so faults are
 //! always raised by the interpreter, precisely.

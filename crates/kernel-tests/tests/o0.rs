@@ -14,8 +14,17 @@ fn mix(h: u32, v: u32) -> u32 {
 }
 
 fn hip_at_o0(target: &str) {
+    hip_at_o0_with(target, &["-O0"]);
+}
+
+/// The same in wave64, whose blocks address 64 lanes' private memory.
+fn hip_at_o0_wave64(target: &str) {
+    hip_at_o0_with(target, &["-O0", "-mwavefrontsize64"]);
+}
+
+fn hip_at_o0_with(target: &str, flags: &[&str]) {
     let gpu = Gpu::new(target);
-    let prog = gpu.program("o0.hip", &["-O0"]);
+    let prog = gpu.program("o0.hip", flags);
     let n = 320usize;
     let mut rng = Rng::new(46);
     let x = rng.vec_u32(n);
@@ -76,6 +85,7 @@ fn hip_at_o0(target: &str) {
     assert_slice_eq("widths -O0", &gpu.read::<u32>(&out), &want);
 }
 per_target!(hip_kernels_at_o0, hip_at_o0);
+per_target!(hip_kernels_at_o0_wave64, hip_at_o0_wave64);
 
 fn opencl_at_o0(target: &str) {
     let gpu = Gpu::new(target);
