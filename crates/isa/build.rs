@@ -344,6 +344,18 @@ fn jit_class(words: &[&str]) -> Result<String, String> {
         ),
         ["GlobalStore"] => "GlobalStore { flat: false }".to_string(),
         ["GlobalStore", "flat"] => "GlobalStore { flat: true }".to_string(),
+        ["ScratchLoad", n, rest @ ..] if rest.is_empty() || rest == ["signed"] => format!(
+            "ScratchLoad {{ bytes: {}, signed: {} }}",
+            count(n, &[1, 2, 4, 8, 12, 16])?,
+            !rest.is_empty()
+        ),
+        ["ScratchStore", n] => format!(
+            "ScratchStore {{ bytes: {} }}",
+            count(n, &[1, 2, 4, 8, 12, 16])?
+        ),
+        ["ReadLane"] => "ReadLane { first: false }".to_string(),
+        ["ReadLane", "first"] => "ReadLane { first: true }".to_string(),
+        ["GetPc"] => "GetPc".to_string(),
         ["Scalar", rest @ ..] => format!("Scalar({})", scalar(rest)?),
         ["Scalar64", rest @ ..] => format!("Scalar64({})", scalar(rest)?),
         ["Branch", c] => format!("Branch({})", variant("Cond", jit::Cond::NAMES, c)?),

@@ -418,11 +418,18 @@ impl Default for Wave {
 pub const PRIVATE_PAGE: usize = 4096;
 
 /// One materialised page, with its initcheck bits (one per byte, set when
-/// the byte is written; kept only while initcheck is on).
+/// the byte is written; kept only while initcheck is on). `repr(C)` puts
+/// `data` first, so a pointer to the page is one to its bytes (what the
+/// JIT's page table holds, [`PrivateMemory::jit_pages`]).
+#[repr(C)]
 struct PrivatePage {
     data: [u8; PRIVATE_PAGE],
     written: [u64; PRIVATE_PAGE / 64],
 }
+
+// The JIT reads the page table as pointers (`PrivateMemory::jit_pages`).
+const _: () =
+    assert!(std::mem::size_of::<Option<Box<PrivatePage>>>() == std::mem::size_of::<*mut u8>());
 
 impl PrivatePage {
     fn zeroed() -> Box<PrivatePage> {
@@ -623,6 +630,32 @@ impl PrivateMemory {
         };
         self.touched.push(index as u32);
         Ok(self.pages[index].insert(page))
+    }
+
+    /// For the JIT: the page table and its length, one host pointer a
+    /// page (to its bytes: `Option<Box<PrivatePage>>` is a nullable
+    /// pointer and `PrivatePage` starts with them; null for a page not
+    /// materialised, which reads zero), so lane `l`'s bytes at private
+    /// address `a` are at offset `(l * lane_bytes + a) % PRIVATE_PAGE` of
+    /// entry `(l * lane_bytes + a) / PRIVATE_PAGE`. The table moves only at
+    /// a reset. `None` when initcheck is on: its bits are kept only here.
+    pub fn jit_pages(&self) -> Option<(*const *mut u8, usize)> {
+        (!self.track).then(|| (self.pages.as_ptr().cast(), self.pages.len()))
+    }
+
+    /// Materialises the pages holding the `len` bytes at flat offset `at`
+    /// (the caller checked the lane's range), as a write to them would:
+    /// what the JIT does before a block stores there.
+    pub fn materialise_range(&mut self, at: usize, len: usize) -> Result<(), PrivateError> {
+        let first = at / PRIVATE_PAGE;
+        let end = at.saturating_add(len).div_ceil(PRIVATE_PAGE);
+        // Pages past the table (none, for a checked range) are skipped.
+        for index in first..end.min(self.pages.len()) {
+            if self.pages[index].is_none() {
+                self.materialise(index)?;
+            }
+        }
+        Ok(())
     }
 
     /// The whole private memory, flat (for tests and the bench).

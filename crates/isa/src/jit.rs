@@ -309,6 +309,32 @@ pub enum Class {
     GlobalStore {
         flat: bool,
     },
+    /// `scratch_load_*` (`bytes` 1, 2, 4, 8, 12 or 16; the sub-dword forms
+    /// zero- or sign-extended): one lane's own private memory into VGPRs,
+    /// run chunk-major with the block's other vector ops, at an address
+    /// with no VGPR (`off`: the instruction's offset plus an SGPR), the
+    /// same for every lane. The block's scalar phase checks it is inside
+    /// each lane's segment, or leaves before changing anything.
+    ScratchLoad {
+        bytes: u8,
+        signed: bool,
+    },
+    /// `scratch_store_b8`…`_b128`: VGPRs into each active lane's own
+    /// private memory at a uniform address, as `ScratchLoad`.
+    ScratchStore {
+        bytes: u8,
+    },
+    /// `v_readlane_b32` (a lane chosen by a scalar source, modulo the
+    /// wave size) and, with `first`, `v_readfirstlane_b32` (the lowest
+    /// lane EXEC has on, lane 0 when none): one lane of a VGPR into an
+    /// SGPR, in the block's scalar phase, so only of a VGPR no vector op
+    /// of the block wrote before it.
+    ReadLane {
+        first: bool,
+    },
+    /// `s_getpc_b64`: the address of the next instruction into an SGPR
+    /// pair (a constant of the program).
+    GetPc,
     Scalar(Scalar),
     /// The 64-bit forms of `Mov`, the logic ops, the shifts (by a 32-bit
     /// amount, modulo 64) and `Cselect`, on SGPR pairs and constants

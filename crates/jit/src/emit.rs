@@ -73,6 +73,9 @@ struct VOp<'p> {
     acc: Option<usize>,
     /// Where a global load's dwords are, read in the scalar phase.
     staged: Option<Staged>,
+    /// A scratch access's private address (I64), the same for every lane,
+    /// checked in the scalar phase (`Emitter::scratch_address`).
+    scratch: Option<Value>,
 }
 
 /// Where a global load's dwords are for the chunk loop: a table of the
@@ -231,6 +234,14 @@ pub struct Emitter<'a, 'b> {
     /// The exit taken when a helper refuses an access: it returns
     /// [`super::BAIL`], the block having changed nothing.
     bail: Option<cranelift_codegen::ir::Block>,
+    /// The wave's `PrivateMemory`, which `scratch::pages` takes.
+    private: Value,
+    /// Its page table and bytes a lane (I64s), asked once a block at its
+    /// first scratch access (`Emitter::scratch_table`).
+    scratch_table: Option<ScratchTable>,
+    /// 16 bytes of the block's stack frame that a scratch store lane EXEC
+    /// leaves off writes instead, so a store needs no branch per lane.
+    scratch_discard: Option<Value>,
 }
 
 /// A chunk's four LDS addresses as offsets into one 16-byte window at lane
@@ -268,9 +279,12 @@ struct LdsAccess {
 
 impl<'a, 'b> Emitter<'a, 'b> {
     /// `params`: the block function's `(vgpr, sgpr, scc, lds, lds_len,
-    /// memory)`.
-    pub fn new(b: &'a mut FunctionBuilder<'b>, params: [Value; 6], wave64: bool) -> Self {
+    /// memory, private)`.
+    pub fn new(b: &'a mut FunctionBuilder<'b>, params: [Value; 7], wave64: bool) -> Self {
         Emitter {
+            private: params[6],
+            scratch_table: None,
+            scratch_discard: None,
             unroll: true,
             b,
             mem: params[5],
@@ -314,7 +328,9 @@ impl<'a, 'b> Emitter<'a, 'b> {
             })
             .collect();
         self.lds_bounds(&groups, &stores);
-        let ops: usize = groups.iter().map(Vec::len).sum::<usize>() + stores.len();
+        let ops: usize = groups.iter().map(Vec::len).sum::<usize>()
+            + stores.len()
+            + groups.iter().flatten().map(scratch_weight).sum::<usize>();
         let chunks = if self.wave64 { 16 } else { 8 };
         self.unroll = ops * chunks <= UNROLL_OPS;
         // Read before the loops, so that the cached value dominates every
@@ -362,6 +378,16 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 Step::Hint | Step::Branch(..) | Step::LdsStore(..) | Step::GlobalStore(..) => {}
                 Step::Scalar(inst, op) => self.scalar(inst, op, false),
                 Step::Scalar64(inst, op) => self.scalar(inst, op, true),
+                Step::ReadLane(inst, first) => self.read_lane(inst, first),
+                Step::GetPc(inst, addr) => {
+                    if let Operand::Sgpr(r) = inst.dst[0] {
+                        for (k, half) in [addr as u32, (addr >> 32) as u32].into_iter().enumerate()
+                        {
+                            let v = self.b.ins().iconst(I32, half as i64);
+                            self.write_sgpr(r + k as u8, v);
+                        }
+                    }
+                }
                 Step::ScalarLoad(inst, dwords) => self.scalar_load(inst, dwords),
                 Step::Vector(ref halves) => {
                     let mut group = Vec::new();
@@ -377,12 +403,20 @@ impl<'a, 'b> Emitter<'a, 'b> {
                             }
                             _ => None,
                         };
+                        let scratch = match class {
+                            Class::ScratchLoad { bytes, .. } | Class::ScratchStore { bytes } => {
+                                let store = matches!(class, Class::ScratchStore { .. });
+                                Some(self.scratch_address(inst, bytes, store))
+                            }
+                            _ => None,
+                        };
                         group.push(VOp {
                             inst,
                             class,
                             src,
                             acc,
                             staged,
+                            scratch,
                         });
                     }
                     for op in &group {
@@ -1927,6 +1961,10 @@ impl<'a, 'b> Emitter<'a, 'b> {
                         self.lds_load(op.inst, k, addr)
                     }
                     Class::GlobalLoad { dwords, .. } => self.staged(op, dwords, at),
+                    Class::ScratchLoad { bytes, signed } => {
+                        self.scratch_load(op, bytes, signed, at)
+                    }
+                    Class::ScratchStore { bytes } => self.scratch_store(op, bytes, &mut regs, at),
                     Class::Mad64 { signed } => {
                         let (a, b) = (src(self, 0), src(self, 1));
                         let c = self.pair_src(op, 2, &mut regs, at);
@@ -2618,6 +2656,267 @@ impl<'a, 'b> Emitter<'a, 'b> {
     }
 }
 
+// ---- cross-lane reads --------------------------------------------------
+
+impl Emitter<'_, '_> {
+    /// `v_readlane_b32` / `v_readfirstlane_b32` (`first`) as
+    /// `ops::cross_lane` runs them, in the scalar phase: the lane
+    /// `src[1] % lanes`, or the lowest EXEC has on (0 when none), of
+    /// `src[0]` (a scalar source is its own value) into `dst[0]`. The
+    /// planner admits it only while the VGPR holds what the block started
+    /// with, which is what the register file still holds here.
+    fn read_lane(&mut self, inst: &Inst, first: bool) {
+        let value = match inst.src[0] {
+            Operand::Vgpr(r) => {
+                let lane = if first {
+                    let exec = self.exec_mask();
+                    let low = self.b.ins().ctz(exec);
+                    let none = self.b.ins().icmp_imm_s(IntCC::Equal, exec, 0);
+                    let ty = self.mask_type();
+                    let zero = self.b.ins().iconst(ty, 0);
+                    let lane = self.b.ins().select(none, zero, low);
+                    match self.wave64 {
+                        true => lane,
+                        false => self.b.ins().uextend(I64, lane),
+                    }
+                } else {
+                    let sel = self.scalar_src(inst.src[1]);
+                    let last = self.lanes() - 1;
+                    let lane = self.b.ins().band_imm_u(sel, last);
+                    self.b.ins().uextend(I64, lane)
+                };
+                let at = self.b.ins().ishl_imm_u(lane, 2);
+                let at = self.b.ins().iadd(self.vgpr, at);
+                self.b
+                    .ins()
+                    .load(I32, self.flags, at, r as i32 * VGPR_BYTES)
+            }
+            op => self.scalar_src(op),
+        };
+        if let Operand::Sgpr(d) = inst.dst[0] {
+            self.write_sgpr(d, value);
+        }
+    }
+}
+
+// ---- private memory ---------------------------------------------------
+
+/// The wave's private page table, its bytes a lane and the granule an
+/// access's dwords must each stay inside (I64s, `scratch::pages`).
+#[derive(Clone, Copy)]
+struct ScratchTable {
+    table: Value,
+    lane_bytes: Value,
+    granule: Value,
+}
+
+/// How many more ops than one a scratch access counts as towards
+/// `UNROLL_OPS`: it is a page lookup and a load or store a lane and dword,
+/// so unrolled, a block of them took seconds to compile.
+fn scratch_weight(op: &VOp) -> usize {
+    match op.class {
+        Class::ScratchLoad { bytes, .. } | Class::ScratchStore { bytes } => {
+            8 * (bytes as usize).div_ceil(4)
+        }
+        _ => 0,
+    }
+}
+
+impl Emitter<'_, '_> {
+    /// The wave's [`ScratchTable`], asked of `scratch::pages` at the
+    /// block's first scratch access, in the scalar phase: when it refuses,
+    /// the block leaves having changed nothing.
+    fn scratch_table(&mut self) -> ScratchTable {
+        if let Some(t) = self.scratch_table {
+            return t;
+        }
+        let slot = self.stack_slot(24);
+        let out = self.b.ins().stack_addr(I64, slot, 0);
+        let n = self.lanes();
+        let lanes = self.b.ins().iconst(I64, n);
+        let f: super::scratch::Pages = super::scratch::pages;
+        let ok = self.call(f as usize, &[I64, I64, I64], &[self.private, lanes, out]);
+        self.leave_unless(ok);
+        let [table, lane_bytes, granule] =
+            [0, 8, 16].map(|at| self.b.ins().load(I64, self.flags, out, at));
+        let t = ScratchTable {
+            table,
+            lane_bytes,
+            granule,
+        };
+        self.scratch_table = Some(t);
+        t
+    }
+
+    fn lanes(&self) -> i64 {
+        if self.wave64 {
+            64
+        } else {
+            32
+        }
+    }
+
+    /// A scratch access's private address at its program point, as
+    /// `ops::vmem` forms it (offset plus SGPR, modulo 2^32), in the
+    /// scalar phase. The block leaves unless the `bytes` there lie inside
+    /// a lane's segment (where the interpreter faults otherwise) and each
+    /// of their dwords (or the whole of a smaller access) inside one
+    /// granule, so inside one page for every lane; and, before a store,
+    /// unless `scratch::materialise` gave every active lane's page a
+    /// zeroed one.
+    fn scratch_address(&mut self, inst: &Inst, bytes: u8, store: bool) -> Value {
+        let t = self.scratch_table();
+        let mut addr = self.b.ins().iconst(I64, inst.imm as i64);
+        if inst.src[2] != Operand::None {
+            let s = self.scalar_src(inst.src[2]);
+            let s = self.b.ins().uextend(I64, s);
+            addr = self.b.ins().iadd(addr, s);
+        }
+        let addr = self.b.ins().band_imm_u(addr, 0xffff_ffff);
+        let end = self.b.ins().iadd_imm_s(addr, bytes as i64);
+        let inside = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedLessThanOrEqual, end, t.lane_bytes);
+        let mask = self.b.ins().iadd_imm_s(t.granule, -1);
+        let within = self.b.ins().band(addr, mask);
+        let unit_end = self.b.ins().iadd_imm_s(within, bytes.min(4) as i64);
+        let one_granule = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedLessThanOrEqual, unit_end, t.granule);
+        let ok = self.b.ins().band(inside, one_granule);
+        self.leave_unless(ok);
+        if store {
+            let exec = self.exec_mask();
+            let exec = if self.wave64 {
+                exec
+            } else {
+                self.b.ins().uextend(I64, exec)
+            };
+            let len = self.b.ins().iconst(I64, bytes as i64);
+            let n = self.lanes();
+            let lanes = self.b.ins().iconst(I64, n);
+            let f: super::scratch::Materialise = super::scratch::materialise;
+            let args = [self.private, addr, len, exec, lanes];
+            let ok = self.call(f as usize, &[I64; 5], &args);
+            self.leave_unless(ok);
+        }
+        addr
+    }
+
+    /// Where each lane of the chunk at `at` has its bytes at the private
+    /// address `addr`: offset `l * lane_bytes + addr` of the wave's flat
+    /// private memory, through the page table; a page not materialised
+    /// reads as `scratch::ZERO_PAGE`.
+    fn scratch_lanes(&mut self, addr: Value, at: At) -> [Value; CHUNK_LANES] {
+        let t = self
+            .scratch_table
+            .expect("the scalar phase asked for the page table");
+        let zero = self
+            .b
+            .ins()
+            .iconst(I64, super::scratch::ZERO_PAGE.as_ptr() as i64);
+        std::array::from_fn(|j| {
+            let l = self.b.ins().iadd_imm_s(at.lane, j as i64);
+            let flat = self.b.ins().imul(l, t.lane_bytes);
+            let flat = self.b.ins().iadd(flat, addr);
+            let page = self.b.ins().ushr_imm_u(flat, 12);
+            let entry = self.b.ins().ishl_imm_u(page, 3);
+            let entry = self.b.ins().iadd(t.table, entry);
+            let base = self.b.ins().load(I64, self.flags, entry, 0);
+            let absent = self.b.ins().icmp_imm_s(IntCC::Equal, base, 0);
+            let base = self.b.ins().select(absent, zero, base);
+            let within = self.b.ins().band_imm_u(flat, 0xfff);
+            self.b.ins().iadd(base, within)
+        })
+    }
+
+    /// `scratch_load_*` over the chunk at `at`: each lane's bytes, a
+    /// sub-dword value zero- or sign-extended as `ops::vmem::extend` does.
+    /// Lanes EXEC leaves off load too (inside their own segment), and the
+    /// chunk's store drops them. Each dword is looked up on its own, as
+    /// only a dword is sure to stay inside a page.
+    fn scratch_load(&mut self, op: &VOp, bytes: u8, signed: bool, at: At) -> Out {
+        let addr = op.scratch.expect("the scalar phase checked the address");
+        let rows = (bytes as usize).div_ceil(4);
+        let vgpr = (0..rows)
+            .map(|k| {
+                let addr = self.b.ins().iadd_imm_s(addr, 4 * k as i64);
+                let lanes = self.scratch_lanes(addr, at);
+                let mut v = self.splat_const(0);
+                for (j, &p) in lanes.iter().enumerate() {
+                    let x = match (bytes, signed) {
+                        (1, false) => self.b.ins().uload8(I32, self.flags, p, 0),
+                        (1, true) => self.b.ins().sload8(I32, self.flags, p, 0),
+                        (2, false) => self.b.ins().uload16(I32, self.flags, p, 0),
+                        (2, true) => self.b.ins().sload16(I32, self.flags, p, 0),
+                        _ => self.b.ins().load(I32, self.flags, p, 0),
+                    };
+                    v = self.b.ins().insertlane(v, x, j as u8);
+                }
+                v
+            })
+            .collect();
+        Out { vgpr, mask: None }
+    }
+
+    /// `scratch_store_b*` over the chunk at `at`, from the data VGPRs'
+    /// values at its program point: each lane EXEC has on writes its
+    /// bytes to its own segment (whose pages the scalar phase
+    /// materialised), the others to the discard slot.
+    fn scratch_store(
+        &mut self,
+        op: &VOp,
+        bytes: u8,
+        regs: &mut HashMap<u16, Value>,
+        at: At,
+    ) -> Out {
+        let addr = op.scratch.expect("the scalar phase checked the address");
+        let Operand::Vgpr(data) = op.inst.src[1] else {
+            unreachable!("the planner passes a data VGPR")
+        };
+        let discard = match self.scratch_discard {
+            Some(d) => d,
+            None => {
+                let slot = self.stack_slot(16);
+                let d = self.b.ins().stack_addr(I64, slot, 0);
+                self.scratch_discard = Some(d);
+                d
+            }
+        };
+        let exec = self.exec_mask();
+        let on: [Value; CHUNK_LANES] = std::array::from_fn(|j| {
+            let lane = self.b.ins().iadd_imm_s(at.lane, j as i64);
+            let lane = if self.wave64 {
+                lane
+            } else {
+                self.b.ins().ireduce(I32, lane)
+            };
+            let bit = self.b.ins().ushr(exec, lane);
+            self.b.ins().band_imm_u(bit, 1)
+        });
+        for k in 0..(bytes as usize).div_ceil(4) {
+            let v = self.chunk_vgpr(regs, data + k as u16, at);
+            let addr = self.b.ins().iadd_imm_s(addr, 4 * k as i64);
+            let lanes = self.scratch_lanes(addr, at);
+            for (j, &p) in lanes.iter().enumerate() {
+                let p = self.b.ins().select(on[j], p, discard);
+                let x = self.b.ins().extractlane(v, j as u8);
+                match bytes {
+                    1 => self.b.ins().istore8(self.flags, x, p, 0),
+                    2 => self.b.ins().istore16(self.flags, x, p, 0),
+                    _ => self.b.ins().store(self.flags, x, p, 0),
+                };
+            }
+        }
+        Out {
+            vgpr: Vec::new(),
+            mask: None,
+        }
+    }
+}
+
 /// One lane of `v_ldexp_f64` under the default MODE, for the exact pass of
 /// [`Emitter::ldexp64`]: the interpreter's function, so both tiers agree.
 /// It must never panic: a panic cannot unwind through JIT code, so it
@@ -2677,6 +2976,7 @@ fn scalar_spans(plan: &Plan) -> ScalarSpans {
     for step in &plan.steps {
         match step {
             Step::Scalar(inst, _) | Step::Scalar64(inst, _) => mark(&mut written, inst, 2),
+            Step::ReadLane(inst, _) | Step::GetPc(inst, _) => mark(&mut written, inst, 2),
             Step::Vector(halves) => {
                 for (inst, _) in halves {
                     mark(&mut written, inst, 2);

@@ -2,7 +2,8 @@
 //!
 //! The interpreter (`ops`) is the reference and runs everything; the JIT
 //! compiles runs of ALU instructions, LDS loads, trailing LDS stores,
-//! scalar and global loads, and a closing global dword store (`lower`
+//! scalar and global loads, scratch loads and stores at a uniform address
+//! (`scratch`), and a closing global dword store (`lower`
 //! lists them, `plan` cuts the runs,
 //! `emit` builds Cranelift IR) to one host function per block
 //! that updates the wave's registers in place, a whole chunk of lanes per
@@ -13,8 +14,9 @@
 //! assumptions hold; the block retires exactly its slots, so PCs, budgets
 //! and profiles are those of the interpreter. A block never faults: an LDS
 //! load out of range reads zero and a store is discarded, as the ISA says,
-//! and device memory is read only after the interpreter's own checks
-//! allowed every access (`access`); otherwise the block leaves before
+//! device memory is read only after the interpreter's own checks
+//! allowed every access (`access`), and private memory only inside each
+//! lane's segment, checked first (`scratch`); otherwise the block leaves before
 //! changing anything and the interpreter runs its slots (for a closing
 //! store, the block leaves having run all but the store), so faults are
 //! always raised by the interpreter, precisely.
@@ -23,6 +25,7 @@ mod access;
 mod emit;
 mod lower;
 mod plan;
+mod scratch;
 
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::types::I32;
@@ -37,7 +40,7 @@ use cranelift_module::{default_libcall_names, Linkage, Module};
 use softgpu_arena::Memory;
 use softgpu_interp::ops::{Env, Flow, Trap};
 use softgpu_interp::program::Program;
-use softgpu_interp::wave::{Wave, NUM_SGPRS};
+use softgpu_interp::wave::{PrivateMemory, Wave, NUM_SGPRS};
 
 impl Jit {
     /// The compiled blocks for waves of 64 lanes or 32 entering `program`
@@ -107,8 +110,8 @@ impl<'a> Tier<'a> {
 /// interpreter runs the block's instructions.
 const MODE_DEFAULT: u32 = 0xf0;
 
-/// A compiled block: `(vgpr, sgpr, scc, lds, lds_len, memory) -> next
-/// slot index`, or [`BAIL`].
+/// A compiled block: `(vgpr, sgpr, scc, lds, lds_len, memory, private)
+/// -> next slot index`, or [`BAIL`].
 type BlockFn = unsafe extern "C" fn(
     *mut u32,
     *mut u32,
@@ -116,6 +119,7 @@ type BlockFn = unsafe extern "C" fn(
     *mut u8,
     usize,
     *const Memory<'static>,
+    *mut PrivateMemory,
 ) -> u32;
 
 /// What a block returns when a device memory access of it is not one the
@@ -155,6 +159,8 @@ struct BlockMeta {
     touches_memory: bool,
     /// Whether the block's last slot is a global store.
     closing_store: bool,
+    /// Whether the block reads or writes the wave's private memory.
+    scratch: bool,
 }
 
 impl BlockMeta {
@@ -169,6 +175,7 @@ impl BlockMeta {
             writes_lds: plan.writes_lds,
             touches_memory: plan.touches_memory,
             closing_store: matches!(plan.steps.last(), Some(plan::Step::GlobalStore(..))),
+            scratch: plan.touches_scratch,
         }
     }
 }
@@ -189,7 +196,8 @@ impl Block {
 
     /// Whether the block may run in `env`: one that loads from or stores
     /// to LDS needs as much LDS as it reaches (`BlockMeta::lds`) and no
-    /// sanitizer, which sees every LDS access only in the interpreter.
+    /// sanitizer, which sees every LDS access only in the interpreter; so
+    /// does one that touches device or private memory.
     #[inline(always)]
     pub fn runs_in(&self, env: &Env) -> bool {
         let meta = &self.meta;
@@ -197,7 +205,7 @@ impl Block {
         // The sanitizers see memory accesses only in the interpreter; with
         // the stale-dispatch check on, no wave-wide window is allowed.
         let memory_ok = !meta.touches_memory || env.mem.stale_epoch().is_none();
-        let sees_memory = meta.lds.is_some() || meta.touches_memory;
+        let sees_memory = meta.lds.is_some() || meta.touches_memory || meta.scratch;
         lds_ok && memory_ok && (!sees_memory || env.sanitizer.is_none())
     }
 
@@ -214,6 +222,7 @@ impl Block {
         let sgpr = wave.sgpr.as_mut_ptr();
         let scc = (&mut wave.scc as *mut bool).cast::<u8>();
         let mem = (mem as *const Memory).cast::<Memory<'static>>();
+        let private = &mut wave.scratch as *mut PrivateMemory;
         // SAFETY: the block was compiled from this program for this wave
         // size. Its code reads and writes only: VGPR rows below
         // `NUM_VGPRS` (each operand's row was range-checked at decode,
@@ -237,8 +246,20 @@ impl Block {
         // `BAIL` otherwise. It writes device memory only in a closing
         // store, where `access::rows_ok` allowed the whole range for
         // writes (or `access::store_lanes` stores), and leaves through
-        // `STORE_LEFT` otherwise.
-        let next = unsafe { (self.entry)(vgpr, sgpr, scc, lds.as_mut_ptr(), lds.len(), mem) };
+        // `STORE_LEFT` otherwise. It reads and writes the wave's private
+        // memory (a field of the `&mut Wave`, disjoint from the registers)
+        // only through the page table `scratch::pages` gave it, which
+        // covers the block's wave size, at lane `l`'s offset
+        // `l * lane_bytes + a` for an address `a` it checked to leave the
+        // access inside the lane's `lane_bytes` and each dword of it inside
+        // one granule dividing `lane_bytes` and the page size (so inside
+        // one page); a page not materialised (a null entry) is read as
+        // `scratch::ZERO_PAGE`, never written: before a store
+        // `scratch::materialise` gave every lane EXEC has on its page, and
+        // a lane EXEC leaves off writes to a slot of the block's own stack
+        // frame instead. No page is freed or moved during the block.
+        let next =
+            unsafe { (self.entry)(vgpr, sgpr, scc, lds.as_mut_ptr(), lds.len(), mem, private) };
         let len = self.meta.len;
         match next {
             BAIL => None,
@@ -328,7 +349,7 @@ impl Jit {
         for (start, id, meta) in defined {
             let code = module.get_finalized_function(id);
             // SAFETY: `code` is the finalized entry of a function defined
-            // above with exactly `BlockFn`'s signature (six pointer-sized
+            // above with exactly `BlockFn`'s signature (seven pointer-sized
             // values in, an i32 out) in the host's default
             // calling convention, which is `extern "C"`.
             let entry = unsafe { std::mem::transmute::<*const u8, BlockFn>(code) };
@@ -357,7 +378,7 @@ struct Compiled {
 fn block_signature(isa: &dyn TargetIsa) -> Signature {
     let ptr = isa.pointer_type();
     let mut sig = Signature::new(isa.default_call_conv());
-    sig.params.extend([AbiParam::new(ptr); 6]);
+    sig.params.extend([AbiParam::new(ptr); 7]);
     sig.returns.push(AbiParam::new(I32));
     sig
 }
@@ -388,7 +409,7 @@ fn compile_blocks(
             b.switch_to_block(entry);
             b.seal_block(entry);
             let p = b.block_params(entry);
-            let params = [p[0], p[1], p[2], p[3], p[4], p[5]];
+            let params = [p[0], p[1], p[2], p[3], p[4], p[5], p[6]];
             let next = emit::Emitter::new(&mut b, params, wave64).block(plan);
             b.ins().return_(&[next]);
             b.finalize(isa.frontend_config());
@@ -411,20 +432,33 @@ fn compile_blocks(
     out
 }
 
-/// The registers a block can change.
+/// The most private memory a wave may have for verify mode to compare it
+/// around every block (-O0 code's 16 KiB dynamic stack a lane, 64 lanes).
+const VERIFY_PRIVATE_BYTES: usize = 2 << 20;
+
+/// The registers (and private memory) a block can change.
 #[derive(PartialEq)]
 struct Snapshot {
     vgprs: Vec<[u32; softgpu_interp::wave::MAX_LANES]>,
     sgpr: [u32; NUM_SGPRS],
     scc: bool,
+    /// The wave's private memory, flat, when it is at most
+    /// `VERIFY_PRIVATE_BYTES` (else empty, and not compared).
+    scratch: Vec<u8>,
 }
 
 impl Snapshot {
     fn of(wave: &Wave, rows: &[u16]) -> Snapshot {
+        let private = wave.scratch.lane_bytes().saturating_mul(wave.lanes);
         Snapshot {
             vgprs: rows.iter().map(|&r| wave.vgpr[r as usize]).collect(),
             sgpr: wave.sgpr,
             scc: wave.scc,
+            scratch: if private <= VERIFY_PRIVATE_BYTES {
+                wave.scratch.to_vec()
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -434,6 +468,11 @@ impl Snapshot {
         }
         wave.sgpr = self.sgpr;
         wave.scc = self.scc;
+        // Written back only when a tier changed it (writing materialises
+        // pages; a block that stored had them all).
+        if !self.scratch.is_empty() && wave.scratch.to_vec() != self.scratch {
+            let _ = wave.scratch.fill_from(&self.scratch);
+        }
     }
 
     /// The first difference from `other`, described.
@@ -452,7 +491,18 @@ impl Snapshot {
                 "scalar register {s}: JIT {a:#x}, interpreter {b:#x}"
             ));
         }
-        (self.scc != other.scc).then(|| format!("SCC: JIT {}, interpreter {}", self.scc, other.scc))
+        if self.scc != other.scc {
+            return Some(format!("SCC: JIT {}, interpreter {}", self.scc, other.scc));
+        }
+        let at = self
+            .scratch
+            .iter()
+            .zip(&other.scratch)
+            .position(|(a, b)| a != b)?;
+        Some(format!(
+            "private memory byte {at:#x}: JIT {:#x}, interpreter {:#x}",
+            self.scratch[at], other.scratch[at]
+        ))
     }
 }
 
@@ -616,6 +666,9 @@ fn verify_store_once(
 ) -> Result<Result<Option<(u32, u32)>, String>, Trap> {
     let (rows, start, len) = (&block.meta.vgprs, wave.pc, block.meta.len);
     interpret(program, wave, env, len - 1)?;
+    // What a block that leaves the store to the interpreter must leave
+    // (a flat store into private memory changes it).
+    let before_store = Snapshot::of(wave, rows);
     let store = &program.slot_at(wave.pc).inst;
     let addrs = softgpu_interp::ops::vmem::global_addresses(wave, store);
     let read = |env: &Env, a: u64| env.mem.load_u32(a).ok();
@@ -639,10 +692,10 @@ fn verify_store_once(
     let Some((jit_next, retired)) = block.run(wave, env.lds, &env.mem) else {
         return Ok(left_unchanged(wave, env, before, rows, lds_before));
     };
-    let (expect_next, expect) = if retired == len {
-        (interpreted_next, &stored)
+    let (expect_next, expect, state) = if retired == len {
+        (interpreted_next, &stored, &interpreted)
     } else {
-        (start + len - 1, &old)
+        (start + len - 1, &old, &before_store)
     };
     let memory = addrs
         .iter()
@@ -655,7 +708,7 @@ fn verify_store_once(
             )
         });
     let diff = Snapshot::of(wave, rows)
-        .diff(&interpreted, rows, wave.lanes)
+        .diff(state, rows, wave.lanes)
         .or(memory)
         .or_else(|| lds_diff(env.lds, lds_interpreted.as_deref()?))
         .or_else(|| {

@@ -106,6 +106,20 @@ pub fn form_ok(inst: &Inst, class: Class) -> bool {
     }
     match class {
         Class::Hint | Class::Branch(_) => true,
+        Class::ReadLane { first } => {
+            // A VGPR (or scalar) source, an SGPR lane selector, an SGPR
+            // destination.
+            let src_ok = matches!(inst.src[0], Operand::Vgpr(_)) || scalar_src_ok(inst.src[0]);
+            let lane_ok = match first {
+                true => inst.src[1] == Operand::None,
+                false => scalar_src_ok(inst.src[1]),
+            };
+            let dst_ok = matches!(inst.dst[0], Operand::Sgpr(r) if writable_sgpr(r));
+            src_ok && lane_ok && dst_ok && inst.src[2] == Operand::None
+        }
+        Class::GetPc => {
+            matches!(inst.dst[0], Operand::Sgpr(r) if writable_sgpr(r) && writable_sgpr(r.wrapping_add(1)))
+        }
         Class::Scalar64(op) => {
             let pair_ok = |s| !matches!(s, Operand::Vgpr(_)) && pair_src_ok(s);
             let b_ok = match op {
@@ -191,6 +205,21 @@ pub fn form_ok(inst: &Inst, class: Class) -> bool {
                 && inst.src[3] == Operand::None
                 && inst.dst[1] == Operand::None
         }
+        Class::ScratchLoad { bytes, .. } => {
+            // A uniform address; the destination rows not wrapping.
+            let rows = (bytes as usize).div_ceil(4);
+            scratch_address_ok(inst)
+                && matches!(inst.dst[0], Operand::Vgpr(d) if d as usize + rows <= NUM_VGPRS)
+                && inst.src[1] == Operand::None
+                && inst.dst[1] == Operand::None
+        }
+        Class::ScratchStore { bytes } => {
+            // A uniform address; the data rows not wrapping.
+            let rows = (bytes as usize).div_ceil(4);
+            scratch_address_ok(inst)
+                && matches!(inst.src[1], Operand::Vgpr(s) if s as usize + rows <= NUM_VGPRS)
+                && inst.dst == [Operand::None; 2]
+        }
         Class::LdsStore(shape) => {
             // Address and data VGPRs (data1 only for two accesses), no
             // GDS, no result.
@@ -255,6 +284,24 @@ fn scalar_src_ok(s: Operand) -> bool {
         Operand::Sgpr(r) => readable_sgpr(r),
         _ => false,
     }
+}
+
+/// A scratch access's address: no VGPR (`off`), so the offset plus an
+/// optional SGPR, the same for every lane.
+fn scratch_address_ok(inst: &Inst) -> bool {
+    inst.src[0] == Operand::None && scalar_src_ok(inst.src[2]) && inst.src[3] == Operand::None
+}
+
+/// Whether a block op of `class` may put a chunk in doubt, so that the
+/// chunk runs a second time in the exact pass (`emit::Pass`): f64 and FMA
+/// results (the NaN rule), LDS loads (a window's clamp). A block that
+/// stores to private memory holds none of them, so its chunks run once
+/// and a load never sees a store of a pass that is then redone.
+pub fn may_doubt(class: Class) -> bool {
+    matches!(
+        class,
+        Class::F64(_) | Class::Lane(Lane::Fma) | Class::LdsLoad(_)
+    )
 }
 
 /// A global or flat access's address: a 64-bit VGPR pair, or (global

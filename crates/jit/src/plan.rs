@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 
 use softgpu_isa::{sreg, Format, Inst, Operand, Ty};
 
-use super::lower::{form_ok, mask_dst, Class, Cond, LdsOffsets, LdsShape, Scalar};
+use super::lower::{form_ok, mask_dst, may_doubt, Class, Cond, LdsOffsets, LdsShape, Scalar};
 use softgpu_interp::program::Program;
 
 /// Most slots one block holds (bounds compile time and code size).
@@ -27,6 +27,11 @@ pub enum Step<'p> {
     Hint,
     Scalar(&'p Inst, Scalar),
     Scalar64(&'p Inst, Scalar),
+    /// `v_readlane_b32` / `v_readfirstlane_b32` (whether first), in the
+    /// scalar phase.
+    ReadLane(&'p Inst, bool),
+    /// `s_getpc_b64` and the address it writes.
+    GetPc(&'p Inst, u64),
     /// One vector op, or a VOPD's two halves (both read before either writes).
     Vector(Vec<(&'p Inst, Class)>),
     /// A scalar load from memory the block may read directly.
@@ -59,6 +64,8 @@ pub struct Plan<'p> {
     /// Whether the block reads or writes device memory (scalar or global
     /// loads, a global store).
     pub touches_memory: bool,
+    /// Whether the block reads or writes the wave's private memory.
+    pub touches_scratch: bool,
 }
 
 impl Plan<'_> {
@@ -141,6 +148,7 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
     let mut writes_lds = false;
     let mut lds_reach = 0;
     let mut touches_memory = false;
+    let (mut touches_scratch, mut writes_scratch, mut doubts) = (false, false, false);
     // VGPRs the block's vector ops have written so far.
     let mut written = BTreeSet::new();
     let mut index = start;
@@ -159,6 +167,20 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
             _ => {}
         }
         if let Step::Vector(halves) = &step {
+            // A block that stores to private memory runs each chunk once
+            // (`lower::may_doubt`).
+            let stores = halves
+                .iter()
+                .any(|(_, c)| matches!(c, Class::ScratchStore { .. }));
+            let doubt = halves.iter().any(|&(_, c)| may_doubt(c));
+            if (stores && doubts) || (doubt && writes_scratch) {
+                break;
+            }
+            writes_scratch |= stores;
+            doubts |= doubt;
+            touches_scratch |= halves
+                .iter()
+                .any(|(_, c)| matches!(c, Class::ScratchLoad { .. } | Class::ScratchStore { .. }));
             mode_fields |= halves.iter().fold(0, |m, (_, c)| m | c.mode_fields());
             for &(inst, class) in halves {
                 if let Class::LdsLoad(shape) = class {
@@ -193,6 +215,7 @@ pub fn plan(program: &Program, start: u32, wave64: bool) -> Option<Plan<'_>> {
         writes_lds,
         lds_reach,
         touches_memory,
+        touches_scratch,
     })
 }
 
@@ -225,6 +248,20 @@ fn step<'p>(
                 .then_some(Step::Scalar64(inst, op))
         }
         Class::LdsStore(shape) => Some(Step::LdsStore(inst, shape)),
+        Class::ReadLane { first } => {
+            // Read in the scalar phase: the VGPR must hold what it held
+            // when the block started.
+            let unwritten = match inst.src[0] {
+                Operand::Vgpr(r) => !written.contains(&r),
+                _ => true,
+            };
+            let regs = inst.src[..2].iter().filter_map(|s| sgpr(*s));
+            let ok = regs.chain(sgpr(inst.dst[0])).all(|r| masks.scalar_ok(r));
+            (unwritten && ok && exec_unmasked(masks)).then_some(Step::ReadLane(inst, first))
+        }
+        Class::GetPc => sgprs(inst.dst[0], 2)
+            .all(|r| masks.scalar_ok(r))
+            .then(|| Step::GetPc(inst, program.address_after(index))),
         Class::GlobalStore { flat } => sgprs(inst.src[2], 2)
             .all(|r| masks.scalar_ok(r))
             .then_some(Step::GlobalStore(inst, flat)),
@@ -251,6 +288,8 @@ fn step<'p>(
         | Class::F64(_)
         | Class::Mad64 { .. }
         | Class::LdsLoad(_)
+        | Class::ScratchLoad { .. }
+        | Class::ScratchStore { .. }
         | Class::GlobalLoad { .. } => {
             // A global load's addresses are gathered before the block's
             // vector ops run: they must be the ones it started with.
@@ -285,6 +324,12 @@ fn step<'p>(
             Some(Step::Vector(halves))
         }
     }
+}
+
+/// Whether EXEC is as the block found it: no vector compare of the block
+/// wrote a mask over it (the planner takes EXEC as fixed anyway).
+fn exec_unmasked(masks: &Masks) -> bool {
+    masks.scalar_ok(sreg::EXEC_LO) && masks.scalar_ok(sreg::EXEC_HI)
 }
 
 fn vector_reads_ok(inst: &Inst, class: Class, masks: &Masks) -> bool {

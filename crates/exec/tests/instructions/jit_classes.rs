@@ -21,7 +21,7 @@ use softgpu_isa::jit::{Class, LdsShape, Scalar};
 use softgpu_isa::{all_ops, Family, Op, Ty};
 
 use crate::asm;
-use softgpu_exec::harness::Bench;
+use softgpu_exec::harness::{Bench, SCRATCH_LANE_BYTES};
 use softgpu_exec::JitMode;
 
 use crate::jit::{value, Rng};
@@ -236,6 +236,38 @@ fn cases(op: Op, class: Class, family: Family) -> Vec<Case> {
                 format!("{name} v12, v1, s[8:9] offset:8"),
             ]
         }),
+        // Uniform addresses inside every lane's segment of the bench's
+        // private memory (`SCRATCH_LANE_BYTES`, 1024), s5 below 256; a
+        // store then a load of it, so the load reads what the block
+        // stored.
+        Class::ScratchLoad { bytes, .. } => {
+            let dst = regs('v', 0, (bytes as usize).div_ceil(4));
+            one(vec![
+                format!("{name} {dst}, off, s5 offset:16"),
+                format!("{name} {dst}, off, off offset:1000"),
+            ])
+        }
+        Class::ScratchStore { bytes } => {
+            let data = regs('v', 1, (bytes as usize).div_ceil(4));
+            vec![Case {
+                op,
+                family,
+                lines: vec![
+                    format!("{name} off, {data}, s5 offset:32"),
+                    "scratch_load_b32 v0, off, s5 offset:32".to_string(),
+                    format!("{name} off, {data}, off offset:1000"),
+                ],
+                blocks: 1,
+            }]
+        }
+        Class::ReadLane { first: true } => {
+            one(vec![format!("{name} s4, v1"), format!("{name} s4, s7")])
+        }
+        Class::ReadLane { first: false } => one(vec![
+            format!("{name} s4, v1, s5"),
+            format!("{name} s4, v1, 37"),
+        ]),
+        Class::GetPc => one(vec![format!("{name} s[4:5]")]),
         Class::Scalar(s) => one(match s {
             Scalar::Movk => vec![format!("{name} s4, 0x1234"), format!("{name} s4, -2")],
             Scalar::Mov => vec![format!("{name} s4, s1"), format!("{name} s4, -7")],
@@ -328,6 +360,16 @@ fn randomize(bench: &mut Bench, rng: &mut Rng) {
     for byte in bench.lds.iter_mut() {
         *byte = rng.next() as u8;
     }
+    // Private memory too, so that loads see signs and stores old bytes.
+    let lanes = softgpu_exec::harness::MAX_LANES;
+    let private: Vec<u8> = (0..SCRATCH_LANE_BYTES * lanes)
+        .map(|_| rng.next() as u8)
+        .collect();
+    bench
+        .wave
+        .scratch
+        .fill_from(&private)
+        .expect("private memory");
 }
 
 /// Runs each case of `family` from random states; returns the ops that
