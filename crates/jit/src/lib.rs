@@ -159,6 +159,10 @@ struct BlockMeta {
     touches_memory: bool,
     /// Whether the block's last slot is a global store.
     closing_store: bool,
+    /// Whether verify mode compares the wave's private memory around the
+    /// block: it touches scratch, or closes with a flat store (which the
+    /// interpreter may send into private memory).
+    changes_private: bool,
     /// Whether the block reads or writes the wave's private memory.
     scratch: bool,
 }
@@ -175,6 +179,8 @@ impl BlockMeta {
             writes_lds: plan.writes_lds,
             touches_memory: plan.touches_memory,
             closing_store: matches!(plan.steps.last(), Some(plan::Step::GlobalStore(..))),
+            changes_private: plan.touches_scratch
+                || matches!(plan.steps.last(), Some(plan::Step::GlobalStore(_, true))),
             scratch: plan.touches_scratch,
         }
     }
@@ -448,8 +454,14 @@ struct Snapshot {
 }
 
 impl Snapshot {
-    fn of(wave: &Wave, rows: &[u16]) -> Snapshot {
-        let private = wave.scratch.lane_bytes().saturating_mul(wave.lanes);
+    fn of(wave: &Wave, rows: &[u16], with_private: bool) -> Snapshot {
+        // Copying private memory around every block would cost a dispatch
+        // with a large private segment minutes; only blocks that may
+        // change it need it (`BlockMeta::changes_private`).
+        let private = match with_private {
+            true => wave.scratch.lane_bytes().saturating_mul(wave.lanes),
+            false => usize::MAX,
+        };
         Snapshot {
             vgprs: rows.iter().map(|&r| wave.vgpr[r as usize]).collect(),
             sgpr: wave.sgpr,
@@ -520,7 +532,7 @@ pub fn verify(
 ) -> Result<Option<(u32, u32)>, Trap> {
     let start = wave.pc;
     let rows = &block.meta.vgprs;
-    let before = Snapshot::of(wave, rows);
+    let before = Snapshot::of(wave, rows, block.meta.changes_private);
     // A block that stores to LDS runs both tiers from the same LDS too.
     let lds_before = block.meta.writes_lds.then(|| env.lds.to_vec());
     // Device memory another wave, thread or the host writes may change
@@ -571,11 +583,11 @@ fn verify_once(
     let Some((jit_next, retired)) = block.run(wave, env.lds, &env.mem) else {
         return Ok(left_unchanged(wave, env, before, rows, lds_before));
     };
-    let jitted = Snapshot::of(wave, rows);
+    let jitted = Snapshot::of(wave, rows, block.meta.changes_private);
     before.restore(wave, rows);
     let lds_jitted = swap_lds(env, lds_before);
     interpret(program, wave, env, retired)?;
-    let interpreted = Snapshot::of(wave, rows);
+    let interpreted = Snapshot::of(wave, rows, block.meta.changes_private);
     let diff = jitted
         .diff(&interpreted, rows, wave.lanes)
         .or_else(|| lds_diff(lds_jitted.as_deref()?, env.lds))
@@ -599,7 +611,8 @@ fn left_unchanged(
     rows: &[u16],
     lds_before: Option<&[u8]>,
 ) -> Result<Option<(u32, u32)>, String> {
-    let changed = Snapshot::of(wave, rows)
+    // Private memory is compared where the snapshot before holds it.
+    let changed = Snapshot::of(wave, rows, !before.scratch.is_empty())
         .diff(before, rows, wave.lanes)
         .or_else(|| {
             let lds = lds_before?;
@@ -668,13 +681,16 @@ fn verify_store_once(
     interpret(program, wave, env, len - 1)?;
     // What a block that leaves the store to the interpreter must leave
     // (a flat store into private memory changes it).
-    let before_store = Snapshot::of(wave, rows);
+    let before_store = Snapshot::of(wave, rows, block.meta.changes_private);
     let store = &program.slot_at(wave.pc).inst;
     let addrs = softgpu_interp::ops::vmem::global_addresses(wave, store);
     let read = |env: &Env, a: u64| env.mem.load_u32(a).ok();
     let old: Vec<Option<u32>> = addrs.iter().map(|&a| read(env, a)).collect();
     interpret(program, wave, env, 1)?;
-    let (interpreted, interpreted_next) = (Snapshot::of(wave, rows), wave.pc);
+    let (interpreted, interpreted_next) = (
+        Snapshot::of(wave, rows, block.meta.changes_private),
+        wave.pc,
+    );
     let stored: Vec<Option<u32>> = addrs.iter().map(|&a| read(env, a)).collect();
     let lds_interpreted = swap_lds(env, lds_before);
     // Puts back what the store overwrote (an unreadable dword the store
@@ -707,7 +723,7 @@ fn verify_store_once(
                 read(env, a)
             )
         });
-    let diff = Snapshot::of(wave, rows)
+    let diff = Snapshot::of(wave, rows, block.meta.changes_private)
         .diff(state, rows, wave.lanes)
         .or(memory)
         .or_else(|| lds_diff(env.lds, lds_interpreted.as_deref()?))
