@@ -785,19 +785,29 @@ impl<'a, 'b> Emitter<'a, 'b> {
         self.b.switch_to_block(whole);
         self.b.seal_block(whole);
         let found = self.consecutive_rows(low, high, add, table);
-        let args = [found.0, found.1, found.2].map(BlockArg::Value);
-        self.b.ins().jump(join, &args);
+        self.jump_with(join, found);
         self.b.switch_to_block(some);
         self.b.seal_block(some);
         let found = self.active_rows(low, high, add, exec, table);
+        self.jump_with(join, found);
+        self.joined(join)
+    }
+
+    /// Jumps to `join` with a layout's flag, lowest and highest address.
+    fn jump_with(&mut self, join: cranelift_codegen::ir::Block, found: (Value, Value, Value)) {
         let args = [found.0, found.1, found.2].map(BlockArg::Value);
         self.b.ins().jump(join, &args);
+    }
+
+    /// Continues in `join`, whose three parameters (a layout's flag,
+    /// lowest and highest address, `jump_with`'s) it returns.
+    fn joined(&mut self, join: cranelift_codegen::ir::Block) -> (Value, Value, Value) {
         self.b.switch_to_block(join);
         self.b.seal_block(join);
-        let &[rows, lowest, highest] = self.b.block_params(join) else {
+        let &[flag, lowest, highest] = self.b.block_params(join) else {
             unreachable!("three parameters")
         };
-        (rows, lowest, highest)
+        (flag, lowest, highest)
     }
 
     /// [`Emitter::chunk_rows`] when only some lanes are on (`exec`,
@@ -1012,19 +1022,12 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 .store(self.flags, first, table, 8 * chunk as i32);
         }
         let last = self.b.ins().iadd_imm_s(start, base_of(chunks - 1) as i64);
-        let args = [run, start, last].map(BlockArg::Value);
-        self.b.ins().jump(join, &args);
+        self.jump_with(join, (run, start, last));
         self.b.switch_to_block(apart);
         self.b.seal_block(apart);
         let found = self.chunk_rows(low, high, add, table);
-        let args = [found.0, found.1, found.2].map(BlockArg::Value);
-        self.b.ins().jump(join, &args);
-        self.b.switch_to_block(join);
-        self.b.seal_block(join);
-        let &[good, lowest, highest] = self.b.block_params(join) else {
-            unreachable!("three parameters")
-        };
-        (good, lowest, highest)
+        self.jump_with(join, found);
+        self.joined(join)
     }
 
     /// Whether every lane's address is lane 0's plus 4 a lane, 4-aligned
