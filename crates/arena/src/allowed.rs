@@ -9,14 +9,16 @@
 //! access (at most [`REACH_PAGES`] each way); a later range inside it is
 //! allowed without asking the shadow again.
 //!
-//! What keeps that exact: every change of the shadow (an allocation, a
-//! free, a registration, a change of access) raises the shadow's change
-//! count after it is written ([`super::shadow::Shadow::changes`]), and an
-//! entry holds the count read before its range was checked. An entry whose
-//! count is not the current one is never used. So a range is allowed from
-//! the cache only while no shadow byte has changed since the shadow itself
-//! allowed it; an access racing with a free (the count not raised yet) is
-//! allowed exactly as a lane checked just before the free would be.
+//! What keeps that exact: every change of a shadow (an allocation, a
+//! free, a registration, a change of access), and every new shadow, raises
+//! the process's one change count after it is written (`Shadow::changes`),
+//! and an entry holds the count read before its range was checked. An
+//! entry whose count is not the current one is never used. So a range is
+//! allowed from the cache only while no shadow byte has changed since the
+//! shadow itself allowed it, and an arena made at a dropped one's address
+//! never meets that one's entries; an access racing with a free (the count
+//! not raised yet) is allowed exactly as a lane checked just before the
+//! free would be.
 
 use std::cell::Cell;
 

@@ -83,11 +83,14 @@ pub(super) struct Shadow {
     /// the pages it touches before it writes their granules and sets them
     /// after.
     pages: Map,
-    /// How many fills have changed the shadow: raised after each, so a
-    /// range allowed while the count was `n` (read before the check) is
-    /// still allowed while it is `n` (see `super::allowed`).
-    changes: AtomicU64,
 }
+
+/// How many times any shadow of the process has been made or changed:
+/// raised after each fill and at each new shadow, so a range allowed
+/// while the count was `n` (read before the check) is still allowed while
+/// it is `n` (see `super::allowed`). One count for every arena, so an
+/// arena made where a dropped one lived never meets that one's entries.
+static CHANGES: AtomicU64 = AtomicU64::new(0);
 
 impl Shadow {
     /// A shadow for an arena of `bytes` (a multiple of 8).
@@ -97,7 +100,9 @@ impl Shadow {
             map: Map::new(granules, None)?,
             granules,
             pages: Map::new(granules.div_ceil(PAGE_GRANULES), None)?,
-            changes: AtomicU64::new(0),
+        })
+        .inspect(|_| {
+            CHANGES.fetch_add(1, Release);
         })
     }
 
@@ -255,14 +260,14 @@ impl Shadow {
             };
             self.page(p).store(summary, Relaxed);
         }
-        self.changes.fetch_add(1, Release);
+        CHANGES.fetch_add(1, Release);
     }
 
-    /// How many times the shadow has changed (see [`Shadow::changes`]'s
-    /// field): read before a check whose answer is kept.
+    /// How many times any shadow has been made or changed (see
+    /// `CHANGES`): read before a check whose answer is kept.
     #[inline(always)]
     pub(super) fn changes(&self) -> u64 {
-        self.changes.load(Acquire)
+        CHANGES.load(Acquire)
     }
 
     /// `[offset, end)` (arena offsets, allowed to `who`, inside the

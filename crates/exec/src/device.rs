@@ -430,12 +430,14 @@ impl Device {
             group_segment_bytes,
             memory.kernarg,
         );
-        self.arena.write(memory.packet, &packet)?;
         let raw = RawDispatch {
             private_segment_bytes,
             ..raw_dispatch(desc, grid, group_segment_bytes, memory.addresses())
         };
-        let result = (self.check_raw(kernel, &raw))
+        // The memory is kept (or freed) whichever way the dispatch ends.
+        let result = (self.arena.write(memory.packet, &packet))
+            .map_err(DispatchError::from)
+            .and_then(|()| self.check_raw(kernel, &raw))
             .and_then(|scratch_lane_bytes| self.run_raw(program, kernel, &raw, scratch_lane_bytes));
         self.keep_dispatch_memory(memory);
         result

@@ -1010,7 +1010,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
         self.b.ins().brif(one_apart, probe, &[], apart, &[]);
         self.b.switch_to_block(probe);
         self.b.seal_block(probe);
-        let (run, start) = self.one_run(low, high, add);
+        let (run, start) = self.one_run(first_word, low, high, add);
         self.b.ins().brif(run, fill, &[], apart, &[]);
         self.b.switch_to_block(fill);
         self.b.seal_block(fill);
@@ -1031,14 +1031,20 @@ impl<'a, 'b> Emitter<'a, 'b> {
     }
 
     /// Whether every lane's address is lane 0's plus 4 a lane, 4-aligned
-    /// (an I8 flag), and lane 0's address. The low words must step by 4
+    /// (an I8 flag), and lane 0's address; `word` is lane 0's low word,
+    /// which the probe in front already loaded. The low words must step by 4
     /// from lane 0's without wrapping (one compare of lane 0's word) and
     /// the high words all equal lane 0's: then the full addresses, `add`
     /// included, step by 4 too. Unrolled: a load, an add and an or a
     /// chunk for the low words, two more for the high.
-    fn one_run(&mut self, low: Value, high: Option<Value>, add: Value) -> (Value, Value) {
+    fn one_run(
+        &mut self,
+        word: Value,
+        low: Value,
+        high: Option<Value>,
+        add: Value,
+    ) -> (Value, Value) {
         let lanes = if self.wave64 { 64 } else { 32 };
-        let word = self.b.ins().load(I32, self.flags, low, 0);
         let last_step = 4 * (lanes as u32 - 1);
         let unwrapped = self.b.ins().icmp_imm_u(
             IntCC::UnsignedLessThanOrEqual,
