@@ -34,8 +34,10 @@ const ENTRIES: usize = 8;
 
 /// One allowed range: arena offsets `[start, end)`, allowed for kernel
 /// reads, and for writes too when `write`, by the shadow of the arena at
-/// `arena` when its change count was `changes`.
+/// `arena` when its change count was `changes`. `repr(C)`: compiled code
+/// reads entries through [`Quick`].
 #[derive(Clone, Copy)]
+#[repr(C)]
 struct Entry {
     arena: usize,
     changes: u64,
@@ -60,7 +62,69 @@ thread_local! {
 /// The entry slot of arena offset `offset`: its 4 GiB window's.
 #[inline(always)]
 fn slot(offset: u64) -> usize {
-    (offset >> 32) as usize % ENTRIES
+    (offset >> SLOT_SHIFT) as usize % ENTRIES
+}
+
+/// An offset's slot is its bits from this one on, modulo [`ENTRIES`].
+const SLOT_SHIFT: u32 = 32;
+
+/// What code compiled outside Rust (the JIT's blocks) needs to ask this
+/// thread's entries itself, the same question `allows` answers, without
+/// a call: made on the thread that asks, by `Memory::quick`, and valid
+/// there while the `Memory` it was made from lives.
+///
+/// For a kernel access of arena offsets `[offset, end)` (`offset` the
+/// device address less [`Quick::base`]), the entry at `entries + ((offset
+/// >> SLOT_SHIFT) & SLOT_MASK) * ENTRY_BYTES` allows it when its `arena`
+/// word equals [`Quick::arena`], its `changes` word equals the `u64` at
+/// [`Quick::changes`], `start <= offset`, `offset < end <= entry end`, and, for a write, its
+/// `write` byte is not 0 — and the dispatch is not stale: the `u32` at
+/// [`Quick::recycled`] is at most [`Quick::epoch`] (`Memory::stale_after`).
+/// A plain x86-64 load is an acquire load, as `Shadow::changes` is.
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub struct Quick {
+    /// This thread's entries.
+    pub entries: *const u8,
+    /// The process's shadow change count (`Shadow::changes`).
+    pub changes: *const u64,
+    /// The arena's `recycled` serial.
+    pub recycled: *const u32,
+    /// The serial stale accesses are checked against, `u32::MAX` for none.
+    pub epoch: u32,
+    /// The arena's identity in entries.
+    pub arena: usize,
+    /// The device address of arena offset 0.
+    pub base: u64,
+}
+
+impl Quick {
+    /// Bytes an entry takes.
+    pub const ENTRY_BYTES: i64 = std::mem::size_of::<Entry>() as i64;
+    /// Where an entry's fields are, in bytes from its start.
+    pub const ENTRY_ARENA: i32 = std::mem::offset_of!(Entry, arena) as i32;
+    pub const ENTRY_CHANGES: i32 = std::mem::offset_of!(Entry, changes) as i32;
+    pub const ENTRY_START: i32 = std::mem::offset_of!(Entry, start) as i32;
+    pub const ENTRY_END: i32 = std::mem::offset_of!(Entry, end) as i32;
+    pub const ENTRY_WRITE: i32 = std::mem::offset_of!(Entry, write) as i32;
+    /// An offset's entry is `(offset >> SLOT_SHIFT) & SLOT_MASK`.
+    pub const SLOT_SHIFT: i64 = SLOT_SHIFT as i64;
+    pub const SLOT_MASK: i64 = ENTRIES as i64 - 1;
+    /// Where [`Quick`]'s fields are, in bytes from its start.
+    pub const ENTRIES: i32 = std::mem::offset_of!(Quick, entries) as i32;
+    pub const CHANGES: i32 = std::mem::offset_of!(Quick, changes) as i32;
+    pub const RECYCLED: i32 = std::mem::offset_of!(Quick, recycled) as i32;
+    pub const EPOCH: i32 = std::mem::offset_of!(Quick, epoch) as i32;
+    pub const ARENA: i32 = std::mem::offset_of!(Quick, arena) as i32;
+    pub const BASE: i32 = std::mem::offset_of!(Quick, base) as i32;
+}
+
+// `SLOT_MASK` is a mask only for a power-of-two count of entries.
+const _: () = assert!(ENTRIES.is_power_of_two());
+
+/// This thread's entries, for [`Quick::entries`].
+pub(super) fn entries_of_thread() -> *const u8 {
+    ENTRIES_OF_THREAD.with(|all| all.as_ptr().cast())
 }
 
 /// Whether this thread's entry for `offset` allows `[offset, offset +

@@ -85,6 +85,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::{Mutex, MutexGuard, RwLock};
 
+pub use allowed::Quick;
 pub use blocks::{backtrace_after, AllocSpec, Allocation, Origin};
 use blocks::{Block, Blocks};
 use map::Map;
@@ -1087,6 +1088,19 @@ impl<'a> Memory<'a> {
             self.epoch
         } else {
             u32::MAX
+        }
+    }
+
+    /// What compiled code needs to ask this thread's allowed ranges itself
+    /// (see [`Quick`]): valid on this thread while `self` lives.
+    pub fn quick(&self) -> Quick {
+        Quick {
+            entries: allowed::entries_of_thread(),
+            changes: self.arena.shadow.changes_ptr(),
+            recycled: self.arena.recycled.as_ptr(),
+            epoch: self.epoch,
+            arena: self.arena as *const Arena as usize,
+            base: self.arena.base,
         }
     }
 
@@ -2186,6 +2200,23 @@ mod tests {
         arena.free(big).unwrap();
         assert!(memory.window(big + 4096, big + 4224, false).is_none());
         assert!(memory.window(other, other + 64, true).is_some());
+    }
+
+    /// A range checked at an allocation's unaligned end is widened over
+    /// the allocation's whole pages before it too, so the waves at its end
+    /// do not each ask the shadow; and never past its last byte.
+    #[test]
+    fn a_range_at_an_unaligned_end_reaches_into_the_whole_pages() {
+        let arena = Arena::new(1 << 26).unwrap();
+        let len = 5 * 4096 + 100;
+        let a = arena.alloc(len).unwrap();
+        let memory = Memory::new(&arena, None);
+        let end = a + len;
+        assert!(memory.window(end - 64, end, false).is_some());
+        let (id, changes) = (&arena as *const Arena as usize, arena.shadow.changes());
+        let middle = a.div_ceil(4096) * 4096 + 4096 - arena.base;
+        assert!(allowed::allows(id, changes, middle, 4096, false));
+        assert!(!allowed::allows(id, changes, end - arena.base, 1, false));
     }
 
     /// Every allocation sits in a window of its own: writes at any distance

@@ -270,11 +270,20 @@ impl Shadow {
         CHANGES.load(Acquire)
     }
 
+    /// Where the change count is, for compiled code that reads it itself
+    /// (`super::Quick`).
+    pub(super) fn changes_ptr(&self) -> *const u64 {
+        CHANGES.as_ptr()
+    }
+
     /// `[offset, end)` (arena offsets, allowed to `who`, inside the
-    /// arena) widened to the whole pages on either side, up to
-    /// [`allowed::REACH_PAGES`](super::allowed::REACH_PAGES) each way, whose
-    /// summaries allow `who` all their bytes: first the pages holding the
-    /// range's ends, then their neighbours while they do.
+    /// arena) widened over the bytes `who` may access around it: within
+    /// the pages holding its ends (a small allocation's granules, or all of
+    /// a page whose summary allows it), and, where that reaches a page's
+    /// edge, over the neighbouring pages whose summaries allow `who` all
+    /// their bytes, up to [`allowed::REACH_PAGES`](super::allowed::REACH_PAGES)
+    /// each way. So the waves at an allocation's unaligned ends keep a
+    /// range reaching into its middle too.
     pub(super) fn widen(&self, offset: u64, end: u64, who: Who) -> [u64; 2] {
         let deny = who.deny();
         let pages = self.granules.div_ceil(PAGE_GRANULES);
@@ -282,24 +291,30 @@ impl Shadow {
         let reach = super::allowed::REACH_PAGES;
         let page_bytes = PAGE_GRANULES * 8;
         let (first, last) = (offset / page_bytes, (end - 1) / page_bytes);
-        let start = if whole(first) {
+        let mut start = if whole(first) {
+            first * page_bytes
+        } else {
+            self.granules_before(offset, deny)
+        };
+        if start == first * page_bytes {
             let mut p = first;
             while p > 0 && first - p < reach && whole(p - 1) {
                 p -= 1;
             }
-            p * page_bytes
+            start = p * page_bytes;
+        }
+        let mut stop = if whole(last) {
+            (last + 1) * page_bytes
         } else {
-            self.granules_before(offset, deny)
+            self.granules_after(end, deny)
         };
-        let stop = if whole(last) {
+        if stop == (last + 1) * page_bytes {
             let mut p = last;
             while p - last < reach && whole(p + 1) {
                 p += 1;
             }
-            (p + 1) * page_bytes
-        } else {
-            self.granules_after(end, deny)
-        };
+            stop = (p + 1) * page_bytes;
+        }
         [start, stop]
     }
 

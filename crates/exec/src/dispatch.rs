@@ -730,11 +730,15 @@ pub(crate) fn run_wave<const HOTSPOTS: bool>(
     // Counters live in registers during the turn and are added once.
     let mut retired = 0u64;
     let mut lanes = 0u64;
+    // This thread's ranges, made once for the run (`Ranges::of_thread`).
+    let jit = jit.map(|tier| (tier, crate::tier::Ranges::of_thread(&env.mem)));
     let stop = loop {
         if retired >= turn {
             break Stop::Yield;
         }
-        if let Some((block, verify)) = jit.and_then(|tier| tier.block_at(wave.pc)) {
+        if let Some(((block, verify), ranges)) =
+            jit.and_then(|(t, r)| Some((t.block_at(wave.pc)?, r)))
+        {
             // A compiled block retires all its slots, all but a closing
             // store it leaves to the interpreter, or none.
             if retired + block.slots() as u64 <= turn
@@ -747,7 +751,7 @@ pub(crate) fn run_wave<const HOTSPOTS: bool>(
                 let next = if verify {
                     crate::tier::verify(block, program, wave, env)?
                 } else {
-                    block.run(wave, env.lds, &env.mem)
+                    block.run(wave, env.lds, &env.mem, &ranges)
                 };
                 // A block that left early changed nothing, and one that
                 // left its closing store ran all but that slot: either

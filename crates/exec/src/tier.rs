@@ -11,10 +11,10 @@
 use softgpu_interp::program::Program;
 
 #[cfg(feature = "jit")]
-pub(crate) use softgpu_jit::{verify, Tier};
+pub(crate) use softgpu_jit::{verify, Ranges, Tier};
 
 #[cfg(not(feature = "jit"))]
-pub(crate) use absent::{verify, Tier};
+pub(crate) use absent::{verify, Ranges, Tier};
 
 /// How dispatches use the JIT tier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,6 +129,16 @@ mod absent {
         never: Infallible,
     }
 
+    /// A thread's allowed ranges for blocks: nothing without the JIT.
+    #[derive(Clone, Copy)]
+    pub(crate) struct Ranges;
+
+    impl Ranges {
+        pub(crate) fn of_thread(_: &Memory) -> Ranges {
+            Ranges
+        }
+    }
+
     impl<'a> Tier<'a> {
         pub(crate) fn of(_: &'a Program, _: u32, _: bool, _: bool) -> Option<Tier<'a>> {
             None
@@ -160,7 +170,13 @@ mod absent {
             match self.never {}
         }
 
-        pub(crate) fn run(&self, _: &mut Wave, _: &mut [u8], _: &Memory) -> Option<(u32, u32)> {
+        pub(crate) fn run(
+            &self,
+            _: &mut Wave,
+            _: &mut [u8],
+            _: &Memory,
+            _: &Ranges,
+        ) -> Option<(u32, u32)> {
             match self.never {}
         }
     }

@@ -12,8 +12,74 @@
 //! exact to the lane.
 
 use super::emit::CHUNK_LANES as CHUNK;
-use softgpu_arena::{Lanes, Memory};
-use softgpu_interp::wave::MAX_LANES;
+use softgpu_arena::{Lanes, Memory, Quick};
+use softgpu_interp::ops::vmem;
+use softgpu_interp::wave::{APERTURE_SIZE, MAX_LANES, PRIVATE_APERTURE, SHARED_APERTURE};
+
+/// What a block needs to answer the common memory check itself, without
+/// a call (`Emitter::quick_allows`): this thread's allowed ranges
+/// ([`Quick`]), which `Memory::window` asks first. Made by
+/// [`Ranges::of_thread`] on the thread that runs the blocks, once for a
+/// run of a wave, and valid there while the `Memory` lives.
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub struct Ranges {
+    quick: Quick,
+    /// 1 when no byte of the arena lies in the LDS or scratch aperture, so
+    /// that a flat access inside an allowed range is a global one
+    /// (`ops::vmem::span_window` asks); else 0.
+    flat: u64,
+}
+
+impl Ranges {
+    /// This thread's ranges of `mem`.
+    pub fn of_thread(mem: &Memory) -> Ranges {
+        let (start, end) = (mem.arena.base(), mem.arena.base() + mem.arena.space());
+        let clear = |aperture: u64| end <= aperture || start >= aperture + APERTURE_SIZE;
+        Ranges {
+            quick: mem.quick(),
+            flat: (clear(SHARED_APERTURE) && clear(PRIVATE_APERTURE)) as u64,
+        }
+    }
+}
+
+/// What a block is given for device memory: the `Memory` its helpers take
+/// and the [`Ranges`] it asks itself.
+#[repr(C)]
+pub struct Context {
+    ranges: Ranges,
+    mem: *const Memory<'static>,
+}
+
+impl Context {
+    pub const QUICK: i32 = std::mem::offset_of!(Context, ranges.quick) as i32;
+    pub const FLAT: i32 = std::mem::offset_of!(Context, ranges.flat) as i32;
+    pub const MEM: i32 = std::mem::offset_of!(Context, mem) as i32;
+
+    /// `ranges` must be this thread's, of `mem`.
+    pub fn new(mem: &Memory, ranges: &Ranges) -> Context {
+        Context {
+            ranges: *ranges,
+            mem: (mem as *const Memory).cast(),
+        }
+    }
+}
+
+/// The most bytes `rows_ok` takes in one range (a block answering for it
+/// itself takes no more): wider than the interpreter's wave-wide window
+/// (`ops::vmem::span_window`), so that a 2-D workgroup's wave spanning a
+/// few rows of a wide grid (a 16x16 group's wave64 over 4096 floats a row:
+/// 48 KiB) stays on the rows path; as wide as the pages an allowed range
+/// reaches each way (`softgpu_arena`'s `REACH_PAGES`), so one range holds
+/// it.
+pub const ROWS_SPAN: u64 = 256 << 10;
+
+/// How far past its highest chunk's first address a row access reaches,
+/// for `dwords` dwords a lane (see [`rows_ok`]).
+pub const fn rows_reach(dwords: u32) -> u64 {
+    let dwords = if dwords == 0 { 1 } else { dwords };
+    4 * (CHUNK as u64 - 1) + 4 * dwords as u64
+}
 
 /// The signature of [`scalar_ok`] as the block calls it.
 pub type ScalarOk = unsafe extern "C" fn(*const Memory<'static>, u64, u64) -> u32;
@@ -46,10 +112,12 @@ pub const DWORDS_SHIFT: u32 = 8;
 /// 1 when the rows of a whole-wave load or store, each chunk's lanes
 /// addressing consecutive dwords from a first address between `lowest`
 /// and `highest`, and each lane the dwords `how` says from its address
-/// (bits [`DWORDS_SHIFT`] on), lie in one window the kernel may read (or,
-/// with [`WRITE`] in `how`, write) now, as the interpreter's wave-wide
-/// path checks first (`ops::vmem::span_window`, for a flat access with
-/// [`FLAT`]); else 0. The block has checked the lanes' layout itself.
+/// (bits [`DWORDS_SHIFT`] on), lie in one range of at most [`ROWS_SPAN`]
+/// bytes the kernel may read (or, with [`WRITE`] in `how`, write) now,
+/// as the interpreter's wave-wide path checks a narrower one first
+/// (`ops::vmem::span_window_within`, for a flat access with [`FLAT`]);
+/// else 0. The block has checked the lanes' layout itself, and accesses
+/// only the lanes' bytes.
 ///
 /// # Safety
 /// `mem` points to a live `Memory` (the one `Block::run` was given).
@@ -63,10 +131,9 @@ pub unsafe extern "C" fn rows_ok(
     let mem = unsafe { &*mem };
     let (flat, write) = (how & FLAT != 0, how & WRITE != 0);
     // The last lane's dwords run this far past its chunk's first address.
-    let reach = 4 * (CHUNK as u64 - 1) + 4 * (how >> DWORDS_SHIFT).max(1) as u64;
     let ok = highest
-        .checked_add(reach)
-        .and_then(|end| softgpu_interp::ops::vmem::span_window(mem, lowest, end, write, flat));
+        .checked_add(rows_reach(how >> DWORDS_SHIFT))
+        .and_then(|end| vmem::span_window_within(mem, lowest, end, write, flat, ROWS_SPAN));
     ok.is_some() as u32
 }
 

@@ -231,6 +231,9 @@ pub struct Emitter<'a, 'b> {
     row_layouts: HashMap<(u16, bool, Option<[Value; 2]>), RowLayout>,
     /// The dispatch's `&Memory`, which the `access` helpers take.
     mem: Value,
+    /// The block's `access::Context`, for the checks it answers itself
+    /// (`quick_allows`).
+    cx: Value,
     /// The exit taken when a helper refuses an access: it returns
     /// [`super::BAIL`], the block having changed nothing.
     bail: Option<cranelift_codegen::ir::Block>,
@@ -281,13 +284,16 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// `params`: the block function's `(vgpr, sgpr, scc, lds, lds_len,
     /// memory, private)`.
     pub fn new(b: &'a mut FunctionBuilder<'b>, params: [Value; 7], wave64: bool) -> Self {
+        let (cx, context) = (params[5], MachMemFlags::trusted().with_readonly());
+        let mem = b.ins().load(I64, context, cx, access::Context::MEM);
         Emitter {
+            cx,
             private: params[6],
             scratch_table: None,
             scratch_discard: None,
             unroll: true,
             b,
-            mem: params[5],
+            mem,
             bail: None,
             vgpr: params[0],
             sgpr: params[1],
@@ -502,8 +508,12 @@ impl<'a, 'b> Emitter<'a, 'b> {
             None => Some((addr, self.b.ins().iconst(I64, 4 * dwords as i64))),
         };
         if let Some((start, bytes)) = check {
-            let helper = access::scalar_ok as access::ScalarOk as usize;
-            let ok = self.call(helper, &[I64, I64, I64], &[self.mem, start, bytes]);
+            let end = self.b.ins().iadd(start, bytes);
+            let quick = self.quick_allows(start, end, false);
+            let ok = self.unless_quick(quick, |e| {
+                let helper = access::scalar_ok as access::ScalarOk as usize;
+                e.call(helper, &[I64, I64, I64], &[e.mem, start, bytes])
+            });
             self.leave_unless(ok);
         }
         let Operand::Sgpr(dst) = inst.dst[0] else {
@@ -750,10 +760,112 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// `access::rows_ok`'s answer (an I32) for rows whose chunks' first
     /// addresses run from `lowest` to `highest`.
     fn rows_ok(&mut self, lowest: Value, highest: Value, how: u32) -> Value {
-        let how = self.b.ins().iconst(I32, how as i64);
-        let helper = access::rows_ok as access::RowsOk as usize;
-        let args = [self.mem, lowest, highest, how];
-        self.call(helper, &[I64, I64, I64, I32], &args)
+        // The range `rows_ok` checks, answered here when it is not too
+        // wide for one window (a wrapped end makes it so) and, for a flat
+        // access, the arena is clear of the apertures.
+        let reach = access::rows_reach(how >> access::DWORDS_SHIFT);
+        let end = self.b.ins().iadd_imm_s(highest, reach as i64);
+        let span = self.b.ins().isub(end, lowest);
+        let short = self.b.ins().icmp_imm_s(
+            IntCC::UnsignedLessThanOrEqual,
+            span,
+            access::ROWS_SPAN as i64,
+        );
+        let mut quick = self.quick_allows(lowest, end, how & access::WRITE != 0);
+        quick = self.b.ins().band(quick, short);
+        if how & access::FLAT != 0 {
+            let context = MachMemFlags::trusted().with_readonly();
+            let flat = self
+                .b
+                .ins()
+                .load(I64, context, self.cx, access::Context::FLAT);
+            let flat = self.b.ins().icmp_imm_u(IntCC::NotEqual, flat, 0);
+            quick = self.b.ins().band(quick, flat);
+        }
+        self.unless_quick(quick, |e| {
+            let how = e.b.ins().iconst(I32, how as i64);
+            let helper = access::rows_ok as access::RowsOk as usize;
+            let args = [e.mem, lowest, highest, how];
+            e.call(helper, &[I64, I64, I64, I32], &args)
+        })
+    }
+
+    /// 1 (an I32) where `quick` (an I8) holds, without a call; otherwise
+    /// `slow`'s answer, asked in a cold block.
+    fn unless_quick(&mut self, quick: Value, slow: impl FnOnce(&mut Self) -> Value) -> Value {
+        let (ask, done) = (self.b.create_block(), self.b.create_block());
+        self.b.set_cold_block(ask);
+        self.b.append_block_param(done, I32);
+        let one = self.b.ins().iconst(I32, 1);
+        self.b
+            .ins()
+            .brif(quick, done, &[BlockArg::Value(one)], ask, &[]);
+        self.b.switch_to_block(ask);
+        self.b.seal_block(ask);
+        let answer = slow(self);
+        self.b.ins().jump(done, &[BlockArg::Value(answer)]);
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
+        self.b.block_params(done)[0]
+    }
+
+    /// Whether (an I8) this thread's allowed ranges allow a kernel read
+    /// (or `write`) of device addresses `[start, end)` now, answered as
+    /// `Memory::window` first asks them, from the block's
+    /// `access::Context` (`softgpu_arena::Quick` says how). 0 only sends
+    /// the question to a helper, which asks the shadow.
+    fn quick_allows(&mut self, start: Value, end: Value, write: bool) -> Value {
+        use softgpu_arena::Quick as Q;
+        let context = MachMemFlags::trusted().with_readonly();
+        // The entries, count and serial change while blocks run: no
+        // `readonly` on their loads.
+        let live = MachMemFlags::trusted();
+        let field = |e: &mut Self, ty, at: i32| {
+            e.b.ins()
+                .load(ty, context, e.cx, access::Context::QUICK + at)
+        };
+        let base = field(self, I64, Q::BASE);
+        let offset = self.b.ins().isub(start, base);
+        let end = self.b.ins().isub(end, base);
+        let slot = self.b.ins().ushr_imm_s(offset, Q::SLOT_SHIFT);
+        let slot = self.b.ins().band_imm_s(slot, Q::SLOT_MASK);
+        let slot = self.b.ins().imul_imm_s(slot, Q::ENTRY_BYTES);
+        let entries = field(self, I64, Q::ENTRIES);
+        let entry = self.b.ins().iadd(entries, slot);
+        let word = |e: &mut Self, at: i32| e.b.ins().load(I64, live, entry, at);
+        let mut checks = Vec::new();
+        let (arena, ours) = (word(self, Q::ENTRY_ARENA), field(self, I64, Q::ARENA));
+        checks.push(self.b.ins().icmp(IntCC::Equal, arena, ours));
+        let changes_at = field(self, I64, Q::CHANGES);
+        let changes = self.b.ins().load(I64, live, changes_at, 0);
+        let seen = word(self, Q::ENTRY_CHANGES);
+        checks.push(self.b.ins().icmp(IntCC::Equal, seen, changes));
+        let from = word(self, Q::ENTRY_START);
+        checks.push(
+            self.b
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThanOrEqual, offset, from),
+        );
+        let to = word(self, Q::ENTRY_END);
+        checks.push(self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, to));
+        // Not empty, and not wrapped past the end of the address space.
+        checks.push(self.b.ins().icmp(IntCC::UnsignedGreaterThan, end, offset));
+        if write {
+            let writable = self.b.ins().uload8(I32, live, entry, Q::ENTRY_WRITE);
+            checks.push(self.b.ins().icmp_imm_u(IntCC::NotEqual, writable, 0));
+        }
+        let recycled_at = field(self, I64, Q::RECYCLED);
+        let recycled = self.b.ins().load(I32, live, recycled_at, 0);
+        let epoch = field(self, I32, Q::EPOCH);
+        checks.push(
+            self.b
+                .ins()
+                .icmp(IntCC::UnsignedLessThanOrEqual, recycled, epoch),
+        );
+        let first = checks[0];
+        checks[1..]
+            .iter()
+            .fold(first, |all, &c| self.b.ins().band(all, c))
     }
 
     /// Whether a whole-wave access's lanes are rows (an I8; see

@@ -22,6 +22,7 @@
 //! always raised by the interpreter, precisely.
 
 mod access;
+pub use access::Ranges;
 mod emit;
 mod lower;
 mod plan;
@@ -111,14 +112,14 @@ impl<'a> Tier<'a> {
 const MODE_DEFAULT: u32 = 0xf0;
 
 /// A compiled block: `(vgpr, sgpr, scc, lds, lds_len, memory, private)
-/// -> next slot index`, or [`BAIL`].
+/// -> next slot index`, or [`BAIL`]; `memory` is an [`access::Context`].
 type BlockFn = unsafe extern "C" fn(
     *mut u32,
     *mut u32,
     *mut u8,
     *mut u8,
     usize,
-    *const Memory<'static>,
+    *const access::Context,
     *mut PrivateMemory,
 ) -> u32;
 
@@ -216,18 +217,25 @@ impl Block {
     }
 
     /// Runs the block on `wave` with the workgroup's `lds` and the
-    /// dispatch's device memory; returns the slot index to continue at and
+    /// dispatch's device memory (and this thread's `ranges` of it, made by
+    /// [`Ranges::of_thread`]); returns the slot index to continue at and
     /// the slots retired (all of them, or all but a closing global store
     /// the interpreter must run), or `None`, having changed nothing, when
     /// a memory access of it is for the interpreter.
     #[inline(always)]
-    pub fn run(&self, wave: &mut Wave, lds: &mut [u8], mem: &Memory) -> Option<(u32, u32)> {
+    pub fn run(
+        &self,
+        wave: &mut Wave,
+        lds: &mut [u8],
+        mem: &Memory,
+        ranges: &Ranges,
+    ) -> Option<(u32, u32)> {
         let start = wave.pc;
         debug_assert!(self.meta.lds.is_none_or(|least| lds.len() >= least));
         let vgpr = wave.vgpr.as_mut_ptr().cast::<u32>();
         let sgpr = wave.sgpr.as_mut_ptr();
         let scc = (&mut wave.scc as *mut bool).cast::<u8>();
-        let mem = (mem as *const Memory).cast::<Memory<'static>>();
+        let cx = access::Context::new(mem, ranges);
         let private = &mut wave.scratch as *mut PrivateMemory;
         // SAFETY: the block was compiled from this program for this wave
         // size. Its code reads and writes only: VGPR rows below
@@ -245,13 +253,17 @@ impl Block {
         // reach is within `BlockMeta::lds`), and a store lane not
         // wholly inside writes to a slot of the block's own stack frame. It
         // reads device memory only where a helper of `access`, given
-        // `mem`, allowed it, each asked before the block changes anything
-        // (device addresses are host addresses inside the arena's
-        // mapping, which `mem` borrows for the call, so what was allowed
-        // stays mapped until the block returns), and leaves through
-        // `BAIL` otherwise. It writes device memory only in a closing
-        // store, where `access::rows_ok` allowed the whole range for
-        // writes (or `access::store_lanes` stores), and leaves through
+        // `mem`, allowed it, or where this thread's allowed ranges
+        // (`ranges`, made on this thread from `mem`) held a range the
+        // shadow allowed at the change count still current, as
+        // `Memory::window` accepts them (`Emitter::quick_allows`), each
+        // asked before the block changes anything (device addresses are
+        // host addresses inside the arena's mapping, which `mem` borrows
+        // for the call, so what was allowed stays mapped until the block
+        // returns), and leaves through `BAIL` otherwise. It writes device
+        // memory only in a closing store, where `access::rows_ok` or the
+        // ranges allowed the whole range for writes (or
+        // `access::store_lanes` stores), and leaves through
         // `STORE_LEFT` otherwise. It reads and writes the wave's private
         // memory (a field of the `&mut Wave`, disjoint from the registers)
         // only through the page table `scratch::pages` gave it, which
@@ -265,7 +277,7 @@ impl Block {
         // a lane EXEC leaves off writes to a slot of the block's own stack
         // frame instead. No page is freed or moved during the block.
         let next =
-            unsafe { (self.entry)(vgpr, sgpr, scc, lds.as_mut_ptr(), lds.len(), mem, private) };
+            unsafe { (self.entry)(vgpr, sgpr, scc, lds.as_mut_ptr(), lds.len(), &cx, private) };
         let len = self.meta.len;
         match next {
             BAIL => None,
@@ -580,7 +592,9 @@ fn verify_once(
         return verify_store_once(block, program, wave, env, before, lds_before);
     }
     let rows = &block.meta.vgprs;
-    let Some((jit_next, retired)) = block.run(wave, env.lds, &env.mem) else {
+    let Some((jit_next, retired)) =
+        block.run(wave, env.lds, &env.mem, &Ranges::of_thread(&env.mem))
+    else {
         return Ok(left_unchanged(wave, env, before, rows, lds_before));
     };
     let jitted = Snapshot::of(wave, rows, block.meta.changes_private);
@@ -705,7 +719,9 @@ fn verify_store_once(
     put_back(env);
     before.restore(wave, rows);
     wave.pc = start;
-    let Some((jit_next, retired)) = block.run(wave, env.lds, &env.mem) else {
+    let Some((jit_next, retired)) =
+        block.run(wave, env.lds, &env.mem, &Ranges::of_thread(&env.mem))
+    else {
         return Ok(left_unchanged(wave, env, before, rows, lds_before));
     };
     let (expect_next, expect, state) = if retired == len {

@@ -111,3 +111,41 @@ fn the_jit_compiles_a_kernel_once_it_has_run_long_enough() {
     assert!(large > TIER_UP_INSTRUCTIONS, "{large} wave instructions");
     assert!(prog.is_compiled(entry, false), "never tiered up");
 }
+
+/// Compiled code answers its common memory checks itself, from the ranges
+/// its thread was last allowed (`softgpu_arena::Quick`): a buffer freed
+/// since is refused there as the interpreter refuses it, with its report.
+#[test]
+fn compiled_code_refuses_a_buffer_freed_since_its_thread_was_allowed_it() {
+    // One worker: the thread that was allowed the buffer is the one asked.
+    let gpu = Gpu::with("gfx1151", |s| s.jit(JitMode::On)?.threads(1));
+    let prog = gpu.program("vector_add.cl", &[]);
+    let run = |n: usize, c: Arg| {
+        let (a, b) = (gpu.zeros(n * 4), gpu.zeros(n * 4));
+        let args = [buf(&a), buf(&b), c, Arg::I32(n as i32)];
+        gpu.try_run(
+            &prog,
+            "vector_add",
+            [blocks(n, 256), 1, 1],
+            [256, 1, 1],
+            0,
+            &args,
+        )
+    };
+    let big = gpu.zeros(4 << 22);
+    run(1 << 22, buf(&big)).expect("the dispatch that tiers up");
+    assert!(
+        prog.is_compiled(entry(&prog, "vector_add"), false),
+        "never tiered up"
+    );
+    // Small enough that one allowed range covers all of it.
+    let n = 1 << 14;
+    let c = gpu.zeros(n * 4);
+    run(n, buf(&c)).expect("the compiled dispatch");
+    // Whole pages of it: a range is widened over whole allowed pages only.
+    let stale = c.addr() + (8 << 10);
+    gpu.dev.free(c).expect("free");
+    let err = run(n / 4, Arg::Pointer(stale)).expect_err("a store through a freed buffer ran");
+    let report = err.to_string();
+    assert!(report.contains("freed by"), "{report}");
+}

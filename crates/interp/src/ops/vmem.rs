@@ -541,7 +541,23 @@ pub fn span_window<'a>(
     write: bool,
     flat: bool,
 ) -> Option<Window<'a>> {
-    if flat && in_aperture(start, end) || end.checked_sub(start)? > WINDOW_SPAN {
+    span_window_within(mem, start, end, write, flat, WINDOW_SPAN)
+}
+
+/// [`span_window`] for ranges up to `limit` bytes: whoever takes a wider
+/// range than the interpreter does must only access, through it, bytes
+/// the lanes access (every byte of it is allowed, so each lane's own
+/// check would pass too).
+#[inline(always)]
+pub fn span_window_within<'a>(
+    mem: &Memory<'a>,
+    start: u64,
+    end: u64,
+    write: bool,
+    flat: bool,
+    limit: u64,
+) -> Option<Window<'a>> {
+    if flat && in_aperture(start, end) || end.checked_sub(start)? > limit {
         return None;
     }
     mem.window(start, end, write)
