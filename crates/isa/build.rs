@@ -53,9 +53,10 @@ const TYPES: &[&str] = &[
 
 /// The families whose tables are generated, in `Family` order, with the
 /// TSV each comes from.
-const FAMILIES: [(&str, &str); 2] = [
+const FAMILIES: [(&str, &str); 3] = [
     ("Gfx11", "data/gfx11-ops.tsv"),
     ("Gfx12", "data/gfx12-ops.tsv"),
+    ("Gfx10", "data/gfx10-ops.tsv"),
 ];
 
 /// An op's encoding in one family.
@@ -80,7 +81,7 @@ struct Row<'a> {
     format: &'a str,
     dst: [&'a str; 2],
     src: [&'a str; 3],
-    enc: [Option<Enc<'a>>; 2],
+    enc: [Option<Enc<'a>>; FAMILIES.len()],
 }
 
 /// One line of a family's TSV, checked: the name, encoding and types.
@@ -148,7 +149,7 @@ fn union<'a>(tables: &'a [String]) -> Vec<Row<'a>> {
                 format: enc.format,
                 dst,
                 src,
-                enc: [None, None],
+                enc: [None; FAMILIES.len()],
             };
             row.enc[family] = Some(enc);
             rows.push(row);
@@ -383,6 +384,8 @@ const CONDS: &[(&str, &str)] = &[
     ("neq", "Neq"),
     ("nlt", "Nlt"),
     ("t", "T"),
+    // gfx10's float always-true (`v_cmp_tru_f32`), gfx11's `v_cmp_t_f32`.
+    ("tru", "T"),
     ("ne", "Ne"),
     ("class", "Class"),
 ];
@@ -523,27 +526,60 @@ fn mem_op_constants(out: &mut String, ops: &BTreeMap<&str, usize>) {
 /// Bytes one lane's access moves in memory, from the op's width suffix
 /// (`b128`, `u8`) or its format components (`format_xyz`, halved for
 /// `d16`); a gfx12 `*_block` (spills of up to 32 VGPRs) counts its largest,
-/// 128; 0 for a cache control (`gl0_inv`, `global_wb`).
+/// 128; 0 for a cache control (`gl0_inv`, `global_wb`). gfx10 spells
+/// widths as words (`gfx10_access_bytes`).
 fn access_bytes(op: &str) -> u32 {
-    if let Some((head, xyzw)) = op.rsplit_once("format_") {
-        let size = if head.contains("d16") { 2 } else { 4 };
+    if let Some((_, tail)) = op.rsplit_once("format_") {
+        // gfx10 puts `d16_hi_` after `format_` (`load_format_d16_hi_x`).
+        let xyzw = tail.rsplit('_').next().unwrap_or(tail);
+        let size = if op.contains("d16") { 2 } else { 4 };
         return size * xyzw.len() as u32;
     }
     let width = op.rsplit('_').next().unwrap_or("");
-    match width {
+    let bytes = match width {
         "block" => 128,
-        "inv" | "wb" | "wbinv" => 0,
+        "inv" | "wb" | "wbinv" => return 0,
         _ => width
             .trim_start_matches(['b', 'u', 'i', 'f'])
             .parse::<u32>()
             .map_or(0, |bits| bits / 8),
+    };
+    match bytes {
+        0 => gfx10_access_bytes(op),
+        _ => bytes,
     }
+}
+
+/// gfx10's widths: `dword`, `dwordx2`-`x4`, `(s|u)byte`, `(s|u)short`
+/// anywhere in the name (`load_short_d16_hi`, `load_dword_addtid`), and
+/// atomics of a dword, or two with `_x2`.
+fn gfx10_access_bytes(op: &str) -> u32 {
+    if op.starts_with("atomic_") {
+        return if op.ends_with("_x2") { 8 } else { 4 };
+    }
+    op.split('_')
+        .rev()
+        .find_map(|w| match w {
+            "byte" | "sbyte" | "ubyte" => Some(1),
+            "short" | "sshort" | "ushort" => Some(2),
+            "dword" => Some(4),
+            "dwordx2" => Some(8),
+            "dwordx3" => Some(12),
+            "dwordx4" => Some(16),
+            _ => None,
+        })
+        .unwrap_or(0)
 }
 
 /// The implicit-operand bits of a mnemonic (`Implicit` in `src/class.rs`).
 fn implicit(name: &str) -> u16 {
     let bits = [
-        name.contains("fmac") || name.contains("dot2acc") || name.contains("_mac_"),
+        name.contains("fmac")
+            || name.contains("dot2acc")
+            || name.contains("_mac_")
+            // gfx10.3's v_dot2c_f32_f16 and v_dot4c_i32_i8.
+            || name.starts_with("v_dot2c_")
+            || name.starts_with("v_dot4c_"),
         name.starts_with("v_cmpx_"),
         // gfx12's v_s_exp_f32 and kin: transcendentals into an SGPR.
         matches!(name, "v_readlane_b32" | "v_readfirstlane_b32") || name.starts_with("v_s_"),
@@ -599,6 +635,14 @@ fn lookups(out: &mut String, rows: &[Row]) {
         }
         out.push_str("        _ => return None,\n    }))\n}\n\n");
         for (name, map) in [("by_vop3", &by_vop3), ("by_vopd_y", &by_y)] {
+            if map.is_empty() {
+                // gfx10 has no VOPD.
+                let _ = writeln!(
+                    out,
+                    "pub(crate) fn {name}_{fam}(_opcode: u16) -> Option<Op> {{\n    None\n}}\n"
+                );
+                continue;
+            }
             let _ = writeln!(
                 out,
                 "pub(crate) fn {name}_{fam}(opcode: u16) -> Option<Op> {{\n    Some(Op(match opcode {{"

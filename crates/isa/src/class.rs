@@ -173,7 +173,14 @@ mod tests {
                     } else {
                         ""
                     };
-                    format!("v_cmp{x}_{}_{}", lower(cond), lower(num))
+                    // gfx10 spells the float always-true compare `tru`.
+                    let cond = match (cond, num) {
+                        (Cond::T, Num::F16 | Num::F32 | Num::F64) if name.contains("_tru_") => {
+                            "tru".to_string()
+                        }
+                        _ => lower(cond),
+                    };
+                    format!("v_cmp{x}_{cond}_{}", lower(num))
                 }
                 Class::Rmw {
                     space: Space::Lds,

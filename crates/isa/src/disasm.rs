@@ -337,7 +337,7 @@ fn smem(inst: &Inst) -> String {
     if info.src[0] == Ty::None && info.dst[0] == Ty::None {
         // s_dcache_inv: gfx11 prints its glc/dlc bits, gfx12 nothing.
         return match inst.family {
-            crate::Family::Gfx11 => policy(inst).trim_start().to_string(),
+            crate::Family::Gfx11 | crate::Family::Gfx10 => policy(inst).trim_start().to_string(),
             crate::Family::Gfx12 => String::new(),
         };
     }
@@ -400,7 +400,8 @@ fn prefetch(inst: &Inst) -> String {
 /// glc/slc/dlc bits, gfx12's temporal hint and scope.
 pub(crate) fn policy(inst: &Inst) -> String {
     match inst.family {
-        crate::Family::Gfx11 => cache_text(inst.flags),
+        // gfx10 spells glc/slc/dlc as gfx11 does (no gfx10 word decodes yet).
+        crate::Family::Gfx11 | crate::Family::Gfx10 => cache_text(inst.flags),
         crate::Family::Gfx12 => th_scope(inst),
     }
 }
@@ -1002,7 +1003,8 @@ fn vinterp(inst: &Inst) -> String {
 fn lds_direct(inst: &Inst) -> String {
     let dst = operand(inst.dst[0], Ty::B32);
     let wait = match inst.family {
-        crate::Family::Gfx11 => format!("wait_vdst:{}", inst.imm),
+        // gfx10 has no LDS-direct loads; no gfx10 word decodes yet.
+        crate::Family::Gfx11 | crate::Family::Gfx10 => format!("wait_vdst:{}", inst.imm),
         crate::Family::Gfx12 => format!(
             "wait_va_vdst:{} wait_vm_vsrc:{}",
             inst.imm & 15,

@@ -36,23 +36,28 @@ pub enum Family {
     Gfx11,
     /// RDNA4 (gfx12xx processors).
     Gfx12,
+    /// RDNA2 (gfx10.3: gfx1030 to gfx1036). Its opcode table is in the
+    /// union; its words are not decoded yet and no processor of it is a
+    /// [`TARGETS`] row.
+    Gfx10,
 }
 
 impl Family {
     /// Every family, in table order.
-    pub const ALL: [Family; 2] = [Family::Gfx11, Family::Gfx12];
+    pub const ALL: [Family; 3] = [Family::Gfx11, Family::Gfx12, Family::Gfx10];
 
     /// The family's index in per-family tables.
     pub const fn index(self) -> usize {
         self as usize
     }
 
-    /// Whether softgpu's executor runs the family's code. Every family
-    /// does now; a family being added is decoded and disassembled first,
-    /// and its code is refused by name until its semantics land.
+    /// Whether softgpu's executor runs the family's code. A family being
+    /// added is decoded and disassembled first, and its code is refused by
+    /// name until its semantics land (gfx10: only its opcode table so far).
     pub const fn executed(self) -> bool {
         match self {
             Family::Gfx11 | Family::Gfx12 => true,
+            Family::Gfx10 => false,
         }
     }
 
@@ -61,6 +66,7 @@ impl Family {
         match self {
             Family::Gfx11 => "gfx11",
             Family::Gfx12 => "gfx12",
+            Family::Gfx10 => "gfx10",
         }
     }
 

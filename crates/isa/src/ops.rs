@@ -120,6 +120,7 @@ pub fn op_by_encoding(family: Family, format: Format, opcode: u16) -> Option<Op>
     match family {
         Family::Gfx11 => by_encoding_gfx11(format, opcode),
         Family::Gfx12 => by_encoding_gfx12(format, opcode),
+        Family::Gfx10 => by_encoding_gfx10(format, opcode),
     }
 }
 
@@ -128,6 +129,7 @@ pub fn op_by_vop3(family: Family, opcode: u16) -> Option<Op> {
     match family {
         Family::Gfx11 => by_vop3_gfx11(opcode),
         Family::Gfx12 => by_vop3_gfx12(opcode),
+        Family::Gfx10 => by_vop3_gfx10(opcode),
     }
 }
 
@@ -136,5 +138,6 @@ pub fn op_by_vopd_y(family: Family, opcode: u16) -> Option<Op> {
     match family {
         Family::Gfx11 => by_vopd_y_gfx11(opcode),
         Family::Gfx12 => by_vopd_y_gfx12(opcode),
+        Family::Gfx10 => by_vopd_y_gfx10(opcode),
     }
 }

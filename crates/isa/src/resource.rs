@@ -80,6 +80,9 @@ macro_rules! descriptor {
                 match family {
                     Family::Gfx11 => &[$((stringify!($field), &[$($p11),*])),*],
                     Family::Gfx12 => &[$((stringify!($field), &[$($p12),*])),*],
+                    // Not laid out yet: every field is 0 bits wide there,
+                    // so `encode` refuses any nonzero one.
+                    Family::Gfx10 => &[],
                 }
             }
 
@@ -102,6 +105,18 @@ macro_rules! descriptor {
             /// fit its bits there.
             pub fn encode(&self, family: Family) -> Result<[u32; $words], FieldError> {
                 let mut words = [0u32; $words];
+                if Self::layout(family).is_empty() {
+                    let names = Self::field_names().iter();
+                    if let Some((field, &value)) = names.zip(&self.values()).find(|f| *f.1 != 0) {
+                        return Err(FieldError {
+                            descriptor: $label,
+                            field,
+                            value,
+                            bits: 0,
+                            family,
+                        });
+                    }
+                }
                 for ((field, parts), value) in Self::layout(family).iter().zip(self.values()) {
                     let bits = width(parts);
                     if bits < 64 && value >> bits != 0 {
@@ -118,8 +133,12 @@ macro_rules! descriptor {
                 Ok(words)
             }
 
-            /// The fields of `words` as `family` lays them out.
+            /// The fields of `words` as `family` lays them out (all zero in a
+            /// family with no layout yet).
             pub fn decode(family: Family, words: &[u32; $words]) -> Self {
+                if Self::layout(family).is_empty() {
+                    return Self::default();
+                }
                 let values: Vec<u64> =
                     Self::layout(family).iter().map(|(_, parts)| gather(words, parts)).collect();
                 Self::from_values(&values)

@@ -151,7 +151,9 @@ fn hwreg_name(id: u16) -> Option<&'static str> {
 pub fn hwreg(imm: u16, family: crate::Family) -> String {
     let (id, off, size) = (imm & 63, imm >> 6 & 31, (imm >> 11) + 1);
     let name = match family {
-        crate::Family::Gfx11 => hwreg_name(id),
+        // gfx10's names are for its disassembler (no gfx10 word decodes
+        // yet); gfx11's table serves until then.
+        crate::Family::Gfx11 | crate::Family::Gfx10 => hwreg_name(id),
         crate::Family::Gfx12 => hwreg_name_gfx12(id),
     };
     let name = name.map_or(id.to_string(), str::to_string);

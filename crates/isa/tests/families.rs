@@ -1,13 +1,16 @@
 //! The opcode table is the union of the families' tables
-//! (`data/gfx11-ops.tsv`, `data/gfx12-ops.tsv`, both read off llvm-mc-19):
-//! every row of each family's file is found again by that family's
-//! lookups with its encoding and operand types, a mnemonic both families
-//! give the same operands is one op, and one whose operands change is two.
-//! (`oracle.rs` and `kernels.rs` hold gfx12's decoding to llvm-mc-19 and
-//! llvm-objdump-19.)
+//! (`data/gfx11-ops.tsv`, `data/gfx12-ops.tsv`, `data/gfx10-ops.tsv`, all
+//! read off llvm-mc-19): every row of each family's file is found again by
+//! that family's lookups with its encoding and operand types, a mnemonic
+//! two families give the same operands is one op, and one whose operands
+//! change is two. (`oracle.rs` and `kernels.rs` hold gfx12's decoding to
+//! llvm-mc-19 and llvm-objdump-19; gfx10's decoder is the next step of
+//! issue 47, so only its table is held here.)
 
 use softgpu_isa::ops::{op_by_encoding, op_by_vop3, op_by_vopd_y};
-use softgpu_isa::{op_by_name_in, ops_of, Family, Format, Op};
+use softgpu_isa::{
+    op_by_name_in, ops_of, Class, Cond, DecodeError, Family, Format, Implicit, MemOp, Num, Op,
+};
 
 /// (name, format, opcode, vop3, vopd_x, vopd_y, types) of a family's rows.
 type Row = (
@@ -134,4 +137,71 @@ fn gfx12_words_decode_by_gfx12_tables() {
     );
     assert_eq!(Family::of_target("gfx1201"), Some(Family::Gfx12));
     assert!(Family::Gfx12.executed() && Family::Gfx11.executed());
+}
+
+/// gfx10's table joins the union: a mnemonic it gives gfx11's operands is
+/// gfx11's op at gfx10's own opcodes, its own mnemonics are new ops (one
+/// that gfx11 gives other operands gets the `_GFX10` suffix), and its code
+/// is refused by name: not decoded, not executed, no target.
+#[test]
+fn gfx10_table_joins_the_union() {
+    let g10 = |n: &str| op_by_name_in(Family::Gfx10, n).unwrap();
+    let g11 = |n: &str| op_by_name_in(Family::Gfx11, n).unwrap();
+    for name in ["v_add_f32", "s_mov_b32", "v_lshlrev_b64", "v_add_co_ci_u32"] {
+        assert_eq!(g10(name), g11(name), "{name}");
+    }
+    let mov = Op::S_MOV_B32;
+    assert_eq!(mov.encoding(Family::Gfx10).unwrap().opcode, 3);
+    assert_eq!(mov.encoding(Family::Gfx11).unwrap().opcode, 0);
+    let shift = Op::V_LSHLREV_B64.encoding(Family::Gfx10).unwrap();
+    assert_eq!((shift.format, shift.vop3), (Format::Vop3, Some(767)));
+    // gfx10's own: not gfx11's or gfx12's.
+    for name in [
+        "v_dot2c_f32_f16",
+        "v_fmac_legacy_f32",
+        "s_inst_prefetch",
+        "global_atomic_fcmpswap",
+        "global_load_dword",
+        "v_cmp_tru_f32",
+    ] {
+        let op = g10(name);
+        assert!(op.encoding(Family::Gfx11).is_none(), "{name}");
+        assert!(op.encoding(Family::Gfx12).is_none(), "{name}");
+    }
+    for name in ["v_dot2c_f32_f16", "v_dot4c_i32_i8", "v_fmac_legacy_f32"] {
+        assert!(g10(name).has(Implicit::ACCUMULATES), "{name}");
+    }
+    // Float always-true is gfx11's `t` compare, spelled `tru`.
+    assert_eq!(
+        g10("v_cmp_tru_f32").info().class,
+        Class::Cmp {
+            cond: Cond::T,
+            num: Num::F32
+        }
+    );
+    // gfx10.3 has no float buffer adds, no VOPD and no WMMA.
+    for name in ["buffer_atomic_add_f32", "v_dual_mov_b32"] {
+        assert!(op_by_name_in(Family::Gfx10, name).is_none(), "{name}");
+    }
+    // gfx11's v_interp_p2_f32 is VINTERP; gfx10's is a VOP3 of other operands.
+    assert_eq!(g10("v_interp_p2_f32"), Op::V_INTERP_P2_F32_GFX10);
+    assert_ne!(Op::V_INTERP_P2_F32_GFX10, g11("v_interp_p2_f32"));
+    // gfx10's width words give the bytes a lane moves.
+    for (op, bytes) in [
+        (MemOp::LOAD_DWORDX3, 12),
+        (MemOp::LOAD_SHORT_D16_HI, 2),
+        (MemOp::ATOMIC_ADD_X2, 8),
+        (MemOp::LOAD_FORMAT_D16_HI_X, 2),
+        (MemOp::STORE_BYTE, 1),
+    ] {
+        assert_eq!(op.bytes(), bytes, "{}", op.name());
+    }
+    let endpgm = 0xBF81_0000u32.to_le_bytes();
+    assert!(matches!(
+        softgpu_isa::decode(Family::Gfx10, &endpgm),
+        Err(DecodeError::Invalid { .. })
+    ));
+    assert!(!Family::Gfx10.executed());
+    assert_eq!(Family::of_target("gfx1030"), None);
+    assert_eq!(Family::ALL[Family::Gfx10.index()], Family::Gfx10);
 }

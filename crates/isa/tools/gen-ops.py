@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Generate crates/isa/data/FAMILY-ops.tsv and FAMILY-samples.tsv (gfx11:
-RDNA3/3.5, gfx12: RDNA4).
+"""Generate crates/isa/data/FAMILY-ops.tsv and FAMILY-samples.tsv (gfx10:
+RDNA2, gfx11: RDNA3/3.5, gfx12: RDNA4).
 
 The LLVM disassembler is the oracle: for every encoding we build an
 instruction word from a template (fixed, distinct register operands), walk
@@ -8,7 +8,7 @@ the opcode field through all its values, and ask `llvm-mc-19 --disassemble`
 what each word is. The printed mnemonic names the op; the printed register
 widths plus the type suffixes in the name give the operand types.
 
-Usage: tools/gen-ops.py [gfx11|gfx12]   (default gfx11; run from anywhere;
+Usage: tools/gen-ops.py [gfx10|gfx11|gfx12]   (default gfx11; run from anywhere;
 rewrites that family's data files)
 """
 import os
@@ -68,7 +68,7 @@ def disasm(lines, cpu="gfx1100"):
             res.update(disasm([b], cpu))
         return res
     return {tuple(b): s[0] for i, (b, s) in enumerate(zip(lines, segs))
-            if i not in bad and len(s) == 1 and "Invalid" not in s[0]}
+            if i not in bad and len(s) == 1 and "invalid" not in s[0].lower()}
 
 
 # --- encodings -------------------------------------------------------------
@@ -291,12 +291,79 @@ def gfx12_encodings():
     return out
 
 
+# --- gfx10 (RDNA2, gfx10.3) -------------------------------------------------
+# The scalar ALU, VALU (VOP1/VOP2/VOPC/VOP3/VOP3P), DS and export words have
+# gfx11's layouts (many opcodes differ). Register code 124 is m0 and 125 is
+# null (the other way round from gfx11), so an absent soffset/saddr is 125.
+# SMEM: sdata 6-12, glc 16, dlc 14, op 18-25; the second dword holds a
+# 21-bit offset and soffset in 25-31. FLAT/SCRATCH/GLOBAL: a 12-bit offset,
+# dlc 12, seg 14-15, glc 16, slc 17, op 18-24. MUBUF: offen 12, glc 14,
+# op bits 0-6 in 18-24 and bit 7 in bit 25 of the first dword. MTBUF: op bits 0-2 in
+# 16-18 and bit 3 in bit 21 of the second dword, format 19-25. MIMG: dim
+# 3-5, dmask 8-11, unorm 12, r128 15, op bits 0-6 in 18-24 and bit 7 in
+# bit 0; vaddr, vdata, srsrc/4 (16-20) and ssamp/4 (21-25) in the second.
+# The 32-bit VINTRP word (0xC8...) is not walked (its VOP3 forms are).
+
+
+def smem10(op, f):
+    return le(0xF4000000 | (op << 18) | (f["d"] << 6) | f["base"], (f["soff"] << 25) | 0x10)
+
+
+def flat10(seg):
+    def enc(op, f):
+        return le(0xDC000000 | (op << 18) | (f["glc"] << 16) | (seg << 14) | 0x10,
+                  (f["d"] << 24) | (f["saddr"] << 16) | (f["s1"] << 8) | f["s0"])
+    return enc
+
+
+def mubuf10(op, f):
+    # srsrc s[8:11], soffset s12, offset 16; offen when vaddr is present.
+    # Opcode bit 7 (the d16 format ops) is bit 25.
+    offen = 1 << 12 if f["s0"] else 0
+    return le(0xE0000000 | ((op >> 7) << 25) | ((op & 0x7F) << 18) | (f["glc"] << 14) | offen | 16,
+              (12 << 24) | (2 << 16) | (f["d"] << 8) | f["s0"])
+
+
+def mtbuf10(op, f):
+    offen = 1 << 12 if f["s0"] else 0
+    return le(0xE8000000 | (1 << 19) | ((op & 7) << 16) | offen | 16,
+              (12 << 24) | ((op >> 3) << 21) | (2 << 16) | (f["d"] << 8) | f["s0"])
+
+
+def mimg10(op, f):
+    # vdata v0, vaddr v4 (dim 2D or 1D), srsrc s[8:15], ssamp s[16:19] or
+    # none; the ray-tracing ops need unorm and r128 (`fixed`).
+    return le(0xF0000000 | ((op & 0x7F) << 18) | f["fixed"] | (f["dmask"] << 8) | (f["dim"] << 3)
+              | (op >> 7), (f["ssamp"] << 21) | (2 << 16) | 4)
+
+
+def gfx10_encodings():
+    same = {"sop1", "sop2", "sopk", "sopc", "sopp", "vop1", "vop2", "vopc", "vop3", "vop3p",
+            "ds", "exp"}
+    out = [e for e in ENCODINGS if e[0] in same]
+    mem = {"d": [10, 0], "s0": [2], "s1": [4, 0], "saddr": [125], "glc": [0, 1]}
+    out += [
+        ("smem", 256, smem10, {"d": [8, 0], "base": [1, 0], "soff": [125, 4]}),
+        ("flat", 128, flat10(0), mem),
+        ("scratch", 128, flat10(1), mem),
+        ("global", 128, flat10(2), mem),
+        ("mubuf", 256, mubuf10, {"d": [10, 0], "s0": [2, 0], "glc": [0, 1]}),
+        ("mtbuf", 16, mtbuf10, {"d": [10], "s0": [2, 0]}),
+        ("mimg", 256, mimg10, {"dmask": [0xF, 1, 3], "ssamp": [4, 0], "dim": [1, 0],
+                               "fixed": [0, 0x9000]}),
+    ]
+    return out
+
+
 # Per family: the processors whose disassembler is asked (the first is the
 # base; later ones only add ops it lacks), and the encodings to walk.
 FAMILIES = {
     # gfx1150+ (RDNA3.5) adds ops (SALU float) to the gfx1100 set.
     "gfx11": (("gfx1100", "gfx1151"), lambda: ENCODINGS),
     "gfx12": (("gfx1200", "gfx1201"), gfx12_encodings),
+    # gfx10.3 (RDNA2): gfx1030's set; the others only add ops it lacks.
+    "gfx10": (("gfx1030", "gfx1031", "gfx1032", "gfx1034", "gfx1035", "gfx1036"),
+              gfx10_encodings),
 }
 
 
@@ -383,7 +450,9 @@ VOP3SD = {"v_add_co_ci_u32", "v_sub_co_ci_u32", "v_subrev_co_ci_u32", "v_div_sca
 def vector_types(fmt, name, ops):
     """(dst list, src list) of type names for a vector instruction."""
     toks = name_types(name)
-    packed = fmt == "vop3p" or "_pk_" in name or name.startswith("v_dot2")
+    # gfx10 spells some packed conversions `pkrtz`/`pknorm`.
+    packed = fmt == "vop3p" or name.startswith("v_dot2") or any(
+        p in name for p in ("_pk_", "_pkrtz_", "_pknorm_"))
     first, last = (toks[0], toks[-1]) if toks else ("", "")
     dst, src = ["None", "None"], ["None", "None", "None"]
     is_cmp = name.startswith("v_cmp")
@@ -412,7 +481,8 @@ def vector_types(fmt, name, ops):
         src[2] = "Mask"
     if name.startswith("v_writelane"):
         dst[0] = "B32"
-    if "fmac" in name or "dot2acc" in name or "_mac_" in name:
+    if "fmac" in name or "dot2acc" in name or "_mac_" in name or name.startswith(
+            ("v_dot2c_", "v_dot4c_")):
         src[2] = dst[0]  # accumulates into its destination
     # Operand types the mnemonic does not spell out (LLVM's VOP profiles).
     if name == "v_sat_pk_u8_i16":
@@ -431,7 +501,9 @@ def vector_types(fmt, name, ops):
         dst[0] = src[2] = "BF16"  # one bf16 result and accumulator
     if name in ("v_dot2_f32_f16", "v_dot2_f32_bf16"):
         src[2] = "F32"  # the f32 accumulator
-    if name.startswith("v_cvt_pk_norm_") and name.endswith("_f16"):
+    if name in ("v_dot2_i32_i16", "v_dot2_u32_u16"):
+        src[2] = "B32"  # gfx10's: the 32-bit accumulator
+    if name.startswith(("v_cvt_pk_norm_", "v_cvt_pknorm_")) and name.endswith("_f16"):
         src[0] = src[1] = "F16"
     return dst, src
 
@@ -549,6 +621,8 @@ def record(ops, samples, fmt, op, b, text, cpu):
         if fmt == "smem" and operands:
             e["dst"][0] = ty_of("b32", reg_width(operands[0]), False) if reg_width(operands[0]) else "None"
             e["src"] = ["B128" if "buffer" in name else "B64", "B32", "None"]
+        if name in ("s_memtime", "s_memrealtime"):
+            e["src"] = ["None", "None", "None"]  # gfx10's counters: no base
         if fmt == "smem" and "prefetch" in name:
             # gfx12's prefetches: no sdata; that field holds the size.
             base = "None" if name.endswith("_pc_rel") else ("B128" if "buffer" in name else "B64")

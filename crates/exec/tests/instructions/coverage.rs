@@ -56,7 +56,9 @@ const UNHANDLED: &[(&str, &str)] = &[
 /// The compute ops of every family the executor runs, each once (gfx12
 /// shares most of gfx11's).
 fn compute_ops() -> impl Iterator<Item = Op> {
-    let mut ops: Vec<Op> = Family::ALL.iter().flat_map(|&f| ops_of(f)).collect();
+    // gfx10 is not executed yet (its decoder is the next step of issue 47).
+    let executed = Family::ALL.into_iter().filter(|f| f.executed());
+    let mut ops: Vec<Op> = executed.flat_map(ops_of).collect();
     ops.sort_by_key(|op| op.0);
     ops.dedup();
     ops.into_iter()

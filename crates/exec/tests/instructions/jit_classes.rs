@@ -379,6 +379,7 @@ fn run_family(family: Family, cases: &[&Case], failures: &mut Vec<String>) -> BT
     let target = match family {
         Family::Gfx11 => "gfx1100",
         Family::Gfx12 => "gfx1200",
+        Family::Gfx10 => "gfx1030",
     };
     let variant = asm::Variant {
         target: target.into(),
@@ -445,14 +446,16 @@ fn every_jit_class_matches_interpreter() {
         .iter()
         .flat_map(|(&class, ops)| ops.iter().map(move |&op| (class, op)))
         .flat_map(|(class, op)| {
-            let families = Family::ALL.into_iter();
+            // Executed families only: gfx10's decoder is the next step of
+            // issue 47.
+            let families = Family::ALL.into_iter().filter(|f| f.executed());
             let families = families.filter(move |&f| op.encoding(f).is_some());
             families.flat_map(move |f| cases(op, class, f))
         })
         .collect();
     let mut failures = Vec::new();
     let mut exercised = BTreeSet::new();
-    for family in Family::ALL {
+    for family in Family::ALL.into_iter().filter(|f| f.executed()) {
         let of: Vec<&Case> = cases.iter().filter(|c| c.family == family).collect();
         exercised.extend(run_family(family, &of, &mut failures));
     }

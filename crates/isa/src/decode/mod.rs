@@ -31,6 +31,13 @@ pub fn decode(family: Family, bytes: &[u8]) -> Result<Inst> {
     let mut inst = match family {
         Family::Gfx11 => r.gfx11(w0)?,
         Family::Gfx12 => r.gfx12(w0)?,
+        // Its opcode table is in the union; its words are the next step.
+        Family::Gfx10 => {
+            return Err(DecodeError::Invalid {
+                word: w0,
+                why: "gfx10 (RDNA2) code is not decoded yet",
+            })
+        }
     };
     inst.size = r.len as u8;
     inst.family = family;
