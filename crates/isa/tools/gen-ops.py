@@ -660,7 +660,7 @@ def memory_types(fmt, name, operands):
             src[0] = "B32"
         for k, x in enumerate(rest[1:3]):
             src[1 + k] = wty(x)
-        if name == "ds_store_addtid_b32":
+        if name in ("ds_store_addtid_b32", "ds_write_addtid_b32"):
             src = ["None", "B32", "None"]  # data0 only: the address is M0 + lane id
         if name in ("ds_gws_sema_v", "ds_gws_sema_p", "ds_gws_sema_release_all"):
             src = ["None", "None", "None"]  # no VGPR: the resource is M0 + offset
@@ -699,7 +699,7 @@ def memory_types(fmt, name, operands):
         src[0] = "B32"
         src[2] = "B32"
     # Operands some ops lack (llvm prints none for them).
-    if "_addtid_" in name:
+    if "_addtid" in name:  # gfx11's global_load_addtid_b32, gfx10's ..._dword_addtid
         src[0] = "None"  # no address VGPR: the address is from the lane id
         if "store" in name:
             src[1] = "B32"
