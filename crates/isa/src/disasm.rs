@@ -4,7 +4,8 @@
 use crate::consts::{inline_code, inline_text, literal_text};
 use crate::decode::LIT_SRC0;
 use crate::{
-    flags, mimg, sreg, sym, Encoding, Format, Implicit, Inst, LaneSel, Op, Operand, Special, Ty,
+    flags, mimg, sreg, sym, Encoding, Format, Implicit, Inst, LaneSel, Op, Operand, Sdwa, Special,
+    Ty,
 };
 
 /// How to print: the wave size changes the names of lane-mask operands.
@@ -69,6 +70,9 @@ pub fn disassemble_with(inst: &Inst, opts: &DisasmOptions) -> String {
         Format::Exp => (info.name.to_string(), exp(inst)),
         Format::Vinterp => (info.name.to_string(), vinterp(inst)),
         Format::LdsDirect => (info.name.to_string(), lds_direct(inst)),
+        _ if inst.family == crate::Family::Gfx10 && info.name.starts_with("v_interp_") => {
+            interp_gfx10(inst)
+        }
         _ => (valu_mnemonic(inst), valu(inst, opts.wave64)),
     };
     if operands.is_empty() {
@@ -198,6 +202,9 @@ fn src_lit(inst: &Inst, k: usize, ty: Ty, lit_ty: Ty) -> String {
             s
         };
     }
+    if inst.sdwa.is_some_and(|d| d.sext >> k & 1 != 0) {
+        s = format!("sext({s})");
+    }
     // LLVM has no source modifiers on integer operands (it ignores the bits).
     let float = matches!(ty, Ty::F16 | Ty::BF16 | Ty::F32 | Ty::F64 | Ty::V2F16)
         || info.name.starts_with("v_cndmask")
@@ -306,14 +313,22 @@ fn sopp(inst: &Inst) -> String {
     let imm = inst.imm as u16;
     let name = inst.op.name();
     match name {
+        "s_waitcnt" if inst.family == crate::Family::Gfx10 => sym::waitcnt_gfx10(imm),
         "s_waitcnt" => sym::waitcnt(imm),
         "s_delay_alu" => sym::delay_alu(imm),
         "s_waitcnt_depctr" | "s_wait_alu" => sym::depctr(imm),
         "s_sendmsg" | "s_sendmsghalt" => sym::sendmsg(imm),
         "s_endpgm" if imm == 0 => String::new(),
         "s_endpgm" => imm.to_string(),
-        "s_wait_idle" | "s_code_end" | "s_endpgm_saved" | "s_wakeup" | "s_ttracedata"
-        | "s_icache_inv" | "s_barrier" | "s_barrier_leave" => String::new(),
+        "s_wait_idle"
+        | "s_code_end"
+        | "s_endpgm_saved"
+        | "s_wakeup"
+        | "s_ttracedata"
+        | "s_icache_inv"
+        | "s_barrier"
+        | "s_barrier_leave"
+        | "s_endpgm_ordered_ps_done" => String::new(),
         // gfx12's split counters print their count in hex.
         _ if name.starts_with("s_wait_") && name.ends_with("cnt") => format!("{imm:#x}"),
         "s_set_inst_prefetch_distance"
@@ -321,6 +336,7 @@ fn sopp(inst: &Inst) -> String {
         | "s_wait_event"
         | "s_singleuse_vdst"
         | "s_round_mode"
+        | "s_inst_prefetch"
         | "s_ttracedata_imm" => {
             format!("{imm:#x}")
         }
@@ -363,7 +379,7 @@ fn smem(inst: &Inst) -> String {
     } else if info.src[0] != Ty::None {
         // gfx11 prints a zero offset with soffset = null as the null
         // register; gfx12 prints the offset.
-        let null = inst.imm == 0 && inst.family == crate::Family::Gfx11;
+        let null = inst.imm == 0 && inst.family != crate::Family::Gfx12;
         parts.push(if null { "null".into() } else { off });
     }
     // Only loads carry a cache policy (gfx12's s_atc_probe has none).
@@ -484,9 +500,12 @@ fn valu_mnemonic(inst: &Inst) -> String {
     // (v_mov_b16 has one too, which LLVM 19 decodes only in true16 mode.)
     let two_forms = short_fmt
         && (enc.vop3.is_some() || info.name == "v_mov_b16")
-        && !matches!(info.name, "v_nop" | "v_pipeflush");
+        && !matches!(info.name, "v_nop" | "v_pipeflush" | "v_clrexcp");
     let e64 = inst.flags & flags::E64 != 0;
     let dpp = inst.lane_sel != LaneSel::None;
+    if inst.sdwa.is_some() {
+        return format!("{}_sdwa", info.name);
+    }
     let suffix = match (two_forms, e64, dpp) {
         (true, false, false) => "_e32",
         (true, true, false) => "_e64",
@@ -568,6 +587,35 @@ fn valu_with(inst: &Inst, wave64: bool, lit_ty: Option<Ty>) -> String {
     let mut s = join(parts);
     s.push_str(&vop3_mods(inst));
     s.push_str(&lane_sel_text(inst.lane_sel));
+    if let Some(sdwa) = inst.sdwa {
+        s.push_str(&sdwa_text(inst, sdwa));
+    }
+    s
+}
+
+const SDWA_SEL: [&str; 8] = [
+    "BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD", "7",
+];
+
+/// gfx10's SDWA selects: the destination's (not for VOPC), then src0's and
+/// a VOP2/VOPC's src1.
+fn sdwa_text(inst: &Inst, sdwa: Sdwa) -> String {
+    let info = inst.op.info();
+    let sel = |v: u8| SDWA_SEL[v as usize & 7];
+    let mut s = String::new();
+    let vopc = encoding(inst).format == Format::Vopc;
+    if !vopc {
+        let unused = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "3"];
+        s.push_str(&format!(
+            " dst_sel:{} dst_unused:{}",
+            sel(sdwa.dst_sel),
+            unused[sdwa.dst_unused as usize & 3]
+        ));
+    }
+    s.push_str(&format!(" src0_sel:{}", sel(sdwa.src_sel[0])));
+    if encoding(inst).format != Format::Vop1 && info.src[1] != Ty::None {
+        s.push_str(&format!(" src1_sel:{}", sel(sdwa.src_sel[1])));
+    }
     s
 }
 
@@ -811,7 +859,9 @@ fn ds(inst: &Inst) -> String {
     parts.extend((0..3).map(|k| operand(inst.src[k], info.src[k])));
     let mut s = join(parts);
     let (o0, o1) = (inst.imm & 0xff, inst.imm >> 8 & 0xff);
-    if info.name.contains("2addr") || info.name.contains("2st64") {
+    // gfx10 spells the two-address ops `write2`, `read2`, `wrxchg2`.
+    let two_addr = ["2addr", "2st64", "write2", "read2", "wrxchg2"];
+    if two_addr.iter().any(|t| info.name.contains(t)) {
         if o0 != 0 {
             s.push_str(&format!(" offset0:{o0}"));
         }
@@ -926,14 +976,25 @@ fn buffer(inst: &Inst) -> String {
         a => operand(a, if both { Ty::B64 } else { Ty::B32 }),
     };
     let soff = operand(inst.src[3], Ty::B32);
-    let mut s = join(vec![
-        operand(data, data_ty),
-        vaddr,
-        operand(inst.src[2], Ty::B128),
-        soff,
-    ]);
+    // gfx10: tfe adds a status dword to the data; lds has none in VGPRs.
+    let data_text = match inst.family {
+        crate::Family::Gfx10 if inst.flags & flags::LDS != 0 => String::new(),
+        crate::Family::Gfx10 if inst.flags & flags::TFE != 0 => {
+            let n = data_ty.dwords() + 1;
+            match data {
+                Operand::Vgpr(v) => vgpr_name(v, n),
+                d => operand(d, data_ty),
+            }
+        }
+        _ => operand(data, data_ty),
+    };
+    let mut s = join(vec![data_text, vaddr, operand(inst.src[2], Ty::B128), soff]);
     if encoding(inst).format == Format::Mtbuf && inst.aux != 1 {
-        s.push_str(&format!(" format:{}", sym::buf_format(inst.aux)));
+        let name = match inst.family {
+            crate::Family::Gfx10 => sym::buf_format_gfx10(inst.aux),
+            _ => sym::buf_format(inst.aux),
+        };
+        s.push_str(&format!(" format:{name}"));
     }
     for (bit, name) in [(flags::IDXEN, " idxen"), (flags::OFFEN, " offen")] {
         if inst.flags & bit != 0 {
@@ -944,6 +1005,9 @@ fn buffer(inst: &Inst) -> String {
         s.push_str(&format!(" offset:{}", inst.imm));
     }
     s.push_str(&policy(inst));
+    if inst.family == crate::Family::Gfx10 && inst.flags & flags::LDS != 0 {
+        s.push_str(" lds");
+    }
     if inst.flags & flags::TFE != 0 {
         s.push_str(" tfe");
     }
@@ -1000,6 +1064,39 @@ fn vinterp(inst: &Inst) -> String {
 
 /// `lds_param_load vdst, attrN.c wait_vdst:N`, `lds_direct_load vdst
 /// wait_vdst:N`.
+/// gfx10's VOP3 interpolation ops: `vdst, src1, attrN.c[, src2][ high]`
+/// (`v_interp_mov_f32`: the parameter for src1); the f32 ones, which also
+/// have the 32-bit VINTRP form, are `_e64`.
+fn interp_gfx10(inst: &Inst) -> (String, String) {
+    let info = inst.op.info();
+    let mut parts = vec![operand(inst.dst[0], info.dst[0])];
+    parts.push(match inst.src[1] {
+        Operand::Const(p) if info.name == "v_interp_mov_f32" => match p {
+            0 => "p10".to_string(),
+            1 => "p20".to_string(),
+            2 => "p0".to_string(),
+            p => format!("invalid_param_{p}"),
+        },
+        _ => src(inst, 1),
+    });
+    let chan = ["x", "y", "z", "w"][(inst.aux & 3) as usize];
+    parts.push(format!("attr{}.{chan}", inst.aux >> 2));
+    if info.src[2] != Ty::None {
+        parts.push(src(inst, 2));
+    }
+    let mut s = join(parts);
+    if inst.imm != 0 {
+        s.push_str(" high");
+    }
+    s.push_str(&vop3_mods(inst));
+    let e64 = if info.name.ends_with("_f32") {
+        "_e64"
+    } else {
+        ""
+    };
+    (format!("{}{e64}", info.name), s)
+}
+
 fn lds_direct(inst: &Inst) -> String {
     let dst = operand(inst.dst[0], Ty::B32);
     let wait = match inst.family {

@@ -168,6 +168,22 @@ pub enum LaneSel {
     Dpp8 { sel: [u8; 8], fetch_inactive: bool },
 }
 
+/// gfx10's SDWA form of a VOP1/VOP2/VOPC op (src0 code 0xF9): which part
+/// of each source and of the destination the op works on. Its neg/abs go
+/// to [`Mods`] (one bit per source, as DPP16's), clamp and omod too; a
+/// VOPC's scalar destination to `dst[0]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Sdwa {
+    /// Per source (src0, src1): 0-3 byte 0-3, 4-5 word 0-1, 6 the dword.
+    pub src_sel: [u8; 2],
+    /// Sign-extend the selected part of a source (bit 0 = src0); else zero.
+    pub sext: u8,
+    /// The part of the destination written, as `src_sel`.
+    pub dst_sel: u8,
+    /// The rest of the destination: 0 zeroed, 1 sign-extended, 2 kept.
+    pub dst_unused: u8,
+}
+
 /// Memory-instruction flag bits, in [`Inst::flags`].
 pub mod flags {
     pub const GLC: u16 = 1 << 0;
@@ -224,6 +240,7 @@ pub mod image {
 /// - MUBUF/MTBUF: `dst[0]` vdata for loads, `src[0]` vaddr, `src[1]` vdata
 ///   for stores, `src[2]` srsrc, `src[3]` soffset, `imm` the offset
 ///   (MTBUF: format in `aux`).
+/// - gfx10 SDWA: as VOP1/VOP2/VOPC, the selects in `sdwa`.
 /// - VOPD: this instruction is the X half; `vopd_y` the Y half.
 /// - MIMG: `dst[0]` vdata when written, `src[3]` vdata when read (stores,
 ///   atomics), `src[0]` vaddr0, `src[1]` srsrc, `src[2]` ssamp (samplers),
@@ -257,6 +274,8 @@ pub struct Inst {
     pub aux: u32,
     pub flags: u16,
     pub lane_sel: LaneSel,
+    /// gfx10's SDWA selects, when the op is in that form.
+    pub sdwa: Option<Sdwa>,
     pub vopd_y: Option<Box<Inst>>,
 }
 
@@ -276,6 +295,7 @@ impl Inst {
             aux: 0,
             flags: 0,
             lane_sel: LaneSel::None,
+            sdwa: None,
             vopd_y: None,
         }
     }

@@ -69,7 +69,7 @@ fn shape(name: &str) -> Shape {
         for part in rest.split('_').skip(1) {
             match part {
                 "c" | "o" | "b" => s.extra += 1,
-                "d" => s.gradients = true,
+                "d" | "cd" => s.gradients = true,
                 "g16" => s.g16 = true,
                 "l" | "cl" => s.lod = true,
                 _ => {}
@@ -338,8 +338,9 @@ pub(crate) fn text(name: &str, i: &Inst) -> String {
     if let Operand::Sgpr(n) = i.src[2] {
         parts.push(sregs(n, 4));
     }
-    // LLVM's gfx11 NSA sampler syntax has two spaces after the mnemonic.
-    let mut out = if s.sampler && nsa && i.family == Family::Gfx11 {
+    // LLVM's gfx10/gfx11 NSA sampler syntax has two spaces after the
+    // mnemonic.
+    let mut out = if s.sampler && nsa && i.family != Family::Gfx12 {
         " ".to_string()
     } else {
         String::new()

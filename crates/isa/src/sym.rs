@@ -22,6 +22,27 @@ pub fn waitcnt(imm: u16) -> String {
         .join(" ")
 }
 
+/// gfx10's `s_waitcnt`: vmcnt in bits 0-3 and 14-15, expcnt 4-6, lgkmcnt
+/// 8-13.
+pub fn waitcnt_gfx10(imm: u16) -> String {
+    let f = [
+        ("vmcnt", imm & 15 | (imm >> 14 & 3) << 4, 63),
+        ("expcnt", imm >> 4 & 7, 7),
+        ("lgkmcnt", imm >> 8 & 63, 63),
+    ];
+    let waits: Vec<_> = f.iter().filter(|(_, v, max)| v != max).collect();
+    let shown = if waits.is_empty() {
+        f.iter().collect()
+    } else {
+        waits
+    };
+    shown
+        .iter()
+        .map(|(n, v, _)| format!("{n}({v})"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 const INSTID: [&str; 12] = [
     "NO_DEP",
     "VALU_DEP_1",
@@ -124,6 +145,19 @@ fn hwreg_name_gfx12(id: u16) -> Option<&'static str> {
     })
 }
 
+/// gfx10.3's hardware registers by id.
+fn hwreg_name_gfx10(id: u16) -> Option<&'static str> {
+    Some(match id {
+        16 => "HW_REG_TBA_LO",
+        17 => "HW_REG_TBA_HI",
+        18 => "HW_REG_TMA_LO",
+        19 => "HW_REG_TMA_HI",
+        25 => "HW_REG_POPS_PACKER",
+        27 => return None,
+        _ => return hwreg_name(id),
+    })
+}
+
 /// gfx11's hardware registers by id.
 fn hwreg_name(id: u16) -> Option<&'static str> {
     Some(match id {
@@ -151,9 +185,8 @@ fn hwreg_name(id: u16) -> Option<&'static str> {
 pub fn hwreg(imm: u16, family: crate::Family) -> String {
     let (id, off, size) = (imm & 63, imm >> 6 & 31, (imm >> 11) + 1);
     let name = match family {
-        // gfx10's names are for its disassembler (no gfx10 word decodes
-        // yet); gfx11's table serves until then.
-        crate::Family::Gfx11 | crate::Family::Gfx10 => hwreg_name(id),
+        crate::Family::Gfx11 => hwreg_name(id),
+        crate::Family::Gfx10 => hwreg_name_gfx10(id),
         crate::Family::Gfx12 => hwreg_name_gfx12(id),
     };
     let name = name.map_or(id.to_string(), str::to_string);
@@ -284,4 +317,36 @@ pub fn buf_format(f: u32) -> String {
         Some(n) => format!("[BUF_FMT_{n}]"),
         None => f.to_string(),
     }
+}
+
+/// MTBUF `format:` text for gfx10's unified formats: gfx11's up to 29,
+/// then each packed layout with its own run of number kinds.
+pub fn buf_format_gfx10(f: u32) -> String {
+    const ALL: &[&str] = &[
+        "UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "FLOAT",
+    ];
+    const INT: &[&str] = &["UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT"];
+    const WIDE: &[&str] = &["UINT", "SINT", "FLOAT"];
+    const GROUPS: [(&str, &[&str]); 9] = [
+        ("10_11_11", ALL),
+        ("11_11_10", ALL),
+        ("10_10_10_2", INT),
+        ("2_10_10_10", INT),
+        ("8_8_8_8", INT),
+        ("32_32", WIDE),
+        ("16_16_16_16", ALL),
+        ("32_32_32", WIDE),
+        ("32_32_32_32", WIDE),
+    ];
+    if f < 30 {
+        return buf_format(f);
+    }
+    let mut at = 30;
+    for (layout, kinds) in GROUPS {
+        if let Some(k) = kinds.get((f - at) as usize) {
+            return format!("[BUF_FMT_{layout}_{k}]");
+        }
+        at += kinds.len() as u32;
+    }
+    f.to_string()
 }

@@ -132,3 +132,172 @@ fn gfx12_lds_direct_waits_match_llvm_mc() {
     let bad = differences(Family::Gfx12, &words, "gfx1201");
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// gfx10.3's samples (read off gfx1030) against llvm-mc-19 for gfx1030.
+#[test]
+fn every_gfx10_sample_matches_llvm_mc() {
+    let samples = include_str!("../data/gfx10-samples.tsv");
+    check(Family::Gfx10, samples, "gfx1030", "gfx1030");
+}
+
+/// gfx10's operand forms the samples do not carry, against llvm-mc-19 for
+/// gfx1030: DPP16/DPP8 and SDWA on VOP1/VOP2/VOPC (selects, sext, neg/abs,
+/// clamp/omod, scalar sources, a VOPC's scalar destination), VGPRs above
+/// v127 in 16-bit slots (no true16), every hwreg id and waitcnt field.
+#[test]
+fn gfx10_operand_forms_match_llvm_mc() {
+    let le = |ws: &[u32]| ws.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>();
+    let mut words: Vec<Vec<u8>> = [
+        "c8931564",         // v_add_f16_e32 v10, v200, v201
+        "fa02147e021b00ff", // v_mov_b32_dpp quad_perm
+        "fa081406020119ff", // v_add_f32_dpp row_shl:1 bound_ctrl, neg
+        "e908140602c6882a", // dpp8
+        "ea08140602c6882a", // dpp8 fi:1
+        "f902147e02060500",
+        "f902147e02060600",
+        "f902147e02160600",
+        "f902147e02260600",
+        "f902147e02000400",
+        "f902147e02060d00",
+        "f908140602060506",
+        "f908140602261526",
+        "f908140602460516",
+        "f908140602060586",
+        "f908047c02000506",
+        "f908047c028a0506",
+        "f908047c028a1596",
+        "f908140602068506",
+        "f908140680068506",
+        "f9081406c1068506",
+        "f90814067d068506",
+        "f908146402060506", // v_add_f16_sdwa
+    ]
+    .iter()
+    .map(|h| common::unhex(h))
+    .collect();
+    for id in 0..64u32 {
+        // s_getreg_b32 s10, hwreg(id, 0, 32)
+        words.push(le(&[0xB900_0000 | 10 << 16 | 31 << 11 | id]));
+    }
+    for imm in [0u32, 0x3F7F, 0xC07F, 0x0F70, 0x000F, 0x0070, 0xFFFF, 0x1234] {
+        words.push(le(&[0xBF8C_0000 | imm])); // s_waitcnt
+    }
+    let bad = differences(Family::Gfx10, &words, "gfx1030");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// gfx10's memory words with their fields set one at a time (the samples
+/// carry few): SMEM glc/dlc, soffset and negative offsets; FLAT/GLOBAL/
+/// SCRATCH glc/slc/dlc, signed offsets, saddr, a returning atomic; MUBUF
+/// offen/idxen/glc/dlc/lds/slc/tfe and soffset codes; MTBUF formats and
+/// the high opcode bit; MIMG's flags, a16/d16 and an NSA word.
+#[test]
+fn gfx10_memory_fields_match_llvm_mc() {
+    let le = |ws: &[u32]| ws.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>();
+    let mut words = Vec::new();
+    // SMEM: s_load_dword s8, s[2:3] / s_buffer_load_dword s8, s[0:3].
+    for op in [0u32, 8] {
+        let w0 = 0xF400_0000 | op << 18 | 8 << 6 | 1;
+        for (f0, f1) in [
+            (0, 125 << 25 | 0x10),
+            (1 << 16, 125 << 25 | 0x10),
+            (1 << 14, 125 << 25 | 0x10),
+            (1 << 16 | 1 << 14, 125 << 25),
+            (0, 4 << 25),
+            (0, 124 << 25 | 0x10),
+            (0, 125 << 25 | 0x1F_FFF0),
+            (0, 125 << 25 | 0x0F_FFFF),
+        ] {
+            words.push(le(&[w0 | f0, f1]));
+        }
+    }
+    // FLAT (seg 0), SCRATCH (1), GLOBAL (2): a load, a store, an atomic.
+    for seg in 0..3u32 {
+        for op in [12u32, 28, 50] {
+            if seg == 1 && op == 50 {
+                continue;
+            }
+            for (f0, saddr) in [
+                (0x10, 125u32),
+                (1 << 16 | 0x10, 125),
+                (1 << 17 | 1 << 12, 125),
+                (0xFF0, 125),
+                (0x7FF, 4),
+                (0x800, 4),
+            ] {
+                // FLAT has no saddr.
+                if seg == 0 && saddr != 125 {
+                    continue;
+                }
+                let w0 = 0xDC00_0000 | op << 18 | seg << 14 | f0;
+                words.push(le(&[w0, 10 << 24 | saddr << 16 | 4 << 8 | 2]));
+            }
+        }
+    }
+    // MUBUF buffer_load_dword / buffer_store_dword / buffer_atomic_add,
+    // and a d16 format load (opcode bit 7); vaddr v2, s[8:11].
+    for op in [12u32, 28, 50, 128] {
+        for (f0, f1) in [
+            (0, 12 << 24),
+            (1 << 12, 12 << 24),
+            (1 << 13, 12 << 24),
+            (3 << 12 | 1 << 14, 0x80 << 24),
+            (1 << 15 | 1 << 16, 125 << 24),
+            (1 << 12, 1 << 22 | 124 << 24),
+            (1 << 12 | 0xFFF, 1 << 23 | 12 << 24),
+        ] {
+            // lds only on loads to VGPR-less LDS; tfe not on atomics.
+            if (f0 & 1 << 16 != 0 && op != 12) || (f1 & 1 << 23 != 0 && op == 50) {
+                continue;
+            }
+            let w0 = 0xE000_0000 | (op >> 7) << 25 | (op & 0x7F) << 18 | f0;
+            words.push(le(&[w0, f1 | 2 << 16 | 10 << 8 | 2]));
+        }
+    }
+    // MTBUF: tbuffer_load_format_x and _d16_ ops (opcode bit 3) by format.
+    for op in [0u32, 4, 8, 15] {
+        for fmt in [0u32, 1, 22, 63, 77] {
+            let w0 = 0xE800_0000 | fmt << 19 | (op & 7) << 16 | 1 << 12 | 16;
+            words.push(le(&[
+                w0,
+                12 << 24 | (op >> 3) << 21 | 2 << 16 | 10 << 8 | 2,
+            ]));
+        }
+    }
+    // MIMG: image_load, image_sample, image_atomic_add (2D, dmask 0xf or 1).
+    for op in [0u32, 32, 17] {
+        let dmask = if op == 17 { 1 } else { 0xF };
+        let w0 = 0xF000_0000 | op << 18 | dmask << 8 | 1 << 3;
+        let ssamp = if op == 32 { 4 } else { 0 };
+        let w1 = ssamp << 21 | 2 << 16 | 4;
+        for (f0, f1) in [
+            (0, 0),
+            (1 << 12, 0),
+            (1 << 13, 0),
+            (1 << 7, 0),
+            (1 << 25, 0),
+            (1 << 15, 0),
+            (1 << 16, 0),
+            (1 << 17, 0),
+            (0, 1 << 30),
+            (0, 1 << 31),
+        ] {
+            // No d16 atomics.
+            if op == 17 && f1 == 1 << 31 {
+                continue;
+            }
+            words.push(le(&[w0 | f0, w1 | f1]));
+        }
+        // NSA: one extra dword of addresses (v8, v10, …), 2D and 3D.
+        words.push(le(&[w0 | 1 << 1, w1, 0x0E0C_0A08]));
+        words.push(le(&[w0 | 1 << 1 | 1 << 4, w1, 0x0E0C_0A08]));
+    }
+    let bad = differences(Family::Gfx10, &words, "gfx1030");
+    assert!(
+        bad.is_empty(),
+        "{} of {} differ:\n{}",
+        bad.len(),
+        words.len(),
+        bad.join("\n")
+    );
+}

@@ -1,7 +1,9 @@
 //! Bytes to [`Inst`]: gfx11's encodings here, gfx12's own in [`gfx12`]
 //! (it shares gfx11's scalar, VALU, VOPD and DS layouts, with its own
-//! opcode lookups).
+//! opcode lookups) and gfx10's in [`gfx10`] (scalar, VALU, DS and export
+//! layouts shared with gfx11).
 
+mod gfx10;
 mod gfx12;
 
 use crate::consts::inline_value;
@@ -31,13 +33,7 @@ pub fn decode(family: Family, bytes: &[u8]) -> Result<Inst> {
     let mut inst = match family {
         Family::Gfx11 => r.gfx11(w0)?,
         Family::Gfx12 => r.gfx12(w0)?,
-        // Its opcode table is in the union; its words are the next step.
-        Family::Gfx10 => {
-            return Err(DecodeError::Invalid {
-                word: w0,
-                why: "gfx10 (RDNA2) code is not decoded yet",
-            })
-        }
+        Family::Gfx10 => r.gfx10(w0)?,
     };
     inst.size = r.len as u8;
     inst.family = family;
@@ -389,13 +385,16 @@ impl Reader<'_> {
         };
         let mut i = blank(self.lookup(fmt, opc, w)?);
         let info = i.op.info();
+        // gfx10 has no true16: v128 and up are whole registers there.
+        let t16 = self.family != Family::Gfx10;
+        let half = |k| t16 && half_src(info, k);
         let src0 = bits(w, 0, 9);
-        self.lane_sel(&mut i, src0, half_src(info, 0), true)?;
+        self.lane_sel(&mut i, src0, half(0), true)?;
         if i.lane_sel == LaneSel::None {
-            self.src_half(&mut i, 0, src0, info.src[0], half_src(info, 0))?;
+            self.src_half(&mut i, 0, src0, info.src[0], half(0))?;
         }
         if fmt != Format::Vop1 && info.src[1] != Ty::None {
-            i.src[1] = vgpr_for(bits(w, 9, 8), half_src(info, 1));
+            i.src[1] = vgpr_for(bits(w, 9, 8), half(1));
         }
         let vdst = bits(w, 17, 8);
         match fmt {
@@ -408,7 +407,7 @@ impl Reader<'_> {
                 i.dst[0] = Operand::Sgpr(mask);
             }
             _ if info.implicit.has(Implicit::SCALAR_DST) => i.dst[0] = sreg_operand(vdst),
-            _ if info.dst[0] != Ty::None => i.dst[0] = vgpr_for(vdst, is16(info.dst[0])),
+            _ if info.dst[0] != Ty::None => i.dst[0] = vgpr_for(vdst, t16 && is16(info.dst[0])),
             _ => {}
         }
         if info.implicit.has(Implicit::SWAPS) {

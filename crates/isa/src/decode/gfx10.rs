@@ -1,0 +1,290 @@
+//! gfx10.3 (RDNA2) words: the scalar ALU, VALU (VOP1/VOP2/VOPC/VOP3/VOP3P),
+//! DS and export words keep gfx11's layouts (decoded by the shared readers
+//! with gfx10's opcode lookups); SMEM, FLAT/GLOBAL/SCRATCH, MUBUF, MTBUF and
+//! MIMG have their own field positions. Register code 124 is m0 and 125 is
+//! null, the other way round from gfx11: [`swap_m0_null`] turns every
+//! scalar operand into gfx11's numbering, so the executor reads one form.
+
+use super::{bit, bits, blank, returned_data, sext, sreg_operand, Reader, Result};
+use crate::mimg;
+use crate::{flags, image, DecodeError, Format, Inst, Operand, Sdwa, Ty};
+
+/// gfx10's register code for null (gfx11's m0).
+const NULL10: u32 = 125;
+
+/// gfx10's m0/null codes to gfx11's, in every scalar operand.
+pub(super) fn swap_m0_null(i: &mut Inst) {
+    for o in i.dst.iter_mut().chain(i.src.iter_mut()) {
+        if let Operand::Sgpr(n) = o {
+            *n = match *n {
+                124 => 125,
+                125 => 124,
+                n => n,
+            };
+        }
+    }
+}
+
+/// The VOP3 forms of the interpolation ops: src0's field is the attribute
+/// (bits 0-5), its channel (6-7) and `high` (8), kept as LDSDIR keeps them:
+/// `aux` attr << 2 | channel, `imm` high; `v_interp_mov_f32`'s src1 field
+/// is the parameter (p10, p20, p0), kept in `src[1]` as a constant.
+fn interp(mut i: Inst, w1: u32) -> Inst {
+    if !i.op.name().starts_with("v_interp_") {
+        return i;
+    }
+    let a = bits(w1, 0, 9);
+    i.src[0] = Operand::None;
+    i.flags &= !(super::LIT_SRC0);
+    i.aux = bits(a, 0, 6) << 2 | bits(a, 6, 2);
+    i.imm = bit(a, 8) as i32;
+    if i.op.name() == "v_interp_mov_f32" {
+        i.src[1] = Operand::Const(bits(w1, 9, 9) as u64);
+    }
+    i
+}
+
+impl Reader<'_> {
+    /// One gfx10 instruction whose first word is `w0`.
+    pub(super) fn gfx10(&mut self, w0: u32) -> Result<Inst> {
+        let mut i = match w0 >> 26 {
+            0b110101 => interp(self.vop3(w0)?, self.word(4)?),
+            0b110011 => self.vop3p(w0)?,
+            0b110010 => {
+                return Err(DecodeError::Invalid {
+                    word: w0,
+                    why: "gfx10 VINTRP (32-bit) is not decoded",
+                })
+            }
+            0b111100 => self.mimg10(w0)?,
+            0b111110 => self.exp(w0)?,
+            0b110110 => self.ds(w0)?,
+            0b110111 => self.flat10(w0)?,
+            0b111000 => self.mubuf10(w0)?,
+            0b111010 => self.mtbuf10(w0)?,
+            0b111101 => self.smem10(w0)?,
+            _ if w0 >> 31 == 0 && bits(w0, 0, 9) == 0xF9 => self.sdwa(w0)?,
+            _ if w0 >> 31 == 0 => self.vop12c(w0)?,
+            _ if w0 >> 30 == 0b10 => self.salu(w0)?,
+            _ => {
+                return Err(DecodeError::UnknownOpcode {
+                    format: "gfx10",
+                    opcode: w0 >> 26,
+                    word: w0,
+                })
+            }
+        };
+        swap_m0_null(&mut i);
+        Ok(i)
+    }
+
+    /// SDWA: src0 code 0xF9 on VOP1/VOP2/VOPC; the second word holds the
+    /// src0 code (a VGPR, or a scalar/inline code when bit 23 is set),
+    /// dst_sel 8-10, dst_unused 11-12, clamp 13 and omod 14-15 (VOPC: the
+    /// scalar destination 8-14, written when bit 15 is set, else VCC),
+    /// per source the select (16-18, 24-26), sext (19, 27), neg (20, 28),
+    /// abs (21, 29), and whether src1's field is a scalar code (31).
+    fn sdwa(&mut self, w: u32) -> Result<Inst> {
+        self.need(8)?;
+        let d = self.word(4)?;
+        // The shared reader with src0 as the VGPR, then the SDWA fields.
+        let mut i = self.vop12c(w & !0x1ff | (256 + bits(d, 0, 8)))?;
+        let info = i.op.info();
+        if bit(d, 23) {
+            i.src[0] = self.operand(bits(d, 0, 8), info.src[0], false)?;
+        }
+        let vopc = w >> 25 == 0x3E;
+        let vop2 = w >> 25 < 0x3E && info.src[1] != Ty::None;
+        if (vop2 || vopc) && bit(d, 31) {
+            i.src[1] = self.operand(bits(w, 9, 8), info.src[1], false)?;
+        }
+        i.mods.neg = (bit(d, 20) as u8) | (bit(d, 28) as u8) << 1;
+        i.mods.abs = (bit(d, 21) as u8) | (bit(d, 29) as u8) << 1;
+        let mut sdwa = Sdwa {
+            src_sel: [bits(d, 16, 3) as u8, bits(d, 24, 3) as u8],
+            sext: (bit(d, 19) as u8) | (bit(d, 27) as u8) << 1,
+            ..Sdwa::default()
+        };
+        if vopc {
+            if bit(d, 15) {
+                i.dst[0] = sreg_operand(bits(d, 8, 7));
+            }
+        } else {
+            sdwa.dst_sel = bits(d, 8, 3) as u8;
+            sdwa.dst_unused = bits(d, 11, 2) as u8;
+            i.mods.clamp = bit(d, 13);
+            i.mods.omod = bits(d, 14, 2) as u8;
+        }
+        i.sdwa = Some(sdwa);
+        Ok(i)
+    }
+
+    /// SMEM: sbase 0-5, sdata 6-12, dlc 14, glc 16, op 18-25; a 21-bit
+    /// signed offset and soffset (25-31, null when absent) in the second.
+    fn smem10(&mut self, w: u32) -> Result<Inst> {
+        self.need(8)?;
+        let w1 = self.word(4)?;
+        let mut i = blank(self.lookup(Format::Smem, bits(w, 18, 8), w)?);
+        let info = i.op.info();
+        if info.dst[0] != Ty::None {
+            i.dst[0] = sreg_operand(bits(w, 6, 7));
+        } else {
+            i.aux = bits(w, 6, 7);
+        }
+        if info.src[0] != Ty::None {
+            let align = if info.src[0] == Ty::B128 { !1 } else { !0 };
+            i.src[0] = sreg_operand((bits(w, 0, 6) & align) * 2);
+        }
+        let soff = bits(w1, 25, 7);
+        if soff != NULL10 && info.src[1] != Ty::None {
+            i.src[1] = sreg_operand(soff);
+        }
+        i.imm = sext(bits(w1, 0, 21), 21);
+        i.flags |=
+            if bit(w, 16) { flags::GLC } else { 0 } | if bit(w, 14) { flags::DLC } else { 0 };
+        Ok(i)
+    }
+
+    /// FLAT/SCRATCH/GLOBAL: a 12-bit offset, dlc 12, seg 14-15, glc 16,
+    /// slc 17, op 18-24; vaddr, data, saddr (null when off) and vdst in the
+    /// second word.
+    fn flat10(&mut self, w: u32) -> Result<Inst> {
+        self.need(8)?;
+        let w1 = self.word(4)?;
+        let fmt = match bits(w, 14, 2) {
+            0 => Format::Flat,
+            1 => Format::Scratch,
+            2 => Format::Global,
+            _ => {
+                return Err(DecodeError::Invalid {
+                    word: w,
+                    why: "reserved FLAT segment",
+                })
+            }
+        };
+        let mut i = blank(self.lookup(fmt, bits(w, 18, 7), w)?);
+        let info = i.op.info();
+        i.imm = if fmt == Format::Flat {
+            bits(w, 0, 12) as i32
+        } else {
+            sext(bits(w, 0, 12), 12)
+        };
+        i.flags |= super::cache_flags(w, 16, 17, 12);
+        let saddr = bits(w1, 16, 7);
+        let has_saddr = saddr != NULL10 && fmt != Format::Flat;
+        // Scratch addresses by a VGPR or by an SGPR, not both.
+        let has_vaddr = info.src[0] != Ty::None && !(fmt == Format::Scratch && has_saddr);
+        if fmt == Format::Scratch && has_vaddr {
+            i.flags |= flags::SVE;
+        }
+        if has_vaddr {
+            i.src[0] = Operand::Vgpr(bits(w1, 0, 8) as u16);
+        }
+        if info.src[1] != Ty::None {
+            i.src[1] = Operand::Vgpr(bits(w1, 8, 8) as u16);
+        }
+        if has_saddr {
+            i.src[2] = sreg_operand(saddr);
+        }
+        returned_data(&mut i, Operand::Vgpr(bits(w1, 24, 8) as u16));
+        Ok(i)
+    }
+
+    /// MUBUF: op bits 0-6 in 18-24, bit 7 in 25.
+    fn mubuf10(&mut self, w: u32) -> Result<Inst> {
+        let opc = bits(w, 18, 7) | bits(w, 25, 1) << 7;
+        let mut i = blank(self.lookup(Format::Mubuf, opc, w)?);
+        if bit(w, 16) {
+            i.flags |= flags::LDS;
+        }
+        self.buffer10(w, i)
+    }
+
+    /// MTBUF: op bits 0-2 in 16-18 and bit 3 in bit 21 of the second word,
+    /// the format in 19-25.
+    fn mtbuf10(&mut self, w: u32) -> Result<Inst> {
+        let w1 = self.word(4)?;
+        let opc = bits(w, 16, 3) | bits(w1, 21, 1) << 3;
+        let mut i = blank(self.lookup(Format::Mtbuf, opc, w)?);
+        i.aux = bits(w, 19, 7);
+        self.buffer10(w, i)
+    }
+
+    /// The parts MUBUF and MTBUF share: offset 0-11, offen 12, idxen 13,
+    /// glc 14, dlc 15; vaddr, vdata, srsrc/4 (16-20), slc 22, tfe 23 and
+    /// soffset in the second word.
+    fn buffer10(&mut self, w: u32, mut i: Inst) -> Result<Inst> {
+        self.need(8)?;
+        let w1 = self.word(4)?;
+        let info = i.op.info();
+        i.imm = bits(w, 0, 12) as i32;
+        for (on, f) in [
+            (bit(w, 12), flags::OFFEN),
+            (bit(w, 13), flags::IDXEN),
+            (bit(w, 14), flags::GLC),
+            (bit(w, 15), flags::DLC),
+            (bit(w1, 22), flags::SLC),
+            (bit(w1, 23), flags::TFE),
+        ] {
+            if on {
+                i.flags |= f;
+            }
+        }
+        if i.flags & (flags::OFFEN | flags::IDXEN) != 0 {
+            i.src[0] = Operand::Vgpr(bits(w1, 0, 8) as u16);
+        }
+        let vdata = Operand::Vgpr(bits(w1, 8, 8) as u16);
+        if info.src[1] != Ty::None {
+            i.src[1] = vdata;
+        }
+        // With lds the loaded data goes to LDS at M0, not to vdata.
+        if i.flags & flags::LDS == 0 {
+            returned_data(&mut i, vdata);
+        }
+        if info.src[2] != Ty::None {
+            i.src[2] = sreg_operand(bits(w1, 16, 5) * 4);
+            i.src[3] = self.operand(bits(w1, 24, 8), Ty::B32, false)?;
+        }
+        Ok(i)
+    }
+
+    /// MIMG: nsa 1-2 (extra address dwords), dim 3-5, dlc 7, dmask 8-11,
+    /// unorm 12, glc 13, r128 15, tfe 16, lwe 17, op bits 0-6 in 18-24 and
+    /// bit 7 in bit 0, slc 25; vaddr, vdata, srsrc/4, ssamp/4, a16 and d16
+    /// in the second word.
+    fn mimg10(&mut self, w: u32) -> Result<Inst> {
+        self.need(8)?;
+        let w1 = self.word(4)?;
+        let opc = bits(w, 18, 7) | bits(w, 0, 1) << 7;
+        let mut i = blank(self.lookup(Format::Mimg, opc, w)?);
+        let nsa = bits(w, 1, 2);
+        if nsa > 1 {
+            return Err(DecodeError::Invalid {
+                word: w,
+                why: "gfx10 MIMG NSA with more than 4 extra addresses is not decoded",
+            });
+        }
+        if nsa == 1 {
+            self.need(12)?;
+            i.imm = self.word(8)? as i32;
+        }
+        let vdata = Operand::Vgpr(bits(w1, 8, 8) as u16);
+        mimg::place_data(&mut i, vdata);
+        i.src[0] = Operand::Vgpr(bits(w1, 0, 8) as u16);
+        i.src[1] = sreg_operand(bits(w1, 16, 5) * 4);
+        if mimg::has_sampler(i.op.name()) {
+            i.src[2] = sreg_operand(bits(w1, 21, 5) * 4);
+        }
+        let field = |on: bool, f: u32| if on { f } else { 0 };
+        i.aux = bits(w, 8, 4)
+            | bits(w, 3, 3) << image::DIM_SHIFT
+            | field(nsa != 0, image::NSA)
+            | field(bit(w, 12), image::UNORM)
+            | field(bit(w, 15), image::R128)
+            | field(bit(w1, 30), image::A16)
+            | field(bit(w1, 31), image::D16)
+            | field(bit(w, 17), image::LWE);
+        i.flags |= super::cache_flags(w, 13, 25, 7) | if bit(w, 16) { flags::TFE } else { 0 };
+        Ok(i)
+    }
+}
