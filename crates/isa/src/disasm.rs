@@ -317,6 +317,9 @@ fn sopp(inst: &Inst) -> String {
         "s_waitcnt" => sym::waitcnt(imm),
         "s_delay_alu" => sym::delay_alu(imm),
         "s_waitcnt_depctr" | "s_wait_alu" => sym::depctr(imm),
+        "s_sendmsg" | "s_sendmsghalt" if inst.family == crate::Family::Gfx10 => {
+            sym::sendmsg_gfx10(imm)
+        }
         "s_sendmsg" | "s_sendmsghalt" => sym::sendmsg(imm),
         "s_endpgm" if imm == 0 => String::new(),
         "s_endpgm" => imm.to_string(),
@@ -754,7 +757,13 @@ fn dpp_ctrl(c: u16) -> String {
         0x141 => "row_half_mirror".into(),
         0x150..=0x15f => format!("row_share:{}", c & 15),
         0x160..=0x16f => format!("row_xmask:{}", c & 15),
-        _ => format!("/* invalid dpp_ctrl {c:#x} */"),
+        // gfx9's controls, and values no control has: noted as LLVM does.
+        0x130 => "/* wave_shl is not supported starting from GFX10 */".into(),
+        0x134 => "/* wave_rol is not supported starting from GFX10 */".into(),
+        0x138 => "/* wave_shr is not supported starting from GFX10 */".into(),
+        0x13c => "/* wave_ror is not supported starting from GFX10 */".into(),
+        0x142 | 0x143 => "/* row_bcast is not supported starting from GFX10 */".into(),
+        _ => "/* Invalid dpp_ctrl value */".into(),
     }
 }
 
@@ -1065,8 +1074,8 @@ fn vinterp(inst: &Inst) -> String {
 /// `lds_param_load vdst, attrN.c wait_vdst:N`, `lds_direct_load vdst
 /// wait_vdst:N`.
 /// gfx10's VOP3 interpolation ops: `vdst, src1, attrN.c[, src2][ high]`
-/// (`v_interp_mov_f32`: the parameter for src1); the f32 ones, which also
-/// have the 32-bit VINTRP form, are `_e64`.
+/// (`v_interp_mov_f32`: the parameter for src1); the f32 ones name their
+/// form (`_e32` VINTRP, `_e64` VOP3).
 fn interp_gfx10(inst: &Inst) -> (String, String) {
     let info = inst.op.info();
     let mut parts = vec![operand(inst.dst[0], info.dst[0])];
@@ -1089,12 +1098,13 @@ fn interp_gfx10(inst: &Inst) -> (String, String) {
         s.push_str(" high");
     }
     s.push_str(&vop3_mods(inst));
-    let e64 = if info.name.ends_with("_f32") {
-        "_e64"
-    } else {
-        ""
+    // The f32 ones also have the 32-bit VINTRP word (4 bytes).
+    let form = match (info.name.ends_with("_f32"), inst.size) {
+        (false, _) => "",
+        (true, 4) => "_e32",
+        (true, _) => "_e64",
     };
-    (format!("{}{e64}", info.name), s)
+    (format!("{}{form}", info.name), s)
 }
 
 fn lds_direct(inst: &Inst) -> String {

@@ -225,6 +225,42 @@ pub fn sendmsg(imm: u16) -> String {
     }
 }
 
+/// gfx10's `sendmsg(...)`: message id in bits 0-3, operation 4-6, GS
+/// stream 8-9. A valid combination prints by name whatever the other bits
+/// hold; otherwise the fields print as numbers, or, when other bits are
+/// set, the whole value.
+pub fn sendmsg_gfx10(imm: u16) -> String {
+    let (id, op, stream) = (imm & 15, imm >> 4 & 7, imm >> 8 & 3);
+    const GS_OPS: [&str; 4] = ["GS_OP_NOP", "GS_OP_CUT", "GS_OP_EMIT", "GS_OP_EMIT_CUT"];
+    let plain = match id {
+        1 => Some("MSG_INTERRUPT"),
+        4 => Some("MSG_SAVEWAVE"),
+        5 => Some("MSG_STALL_WAVE_GEN"),
+        6 => Some("MSG_HALT_WAVES"),
+        7 => Some("MSG_ORDERED_PS_DONE"),
+        8 => Some("MSG_EARLY_PRIM_DEALLOC"),
+        9 => Some("MSG_GS_ALLOC_REQ"),
+        10 => Some("MSG_GET_DOORBELL"),
+        11 => Some("MSG_GET_DDID"),
+        _ => None,
+    };
+    let gs = if id == 2 { "MSG_GS" } else { "MSG_GS_DONE" };
+    let named = match (id, op, stream) {
+        (_, 0, 0) if plain.is_some() => plain.map(|n| n.to_string()),
+        (3, 0, 0) => Some("MSG_GS_DONE, GS_OP_NOP".to_string()),
+        (2 | 3, 1..=3, s) => Some(format!("{gs}, {}, {s}", GS_OPS[op as usize])),
+        (15, 1, 0) => Some("MSG_SYSMSG, SYSMSG_OP_ECC_ERR_INTERRUPT".to_string()),
+        (15, 2, 0) => Some("MSG_SYSMSG, SYSMSG_OP_REG_RD".to_string()),
+        (15, 4, 0) => Some("MSG_SYSMSG, SYSMSG_OP_TTRACE_PC".to_string()),
+        _ => None,
+    };
+    match named {
+        Some(n) => format!("sendmsg({n})"),
+        None if imm & !0x37F == 0 => format!("sendmsg({id}, {op}, {stream})"),
+        None => imm.to_string(),
+    }
+}
+
 /// A plain 16-bit immediate: small values in decimal, others in hex.
 pub fn u16_imm(v: u16) -> String {
     if v <= 64 {

@@ -171,6 +171,48 @@ fn gfx10_operand_forms_match_llvm_mc() {
         "f9081406c1068506",
         "f90814067d068506",
         "f908146402060506", // v_add_f16_sdwa
+        // m0/null codes, s_sendmsg, depctr, VINTRP, VOP3 literal/sdst/
+        // op_sel, more SDWA/DPP, SOPP without operands.
+        "7c038abe",
+        "7d038abe",
+        "0203fcbe",
+        "010090bf",
+        "220090bf",
+        "030090bf",
+        "090090bf",
+        "0a0090bf",
+        "0b0090bf",
+        "0f0090bf",
+        "800090bf",
+        "040090bf",
+        "9fffa3bf",
+        "040828c8",
+        "040929c8",
+        "020b2ac8",
+        "0a0003d5ff040200db0f4940",
+        "0a0002d402090200",
+        "7e0012d402090200",
+        "0a0c0fd702090200",
+        "0a480fcc02090218",
+        "0a5832d502090200",
+        "34127cb0",
+        "010200f4000000f8",
+        "0a0060d702f90000",
+        "7c02147e",
+        "7d02147e",
+        "f908140202060506",
+        "f908145002060506",
+        "fa081456021b00ff",
+        "f908247c02000506",
+        "f90a147e02060d00",
+        "00009fbf",
+        "000096bf",
+        "00008abf",
+        "00008bbf",
+        "030091bf",
+        "030092bf",
+        "0100a1bf",
+        "0500a5bf",
     ]
     .iter()
     .map(|h| common::unhex(h))
@@ -181,6 +223,14 @@ fn gfx10_operand_forms_match_llvm_mc() {
     }
     for imm in [0u32, 0x3F7F, 0xC07F, 0x0F70, 0x000F, 0x0070, 0xFFFF, 0x1234] {
         words.push(le(&[0xBF8C_0000 | imm])); // s_waitcnt
+    }
+    // DPP16: every dpp_ctrl on v_mov_b32 (LLVM notes the invalid ones).
+    for ctrl in 0..0x200u32 {
+        words.push(le(&[0x7E14_02FA, 0xFF00_0002 | ctrl << 8]));
+    }
+    // s_sendmsg: every id, operation and stream, and other bits set.
+    for imm in (0..1024u32).chain([1024, 1025, 0x8001, 0xFFFF, 0x483]) {
+        words.push(le(&[0xBF90_0000 | imm]));
     }
     let bad = differences(Family::Gfx10, &words, "gfx1030");
     assert!(bad.is_empty(), "{}", bad.join("\n"));

@@ -5,8 +5,9 @@
 //! null, the other way round from gfx11: [`swap_m0_null`] turns every
 //! scalar operand into gfx11's numbering, so the executor reads one form.
 
-use super::{bit, bits, blank, returned_data, sext, sreg_operand, Reader, Result};
+use super::{bit, bits, blank, returned_data, sext, sreg_operand, unknown, Reader, Result};
 use crate::mimg;
+use crate::ops::op_by_vop3;
 use crate::{flags, image, DecodeError, Format, Inst, Operand, Sdwa, Ty};
 
 /// gfx10's register code for null (gfx11's m0).
@@ -50,12 +51,7 @@ impl Reader<'_> {
         let mut i = match w0 >> 26 {
             0b110101 => interp(self.vop3(w0)?, self.word(4)?),
             0b110011 => self.vop3p(w0)?,
-            0b110010 => {
-                return Err(DecodeError::Invalid {
-                    word: w0,
-                    why: "gfx10 VINTRP (32-bit) is not decoded",
-                })
-            }
+            0b110010 => self.vintrp(w0)?,
             0b111100 => self.mimg10(w0)?,
             0b111110 => self.exp(w0)?,
             0b110110 => self.ds(w0)?,
@@ -75,6 +71,23 @@ impl Reader<'_> {
             }
         };
         swap_m0_null(&mut i);
+        Ok(i)
+    }
+
+    /// VINTRP, the 32-bit interpolation word: vsrc 0-7 (`v_interp_mov_f32`:
+    /// the parameter), channel 8-9, attribute 10-15, op 16-17, vdst 18-25.
+    /// Its ops are the VOP3 ones (512 up), with the same operands.
+    fn vintrp(&mut self, w: u32) -> Result<Inst> {
+        let opc = 512 + bits(w, 16, 2);
+        let op = op_by_vop3(self.family, opc as u16).ok_or(unknown("VINTRP", opc, w))?;
+        let mut i = blank(op);
+        i.dst[0] = Operand::Vgpr(bits(w, 18, 8) as u16);
+        i.aux = bits(w, 10, 6) << 2 | bits(w, 8, 2);
+        i.src[1] = if op.name() == "v_interp_mov_f32" {
+            Operand::Const(bits(w, 0, 8) as u64)
+        } else {
+            Operand::Vgpr(bits(w, 0, 8) as u16)
+        };
         Ok(i)
     }
 
