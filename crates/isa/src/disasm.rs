@@ -206,7 +206,9 @@ fn src_lit(inst: &Inst, k: usize, ty: Ty, lit_ty: Ty) -> String {
         s = format!("sext({s})");
     }
     // LLVM has no source modifiers on integer operands (it ignores the bits).
-    let float = matches!(ty, Ty::F16 | Ty::BF16 | Ty::F32 | Ty::F64 | Ty::V2F16)
+    // gfx10's v_ldexp_f16 takes its exponent as an integer.
+    let int_exp = k == 1 && info.name == "v_ldexp_f16" && inst.family == crate::Family::Gfx10;
+    let float = (matches!(ty, Ty::F16 | Ty::BF16 | Ty::F32 | Ty::F64 | Ty::V2F16) && !int_exp)
         || info.name.starts_with("v_cndmask")
         || info.name.starts_with("v_dot2_bf16");
     if float && inst.mods.abs >> k & 1 != 0 {
@@ -356,7 +358,8 @@ fn smem(inst: &Inst) -> String {
     if info.src[0] == Ty::None && info.dst[0] == Ty::None {
         // s_dcache_inv: gfx11 prints its glc/dlc bits, gfx12 nothing.
         return match inst.family {
-            crate::Family::Gfx11 | crate::Family::Gfx10 => policy(inst).trim_start().to_string(),
+            crate::Family::Gfx11 => policy(inst).trim_start().to_string(),
+            crate::Family::Gfx10 => String::new(),
             crate::Family::Gfx12 => String::new(),
         };
     }
@@ -683,6 +686,9 @@ fn op_sel_bits(inst: &Inst) -> Option<Vec<u8>> {
         "v_sub_nc_u16",
         "v_cvt_pk_norm_i16_f16",
         "v_cvt_pk_norm_u16_f16",
+        // gfx10's spelling
+        "v_cvt_pknorm_i16_f16",
+        "v_cvt_pknorm_u16_f16",
         // gfx12's
         "v_min3_num_f16",
         "v_max3_num_f16",
@@ -694,7 +700,9 @@ fn op_sel_bits(inst: &Inst) -> Option<Vec<u8>> {
         "v_cvt_pk_fp8_f32",
         "v_cvt_pk_bf8_f32",
     ];
-    if !WITH_OP_SEL.contains(&name) {
+    // gfx10's v_fmac_f16 has no op_sel.
+    let gfx10_fmac = inst.family == crate::Family::Gfx10 && name == "v_fmac_f16";
+    if !WITH_OP_SEL.contains(&name) || gfx10_fmac {
         return None;
     }
     let n = info.src.iter().filter(|t| **t != Ty::None).count() as u8;
@@ -1028,9 +1036,13 @@ fn buffer(inst: &Inst) -> String {
 /// `exp TARGET src0, src1, src2, src3 [done] [row_en]`; a disabled source
 /// prints as `off`.
 fn exp(inst: &Inst) -> String {
+    let gfx10 = inst.family == crate::Family::Gfx10;
     let target = match inst.aux {
         t @ 0..=7 => format!("mrt{t}"),
         8 => "mrtz".into(),
+        9 if gfx10 => "null".into(),
+        t @ 21..=22 if gfx10 => format!("invalid_target_{t}"),
+        t @ 32..=63 if gfx10 => format!("param{}", t - 32),
         t @ 12..=16 => format!("pos{}", t - 12),
         20 => "prim".into(),
         t @ 21..=22 => format!("dual_src_blend{}", t - 21),
@@ -1050,6 +1062,13 @@ fn exp(inst: &Inst) -> String {
     }
     if inst.imm & 1 << 5 != 0 {
         s.push_str(" row_en");
+    }
+    // gfx10's compressed (16-bit pairs) and valid-mask flags.
+    if inst.imm & 1 << 6 != 0 {
+        s.push_str(" compr");
+    }
+    if inst.imm & 1 << 7 != 0 {
+        s.push_str(" vm");
     }
     s
 }

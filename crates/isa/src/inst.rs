@@ -244,12 +244,14 @@ pub mod image {
 /// - VOPD: this instruction is the X half; `vopd_y` the Y half.
 /// - MIMG: `dst[0]` vdata when written, `src[3]` vdata when read (stores,
 ///   atomics), `src[0]` vaddr0, `src[1]` srsrc, `src[2]` ssamp (samplers),
-///   `imm` the NSA addresses, `aux` the [`image`] fields; glc/slc/dlc/tfe in
-///   `flags`. The data and address widths depend on dmask, dim and a16.
+///   `imm` the NSA addresses (gfx10: more in `nsa_ext`, the count of
+///   extra dwords from `size`), `aux` the [`image`] fields; glc/slc/dlc/tfe
+///   in `flags`. The data and address widths depend on dmask, dim and a16.
 ///   gfx12's VIMAGE/VSAMPLE alike, always NSA (`imm` vaddr1-4), th/scope
 ///   in `cache`.
 /// - EXP: `src[0..4]` the enabled sources, `aux` the target (bits 0-5),
-///   `imm` the enable mask | done << 4 | row_en << 5.
+///   `imm` the enable mask | done << 4 | row_en << 5 (gfx10: | compr << 6
+///   | vm << 7).
 /// - VINTERP: `dst[0]`, `src[0..3]`, neg/op_sel/clamp in `mods`, `imm`
 ///   wait_exp.
 /// - LDSDIR: `dst[0]`, `aux` attr << 2 | channel, `imm` wait_vdst.
@@ -276,6 +278,9 @@ pub struct Inst {
     pub lane_sel: LaneSel,
     /// gfx10's SDWA selects, when the op is in that form.
     pub sdwa: Option<Sdwa>,
+    /// gfx10 MIMG NSA words of two or three extra dwords: vaddr5-vaddr12,
+    /// a byte each (vaddr1-4 are in `imm`); zero elsewhere.
+    pub nsa_ext: [u8; 8],
     pub vopd_y: Option<Box<Inst>>,
 }
 
@@ -296,6 +301,7 @@ impl Inst {
             flags: 0,
             lane_sel: LaneSel::None,
             sdwa: None,
+            nsa_ext: [0; 8],
             vopd_y: None,
         }
     }

@@ -17,6 +17,10 @@ use crate::Family;
 fn fields(s: &Shape, i: &Inst) -> u32 {
     if i.family == Family::Gfx12 && s.sampler {
         4
+    } else if i.family == Family::Gfx10 {
+        // gfx10: vaddr0 and four per extra dword (the word's length says
+        // how many), none partial.
+        1 + 4 * (i.size as u32).saturating_sub(8) / 4
     } else {
         5
     }
@@ -171,10 +175,10 @@ fn single12(s: &Shape, i: &Inst) -> bool {
 
 /// Address field `k` (0: vaddr0) of an NSA word.
 fn addr_byte(i: &Inst, k: u32) -> u32 {
-    if k == 0 {
-        vgpr(i.src[0])
-    } else {
-        i.imm as u32 >> (8 * (k - 1)) & 0xff
+    match k {
+        0 => vgpr(i.src[0]),
+        1..=4 => i.imm as u32 >> (8 * (k - 1)) & 0xff,
+        _ => i.nsa_ext.get(k as usize - 5).copied().unwrap_or(0) as u32,
     }
 }
 
@@ -205,6 +209,11 @@ fn regs(s: &Shape, i: &Inst) -> Option<Regs> {
     }
     // One address never uses gfx11's NSA form; gfx12 has no other.
     let least = if i.family == Family::Gfx12 { 1 } else { 2 };
+    // gfx10's NSA word names each address (vaddr0 and the extra dword's
+    // four): no partial NSA, so more addresses have no variant.
+    if nsa && i.family == Family::Gfx10 && addr > fields(s, i) {
+        return None;
+    }
     let exists = if nsa {
         addr >= least && sizes(s).contains(&addr)
     } else {
@@ -231,7 +240,7 @@ fn regs(s: &Shape, i: &Inst) -> Option<Regs> {
     let vdata = vgpr(i.dst[0]).max(vgpr(i.src[3]));
     let last = fields(s, i) - 1;
     let last_addr = if nsa {
-        i.imm as u32 >> (8 * (last - 1)) & 0xff
+        addr_byte(i, last)
     } else {
         vgpr(i.src[0])
     };
@@ -264,14 +273,10 @@ fn srange(first: u8, n: u32) -> String {
 /// The NSA address list: one register per address, the fifth covering all
 /// that remain (partial NSA); a ray query groups its vectors.
 fn nsa_list(s: &Shape, i: &Inst, addr: u32) -> String {
-    let bytes = [
-        vgpr(i.src[0]),
-        i.imm as u32 & 0xff,
-        i.imm as u32 >> 8 & 0xff,
-        i.imm as u32 >> 16 & 0xff,
-        i.imm as u32 >> 24,
-    ];
-    let widths: Vec<u32> = if s.bvh {
+    let bytes = (0..).map(|k| addr_byte(i, k));
+    let widths: Vec<u32> = if i.family == Family::Gfx10 {
+        vec![1; addr as usize] // one register per address, ray queries too
+    } else if s.bvh {
         let node = 1 + s.bvh64 as u32;
         if i.aux & image::A16 != 0 {
             vec![node, 1, 3, 3]
@@ -287,7 +292,7 @@ fn nsa_list(s: &Shape, i: &Inst, addr: u32) -> String {
         w
     };
     if widths.len() == 1 {
-        return vrange(bytes[0], widths[0]); // gfx12's single address
+        return vrange(addr_byte(i, 0), widths[0]); // gfx12's single address
     }
     let list: Vec<String> = widths
         .iter()
@@ -299,7 +304,11 @@ fn nsa_list(s: &Shape, i: &Inst, addr: u32) -> String {
 
 /// The operand text of an image instruction named `name`.
 pub(crate) fn text(name: &str, i: &Inst) -> String {
-    let s = shape(name);
+    let mut s = shape(name);
+    // gfx10's msaa_load returns the dmask's components.
+    if i.family == Family::Gfx10 && name == "image_msaa_load" {
+        s.four = false;
+    }
     let nsa = i.aux & image::NSA != 0;
     let vdata = vgpr(i.dst[0]).max(vgpr(i.src[3]));
     let (data, vaddr) = match regs(&s, i) {

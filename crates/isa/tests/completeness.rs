@@ -677,6 +677,119 @@ fn vsample12(op: u32) -> Vec<Vec<u8>> {
     image12(true, op)
 }
 
+// ---- gfx10's own words ------------------------------------------------
+
+/// gfx10's null register code (gfx11's m0).
+const NULL10: u32 = 125;
+
+fn smem10(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    for d in [8, 0] {
+        for base in [1, 0, 2] {
+            for soff in [NULL10, 4, 124] {
+                for (flags, off) in [(0, 0x10), (1 << 16, 0), (1 << 14, 0x1F_FFF0)] {
+                    v.push(le(&[
+                        0xF400_0000 | op << 18 | flags | d << 6 | base,
+                        soff << 25 | off,
+                    ]));
+                }
+            }
+        }
+    }
+    v
+}
+
+fn flat10(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    for seg in 0..3 {
+        for d in [10, 0] {
+            for data in [4, 0] {
+                for saddr in [NULL10, 2] {
+                    for (flags, off) in [(0, 0x10), (1 << 16, 0xFF0), (1 << 17 | 1 << 12, 0)] {
+                        v.push(le(&[
+                            0xDC00_0000 | op << 18 | seg << 14 | flags | off,
+                            d << 24 | saddr << 16 | data << 8 | 2,
+                        ]));
+                    }
+                }
+            }
+        }
+    }
+    v
+}
+
+fn mubuf10(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    for d in [10, 0] {
+        for (vaddr, en) in [(2, 1), (0, 0), (2, 2), (2, 3)] {
+            for (flags, off, f1) in [(0, 16, 0), (1 << 14, 0, 1 << 22), (1 << 15, 0xFFF, 0)] {
+                v.push(le(&[
+                    0xE000_0000 | (op >> 7) << 25 | (op & 0x7F) << 18 | en << 12 | flags | off,
+                    12 << 24 | f1 | 2 << 16 | d << 8 | vaddr,
+                ]));
+            }
+        }
+    }
+    v
+}
+
+fn mtbuf10(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    for fmt in [1, 22, 63, 77, 0] {
+        for (vaddr, en) in [(2, 1), (0, 0)] {
+            v.push(le(&[
+                0xE800_0000 | fmt << 19 | (op & 7) << 16 | en << 12 | 16,
+                12 << 24 | (op >> 3) << 21 | 2 << 16 | 10 << 8 | vaddr,
+            ]));
+        }
+    }
+    v
+}
+
+/// MIMG: vdata v0, vaddr v4 (NSA: one more dword, v8 up), srsrc s[8:15],
+/// ssamp s[16:19] or none; every dim, some dmasks and flags.
+fn mimg10(op: u32) -> Vec<Vec<u8>> {
+    let mut v = Vec::new();
+    let w0 = 0xF000_0000 | (op & 0x7F) << 18 | op >> 7;
+    for samp in [4 << 21, 0] {
+        let w1 = samp | 2 << 16 | 4;
+        for dim in 0..8 {
+            v.push(le(&[w0 | 0xf << 8 | dim << 3, w1]));
+            // One to three extra dwords: v8, v10, … v30.
+            for n in 1..4u32 {
+                let mut w = vec![w0 | 0xf << 8 | dim << 3 | n << 1, w1];
+                w.extend((0..n).map(|k| 0x0E0C_0A08 + 0x0808_0808 * k));
+                v.push(le(&w));
+            }
+        }
+        for dmask in [1, 3, 7] {
+            v.push(le(&[w0 | dmask << 8 | 1 << 3, w1]));
+        }
+        for flags in [1 << 12 | 1 << 13, 1 << 7 | 1 << 25, 1 << 15] {
+            v.push(le(&[w0 | 0xf << 8 | 1 << 3 | flags, w1]));
+        }
+    }
+    // Ray queries: unorm and r128, s[8:11]; sequential, a16, and NSA
+    // (one to three extra dwords).
+    let bvh = w0 | 0xf << 8 | 1 << 12 | 1 << 15;
+    let w1 = 2 << 16 | 4;
+    v.push(le(&[bvh, w1]));
+    v.push(le(&[bvh, w1 | 1 << 30]));
+    for n in 1..4u32 {
+        let mut w = vec![bvh | n << 1, w1];
+        w.extend((0..n).map(|k| 0x0302_0100 * 4 + 0x1010_1010 * (k + 1)));
+        v.push(le(&w));
+    }
+    v
+}
+
+/// VINTRP: v_interp_* v10, v4 (or a parameter), attr2 on every channel.
+fn vintrp(op: u32) -> Vec<Vec<u8>> {
+    (0..4)
+        .map(|chan| le(&[0xC800_0000 | 10 << 18 | op << 16 | 2 << 10 | chan << 8 | 4]))
+        .collect()
+}
+
 /// The encodings both families lay out alike (their opcodes differ).
 const SHARED: &[Enc] = &[
     ("SOP1", 256, sop1),
@@ -714,6 +827,17 @@ const GFX12: &[Enc] = &[
     ("VSAMPLE", 256, vsample12),
 ];
 
+/// gfx10's: its own SMEM, FLAT/GLOBAL/SCRATCH, MUBUF, MTBUF, MIMG and
+/// VINTRP words (gfx11's VOPD, VINTERP and LDSDIR are not gfx10's).
+const GFX10: &[Enc] = &[
+    ("SMEM", 256, smem10),
+    ("FLAT", 128, flat10),
+    ("MUBUF", 256, mubuf10),
+    ("MTBUF", 16, mtbuf10),
+    ("MIMG", 256, mimg10),
+    ("VINTRP", 3, vintrp),
+];
+
 /// The LLVM mnemonic without the encoding suffix.
 fn base_name(mn: &str) -> &str {
     ["_e64_dpp", "_e32", "_e64", "_dpp"]
@@ -746,10 +870,15 @@ fn encodings(family: Family) -> Vec<Enc> {
     let own = match family {
         Family::Gfx11 => GFX11,
         Family::Gfx12 => GFX12,
-        // gfx10's words: its decoder is the next step of issue 47.
-        Family::Gfx10 => &[],
+        Family::Gfx10 => GFX10,
     };
-    SHARED.iter().chain(own).copied().collect()
+    let gfx11_only = ["VOPD", "VINTERP", "LDSDIR"];
+    SHARED
+        .iter()
+        .filter(|e| family != Family::Gfx10 || !gfx11_only.contains(&e.0))
+        .chain(own)
+        .copied()
+        .collect()
 }
 
 fn candidates(family: Family) -> Vec<Cand> {
@@ -825,6 +954,8 @@ fn audit(
 fn check(cpu: &str, mattr: &str, print: fn(&Inst) -> String) {
     let family = if cpu.starts_with("gfx12") {
         Family::Gfx12
+    } else if cpu.starts_with("gfx10") {
+        Family::Gfx10
     } else {
         Family::Gfx11
     };
@@ -875,4 +1006,9 @@ fn every_opcode_gfx1201() {
 #[test]
 fn every_opcode_gfx1201_wave64() {
     check("gfx1201", "+wavefrontsize64", disassemble_wave64);
+}
+
+#[test]
+fn every_opcode_gfx1030() {
+    check("gfx1030", "", disassemble);
 }

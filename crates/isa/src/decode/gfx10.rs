@@ -53,7 +53,7 @@ impl Reader<'_> {
             0b110011 => self.vop3p(w0)?,
             0b110010 => self.vintrp(w0)?,
             0b111100 => self.mimg10(w0)?,
-            0b111110 => self.exp(w0)?,
+            0b111110 => self.exp10(w0)?,
             0b110110 => self.ds(w0)?,
             0b110111 => self.flat10(w0)?,
             0b111000 => self.mubuf10(w0)?,
@@ -71,6 +71,26 @@ impl Reader<'_> {
             }
         };
         swap_m0_null(&mut i);
+        Ok(i)
+    }
+
+    /// EXP: gfx11's word without row_en (bit 13), with compr (bit 10: the
+    /// sources are 16-bit pairs, vsrc0 for channels 0-1 and vsrc1 for 2-3)
+    /// and vm (bit 12), kept in bits 6 and 7 of `imm`.
+    fn exp10(&mut self, w: u32) -> Result<Inst> {
+        let mut i = self.exp(w & !(1 << 13))?;
+        if bit(w, 10) {
+            let w1 = self.word(4)?;
+            for (k, src) in i.src.iter_mut().enumerate() {
+                if bit(w, k as u32) {
+                    *src = Operand::Vgpr(bits(w1, 8 * (k as u32 / 2), 8) as u16);
+                }
+            }
+            i.imm |= 1 << 6;
+        }
+        if bit(w, 12) {
+            i.imm |= 1 << 7;
+        }
         Ok(i)
     }
 
@@ -261,7 +281,7 @@ impl Reader<'_> {
         Ok(i)
     }
 
-    /// MIMG: nsa 1-2 (extra address dwords), dim 3-5, dlc 7, dmask 8-11,
+    /// MIMG: nsa 1-2 (the count of extra address dwords), dim 3-5, dlc 7, dmask 8-11,
     /// unorm 12, glc 13, r128 15, tfe 16, lwe 17, op bits 0-6 in 18-24 and
     /// bit 7 in bit 0, slc 25; vaddr, vdata, srsrc/4, ssamp/4, a16 and d16
     /// in the second word.
@@ -270,16 +290,16 @@ impl Reader<'_> {
         let w1 = self.word(4)?;
         let opc = bits(w, 18, 7) | bits(w, 0, 1) << 7;
         let mut i = blank(self.lookup(Format::Mimg, opc, w)?);
+        // NSA: 1-3 extra dwords of address bytes (vaddr1-4 in `imm`, 5-12
+        // in `nsa_ext`).
         let nsa = bits(w, 1, 2);
-        if nsa > 1 {
-            return Err(DecodeError::Invalid {
-                word: w,
-                why: "gfx10 MIMG NSA with more than 4 extra addresses is not decoded",
-            });
-        }
-        if nsa == 1 {
-            self.need(12)?;
+        if nsa > 0 {
+            self.need(8 + 4 * nsa as usize)?;
             i.imm = self.word(8)? as i32;
+            for k in 1..nsa as usize {
+                let b = self.word(8 + 4 * k)?.to_le_bytes();
+                i.nsa_ext[4 * (k - 1)..4 * k].copy_from_slice(&b);
+            }
         }
         let vdata = Operand::Vgpr(bits(w1, 8, 8) as u16);
         mimg::place_data(&mut i, vdata);
