@@ -422,7 +422,7 @@ fn prefetch(inst: &Inst) -> String {
 /// glc/slc/dlc bits, gfx12's temporal hint and scope.
 pub(crate) fn policy(inst: &Inst) -> String {
     match inst.family {
-        // gfx10 spells glc/slc/dlc as gfx11 does (no gfx10 word decodes yet).
+        // gfx10 spells glc/slc/dlc as gfx11 does.
         crate::Family::Gfx11 | crate::Family::Gfx10 => cache_text(inst.flags),
         crate::Family::Gfx12 => th_scope(inst),
     }
@@ -1129,7 +1129,7 @@ fn interp_gfx10(inst: &Inst) -> (String, String) {
 fn lds_direct(inst: &Inst) -> String {
     let dst = operand(inst.dst[0], Ty::B32);
     let wait = match inst.family {
-        // gfx10 has no LDS-direct loads; no gfx10 word decodes yet.
+        // gfx10 has no LDS-direct loads (its decoder makes none).
         crate::Family::Gfx11 | crate::Family::Gfx10 => format!("wait_vdst:{}", inst.imm),
         crate::Family::Gfx12 => format!(
             "wait_va_vdst:{} wait_vm_vsrc:{}",

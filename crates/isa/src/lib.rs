@@ -37,8 +37,8 @@ pub enum Family {
     /// RDNA4 (gfx12xx processors).
     Gfx12,
     /// RDNA2 (gfx10.3: gfx1030 to gfx1036). Its opcode table is in the
-    /// union; its words are not decoded yet and no processor of it is a
-    /// [`TARGETS`] row.
+    /// union and its words are decoded and disassembled; it is not
+    /// executed and no processor of it is a [`TARGETS`] row.
     Gfx10,
 }
 

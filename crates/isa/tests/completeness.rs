@@ -1012,3 +1012,8 @@ fn every_opcode_gfx1201_wave64() {
 fn every_opcode_gfx1030() {
     check("gfx1030", "", disassemble);
 }
+
+#[test]
+fn every_opcode_gfx1030_wave64() {
+    check("gfx1030", "+wavefrontsize64", disassemble_wave64);
+}

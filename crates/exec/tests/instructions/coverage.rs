@@ -56,7 +56,7 @@ const UNHANDLED: &[(&str, &str)] = &[
 /// The compute ops of every family the executor runs, each once (gfx12
 /// shares most of gfx11's).
 fn compute_ops() -> impl Iterator<Item = Op> {
-    // gfx10 is not executed yet (its decoder is the next step of issue 47).
+    // gfx10 is not executed yet (decoded; its semantics are issue 47's next step).
     let executed = Family::ALL.into_iter().filter(|f| f.executed());
     let mut ops: Vec<Op> = executed.flat_map(ops_of).collect();
     ops.sort_by_key(|op| op.0);

@@ -446,8 +446,8 @@ fn every_jit_class_matches_interpreter() {
         .iter()
         .flat_map(|(&class, ops)| ops.iter().map(move |&op| (class, op)))
         .flat_map(|(class, op)| {
-            // Executed families only: gfx10's decoder is the next step of
-            // issue 47.
+            // Executed families only: gfx10 is decoded, not yet executed
+            // (issue 47).
             let families = Family::ALL.into_iter().filter(|f| f.executed());
             let families = families.filter(move |&f| op.encoding(f).is_some());
             families.flat_map(move |f| cases(op, class, f))
