@@ -1,5 +1,6 @@
-//! Compile OpenCL kernels with clang-19 for gfx1100, gfx1151 and gfx1201
-//! (and in wave64 for gfx1100 and gfx1201), disassemble them with
+//! Compile OpenCL kernels with clang-19 for gfx1100, gfx1151, gfx1201 and
+//! gfx1030 (and in wave64 for gfx1100, gfx1201 and gfx1030; gfx1030 is
+//! decoded, not executed), disassemble them with
 //! llvm-objdump-19, and check that every instruction of .text decodes to the
 //! same text and size.
 
@@ -58,6 +59,8 @@ fn check_kernels(cpu: &str, file: &str, wave64: bool, min_lines: usize) {
     for (want, bytes) in &lines {
         let family = if cpu.starts_with("gfx12") {
             Family::Gfx12
+        } else if cpu.starts_with("gfx10") {
+            Family::Gfx10
         } else {
             Family::Gfx11
         };
@@ -109,4 +112,14 @@ fn kernels_gfx1201() {
 #[test]
 fn kernels_gfx1201_wave64() {
     check_kernels("gfx1201", "wave64.cl", true, 100);
+}
+
+#[test]
+fn kernels_gfx1030() {
+    check_kernels("gfx1030", "mix.cl", false, 200);
+}
+
+#[test]
+fn kernels_gfx1030_wave64() {
+    check_kernels("gfx1030", "wave64.cl", true, 100);
 }

@@ -69,12 +69,13 @@ kernel void wmma(global v8h *a, global v8f *c) {
     uint i = __builtin_amdgcn_workitem_id_x();
     c[i] = __builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12(a[i], a[i + 32], c[i]);
 }
-#else
+#elif defined(__GFX11__)
 kernel void wmma(global v16h *a, global v8f *c) {
     uint i = __builtin_amdgcn_workitem_id_x();
     c[i] = __builtin_amdgcn_wmma_f32_16x16x16_f16_w32(a[i], a[i + 32], c[i]);
 }
 #endif
+// gfx10.3 has no WMMA.
 
 kernel void priv(global int *x, int n) {
     int arr[64];
