@@ -351,3 +351,22 @@ fn gfx10_memory_fields_match_llvm_mc() {
         bad.join("\n")
     );
 }
+
+/// Words llvm-mc-19 refuses for gfx1030 are errors here too: DPP on VOP3
+/// and VOPC (gfx11's, not gfx10's).
+#[test]
+fn gfx10_refuses_what_llvm_mc_refuses() {
+    let le = |ws: &[u32]| ws.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>();
+    let mut words = Vec::new();
+    for s0 in [0xE9u32, 0xEA, 0xFA] {
+        words.push(le(&[0xD503_000A, 0x0002_0800 | s0, 2])); // v_add_f32_e64
+        words.push(le(&[0x7C04_0800 | s0, 0xFF00_0002])); // v_cmp_eq_f32
+        words.push(le(&[0x7C24_0800 | s0, 0xFF00_0002])); // v_cmpx_eq_f32
+    }
+    let llvm = common::llvm_mc_disassemble(&words, "gfx1030");
+    for (w, text) in words.iter().zip(&llvm) {
+        assert_eq!(text, "", "llvm-mc accepts {}", common::hex(w));
+        let r = decode(Family::Gfx10, w);
+        assert!(r.is_err(), "{}: {r:?}", common::hex(w));
+    }
+}

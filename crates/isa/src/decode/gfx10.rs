@@ -26,6 +26,21 @@ pub(super) fn swap_m0_null(i: &mut Inst) {
     }
 }
 
+/// src0 codes that name DPP8 (0xE9, 0xEA) or DPP16 (0xFA).
+fn is_dpp(code: u32) -> bool {
+    matches!(code, 0xE9 | 0xEA | 0xFA)
+}
+
+fn no_dpp(word: u32, format: &'static str) -> DecodeError {
+    DecodeError::Invalid {
+        word,
+        why: match format {
+            "VOP3" => "gfx10 has no DPP form of VOP3",
+            _ => "gfx10 has no DPP form of VOPC",
+        },
+    }
+}
+
 /// The VOP3 forms of the interpolation ops: src0's field is the attribute
 /// (bits 0-5), its channel (6-7) and `high` (8), kept as LDSDIR keeps them:
 /// `aux` attr << 2 | channel, `imm` high; `v_interp_mov_f32`'s src1 field
@@ -49,6 +64,8 @@ impl Reader<'_> {
     /// One gfx10 instruction whose first word is `w0`.
     pub(super) fn gfx10(&mut self, w0: u32) -> Result<Inst> {
         let mut i = match w0 >> 26 {
+            // gfx10 has no DPP on VOP3 or VOPC (gfx11 added them).
+            0b110101 if is_dpp(bits(self.word(4)?, 0, 9)) => return Err(no_dpp(w0, "VOP3")),
             0b110101 => interp(self.vop3(w0)?, self.word(4)?),
             0b110011 => self.vop3p(w0)?,
             0b110010 => self.vintrp(w0)?,
@@ -59,6 +76,7 @@ impl Reader<'_> {
             0b111000 => self.mubuf10(w0)?,
             0b111010 => self.mtbuf10(w0)?,
             0b111101 => self.smem10(w0)?,
+            _ if w0 >> 25 == 0x3E && is_dpp(bits(w0, 0, 9)) => return Err(no_dpp(w0, "VOPC")),
             _ if w0 >> 31 == 0 && bits(w0, 0, 9) == 0xF9 => self.sdwa(w0)?,
             _ if w0 >> 31 == 0 => self.vop12c(w0)?,
             _ if w0 >> 30 == 0b10 => self.salu(w0)?,
