@@ -197,8 +197,8 @@ impl Reader<'_> {
     }
 
     /// FLAT/SCRATCH/GLOBAL: a 12-bit offset, dlc 12, seg 14-15, glc 16,
-    /// slc 17, op 18-24; vaddr, data, saddr (null when off) and vdst in the
-    /// second word.
+    /// slc 17, op 18-24; vaddr, data, saddr (null when off; scratch: 127
+    /// when both addresses are off) and vdst in the second word.
     fn flat10(&mut self, w: u32) -> Result<Inst> {
         self.need(8)?;
         let w1 = self.word(4)?;
@@ -222,9 +222,18 @@ impl Reader<'_> {
         };
         i.flags |= super::cache_flags(w, 16, 17, 12);
         let saddr = bits(w1, 16, 7);
-        let has_saddr = saddr != NULL10 && fmt != Format::Flat;
+        // saddr 127 (exec_hi): scratch's "off, off" (neither address);
+        // global refuses it and m0 (124).
+        let st = fmt == Format::Scratch && saddr == 127;
+        if fmt == Format::Global && (saddr == 124 || saddr == 127) {
+            return Err(DecodeError::Invalid {
+                word: w,
+                why: "gfx10 global saddr m0 or exec_hi",
+            });
+        }
+        let has_saddr = saddr != NULL10 && fmt != Format::Flat && !st;
         // Scratch addresses by a VGPR or by an SGPR, not both.
-        let has_vaddr = info.src[0] != Ty::None && !(fmt == Format::Scratch && has_saddr);
+        let has_vaddr = info.src[0] != Ty::None && !(fmt == Format::Scratch && (has_saddr || st));
         if fmt == Format::Scratch && has_vaddr {
             i.flags |= flags::SVE;
         }
