@@ -228,7 +228,17 @@ fn gfx10_operand_forms_match_llvm_mc() {
     for ctrl in 0..0x200u32 {
         words.push(le(&[0x7E14_02FA, 0xFF00_0002 | ctrl << 8]));
     }
-    // s_sendmsg: every id, operation and stream, and other bits set.
+    // VOP3 interpolation: every attribute field value (attr, channel,
+    // high), with modifiers on one.
+    for a in 0..512u32 {
+        if a < 256 {
+            // (the f32 ones have no `high`: see the refusals below)
+            words.push(le(&[0xD600_000A, 0x0002_0800 | a])); // v_interp_p1_f32_e64
+        }
+        words.push(le(&[0xD743_000A, 0x041A_0800 | a])); // v_interp_p1lv_f16
+    }
+    words.push(le(&[0xD600_820A, 0x5802_0802])); // abs, neg, omod, clamp
+                                                 // s_sendmsg: every id, operation and stream, and other bits set.
     for imm in (0..1024u32).chain([1024, 1025, 0x8001, 0xFFFF, 0x483]) {
         words.push(le(&[0xBF90_0000 | imm]));
     }
@@ -358,7 +368,8 @@ fn gfx10_memory_fields_match_llvm_mc() {
 }
 
 /// Words llvm-mc-19 refuses for gfx1030 are errors here too: DPP on VOP3
-/// and VOPC (gfx11's, not gfx10's), a global address in m0 or exec_hi.
+/// and VOPC (gfx11's, not gfx10's), a global address in m0 or exec_hi,
+/// `high` on an f32 interpolation, abs/neg on an interpolation attribute.
 /// (llvm-mc then reads on from the next dword, so its text is checked
 /// not to name the refused op.)
 #[test]
@@ -375,6 +386,11 @@ fn gfx10_refuses_what_llvm_mc_refuses() {
         let w = le(&[0xDC30_8010, 10 << 24 | saddr << 16 | 4 << 8 | 2]);
         words.push((w, "global_load_dword"));
     }
+    // v_interp_p1_f32_e64 with `high`.
+    words.push((le(&[0xD600_000A, 0x0002_0900]), "v_interp_p1_f32"));
+    // abs or neg on the attribute.
+    words.push((le(&[0xD600_010A, 0x0002_0802]), "v_interp_p1_f32"));
+    words.push((le(&[0xD600_000A, 0x2002_0802]), "v_interp_p1_f32"));
     let bytes: Vec<Vec<u8>> = words.iter().map(|(w, _)| w.clone()).collect();
     let llvm = common::llvm_mc_disassemble(&bytes, "gfx1030");
     for ((w, name), text) in words.iter().zip(&llvm) {

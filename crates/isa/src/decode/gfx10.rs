@@ -41,32 +41,14 @@ fn no_dpp(word: u32, format: &'static str) -> DecodeError {
     }
 }
 
-/// The VOP3 forms of the interpolation ops: src0's field is the attribute
-/// (bits 0-5), its channel (6-7) and `high` (8), kept as LDSDIR keeps them:
-/// `aux` attr << 2 | channel, `imm` high; `v_interp_mov_f32`'s src1 field
-/// is the parameter (p10, p20, p0), kept in `src[1]` as a constant.
-fn interp(mut i: Inst, w1: u32) -> Inst {
-    if !i.op.name().starts_with("v_interp_") {
-        return i;
-    }
-    let a = bits(w1, 0, 9);
-    i.src[0] = Operand::None;
-    i.flags &= !(super::LIT_SRC0);
-    i.aux = bits(a, 0, 6) << 2 | bits(a, 6, 2);
-    i.imm = bit(a, 8) as i32;
-    if i.op.name() == "v_interp_mov_f32" {
-        i.src[1] = Operand::Const(bits(w1, 9, 9) as u64);
-    }
-    i
-}
-
 impl Reader<'_> {
     /// One gfx10 instruction whose first word is `w0`.
     pub(super) fn gfx10(&mut self, w0: u32) -> Result<Inst> {
         let mut i = match w0 >> 26 {
+            0b110101 if self.is_interp(w0) => self.interp3(w0)?,
             // gfx10 has no DPP on VOP3 or VOPC (gfx11 added them).
             0b110101 if is_dpp(bits(self.word(4)?, 0, 9)) => return Err(no_dpp(w0, "VOP3")),
-            0b110101 => interp(self.vop3(w0)?, self.word(4)?),
+            0b110101 => self.vop3(w0)?,
             0b110011 => self.vop3p(w0)?,
             0b110010 => self.vintrp(w0)?,
             0b111100 => self.mimg10(w0)?,
@@ -89,6 +71,61 @@ impl Reader<'_> {
             }
         };
         swap_m0_null(&mut i);
+        Ok(i)
+    }
+
+    /// Whether a VOP3 word is one of the interpolation ops.
+    fn is_interp(&self, w: u32) -> bool {
+        op_by_vop3(self.family, bits(w, 16, 10) as u16)
+            .is_some_and(|op| op.name().starts_with("v_interp_"))
+    }
+
+    /// The VOP3 forms of the interpolation ops: src0's field is no operand
+    /// code but the attribute (bits 0-5), its channel (6-7) and `high` (8),
+    /// kept as LDSDIR keeps them: `aux` attr << 2 | channel, `imm` high;
+    /// `v_interp_mov_f32`'s src1 field is the parameter (p10, p20, p0), a
+    /// constant in `src[1]`. Modifiers as VOP3's.
+    fn interp3(&mut self, w: u32) -> Result<Inst> {
+        self.need(8)?;
+        let w1 = self.word(4)?;
+        let op = op_by_vop3(self.family, bits(w, 16, 10) as u16).ok_or(unknown(
+            "VOP3",
+            bits(w, 16, 10),
+            w,
+        ))?;
+        let mut i = blank(op);
+        let info = op.info();
+        i.dst[0] = Operand::Vgpr(bits(w, 0, 8) as u16);
+        let a = bits(w1, 0, 9);
+        if bit(a, 8) && op.name().ends_with("_f32") {
+            return Err(DecodeError::Invalid {
+                word: w,
+                why: "gfx10 v_interp_*_f32 has no high",
+            });
+        }
+        if bit(w, 8) || bit(w1, 29) {
+            return Err(DecodeError::Invalid {
+                word: w,
+                why: "gfx10 v_interp_* attribute with abs/neg",
+            });
+        }
+        i.aux = bits(a, 0, 6) << 2 | bits(a, 6, 2);
+        i.imm = bit(a, 8) as i32;
+        if op.name() == "v_interp_mov_f32" {
+            i.src[1] = Operand::Const(bits(w1, 9, 9) as u64);
+        } else {
+            self.src(&mut i, 1, bits(w1, 9, 9), info.src[1])?;
+        }
+        if info.src[2] != Ty::None {
+            self.src(&mut i, 2, bits(w1, 18, 9), info.src[2])?;
+        }
+        i.mods = crate::Mods {
+            abs: bits(w, 8, 3) as u8,
+            neg: bits(w1, 29, 3) as u8,
+            clamp: bit(w, 15),
+            omod: bits(w1, 27, 2) as u8,
+            ..crate::Mods::default()
+        };
         Ok(i)
     }
 
