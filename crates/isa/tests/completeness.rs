@@ -783,6 +783,36 @@ fn mimg10(op: u32) -> Vec<Vec<u8>> {
     v
 }
 
+/// SDWA second dwords (src0 v2 unless said): selects; sext, neg/abs, clamp
+/// and dst_unused preserve; an inline-constant src0 and an SGPR src1; omod
+/// with sext on src1; a VOPC's scalar destination s10.
+const SDWA: [u32; 5] = [
+    2 | 5 << 8 | 1 << 16 | 4 << 24,
+    2 | 6 << 8 | 2 << 11 | 1 << 13 | 6 << 16 | 3 << 19 | 6 << 24 | 1 << 27 | 1 << 29,
+    0x80 | 6 << 8 | 1 << 23 | 6 << 16 | 6 << 24 | 1 << 31,
+    2 | 6 << 8 | 1 << 14 | 6 << 16 | 1 << 20 | 6 << 24 | 1 << 27 | 1 << 28,
+    2 | 10 << 8 | 1 << 15 | 6 << 16 | 6 << 24,
+];
+
+/// The SDWA forms (src0 0xF9) of a VOP1/VOP2/VOPC word; `mask` keeps the
+/// fields the encoding has.
+fn sdwa_forms(w0: u32, mask: u32) -> Vec<Vec<u8>> {
+    SDWA.iter().map(|&d| le(&[w0 | 0xF9, d & mask])).collect()
+}
+
+/// VOP1 has no src1 fields.
+fn vop1_sdwa(op: u32) -> Vec<Vec<u8>> {
+    sdwa_forms(0x7E00_0000 | 10 << 17 | op << 9, 0x00FF_FFFF)
+}
+
+fn vop2_sdwa(op: u32) -> Vec<Vec<u8>> {
+    sdwa_forms(op << 25 | 10 << 17 | 4 << 9, !0)
+}
+
+fn vopc_sdwa(op: u32) -> Vec<Vec<u8>> {
+    sdwa_forms(0x7C00_0000 | op << 17 | 4 << 9, !0)
+}
+
 /// VINTRP: v_interp_* v10, v4 (or a parameter), attr2 on every channel.
 fn vintrp(op: u32) -> Vec<Vec<u8>> {
     (0..4)
@@ -836,11 +866,14 @@ const GFX10: &[Enc] = &[
     ("MTBUF", 16, mtbuf10),
     ("MIMG", 256, mimg10),
     ("VINTRP", 3, vintrp),
+    ("VOP1-SDWA", 256, vop1_sdwa),
+    ("VOP2-SDWA", 0x3E, vop2_sdwa),
+    ("VOPC-SDWA", 256, vopc_sdwa),
 ];
 
 /// The LLVM mnemonic without the encoding suffix.
 fn base_name(mn: &str) -> &str {
-    ["_e64_dpp", "_e32", "_e64", "_dpp"]
+    ["_e64_dpp", "_e32", "_e64", "_dpp", "_sdwa"]
         .iter()
         .find_map(|s| mn.strip_suffix(s))
         .unwrap_or(mn)
