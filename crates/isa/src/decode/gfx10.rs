@@ -345,10 +345,10 @@ impl Reader<'_> {
         Ok(i)
     }
 
-    /// MIMG: nsa 1-2 (the count of extra address dwords), dim 3-5, dlc 7, dmask 8-11,
-    /// unorm 12, glc 13, r128 15, tfe 16, lwe 17, op bits 0-6 in 18-24 and
-    /// bit 7 in bit 0, slc 25; vaddr, vdata, srsrc/4, ssamp/4, a16 and d16
-    /// in the second word.
+    /// MIMG: nsa 1-2 (the count of extra address dwords), dim 3-5, dlc 7,
+    /// dmask 8-11, unorm 12, glc 13, r128 15, tfe 16, lwe 17, op bits 0-6
+    /// in 18-24 and bit 7 in bit 0, slc 25; vaddr, vdata, srsrc/4 (16-20),
+    /// ssamp/4 (21-25), a16 (30) and d16 (31) in the second word.
     fn mimg10(&mut self, w: u32) -> Result<Inst> {
         self.need(8)?;
         let w1 = self.word(4)?;
