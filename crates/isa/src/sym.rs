@@ -4,35 +4,29 @@
 /// `s_waitcnt`: vmcnt [15:10], lgkmcnt [9:4], expcnt [2:0]. Counters at
 /// their maximum mean "no wait" and are omitted unless all are.
 pub fn waitcnt(imm: u16) -> String {
-    let f = [
+    wait_text([
         ("vmcnt", imm >> 10 & 63, 63),
         ("expcnt", imm & 7, 7),
         ("lgkmcnt", imm >> 4 & 63, 63),
-    ];
-    let waits: Vec<_> = f.iter().filter(|(_, v, max)| v != max).collect();
-    let shown = if waits.is_empty() {
-        f.iter().collect()
-    } else {
-        waits
-    };
-    shown
-        .iter()
-        .map(|(n, v, _)| format!("{n}({v})"))
-        .collect::<Vec<_>>()
-        .join(" ")
+    ])
 }
 
 /// gfx10's `s_waitcnt`: vmcnt in bits 0-3 and 14-15, expcnt 4-6, lgkmcnt
 /// 8-13.
 pub fn waitcnt_gfx10(imm: u16) -> String {
-    let f = [
+    wait_text([
         ("vmcnt", imm & 15 | (imm >> 14 & 3) << 4, 63),
         ("expcnt", imm >> 4 & 7, 7),
         ("lgkmcnt", imm >> 8 & 63, 63),
-    ];
-    let waits: Vec<_> = f.iter().filter(|(_, v, max)| v != max).collect();
+    ])
+}
+
+/// The counters of an `s_waitcnt`, each `(name, value, maximum)`: those
+/// below their maximum, or all when none is.
+fn wait_text(counters: [(&str, u16, u16); 3]) -> String {
+    let waits: Vec<_> = counters.iter().filter(|(_, v, max)| v != max).collect();
     let shown = if waits.is_empty() {
-        f.iter().collect()
+        counters.iter().collect()
     } else {
         waits
     };

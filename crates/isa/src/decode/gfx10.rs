@@ -239,17 +239,7 @@ impl Reader<'_> {
     fn flat10(&mut self, w: u32) -> Result<Inst> {
         self.need(8)?;
         let w1 = self.word(4)?;
-        let fmt = match bits(w, 14, 2) {
-            0 => Format::Flat,
-            1 => Format::Scratch,
-            2 => Format::Global,
-            _ => {
-                return Err(DecodeError::Invalid {
-                    word: w,
-                    why: "reserved FLAT segment",
-                })
-            }
-        };
+        let fmt = super::flat_segment(bits(w, 14, 2), w)?;
         let mut i = blank(self.lookup(fmt, bits(w, 18, 7), w)?);
         let info = i.op.info();
         i.imm = if fmt == Format::Flat {

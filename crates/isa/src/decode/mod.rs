@@ -96,6 +96,19 @@ pub(crate) fn blank(op: Op) -> Inst {
     Inst::new(op, Family::Gfx11)
 }
 
+/// The format of a FLAT word's segment field `seg` (word `w`).
+fn flat_segment(seg: u32, w: u32) -> Result<Format> {
+    match seg {
+        0 => Ok(Format::Flat),
+        1 => Ok(Format::Scratch),
+        2 => Ok(Format::Global),
+        _ => Err(DecodeError::Invalid {
+            word: w,
+            why: "reserved FLAT segment",
+        }),
+    }
+}
+
 fn bits(w: u32, lo: u32, n: u32) -> u32 {
     (w >> lo) & ((1 << n) - 1)
 }
@@ -620,17 +633,7 @@ impl Reader<'_> {
     fn flat(&mut self, w: u32) -> Result<Inst> {
         self.need(8)?;
         let w1 = self.word(4)?;
-        let fmt = match bits(w, 16, 2) {
-            0 => Format::Flat,
-            1 => Format::Scratch,
-            2 => Format::Global,
-            _ => {
-                return Err(DecodeError::Invalid {
-                    word: w,
-                    why: "reserved FLAT segment",
-                })
-            }
-        };
+        let fmt = flat_segment(bits(w, 16, 2), w)?;
         let mut i = blank(self.lookup(fmt, bits(w, 18, 7), w)?);
         let info = i.op.info();
         // FLAT-segment offsets are unsigned; GLOBAL/SCRATCH ones signed.
