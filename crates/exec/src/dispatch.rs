@@ -736,8 +736,9 @@ pub(crate) fn run_wave<const HOTSPOTS: bool>(
         if retired >= turn {
             break Stop::Yield;
         }
-        if let Some(((block, verify), ranges)) =
-            jit.and_then(|(t, r)| Some((t.block_at(wave.pc)?, r)))
+        if let Some(((block, verify), ranges)) = jit
+            .as_ref()
+            .and_then(|(t, r)| Some((t.block_at(wave.pc)?, r)))
         {
             // A compiled block retires all its slots, all but a closing
             // store it leaves to the interpreter, or none.
@@ -751,7 +752,7 @@ pub(crate) fn run_wave<const HOTSPOTS: bool>(
                 let next = if verify {
                     crate::tier::verify(block, program, wave, env)?
                 } else {
-                    block.run(wave, env.lds, &env.mem, &ranges)
+                    block.run(wave, env.lds, &env.mem, ranges)
                 };
                 // A block that left early changed nothing, and one that
                 // left its closing store ran all but that slot: either

@@ -264,16 +264,7 @@ impl Reader<'_> {
         if fmt == Format::Scratch && has_vaddr {
             i.flags |= flags::SVE;
         }
-        if has_vaddr {
-            i.src[0] = Operand::Vgpr(bits(w1, 0, 8) as u16);
-        }
-        if info.src[1] != Ty::None {
-            i.src[1] = Operand::Vgpr(bits(w1, 8, 8) as u16);
-        }
-        if has_saddr {
-            i.src[2] = sreg_operand(saddr);
-        }
-        returned_data(&mut i, Operand::Vgpr(bits(w1, 24, 8) as u16));
+        super::flat_operands(&mut i, w1, has_vaddr, has_saddr.then_some(saddr));
         Ok(i)
     }
 

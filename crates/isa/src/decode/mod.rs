@@ -96,6 +96,22 @@ pub(crate) fn blank(op: Op) -> Inst {
     Inst::new(op, Family::Gfx11)
 }
 
+/// A FLAT word's registers, laid out alike in gfx10 and gfx11: the address
+/// VGPR (when `vaddr`), the data VGPR, the SGPR address (`saddr`, already
+/// in gfx11's numbering) and the returned data, from its second word `w1`.
+fn flat_operands(i: &mut Inst, w1: u32, vaddr: bool, saddr: Option<u32>) {
+    if vaddr {
+        i.src[0] = Operand::Vgpr(bits(w1, 0, 8) as u16);
+    }
+    if i.op.info().src[1] != Ty::None {
+        i.src[1] = Operand::Vgpr(bits(w1, 8, 8) as u16);
+    }
+    if let Some(saddr) = saddr {
+        i.src[2] = sreg_operand(saddr);
+    }
+    returned_data(i, Operand::Vgpr(bits(w1, 24, 8) as u16));
+}
+
 /// The format of a FLAT word's segment field `seg` (word `w`).
 fn flat_segment(seg: u32, w: u32) -> Result<Format> {
     match seg {
@@ -650,16 +666,7 @@ impl Reader<'_> {
         if fmt == Format::Scratch && bit(w1, 23) {
             i.flags |= flags::SVE;
         }
-        if has_vaddr {
-            i.src[0] = Operand::Vgpr(bits(w1, 0, 8) as u16);
-        }
-        if info.src[1] != Ty::None {
-            i.src[1] = Operand::Vgpr(bits(w1, 8, 8) as u16);
-        }
-        if has_saddr {
-            i.src[2] = sreg_operand(saddr);
-        }
-        returned_data(&mut i, Operand::Vgpr(bits(w1, 24, 8) as u16));
+        flat_operands(&mut i, w1, has_vaddr, has_saddr.then_some(saddr));
         Ok(i)
     }
 
