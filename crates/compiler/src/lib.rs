@@ -117,7 +117,7 @@ pub struct Compiled {
     pub warnings: Vec<Diagnostic>,
 }
 
-/// Compiles device source for one gfx11 or gfx12 target. Cheap to build and clone;
+/// Compiles device source for one emulated target (gfx10.3, gfx11 or gfx12). Cheap to build and clone;
 /// `&self` methods may run from several threads at once.
 #[derive(Clone, Debug)]
 pub struct Compiler {
@@ -575,11 +575,12 @@ mod tests {
     fn targets() {
         for t in [
             "gfx1100", "gfx1101", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1200", "gfx1201",
+            "gfx1030", "gfx1036",
         ] {
             assert!(Compiler::new(t).is_ok(), "{t}");
         }
         for t in [
-            "gfx1030", "gfx1300", "gfx11", "gfx110", "gfx11000", "sm_80", "GFX1100", "gfx11zz", "",
+            "gfx1010", "gfx1300", "gfx11", "gfx110", "gfx11000", "sm_80", "GFX1100", "gfx11zz", "",
         ] {
             assert!(
                 matches!(Compiler::new(t), Err(CompileError::BadTarget { .. })),

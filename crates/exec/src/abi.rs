@@ -5,6 +5,7 @@
 //! live here, not in the scheduler.
 
 use softgpu_codeobj::KernelDescriptor;
+use softgpu_interp::wave::{PRIVATE_APERTURE, SCRATCH_BUFFER_BASE};
 use softgpu_isa::{sreg, Family};
 
 /// A family's launch ABI (LLVM AMDGPUUsage, "Initial Kernel Execution
@@ -19,6 +20,26 @@ pub struct LaunchAbi {
     pub scratch_offset_sgpr: bool,
     /// Where MODE's IEEE and DX10_CLAMP bits come from.
     pub float_mode: FloatMode,
+    /// What the private segment buffer user SGPRs hold.
+    pub private_buffer: PrivateBuffer,
+}
+
+/// What the four private segment buffer user SGPRs hold, when the kernel
+/// descriptor enables them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrivateBuffer {
+    /// Unused by the code (gfx11 and gfx12 reach scratch with `scratch_*`
+    /// instructions): the private aperture and the lane's scratch size,
+    /// only so the registers are well-formed.
+    Unused,
+    /// A buffer resource the code addresses scratch through with MUBUF
+    /// instructions (gfx10: LLVM's default for gfx10 is MUBUF scratch):
+    /// swizzled by lane as the hardware lays scratch out (§"Buffer
+    /// addressing" of the RDNA2 guide: 4-byte elements, index stride of the
+    /// wave's width, the thread ID added to the index), based at
+    /// [`SCRATCH_BUFFER_BASE`], where buffer accesses reach the wave's own
+    /// private memory.
+    Swizzled,
 }
 
 /// The most workgroups a grid may have along y and z when the IDs share
@@ -53,6 +74,16 @@ const GFX11: LaunchAbi = LaunchAbi {
     workgroup_ids: WorkgroupIds::SystemSgprs,
     scratch_offset_sgpr: true,
     float_mode: FloatMode::FromDescriptor,
+    private_buffer: PrivateBuffer::Unused,
+};
+
+/// gfx10.3 places the system SGPRs as gfx11 does (AMDGPUUsage, "Initial
+/// Kernel Execution State", shared by GFX6-GFX11) and takes MODE's IEEE and
+/// DX10_CLAMP bits from rsrc1; its code reaches scratch through the private
+/// segment buffer.
+const GFX10: LaunchAbi = LaunchAbi {
+    private_buffer: PrivateBuffer::Swizzled,
+    ..GFX11
 };
 
 const GFX12: LaunchAbi = LaunchAbi {
@@ -62,6 +93,7 @@ const GFX12: LaunchAbi = LaunchAbi {
         ieee: false,
         dx10_clamp: true,
     },
+    private_buffer: PrivateBuffer::Unused,
 };
 
 /// The launch ABI of `family`.
@@ -69,13 +101,38 @@ pub const fn launch_abi(family: Family) -> &'static LaunchAbi {
     match family {
         Family::Gfx11 => &GFX11,
         Family::Gfx12 => &GFX12,
-        // No gfx10 code reaches a launch (the family is not executed and
-        // no target is gfx10's); gfx11's stands in until gfx10's is written.
-        Family::Gfx10 => &GFX11,
+        Family::Gfx10 => &GFX10,
     }
 }
 
 impl LaunchAbi {
+    /// The four private segment buffer dwords for a wave of `lanes` lanes
+    /// with `lane_bytes` bytes of scratch each.
+    pub fn private_segment_buffer(&self, lanes: usize, lane_bytes: u32) -> [u32; 4] {
+        match self.private_buffer {
+            PrivateBuffer::Unused => {
+                let [a, b] = [PRIVATE_APERTURE as u32, (PRIVATE_APERTURE >> 32) as u32];
+                [a, b, lane_bytes, 0]
+            }
+            PrivateBuffer::Swizzled => {
+                // Word 1: base bits 47:32, stride 0, SWIZZLE_ENABLE 1 (4-byte
+                // elements). Word 2: NUM_RECORDS, all of the aperture (a raw
+                // buffer: the lane's own scratch bounds are checked where
+                // the access lands). Word 3: DST_SEL_XYZW = XYZW, INDEX_STRIDE
+                // (2: 32, 3: 64), ADD_TID_ENABLE, RESOURCE_LEVEL 1 and
+                // OOB_SELECT 3 (raw), as gfx10's V# lays them out.
+                let index_stride = if lanes == 64 { 3 } else { 2 };
+                let dst_sel = 4 | 5 << 3 | 6 << 6 | 7 << 9;
+                [
+                    SCRATCH_BUFFER_BASE as u32,
+                    (SCRATCH_BUFFER_BASE >> 32) as u32 & 0xffff | 1 << 30,
+                    u32::MAX,
+                    dst_sel | index_stride << 21 | 1 << 23 | 1 << 24 | 3 << 28,
+                ]
+            }
+        }
+    }
+
     /// MODE as rsrc1 sets it: round modes, denormal modes, DX10 clamp, IEEE,
     /// and FP16_OVFL (rsrc1 bit 26 to MODE bit 23, both families).
     pub fn mode_bits(&self, d: &KernelDescriptor) -> u32 {

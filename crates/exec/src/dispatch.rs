@@ -663,13 +663,11 @@ impl<const HOTSPOTS: bool> Turns<'_, '_, HOTSPOTS> {
 fn user_sgprs(plan: &Plan) -> Vec<u32> {
     let d = &plan.kernel.descriptor;
     let mut user: Vec<u32> = Vec::with_capacity(16);
-    let mut push64 = |v: u64| user.extend([v as u32, (v >> 32) as u32]);
     if d.enable_sgpr_private_segment_buffer {
-        // A buffer resource over the private aperture (scratch is reached
-        // through scratch_* instructions on gfx11; this keeps it well-formed).
-        push64(PRIVATE_APERTURE);
-        push64(plan.scratch_lane_bytes as u64);
+        let abi = launch_abi(plan.program.family);
+        user.extend(abi.private_segment_buffer(plan.lanes(), plan.scratch_lane_bytes as u32));
     }
+    let mut push64 = |v: u64| user.extend([v as u32, (v >> 32) as u32]);
     if d.enable_sgpr_dispatch_ptr {
         push64(plan.dispatch_packet);
     }

@@ -21,6 +21,13 @@ pub type Lanes = [u32; MAX_LANES];
 pub const SHARED_APERTURE: u64 = 0x1_0000 << 32;
 pub const PRIVATE_APERTURE: u64 = 0x2_0000 << 32;
 pub const APERTURE_SIZE: u64 = 1 << 32;
+/// Where the private segment buffer resource of a family that reaches
+/// scratch through MUBUF (gfx10) points: a V# base has 48 bits, too few for
+/// [`PRIVATE_APERTURE`], so the resource is based 4 GiB below 2^48, above
+/// every host address the arena can map (user space ends at 2^47). A
+/// buffer access landing in `[SCRATCH_BUFFER_BASE, + APERTURE_SIZE)` is
+/// the wave's own private memory, laid out as the resource swizzles it.
+pub const SCRATCH_BUFFER_BASE: u64 = (1 << 48) - APERTURE_SIZE;
 
 /// The MODE register fields the executor honours.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -36,9 +36,7 @@ pub enum Family {
     Gfx11,
     /// RDNA4 (gfx12xx processors).
     Gfx12,
-    /// RDNA2 (gfx10.3: gfx1030 to gfx1036). Its opcode table is in the
-    /// union and its words are decoded and disassembled; it is not
-    /// executed and no processor of it is a [`TARGETS`] row.
+    /// RDNA2 (gfx10.3: gfx1030 to gfx1036).
     Gfx10,
 }
 
@@ -53,11 +51,10 @@ impl Family {
 
     /// Whether softgpu's executor runs the family's code. A family being
     /// added is decoded and disassembled first, and its code is refused by
-    /// name until its semantics land (gfx10: only its opcode table so far).
+    /// name until its semantics land. Every family softgpu has is.
     pub const fn executed(self) -> bool {
         match self {
-            Family::Gfx11 | Family::Gfx12 => true,
-            Family::Gfx10 => false,
+            Family::Gfx11 | Family::Gfx12 | Family::Gfx10 => true,
         }
     }
 

@@ -29,6 +29,12 @@ macro_rules! for_each_target {
             gfx1152 Gfx11;
             gfx1200 Gfx12;
             gfx1201 Gfx12;
+            gfx1030 Gfx10;
+            gfx1031 Gfx10;
+            gfx1032 Gfx10;
+            gfx1034 Gfx10;
+            gfx1035 Gfx10;
+            gfx1036 Gfx10;
         }
     };
 }
@@ -85,7 +91,8 @@ mod tests {
         }
         assert_eq!(DEFAULT_TARGET, "gfx1151");
         assert_eq!(target("gfx1201").map(|t| t.family), Some(Family::Gfx12));
-        assert_eq!(target("gfx1030"), None);
-        assert!(supported().starts_with("gfx1100, gfx1101, "));
+        assert_eq!(target("gfx1030").map(|t| t.family), Some(Family::Gfx10));
+        assert_eq!(target("gfx1010"), None);
+        assert!(supported().starts_with("gfx1030, gfx1031, "));
     }
 }
