@@ -7,7 +7,7 @@
 # symlinks to every Debian bitcode library plus the missing ISA-version
 # constants, assembled with llvm-as-19.
 #
-# Usage: examples/build.sh [TARGET...]   (default: gfx1151 gfx1100 gfx1201)
+# Usage: examples/build.sh [TARGET...]   (default: gfx1151 gfx1100 gfx1201 gfx1030)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -15,7 +15,7 @@ src="$here/kernels"
 out="$here/bin"
 bitcode=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(gfx1151 gfx1100 gfx1201)
+[ ${#targets[@]} -eq 0 ] && targets=(gfx1151 gfx1100 gfx1201 gfx1030)
 
 # --- tools -----------------------------------------------------------------
 missing=()

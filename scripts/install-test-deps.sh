@@ -5,7 +5,9 @@
 # differential test builds its host side with cc), Debian's HSA headers
 # (the C-ABI tests build HSA programs against hsa.h and link them with our
 # libhsa-runtime64.so.1), Debian's HIP headers and library (libamdhip64-dev)
-# rocminfo (an unmodified HSA tool run on it) and pocl with the OpenCL ICD
+# rocminfo (an unmodified HSA tool run on it), Debian's prebuilt ROCm
+# libraries whose gfx1030 kernels run on softgpu (rocRAND, hipRAND,
+# rocSPARSE, hipSPARSE, with their headers) and pocl with the OpenCL ICD
 # loader and headers (`softgpu bench --suite` compares against it).
 set -euo pipefail
 
@@ -20,6 +22,11 @@ done
 # softgpu's library.
 [ -e /usr/include/hip/hip_runtime.h ] && [ -e /usr/lib/x86_64-linux-gnu/libamdhip64.so ] || need+=(libamdhip64-dev)
 command -v rocminfo >/dev/null 2>&1 || need+=(rocminfo)
+# Programs linked against Debian's prebuilt ROCm libraries run their
+# gfx1030 code objects on an emulated gfx1030.
+for lib in rocrand hiprand rocsparse hipsparse; do
+  [ -e "/usr/lib/x86_64-linux-gnu/lib$lib.so" ] || need+=("lib$lib-dev")
+done
 # `softgpu bench --suite` runs its kernels on pocl too, through a C harness
 # built against the OpenCL headers and ICD loader.
 [ -e /etc/OpenCL/vendors/pocl.icd ] || need+=(pocl-opencl-icd)

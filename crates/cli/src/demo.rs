@@ -15,7 +15,7 @@ use softgpu::{
 type Result<T, E = Box<dyn std::error::Error>> = std::result::Result<T, E>;
 
 /// Targets the embedded code objects were compiled for.
-pub const TARGETS: [&str; 3] = ["gfx1151", "gfx1100", "gfx1201"];
+pub const TARGETS: [&str; 4] = ["gfx1151", "gfx1100", "gfx1201", "gfx1030"];
 
 /// Kernel files of `examples/kernels/` whose code objects are embedded
 /// (`empty`, only for the API benchmarks, is not).
@@ -49,6 +49,10 @@ pub fn code_object(name: &str, target: &str) -> Result<&'static [u8], String> {
             }
             if name == $name && target == "gfx1201" {
                 static BYTES: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!("../../../examples/bin/", $name, "-gfx1201.hsaco")));
+                return Ok(&BYTES.0);
+            }
+            if name == $name && target == "gfx1030" {
+                static BYTES: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!("../../../examples/bin/", $name, "-gfx1030.hsaco")));
                 return Ok(&BYTES.0);
             }
         )*};

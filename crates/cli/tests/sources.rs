@@ -86,7 +86,7 @@ fn info_text_names_the_default_device() {
         // Each value says where it comes from, and the profile its fidelity.
         "SIMDs per CU         2  [llvm: ",
         "fidelity timing-estimated, conformance claims not allowed",
-        "built-in profiles: gfx1151, gfx1100, gfx1101, gfx1102, gfx1103, gfx1150, gfx1152, gfx1200, gfx1201",
+        "built-in profiles: gfx1151, gfx1100, gfx1101, gfx1102, gfx1103, gfx1150, gfx1152, gfx1200, gfx1201, gfx1030, gfx1031, gfx1032, gfx1034, gfx1035, gfx1036",
         // The figures the time estimate uses, with theirs.
         "analytical performance (peaks: 29.7 TFLOP/s FP32 with dual issue, 256 GB/s memory)",
         "    f64_clocks               32  [amd-spec: ",

@@ -10,9 +10,12 @@
 //!    `LD_LIBRARY_PATH` naming a folder where `libamdhip64.so.5` links to
 //!    softgpu's library;
 //! 2. with `softgpu hipcc`, then run with no environment set;
-//! 3. as 1, for the RDNA4 part gfx1201, run on a gfx1201 device
-//!    (`SOFTGPU_PROFILE=gfx1201`): the runtime above the executor is the
-//!    same for both families.
+//! 3. as 1, for the RDNA4 part gfx1201 and the RDNA2 part gfx1030, each
+//!    run on a device of its part (`SOFTGPU_PROFILE`): the runtime above
+//!    the executor is the same for every family.
+//!
+//! The Debian-library programs (`debian_*.hip`) run only on gfx1030, the
+//! one part both softgpu and Debian's prebuilt rocRAND and rocSPARSE have.
 //!
 //! Needs `clang-19`, `lld-19`, `llvm-19`, `rocm-device-libs` and
 //! `libamdhip64-dev`, and softgpu's HIP library and CLI built first:
@@ -30,6 +33,10 @@ const CLANG: &str = "clang++-19";
 const TARGET: &str = "gfx1151";
 /// The RDNA4 part every program is also built for and run on.
 const RDNA4: &str = "gfx1201";
+/// The RDNA2 part every program is also built for and run on.
+const RDNA2: &str = "gfx1030";
+/// The parts a program runs on unless it says otherwise.
+const EVERY_PART: &[&str] = &[TARGET, RDNA4, RDNA2];
 /// Longest a program may run before it counts as hung.
 const RUN_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -57,8 +64,11 @@ struct Program {
     /// compressed bundles, the README's sample), which keeps the suite's
     /// time down.
     hipcc: bool,
-    /// Run only on gfx1151 (each such program says why).
-    gfx1151_only: bool,
+    /// The parts to build for and run on, when not [`EVERY_PART`] (each
+    /// such program says why).
+    parts: Option<&'static [&'static str]>,
+    /// Libraries to link (`-lNAME`) besides the HIP runtime.
+    libraries: &'static [&'static str],
 }
 
 fn programs_dir() -> PathBuf {
@@ -112,9 +122,10 @@ fn device_libs() -> &'static Path {
                 .and_then(|c| c.device_lib_dir())
                 .unwrap_or_else(|e| panic!("cannot make the device-library folder: {e}"))
         };
-        let rdna4 = dir(RDNA4);
         let gfx11 = dir(TARGET);
-        assert_eq!(gfx11, rdna4, "one device-library folder for both targets");
+        for part in [RDNA4, RDNA2] {
+            assert_eq!(gfx11, dir(part), "one device-library folder for every target");
+        }
         gfx11
     })
 }
@@ -188,6 +199,15 @@ impl Recipe {
         cmd.arg("-O2");
     }
 
+    /// The libraries a link gets: Debian's HIP runtime for a clang build
+    /// (`softgpu hipcc` adds softgpu's), and the program's own.
+    fn link_options(self, p: &Program, cmd: &mut Command) {
+        if let Recipe::Clang(_) = self {
+            cmd.arg("-lamdhip64");
+        }
+        cmd.args(p.libraries.iter().map(|l| format!("-l{l}")));
+    }
+
     /// Builds `p` into `dir`; returns the executable.
     fn build_program(self, p: &Program, dir: &Path) -> PathBuf {
         let src = programs_dir();
@@ -197,9 +217,7 @@ impl Recipe {
             self.hip_options(&mut cmd);
             cmd.args(p.flags);
             cmd.arg(src.join(one)).arg("-o").arg(&exe);
-            if let Recipe::Clang(_) = self {
-                cmd.arg("-lamdhip64");
-            }
+            self.link_options(p, &mut cmd);
             build(&mut cmd);
         } else {
             let mut objects = Vec::new();
@@ -213,9 +231,7 @@ impl Recipe {
             }
             let mut cmd = self.command();
             cmd.args(&objects).arg("-o").arg(&exe);
-            if let Recipe::Clang(_) = self {
-                cmd.arg("-lamdhip64");
-            }
+            self.link_options(p, &mut cmd);
             build(&mut cmd);
         }
         exe
@@ -330,6 +346,13 @@ fn run_program(p: &Program, exe: &Path, args: &[PathBuf], run: Run) {
 /// Both builds and runs of one program.
 fn check(p: Program) {
     check_toolchain();
+    for l in p.libraries {
+        let so = format!("/usr/lib/x86_64-linux-gnu/lib{l}.so");
+        assert!(
+            Path::new(&so).exists(),
+            "{so} is missing: install Debian's lib{l}-dev (scripts/install-test-deps.sh does)"
+        );
+    }
     let lib = softgpu_library();
     softgpu_cli();
     let name = Path::new(p.sources[0])
@@ -342,39 +365,26 @@ fn check(p: Program) {
         .tempdir()
         .expect("cannot make a temporary folder");
 
-    // 1. A user's own build against Debian's library, run on softgpu's.
+    // 1 and 3. A user's own build against Debian's library, run on
+    // softgpu's, for each part on a device of that part.
     let libs = work.path().join("lib");
     std::fs::create_dir(&libs).unwrap();
     std::os::unix::fs::symlink(&lib, libs.join("libamdhip64.so.5")).unwrap();
-    let d1 = work.path().join("clang");
-    std::fs::create_dir(&d1).unwrap();
-    let args1 = p
-        .module
-        .map(|m| Recipe::Clang(TARGET).build_module(m, &d1).to_vec())
-        .unwrap_or_default();
-    let exe1 = Recipe::Clang(TARGET).build_program(&p, &d1);
-    let user = Run {
-        lib_dir: Some(&libs),
-        profile: None,
-        how: "clang++-19 build, LD_LIBRARY_PATH",
-    };
-    run_program(&p, &exe1, &args1, user);
-
-    // 3. The same for the RDNA4 part, on a device of that part.
-    if !p.gfx1151_only {
-        let d3 = work.path().join(RDNA4);
-        std::fs::create_dir(&d3).unwrap();
-        let args3 = p
+    for &part in p.parts.unwrap_or(EVERY_PART) {
+        let dir = work.path().join(part);
+        std::fs::create_dir(&dir).unwrap();
+        let args = p
             .module
-            .map(|m| Recipe::Clang(RDNA4).build_module(m, &d3).to_vec())
+            .map(|m| Recipe::Clang(part).build_module(m, &dir).to_vec())
             .unwrap_or_default();
-        let exe3 = Recipe::Clang(RDNA4).build_program(&p, &d3);
-        let rdna4 = Run {
+        let exe = Recipe::Clang(part).build_program(&p, &dir);
+        let how = format!("clang++-19 build for {part}, LD_LIBRARY_PATH, SOFTGPU_PROFILE={part}");
+        let run = Run {
             lib_dir: Some(&libs),
-            profile: Some(RDNA4),
-            how: "clang++-19 build for gfx1201, SOFTGPU_PROFILE=gfx1201",
+            profile: (part != TARGET).then_some(part),
+            how: &how,
         };
-        run_program(&p, &exe3, &args3, rdna4);
+        run_program(&p, &exe, &args, run);
     }
 
     // 2. softgpu hipcc, run with no environment.
@@ -401,6 +411,29 @@ fn one(sources: &'static [&'static str]) -> Program {
         sources,
         ..Program::default()
     }
+}
+
+/// Debian's prebuilt rocRAND and hipRAND run their own gfx1030 kernels:
+/// Philox4x32-10 bit for bit against a reference held to Random123's
+/// known answers, five generators' uniform and normal moments.
+#[test]
+fn debian_rocrand_and_hiprand() {
+    check(Program {
+        parts: Some(&[RDNA2]),
+        libraries: &["rocrand", "hiprand"],
+        ..one(&["debian_rocrand.hip"])
+    });
+}
+
+/// Debian's prebuilt rocSPARSE and hipSPARSE run their own gfx1030
+/// kernels: SpMV, SpMM and CSR/dense conversions against host results.
+#[test]
+fn debian_rocsparse_and_hipsparse() {
+    check(Program {
+        parts: Some(&[RDNA2]),
+        libraries: &["rocsparse", "hipsparse"],
+        ..one(&["debian_rocsparse.hip"])
+    });
 }
 
 /// A fat binary clang compressed (`--offload-compress`: a zstd `CCOB`
@@ -684,7 +717,7 @@ fn errors() {
 fn devices() {
     check(Program {
         env: &[("SOFTGPU_DEVICES", "2")],
-        gfx1151_only: true,
+        parts: Some(&[TARGET]),
         ..one(&["devices.hip"])
     });
 }
@@ -803,7 +836,7 @@ fn occupancy() {
 #[test]
 fn cooperative() {
     check(Program {
-        gfx1151_only: true,
+        parts: Some(&[TARGET]),
         ..one(&["cooperative.hip"])
     });
 }
@@ -873,7 +906,7 @@ fn device_malloc() {
 fn multi_device() {
     check(Program {
         env: &[("SOFTGPU_DEVICES", "2")],
-        gfx1151_only: true,
+        parts: Some(&[TARGET]),
         ..one(&["multi_device.hip"])
     });
 }

@@ -71,13 +71,13 @@ fn scenario(name: &str, env: &[(&str, &str)]) -> String {
     common::scenario(exe, &[name, kernels], env)
 }
 
-/// The HSA runtime above the executor is the same for both GPU families:
+/// The HSA runtime above the executor is the same for every GPU family:
 /// the scenarios that check results also pass on the RDNA4 agents, gfx1200
-/// and gfx1201, running code built for each.
+/// and gfx1201, and the RDNA2 agent gfx1030, running code built for each.
 #[test]
-fn scenarios_run_on_the_rdna4_agents() {
+fn scenarios_run_on_the_rdna4_and_rdna2_agents() {
     let (exe, _) = program();
-    for part in ["gfx1200", "gfx1201"] {
+    for part in ["gfx1200", "gfx1201", "gfx1030"] {
         let kernels = common::kernel_file("dispatch-kernels", KERNELS, part);
         let kernels = kernels.display().to_string();
         let env = [("SOFTGPU_PROFILE", part)];

@@ -30,7 +30,7 @@ pub use softgpu_compiler::Language as Lang;
 pub use softgpu_compiler::HIP_HEADER;
 
 /// The targets every kernel test runs on.
-pub const TARGETS: [&str; 3] = ["gfx1100", "gfx1151", "gfx1201"];
+pub const TARGETS: [&str; 4] = ["gfx1100", "gfx1151", "gfx1201", "gfx1030"];
 
 /// Directory holding the kernel sources of this crate.
 pub fn kernels_dir() -> PathBuf {
@@ -279,7 +279,7 @@ pub fn assert_slice_eq<T: PartialEq + std::fmt::Debug>(what: &str, got: &[T], wa
     );
 }
 
-/// Defines `mod NAME { #[test] fn gfx1100() ; fn gfx1151() ; fn gfx1201() }`, each
+/// Defines `mod NAME { #[test] fn gfx1100() ; fn gfx1151() ; fn gfx1201() ; fn gfx1030() }`, each
 /// calling `FUNCTION(target)`.
 #[macro_export]
 macro_rules! per_target {
@@ -296,6 +296,10 @@ macro_rules! per_target {
             #[test]
             fn gfx1201() {
                 super::$func("gfx1201")
+            }
+            #[test]
+            fn gfx1030() {
+                super::$func("gfx1030")
             }
         }
     };
