@@ -87,11 +87,16 @@ fn profile_dir() -> PathBuf {
 
 /// softgpu's HIP library, which must be built already.
 fn softgpu_library() -> PathBuf {
-    let lib = profile_dir().join("libamdhip64.so");
+    built_library("libamdhip64.so", "softgpu-hip")
+}
+
+/// The cdylib `file` of softgpu's `package`, which must be built already.
+fn built_library(file: &str, package: &str) -> PathBuf {
+    let lib = profile_dir().join(file);
     assert!(
         lib.is_file(),
-        "softgpu's HIP library {} is missing: build it first with \
-         `cargo build --release -p softgpu-hip`",
+        "softgpu's library {} is missing: build it first with \
+         `cargo build --release -p {package}`",
         lib.display()
     );
     lib
@@ -404,6 +409,52 @@ fn check(p: Program) {
         how: "softgpu hipcc build",
     };
     run_program(&p, &exe2, &args2, hipcc);
+}
+
+/// Runs `p`, built for gfx1030 against Debian's HIP library, on Debian's
+/// own HIP runtime (AMD's CLR 5.2.3) over softgpu's HSA library: a folder
+/// where `libhsa-runtime64.so.1` is softgpu's comes first on the library
+/// path, and the device is a gfx1030 (CLR 5.2.3 drives no gfx11 or gfx12
+/// part). The program is built as code object v4: CLR 5.2.3 reads kernel
+/// metadata through Debian's comgr 2.4, which cannot name the ISA of
+/// clang-19's default v5 ("COMGR failed to get code object ISA name").
+fn check_on_debian_hip(p: Program) {
+    assert!(p.flags.is_empty(), "check_on_debian_hip sets the flags");
+    let p = Program {
+        flags: &["-mcode-object-version=4"],
+        ..p
+    };
+    check_toolchain();
+    let hsa = built_library("libhsa_runtime64.so", "softgpu-hsa");
+    let work = tempfile::Builder::new()
+        .prefix("softgpu-debian-hip-")
+        .tempdir()
+        .expect("cannot make a temporary folder");
+    let libs = work.path().join("lib");
+    std::fs::create_dir(&libs).unwrap();
+    std::os::unix::fs::symlink(&hsa, libs.join("libhsa-runtime64.so.1")).unwrap();
+    let exe = Recipe::Clang(RDNA2).build_program(&p, work.path());
+    let run = Run {
+        lib_dir: Some(&libs),
+        profile: Some(RDNA2),
+        how: "Debian's libamdhip64.so.5 over softgpu's libhsa-runtime64.so.1, gfx1030",
+    };
+    run_program(&p, &exe, &[], run);
+}
+
+/// AMD's own HIP runtime, as Debian ships it, runs programs on softgpu's
+/// HSA layer: two devices' enumeration and properties, memory, copies and
+/// memsets, kernel launches, streams ordered by events, event timing
+/// (`debian_clr.hip`), and two of the suite's own programs.
+#[test]
+fn debian_hip_runtime_over_softgpu_hsa() {
+    check_on_debian_hip(Program {
+        env: &[("SOFTGPU_DEVICES", "2")],
+        ..one(&["debian_clr.hip"])
+    });
+    for sources in [&["vector_add.hip"], &["reduction.hip"]] {
+        check_on_debian_hip(one(sources));
+    }
 }
 
 fn one(sources: &'static [&'static str]) -> Program {

@@ -845,9 +845,14 @@ unsafe fn agent_info(
             AMD_NUM_SIMDS_PER_CU => put(u32_out, kernel(p.simds_per_cu)),
             AMD_NUM_SHADER_ENGINES => put(u32_out, kernel(p.shader_engines)),
             AMD_NUM_SHADER_ARRAYS_PER_SE => put(u32_out, kernel(p.shader_arrays_per_engine)),
+            // The two HDP flush control registers a runtime writes after
+            // host stores to device memory (AMD's CLR does). Device memory
+            // is host memory, always coherent, so a write flushes nothing:
+            // they are two words of process memory every GPU agent shares.
+            AMD_HDP_FLUSH if gpu => put(value as *mut [*mut u32; 2], hdp_flush_registers()),
             AMD_HDP_FLUSH => Err(unsupported(
-                "hsa_agent_get_info(HSA_AMD_AGENT_INFO_HDP_FLUSH): softgpu has no HDP flush \
-                 registers (device memory is host memory, always coherent)",
+                "hsa_agent_get_info(HSA_AMD_AGENT_INFO_HDP_FLUSH) of the CPU agent: only GPU \
+                 agents have an HDP",
             )),
             // Cooperative queues (HSA_QUEUE_TYPE_COOPERATIVE) are not
             // offered.
@@ -1522,4 +1527,13 @@ pub unsafe extern "C" fn hsa_wavefront_get_info(
         unsafe { put(value as *mut u32, size as u32) }?;
         Ok(HSA_STATUS_SUCCESS)
     })
+}
+
+/// The HDP flush control registers `HSA_AMD_AGENT_INFO_HDP_FLUSH` gives
+/// (`hsa_amd_hdp_flush_t`: the memory flush register, then the register
+/// flush register): words the caller may write at any time.
+fn hdp_flush_registers() -> [*mut u32; 2] {
+    static REGISTERS: [std::sync::atomic::AtomicU32; 2] =
+        [std::sync::atomic::AtomicU32::new(0), std::sync::atomic::AtomicU32::new(0)];
+    REGISTERS.each_ref().map(|r| r.as_ptr())
 }
