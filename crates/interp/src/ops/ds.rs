@@ -649,6 +649,12 @@ atomics32! {
     DS_MAX_NUM_F32, DS_MAX_NUM_RTN_F32 => super::rmw::max_num32;
     DS_PK_ADD_F16, DS_PK_ADD_RTN_F16 => super::rmw::pk_add_f16;
     DS_PK_ADD_BF16, DS_PK_ADD_RTN_BF16 => super::rmw::pk_add_bf16;
+    // gfx10's compare-store takes the compare value in DATA0 and the new
+    // one in DATA1 (RDNA2 guide, DS_CMPST_B32: cmp is DATA, src DATA2),
+    // the reverse of gfx11's `ds_cmpstore` (clang-19 passes cmpxchg's
+    // expected value as DATA0 for gfx1030 and as DATA1 for gfx1100).
+    DS_CMPST_B32, DS_CMPST_RTN_B32 => |o, d, e| if o == d { e } else { o };
+    DS_CMPST_F32, DS_CMPST_RTN_F32 => |o, d, e| if f(o) == f(d) { e } else { o };
 }
 
 atomics64! {
@@ -658,6 +664,9 @@ atomics64! {
     DS_CMPSTORE_F64, DS_CMPSTORE_RTN_F64 => |o, d, e| if f64::from_bits(o) == f64::from_bits(e) { d } else { o };
     DS_MIN_NUM_F64, DS_MIN_NUM_RTN_F64 => super::rmw::min_num64;
     DS_MAX_NUM_F64, DS_MAX_NUM_RTN_F64 => super::rmw::max_num64;
+    // gfx10's, DATA0 the compare value (see the 32-bit ones).
+    DS_CMPST_B64, DS_CMPST_RTN_B64 => |o, d, e| if o == d { e } else { o };
+    DS_CMPST_F64, DS_CMPST_RTN_F64 => |o, d, e| if f64::from_bits(o) == f64::from_bits(d) { e } else { o };
 }
 
 const BASIC: &[(Op, Exec)] = &[

@@ -429,7 +429,9 @@ fn sendmsg_rtn(w: &mut Wave, _: &mut Env, i: &Inst, dwords: usize) -> Result {
     Ok(Flow::Next)
 }
 
-fn realtime_ticks() -> u64 {
+/// The REALTIME counter: the host's monotonic time in 10 ns ticks (a
+/// 100 MHz clock), what `s_sendmsg_rtn` and gfx10's `s_memrealtime` read.
+pub(super) fn realtime_ticks() -> u64 {
     static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
     (START
         .get_or_init(std::time::Instant::now)

@@ -135,6 +135,23 @@ fn load_narrow(
     Ok(Flow::Next)
 }
 
+/// gfx10's `s_memtime`: the 64-bit shader clock (RDNA2 guide, SMEM
+/// instructions: the current 64-bit timestamp). The stand-in is the
+/// wave's retired-instruction count, monotonic as the clock is, and the
+/// same count `s_getreg` reads as SHADER_CYCLES.
+fn memtime(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    w.write_s64(i.dst[0], w.retired);
+    Ok(Flow::Next)
+}
+
+/// gfx10's `s_memrealtime`: the 64-bit constant-rate REALTIME counter
+/// (the guide's RTC), the 100 MHz clock `s_sendmsg_rtn`
+/// reads on gfx11 (`salu::realtime_ticks`).
+fn memrealtime(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    w.write_s64(i.dst[0], super::salu::realtime_ticks());
+    Ok(Flow::Next)
+}
+
 macro_rules! narrow {
     ($bytes:expr, $signed:expr, $buffer:expr) => {
         (|w: &mut Wave, env: &mut Env, i: &Inst| load_narrow(w, env, i, $bytes, $signed, $buffer))
@@ -181,4 +198,7 @@ pub const TABLE: &[(Op, Exec)] = &[
     // Address-translation probes only warm caches on hardware.
     (Op::S_ATC_PROBE, nop as Exec),
     (Op::S_ATC_PROBE_BUFFER, nop as Exec),
+    // gfx10's counters.
+    (Op::S_MEMTIME, memtime as Exec),
+    (Op::S_MEMREALTIME, memrealtime as Exec),
 ];

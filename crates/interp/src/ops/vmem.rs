@@ -934,6 +934,33 @@ const OPS: &[(MemOp, Exec)] = &[
         bind!(atomic32, true, |o, d, c| if f(o) == f(c) { d } else { o }),
     ),
     (MemOp::ATOMIC_SWAP_B64, bind!(atomic64, false, |_, d, _| d)),
+    // gfx10's f64 float atomics, which gfx11 dropped (RDNA2 guide,
+    // *_ATOMIC_FCMPSWAP_X2 / FMIN_X2 / FMAX_X2): the compare-swap as the
+    // f32 one, min and max by the rules of the f64 DS atomics.
+    (
+        MemOp::ATOMIC_FCMPSWAP_X2,
+        bind!(
+            atomic64,
+            true,
+            |o, d, c| if f64::from_bits(o) == f64::from_bits(c) {
+                d
+            } else {
+                o
+            }
+        ),
+    ),
+    (
+        MemOp::ATOMIC_FMIN_X2,
+        bind!(atomic64, false, |o, d, _| {
+            crate::float::min64(f64::from_bits(o), f64::from_bits(d)).to_bits()
+        }),
+    ),
+    (
+        MemOp::ATOMIC_FMAX_X2,
+        bind!(atomic64, false, |o, d, _| {
+            crate::float::max64(f64::from_bits(o), f64::from_bits(d)).to_bits()
+        }),
+    ),
     (
         MemOp::ATOMIC_CMPSWAP_B64,
         bind!(atomic64, true, |o, d, c| if o == c { d } else { o }),
