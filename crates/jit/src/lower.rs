@@ -90,12 +90,16 @@ fn narrow_src_ok(s: Operand) -> bool {
 }
 
 /// Whether `inst` of class `class` is in the form the emitter builds: no
-/// DPP, no clamp or output modifier, no half selects, abs/neg only on f32
-/// sources, every operand a plain register or constant.
+/// DPP or SDWA (gfx10's sub-dword selects), no clamp or output modifier,
+/// no half selects, abs/neg only on f32 sources, every operand a plain
+/// register or constant.
 pub fn form_ok(inst: &Inst, class: Class) -> bool {
     let info = inst.op.info();
     let m = inst.mods;
-    if inst.lane_sel != LaneSel::None || m.clamp || m.omod != 0 || m.opsel != 0 || m.neg_hi != 0 {
+    if inst.lane_sel != LaneSel::None || inst.sdwa.is_some() {
+        return false;
+    }
+    if m.clamp || m.omod != 0 || m.opsel != 0 || m.neg_hi != 0 {
         return false;
     }
     for k in 0..3 {
