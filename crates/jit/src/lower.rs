@@ -333,6 +333,21 @@ mod tests {
         }
     }
 
+    /// A gfx10 SDWA form is never compiled as its plain op, whose lowering
+    /// would drop the selects.
+    #[test]
+    fn sdwa_forms_stay_with_the_interpreter() {
+        let op = softgpu_isa::op_by_name("v_add_nc_u32").expect("op");
+        let class = op.info().jit.expect("v_add_nc_u32 compiles");
+        let mut inst = Inst::new(op, softgpu_isa::Family::Gfx10);
+        inst.dst[0] = Operand::Vgpr(0);
+        inst.src[0] = Operand::Vgpr(1);
+        inst.src[1] = Operand::Vgpr(2);
+        assert!(form_ok(&inst, class));
+        inst.sdwa = Some(softgpu_isa::Sdwa::default());
+        assert!(!form_ok(&inst, class));
+    }
+
     /// The ops of class `Hint` are the interpreter's scheduling hints.
     #[test]
     fn hints_are_the_interpreters() {
