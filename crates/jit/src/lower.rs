@@ -90,12 +90,16 @@ fn narrow_src_ok(s: Operand) -> bool {
 }
 
 /// Whether `inst` of class `class` is in the form the emitter builds: no
-/// DPP, no clamp or output modifier, no half selects, abs/neg only on f32
-/// sources, every operand a plain register or constant.
+/// DPP or SDWA (gfx10's sub-dword selects), no clamp or output modifier,
+/// no half selects, abs/neg only on f32 sources, every operand a plain
+/// register or constant.
 pub fn form_ok(inst: &Inst, class: Class) -> bool {
     let info = inst.op.info();
     let m = inst.mods;
-    if inst.lane_sel != LaneSel::None || m.clamp || m.omod != 0 || m.opsel != 0 || m.neg_hi != 0 {
+    if inst.lane_sel != LaneSel::None || inst.sdwa.is_some() {
+        return false;
+    }
+    if m.clamp || m.omod != 0 || m.opsel != 0 || m.neg_hi != 0 {
         return false;
     }
     for k in 0..3 {
@@ -327,6 +331,21 @@ mod tests {
             let twin = renamed(op);
             assert_eq!(op.info().jit, twin.info().jit, "{op:?} renames {twin:?}");
         }
+    }
+
+    /// A gfx10 SDWA form is never compiled as its plain op, whose lowering
+    /// would drop the selects.
+    #[test]
+    fn sdwa_forms_stay_with_the_interpreter() {
+        let op = softgpu_isa::op_by_name("v_add_nc_u32").expect("op");
+        let class = op.info().jit.expect("v_add_nc_u32 compiles");
+        let mut inst = Inst::new(op, softgpu_isa::Family::Gfx10);
+        inst.dst[0] = Operand::Vgpr(0);
+        inst.src[0] = Operand::Vgpr(1);
+        inst.src[1] = Operand::Vgpr(2);
+        assert!(form_ok(&inst, class));
+        inst.sdwa = Some(softgpu_isa::Sdwa::default());
+        assert!(!form_ok(&inst, class));
     }
 
     /// The ops of class `Hint` are the interpreter's scheduling hints.

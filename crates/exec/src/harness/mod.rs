@@ -36,6 +36,16 @@ pub const CODE_BYTES: usize = 64 * 1024;
 
 /// `s_endpgm`, appended to every snippet so it always ends.
 const S_ENDPGM: [u8; 4] = [0x00, 0x00, 0xb0, 0xbf];
+/// gfx10's `s_endpgm` (SOPP opcode 1 there, 48 from gfx11 on).
+const S_ENDPGM_GFX10: [u8; 4] = [0x00, 0x00, 0x81, 0xbf];
+
+/// The family's `s_endpgm`.
+fn s_endpgm(family: Family) -> [u8; 4] {
+    match family {
+        Family::Gfx10 => S_ENDPGM_GFX10,
+        _ => S_ENDPGM,
+    }
+}
 
 /// One wave with its memory.
 pub struct Bench {
@@ -150,7 +160,7 @@ impl Bench {
             .into());
         }
         let mut image = code.to_vec();
-        image.extend_from_slice(&S_ENDPGM);
+        image.extend_from_slice(&s_endpgm(self.family));
         self.run_placed(self.code, image, budget)
     }
 

@@ -1,4 +1,4 @@
-//! Which opcodes (gfx11 and gfx12) the executor implements, and how many
+//! Which opcodes (gfx10, gfx11 and gfx12) the executor implements, and how many
 //! instruction-level cases each has.
 //!
 //! Every op of a compute-relevant format must either have a handler or be
@@ -51,12 +51,24 @@ const UNHANDLED: &[(&str, &str)] = &[
     ("s_barrier_join", "named barriers: as s_barrier_init"),
     ("s_barrier_leave", "named barriers: as s_barrier_init"),
     ("s_wakeup_barrier", "named barriers: as s_barrier_init (LLVM keeps it for gfx1250 only)"),
+    (
+        "s_endpgm_ordered_ps_done",
+        "gfx10 pixel shaders' end with the ordered export of POPS (primitive ordered pixel shading): graphics only",
+    ),
+    (
+        "v_interp_p1_f32",
+        "gfx10 attribute interpolation (VINTRP and its VOP3 forms): reads the vertex parameters the graphics pipeline lays out in LDS for a pixel shader's primitive (M0); no compute meaning",
+    ),
+    ("v_interp_p2_f32", "gfx10 attribute interpolation: as v_interp_p1_f32"),
+    ("v_interp_mov_f32", "gfx10 attribute interpolation: as v_interp_p1_f32"),
+    ("v_interp_p1ll_f16", "gfx10 attribute interpolation: as v_interp_p1_f32"),
+    ("v_interp_p1lv_f16", "gfx10 attribute interpolation: as v_interp_p1_f32"),
+    ("v_interp_p2_f16", "gfx10 attribute interpolation: as v_interp_p1_f32"),
 ];
 
 /// The compute ops of every family the executor runs, each once (gfx12
 /// shares most of gfx11's).
 fn compute_ops() -> impl Iterator<Item = Op> {
-    // gfx10 is not executed yet (decoded; its semantics are issue 47's next step).
     let executed = Family::ALL.into_iter().filter(|f| f.executed());
     let mut ops: Vec<Op> = executed.flat_map(ops_of).collect();
     ops.sort_by_key(|op| op.0);

@@ -317,6 +317,9 @@ case_files!(
     gfx12_sopp,
     gfx12_fp8,
     gfx12_wmma,
+    gfx10_salu,
+    gfx10_valu,
+    gfx10_sdwa,
 );
 
 #[test]

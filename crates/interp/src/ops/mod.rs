@@ -214,10 +214,11 @@ fn own_handlers() -> impl Iterator<Item = (Op, Exec)> {
 /// Ops of other families that are gfx11 ops renamed, with the same
 /// semantics: each runs its gfx11 twin's handler. gfx12's (RDNA4 guide;
 /// LLVM gives both the same instruction definitions under the new
-/// mnemonics), and gfx10's, whose gfx11 names RDNA3 gave its old memory
-/// mnemonics (`global_load_dword` became `global_load_b32`; the RDNA2 and
-/// RDNA3 guides describe each pair alike, and LLVM selects both from the
-/// same patterns). Only operand types equal to the twin's make a rename.
+/// mnemonics), and gfx10's (RDNA2 guide: the same pseudocode under the
+/// older mnemonic), among them the old memory mnemonics RDNA3 renamed
+/// (`global_load_dword` became `global_load_b32`; LLVM selects both from
+/// the same patterns). Only operand types equal to the twin's make a
+/// rename.
 const RENAMED: &[(Op, Op)] = &[
     (Op::S_ADD_CO_U32, Op::S_ADD_U32),
     (Op::S_SUB_CO_U32, Op::S_SUB_U32),
@@ -540,6 +541,50 @@ const RENAMED: &[(Op, Op)] = &[
         Op::TBUFFER_STORE_FORMAT_D16_XYZW,
         Op::TBUFFER_STORE_D16_FORMAT_XYZW,
     ),
+    // gfx10 (RDNA2) scalar and vector ALU renames
+    (Op::S_ANDN2_B32, Op::S_AND_NOT1_B32),
+    (Op::S_ANDN2_B64, Op::S_AND_NOT1_B64),
+    (Op::S_ORN2_B32, Op::S_OR_NOT1_B32),
+    (Op::S_ORN2_B64, Op::S_OR_NOT1_B64),
+    // The first one from the LSB (ff1), the leading zeros (flbit_*_b*) and
+    // the leading sign bits (flbit_i32*), each -1 when there is none.
+    (Op::S_FF1_I32_B32, Op::S_CTZ_I32_B32),
+    (Op::S_FF1_I32_B64, Op::S_CTZ_I32_B64),
+    (Op::S_FLBIT_I32_B32, Op::S_CLZ_I32_U32),
+    (Op::S_FLBIT_I32_B64, Op::S_CLZ_I32_U64),
+    (Op::S_FLBIT_I32, Op::S_CLS_I32),
+    (Op::S_FLBIT_I32_I64, Op::S_CLS_I32_I64),
+    // nN: operand N+1 inverted (n1 = S0, n2 = EXEC); gfx11 counts from 0.
+    (Op::S_ANDN2_SAVEEXEC_B32, Op::S_AND_NOT1_SAVEEXEC_B32),
+    (Op::S_ANDN2_SAVEEXEC_B64, Op::S_AND_NOT1_SAVEEXEC_B64),
+    (Op::S_ORN2_SAVEEXEC_B32, Op::S_OR_NOT1_SAVEEXEC_B32),
+    (Op::S_ORN2_SAVEEXEC_B64, Op::S_OR_NOT1_SAVEEXEC_B64),
+    (Op::S_ANDN1_SAVEEXEC_B32, Op::S_AND_NOT0_SAVEEXEC_B32),
+    (Op::S_ANDN1_SAVEEXEC_B64, Op::S_AND_NOT0_SAVEEXEC_B64),
+    (Op::S_ORN1_SAVEEXEC_B32, Op::S_OR_NOT0_SAVEEXEC_B32),
+    (Op::S_ORN1_SAVEEXEC_B64, Op::S_OR_NOT0_SAVEEXEC_B64),
+    (Op::S_ANDN1_WREXEC_B32, Op::S_AND_NOT0_WREXEC_B32),
+    (Op::S_ANDN1_WREXEC_B64, Op::S_AND_NOT0_WREXEC_B64),
+    (Op::S_ANDN2_WREXEC_B32, Op::S_AND_NOT1_WREXEC_B32),
+    (Op::S_ANDN2_WREXEC_B64, Op::S_AND_NOT1_WREXEC_B64),
+    (Op::S_INST_PREFETCH, Op::S_SET_INST_PREFETCH_DISTANCE),
+    (Op::V_FFBH_U32, Op::V_CLZ_I32_U32),
+    (Op::V_FFBL_B32, Op::V_CTZ_I32_B32),
+    (Op::V_FFBH_I32, Op::V_CLS_I32),
+    // rpi: floor(S0 + 0.5); flr: floor(S0); both saturating, NaN 0.
+    (Op::V_CVT_RPI_I32_F32, Op::V_CVT_NEAREST_I32_F32),
+    (Op::V_CVT_FLR_I32_F32, Op::V_CVT_FLOOR_I32_F32),
+    // "legacy" is DX9's rule: 0 times anything (inf, NaN) is 0.
+    (Op::V_MUL_LEGACY_F32, Op::V_MUL_DX9_ZERO_F32),
+    (Op::V_FMAC_LEGACY_F32, Op::V_FMAC_DX9_ZERO_F32),
+    (Op::V_FMA_LEGACY_F32, Op::V_FMA_DX9_ZERO_F32),
+    (Op::V_CVT_PKRTZ_F16_F32, Op::V_CVT_PK_RTZ_F16_F32),
+    (Op::V_CVT_PKNORM_I16_F16, Op::V_CVT_PK_NORM_I16_F16),
+    (Op::V_CVT_PKNORM_U16_F16, Op::V_CVT_PK_NORM_U16_F16),
+    (Op::V_CVT_PKNORM_I16_F32, Op::V_CVT_PK_NORM_I16_F32),
+    (Op::V_CVT_PKNORM_U16_F32, Op::V_CVT_PK_NORM_U16_F32),
+    // D = S0.lo * S1.lo + S0.hi * S1.hi + D, the destination the accumulator.
+    (Op::V_DOT2C_F32_F16, Op::V_DOT2ACC_F32_F16),
 ];
 
 /// The gfx11 op `op` renames (itself when it renames none), for tiers that
@@ -600,6 +645,9 @@ fn by_op(
 /// when it has no modifiers and only 32-bit operands, a saturating one for
 /// an integer op with clamp, else the general one.
 pub fn handler_for(inst: &Inst) -> Option<Exec> {
+    if inst.sdwa.is_some() && !valu::runs_sdwa(inst.op) {
+        return handler(inst.op).map(|_| valu::sdwa_unsupported as Exec);
+    }
     static PLAIN: OnceLock<Vec<Option<Exec>>> = OnceLock::new();
     static SATURATING: OnceLock<Vec<Option<Exec>>> = OnceLock::new();
     let only = |entries: &[(Op, Exec)]| {

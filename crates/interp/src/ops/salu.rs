@@ -730,6 +730,13 @@ pub const TABLE: &[(Op, Exec)] = &[
     (Op::S_CLZ_I32_U64, s1_64_32!(|a: u64| (clz64(a), None))),
     (Op::S_CLS_I32, s2!(|a, _, _| (cls32(a), None))),
     (Op::S_CLS_I32_I64, s1_64_32!(|a: u64| (cls64(a), None))),
+    // gfx10's find-first-zero (RDNA2 guide, SOP1 S_FF0_I32_B32/B64): the
+    // index of the lowest 0 bit, -1 when every bit is 1; SCC unchanged.
+    (
+        Op::S_FF0_I32_B32,
+        s2!(|a: u32, _, _| (ctz(!a as u64, 32), None)),
+    ),
+    (Op::S_FF0_I32_B64, s1_64_32!(|a: u64| (ctz(!a, 64), None))),
     (
         Op::S_SEXT_I32_I8,
         s2!(|a, _, _| (a as i8 as i32 as u32, None)),

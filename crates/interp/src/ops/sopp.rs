@@ -256,6 +256,8 @@ pub const HINTS: &[Op] = &[
     Op::S_DELAY_ALU,
     Op::S_CLAUSE,
     Op::S_SET_INST_PREFETCH_DISTANCE,
+    // gfx10's name for it (an `ops::RENAMED` row).
+    Op::S_INST_PREFETCH,
     Op::S_SINGLEUSE_VDST,
     Op::S_SETPRIO,
 ];

@@ -6,7 +6,7 @@
 //! decoder reports), run the function over every lane, apply clamp/omod and
 //! write the lanes EXEC enables.
 
-use softgpu_isa::{Inst, LaneSel, Op, Operand, Ty};
+use softgpu_isa::{Class, Inst, LaneSel, Op, Operand, Sdwa, Ty};
 
 use super::{cross_lane, Env, Exec, Flow, Result, Scratch};
 use crate::float::NanRule::{Number, Propagate};
@@ -69,6 +69,11 @@ pub fn fetch<'a>(w: &'a Wave, i: &Inst, k: usize, ty: Ty, buf: &'a mut Lanes) ->
         return buf;
     }
     let bit = 1u8 << k;
+    // gfx10 SDWA selects a part of src0/src1 (src2 is whole).
+    let select = i
+        .sdwa
+        .filter(|_| k < 2)
+        .map(|s| (s.src_sel[k], s.sext & bit != 0));
     let half = matches!(ty, Ty::F16 | Ty::B16 | Ty::BF16) && i.mods.opsel & bit != 0;
     let float_mods = (i.mods.abs | i.mods.neg) & bit != 0;
     let flush = match ty {
@@ -77,13 +82,20 @@ pub fn fetch<'a>(w: &'a Wave, i: &Inst, k: usize, ty: Ty, buf: &'a mut Lanes) ->
         _ => false,
     };
     let has_dpp = k == 0 && i.lane_sel != LaneSel::None;
-    if !(half || float_mods || flush || has_dpp) {
+    if !(half || float_mods || flush || has_dpp || select.is_some()) {
         return w.vsrc(op, buf);
     }
     if has_dpp {
         cross_lane::dpp_fetch(w, op, i.lane_sel, buf);
     } else {
         w.load_src(op, buf);
+    }
+    if let Some((sel, sext)) = select {
+        // Selected and extended first: abs/neg and flushing act on the
+        // selected value, as the op's own operand.
+        buf[..n]
+            .iter_mut()
+            .for_each(|v| *v = sdwa_select(*v, sel, sext));
     }
     if half {
         buf[..n].iter_mut().for_each(|v| *v >>= 16);
@@ -225,9 +237,100 @@ fn clamp01_64(x: f64, dx10: bool) -> f64 {
     }
 }
 
+/// The bit offset and width of an SDWA select (0-3 a byte, 4-5 a word),
+/// or None for the whole dword (6; 7 is reserved and taken as 6).
+#[inline(always)]
+fn sdwa_field(sel: u8) -> Option<(u32, u32)> {
+    match sel {
+        0..=3 => Some((8 * sel as u32, 8)),
+        4 | 5 => Some((16 * (sel as u32 - 4), 16)),
+        _ => None,
+    }
+}
+
+/// An SDWA source select (RDNA2 guide, "Sub-Dword Addressing": SRC_SEL,
+/// SEXT): the selected byte or word moved to bit 0, zero- or
+/// sign-extended to 32 bits.
+#[inline(always)]
+pub fn sdwa_select(v: u32, sel: u8, sext: bool) -> u32 {
+    let Some((shift, width)) = sdwa_field(sel) else {
+        return v;
+    };
+    let x = v >> shift;
+    let pad = 32 - width;
+    if sext {
+        ((x << pad) as i32 >> pad) as u32
+    } else {
+        x << pad >> pad
+    }
+}
+
+/// An SDWA destination (RDNA2 guide, DST_SEL, DST_UNUSED): the result's low
+/// bits placed in the selected byte or word of `old`; the other bits are
+/// zero (UNUSED_PAD, 0), zero below and the field's sign above
+/// (UNUSED_SEXT, 1), or `old`'s (UNUSED_PRESERVE, 2; 3 is reserved and
+/// taken as 2).
+#[inline(always)]
+pub fn sdwa_place(res: u32, old: u32, sel: u8, unused: u8) -> u32 {
+    let Some((shift, width)) = sdwa_field(sel) else {
+        return res;
+    };
+    let field_mask = (u32::MAX >> (32 - width)) << shift;
+    let field = (res << shift) & field_mask;
+    match unused {
+        0 => field,
+        1 => {
+            let above = (u64::MAX << (shift + width)) as u32;
+            let negative = res >> (width - 1) & 1 != 0;
+            field | if negative { above } else { 0 }
+        }
+        _ => (old & !field_mask) | field,
+    }
+}
+
+/// Writes an SDWA instruction's lanes: each result placed by DST_SEL into
+/// the destination's old value. A 16-bit op's result is its low half,
+/// zero-extended (as DST_SEL DWORD writes it).
+#[inline(never)]
+fn sdwa_store(w: &mut Wave, dst: Operand, s: Sdwa, ty: Ty, res: &Lanes, mask: u64) {
+    let narrow = matches!(ty, Ty::F16 | Ty::B16 | Ty::BF16);
+    let mut old = [0u32; MAX_LANES];
+    let old = *w.vsrc(dst, &mut old);
+    let mut out = [0u32; MAX_LANES];
+    for l in 0..w.lanes {
+        let r = if narrow { res[l] & 0xffff } else { res[l] };
+        out[l] = sdwa_place(r, old[l], s.dst_sel, s.dst_unused);
+    }
+    w.write_v32(dst, &out, mask);
+}
+
+/// Whether `op`'s handler reads and writes through [`fetch`] and
+/// [`store`], and so runs its SDWA form: the pure lane ops, the 32-bit
+/// compares and the carry adds (a rename by its twin).
+pub fn runs_sdwa(op: Op) -> bool {
+    let op = super::renamed(op);
+    let cmp32 = matches!(op.info().class, Class::Cmp { .. }) && op.info().src[0].dwords() == 1;
+    let carry = matches!(
+        op,
+        Op::V_ADD_CO_CI_U32 | Op::V_SUB_CO_CI_U32 | Op::V_SUBREV_CO_CI_U32
+    );
+    lane_fn(op).is_some() || cmp32 || carry
+}
+
+/// The handler of an SDWA form no SDWA-aware handler runs.
+pub fn sdwa_unsupported(_: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    Err(super::Trap::UnsupportedForm {
+        op: i.op,
+        why: "its SDWA form".into(),
+    })
+}
+
 /// Writes a 32- or 16-bit result to the destination VGPR.
 #[inline(always)]
 fn store(w: &mut Wave, i: &Inst, ty: Ty, res: &Lanes, mask: u64) {
+    if let Some(s) = i.sdwa {
+        return sdwa_store(w, i.dst[0], s, ty, res, mask);
+    }
     let dst = i.dst[0];
     if matches!(ty, Ty::F16 | Ty::B16 | Ty::BF16) {
         let (reg, hi) = match dst {
@@ -380,6 +483,7 @@ pub fn is_plain(i: &Inst) -> bool {
     let wide = |t: Ty| matches!(t, Ty::None | Ty::B32 | Ty::F32);
     i.mods == Default::default()
         && i.lane_sel == LaneSel::None
+        && i.sdwa.is_none()
         && info.src.iter().chain(&info.dst[..1]).all(|&t| wide(t))
         && !i
             .src
@@ -513,7 +617,7 @@ fn carry(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32, bool) -> i64) -> Result {
         };
         cout |= (!(0..=u32::MAX as i64).contains(&exact) as u64) << l;
     }
-    w.write_v32(i.dst[0], &res, exec);
+    store(w, i, Ty::B32, &res, exec);
     // Lanes the instruction does not write get 0 in the mask, as compares
     // give them: clang reads such a mask back as a uniform carry.
     w.write_mask(i.dst[1], cout & exec);
@@ -1381,17 +1485,26 @@ enum Sign {
     Unsigned,
     /// Per source, from neg_lo.
     FromNeg,
+    /// Both sources signed (gfx10's `v_dot*_i32_i*`).
+    Signed,
 }
 
 fn dot_int(w: &mut Wave, i: &Inst, bits: u32, sign: Sign) -> Result {
     let n = w.lanes;
     let (mut b0, mut b1, mut b2) = ([0u32; MAX_LANES], [0u32; MAX_LANES], [0u32; MAX_LANES]);
-    let a = *w.vsrc(i.src[0], &mut b0);
+    // gfx10's VOP2 `v_dot4c_i32_i8` has DPP forms: src0 crosses lanes.
+    let a = if i.lane_sel == LaneSel::None {
+        *w.vsrc(i.src[0], &mut b0)
+    } else {
+        cross_lane::dpp_fetch(w, i.src[0], i.lane_sel, &mut b0);
+        b0
+    };
     let b = *w.vsrc(i.src[1], &mut b1);
     let c = *w.vsrc(i.src[2], &mut b2);
     let (sa, sb) = match sign {
         Sign::Unsigned => (false, false),
         Sign::FromNeg => (i.mods.neg & 1 != 0, i.mods.neg & 2 != 0),
+        Sign::Signed => (true, true),
     };
     // The accumulator and result are signed unless both sources are unsigned.
     let signed_acc = !matches!(sign, Sign::Unsigned);
@@ -1417,7 +1530,7 @@ fn dot_int(w: &mut Wave, i: &Inst, bits: u32, sign: Sign) -> Result {
             (false, _) => sum as u32,
         };
     }
-    let exec = w.exec();
+    let exec = write_mask(w, i);
     w.write_v32(i.dst[0], &res, exec);
     Ok(Flow::Next)
 }
@@ -1535,6 +1648,9 @@ pub const TABLE: &[(Op, Exec)] = &[
     ),
     (Op::V_NOP, super::nop as Exec),
     (Op::V_PIPEFLUSH, super::nop as Exec),
+    // gfx10's "clear the wave's exception state": softgpu raises no float
+    // exceptions (no trap is ever enabled for them), so there is none.
+    (Op::V_CLREXCP, super::nop as Exec),
     (
         Op::V_DOT2_F32_F16,
         (|w: &mut Wave, _: &mut Env, i: &Inst| dot2(w, i, dot2_f16)) as Exec,
@@ -1558,6 +1674,30 @@ pub const TABLE: &[(Op, Exec)] = &[
     (
         Op::V_DOT8_I32_IU4,
         (|w: &mut Wave, _: &mut Env, i: &Inst| dot_int(w, i, 4, Sign::FromNeg)) as Exec,
+    ),
+    // gfx10's signed dots and the 16-bit pairs (RDNA2 guide, VOP3P
+    // V_DOT2_I32_I16 … V_DOT8_I32_I4: D = the sum of the element products
+    // + S2, clamp saturating the 32-bit result), and `v_dot4c_i32_i8`, the
+    // VOP2 form accumulating into D (the decoder gives D as src2).
+    (
+        Op::V_DOT2_I32_I16,
+        (|w: &mut Wave, _: &mut Env, i: &Inst| dot_int(w, i, 16, Sign::Signed)) as Exec,
+    ),
+    (
+        Op::V_DOT2_U32_U16,
+        (|w: &mut Wave, _: &mut Env, i: &Inst| dot_int(w, i, 16, Sign::Unsigned)) as Exec,
+    ),
+    (
+        Op::V_DOT4_I32_I8,
+        (|w: &mut Wave, _: &mut Env, i: &Inst| dot_int(w, i, 8, Sign::Signed)) as Exec,
+    ),
+    (
+        Op::V_DOT4C_I32_I8,
+        (|w: &mut Wave, _: &mut Env, i: &Inst| dot_int(w, i, 8, Sign::Signed)) as Exec,
+    ),
+    (
+        Op::V_DOT8_I32_I4,
+        (|w: &mut Wave, _: &mut Env, i: &Inst| dot_int(w, i, 4, Sign::Signed)) as Exec,
     ),
     (Op::V_DOT2_BF16_BF16, dot2_bf16_bf16 as Exec),
     (Op::V_MQSAD_U32_U8, mqsad_u32 as Exec),
