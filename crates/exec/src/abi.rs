@@ -22,6 +22,11 @@ pub struct LaunchAbi {
     pub float_mode: FloatMode,
     /// What the private segment buffer user SGPRs hold.
     pub private_buffer: PrivateBuffer,
+    /// Whether the work-item IDs arrive packed in v0 (x, y and z in 10-bit
+    /// fields: gfx11 and gfx12) or one VGPR each, x in v0, y in v1, z in v2
+    /// (gfx10), each as `enable_vgpr_workitem_id` enables it (AMDGPUUsage,
+    /// "Initial Kernel Execution State": packed since GFX90A and GFX11).
+    pub packed_ids: bool,
 }
 
 /// What the four private segment buffer user SGPRs hold, when the kernel
@@ -75,14 +80,16 @@ const GFX11: LaunchAbi = LaunchAbi {
     scratch_offset_sgpr: true,
     float_mode: FloatMode::FromDescriptor,
     private_buffer: PrivateBuffer::Unused,
+    packed_ids: true,
 };
 
 /// gfx10.3 places the system SGPRs as gfx11 does (AMDGPUUsage, "Initial
 /// Kernel Execution State", shared by GFX6-GFX11) and takes MODE's IEEE and
 /// DX10_CLAMP bits from rsrc1; its code reaches scratch through the private
-/// segment buffer.
+/// segment buffer, and the work-item IDs come one VGPR each.
 const GFX10: LaunchAbi = LaunchAbi {
     private_buffer: PrivateBuffer::Swizzled,
+    packed_ids: false,
     ..GFX11
 };
 
@@ -94,6 +101,7 @@ const GFX12: LaunchAbi = LaunchAbi {
         dx10_clamp: true,
     },
     private_buffer: PrivateBuffer::Unused,
+    packed_ids: true,
 };
 
 /// The launch ABI of `family`.

@@ -330,39 +330,57 @@ struct Worker {
 /// they are computed once (three divisions per lane) and copied per wave.
 #[derive(Default)]
 struct WorkItemIds {
-    /// Block, the part of it present, wave size and the descriptor's
-    /// `enable_vgpr_workitem_id`.
-    key: Option<([u32; 3], [u32; 3], usize, u8)>,
-    waves: Vec<([u32; MAX_LANES], u64)>,
+    /// Block, the part of it present, wave size, the descriptor's
+    /// `enable_vgpr_workitem_id` and whether the IDs are packed.
+    key: Option<([u32; 3], [u32; 3], usize, u8, bool)>,
+    waves: Vec<(WaveIds, u64)>,
+}
+
+/// The VGPRs a wave starts with its work-item IDs in: `regs[..count]` go
+/// to v0, v1, v2.
+struct WaveIds {
+    regs: [[u32; MAX_LANES]; 3],
+    count: usize,
 }
 
 impl WorkItemIds {
+    /// Each wave's ID registers and live lanes: the axes
+    /// `enable_vgpr_workitem_id` enables (x; x and y; x, y and z), packed
+    /// into v0 (10 bits each) or one VGPR each, as the launch ABI says.
     fn get(
         &mut self,
         block: [u32; 3],
         dims: [u32; 3],
         lanes: usize,
-        packing: u8,
-    ) -> &[([u32; MAX_LANES], u64)] {
-        let key = Some((block, dims, lanes, packing));
+        axes: u8,
+        packed: bool,
+    ) -> &[(WaveIds, u64)] {
+        let key = Some((block, dims, lanes, axes, packed));
         if self.key != key {
             self.key = key;
             self.waves.clear();
             let [bx, by, bz] = block;
             let threads = (bx * by * bz) as usize;
+            let count = if packed { 1 } else { 1 + axes.min(2) as usize };
             for id in 0..threads.div_ceil(lanes) {
-                let mut vgpr0 = [0u32; MAX_LANES];
+                let mut ids = WaveIds {
+                    regs: [[0u32; MAX_LANES]; 3],
+                    count,
+                };
                 let mut live = 0u64;
-                for (l, slot) in vgpr0[..lanes].iter_mut().enumerate() {
+                for l in 0..lanes {
                     let t = id * lanes + l;
                     let (x, y, z) = (t as u32 % bx, (t as u32 / bx) % by, t as u32 / (bx * by));
                     let present = t < threads && x < dims[0] && y < dims[1] && z < dims[2];
                     live |= (present as u64) << l;
-                    let y_bits = if packing >= 1 { y << 10 } else { 0 };
-                    let z_bits = if packing >= 2 { z << 20 } else { 0 };
-                    *slot = x | y_bits | z_bits;
+                    let (y, z) = ((axes >= 1) as u32 * y, (axes >= 2) as u32 * z);
+                    if packed {
+                        ids.regs[0][l] = x | y << 10 | z << 20;
+                    } else {
+                        [ids.regs[0][l], ids.regs[1][l], ids.regs[2][l]] = [x, y, z];
+                    }
                 }
-                self.waves.push((vgpr0, live));
+                self.waves.push((ids, live));
             }
         }
         &self.waves
@@ -483,14 +501,18 @@ impl Worker {
             std::array::from_fn(|d| plan.block[d].min(plan.grid[d] - group[d] * plan.block[d]));
         let d = &plan.kernel.descriptor;
         let abi = launch_abi(plan.program.family);
-        let ids = self
-            .ids
-            .get(plan.block, dims, lanes, d.enable_vgpr_workitem_id);
+        let ids = self.ids.get(
+            plan.block,
+            dims,
+            lanes,
+            d.enable_vgpr_workitem_id,
+            abi.packed_ids,
+        );
         let n_waves = ids.len();
         while self.waves.len() < n_waves {
             self.waves.push(Wave::new());
         }
-        for (id, (wave, (vgpr0, live))) in self.waves.iter_mut().zip(ids).enumerate() {
+        for (id, (wave, (first, live))) in self.waves.iter_mut().zip(ids).enumerate() {
             wave.lanes = lanes;
             wave.id = id as u32;
             // A CU's two SIMDs take its waves in turn.
@@ -511,7 +533,7 @@ impl Worker {
                 plan.checks.init,
                 Some(&plan.scratch_budget),
             );
-            wave.vgpr[0] = *vgpr0;
+            wave.vgpr[..first.count].copy_from_slice(&first.regs[..first.count]);
             wave.live_lanes = *live;
             wave.set_exec(*live);
             load_sgprs(wave, plan, &start.user_sgprs, group);

@@ -129,7 +129,11 @@ fn device_libs() -> &'static Path {
         };
         let gfx11 = dir(TARGET);
         for part in [RDNA4, RDNA2] {
-            assert_eq!(gfx11, dir(part), "one device-library folder for every target");
+            assert_eq!(
+                gfx11,
+                dir(part),
+                "one device-library folder for every target"
+            );
         }
         gfx11
     })

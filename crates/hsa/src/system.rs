@@ -1533,7 +1533,9 @@ pub unsafe extern "C" fn hsa_wavefront_get_info(
 /// (`hsa_amd_hdp_flush_t`: the memory flush register, then the register
 /// flush register): words the caller may write at any time.
 fn hdp_flush_registers() -> [*mut u32; 2] {
-    static REGISTERS: [std::sync::atomic::AtomicU32; 2] =
-        [std::sync::atomic::AtomicU32::new(0), std::sync::atomic::AtomicU32::new(0)];
+    static REGISTERS: [std::sync::atomic::AtomicU32; 2] = [
+        std::sync::atomic::AtomicU32::new(0),
+        std::sync::atomic::AtomicU32::new(0),
+    ];
     REGISTERS.each_ref().map(|r| r.as_ptr())
 }

@@ -39,7 +39,12 @@
 
 static unsigned lcg_state = 12345;
 static unsigned lcg() { return lcg_state = lcg_state * 1664525u + 1013904223u; }
-static float value() { return (int)(lcg() >> 20) / 256.0f - 8.0f; }
+// A value in [-8, 8) on a 1/256 grid, never zero: a stored zero would be
+// no nonzero of the dense matrix, and dense2csr would rightly drop it.
+static float value() {
+  float v = (int)(lcg() >> 20) / 256.0f - 8.0f;
+  return v == 0.0f ? 0.5f : v;
+}
 
 struct Csr {
   int m, n;
