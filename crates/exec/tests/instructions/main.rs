@@ -27,7 +27,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use softgpu_exec::harness::Bench;
-use softgpu_isa::{decode, Family};
+use softgpu_isa::{decode, Family, Format};
 
 use asm::Variant;
 use state::State;
@@ -69,7 +69,15 @@ pub struct AssembledBlock {
 pub struct Suite {
     /// File stem → its blocks, or why the file does not parse.
     pub files: BTreeMap<String, Result<Vec<AssembledBlock>, String>>,
+    /// The default-target blocks' gfx10 variants tried ([`gfx10_variants`]),
+    /// and how many of them run: the rest are not gfx10 code.
+    pub gfx10_tried: usize,
+    pub gfx10_run: usize,
 }
+
+/// The gfx10 part default-target blocks are also run on, where their
+/// code is gfx10 code too.
+const GFX10_TRY: &str = "gfx1030";
 
 pub fn suite() -> &'static Suite {
     static SUITE: OnceLock<Suite> = OnceLock::new();
@@ -90,15 +98,17 @@ fn load_suite() -> Suite {
     }
     // Every line of every block, grouped by how it is assembled.
     let mut lines: BTreeMap<Variant, Vec<String>> = BTreeMap::new();
-    let mut placed: Vec<(String, usize, Variant, std::ops::Range<usize>)> = Vec::new();
+    // (file, block, variant, its lines, whether it is a gfx10 try)
+    let mut placed: Vec<(String, usize, Variant, std::ops::Range<usize>, bool)> = Vec::new();
     for (stem, blocks) in &parsed {
         let Ok(blocks) = blocks else { continue };
         for (b, block) in blocks.iter().enumerate() {
-            for variant in variants(block) {
+            let all = variants(&block.directives).into_iter().map(|v| (v, false));
+            for (variant, tried) in all.chain(gfx10_variants(block)) {
                 let list = lines.entry(variant.clone()).or_default();
                 let start = list.len();
                 list.extend(block.asm.iter().map(|l| asm::substitute(l, variant.wave64)));
-                placed.push((stem.clone(), b, variant, start..list.len()));
+                placed.push((stem.clone(), b, variant, start..list.len(), tried));
             }
         }
     }
@@ -120,19 +130,67 @@ fn load_suite() -> Suite {
             (stem, blocks)
         })
         .collect();
-    for (stem, b, variant, range) in placed {
+    let (mut gfx10_tried, mut gfx10_run) = (0, 0);
+    for (stem, b, variant, range, tried) in placed {
         let encoded = &assembled[&variant][range];
         let code = join(encoded);
+        if tried {
+            gfx10_tried += 1;
+            if !runs_on_gfx10(&variant, &code) {
+                continue;
+            }
+            gfx10_run += 1;
+        }
         if let Some(Ok(blocks)) = files.get_mut(&stem) {
             blocks[b].variants.push((variant, code));
         }
     }
-    Suite { files }
+    Suite {
+        files,
+        gfx10_tried,
+        gfx10_run,
+    }
+}
+
+/// The gfx10 variants a default-target block is tried in, each marked as
+/// a try. A block of gfx11 machine code written out (`[0x..] text`: true16
+/// operands) is gfx11's alone: its bytes mean other instructions on gfx10.
+fn gfx10_variants(block: &Block) -> Vec<(Variant, bool)> {
+    let raw = block.asm.iter().any(|l| l.trim_start().starts_with('['));
+    if raw || !block.directives.default_targets {
+        return Vec::new();
+    }
+    let mut d = block.directives.clone();
+    d.targets = vec![GFX10_TRY.to_string()];
+    variants(&d).into_iter().map(|v| (v, true)).collect()
+}
+
+/// Whether a tried gfx10 variant runs: llvm-mc-19 assembled it for
+/// gfx1030 (else its instructions are not gfx10's, or not in that form),
+/// and it has no image instruction (its cases build gfx11 image
+/// descriptors; gfx10's image semantics are the memory work's, to follow).
+fn runs_on_gfx10(variant: &Variant, code: &Result<Code, String>) -> bool {
+    let Ok(code) = code else { return false };
+    let family = Family::of_target(&variant.target).expect("a known target");
+    !code.starts.iter().any(|&at| {
+        decode(family, &code.bytes[at..]).is_ok_and(|i| i.op.info().format == Format::Mimg)
+    })
+}
+
+/// How many default-target block variants also ran on gfx1030 (printed
+/// with `--nocapture`): the shared ops' cases hold for gfx10 too.
+#[test]
+fn gfx10_tries_are_counted() {
+    let s = suite();
+    println!(
+        "{GFX10_TRY}: {} of {} default-target block variants ran (the rest are not gfx10 code)",
+        s.gfx10_run, s.gfx10_tried
+    );
+    assert!(s.gfx10_run > 0, "no block ran on {GFX10_TRY}");
 }
 
 /// The variants a block runs in: its targets × its wave sizes.
-fn variants(block: &Block) -> Vec<Variant> {
-    let d = &block.directives;
+fn variants(d: &syntax::Directives) -> Vec<Variant> {
     let waves = [(d.wave32, false), (d.wave64, true)];
     d.targets
         .iter()

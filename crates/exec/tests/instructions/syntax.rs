@@ -30,9 +30,12 @@
 //! Directives: `@wave32` (the default), `@wave64`, `@waves` (both; the
 //! instruction text may then write `{vcc}`, `{exec}` and `{s0}`, which
 //! become `vcc_lo`/`vcc`, `exec_lo`/`exec`, `s0`/`s[0:1]`), `@targets T…`
-//! (default gfx1100, gfx1151 and gfx1201), `@gfx11: REASON` (the block
-//! holds for gfx11 only, and why: gfx1100 and gfx1151), `@mattr +feature`
-//! (passed to llvm-mc).
+//! (default gfx1100, gfx1151 and gfx1201; a block without `@targets` also
+//! runs on gfx1030 wherever llvm-mc-19 assembles it for gfx10, unless it
+//! is written as machine code or holds an image instruction),
+//! `@gfx11: REASON` (the block holds for gfx11 only, and why: gfx1100 and
+//! gfx1151; gfx1030 is still tried), `@mattr +feature` (passed to
+//! llvm-mc).
 //!
 //! Locations:
 //! - `vN`, `v[N:N+1]` (64-bit), `vN.l` / `vN.h` (one 16-bit half: the other
@@ -196,6 +199,9 @@ pub struct Directives {
     pub gfx11_only: Option<String>,
     /// Extra `-mattr` for llvm-mc.
     pub mattr: Option<String>,
+    /// The block names no targets: it holds for the defaults, and runs on
+    /// gfx1030 too where its code is gfx10 code (`main.rs`).
+    pub default_targets: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -351,6 +357,7 @@ fn finish_directives(mut d: Directives) -> Directives {
         d.wave32 = true;
     }
     if d.targets.is_empty() {
+        d.default_targets = true;
         let targets: &[&str] = if d.gfx11_only.is_some() {
             &GFX11_TARGETS
         } else {

@@ -321,7 +321,7 @@ pub fn runs_sdwa(op: Op) -> bool {
 pub fn sdwa_unsupported(_: &mut Wave, _: &mut Env, i: &Inst) -> Result {
     Err(super::Trap::UnsupportedForm {
         op: i.op,
-        why: "its SDWA form".into(),
+        why: "its SDWA form is not run (this op's handler reads no sub-dword selects)".into(),
     })
 }
 
@@ -1936,4 +1936,44 @@ pub fn vopd(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     store(w, i, tx, rx, exec);
     store(w, y, ty, ry, exec);
     Ok(Flow::Next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{sdwa_place, sdwa_select};
+
+    /// Every select, zero- and sign-extended, against the field read by
+    /// shifts and casts (RDNA2 guide, SDWA SRC_SEL and SEXT).
+    #[test]
+    fn sdwa_selects() {
+        let v = 0x8f7e_c1d2u32;
+        for sel in 0..4u8 {
+            let byte = v >> (8 * sel) & 0xff;
+            assert_eq!(sdwa_select(v, sel, false), byte);
+            assert_eq!(sdwa_select(v, sel, true), byte as u8 as i8 as i32 as u32);
+        }
+        for (sel, word) in [(4u8, 0xc1d2u32), (5, 0x8f7e)] {
+            assert_eq!(sdwa_select(v, sel, false), word);
+            assert_eq!(sdwa_select(v, sel, true), word as u16 as i16 as i32 as u32);
+        }
+        // DWORD (6) and the reserved 7 read the whole register.
+        assert_eq!(sdwa_select(v, 6, true), v);
+        assert_eq!(sdwa_select(v, 7, false), v);
+    }
+
+    /// DST_SEL with each DST_UNUSED: the field, then zeros, the field's
+    /// sign above (zeros below), or the old bits.
+    #[test]
+    fn sdwa_destinations() {
+        let old = 0x1122_3344u32;
+        assert_eq!(sdwa_place(0xabcd_ef80, old, 1, 0), 0x0000_8000);
+        assert_eq!(sdwa_place(0xabcd_ef80, old, 1, 1), 0xffff_8000);
+        assert_eq!(sdwa_place(0xabcd_ef7f, old, 1, 1), 0x0000_7f00);
+        assert_eq!(sdwa_place(0xabcd_ef80, old, 1, 2), 0x1122_8044);
+        assert_eq!(sdwa_place(0xabcd_ef80, old, 3, 1), 0x8000_0000);
+        assert_eq!(sdwa_place(0x0000_8001, old, 4, 1), 0xffff_8001);
+        assert_eq!(sdwa_place(0x0000_8001, old, 5, 1), 0x8001_0000);
+        assert_eq!(sdwa_place(0x0000_8001, old, 5, 2), 0x8001_3344);
+        assert_eq!(sdwa_place(0xabcd_ef80, old, 6, 0), 0xabcd_ef80);
+    }
 }
