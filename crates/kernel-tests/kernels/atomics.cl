@@ -47,7 +47,14 @@ kernel void hist_fadd(global const uint *in, global const float *w, global atomi
   // clang builtin behind atomic_fetch_add_explicit (the overloaded OpenCL name is
   // ambiguous for atomic_float with clang-19 + Debian device libs)
   __opencl_atomic_fetch_add(&bins[b], w[i], __ATOMIC_RELAXED, __OPENCL_MEMORY_SCOPE_DEVICE);
+#ifdef __GFX10__
+  // RDNA2 has no float add atomic on global memory (the builtin needs
+  // atomic-fadd-rtn-insts): the same relaxed add, a compare-swap loop there.
+  __opencl_atomic_fetch_add((global atomic_float *)&bins2[b], w[i], __ATOMIC_RELAXED,
+                            __OPENCL_MEMORY_SCOPE_DEVICE);
+#else
   __builtin_amdgcn_global_atomic_fadd_f32(&bins2[b], w[i]);
+#endif
 }
 
 // Returned values of atomics: every work-item takes a unique ticket from a
