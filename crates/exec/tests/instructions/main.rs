@@ -317,6 +317,10 @@ case_files!(
     gfx12_sopp,
     gfx12_fp8,
     gfx12_wmma,
+    gfx10_smem,
+    gfx10_ds,
+    gfx10_vmem,
+    gfx10_buffer,
 );
 
 #[test]
