@@ -6,6 +6,7 @@
 
 use softgpu_codeobj::KernelDescriptor;
 use softgpu_interp::wave::{PRIVATE_APERTURE, SCRATCH_BUFFER_BASE};
+use softgpu_isa::resource::BufferResource;
 use softgpu_isa::{sreg, Family};
 
 /// A family's launch ABI (LLVM AMDGPUUsage, "Initial Kernel Execution
@@ -123,20 +124,29 @@ impl LaunchAbi {
                 [a, b, lane_bytes, 0]
             }
             PrivateBuffer::Swizzled => {
-                // Word 1: base bits 47:32, stride 0, SWIZZLE_ENABLE 1 (4-byte
-                // elements). Word 2: NUM_RECORDS, all of the aperture (a raw
-                // buffer: the lane's own scratch bounds are checked where
-                // the access lands). Word 3: DST_SEL_XYZW = XYZW, INDEX_STRIDE
+                // Base SCRATCH_BUFFER_BASE, stride 0, SWIZZLE_ENABLE (4-byte
+                // elements); NUM_RECORDS all of the aperture (a raw buffer:
+                // the lane's own scratch bounds are checked where the access
+                // lands); DST_SEL_XYZW = XYZW, INDEX_STRIDE the wave's width
                 // (2: 32, 3: 64), ADD_TID_ENABLE, RESOURCE_LEVEL 1 and
-                // OOB_SELECT 3 (raw), as gfx10's V# lays them out.
-                let index_stride = if lanes == 64 { 3 } else { 2 };
-                let dst_sel = 4 | 5 << 3 | 6 << 6 | 7 << 9;
-                [
-                    SCRATCH_BUFFER_BASE as u32,
-                    (SCRATCH_BUFFER_BASE >> 32) as u32 & 0xffff | 1 << 30,
-                    u32::MAX,
-                    dst_sel | index_stride << 21 | 1 << 23 | 1 << 24 | 3 << 28,
-                ]
+                // OOB_SELECT 3 (raw), in gfx10's V# layout.
+                let v = BufferResource {
+                    base_address: SCRATCH_BUFFER_BASE,
+                    swizzle_enable: 1,
+                    num_records: u32::MAX,
+                    dst_sel_x: 4,
+                    dst_sel_y: 5,
+                    dst_sel_z: 6,
+                    dst_sel_w: 7,
+                    index_stride: if lanes == 64 { 3 } else { 2 },
+                    add_tid_enable: 1,
+                    resource_level: 1,
+                    oob_select: 3,
+                    ..Default::default()
+                };
+                // Every value fits its gfx10 field (`private_buffer_words`
+                // pins the words), so the fallback is never taken.
+                v.encode(Family::Gfx10).unwrap_or_default()
             }
         }
     }
@@ -209,5 +219,28 @@ impl LaunchAbi {
             })
             .into_iter()
             .flatten()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// gfx10's private segment buffer: base 2^48 - 4 GiB (words 0 and 1's
+    /// low half), SWIZZLE_ENABLE at bit 31 of word 1, every record, and
+    /// word 3's DST_SEL XYZW (0xfac), INDEX_STRIDE (bits 21-22: 32 or 64
+    /// lanes), ADD_TID_ENABLE (23), RESOURCE_LEVEL (24), OOB_SELECT 3.
+    #[test]
+    fn private_buffer_words() {
+        let abi = launch_abi(Family::Gfx10);
+        let word3 = 0xfac | 1 << 23 | 1 << 24 | 3 << 28;
+        assert_eq!(
+            abi.private_segment_buffer(32, 64),
+            [0, 0x8000_ffff, u32::MAX, word3 | 2 << 21]
+        );
+        assert_eq!(
+            abi.private_segment_buffer(64, 64),
+            [0, 0x8000_ffff, u32::MAX, word3 | 3 << 21]
+        );
     }
 }

@@ -257,6 +257,7 @@ impl Fault {
             | Trap::GridBarrier(_)
             | Trap::Arena(_)
             | Trap::TiersDisagree(_) => (trap.to_string(), None, None),
+            Trap::OtherLanesScratch { lane, .. } => (trap.to_string(), Some(lane), None),
             Trap::Sanitizer(report) => {
                 let (mut why, lane, address) =
                     describe(&report, plan.program, plan.groups, group, wave);

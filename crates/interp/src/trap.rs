@@ -80,6 +80,14 @@ pub enum Trap {
         len: usize,
         limit: u64,
     },
+    /// A buffer access through the private segment buffer (gfx10's MUBUF
+    /// scratch) that lands in another lane's private memory: byte
+    /// `offset` of the buffer is lane `owner`'s.
+    OtherLanesScratch {
+        lane: usize,
+        owner: usize,
+        offset: u64,
+    },
     /// A grid barrier (`ds_gws_barrier`) did not complete.
     GridBarrier(GwsError),
     /// Device memory refused an access for a reason that is not the
@@ -170,6 +178,7 @@ impl Trap {
     pub fn lane(&self) -> Option<usize> {
         match self {
             Trap::Memory { lane, .. } | Trap::Uninitialized { lane, .. } => *lane,
+            Trap::OtherLanesScratch { lane, .. } => Some(*lane),
             Trap::Sanitizer(report) => report.lane(),
             _ => None,
         }
@@ -203,6 +212,7 @@ impl Trap {
             | Trap::GridBarrier(_)
             | Trap::Arena(_)
             | Trap::TiersDisagree(_) => FaultKind::Other,
+            Trap::OtherLanesScratch { .. } => FaultKind::Memory,
         }
     }
 
@@ -308,6 +318,16 @@ impl fmt::Display for Trap {
                 "lane {lane} writing {len} bytes of scratch at offset {addr:#x} would pass the \
                  dispatch's private memory limit of {limit} bytes materialised (raise it with \
                  SOFTGPU_SCRATCH_LIMIT)"
+            ),
+            Trap::OtherLanesScratch {
+                lane,
+                owner,
+                offset,
+            } => write!(
+                f,
+                "lane {lane}'s access at byte {offset:#x} of the private segment buffer reaches \
+                 lane {owner}'s private memory (the buffer interleaves the lanes' scratch dword \
+                 by dword)"
             ),
             Trap::GridBarrier(GwsError::Aborted) => {
                 f.write_str("the dispatch stopped while this wave waited at a grid barrier")

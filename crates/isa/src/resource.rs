@@ -1,7 +1,8 @@
 //! The memory descriptors image and buffer instructions read from SGPRs:
 //! the image resource (T#, 8 dwords), the buffer resource (V#, 4 dwords)
 //! and the image sampler (S#, 4 dwords), with each field where RDNA3
-//! (gfx11) and RDNA4 (gfx12) put it.
+//! (gfx11) and RDNA4 (gfx12) put it, and the V#'s where RDNA2 (gfx10)
+//! does (its T# and S# are not laid out yet).
 //!
 //! This is the one table of those layouts: the interpreter decodes
 //! descriptors through it and the HIP runtime encodes texture objects
@@ -64,7 +65,7 @@ macro_rules! descriptor {
         $name:ident, $words:literal, $label:literal {
             $(
                 $(#[$fmeta:meta])*
-                $field:ident: $ty:ty = gfx11 [$($p11:expr),*] gfx12 [$($p12:expr),*];
+                $field:ident: $ty:ty = $(gfx10 [$($p10:expr),*])? gfx11 [$($p11:expr),*] gfx12 [$($p12:expr),*];
             )*
         }
     ) => {
@@ -80,14 +81,18 @@ macro_rules! descriptor {
                 match family {
                     Family::Gfx11 => &[$((stringify!($field), &[$($p11),*])),*],
                     Family::Gfx12 => &[$((stringify!($field), &[$($p12),*])),*],
-                    // Not laid out yet: every field is 0 bits wide there,
-                    // so `encode` refuses any nonzero one.
-                    Family::Gfx10 => &[],
+                    // A field given no gfx10 parts is 0 bits wide there
+                    // (not laid out, or not in the family), so `encode`
+                    // refuses any nonzero value and `decode` reads 0.
+                    Family::Gfx10 => &[$((stringify!($field), &[$($($p10),*)?])),*],
                 }
             }
 
-            fn values(&self) -> Vec<u64> {
-                vec![$(self.$field as u64),*]
+            /// How many fields the descriptor has.
+            const FIELDS: usize = [$(stringify!($field)),*].len();
+
+            fn values(&self) -> [u64; Self::FIELDS] {
+                [$(self.$field as u64),*]
             }
 
             fn from_values(v: &[u64]) -> Self {
@@ -105,18 +110,6 @@ macro_rules! descriptor {
             /// fit its bits there.
             pub fn encode(&self, family: Family) -> Result<[u32; $words], FieldError> {
                 let mut words = [0u32; $words];
-                if Self::layout(family).is_empty() {
-                    let names = Self::field_names().iter();
-                    if let Some((field, &value)) = names.zip(&self.values()).find(|f| *f.1 != 0) {
-                        return Err(FieldError {
-                            descriptor: $label,
-                            field,
-                            value,
-                            bits: 0,
-                            family,
-                        });
-                    }
-                }
                 for ((field, parts), value) in Self::layout(family).iter().zip(self.values()) {
                     let bits = width(parts);
                     if bits < 64 && value >> bits != 0 {
@@ -133,14 +126,13 @@ macro_rules! descriptor {
                 Ok(words)
             }
 
-            /// The fields of `words` as `family` lays them out (all zero in a
-            /// family with no layout yet).
+            /// The fields of `words` as `family` lays them out (0 for a
+            /// field the family does not lay out).
             pub fn decode(family: Family, words: &[u32; $words]) -> Self {
-                if Self::layout(family).is_empty() {
-                    return Self::default();
+                let mut values = [0u64; Self::FIELDS];
+                for (v, (_, parts)) in values.iter_mut().zip(Self::layout(family)) {
+                    *v = gather(words, parts);
                 }
-                let values: Vec<u64> =
-                    Self::layout(family).iter().map(|(_, parts)| gather(words, parts)).collect();
                 Self::from_values(&values)
             }
 
@@ -212,24 +204,34 @@ descriptor! {
 
 descriptor! {
     /// A buffer resource (V#), RDNA3 ISA §9.6 table "Buffer Resource
-    /// Descriptor"; the fields named here sit alike in RDNA4.
+    /// Descriptor"; the fields named here sit alike in RDNA4. RDNA2's
+    /// (gfx10, ROCr's `resource_nv.h` `sq_buf_rsrc_word1_t`/`word3_t`):
+    /// SWIZZLE_ENABLE is one bit, at 31 (bit 30 is CACHE_SWIZZLE, a cache
+    /// hint), FORMAT has 7 bits in gfx10's own numbering, and
+    /// RESOURCE_LEVEL (bit 24) must be 1.
     BufferResource, 4, "V#" {
         /// The byte address (48 bits).
-        base_address: u64 = gfx11 [(0, 0, 32), (1, 0, 16)] gfx12 [(0, 0, 32), (1, 0, 16)];
+        base_address: u64 = gfx10 [(0, 0, 32), (1, 0, 16)] gfx11 [(0, 0, 32), (1, 0, 16)]
+            gfx12 [(0, 0, 32), (1, 0, 16)];
         /// Bytes per record.
-        stride: u32 = gfx11 [(1, 16, 14)] gfx12 [(1, 16, 14)];
-        swizzle_enable: u32 = gfx11 [(1, 30, 2)] gfx12 [(1, 30, 2)];
-        num_records: u32 = gfx11 [(2, 0, 32)] gfx12 [(2, 0, 32)];
-        dst_sel_x: u32 = gfx11 [(3, 0, 3)] gfx12 [(3, 0, 3)];
-        dst_sel_y: u32 = gfx11 [(3, 3, 3)] gfx12 [(3, 3, 3)];
-        dst_sel_z: u32 = gfx11 [(3, 6, 3)] gfx12 [(3, 6, 3)];
-        dst_sel_w: u32 = gfx11 [(3, 9, 3)] gfx12 [(3, 9, 3)];
-        /// The unified format number (0 is INVALID).
-        format: u32 = gfx11 [(3, 12, 6)] gfx12 [(3, 12, 6)];
-        index_stride: u32 = gfx11 [(3, 21, 2)] gfx12 [(3, 21, 2)];
-        add_tid_enable: u32 = gfx11 [(3, 23, 1)] gfx12 [(3, 23, 1)];
-        oob_select: u32 = gfx11 [(3, 28, 2)] gfx12 [(3, 28, 2)];
-        type_: u32 = gfx11 [(3, 30, 2)] gfx12 [(3, 30, 2)];
+        stride: u32 = gfx10 [(1, 16, 14)] gfx11 [(1, 16, 14)] gfx12 [(1, 16, 14)];
+        /// Swizzled addressing with elements of 4 bytes (1) or 16 bytes
+        /// (3, not gfx10's: its one bit enables 4-byte elements).
+        swizzle_enable: u32 = gfx10 [(1, 31, 1)] gfx11 [(1, 30, 2)] gfx12 [(1, 30, 2)];
+        num_records: u32 = gfx10 [(2, 0, 32)] gfx11 [(2, 0, 32)] gfx12 [(2, 0, 32)];
+        dst_sel_x: u32 = gfx10 [(3, 0, 3)] gfx11 [(3, 0, 3)] gfx12 [(3, 0, 3)];
+        dst_sel_y: u32 = gfx10 [(3, 3, 3)] gfx11 [(3, 3, 3)] gfx12 [(3, 3, 3)];
+        dst_sel_z: u32 = gfx10 [(3, 6, 3)] gfx11 [(3, 6, 3)] gfx12 [(3, 6, 3)];
+        dst_sel_w: u32 = gfx10 [(3, 9, 3)] gfx11 [(3, 9, 3)] gfx12 [(3, 9, 3)];
+        /// The unified format number (0 is INVALID), in the family's
+        /// numbering (gfx10's differs from 30 on: `sym::buf_format_gfx10`).
+        format: u32 = gfx10 [(3, 12, 7)] gfx11 [(3, 12, 6)] gfx12 [(3, 12, 6)];
+        index_stride: u32 = gfx10 [(3, 21, 2)] gfx11 [(3, 21, 2)] gfx12 [(3, 21, 2)];
+        add_tid_enable: u32 = gfx10 [(3, 23, 1)] gfx11 [(3, 23, 1)] gfx12 [(3, 23, 1)];
+        /// gfx10 only.
+        resource_level: u32 = gfx10 [(3, 24, 1)] gfx11 [] gfx12 [];
+        oob_select: u32 = gfx10 [(3, 28, 2)] gfx11 [(3, 28, 2)] gfx12 [(3, 28, 2)];
+        type_: u32 = gfx10 [(3, 30, 2)] gfx11 [(3, 30, 2)] gfx12 [(3, 30, 2)];
     }
 }
 
@@ -266,6 +268,37 @@ descriptor! {
         /// opaque white, 3 from the border colour table.
         border_color_type: u32 = gfx11 [(3, 30, 2)] gfx12 [(3, 30, 2)];
     }
+}
+
+/// gfx10's unified formats from 30 on as (layout, number kind), e.g.
+/// 56 = (`"8_8_8_8"`, `"UNORM"`): after the formats gfx11 numbers alike
+/// (0-29), each packed layout has its own run of kinds (LLVM's
+/// `UfmtGFX10` enumeration). `None` from 78 on, and below 30.
+pub fn buffer_format_gfx10(f: u32) -> Option<(&'static str, &'static str)> {
+    const ALL: &[&str] = &[
+        "UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "FLOAT",
+    ];
+    const INT: &[&str] = &["UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT"];
+    const WIDE: &[&str] = &["UINT", "SINT", "FLOAT"];
+    const GROUPS: [(&str, &[&str]); 9] = [
+        ("10_11_11", ALL),
+        ("11_11_10", ALL),
+        ("10_10_10_2", INT),
+        ("2_10_10_10", INT),
+        ("8_8_8_8", INT),
+        ("32_32", WIDE),
+        ("16_16_16_16", ALL),
+        ("32_32_32", WIDE),
+        ("32_32_32_32", WIDE),
+    ];
+    let mut at = 30;
+    for (layout, kinds) in GROUPS {
+        if let Some(k) = f.checked_sub(at).and_then(|k| kinds.get(k as usize)) {
+            return Some((layout, k));
+        }
+        at += kinds.len() as u32;
+    }
+    None
 }
 
 #[cfg(test)]
@@ -444,5 +477,24 @@ mod tests {
         let w = b.encode(Family::Gfx11).unwrap();
         assert_eq!(w, [0x2345_6780, 1 | 4 << 16, 100, 4 | 22 << 12]);
         assert_eq!(b.encode(Family::Gfx12).unwrap(), w);
+        // gfx10 (resource_nv.h): RESOURCE_LEVEL at bit 24, FORMAT's seventh
+        // bit (77 is 32_32_32_32_FLOAT there), the one-bit SWIZZLE_ENABLE at
+        // bit 31.
+        let g10 = BufferResource {
+            format: 77,
+            resource_level: 1,
+            swizzle_enable: 1,
+            ..b
+        };
+        assert_eq!(
+            g10.encode(Family::Gfx10).unwrap(),
+            [
+                0x2345_6780,
+                1 | 4 << 16 | 1 << 31,
+                100,
+                4 | 77 << 12 | 1 << 24
+            ]
+        );
+        assert!(g10.encode(Family::Gfx11).is_err());
     }
 }

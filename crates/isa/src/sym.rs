@@ -350,33 +350,14 @@ pub fn buf_format(f: u32) -> String {
 }
 
 /// MTBUF `format:` text for gfx10's unified formats: gfx11's up to 29,
-/// then each packed layout with its own run of number kinds.
+/// then each packed layout with its own run of number kinds
+/// (`resource::buffer_format_gfx10`).
 pub fn buf_format_gfx10(f: u32) -> String {
-    const ALL: &[&str] = &[
-        "UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "FLOAT",
-    ];
-    const INT: &[&str] = &["UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT"];
-    const WIDE: &[&str] = &["UINT", "SINT", "FLOAT"];
-    const GROUPS: [(&str, &[&str]); 9] = [
-        ("10_11_11", ALL),
-        ("11_11_10", ALL),
-        ("10_10_10_2", INT),
-        ("2_10_10_10", INT),
-        ("8_8_8_8", INT),
-        ("32_32", WIDE),
-        ("16_16_16_16", ALL),
-        ("32_32_32", WIDE),
-        ("32_32_32_32", WIDE),
-    ];
     if f < 30 {
         return buf_format(f);
     }
-    let mut at = 30;
-    for (layout, kinds) in GROUPS {
-        if let Some(k) = kinds.get((f - at) as usize) {
-            return format!("[BUF_FMT_{layout}_{k}]");
-        }
-        at += kinds.len() as u32;
+    match crate::resource::buffer_format_gfx10(f) {
+        Some((layout, kind)) => format!("[BUF_FMT_{layout}_{kind}]"),
+        None => f.to_string(),
     }
-    f.to_string()
 }

@@ -8,7 +8,7 @@
 //! and checks every register it may or may not write.
 
 use softgpu_codeobj::{CodeObject, FeatureSetting, Image, Segment};
-use softgpu_isa::Family;
+use softgpu_isa::{Family, Op};
 
 use crate::dispatch::{run_wave, Stop, QUANTUM};
 use crate::watch::Watch;
@@ -34,17 +34,13 @@ pub const SCRATCH_LANE_BYTES: usize = 1024;
 /// Largest snippet [`Bench::run`] takes.
 pub const CODE_BYTES: usize = 64 * 1024;
 
-/// `s_endpgm`, appended to every snippet so it always ends.
-const S_ENDPGM: [u8; 4] = [0x00, 0x00, 0xb0, 0xbf];
-/// gfx10's `s_endpgm` (SOPP opcode 1 there, 48 from gfx11 on).
-const S_ENDPGM_GFX10: [u8; 4] = [0x00, 0x00, 0x81, 0xbf];
-
-/// The family's `s_endpgm`.
+/// `s_endpgm` in `family`'s SOPP word (gfx11 and gfx12: opcode 48, gfx10:
+/// 1), appended to every snippet so it always ends.
 fn s_endpgm(family: Family) -> [u8; 4] {
-    match family {
-        Family::Gfx10 => S_ENDPGM_GFX10,
-        _ => S_ENDPGM,
-    }
+    let opcode = Op::S_ENDPGM
+        .encoding(family)
+        .map_or(48, |e| e.opcode as u32);
+    (0xbf80_0000 | opcode << 16).to_le_bytes()
 }
 
 /// One wave with its memory.
@@ -94,7 +90,7 @@ impl Bench {
         let family = Family::of_target(target).ok_or_else(|| BenchError::Target(target.into()))?;
         let arena = Arena::new(16 << 20)?;
         let buffer = arena.alloc(BUFFER_BYTES as u64)?;
-        let code = arena.alloc(CODE_BYTES as u64 + S_ENDPGM.len() as u64)?;
+        let code = arena.alloc(CODE_BYTES as u64 + 4)?;
         let mut wave = Wave::new();
         wave.scratch.reset(
             SCRATCH_LANE_BYTES,

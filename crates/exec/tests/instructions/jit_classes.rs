@@ -249,12 +249,17 @@ fn cases(op: Op, class: Class, family: Family) -> Vec<Case> {
         }
         Class::ScratchStore { bytes } => {
             let data = regs('v', 1, (bytes as usize).div_ceil(4));
+            // The family's name of the dword load (gfx10's `dword`).
+            let load = ["scratch_load_b32", "scratch_load_dword"]
+                .into_iter()
+                .find(|n| softgpu_isa::op_by_name_in(family, n).is_some())
+                .unwrap_or("scratch_load_b32");
             vec![Case {
                 op,
                 family,
                 lines: vec![
                     format!("{name} off, {data}, s5 offset:32"),
-                    "scratch_load_b32 v0, off, s5 offset:32".to_string(),
+                    format!("{load} v0, off, s5 offset:32"),
                     format!("{name} off, {data}, off offset:1000"),
                 ],
                 blocks: 1,

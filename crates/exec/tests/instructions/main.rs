@@ -378,6 +378,10 @@ case_files!(
     gfx10_salu,
     gfx10_valu,
     gfx10_sdwa,
+    gfx10_smem,
+    gfx10_ds,
+    gfx10_vmem,
+    gfx10_buffer,
 );
 
 #[test]

@@ -6,14 +6,16 @@
 //! by aperture; buffer accesses outside the resource's range read zero and
 //! drop writes, as the hardware does.
 
-use softgpu_isa::{flags, Format, Inst, MemOp, Num, Op, Operand, Rmw};
+use softgpu_isa::resource::BufferResource;
+use softgpu_isa::{flags, Family, Format, Inst, MemOp, Num, Op, Operand, Rmw};
 
 use super::ds::{lds_range, lds_write};
 use super::{lane_addrs, Env, Exec, Flow, Result, Trap};
 use crate::float::{f, flush32};
 use crate::trap::{Space, Use};
 use crate::wave::{
-    PrivateError, Wave, APERTURE_SIZE, MAX_LANES, NUM_VGPRS, PRIVATE_APERTURE, SHARED_APERTURE,
+    PrivateError, Wave, APERTURE_SIZE, MAX_LANES, NUM_VGPRS, PRIVATE_APERTURE, SCRATCH_BUFFER_BASE,
+    SHARED_APERTURE,
 };
 use softgpu_arena::{Lanes, Memory, Window};
 
@@ -23,6 +25,13 @@ enum Loc {
     Global(u64),
     Lds(u64),
     Scratch(u64),
+    /// A buffer access into the private segment buffer that lands in
+    /// another lane's private memory (`owner`'s), at byte `offset` of the
+    /// buffer: refused.
+    OtherLane {
+        owner: usize,
+        offset: u64,
+    },
     /// A buffer access outside its resource: reads 0, writes dropped.
     Dropped,
 }
@@ -34,6 +43,10 @@ impl Loc {
             Loc::Global(a) => Loc::Global(a.wrapping_add(by)),
             Loc::Lds(a) => Loc::Lds(a.wrapping_add(by)),
             Loc::Scratch(a) => Loc::Scratch(a.wrapping_add(by)),
+            Loc::OtherLane { owner, offset } => Loc::OtherLane {
+                owner,
+                offset: offset.wrapping_add(by),
+            },
             Loc::Dropped => Loc::Dropped,
         }
     }
@@ -49,7 +62,8 @@ fn route_flat(addr: u64) -> Loc {
     }
 }
 
-/// A buffer resource descriptor (V#), RDNA3 ISA §9.6 table 47.
+/// A buffer resource descriptor (V#), RDNA3 ISA §9.6 table 47, read in
+/// the instruction's family's layout (`softgpu_isa::resource`).
 #[derive(Clone, Copy)]
 struct Resource {
     base: u64,
@@ -60,28 +74,29 @@ struct Resource {
     records: u64,
     /// DST_SEL_X..W: 0 = 0, 1 = 1, 4..7 = component X..W.
     dst_sel: [u8; 4],
+    /// FORMAT, in the family's numbering ([`data_format_in`]).
     format: u8,
     index_stride: u64,
     add_tid: bool,
     oob_select: u8,
 }
 
-fn resource(w: &Wave, op: Operand) -> Resource {
-    let [d0, d1, d2, d3] = w.read_sn::<4>(op);
+fn resource(w: &Wave, family: Family, op: Operand) -> Resource {
+    let v = BufferResource::decode(family, &w.read_sn::<4>(op));
     Resource {
-        base: d0 as u64 | ((d1 & 0xffff) as u64) << 32,
-        stride: ((d1 >> 16) & 0x3fff) as u64,
-        element: match d1 >> 30 {
+        base: v.base_address,
+        stride: v.stride as u64,
+        element: match v.swizzle_enable {
             1 => 4,
             3 => 16,
             _ => 0,
         },
-        records: d2 as u64,
-        dst_sel: [0, 3, 6, 9].map(|k| (d3 >> k & 7) as u8),
-        format: (d3 >> 12 & 0x3f) as u8,
-        index_stride: 8 << (d3 >> 21 & 3),
-        add_tid: d3 >> 23 & 1 != 0,
-        oob_select: (d3 >> 28 & 3) as u8,
+        records: v.num_records as u64,
+        dst_sel: [v.dst_sel_x, v.dst_sel_y, v.dst_sel_z, v.dst_sel_w].map(|s| s as u8),
+        format: v.format as u8,
+        index_stride: 8 << v.index_stride,
+        add_tid: v.add_tid_enable != 0,
+        oob_select: v.oob_select as u8,
     }
 }
 
@@ -99,7 +114,7 @@ struct Buffer {
 }
 
 fn buffer(w: &Wave, i: &Inst) -> Buffer {
-    let rsrc = resource(w, i.src[2]);
+    let rsrc = resource(w, i.family, i.src[2]);
     let unbound = match i.op.info().format {
         Format::Mtbuf => i.aux == 0,
         _ => rsrc.format == 0 && !rsrc.add_tid,
@@ -169,11 +184,43 @@ impl Buffer {
         let (index, offset) = self.lane(w, i, l);
         let offset = offset + extra;
         if self.in_range(index, offset, payload) {
-            Loc::Global(self.addr(index, offset))
+            place(w, l, self.addr(index, offset), payload)
         } else {
             Loc::Dropped
         }
     }
+}
+
+/// Where lane `l`'s in-range buffer access of `payload` bytes at device
+/// address `addr` goes: device memory, or, in the private segment buffer
+/// window `[SCRATCH_BUFFER_BASE, + APERTURE_SIZE)`, the lane's private
+/// memory. The launch gives gfx10 waves that buffer as a V# swizzled as
+/// the hardware lays scratch out (`exec::abi`, `PrivateBuffer::Swizzled`:
+/// 4-byte elements, index stride the wave's width, the lane's id added to
+/// the index, stride 0), so byte `a` of the window is byte `a % 4` of
+/// element `a / 4`, which belongs to lane `(a / 4) % W` at its private
+/// byte `(a / (4 W)) * 4 + a % 4`. LLVM's frame offsets reach it scaled
+/// by the wave's width (the stack pointer in SOFFSET), so a lane's own
+/// accesses land in its own elements; one that lands in another lane's,
+/// or spans two elements, is refused rather than run.
+fn place(w: &Wave, l: usize, addr: u64, payload: u64) -> Loc {
+    let a = addr.wrapping_sub(SCRATCH_BUFFER_BASE);
+    if a >= APERTURE_SIZE {
+        return Loc::Global(addr);
+    }
+    let (element, lanes) = (a / 4, w.lanes as u64);
+    let owner = (element % lanes) as usize;
+    if owner != l {
+        return Loc::OtherLane { owner, offset: a };
+    }
+    if a % 4 + payload > 4 {
+        let owner = ((element + 1) % lanes) as usize;
+        return Loc::OtherLane {
+            owner,
+            offset: a + (4 - a % 4),
+        };
+    }
+    Loc::Scratch(element / lanes * 4 + a % 4)
 }
 
 /// The device address of each active lane's access of the global or flat
@@ -240,7 +287,7 @@ fn sanitize(
         match loc(w, l) {
             Loc::Global(a) => s.global(w, Some(l), u, a, len)?,
             Loc::Lds(a) => s.lds(w, Some(l), u, a, len)?,
-            Loc::Scratch(_) | Loc::Dropped => {}
+            Loc::Scratch(_) | Loc::OtherLane { .. } | Loc::Dropped => {}
         }
     }
     Ok(())
@@ -412,10 +459,22 @@ fn try_read(w: &Wave, env: &Env, l: usize, loc: Loc, out: &mut [u8]) -> Result<(
                 r => r.map_err(|e| scratch_trap(w, e, l, a, out.len())),
             }
         }
+        Loc::OtherLane { owner, offset } => Err(other_lane(l, owner, offset)),
         Loc::Dropped => {
             out.fill(0);
             Ok(())
         }
+    }
+}
+
+/// Lane `l`'s access at `offset` of the private segment buffer reaching
+/// lane `owner`'s private memory.
+#[cold]
+fn other_lane(lane: usize, owner: usize, offset: u64) -> Trap {
+    Trap::OtherLanesScratch {
+        lane,
+        owner,
+        offset,
     }
 }
 
@@ -432,6 +491,7 @@ fn try_write(w: &mut Wave, env: &mut Env, l: usize, loc: Loc, data: &[u8]) -> Re
                 .write(at, data)
                 .map_err(|e| scratch_trap(w, e, l, a, data.len()))
         }
+        Loc::OtherLane { owner, offset } => Err(other_lane(l, owner, offset)),
         Loc::Dropped => Ok(()),
     }
 }
@@ -1229,6 +1289,39 @@ pub(super) fn data_format(f: u8) -> Option<DataFormat> {
     }
 }
 
+/// Buffer format `f` in `family`'s numbering: gfx10 numbers the formats
+/// from 30 on in its own order (`resource::buffer_format_gfx10`, whose
+/// layout and kind names are read here: `10_11_11` lists its components
+/// from the most significant, so X is the last 11 bits), gfx11 and gfx12
+/// alike ([`data_format`]).
+pub(super) fn data_format_in(family: Family, f: u8) -> Option<DataFormat> {
+    use NumFormat::*;
+    let (layout, kind) = match family {
+        Family::Gfx10 if f >= 30 => softgpu_isa::resource::buffer_format_gfx10(f as u32)?,
+        _ => return data_format(f),
+    };
+    let num = match kind {
+        "UNORM" => Unorm,
+        "SNORM" => Snorm,
+        "USCALED" => Uscaled,
+        "SSCALED" => Sscaled,
+        "UINT" => Uint,
+        "SINT" => Sint,
+        "FLOAT" => Float,
+        _ => return None,
+    };
+    let mut df = DataFormat {
+        bits: [0; 4],
+        comps: 0,
+        num,
+    };
+    for width in layout.rsplit('_') {
+        *df.bits.get_mut(df.comps)? = width.parse().ok()?;
+        df.comps += 1;
+    }
+    Some(df)
+}
+
 fn sext(raw: u32, bits: u8) -> i64 {
     ((raw as i64) << (64 - bits)) >> (64 - bits)
 }
@@ -1426,7 +1519,7 @@ fn format_of(i: &Inst, b: &Buffer) -> std::result::Result<Option<DataFormat>, Tr
     if b.unbound {
         return Ok(None);
     }
-    data_format(f)
+    data_format_in(i.family, f)
         .map(Some)
         .ok_or_else(|| Trap::UnsupportedForm {
             op: i.op,
@@ -1450,13 +1543,8 @@ fn format_read(
     }
     let mut bytes = [0u8; 16];
     let n = df.bytes() as usize;
-    read(
-        w,
-        env,
-        l,
-        Loc::Global(b.addr(index, offset)),
-        &mut bytes[..n],
-    )?;
+    let loc = place(w, l, b.addr(index, offset), df.bytes());
+    read(w, env, l, loc, &mut bytes[..n])?;
     let element = u128::from_le_bytes(bytes);
     let mut comps = [0u32; 4];
     let mut at = 0;
@@ -1575,7 +1663,7 @@ fn format_store(w: &mut Wave, env: &mut Env, i: &Inst, n: usize, width: Width) -
             at += bits as u32;
         }
         let bytes = element.to_le_bytes();
-        let loc = Loc::Global(b.addr(index, offset));
+        let loc = place(w, l, b.addr(index, offset), df.bytes());
         write(w, env, l, loc, &bytes[..df.bytes() as usize])?;
     }
     Ok(Flow::Next)
@@ -1739,3 +1827,45 @@ pub const TABLE: &[(Op, Exec)] = &[
     (Op::BUFFER_LOAD_LDS_B32, bind!(load_lds, 4, Ext::Zero)),
     (Op::BUFFER_LOAD_LDS_FORMAT_X, load_lds_format as Exec),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// gfx10 numbers the formats from 30 on in its own order (each packed
+    /// layout with its run of kinds); the ones gfx11 also has decode as
+    /// gfx11's numbers do, those below 30 are numbered alike, and gfx10's
+    /// extra kinds (10_11_11_UNORM) decode by their names.
+    #[test]
+    fn gfx10_formats_renumber_gfx11s() {
+        let same =
+            |a: DataFormat, b: DataFormat| (a.bits, a.comps, a.num) == (b.bits, b.comps, b.num);
+        // 10_11_11_FLOAT, 11_11_10_FLOAT, 10_10_10_2_UNORM,
+        // 2_10_10_10_SINT, 8_8_8_8_UNORM, 32_32_FLOAT, 16_16_16_16_FLOAT,
+        // 32_32_32_UINT, 32_32_32_32_FLOAT.
+        let pairs = [
+            (36, 30),
+            (43, 31),
+            (44, 32),
+            (55, 41),
+            (56, 42),
+            (64, 50),
+            (71, 57),
+            (72, 58),
+            (77, 63),
+        ];
+        for (g10, g11) in pairs {
+            let (a, b) = (data_format_in(Family::Gfx10, g10), data_format(g11));
+            assert!(a.zip(b).is_some_and(|(a, b)| same(a, b)), "{g10} vs {g11}");
+        }
+        for f in 1..30 {
+            let (a, b) = (data_format_in(Family::Gfx10, f), data_format(f));
+            assert!(a.zip(b).is_some_and(|(a, b)| same(a, b)), "{f}");
+        }
+        let unorm = data_format_in(Family::Gfx10, 30).map(|d| (d.bits, d.comps, d.num));
+        assert_eq!(unorm, Some(([11, 11, 10, 0], 3, NumFormat::Unorm)));
+        assert!(data_format_in(Family::Gfx10, 0).is_none());
+        assert!(data_format_in(Family::Gfx10, 78).is_none());
+        assert!(data_format_in(Family::Gfx11, 64).is_none());
+    }
+}
