@@ -167,13 +167,16 @@ fn gfx10_variants(block: &Block) -> Vec<(Variant, bool)> {
 
 /// Whether a tried gfx10 variant runs: llvm-mc-19 assembled it for
 /// gfx1030 (else its instructions are not gfx10's, or not in that form),
-/// and it has no image instruction (its cases build gfx11 image
-/// descriptors; gfx10's image semantics are the memory work's, to follow).
+/// and no instruction of it reads a format its cases give in gfx11's
+/// numbering: an image (gfx11 T#s) or a format load or store (gfx11's
+/// unified buffer formats, in the V# or MTBUF's `format:`; gfx10 numbers
+/// formats its own way, and `gfx10_buffer.txt` has gfx10's own cases).
 fn runs_on_gfx10(variant: &Variant, code: &Result<Code, String>) -> bool {
     let Ok(code) = code else { return false };
     let family = Family::of_target(&variant.target).expect("a known target");
     !code.starts.iter().any(|&at| {
-        decode(family, &code.bytes[at..]).is_ok_and(|i| i.op.info().format == Format::Mimg)
+        decode(family, &code.bytes[at..])
+            .is_ok_and(|i| i.op.info().format == Format::Mimg || i.op.name().contains("_format_"))
     })
 }
 

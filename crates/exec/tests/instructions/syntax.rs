@@ -32,7 +32,8 @@
 //! become `vcc_lo`/`vcc`, `exec_lo`/`exec`, `s0`/`s[0:1]`), `@targets T…`
 //! (default gfx1100, gfx1151 and gfx1201; a block without `@targets` also
 //! runs on gfx1030 wherever llvm-mc-19 assembles it for gfx10, unless it
-//! is written as machine code or holds an image instruction),
+//! is written as machine code or holds an image instruction or a buffer
+//! format load or store, whose cases give gfx11's format numbers),
 //! `@gfx11: REASON` (the block holds for gfx11 only, and why: gfx1100 and
 //! gfx1151; gfx1030 is still tried), `@mattr +feature` (passed to
 //! llvm-mc).
