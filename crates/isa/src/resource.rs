@@ -166,39 +166,46 @@ macro_rules! descriptor {
 descriptor! {
     /// An image resource (T#), RDNA3 ISA §8.2.1 table "Image Resource
     /// Definition"; RDNA4 moves BASE_LEVEL to word 1, FORMAT to bit 17,
-    /// and widens WIDTH, HEIGHT, MAX_MIP, LAST_LEVEL, DEPTH and BASE_ARRAY.
+    /// and widens WIDTH, HEIGHT, MAX_MIP, LAST_LEVEL, DEPTH and BASE_ARRAY;
+    /// RDNA2 (ROCr's `resource_nv.h`) has a 9-bit FORMAT in its own
+    /// numbering ([`format_number`]), MAX_MIP in word 5 and RESOURCE_LEVEL.
     ImageResource, 8, "T#" {
         /// Address bits 47:8 (images are 256-byte aligned).
-        base_address: u64 = gfx11 [(0, 0, 32), (1, 0, 8)] gfx12 [(0, 0, 32), (1, 0, 8)];
+        base_address: u64 = gfx10 [(0, 0, 32), (1, 0, 8)] gfx11 [(0, 0, 32), (1, 0, 8)]
+            gfx12 [(0, 0, 32), (1, 0, 8)];
         /// The resource's mip levels minus one.
-        max_mip: u32 = gfx11 [(1, 16, 4)] gfx12 [(1, 12, 5)];
-        /// The image format (softgpu reads it as the unified format number).
-        format: u32 = gfx11 [(1, 20, 8)] gfx12 [(1, 17, 8)];
+        max_mip: u32 = gfx10 [(5, 4, 4)] gfx11 [(1, 16, 4)] gfx12 [(1, 12, 5)];
+        /// The image format: the unified format number in the family's
+        /// numbering.
+        format: u32 = gfx10 [(1, 20, 9)] gfx11 [(1, 20, 8)] gfx12 [(1, 17, 8)];
         /// Width minus one.
-        width: u32 = gfx11 [(1, 30, 2), (2, 0, 12)] gfx12 [(1, 30, 2), (2, 0, 14)];
+        width: u32 = gfx10 [(1, 30, 2), (2, 0, 12)] gfx11 [(1, 30, 2), (2, 0, 12)]
+            gfx12 [(1, 30, 2), (2, 0, 14)];
         /// Height minus one.
-        height: u32 = gfx11 [(2, 14, 14)] gfx12 [(2, 14, 16)];
+        height: u32 = gfx10 [(2, 14, 14)] gfx11 [(2, 14, 14)] gfx12 [(2, 14, 16)];
+        /// gfx10: 1 (the resource is at the level the hardware expects).
+        resource_level: u32 = gfx10 [(2, 31, 1)] gfx11 [] gfx12 [];
         /// SEL_0 = 0, SEL_1 = 1, SEL_X..W = 4..7.
-        dst_sel_x: u32 = gfx11 [(3, 0, 3)] gfx12 [(3, 0, 3)];
-        dst_sel_y: u32 = gfx11 [(3, 3, 3)] gfx12 [(3, 3, 3)];
-        dst_sel_z: u32 = gfx11 [(3, 6, 3)] gfx12 [(3, 6, 3)];
-        dst_sel_w: u32 = gfx11 [(3, 9, 3)] gfx12 [(3, 9, 3)];
+        dst_sel_x: u32 = gfx10 [(3, 0, 3)] gfx11 [(3, 0, 3)] gfx12 [(3, 0, 3)];
+        dst_sel_y: u32 = gfx10 [(3, 3, 3)] gfx11 [(3, 3, 3)] gfx12 [(3, 3, 3)];
+        dst_sel_z: u32 = gfx10 [(3, 6, 3)] gfx11 [(3, 6, 3)] gfx12 [(3, 6, 3)];
+        dst_sel_w: u32 = gfx10 [(3, 9, 3)] gfx11 [(3, 9, 3)] gfx12 [(3, 9, 3)];
         /// The first mip level in view.
-        base_level: u32 = gfx11 [(3, 12, 4)] gfx12 [(1, 25, 5)];
+        base_level: u32 = gfx10 [(3, 12, 4)] gfx11 [(3, 12, 4)] gfx12 [(1, 25, 5)];
         /// The last mip level in view.
-        last_level: u32 = gfx11 [(3, 16, 4)] gfx12 [(3, 15, 5)];
+        last_level: u32 = gfx10 [(3, 16, 4)] gfx11 [(3, 16, 4)] gfx12 [(3, 15, 5)];
         /// Swizzle (tiling) mode; 0 is linear.
-        sw_mode: u32 = gfx11 [(3, 20, 5)] gfx12 [(3, 20, 5)];
-        bc_swizzle: u32 = gfx11 [(3, 25, 3)] gfx12 [(3, 25, 3)];
+        sw_mode: u32 = gfx10 [(3, 20, 5)] gfx11 [(3, 20, 5)] gfx12 [(3, 20, 5)];
+        bc_swizzle: u32 = gfx10 [(3, 25, 3)] gfx11 [(3, 25, 3)] gfx12 [(3, 25, 3)];
         /// SQ_RSRC_IMG_*: 8 1D, 9 2D, 10 3D, 11 cube, 12 1D array, 13 2D
         /// array, 14 2D MSAA, 15 2D MSAA array.
-        type_: u32 = gfx11 [(3, 28, 4)] gfx12 [(3, 28, 4)];
-        /// DEPTH with the pitch's high bits above it (gfx11 bit 13, gfx12's
-        /// PITCH_MSB bits 14-15): pitch − 1 in texels for 1D and 2D, depth
-        /// − 1 for 3D, the last slice in view for arrays.
-        depth: u32 = gfx11 [(4, 0, 14)] gfx12 [(4, 0, 16)];
+        type_: u32 = gfx10 [(3, 28, 4)] gfx11 [(3, 28, 4)] gfx12 [(3, 28, 4)];
+        /// DEPTH with the pitch's high bits above it (gfx10.3 and gfx11 bit
+        /// 13, gfx12's PITCH_MSB bits 14-15): pitch − 1 in texels for 1D
+        /// and 2D, depth − 1 for 3D, the last slice in view for arrays.
+        depth: u32 = gfx10 [(4, 0, 14)] gfx11 [(4, 0, 14)] gfx12 [(4, 0, 16)];
         /// The first slice in view (gfx12: with BASE_ARRAY_MSB at bit 29).
-        base_array: u32 = gfx11 [(4, 16, 13)] gfx12 [(4, 16, 14)];
+        base_array: u32 = gfx10 [(4, 16, 13)] gfx11 [(4, 16, 13)] gfx12 [(4, 16, 14)];
     }
 }
 
@@ -237,64 +244,112 @@ descriptor! {
 
 descriptor! {
     /// An image sampler (S#), RDNA3 ISA §8.2.2 table "Image Sampler
-    /// Definition"; RDNA4 widens MIN_LOD and MAX_LOD to 13 bits each.
+    /// Definition"; RDNA4 widens MIN_LOD and MAX_LOD to 13 bits each; RDNA2
+    /// (ROCr's `resource_nv.h`) has BORDER_COLOR_PTR at word 3 bit 0.
     Sampler, 4, "S#" {
         /// SQ_TEX_CLAMP per axis: 0 wrap, 1 mirror, 2 clamp to the last
         /// texel, 3 mirror once, 4 clamp half border, 5 mirror once half
         /// border, 6 clamp border, 7 mirror once border.
-        clamp_x: u32 = gfx11 [(0, 0, 3)] gfx12 [(0, 0, 3)];
-        clamp_y: u32 = gfx11 [(0, 3, 3)] gfx12 [(0, 3, 3)];
-        clamp_z: u32 = gfx11 [(0, 6, 3)] gfx12 [(0, 6, 3)];
-        max_aniso_ratio: u32 = gfx11 [(0, 9, 3)] gfx12 [(0, 9, 3)];
-        depth_compare_func: u32 = gfx11 [(0, 12, 3)] gfx12 [(0, 12, 3)];
+        clamp_x: u32 = gfx10 [(0, 0, 3)] gfx11 [(0, 0, 3)] gfx12 [(0, 0, 3)];
+        clamp_y: u32 = gfx10 [(0, 3, 3)] gfx11 [(0, 3, 3)] gfx12 [(0, 3, 3)];
+        clamp_z: u32 = gfx10 [(0, 6, 3)] gfx11 [(0, 6, 3)] gfx12 [(0, 6, 3)];
+        max_aniso_ratio: u32 = gfx10 [(0, 9, 3)] gfx11 [(0, 9, 3)] gfx12 [(0, 9, 3)];
+        depth_compare_func: u32 = gfx10 [(0, 12, 3)] gfx11 [(0, 12, 3)] gfx12 [(0, 12, 3)];
         /// Coordinates are in texels.
-        force_unnormalized: u32 = gfx11 [(0, 15, 1)] gfx12 [(0, 15, 1)];
-        trunc_coord: u32 = gfx11 [(0, 27, 1)] gfx12 [(0, 27, 1)];
-        filter_mode: u32 = gfx11 [(0, 29, 2)] gfx12 [(0, 29, 2)];
+        force_unnormalized: u32 = gfx10 [(0, 15, 1)] gfx11 [(0, 15, 1)] gfx12 [(0, 15, 1)];
+        trunc_coord: u32 = gfx10 [(0, 27, 1)] gfx11 [(0, 27, 1)] gfx12 [(0, 27, 1)];
+        filter_mode: u32 = gfx10 [(0, 29, 2)] gfx11 [(0, 29, 2)] gfx12 [(0, 29, 2)];
         /// Unsigned fixed point with 8 fraction bits.
-        min_lod: u32 = gfx11 [(1, 0, 12)] gfx12 [(1, 0, 13)];
-        max_lod: u32 = gfx11 [(1, 12, 12)] gfx12 [(1, 13, 13)];
+        min_lod: u32 = gfx10 [(1, 0, 12)] gfx11 [(1, 0, 12)] gfx12 [(1, 0, 13)];
+        max_lod: u32 = gfx10 [(1, 12, 12)] gfx11 [(1, 12, 12)] gfx12 [(1, 13, 13)];
         /// Signed fixed point with 8 fraction bits.
-        lod_bias: u32 = gfx11 [(2, 0, 14)] gfx12 [(2, 0, 14)];
+        lod_bias: u32 = gfx10 [(2, 0, 14)] gfx11 [(2, 0, 14)] gfx12 [(2, 0, 14)];
         /// SQ_TEX_XY_FILTER: 0 point, 1 bilinear, 2 aniso point, 3 aniso
         /// bilinear.
-        xy_mag_filter: u32 = gfx11 [(2, 20, 2)] gfx12 [(2, 20, 2)];
-        xy_min_filter: u32 = gfx11 [(2, 22, 2)] gfx12 [(2, 22, 2)];
-        z_filter: u32 = gfx11 [(2, 24, 2)] gfx12 [(2, 24, 2)];
+        xy_mag_filter: u32 = gfx10 [(2, 20, 2)] gfx11 [(2, 20, 2)] gfx12 [(2, 20, 2)];
+        xy_min_filter: u32 = gfx10 [(2, 22, 2)] gfx11 [(2, 22, 2)] gfx12 [(2, 22, 2)];
+        z_filter: u32 = gfx10 [(2, 24, 2)] gfx11 [(2, 24, 2)] gfx12 [(2, 24, 2)];
         /// SQ_TEX_MIP_FILTER: 0 none, 1 point, 2 linear.
-        mip_filter: u32 = gfx11 [(2, 26, 2)] gfx12 [(2, 26, 2)];
-        border_color_ptr: u32 = gfx11 [(3, 18, 12)] gfx12 [(3, 18, 12)];
+        mip_filter: u32 = gfx10 [(2, 26, 2)] gfx11 [(2, 26, 2)] gfx12 [(2, 26, 2)];
+        border_color_ptr: u32 = gfx10 [(3, 0, 12)] gfx11 [(3, 18, 12)] gfx12 [(3, 18, 12)];
         /// SQ_TEX_BORDER_COLOR: 0 transparent black, 1 opaque black, 2
         /// opaque white, 3 from the border colour table.
-        border_color_type: u32 = gfx11 [(3, 30, 2)] gfx12 [(3, 30, 2)];
+        border_color_type: u32 = gfx10 [(3, 30, 2)] gfx11 [(3, 30, 2)] gfx12 [(3, 30, 2)];
     }
 }
 
-/// gfx10's unified formats from 30 on as (layout, number kind), e.g.
-/// 56 = (`"8_8_8_8"`, `"UNORM"`): after the formats gfx11 numbers alike
-/// (0-29), each packed layout has its own run of kinds (LLVM's
-/// `UfmtGFX10` enumeration). `None` from 78 on, and below 30.
-pub fn buffer_format_gfx10(f: u32) -> Option<(&'static str, &'static str)> {
-    const ALL: &[&str] = &[
-        "UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "FLOAT",
-    ];
-    const INT: &[&str] = &["UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT"];
-    const WIDE: &[&str] = &["UINT", "SINT", "FLOAT"];
-    const GROUPS: [(&str, &[&str]); 9] = [
-        ("10_11_11", ALL),
-        ("11_11_10", ALL),
-        ("10_10_10_2", INT),
-        ("2_10_10_10", INT),
-        ("8_8_8_8", INT),
-        ("32_32", WIDE),
-        ("16_16_16_16", ALL),
-        ("32_32_32", WIDE),
-        ("32_32_32_32", WIDE),
-    ];
-    let mut at = 30;
-    for (layout, kinds) in GROUPS {
+/// Number kinds of the unified formats, in their order within a layout's
+/// run: all seven, the integer six, and the 32-bit three.
+const ALL: &[&str] = &[
+    "UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "FLOAT",
+];
+const INT: &[&str] = &["UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT"];
+const WIDE: &[&str] = &["UINT", "SINT", "FLOAT"];
+
+/// Each family's unified formats from 30 on, as runs of (layout, kinds):
+/// 0-29 are numbered alike in every family, after them gfx10 gives each
+/// packed layout every kind it has (ROCr's `resource_nv.h` CFMT values,
+/// LLVM's `UfmtGFX10`), gfx11 and gfx12 only the kinds they keep (LLVM's
+/// `UfmtGFX11`: one float for the 10/11-bit layouts, no scaled
+/// 10_10_10_2).
+fn format_runs(family: Family) -> &'static [(&'static str, &'static [&'static str])] {
+    match family {
+        Family::Gfx10 => &[
+            ("10_11_11", ALL),
+            ("11_11_10", ALL),
+            ("10_10_10_2", INT),
+            ("2_10_10_10", INT),
+            ("8_8_8_8", INT),
+            ("32_32", WIDE),
+            ("16_16_16_16", ALL),
+            ("32_32_32", WIDE),
+            ("32_32_32_32", WIDE),
+        ],
+        Family::Gfx11 | Family::Gfx12 => &[
+            ("10_11_11", &["FLOAT"]),
+            ("11_11_10", &["FLOAT"]),
+            ("10_10_10_2", &["UNORM", "SNORM", "UINT", "SINT"]),
+            ("2_10_10_10", INT),
+            ("8_8_8_8", INT),
+            ("32_32", WIDE),
+            ("16_16_16_16", ALL),
+            ("32_32_32", WIDE),
+            ("32_32_32_32", WIDE),
+        ],
+    }
+}
+
+/// The first unified format number the runs of [`format_runs`] cover.
+const FIRST_RUN: u32 = 30;
+
+/// `family`'s unified format `f` from 30 on as (layout, number kind), e.g.
+/// gfx10's 56 = (`"8_8_8_8"`, `"UNORM"`); `None` below 30 (numbered alike
+/// in every family) and past the runs (image-only formats).
+pub fn unified_format(family: Family, f: u32) -> Option<(&'static str, &'static str)> {
+    let mut at = FIRST_RUN;
+    for &(layout, kinds) in format_runs(family) {
         if let Some(k) = f.checked_sub(at).and_then(|k| kinds.get(k as usize)) {
             return Some((layout, k));
+        }
+        at += kinds.len() as u32;
+    }
+    None
+}
+
+/// The number `to` gives the unified format `from` numbers `f`, if `to`
+/// has that format: the same number below 30, else the same layout and
+/// kind (gfx11's 42, 8_8_8_8 UNORM, is gfx10's 56). Formats past the runs
+/// (image-only ones) keep their number between gfx11 and gfx12 only.
+pub fn format_number(to: Family, from: Family, f: u32) -> Option<u32> {
+    let same = |a: Family, b: Family| format_runs(a) == format_runs(b);
+    if f < FIRST_RUN || same(to, from) {
+        return Some(f);
+    }
+    let want = unified_format(from, f)?;
+    let mut at = FIRST_RUN;
+    for &(layout, kinds) in format_runs(to) {
+        if let Some(k) = kinds.iter().position(|&k| (layout, k) == want) {
+            return Some(at + k as u32);
         }
         at += kinds.len() as u32;
     }
@@ -304,6 +359,32 @@ pub fn buffer_format_gfx10(f: u32) -> Option<(&'static str, &'static str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Format numbers between families, at the runs' edges, against
+    /// ROCr's gfx10 CFMT values (`resource_nv.h`: 44 10_10_10_2 UNORM, 56
+    /// 8_8_8_8 UNORM, 64 32_32 FLOAT, 77 32_32_32_32 FLOAT) and LLVM's
+    /// gfx11 ones (32, 42, 50, 63).
+    #[test]
+    fn format_numbers_between_families() {
+        use Family::*;
+        for (g11, g10) in [(22, 22), (29, 29), (30, 36), (31, 43), (32, 44), (35, 49)] {
+            assert_eq!(format_number(Gfx10, Gfx11, g11), Some(g10), "{g11}");
+            assert_eq!(format_number(Gfx11, Gfx10, g10), Some(g11), "{g10}");
+        }
+        for (g11, g10) in [(42, 56), (50, 64), (57, 71), (63, 77)] {
+            assert_eq!(format_number(Gfx10, Gfx11, g11), Some(g10), "{g11}");
+            assert_eq!(format_number(Gfx11, Gfx10, g10), Some(g11), "{g10}");
+        }
+        // gfx10's own kinds (10_11_11 UNORM, scaled 10_10_10_2) and its
+        // numbers past the runs have no gfx11 number.
+        for g10 in [30, 46, 78, 130] {
+            assert_eq!(format_number(Gfx11, Gfx10, g10), None, "{g10}");
+        }
+        // gfx11 and gfx12 number every format alike.
+        assert_eq!(format_number(Gfx12, Gfx11, 130), Some(130));
+        assert_eq!(unified_format(Gfx10, 56), Some(("8_8_8_8", "UNORM")));
+        assert_eq!(unified_format(Gfx11, 42), Some(("8_8_8_8", "UNORM")));
+    }
 
     /// Every field at zero, at its largest value alone and all at their
     /// largest together survives encode → decode, and no two fields share

@@ -351,12 +351,12 @@ pub fn buf_format(f: u32) -> String {
 
 /// MTBUF `format:` text for gfx10's unified formats: gfx11's up to 29,
 /// then each packed layout with its own run of number kinds
-/// (`resource::buffer_format_gfx10`).
+/// (`resource::unified_format`).
 pub fn buf_format_gfx10(f: u32) -> String {
     if f < 30 {
         return buf_format(f);
     }
-    match crate::resource::buffer_format_gfx10(f) {
+    match crate::resource::unified_format(crate::Family::Gfx10, f) {
         Some((layout, kind)) => format!("[BUF_FMT_{layout}_{kind}]"),
         None => f.to_string(),
     }

@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 use std::ffi::c_void;
 use std::sync::Mutex;
 
-use softgpu_isa::resource::{BufferResource, FieldError, ImageResource, Sampler};
+use softgpu_isa::resource::{self, BufferResource, FieldError, ImageResource, Sampler};
 use softgpu_isa::Family;
 
 use crate::abi::*;
@@ -546,6 +546,13 @@ fn field_error(e: FieldError) -> HipError {
     HipError::invalid(e.to_string())
 }
 
+/// The unified format `gfx11` (gfx11's number, as [`Channels::format`]
+/// gives it) in `family`'s numbering.
+fn format_in(family: Family, gfx11: u32) -> HipResult<u32> {
+    resource::format_number(family, Family::Gfx11, gfx11)
+        .ok_or_else(|| HipError::invalid(format!("format {gfx11} has no {family:?} counterpart")))
+}
+
 /// The 8-dword T# ROCr's PopulateImageSrd writes for a linear image, then
 /// dwords 8-10 (channel type, channel order, width).
 fn image_words(family: Family, s: &ImageSpec) -> HipResult<[u32; 12]> {
@@ -558,7 +565,10 @@ fn image_words(family: Family, s: &ImageSpec) -> HipResult<[u32; 12]> {
     let [x, y, z, w] = s.channels.dst_sel();
     let t = ImageResource {
         base_address: s.base >> 8,
-        format: s.channels.format(s.normalized),
+        format: format_in(family, s.channels.format(s.normalized))?,
+        // RESOURCE_LEVEL is 1 where the family has it (gfx10), as ROCr
+        // writes it.
+        resource_level: (ImageResource::field_bits(family, "resource_level") > 0) as u32,
         width: (s.width - 1) as u32,
         height: (s.height.max(1) - 1) as u32,
         dst_sel_x: x,
@@ -608,7 +618,8 @@ fn buffer_words(
         dst_sel_y: y,
         dst_sel_z: z,
         dst_sel_w: w,
-        format: c.format(normalized),
+        format: format_in(family, c.format(normalized))?,
+        resource_level: (BufferResource::field_bits(family, "resource_level") > 0) as u32,
         ..Default::default()
     };
     let mut d = [0u32; 12];

@@ -1290,14 +1290,14 @@ pub(super) fn data_format(f: u8) -> Option<DataFormat> {
 }
 
 /// Buffer format `f` in `family`'s numbering: gfx10 numbers the formats
-/// from 30 on in its own order (`resource::buffer_format_gfx10`, whose
+/// from 30 on in its own order (`resource::unified_format`, whose
 /// layout and kind names are read here: `10_11_11` lists its components
 /// from the most significant, so X is the last 11 bits), gfx11 and gfx12
 /// alike ([`data_format`]).
 pub(super) fn data_format_in(family: Family, f: u8) -> Option<DataFormat> {
     use NumFormat::*;
     let (layout, kind) = match family {
-        Family::Gfx10 if f >= 30 => softgpu_isa::resource::buffer_format_gfx10(f as u32)?,
+        Family::Gfx10 if f >= 30 => softgpu_isa::resource::unified_format(family, f as u32)?,
         _ => return data_format(f),
     };
     let num = match kind {

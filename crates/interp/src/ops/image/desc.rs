@@ -55,8 +55,8 @@ pub struct Resource {
     /// Byte address of the image: BASE_ADDRESS holds address bits 47 to 8
     /// (images are 256-byte aligned).
     pub base: u64,
-    /// The unified format number (the buffer formats 1..=63 and the
-    /// image-only ones above).
+    /// The unified format number in gfx11's numbering (the buffer formats
+    /// 1..=63 and the image-only ones above), whatever the family's.
     pub format: u8,
     pub width: u32,
     pub height: u32,
@@ -85,6 +85,8 @@ pub enum ResourceError {
     NotAnImage(u32),
     #[error("image swizzle mode {0} (only linear, SW_MODE 0, is supported)")]
     Tiled(u32),
+    #[error("image format {format} of {family:?} has no gfx11 counterpart softgpu reads")]
+    Format { family: Family, format: u32 },
 }
 
 /// Decodes an 8-dword T# of `family`.
@@ -94,6 +96,12 @@ pub fn resource(family: Family, d: [u32; 8]) -> Result<Resource, ResourceError> 
     if f.sw_mode != 0 {
         return Err(ResourceError::Tiled(f.sw_mode));
     }
+    let format = resource::format_number(Family::Gfx11, family, f.format)
+        .and_then(|n| u8::try_from(n).ok())
+        .ok_or(ResourceError::Format {
+            family,
+            format: f.format,
+        })?;
     let (depth, pitch) = match ty {
         ImageType::D3 => (f.depth + 1, None),
         t if t.is_array() => (f.depth, None),
@@ -101,7 +109,7 @@ pub fn resource(family: Family, d: [u32; 8]) -> Result<Resource, ResourceError> 
     };
     Ok(Resource {
         base: f.base_address << 8,
-        format: f.format as u8,
+        format,
         width: f.width + 1,
         height: f.height + 1,
         depth,
@@ -224,6 +232,34 @@ mod tests {
         assert_eq!(r.pitch, Some(64));
         assert_eq!(r.dst_sel, [4, 5, 6, 7]);
         assert_eq!(r.ty, ImageType::D2);
+    }
+
+    /// gfx10 (ROCr's `resource_nv.h`): a 9-bit FORMAT in gfx10's numbering
+    /// (56 is 8_8_8_8 UNORM, gfx11's 42), MAX_MIP at word 5 bit 4, and an
+    /// image-only format or one gfx11 lacks is refused by name.
+    #[test]
+    fn gfx10_2d_resource() {
+        let (w, h) = (640 - 1, 480 - 1);
+        let mut d = [
+            0x200,
+            56 << 20 | (w & 3) << 30,
+            w >> 2 | h << 14 | 1 << 31,
+            4 | 5 << 3 | 6 << 6 | 7 << 9 | 9 << 28,
+            640 - 1,
+            3 << 4,
+            0,
+            0,
+        ];
+        let r = resource(Family::Gfx10, d).unwrap();
+        assert_eq!(r.base, 0x2_0000);
+        assert_eq!((r.format, r.width, r.height), (42, 640, 480));
+        assert_eq!((r.max_mip, r.pitch), (3, Some(640)));
+        // 10_11_11 UNORM (30) is gfx10's alone.
+        d[1] = 30 << 20;
+        assert!(matches!(
+            resource(Family::Gfx10, d),
+            Err(ResourceError::Format { format: 30, .. })
+        ));
     }
 
     /// gfx12 moves FORMAT to word 1 bit 17 and widens width/height.
