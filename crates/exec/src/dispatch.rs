@@ -330,10 +330,20 @@ struct Worker {
 /// they are computed once (three divisions per lane) and copied per wave.
 #[derive(Default)]
 struct WorkItemIds {
-    /// Block, the part of it present, wave size, the descriptor's
-    /// `enable_vgpr_workitem_id` and whether the IDs are packed.
-    key: Option<([u32; 3], [u32; 3], usize, u8, bool)>,
+    key: Option<IdsKey>,
     waves: Vec<(WaveIds, u64)>,
+}
+
+/// What a workgroup's ID registers depend on: the block, the part of it
+/// present, the wave size, the descriptor's `enable_vgpr_workitem_id` and
+/// whether the IDs are packed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct IdsKey {
+    block: [u32; 3],
+    dims: [u32; 3],
+    lanes: usize,
+    axes: u8,
+    packed: bool,
 }
 
 /// The VGPRs a wave starts with its work-item IDs in: `regs[..count]` go
@@ -355,7 +365,13 @@ impl WorkItemIds {
         axes: u8,
         packed: bool,
     ) -> &[(WaveIds, u64)] {
-        let key = Some((block, dims, lanes, axes, packed));
+        let key = Some(IdsKey {
+            block,
+            dims,
+            lanes,
+            axes,
+            packed,
+        });
         if self.key != key {
             self.key = key;
             self.waves.clear();

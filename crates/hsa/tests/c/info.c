@@ -251,10 +251,17 @@ static hsa_status_t print_agent(hsa_agent_t agent, void *data) {
     CHECK(hsa_agent_get_info(agent, (hsa_agent_info_t)HSA_AMD_AGENT_INFO_COOPERATIVE_QUEUES, &b));
     CHECK(hsa_agent_get_info(agent, (hsa_agent_info_t)HSA_AMD_AGENT_INFO_SVM_DIRECT_HOST_ACCESS, &b));
     EXPECT(b);
-    /* Refused with a clear error, never filled with a made-up value. */
-    hsa_amd_hdp_flush_t hdp;
-    EXPECT_STATUS(hsa_agent_get_info(agent, (hsa_agent_info_t)HSA_AMD_AGENT_INFO_HDP_FLUSH, &hdp),
-                  HSA_STATUS_ERROR);
+    /* The HDP flush registers AMD's CLR writes after host stores: two
+     * distinct words the program may write (device memory is coherent, so
+     * a write flushes nothing). */
+    hsa_amd_hdp_flush_t hdp = {NULL, NULL};
+    CHECK(hsa_agent_get_info(agent, (hsa_agent_info_t)HSA_AMD_AGENT_INFO_HDP_FLUSH, &hdp));
+    EXPECT(hdp.HDP_MEM_FLUSH_CNTL && hdp.HDP_REG_FLUSH_CNTL &&
+           hdp.HDP_MEM_FLUSH_CNTL != hdp.HDP_REG_FLUSH_CNTL);
+    if (hdp.HDP_MEM_FLUSH_CNTL && hdp.HDP_REG_FLUSH_CNTL) {
+        *hdp.HDP_MEM_FLUSH_CNTL = 1;
+        *hdp.HDP_REG_FLUSH_CNTL = 1;
+    }
     EXPECT_STATUS(hsa_agent_get_info(agent, (hsa_agent_info_t)0x7777, &u),
                   HSA_STATUS_ERROR_INVALID_ARGUMENT);
     EXPECT_STATUS(hsa_agent_get_info(agent, HSA_AGENT_INFO_NAME, NULL),

@@ -237,8 +237,12 @@ static void check_sizes(hsa_agent_t a) {
         memset(buf, 0xAB, sizeof buf);
         hsa_status_t s = hsa_agent_get_info(a, (hsa_agent_info_t)attr, buf);
         if (attr == R6_AGENT_INFO_HDP_FLUSH) {
-            EXPECT_STATUS(s, HSA_STATUS_ERROR); /* no HDP registers */
-            continue;
+            /* A GPU's HDP flush registers; the CPU has none. */
+            hsa_device_type_t type;
+            CHECK(hsa_agent_get_info(a, HSA_AGENT_INFO_DEVICE, &type));
+            EXPECT_STATUS(s, type == HSA_DEVICE_TYPE_GPU ? HSA_STATUS_SUCCESS : HSA_STATUS_ERROR);
+            if (type != HSA_DEVICE_TYPE_GPU)
+                continue;
         }
         if (s != HSA_STATUS_SUCCESS) {
             fprintf(stderr, "attribute %#x: status %#x\n", attr, (unsigned)s);

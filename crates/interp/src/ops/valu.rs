@@ -305,7 +305,7 @@ fn sdwa_store(w: &mut Wave, dst: Operand, s: Sdwa, ty: Ty, res: &Lanes, mask: u6
 }
 
 /// Whether `op`'s handler reads and writes through [`fetch`] and
-/// [`store`], and so runs its SDWA form: the pure lane ops, the 32-bit
+/// `store`, and so runs its SDWA form: the pure lane ops, the 32-bit
 /// compares and the carry adds (a rename by its twin).
 pub fn runs_sdwa(op: Op) -> bool {
     let op = super::renamed(op);
