@@ -573,7 +573,7 @@ mod tests {
         // Only processors softgpu does not run: the device's is added.
         let a = s(&[
             "--offload-arch=gfx90a",
-            "--offload-arch=gfx1030:xnack-",
+            "--offload-arch=gfx1010:xnack-",
             "k.hip",
         ]);
         assert_eq!(added_target(&inputs(&a), &r), Some("gfx1151"));
