@@ -331,7 +331,7 @@ fn missing_device_libraries_name_rocm_device_libs() {
 
 #[test]
 fn bad_targets_are_refused() {
-    for t in ["gfx1030", "gfx1301", "gfx11", "sm_80"] {
+    for t in ["gfx1010", "gfx1301", "gfx11", "sm_80"] {
         let e = Compiler::new(t).unwrap_err();
         assert!(matches!(e, CompileError::BadTarget { .. }), "{t}: {e:?}");
         assert!(e.to_string().contains(t));

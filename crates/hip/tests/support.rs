@@ -68,6 +68,9 @@ fn table() -> String {
             let name = p.file_stem().unwrap().to_string_lossy().into_owned();
             (name, std::fs::read_to_string(&p).expect("program source"))
         })
+        // It runs on Debian's HIP library (over softgpu's HSA), not on
+        // softgpu's, so it proves none of this library's functions.
+        .filter(|(name, _)| name != "debian_clr")
         .collect();
     sources.sort();
     let mut out = String::from("| function | version | state | called by (`crates/hip/tests/programs/`) |\n| --- | --- | --- | --- |\n");

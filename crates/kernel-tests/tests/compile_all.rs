@@ -22,7 +22,9 @@ fn every_kernel_compiles_for_every_target() {
     assert!(!names.is_empty());
     let mut failures = Vec::new();
     for target in TARGETS {
-        for name in &names {
+        // RDNA2 has no WMMA: clang-19 refuses its builtins for gfx10.
+        let has = |name: &str| !(name == "wmma.cl" && target.starts_with("gfx10"));
+        for name in names.iter().filter(|n| has(n)) {
             let r = std::panic::catch_unwind(|| {
                 let code = compile_kernel(name, target, flags_for(name));
                 assert!(

@@ -33,35 +33,43 @@ fn add_one_on(instance: &Instance) -> (Stream, Kernel) {
 
 #[test]
 fn two_instances_run_different_gpus_side_by_side() {
-    // Two GPU families in one instance: RDNA3, RDNA3.5 and RDNA4.
+    // Three GPU families in one instance: RDNA3, RDNA3.5, RDNA4 and RDNA2.
     let mut config = Config::new();
-    (config.devices(vec![gfx("gfx1100"), gfx("gfx1151"), gfx("gfx1201")]))
+    let parts = vec![
+        gfx("gfx1100"),
+        gfx("gfx1151"),
+        gfx("gfx1201"),
+        gfx("gfx1030"),
+    ];
+    (config.devices(parts))
         .unwrap()
         .settings_mut()
         .threads(1)
         .unwrap();
     let mixed = Instance::new(&config).unwrap();
     let plain = Instance::new(&Config::default()).unwrap();
-    assert_eq!(mixed.device_count(), 3);
+    assert_eq!(mixed.device_count(), 4);
     assert_eq!(plain.device_count(), 1);
-    let (rdna3, strix, rdna4) = (
+    let (rdna3, strix, rdna4, rdna2) = (
         mixed.device(0).unwrap(),
         mixed.device(1).unwrap(),
         mixed.device(2).unwrap(),
+        mixed.device(3).unwrap(),
     );
     assert_eq!(rdna3.target(), "gfx1100");
     assert_eq!(strix.target(), "gfx1151");
     assert_eq!(rdna4.target(), "gfx1201");
+    assert_eq!(rdna2.target(), "gfx1030");
     assert_eq!(rdna3.properties().compute_units, 96, "the gfx1100 profile");
     assert_eq!(rdna4.properties().compute_units, 64, "the gfx1201 profile");
     assert!(matches!(
-        mixed.device(3),
-        Err(Error::NoDevice { index: 3, count: 3 })
+        mixed.device(4),
+        Err(Error::NoDevice { index: 4, count: 4 })
     ));
 
     // Each GPU runs code built for its own processor.
     let mut results = Vec::new();
-    for device in [&rdna3, &strix, &rdna4, &plain.device(0).unwrap()] {
+    for device in [&rdna3, &strix, &rdna4, &rdna2, &plain.device(0).unwrap()] {
         let stream = device.stream().unwrap();
         let module = stream.compile(SOURCE, Language::OpenCl).unwrap();
         let x = stream.allocate(4 * 64).unwrap();
