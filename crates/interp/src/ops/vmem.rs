@@ -227,41 +227,63 @@ fn place(w: &Wave, l: usize, addr: u64, payload: u64) -> Loc {
 /// instruction `i`, in lane order (none for a flat lane in an aperture):
 /// what `jit::verify` saves and compares around a block's closing store.
 pub fn global_addresses(w: &Wave, i: &Inst) -> Vec<u64> {
-    let (format, exec) = (i.op.info().format, w.exec());
+    let (site, exec) = (Site::of(w, i, i.op.info().format), w.exec());
     (0..w.lanes)
         .filter(|&l| exec >> l & 1 != 0)
-        .filter_map(|l| match locate(w, i, format, l, 4) {
+        .filter_map(|l| match site.locate(w, i, l, 4) {
             Loc::Global(a) => Some(a),
             _ => None,
         })
         .collect()
 }
 
-/// Resolves lane `l`'s address for an access of `bytes`.
-fn locate(w: &Wave, i: &Inst, format: Format, l: usize, bytes: u64) -> Loc {
-    let offset = i.imm as i64 as u64;
-    match format {
-        Format::Global => {
-            let addr = match i.src[2] {
-                Operand::None => w.lane64(i.src[0], l),
-                saddr => w.read_s64(saddr).wrapping_add(w.lane32(i.src[0], l) as u64),
-            };
-            Loc::Global(addr.wrapping_add(offset))
+/// How an instruction's lanes address memory, read once per instruction:
+/// the wave-uniform part of a buffer access (its V# decoded through the
+/// family's layout, SOFFSET) is the same for every lane.
+#[derive(Clone, Copy)]
+enum Site {
+    Global,
+    Flat,
+    Scratch,
+    Buffer(Buffer),
+}
+
+impl Site {
+    fn of(w: &Wave, i: &Inst, format: Format) -> Site {
+        match format {
+            Format::Global => Site::Global,
+            Format::Flat => Site::Flat,
+            Format::Scratch => Site::Scratch,
+            _ => Site::Buffer(buffer(w, i)),
         }
-        Format::Flat => route_flat(w.lane64(i.src[0], l).wrapping_add(offset)),
-        Format::Scratch => {
-            let mut addr = offset;
-            if i.src[2] != Operand::None {
-                addr = addr.wrapping_add(w.read_s32(i.src[2]) as u64);
+    }
+
+    /// Resolves lane `l`'s address for an access of `bytes`.
+    fn locate(&self, w: &Wave, i: &Inst, l: usize, bytes: u64) -> Loc {
+        let offset = i.imm as i64 as u64;
+        match self {
+            Site::Global => {
+                let addr = match i.src[2] {
+                    Operand::None => w.lane64(i.src[0], l),
+                    saddr => w.read_s64(saddr).wrapping_add(w.lane32(i.src[0], l) as u64),
+                };
+                Loc::Global(addr.wrapping_add(offset))
             }
-            if i.src[0] != Operand::None {
-                addr = addr.wrapping_add(w.lane32(i.src[0], l) as u64);
+            Site::Flat => route_flat(w.lane64(i.src[0], l).wrapping_add(offset)),
+            Site::Scratch => {
+                let mut addr = offset;
+                if i.src[2] != Operand::None {
+                    addr = addr.wrapping_add(w.read_s32(i.src[2]) as u64);
+                }
+                if i.src[0] != Operand::None {
+                    addr = addr.wrapping_add(w.lane32(i.src[0], l) as u64);
+                }
+                Loc::Scratch(addr & 0xffff_ffff)
             }
-            Loc::Scratch(addr & 0xffff_ffff)
+            // Atomics and single-piece accesses are range-checked all or
+            // nothing (§9.4.1 notes 3, 4).
+            Site::Buffer(b) => b.locate(w, i, l, 0, bytes),
         }
-        // Atomics and single-piece accesses are range-checked all or
-        // nothing (§9.4.1 notes 3, 4).
-        _ => buffer(w, i).locate(w, i, l, 0, bytes),
     }
 }
 
@@ -690,9 +712,10 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) -> Result
     if format == Format::Mubuf && bytes > 4 {
         return buffer_load_dwords(w, env, i, bytes / 4);
     }
+    let site = Site::of(w, i, format);
     if env.sanitizer.is_some() {
         let len = bytes as u64;
-        sanitize(w, env, Use::Read, len, |w, l| locate(w, i, format, l, len))?;
+        sanitize(w, env, Use::Read, len, |w, l| site.locate(w, i, l, len))?;
     }
     if load_window(w, env, i, bytes, ext) {
         return Ok(Flow::Next);
@@ -703,7 +726,7 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) -> Result
         if exec >> l & 1 == 0 {
             continue;
         }
-        let loc = locate(w, i, format, l, bytes as u64);
+        let loc = site.locate(w, i, l, bytes as u64);
         if let (Loc::Global(a), true) = (loc, bytes >= 4) {
             // Whole dwords from device memory: one range check, no bytes.
             let mut dwords = [0u32; 4];
@@ -760,9 +783,10 @@ fn store(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, shift: u32) -> Res
     if format == Format::Mubuf && bytes > 4 {
         return buffer_store_dwords(w, env, i, bytes / 4);
     }
+    let site = Site::of(w, i, format);
     if env.sanitizer.is_some() {
         let len = bytes as u64;
-        sanitize(w, env, Use::Write, len, |w, l| locate(w, i, format, l, len))?;
+        sanitize(w, env, Use::Write, len, |w, l| site.locate(w, i, l, len))?;
     }
     if store_window(w, env, i, bytes, shift) {
         return Ok(Flow::Next);
@@ -773,7 +797,7 @@ fn store(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, shift: u32) -> Res
         if exec >> l & 1 == 0 {
             continue;
         }
-        let loc = locate(w, i, format, l, bytes as u64);
+        let loc = site.locate(w, i, l, bytes as u64);
         if let (Loc::Global(a), true) = (loc, bytes >= 4) {
             let mut dwords = [0u32; 4];
             let d = &mut dwords[..bytes / 4];
@@ -848,9 +872,9 @@ fn atomic32(
     cmp: bool,
     op: impl Fn(u32, u32, u32) -> u32,
 ) -> Result {
-    let format = i.op.info().format;
+    let site = Site::of(w, i, i.op.info().format);
     if env.sanitizer.is_some() {
-        sanitize(w, env, Use::Atomic, 4, |w, l| locate(w, i, format, l, 4))?;
+        sanitize(w, env, Use::Atomic, 4, |w, l| site.locate(w, i, l, 4))?;
     }
     let exec = w.exec();
     let ret = i.flags & flags::GLC != 0;
@@ -860,7 +884,7 @@ fn atomic32(
         }
         let data = w.get_lane(i.src[1], l, 0);
         let compare = if cmp { w.get_lane(i.src[1], l, 1) } else { 0 };
-        let old = match locate(w, i, format, l, 4) {
+        let old = match site.locate(w, i, l, 4) {
             Loc::Global(a) => {
                 let r =
                     (env.mem.rmw_u32(a, |o| op(o, data, compare))).map_err(global_fault(l, true));
@@ -889,9 +913,9 @@ fn atomic64(
     cmp: bool,
     op: impl Fn(u64, u64, u64) -> u64,
 ) -> Result {
-    let format = i.op.info().format;
+    let site = Site::of(w, i, i.op.info().format);
     if env.sanitizer.is_some() {
-        sanitize(w, env, Use::Atomic, 8, |w, l| locate(w, i, format, l, 8))?;
+        sanitize(w, env, Use::Atomic, 8, |w, l| site.locate(w, i, l, 8))?;
     }
     let exec = w.exec();
     let ret = i.flags & flags::GLC != 0;
@@ -904,7 +928,7 @@ fn atomic64(
         };
         let data = pair(w, 0);
         let compare = if cmp { pair(w, 2) } else { 0 };
-        let old = match locate(w, i, format, l, 8) {
+        let old = match site.locate(w, i, l, 8) {
             Loc::Global(a) => {
                 let r =
                     (env.mem.rmw_u64(a, |o| op(o, data, compare))).map_err(global_fault(l, true));
@@ -1109,18 +1133,16 @@ fn block(w: &mut Wave, env: &mut Env, i: &Inst, store: bool) -> Result {
         (i.dst[0], Use::Read)
     };
     let first = super::vgpr(reg, "a block transfer's data operand")?;
-    let format = i.op.info().format;
+    let site = Site::of(w, i, i.op.info().format);
     let dwords = || (0..32u64).filter(move |n| mask >> n & 1 != 0);
     if env.sanitizer.is_some() {
         for n in dwords() {
-            sanitize(w, env, u, 4, |w, l| {
-                locate(w, i, format, l, 4).offset(4 * n)
-            })?;
+            sanitize(w, env, u, 4, |w, l| site.locate(w, i, l, 4).offset(4 * n))?;
         }
     }
     let exec = w.exec();
     for l in (0..w.lanes).filter(|l| exec >> l & 1 != 0) {
-        let base = locate(w, i, format, l, 128);
+        let base = site.locate(w, i, l, 128);
         for n in dwords() {
             let (loc, vgpr) = (base.offset(4 * n), first + n as usize);
             if store {
@@ -1171,10 +1193,10 @@ fn load_transpose(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize) -> Result
         });
     }
     super::vgpr(i.dst[0], "a transposing load's destination")?;
-    let format = i.op.info().format;
+    let site = Site::of(w, i, i.op.info().format);
     if env.sanitizer.is_some() {
         sanitize(w, env, Use::Read, bytes as u64, |w, l| match l < 32 {
-            true => locate(w, i, format, l, bytes as u64),
+            true => site.locate(w, i, l, bytes as u64),
             false => Loc::Dropped,
         })?;
     }
@@ -1184,7 +1206,7 @@ fn load_transpose(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize) -> Result
             w,
             env,
             l,
-            locate(w, i, format, l, bytes as u64),
+            site.locate(w, i, l, bytes as u64),
             &mut row[..bytes],
         )?;
     }
