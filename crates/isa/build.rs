@@ -45,6 +45,7 @@ const FORMATS: &[&str] = &[
     "Exp",
     "Vinterp",
     "LdsDirect",
+    "Mai",
 ];
 const TYPES: &[&str] = &[
     "None", "B16", "F16", "BF16", "B32", "F32", "V2F16", "V2B16", "V2BF16", "B64", "F64", "B96",
@@ -53,10 +54,12 @@ const TYPES: &[&str] = &[
 
 /// The families whose tables are generated, in `Family` order, with the
 /// TSV each comes from.
-const FAMILIES: [(&str, &str); 3] = [
+const FAMILIES: [(&str, &str); 5] = [
     ("Gfx11", "data/gfx11-ops.tsv"),
     ("Gfx12", "data/gfx12-ops.tsv"),
     ("Gfx10", "data/gfx10-ops.tsv"),
+    ("Gfx90a", "data/gfx90a-ops.tsv"),
+    ("Gfx94", "data/gfx94-ops.tsv"),
 ];
 
 /// An op's encoding in one family.
@@ -526,7 +529,8 @@ fn mem_op_constants(out: &mut String, ops: &BTreeMap<&str, usize>) {
 /// Bytes one lane's access moves in memory, from the op's width suffix
 /// (`b128`, `u8`) or its format components (`format_xyz`, halved for
 /// `d16`); a gfx12 `*_block` (spills of up to 32 VGPRs) counts its largest,
-/// 128; 0 for a cache control (`gl0_inv`, `global_wb`). gfx10 spells
+/// 128; 0 for a cache control (`gl0_inv`, `global_wb`, gfx9's
+/// `buffer_wbinvl1_vol`). gfx10 spells
 /// widths as words (`gfx10_access_bytes`).
 fn access_bytes(op: &str) -> u32 {
     if let Some((_, tail)) = op.rsplit_once("format_") {
@@ -538,7 +542,8 @@ fn access_bytes(op: &str) -> u32 {
     let width = op.rsplit('_').next().unwrap_or("");
     let bytes = match width {
         "block" => 128,
-        "inv" | "wb" | "wbinv" => return 0,
+        // gfx9's: buffer_wbinvl1(_vol), buffer_wbl2, buffer_invl2.
+        "inv" | "wb" | "wbinv" | "wbinvl1" | "vol" | "wbl2" | "invl2" => return 0,
         _ => width
             .trim_start_matches(['b', 'u', 'i', 'f'])
             .parse::<u32>()

@@ -105,12 +105,23 @@ const GFX12: LaunchAbi = LaunchAbi {
     packed_ids: true,
 };
 
+/// CDNA (gfx90a, gfx94) is not executed yet (`Family::executed`: its
+/// dispatches are refused before a wave is built). What is known of it:
+/// the system SGPRs as GFX6-GFX11 place them, rsrc1's MODE bits, the
+/// work-item IDs packed in v0 (GFX90A on); its scratch and private
+/// segment buffer are laid out when it runs.
+const CDNA: LaunchAbi = LaunchAbi {
+    private_buffer: PrivateBuffer::Unused,
+    ..GFX11
+};
+
 /// The launch ABI of `family`.
 pub const fn launch_abi(family: Family) -> &'static LaunchAbi {
     match family {
         Family::Gfx11 => &GFX11,
         Family::Gfx12 => &GFX12,
         Family::Gfx10 => &GFX10,
+        Family::Gfx90a | Family::Gfx94 => &CDNA,
     }
 }
 

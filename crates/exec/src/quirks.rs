@@ -39,6 +39,6 @@ pub fn quirks(family: Family) -> &'static [Quirk] {
     match family {
         Family::Gfx11 => GFX11,
         // Not emulated yet: no behaviour to honour.
-        Family::Gfx12 | Family::Gfx10 => &[],
+        Family::Gfx12 | Family::Gfx10 | Family::Gfx90a | Family::Gfx94 => &[],
     }
 }

@@ -246,7 +246,10 @@ mod tests {
         for op in all_ops() {
             if let Class::Mem { op: m, .. } = op.info().class {
                 let last = m.name().rsplit('_').next();
-                let cache_control = matches!(last, Some("inv" | "wb" | "wbinv"));
+                let cache_control = matches!(
+                    last,
+                    Some("inv" | "wb" | "wbinv" | "wbinvl1" | "vol" | "wbl2" | "invl2")
+                );
                 assert_eq!(m.bytes() == 0, cache_control, "{}", op.name());
             }
         }

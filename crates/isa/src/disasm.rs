@@ -359,7 +359,7 @@ fn smem(inst: &Inst) -> String {
         // s_dcache_inv: gfx11 prints its glc/dlc bits, gfx12 nothing.
         return match inst.family {
             crate::Family::Gfx11 => policy(inst).trim_start().to_string(),
-            crate::Family::Gfx10 => String::new(),
+            crate::Family::Gfx10 | crate::Family::Gfx90a | crate::Family::Gfx94 => String::new(),
             crate::Family::Gfx12 => String::new(),
         };
     }
@@ -425,6 +425,7 @@ pub(crate) fn policy(inst: &Inst) -> String {
         // gfx10 spells glc/slc/dlc as gfx11 does.
         crate::Family::Gfx11 | crate::Family::Gfx10 => cache_text(inst.flags),
         crate::Family::Gfx12 => th_scope(inst),
+        crate::Family::Gfx90a | crate::Family::Gfx94 => cache_text(inst.flags),
     }
 }
 
@@ -1129,8 +1130,13 @@ fn interp_gfx10(inst: &Inst) -> (String, String) {
 fn lds_direct(inst: &Inst) -> String {
     let dst = operand(inst.dst[0], Ty::B32);
     let wait = match inst.family {
-        // gfx10 has no LDS-direct loads (its decoder makes none).
-        crate::Family::Gfx11 | crate::Family::Gfx10 => format!("wait_vdst:{}", inst.imm),
+        // gfx10 and CDNA have no LDS-direct loads (their decoders make none).
+        crate::Family::Gfx11
+        | crate::Family::Gfx10
+        | crate::Family::Gfx90a
+        | crate::Family::Gfx94 => {
+            format!("wait_vdst:{}", inst.imm)
+        }
         crate::Family::Gfx12 => format!(
             "wait_va_vdst:{} wait_vm_vsrc:{}",
             inst.imm & 15,

@@ -33,6 +33,9 @@ pub enum Format {
     Mtbuf,
     Mimg,
     Exp,
+    /// CDNA's VOP3P-MAI words: the matrix ops (`v_mfma_*`, `v_smfmac_*`)
+    /// and the AccVGPR moves `v_accvgpr_read_b32`/`v_accvgpr_write_b32`.
+    Mai,
 }
 
 /// Data type of one operand slot, as the opcode defines it. It fixes the

@@ -38,11 +38,22 @@ pub enum Family {
     Gfx12,
     /// RDNA2 (gfx10.3: gfx1030 to gfx1036).
     Gfx10,
+    /// CDNA2 (gfx90a: MI210, MI250X), GCN-encoded, wave64 only.
+    Gfx90a,
+    /// CDNA3 (gfx940, gfx941 and gfx942: MI300A, MI300X), gfx90a's words
+    /// with its own opcode table (the MFMAs renamed and extended, no images).
+    Gfx94,
 }
 
 impl Family {
     /// Every family, in table order.
-    pub const ALL: [Family; 3] = [Family::Gfx11, Family::Gfx12, Family::Gfx10];
+    pub const ALL: [Family; 5] = [
+        Family::Gfx11,
+        Family::Gfx12,
+        Family::Gfx10,
+        Family::Gfx90a,
+        Family::Gfx94,
+    ];
 
     /// The family's index in per-family tables.
     pub const fn index(self) -> usize {
@@ -55,7 +66,14 @@ impl Family {
     pub const fn executed(self) -> bool {
         match self {
             Family::Gfx11 | Family::Gfx12 | Family::Gfx10 => true,
+            Family::Gfx90a | Family::Gfx94 => false,
         }
+    }
+
+    /// Whether the family's words are GCN's (CDNA: gfx90a, gfx94), where
+    /// VOP3 is a 10-bit opcode space holding VOPC, VOP2, VOP1 and VOP3P.
+    pub const fn is_gcn(self) -> bool {
+        matches!(self, Family::Gfx90a | Family::Gfx94)
     }
 
     /// The family's name as LLVM's processor names start (`gfx11`).
@@ -64,6 +82,8 @@ impl Family {
             Family::Gfx11 => "gfx11",
             Family::Gfx12 => "gfx12",
             Family::Gfx10 => "gfx10",
+            Family::Gfx90a => "gfx90a",
+            Family::Gfx94 => "gfx94",
         }
     }
 

@@ -121,6 +121,8 @@ pub fn op_by_encoding(family: Family, format: Format, opcode: u16) -> Option<Op>
         Family::Gfx11 => by_encoding_gfx11(format, opcode),
         Family::Gfx12 => by_encoding_gfx12(format, opcode),
         Family::Gfx10 => by_encoding_gfx10(format, opcode),
+        Family::Gfx90a => by_encoding_gfx90a(format, opcode),
+        Family::Gfx94 => by_encoding_gfx94(format, opcode),
     }
 }
 
@@ -130,6 +132,8 @@ pub fn op_by_vop3(family: Family, opcode: u16) -> Option<Op> {
         Family::Gfx11 => by_vop3_gfx11(opcode),
         Family::Gfx12 => by_vop3_gfx12(opcode),
         Family::Gfx10 => by_vop3_gfx10(opcode),
+        Family::Gfx90a => by_vop3_gfx90a(opcode),
+        Family::Gfx94 => by_vop3_gfx94(opcode),
     }
 }
 
@@ -139,5 +143,7 @@ pub fn op_by_vopd_y(family: Family, opcode: u16) -> Option<Op> {
         Family::Gfx11 => by_vopd_y_gfx11(opcode),
         Family::Gfx12 => by_vopd_y_gfx12(opcode),
         Family::Gfx10 => by_vopd_y_gfx10(opcode),
+        Family::Gfx90a => by_vopd_y_gfx90a(opcode),
+        Family::Gfx94 => by_vopd_y_gfx94(opcode),
     }
 }

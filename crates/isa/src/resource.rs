@@ -85,6 +85,10 @@ macro_rules! descriptor {
                     // (not laid out, or not in the family), so `encode`
                     // refuses any nonzero value and `decode` reads 0.
                     Family::Gfx10 => &[$((stringify!($field), &[$($($p10),*)?])),*],
+                    // CDNA's descriptors (GCN's: a V# with DFMT/NFMT, no
+                    // unified format) are not laid out yet: every field
+                    // is 0 bits wide, so nothing is read from them.
+                    Family::Gfx90a | Family::Gfx94 => &[$((stringify!($field), &[])),*],
                 }
             }
 
@@ -294,6 +298,8 @@ const WIDE: &[&str] = &["UINT", "SINT", "FLOAT"];
 /// 10_10_10_2).
 fn format_runs(family: Family) -> &'static [(&'static str, &'static [&'static str])] {
     match family {
+        // GCN names formats by DFMT/NFMT, not by a unified number.
+        Family::Gfx90a | Family::Gfx94 => &[],
         Family::Gfx10 => &[
             ("10_11_11", ALL),
             ("11_11_10", ALL),

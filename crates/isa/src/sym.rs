@@ -174,6 +174,13 @@ fn hwreg_name(id: u16) -> Option<&'static str> {
     })
 }
 
+/// gfx9's (CDNA's) hardware register names.
+fn hwreg_name_gfx9(id: u16) -> Option<&'static str> {
+    // Filled in with the gfx9 decoder; until then every id prints as its number.
+    let _ = id;
+    None
+}
+
 /// `hwreg(id, offset, size)`: id [5:0], offset [10:6], size-1 [15:11]; the
 /// ids are `family`'s.
 pub fn hwreg(imm: u16, family: crate::Family) -> String {
@@ -181,6 +188,7 @@ pub fn hwreg(imm: u16, family: crate::Family) -> String {
     let name = match family {
         crate::Family::Gfx11 => hwreg_name(id),
         crate::Family::Gfx10 => hwreg_name_gfx10(id),
+        crate::Family::Gfx90a | crate::Family::Gfx94 => hwreg_name_gfx9(id),
         crate::Family::Gfx12 => hwreg_name_gfx12(id),
     };
     let name = name.map_or(id.to_string(), str::to_string);

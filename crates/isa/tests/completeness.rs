@@ -904,6 +904,8 @@ fn encodings(family: Family) -> Vec<Enc> {
         Family::Gfx11 => GFX11,
         Family::Gfx12 => GFX12,
         Family::Gfx10 => GFX10,
+        // CDNA's walk comes with its decoder.
+        Family::Gfx90a | Family::Gfx94 => return Vec::new(),
     };
     let gfx11_only = ["VOPD", "VINTERP", "LDSDIR"];
     SHARED

@@ -29,8 +29,9 @@ def le(*words):
     return out
 
 
-MARKER = [0x34, 0x12, 0x69, 0xB0]  # s_movk_i32 s105, 0x1234: separates candidates
-MARKER_TEXT = "s_movk_i32 s105, 0x1234"
+MARKER = [0x34, 0x12, 0x64, 0xB0]  # s_movk_i32 s100, 0x1234: separates candidates
+# (s100: gfx9 names s102-s105 flat_scratch and xnack_mask)
+MARKER_TEXT = "s_movk_i32 s100, 0x1234"
 
 
 def run_mc(lines, cpu="gfx1100"):
@@ -355,6 +356,88 @@ def gfx10_encodings():
     return out
 
 
+# --- gfx9 (CDNA2 gfx90a, CDNA3 gfx940-gfx942) -------------------------------
+# The SOP*, VOP1, VOP2 and VOPC words are gfx11's layouts (opcodes differ).
+# The rest are GCN's: VOP3 is 0xD0 with a 10-bit opcode (VOPC e64 at 0-255,
+# VOP2 at 256-319, VOP1 at 320-447, VOP3-only from 448); VOP3P is 0xD38
+# with a 7-bit opcode, and its MAI form (MFMA, SMFMAC, AccVGPR moves) has
+# acc_cd (bit 15: vdst and src2 are AccVGPRs), abid (11-14), cbsz (8-10),
+# blgp (61-63) and the A/B AccVGPR bits (59, 60). SMEM: 0xC0, op 18-25,
+# imm 17, glc 16, soe 14, sdata 6-12; a 21-bit offset and soffset (25-31)
+# in the second dword. DS: op 17-24, gds 16, acc 25. FLAT/GLOBAL/SCRATCH:
+# a 13-bit offset, lds 13, seg 14-15, glc/sc0 16, slc/nt 17, op 18-24,
+# sc1 25; saddr 0x7F is off, acc bit 55. MUBUF: offen 12, idxen 13, glc 14,
+# sc1 15, lds 16, slc 17, op 18-24; srsrc/4 in 48-52, acc 55, soffset
+# 56-63. MTBUF: op 15-18, dfmt 19-22, nfmt 23-25. MIMG (gfx90a only):
+# dmask 8-11, unorm 12, op 18-24. gfx9 has no null register: m0 is 124.
+
+
+def smem9(op, f):
+    return le(0xC0000000 | (op << 18) | (1 << 17) | (f["d"] << 6) | f["base"], 0x10)
+
+
+def vop3_9(op, f):
+    return le(0xD0000000 | (op << 16) | f["d"], (f["s2"] << 18) | (f["s1"] << 9) | f["s0"])
+
+
+def vop3p9(op, f):
+    hi = f["hi"]
+    return le(0xD3800000 | (op << 16) | ((hi >> 2) << 14) | f["d"],
+              ((hi & 3) << 27) | (f["s2"] << 18) | (f["s1"] << 9) | f["s0"])
+
+
+def ds9(op, f):
+    return le(0xD8000000 | (op << 17) | (f["gds"] << 16) | (3 << 8) | 1,
+              (f["d"] << 24) | (f["s2"] << 16) | (f["s1"] << 8) | f["s0"])
+
+
+def flat9(seg):
+    def enc(op, f):
+        return le(0xDC000000 | (op << 18) | (f["glc"] << 16) | (seg << 14) | 0x10,
+                  (f["d"] << 24) | (f["saddr"] << 16) | (f["s1"] << 8) | f["s0"])
+    return enc
+
+
+def mubuf9(op, f):
+    offen = 1 << 12 if f["s0"] else 0
+    return le(0xE0000000 | (op << 18) | (f["glc"] << 14) | offen | 16,
+              (12 << 24) | (2 << 16) | (f["d"] << 8) | f["s0"])
+
+
+def mtbuf9(op, f):
+    # dfmt 32 (4), nfmt float (7)
+    offen = 1 << 12 if f["s0"] else 0
+    return le(0xE8000000 | (7 << 23) | (4 << 19) | (op << 15) | offen | 16,
+              (12 << 24) | (2 << 16) | (f["d"] << 8) | f["s0"])
+
+
+def mimg9(op, f):
+    return le(0xF0000000 | (op << 18) | (f["dmask"] << 8) | f["fixed"],
+              (f["ssamp"] << 21) | (2 << 16) | 4)
+
+
+def gfx9_encodings():
+    same = {"sop1", "sop2", "sopk", "sopc", "sopp", "vop1", "vop2", "vopc"}
+    out = [e for e in ENCODINGS if e[0] in same]
+    mem = {"d": [10, 0], "s0": [2], "s1": [4, 0], "saddr": [0x7F], "glc": [0, 1]}
+    out += [
+        ("smem", 256, smem9, {"d": [8, 0], "base": [1, 0]}),
+        # VOP3 opcodes 0x380 and up are VOP3P's (walked below).
+        ("vop3", 0x380, vop3_9, {"d": [10, 0], "s0": [V(2), S2, 0], "s1": [V(4), S4, 0],
+                                "s2": [V(6), S6, 0]}),
+        ("vop3p", 128, vop3p9, {"d": [10], "s0": [V(2), V(8)], "s1": [V(4), V(16), 0],
+                                "s2": [V(6), V(0), 0], "hi": [7, 3, 0]}),
+        ("ds", 256, ds9, {"d": [10, 0], "s0": [2, 0], "s1": [4, 0], "s2": [6, 0], "gds": [0, 1]}),
+        ("flat", 128, flat9(0), dict(mem, saddr=[0])),
+        ("scratch", 128, flat9(1), dict(mem, s0=[2, 0], saddr=[0x7F, 3])),
+        ("global", 128, flat9(2), mem),
+        ("mubuf", 128, mubuf9, {"d": [10, 0], "s0": [2, 0], "glc": [0, 1]}),
+        ("mtbuf", 16, mtbuf9, {"d": [10], "s0": [2, 0]}),
+        ("mimg", 128, mimg9, {"dmask": [0xF, 1, 3], "ssamp": [4, 0], "fixed": [0, 0x1000]}),
+    ]
+    return out
+
+
 # Per family: the processors whose disassembler is asked (the first is the
 # base; later ones only add ops it lacks), and the encodings to walk.
 FAMILIES = {
@@ -364,6 +447,11 @@ FAMILIES = {
     # gfx10.3 (RDNA2): gfx1030's set; the others only add ops it lacks.
     "gfx10": (("gfx1030", "gfx1031", "gfx1032", "gfx1034", "gfx1035", "gfx1036"),
               gfx10_encodings),
+    # CDNA2 and CDNA3: their opcode tables differ (gfx940 renames the MFMAs,
+    # moves the xf32/fp8 ones in, drops images), so each is a family;
+    # gfx940 and gfx941 decode as gfx942 does.
+    "gfx90a": (("gfx90a",), gfx9_encodings),
+    "gfx94": (("gfx942",), gfx9_encodings),
 }
 
 
@@ -396,10 +484,10 @@ def name_types(name):
 
 def reg_width(operand):
     """Number of 32-bit registers a printed operand spans, or None."""
-    m = re.match(r"^-?\|?([sv]|ttmp)\[(\d+):(\d+)\]", operand)
+    m = re.match(r"^-?\|?([sva]|ttmp)\[(\d+):(\d+)\]", operand)
     if m:
         return int(m.group(3)) - int(m.group(2)) + 1
-    if re.match(r"^-?\|?([sv]\d+|ttmp\d+|vcc_lo|vcc_hi|m0|null|exec_lo|exec_hi)", operand):
+    if re.match(r"^-?\|?([sva]\d+|ttmp\d+|vcc_lo|vcc_hi|m0|null|exec_lo|exec_hi)", operand):
         return 1
     if operand in ("vcc", "exec"):
         return 2
@@ -440,11 +528,13 @@ def split_operands(text):
 
 
 STRIP = re.compile(r"_(e32|e64|dpp|sdwa)$")
-MASK_SRC2 = ("v_cndmask", "v_add_co_ci_u32", "v_sub_co_ci_u32", "v_subrev_co_ci_u32")
+MASK_SRC2 = ("v_cndmask", "v_add_co_ci_u32", "v_sub_co_ci_u32", "v_subrev_co_ci_u32",
+             "v_addc_co_u32", "v_subb_co_u32", "v_subbrev_co_u32")
 VOP3SD = {"v_add_co_ci_u32", "v_sub_co_ci_u32", "v_subrev_co_ci_u32", "v_div_scale_f32",
           "v_div_scale_f64", "v_mad_u64_u32", "v_mad_i64_i32", "v_add_co_u32",
           "v_sub_co_u32", "v_subrev_co_u32",
-          "v_mad_co_u64_u32", "v_mad_co_i64_i32"}  # gfx12's names
+          "v_mad_co_u64_u32", "v_mad_co_i64_i32",  # gfx12's names
+          "v_addc_co_u32", "v_subb_co_u32", "v_subbrev_co_u32"}  # gfx9's
 
 
 def vector_types(fmt, name, ops):
@@ -458,8 +548,10 @@ def vector_types(fmt, name, ops):
     is_cmp = name.startswith("v_cmp")
     ops = list(ops)
     if is_cmp:
-        dst[0] = "None" if name.startswith("v_cmpx") else "Mask"
-        if not name.startswith("v_cmpx"):
+        # gfx9's v_cmpx writes its mask to the sdst (vcc) as well as EXEC.
+        writes = GFX9 or not name.startswith("v_cmpx")
+        dst[0] = "Mask" if writes else "None"
+        if writes:
             ops = ops[1:]
     elif name in VOP3SD:
         dst[0] = ty_of(first, reg_width(ops[0]), packed)
@@ -540,8 +632,14 @@ def mem_types(fmt, name, ops):
     return dst, src, widths
 
 
+GFX9 = False  # whether the family being walked is CDNA's (gfx9 words)
+MAI = ("v_mfma_", "v_smfmac_", "v_accvgpr_read", "v_accvgpr_write")
+
+
 def main():
+    global GFX9
     family = sys.argv[1] if len(sys.argv) > 1 else "gfx11"
+    GFX9 = family in ("gfx90a", "gfx94")
     cpus, encodings = FAMILIES[family]
     ops = {}      # name -> dict
     samples = []  # (bytes, text)
@@ -599,6 +697,8 @@ def record(ops, samples, fmt, op, b, text, cpu):
         f = "vop3sd"
     if fmt in ("vimage", "vsample"):
         f = "mimg"
+    if fmt == "vop3p" and name.startswith(MAI):
+        f = "mai"  # VOP3P-MAI: matrix ops and AccVGPR moves
     e = new_entry(name, f, op)
     if fmt == "vsample":
         e["opcode"] = 256 + op
@@ -621,17 +721,53 @@ def record(ops, samples, fmt, op, b, text, cpu):
         if fmt == "smem" and operands:
             e["dst"][0] = ty_of("b32", reg_width(operands[0]), False) if reg_width(operands[0]) else "None"
             e["src"] = ["B128" if "buffer" in name else "B64", "B32", "None"]
+        if fmt == "smem" and "store" in name:
+            # gfx9's scalar stores: sdata is the data (src2), nothing returns.
+            e["src"][2], e["dst"][0] = e["dst"][0], "None"
+        if fmt == "smem" and "atomic" in name:
+            e["src"][2] = e["dst"][0]  # the data; returned with glc
         if name in ("s_memtime", "s_memrealtime"):
             e["src"] = ["None", "None", "None"]  # gfx10's counters: no base
         if fmt == "smem" and "prefetch" in name:
             # gfx12's prefetches: no sdata; that field holds the size.
             base = "None" if name.endswith("_pc_rel") else ("B128" if "buffer" in name else "B64")
             e["dst"], e["src"] = ["None", "None"], [base, "B32", "None"]
+    elif f == "mai":
+        e["dst"], e["src"] = mai_types(name, operands)
     elif fmt.startswith("v"):
         e["dst"], e["src"] = vector_types(fmt, name, operands)
     else:
         e["dst"], e["src"] = memory_types(fmt, name, operands)
     ops[name] = e
+
+
+MAI_IN = re.compile(r"^v_s?mfmac?_[a-z0-9]+_\d+x\d+x\d+(?:_?([a-z]+\d+))?(?:_[a-z0-9]+)*$")
+
+
+def mai_types(name, ops):
+    """VOP3P-MAI: the accumulator D (dst) and C (src2), as wide as printed;
+    A and B by the input type the name spells (`32x32x8f16`, gfx940's
+    `32x32x8_f16`, `16x16x32_fp8_bf8`, `32x32x1_2b_f32`, `16x16x8_xf32`); an
+    AccVGPR move one dword each way. SMFMAC's src2 is the sparsity index
+    (its accumulator is vdst itself)."""
+    w = [reg_width(o) or 1 for o in ops]
+    if name.startswith("v_accvgpr"):
+        return ["B32", "None"], ["B32", "None", "None"]
+    shape = name.split("_")[3:]  # after v, mfma, the output type
+    tok = "".join(shape)
+    m = re.search(r"(xf32|bf16|f16|f32|f64|i8|fp8|bf8)", tok[tok.index("x") :] if "x" in tok else tok)
+    kind = m.group(1) if m else "b32"
+    def src_ty(width):
+        if kind == "f64":
+            return "F64"
+        if width == 1:
+            return {"f32": "F32", "f16": "V2F16", "bf16": "V2BF16"}.get(kind, "B32")
+        return WIDTH_TY.get(width, "B32")
+    acc = "F64" if kind == "f64" and w[0] == 2 else WIDTH_TY.get(w[0], "B32")
+    if w[0] == 1:
+        acc = "F32" if name.startswith("v_mfma_f32") else "B32"
+    src2 = "B32" if name.startswith("v_smfmac") else acc
+    return [acc, "None"], [src_ty(w[1]), src_ty(w[2]), src2]
 
 
 def new_entry(name, fmt, op):
@@ -712,7 +848,8 @@ FMT_NAME = {"sop1": "Sop1", "sop2": "Sop2", "sopk": "Sopk", "sopc": "Sopc", "sop
             "smem": "Smem", "vop1": "Vop1", "vop2": "Vop2", "vopc": "Vopc", "vop3": "Vop3",
             "vop3sd": "Vop3sd", "vop3p": "Vop3p", "vopd": "Vopd", "ds": "Ds", "flat": "Flat",
             "global": "Global", "scratch": "Scratch", "mubuf": "Mubuf", "mtbuf": "Mtbuf",
-            "mimg": "Mimg", "exp": "Exp", "vinterp": "Vinterp", "ldsdir": "LdsDirect"}
+            "mimg": "Mimg", "exp": "Exp", "vinterp": "Vinterp", "ldsdir": "LdsDirect",
+            "mai": "Mai"}
 
 
 def write(family, ops, samples):

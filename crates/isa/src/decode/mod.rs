@@ -5,6 +5,7 @@
 
 mod gfx10;
 mod gfx12;
+mod gfx9;
 
 use crate::consts::inline_value;
 use crate::mimg;
@@ -34,6 +35,7 @@ pub fn decode(family: Family, bytes: &[u8]) -> Result<Inst> {
         Family::Gfx11 => r.gfx11(w0)?,
         Family::Gfx12 => r.gfx12(w0)?,
         Family::Gfx10 => r.gfx10(w0)?,
+        Family::Gfx90a | Family::Gfx94 => r.gfx9(w0)?,
     };
     inst.size = r.len as u8;
     inst.family = family;
