@@ -103,6 +103,11 @@ pub mod sreg {
     pub const EXEC_HI: u8 = 127;
 }
 
+/// Where CDNA's AccVGPRs start in [`Operand::Vgpr`]'s numbering: aN is
+/// `Vgpr(AGPR_BASE + N)`, so every operand that may name either file (a
+/// load's data, an MFMA's sources and accumulators) is one operand kind.
+pub const AGPR_BASE: u16 = 256;
+
 /// Special source operands that are neither registers nor constants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Special {
@@ -126,7 +131,8 @@ pub enum Operand {
     /// operand space: s0..s105, then vcc_lo/vcc_hi, ttmp0..15, null, m0,
     /// exec_lo/exec_hi (see [`sreg`]).
     Sgpr(u8),
-    /// Vector register (first of its range), v0..v255.
+    /// Vector register (first of its range), v0..v255; CDNA's AccVGPRs
+    /// a0..a255 follow at 256..511 ([`AGPR_BASE`]).
     Vgpr(u16),
     /// High 16 bits of a vector register (true16 `vN.h`).
     VgprHi(u16),
@@ -202,6 +208,21 @@ pub mod flags {
     /// VOP3 form of an instruction that also has a short (e32) form: the
     /// disassembler needs it to print `_e64`.
     pub const E64: u16 = 1 << 9;
+    /// gfx940's `sc1` cache bit; gfx90a's `scc` (the same bit). gfx940's
+    /// `sc0` is [`GLC`]'s bit and `nt` [`SLC`]'s. (Bits 10-12 are the
+    /// decoder's literal flags.)
+    pub const SC1: u16 = 1 << 13;
+}
+
+/// CDNA's VOP3P-MAI fields, in [`Inst::imm`]: the broadcast and lane-group
+/// controls of an MFMA (SMFMAC reads cbsz/abid as its index select).
+pub mod mai {
+    /// `cbsz`, bits 0-2.
+    pub const CBSZ: i32 = 7;
+    /// `abid`, bits 3-6.
+    pub const ABID_SHIFT: u32 = 3;
+    /// `blgp`, bits 7-9.
+    pub const BLGP_SHIFT: u32 = 7;
 }
 
 /// gfx12's cache-policy fields, in [`Inst::cache`].

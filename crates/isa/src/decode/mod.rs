@@ -6,6 +6,7 @@
 mod gfx10;
 mod gfx12;
 mod gfx9;
+mod gfx9_mem;
 
 use crate::consts::inline_value;
 use crate::mimg;
