@@ -194,7 +194,11 @@ fn performance(p: &Profile) {
         perf.memory_bytes_per_second as f64 / 1e9
     );
     let values = serde_json::to_value(perf).unwrap_or_default();
-    for field in Performance::FIELDS {
+    // The optional fields (CDNA's matrix rates) where the profile has them.
+    let optional = Performance::OPTIONAL_FIELDS
+        .iter()
+        .filter(|f| !values[**f].is_null());
+    for field in Performance::FIELDS.iter().chain(optional) {
         let name = format!("analytical_performance.{field}");
         println!(
             "    {field:<24} {}{}",

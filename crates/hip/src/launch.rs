@@ -1054,7 +1054,7 @@ pub fn occupancy(
         return 0;
     };
     // HIP counts per "multiprocessor", a compute unit: the CU-mode view
-    // (2 SIMDs, 64 KiB of LDS), as ROCm's occupancy calculator does.
+    // (RDNA: 2 SIMDs, 64 KiB of LDS), as ROCm's occupancy calculator does.
     let per_cu = occupancy(
         profile,
         &KernelResources {
@@ -1065,7 +1065,7 @@ pub fn occupancy(
             wgp_mode: false,
         },
     );
-    per_cu.workgroups_per_wgp / 2
+    per_cu.workgroups_per_wgp / profile.cus_per_wgp.max(1)
 }
 
 fn function_kernel(hip: &Hip, stub: *const c_void) -> HipResult<softgpu::Kernel> {

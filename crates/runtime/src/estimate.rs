@@ -248,6 +248,8 @@ fn cost(inst: &Inst, wave64: bool, perf: &Performance) -> Cost {
         },
         // A dword per enabled dmask channel.
         Format::Mimg => Cost::Global(4 * (inst.aux & image::DMASK).count_ones().max(1)),
+        // RDNA's WMMA. CDNA's MFMA, once the gfx9 ops exist, is costed from
+        // the profile's per-type rate (`Performance::matrix_clocks`).
         _ if WMMA.contains(&inst.op) => valu(perf.wmma_clocks),
         _ if TRANSCENDENTAL.contains(&inst.op) => valu(perf.trans_clocks),
         _ if info.dst.contains(&Ty::F64) || info.src.contains(&Ty::F64) => valu(perf.f64_clocks),

@@ -12,7 +12,9 @@
 //! - SGPRs never limit a gfx10+ wave (each has its own fixed set);
 //! - LDS is `lds_bytes_per_wgp` (128 KiB) per workgroup processor, shared
 //!   by its SIMDs (WGP mode, the default of compute kernels), or half per
-//!   compute unit (CU mode); a workgroup takes its LDS whole;
+//!   compute unit (CU mode); a workgroup takes its LDS whole. A part
+//!   without workgroup processors (CDNA, `cus_per_wgp` 1) is a WGP of one
+//!   CU: both modes are the CU and its LDS;
 //! - a workgroup's waves stay on one WGP (or CU) and are spread over its
 //!   SIMDs.
 //!
@@ -86,8 +88,9 @@ pub struct Occupancy {
     pub waves_per_cu: u32,
     /// What bounds `waves_per_simd`.
     pub limit: Limit,
-    /// Whole workgroups one workgroup processor holds within those waves
-    /// (0: a workgroup needs more than the SIMDs can give it).
+    /// Whole workgroups one workgroup processor (a compute unit on a
+    /// part without them) holds within those waves (0: a workgroup needs
+    /// more than the SIMDs can give it).
     pub workgroups_per_wgp: u32,
     /// Waves per SIMD once only whole workgroups are counted: below
     /// `waves_per_simd` when the waves left over do not make another
@@ -103,11 +106,15 @@ pub fn occupancy(profile: &Profile, kernel: &KernelResources) -> Occupancy {
     let granule = profile.vgpr_alloc_granule_wave32 >> wave64;
     let allocated = kernel.vgprs.max(1).next_multiple_of(granule);
     let by_vgprs = (file / allocated).min(max_waves);
-    let simds_per_wgp = 2 * profile.simds_per_cu;
+    let cus_per_wgp = profile.cus_per_wgp.max(1);
+    let simds_per_wgp = cus_per_wgp * profile.simds_per_cu;
     let (lds, simds) = if kernel.wgp_mode {
         (profile.lds_bytes_per_wgp, simds_per_wgp)
     } else {
-        (profile.lds_bytes_per_wgp / 2, profile.simds_per_cu)
+        (
+            profile.lds_bytes_per_wgp / cus_per_wgp,
+            profile.simds_per_cu,
+        )
     };
     let waves_per_group = kernel.workgroup_size.max(1).div_ceil(kernel.wave_size);
     // Workgroups one WGP (or CU) can hold by LDS, then by waves.

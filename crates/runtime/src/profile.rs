@@ -1,8 +1,10 @@
 //! Device profiles: what a GPU agent reports and how big its resources are.
 //!
-//! A profile is a JSON document. One for each RDNA3/3.5/4 part softgpu
-//! emulates is built in (one per row of `softgpu_isa::TARGETS`);
-//! `SOFTGPU_PROFILE` names a built-in profile or a path to a JSON file.
+//! A profile is a JSON document. One for each part softgpu emulates is
+//! built in (one per row of `softgpu_isa::TARGETS`, named after the
+//! processor), and [`OTHER_PARTS`] adds more parts of a processor under
+//! their own names (`mi250x`, `mi300a`); `SOFTGPU_PROFILE` names a
+//! built-in profile or a path to a JSON file.
 //!
 //! Schema 2 says where every value comes from: each field is
 //! `{"value": V, "source": KIND, "ref": TEXT}`, KIND one of `amd-spec`
@@ -37,6 +39,27 @@ macro_rules! built_in {
     };
 }
 softgpu_isa::for_each_target!(built_in);
+
+/// `(name, processor, JSON)` of the built-in profiles beside each
+/// processor's default (`profiles/<processor>.json`, one per target row):
+/// other parts of the same processor, each from `profiles/<name>.json`. A
+/// name is served once its processor is a row of the target table; until
+/// then it is refused, saying so. The processors named here whose rows do
+/// not exist yet also have their default profile written
+/// (`profiles/gfx90a.json`, `profiles/gfx942.json`), which the target
+/// table includes once it lists them.
+pub const OTHER_PARTS: &[(&str, &str, &str)] = &[
+    // One graphics compute die of an Instinct MI250X (the KFD shows each
+    // as its own gfx90a agent); gfx90a's default is the MI210.
+    ("mi250x", "gfx90a", include_str!("../profiles/mi250x.json")),
+    // The Instinct MI300A APU; gfx942's default is the MI300X.
+    ("mi300a", "gfx942", include_str!("../profiles/mi300a.json")),
+];
+
+/// Whether `processor` is a row of the target table.
+fn is_target(processor: &str) -> bool {
+    softgpu_isa::TARGETS.iter().any(|t| t.name == processor)
+}
 
 /// How close to the real part softgpu's results are.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -153,6 +176,11 @@ pub struct Profile {
     /// Whether the GPU shares system memory (an APU such as gfx1151).
     pub is_apu: bool,
     pub compute_units: u32,
+    /// Accelerator complex dies (XCDs) the agent's compute units are
+    /// spread over: 8 on an Instinct MI300X, 6 on an MI300A, 1 on a
+    /// single-die part. Optional in a document (1 when left out).
+    #[serde(default = "one")]
+    pub xcds: u32,
     pub simds_per_cu: u32,
     pub shader_engines: u32,
     pub shader_arrays_per_engine: u32,
@@ -172,10 +200,18 @@ pub struct Profile {
     /// The block VGPRs are allocated in, in wave32 (half in wave64).
     #[serde(default = "gfx11::vgpr_alloc_granule_wave32")]
     pub vgpr_alloc_granule_wave32: u32,
-    /// LDS of one workgroup processor (two compute units), shared by the
-    /// workgroups resident on it.
+    /// LDS of one workgroup processor (`cus_per_wgp` compute units),
+    /// shared by the workgroups resident on it. On a part without
+    /// workgroup processors (CDNA: `cus_per_wgp` 1) the LDS of one
+    /// compute unit.
     #[serde(default = "gfx11::lds_bytes_per_wgp")]
     pub lds_bytes_per_wgp: u32,
+    /// Compute units of one workgroup processor: 2 on RDNA (a WGP pairs
+    /// two CUs; CU mode gives a workgroup one CU and half the LDS), 1 on
+    /// CDNA, whose compute units stand alone. Optional in a document (2
+    /// when left out).
+    #[serde(default = "gfx11::cus_per_wgp")]
+    pub cus_per_wgp: u32,
     pub cache_line_bytes: u32,
     pub l1_cache_bytes: u32,
     pub l2_cache_bytes: u32,
@@ -232,6 +268,62 @@ pub struct Performance {
     /// Time from one dispatch's start to a following dispatch's start
     /// when the kernels do nothing, ns.
     pub launch_overhead_ns: u32,
+    /// Dense matrix-core operations (a multiply and an add count two) one
+    /// compute unit completes per clock, by input type: the MFMA rates of
+    /// a CDNA part (its peak matrix throughput over compute units times
+    /// clock). Optional in a document; empty (left out) on parts whose
+    /// matrix instructions are costed by `wmma_clocks`, as RDNA's.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub matrix_ops_per_clock: BTreeMap<MatrixType, u32>,
+}
+
+/// The input type of a matrix-core instruction, as [`Performance`]'s
+/// `matrix_ops_per_clock` keys it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MatrixType {
+    /// Double precision (`v_mfma_f64_*`).
+    F64,
+    /// Single precision (`v_mfma_f32_*_f32`).
+    F32,
+    /// gfx940's reduced-precision f32 (`v_mfma_f32_*_xf32`; AMD's
+    /// documents call the rate TF32).
+    Xf32,
+    /// Half precision inputs (`v_mfma_*_f16`).
+    F16,
+    /// bfloat16 inputs (`v_mfma_*_bf16*`).
+    Bf16,
+    /// 8-bit integer inputs (`v_mfma_i32_*_i8`).
+    I8,
+    /// 8-bit float inputs, either encoding (gfx940's `v_mfma_f32_*_fp8_*`
+    /// and `*_bf8_*`).
+    Fp8,
+}
+
+impl MatrixType {
+    /// Every type, in the order documents list them.
+    pub const ALL: [MatrixType; 7] = [
+        MatrixType::F64,
+        MatrixType::F32,
+        MatrixType::Xf32,
+        MatrixType::F16,
+        MatrixType::Bf16,
+        MatrixType::I8,
+        MatrixType::Fp8,
+    ];
+
+    /// The type's name as documents spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            MatrixType::F64 => "f64",
+            MatrixType::F32 => "f32",
+            MatrixType::Xf32 => "xf32",
+            MatrixType::F16 => "f16",
+            MatrixType::Bf16 => "bf16",
+            MatrixType::I8 => "i8",
+            MatrixType::Fp8 => "fp8",
+        }
+    }
 }
 
 impl Performance {
@@ -252,6 +344,28 @@ impl Performance {
         "barrier_clocks",
         "launch_overhead_ns",
     ];
+
+    /// The section's fields a document may leave out (each with its
+    /// provenance when given).
+    pub const OPTIONAL_FIELDS: &'static [&'static str] = &["matrix_ops_per_clock"];
+
+    /// Dense matrix-core operations one compute unit completes per clock
+    /// on inputs of `ty`; `None` when the part has no matrix core for the
+    /// type (or the profile states no matrix rates).
+    pub fn matrix_ops_per_clock(&self, ty: MatrixType) -> Option<u32> {
+        self.matrix_ops_per_clock.get(&ty).copied()
+    }
+
+    /// SIMD clocks one wave's matrix instruction keeps its SIMD busy, for
+    /// an instruction of `ops` operations (`2 * M * N * K` for a dense
+    /// `MxNxK` MFMA) on inputs of `ty`, when the part's compute unit
+    /// spreads that rate over `simds_per_cu` matrix cores; `None` without
+    /// a rate for `ty`.
+    pub fn matrix_clocks(&self, ty: MatrixType, ops: u64, simds_per_cu: u32) -> Option<u64> {
+        let per_cu = u64::from(self.matrix_ops_per_clock(ty)?);
+        let per_simd = (per_cu / u64::from(simds_per_cu.max(1))).max(1);
+        Some(ops.div_ceil(per_simd))
+    }
 }
 
 /// Values of the occupancy facts for a schema 1 document, which predates
@@ -269,6 +383,13 @@ mod gfx11 {
     pub fn lds_bytes_per_wgp() -> u32 {
         128 * 1024
     }
+    pub fn cus_per_wgp() -> u32 {
+        2
+    }
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// Sizes of the memory pools.
@@ -416,25 +537,64 @@ impl Profile {
         "queues",
     ];
 
-    /// The names of the built-in profiles.
+    /// The fields a document may leave out, their defaults then holding
+    /// (each with its provenance when given).
+    pub const OPTIONAL_FIELDS: &'static [&'static str] = &["xcds", "cus_per_wgp"];
+
+    /// The names of the built-in profiles: each target's, then those of
+    /// [`OTHER_PARTS`] whose processor is a target.
     pub fn built_in_names() -> impl Iterator<Item = &'static str> {
-        BUILT_IN.iter().map(|(n, _)| *n)
+        let others = OTHER_PARTS
+            .iter()
+            .filter(|(_, processor, _)| is_target(processor))
+            .map(|(n, _, _)| *n);
+        BUILT_IN.iter().map(|(n, _)| *n).chain(others)
     }
 
-    /// A built-in profile by name.
+    /// Whether `name` names a built-in profile, served or not yet (a name
+    /// of [`OTHER_PARTS`] or its processor).
+    fn is_built_in_name(name: &str) -> bool {
+        BUILT_IN.iter().any(|(n, _)| *n == name)
+            || OTHER_PARTS.iter().any(|(n, p, _)| *n == name || *p == name)
+    }
+
+    /// A built-in profile by name: a processor's default, or another part
+    /// of [`OTHER_PARTS`] once its processor is emulated.
     pub fn built_in(name: &str) -> Result<Profile> {
-        let (_, text) = BUILT_IN.iter().find(|(n, _)| *n == name).ok_or_else(|| {
-            invalid(format!(
-                "no built-in profile {name} (built in: {})",
-                Self::built_in_names().collect::<Vec<_>>().join(", ")
-            ))
-        })?;
-        Profile::from_json(text)
+        if let Some((_, text)) = BUILT_IN.iter().find(|(n, _)| *n == name) {
+            return Profile::from_json(text);
+        }
+        let other = OTHER_PARTS.iter().find(|(n, _, _)| *n == name);
+        if let Some(&(_, _, text)) = other.filter(|(_, p, _)| is_target(p)) {
+            return Profile::from_json(text);
+        }
+        let processor = match other {
+            Some((_, processor, _)) => Some(*processor),
+            None => OTHER_PARTS
+                .iter()
+                .find(|(_, p, _)| *p == name)
+                .map(|(_, p, _)| *p),
+        };
+        let served = Self::built_in_names().collect::<Vec<_>>().join(", ");
+        Err(invalid(match processor {
+            Some(processor) => format!(
+                "built-in profile {name} describes a {processor}, a processor softgpu does not emulate yet (built in: {served})"
+            ),
+            None => format!("no built-in profile {name} (built in: {served})"),
+        }))
     }
 
-    /// Parses and checks a profile document (schema 1 or 2); an error
-    /// names the field at fault.
+    /// Parses and checks a profile document (schema 1 or 2) for a part
+    /// softgpu emulates; an error names the field at fault.
     pub fn from_json(text: &str) -> Result<Profile> {
+        let p = Profile::parse(text)?;
+        p.check_emulated()?;
+        Ok(p)
+    }
+
+    /// Parses a profile document and checks it as a description of its
+    /// part, whether or not softgpu emulates the processor.
+    fn parse(text: &str) -> Result<Profile> {
         let doc: serde_json::Value = serde_json::from_str(text).map_err(json(None))?;
         let p: Profile = match doc.get("schema").and_then(|s| s.as_u64()) {
             Some(2) => from_v2(doc)?,
@@ -452,7 +612,7 @@ impl Profile {
     /// A built-in name or a path to a JSON file of at most
     /// [`MAX_PROFILE_SIZE`] bytes.
     pub fn named_or_path(spec: &str) -> Result<Profile> {
-        if BUILT_IN.iter().any(|(n, _)| *n == spec) {
+        if Profile::is_built_in_name(spec) {
             return Profile::built_in(spec);
         }
         // Bounded, and only a regular file: `/dev/zero` or a FIFO named as
@@ -490,6 +650,17 @@ impl Profile {
         Some(lanes * 2.0 * f64::from(perf.vopd_ops_per_issue) * f64::from(self.clock_mhz) * 1e6)
     }
 
+    /// The part's peak dense matrix-core rate on inputs of `ty`, in
+    /// operations per second (a multiply and an add count two); `None`
+    /// when the profile states no matrix rate for `ty`.
+    pub fn peak_matrix_ops(&self, ty: MatrixType) -> Option<f64> {
+        let per_cu = self
+            .analytical_performance
+            .as_ref()?
+            .matrix_ops_per_clock(ty)?;
+        Some(f64::from(self.compute_units) * f64::from(per_cu) * f64::from(self.clock_mhz) * 1e6)
+    }
+
     /// The fidelity of an output of this profile's device: `estimated` if
     /// it carries a time estimate, else at most ISA-exact.
     pub fn fidelity_of(&self, estimated: bool) -> Fidelity {
@@ -517,6 +688,9 @@ impl Profile {
             .chain(performance)
     }
 
+    /// Checks the document as a description of its part: provenance,
+    /// and values that fit together. Whether softgpu runs the processor is
+    /// [`Profile::check_emulated`]'s question.
     fn validate(&self) -> Result<()> {
         let bad = |why: &str| Err(invalid(format!("device profile {}: {why}", self.name)));
         if self.schema != 1 && self.schema != 2 {
@@ -527,13 +701,17 @@ impl Profile {
                 return bad("it has no analytical_performance section");
             }
             for field in Profile::provenanced_fields() {
-                match self.provenance.get(&field) {
-                    None => return bad(&format!("field {field} has no provenance")),
-                    Some(p) if p.reference.trim().is_empty() => {
-                        return bad(&format!("field {field}: its provenance has an empty ref"))
-                    }
-                    _ => {}
+                if !self.provenance.contains_key(&field) {
+                    return bad(&format!("field {field} has no provenance"));
                 }
+            }
+            // Every provenance given, the optional fields' included.
+            if let Some((field, _)) = self
+                .provenance
+                .iter()
+                .find(|(_, p)| p.reference.trim().is_empty())
+            {
+                return bad(&format!("field {field}: its provenance has an empty ref"));
             }
         }
         if self.simds_per_cu == 0 {
@@ -554,8 +732,16 @@ impl Profile {
                 "vgpr_alloc_granule_wave32 must be even, at least 2, and fit vgprs_per_simd_wave32",
             );
         }
-        if self.lds_bytes_per_wgp < self.lds_bytes {
-            return bad("lds_bytes_per_wgp must hold one workgroup's lds_bytes");
+        if ![1, 2].contains(&self.cus_per_wgp) {
+            return bad("cus_per_wgp must be 1 (no workgroup processors) or 2");
+        }
+        if self.lds_bytes_per_wgp / self.cus_per_wgp < self.lds_bytes {
+            return bad(
+                "one compute unit's share of lds_bytes_per_wgp must hold a workgroup's lds_bytes",
+            );
+        }
+        if self.xcds == 0 || !self.compute_units.is_multiple_of(self.xcds) {
+            return bad("xcds must be non-zero and divide compute_units");
         }
         if let Some(p) = &self.analytical_performance {
             let rates = [
@@ -569,12 +755,39 @@ impl Profile {
                 p.lds_bytes_per_clock,
                 p.vmem_bytes_per_clock,
             ];
-            if rates.contains(&0) || p.memory_bytes_per_second == 0 || self.clock_mhz == 0 {
+            if rates.contains(&0)
+                || p.matrix_ops_per_clock.values().any(|&r| r == 0)
+                || p.memory_bytes_per_second == 0
+                || self.clock_mhz == 0
+            {
                 return bad(
                     "analytical_performance's rates and clocks, and clock_mhz, must be non-zero",
                 );
             }
         }
+        if self.wave_sizes.is_empty() || self.wave_sizes.iter().any(|w| ![32, 64].contains(w)) {
+            return bad("wave_sizes must be 32 and/or 64");
+        }
+        let q = &self.queues;
+        if !q.min_size.is_power_of_two() || !q.max_size.is_power_of_two() || q.min_size > q.max_size
+        {
+            return bad("queue sizes must be powers of two with min_size <= max_size");
+        }
+        if self.max_workgroup_size == 0 || self.max_workgroup_size > 1024 {
+            return bad("max_workgroup_size must be 1..=1024");
+        }
+        if self.lds_bytes > 65536 || self.compute_units == 0 || self.cache_line_bytes == 0 {
+            return bad(
+                "lds_bytes must be at most 65536; compute_units and cache_line_bytes non-zero",
+            );
+        }
+        Ok(())
+    }
+
+    /// Checks that softgpu runs the profile's processor and honours its
+    /// quirks.
+    fn check_emulated(&self) -> Result<()> {
+        let bad = |why: &str| Err(invalid(format!("device profile {}: {why}", self.name)));
         let family = softgpu_isa::Family::of_target(&self.name);
         if family.is_some_and(|f| !f.executed()) {
             return bad("softgpu decodes this processor's code but does not run it yet");
@@ -598,22 +811,6 @@ impl Profile {
         if softgpu_exec::DeviceConfig::new(&self.name).is_err() {
             return bad("the executor does not emulate this processor");
         }
-        if self.wave_sizes.is_empty() || self.wave_sizes.iter().any(|w| ![32, 64].contains(w)) {
-            return bad("wave_sizes must be 32 and/or 64");
-        }
-        let q = &self.queues;
-        if !q.min_size.is_power_of_two() || !q.max_size.is_power_of_two() || q.min_size > q.max_size
-        {
-            return bad("queue sizes must be powers of two with min_size <= max_size");
-        }
-        if self.max_workgroup_size == 0 || self.max_workgroup_size > 1024 {
-            return bad("max_workgroup_size must be 1..=1024");
-        }
-        if self.lds_bytes > 65536 || self.compute_units == 0 || self.cache_line_bytes == 0 {
-            return bad(
-                "lds_bytes must be at most 65536; compute_units and cache_line_bytes non-zero",
-            );
-        }
         Ok(())
     }
 }
@@ -626,8 +823,13 @@ mod tests {
     fn built_in_profiles_parse_and_name_their_isa() {
         for name in Profile::built_in_names() {
             let p = Profile::built_in(name).unwrap();
-            assert_eq!(p.name, name);
-            assert_eq!(p.isa_name(), format!("amdgcn-amd-amdhsa--{name}"));
+            // Another part of a processor (mi250x) names its processor.
+            let processor = OTHER_PARTS
+                .iter()
+                .find(|(n, _, _)| *n == name)
+                .map_or(name, |(_, processor, _)| *processor);
+            assert_eq!(p.name, processor);
+            assert_eq!(p.isa_name(), format!("amdgcn-amd-amdhsa--{processor}"));
             assert_ne!(p.asic_family_id, 0, "{name} states its ASIC family");
         }
         assert!(Profile::built_in("gfx9000").is_err());
@@ -697,7 +899,7 @@ mod tests {
             .map(String::as_str)
             .filter(|k| !V2_META.contains(k) && !["provenance", PERFORMANCE].contains(k))
             .collect();
-        let mut fields = Profile::FIELDS.to_vec();
+        let mut fields = [Profile::FIELDS, Profile::OPTIONAL_FIELDS].concat();
         keys.sort_unstable();
         fields.sort_unstable();
         assert_eq!(keys, fields);
@@ -803,5 +1005,154 @@ mod tests {
         let unknown = text.replacen('{', "{\"extra\":1,", 1);
         assert!(Profile::from_json(&unknown).is_err());
         assert!(Profile::named_or_path("/nonexistent/profile.json").is_err());
+    }
+    /// The CDNA profiles, whose processors are not targets yet: each
+    /// document parses, states where every field comes from (the optional
+    /// ones too), and describes its part; a runtime refuses it, naming why.
+    const CDNA: [(&str, &str, &str); 4] = [
+        ("gfx90a", "gfx90a", include_str!("../profiles/gfx90a.json")),
+        ("mi250x", "gfx90a", include_str!("../profiles/mi250x.json")),
+        ("gfx942", "gfx942", include_str!("../profiles/gfx942.json")),
+        ("mi300a", "gfx942", include_str!("../profiles/mi300a.json")),
+    ];
+
+    #[test]
+    fn cdna_profiles_parse_and_state_where_every_field_comes_from() {
+        // (name, CUs, XCDs, SEs, APU, L2, LDS per CU, f16 matrix ops/CU/clk)
+        let facts = [
+            ("gfx90a", 104, 1, 8, false, 8 << 20, 1024),
+            ("mi250x", 110, 1, 8, false, 8 << 20, 1024),
+            ("gfx942", 304, 8, 32, false, 4 << 20, 2048),
+            ("mi300a", 228, 6, 24, true, 4 << 20, 2048),
+        ];
+        for ((name, processor, text), fact) in CDNA.iter().zip(facts) {
+            assert_eq!(*name, fact.0);
+            let p = Profile::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(p.name, *processor);
+            assert_eq!(p.schema, 2);
+            assert!(p.profile_id.contains(name), "{}", p.profile_id);
+            assert_eq!(p.max_fidelity, Fidelity::TimingEstimated);
+            assert!(!p.conformance_allowed && p.quirks.is_empty());
+            let optional = Profile::OPTIONAL_FIELDS
+                .iter()
+                .map(|f| f.to_string())
+                .chain(
+                    Performance::OPTIONAL_FIELDS
+                        .iter()
+                        .map(|f| format!("{PERFORMANCE}.{f}")),
+                );
+            for field in Profile::provenanced_fields().chain(optional) {
+                assert!(p.source_of(&field).is_some(), "{name}: {field}");
+            }
+            assert_eq!(p.asic_family_id, 141, "{name}: AMDGPU_FAMILY_AI");
+            assert_eq!(
+                (p.compute_units, p.xcds, p.shader_engines, p.is_apu),
+                (fact.1, fact.2, fact.3, fact.4),
+                "{name}"
+            );
+            assert_eq!(p.l2_cache_bytes, fact.5, "{name}");
+            assert_eq!((p.simds_per_cu, p.wave_sizes.as_slice()), (4, &[64][..]));
+            assert_eq!((p.max_waves_per_simd, p.max_waves_per_cu), (8, 32));
+            assert_eq!(
+                (p.cus_per_wgp, p.lds_bytes_per_wgp, p.lds_bytes),
+                (1, 65536, 65536)
+            );
+            let perf = p.analytical_performance.as_ref().unwrap();
+            assert_eq!(perf.matrix_ops_per_clock(MatrixType::F16), Some(fact.6));
+            assert_eq!(perf.matrix_ops_per_clock(MatrixType::F64), Some(256));
+            // XF32 and FP8 are gfx940's.
+            let gfx942 = *processor == "gfx942";
+            assert_eq!(perf.matrix_ops_per_clock(MatrixType::Fp8).is_some(), gfx942);
+            assert_eq!(
+                perf.matrix_ops_per_clock(MatrixType::Xf32).is_some(),
+                gfx942
+            );
+            // Until the processor is a target, softgpu refuses the profile.
+            let runs = Profile::from_json(text);
+            if is_target(processor) {
+                runs.unwrap();
+            } else {
+                let e = runs.unwrap_err().to_string();
+                assert!(e.contains("does not emulate"), "{e}");
+            }
+        }
+        // The table of other parts names these files.
+        for (name, processor, text) in OTHER_PARTS {
+            let (_, p, t) = CDNA.iter().find(|(n, _, _)| n == name).unwrap();
+            assert_eq!((processor, text), (p, t));
+        }
+    }
+
+    #[test]
+    fn other_parts_are_refused_until_their_processor_is_emulated() {
+        for name in ["mi250x", "mi300a", "gfx90a", "gfx942"] {
+            let processor = if name.starts_with("mi250") || name == "gfx90a" {
+                "gfx90a"
+            } else {
+                "gfx942"
+            };
+            if is_target(processor) {
+                let p = Profile::named_or_path(name).unwrap();
+                assert_eq!(p.name, processor);
+                assert!(Profile::built_in_names().any(|n| n == name));
+                continue;
+            }
+            assert!(!Profile::built_in_names().any(|n| n == name));
+            // By name (not read as a file): the reason, naming the processor.
+            for e in [
+                Profile::built_in(name).unwrap_err(),
+                Profile::named_or_path(name).unwrap_err(),
+            ] {
+                let e = e.to_string();
+                assert!(
+                    e.contains(processor) && e.contains("does not emulate yet"),
+                    "{e}"
+                );
+            }
+        }
+        let e = Profile::built_in("mi999").unwrap_err().to_string();
+        assert!(e.contains("no built-in profile mi999"), "{e}");
+    }
+
+    /// The matrix rates: a part's peak is CUs x rate x clock, as AMD's
+    /// figures; one MFMA's clocks follow from its operations; RDNA states
+    /// none.
+    #[test]
+    fn matrix_rates_give_the_parts_peaks_and_an_mfma_its_clocks() {
+        let parse = |name: &str| {
+            let (_, _, text) = CDNA.iter().find(|(n, _, _)| *n == name).unwrap();
+            Profile::parse(text).unwrap()
+        };
+        let close = |got: Option<f64>, tera: f64| {
+            let got = got.unwrap() / 1e12;
+            assert!((got - tera).abs() / tera < 1e-3, "{got} vs {tera}");
+        };
+        let mi300x = parse("gfx942");
+        close(mi300x.peak_matrix_ops(MatrixType::F16), 1307.4);
+        close(mi300x.peak_matrix_ops(MatrixType::Fp8), 2614.9);
+        close(mi300x.peak_matrix_ops(MatrixType::F64), 163.4);
+        close(mi300x.peak_matrix_ops(MatrixType::Xf32), 653.7);
+        let mi300a = parse("mi300a");
+        close(mi300a.peak_matrix_ops(MatrixType::Bf16), 980.6);
+        let mi210 = parse("gfx90a");
+        close(mi210.peak_matrix_ops(MatrixType::F32), 45.3);
+        close(mi210.peak_matrix_ops(MatrixType::I8), 181.0);
+        assert_eq!(mi210.peak_matrix_ops(MatrixType::Fp8), None);
+        // v_mfma_f32_32x32x8_f16: 2 x 32 x 32 x 8 operations on one of the
+        // CU's four matrix cores at 1024 / 4 per clock: 64 clocks.
+        let perf = mi210.analytical_performance.as_ref().unwrap();
+        let ops = 2 * 32 * 32 * 8;
+        assert_eq!(perf.matrix_clocks(MatrixType::F16, ops, 4), Some(64));
+        assert_eq!(perf.matrix_clocks(MatrixType::Fp8, ops, 4), None);
+        // RDNA parts state no MFMA rates (WMMA is wmma_clocks).
+        let rdna = Profile::built_in("gfx1151").unwrap();
+        let perf = rdna.analytical_performance.as_ref().unwrap();
+        assert!(perf.matrix_ops_per_clock.is_empty());
+        assert!(MatrixType::ALL
+            .iter()
+            .all(|&t| rdna.peak_matrix_ops(t).is_none()));
+        for t in MatrixType::ALL {
+            assert_eq!(serde_json::to_value(t).unwrap(), t.name());
+        }
     }
 }
