@@ -88,9 +88,13 @@ impl Family {
     }
 
     /// The family of an `amdgcn` processor name such as `gfx1151`, if
-    /// softgpu emulates the processor ([`TARGETS`]).
+    /// softgpu emulates the processor ([`TARGETS`]) or decodes its code
+    /// ([`target::DECODED`]: CDNA's, whose family is not executed yet).
     pub fn of_target(target: &str) -> Option<Family> {
-        target::target(target).map(|t| t.family)
+        let decoded = target::DECODED.iter().find(|(name, _)| *name == target);
+        decoded
+            .map(|&(_, family)| family)
+            .or_else(|| target::target(target).map(|t| t.family))
     }
 }
 

@@ -58,6 +58,17 @@ macro_rules! target_list {
 }
 for_each_target!(target_list);
 
+/// Processors whose code softgpu decodes and disassembles but does not run
+/// yet, with their family: CDNA2's gfx90a and CDNA3's gfx940, gfx941
+/// (MI300's earlier steppings, encoded as gfx942 by LLVM) and gfx942. A
+/// processor moves to [`for_each_target!`] when its family is executed.
+pub const DECODED: &[(&str, Family)] = &[
+    ("gfx90a", Family::Gfx90a),
+    ("gfx940", Family::Gfx94),
+    ("gfx941", Family::Gfx94),
+    ("gfx942", Family::Gfx94),
+];
+
 /// The processor emulated when none is named: the table's first row
 /// (gfx1151, Strix Halo's RDNA3.5 part).
 pub const DEFAULT_TARGET: &str = TARGETS[0].name;
@@ -93,6 +104,10 @@ mod tests {
         assert_eq!(target("gfx1201").map(|t| t.family), Some(Family::Gfx12));
         assert_eq!(target("gfx1030").map(|t| t.family), Some(Family::Gfx10));
         assert_eq!(target("gfx1010"), None);
+        assert_eq!(Family::of_target("gfx941"), Some(Family::Gfx94));
+        assert!(DECODED
+            .iter()
+            .all(|(n, f)| target(n).is_none() && !f.executed()));
         assert!(supported().starts_with("gfx1030, gfx1031, "));
     }
 }
