@@ -108,8 +108,12 @@ const GFX12: LaunchAbi = LaunchAbi {
 /// CDNA (gfx90a, gfx94) is not executed yet (`Family::executed`: its
 /// dispatches are refused before a wave is built). What is known of it:
 /// the system SGPRs as GFX6-GFX11 place them, rsrc1's MODE bits, the
-/// work-item IDs packed in v0 (GFX90A on); its scratch and private
-/// segment buffer are laid out when it runs.
+/// work-item IDs packed in v0 (GFX90A on). Scratch differs per family and
+/// is laid out when it runs: clang-19's gfx90a code reaches it with MUBUF
+/// through the private segment buffer plus the scratch wave offset, and
+/// sets FLAT_SCRATCH from the flat scratch init pair (`s_add_u32
+/// flat_scratch_lo, s10, s15`); gfx942's uses architected flat scratch
+/// (`scratch_store_dwordx4 off, v[0:3], off`), no private segment buffer.
 const CDNA: LaunchAbi = LaunchAbi {
     private_buffer: PrivateBuffer::Unused,
     ..GFX11
