@@ -183,31 +183,58 @@ pub(crate) fn processor_of(target: &str) -> &str {
     target.split(':').next().unwrap_or(target)
 }
 
-/// The ELF for `target` (e.g. `"gfx1151"` or `"gfx1151:xnack-"`) inside an offload bundle.
+/// The ELF for `target` (e.g. `"gfx1151"` or `"gfx90a:xnack-"`) inside an offload bundle.
 ///
 /// Entries `KIND-amdgcn-amd-amdhsa-[ENV]-TARGETID` of any kind (`hip`, `hipv4`,
-/// `openmp`, …) whose processor matches are candidates; one whose full target ID
-/// equals `target` is preferred, else the first. The error lists every entry ID
-/// when none matches.
+/// `openmp`, …) are candidates when their target ID fits `target` as ROCm's
+/// loader matches them: the same processor, and every feature the entry
+/// sets (`xnack+`, `sramecc-`) set alike by `target` or left unstated there
+/// (an entry without the feature runs in either mode). Of those the entry
+/// stating most of `target`'s features wins (an exact ID first), else the
+/// first: so a device in `xnack-` mode takes a fat binary's `gfx90a:xnack-`
+/// entry and never its `gfx90a:xnack+` one. The error lists every entry ID
+/// when none fits.
 pub fn unbundle<'a>(bytes: &'a [u8], target: &str) -> Result<&'a [u8], Error> {
     let entries = bundle_entries(bytes)?;
-    let want = processor_of(target);
-    let mut best: Option<&BundleEntry<'a>> = None;
+    let mut best: Option<((usize, bool), &BundleEntry<'a>)> = None;
     for e in &entries {
         let Some(tid) = e.amdgcn_target_id() else {
             continue;
         };
-        if processor_of(tid) != want {
+        let Some(alike) = fit(tid, target) else {
             continue;
+        };
+        let score = (alike, tid == target);
+        if best.is_none_or(|(s, _)| score > s) {
+            best = Some((score, e));
         }
-        if tid == target {
-            best = Some(e);
-            break;
-        }
-        best.get_or_insert(e);
     }
-    best.map(|e| e.data).ok_or_else(|| Error::NoBundleEntry {
-        target: target.to_string(),
-        available: entries.iter().map(|e| e.id.clone()).collect(),
-    })
+    best.map(|(_, e)| e.data)
+        .ok_or_else(|| Error::NoBundleEntry {
+            target: target.to_string(),
+            available: entries.iter().map(|e| e.id.clone()).collect(),
+        })
+}
+
+/// How closely an entry's target ID fits `target`: `None` when it names
+/// another processor or sets a feature the other way, else the number of
+/// features both set alike.
+fn fit(entry: &str, target: &str) -> Option<usize> {
+    if processor_of(entry) != processor_of(target) {
+        return None;
+    }
+    let wanted: Vec<&str> = target.split(':').skip(1).collect();
+    let mut alike = 0;
+    for f in entry.split(':').skip(1) {
+        let name = f.trim_end_matches(['+', '-']);
+        match wanted
+            .iter()
+            .find(|w| w.trim_end_matches(['+', '-']) == name)
+        {
+            Some(w) if *w == f => alike += 1,
+            Some(_) => return None,
+            None => {}
+        }
+    }
+    Some(alike)
 }

@@ -68,8 +68,8 @@ pub fn load(bytes: &[u8]) -> Result<CodeObject, Error> {
 }
 
 /// Parse an ELF code object or a clang offload bundle, for the processor `target`
-/// (for example `"gfx1151"`; target features such as `"gfx1151:xnack-"` are accepted
-/// and used to prefer an exactly matching bundle entry).
+/// (for example `"gfx1151"`; with target features such as `"gfx90a:xnack-"` a bundle
+/// entry for the other mode is never taken: [`unbundle`]).
 ///
 /// Fails with [`Error::TargetMismatch`] if the ELF was built for another processor.
 pub fn load_for_target(bytes: &[u8], target: &str) -> Result<CodeObject, Error> {

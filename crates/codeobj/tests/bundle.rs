@@ -176,6 +176,26 @@ fn synthetic_bundles() {
         unbundle(&b, "gfx1200"),
         Err(Error::NoBundleEntry { .. })
     ));
+    // XNACK/SRAMECC modes, as ROCm's loader matches them: an entry that
+    // sets a feature runs only on a device in that mode; one that leaves
+    // it out runs in either; the closest fit wins.
+    let fat = make_bundle(&[
+        ("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+", b"ON"),
+        ("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-", b"OFF"),
+        ("hipv4-amdgcn-amd-amdhsa--gfx942", b"ANY"),
+        ("hipv4-amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-", b"ECC"),
+    ]);
+    assert_eq!(unbundle(&fat, "gfx90a:xnack-").unwrap(), b"OFF");
+    assert_eq!(unbundle(&fat, "gfx90a:sramecc+:xnack+").unwrap(), b"ON");
+    assert_eq!(unbundle(&fat, "gfx90a").unwrap(), b"ON");
+    assert_eq!(unbundle(&fat, "gfx942:sramecc+:xnack-").unwrap(), b"ECC");
+    assert_eq!(unbundle(&fat, "gfx942:xnack+").unwrap(), b"ANY");
+    assert_eq!(unbundle(&fat, "gfx942").unwrap(), b"ANY");
+    let only_on = make_bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+", b"ON")]);
+    assert!(matches!(
+        unbundle(&only_on, "gfx90a:xnack-"),
+        Err(Error::NoBundleEntry { .. })
+    ));
     // Loading the selected bytes fails as "not ELF", not with a panic.
     assert!(matches!(load_for_target(&b, "gfx1100"), Err(Error::NotElf)));
 
