@@ -387,7 +387,8 @@ def vop3p9(op, f):
 
 
 def ds9(op, f):
-    return le(0xD8000000 | (op << 17) | (f["gds"] << 16) | (3 << 8) | 1,
+    # offset0 1, offset1 3, or none (ds_nop takes no offsets)
+    return le(0xD8000000 | (op << 17) | (f["gds"] << 16) | f["off"],
               (f["d"] << 24) | (f["s2"] << 16) | (f["s1"] << 8) | f["s0"])
 
 
@@ -399,8 +400,9 @@ def flat9(seg):
 
 
 def mubuf9(op, f):
+    # lds (bit 16): buffer_store_lds_dword exists only in that form.
     offen = 1 << 12 if f["s0"] else 0
-    return le(0xE0000000 | (op << 18) | (f["glc"] << 14) | offen | 16,
+    return le(0xE0000000 | (op << 18) | (f["lds"] << 16) | (f["glc"] << 14) | offen | 16,
               (12 << 24) | (2 << 16) | (f["d"] << 8) | f["s0"])
 
 
@@ -427,11 +429,12 @@ def gfx9_encodings():
                                 "s2": [V(6), S6, 0]}),
         ("vop3p", 128, vop3p9, {"d": [10], "s0": [V(2), V(8)], "s1": [V(4), V(16), 0],
                                 "s2": [V(6), V(0), 0], "hi": [7, 3, 0]}),
-        ("ds", 256, ds9, {"d": [10, 0], "s0": [2, 0], "s1": [4, 0], "s2": [6, 0], "gds": [0, 1]}),
+        ("ds", 256, ds9, {"d": [10, 0], "s0": [2, 0], "s1": [4, 0], "s2": [6, 0], "gds": [0, 1],
+                          "off": [0x301, 0]}),
         ("flat", 128, flat9(0), dict(mem, saddr=[0])),
         ("scratch", 128, flat9(1), dict(mem, s0=[2, 0], saddr=[0x7F, 3])),
         ("global", 128, flat9(2), mem),
-        ("mubuf", 128, mubuf9, {"d": [10, 0], "s0": [2, 0], "glc": [0, 1]}),
+        ("mubuf", 128, mubuf9, {"d": [10, 0], "s0": [2, 0], "glc": [0, 1], "lds": [0, 1]}),
         ("mtbuf", 16, mtbuf9, {"d": [10], "s0": [2, 0]}),
         ("mimg", 128, mimg9, {"dmask": [0xF, 1, 3], "ssamp": [4, 0], "fixed": [0, 0x1000]}),
     ]
@@ -462,9 +465,10 @@ def templates(fields):
     combos = []
     for idx in itertools.product(*[range(len(fields[n])) for n in names]):
         f = {n: fields[n][i] for n, i in zip(names, idx)}
-        extra = ("lit", "glc", "fixed", "gds")  # tried last, not counted as richness
+        extra = ("lit", "glc", "fixed", "gds", "lds")  # tried last, not counted as richness
         zeros = sum(1 for n in names if f[n] == 0 and n not in extra)
-        combos.append(((f.get("lit", 0), f.get("glc", 0), f.get("fixed", 0), f.get("gds", 0), zeros, idx), f))
+        combos.append(((f.get("lit", 0), f.get("glc", 0), f.get("fixed", 0), f.get("gds", 0),
+                        f.get("lds", 0), zeros, idx), f))
     combos.sort(key=lambda c: c[0])
     return [f for _, f in combos]
 
@@ -841,6 +845,8 @@ def memory_types(fmt, name, operands):
             src[1] = "B32"
     if name.startswith("buffer_load_lds_"):
         dst[0] = "None"  # the data goes to LDS at M0
+    if name == "buffer_store_lds_dword":
+        src[0] = src[1] = "None"  # gfx9: no vaddr or vdata, the data is LDS's at M0
     return dst, src
 
 
