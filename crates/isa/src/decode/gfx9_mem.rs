@@ -55,6 +55,12 @@ impl Reader<'_> {
         if info.src[2] == Ty::None && field(16) != 0 {
             return Err(invalid(w, "CDNA DS register field the op does not use"));
         }
+        // acc names the data registers: refused on an op without any.
+        let data =
+            info.dst[0] != Ty::None || info.src[1] != Ty::None || gws && info.src[0] != Ty::None;
+        if acc && !data {
+            return Err(invalid(w, "CDNA DS acc on an op without data"));
+        }
         if info.dst[0] != Ty::None {
             i.dst[0] = data_reg(field(24), acc);
         }
@@ -68,6 +74,7 @@ impl Reader<'_> {
                 i.src[k] = data_reg(field(lo), acc);
             }
         }
+        in_range(w, &i, 1)?;
         Ok(i)
     }
 
@@ -122,6 +129,9 @@ impl Reader<'_> {
         let info = i.op.info();
         // gfx940's `*_load_lds_*` ops: addresses only.
         let lds_op = name.contains("_load_lds_");
+        if lds_op && acc {
+            return Err(invalid(w, "gfx940 load_lds with acc"));
+        }
         if has_vaddr && info.src[0] != Ty::None {
             i.src[0] = Operand::Vgpr(bits(w1, 0, 8) as u16);
         }
@@ -129,11 +139,22 @@ impl Reader<'_> {
             i.src[1] = data_reg(bits(w1, 8, 8), acc);
         }
         if has_saddr {
-            i.src[2] = sreg_operand(saddr);
+            i.src[2] = sreg_operand(if fmt == Format::Global {
+                sgpr_pair(saddr).ok_or(invalid(w, "CDNA global saddr odd special pair"))?
+            } else {
+                saddr
+            });
         }
         if !lds && !lds_op {
             returned_data(&mut i, data_reg(bits(w1, 24, 8), acc));
         }
+        scc_float_atomic(self.family, w, &i)?;
+        let vaddr_dwords = if fmt == Format::Scratch || has_saddr {
+            1
+        } else {
+            2
+        };
+        in_range(w, &i, vaddr_dwords)?;
         swap_m0_null(&mut i);
         Ok(i)
     }
@@ -192,14 +213,18 @@ impl Reader<'_> {
             returned_data(&mut i, vdata);
         }
         if info.src[2] != Ty::None {
-            i.src[2] = sreg_operand(bits(w1, 16, 5) * 4);
-            // soffset: an SGPR or inline constant; no literal follows.
+            i.src[2] = resource(w, w1)?;
+            // soffset: any scalar source but a literal (none follows) and
+            // src_lds_direct.
             let soff = bits(w1, 24, 8);
-            if soff == 255 {
-                return Err(invalid(w, "CDNA buffer soffset literal"));
+            if soff == 255 || soff == 254 {
+                return Err(invalid(w, "CDNA buffer soffset literal or lds_direct"));
             }
             i.src[3] = self.operand(soff, Ty::B32, false)?;
         }
+        scc_float_atomic(self.family, w, &i)?;
+        let both = i.flags & flags::OFFEN != 0 && i.flags & flags::IDXEN != 0;
+        in_range(w, &i, 1 + both as u8)?;
         swap_m0_null(&mut i);
         Ok(i)
     }
@@ -221,8 +246,12 @@ impl Reader<'_> {
         if !sampler && bits(w1, 21, 5) != 0 {
             return Err(invalid(w, "CDNA MIMG ssamp on an op without a sampler"));
         }
-        if bit(w1, 31) && name.starts_with("image_atomic") {
-            return Err(invalid(w, "CDNA MIMG d16 atomic"));
+        // The atomics, the packed loads/stores and get_resinfo have no d16.
+        let no_d16 = name.starts_with("image_atomic")
+            || name.contains("_pck")
+            || name == "image_get_resinfo";
+        if bit(w1, 31) && no_d16 {
+            return Err(invalid(w, "CDNA MIMG d16 on an op without it"));
         }
         mimg::place_data(&mut i, data_reg(bits(w1, 8, 8), bit(w, 16)));
         i.src[0] = Operand::Vgpr(bits(w1, 0, 8) as u16);
@@ -241,6 +270,57 @@ impl Reader<'_> {
         swap_m0_null(&mut i);
         Ok(i)
     }
+}
+
+/// gfx90a refuses scc on its float atomics (`*_atomic_add_f32`,
+/// `*_pk_add_f16`, the f64 ones).
+fn scc_float_atomic(family: Family, w: u32, i: &Inst) -> Result<()> {
+    let name = i.op.name();
+    let float = ["_f16", "_f32", "_f64"].iter().any(|t| name.ends_with(t));
+    if family == Family::Gfx90a && i.flags & flags::SC1 != 0 && name.contains("_atomic_") && float {
+        return Err(invalid(w, "gfx90a float atomic with scc"));
+    }
+    Ok(())
+}
+
+/// A 64-bit SGPR address (global saddr): an SGPR or ttmp pair starts
+/// even (LLVM drops the low bit); the odd codes among the special pairs
+/// (flat_scratch, xnack_mask, vcc) are refused.
+fn sgpr_pair(code: u32) -> Option<u32> {
+    match code {
+        102..=107 if code % 2 == 1 => None,
+        0..=101 | 108..=123 => Some(code & !1),
+        _ => Some(code),
+    }
+}
+
+/// A buffer's resource (srsrc/4 in bits 16-20 of `w1`): s0-s103 or the
+/// ttmps; LLVM refuses the quads at s104 and m0.
+fn resource(w: u32, w1: u32) -> Result<Operand> {
+    match bits(w1, 16, 5) {
+        26 | 31 => Err(invalid(w, "CDNA buffer resource at s104 or m0")),
+        q => Ok(sreg_operand(q * 4)),
+    }
+}
+
+/// LLVM refuses a register range that runs past v255 (a255): every
+/// vector operand of `i` by its type, the address as `vaddr` dwords.
+fn in_range(w: u32, i: &Inst, vaddr: u8) -> Result<()> {
+    let info = i.op.info();
+    let ops = [
+        (i.dst[0], info.dst[0].dwords()),
+        (i.src[0], vaddr),
+        (i.src[1], info.src[1].dwords()),
+        (i.src[2], info.src[2].dwords()),
+    ];
+    for (op, n) in ops {
+        if let Operand::Vgpr(r) = op {
+            if (r % AGPR_BASE) as u32 + n as u32 > 256 {
+                return Err(invalid(w, "CDNA register range past 255"));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The cache-control MUBUF ops (`buffer_wbl2`, `buffer_inv(l2)`,
