@@ -612,7 +612,7 @@ fn random_gfx9_memory_words_agree_with_llvm_mc() {
     ] {
         let mut words = Vec::new();
         for &top in tops {
-            for _ in 0..3000 {
+            for _ in 0..10000 {
                 let w0 = top << 26 | next() >> 6;
                 words.push(le(&[w0, next()]));
             }

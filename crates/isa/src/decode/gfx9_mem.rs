@@ -46,6 +46,10 @@ impl Reader<'_> {
         if gws {
             i.flags |= flags::GDS;
         }
+        // ds_permute/ds_bpermute (no LDS access) refuse the bit.
+        if bit(w, 16) && i.op.name().contains("permute") {
+            return Err(invalid(w, "CDNA ds_(b)permute with gds"));
+        }
         let field = |lo| bits(w1, lo, 8);
         for (ty, lo) in [(info.dst[0], 24), (info.src[0], 0), (info.src[1], 8)] {
             if ty == Ty::None && field(lo) != 0 {
@@ -213,7 +217,7 @@ impl Reader<'_> {
             returned_data(&mut i, vdata);
         }
         if info.src[2] != Ty::None {
-            i.src[2] = resource(w, w1)?;
+            i.src[2] = resource(w, bits(w1, 16, 5))?;
             // soffset: any scalar source but a literal (none follows) and
             // src_lds_direct.
             let soff = bits(w1, 24, 8);
@@ -255,9 +259,14 @@ impl Reader<'_> {
         }
         mimg::place_data(&mut i, data_reg(bits(w1, 8, 8), bit(w, 16)));
         i.src[0] = Operand::Vgpr(bits(w1, 0, 8) as u16);
-        i.src[1] = sreg_operand(bits(w1, 16, 5) * 4);
+        // The resource's 8 SGPRs end by s103 or ttmp15; the sampler's 4
+        // are a buffer resource's quads.
+        i.src[1] = match bits(w1, 16, 5) {
+            q @ (0..=24 | 27..=29) => sreg_operand(q * 4),
+            _ => return Err(invalid(w, "CDNA MIMG resource past s103/ttmp15 or m0")),
+        };
         if sampler {
-            i.src[2] = sreg_operand(bits(w1, 21, 5) * 4);
+            i.src[2] = resource(w, bits(w1, 21, 5))?;
         }
         let field = |on: bool, f: u32| if on { f } else { 0 };
         i.aux = bits(w, 8, 4)
@@ -294,10 +303,11 @@ fn sgpr_pair(code: u32) -> Option<u32> {
     }
 }
 
-/// A buffer's resource (srsrc/4 in bits 16-20 of `w1`): s0-s103 or the
-/// ttmps; LLVM refuses the quads at s104 and m0.
-fn resource(w: u32, w1: u32) -> Result<Operand> {
-    match bits(w1, 16, 5) {
+/// A 4-SGPR operand from its quad field `q` (a buffer resource, an
+/// image sampler): s0-s103 or the ttmps; LLVM refuses the quads at s104
+/// and m0.
+fn resource(w: u32, q: u32) -> Result<Operand> {
+    match q {
         26 | 31 => Err(invalid(w, "CDNA buffer resource at s104 or m0")),
         q => Ok(sreg_operand(q * 4)),
     }
