@@ -51,12 +51,16 @@ impl Reader<'_> {
             return Err(invalid(w, "CDNA ds_(b)permute with gds"));
         }
         let field = |lo| bits(w1, lo, 8);
-        for (ty, lo) in [(info.dst[0], 24), (info.src[0], 0), (info.src[1], 8)] {
-            if ty == Ty::None && field(lo) != 0 {
-                return Err(invalid(w, "CDNA DS register field the op does not use"));
-            }
-        }
-        if info.src[2] == Ty::None && field(16) != 0 {
+        let slots = [
+            (info.dst[0], 24),
+            (info.src[0], 0),
+            (info.src[1], 8),
+            (info.src[2], 16),
+        ];
+        if slots
+            .iter()
+            .any(|&(ty, lo)| ty == Ty::None && field(lo) != 0)
+        {
             return Err(invalid(w, "CDNA DS register field the op does not use"));
         }
         // acc names the data registers: refused on an op without any.
