@@ -8,6 +8,8 @@ use crate::{
     Ty,
 };
 
+pub(crate) mod gfx9_mem;
+
 /// How to print: the wave size changes the names of lane-mask operands.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DisasmOptions {
@@ -53,6 +55,9 @@ fn encoding(inst: &Inst) -> Encoding {
 
 /// Print one decoded instruction with explicit options.
 pub fn disassemble_with(inst: &Inst, opts: &DisasmOptions) -> String {
+    if let Some(text) = gfx9_mem::text(inst) {
+        return text;
+    }
     let info = inst.op.info();
     let (mnemonic, operands) = match encoding(inst).format {
         Format::Sop1 | Format::Sop2 | Format::Sopc => (info.name.to_string(), salu(inst)),
@@ -103,11 +108,17 @@ pub(crate) fn sgpr_name(n: u8, dwords: u8) -> String {
     }
 }
 
-fn vgpr_name(n: u16, dwords: u8) -> String {
+/// A VGPR range, or CDNA's AccVGPRs (numbered from [`crate::AGPR_BASE`]):
+/// `aN`, `a[lo:hi]`.
+pub(crate) fn vgpr_name(n: u16, dwords: u8) -> String {
+    let (file, n) = match n.checked_sub(crate::AGPR_BASE) {
+        Some(a) => ('a', a),
+        None => ('v', n),
+    };
     if dwords <= 1 {
-        format!("v{n}")
+        format!("{file}{n}")
     } else {
-        format!("v[{n}:{}]", n as u32 + dwords as u32 - 1)
+        format!("{file}[{n}:{}]", n as u32 + dwords as u32 - 1)
     }
 }
 

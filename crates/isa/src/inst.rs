@@ -245,6 +245,8 @@ pub mod image {
     pub const A16: u32 = 1 << 10;
     pub const D16: u32 = 1 << 11;
     pub const LWE: u32 = 1 << 12;
+    /// gfx90a's `da` (an array resource; its MIMG word has no dim field).
+    pub const DA: u32 = 1 << 13;
 }
 
 /// One decoded instruction.

@@ -304,6 +304,9 @@ fn nsa_list(s: &Shape, i: &Inst, addr: u32) -> String {
 
 /// The operand text of an image instruction named `name`.
 pub(crate) fn text(name: &str, i: &Inst) -> String {
+    if i.family == Family::Gfx90a {
+        return text9(name, i);
+    }
     let mut s = shape(name);
     // gfx10's msaa_load returns the dmask's components.
     if i.family == Family::Gfx10 && name == "image_msaa_load" {
@@ -356,6 +359,52 @@ pub(crate) fn text(name: &str, i: &Inst) -> String {
     };
     out.push_str(&parts.join(", "));
     out.push_str(&modifiers(&s, i));
+    out
+}
+
+/// gfx90a's image text: LLVM's gfx9 decoder names one address register
+/// and an 8-dword resource whatever the op; the data as [`regs`] widens
+/// it (atomics' variants), else the variant found first (one register,
+/// two for cmpswap). AccVGPR data prints as `a…`.
+fn text9(name: &str, i: &Inst) -> String {
+    let s = shape(name);
+    let vdata = vgpr(i.dst[0]).max(vgpr(i.src[3]));
+    let first = vdata % crate::AGPR_BASE as u32;
+    let fallback = 1 + s.cmpswap as u32;
+    let data = match (s.atomic, s.cmpswap, data_dwords(&s, i)) {
+        (false, _, n) | (true, false, n @ (1 | 2)) | (true, true, n @ (2 | 4)) => n,
+        (true, false, 4) => 5,
+        _ => fallback,
+    };
+    let data = if first + data > 256 { fallback } else { data };
+    let mut parts = vec![
+        crate::disasm::vgpr_name(vdata as u16, data as u8),
+        vrange(vgpr(i.src[0]), 1),
+    ];
+    for (op, n) in [(i.src[1], 8), (i.src[2], 4)] {
+        if let Operand::Sgpr(r) = op {
+            parts.push(crate::disasm::sgpr_name(r, n));
+        }
+    }
+    let mut out = parts.join(", ");
+    let on = |bit: u32| i.aux & bit != 0;
+    if i.aux & image::DMASK != 0 {
+        out.push_str(&format!(" dmask:{:#x}", i.aux & image::DMASK));
+    }
+    if on(image::UNORM) {
+        out.push_str(" unorm");
+    }
+    out.push_str(&crate::disasm::gfx9_mem::cache_text(i));
+    for (bit, name) in [
+        (image::A16, " a16"),
+        (image::LWE, " lwe"),
+        (image::DA, " da"),
+        (image::D16, " d16"),
+    ] {
+        if on(bit) {
+            out.push_str(name);
+        }
+    }
     out
 }
 

@@ -20,6 +20,12 @@ pub fn hex(b: &[u8]) -> String {
 
 const MARKER: [u8; 4] = [0x34, 0x12, 0x69, 0xB0]; // s_movk_i32 s105, 0x1234
 const MARKER_TEXT: &str = "s_movk_i32 s105, 0x1234";
+/// The marker as gfx9 (CDNA) prints it: s105 is xnack_mask_hi there.
+const MARKER_TEXT_GFX9: &str = "s_movk_i32 xnack_mask_hi, 0x1234";
+
+fn is_marker(line: &str) -> bool {
+    line == MARKER_TEXT || line == MARKER_TEXT_GFX9
+}
 
 /// Disassemble each instruction with llvm-mc-19; one text per input.
 pub fn llvm_mc_disassemble(insts: &[Vec<u8>], cpu: &str) -> Vec<String> {
@@ -54,7 +60,7 @@ pub fn llvm_mc_disassemble(insts: &[Vec<u8>], cpu: &str) -> Vec<String> {
         .map(str::trim)
         .filter(|l| !l.is_empty() && *l != ".text")
     {
-        if line == MARKER_TEXT {
+        if is_marker(line) {
             res.push(String::new());
         } else {
             let cur = res.last_mut().unwrap();
@@ -128,7 +134,7 @@ pub fn llvm_mc_each(cands: &[Vec<u8>], cpu: &str, mattr: &str) -> Vec<Option<Str
         .map(str::trim)
         .filter(|l| !l.is_empty() && *l != ".text")
     {
-        if line == MARKER_TEXT {
+        if is_marker(line) {
             segs.push(Vec::new());
         } else {
             segs.last_mut().unwrap().push(line.to_string());

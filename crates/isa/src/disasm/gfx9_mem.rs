@@ -1,0 +1,196 @@
+//! CDNA's (gfx90a, gfx94) vector-memory text, as llvm-objdump-19 prints
+//! it: gfx9's scalar names (flat_scratch, xnack_mask), the cache bits as
+//! each family spells them, MTBUF's split dfmt/nfmt, gfx90a's `lds` forms.
+//! DS and MIMG go through the shared printers (`mimg.rs` knows gfx9).
+
+use super::{encoding, join, operand};
+use crate::{flags, Family, Format, Inst, Operand, Ty};
+
+/// The text of a gfx90a/gfx94 FLAT/GLOBAL/SCRATCH, MUBUF or MTBUF
+/// instruction; `None` for other families and formats.
+pub(super) fn text(inst: &Inst) -> Option<String> {
+    if !inst.family.is_gcn() {
+        return None;
+    }
+    let operands = match encoding(inst).format {
+        Format::Flat | Format::Global | Format::Scratch => flat(inst),
+        Format::Mubuf | Format::Mtbuf => buffer(inst),
+        _ => return None,
+    };
+    let name = inst.op.name();
+    Some(if operands.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name} {operands}")
+    })
+}
+
+/// A scalar operand of `dwords` registers with gfx9's names for s102-s105.
+pub(crate) fn sgpr_text(n: u8, dwords: u8) -> String {
+    match (n, dwords) {
+        (102, 2) => "flat_scratch".into(),
+        (104, 2) => "xnack_mask".into(),
+        (102, 0 | 1) => "flat_scratch_lo".into(),
+        (103, 0 | 1) => "flat_scratch_hi".into(),
+        (104, 0 | 1) => "xnack_mask_lo".into(),
+        (105, 0 | 1) => "xnack_mask_hi".into(),
+        _ => super::sgpr_name(n, dwords),
+    }
+}
+
+/// Any operand, scalar ones with gfx9's names.
+fn reg(op: Operand, ty: Ty) -> String {
+    match op {
+        Operand::Sgpr(n) => sgpr_text(n, ty.dwords()),
+        op => operand(op, ty),
+    }
+}
+
+/// The cache bits: gfx90a's ` glc slc scc`, gfx940's ` sc0 nt sc1`.
+pub(crate) fn cache_text(inst: &Inst) -> String {
+    let names = match inst.family {
+        Family::Gfx94 => [" sc0", " nt", " sc1"],
+        _ => [" glc", " slc", " scc"],
+    };
+    [flags::GLC, flags::SLC, flags::SC1]
+        .iter()
+        .zip(names)
+        .filter(|(f, _)| inst.flags & **f != 0)
+        .map(|(_, n)| n)
+        .collect()
+}
+
+/// The tail every vector-memory word ends with: offset, cache bits, lds.
+fn tail(inst: &Inst) -> String {
+    let mut s = String::new();
+    if inst.imm != 0 {
+        s.push_str(&format!(" offset:{}", inst.imm));
+    }
+    s.push_str(&cache_text(inst));
+    if inst.flags & flags::LDS != 0 {
+        s.push_str(" lds");
+    }
+    s
+}
+
+/// `vdst, vaddr|off, vdata, saddr|off`: the decoder leaves out what the
+/// word has not (gfx90a's lds forms and gfx940's `*_load_lds_*` write no
+/// VGPR; the FLAT segment has no saddr).
+fn flat(inst: &Inst) -> String {
+    let info = inst.op.info();
+    let fmt = encoding(inst).format;
+    let vaddr_ty = match (fmt, inst.src[2]) {
+        (Format::Scratch, _) | (Format::Global, Operand::Sgpr(_)) => Ty::B32,
+        _ => Ty::B64,
+    };
+    let mut parts = vec![operand(inst.dst[0], info.dst[0])];
+    parts.push(match inst.src[0] {
+        Operand::None => "off".into(),
+        a => operand(a, vaddr_ty),
+    });
+    parts.push(operand(inst.src[1], info.src[1]));
+    if fmt != Format::Flat {
+        let saddr_ty = if fmt == Format::Global {
+            Ty::B64
+        } else {
+            Ty::B32
+        };
+        parts.push(match inst.src[2] {
+            Operand::None => "off".into(),
+            a => reg(a, saddr_ty),
+        });
+    }
+    join(parts) + &tail(inst)
+}
+
+/// `vdata, vaddr|off, srsrc, soffset [format:[…]] [idxen] [offen] …`.
+fn buffer(inst: &Inst) -> String {
+    let info = inst.op.info();
+    if info.src[2] == Ty::None {
+        // buffer_wbl2, buffer_inv, buffer_wbinvl1…: gfx940's sc0/sc1.
+        return cache_text(inst).trim_start().to_string();
+    }
+    // Atomics print vdata at its full (source) width even when returning;
+    // with lds there is none.
+    let data = if inst.dst[0] != Operand::None {
+        inst.dst[0]
+    } else {
+        inst.src[1]
+    };
+    let data_ty = if info.src[1] != Ty::None {
+        info.src[1]
+    } else {
+        info.dst[0]
+    };
+    let data_text = if inst.flags & flags::LDS != 0 {
+        String::new()
+    } else {
+        operand(data, data_ty)
+    };
+    let both = inst.flags & flags::OFFEN != 0 && inst.flags & flags::IDXEN != 0;
+    let vaddr = match inst.src[0] {
+        Operand::None => "off".into(),
+        a => operand(a, if both { Ty::B64 } else { Ty::B32 }),
+    };
+    let mut s = join(vec![
+        data_text,
+        vaddr,
+        reg(inst.src[2], Ty::B128),
+        reg(inst.src[3], Ty::B32),
+    ]);
+    if encoding(inst).format == Format::Mtbuf {
+        s.push_str(&buf_format(inst.aux));
+    }
+    for (bit, name) in [(flags::IDXEN, " idxen"), (flags::OFFEN, " offen")] {
+        if inst.flags & bit != 0 {
+            s.push_str(name);
+        }
+    }
+    s + &tail(inst)
+}
+
+/// MTBUF's ` format:[BUF_DATA_FORMAT_…,BUF_NUM_FORMAT_…]` from `aux` (dfmt
+/// | nfmt << 4); each part left out at its default (dfmt 1, nfmt 0).
+fn buf_format(aux: u32) -> String {
+    const DFMT: [&str; 16] = [
+        "INVALID",
+        "8",
+        "16",
+        "8_8",
+        "32",
+        "16_16",
+        "10_11_11",
+        "11_11_10",
+        "10_10_10_2",
+        "2_10_10_10",
+        "8_8_8_8",
+        "32_32",
+        "16_16_16_16",
+        "32_32_32",
+        "32_32_32_32",
+        "RESERVED_15",
+    ];
+    const NFMT: [&str; 8] = [
+        "UNORM",
+        "SNORM",
+        "USCALED",
+        "SSCALED",
+        "UINT",
+        "SINT",
+        "RESERVED_6",
+        "FLOAT",
+    ];
+    let (dfmt, nfmt) = ((aux & 15) as usize, (aux >> 4 & 7) as usize);
+    let mut parts = Vec::new();
+    if dfmt != 1 {
+        parts.push(format!("BUF_DATA_FORMAT_{}", DFMT[dfmt]));
+    }
+    if nfmt != 0 {
+        parts.push(format!("BUF_NUM_FORMAT_{}", NFMT[nfmt]));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" format:[{}]", parts.join(","))
+    }
+}
