@@ -25,6 +25,7 @@ fn lds_capable(name: &str) -> bool {
     let rest = name.split_once("_load_").map_or("", |(_, r)| r);
     matches!(rest, "ubyte" | "sbyte" | "ushort" | "sshort" | "dword")
         || name == "buffer_load_format_x"
+        || name == "buffer_store_lds_dword"
 }
 
 impl Reader<'_> {
@@ -179,6 +180,13 @@ impl Reader<'_> {
                 return Err(invalid(w, "CDNA MUBUF lds on an op without it"));
             }
             i.flags |= flags::LDS;
+        } else if i.op.name() == "buffer_store_lds_dword" {
+            // LDS to memory: the op exists only in the lds form.
+            return Err(invalid(w, "CDNA buffer_store_lds_dword without lds"));
+        }
+        if i.op.info().src[0] == Ty::None && bits(w, 12, 2) != 0 {
+            // buffer_store_lds_dword has no vaddr to offset or index by.
+            return Err(invalid(w, "CDNA MUBUF offen/idxen on an op without vaddr"));
         }
         if i.op.info().src[2] == Ty::None {
             cache_op(self.family, w, self.word(4)?, &mut i)?;

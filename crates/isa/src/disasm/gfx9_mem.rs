@@ -66,11 +66,17 @@ fn tail(inst: &Inst) -> String {
     if inst.imm != 0 {
         s.push_str(&format!(" offset:{}", inst.imm));
     }
-    s.push_str(&cache_text(inst));
-    if inst.flags & flags::LDS != 0 {
-        s.push_str(" lds");
+    // `lds` is part of buffer_store_lds_dword's syntax, so LLVM prints it
+    // before the cache bits; a load's lds form prints it after them.
+    let lds = if inst.flags & flags::LDS != 0 {
+        " lds"
+    } else {
+        ""
+    };
+    if inst.op.name() == "buffer_store_lds_dword" {
+        return s + lds + &cache_text(inst);
     }
-    s
+    s + &cache_text(inst) + lds
 }
 
 /// `vdst, vaddr|off, vdata, saddr|off`: the decoder leaves out what the
@@ -129,6 +135,8 @@ fn buffer(inst: &Inst) -> String {
     };
     let both = inst.flags & flags::OFFEN != 0 && inst.flags & flags::IDXEN != 0;
     let vaddr = match inst.src[0] {
+        // buffer_store_lds_dword has no vaddr operand at all.
+        Operand::None if info.src[0] == Ty::None => String::new(),
         Operand::None => "off".into(),
         a => operand(a, if both { Ty::B64 } else { Ty::B32 }),
     };
