@@ -51,8 +51,27 @@ fn encoding(inst: &Inst) -> Encoding {
     })
 }
 
+thread_local! {
+    /// The family whose register names apply (gfx9 names s102-s105), for
+    /// the one instruction [`disassemble_with`] is printing: set there so
+    /// every operand printer need not carry it.
+    static NAMES: std::cell::Cell<crate::Family> = const { std::cell::Cell::new(crate::Family::Gfx11) };
+}
+
+fn gfx9(inst: &Inst) -> bool {
+    matches!(inst.family, crate::Family::Gfx90a | crate::Family::Gfx94)
+}
+
+fn gfx9_names() -> bool {
+    matches!(
+        NAMES.with(|f| f.get()),
+        crate::Family::Gfx90a | crate::Family::Gfx94
+    )
+}
+
 /// Print one decoded instruction with explicit options.
 pub fn disassemble_with(inst: &Inst, opts: &DisasmOptions) -> String {
+    NAMES.with(|f| f.set(inst.family));
     let info = inst.op.info();
     let (mnemonic, operands) = match encoding(inst).format {
         Format::Sop1 | Format::Sop2 | Format::Sopc => (info.name.to_string(), salu(inst)),
@@ -60,6 +79,7 @@ pub fn disassemble_with(inst: &Inst, opts: &DisasmOptions) -> String {
         Format::Sopp => (info.name.to_string(), sopp(inst)),
         Format::Smem => (info.name.to_string(), smem(inst)),
         Format::Vop3p => (info.name.to_string(), vop3p(inst, opts.wave64)),
+        Format::Mai => (info.name.to_string(), mai(inst)),
         Format::Vopd => return vopd(inst),
         Format::Ds => (info.name.to_string(), ds(inst)),
         Format::Flat | Format::Global | Format::Scratch => {
@@ -86,6 +106,9 @@ pub fn disassemble_with(inst: &Inst, opts: &DisasmOptions) -> String {
 
 pub(crate) fn sgpr_name(n: u8, dwords: u8) -> String {
     let last = n as u32 + dwords.max(1) as u32 - 1;
+    if let Some(name) = gfx9_names().then(|| gfx9_sgpr_name(n, dwords)).flatten() {
+        return name.into();
+    }
     match (n, dwords) {
         (0..=105, 0 | 1) => format!("s{n}"),
         (0..=105, _) => format!("s[{n}:{last}]"),
@@ -103,7 +126,24 @@ pub(crate) fn sgpr_name(n: u8, dwords: u8) -> String {
     }
 }
 
+/// gfx9's names for s102-s105: flat_scratch and xnack_mask, each a pair.
+fn gfx9_sgpr_name(n: u8, dwords: u8) -> Option<&'static str> {
+    Some(match (n, dwords) {
+        (102, 2) => "flat_scratch",
+        (104, 2) => "xnack_mask",
+        (102, 0 | 1) => "flat_scratch_lo",
+        (103, 0 | 1) => "flat_scratch_hi",
+        (104, 0 | 1) => "xnack_mask_lo",
+        (105, 0 | 1) => "xnack_mask_hi",
+        _ => return None,
+    })
+}
+
+/// vN or v[lo:hi]; CDNA's AccVGPRs (from [`crate::AGPR_BASE`]) aN, a[lo:hi].
 fn vgpr_name(n: u16, dwords: u8) -> String {
+    if n >= crate::AGPR_BASE {
+        return vgpr_name(n - crate::AGPR_BASE, dwords).replacen('v', "a", 1);
+    }
     if dwords <= 1 {
         format!("v{n}")
     } else {
@@ -187,7 +227,8 @@ fn src_lit(inst: &Inst, k: usize, ty: Ty, lit_ty: Ty) -> String {
     let info = inst.op.info();
     let lit = inst.flags & (LIT_SRC0 << k) != 0;
     // The K of fmaak/fmamk always prints as the whole word in hex.
-    let mk = (k == 2 && info.name.contains("fmaak")) || (k == 1 && info.name.contains("fmamk"));
+    let mk = (k == 2 && (info.name.contains("fmaak") || info.name.contains("madak")))
+        || (k == 1 && (info.name.contains("fmamk") || info.name.contains("madmk")));
     let mut s = match (lit, mk) {
         (true, true) => format!("{:#x}", inst.aux),
         (true, false) => literal_text(inst.aux, lit_ty),
@@ -263,6 +304,29 @@ fn present_srcs(inst: &Inst) -> Vec<String> {
 
 fn salu(inst: &Inst) -> String {
     let info = inst.op.info();
+    // gfx9's SOP2 forks and rfe_restore have no destination (the table
+    // types their first operand as one); s_set_gpr_idx_on's src1 is a mask.
+    match info.name {
+        "s_cbranch_g_fork" => {
+            return join(vec![
+                operand(inst.src[0], Ty::B64),
+                operand(inst.src[1], Ty::B64),
+            ])
+        }
+        "s_rfe_restore_b64" => {
+            return join(vec![
+                operand(inst.src[0], Ty::B64),
+                operand(inst.src[1], Ty::B32),
+            ])
+        }
+        "s_set_gpr_idx_on" => {
+            let Operand::Const(mask) = inst.src[1] else {
+                return String::new();
+            };
+            return format!("{}, {}", src(inst, 0), sym::gpr_idx(mask as u16));
+        }
+        _ => {}
+    }
     let mut parts = vec![operand(inst.dst[0], info.dst[0])];
     if info.name.starts_with("s_sendmsg_rtn") {
         if let Operand::Const(n) = inst.src[0] {
@@ -284,6 +348,7 @@ fn sopk(inst: &Inst) -> String {
             format!("{}, {imm}", reg(inst.src[0]))
         }
         "s_call_b64" => format!("{}, {imm}", operand(inst.dst[0], Ty::B64)),
+        "s_cbranch_i_fork" => format!("{}, {}", operand(inst.dst[0], Ty::B64), imm as i16),
         "s_getreg_b32" => format!("{}, {}", reg(inst.dst[0]), sym::hwreg(imm, inst.family)),
         "s_setreg_b32" => format!("{}, {}", sym::hwreg(imm, inst.family), reg(inst.src[0])),
         "s_setreg_imm32_b32" => format!("{}, {}", sym::hwreg(imm, inst.family), src(inst, 0)),
@@ -316,6 +381,9 @@ fn sopp(inst: &Inst) -> String {
     let name = inst.op.name();
     match name {
         "s_waitcnt" if inst.family == crate::Family::Gfx10 => sym::waitcnt_gfx10(imm),
+        "s_waitcnt" if gfx9(inst) => sym::waitcnt_gfx9(imm),
+        "s_set_gpr_idx_mode" => sym::gpr_idx(imm),
+        "s_set_gpr_idx_off" => String::new(),
         "s_waitcnt" => sym::waitcnt(imm),
         "s_delay_alu" => sym::delay_alu(imm),
         "s_waitcnt_depctr" | "s_wait_alu" => sym::depctr(imm),
@@ -363,9 +431,12 @@ fn smem(inst: &Inst) -> String {
             crate::Family::Gfx12 => String::new(),
         };
     }
-    // s_atc_probe names its probe mode where others name sdata.
+    // s_atc_probe names its probe mode where others name sdata; gfx9's
+    // stores and atomics print their data (src2) there.
     let first = if info.name.starts_with("s_atc_probe") {
         inst.aux.to_string()
+    } else if info.src[2] != Ty::None {
+        operand(inst.src[2], info.src[2])
     } else {
         operand(inst.dst[0], info.dst[0])
     };
@@ -385,11 +456,13 @@ fn smem(inst: &Inst) -> String {
     } else if info.src[0] != Ty::None {
         // gfx11 prints a zero offset with soffset = null as the null
         // register; gfx12 prints the offset.
-        let null = inst.imm == 0 && inst.family != crate::Family::Gfx12;
+        let null =
+            inst.imm == 0 && matches!(inst.family, crate::Family::Gfx11 | crate::Family::Gfx10);
         parts.push(if null { "null".into() } else { off });
     }
     // Only loads carry a cache policy (gfx12's s_atc_probe has none).
-    let policy = if info.name.contains("load") || inst.family == crate::Family::Gfx11 {
+    let policy = if info.name.contains("load") || inst.family == crate::Family::Gfx11 || gfx9(inst)
+    {
         policy(inst)
     } else {
         String::new()
@@ -505,8 +578,11 @@ fn valu_mnemonic(inst: &Inst) -> String {
     let short_fmt = matches!(enc.format, Format::Vop1 | Format::Vop2 | Format::Vopc);
     // Only ops with both a short and a VOP3 form name the form they use.
     // (v_mov_b16 has one too, which LLVM 19 decodes only in true16 mode.)
+    // (gfx9's v_pk_fmac_f16 has only the 32-bit form, yet names it.)
     let two_forms = short_fmt
-        && (enc.vop3.is_some() || info.name == "v_mov_b16")
+        && (enc.vop3.is_some()
+            || info.name == "v_mov_b16"
+            || (gfx9(inst) && info.name == "v_pk_fmac_f16"))
         && !matches!(info.name, "v_nop" | "v_pipeflush" | "v_clrexcp");
     let e64 = inst.flags & flags::E64 != 0;
     let dpp = inst.lane_sel != LaneSel::None;
@@ -564,7 +640,8 @@ fn valu(inst: &Inst, wave64: bool) -> String {
 fn valu_with(inst: &Inst, wave64: bool, lit_ty: Option<Ty>) -> String {
     let info = inst.op.info();
     let mut parts = Vec::new();
-    let cmpx = info.name.starts_with("v_cmpx");
+    // gfx9's v_cmpx also writes its sdst (the table types it).
+    let cmpx = info.name.starts_with("v_cmpx") && info.dst[0] == Ty::None;
     if info.name.starts_with("v_swap") {
         parts.push(operand(inst.dst[0], info.dst[0]));
         parts.push(operand(inst.src[0], info.src[0]));
@@ -845,6 +922,25 @@ fn vop3p(inst: &Inst, wave64: bool) -> String {
     }
     if m.clamp {
         s.push_str(" clamp");
+    }
+    s
+}
+
+/// CDNA's VOP3P-MAI: `vdst, A, B, C` and the nonzero broadcast fields.
+fn mai(inst: &Inst) -> String {
+    let info = inst.op.info();
+    let mut parts = vec![operand(inst.dst[0], info.dst[0])];
+    parts.extend(present_srcs(inst));
+    let mut s = join(parts);
+    let imm = inst.imm as u32;
+    for (name, v) in [
+        ("cbsz", imm & crate::mai::CBSZ as u32),
+        ("abid", imm >> crate::mai::ABID_SHIFT & 15),
+        ("blgp", imm >> crate::mai::BLGP_SHIFT & 7),
+    ] {
+        if v != 0 {
+            s.push_str(&format!(" {name}:{v}"));
+        }
     }
     s
 }

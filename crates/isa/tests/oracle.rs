@@ -4,7 +4,7 @@
 
 mod common;
 
-use softgpu_isa::{decode, disassemble, Family};
+use softgpu_isa::{decode, disassemble, disassemble_wave64, Family, Inst};
 
 #[test]
 fn every_sample_matches_llvm_mc() {
@@ -47,13 +47,18 @@ fn check(family: Family, tsv: &str, sampled_on: &str, cpu: &str) {
 /// `cpu` (or decodes to another size), each with both texts.
 fn differences(family: Family, words: &[Vec<u8>], cpu: &str) -> Vec<String> {
     let want = common::llvm_mc_disassemble(words, cpu);
+    // CDNA is wave64 only.
+    let print: fn(&Inst) -> String = match family {
+        Family::Gfx90a | Family::Gfx94 => disassemble_wave64,
+        _ => disassemble,
+    };
     let mut bad = Vec::new();
     for (bytes, want) in words.iter().zip(&want) {
         let got = match decode(family, bytes) {
             Ok(i) if i.size as usize != bytes.len() => {
                 format!("<size {} != {}>", i.size, bytes.len())
             }
-            Ok(i) => disassemble(&i),
+            Ok(i) => print(&i),
             Err(e) => format!("<{e}>"),
         };
         if &got != want {
@@ -402,4 +407,49 @@ fn gfx10_refuses_what_llvm_mc_refuses() {
         let r = decode(Family::Gfx10, w);
         assert!(r.is_err(), "{}: {r:?}", common::hex(w));
     }
+}
+
+/// CDNA's scalar and ALU samples (SOP*, SMEM, VOP1/VOP2/VOPC, VOP3,
+/// VOP3P and VOP3P-MAI) against llvm-mc-19: gfx90a's on gfx90a, gfx94's
+/// on gfx940, gfx941 and gfx942. The memory words are left to their own
+/// test.
+#[test]
+fn every_gfx9_alu_sample_matches_llvm_mc() {
+    let gfx90a = include_str!("../data/gfx90a-samples.tsv");
+    let gfx94 = include_str!("../data/gfx94-samples.tsv");
+    let mut n = check_alu(Family::Gfx90a, gfx90a, "gfx90a", "gfx90a");
+    for cpu in ["gfx940", "gfx941", "gfx942"] {
+        n += check_alu(Family::Gfx94, gfx94, "gfx942", cpu);
+    }
+    assert!(n > 2000, "{n} samples");
+}
+
+/// Whether a gfx9 word is a memory one (DS, FLAT/GLOBAL/SCRATCH, MUBUF,
+/// MTBUF, MIMG), by its top six bits.
+fn gfx9_memory(bytes: &[u8]) -> bool {
+    matches!(
+        bytes[3] >> 2,
+        0b110110 | 0b110111 | 0b111000 | 0b111010 | 0b111100
+    )
+}
+
+/// `check` for a CDNA family's non-memory samples; how many there were.
+fn check_alu(family: Family, tsv: &str, sampled_on: &str, cpu: &str) -> usize {
+    let samples: Vec<Vec<u8>> = tsv
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter(|l| l.split('\t').nth(1) == Some(sampled_on))
+        .filter_map(|l| l.split('\t').next())
+        .map(common::unhex)
+        .filter(|b| !gfx9_memory(b))
+        .collect();
+    let bad = differences(family, &samples, cpu);
+    assert!(
+        bad.is_empty(),
+        "{cpu}: {} of {} samples differ:\n{}",
+        bad.len(),
+        samples.len(),
+        bad.join("\n")
+    );
+    samples.len()
 }

@@ -1,27 +1,234 @@
 //! CDNA words (gfx90a, gfx94): GCN's encodings. The SOP* and VOP1/VOP2/VOPC
 //! words have gfx11's layouts; VOP3 (0xD0, a 10-bit opcode space holding
 //! VOPC, VOP2, VOP1, the VOP3-only ops and, from 0x380, VOP3P and
-//! VOP3P-MAI), SMEM (0xC0) and the memory words ([`super::gfx9_mem`]) have
-//! GCN's own field positions. Scalar register codes are turned into
-//! gfx11's numbering (gfx9's m0 is 124; it has no null), AccVGPRs into
+//! VOP3P-MAI) keeps gfx11's field positions under another prefix; SMEM
+//! (0xC0) and the memory words ([`super::gfx9_mem`]) have GCN's own field
+//! positions. Scalar register codes are turned into gfx11's numbering
+//! ([`gfx9_sregs`]: gfx9's m0 is 124; it has no null), AccVGPRs into
 //! `Vgpr(AGPR_BASE + n)`.
 
-use super::{Reader, Result};
-use crate::{DecodeError, Inst};
+use super::{bit, bits, blank, sext, sreg_operand, Reader, Result};
+use crate::{flags, sreg, DecodeError, Format, Implicit, Inst, LaneSel, Operand, Ty, AGPR_BASE};
+
+/// gfx9's register code for m0 (gfx11's null).
+const M0_9: u8 = 124;
+
+/// gfx9's scalar codes to gfx11's numbering, in every scalar operand:
+/// 124 (m0) becomes [`sreg::M0`]; 125 names nothing on gfx9 (gfx11's m0
+/// code), so an operand holding it is refused, as llvm-mc refuses it.
+pub(super) fn gfx9_sregs(i: &mut Inst, word: u32) -> Result<()> {
+    for o in i.dst.iter_mut().chain(i.src.iter_mut()) {
+        if let Operand::Sgpr(n) = o {
+            *n = match *n {
+                M0_9 => sreg::M0,
+                sreg::M0 => return Err(invalid(word, "gfx9 has no scalar register 125")),
+                n => n,
+            };
+        }
+    }
+    Ok(())
+}
+
+fn invalid(word: u32, why: &'static str) -> DecodeError {
+    DecodeError::Invalid { word, why }
+}
+
+/// src0 codes gfx9 does not have: gfx10's DPP8 (0xE9, 0xEA) and 125.
+fn reserved_src(code: u32) -> bool {
+    matches!(code, 0xE9 | 0xEA | 125)
+}
 
 impl Reader<'_> {
     /// One gfx90a or gfx94 instruction whose first word is `w0`.
     pub(super) fn gfx9(&mut self, w0: u32) -> Result<Inst> {
-        match w0 >> 26 {
-            0b110110 => self.ds9(w0),
-            0b110111 => self.flat9(w0),
-            0b111000 => self.mubuf9(w0),
-            0b111010 => self.mtbuf9(w0),
-            0b111100 => self.mimg9(w0),
-            _ => Err(DecodeError::Invalid {
-                word: w0,
-                why: "CDNA (gfx90a, gfx94) ALU and SMEM words are not decoded yet",
-            }),
+        let mut i = match w0 >> 26 {
+            0b110110 => return self.ds9(w0),
+            0b110111 => return self.flat9(w0),
+            0b111000 => return self.mubuf9(w0),
+            0b111010 => return self.mtbuf9(w0),
+            0b111100 => return self.mimg9(w0),
+            0b110100 if w0 >> 23 == 0x1A7 => self.vop3p9(w0)?,
+            0b110100 => self.vop3_9(w0)?,
+            0b110000 => self.smem9(w0)?,
+            _ if w0 >> 31 == 0 => self.vop12c9(w0)?,
+            _ if w0 >> 30 == 0b10 => self.salu9(w0)?,
+            _ => {
+                return Err(DecodeError::UnknownOpcode {
+                    format: "gfx9",
+                    opcode: w0 >> 26,
+                    word: w0,
+                })
+            }
+        };
+        gfx9_sregs(&mut i, w0)?;
+        Ok(i)
+    }
+
+    /// The scalar ALU words: gfx11's layouts. gfx9's own operand forms:
+    /// `s_cbranch_g_fork` and `s_rfe_restore_b64` read both source fields
+    /// and write nothing; `s_set_gpr_idx_on`'s src1 field is a mode mask.
+    fn salu9(&mut self, w: u32) -> Result<Inst> {
+        let mut i = self.salu(w)?;
+        match i.op.name() {
+            "s_cbranch_g_fork" | "s_rfe_restore_b64" => {
+                i.dst[0] = Operand::None;
+                i.src[1] = self.operand(bits(w, 8, 8), Ty::B32, false)?;
+            }
+            "s_set_gpr_idx_on" => i.src[1] = Operand::Const(bits(w, 8, 8) as u64),
+            _ => {}
         }
+        Ok(i)
+    }
+
+    /// VOP1/VOP2/VOPC: gfx11's layout, with GCN's SDWA (0xF9) and DPP
+    /// (0xFA, no DPP8) second dwords. gfx9's `v_cmpx` writes VCC (or the
+    /// SDWA word's sdst) as well as EXEC.
+    fn vop12c9(&mut self, w: u32) -> Result<Inst> {
+        let src0 = bits(w, 0, 9);
+        if reserved_src(src0) {
+            return Err(invalid(w, "reserved gfx9 source code"));
+        }
+        let sdwa = src0 == 0xF9;
+        let mut i = if sdwa { self.sdwa(w)? } else { self.vop12c(w)? };
+        let info = i.op.info();
+        let vopc = w >> 25 == 0x3E;
+        if vopc && info.implicit.has(Implicit::WRITES_EXEC) && !(sdwa && bit(self.word(4)?, 15)) {
+            i.dst[0] = Operand::Sgpr(sreg::VCC_LO);
+        }
+        if info.name == "v_accvgpr_mov_b32" {
+            // gfx90a's AccVGPR-to-AccVGPR move: both fields name AccVGPRs.
+            for o in [&mut i.dst[0], &mut i.src[0]] {
+                if let Operand::Vgpr(n) = o {
+                    *n += AGPR_BASE;
+                }
+            }
+        }
+        if let LaneSel::Dpp16 { .. } = i.lane_sel {
+            // gfx9 has no fetch-inactive bit.
+            if bit(self.word(4)?, 18) {
+                return Err(invalid(w, "gfx9 DPP has no fi"));
+            }
+        }
+        Ok(i)
+    }
+
+    /// VOP3 (0xD0-0xD3 below 0x380): gfx11's fields; gfx9 has no literal
+    /// and no DPP here, and its `v_cmpx` e64 writes the sdst field.
+    fn vop3_9(&mut self, w: u32) -> Result<Inst> {
+        let w1 = self.word(4)?;
+        for k in 0..3 {
+            let code = bits(w1, 9 * k, 9);
+            if code == 255 || reserved_src(code) || (k == 0 && code == 0xFA) {
+                return Err(invalid(w, "gfx9 VOP3 source code"));
+            }
+        }
+        let mut i = self.vop3(w)?;
+        let info = i.op.info();
+        if info.format == Format::Vopc && info.implicit.has(Implicit::WRITES_EXEC) {
+            i.dst[0] = sreg_operand(bits(w, 0, 8));
+        }
+        Ok(i)
+    }
+
+    /// VOP3P (0xD38): gfx11's VOP3P fields, or the MAI form.
+    fn vop3p9(&mut self, w: u32) -> Result<Inst> {
+        let opc = bits(w, 16, 7) as u16;
+        if let Some(op) = crate::ops::op_by_encoding(self.family, Format::Mai, opc) {
+            return self.mai(w, op);
+        }
+        let w1 = self.word(4)?;
+        for k in 0..3 {
+            let code = bits(w1, 9 * k, 9);
+            if code == 255 || reserved_src(code) {
+                return Err(invalid(w, "gfx9 VOP3P source code"));
+            }
+        }
+        self.vop3p(w)
+    }
+
+    /// VOP3P-MAI: vdst 0-7, cbsz 8-10, abid 11-14, acc_cd 15 (vdst and
+    /// src2 are AccVGPRs), src0-2 and acc 59-60 (src A/B are AccVGPRs;
+    /// a VGPR code only), blgp 61-63. cbsz/abid/blgp go to `imm`
+    /// ([`crate::inst::mai`]).
+    fn mai(&mut self, w: u32, op: crate::Op) -> Result<Inst> {
+        self.need(8)?;
+        let w1 = self.word(4)?;
+        let mut i = blank(op);
+        let info = op.info();
+        let acc = |on: bool, o: Operand| match o {
+            Operand::Vgpr(n) if on => Operand::Vgpr(n + AGPR_BASE),
+            o => o,
+        };
+        for k in 0..3 {
+            let code = bits(w1, 9 * k as u32, 9);
+            if info.src[k] != Ty::None {
+                if code == 255 || reserved_src(code) {
+                    return Err(invalid(w, "gfx9 VOP3P-MAI source code"));
+                }
+                self.src(&mut i, k, code, info.src[k])?;
+            }
+        }
+        let vdst = Operand::Vgpr(bits(w, 0, 8) as u16);
+        // The AccVGPR moves name their AccVGPR by the op, whatever the bits.
+        match info.name {
+            "v_accvgpr_write_b32" => i.dst[0] = acc(true, vdst),
+            "v_accvgpr_read_b32" => {
+                i.dst[0] = vdst;
+                i.src[0] = acc(true, i.src[0]);
+            }
+            _ => {
+                i.src[0] = acc(bit(w1, 27), i.src[0]);
+                i.src[1] = acc(bit(w1, 28), i.src[1]);
+                i.dst[0] = acc(bit(w, 15), vdst);
+                // SMFMAC's src2 is its sparsity index, always a VGPR.
+                if info.src[2] != Ty::None && !info.name.starts_with("v_smfmac") {
+                    i.src[2] = acc(bit(w, 15), i.src[2]);
+                }
+                i.imm = (bits(w, 8, 3) | bits(w, 11, 4) << 3 | bits(w1, 29, 3) << 7) as i32;
+            }
+        }
+        Ok(i)
+    }
+
+    /// SMEM: sbase/2 0-5, sdata 6-12, soe 14, nv 15, glc 16, imm 17, op
+    /// 18-25; the second dword holds a 21-bit offset (imm) or an SGPR
+    /// offset code (bits 0-7, no imm), and soffset (25-31) with soe.
+    fn smem9(&mut self, w: u32) -> Result<Inst> {
+        self.need(8)?;
+        let w1 = self.word(4)?;
+        let mut i = blank(self.lookup(Format::Smem, bits(w, 18, 8), w)?);
+        let info = i.op.info();
+        let sdata = sreg_operand(bits(w, 6, 7));
+        let glc = bit(w, 16);
+        // Stores and atomics carry their data in src2; an atomic returns
+        // the old value into the same registers only with glc. The
+        // discards have no sdata (the table types their sbase as one).
+        let returns = !info.implicit.has(Implicit::ATOMIC) || glc;
+        let discard = info.name.starts_with("s_dcache_discard");
+        if info.src[2] != Ty::None {
+            i.src[2] = sdata;
+        }
+        if info.dst[0] != Ty::None && returns && !discard {
+            i.dst[0] = sdata;
+        } else if info.src[2] == Ty::None {
+            i.aux = bits(w, 6, 7);
+        }
+        if info.src[0] != Ty::None {
+            let align = if info.src[0] == Ty::B128 { !1 } else { !0 };
+            i.src[0] = sreg_operand((bits(w, 0, 6) & align) * 2);
+        }
+        let (imm, soe) = (bit(w, 17), bit(w, 14));
+        if imm {
+            i.imm = sext(bits(w1, 0, 21), 21);
+            if soe {
+                i.src[1] = sreg_operand(bits(w1, 25, 7));
+            }
+        } else if info.src[1] != Ty::None {
+            i.src[1] = self.operand(bits(w1, 0, 8), Ty::B32, false)?;
+        }
+        if glc {
+            i.flags |= flags::GLC;
+        }
+        Ok(i)
     }
 }

@@ -20,6 +20,8 @@ pub fn hex(b: &[u8]) -> String {
 
 const MARKER: [u8; 4] = [0x34, 0x12, 0x69, 0xB0]; // s_movk_i32 s105, 0x1234
 const MARKER_TEXT: &str = "s_movk_i32 s105, 0x1234";
+/// The marker as gfx9 (CDNA) names s105.
+const MARKER_TEXT_GFX9: &str = "s_movk_i32 xnack_mask_hi, 0x1234";
 
 /// Disassemble each instruction with llvm-mc-19; one text per input.
 pub fn llvm_mc_disassemble(insts: &[Vec<u8>], cpu: &str) -> Vec<String> {
@@ -54,7 +56,7 @@ pub fn llvm_mc_disassemble(insts: &[Vec<u8>], cpu: &str) -> Vec<String> {
         .map(str::trim)
         .filter(|l| !l.is_empty() && *l != ".text")
     {
-        if line == MARKER_TEXT {
+        if line == MARKER_TEXT || line == MARKER_TEXT_GFX9 {
             res.push(String::new());
         } else {
             let cur = res.last_mut().unwrap();
@@ -128,7 +130,7 @@ pub fn llvm_mc_each(cands: &[Vec<u8>], cpu: &str, mattr: &str) -> Vec<Option<Str
         .map(str::trim)
         .filter(|l| !l.is_empty() && *l != ".text")
     {
-        if line == MARKER_TEXT {
+        if line == MARKER_TEXT || line == MARKER_TEXT_GFX9 {
             segs.push(Vec::new());
         } else {
             segs.last_mut().unwrap().push(line.to_string());
