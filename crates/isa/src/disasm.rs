@@ -390,6 +390,7 @@ fn sopp(inst: &Inst) -> String {
         "s_sendmsg" | "s_sendmsghalt" if inst.family == crate::Family::Gfx10 => {
             sym::sendmsg_gfx10(imm)
         }
+        "s_sendmsg" | "s_sendmsghalt" if gfx9(inst) => sym::sendmsg_gfx9(imm),
         "s_sendmsg" | "s_sendmsghalt" => sym::sendmsg(imm),
         "s_endpgm" if imm == 0 => String::new(),
         "s_endpgm" => imm.to_string(),
@@ -670,7 +671,7 @@ fn valu_with(inst: &Inst, wave64: bool, lit_ty: Option<Ty>) -> String {
     }));
     let mut s = join(parts);
     s.push_str(&vop3_mods(inst));
-    s.push_str(&lane_sel_text(inst.lane_sel));
+    s.push_str(&dp_alu_note(inst).unwrap_or_else(|| lane_sel_text(inst.lane_sel)));
     if let Some(sdwa) = inst.sdwa {
         s.push_str(&sdwa_text(inst, sdwa));
     }
@@ -827,7 +828,40 @@ fn lane_sel_text(l: LaneSel) -> String {
     }
 }
 
+/// gfx9's DPP on an op with 64-bit operands (gfx90a's DP ALU) takes only
+/// row_newbcast; llvm-mc notes any other control in its place.
+fn dp_alu_note(inst: &Inst) -> Option<String> {
+    let LaneSel::Dpp16 { ctrl, .. } = inst.lane_sel else {
+        return None;
+    };
+    let info = inst.op.info();
+    let wide = info.dst.iter().chain(&info.src).any(|t| t.dwords() == 2);
+    (gfx9(inst) && wide && !(0x150..=0x15f).contains(&ctrl)).then(|| {
+        let note = " /* DP ALU dpp only supports row_newbcast */";
+        lane_sel_text(inst.lane_sel).replacen(&dpp_ctrl(ctrl), note, 1)
+    })
+}
+
+/// gfx9's own DPP controls (wave shifts, row_bcast, gfx90a's
+/// row_newbcast in row_share's place), as llvm-mc prints them.
+fn dpp_ctrl_gfx9(c: u16) -> Option<String> {
+    Some(match c {
+        0x130 => "wave_shl:1".into(),
+        0x134 => "wave_rol:1".into(),
+        0x138 => "wave_shr:1".into(),
+        0x13c => "wave_ror:1".into(),
+        0x142 => "row_bcast:15".into(),
+        0x143 => "row_bcast:31".into(),
+        0x150..=0x15f => format!("row_newbcast:{}", c & 15),
+        0x160..=0x16f => "/* row_xmask is not supported on ASICs earlier than GFX10 */".into(),
+        _ => return None,
+    })
+}
+
 fn dpp_ctrl(c: u16) -> String {
+    if let Some(t) = gfx9_names().then(|| dpp_ctrl_gfx9(c)).flatten() {
+        return t;
+    }
     match c {
         0..=0xff => format!(
             "quad_perm:[{},{},{},{}]",
@@ -933,14 +967,21 @@ fn mai(inst: &Inst) -> String {
     parts.extend(present_srcs(inst));
     let mut s = join(parts);
     let imm = inst.imm as u32;
+    let blgp = imm >> crate::mai::BLGP_SHIFT & 7;
     for (name, v) in [
         ("cbsz", imm & crate::mai::CBSZ as u32),
         ("abid", imm >> crate::mai::ABID_SHIFT & 15),
-        ("blgp", imm >> crate::mai::BLGP_SHIFT & 7),
     ] {
         if v != 0 {
             s.push_str(&format!(" {name}:{v}"));
         }
+    }
+    // gfx940's f64 MFMAs name the blgp bits as the sources' negations.
+    let neg = inst.family == crate::Family::Gfx94 && info.name.starts_with("v_mfma_f64");
+    match blgp {
+        0 => {}
+        b if neg => s.push_str(&format!(" neg:[{},{},{}]", b & 1, b >> 1 & 1, b >> 2)),
+        b => s.push_str(&format!(" blgp:{b}")),
     }
     s
 }

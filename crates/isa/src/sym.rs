@@ -276,6 +276,15 @@ pub fn sendmsg(imm: u16) -> String {
 /// hold; otherwise the fields print as numbers, or, when other bits are
 /// set, the whole value.
 pub fn sendmsg_gfx10(imm: u16) -> String {
+    sendmsg_gcn(imm, false)
+}
+
+/// gfx9's `sendmsg(...)`: gfx10's fields and names, without MSG_GET_DDID.
+pub fn sendmsg_gfx9(imm: u16) -> String {
+    sendmsg_gcn(imm, true)
+}
+
+fn sendmsg_gcn(imm: u16, gfx9: bool) -> String {
     let (id, op, stream) = (imm & 15, imm >> 4 & 7, imm >> 8 & 3);
     const GS_OPS: [&str; 4] = ["GS_OP_NOP", "GS_OP_CUT", "GS_OP_EMIT", "GS_OP_EMIT_CUT"];
     let plain = match id {
@@ -287,7 +296,7 @@ pub fn sendmsg_gfx10(imm: u16) -> String {
         8 => Some("MSG_EARLY_PRIM_DEALLOC"),
         9 => Some("MSG_GS_ALLOC_REQ"),
         10 => Some("MSG_GET_DOORBELL"),
-        11 => Some("MSG_GET_DDID"),
+        11 if !gfx9 => Some("MSG_GET_DDID"),
         _ => None,
     };
     let gs = if id == 2 { "MSG_GS" } else { "MSG_GS_DONE" };

@@ -8,22 +8,39 @@
 //! `Vgpr(AGPR_BASE + n)`.
 
 use super::{bit, bits, blank, sext, sreg_operand, Reader, Result};
-use crate::{flags, sreg, DecodeError, Format, Implicit, Inst, LaneSel, Operand, Ty, AGPR_BASE};
+use crate::{
+    flags, sreg, DecodeError, Format, Implicit, Inst, LaneSel, Operand, Special, Ty, AGPR_BASE,
+};
 
-/// gfx9's register code for m0 (gfx11's null).
-const M0_9: u8 = 124;
+/// gfx9's scalar codes to gfx11's numbering, in every scalar operand: m0
+/// is 124 and (as llvm-mc-19 decodes gfx9) null 125, gfx10's order.
+pub(super) fn gfx9_sregs(i: &mut Inst) {
+    super::gfx10::swap_m0_null(i);
+}
 
-/// gfx9's scalar codes to gfx11's numbering, in every scalar operand:
-/// 124 (m0) becomes [`sreg::M0`]; 125 names nothing on gfx9 (gfx11's m0
-/// code), so an operand holding it is refused, as llvm-mc refuses it.
-pub(super) fn gfx9_sregs(i: &mut Inst, word: u32) -> Result<()> {
-    for o in i.dst.iter_mut().chain(i.src.iter_mut()) {
-        if let Operand::Sgpr(n) = o {
-            *n = match *n {
-                M0_9 => sreg::M0,
-                sreg::M0 => return Err(invalid(word, "gfx9 has no scalar register 125")),
-                n => n,
-            };
+/// llvm-mc reads a 64-bit (or wider) scalar operand from an even register:
+/// it drops the low bit of an SGPR code and refuses an odd special pair
+/// (s[103:104], xnack_mask_hi:vcc_lo, …) and m0/null.
+fn align_pairs(i: &mut Inst, word: u32) -> Result<()> {
+    let info = i.op.info();
+    let wide = |ty: Ty| ty.dwords() >= 2 || ty == Ty::Mask;
+    let slots = i
+        .dst
+        .iter_mut()
+        .zip(info.dst)
+        .chain(i.src.iter_mut().zip(info.src));
+    for (o, ty) in slots {
+        if *o == Operand::Special(Special::LdsDirect) && wide(ty) {
+            return Err(invalid(word, "64-bit src_lds_direct"));
+        }
+        if let (Operand::Sgpr(n), true) = (o, wide(ty)) {
+            match *n {
+                0..=101 | 108..=123 => *n &= !1,
+                124 => return Err(invalid(word, "gfx9 64-bit m0 operand")),
+                125 => {}
+                n if n % 2 == 1 => return Err(invalid(word, "odd gfx9 special register pair")),
+                _ => {}
+            }
         }
     }
     Ok(())
@@ -33,9 +50,52 @@ fn invalid(word: u32, why: &'static str) -> DecodeError {
     DecodeError::Invalid { word, why }
 }
 
-/// src0 codes gfx9 does not have: gfx10's DPP8 (0xE9, 0xEA) and 125.
+/// Source codes gfx9's VOP3 forms do not have: gfx10's DPP8 (0xE9, 0xEA).
 fn reserved_src(code: u32) -> bool {
-    matches!(code, 0xE9 | 0xEA | 125)
+    matches!(code, 0xE9 | 0xEA)
+}
+
+fn is_float(ty: Ty) -> bool {
+    matches!(ty, Ty::F16 | Ty::BF16 | Ty::F32 | Ty::F64)
+}
+
+/// The SDWA fields llvm-mc accepts for the op (`d`, the SDWA dword): neg
+/// and abs on float sources, sext on integer ones, omod on a float
+/// result, no src1 fields on VOP1.
+fn sdwa_fields_allowed(i: &Inst, w: u32, d: u32) -> Result<()> {
+    let info = i.op.info();
+    let vop1 = w >> 25 == 0x3F;
+    let vopc = w >> 25 == 0x3E;
+    let mut ok = !(vop1 && bits(d, 24, 8) != 0);
+    for k in 0..2 {
+        let (sext, negabs) = (bit(d, 19 + 8 * k), bits(d, 20 + 8 * k, 2) != 0);
+        let float = is_float(info.src[k as usize]);
+        // A float source takes neg/abs, an integer one sext.
+        ok &= if float { !sext } else { !negabs };
+    }
+    ok &= vopc || bits(d, 14, 2) == 0 || is_float(info.dst[0]);
+    if ok {
+        Ok(())
+    } else {
+        Err(invalid(w, "SDWA modifier the gfx9 op does not take"))
+    }
+}
+
+/// llvm-mc refuses a VOP3/VOP3P word whose absent sources (or the src2
+/// an accumulating op ties to its destination) have a nonzero code or a
+/// neg/abs bit (VOP3B's abs field is its sdst).
+fn unused_fields_clear(i: &Inst, w: u32, w1: u32) -> Result<()> {
+    let info = i.op.info();
+    let sd = info.dst[1] == Ty::Mask;
+    for k in 0..3u32 {
+        let absent = info.src[k as usize] == Ty::None
+            || (k == 2 && info.implicit.has(Implicit::ACCUMULATES));
+        let set = bits(w1, 9 * k, 9) != 0 || bit(w1, 29 + k) || (!sd && bit(w, 8 + k));
+        if absent && set {
+            return Err(invalid(w, "a field of an absent gfx9 VOP3 source is set"));
+        }
+    }
+    Ok(())
 }
 
 impl Reader<'_> {
@@ -60,7 +120,8 @@ impl Reader<'_> {
                 })
             }
         };
-        gfx9_sregs(&mut i, w0)?;
+        align_pairs(&mut i, w0)?;
+        gfx9_sregs(&mut i);
         Ok(i)
     }
 
@@ -68,6 +129,13 @@ impl Reader<'_> {
     /// `s_cbranch_g_fork` and `s_rfe_restore_b64` read both source fields
     /// and write nothing; `s_set_gpr_idx_on`'s src1 field is a mode mask.
     fn salu9(&mut self, w: u32) -> Result<Inst> {
+        // src_lds_direct is a VALU source only (SOPP and SOPK have none).
+        let (sop1, sopc) = (w >> 23 == 0x17D, w >> 23 == 0x17E);
+        let sop2 = w >> 28 != 0b1011;
+        let src1 = (sop2 || sopc) && bits(w, 8, 8) == 254;
+        if src1 || ((sop1 || sop2 || sopc) && bits(w, 0, 8) == 254) {
+            return Err(invalid(w, "src_lds_direct in a scalar word"));
+        }
         let mut i = self.salu(w)?;
         match i.op.name() {
             "s_cbranch_g_fork" | "s_rfe_restore_b64" => {
@@ -85,12 +153,15 @@ impl Reader<'_> {
     /// SDWA word's sdst) as well as EXEC.
     fn vop12c9(&mut self, w: u32) -> Result<Inst> {
         let src0 = bits(w, 0, 9);
-        if reserved_src(src0) {
+        if matches!(src0, 0xE9 | 0xEA) {
             return Err(invalid(w, "reserved gfx9 source code"));
         }
         let sdwa = src0 == 0xF9;
         let mut i = if sdwa { self.sdwa(w)? } else { self.vop12c(w)? };
         let info = i.op.info();
+        if sdwa {
+            sdwa_fields_allowed(&i, w, self.word(4)?)?;
+        }
         let vopc = w >> 25 == 0x3E;
         if vopc && info.implicit.has(Implicit::WRITES_EXEC) && !(sdwa && bit(self.word(4)?, 15)) {
             i.dst[0] = Operand::Sgpr(sreg::VCC_LO);
@@ -124,6 +195,7 @@ impl Reader<'_> {
         }
         let mut i = self.vop3(w)?;
         let info = i.op.info();
+        unused_fields_clear(&i, w, w1)?;
         if info.format == Format::Vopc && info.implicit.has(Implicit::WRITES_EXEC) {
             i.dst[0] = sreg_operand(bits(w, 0, 8));
         }
@@ -143,7 +215,15 @@ impl Reader<'_> {
                 return Err(invalid(w, "gfx9 VOP3P source code"));
             }
         }
-        self.vop3p(w)
+        let i = self.vop3p(w)?;
+        let info = i.op.info();
+        for k in 0..3u32 {
+            let set = bits(w1, 9 * k, 9) != 0 || bit(w1, 29 + k) || bit(w, 8 + k) || bit(w, 11 + k);
+            if info.src[k as usize] == Ty::None && set {
+                return Err(invalid(w, "a field of an absent gfx9 VOP3P source is set"));
+            }
+        }
+        Ok(i)
     }
 
     /// VOP3P-MAI: vdst 0-7, cbsz 8-10, abid 11-14, acc_cd 15 (vdst and
@@ -224,7 +304,7 @@ impl Reader<'_> {
                 i.src[1] = sreg_operand(bits(w1, 25, 7));
             }
         } else if info.src[1] != Ty::None {
-            i.src[1] = self.operand(bits(w1, 0, 8), Ty::B32, false)?;
+            i.src[1] = sreg_operand(bits(w1, 0, 7));
         }
         if glc {
             i.flags |= flags::GLC;
