@@ -248,7 +248,12 @@ fn src_lit(inst: &Inst, k: usize, ty: Ty, lit_ty: Ty) -> String {
     }
     // LLVM has no source modifiers on integer operands (it ignores the bits).
     // gfx10's v_ldexp_f16 takes its exponent as an integer.
-    let int_exp = k == 1 && info.name == "v_ldexp_f16" && inst.family == crate::Family::Gfx10;
+    // So does gfx9's, and its v_cvt_pkaccum_u8_f32 (byte index) and
+    // gfx940's v_cvt_sr_* (random seed) take integers there.
+    let int_exp = k == 1
+        && ((info.name == "v_ldexp_f16" && (inst.family == crate::Family::Gfx10 || gfx9(inst)))
+            || info.name == "v_cvt_pkaccum_u8_f32"
+            || (gfx9(inst) && info.name.starts_with("v_cvt_sr_")));
     let float = (matches!(ty, Ty::F16 | Ty::BF16 | Ty::F32 | Ty::F64 | Ty::V2F16) && !int_exp)
         || info.name.starts_with("v_cndmask")
         || info.name.starts_with("v_dot2_bf16");
@@ -348,7 +353,7 @@ fn sopk(inst: &Inst) -> String {
             format!("{}, {imm}", reg(inst.src[0]))
         }
         "s_call_b64" => format!("{}, {imm}", operand(inst.dst[0], Ty::B64)),
-        "s_cbranch_i_fork" => format!("{}, {}", operand(inst.dst[0], Ty::B64), imm as i16),
+        "s_cbranch_i_fork" => format!("{}, {imm}", operand(inst.dst[0], Ty::B64)),
         "s_getreg_b32" => format!("{}, {}", reg(inst.dst[0]), sym::hwreg(imm, inst.family)),
         "s_setreg_b32" => format!("{}, {}", sym::hwreg(imm, inst.family), reg(inst.src[0])),
         "s_setreg_imm32_b32" => format!("{}, {}", sym::hwreg(imm, inst.family), src(inst, 0)),
@@ -462,8 +467,12 @@ fn smem(inst: &Inst) -> String {
         parts.push(if null { "null".into() } else { off });
     }
     // Only loads carry a cache policy (gfx12's s_atc_probe has none).
-    let policy = if info.name.contains("load") || inst.family == crate::Family::Gfx11 || gfx9(inst)
-    {
+    // gfx9: loads, stores and atomics (not the probes and discards).
+    let gfx9_data = gfx9(inst)
+        && ["load", "store", "atomic"]
+            .iter()
+            .any(|t| info.name.contains(t));
+    let policy = if info.name.contains("load") || inst.family == crate::Family::Gfx11 || gfx9_data {
         policy(inst)
     } else {
         String::new()
@@ -689,7 +698,12 @@ fn sdwa_text(inst: &Inst, sdwa: Sdwa) -> String {
     let sel = |v: u8| SDWA_SEL[v as usize & 7];
     let mut s = String::new();
     let vopc = encoding(inst).format == Format::Vopc;
-    if !vopc {
+    // gfx940's fp8/bf8-to-f32 conversions have no destination select.
+    let fp8_in = gfx9(inst)
+        && ["_f32_fp8", "_f32_bf8"]
+            .iter()
+            .any(|t| info.name.ends_with(t));
+    if !vopc && !fp8_in {
         let unused = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "3"];
         s.push_str(&format!(
             " dst_sel:{} dst_unused:{}",
@@ -778,7 +792,15 @@ fn op_sel_bits(inst: &Inst) -> Option<Vec<u8>> {
         "v_maximumminimum_f16",
         "v_cvt_pk_fp8_f32",
         "v_cvt_pk_bf8_f32",
+        // gfx9's
+        "v_mad_f16",
+        "v_add_i16",
+        "v_sub_i16",
     ];
+    // gfx940's stochastic-rounding fp8 conversions show all four bits.
+    if gfx9(inst) && name.starts_with("v_cvt_sr_") {
+        return Some((0..4).map(bit).collect());
+    }
     // gfx10's v_fmac_f16 has no op_sel.
     let gfx10_fmac = inst.family == crate::Family::Gfx10 && name == "v_fmac_f16";
     if !WITH_OP_SEL.contains(&name) || gfx10_fmac {
