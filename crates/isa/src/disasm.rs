@@ -261,7 +261,15 @@ fn src_lit(inst: &Inst, k: usize, ty: Ty, lit_ty: Ty) -> String {
         s = format!("|{s}|");
     }
     if float && inst.mods.neg >> k & 1 != 0 {
-        s = format!("-{s}");
+        // gfx9 spells a negated integer or negative constant neg(N) (-N
+        // would read as another constant, --N as nothing).
+        let bare = s.parse::<i64>().is_ok() || (s.starts_with('-') && s.parse::<f64>().is_ok());
+        let int = gfx9(inst) && inst.mods.abs >> k & 1 == 0 && bare;
+        s = if int {
+            format!("neg({s})")
+        } else {
+            format!("-{s}")
+        };
     }
     s
 }
@@ -439,7 +447,9 @@ fn smem(inst: &Inst) -> String {
     }
     // s_atc_probe names its probe mode where others name sdata; gfx9's
     // stores and atomics print their data (src2) there.
-    let first = if info.name.starts_with("s_atc_probe") {
+    let first = if info.name.starts_with("s_atc_probe") && gfx9(inst) {
+        sym::u16_imm(inst.aux as u16)
+    } else if info.name.starts_with("s_atc_probe") {
         inst.aux.to_string()
     } else if info.src[2] != Ty::None {
         operand(inst.src[2], info.src[2])
@@ -704,7 +714,9 @@ fn sdwa_text(inst: &Inst, sdwa: Sdwa) -> String {
             .iter()
             .any(|t| info.name.ends_with(t));
     if !vopc && !fp8_in {
-        let unused = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "3"];
+        // gfx9 prints the reserved value 3 as UNUSED_PAD.
+        let three = if gfx9(inst) { "UNUSED_PAD" } else { "3" };
+        let unused = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", three];
         s.push_str(&format!(
             " dst_sel:{} dst_unused:{}",
             sel(sdwa.dst_sel),

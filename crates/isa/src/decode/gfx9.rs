@@ -9,7 +9,7 @@
 
 use super::{bit, bits, blank, sext, sreg_operand, Reader, Result};
 use crate::{
-    flags, sreg, DecodeError, Format, Implicit, Inst, LaneSel, Operand, Special, Ty, AGPR_BASE,
+    flags, mai, sreg, DecodeError, Format, Implicit, Inst, LaneSel, Operand, Special, Ty, AGPR_BASE,
 };
 
 /// gfx9's scalar codes to gfx11's numbering, in every scalar operand: m0
@@ -18,32 +18,69 @@ pub(super) fn gfx9_sregs(i: &mut Inst) {
     super::gfx10::swap_m0_null(i);
 }
 
-/// llvm-mc reads a 64-bit (or wider) scalar operand from an even register:
-/// it drops the low bit of an SGPR code and refuses an odd special pair
-/// (s[103:104], xnack_mask_hi:vcc_lo, …) and m0/null.
+/// llvm-mc reads a 64-bit (or wider) scalar operand from an aligned
+/// register: it drops the low bits of an SGPR or ttmp code (to a pair, a
+/// quad for four dwords and more) and refuses an odd special pair
+/// (s[103:104], xnack_mask_hi:vcc_lo, …) and m0.
 fn align_pairs(i: &mut Inst, word: u32) -> Result<()> {
     let info = i.op.info();
-    let wide = |ty: Ty| ty.dwords() >= 2 || ty == Ty::Mask;
     let slots = i
         .dst
         .iter_mut()
         .zip(info.dst)
         .chain(i.src.iter_mut().zip(info.src));
-    for (o, ty) in slots {
-        if *o == Operand::Special(Special::LdsDirect) && wide(ty) {
+    let smem = info.format == Format::Smem;
+    for (k, (o, ty)) in slots.enumerate() {
+        let dwords = if ty == Ty::Mask { 2 } else { ty.dwords() };
+        if let Operand::Vgpr(n) = o {
+            // A register tuple stays within its file.
+            if (*n % AGPR_BASE) as u32 + dwords.max(1) as u32 > 256 {
+                return Err(invalid(word, "gfx9 register tuple past v255"));
+            }
+        }
+        // (SMEM's sbase, the first source, is aligned by its reader.)
+        if smem && k == 2 {
+            continue;
+        }
+        if ty == Ty::Mask && !matches!(o, Operand::Sgpr(_) | Operand::None) {
+            return Err(invalid(word, "a gfx9 lane mask from no SGPRs"));
+        }
+        if *o == Operand::Special(Special::LdsDirect) && dwords >= 2 {
             return Err(invalid(word, "64-bit src_lds_direct"));
         }
-        if let (Operand::Sgpr(n), true) = (o, wide(ty)) {
-            match *n {
-                0..=101 | 108..=123 => *n &= !1,
-                124 => return Err(invalid(word, "gfx9 64-bit m0 operand")),
-                125 => {}
-                n if n % 2 == 1 => return Err(invalid(word, "odd gfx9 special register pair")),
-                _ => {}
-            }
+        if let Operand::Sgpr(n) = o {
+            *n = aligned(*n, dwords).ok_or(invalid(word, "misaligned gfx9 special registers"))?;
         }
     }
     Ok(())
+}
+
+/// Scalar code `n` (gfx9's numbering) as the first of `dwords` registers.
+fn aligned(n: u8, dwords: u8) -> Option<u8> {
+    let mask = match dwords {
+        0 | 1 => return Some(n),
+        2 | 3 => !1,
+        _ => !3,
+    };
+    let n = if n < 102 || (108..=123).contains(&n) {
+        n & mask
+    } else {
+        n
+    };
+    // Three registers and more stay within the SGPRs (quads may end at
+    // flat_scratch: s[100:103]) or the ttmps.
+    let end = n as u32 + dwords as u32 - 1;
+    if dwords >= 3 && n < 128 && !(end <= 103 || (n >= 108 && end <= 123)) {
+        return None;
+    }
+    match n {
+        128.. => Some(n), // constants
+        0..=101 | 108..=123 => Some(n),
+        124 => None,
+        125 => Some(n),
+        n if n % 2 == 1 => None,
+        n => Some(n),
+    }
 }
 
 fn invalid(word: u32, why: &'static str) -> DecodeError {
@@ -59,17 +96,46 @@ fn is_float(ty: Ty) -> bool {
     matches!(ty, Ty::F16 | Ty::BF16 | Ty::F32 | Ty::F64)
 }
 
+/// Whether an op's float-only source modifiers (neg/abs) sit on float
+/// sources (v_cndmask_b32 and the dot products take them on any).
+fn float_src(i: &Inst, k: usize) -> bool {
+    let name = i.op.name();
+    // (The table types v_cvt_f32_ubyteN's byte source as f32.)
+    let byte = name.starts_with("v_cvt_f32_ubyte");
+    (is_float(i.op.info().src[k]) && !byte) || name == "v_cndmask_b32" || name.starts_with("v_dot")
+}
+
+/// gfx9 has DPP on VOP1/VOP2 only, not on the K ops or v_pk_fmac_f16,
+/// and neg/abs only where [`float_src`] allows them.
+fn dpp_allowed(i: &Inst, vopc: bool) -> bool {
+    let implicit = i.op.info().implicit;
+    let k_op = implicit.has(Implicit::K_ADDEND) || implicit.has(Implicit::K_FACTOR);
+    let mods = (0..2).all(|k| float_src(i, k) || (i.mods.neg | i.mods.abs) >> k & 1 == 0);
+    !vopc && !k_op && i.op.name() != "v_pk_fmac_f16" && mods
+}
+
 /// The SDWA fields llvm-mc accepts for the op (`d`, the SDWA dword): neg
 /// and abs on float sources, sext on integer ones, omod on a float
-/// result, no src1 fields on VOP1.
+/// result, no src1 fields on VOP1, no select 7.
 fn sdwa_fields_allowed(i: &Inst, w: u32, d: u32) -> Result<()> {
     let info = i.op.info();
     let vop1 = w >> 25 == 0x3F;
     let vopc = w >> 25 == 0x3E;
-    let mut ok = !(vop1 && bits(d, 24, 8) != 0);
+    // No SDWA form for ops with 64-bit sources, accumulating ones, the K ops or the
+    // dot products.
+    let wide = info.src.iter().any(|t| t.dwords() == 2);
+    let implicit = info.implicit;
+    let k_op = implicit.has(Implicit::K_ADDEND) || implicit.has(Implicit::K_FACTOR);
+    let dot = info.name.starts_with("v_dot");
+    let mut ok = !wide && !k_op && !dot && !implicit.has(Implicit::ACCUMULATES);
+    ok &= !(vop1 && bits(d, 24, 8) != 0);
+    // Select 7 names no part (llvm-mc-19 crashes on it).
+    ok &= bits(d, 16, 3) != 7 && bits(d, 24, 3) != 7 && (vopc || bits(d, 8, 3) != 7);
     for k in 0..2 {
         let (sext, negabs) = (bit(d, 19 + 8 * k), bits(d, 20 + 8 * k, 2) != 0);
-        let float = is_float(info.src[k as usize]);
+        // (v_ldexp_f16's exponent is an integer.)
+        let ldexp = info.name == "v_ldexp_f16";
+        let float = float_src(i, k as usize) && !(ldexp && k == 1);
         // A float source takes neg/abs, an integer one sext.
         ok &= if float { !sext } else { !negabs };
     }
@@ -79,6 +145,49 @@ fn sdwa_fields_allowed(i: &Inst, w: u32, d: u32) -> Result<()> {
     } else {
         Err(invalid(w, "SDWA modifier the gfx9 op does not take"))
     }
+}
+
+/// The modifiers an all-integer VOP3-only op lacks (llvm-mc refuses
+/// them): neg/abs on integer sources (but where llvm-mc ignores them:
+/// 16-bit ops bar the `legacy` mads, the conversions and exponents) and
+/// clamp on the 32-bit min/max/median and SAD ops.
+fn vop3_mods_allowed(i: &Inst) -> bool {
+    let info = i.op.info();
+    let name = info.name;
+    let native = i.op.encoding(i.family).map_or(info.format, |e| e.format);
+    let any_float = info
+        .src
+        .iter()
+        .chain(&info.dst)
+        .any(|&t| is_float(t) || t == Ty::V2F16);
+    // (16-bit ones have op_sel, and so take the modifier bits, ignored.)
+    let any16 = info.src.iter().chain(&info.dst).any(|&t| t == Ty::B16);
+    let int_only = native == Format::Vop3 && !any_float && !any16 && !name.starts_with("v_dot");
+    let sd = info.dst[1] == Ty::Mask;
+    // neg/abs on an integer source, unless the op takes them anyway.
+    let legacy16 = matches!(name, "v_mad_legacy_i16" | "v_mad_legacy_u16");
+    let takes_any = (any16 && !legacy16)
+        || [
+            "v_ldexp_",
+            "v_cvt_pk",
+            "v_cvt_sr_",
+            "v_trig_preop",
+            "v_div_",
+        ]
+        .iter()
+        .any(|p| name.starts_with(p));
+    let int_mod = (0..3).any(|k| {
+        let bitk = (i.mods.neg | if sd { 0 } else { i.mods.abs }) >> k & 1 != 0;
+        bitk && !float_src(i, k) && info.src[k] != Ty::V2F16
+    });
+    if int_mod && !takes_any {
+        return false;
+    }
+    let negabs = i.mods.neg != 0 || (!sd && i.mods.abs != 0);
+    let no_clamp = ["v_min3_", "v_max3_", "v_med3_", "v_sad_", "v_msad_"];
+    let clamp_32 = no_clamp.iter().any(|p| name.starts_with(p)) && !name.ends_with("16");
+    let clamp_ok = !(int_only && clamp_32 && i.mods.clamp);
+    !(int_only && negabs) && clamp_ok
 }
 
 /// llvm-mc refuses a VOP3/VOP3P word whose absent sources (or the src2
@@ -96,6 +205,22 @@ fn unused_fields_clear(i: &Inst, w: u32, w1: u32) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// An MFMA's A, B and C are no SGPRs, and A and B no constants
+/// (llvm-mc refuses them); an SMFMAC has no blgp.
+fn mai_operands_allowed(i: &Inst, w: u32) -> Result<()> {
+    let scalar = |o: Operand| matches!(o, Operand::Sgpr(_) | Operand::Special(Special::LdsDirect));
+    let ab = (0..2).all(|k| !scalar(i.src[k]) && !matches!(i.src[k], Operand::Const(_)));
+    // SMFMAC: no blgp; its index (src2) is a VGPR.
+    let smfmac = i.op.name().starts_with("v_smfmac");
+    let sparse_ok =
+        !smfmac || (i.imm >> mai::BLGP_SHIFT == 0 && matches!(i.src[2], Operand::Vgpr(_)));
+    if ab && !scalar(i.src[2]) && sparse_ok {
+        Ok(())
+    } else {
+        Err(invalid(w, "gfx9 MAI operand"))
+    }
 }
 
 impl Reader<'_> {
@@ -139,10 +264,33 @@ impl Reader<'_> {
         let mut i = self.salu(w)?;
         match i.op.name() {
             "s_cbranch_g_fork" | "s_rfe_restore_b64" => {
+                // (Both 64-bit for the fork, the table types neither.)
+                let fork = i.op.name() == "s_cbranch_g_fork";
+                let s0 = aligned(bits(w, 0, 8) as u8, 2);
+                let s1 = aligned(bits(w, 8, 8) as u8, if fork { 2 } else { 1 });
+                let (Some(s0), Some(s1)) = (s0, s1) else {
+                    return Err(invalid(w, "misaligned gfx9 special registers"));
+                };
                 i.dst[0] = Operand::None;
-                i.src[1] = self.operand(bits(w, 8, 8), Ty::B32, false)?;
+                let ty1 = if fork { Ty::B64 } else { Ty::B32 };
+                i.src[0] = self.operand(s0 as u32, Ty::B64, false)?;
+                i.src[1] = self.operand(s1 as u32, ty1, false)?;
             }
             "s_set_gpr_idx_on" => i.src[1] = Operand::Const(bits(w, 8, 8) as u64),
+            "s_cbranch_i_fork" => {
+                let Some(d) = aligned(bits(w, 16, 7) as u8, 2) else {
+                    return Err(invalid(w, "misaligned gfx9 special registers"));
+                };
+                i.dst[0] = sreg_operand(d as u32);
+            }
+            "s_movrels_b32" | "s_movrels_b64" | "s_rfe_b64" | "s_setpc_b64" => {
+                if matches!(i.src[0], Operand::Const(_)) {
+                    return Err(invalid(w, "a constant where gfx9 reads registers"));
+                }
+            }
+            "s_cbranch_join" if matches!(i.src[0], Operand::Const(_)) => {
+                return Err(invalid(w, "s_cbranch_join of a constant"));
+            }
             _ => {}
         }
         Ok(i)
@@ -157,12 +305,25 @@ impl Reader<'_> {
             return Err(invalid(w, "reserved gfx9 source code"));
         }
         let sdwa = src0 == 0xF9;
+        // v_nop's fields are clear; SDWA takes no literal.
+        if w >> 25 == 0x3F && bits(w, 9, 8) == 0 && bits(w, 17, 8) != 0 {
+            return Err(invalid(w, "v_nop with operands"));
+        }
+        if sdwa && bit(self.word(4)?, 23) && bits(self.word(4)?, 0, 8) == 255 {
+            return Err(invalid(w, "a literal in gfx9 SDWA"));
+        }
         let mut i = if sdwa { self.sdwa(w)? } else { self.vop12c(w)? };
         let info = i.op.info();
+        let vopc = w >> 25 == 0x3E;
         if sdwa {
             sdwa_fields_allowed(&i, w, self.word(4)?)?;
         }
-        let vopc = w >> 25 == 0x3E;
+        if i.lane_sel != LaneSel::None && !dpp_allowed(&i, vopc) {
+            return Err(invalid(w, "no such gfx9 DPP form"));
+        }
+        if let LaneSel::Dpp16 { fetch_inactive, .. } = &mut i.lane_sel {
+            *fetch_inactive = false; // gfx9 has no fi; llvm-mc ignores the bit
+        }
         if vopc && info.implicit.has(Implicit::WRITES_EXEC) && !(sdwa && bit(self.word(4)?, 15)) {
             i.dst[0] = Operand::Sgpr(sreg::VCC_LO);
         }
@@ -172,12 +333,6 @@ impl Reader<'_> {
                 if let Operand::Vgpr(n) = o {
                     *n += AGPR_BASE;
                 }
-            }
-        }
-        if let LaneSel::Dpp16 { .. } = i.lane_sel {
-            // gfx9 has no fetch-inactive bit.
-            if bit(self.word(4)?, 18) {
-                return Err(invalid(w, "gfx9 DPP has no fi"));
             }
         }
         Ok(i)
@@ -196,6 +351,19 @@ impl Reader<'_> {
         let mut i = self.vop3(w)?;
         let info = i.op.info();
         unused_fields_clear(&i, w, w1)?;
+        // An output modifier needs a float result (a compare has none);
+        // a compare's sdst is a scalar code.
+        let vopc = info.format == Format::Vopc;
+        if vopc && bits(w, 7, 1) != 0 {
+            return Err(invalid(w, "gfx9 VOPC sdst past the scalar codes"));
+        }
+        let float_dst = is_float(info.dst[0]) || info.dst[0] == Ty::V2F16;
+        if i.mods.omod != 0 && (vopc || !float_dst) {
+            return Err(invalid(w, "omod on an integer gfx9 VOP3 op"));
+        }
+        if !vop3_mods_allowed(&i) {
+            return Err(invalid(w, "a modifier the gfx9 VOP3 op does not take"));
+        }
         if info.format == Format::Vopc && info.implicit.has(Implicit::WRITES_EXEC) {
             i.dst[0] = sreg_operand(bits(w, 0, 8));
         }
@@ -249,7 +417,13 @@ impl Reader<'_> {
             }
         }
         let vdst = Operand::Vgpr(bits(w, 0, 8) as u16);
-        // The AccVGPR moves name their AccVGPR by the op, whatever the bits.
+        // The AccVGPR moves name their AccVGPR by the op, whatever the
+        // bits; their other source fields must be clear, and the read's
+        // source is a register.
+        let moves = info.name.starts_with("v_accvgpr_");
+        if moves && (bits(w1, 9, 18) != 0 || (info.name.contains("read") && bits(w1, 8, 1) == 0)) {
+            return Err(invalid(w, "gfx9 AccVGPR move fields"));
+        }
         match info.name {
             "v_accvgpr_write_b32" => i.dst[0] = acc(true, vdst),
             "v_accvgpr_read_b32" => {
@@ -265,6 +439,7 @@ impl Reader<'_> {
                     i.src[2] = acc(bit(w, 15), i.src[2]);
                 }
                 i.imm = (bits(w, 8, 3) | bits(w, 11, 4) << 3 | bits(w1, 29, 3) << 7) as i32;
+                mai_operands_allowed(&i, w)?;
             }
         }
         Ok(i)
@@ -279,6 +454,13 @@ impl Reader<'_> {
         let mut i = blank(self.lookup(Format::Smem, bits(w, 18, 8), w)?);
         let info = i.op.info();
         let sdata = sreg_operand(bits(w, 6, 7));
+        // Wide data is no m0/exec, a base no m0 pair nor a quad from
+        // xnack_mask; soffset no flat_scratch/xnack_mask half.
+        let wide = info.dst[0].dwords().max(info.src[2].dwords()) >= 2;
+        let data = info.src[2] != Ty::None;
+        if (wide || data) && matches!(bits(w, 6, 7), 124 | 126 | 127) {
+            return Err(invalid(w, "gfx9 SMEM data in m0..exec"));
+        }
         let glc = bit(w, 16);
         // Stores and atomics carry their data in src2; an atomic returns
         // the old value into the same registers only with glc. The
@@ -297,14 +479,26 @@ impl Reader<'_> {
             let align = if info.src[0] == Ty::B128 { !1 } else { !0 };
             i.src[0] = sreg_operand((bits(w, 0, 6) & align) * 2);
         }
+        // imm: the 21-bit offset; soe: soffset in bits 25-31; neither:
+        // soffset in bits 0-6.
         let (imm, soe) = (bit(w, 17), bit(w, 14));
+        // The cache ops and clocks (no address) take no offset.
+        if info.src[0] == Ty::None && imm {
+            return Err(invalid(w, "an offset on a gfx9 SMEM op without address"));
+        }
         if imm {
             i.imm = sext(bits(w1, 0, 21), 21);
-            if soe {
-                i.src[1] = sreg_operand(bits(w1, 25, 7));
-            }
-        } else if info.src[1] != Ty::None {
-            i.src[1] = sreg_operand(bits(w1, 0, 7));
+        }
+        // A buffer base from s102 on crosses into the special registers.
+        let base = bits(w, 0, 6) * 2;
+        let b128 = info.src[0] == Ty::B128;
+        let crosses = base >= 124 || (102..108).contains(&base);
+        if info.src[0] != Ty::None && (base == 124 || (b128 && crosses)) {
+            return Err(invalid(w, "gfx9 SMEM base"));
+        }
+        if info.src[1] != Ty::None && (soe || !imm) {
+            let at = if soe { 25 } else { 0 };
+            i.src[1] = sreg_operand(bits(w1, at, 7));
         }
         if glc {
             i.flags |= flags::GLC;
