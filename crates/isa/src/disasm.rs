@@ -243,7 +243,9 @@ fn src_lit(inst: &Inst, k: usize, ty: Ty, lit_ty: Ty) -> String {
             s
         };
     }
-    if inst.sdwa.is_some_and(|d| d.sext >> k & 1 != 0) {
+    // gfx9's v_cvt_pk_u8_f32 shows its integer sources' neg bits as sext.
+    let pk_u8 = gfx9(inst) && info.name == "v_cvt_pk_u8_f32" && k > 0;
+    if inst.sdwa.is_some_and(|d| d.sext >> k & 1 != 0) || (pk_u8 && inst.mods.neg >> k & 1 != 0) {
         s = format!("sext({s})");
     }
     // LLVM has no source modifiers on integer operands (it ignores the bits).
@@ -261,10 +263,10 @@ fn src_lit(inst: &Inst, k: usize, ty: Ty, lit_ty: Ty) -> String {
         s = format!("|{s}|");
     }
     if float && inst.mods.neg >> k & 1 != 0 {
-        // gfx9 spells a negated integer or negative constant neg(N) (-N
-        // would read as another constant, --N as nothing).
-        let bare = s.parse::<i64>().is_ok() || (s.starts_with('-') && s.parse::<f64>().is_ok());
-        let int = gfx9(inst) && inst.mods.abs >> k & 1 == 0 && bare;
+        // gfx9 spells a negated constant neg(N) (-N would read as another
+        // constant).
+        let constant = matches!(inst.src[k], Operand::Const(_));
+        let int = gfx9(inst) && inst.mods.abs >> k & 1 == 0 && constant;
         s = if int {
             format!("neg({s})")
         } else {

@@ -59,6 +59,7 @@ fn align_pairs(i: &mut Inst, word: u32) -> Result<()> {
 fn aligned(n: u8, dwords: u8) -> Option<u8> {
     let mask = match dwords {
         0 | 1 => return Some(n),
+        _ if n == 125 => return Some(n), // null, of any width
         2 | 3 => !1,
         _ => !3,
     };
@@ -149,7 +150,8 @@ fn sdwa_fields_allowed(i: &Inst, w: u32, d: u32) -> Result<()> {
 
 /// The modifiers an all-integer VOP3-only op lacks (llvm-mc refuses
 /// them): neg/abs on integer sources (but where llvm-mc ignores them:
-/// 16-bit ops bar the `legacy` mads, the conversions and exponents) and
+/// 16-bit ops bar the compares and `legacy` mads, the conversions and
+/// exponents) and
 /// clamp on the 32-bit min/max/median and SAD ops.
 fn vop3_mods_allowed(i: &Inst) -> bool {
     let info = i.op.info();
@@ -166,7 +168,8 @@ fn vop3_mods_allowed(i: &Inst) -> bool {
     let sd = info.dst[1] == Ty::Mask;
     // neg/abs on an integer source, unless the op takes them anyway.
     let legacy16 = matches!(name, "v_mad_legacy_i16" | "v_mad_legacy_u16");
-    let takes_any = (any16 && !legacy16)
+    let vopc = info.format == Format::Vopc;
+    let takes_any = (any16 && !legacy16 && !vopc)
         || [
             "v_ldexp_",
             "v_cvt_pk",
@@ -210,7 +213,11 @@ fn unused_fields_clear(i: &Inst, w: u32, w1: u32) -> Result<()> {
 /// An MFMA's A, B and C are no SGPRs, and A and B no constants
 /// (llvm-mc refuses them); an SMFMAC has no blgp.
 fn mai_operands_allowed(i: &Inst, w: u32) -> Result<()> {
-    let scalar = |o: Operand| matches!(o, Operand::Sgpr(_) | Operand::Special(Special::LdsDirect));
+    // (null, still gfx9's code 125 here, is allowed.)
+    let scalar = |o: Operand| match o {
+        Operand::Sgpr(n) => n != 125,
+        o => o == Operand::Special(Special::LdsDirect),
+    };
     let ab = (0..2).all(|k| !scalar(i.src[k]) && !matches!(i.src[k], Operand::Const(_)));
     // SMFMAC: no blgp; its index (src2) is a VGPR.
     let smfmac = i.op.name().starts_with("v_smfmac");
@@ -261,7 +268,24 @@ impl Reader<'_> {
         if src1 || ((sop1 || sop2 || sopc) && bits(w, 0, 8) == 254) {
             return Err(invalid(w, "src_lds_direct in a scalar word"));
         }
-        let mut i = self.salu(w)?;
+        // s_set_gpr_idx_on's src1 field is its mode mask, no operand.
+        let sopc = w >> 23 == 0x17E;
+        let op = self.lookup(Format::Sopc, bits(w, 16, 7), w).ok();
+        let gpr_idx_on = sopc && op == Some(crate::Op::S_SET_GPR_IDX_ON);
+        let mut i = self.salu(if gpr_idx_on { w & !0xFF00 } else { w })?;
+        // The operand-less SOPP ops take no immediate either.
+        let bare = [
+            "s_wakeup",
+            "s_barrier",
+            "s_icache_inv",
+            "s_ttracedata",
+            "s_endpgm_saved",
+            "s_set_gpr_idx_off",
+            "s_endpgm_ordered_ps_done",
+        ];
+        if w >> 23 == 0x17F && bits(w, 0, 16) != 0 && bare.contains(&i.op.name()) {
+            return Err(invalid(w, "an immediate on an operand-less gfx9 SOPP op"));
+        }
         match i.op.name() {
             "s_cbranch_g_fork" | "s_rfe_restore_b64" => {
                 // (Both 64-bit for the fork, the table types neither.)
@@ -309,7 +333,9 @@ impl Reader<'_> {
         if w >> 25 == 0x3F && bits(w, 9, 8) == 0 && bits(w, 17, 8) != 0 {
             return Err(invalid(w, "v_nop with operands"));
         }
-        if sdwa && bit(self.word(4)?, 23) && bits(self.word(4)?, 0, 8) == 255 {
+        let d = if sdwa { self.word(4)? } else { 0 };
+        let lit1 = bit(d, 31) && bits(w, 9, 8) == 255 && w >> 25 < 0x3F;
+        if sdwa && ((bit(d, 23) && bits(d, 0, 8) == 255) || lit1) {
             return Err(invalid(w, "a literal in gfx9 SDWA"));
         }
         let mut i = if sdwa { self.sdwa(w)? } else { self.vop12c(w)? };
@@ -456,7 +482,9 @@ impl Reader<'_> {
         let sdata = sreg_operand(bits(w, 6, 7));
         // Wide data is no m0/exec, a base no m0 pair nor a quad from
         // xnack_mask; soffset no flat_scratch/xnack_mask half.
-        let wide = info.dst[0].dwords().max(info.src[2].dwords()) >= 2;
+        // (The discards' sdata field is unused.)
+        let unused = info.name.starts_with("s_dcache_discard");
+        let wide = !unused && info.dst[0].dwords().max(info.src[2].dwords()) >= 2;
         let data = info.src[2] != Ty::None;
         if (wide || data) && matches!(bits(w, 6, 7), 124 | 126 | 127) {
             return Err(invalid(w, "gfx9 SMEM data in m0..exec"));
