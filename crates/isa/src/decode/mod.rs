@@ -1,7 +1,8 @@
 //! Bytes to [`Inst`]: gfx11's encodings here, gfx12's own in [`gfx12`]
 //! (it shares gfx11's scalar, VALU, VOPD and DS layouts, with its own
-//! opcode lookups) and gfx10's in [`gfx10`] (scalar, VALU, DS and export
-//! layouts shared with gfx11).
+//! opcode lookups), gfx10's in [`gfx10`] (scalar, VALU, DS and export
+//! layouts shared with gfx11) and CDNA's in [`gfx9`] (scalar and VALU
+//! layouts shared with gfx11) and [`gfx9_mem`].
 
 mod gfx10;
 mod gfx12;
