@@ -36,6 +36,19 @@ fn objdump_lines(hsaco: &str, cpu: &str, wave64: bool) -> Vec<(String, Vec<u8>)>
         .collect()
 }
 
+/// CDNA's memory words (DS, FLAT/GLOBAL/SCRATCH, MUBUF, MTBUF, MIMG) are
+/// left out of the comparison until `decode/gfx9_mem.rs` decodes them.
+const GFX9_SKIP_MEMORY: bool = true;
+
+/// Whether a gfx9 word is a memory one, by its top six bits.
+fn gfx9_memory(bytes: &[u8]) -> bool {
+    bytes.len() >= 4
+        && matches!(
+            bytes[3] >> 2,
+            0b110110 | 0b110111 | 0b111000 | 0b111010 | 0b111100
+        )
+}
+
 fn check_kernels(cpu: &str, file: &str, wave64: bool, min_lines: usize) {
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/kernels")
@@ -56,14 +69,24 @@ fn check_kernels(cpu: &str, file: &str, wave64: bool, min_lines: usize) {
         lines.len()
     );
     let mut bad = Vec::new();
+    let mut skipped = 0;
     for (want, bytes) in &lines {
         let family = if cpu.starts_with("gfx12") {
             Family::Gfx12
         } else if cpu.starts_with("gfx10") {
             Family::Gfx10
+        } else if cpu == "gfx90a" {
+            Family::Gfx90a
+        } else if cpu.starts_with("gfx94") {
+            Family::Gfx94
         } else {
             Family::Gfx11
         };
+        let gfx9 = matches!(family, Family::Gfx90a | Family::Gfx94);
+        if gfx9 && GFX9_SKIP_MEMORY && gfx9_memory(bytes) {
+            skipped += 1;
+            continue;
+        }
         let got = match decode(family, bytes) {
             Ok(i) if i.size as usize != bytes.len() => {
                 format!("<size {} != {}>", i.size, bytes.len())
@@ -80,6 +103,10 @@ fn check_kernels(cpu: &str, file: &str, wave64: bool, min_lines: usize) {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+    eprintln!(
+        "{cpu}: {} lines, {skipped} memory lines left out",
+        lines.len()
+    );
     assert!(
         bad.is_empty(),
         "{cpu}: {} of {} lines differ:\n{}",
@@ -122,4 +149,15 @@ fn kernels_gfx1030() {
 #[test]
 fn kernels_gfx1030_wave64() {
     check_kernels("gfx1030", "wave64.cl", true, 100);
+}
+
+/// CDNA (wave64 only): its scalar and ALU lines, so far.
+#[test]
+fn kernels_gfx90a() {
+    check_kernels("gfx90a", "mix.cl", true, 200);
+}
+
+#[test]
+fn kernels_gfx942() {
+    check_kernels("gfx942", "mix.cl", true, 200);
 }
