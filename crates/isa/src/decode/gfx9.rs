@@ -4,8 +4,11 @@
 //! VOP3P-MAI) keeps gfx11's field positions under another prefix; SMEM
 //! (0xC0) and the memory words ([`super::gfx9_mem`]) have GCN's own field
 //! positions. Scalar register codes are turned into gfx11's numbering
-//! ([`gfx9_sregs`]: gfx9's m0 is 124; it has no null), AccVGPRs into
-//! `Vgpr(AGPR_BASE + n)`.
+//! ([`gfx9_sregs`]: gfx9's m0 is 124 and, as llvm-mc-19 reads it, null
+//! 125), AccVGPRs into `Vgpr(AGPR_BASE + n)`. Where llvm-mc-19 refuses a
+//! word (a modifier the op lacks, a field of an absent source, a
+//! misaligned special-register tuple), so does this decoder: the oracle
+//! tests hold both to random words.
 
 use super::{bit, bits, blank, sext, sreg_operand, Reader, Result};
 use crate::{
