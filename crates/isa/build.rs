@@ -588,8 +588,9 @@ fn implicit(name: &str) -> u16 {
         name.starts_with("v_cmpx_"),
         // gfx12's v_s_exp_f32 and kin: transcendentals into an SGPR.
         matches!(name, "v_readlane_b32" | "v_readfirstlane_b32") || name.starts_with("v_s_"),
-        name.contains("fmaak"),
-        name.contains("fmamk"),
+        // gfx9's v_madak/v_madmk take their K the same way.
+        name.contains("fmaak") || name.contains("madak"),
+        name.contains("fmamk") || name.contains("madmk"),
         matches!(name, "v_swap_b32" | "v_swaprel_b32"),
         name.starts_with("v_div_fmas"),
         name.contains("_atomic_"),

@@ -53,8 +53,27 @@ fn encoding(inst: &Inst) -> Encoding {
     })
 }
 
+thread_local! {
+    /// The family whose register names apply (gfx9 names s102-s105), for
+    /// the one instruction [`disassemble_with`] is printing: set there so
+    /// every operand printer need not carry it.
+    static NAMES: std::cell::Cell<crate::Family> = const { std::cell::Cell::new(crate::Family::Gfx11) };
+}
+
+fn gfx9(inst: &Inst) -> bool {
+    matches!(inst.family, crate::Family::Gfx90a | crate::Family::Gfx94)
+}
+
+fn gfx9_names() -> bool {
+    matches!(
+        NAMES.with(|f| f.get()),
+        crate::Family::Gfx90a | crate::Family::Gfx94
+    )
+}
+
 /// Print one decoded instruction with explicit options.
 pub fn disassemble_with(inst: &Inst, opts: &DisasmOptions) -> String {
+    NAMES.with(|f| f.set(inst.family));
     if let Some(text) = gfx9_mem::text(inst) {
         return text;
     }
@@ -65,6 +84,7 @@ pub fn disassemble_with(inst: &Inst, opts: &DisasmOptions) -> String {
         Format::Sopp => (info.name.to_string(), sopp(inst)),
         Format::Smem => (info.name.to_string(), smem(inst)),
         Format::Vop3p => (info.name.to_string(), vop3p(inst, opts.wave64)),
+        Format::Mai => (info.name.to_string(), mai(inst)),
         Format::Vopd => return vopd(inst),
         Format::Ds => (info.name.to_string(), ds(inst)),
         Format::Flat | Format::Global | Format::Scratch => {
@@ -91,6 +111,9 @@ pub fn disassemble_with(inst: &Inst, opts: &DisasmOptions) -> String {
 
 pub(crate) fn sgpr_name(n: u8, dwords: u8) -> String {
     let last = n as u32 + dwords.max(1) as u32 - 1;
+    if let Some(name) = gfx9_names().then(|| gfx9_sgpr_name(n, dwords)).flatten() {
+        return name.into();
+    }
     match (n, dwords) {
         (0..=105, 0 | 1) => format!("s{n}"),
         (0..=105, _) => format!("s[{n}:{last}]"),
@@ -106,6 +129,19 @@ pub(crate) fn sgpr_name(n: u8, dwords: u8) -> String {
         (sreg::EXEC_HI, _) => "exec_hi".into(),
         _ => format!("s{n}"),
     }
+}
+
+/// gfx9's names for s102-s105: flat_scratch and xnack_mask, each a pair.
+fn gfx9_sgpr_name(n: u8, dwords: u8) -> Option<&'static str> {
+    Some(match (n, dwords) {
+        (102, 2) => "flat_scratch",
+        (104, 2) => "xnack_mask",
+        (102, 0 | 1) => "flat_scratch_lo",
+        (103, 0 | 1) => "flat_scratch_hi",
+        (104, 0 | 1) => "xnack_mask_lo",
+        (105, 0 | 1) => "xnack_mask_hi",
+        _ => return None,
+    })
 }
 
 /// A VGPR range, or CDNA's AccVGPRs (numbered from [`crate::AGPR_BASE`]):
@@ -198,7 +234,8 @@ fn src_lit(inst: &Inst, k: usize, ty: Ty, lit_ty: Ty) -> String {
     let info = inst.op.info();
     let lit = inst.flags & (LIT_SRC0 << k) != 0;
     // The K of fmaak/fmamk always prints as the whole word in hex.
-    let mk = (k == 2 && info.name.contains("fmaak")) || (k == 1 && info.name.contains("fmamk"));
+    let mk = (k == 2 && (info.name.contains("fmaak") || info.name.contains("madak")))
+        || (k == 1 && (info.name.contains("fmamk") || info.name.contains("madmk")));
     let mut s = match (lit, mk) {
         (true, true) => format!("{:#x}", inst.aux),
         (true, false) => literal_text(inst.aux, lit_ty),
@@ -213,12 +250,19 @@ fn src_lit(inst: &Inst, k: usize, ty: Ty, lit_ty: Ty) -> String {
             s
         };
     }
-    if inst.sdwa.is_some_and(|d| d.sext >> k & 1 != 0) {
+    // gfx9's v_cvt_pk_u8_f32 shows its integer sources' neg bits as sext.
+    let pk_u8 = gfx9(inst) && info.name == "v_cvt_pk_u8_f32" && k > 0;
+    if inst.sdwa.is_some_and(|d| d.sext >> k & 1 != 0) || (pk_u8 && inst.mods.neg >> k & 1 != 0) {
         s = format!("sext({s})");
     }
     // LLVM has no source modifiers on integer operands (it ignores the bits).
     // gfx10's v_ldexp_f16 takes its exponent as an integer.
-    let int_exp = k == 1 && info.name == "v_ldexp_f16" && inst.family == crate::Family::Gfx10;
+    // So does gfx9's, and its v_cvt_pkaccum_u8_f32 (byte index) and
+    // gfx940's v_cvt_sr_* (random seed) take integers there.
+    let int_exp = k == 1
+        && ((info.name == "v_ldexp_f16" && (inst.family == crate::Family::Gfx10 || gfx9(inst)))
+            || info.name == "v_cvt_pkaccum_u8_f32"
+            || (gfx9(inst) && info.name.starts_with("v_cvt_sr_")));
     let float = (matches!(ty, Ty::F16 | Ty::BF16 | Ty::F32 | Ty::F64 | Ty::V2F16) && !int_exp)
         || info.name.starts_with("v_cndmask")
         || info.name.starts_with("v_dot2_bf16");
@@ -226,7 +270,15 @@ fn src_lit(inst: &Inst, k: usize, ty: Ty, lit_ty: Ty) -> String {
         s = format!("|{s}|");
     }
     if float && inst.mods.neg >> k & 1 != 0 {
-        s = format!("-{s}");
+        // gfx9 spells a negated constant neg(N) (-N would read as another
+        // constant).
+        let constant = matches!(inst.src[k], Operand::Const(_));
+        let int = gfx9(inst) && inst.mods.abs >> k & 1 == 0 && constant;
+        s = if int {
+            format!("neg({s})")
+        } else {
+            format!("-{s}")
+        };
     }
     s
 }
@@ -274,6 +326,29 @@ fn present_srcs(inst: &Inst) -> Vec<String> {
 
 fn salu(inst: &Inst) -> String {
     let info = inst.op.info();
+    // gfx9's SOP2 forks and rfe_restore have no destination (the table
+    // types their first operand as one); s_set_gpr_idx_on's src1 is a mask.
+    match info.name {
+        "s_cbranch_g_fork" => {
+            return join(vec![
+                operand(inst.src[0], Ty::B64),
+                operand(inst.src[1], Ty::B64),
+            ])
+        }
+        "s_rfe_restore_b64" => {
+            return join(vec![
+                operand(inst.src[0], Ty::B64),
+                operand(inst.src[1], Ty::B32),
+            ])
+        }
+        "s_set_gpr_idx_on" => {
+            let Operand::Const(mask) = inst.src[1] else {
+                return String::new();
+            };
+            return format!("{}, {}", src(inst, 0), sym::gpr_idx(mask as u16));
+        }
+        _ => {}
+    }
     let mut parts = vec![operand(inst.dst[0], info.dst[0])];
     if info.name.starts_with("s_sendmsg_rtn") {
         if let Operand::Const(n) = inst.src[0] {
@@ -295,6 +370,7 @@ fn sopk(inst: &Inst) -> String {
             format!("{}, {imm}", reg(inst.src[0]))
         }
         "s_call_b64" => format!("{}, {imm}", operand(inst.dst[0], Ty::B64)),
+        "s_cbranch_i_fork" => format!("{}, {imm}", operand(inst.dst[0], Ty::B64)),
         "s_getreg_b32" => format!("{}, {}", reg(inst.dst[0]), sym::hwreg(imm, inst.family)),
         "s_setreg_b32" => format!("{}, {}", sym::hwreg(imm, inst.family), reg(inst.src[0])),
         "s_setreg_imm32_b32" => format!("{}, {}", sym::hwreg(imm, inst.family), src(inst, 0)),
@@ -327,12 +403,16 @@ fn sopp(inst: &Inst) -> String {
     let name = inst.op.name();
     match name {
         "s_waitcnt" if inst.family == crate::Family::Gfx10 => sym::waitcnt_gfx10(imm),
+        "s_waitcnt" if gfx9(inst) => sym::waitcnt_gfx9(imm),
+        "s_set_gpr_idx_mode" => sym::gpr_idx(imm),
+        "s_set_gpr_idx_off" => String::new(),
         "s_waitcnt" => sym::waitcnt(imm),
         "s_delay_alu" => sym::delay_alu(imm),
         "s_waitcnt_depctr" | "s_wait_alu" => sym::depctr(imm),
         "s_sendmsg" | "s_sendmsghalt" if inst.family == crate::Family::Gfx10 => {
             sym::sendmsg_gfx10(imm)
         }
+        "s_sendmsg" | "s_sendmsghalt" if gfx9(inst) => sym::sendmsg_gfx9(imm),
         "s_sendmsg" | "s_sendmsghalt" => sym::sendmsg(imm),
         "s_endpgm" if imm == 0 => String::new(),
         "s_endpgm" => imm.to_string(),
@@ -374,9 +454,14 @@ fn smem(inst: &Inst) -> String {
             crate::Family::Gfx12 => String::new(),
         };
     }
-    // s_atc_probe names its probe mode where others name sdata.
-    let first = if info.name.starts_with("s_atc_probe") {
+    // s_atc_probe names its probe mode where others name sdata; gfx9's
+    // stores and atomics print their data (src2) there.
+    let first = if info.name.starts_with("s_atc_probe") && gfx9(inst) {
+        sym::u16_imm(inst.aux as u16)
+    } else if info.name.starts_with("s_atc_probe") {
         inst.aux.to_string()
+    } else if info.src[2] != Ty::None {
+        operand(inst.src[2], info.src[2])
     } else {
         operand(inst.dst[0], info.dst[0])
     };
@@ -396,11 +481,17 @@ fn smem(inst: &Inst) -> String {
     } else if info.src[0] != Ty::None {
         // gfx11 prints a zero offset with soffset = null as the null
         // register; gfx12 prints the offset.
-        let null = inst.imm == 0 && inst.family != crate::Family::Gfx12;
+        let null =
+            inst.imm == 0 && matches!(inst.family, crate::Family::Gfx11 | crate::Family::Gfx10);
         parts.push(if null { "null".into() } else { off });
     }
     // Only loads carry a cache policy (gfx12's s_atc_probe has none).
-    let policy = if info.name.contains("load") || inst.family == crate::Family::Gfx11 {
+    // gfx9: loads, stores and atomics (not the probes and discards).
+    let gfx9_data = gfx9(inst)
+        && ["load", "store", "atomic"]
+            .iter()
+            .any(|t| info.name.contains(t));
+    let policy = if info.name.contains("load") || inst.family == crate::Family::Gfx11 || gfx9_data {
         policy(inst)
     } else {
         String::new()
@@ -516,8 +607,11 @@ fn valu_mnemonic(inst: &Inst) -> String {
     let short_fmt = matches!(enc.format, Format::Vop1 | Format::Vop2 | Format::Vopc);
     // Only ops with both a short and a VOP3 form name the form they use.
     // (v_mov_b16 has one too, which LLVM 19 decodes only in true16 mode.)
+    // (gfx9's v_pk_fmac_f16 has only the 32-bit form, yet names it.)
     let two_forms = short_fmt
-        && (enc.vop3.is_some() || info.name == "v_mov_b16")
+        && (enc.vop3.is_some()
+            || info.name == "v_mov_b16"
+            || (gfx9(inst) && info.name == "v_pk_fmac_f16"))
         && !matches!(info.name, "v_nop" | "v_pipeflush" | "v_clrexcp");
     let e64 = inst.flags & flags::E64 != 0;
     let dpp = inst.lane_sel != LaneSel::None;
@@ -575,7 +669,8 @@ fn valu(inst: &Inst, wave64: bool) -> String {
 fn valu_with(inst: &Inst, wave64: bool, lit_ty: Option<Ty>) -> String {
     let info = inst.op.info();
     let mut parts = Vec::new();
-    let cmpx = info.name.starts_with("v_cmpx");
+    // gfx9's v_cmpx also writes its sdst (the table types it).
+    let cmpx = info.name.starts_with("v_cmpx") && info.dst[0] == Ty::None;
     if info.name.starts_with("v_swap") {
         parts.push(operand(inst.dst[0], info.dst[0]));
         parts.push(operand(inst.src[0], info.src[0]));
@@ -604,7 +699,7 @@ fn valu_with(inst: &Inst, wave64: bool, lit_ty: Option<Ty>) -> String {
     }));
     let mut s = join(parts);
     s.push_str(&vop3_mods(inst));
-    s.push_str(&lane_sel_text(inst.lane_sel));
+    s.push_str(&dp_alu_note(inst).unwrap_or_else(|| lane_sel_text(inst.lane_sel)));
     if let Some(sdwa) = inst.sdwa {
         s.push_str(&sdwa_text(inst, sdwa));
     }
@@ -622,8 +717,15 @@ fn sdwa_text(inst: &Inst, sdwa: Sdwa) -> String {
     let sel = |v: u8| SDWA_SEL[v as usize & 7];
     let mut s = String::new();
     let vopc = encoding(inst).format == Format::Vopc;
-    if !vopc {
-        let unused = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "3"];
+    // gfx940's fp8/bf8-to-f32 conversions have no destination select.
+    let fp8_in = gfx9(inst)
+        && ["_f32_fp8", "_f32_bf8"]
+            .iter()
+            .any(|t| info.name.ends_with(t));
+    if !vopc && !fp8_in {
+        // gfx9 prints the reserved value 3 as UNUSED_PAD.
+        let three = if gfx9(inst) { "UNUSED_PAD" } else { "3" };
+        let unused = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", three];
         s.push_str(&format!(
             " dst_sel:{} dst_unused:{}",
             sel(sdwa.dst_sel),
@@ -711,7 +813,15 @@ fn op_sel_bits(inst: &Inst) -> Option<Vec<u8>> {
         "v_maximumminimum_f16",
         "v_cvt_pk_fp8_f32",
         "v_cvt_pk_bf8_f32",
+        // gfx9's
+        "v_mad_f16",
+        "v_add_i16",
+        "v_sub_i16",
     ];
+    // gfx940's stochastic-rounding fp8 conversions show all four bits.
+    if gfx9(inst) && name.starts_with("v_cvt_sr_") {
+        return Some((0..4).map(bit).collect());
+    }
     // gfx10's v_fmac_f16 has no op_sel.
     let gfx10_fmac = inst.family == crate::Family::Gfx10 && name == "v_fmac_f16";
     if !WITH_OP_SEL.contains(&name) || gfx10_fmac {
@@ -761,7 +871,40 @@ fn lane_sel_text(l: LaneSel) -> String {
     }
 }
 
+/// gfx9's DPP on an op with 64-bit operands (gfx90a's DP ALU) takes only
+/// row_newbcast; llvm-mc notes any other control in its place.
+fn dp_alu_note(inst: &Inst) -> Option<String> {
+    let LaneSel::Dpp16 { ctrl, .. } = inst.lane_sel else {
+        return None;
+    };
+    let info = inst.op.info();
+    let wide = info.dst.iter().chain(&info.src).any(|t| t.dwords() == 2);
+    (gfx9(inst) && wide && !(0x150..=0x15f).contains(&ctrl)).then(|| {
+        let note = " /* DP ALU dpp only supports row_newbcast */";
+        lane_sel_text(inst.lane_sel).replacen(&dpp_ctrl(ctrl), note, 1)
+    })
+}
+
+/// gfx9's own DPP controls (wave shifts, row_bcast, gfx90a's
+/// row_newbcast in row_share's place), as llvm-mc prints them.
+fn dpp_ctrl_gfx9(c: u16) -> Option<String> {
+    Some(match c {
+        0x130 => "wave_shl:1".into(),
+        0x134 => "wave_rol:1".into(),
+        0x138 => "wave_shr:1".into(),
+        0x13c => "wave_ror:1".into(),
+        0x142 => "row_bcast:15".into(),
+        0x143 => "row_bcast:31".into(),
+        0x150..=0x15f => format!("row_newbcast:{}", c & 15),
+        0x160..=0x16f => "/* row_xmask is not supported on ASICs earlier than GFX10 */".into(),
+        _ => return None,
+    })
+}
+
 fn dpp_ctrl(c: u16) -> String {
+    if let Some(t) = gfx9_names().then(|| dpp_ctrl_gfx9(c)).flatten() {
+        return t;
+    }
     match c {
         0..=0xff => format!(
             "quad_perm:[{},{},{},{}]",
@@ -856,6 +999,32 @@ fn vop3p(inst: &Inst, wave64: bool) -> String {
     }
     if m.clamp {
         s.push_str(" clamp");
+    }
+    s
+}
+
+/// CDNA's VOP3P-MAI: `vdst, A, B, C` and the nonzero broadcast fields.
+fn mai(inst: &Inst) -> String {
+    let info = inst.op.info();
+    let mut parts = vec![operand(inst.dst[0], info.dst[0])];
+    parts.extend(present_srcs(inst));
+    let mut s = join(parts);
+    let imm = inst.imm as u32;
+    let blgp = imm >> crate::mai::BLGP_SHIFT & 7;
+    for (name, v) in [
+        ("cbsz", imm & crate::mai::CBSZ as u32),
+        ("abid", imm >> crate::mai::ABID_SHIFT & 15),
+    ] {
+        if v != 0 {
+            s.push_str(&format!(" {name}:{v}"));
+        }
+    }
+    // gfx940's f64 MFMAs name the blgp bits as the sources' negations.
+    let neg = inst.family == crate::Family::Gfx94 && info.name.starts_with("v_mfma_f64");
+    match blgp {
+        0 => {}
+        b if neg => s.push_str(&format!(" neg:[{},{},{}]", b & 1, b >> 1 & 1, b >> 2)),
+        b => s.push_str(&format!(" blgp:{b}")),
     }
     s
 }

@@ -266,7 +266,12 @@ pub mod image {
 /// - MUBUF/MTBUF: `dst[0]` vdata for loads, `src[0]` vaddr, `src[1]` vdata
 ///   for stores, `src[2]` srsrc, `src[3]` soffset, `imm` the offset
 ///   (MTBUF: format in `aux`).
-/// - gfx10 SDWA: as VOP1/VOP2/VOPC, the selects in `sdwa`.
+/// - gfx10 and gfx9 SDWA: as VOP1/VOP2/VOPC, the selects in `sdwa`.
+/// - VOP3P-MAI (gfx9): `dst[0]` D, `src[0..3]` A, B, C (AccVGPRs as
+///   `Vgpr(AGPR_BASE + n)`; an SMFMAC's C is its index VGPR), `imm` the
+///   [`mai`] fields.
+/// - gfx9 SMEM: as SMEM; a store's or atomic's data in `src[2]` (an
+///   atomic's `dst[0]` the same registers with glc).
 /// - VOPD: this instruction is the X half; `vopd_y` the Y half.
 /// - MIMG: `dst[0]` vdata when written, `src[3]` vdata when read (stores,
 ///   atomics), `src[0]` vaddr0, `src[1]` srsrc, `src[2]` ssamp (samplers),

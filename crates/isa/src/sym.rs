@@ -174,11 +174,54 @@ fn hwreg_name(id: u16) -> Option<&'static str> {
     })
 }
 
-/// gfx9's (CDNA's) hardware register names.
-fn hwreg_name_gfx9(id: u16) -> Option<&'static str> {
-    // Filled in with the gfx9 decoder; until then every id prints as its number.
-    let _ = id;
-    None
+/// gfx9's (CDNA's) hardware register names, as llvm-mc-19 names them for
+/// gfx90a; gfx940 adds 20-24 (`gfx94`).
+fn hwreg_name_gfx9(id: u16, gfx94: bool) -> Option<&'static str> {
+    Some(match id {
+        1 => "HW_REG_MODE",
+        2 => "HW_REG_STATUS",
+        3 => "HW_REG_TRAPSTS",
+        4 => "HW_REG_HW_ID",
+        5 => "HW_REG_GPR_ALLOC",
+        6 => "HW_REG_LDS_ALLOC",
+        7 => "HW_REG_IB_STS",
+        15 => "HW_REG_SH_MEM_BASES",
+        16 => "HW_REG_TBA_LO",
+        17 => "HW_REG_TBA_HI",
+        18 => "HW_REG_TMA_LO",
+        19 => "HW_REG_TMA_HI",
+        20 if gfx94 => "HW_REG_XCC_ID",
+        21 if gfx94 => "HW_REG_SQ_PERF_SNAPSHOT_DATA",
+        22 if gfx94 => "HW_REG_SQ_PERF_SNAPSHOT_DATA1",
+        23 if gfx94 => "HW_REG_SQ_PERF_SNAPSHOT_PC_LO",
+        24 if gfx94 => "HW_REG_SQ_PERF_SNAPSHOT_PC_HI",
+        _ => return None,
+    })
+}
+
+/// gfx9's `s_waitcnt`: vmcnt in bits 0-3 and 14-15, expcnt 4-6, lgkmcnt
+/// 8-11.
+pub fn waitcnt_gfx9(imm: u16) -> String {
+    wait_text([
+        ("vmcnt", imm & 15 | (imm >> 14 & 3) << 4, 63),
+        ("expcnt", imm >> 4 & 7, 7),
+        ("lgkmcnt", imm >> 8 & 15, 15),
+    ])
+}
+
+/// gfx9's `gpr_idx(...)` mode mask (`s_set_gpr_idx_on`/`_mode`): which
+/// operands VGPR indexing applies to.
+pub fn gpr_idx(mask: u16) -> String {
+    if mask > 15 {
+        return format!("{mask:#x}");
+    }
+    let names: Vec<&str> = ["SRC0", "SRC1", "SRC2", "DST"]
+        .iter()
+        .enumerate()
+        .filter(|&(k, _)| mask >> k & 1 != 0)
+        .map(|(_, n)| *n)
+        .collect();
+    format!("gpr_idx({})", names.join(","))
 }
 
 /// `hwreg(id, offset, size)`: id [5:0], offset [10:6], size-1 [15:11]; the
@@ -188,7 +231,8 @@ pub fn hwreg(imm: u16, family: crate::Family) -> String {
     let name = match family {
         crate::Family::Gfx11 => hwreg_name(id),
         crate::Family::Gfx10 => hwreg_name_gfx10(id),
-        crate::Family::Gfx90a | crate::Family::Gfx94 => hwreg_name_gfx9(id),
+        crate::Family::Gfx90a => hwreg_name_gfx9(id, false),
+        crate::Family::Gfx94 => hwreg_name_gfx9(id, true),
         crate::Family::Gfx12 => hwreg_name_gfx12(id),
     };
     let name = name.map_or(id.to_string(), str::to_string);
@@ -232,6 +276,15 @@ pub fn sendmsg(imm: u16) -> String {
 /// hold; otherwise the fields print as numbers, or, when other bits are
 /// set, the whole value.
 pub fn sendmsg_gfx10(imm: u16) -> String {
+    sendmsg_gcn(imm, false)
+}
+
+/// gfx9's `sendmsg(...)`: gfx10's fields and names, without MSG_GET_DDID.
+pub fn sendmsg_gfx9(imm: u16) -> String {
+    sendmsg_gcn(imm, true)
+}
+
+fn sendmsg_gcn(imm: u16, gfx9: bool) -> String {
     let (id, op, stream) = (imm & 15, imm >> 4 & 7, imm >> 8 & 3);
     const GS_OPS: [&str; 4] = ["GS_OP_NOP", "GS_OP_CUT", "GS_OP_EMIT", "GS_OP_EMIT_CUT"];
     let plain = match id {
@@ -243,7 +296,7 @@ pub fn sendmsg_gfx10(imm: u16) -> String {
         8 => Some("MSG_EARLY_PRIM_DEALLOC"),
         9 => Some("MSG_GS_ALLOC_REQ"),
         10 => Some("MSG_GET_DOORBELL"),
-        11 => Some("MSG_GET_DDID"),
+        11 if !gfx9 => Some("MSG_GET_DDID"),
         _ => None,
     };
     let gs = if id == 2 { "MSG_GS" } else { "MSG_GS_DONE" };

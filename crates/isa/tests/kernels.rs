@@ -61,6 +61,10 @@ fn check_kernels(cpu: &str, file: &str, wave64: bool, min_lines: usize) {
             Family::Gfx12
         } else if cpu.starts_with("gfx10") {
             Family::Gfx10
+        } else if cpu == "gfx90a" {
+            Family::Gfx90a
+        } else if cpu.starts_with("gfx94") {
+            Family::Gfx94
         } else {
             Family::Gfx11
         };
@@ -80,6 +84,7 @@ fn check_kernels(cpu: &str, file: &str, wave64: bool, min_lines: usize) {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+    eprintln!("{cpu}: {} lines", lines.len());
     assert!(
         bad.is_empty(),
         "{cpu}: {} of {} lines differ:\n{}",
@@ -122,4 +127,15 @@ fn kernels_gfx1030() {
 #[test]
 fn kernels_gfx1030_wave64() {
     check_kernels("gfx1030", "wave64.cl", true, 100);
+}
+
+/// CDNA (wave64 only): its scalar and ALU lines, so far.
+#[test]
+fn kernels_gfx90a() {
+    check_kernels("gfx90a", "mix.cl", true, 200);
+}
+
+#[test]
+fn kernels_gfx942() {
+    check_kernels("gfx942", "mix.cl", true, 200);
 }

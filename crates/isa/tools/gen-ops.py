@@ -373,7 +373,8 @@ def gfx10_encodings():
 
 
 def smem9(op, f):
-    return le(0xC0000000 | (op << 18) | (1 << 17) | (f["d"] << 6) | f["base"], 0x10)
+    # imm off too: llvm-mc knows the cache ops and s_memtime only so.
+    return le(0xC0000000 | (op << 18) | (f["imm"] << 17) | (f["d"] << 6) | f["base"], 0x10)
 
 
 def vop3_9(op, f):
@@ -423,7 +424,7 @@ def gfx9_encodings():
     out = [e for e in ENCODINGS if e[0] in same]
     mem = {"d": [10, 0], "s0": [2], "s1": [4, 0], "saddr": [0x7F], "glc": [0, 1]}
     out += [
-        ("smem", 256, smem9, {"d": [8, 0], "base": [1, 0]}),
+        ("smem", 256, smem9, {"d": [8, 0], "base": [1, 0], "imm": [1, 0]}),
         # VOP3 opcodes 0x380 and up are VOP3P's (walked below).
         ("vop3", 0x380, vop3_9, {"d": [10, 0], "s0": [V(2), S2, 0], "s1": [V(4), S4, 0],
                                 "s2": [V(6), S6, 0]}),

@@ -172,7 +172,7 @@ impl Reader<'_> {
     /// scalar destination 8-14, written when bit 15 is set, else VCC),
     /// per source the select (16-18, 24-26), sext (19, 27), neg (20, 28),
     /// abs (21, 29), and whether src1's field is a scalar code (31).
-    fn sdwa(&mut self, w: u32) -> Result<Inst> {
+    pub(super) fn sdwa(&mut self, w: u32) -> Result<Inst> {
         self.need(8)?;
         let d = self.word(4)?;
         // The shared reader with src0 as the VGPR, then the SDWA fields.

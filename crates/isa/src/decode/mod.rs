@@ -1,7 +1,8 @@
 //! Bytes to [`Inst`]: gfx11's encodings here, gfx12's own in [`gfx12`]
 //! (it shares gfx11's scalar, VALU, VOPD and DS layouts, with its own
-//! opcode lookups) and gfx10's in [`gfx10`] (scalar, VALU, DS and export
-//! layouts shared with gfx11).
+//! opcode lookups), gfx10's in [`gfx10`] (scalar, VALU, DS and export
+//! layouts shared with gfx11) and CDNA's in [`gfx9`] (scalar and VALU
+//! layouts shared with gfx11) and [`gfx9_mem`].
 
 mod gfx10;
 mod gfx12;
@@ -417,8 +418,8 @@ impl Reader<'_> {
         };
         let mut i = blank(self.lookup(fmt, opc, w)?);
         let info = i.op.info();
-        // gfx10 has no true16: v128 and up are whole registers there.
-        let t16 = self.family != Family::Gfx10;
+        // gfx10 and gfx9 have no true16: v128 and up are whole registers.
+        let t16 = matches!(self.family, Family::Gfx11 | Family::Gfx12);
         let half = |k| t16 && half_src(info, k);
         let src0 = bits(w, 0, 9);
         self.lane_sel(&mut i, src0, half(0), true)?;

@@ -25,27 +25,6 @@ pub(super) fn text(inst: &Inst) -> Option<String> {
     })
 }
 
-/// A scalar operand of `dwords` registers with gfx9's names for s102-s105.
-pub(crate) fn sgpr_text(n: u8, dwords: u8) -> String {
-    match (n, dwords) {
-        (102, 2) => "flat_scratch".into(),
-        (104, 2) => "xnack_mask".into(),
-        (102, 0 | 1) => "flat_scratch_lo".into(),
-        (103, 0 | 1) => "flat_scratch_hi".into(),
-        (104, 0 | 1) => "xnack_mask_lo".into(),
-        (105, 0 | 1) => "xnack_mask_hi".into(),
-        _ => super::sgpr_name(n, dwords),
-    }
-}
-
-/// Any operand, scalar ones with gfx9's names.
-fn reg(op: Operand, ty: Ty) -> String {
-    match op {
-        Operand::Sgpr(n) => sgpr_text(n, ty.dwords()),
-        op => operand(op, ty),
-    }
-}
-
 /// The cache bits: gfx90a's ` glc slc scc`, gfx940's ` sc0 nt sc1`.
 pub(crate) fn cache_text(inst: &Inst) -> String {
     let names = match inst.family {
@@ -103,7 +82,7 @@ fn flat(inst: &Inst) -> String {
         };
         parts.push(match inst.src[2] {
             Operand::None => "off".into(),
-            a => reg(a, saddr_ty),
+            a => operand(a, saddr_ty),
         });
     }
     join(parts) + &tail(inst)
@@ -143,8 +122,8 @@ fn buffer(inst: &Inst) -> String {
     let mut s = join(vec![
         data_text,
         vaddr,
-        reg(inst.src[2], Ty::B128),
-        reg(inst.src[3], Ty::B32),
+        operand(inst.src[2], Ty::B128),
+        operand(inst.src[3], Ty::B32),
     ]);
     if encoding(inst).format == Format::Mtbuf {
         s.push_str(&buf_format(inst.aux));
