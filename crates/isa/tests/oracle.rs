@@ -442,7 +442,7 @@ fn every_gfx9_sample_matches_llvm_mc() {
 fn gfx9_operand_forms_match_llvm_mc() {
     let words = gfx9_field_words();
     for (family, cpu) in [(Family::Gfx90a, "gfx90a"), (Family::Gfx94, "gfx942")] {
-        let bad = gfx9_differences(family, &words, cpu);
+        let bad = agree_both_ways(family, &words, cpu);
         assert!(
             bad.is_empty(),
             "{cpu}: {} of {} differ:\n{}",
@@ -453,20 +453,28 @@ fn gfx9_operand_forms_match_llvm_mc() {
     }
 }
 
-/// Words llvm-mc-19 decodes print its text here; words it refuses are
-/// errors here (checked both ways).
+/// Each word decoded here against llvm-mc-19, both ways: where llvm-mc
+/// reads exactly one instruction, ours has that length and text; where it
+/// refuses, so do we (a text llvm-mc flags `Invalid` or "not supported"
+/// aside: it prints one, then refuses). The words that disagree.
 fn agree_both_ways(family: Family, words: &[Vec<u8>], cpu: &str) -> Vec<String> {
     let want = common::llvm_mc_each(words, cpu, "");
     let mut bad = Vec::new();
     for (bytes, want) in words.iter().zip(&want) {
-        let got = match decode(family, bytes) {
-            Ok(i) if i.size as usize != bytes.len() => Some(format!("<size {}>", i.size)),
-            Ok(i) => Some(softgpu_isa::disassemble_wave64(&i)),
-            Err(_) => None,
+        let ours = decode(family, bytes)
+            .ok()
+            .filter(|i| i.size as usize == bytes.len())
+            .map(|i| disassemble_wave64(&i));
+        let flagged = |t: &String| t.contains("Invalid") || t.contains("not supported");
+        let agree = match (want, &ours) {
+            (Some(w), Some(o)) => w == o,
+            (None, Some(o)) => flagged(o),
+            (Some(_), None) => false,
+            (None, None) => true,
         };
-        if &got != want {
+        if !agree {
             bad.push(format!(
-                "{cpu} {}\n  llvm: {want:?}\n  ours: {got:?}",
+                "{cpu} {}\n  llvm: {want:?}\n  ours: {ours:?}",
                 common::hex(bytes)
             ));
         }
@@ -616,33 +624,6 @@ fn random_gfx9_memory_words_agree_with_llvm_mc() {
         bad.extend(agree_both_ways(family, &words, cpu));
     }
     assert!(bad.is_empty(), "{} differ:\n{}", bad.len(), bad.join("\n"));
-}
-
-/// [`differences`] for words llvm-mc may refuse (a gfx9 word with a
-/// modifier bit for an absent source, say): a refused word must be refused
-/// here too; the others are compared by text. (llvm-mc's flagged texts,
-/// `/* Invalid dpp_ctrl value */`, count as accepted.)
-fn gfx9_differences(family: Family, words: &[Vec<u8>], cpu: &str) -> Vec<String> {
-    let each = common::llvm_mc_each(words, cpu, "");
-    let mut bad = Vec::new();
-    let mut compared = Vec::new();
-    for (w, text) in words.iter().zip(&each) {
-        let ours = decode(family, w).map(|i| disassemble_wave64(&i));
-        let flagged = ours
-            .as_ref()
-            .is_ok_and(|t| t.contains("Invalid") || t.contains("not supported"));
-        match (text, &ours) {
-            (Some(_), _) => compared.push(w.clone()),
-            (None, Ok(_)) if flagged => compared.push(w.clone()),
-            (None, Ok(t)) => bad.push(format!(
-                "{}\n  llvm refuses it\n  ours: {t}",
-                common::hex(w)
-            )),
-            (None, Err(_)) => {}
-        }
-    }
-    bad.extend(differences(family, &compared, cpu));
-    bad
 }
 
 fn gfx9_field_words() -> Vec<Vec<u8>> {
@@ -853,26 +834,7 @@ fn gfx9_random_alu_words_match_llvm_mc() {
             .iter()
             .flat_map(|b| [4, 8, 12].map(|n| b[..n].to_vec()))
             .collect();
-        let texts = common::llvm_mc_each(&cands, cpu, "");
-        let mut bad = Vec::new();
-        for (c, want) in cands.iter().zip(&texts) {
-            let ours = decode(family, c)
-                .ok()
-                .filter(|i| i.size as usize == c.len())
-                .map(|i| disassemble_wave64(&i));
-            let agree = match (want, &ours) {
-                (Some(w), Some(o)) => w == o,
-                (None, Some(o)) => o.contains("Invalid"),
-                (Some(_), None) => false,
-                (None, None) => true,
-            };
-            if !agree {
-                bad.push(format!(
-                    "{}\n  llvm: {want:?}\n  ours: {ours:?}",
-                    common::hex(c)
-                ));
-            }
-        }
+        let bad = agree_both_ways(family, &cands, cpu);
         assert!(
             bad.is_empty(),
             "{cpu}: {} of {} differ:\n{}",
