@@ -611,7 +611,7 @@ fn dst(w: &Wave, i: &Inst, regs: usize) -> Result<usize> {
 /// `v_accvgpr_read_b32`, `v_accvgpr_write_b32`, `v_accvgpr_mov_b32`: with
 /// AccVGPRs numbered after the VGPRs, all three are a 32-bit copy under
 /// EXEC (a CDNA wave's file holds both).
-fn acc_move(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+fn acc_move(w: &mut Wave, i: &Inst) -> Result {
     let d = dst(w, i, 1)?;
     let exec = w.exec();
     let mut vals = [0u32; MAX_LANES];
@@ -711,11 +711,524 @@ fn pk_f32(w: &mut Wave, i: &Inst, op: Pk) -> Result {
 
 /// The AccVGPR moves and the packed-f32 ops.
 pub const TABLE: &[(Op, Exec)] = &[
-    (Op::V_ACCVGPR_READ_B32, acc_move),
-    (Op::V_ACCVGPR_WRITE_B32, acc_move),
-    (Op::V_ACCVGPR_MOV_B32, acc_move),
+    (Op::V_ACCVGPR_READ_B32, |w, _, i| acc_move(w, i)),
+    (Op::V_ACCVGPR_WRITE_B32, |w, _, i| acc_move(w, i)),
+    (Op::V_ACCVGPR_MOV_B32, |w, _, i| acc_move(w, i)),
     (Op::V_PK_FMA_F32, |w, _, i| pk_f32(w, i, Pk::Fma)),
     (Op::V_PK_MUL_F32, |w, _, i| pk_f32(w, i, Pk::Mul)),
     (Op::V_PK_ADD_F32, |w, _, i| pk_f32(w, i, Pk::Add)),
     (Op::V_PK_MOV_B32, |w, _, i| pk_f32(w, i, Pk::Mov)),
 ];
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+    use crate::float::to_h;
+    use crate::wave::NUM_VGPRS_CDNA;
+
+    // The test's own statement of the calculator's layout, in the form of
+    // its per-instruction coordinate equations (`_coord_to_lane_eqn`,
+    // `_coord_to_output_reg_eqn`), not the general walk `in_slot` and
+    // `out_slot` implement.
+
+    /// (reg, lane, bit) of element k of row/column i of block b of a dense
+    /// input: K values run through the lane's bits from bit 0, and the
+    /// lane is `outer·b + outer·blocks·floor(k / (outer·K·blocks / 64)) + i`.
+    fn calc_in(
+        outer: usize,
+        kk: usize,
+        blocks: usize,
+        bits: usize,
+        i: usize,
+        k: usize,
+        b: usize,
+    ) -> (usize, usize, usize) {
+        let div = outer * kk * blocks / 64;
+        let lane = outer * b + outer * blocks * (k / div) + i;
+        let bit = (k % div) * bits;
+        (bit / 32, lane, bit % 32)
+    }
+
+    /// (reg, lane) of D[i][j] of block b.
+    fn calc_out(s: Shape, i: usize, j: usize, b: usize) -> (usize, usize) {
+        let (m, n) = (s.m, s.n);
+        if s.acc == Acc::F64 {
+            let reg = if s.blocks == 1 { 2 * (i / 4) } else { 0 };
+            let block_lanes = if m * n < 64 { n * b } else { 0 };
+            return (reg, 16 * (i % 4) + block_lanes + j);
+        }
+        let reg = match (m, s.blocks) {
+            (4, 16) => i,
+            (16, 4) => 4 * b + i % 4,
+            (16, 1) => i % 4,
+            (32, 2) => 16 * b + 4 * (i / 8) + i % 4,
+            (32, 1) => 4 * (i / 8) + i % 4,
+            other => panic!("no equation for {other:?}"),
+        };
+        let rows = match (n * m / 4).cmp(&64) {
+            std::cmp::Ordering::Greater => (n * (i / 4)) % 64,
+            std::cmp::Ordering::Equal => n * (i / 4),
+            std::cmp::Ordering::Less => 0,
+        };
+        let block_lanes = if m * n < 64 { n * b } else { 0 };
+        (reg, rows + block_lanes + j)
+    }
+
+    /// The lane B's value comes from under blgp, as the README lists the
+    /// encodings: which 16-lane group feeds each group.
+    fn calc_blgp(lane: usize, blgp: u32) -> usize {
+        const GROUPS: [[usize; 4]; 8] = [
+            [0, 1, 2, 3],
+            [0, 1, 0, 1],
+            [2, 3, 2, 3],
+            [1, 2, 3, 0],
+            [0, 0, 0, 0],
+            [1, 1, 1, 1],
+            [2, 2, 2, 2],
+            [3, 3, 3, 3],
+        ];
+        16 * GROUPS[blgp as usize][lane / 16] + lane % 16
+    }
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn small(&mut self, range: i64) -> f64 {
+            (self.next() % (2 * range as u64 + 1)) as i64 as f64 - range as f64
+        }
+    }
+
+    /// A random code of `ty` whose value every path reads exactly.
+    fn code(rng: &mut Rng, ty: In) -> u64 {
+        match ty {
+            // n/256 with |n| ≤ 1000: ten significant bits, exact in xf32.
+            In::F32 | In::Xf32 => ((rng.small(1000) / 256.0) as f32).to_bits() as u64,
+            In::F16 => to_h((rng.small(100) / 16.0) as f32) as u64,
+            In::BF16 => (((rng.small(100) / 16.0) as f32).to_bits() >> 16) as u64,
+            In::I8 => rng.next() & 0xff,
+            In::Fp8 | In::Bf8 => match rng.next() & 0xff {
+                0x80 => 0,
+                c => c,
+            },
+            In::F64 => (rng.small(1 << 20) / 1024.0).to_bits(),
+        }
+    }
+
+    fn put(
+        w: &mut Wave,
+        base: usize,
+        (reg, lane, shift): (usize, usize, usize),
+        bits: usize,
+        v: u64,
+    ) {
+        if bits == 64 {
+            w.vgpr[base + reg][lane] = v as u32;
+            w.vgpr[base + reg + 1][lane] = (v >> 32) as u32;
+        } else {
+            let mask = (((1u64 << bits) - 1) << shift) as u32;
+            let cell = &mut w.vgpr[base + reg][lane];
+            *cell = (*cell & !mask) | ((v << shift) as u32 & mask);
+        }
+    }
+
+    fn get(w: &Wave, base: usize, (reg, lane, shift): (usize, usize, usize), bits: usize) -> u64 {
+        let lo = w.vgpr[base + reg][lane] as u64;
+        match bits {
+            64 => lo | (w.vgpr[base + reg + 1][lane] as u64) << 32,
+            32 => lo,
+            _ => lo >> shift & ((1 << bits) - 1),
+        }
+    }
+
+    const A: usize = 0;
+    const B: usize = 16;
+    const IDX: usize = 40;
+    const C: usize = 256;
+    const D: usize = 300;
+
+    fn cdna_wave() -> Wave {
+        let mut w = Wave::with_vgprs(NUM_VGPRS_CDNA);
+        w.lanes = 64;
+        w.set_exec(u64::MAX);
+        w
+    }
+
+    fn inst(op: Op, s: Shape, imm: i32) -> Inst {
+        let mut i = Inst::new(op, Family::Gfx94);
+        i.dst[0] = Operand::Vgpr(D as u16);
+        i.src[0] = Operand::Vgpr(A as u16);
+        i.src[1] = Operand::Vgpr(B as u16);
+        i.src[2] = Operand::Vgpr(if s.sparse { IDX } else { C } as u16);
+        i.imm = imm;
+        i
+    }
+
+    /// The dense A the op should see for block b: for SMFMAC, the stored
+    /// pairs placed where their index fields say (the test fills them
+    /// first; `calc_in` over K/2 gives their slots, the README's set
+    /// offsets their fields).
+    fn fill(w: &mut Wave, rng: &mut Rng, s: Shape, abid: u32) -> Vec<f64> {
+        let mut dense = vec![0.0; s.blocks * s.m * s.k];
+        if s.sparse {
+            let bits = s.a.bits();
+            let set = abid as usize * if bits == 16 { 8 } else { 16 };
+            for r in 0..s.m {
+                for g in 0..s.k / 4 {
+                    let first = rng.next() as usize % 3;
+                    let second = first + 1 + rng.next() as usize % (3 - first);
+                    let lane = s.m * (4 * g / (32 / bits * 4)) + r;
+                    let at = 4 * (g % (32 / bits)) + set;
+                    let cell = &mut w.vgpr[IDX][lane];
+                    *cell = (*cell & !(0xf << at)) | ((first | second << 2) as u32) << at;
+                    for (n, pos) in [first, second].into_iter().enumerate() {
+                        let v = code(rng, s.a);
+                        let slot = calc_in(s.m, s.k / 2, 1, bits, r, 2 * g + n, 0);
+                        put(w, A, slot, bits, v);
+                        dense[r * s.k + 4 * g + pos] = value(v, s.a);
+                    }
+                }
+            }
+            return dense;
+        }
+        for b in 0..s.blocks {
+            for r in 0..s.m {
+                for k in 0..s.k {
+                    let v = code(rng, s.a);
+                    put(
+                        w,
+                        A,
+                        calc_in(s.m, s.k, s.blocks, s.a.bits(), r, k, b),
+                        s.a.bits(),
+                        v,
+                    );
+                    dense[(b * s.m + r) * s.k + k] = value(v, s.a);
+                }
+            }
+        }
+        dense
+    }
+
+    /// Runs `op` on random inputs and checks D against a host matmul.
+    fn check(op: Op, s: Shape, cbsz: u32, abid: u32, blgp: u32, seed: u64) {
+        let mut w = cdna_wave();
+        let mut rng = Rng(seed);
+        let a = fill(&mut w, &mut rng, s, if cbsz == 0 { abid } else { 0 });
+        for b in 0..s.blocks {
+            for k in 0..s.k {
+                for c in 0..s.n {
+                    let slot = calc_in(s.n, s.k, s.blocks, s.b.bits(), c, k, b);
+                    put(&mut w, B, slot, s.b.bits(), code(&mut rng, s.b));
+                }
+            }
+        }
+        let out_bits = s.out_bits();
+        let c_base = if s.sparse { D } else { C };
+        for r in 0..s.out_regs() {
+            for l in 0..64 {
+                w.vgpr[c_base + r][l] = match s.acc {
+                    Acc::F32 => ((rng.small(1000) / 64.0) as f32).to_bits(),
+                    _ => rng.next() as u32,
+                };
+                if s.acc == Acc::F64 && r % 2 == 1 {
+                    let v = (rng.small(1 << 20) / 1024.0).to_bits();
+                    w.vgpr[c_base + r - 1][l] = v as u32;
+                    w.vgpr[c_base + r][l] = (v >> 32) as u32;
+                }
+            }
+        }
+        let before = w.vgpr.to_vec();
+        let imm = (cbsz | abid << mai::ABID_SHIFT | blgp << mai::BLGP_SHIFT) as i32;
+        mfma(&mut w, &inst(op, s, imm), s).unwrap();
+        // gfx94's f64 forms read blgp as negations.
+        let (neg, blgp) = if s.acc == Acc::F64 {
+            (blgp, 0)
+        } else {
+            (0, blgp)
+        };
+        let sg = |bit: u32| if neg >> bit & 1 != 0 { -1.0 } else { 1.0 };
+        for blk in 0..s.blocks {
+            let from = (blk >> cbsz << cbsz) + abid as usize;
+            let from = if s.sparse { blk } else { from };
+            for r in 0..s.m {
+                for c in 0..s.n {
+                    let (reg, lane) = calc_out(s, r, c, blk);
+                    let cv = {
+                        let v = before[c_base + reg][lane] as u64;
+                        if out_bits == 64 {
+                            v | (before[c_base + reg + 1][lane] as u64) << 32
+                        } else {
+                            v
+                        }
+                    };
+                    let mut terms = Vec::new();
+                    for k in 0..s.k {
+                        let (breg, blane, bshift) =
+                            calc_in(s.n, s.k, s.blocks, s.b.bits(), c, k, blk);
+                        let bv = {
+                            let mut probe = cdna_wave();
+                            probe.vgpr.copy_from_slice(&before);
+                            get(
+                                &probe,
+                                B,
+                                (breg, calc_blgp(blane, blgp), bshift),
+                                s.b.bits(),
+                            )
+                        };
+                        terms.push(sg(0) * a[(from * s.m + r) * s.k + k] * sg(1) * value(bv, s.b));
+                    }
+                    let got = get(&w, D, (reg, lane, 0), out_bits);
+                    match s.acc {
+                        Acc::I32 => {
+                            let want = (terms.iter().sum::<f64>() as i64 + cv as i32 as i64) as i32;
+                            assert_eq!(got as i32, want, "{op:?} D[{r}][{c}] block {blk}");
+                        }
+                        Acc::F64 => {
+                            let want = terms
+                                .iter()
+                                .fold(sg(2) * f64::from_bits(cv), |acc, t| t + acc);
+                            assert_eq!(f64::from_bits(got), want, "{op:?} D[{r}][{c}] block {blk}");
+                        }
+                        Acc::F32 => {
+                            let want = terms.iter().sum::<f64>() + f(cv as u32) as f64;
+                            let scale: f64 = terms.iter().map(|t| t.abs()).sum::<f64>()
+                                + f(cv as u32).abs() as f64;
+                            let err = (f(got as u32) as f64 - want).abs();
+                            assert!(
+                                err <= scale * 1e-6 + 1e-30,
+                                "{op:?} D[{r}][{c}] block {blk}: {} vs {want}",
+                                f(got as u32)
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_shape_matches_a_host_matmul() {
+        for (n, &(op, s)) in SHAPES.iter().enumerate() {
+            check(op, s, 0, 0, 0, 0x9e37_79b9_7f4a_7c15 + n as u64);
+        }
+    }
+
+    #[test]
+    fn cbsz_abid_broadcast_a_blocks() {
+        for &(op, s) in SHAPES.iter().filter(|(_, s)| s.blocks > 1 && !s.sparse) {
+            let max = s.blocks.trailing_zeros();
+            for cbsz in 1..=max {
+                let abid = (1 << cbsz) - 1;
+                check(op, s, cbsz, abid, 0, 7 + cbsz as u64);
+            }
+        }
+    }
+
+    #[test]
+    fn blgp_swizzles_b_lanes() {
+        for &(op, s) in SHAPES
+            .iter()
+            .filter(|(_, s)| !s.sparse && s.acc != Acc::F64)
+        {
+            for blgp in 1..8 {
+                check(op, s, 0, 0, blgp, 11 + blgp as u64);
+            }
+        }
+    }
+
+    #[test]
+    fn gfx94_f64_blgp_negates() {
+        for &(op, s) in SHAPES.iter().filter(|(_, s)| s.acc == Acc::F64) {
+            for blgp in 1..8 {
+                check(op, s, 0, 0, blgp, 3 + blgp as u64);
+            }
+        }
+    }
+
+    #[test]
+    fn smfmac_index_sets() {
+        for &(op, s) in SHAPES.iter().filter(|(_, s)| s.sparse) {
+            let sets = if s.a.bits() == 16 { 4 } else { 2 };
+            for abid in 0..sets {
+                check(op, s, 0, abid, 0, 21 + abid as u64);
+            }
+        }
+    }
+
+    /// Every element of A, B and D lands on its own bits, all within the
+    /// operand's VGPRs (per the opcode tables' operand widths) and all of
+    /// the 64 lanes used.
+    #[test]
+    fn layouts_are_bijections() {
+        for &(op, s) in SHAPES {
+            let stored_k = if s.sparse { s.k / 2 } else { s.k };
+            for (outer, kk, bits) in [(s.m, stored_k, s.a.bits()), (s.n, s.k, s.b.bits())] {
+                let blocks = s.blocks;
+                let regs = (per_lane(outer, kk, blocks) * bits).div_ceil(32);
+                let mut seen = HashSet::new();
+                for b in 0..blocks {
+                    for i in 0..outer {
+                        for k in 0..kk {
+                            let slot = in_slot(outer, kk, blocks, bits, i, k, b);
+                            assert_eq!(
+                                (slot.reg, slot.lane, slot.shift),
+                                calc_in(outer, kk, blocks, bits, i, k, b)
+                            );
+                            assert!(slot.reg + bits.div_ceil(32) <= regs && slot.lane < 64);
+                            for bit in 0..bits {
+                                assert!(
+                                    seen.insert((slot.reg, slot.lane, slot.shift + bit)),
+                                    "{op:?}"
+                                );
+                            }
+                        }
+                    }
+                }
+                assert_eq!(seen.len(), regs * 32 * 64, "{op:?}");
+            }
+            let mut seen = HashSet::new();
+            for b in 0..s.blocks {
+                for i in 0..s.m {
+                    for j in 0..s.n {
+                        let slot = out_slot(s, i, j, b);
+                        assert_eq!((slot.reg, slot.lane), calc_out(s, i, j, b), "{op:?}");
+                        assert!(slot.reg < s.out_regs() && slot.lane < 64);
+                        assert!(seen.insert((slot.reg, slot.lane)), "{op:?}");
+                    }
+                }
+            }
+            assert_eq!(seen.len() * s.out_bits() / 32, s.out_regs() * 64, "{op:?}");
+        }
+    }
+
+    #[test]
+    fn fnuz_and_xf32_values() {
+        assert_eq!(fnuz(F8::Fp8, 0x01), 2f64.powi(-10));
+        assert_eq!(fnuz(F8::Fp8, 0x7f), 240.0);
+        assert_eq!(fnuz(F8::Fp8, 0xff), -240.0);
+        assert_eq!(fnuz(F8::Fp8, 0x40), 1.0);
+        assert_eq!(fnuz(F8::Bf8, 0x7f), 57344.0);
+        assert_eq!(fnuz(F8::Bf8, 0x01), 2f64.powi(-17));
+        assert_eq!(fnuz(F8::Bf8, 0x40), 1.0);
+        assert!(fnuz(F8::Bf8, 0x80).is_nan());
+        assert_eq!(fnuz(F8::Fp8, 0x00), 0.0);
+        // 1 + 2^-11 is a tie: to even (1.0); 1 + 3·2^-11 rounds up.
+        assert_eq!(xf32((1.0f32 + 2f32.powi(-11)).to_bits()), 1.0);
+        assert_eq!(
+            xf32((1.0f32 + 3.0 * 2f32.powi(-11)).to_bits()),
+            1.0 + 2f32.powi(-9)
+        );
+        assert_eq!(xf32((-1.5f32).to_bits()), -1.5);
+    }
+
+    #[test]
+    fn registers_past_the_file_fault_by_name() {
+        let (op, s) = SHAPES[0];
+        // An RDNA-sized file has no AccVGPRs.
+        let mut w = Wave::new();
+        w.lanes = 64;
+        let err = mfma(&mut w, &inst(op, s, 0), s).unwrap_err();
+        assert!(
+            matches!(err, Trap::RegisterRange { file: 'v', .. }),
+            "{err:?}"
+        );
+        // A CDNA file ends at a255: a 32-register D from a240 passes it.
+        let mut w = cdna_wave();
+        let mut i = inst(op, s, 0);
+        i.dst[0] = Operand::Vgpr(496);
+        let err = mfma(&mut w, &i, s).unwrap_err();
+        assert_eq!(
+            err,
+            Trap::RegisterRange {
+                op,
+                file: 'v',
+                index: 527
+            }
+        );
+        // cbsz larger than the block count allows is refused.
+        let err = mfma(&mut cdna_wave(), &inst(op, s, 2), s).unwrap_err();
+        assert!(matches!(err, Trap::UnsupportedForm { .. }), "{err:?}");
+    }
+
+    #[test]
+    fn accvgpr_moves_copy_under_exec() {
+        let mut w = cdna_wave();
+        w.set_exec(0x5555_5555_5555_5555);
+        for l in 0..64 {
+            w.vgpr[3][l] = l as u32 + 100;
+        }
+        let mut i = Inst::new(Op::V_ACCVGPR_WRITE_B32, Family::Gfx90a);
+        i.dst[0] = Operand::Vgpr(256 + 7);
+        i.src[0] = Operand::Vgpr(3);
+        acc_move(&mut w, &i).unwrap();
+        assert_eq!(w.vgpr[263][2], 102);
+        assert_eq!(w.vgpr[263][3], 0);
+        let mut i = Inst::new(Op::V_ACCVGPR_READ_B32, Family::Gfx90a);
+        i.dst[0] = Operand::Vgpr(9);
+        i.src[0] = Operand::Vgpr(263);
+        acc_move(&mut w, &i).unwrap();
+        assert_eq!(w.vgpr[9][4], 104);
+        let mut i = Inst::new(Op::V_ACCVGPR_WRITE_B32, Family::Gfx90a);
+        i.dst[0] = Operand::Vgpr(511);
+        i.src[0] = Operand::Const(42);
+        acc_move(&mut w, &i).unwrap();
+        assert_eq!(w.vgpr[511][0], 42);
+    }
+
+    #[test]
+    fn packed_f32_op_sel_and_neg() {
+        let mut w = cdna_wave();
+        for l in 0..64 {
+            w.vgpr[0][l] = 2.0f32.to_bits();
+            w.vgpr[1][l] = 3.0f32.to_bits();
+            w.vgpr[2][l] = 5.0f32.to_bits();
+            w.vgpr[3][l] = 7.0f32.to_bits();
+            w.vgpr[4][l] = 0.5f32.to_bits();
+            w.vgpr[5][l] = 0.25f32.to_bits();
+        }
+        let mut i = Inst::new(Op::V_PK_FMA_F32, Family::Gfx90a);
+        i.dst[0] = Operand::Vgpr(10);
+        i.src = [
+            Operand::Vgpr(0),
+            Operand::Vgpr(2),
+            Operand::Vgpr(4),
+            Operand::None,
+        ];
+        // Low half: src0.hi (3) · src1.lo (5) + src2.lo (0.5) = 15.5.
+        // High half: -src0.lo (-2) · src1.hi (7) + src2.hi (0.25) = -13.75.
+        i.mods.opsel = 0b001;
+        i.mods.opsel_hi = 0b110;
+        i.mods.neg_hi = 0b001;
+        pk_f32(&mut w, &i, Pk::Fma).unwrap();
+        assert_eq!((f(w.vgpr[10][0]), f(w.vgpr[11][0])), (15.5, -13.75));
+        let mut i = Inst::new(Op::V_PK_MOV_B32, Family::Gfx90a);
+        i.dst[0] = Operand::Vgpr(12);
+        i.src = [
+            Operand::Vgpr(0),
+            Operand::Vgpr(2),
+            Operand::None,
+            Operand::None,
+        ];
+        i.mods.opsel = 0b10;
+        pk_f32(&mut w, &i, Pk::Mov).unwrap();
+        assert_eq!((f(w.vgpr[12][5]), f(w.vgpr[13][5])), (2.0, 7.0));
+        let mut i = Inst::new(Op::V_PK_ADD_F32, Family::Gfx90a);
+        i.dst[0] = Operand::Vgpr(14);
+        i.src = [
+            Operand::Vgpr(0),
+            Operand::Vgpr(2),
+            Operand::None,
+            Operand::None,
+        ];
+        i.mods.opsel_hi = 0b11;
+        i.mods.neg = 0b10;
+        pk_f32(&mut w, &i, Pk::Add).unwrap();
+        assert_eq!((f(w.vgpr[14][0]), f(w.vgpr[15][0])), (-3.0, 10.0));
+    }
+}
