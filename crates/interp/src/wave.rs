@@ -8,8 +8,11 @@ use softgpu_isa::{sreg, Operand, Special};
 
 /// Maximum lanes in a wave.
 pub const MAX_LANES: usize = 64;
-/// VGPRs a wave may address (v0..v255).
+/// VGPRs a wave may address (v0..v255): the file of an RDNA wave.
 pub const NUM_VGPRS: usize = 256;
+/// A CDNA wave's file: v0..v255 and the AccVGPRs a0..a255 after them
+/// (`softgpu_isa::AGPR_BASE`), one numbering for both.
+pub const NUM_VGPRS_CDNA: usize = 512;
 /// Scalar operand space: s0..s105, vcc, ttmp, null, m0, exec.
 pub const NUM_SGPRS: usize = 128;
 
@@ -119,9 +122,18 @@ pub struct Wave {
 }
 
 impl Wave {
+    /// A wave with RDNA's file of [`NUM_VGPRS`] VGPRs.
     pub fn new() -> Wave {
+        Wave::with_vgprs(NUM_VGPRS)
+    }
+
+    /// A wave whose file holds `vgprs` registers per lane: [`NUM_VGPRS`]
+    /// for RDNA, [`NUM_VGPRS_CDNA`] for CDNA (whose AccVGPRs follow the
+    /// VGPRs). The file is allocated per wave (256 bytes a register), so
+    /// RDNA waves keep their 64 KiB and only CDNA waves pay for 128 KiB.
+    pub fn with_vgprs(vgprs: usize) -> Wave {
         Wave {
-            vgpr: vec![[0u32; MAX_LANES]; NUM_VGPRS].into_boxed_slice(),
+            vgpr: vec![[0u32; MAX_LANES]; vgprs].into_boxed_slice(),
             sgpr: [0; NUM_SGPRS],
             scc: false,
             pc: 0,

@@ -33,6 +33,7 @@ pub mod ds;
 pub mod fp8;
 pub mod image;
 pub mod interp;
+pub mod mfma;
 pub mod salu;
 pub mod smem;
 pub mod sopp;
@@ -198,6 +199,8 @@ fn own_handlers() -> impl Iterator<Item = (Op, Exec)> {
         vmem::TABLE,
         cross_lane::TABLE,
         wmma::TABLE,
+        mfma::MFMA,
+        mfma::TABLE,
         fp8::TABLE,
         image::TABLE,
         image::ATOMICS,
