@@ -5,14 +5,15 @@
 //! builds its program twice and runs both:
 //!
 //! 1. as a user's build would, with `clang++-19 -x hip --offload-arch=gfx1151
-//!    --rocm-path=/usr --hip-path=/usr --rocm-device-lib-path=LIBS -O2 ...
-//!    -lamdhip64`, linked against Debian's `libamdhip64.so`, then run with
-//!    `LD_LIBRARY_PATH` naming a folder where `libamdhip64.so.5` links to
-//!    softgpu's library;
-//! 2. with `softgpu hipcc`, then run with no environment set;
-//! 3. as 1, for the RDNA4 part gfx1201 and the RDNA2 part gfx1030, each
-//!    run on a device of its part (`SOFTGPU_PROFILE`): the runtime above
-//!    the executor is the same for every family.
+//!    --offload-arch=gfx1201 --offload-arch=gfx1030 --rocm-path=/usr
+//!    --hip-path=/usr --rocm-device-lib-path=LIBS -O2 ... -lamdhip64`: one
+//!    fat binary for the RDNA3.5, RDNA4 and RDNA2 parts, linked against
+//!    Debian's `libamdhip64.so`, then run with `LD_LIBRARY_PATH` naming a
+//!    folder where `libamdhip64.so.5` links to softgpu's library, on a
+//!    device of each part in turn (`SOFTGPU_PROFILE`): the runtime picks
+//!    each device's code, and the runtime above the executor is the same
+//!    for every family;
+//! 2. with `softgpu hipcc`, then run with no environment set.
 //!
 //! The Debian-library programs (`debian_*.hip`) run only on gfx1030, the
 //! one part both softgpu and Debian's prebuilt rocRAND and rocSPARSE have.
@@ -176,8 +177,9 @@ fn build(cmd: &mut Command) {
 /// How a program is compiled: the two build recipes.
 #[derive(Clone, Copy)]
 enum Recipe {
-    /// clang++-19 by hand for a processor, linked against Debian's library.
-    Clang(&'static str),
+    /// clang++-19 by hand for processors (a fat binary when more than
+    /// one), linked against Debian's library.
+    Clang(&'static [&'static str]),
     /// `softgpu hipcc`.
     Hipcc,
 }
@@ -196,9 +198,9 @@ impl Recipe {
 
     /// The options a HIP compile gets besides the sources.
     fn hip_options(self, cmd: &mut Command) {
-        if let Recipe::Clang(target) = self {
+        if let Recipe::Clang(targets) = self {
             cmd.args(["-x", "hip"])
-                .arg(format!("--offload-arch={target}"))
+                .args(targets.iter().map(|t| format!("--offload-arch={t}")))
                 .args(["--rocm-path=/usr", "--hip-path=/usr"])
                 .arg(format!(
                     "--rocm-device-lib-path={}",
@@ -374,23 +376,34 @@ fn check(p: Program) {
         .tempdir()
         .expect("cannot make a temporary folder");
 
-    // 1 and 3. A user's own build against Debian's library, run on
-    // softgpu's, for each part on a device of that part.
+    // 1 and 3. A user's own build against Debian's library, one fat binary
+    // for every part (as a user targets several GPUs; host code compiled
+    // once), run on softgpu's, on a device of each part in turn: the
+    // runtime must pick each device's code.
     let libs = work.path().join("lib");
     std::fs::create_dir(&libs).unwrap();
     std::os::unix::fs::symlink(&lib, libs.join("libamdhip64.so.5")).unwrap();
-    for &part in p.parts.unwrap_or(EVERY_PART) {
+    let parts = p.parts.unwrap_or(EVERY_PART);
+    let exe = Recipe::Clang(parts).build_program(&p, work.path());
+    for part in parts {
         let dir = work.path().join(part);
         std::fs::create_dir(&dir).unwrap();
+        // A device-only module is one code object: one per part.
         let args = p
             .module
-            .map(|m| Recipe::Clang(part).build_module(m, &dir).to_vec())
+            .map(|m| {
+                Recipe::Clang(std::slice::from_ref(part))
+                    .build_module(m, &dir)
+                    .to_vec()
+            })
             .unwrap_or_default();
-        let exe = Recipe::Clang(part).build_program(&p, &dir);
-        let how = format!("clang++-19 build for {part}, LD_LIBRARY_PATH, SOFTGPU_PROFILE={part}");
+        let how = format!(
+            "clang++-19 build for {}, LD_LIBRARY_PATH, SOFTGPU_PROFILE={part}",
+            parts.join(",")
+        );
         let run = Run {
             lib_dir: Some(&libs),
-            profile: (part != TARGET).then_some(part),
+            profile: (*part != TARGET).then_some(*part),
             how: &how,
         };
         run_program(&p, &exe, &args, run);
@@ -437,7 +450,7 @@ fn check_on_debian_hip(p: Program) {
     let libs = work.path().join("lib");
     std::fs::create_dir(&libs).unwrap();
     std::os::unix::fs::symlink(&hsa, libs.join("libhsa-runtime64.so.1")).unwrap();
-    let exe = Recipe::Clang(RDNA2).build_program(&p, work.path());
+    let exe = Recipe::Clang(&[RDNA2]).build_program(&p, work.path());
     let run = Run {
         lib_dir: Some(&libs),
         profile: Some(RDNA2),
@@ -1203,7 +1216,7 @@ fn check_memcheck_and_leakcheck() {
 #[test]
 fn check_racecheck_and_initcheck() {
     let work = tempfile::tempdir().unwrap();
-    let exe = build_bugs(Recipe::Clang(TARGET), work.path());
+    let exe = build_bugs(Recipe::Clang(&[TARGET]), work.path());
     let (code, stderr, doc) = check_run(
         &exe,
         &[
