@@ -57,17 +57,7 @@ fn check_kernels(cpu: &str, file: &str, wave64: bool, min_lines: usize) {
     );
     let mut bad = Vec::new();
     for (want, bytes) in &lines {
-        let family = if cpu.starts_with("gfx12") {
-            Family::Gfx12
-        } else if cpu.starts_with("gfx10") {
-            Family::Gfx10
-        } else if cpu == "gfx90a" {
-            Family::Gfx90a
-        } else if cpu.starts_with("gfx94") {
-            Family::Gfx94
-        } else {
-            Family::Gfx11
-        };
+        let family = Family::of_target(cpu).expect("a processor softgpu decodes");
         let got = match decode(family, bytes) {
             Ok(i) if i.size as usize != bytes.len() => {
                 format!("<size {} != {}>", i.size, bytes.len())
@@ -138,4 +128,12 @@ fn kernels_gfx90a() {
 #[test]
 fn kernels_gfx942() {
     check_kernels("gfx942", "mix.cl", true, 200);
+}
+
+/// CDNA's matrix cores as clang-19 compiles its MFMA/SMFMAC builtins.
+#[test]
+fn mfma_kernels_gfx90a_and_gfx942() {
+    for cpu in ["gfx90a", "gfx942"] {
+        check_kernels(cpu, "mfma.cl", true, 60);
+    }
 }
