@@ -1108,16 +1108,39 @@ fn swizzle(off: u16) -> String {
     format!("swizzle(BITMASK_PERM,\"{mask}\")")
 }
 
-fn flat(inst: &Inst, wave64: bool) -> String {
+/// A FLAT/GLOBAL/SCRATCH word's operands in every family: `vdst,
+/// vaddr|off, vdata, saddr|off`, leaving out what the op has not (the
+/// addtid ops' address, not even "off"; the FLAT segment's saddr; an
+/// absent vdst or vdata prints nothing).
+pub(crate) fn flat_operands(inst: &Inst, dst_ty: Ty) -> Vec<String> {
     let info = inst.op.info();
-    if info.src == [Ty::None; 3] && info.dst[0] == Ty::None {
-        return policy(inst).trim_start().to_string(); // gfx12's global_inv
-    }
     let fmt = encoding(inst).format;
     let vaddr_ty = match (fmt, inst.src[2]) {
         (Format::Scratch, _) | (Format::Global, Operand::Sgpr(_)) => Ty::B32,
         _ => Ty::B64,
     };
+    let off = |o: Operand, ty: Ty| match o {
+        Operand::None => "off".into(),
+        a => operand(a, ty),
+    };
+    let mut parts = vec![operand(inst.dst[0], dst_ty)];
+    if info.src[0] != Ty::None {
+        parts.push(off(inst.src[0], vaddr_ty));
+    }
+    parts.push(operand(inst.src[1], info.src[1]));
+    match fmt {
+        Format::Flat => {}
+        Format::Global => parts.push(off(inst.src[2], Ty::B64)),
+        _ => parts.push(off(inst.src[2], Ty::B32)),
+    }
+    parts
+}
+
+fn flat(inst: &Inst, wave64: bool) -> String {
+    let info = inst.op.info();
+    if info.src == [Ty::None; 3] && info.dst[0] == Ty::None {
+        return policy(inst).trim_start().to_string(); // gfx12's global_inv
+    }
     // gfx12's transposing loads spread their data over the wave: half the
     // VGPRs in wave64.
     let dst_ty = match info.dst[0] {
@@ -1125,27 +1148,7 @@ fn flat(inst: &Inst, wave64: bool) -> String {
         Ty::B64 if wave64 && info.name.starts_with("global_load_tr") => Ty::B32,
         t => t,
     };
-    let mut parts = vec![operand(inst.dst[0], dst_ty)];
-    // The addtid ops have no address at all (not even "off").
-    if info.src[0] != Ty::None {
-        parts.push(match inst.src[0] {
-            Operand::None => "off".into(),
-            a => operand(a, vaddr_ty),
-        });
-    }
-    parts.push(operand(inst.src[1], info.src[1]));
-    if fmt != Format::Flat {
-        let saddr_ty = if fmt == Format::Global {
-            Ty::B64
-        } else {
-            Ty::B32
-        };
-        parts.push(match inst.src[2] {
-            Operand::None => "off".into(),
-            a => operand(a, saddr_ty),
-        });
-    }
-    let mut s = join(parts);
+    let mut s = join(flat_operands(inst, dst_ty));
     if inst.imm != 0 {
         s.push_str(&format!(" offset:{}", inst.imm));
     }

@@ -58,34 +58,11 @@ fn tail(inst: &Inst) -> String {
     s + &cache_text(inst) + lds
 }
 
-/// `vdst, vaddr|off, vdata, saddr|off`: the decoder leaves out what the
-/// word has not (gfx90a's lds forms and gfx940's `*_load_lds_*` write no
-/// VGPR; the FLAT segment has no saddr).
+/// `vdst, vaddr|off, vdata, saddr|off` (the shared FLAT operands; the
+/// decoder leaves out what the word has not: gfx90a's lds forms and
+/// gfx940's `*_load_lds_*` write no VGPR, the FLAT segment has no saddr).
 fn flat(inst: &Inst) -> String {
-    let info = inst.op.info();
-    let fmt = encoding(inst).format;
-    let vaddr_ty = match (fmt, inst.src[2]) {
-        (Format::Scratch, _) | (Format::Global, Operand::Sgpr(_)) => Ty::B32,
-        _ => Ty::B64,
-    };
-    let mut parts = vec![operand(inst.dst[0], info.dst[0])];
-    parts.push(match inst.src[0] {
-        Operand::None => "off".into(),
-        a => operand(a, vaddr_ty),
-    });
-    parts.push(operand(inst.src[1], info.src[1]));
-    if fmt != Format::Flat {
-        let saddr_ty = if fmt == Format::Global {
-            Ty::B64
-        } else {
-            Ty::B32
-        };
-        parts.push(match inst.src[2] {
-            Operand::None => "off".into(),
-            a => operand(a, saddr_ty),
-        });
-    }
-    join(parts) + &tail(inst)
+    join(super::flat_operands(inst, inst.op.info().dst[0])) + &tail(inst)
 }
 
 /// `vdata, vaddr|off, srsrc, soffset [format:[…]] [idxen] [offen] …`.
