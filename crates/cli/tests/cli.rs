@@ -425,6 +425,44 @@ fn other_family_part(part: &str) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// CDNA's code (gfx90a; gfx940, gfx941 and gfx942 as gfx94) disassembles
+/// as llvm-objdump-19 does, and running it is refused by name: the family
+/// is decoded, not executed yet.
+#[test]
+fn cdna_code_disassembles_and_its_run_is_refused_by_name() {
+    for part in ["gfx90a", "gfx940", "gfx942"] {
+        let dir = scratch(part);
+        let src = dir.join("k.cl");
+        std::fs::write(
+            &src,
+            "kernel void scale(global float *x, float a) {\n\
+             uint i = __builtin_amdgcn_workgroup_id_x() * 64 + __builtin_amdgcn_workitem_id_x();\n\
+             x[i] = x[i] * a + 1.0f;\n}\n",
+        )
+        .unwrap();
+        let (obj, so) = (dir.join("k.o"), dir.join("k.hsaco"));
+        tool::clang_cl(&src, part, &["-O2", "-c"], &obj);
+        tool::link(&[&obj], &so);
+        let so_s = so.to_str().unwrap();
+        let ours = softgpu(&["disasm", so_s]);
+        assert!(ours.status.success(), "{}", text(&ours.stderr));
+        let llvm = tool::run("llvm-objdump-19", &["-d", &format!("--mcpu={part}"), so_s]);
+        let (ours, theirs) = (instructions(&text(&ours.stdout)), instructions(&llvm));
+        assert!(
+            theirs.iter().any(|t| t.starts_with("global_load_")),
+            "{theirs:?}"
+        );
+        assert_eq!(ours, theirs);
+        let run = softgpu(&[
+            "run", so_s, "--kernel", "scale", "--grid", "1", "--block", "64",
+        ]);
+        assert_eq!(run.status.code(), Some(1), "{}", text(&run.stderr));
+        let err = text(&run.stderr);
+        assert!(err.contains("not executed yet"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 /// The instructions of a kernel whose text (after its s_endpgm) holds
 /// what compiled code rarely has: image, export, interpolation and LDS-direct instructions
 /// (each followed by an ordinary one), literals whose values are inline
