@@ -212,14 +212,18 @@ pub fn inspect(file: &Path, target: Option<&str>, json: bool) -> Result<(), Stri
         let d = &k.descriptor;
         println!("\nkernel {}", softgpu_codeobj::with_demangled(&k.name));
         println!(
-            "  wave{}  kernarg {} B  LDS {} B  scratch {} B/lane{}  SGPRs {}  VGPRs {}  max workgroup {}",
+            "  wave{}  kernarg {} B  LDS {} B  scratch {} B/lane{}  SGPRs {}  {}  max workgroup {}",
             if d.wave32 { 32 } else { 64 },
             k.meta.kernarg_segment_size,
             d.group_segment_fixed_size,
             d.private_segment_fixed_size,
-            if d.uses_dynamic_stack { " + dynamic stack" } else { "" },
+            if d.uses_dynamic_stack {
+                " + dynamic stack"
+            } else {
+                ""
+            },
             k.meta.sgpr_count,
-            k.meta.vgpr_count,
+            vgprs_text(k),
             k.meta.max_flat_workgroup_size
         );
         match occupancy_of(&device_target, k) {
@@ -244,4 +248,15 @@ pub fn inspect(file: &Path, target: Option<&str>, json: bool) -> Result<(), Stri
         }
     }
     Ok(())
+}
+
+/// `VGPRs N`; on CDNA, whose unified register file holds the AccVGPRs
+/// after the descriptor's ACCUM_OFFSET, how N splits: `VGPRs 28 (12 +
+/// AGPRs 16)`.
+fn vgprs_text(k: &softgpu_codeobj::Kernel) -> String {
+    let vgprs = format!("VGPRs {}", k.meta.vgpr_count);
+    match k.descriptor.accum_offset {
+        0 => vgprs,
+        at => format!("{vgprs} ({at} + AGPRs {})", k.meta.agpr_count),
+    }
 }

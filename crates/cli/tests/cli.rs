@@ -459,6 +459,12 @@ fn cdna_code_disassembles_and_its_run_is_refused_by_name() {
         assert_eq!(run.status.code(), Some(1), "{}", text(&run.stderr));
         let err = text(&run.stderr);
         assert!(err.contains("not executed yet"), "{err}");
+        // `inspect` splits the unified register file at ACCUM_OFFSET.
+        let inspect = text(&softgpu(&["inspect", so_s]).stdout);
+        assert!(
+            inspect.contains(part) && inspect.contains(" + AGPRs 0)"),
+            "{inspect}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -124,7 +124,7 @@ pub struct KernelDescriptor {
     /// `ENABLE_EXCEPTION_INT_DIVIDE_BY_ZERO` (rsrc2 bit 30).
     pub enable_exception_int_divide_by_zero: bool,
 
-    // compute_pgm_rsrc3 (GFX10/GFX11 layout)
+    // compute_pgm_rsrc3 (its layout per processor: [`Rsrc3`])
     /// `SHARED_VGPR_COUNT` (rsrc3 bits 0..4, GFX10/GFX11).
     pub shared_vgpr_count: u8,
     /// `INST_PREF_SIZE` (rsrc3 bits 4..10 on GFX11; 4..12 on GFX12).
@@ -135,6 +135,40 @@ pub struct KernelDescriptor {
     pub trap_on_end: bool,
     /// `IMAGE_OP` (rsrc3 bit 31, GFX11+).
     pub image_op: bool,
+    /// GFX90A/GFX942: the first AccVGPR's index in the unified register
+    /// file, in registers (rsrc3's `ACCUM_OFFSET`, bits 0..6, counts
+    /// granules of 4 less one: 4 to 256); 0 elsewhere.
+    pub accum_offset: u16,
+    /// GFX90A/GFX942: `TG_SPLIT` (rsrc3 bit 16), a workgroup's waves may
+    /// run on different compute units (so LDS is not shared).
+    pub tg_split: bool,
+}
+
+/// The layout of compute_pgm_rsrc3, which differs by processor
+/// (AMDGPUUsage, "compute_pgm_rsrc3").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rsrc3 {
+    /// GFX10 and GFX11: SHARED_VGPR_COUNT, a 6-bit INST_PREF_SIZE,
+    /// TRAP_ON_START/END, IMAGE_OP.
+    Gfx10,
+    /// GFX12: an 8-bit INST_PREF_SIZE and IMAGE_OP.
+    Gfx12,
+    /// GFX90A and GFX942 (CDNA): ACCUM_OFFSET and TG_SPLIT.
+    Gfx90a,
+}
+
+impl Rsrc3 {
+    /// The layout of processor `target`'s descriptors (`gfx1151`,
+    /// `gfx90a`, …).
+    pub fn of_target(target: &str) -> Rsrc3 {
+        if target.starts_with("gfx12") {
+            Rsrc3::Gfx12
+        } else if target == "gfx90a" || target.starts_with("gfx94") {
+            Rsrc3::Gfx90a
+        } else {
+            Rsrc3::Gfx10
+        }
+    }
 }
 
 fn bits(v: u32, lo: u32, n: u32) -> u32 {
@@ -150,9 +184,10 @@ fn u32_at(raw: &[u8; 64], at: usize) -> u32 {
 }
 
 impl KernelDescriptor {
-    /// Decode 64 descriptor bytes. `gfx12` selects the GFX12 layout of rsrc3's
-    /// `INST_PREF_SIZE`.
-    pub fn parse(bytes: &[u8], gfx12: bool) -> Result<Self, Error> {
+    /// Decode 64 descriptor bytes, rsrc3 in the `layout` of the code's
+    /// processor.
+    pub fn parse(bytes: &[u8], layout: Rsrc3) -> Result<Self, Error> {
+        let rdna = layout != Rsrc3::Gfx90a;
         let raw: [u8; 64] = bytes
             .get(..64)
             .and_then(|b| b.try_into().ok())
@@ -228,15 +263,25 @@ impl KernelDescriptor {
             enable_exception_fp_inexact: bit(r2, 29),
             enable_exception_int_divide_by_zero: bit(r2, 30),
 
-            shared_vgpr_count: if gfx12 { 0 } else { bits(r3, 0, 4) as u8 },
-            inst_pref_size: if gfx12 {
-                bits(r3, 4, 8)
+            shared_vgpr_count: if layout == Rsrc3::Gfx10 {
+                bits(r3, 0, 4) as u8
             } else {
-                bits(r3, 4, 6)
+                0
+            },
+            inst_pref_size: match layout {
+                Rsrc3::Gfx10 => bits(r3, 4, 6),
+                Rsrc3::Gfx12 => bits(r3, 4, 8),
+                Rsrc3::Gfx90a => 0,
             } as u8,
-            trap_on_start: !gfx12 && bit(r3, 10),
-            trap_on_end: !gfx12 && bit(r3, 11),
-            image_op: bit(r3, 31),
+            trap_on_start: layout == Rsrc3::Gfx10 && bit(r3, 10),
+            trap_on_end: layout == Rsrc3::Gfx10 && bit(r3, 11),
+            image_op: rdna && bit(r3, 31),
+            accum_offset: if rdna {
+                0
+            } else {
+                (bits(r3, 0, 6) as u16 + 1) * 4
+            },
+            tg_split: !rdna && bit(r3, 16),
         })
     }
 

@@ -476,7 +476,7 @@ fn descriptor_at(
             ),
         )
     })?;
-    KernelDescriptor::parse(&bytes, target.starts_with("gfx12"))
+    KernelDescriptor::parse(&bytes, crate::descriptor::Rsrc3::of_target(target))
 }
 
 /// One kernel the metadata describes: its descriptor symbol must be

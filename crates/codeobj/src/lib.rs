@@ -35,7 +35,7 @@ pub use bundle::{
     bundle_entries, decompress, is_compressed_offload_bundle, is_offload_bundle, unbundle,
     BundleEntry,
 };
-pub use descriptor::KernelDescriptor;
+pub use descriptor::{KernelDescriptor, Rsrc3};
 pub use error::Error;
 pub use file::{read_file, FileError, MAX_FILE_SIZE};
 pub use mach::{mach_from_name, mach_name};

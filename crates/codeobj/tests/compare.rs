@@ -212,6 +212,8 @@ fn check_descriptors_against_asm(asm: &str, co: &CodeObject) {
             ("memory_ordered", b(kd.mem_ordered)),
             ("forward_progress", b(kd.fwd_progress)),
             ("shared_vgpr_count", kd.shared_vgpr_count.into()),
+            ("accum_offset", kd.accum_offset.into()),
+            ("tg_split", b(kd.tg_split)),
             (
                 "exception_fp_ieee_invalid_op",
                 b(kd.enable_exception_fp_invalid_operation),
