@@ -139,8 +139,9 @@ pub struct KernelDescriptor {
     /// file, in registers (rsrc3's `ACCUM_OFFSET`, bits 0..6, counts
     /// granules of 4 less one: 4 to 256); 0 elsewhere.
     pub accum_offset: u16,
-    /// GFX90A/GFX942: `TG_SPLIT` (rsrc3 bit 16), a workgroup's waves may
-    /// run on different compute units (so LDS is not shared).
+    /// GFX90A/GFX942: `TG_SPLIT` (rsrc3 bit 16): a workgroup's waves may
+    /// run on different compute units, so they share no L1 cache
+    /// (AMDGPUUsage's memory model for tgsplit mode).
     pub tg_split: bool,
 }
 
