@@ -1155,27 +1155,42 @@ fn flat(inst: &Inst, wave64: bool) -> String {
     s + &policy(inst)
 }
 
-fn buffer(inst: &Inst) -> String {
+/// A MUBUF/MTBUF word's data register and its type, in every family:
+/// vdst when the op returns data, else vdata; atomics print it at its full
+/// (source) width even when returning.
+pub(crate) fn buffer_data(inst: &Inst) -> (Operand, Ty) {
     let info = inst.op.info();
-    if info.src[2] == Ty::None {
-        return String::new(); // buffer_gl0_inv, buffer_gl1_inv
-    }
-    // Atomics print vdata at its full (source) width even when returning.
     let data = if inst.dst[0] != Operand::None {
         inst.dst[0]
     } else {
         inst.src[1]
     };
-    let data_ty = if info.src[1] != Ty::None {
+    let ty = if info.src[1] != Ty::None {
         info.src[1]
     } else {
         info.dst[0]
     };
+    (data, ty)
+}
+
+/// A MUBUF/MTBUF word's address: "off", one VGPR (offen or idxen), two
+/// (both); nothing for an op without one (gfx9's buffer_store_lds_dword).
+pub(crate) fn buffer_vaddr(inst: &Inst) -> String {
     let both = inst.flags & flags::OFFEN != 0 && inst.flags & flags::IDXEN != 0;
-    let vaddr = match inst.src[0] {
+    match inst.src[0] {
+        Operand::None if inst.op.info().src[0] == Ty::None => String::new(),
         Operand::None => "off".into(),
         a => operand(a, if both { Ty::B64 } else { Ty::B32 }),
-    };
+    }
+}
+
+fn buffer(inst: &Inst) -> String {
+    let info = inst.op.info();
+    if info.src[2] == Ty::None {
+        return String::new(); // buffer_gl0_inv, buffer_gl1_inv
+    }
+    let (data, data_ty) = buffer_data(inst);
+    let vaddr = buffer_vaddr(inst);
     let soff = operand(inst.src[3], Ty::B32);
     // gfx10: tfe adds a status dword to the data; lds has none in VGPRs.
     let data_text = match inst.family {

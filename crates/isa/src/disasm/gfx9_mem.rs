@@ -4,7 +4,7 @@
 //! DS and MIMG go through the shared printers (`mimg.rs` knows gfx9).
 
 use super::{encoding, join, operand};
-use crate::{flags, Family, Format, Inst, Operand, Ty};
+use crate::{flags, Family, Format, Inst, Ty};
 
 /// The text of a gfx90a/gfx94 FLAT/GLOBAL/SCRATCH, MUBUF or MTBUF
 /// instruction; `None` for other families and formats.
@@ -72,30 +72,14 @@ fn buffer(inst: &Inst) -> String {
         // buffer_wbl2, buffer_inv, buffer_wbinvl1…: gfx940's sc0/sc1.
         return cache_text(inst).trim_start().to_string();
     }
-    // Atomics print vdata at its full (source) width even when returning;
-    // with lds there is none.
-    let data = if inst.dst[0] != Operand::None {
-        inst.dst[0]
-    } else {
-        inst.src[1]
-    };
-    let data_ty = if info.src[1] != Ty::None {
-        info.src[1]
-    } else {
-        info.dst[0]
-    };
+    // With lds the data goes to or from LDS: no VGPR to print.
+    let (data, data_ty) = super::buffer_data(inst);
     let data_text = if inst.flags & flags::LDS != 0 {
         String::new()
     } else {
         operand(data, data_ty)
     };
-    let both = inst.flags & flags::OFFEN != 0 && inst.flags & flags::IDXEN != 0;
-    let vaddr = match inst.src[0] {
-        // buffer_store_lds_dword has no vaddr operand at all.
-        Operand::None if info.src[0] == Ty::None => String::new(),
-        Operand::None => "off".into(),
-        a => operand(a, if both { Ty::B64 } else { Ty::B32 }),
-    };
+    let vaddr = super::buffer_vaddr(inst);
     let mut s = join(vec![
         data_text,
         vaddr,
