@@ -176,6 +176,17 @@ fn ran_off_function(_: &mut Wave, _: &mut Env, _: &Inst) -> OpResult {
     Err(Trap::RanOff(RanOff::Function(EAGER_TEXT_BYTES)))
 }
 
+/// Whether `n` registers from `r` lie in one register file of `family`:
+/// v0-v255, or (CDNA) a0-a255, numbered from `AGPR_BASE`; a tuple may not
+/// run from one file into the other.
+fn vgprs_exist(family: Family, r: usize, n: usize) -> bool {
+    let base = softgpu_isa::AGPR_BASE as usize;
+    match r.checked_sub(base) {
+        Some(a) => family.is_gcn() && a + n <= base,
+        None => r + n <= crate::wave::NUM_VGPRS,
+    }
+}
+
 /// Registers an instruction names must exist: each operand's whole range
 /// (first register plus the width its type gives) is checked once here, so a
 /// 64-bit operand at v255 is an illegal instruction rather than a wrap.
@@ -185,7 +196,7 @@ fn operands_valid(inst: &Inst) -> bool {
         let n = ty.dwords().max(1) as usize;
         match *op {
             Operand::Sgpr(r) => r as usize + n <= crate::wave::NUM_SGPRS,
-            Operand::Vgpr(r) | Operand::VgprHi(r) => r as usize + n <= crate::wave::NUM_VGPRS,
+            Operand::Vgpr(r) | Operand::VgprHi(r) => vgprs_exist(inst.family, r as usize, n),
             _ => true,
         }
     };

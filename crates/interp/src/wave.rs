@@ -127,6 +127,16 @@ impl Wave {
         Wave::with_vgprs(NUM_VGPRS)
     }
 
+    /// A wave with `family`'s register file: CDNA's 512 registers per lane
+    /// (ArchVGPRs then AccVGPRs), RDNA's 256.
+    pub fn for_family(family: softgpu_isa::Family) -> Wave {
+        Wave::with_vgprs(if family.is_gcn() {
+            NUM_VGPRS_CDNA
+        } else {
+            NUM_VGPRS
+        })
+    }
+
     /// A wave whose file holds `vgprs` registers per lane: [`NUM_VGPRS`]
     /// for RDNA, [`NUM_VGPRS_CDNA`] for CDNA (whose AccVGPRs follow the
     /// VGPRs). The file is allocated per wave (256 bytes a register), so
@@ -358,13 +368,23 @@ impl Wave {
         }
     }
 
+    /// The file's row for register `r` (a VGPR, or CDNA's AccVGPR at
+    /// `AGPR_BASE` up). A program checks every operand's range once at
+    /// load (`program::operands_valid`), so the mask never changes a valid
+    /// register; it keeps a tuple's later dwords inside the file without a
+    /// bounds check (the file's size is a power of two).
+    #[inline(always)]
+    pub fn row(&self, r: usize) -> usize {
+        r & (self.vgpr.len() - 1)
+    }
+
     /// Lane `l` of a 64-bit source.
     #[inline(always)]
     pub fn lane64(&self, op: Operand, l: usize) -> u64 {
         match op {
             Operand::Vgpr(r) => {
                 let r = r as usize;
-                self.vgpr[r][l] as u64 | (self.vgpr[(r + 1) % NUM_VGPRS][l] as u64) << 32
+                self.vgpr[r][l] as u64 | (self.vgpr[self.row(r + 1)][l] as u64) << 32
             }
             other => self.read_s64(other),
         }
@@ -401,7 +421,8 @@ impl Wave {
     #[inline(always)]
     pub fn set_lane(&mut self, op: Operand, l: usize, dword: usize, value: u32) {
         if let Operand::Vgpr(r) = op {
-            self.vgpr[(r as usize + dword) % NUM_VGPRS][l] = value;
+            let row = self.row(r as usize + dword);
+            self.vgpr[row][l] = value;
         }
     }
 
@@ -409,7 +430,7 @@ impl Wave {
     #[inline(always)]
     pub fn get_lane(&self, op: Operand, l: usize, dword: usize) -> u32 {
         match op {
-            Operand::Vgpr(r) => self.vgpr[(r as usize + dword) % NUM_VGPRS][l],
+            Operand::Vgpr(r) => self.vgpr[self.row(r as usize + dword)][l],
             other if dword == 0 => self.read_s32(other),
             other => (self.read_s64(other) >> 32) as u32,
         }

@@ -52,7 +52,8 @@ pub struct Bench {
     code: u64,
     /// The workgroup's LDS.
     pub lds: Vec<u8>,
-    /// The wave; set `lanes` (32 or 64), registers, EXEC and MODE before
+    /// The wave (with its family's register file:
+    /// [`Wave::for_family`]); set `lanes` (32 or 64), registers, EXEC and MODE before
     /// [`Bench::run`]. Its scratch holds [`SCRATCH_LANE_BYTES`] per lane.
     pub wave: Wave,
     tmp: Box<Scratch>,
@@ -91,7 +92,7 @@ impl Bench {
         let arena = Arena::new(16 << 20)?;
         let buffer = arena.alloc(BUFFER_BYTES as u64)?;
         let code = arena.alloc(CODE_BYTES as u64 + 4)?;
-        let mut wave = Wave::new();
+        let mut wave = Wave::for_family(family);
         wave.scratch.reset(
             SCRATCH_LANE_BYTES,
             softgpu_interp::wave::MAX_LANES,

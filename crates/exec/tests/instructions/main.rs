@@ -192,16 +192,18 @@ fn gfx10_tries_are_counted() {
     assert!(s.gfx10_run > 0, "no block ran on {GFX10_TRY}");
 }
 
-/// The variants a block runs in: its targets × its wave sizes.
+/// The variants a block runs in: its targets × its wave sizes. CDNA runs
+/// wave64 only, so a CDNA target's block runs in wave64 whatever it says.
 fn variants(d: &syntax::Directives) -> Vec<Variant> {
-    let waves = [(d.wave32, false), (d.wave64, true)];
     d.targets
         .iter()
         .flat_map(|t| {
+            let gcn = Family::of_target(t).is_some_and(Family::is_gcn);
+            let waves = [(d.wave32 && !gcn, false), (d.wave64 || gcn, true)];
             waves
-                .iter()
+                .into_iter()
                 .filter(|w| w.0)
-                .map(move |&(_, wave64)| Variant {
+                .map(move |(_, wave64)| Variant {
                     target: t.clone(),
                     wave64,
                     mattr: d.mattr.clone(),
@@ -283,7 +285,11 @@ fn run_case(bench: &mut Bench, variant: &Variant, code: &Code, case: &Case) -> R
         buffer: bench.buffer(),
         code: bench.code_address(),
     };
-    let mut before = State::noise(lanes, state::default_mode(&variant.target));
+    let mut before = State::noise(
+        lanes,
+        state::default_mode(&variant.target),
+        bench.wave.vgpr.len(),
+    );
     for a in &case.inputs {
         before.write(&a.loc, &a.value, u64::MAX, addrs, None)?;
     }
@@ -353,6 +359,7 @@ case_files!(
     vopc_float,
     vopc_class,
     vopcx,
+    gfx9_valu,
     ds,
     ds_atomic,
     flat,

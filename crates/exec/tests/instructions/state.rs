@@ -3,7 +3,7 @@
 //! it does not expect must end as it started.
 
 use softgpu_exec::harness::{
-    Bench, Lanes, BUFFER_BYTES, LDS_BYTES, MAX_LANES, NUM_SGPRS, NUM_VGPRS, SCRATCH_LANE_BYTES,
+    Bench, Lanes, BUFFER_BYTES, LDS_BYTES, MAX_LANES, NUM_SGPRS, SCRATCH_LANE_BYTES,
 };
 
 use crate::syntax::{Half, Loc, Space, Value};
@@ -44,6 +44,15 @@ pub struct State {
     pub scratch: Vec<u8>,
 }
 
+/// A VGPR's name: `vN`, or `aN` for CDNA's AccVGPRs (the file's second
+/// 256 registers).
+fn vgpr_name(r: usize) -> String {
+    match r.checked_sub(256) {
+        Some(a) => format!("a{a}"),
+        None => format!("v{r}"),
+    }
+}
+
 /// A repeatable pseudo-random word for position `k` (splitmix64).
 fn noise(k: u64) -> u32 {
     let mut z = k.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -60,9 +69,10 @@ fn noise_bytes(len: usize, seed: u64) -> Vec<u8> {
 
 impl State {
     /// Noise everywhere, except: EXEC has every lane on, `null` reads 0,
-    /// SCC is 0 and MODE is `mode`.
-    pub fn noise(lanes: usize, mode: u32) -> State {
-        let vgpr = (0..NUM_VGPRS)
+    /// SCC is 0 and MODE is `mode`; `vgprs` registers per lane (the
+    /// bench's file: 512 on CDNA, whose AccVGPRs follow the VGPRs).
+    pub fn noise(lanes: usize, mode: u32, vgprs: usize) -> State {
+        let vgpr = (0..vgprs)
             .map(|r| std::array::from_fn(|l| noise((r * MAX_LANES + l) as u64)))
             .collect();
         let mut sgpr = std::array::from_fn(|s| noise(0x10_0000 + s as u64));
@@ -187,6 +197,9 @@ impl State {
             Loc::Vgpr {
                 reg, dwords, half, ..
             } => {
+                if reg as usize + dwords as usize > self.vgpr.len() {
+                    return Err(format!("{loc:?}: this target has no such register"));
+                }
                 for k in 0..dwords as usize {
                     let cell = &mut self.vgpr[reg as usize + k][lane];
                     let word = (v >> (32 * k)) as u32;
@@ -223,7 +236,7 @@ impl State {
             Loc::Vgpr {
                 reg, dwords, half, ..
             } => (0..dwords as usize).fold(0, |acc, k| {
-                let cell = self.vgpr[(reg as usize + k) % NUM_VGPRS][lane];
+                let cell = self.vgpr[(reg as usize + k) % self.vgpr.len()][lane];
                 let word = match half {
                     Half::Whole => cell,
                     Half::Lo => cell & 0xffff,
@@ -276,12 +289,13 @@ impl State {
     /// Every difference between `self` (what ran) and `want`, described.
     pub fn diff(&self, want: &State) -> Vec<String> {
         let mut out = Vec::new();
-        for r in 0..NUM_VGPRS {
+        for r in 0..self.vgpr.len() {
             let (got, exp) = (&self.vgpr[r], &want.vgpr[r]);
             let bad: Vec<usize> = (0..MAX_LANES).filter(|&l| got[l] != exp[l]).collect();
             if let Some(&first) = bad.first() {
                 out.push(format!(
-                    "v{r} lanes {}: got {:#010x} want {:#010x}{}",
+                    "{} lanes {}: got {:#010x} want {:#010x}{}",
+                    vgpr_name(r),
                     lane_list(&bad),
                     got[first],
                     exp[first],

@@ -494,8 +494,9 @@ fn parse_loc(s: &str) -> Option<Loc> {
                     None => (num(rest)?, 1),
                 };
                 match kind {
-                    "v" if first + count <= 256 && count <= 2 => Loc::Vgpr {
-                        reg: first as u16,
+                    // CDNA's AccVGPR aN is the file's register 256 + N.
+                    "v" | "a" if first + count <= 256 && count <= 2 => Loc::Vgpr {
+                        reg: (first + if kind == "a" { 256 } else { 0 }) as u16,
                         dwords: count as u8,
                         half: if count == 1 { half } else { Half::Whole },
                         lane,

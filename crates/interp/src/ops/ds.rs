@@ -8,7 +8,7 @@ use softgpu_isa::{Inst, Num, Op, Operand, Rmw};
 use super::{lane_addrs, Env, Exec, Flow, Result, Trap};
 use crate::float::{f, flush32};
 use crate::trap::Use;
-use crate::wave::{Mode, Wave, MAX_LANES, NUM_VGPRS};
+use crate::wave::{Mode, Wave, MAX_LANES};
 use softgpu_arena::Lanes;
 
 /// Reads `N` bytes of LDS at `addr`. Out of range (any byte at or past
@@ -86,7 +86,7 @@ type Addrs = [u64; MAX_LANES];
 /// The VGPR holding dword `k` of the range at `op`, when `op` is a VGPR.
 fn vgpr(op: Operand, k: usize) -> Option<usize> {
     match op {
-        Operand::Vgpr(r) => Some((r as usize + k) % NUM_VGPRS),
+        Operand::Vgpr(r) => Some(r as usize + k),
         _ => None,
     }
 }
@@ -129,7 +129,8 @@ fn load(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, signed: bool) -> Re
     let lanes = ds_addrs(w, i, offset16(i), &mut addrs);
     if vgpr(i.dst[0], 0).is_some() && fits(env.lds, &lanes, bytes as u64) {
         for k in 0..bytes.div_ceil(4) {
-            let row = &mut w.vgpr[vgpr(i.dst[0], k).unwrap()];
+            let row = w.row(vgpr(i.dst[0], k).unwrap());
+            let row = &mut w.vgpr[row];
             lanes.for_each(|l, addr| row[l] = loaded(env.lds, addr, bytes, signed, k));
         }
         return Ok(Flow::Next);
@@ -190,7 +191,7 @@ fn store(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, shift: u32) -> Res
     // still in lane order.
     if shift == 0 && bytes >= 4 && fits(env.lds, &lanes, bytes as u64) {
         if let Some(s) = vgpr(i.src[1], 0) {
-            let row = |k: usize| &w.vgpr[(s + k) % NUM_VGPRS];
+            let row = |k: usize| &w.vgpr[w.row(s + k)];
             match bytes {
                 4 => store_rows(env.lds, &lanes, [row(0)]),
                 8 => store_rows(env.lds, &lanes, [row(0), row(1)]),
@@ -244,7 +245,8 @@ fn load2(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, stride64: bool) -
     if vgpr(i.dst[0], 0).is_some() && fits(env.lds, &lanes, reach) {
         for (slot, off) in [o0, o1].into_iter().enumerate() {
             for k in 0..dwords {
-                let row = &mut w.vgpr[vgpr(i.dst[0], slot * dwords + k).unwrap()];
+                let row = w.row(vgpr(i.dst[0], slot * dwords + k).unwrap());
+                let row = &mut w.vgpr[row];
                 let at = off * scale + 4 * k as u64;
                 lanes.for_each(|l, a| {
                     row[l] = u32::from_le_bytes(lds_read::<4>(env.lds, a + at));

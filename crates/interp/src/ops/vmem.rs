@@ -14,7 +14,7 @@ use super::{lane_addrs, Env, Exec, Flow, Result, Trap};
 use crate::float::{f, flush32};
 use crate::trap::{Space, Use};
 use crate::wave::{
-    PrivateError, Wave, APERTURE_SIZE, MAX_LANES, NUM_VGPRS, PRIVATE_APERTURE, SCRATCH_BUFFER_BASE,
+    PrivateError, Wave, APERTURE_SIZE, MAX_LANES, PRIVATE_APERTURE, SCRATCH_BUFFER_BASE,
     SHARED_APERTURE,
 };
 use softgpu_arena::{Lanes, Memory, Window};
@@ -550,7 +550,7 @@ fn window<'a, 'o>(
         return None;
     };
     let lo = &w.vgpr[r as usize];
-    let hi = &w.vgpr[(r as usize + 1) % NUM_VGPRS];
+    let hi = &w.vgpr[w.row(r as usize + 1)];
     let lanes = match (format, i.src[2]) {
         (Format::Global, Operand::None) | (Format::Flat, _) => {
             lane_addrs(lanes, exec, addrs, |l| {
