@@ -7,7 +7,7 @@
 # symlinks to every Debian bitcode library plus the missing ISA-version
 # constants, assembled with llvm-as-19.
 #
-# Usage: examples/build.sh [TARGET...]   (default: gfx1151 gfx1100 gfx1201 gfx1030)
+# Usage: examples/build.sh [TARGET...]   (default: gfx1151 gfx1100 gfx1201 gfx1030 gfx90a gfx942)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -15,7 +15,7 @@ src="$here/kernels"
 out="$here/bin"
 bitcode=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(gfx1151 gfx1100 gfx1201 gfx1030)
+[ ${#targets[@]} -eq 0 ] && targets=(gfx1151 gfx1100 gfx1201 gfx1030 gfx90a gfx942)
 
 # --- tools -----------------------------------------------------------------
 missing=()
@@ -41,10 +41,13 @@ for f in "$bitcode"/*.bc; do ln -s "$f" "$libs/"; done
 layout="$(clang-19 -x cl -target amdgcn-amd-amdhsa -nogpulib -S -emit-llvm -o - "$work/empty.cl" |
   sed -n 's/^target datalayout = "\(.*\)"$/\1/p')"
 [ -n "$layout" ] || { echo "build.sh: could not read clang-19's amdgcn datalayout" >&2; exit 1; }
-# gfxMmST -> M*1000 + S*100 + T, e.g. gfx1151 -> 11501, gfx1201 -> 12001.
+# gfx<major><minor><stepping>, the last two hex digits, the major decimal
+# before them -> major*1000 + minor*100 + stepping: gfx1151 -> 11501,
+# gfx1201 -> 12001, gfx942 -> 9402.
 isa_version() {
   local d="${1#gfx}"
-  echo $(( ${d:0:2} * 1000 + 16#${d:2:1} * 100 + 16#${d:3:1} ))
+  local major="${d:0:${#d}-2}"
+  echo $(( major * 1000 + 16#${d: -2:1} * 100 + 16#${d: -1} ))
 }
 for t in "${targets[@]}"; do
   d="${t#gfx}"

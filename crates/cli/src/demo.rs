@@ -15,7 +15,7 @@ use softgpu::{
 type Result<T, E = Box<dyn std::error::Error>> = std::result::Result<T, E>;
 
 /// Targets the embedded code objects were compiled for.
-pub const TARGETS: [&str; 4] = ["gfx1151", "gfx1100", "gfx1201", "gfx1030"];
+pub const TARGETS: [&str; 6] = ["gfx1151", "gfx1100", "gfx1201", "gfx1030", "gfx90a", "gfx942"];
 
 /// Kernel files of `examples/kernels/` whose code objects are embedded
 /// (`empty`, only for the API benchmarks, is not).
@@ -37,36 +37,33 @@ struct Aligned<T: ?Sized>(T);
 
 /// The committed code object `examples/bin/NAME-TARGET.hsaco`, embedded.
 pub fn code_object(name: &str, target: &str) -> Result<&'static [u8], String> {
-    macro_rules! embed {
-        ($($name:literal),*) => {$(
-            if name == $name && target == "gfx1151" {
-                static BYTES: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!("../../../examples/bin/", $name, "-gfx1151.hsaco")));
-                return Ok(&BYTES.0);
-            }
-            if name == $name && target == "gfx1100" {
-                static BYTES: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!("../../../examples/bin/", $name, "-gfx1100.hsaco")));
-                return Ok(&BYTES.0);
-            }
-            if name == $name && target == "gfx1201" {
-                static BYTES: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!("../../../examples/bin/", $name, "-gfx1201.hsaco")));
-                return Ok(&BYTES.0);
-            }
-            if name == $name && target == "gfx1030" {
-                static BYTES: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!("../../../examples/bin/", $name, "-gfx1030.hsaco")));
+    // One `include_bytes!` per example and target: `$target` names each
+    // target's file.
+    macro_rules! embed_for {
+        ($target:literal: $($name:literal),*) => {$(
+            if name == $name && target == $target {
+                static BYTES: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(
+                    "../../../examples/bin/", $name, "-", $target, ".hsaco"
+                )));
                 return Ok(&BYTES.0);
             }
         )*};
     }
-    embed!(
-        "vector_add",
-        "saxpy",
-        "reduce",
-        "sgemm",
-        "wave_reduce",
-        "histogram",
-        "alu_bench",
-        "mem_bench"
-    );
+    macro_rules! embed {
+        ($($target:literal),*) => {$(
+            embed_for!(
+                $target: "vector_add",
+                "saxpy",
+                "reduce",
+                "sgemm",
+                "wave_reduce",
+                "histogram",
+                "alu_bench",
+                "mem_bench"
+            );
+        )*};
+    }
+    embed!("gfx1151", "gfx1100", "gfx1201", "gfx1030", "gfx90a", "gfx942");
     Err(format!(
         "no embedded code object {name} for {target} (embedded: {} for {})",
         EXAMPLES.join(", "),
@@ -171,8 +168,12 @@ fn tour(config: &Config) -> Result<()> {
     print_line("kernel", "", &columns);
     let mut rng = Rng::new(0x50f7_69b0);
     let mut tally = Tally::default();
+    // The examples are built for each family's default wave: CDNA's 64
+    // lanes, RDNA's 32.
+    let cdna = softgpu_isa::Family::of_target(device.target()).is_some_and(|f| f.is_gcn());
+    let wave = if cdna { 64 } else { 32 };
     for make in CASES {
-        let case = make(&mut rng);
+        let case = make(&mut rng, wave);
         tally.record(case.kernel, run_case(&stream, &examples, &case));
     }
     tally.record("graph", graph_replays(&stream, &examples, &mut rng));
@@ -396,15 +397,17 @@ fn dims(Dim3(d): Dim3) -> String {
 }
 
 /// The example kernels, each checked on its own.
-const CASES: [fn(&mut Rng) -> Case; 8] = [
-    vector_add,
-    saxpy,
-    reduce,
-    sgemm,
+/// Each makes its case from the generator and the wave's width (which only
+/// `wave_reduce` reads).
+const CASES: [fn(&mut Rng, usize) -> Case; 8] = [
+    |rng, _| vector_add(rng),
+    |rng, _| saxpy(rng),
+    |rng, _| reduce(rng),
+    |rng, _| sgemm(rng),
     wave_reduce,
-    histogram,
-    alu_bench,
-    mem_bench,
+    |rng, _| histogram(rng),
+    |rng, _| alu_bench(rng),
+    |rng, _| mem_bench(rng),
 ];
 
 fn vector_add(rng: &mut Rng) -> Case {
@@ -513,14 +516,19 @@ fn sgemm(rng: &mut Rng) -> Case {
     }
 }
 
-fn wave_reduce(rng: &mut Rng) -> Case {
+fn wave_reduce(rng: &mut Rng, wave: usize) -> Case {
     let n = 32 * 4096;
     let values: Vec<i32> = (0..n)
         .map(|_| (rng.next_u64() % 2001) as i32 - 1000)
         .collect();
-    // Every lane of a wave (32 consecutive work-items) holds the wave's result.
-    let per_wave =
-        |f: fn(&[i32]) -> i32| -> Vec<i32> { values.chunks(32).flat_map(|w| [f(w); 32]).collect() };
+    // Every lane of a wave (`wave` consecutive work-items) holds the wave's
+    // result.
+    let per_wave = |f: fn(&[i32]) -> i32| -> Vec<i32> {
+        values
+            .chunks(wave)
+            .flat_map(|w| std::iter::repeat_n(f(w), wave))
+            .collect()
+    };
     let sums = per_wave(|w| w.iter().sum());
     let maxes = per_wave(|w| w.iter().copied().max().unwrap_or(i32::MIN));
     Case {
@@ -529,7 +537,11 @@ fn wave_reduce(rng: &mut Rng) -> Case {
         grid: groups(n, 128),
         block: Dim3::from(128),
         params: vec![input(values), output(sums), output(maxes)],
-        note: "wave32 DPP/permlanex16 sum + sub_group_reduce_max".into(),
+        note: match wave {
+            64 => "wave64 DPP row scan/broadcast sum + sub_group_reduce_max",
+            _ => "wave32 DPP/permlanex16 sum + sub_group_reduce_max",
+        }
+        .into(),
     }
 }
 

@@ -196,12 +196,12 @@ fn answers_as_hipcc_and_hipconfig_under_their_names() {
     assert_eq!(text(&out.stdout), "amd");
 
     // The device-library folder for plain clang++-19, for any processor.
-    let out = tool_output("hipcc", &["--print-devlibs", "--offload-arch=gfx90a"]);
+    let out = tool_output("hipcc", &["--print-devlibs", "--offload-arch=gfx908"]);
     assert_ok(&out, "hipcc --print-devlibs");
     let libs = PathBuf::from(text(&out.stdout).trim());
     for lib in [
         "oclc_isa_version_1151.bc",
-        "oclc_isa_version_90a.bc",
+        "oclc_isa_version_908.bc",
         "ocml.bc",
     ] {
         assert!(libs.join(lib).exists(), "{} has no {lib}", libs.display());

@@ -17,7 +17,7 @@
 //!   then, so it is given the HIP options below too);
 //! * when HIP sources are compiled (or `-fgpu-rdc` code linked):
 //!   `--offload-arch=TARGET` (unless the user gave `--offload-arch`; a list
-//!   of processors softgpu does not run, such as `gfx90a`, is compiled as
+//!   of processors softgpu does not run, such as `gfx908`, is compiled as
 //!   given and gets TARGET added, see [`Recipe::target`]),
 //!   `--rocm-path=/usr --hip-path=/usr` (Debian's HIP headers) and
 //!   `--rocm-device-lib-path=LIBS` (the folder
@@ -270,10 +270,10 @@ fn user_targets(args: &[String]) -> Vec<String> {
 /// The processor the recipe adds to the user's `--offload-arch` list: the
 /// recipe's target when the user names none, or, for a program (host code
 /// and its fat binary), names only processors softgpu does not run
-/// (`--offload-arch=gfx90a`: the fat binary then carries gfx90a code for
+/// (`--offload-arch=gfx908`: the fat binary then carries gfx908 code for
 /// real hardware and the target's for softgpu). Device code built alone
 /// for named processors is built for exactly those (a per-processor
-/// `--cuda-device-only -emit-llvm -o main_gfx90a.bc` has one output).
+/// `--cuda-device-only -emit-llvm -o main_gfx908.bc` has one output).
 pub fn added_target<'a>(what: &Inputs, recipe: &Recipe<'a>) -> Option<&'a str> {
     if what.targets.is_empty() {
         return Some(recipe.target);
@@ -572,7 +572,7 @@ mod tests {
         let r = recipe(&l, &h);
         // Only processors softgpu does not run: the device's is added.
         let a = s(&[
-            "--offload-arch=gfx90a",
+            "--offload-arch=gfx908",
             "--offload-arch=gfx1010:xnack-",
             "k.hip",
         ]);
@@ -594,7 +594,7 @@ mod tests {
         ]);
         assert_eq!(added_target(&inputs(&a), &r), None);
         // One it runs (even not the default device's): the list is kept.
-        let a = s(&["--offload-arch=gfx90a,gfx1100", "k.hip"]);
+        let a = s(&["--offload-arch=gfx908,gfx1100", "k.hip"]);
         assert_eq!(added_target(&inputs(&a), &r), None);
     }
 

@@ -268,7 +268,7 @@ impl Compiler {
     /// The device-library folder holding the ISA-version library of this
     /// target and of every processor in `processors`, which need not be
     /// ones softgpu emulates (a fat binary built with `softgpu hipcc
-    /// --offload-arch=gfx90a,gfx1100` carries code for real hardware too).
+    /// --offload-arch=gfx908,gfx1100` carries code for real hardware too).
     /// A name that is not `gfx` and a version is refused; one clang does
     /// not know is clang's to refuse.
     pub fn device_lib_dir_for(&self, processors: &[&str]) -> Result<PathBuf, CompileError> {

@@ -5,9 +5,10 @@
 //! builds its program twice and runs both:
 //!
 //! 1. as a user's build would, with `clang++-19 -x hip --offload-arch=gfx1151
-//!    --offload-arch=gfx1201 --offload-arch=gfx1030 --rocm-path=/usr
-//!    --hip-path=/usr --rocm-device-lib-path=LIBS -O2 ... -lamdhip64`: one
-//!    fat binary for the RDNA3.5, RDNA4 and RDNA2 parts, linked against
+//!    --offload-arch=gfx1201 --offload-arch=gfx1030 --offload-arch=gfx90a
+//!    --offload-arch=gfx942 --rocm-path=/usr --hip-path=/usr
+//!    --rocm-device-lib-path=LIBS -O2 ... -lamdhip64`: one fat binary for
+//!    the RDNA3.5, RDNA4, RDNA2, CDNA2 and CDNA3 parts, linked against
 //!    Debian's `libamdhip64.so`, then run with `LD_LIBRARY_PATH` naming a
 //!    folder where `libamdhip64.so.5` links to softgpu's library, on a
 //!    device of each part in turn (`SOFTGPU_PROFILE`): the runtime picks
@@ -15,8 +16,8 @@
 //!    for every family;
 //! 2. with `softgpu hipcc`, then run with no environment set.
 //!
-//! The Debian-library programs (`debian_*.hip`) run only on gfx1030, the
-//! one part both softgpu and Debian's prebuilt rocRAND and rocSPARSE have.
+//! The Debian-library programs (`debian_*.hip`) run on gfx1030 and gfx90a,
+//! the parts both softgpu and Debian's prebuilt rocRAND and rocSPARSE have.
 //!
 //! Needs `clang-19`, `lld-19`, `llvm-19`, `rocm-device-libs` and
 //! `libamdhip64-dev`, and softgpu's HIP library and CLI built first:
@@ -36,8 +37,12 @@ const TARGET: &str = "gfx1151";
 const RDNA4: &str = "gfx1201";
 /// The RDNA2 part every program is also built for and run on.
 const RDNA2: &str = "gfx1030";
+/// The CDNA2 and CDNA3 parts every program is also built for and run on
+/// (wave64).
+const CDNA2: &str = "gfx90a";
+const CDNA3: &str = "gfx942";
 /// The parts a program runs on unless it says otherwise.
-const EVERY_PART: &[&str] = &[TARGET, RDNA4, RDNA2];
+const EVERY_PART: &[&str] = &[TARGET, RDNA4, RDNA2, CDNA2, CDNA3];
 /// Longest a program may run before it counts as hung.
 const RUN_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -481,24 +486,25 @@ fn one(sources: &'static [&'static str]) -> Program {
     }
 }
 
-/// Debian's prebuilt rocRAND and hipRAND run their own gfx1030 kernels:
-/// Philox4x32-10 bit for bit against a reference held to Random123's
-/// known answers, five generators' uniform and normal moments.
+/// Debian's prebuilt rocRAND and hipRAND run their own gfx1030 and gfx90a
+/// kernels: Philox4x32-10 bit for bit against a reference held to
+/// Random123's known answers, five generators' uniform and normal moments.
 #[test]
 fn debian_rocrand_and_hiprand() {
     check(Program {
-        parts: Some(&[RDNA2]),
+        parts: Some(&[RDNA2, CDNA2]),
         libraries: &["rocrand", "hiprand"],
         ..one(&["debian_rocrand.hip"])
     });
 }
 
-/// Debian's prebuilt rocSPARSE and hipSPARSE run their own gfx1030
-/// kernels: SpMV, SpMM and CSR/dense conversions against host results.
+/// Debian's prebuilt rocSPARSE and hipSPARSE run their own gfx1030 and
+/// gfx90a kernels: SpMV, SpMM and CSR/dense conversions against host
+/// results.
 #[test]
 fn debian_rocsparse_and_hipsparse() {
     check(Program {
-        parts: Some(&[RDNA2]),
+        parts: Some(&[RDNA2, CDNA2]),
         libraries: &["rocsparse", "hipsparse"],
         ..one(&["debian_rocsparse.hip"])
     });
@@ -616,7 +622,7 @@ fn hipcc_builds_fat_binaries_for_any_targets() {
     let err = hipcc(
         d,
         &[
-            "--offload-arch=gfx90a,gfx1010",
+            "--offload-arch=gfx908,gfx1010",
             "--offload-arch=gfx1151",
             &src,
             "-o",
@@ -626,7 +632,7 @@ fn hipcc_builds_fat_binaries_for_any_targets() {
     );
     assert!(!err.contains("also compiling"), "{err}");
     let bytes = std::fs::read(d.join("fat")).unwrap();
-    for t in ["gfx90a", "gfx1010", "gfx1151"] {
+    for t in ["gfx908", "gfx1010", "gfx1151"] {
         let id = format!("amdgcn-amd-amdhsa--{t}");
         assert!(
             bytes.windows(id.len()).any(|w| w == id.as_bytes()),
@@ -637,15 +643,15 @@ fn hipcc_builds_fat_binaries_for_any_targets() {
         &["vector_add.hip"],
         &d.join("fat"),
         &[],
-        "fat binary gfx90a,gfx1010,gfx1151",
+        "fat binary gfx908,gfx1010,gfx1151",
     );
-    let err = hipcc(d, &["--offload-arch=gfx90a", &src, "-o", "foreign"], &[]);
+    let err = hipcc(d, &["--offload-arch=gfx908", &src, "-o", "foreign"], &[]);
     assert!(err.contains("also compiling for gfx1151"), "{err}");
     run_hipcc_build(
         &["vector_add.hip"],
         &d.join("foreign"),
         &[],
-        "--offload-arch=gfx90a",
+        "--offload-arch=gfx908",
     );
 }
 
@@ -661,7 +667,7 @@ fn missing_device_code_names_the_targets() {
             .args([
                 "-x",
                 "hip",
-                "--offload-arch=gfx90a",
+                "--offload-arch=gfx908",
                 "--rocm-path=/usr",
                 "--hip-path=/usr",
             ])

@@ -73,11 +73,12 @@ fn scenario(name: &str, env: &[(&str, &str)]) -> String {
 
 /// The HSA runtime above the executor is the same for every GPU family:
 /// the scenarios that check results also pass on the RDNA4 agents, gfx1200
-/// and gfx1201, and the RDNA2 agent gfx1030, running code built for each.
+/// and gfx1201, the RDNA2 agent gfx1030 and the CDNA agents gfx90a and
+/// gfx942 (wave64), running code built for each.
 #[test]
-fn scenarios_run_on_the_rdna4_and_rdna2_agents() {
+fn scenarios_run_on_the_rdna4_rdna2_and_cdna_agents() {
     let (exe, _) = program();
-    for part in ["gfx1200", "gfx1201", "gfx1030"] {
+    for part in ["gfx1200", "gfx1201", "gfx1030", "gfx90a", "gfx942"] {
         let kernels = common::kernel_file("dispatch-kernels", KERNELS, part);
         let kernels = kernels.display().to_string();
         let env = [("SOFTGPU_PROFILE", part)];

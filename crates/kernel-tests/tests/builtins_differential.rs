@@ -1,6 +1,7 @@
 //! Differential test of the OpenCL C built-ins (`src/diffgen`): random
 //! kernels compiled with clang-19 and run on softgpu against the host-C
-//! oracle, bit for bit, on gfx1100, gfx1151, gfx1201 and gfx1030 in wave32 and wave64.
+//! oracle, bit for bit, on gfx1100, gfx1151, gfx1201 and gfx1030 in wave32 and wave64, and
+//! on gfx90a and gfx942 in wave64.
 //!
 //! The fixed seeds `0..SLICES` cover the generator's whole focus list: every
 //! integer built-in over every integer type, min/max/clamp/select/bitselect
@@ -120,6 +121,16 @@ fn gfx1030_wave32() {
 #[test]
 fn gfx1030_wave64() {
     check("gfx1030", true)
+}
+
+#[test]
+fn gfx90a_wave64() {
+    check("gfx90a", true)
+}
+
+#[test]
+fn gfx942_wave64() {
+    check("gfx942", true)
 }
 
 /// The oracle itself, on values worked out by hand from the OpenCL C spec

@@ -6,7 +6,8 @@
 //! over a matrix of register pressure, LDS and workgroup sizes, in wave32
 //! and wave64, on every built-in profile: the parts with 1.5x VGPRs
 //! (gfx1100, gfx1101, gfx1151) and those without (gfx1102, gfx1103,
-//! gfx1150, gfx1152), each read from its profile.
+//! gfx1150, gfx1152), each read from its profile, and CDNA's in wave64
+//! with its unified VGPR and AccVGPR file.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -84,6 +85,11 @@ fn compile(target: &str, wave64: bool) -> BTreeMap<String, (u32, u32, u32)> {
         if let Some(n) = number(line, "; NumVgprs:") {
             vgprs = n;
         }
+        // CDNA's unified file: the ArchVGPRs (up to ACCUM_OFFSET) and
+        // AccVGPRs together, which LLVM prints after NumVgprs.
+        if let Some(n) = number(line, "; TotalNumVgprs:") {
+            vgprs = n;
+        }
         if let Some(n) = number(line, "; LDSByteSize:") {
             lds = n;
         }
@@ -107,8 +113,10 @@ fn occupancy_matches_llvm_across_registers_lds_and_workgroups() {
     let mut limits = std::collections::BTreeSet::new();
     // Compile every (target, wave size) at once: clang dominates the time.
     let builds: Vec<_> = std::thread::scope(|s| {
+        // CDNA runs wave64 only.
         let jobs: Vec<_> = Profile::built_in_names()
             .flat_map(|t| [(t, false), (t, true)])
+            .filter(|&(t, wave64)| wave64 || !softgpu_isa::Family::of_target(t).is_some_and(|f| f.is_gcn()))
             .map(|(t, w)| (t, w, s.spawn(move || compile(t, w))))
             .collect();
         jobs.into_iter()

@@ -24,11 +24,13 @@ pub struct Config {
 }
 
 impl Config {
-    /// gfx1100 and gfx1151, each in wave32 and wave64.
+    /// Every kernel-test target in wave32 and wave64 (CDNA's in wave64,
+    /// its only width).
     pub fn all() -> Vec<Config> {
         let mut v = vec![];
         for t in crate::TARGETS {
-            for wave64 in [false, true] {
+            let cdna = softgpu_isa::Family::of_target(t).is_some_and(|f| f.is_gcn());
+            for wave64 in [false, true].into_iter().filter(|&w| w || !cdna) {
                 v.push(Config {
                     target: t.into(),
                     wave64,
