@@ -39,13 +39,13 @@ pub enum PrivateBuffer {
     /// only so the registers are well-formed.
     Unused,
     /// A buffer resource the code addresses scratch through with MUBUF
-    /// instructions (gfx10: LLVM's default for gfx10 is MUBUF scratch):
-    /// swizzled by lane as the hardware lays scratch out (§"Buffer
-    /// addressing" of the RDNA2 guide: 4-byte elements, index stride of the
-    /// wave's width, the thread ID added to the index), based at
-    /// [`SCRATCH_BUFFER_BASE`], where buffer accesses reach the wave's own
-    /// private memory.
-    Swizzled,
+    /// instructions (LLVM's default for gfx10 and gfx90a is MUBUF
+    /// scratch): swizzled by lane as the hardware lays scratch out
+    /// (§"Buffer addressing" of the RDNA2 guide: 4-byte elements, index
+    /// stride of the wave's width, the thread ID added to the index), based
+    /// at [`SCRATCH_BUFFER_BASE`], where buffer accesses reach the wave's
+    /// own private memory; its words in `layout`'s V# layout.
+    Swizzled { layout: Family },
 }
 
 /// The most workgroups a grid may have along y and z when the IDs share
@@ -89,7 +89,9 @@ const GFX11: LaunchAbi = LaunchAbi {
 /// DX10_CLAMP bits from rsrc1; its code reaches scratch through the private
 /// segment buffer, and the work-item IDs come one VGPR each.
 const GFX10: LaunchAbi = LaunchAbi {
-    private_buffer: PrivateBuffer::Swizzled,
+    private_buffer: PrivateBuffer::Swizzled {
+        layout: Family::Gfx10,
+    },
     packed_ids: false,
     ..GFX11
 };
@@ -105,17 +107,29 @@ const GFX12: LaunchAbi = LaunchAbi {
     packed_ids: true,
 };
 
-/// CDNA (gfx90a, gfx94) is not executed yet (`Family::executed`: its
-/// dispatches are refused before a wave is built). What is known of it:
-/// the system SGPRs as GFX6-GFX11 place them, rsrc1's MODE bits, the
-/// work-item IDs packed in v0 (GFX90A on). Scratch differs per family and
-/// is laid out when it runs: clang-19's gfx90a code reaches it with MUBUF
-/// through the private segment buffer plus the scratch wave offset, and
-/// sets FLAT_SCRATCH from the flat scratch init pair (`s_add_u32
-/// flat_scratch_lo, s10, s15`); gfx942's uses architected flat scratch
-/// (`scratch_store_dwordx4 off, v[0:3], off`), no private segment buffer.
-const CDNA: LaunchAbi = LaunchAbi {
-    private_buffer: PrivateBuffer::Unused,
+/// gfx90a (CDNA2) places the system SGPRs as gfx11 does and takes MODE's
+/// bits from rsrc1; clang-19's code reaches scratch with MUBUF through the
+/// private segment buffer (a gfx9-layout V#) plus the scratch wave offset
+/// (`s_add_u32 s0, s0, s15`), and sets FLAT_SCRATCH from the flat scratch
+/// init pair (`s_add_u32 flat_scratch_lo, s10, s15`); the work-item IDs
+/// come packed in v0 (AMDGPUUsage: packed since GFX90A).
+const GFX90A: LaunchAbi = LaunchAbi {
+    private_buffer: PrivateBuffer::Swizzled {
+        layout: Family::Gfx90a,
+    },
+    ..GFX11
+};
+
+/// gfx940-gfx942 (CDNA3) have architected flat scratch (AMDGPUUsage's
+/// processor table): the hardware sets the scratch base, the descriptor
+/// may not ask for the private segment buffer or flat scratch init, and no
+/// scratch offset SGPR is written (clang-19's gfx942 kernels enable the
+/// private segment and still take the workgroup IDs right after the user
+/// SGPRs: `s_mov_b32 s12, s6`); the code reaches scratch with
+/// `scratch_*` instructions. The workgroup IDs stay in system SGPRs (no
+/// architected SGPRs, unlike gfx12).
+const GFX94: LaunchAbi = LaunchAbi {
+    scratch_offset_sgpr: false,
     ..GFX11
 };
 
@@ -125,7 +139,8 @@ pub const fn launch_abi(family: Family) -> &'static LaunchAbi {
         Family::Gfx11 => &GFX11,
         Family::Gfx12 => &GFX12,
         Family::Gfx10 => &GFX10,
-        Family::Gfx90a | Family::Gfx94 => &CDNA,
+        Family::Gfx90a => &GFX90A,
+        Family::Gfx94 => &GFX94,
     }
 }
 
@@ -138,13 +153,14 @@ impl LaunchAbi {
                 let [a, b] = [PRIVATE_APERTURE as u32, (PRIVATE_APERTURE >> 32) as u32];
                 [a, b, lane_bytes, 0]
             }
-            PrivateBuffer::Swizzled => {
+            PrivateBuffer::Swizzled { layout } => {
                 // Base SCRATCH_BUFFER_BASE, stride 0, SWIZZLE_ENABLE (4-byte
                 // elements); NUM_RECORDS all of the aperture (a raw buffer:
                 // the lane's own scratch bounds are checked where the access
                 // lands); DST_SEL_XYZW = XYZW, INDEX_STRIDE the wave's width
-                // (2: 32, 3: 64), ADD_TID_ENABLE, RESOURCE_LEVEL 1 and
-                // OOB_SELECT 3 (raw), in gfx10's V# layout.
+                // (2: 32, 3: 64), ADD_TID_ENABLE; where the layout has them
+                // (gfx10), RESOURCE_LEVEL 1 and OOB_SELECT 3 (raw).
+                let has = |field| BufferResource::field_bits(layout, field) > 0;
                 let v = BufferResource {
                     base_address: SCRATCH_BUFFER_BASE,
                     swizzle_enable: 1,
@@ -155,13 +171,13 @@ impl LaunchAbi {
                     dst_sel_w: 7,
                     index_stride: if lanes == 64 { 3 } else { 2 },
                     add_tid_enable: 1,
-                    resource_level: 1,
-                    oob_select: 3,
+                    resource_level: has("resource_level") as u32,
+                    oob_select: if has("oob_select") { 3 } else { 0 },
                     ..Default::default()
                 };
-                // Every value fits its gfx10 field (`private_buffer_words`
-                // pins the words), so the fallback is never taken.
-                v.encode(Family::Gfx10).unwrap_or_default()
+                // Every value fits its field (`private_buffer_words` pins
+                // the words), so the fallback is never taken.
+                v.encode(layout).unwrap_or_default()
             }
         }
     }

@@ -525,8 +525,13 @@ impl Worker {
             abi.packed_ids,
         );
         let n_waves = ids.len();
+        let family = plan.program.family;
+        // A worker's waves hold the family's register file (CDNA's 512
+        // registers a lane, RDNA's 256).
+        let vgprs = softgpu_interp::wave::vgprs_of(family);
+        self.waves.retain(|w| w.vgpr.len() == vgprs);
         while self.waves.len() < n_waves {
-            self.waves.push(Wave::new());
+            self.waves.push(Wave::for_family(family));
         }
         for (id, (wave, (first, live))) in self.waves.iter_mut().zip(ids).enumerate() {
             wave.lanes = lanes;

@@ -121,6 +121,16 @@ pub struct Wave {
     pub retired: u64,
 }
 
+/// Registers per lane in `family`'s VGPR file: CDNA's 512 (ArchVGPRs then
+/// AccVGPRs), RDNA's 256.
+pub const fn vgprs_of(family: softgpu_isa::Family) -> usize {
+    if family.is_gcn() {
+        NUM_VGPRS_CDNA
+    } else {
+        NUM_VGPRS
+    }
+}
+
 impl Wave {
     /// A wave with RDNA's file of [`NUM_VGPRS`] VGPRs.
     pub fn new() -> Wave {
@@ -130,11 +140,7 @@ impl Wave {
     /// A wave with `family`'s register file: CDNA's 512 registers per lane
     /// (ArchVGPRs then AccVGPRs), RDNA's 256.
     pub fn for_family(family: softgpu_isa::Family) -> Wave {
-        Wave::with_vgprs(if family.is_gcn() {
-            NUM_VGPRS_CDNA
-        } else {
-            NUM_VGPRS
-        })
+        Wave::with_vgprs(vgprs_of(family))
     }
 
     /// A wave whose file holds `vgprs` registers per lane: [`NUM_VGPRS`]

@@ -65,8 +65,7 @@ impl Family {
     /// name until its semantics land. Every family softgpu has is.
     pub const fn executed(self) -> bool {
         match self {
-            Family::Gfx11 | Family::Gfx12 | Family::Gfx10 => true,
-            Family::Gfx90a | Family::Gfx94 => false,
+            Family::Gfx11 | Family::Gfx12 | Family::Gfx10 | Family::Gfx90a | Family::Gfx94 => true,
         }
     }
 
@@ -89,7 +88,7 @@ impl Family {
 
     /// The family of an `amdgcn` processor name such as `gfx1151`, if
     /// softgpu emulates the processor ([`TARGETS`]) or decodes its code
-    /// ([`target::DECODED`]: CDNA's, whose family is not executed yet).
+    /// ([`target::DECODED`]: gfx940 and gfx941, decoded as gfx942).
     pub fn of_target(target: &str) -> Option<Family> {
         let decoded = target::DECODED.iter().find(|(name, _)| *name == target);
         decoded

@@ -166,10 +166,15 @@ struct BlockMeta {
     changes_private: bool,
     /// Whether the block reads or writes the wave's private memory.
     scratch: bool,
+    /// Rows of the register file of the program's family (256, CDNA's
+    /// 512): every VGPR operand of the program lies below it
+    /// (`program::operands_valid`), so a wave with at least these rows
+    /// holds every row the block touches.
+    file_rows: usize,
 }
 
 impl BlockMeta {
-    fn of(plan: &plan::Plan) -> BlockMeta {
+    fn of(plan: &plan::Plan, file_rows: usize) -> BlockMeta {
         let lds = (plan.reads_lds || plan.writes_lds)
             .then(|| MIN_LDS.max(plan.lds_reach.try_into().unwrap_or(usize::MAX)));
         BlockMeta {
@@ -183,6 +188,7 @@ impl BlockMeta {
             changes_private: plan.touches_scratch
                 || matches!(plan.steps.last(), Some(plan::Step::GlobalStore(_, true))),
             scratch: plan.touches_scratch,
+            file_rows,
         }
     }
 }
@@ -232,15 +238,21 @@ impl Block {
     ) -> Option<(u32, u32)> {
         let start = wave.pc;
         debug_assert!(self.meta.lds.is_none_or(|least| lds.len() >= least));
+        // A wave built for another family's file (never, in the executor)
+        // is left to the interpreter rather than run past its rows.
+        if wave.vgpr.len() < self.meta.file_rows {
+            return None;
+        }
         let vgpr = wave.vgpr.as_mut_ptr().cast::<u32>();
         let sgpr = wave.sgpr.as_mut_ptr();
         let scc = (&mut wave.scc as *mut bool).cast::<u8>();
         let cx = access::Context::new(mem, ranges);
         let private = &mut wave.scratch as *mut PrivateMemory;
         // SAFETY: the block was compiled from this program for this wave
-        // size. Its code reads and writes only: VGPR rows below
-        // `NUM_VGPRS` (each operand's row was range-checked at decode,
-        // `program::operands_valid`), lanes below 64, scalar registers
+        // size. Its code reads and writes only: VGPR rows below its
+        // family's `BlockMeta::file_rows` (each operand's rows were
+        // range-checked at decode, `program::operands_valid`), which the
+        // wave has (checked above), lanes below 64, scalar registers
         // below `NUM_SGPRS` (`lower::readable_sgpr`), and SCC, into which
         // it stores 0 or 1, valid bools. All three pointers come from the
         // `&mut Wave` held for the call, so nothing else aliases them. Its
@@ -332,14 +344,15 @@ impl Jit {
         let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
         let next = std::sync::atomic::AtomicUsize::new(0);
         let isa = module.isa();
+        let rows = softgpu_interp::wave::vgprs_of(program.family);
         // This thread compiles too; helpers only where there are more.
         let compiled: Vec<Compiled> = std::thread::scope(|scope| {
             let helpers: Vec<_> = (1..threads.min(plans.len()))
-                .map(|_| scope.spawn(|| compile_blocks(isa, &plans, &next, wave64)))
+                .map(|_| scope.spawn(|| compile_blocks(isa, &plans, &next, wave64, rows)))
                 .collect();
             // A compile that panics loses its thread's blocks to the
             // interpreter, on this thread as on a helper.
-            let here = || compile_blocks(isa, &plans, &next, wave64);
+            let here = || compile_blocks(isa, &plans, &next, wave64, rows);
             let mut all =
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(here)).unwrap_or_default();
             for helper in helpers {
@@ -410,6 +423,7 @@ fn compile_blocks(
     plans: &[(u32, plan::Plan)],
     next: &std::sync::atomic::AtomicUsize,
     wave64: bool,
+    file_rows: usize,
 ) -> Vec<Compiled> {
     let mut ctx = Context::new();
     let mut fctx = FunctionBuilderContext::new();
@@ -444,7 +458,7 @@ fn compile_blocks(
             align: (done.buffer.alignment as u64)
                 .max(isa.function_alignment().minimum as u64)
                 .max(isa.symbol_alignment()),
-            meta: BlockMeta::of(plan),
+            meta: BlockMeta::of(plan, file_rows),
         });
     }
     out

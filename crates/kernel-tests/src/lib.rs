@@ -30,7 +30,7 @@ pub use softgpu_compiler::Language as Lang;
 pub use softgpu_compiler::HIP_HEADER;
 
 /// The targets every kernel test runs on.
-pub const TARGETS: [&str; 4] = ["gfx1100", "gfx1151", "gfx1201", "gfx1030"];
+pub const TARGETS: [&str; 6] = ["gfx1100", "gfx1151", "gfx1201", "gfx1030", "gfx90a", "gfx942"];
 
 /// Directory holding the kernel sources of this crate.
 pub fn kernels_dir() -> PathBuf {
@@ -279,7 +279,8 @@ pub fn assert_slice_eq<T: PartialEq + std::fmt::Debug>(what: &str, got: &[T], wa
     );
 }
 
-/// Defines `mod NAME { #[test] fn gfx1100() ; fn gfx1151() ; fn gfx1201() ; fn gfx1030() }`, each
+/// Defines `mod NAME { #[test] fn gfx1100() ; fn gfx1151() ; fn gfx1201() ; fn gfx1030() ;
+/// fn gfx90a() ; fn gfx942() }`, each
 /// calling `FUNCTION(target)`.
 #[macro_export]
 macro_rules! per_target {
@@ -300,6 +301,14 @@ macro_rules! per_target {
             #[test]
             fn gfx1030() {
                 super::$func("gfx1030")
+            }
+            #[test]
+            fn gfx90a() {
+                super::$func("gfx90a")
+            }
+            #[test]
+            fn gfx942() {
+                super::$func("gfx942")
             }
         }
     };

@@ -322,10 +322,10 @@ fn cases(op: Op, class: Class, family: Family) -> Vec<Case> {
 /// row, one address for all, or scattered, some past LDS's end), v[10:11]
 /// (a row or scattered) and v12 with s[8:9] addresses in the test buffer,
 /// EXEC mostly full.
-fn randomize(bench: &mut Bench, rng: &mut Rng) {
+fn randomize(bench: &mut Bench, rng: &mut Rng, wave64: bool) {
     let buffer = bench.buffer();
     let w = &mut bench.wave;
-    w.lanes = 32;
+    w.lanes = if wave64 { 64 } else { 32 };
     for row in w.vgpr.iter_mut().take(16) {
         row.iter_mut().for_each(|v| *v = value(rng));
     }
@@ -354,12 +354,14 @@ fn randomize(bench: &mut Bench, rng: &mut Rng) {
     w.sgpr[8] = buffer as u32;
     w.sgpr[9] = (buffer >> 32) as u32;
     w.sgpr[106] = rng.next() as u32;
+    w.sgpr[107] = if wave64 { rng.next() as u32 } else { 0 };
     let exec = match rng.below(4) {
-        0 => rng.next() as u32,
-        _ => u32::MAX,
+        0 => rng.next(),
+        _ => u64::MAX,
     };
-    w.sgpr[126] = exec;
-    w.sgpr[127] = 0;
+    w.sgpr[126] = exec as u32;
+    // A wave32's EXEC_HI is 0.
+    w.sgpr[127] = if wave64 { (exec >> 32) as u32 } else { 0 };
     w.scc = rng.below(2) == 0;
     w.mode.bits = 0x3f0;
     for byte in bench.lds.iter_mut() {
@@ -385,11 +387,14 @@ fn run_family(family: Family, cases: &[&Case], failures: &mut Vec<String>) -> BT
         Family::Gfx11 => "gfx1100",
         Family::Gfx12 => "gfx1200",
         Family::Gfx10 => "gfx1030",
-        Family::Gfx90a | Family::Gfx94 => panic!("{family:?} is not executed yet"),
+        Family::Gfx90a => "gfx90a",
+        Family::Gfx94 => "gfx942",
     };
+    // CDNA runs wave64 only.
+    let wave64 = family.is_gcn();
     let variant = asm::Variant {
         target: target.into(),
-        wave64: false,
+        wave64,
         mattr: None,
     };
     let lines: Vec<String> = cases.iter().flat_map(|c| c.lines.clone()).collect();
@@ -417,7 +422,7 @@ fn run_family(family: Family, cases: &[&Case], failures: &mut Vec<String>) -> BT
         let mut ran_in_block = false;
         for _ in 0..STATES {
             bench.write_buffer(&data).expect("buffer");
-            randomize(&mut bench, &mut rng);
+            randomize(&mut bench, &mut rng, wave64);
             if let Err(e) = bench.run(&code, 100) {
                 failures.push(format!("{what}: {e}"));
             }
