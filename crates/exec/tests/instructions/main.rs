@@ -360,6 +360,7 @@ case_files!(
     vopc_class,
     vopcx,
     gfx9_valu,
+    gfx9_mfma,
     ds,
     ds_atomic,
     flat,

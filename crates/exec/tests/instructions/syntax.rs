@@ -68,7 +68,10 @@
 //! `@buf>>8`, `@buf+256>>40|0x2a00000` (bits of it shifted down, with
 //! constant bits or-ed in: an image descriptor's base address fields);
 //! `@pc`, `@pc+4` (the address of the block's first instruction);
-//! `[a,b,c]` (per lane, repeated cyclically over the wave); `lanes:1101`
+//! `[a,b,c]` (per lane, repeated cyclically over the wave); a float kind
+//! before a list applies to each item (`f:[1,-2.5,inf]` is
+//! `[f:1,f:-2.5,f:inf]`, `h2:[1:2,3:4]`, `d:[1,2]`: long per-lane matrices
+//! stay readable); `lanes:1101`
 //! (a lane mask, one bit per lane from lane 0 on, repeated cyclically over
 //! the wave like a list, `_` allowed between digits).
 
@@ -549,6 +552,15 @@ fn parse_mem(body: &str, lane: Option<usize>) -> Option<Loc> {
 }
 
 fn parse_value(s: &str) -> Option<Value> {
+    // `KIND:[a,b]`: the kind applies to every item.
+    if let Some((kind, list)) = s.split_once(":[") {
+        let items = list.strip_suffix(']')?.split(',');
+        return Some(Value::List(
+            items
+                .map(|item| parse_value(&format!("{kind}:{item}")))
+                .collect::<Option<Vec<_>>>()?,
+        ));
+    }
     if let Some(list) = s.strip_prefix('[') {
         let items = list.strip_suffix(']')?.split(',');
         return Some(Value::List(
