@@ -842,12 +842,7 @@ fn dot2(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result {
     let (mut b0, mut b1, mut b2) = ([0u32; MAX_LANES], [0u32; MAX_LANES], [0u32; MAX_LANES]);
     let a = *w.vsrc(i.src[0], &mut b0);
     let b = *w.vsrc(i.src[1], &mut b1);
-    // An accumulating op without a src2 operand adds to its destination.
-    let acc = match i.src[2] {
-        Operand::None => i.dst[0],
-        src2 => src2,
-    };
-    let c = *w.vsrc(acc, &mut b2);
+    let c = *w.vsrc(i.src[2], &mut b2);
     let mut res = [0u32; MAX_LANES];
     for l in 0..n {
         res[l] = f(apply_neg_pk(a[l], i, 0), apply_neg_pk(b[l], i, 1), c[l]);
@@ -1559,7 +1554,13 @@ fn dot_int(w: &mut Wave, i: &Inst, bits: u32, sign: Sign) -> Result {
         b0
     };
     let b = *w.vsrc(i.src[1], &mut b1);
-    let c = *w.vsrc(i.src[2], &mut b2);
+    // An op whose table has no src2 (v_dot8c_i32_i4) accumulates into its
+    // destination (D = D + the dot product).
+    let acc = match i.op.info().src[2] {
+        Ty::None => i.dst[0],
+        _ => i.src[2],
+    };
+    let c = *w.vsrc(acc, &mut b2);
     let (sa, sb) = match sign {
         Sign::Unsigned => (false, false),
         Sign::FromNeg => (i.mods.neg & 1 != 0, i.mods.neg & 2 != 0),
