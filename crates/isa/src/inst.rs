@@ -212,6 +212,16 @@ pub mod flags {
     /// `sc0` is [`GLC`]'s bit and `nt` [`SLC`]'s. (Bits 10-12 are the
     /// decoder's literal flags.)
     pub const SC1: u16 = 1 << 13;
+    /// A 16-bit VALU result clears bits 31:16 of its VGPR instead of
+    /// keeping them: most of GFX9's 16-bit ops (LLVM's
+    /// `GCNSubtarget::zeroesHigh16BitsOfDest`, which clang's code relies
+    /// on); gfx10+ keep them. Set by the gfx9 decoder, so a handler shared
+    /// across families needs no family test.
+    pub const ZERO_HI16: u16 = 1 << 14;
+    /// A DPP16 control with GCN's meanings (gfx9: the wave shifts and
+    /// rotates 0x130-0x13c and row_bcast 0x142/0x143, reserved since
+    /// gfx10). Set by the gfx9 decoder.
+    pub const GCN_DPP: u16 = 1 << 15;
 }
 
 /// CDNA's VOP3P-MAI fields, in [`Inst::imm`]: the broadcast and lane-group

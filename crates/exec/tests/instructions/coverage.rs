@@ -64,6 +64,33 @@ const UNHANDLED: &[(&str, &str)] = &[
     ("v_interp_p1ll_f16", "gfx10 attribute interpolation: as v_interp_p1_f32"),
     ("v_interp_p1lv_f16", "gfx10 attribute interpolation: as v_interp_p1_f32"),
     ("v_interp_p2_f16", "gfx10 attribute interpolation: as v_interp_p1_f32"),
+    (
+        "s_cbranch_g_fork",
+        "GCN's stack-based control-flow fork/join (CDNA guide: a fork stack in SGPRs and EXEC masks): LLVM never emits it (it structures control flow with EXEC masks and branches)",
+    ),
+    ("s_cbranch_i_fork", "GCN's fork/join stack: as s_cbranch_g_fork"),
+    ("s_cbranch_join", "GCN's fork/join stack: as s_cbranch_g_fork"),
+    (
+        "s_setvskip",
+        "VSKIP (skip VALU/VMEM instructions while set) is a debugging/performance mode with no compiler path in compute code",
+    ),
+    (
+        "s_rfe_restore_b64",
+        "return from a trap handler restoring ttmp state: trap-handler code, which softgpu does not run",
+    ),
+    (
+        "v_screen_partition_4se_b32",
+        "graphics rasterizer screen partitioning across four shader engines: no compute meaning, and the guide gives only a lookup by tile position",
+    ),
+    (
+        "v_exp_legacy_f32",
+        "GCN's pre-Vega-accuracy exp2 whose special-case rules the CDNA guides do not spell out; LLVM never selects it",
+    ),
+    ("v_log_legacy_f32", "as v_exp_legacy_f32: GCN's legacy log2, never selected by LLVM"),
+    (
+        "v_cvt_pkaccum_u8_f32",
+        "GCN's accumulating byte pack (a byte of the destination by S1): LLVM never selects it and its op table entry has no accumulator operand to fetch",
+    ),
 ];
 
 /// The compute ops of every family the executor runs, each once (gfx12

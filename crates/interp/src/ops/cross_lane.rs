@@ -32,13 +32,48 @@ fn dpp16_source(ctrl: u16, l: usize) -> Option<usize> {
     }
 }
 
+/// GCN's own DPP16 controls (GFX9 ISA guide, DPP_CTRL), which gfx10
+/// reserved: whole-wave shifts and rotates by one lane (`wave_shl:1`
+/// reads the next lane, `wave_shr:1` the previous one, the rotates wrap
+/// around the wave), `row_bcast:15` (every lane of rows 1-3 reads lane 15
+/// of the row before) and `row_bcast:31` (rows 2 and 3 read lane 31).
+/// Lanes these give no source (the ends of a shift, rows 0 and 1 of a
+/// broadcast) are out of range, for bound_ctrl and the write mask. None
+/// for the controls GCN shares with gfx10+.
+fn gcn_source(ctrl: u16, l: usize, lanes: usize) -> Option<Option<usize>> {
+    let src = match ctrl {
+        0x130 => (l + 1 < lanes).then_some(l + 1),
+        0x134 => Some((l + 1) % lanes),
+        0x138 => l.checked_sub(1),
+        0x13c => Some((l + lanes - 1) % lanes),
+        0x142 => (l >= 16).then(|| (l & !15) - 1),
+        0x143 => (l >= 32).then_some(31),
+        _ => return None,
+    };
+    Some(src)
+}
+
+/// The lane a DPP16 control reads for lane `l` under the instruction's
+/// family rules (`gcn`: the decoder's [`softgpu_isa::flags::GCN_DPP`]).
+fn dpp_source(ctrl: u16, l: usize, lanes: usize, gcn: bool) -> Option<usize> {
+    match gcn.then(|| gcn_source(ctrl, l, lanes)).flatten() {
+        Some(src) => src,
+        None => dpp16_source(ctrl, l),
+    }
+}
+
+/// Whether `i`'s DPP controls are GCN's.
+pub fn gcn_dpp(i: &Inst) -> bool {
+    i.flags & softgpu_isa::flags::GCN_DPP != 0
+}
+
 /// Fills `buf` with src0 as DPP delivers it to each lane.
-pub fn dpp_fetch(w: &Wave, op: Operand, sel: LaneSel, buf: &mut Lanes) {
+pub fn dpp_fetch(w: &Wave, op: Operand, sel: LaneSel, gcn: bool, buf: &mut Lanes) {
     let mut tmp = [0u32; MAX_LANES];
     let src = *w.vsrc(op, &mut tmp);
     let exec = w.exec();
     for l in 0..w.lanes {
-        buf[l] = match source_lane(sel, l, w.lanes, exec) {
+        buf[l] = match source_lane(sel, gcn, l, w.lanes, exec) {
             Some(s) => src[s],
             None => 0,
         };
@@ -46,13 +81,13 @@ pub fn dpp_fetch(w: &Wave, op: Operand, sel: LaneSel, buf: &mut Lanes) {
 }
 
 /// The valid source lane of lane `l`, honouring fetch-inactive.
-fn source_lane(sel: LaneSel, l: usize, lanes: usize, exec: u64) -> Option<usize> {
+fn source_lane(sel: LaneSel, gcn: bool, l: usize, lanes: usize, exec: u64) -> Option<usize> {
     let (src, fi) = match sel {
         LaneSel::Dpp16 {
             ctrl,
             fetch_inactive,
             ..
-        } => (dpp16_source(ctrl, l), fetch_inactive),
+        } => (dpp_source(ctrl, l, lanes, gcn), fetch_inactive),
         LaneSel::Dpp8 {
             sel,
             fetch_inactive,
@@ -64,7 +99,7 @@ fn source_lane(sel: LaneSel, l: usize, lanes: usize, exec: u64) -> Option<usize>
 
 /// Lanes a DPP instruction may write: row and bank masks, and lanes whose
 /// source is invalid unless bound_ctrl asks for zero instead.
-pub fn dpp_write_mask(w: &Wave, _op: Operand, sel: LaneSel) -> u64 {
+pub fn dpp_write_mask(w: &Wave, _op: Operand, sel: LaneSel, gcn: bool) -> u64 {
     let LaneSel::Dpp16 {
         row_mask,
         bank_mask,
@@ -79,7 +114,7 @@ pub fn dpp_write_mask(w: &Wave, _op: Operand, sel: LaneSel) -> u64 {
     for l in 0..w.lanes {
         let row_ok = row_mask >> (l / 16) & 1 != 0;
         let bank_ok = bank_mask >> ((l >> 2) & 3) & 1 != 0;
-        let src_ok = bound_ctrl || source_lane(sel, l, w.lanes, exec).is_some();
+        let src_ok = bound_ctrl || source_lane(sel, gcn, l, w.lanes, exec).is_some();
         if row_ok && bank_ok && src_ok {
             mask |= 1 << l;
         }

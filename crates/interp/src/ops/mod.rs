@@ -195,6 +195,7 @@ pub fn nop(_: &mut Wave, _: &mut Env, _: &Inst) -> Result {
 fn own_handlers() -> impl Iterator<Item = (Op, Exec)> {
     [
         sopp::TABLE,
+        sopp::GPR_IDX,
         smem::TABLE,
         vmem::TABLE,
         cross_lane::TABLE,
@@ -588,6 +589,30 @@ const RENAMED: &[(Op, Op)] = &[
     (Op::V_CVT_PKNORM_U16_F32, Op::V_CVT_PK_NORM_U16_F32),
     // D = S0.lo * S1.lo + S0.hi * S1.hi + D, the destination the accumulator.
     (Op::V_DOT2C_F32_F16, Op::V_DOT2ACC_F32_F16),
+    // gfx9 (CDNA) ALU renames (GFX9 ISA guide's pseudocode under the
+    // older mnemonics; LLVM's same patterns): the no-carry adds
+    // (`v_add_u32` is v_add_nc_u32; VOP3 clamp saturates in both), the
+    // carry-in adds (`addc`/`subb`/`subbrev` read VCC or an SGPR pair and
+    // write the carry likewise), the VOP3 signed adds and GFX8's 16-bit
+    // ops GFX9 keeps as `_legacy` (the same arithmetic; only their
+    // zeroing of the high half differs, which the decoder's ZERO_HI16
+    // carries).
+    (Op::V_ADD_U32, Op::V_ADD_NC_U32),
+    (Op::V_SUB_U32, Op::V_SUB_NC_U32),
+    (Op::V_SUBREV_U32, Op::V_SUBREV_NC_U32),
+    (Op::V_ADDC_CO_U32, Op::V_ADD_CO_CI_U32),
+    (Op::V_SUBB_CO_U32, Op::V_SUB_CO_CI_U32),
+    (Op::V_SUBBREV_CO_U32, Op::V_SUBREV_CO_CI_U32),
+    (Op::V_ADD_U16, Op::V_ADD_NC_U16),
+    (Op::V_SUB_U16, Op::V_SUB_NC_U16),
+    (Op::V_ADD_I32, Op::V_ADD_NC_I32),
+    (Op::V_SUB_I32, Op::V_SUB_NC_I32),
+    (Op::V_ADD_I16, Op::V_ADD_NC_I16),
+    (Op::V_SUB_I16, Op::V_SUB_NC_I16),
+    (Op::V_MAD_LEGACY_U16, Op::V_MAD_U16),
+    (Op::V_MAD_LEGACY_I16, Op::V_MAD_I16),
+    (Op::V_FMA_LEGACY_F16, Op::V_FMA_F16),
+    (Op::V_DIV_FIXUP_LEGACY_F16, Op::V_DIV_FIXUP_F16),
 ];
 
 /// The gfx11 op `op` renames (itself when it renames none), for tiers that
@@ -657,10 +682,13 @@ pub fn handler_for(inst: &Inst) -> Option<Exec> {
         let none = vec![None; softgpu_isa::all_ops().count()];
         by_op(none, entries.iter().copied())
     };
+    // A rename runs its twin's plain and saturating variants too (gfx9's
+    // `v_add_u32 … clamp` saturates as v_add_nc_u32 does).
+    let key = renamed(inst.op).0 as usize;
     let special = if valu::is_plain(inst) {
-        PLAIN.get_or_init(|| only(valu::plain_table()))[inst.op.0 as usize]
+        PLAIN.get_or_init(|| only(valu::plain_table()))[key]
     } else if inst.mods.clamp {
-        SATURATING.get_or_init(|| only(valu::saturating_table()))[inst.op.0 as usize]
+        SATURATING.get_or_init(|| only(valu::saturating_table()))[key]
     } else {
         None
     };

@@ -261,3 +261,136 @@ pub const HINTS: &[Op] = &[
     Op::S_SINGLEUSE_VDST,
     Op::S_SETPRIO,
 ];
+
+/// GFX9's VGPR index mode (GFX9 ISA guide, S_SET_GPR_IDX_ON and "VGPR
+/// indexing"): `s_set_gpr_idx_on S0, MODE` sets M0[7:0] = S0[7:0] and
+/// M0[15:12] = MODE, and until `s_set_gpr_idx_off` every VALU operand
+/// MODE enables (bit 0 src0, 1 src1, 2 src2, 3 the destination) names
+/// VGPR N + M0[7:0]. LLVM uses it for dynamic indexing of a vector in
+/// VGPRs (on, one `v_mov_b32`, off, straight-line). The region is run by
+/// the `on` handler itself: each VALU instruction up to the `off` is
+/// resolved once with its operands offset and run by its own handler, so
+/// no handler or lane loop pays for the mode, and neither tier ever sees
+/// an indexed instruction (the wave continues after the `off`). Its
+/// instructions do not count as retired.
+mod gpr_idx {
+    use softgpu_isa::{sreg, Format, Inst, Op, Operand, AGPR_BASE};
+
+    use super::{Env, Flow, Result, Trap};
+    use crate::wave::Wave;
+
+    /// The most instructions an index-mode region may hold.
+    const MAX_REGION: u32 = 64;
+
+    fn unsupported(why: &str) -> Trap {
+        Trap::UnsupportedForm {
+            op: Op::S_SET_GPR_IDX_ON,
+            why: why.into(),
+        }
+    }
+
+    fn set_m0(w: &mut Wave, keep: u32, bits: u32) {
+        let m0 = &mut w.sgpr[sreg::M0 as usize];
+        *m0 = (*m0 & keep) | bits;
+    }
+
+    /// `s_set_gpr_idx_idx`: M0[7:0] = S0[7:0].
+    pub fn idx(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+        let v = w.read_s32(i.src[0]) & 0xff;
+        set_m0(w, !0xff, v);
+        Ok(Flow::Next)
+    }
+
+    /// `s_set_gpr_idx_mode`: M0[15:12] = SIMM16[3:0].
+    pub fn mode(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+        set_m0(w, !0xf000, (i.imm as u32 & 15) << 12);
+        Ok(Flow::Next)
+    }
+
+    /// `s_set_gpr_idx_on`: sets M0's fields, then runs the region.
+    pub fn on(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
+        let Operand::Const(enables) = i.src[1] else {
+            return Err(unsupported("its mode is not a constant"));
+        };
+        let v = w.read_s32(i.src[0]) & 0xff;
+        set_m0(w, !0xf0ff, v | (enables as u32 & 15) << 12);
+        region(w, env)
+    }
+
+    fn is_valu(i: &Inst) -> bool {
+        use Format::*;
+        matches!(
+            i.op.info().format,
+            Vop1 | Vop2 | Vop3 | Vop3sd | Vop3p | Vopc
+        )
+    }
+
+    /// `v` offset by `idx` when `on`: VGPRs only (not AccVGPRs), and the
+    /// result must stay a VGPR.
+    fn offset(v: &mut Operand, on: bool, idx: u16) -> Result<()> {
+        if let (true, Operand::Vgpr(r)) = (on, *v) {
+            if r < AGPR_BASE {
+                if r + idx >= AGPR_BASE {
+                    return Err(unsupported("an index past v255"));
+                }
+                *v = Operand::Vgpr(r + idx);
+            }
+        }
+        Ok(())
+    }
+
+    /// The instruction as index mode makes it, under M0.
+    fn indexed(i: &Inst, m0: u32) -> Result<Inst> {
+        let mut out = i.clone();
+        let (idx, enables) = ((m0 & 0xff) as u16, m0 >> 12 & 15);
+        for k in 0..3 {
+            offset(&mut out.src[k], enables >> k & 1 != 0, idx)?;
+        }
+        offset(&mut out.dst[0], enables & 8 != 0, idx)?;
+        Ok(out)
+    }
+
+    /// Runs the slots after the wave's `on` up to its `off`, then branches
+    /// past the `off`.
+    fn region(w: &mut Wave, env: &mut Env) -> Result {
+        let code = env.code;
+        let start = w.pc;
+        let mut pc = start + 1;
+        loop {
+            if pc - start > MAX_REGION {
+                return Err(unsupported("no s_set_gpr_idx_off in reach"));
+            }
+            let Some(slot) = code.slots.get(pc as usize) else {
+                return Err(unsupported("no s_set_gpr_idx_off before the end"));
+            };
+            if slot.inst.op == Op::S_SET_GPR_IDX_OFF {
+                break;
+            }
+            let flow = if is_valu(&slot.inst) {
+                let inst = indexed(&slot.inst, w.sgpr[sreg::M0 as usize])?;
+                let exec = super::super::handler_for(&inst).ok_or(Trap::Unsupported)?;
+                exec(w, env, &inst)?
+            } else {
+                (slot.exec)(w, env, &slot.inst)?
+            };
+            if flow != Flow::Next {
+                return Err(unsupported("a branch, wait or end inside the region"));
+            }
+            pc += 1;
+        }
+        let (from, off) = (code.slot_at(start), code.slot_at(pc));
+        let next = from.offset + from.inst.size as u64;
+        let past = off.offset + off.inst.size as u64;
+        Ok(Flow::Branch(((past - next) / 4) as i32))
+    }
+}
+
+/// GFX9's VGPR index-mode ops (see [`gpr_idx`]). `s_set_gpr_idx_off` met
+/// outside a region (the `on` handler steps over its own) has nothing to
+/// turn off.
+pub const GPR_IDX: &[(Op, Exec)] = &[
+    (Op::S_SET_GPR_IDX_ON, gpr_idx::on as Exec),
+    (Op::S_SET_GPR_IDX_OFF, nop as Exec),
+    (Op::S_SET_GPR_IDX_MODE, gpr_idx::mode as Exec),
+    (Op::S_SET_GPR_IDX_IDX, gpr_idx::idx as Exec),
+];

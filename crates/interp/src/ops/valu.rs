@@ -86,7 +86,7 @@ pub fn fetch<'a>(w: &'a Wave, i: &Inst, k: usize, ty: Ty, buf: &'a mut Lanes) ->
         return w.vsrc(op, buf);
     }
     if has_dpp {
-        cross_lane::dpp_fetch(w, op, i.lane_sel, buf);
+        cross_lane::dpp_fetch(w, op, i.lane_sel, cross_lane::gcn_dpp(i), buf);
     } else {
         w.load_src(op, buf);
     }
@@ -136,7 +136,7 @@ pub fn write_mask(w: &Wave, i: &Inst) -> u64 {
     if i.lane_sel == LaneSel::None {
         exec
     } else {
-        exec & cross_lane::dpp_write_mask(w, i.src[0], i.lane_sel)
+        exec & cross_lane::dpp_write_mask(w, i.src[0], i.lane_sel, cross_lane::gcn_dpp(i))
     }
 }
 
@@ -338,13 +338,19 @@ fn store(w: &mut Wave, i: &Inst, ty: Ty, res: &Lanes, mask: u64) {
             Operand::VgprHi(r) => (r, true),
             _ => return,
         };
+        // GFX9's zeroing ops (the decoder's ZERO_HI16) clear the other half.
+        let keep = if i.flags & softgpu_isa::flags::ZERO_HI16 != 0 {
+            0
+        } else {
+            0xffff_0000
+        };
         let d = &mut w.vgpr[reg as usize];
         for l in 0..w.lanes {
             if mask >> l & 1 != 0 {
                 d[l] = if hi {
                     (d[l] & 0xffff) | res[l] << 16
                 } else {
-                    (d[l] & 0xffff_0000) | (res[l] & 0xffff)
+                    (d[l] & keep) | (res[l] & 0xffff)
                 };
             }
         }
@@ -1268,10 +1274,52 @@ ops32! {
     V_LERP_U8 => |a, b, c| lerp_u8(a, b, c),
     V_CVT_PK_I16_F32 => |a, b, _| sat_i16(fa(a)) | sat_i16(fa(b)) << 16,
     V_CVT_PK_U16_F32 => |a, b, _| sat_u16(fa(a)) | sat_u16(fa(b)) << 16,
+    // GFX9 (CDNA): `v_subrev_u16` (S1 - S0), wrapping to 16 bits or
+    // saturating under clamp as the other u16 adds.
+    V_SUBREV_U16 [U16] => |a, b, _| (b & 0xffff) as i64 - (a & 0xffff) as i64,
+    // GFX9's unfused multiply-adds (`v_mad_f32`, `v_mac_f32`, whose
+    // destination is the addend, `v_madmk_f32`, `v_madak_f32`): the
+    // product rounded to f32, then added and rounded again. They do not
+    // support denormals whatever MODE says (LLVM forms them only when f32
+    // denormals are flushed: "v_mad_f32/v_mac_f32 do not support
+    // denormals"), so inputs, the product and the result are flushed here.
+    V_MAD_F32 (m) => |a, b, c| mad32(a, b, c, m.r32, false),
+    V_MAC_F32 (m) => |a, b, c| mad32(a, b, c, m.r32, false),
+    V_MADMK_F32 (m) => |a, b, c| mad32(a, b, c, m.r32, false),
+    V_MADAK_F32 (m) => |a, b, c| mad32(a, b, c, m.r32, false),
+    // `v_mad_legacy_f32`: as v_mad_f32 with DX9's rule, 0 times anything
+    // (inf, NaN) is +0, so the result is +0 + S2.
+    V_MAD_LEGACY_F32 (m) => |a, b, c| mad32(a, b, c, m.r32, true),
+    // The f16 forms likewise (LLVM's fmad f16 is legal only with f16
+    // denormals flushed); `v_mad_legacy_f16` is GFX8's v_mad_f16, the
+    // same arithmetic (only its high-half rule differs: ZERO_HI16).
+    V_MAD_F16 (m) => |a, b, c| mad16(a, b, c, m.r16),
+    V_MAC_F16 (m) => |a, b, c| mad16(a, b, c, m.r16),
+    V_MADMK_F16 (m) => |a, b, c| mad16(a, b, c, m.r16),
+    V_MADAK_F16 (m) => |a, b, c| mad16(a, b, c, m.r16),
+    V_MAD_LEGACY_F16 (m) => |a, b, c| mad16(a, b, c, m.r16),
     // VOP2 packed FMA: the destination is the accumulator (src2).
     V_PK_FMAC_F16 (m) => |a, b, c| fma16(a, b, c, m.r16) | fma16(a >> 16, b >> 16, c >> 16, m.r16) << 16,
     // Two f16 products summed with the f16 accumulator, rounded once.
     V_DOT2_F16_F16 => |a, b, c| d_to_h(h(a) as f64 * h(b) as f64 + h(a >> 16) as f64 * h(b >> 16) as f64 + h(c) as f64),
+}
+
+/// An unfused f32 multiply-add with denormals flushed throughout (see
+/// `V_MAD_F32`); `dx9` makes a zero factor give a +0 product.
+fn mad32(a: u32, b: u32, c: u32, rm: Round, dx9: bool) -> u32 {
+    let (a, b, c) = (fa(flush32(a)), fa(flush32(b)), fa(flush32(c)));
+    let p = if dx9 && (a == 0.0 || b == 0.0) {
+        0.0
+    } else {
+        fa(flush32(mul32(a, b, rm).to_bits()))
+    };
+    flush32(add32(p, c, rm).to_bits())
+}
+
+/// The f16 unfused multiply-add, denormals flushed throughout.
+fn mad16(a: u32, b: u32, c: u32, rm: Round) -> u32 {
+    let p = flush16(mul16(flush16(a), flush16(b), rm));
+    flush16(add16(p, flush16(c), rm))
 }
 
 pub fn rtz_h(x: f32) -> u32 {
@@ -1368,6 +1416,12 @@ ops64! {
     V_ADD_F64 (m) => |a, b, _| add64(dd(a), dd(b), m.r16).to_bits(),
     V_MUL_F64 (m) => |a, b, _| mul64(dd(a), dd(b), m.r16).to_bits(),
     V_FMA_F64 (m) => |a, b, c| fma64(dd(a), dd(b), dd(c), m.r16).to_bits(),
+    // CDNA: the destination is the addend (src2).
+    V_FMAC_F64 (m) => |a, b, c| fma64(dd(a), dd(b), dd(c), m.r16).to_bits(),
+    // gfx940: a 64-bit move, and (S0 << S1[2:0]) + S2 (LLVM selects it
+    // for shifts of 0-4).
+    V_MOV_B64 => |a, _, _| a,
+    V_LSHL_ADD_U64 => |a, b, c| (a << (b & 7)).wrapping_add(c),
     V_MIN_F64 (m) => |a, b, _| vmin64(a, b, m.ieee),
     V_MAX_F64 (m) => |a, b, _| vmax64(a, b, m.ieee),
     V_MAX_NUM_F64 => |a, b, _| mm64(Number, true, a, b),
@@ -1496,11 +1550,17 @@ fn dot_int(w: &mut Wave, i: &Inst, bits: u32, sign: Sign) -> Result {
     let a = if i.lane_sel == LaneSel::None {
         *w.vsrc(i.src[0], &mut b0)
     } else {
-        cross_lane::dpp_fetch(w, i.src[0], i.lane_sel, &mut b0);
+        cross_lane::dpp_fetch(w, i.src[0], i.lane_sel, cross_lane::gcn_dpp(i), &mut b0);
         b0
     };
     let b = *w.vsrc(i.src[1], &mut b1);
-    let c = *w.vsrc(i.src[2], &mut b2);
+    // An op whose table has no src2 (v_dot8c_i32_i4) accumulates into its
+    // destination (D = D + the dot product).
+    let acc = match i.op.info().src[2] {
+        Ty::None => i.dst[0],
+        _ => i.src[2],
+    };
+    let c = *w.vsrc(acc, &mut b2);
     let (sa, sb) = match sign {
         Sign::Unsigned => (false, false),
         Sign::FromNeg => (i.mods.neg & 1 != 0, i.mods.neg & 2 != 0),
@@ -1694,6 +1754,17 @@ pub const TABLE: &[(Op, Exec)] = &[
     (
         Op::V_DOT4C_I32_I8,
         (|w: &mut Wave, _: &mut Env, i: &Inst| dot_int(w, i, 8, Sign::Signed)) as Exec,
+    ),
+    // GFX9's accumulating dot products: the destination is the
+    // accumulator (v_dot2c_i32_i16 decodes it as src2; v_dot8c_i32_i4's
+    // op table has no src2, so `dot_int` reads the destination).
+    (
+        Op::V_DOT2C_I32_I16,
+        (|w: &mut Wave, _: &mut Env, i: &Inst| dot_int(w, i, 16, Sign::Signed)) as Exec,
+    ),
+    (
+        Op::V_DOT8C_I32_I4,
+        (|w: &mut Wave, _: &mut Env, i: &Inst| dot_int(w, i, 4, Sign::Signed)) as Exec,
     ),
     (
         Op::V_DOT8_I32_I4,

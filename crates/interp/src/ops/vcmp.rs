@@ -1,7 +1,7 @@
 //! VOPC: vector compares (and `v_cmpx`, which writes EXEC instead) and
 //! float class tests. The result is a lane mask; inactive lanes read 0.
 
-use softgpu_isa::{Cond, Inst, Num, Ty};
+use softgpu_isa::{sreg, Cond, Implicit, Inst, Num, Operand, Ty};
 
 use super::valu::{fetch, fetch64};
 use super::{Env, Exec, Flow, Result};
@@ -31,6 +31,19 @@ enum Src {
 /// (4: f32, 6: f16 and f64).
 fn flushes_inputs(w: &Wave, shift: u32) -> bool {
     (w.mode.bits >> shift) & 1 == 0
+}
+
+/// Writes a compare's lane mask to its destination. A `v_cmpx` whose
+/// destination is not EXEC (GFX9's, which write VCC or their sdst as well
+/// as EXEC: GFX9 ISA guide, VOPC "V_CMPX: write the result to VCC or sdst
+/// and to EXEC") also writes EXEC; gfx10+'s decode with EXEC there.
+#[inline(always)]
+fn write_result(w: &mut Wave, i: &Inst, bits: u64) {
+    w.write_mask(i.dst[0], bits);
+    let exec = Operand::Sgpr(sreg::EXEC_LO);
+    if i.dst[0] != exec && i.op.info().implicit.has(Implicit::WRITES_EXEC) {
+        w.set_exec(bits);
+    }
 }
 
 #[inline(always)]
@@ -64,7 +77,7 @@ fn cmp32(w: &mut Wave, i: &Inst, src: Src, pred: impl Fn(u32, u32) -> bool) -> R
         bits |= (pred(x, y) as u64) << l;
     }
     let mask = super::valu::write_mask(w, i);
-    w.write_mask(i.dst[0], bits & mask);
+    write_result(w, i, bits & mask);
     Ok(Flow::Next)
 }
 
@@ -101,7 +114,7 @@ fn cmp64(w: &mut Wave, i: &Inst, src: Src, pred: impl Fn(u64, u64) -> bool) -> R
         bits |= (pred(a[l], b[l]) as u64) << l;
     }
     let mask = w.exec();
-    w.write_mask(i.dst[0], bits & mask);
+    write_result(w, i, bits & mask);
     Ok(Flow::Next)
 }
 

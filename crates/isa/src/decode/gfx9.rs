@@ -233,6 +233,67 @@ fn mai_operands_allowed(i: &Inst, w: u32) -> Result<()> {
     }
 }
 
+/// The 16-bit VALU ops that clear the high half of their destination
+/// VGPR on GFX9 (LLVM's `GCNSubtarget::zeroesHigh16BitsOfDest` for GFX9,
+/// by gfx9 mnemonic: LLVM's `V_MAD_F16_e64`, `V_MAD_U16_e64`,
+/// `V_MAD_I16_e64`, `V_FMA_F16_e64` and `V_DIV_FIXUP_F16_e64` are the
+/// `_legacy` ops on gfx9). The op_sel forms (`v_mad_f16`, `v_fma_f16`,
+/// …) and `v_mac_f16`/`v_madak_f16`/`v_madmk_f16`/`v_fmac_f16` keep it;
+/// so does every op LLVM does not list (it never relies on those).
+const ZEROES_HIGH16: &[&str] = &[
+    "v_cvt_f16_f32",
+    "v_cvt_f16_u16",
+    "v_cvt_f16_i16",
+    "v_rcp_f16",
+    "v_rsq_f16",
+    "v_sqrt_f16",
+    "v_log_f16",
+    "v_exp_f16",
+    "v_sin_f16",
+    "v_cos_f16",
+    "v_floor_f16",
+    "v_ceil_f16",
+    "v_trunc_f16",
+    "v_rndne_f16",
+    "v_fract_f16",
+    "v_frexp_mant_f16",
+    "v_frexp_exp_i16_f16",
+    "v_ldexp_f16",
+    "v_lshlrev_b16",
+    "v_lshrrev_b16",
+    "v_ashrrev_i16",
+    "v_add_u16",
+    "v_sub_u16",
+    "v_subrev_u16",
+    "v_mul_lo_u16",
+    "v_add_f16",
+    "v_sub_f16",
+    "v_subrev_f16",
+    "v_mul_f16",
+    "v_max_f16",
+    "v_min_f16",
+    "v_max_u16",
+    "v_min_u16",
+    "v_max_i16",
+    "v_min_i16",
+    "v_mad_legacy_f16",
+    "v_mad_legacy_u16",
+    "v_mad_legacy_i16",
+    "v_fma_legacy_f16",
+    "v_div_fixup_legacy_f16",
+];
+
+/// Stamps the GCN VALU behaviours a shared handler reads as data:
+/// [`flags::ZERO_HI16`] and [`flags::GCN_DPP`].
+fn gcn_valu_flags(i: &mut Inst) {
+    if ZEROES_HIGH16.contains(&i.op.name()) {
+        i.flags |= flags::ZERO_HI16;
+    }
+    if matches!(i.lane_sel, LaneSel::Dpp16 { .. }) {
+        i.flags |= flags::GCN_DPP;
+    }
+}
+
 impl Reader<'_> {
     /// One gfx90a or gfx94 instruction whose first word is `w0`.
     pub(super) fn gfx9(&mut self, w0: u32) -> Result<Inst> {
@@ -257,6 +318,7 @@ impl Reader<'_> {
         };
         align_pairs(&mut i, w0)?;
         gfx9_sregs(&mut i);
+        gcn_valu_flags(&mut i);
         Ok(i)
     }
 
