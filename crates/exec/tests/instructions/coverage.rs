@@ -64,6 +64,15 @@ const UNHANDLED: &[(&str, &str)] = &[
     ("v_interp_p1ll_f16", "gfx10 attribute interpolation: as v_interp_p1_f32"),
     ("v_interp_p1lv_f16", "gfx10 attribute interpolation: as v_interp_p1_f32"),
     ("v_interp_p2_f16", "gfx10 attribute interpolation: as v_interp_p1_f32"),
+    (
+        "s_scratch_load_dword",
+        "CDNA scalar scratch access: a wave-uniform address in the wave's private segment, which softgpu keeps per lane (swizzled by 4-byte element); no compiler path emits it (LLVM has no pattern for it)",
+    ),
+    ("s_scratch_load_dwordx2", "CDNA scalar scratch access: as s_scratch_load_dword"),
+    ("s_scratch_load_dwordx4", "CDNA scalar scratch access: as s_scratch_load_dword"),
+    ("s_scratch_store_dword", "CDNA scalar scratch access: as s_scratch_load_dword"),
+    ("s_scratch_store_dwordx2", "CDNA scalar scratch access: as s_scratch_load_dword"),
+    ("s_scratch_store_dwordx4", "CDNA scalar scratch access: as s_scratch_load_dword"),
 ];
 
 /// The compute ops of every family the executor runs, each once (gfx12
