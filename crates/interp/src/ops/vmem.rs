@@ -125,7 +125,7 @@ struct Buffer {
 
 fn buffer(w: &Wave, i: &Inst) -> Buffer {
     let rsrc = resource(w, i.family, i.src[2]);
-    let invalid = |f| softgpu_isa::resource::format_invalid(i.family, f as u32);
+    let invalid = |f: u32| softgpu_isa::resource::format_invalid(i.family, f);
     let unbound = match i.op.info().format {
         Format::Mtbuf => invalid(i.aux),
         _ => invalid(rsrc.format as u32) && !rsrc.add_tid,
@@ -1818,7 +1818,8 @@ fn lds_dword(raw: u32, bytes: usize, ext: Ext) -> u32 {
 }
 
 /// gfx94's `global_load_lds_*` / `scratch_load_lds_*` (CDNA3 guide,
-/// global and scratch loads to LDS): each lane's byte, halfword or dword
+/// global and scratch loads to LDS; gfx90a's the plain loads with the
+/// `lds` bit): each lane's byte, halfword or dword
 /// at its global/scratch address goes, extended to a dword, to LDS at
 /// M0 + inst_offset + 4·lane (LLVM's `global.load.lds`: the instruction
 /// offset applies to both addresses). uncertain: the width of M0 read;
@@ -1877,11 +1878,17 @@ fn store_from_lds(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     Ok(Flow::Next)
 }
 
-/// The handler of gfx90a's MUBUF loads with the `lds` bit, whose data goes
-/// to LDS at M0 (CDNA2 guide, MUBUF LDS loads): the LDS-load handler of
-/// the same width (`buffer_load_lds_*`); `None` for an op without one.
+/// The handler of gfx90a's loads with the `lds` bit, whose data goes to
+/// LDS at M0 (CDNA2 guide, loads to LDS): MUBUF's as the LDS-load handler
+/// of the same width (`buffer_load_lds_*`), GLOBAL's and SCRATCH's as
+/// gfx940's `*_load_lds_*`; `None` for an op without one.
 pub fn lds_form(op: Op) -> Option<Exec> {
     let exec = match op {
+        Op::GLOBAL_LOAD_DWORD | Op::SCRATCH_LOAD_DWORD => bind!(site_load_lds, 4, Ext::Zero),
+        Op::GLOBAL_LOAD_UBYTE | Op::SCRATCH_LOAD_UBYTE => bind!(site_load_lds, 1, Ext::Zero),
+        Op::GLOBAL_LOAD_SBYTE | Op::SCRATCH_LOAD_SBYTE => bind!(site_load_lds, 1, Ext::Sign),
+        Op::GLOBAL_LOAD_USHORT | Op::SCRATCH_LOAD_USHORT => bind!(site_load_lds, 2, Ext::Zero),
+        Op::GLOBAL_LOAD_SSHORT | Op::SCRATCH_LOAD_SSHORT => bind!(site_load_lds, 2, Ext::Sign),
         Op::BUFFER_LOAD_DWORD => bind!(load_lds, 4, Ext::Zero),
         Op::BUFFER_LOAD_UBYTE => bind!(load_lds, 1, Ext::Zero),
         Op::BUFFER_LOAD_SBYTE => bind!(load_lds, 1, Ext::Sign),
