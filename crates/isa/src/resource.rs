@@ -65,7 +65,7 @@ macro_rules! descriptor {
         $name:ident, $words:literal, $label:literal {
             $(
                 $(#[$fmeta:meta])*
-                $field:ident: $ty:ty = $(gfx10 [$($p10:expr),*])? gfx11 [$($p11:expr),*] gfx12 [$($p12:expr),*];
+                $field:ident: $ty:ty = $(gfx9 [$($p9:expr),*])? $(gfx10 [$($p10:expr),*])? gfx11 [$($p11:expr),*] gfx12 [$($p12:expr),*];
             )*
         }
     ) => {
@@ -85,10 +85,10 @@ macro_rules! descriptor {
                     // (not laid out, or not in the family), so `encode`
                     // refuses any nonzero value and `decode` reads 0.
                     Family::Gfx10 => &[$((stringify!($field), &[$($($p10),*)?])),*],
-                    // CDNA's descriptors (GCN's: a V# with DFMT/NFMT, no
-                    // unified format) are not laid out yet: every field
-                    // is 0 bits wide, so nothing is read from them.
-                    Family::Gfx90a | Family::Gfx94 => &[$((stringify!($field), &[])),*],
+                    // CDNA's (GCN's layout): a field given no gfx9 parts
+                    // is 0 bits wide there, as gfx10's. Only the V# is
+                    // laid out; CDNA's T# and S# fields are all 0 bits.
+                    Family::Gfx90a | Family::Gfx94 => &[$((stringify!($field), &[$($($p9),*)?])),*],
                 }
             }
 
@@ -219,30 +219,53 @@ descriptor! {
     /// (gfx10, ROCr's `resource_nv.h` `sq_buf_rsrc_word1_t`/`word3_t`):
     /// SWIZZLE_ENABLE is one bit, at 31 (bit 30 is CACHE_SWIZZLE, a cache
     /// hint), FORMAT has 7 bits in gfx10's own numbering, and
-    /// RESOURCE_LEVEL (bit 24) must be 1.
+    /// RESOURCE_LEVEL (bit 24) must be 1. CDNA's (gfx90a, gfx94: GCN's
+    /// V#, CDNA3 guide "Buffer Resource" table): as gfx10's up to word 2
+    /// (one-bit SWIZZLE_ENABLE at 31, CACHE_SWIZZLE at 30); word 3 has
+    /// NUM_FORMAT (bits 12-14) and DATA_FORMAT (15-18) where the others
+    /// have FORMAT, then USER_VM_ENABLE (19), USER_VM_MODE (20),
+    /// INDEX_STRIDE, ADD_TID_ENABLE, NV (27) and TYPE; no OOB_SELECT, no
+    /// element size (swizzled elements are 4 bytes).
     BufferResource, 4, "V#" {
         /// The byte address (48 bits).
-        base_address: u64 = gfx10 [(0, 0, 32), (1, 0, 16)] gfx11 [(0, 0, 32), (1, 0, 16)]
-            gfx12 [(0, 0, 32), (1, 0, 16)];
+        base_address: u64 = gfx9 [(0, 0, 32), (1, 0, 16)] gfx10 [(0, 0, 32), (1, 0, 16)]
+            gfx11 [(0, 0, 32), (1, 0, 16)] gfx12 [(0, 0, 32), (1, 0, 16)];
         /// Bytes per record.
-        stride: u32 = gfx10 [(1, 16, 14)] gfx11 [(1, 16, 14)] gfx12 [(1, 16, 14)];
+        stride: u32 = gfx9 [(1, 16, 14)] gfx10 [(1, 16, 14)] gfx11 [(1, 16, 14)]
+            gfx12 [(1, 16, 14)];
+        /// CDNA's cache hint (swizzles cache lines; no effect on results).
+        cache_swizzle: u32 = gfx9 [(1, 30, 1)] gfx11 [] gfx12 [];
         /// Swizzled addressing with elements of 4 bytes (1) or 16 bytes
-        /// (3, not gfx10's: its one bit enables 4-byte elements).
-        swizzle_enable: u32 = gfx10 [(1, 31, 1)] gfx11 [(1, 30, 2)] gfx12 [(1, 30, 2)];
-        num_records: u32 = gfx10 [(2, 0, 32)] gfx11 [(2, 0, 32)] gfx12 [(2, 0, 32)];
-        dst_sel_x: u32 = gfx10 [(3, 0, 3)] gfx11 [(3, 0, 3)] gfx12 [(3, 0, 3)];
-        dst_sel_y: u32 = gfx10 [(3, 3, 3)] gfx11 [(3, 3, 3)] gfx12 [(3, 3, 3)];
-        dst_sel_z: u32 = gfx10 [(3, 6, 3)] gfx11 [(3, 6, 3)] gfx12 [(3, 6, 3)];
-        dst_sel_w: u32 = gfx10 [(3, 9, 3)] gfx11 [(3, 9, 3)] gfx12 [(3, 9, 3)];
+        /// (3, not gfx10's or CDNA's: their one bit enables 4-byte
+        /// elements).
+        swizzle_enable: u32 = gfx9 [(1, 31, 1)] gfx10 [(1, 31, 1)] gfx11 [(1, 30, 2)]
+            gfx12 [(1, 30, 2)];
+        num_records: u32 = gfx9 [(2, 0, 32)] gfx10 [(2, 0, 32)] gfx11 [(2, 0, 32)]
+            gfx12 [(2, 0, 32)];
+        dst_sel_x: u32 = gfx9 [(3, 0, 3)] gfx10 [(3, 0, 3)] gfx11 [(3, 0, 3)] gfx12 [(3, 0, 3)];
+        dst_sel_y: u32 = gfx9 [(3, 3, 3)] gfx10 [(3, 3, 3)] gfx11 [(3, 3, 3)] gfx12 [(3, 3, 3)];
+        dst_sel_z: u32 = gfx9 [(3, 6, 3)] gfx10 [(3, 6, 3)] gfx11 [(3, 6, 3)] gfx12 [(3, 6, 3)];
+        dst_sel_w: u32 = gfx9 [(3, 9, 3)] gfx10 [(3, 9, 3)] gfx11 [(3, 9, 3)] gfx12 [(3, 9, 3)];
         /// The unified format number (0 is INVALID), in the family's
         /// numbering (gfx10's differs from 30 on: `sym::buf_format_gfx10`).
-        format: u32 = gfx10 [(3, 12, 7)] gfx11 [(3, 12, 6)] gfx12 [(3, 12, 6)];
-        index_stride: u32 = gfx10 [(3, 21, 2)] gfx11 [(3, 21, 2)] gfx12 [(3, 21, 2)];
-        add_tid_enable: u32 = gfx10 [(3, 23, 1)] gfx11 [(3, 23, 1)] gfx12 [(3, 23, 1)];
+        /// CDNA's is DATA_FORMAT | NUM_FORMAT << 4, the number MTBUF's
+        /// `aux` holds ([`gcn_format`]): DATA_FORMAT (word 3 bits 15-18)
+        /// is its low part, NUM_FORMAT (bits 12-14) its high one.
+        format: u32 = gfx9 [(3, 15, 4), (3, 12, 3)] gfx10 [(3, 12, 7)] gfx11 [(3, 12, 6)]
+            gfx12 [(3, 12, 6)];
+        /// CDNA's user VM fields (graphics virtual memory selection).
+        user_vm_enable: u32 = gfx9 [(3, 19, 1)] gfx11 [] gfx12 [];
+        user_vm_mode: u32 = gfx9 [(3, 20, 1)] gfx11 [] gfx12 [];
+        index_stride: u32 = gfx9 [(3, 21, 2)] gfx10 [(3, 21, 2)] gfx11 [(3, 21, 2)]
+            gfx12 [(3, 21, 2)];
+        add_tid_enable: u32 = gfx9 [(3, 23, 1)] gfx10 [(3, 23, 1)] gfx11 [(3, 23, 1)]
+            gfx12 [(3, 23, 1)];
         /// gfx10 only.
         resource_level: u32 = gfx10 [(3, 24, 1)] gfx11 [] gfx12 [];
+        /// CDNA's non-volatile hint.
+        nv: u32 = gfx9 [(3, 27, 1)] gfx11 [] gfx12 [];
         oob_select: u32 = gfx10 [(3, 28, 2)] gfx11 [(3, 28, 2)] gfx12 [(3, 28, 2)];
-        type_: u32 = gfx10 [(3, 30, 2)] gfx11 [(3, 30, 2)] gfx12 [(3, 30, 2)];
+        type_: u32 = gfx9 [(3, 30, 2)] gfx10 [(3, 30, 2)] gfx11 [(3, 30, 2)] gfx12 [(3, 30, 2)];
     }
 }
 
@@ -360,6 +383,65 @@ pub fn format_number(to: Family, from: Family, f: u32) -> Option<u32> {
         at += kinds.len() as u32;
     }
     None
+}
+
+/// GCN's DATA_FORMAT names (CDNA3 guide, buffer data formats), 1-14: the
+/// layout as the unified formats name it (from the most significant
+/// component).
+const GCN_DATA_FORMATS: [&str; 15] = [
+    "",
+    "8",
+    "16",
+    "8_8",
+    "32",
+    "16_16",
+    "10_11_11",
+    "11_11_10",
+    "10_10_10_2",
+    "2_10_10_10",
+    "8_8_8_8",
+    "32_32",
+    "16_16_16_16",
+    "32_32_32",
+    "32_32_32_32",
+];
+
+/// GCN's NUM_FORMAT kinds, 0-7 (6 is reserved).
+const GCN_NUM_FORMATS: [&str; 8] = [
+    "UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "", "FLOAT",
+];
+
+/// CDNA's buffer format `f` = DATA_FORMAT | NUM_FORMAT << 4 (MTBUF's
+/// `aux`, the V#'s `format`) as (layout, number kind); `None` for
+/// DATA_FORMAT 0 (INVALID) or 15, the reserved NUM_FORMAT, and the pairs
+/// the unified tables have no format for (the kinds of gfx10's runs:
+/// 32-bit components only integer or float, 8-bit and the 10-10-10-2
+/// layouts no float).
+pub fn gcn_format(f: u32) -> Option<(&'static str, &'static str)> {
+    let layout = *GCN_DATA_FORMATS
+        .get(f as usize & 15)
+        .filter(|l| !l.is_empty())?;
+    let kind = *GCN_NUM_FORMATS
+        .get(f as usize >> 4)
+        .filter(|k| !k.is_empty())?;
+    let kinds: &[&str] = if layout.starts_with("32") {
+        WIDE
+    } else if layout.starts_with('8') || layout.contains("_2") || layout.starts_with("2_") {
+        INT
+    } else {
+        ALL
+    };
+    kinds.contains(&kind).then_some((layout, kind))
+}
+
+/// Whether a buffer format number in `family`'s numbering is INVALID, the
+/// unbound resource's mark: FORMAT 0, or on CDNA DATA_FORMAT 0 (whatever
+/// NUM_FORMAT says).
+pub fn format_invalid(family: Family, f: u32) -> bool {
+    match family {
+        Family::Gfx90a | Family::Gfx94 => f & 15 == 0,
+        _ => f == 0,
+    }
 }
 
 #[cfg(test)]
@@ -583,5 +665,57 @@ mod tests {
             ]
         );
         assert!(g10.encode(Family::Gfx11).is_err());
+    }
+
+    /// CDNA's V# (CDNA3 guide "Buffer Resource"): the private segment
+    /// buffer the launch builds (swizzled, INDEX_STRIDE 3 = 64 lanes,
+    /// ADD_TID_ENABLE, NUM_RECORDS all ones) and a typed one with
+    /// DATA_FORMAT 4 (32) and NUM_FORMAT 7 (FLOAT) at bits 15 and 12.
+    #[test]
+    fn gfx9_buffer_words_pinned() {
+        let scratch = BufferResource {
+            base_address: 0xffff_0000_0000,
+            swizzle_enable: 1,
+            num_records: u32::MAX,
+            index_stride: 3,
+            add_tid_enable: 1,
+            ..Default::default()
+        };
+        for family in [Family::Gfx90a, Family::Gfx94] {
+            let w = scratch.encode(family).unwrap();
+            assert_eq!(w, [0, 0xffff | 1 << 31, u32::MAX, 0x00e0_0000]);
+            assert_eq!(BufferResource::decode(family, &w), scratch);
+        }
+        let typed = BufferResource {
+            base_address: 0x1_2345_6780,
+            stride: 4,
+            num_records: 100,
+            dst_sel_x: 4,
+            format: 4 | 7 << 4,
+            cache_swizzle: 1,
+            ..Default::default()
+        };
+        let w = typed.encode(Family::Gfx90a).unwrap();
+        assert_eq!(
+            w,
+            [
+                0x2345_6780,
+                1 | 4 << 16 | 1 << 30,
+                100,
+                4 | 7 << 12 | 4 << 15
+            ]
+        );
+        // No OOB_SELECT on CDNA: a nonzero one does not fit.
+        let oob = BufferResource {
+            oob_select: 3,
+            ..typed
+        };
+        assert!(oob.encode(Family::Gfx90a).is_err());
+        assert_eq!(gcn_format(4 | 7 << 4), Some(("32", "FLOAT")));
+        assert_eq!(gcn_format(10 | 4 << 4), Some(("8_8_8_8", "UINT")));
+        assert_eq!(gcn_format(10 | 7 << 4), None);
+        assert_eq!(gcn_format(6 << 4), None);
+        assert!(format_invalid(Family::Gfx90a, 7 << 4));
+        assert!(!format_invalid(Family::Gfx11, 7 << 4));
     }
 }

@@ -91,6 +91,15 @@ const UNHANDLED: &[(&str, &str)] = &[
         "v_cvt_pkaccum_u8_f32",
         "GCN's accumulating byte pack (a byte of the destination by S1): LLVM never selects it and its op table entry has no accumulator operand to fetch",
     ),
+    (
+        "s_scratch_load_dword",
+        "CDNA scalar scratch access: a wave-uniform address in the wave's private segment, which softgpu keeps per lane (swizzled by 4-byte element); no compiler path emits it (LLVM has no pattern for it)",
+    ),
+    ("s_scratch_load_dwordx2", "CDNA scalar scratch access: as s_scratch_load_dword"),
+    ("s_scratch_load_dwordx4", "CDNA scalar scratch access: as s_scratch_load_dword"),
+    ("s_scratch_store_dword", "CDNA scalar scratch access: as s_scratch_load_dword"),
+    ("s_scratch_store_dwordx2", "CDNA scalar scratch access: as s_scratch_load_dword"),
+    ("s_scratch_store_dwordx4", "CDNA scalar scratch access: as s_scratch_load_dword"),
 ];
 
 /// The compute ops of every family the executor runs, each once (gfx12

@@ -771,6 +771,8 @@ const BASIC: &[(Op, Exec)] = &[
         (|w: &mut Wave, env: &mut Env, i: &Inst| addtid(w, env, i, true)) as Exec,
     ),
     (Op::DS_CONDXCHG32_RTN_B64, condxchg32 as Exec),
+    // CDNA's `ds_nop`: no LDS access, no register written.
+    (Op::DS_NOP, super::nop as Exec),
     (Op::DS_GWS_BARRIER, gws_barrier as Exec),
     (Op::DS_SWIZZLE_B32, swizzle as Exec),
     (

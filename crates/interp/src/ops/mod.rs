@@ -197,6 +197,7 @@ fn own_handlers() -> impl Iterator<Item = (Op, Exec)> {
         sopp::TABLE,
         sopp::GPR_IDX,
         smem::TABLE,
+        smem::ATOMICS,
         vmem::TABLE,
         cross_lane::TABLE,
         wmma::TABLE,
@@ -675,6 +676,12 @@ fn by_op(
 pub fn handler_for(inst: &Inst) -> Option<Exec> {
     if inst.sdwa.is_some() && !valu::runs_sdwa(inst.op) {
         return handler(inst.op).map(|_| valu::sdwa_unsupported as Exec);
+    }
+    // gfx90a's MUBUF loads with the `lds` bit load into LDS, not VGPRs.
+    if inst.flags & softgpu_isa::flags::LDS != 0 {
+        if let Some(exec) = vmem::lds_form(inst.op) {
+            return Some(exec);
+        }
     }
     static PLAIN: OnceLock<Vec<Option<Exec>>> = OnceLock::new();
     static SATURATING: OnceLock<Vec<Option<Exec>>> = OnceLock::new();

@@ -90,6 +90,10 @@ macro_rules! shared_rmw64 {
             And, B64 => |o: u64, d: u64, _: u64| o & d;
             Or, B64 => |o: u64, d: u64, _: u64| o | d;
             Xor, B64 => |o: u64, d: u64, _: u64| o ^ d;
+            // CDNA's f64 add (DS, flat, global, buffer): IEEE, round to
+            // nearest even, denormals kept (LLVM selects it only where
+            // the f64 denormal mode is IEEE's).
+            Add, F64 => |o: u64, d: u64, _: u64| (f64::from_bits(o) + f64::from_bits(d)).to_bits();
             Min, F64 => |o: u64, d: u64, _: u64| {
                 $crate::float::min64(f64::from_bits(o), f64::from_bits(d)).to_bits()
             };

@@ -1,6 +1,6 @@
 //! SMEM: scalar loads through the constant cache, and cache controls.
 
-use softgpu_isa::{Inst, Op};
+use softgpu_isa::{flags, Inst, Op};
 
 use super::{nop, Env, Exec, Flow, MemCause, Result, Trap};
 use crate::trap::{Space, Use};
@@ -152,6 +152,149 @@ fn memrealtime(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
     Ok(Flow::Next)
 }
 
+/// The byte address of a gfx9 SMEM store or atomic, and whether it is in
+/// range: sbase + offset + soffset (dword-aligned) for `s_store_*` and
+/// `s_atomic_*`; for the `s_buffer_` forms the V#'s base + offset, the
+/// access (`bytes`) checked against its size as `s_buffer_load` checks it.
+fn target(w: &Wave, i: &Inst, bytes: u64, buffer: bool) -> (u64, bool) {
+    let soffset = soffset(w, i);
+    if buffer {
+        let (base, size) = resource(w, i);
+        let at = (i.imm as u32).wrapping_add(soffset) as u64 & !3;
+        (base.wrapping_add(at), at + bytes <= size)
+    } else {
+        let addr = w
+            .read_s64(i.src[0])
+            .wrapping_add(i.imm as i64 as u64)
+            .wrapping_add(soffset as u64);
+        (addr & !3, true)
+    }
+}
+
+/// CDNA's `s_store_dword*` and `s_buffer_store_dword*` (CDNA3 guide,
+/// scalar memory writes): `dwords` dwords of the data SGPRs (`src[2]`) at
+/// the address; a buffer store's dwords past the V#'s range are dropped.
+fn store(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, buffer: bool) -> Result {
+    let values = w.read_sn::<4>(i.src[2]);
+    for (k, v) in values[..dwords].iter().enumerate() {
+        let (addr, inside) = target(w, i, 4 * (k as u64 + 1), buffer);
+        let addr = addr.wrapping_add(4 * k as u64);
+        if !inside {
+            continue;
+        }
+        if let Some(s) = env.sanitizer.as_mut() {
+            s.global(w, None, Use::Write, addr, 4)?;
+        }
+        let r = (env.mem.write(addr, &v.to_le_bytes()))
+            .map_err(|e| Trap::memory(Space::Scalar, None, true, e));
+        env.contained.or(w, r, ())?;
+    }
+    Ok(Flow::Next)
+}
+
+/// CDNA's scalar atomics (`s_atomic_*`, `s_buffer_atomic_*`, CDNA3 guide
+/// SMEM atomics): new = f(old, data, compare) at the address, the data in
+/// `src[2]` (a compare-swap's: the new value, then the compare value, as
+/// the vector atomics take them); with GLC the pre-op value is returned
+/// in `dst[0]` (the data registers). A buffer atomic outside the V#'s
+/// range changes nothing and returns 0.
+fn atomic(
+    w: &mut Wave,
+    env: &mut Env,
+    i: &Inst,
+    wide: bool,
+    f: fn(u64, u64, u64) -> u64,
+) -> Result {
+    let bytes = if wide { 8 } else { 4 };
+    let (addr, inside) = target(w, i, bytes, i.op.name().starts_with("s_buffer_"));
+    let data = w.read_sn::<4>(i.src[2]);
+    let (value, compare) = match wide {
+        true => (
+            data[0] as u64 | (data[1] as u64) << 32,
+            data[2] as u64 | (data[3] as u64) << 32,
+        ),
+        false => (data[0] as u64, data[1] as u64),
+    };
+    let old = if inside {
+        if let Some(s) = env.sanitizer.as_mut() {
+            s.global(w, None, Use::Atomic, addr, bytes)?;
+        }
+        let fault = |e| Trap::memory(Space::Scalar, None, true, e);
+        let r = match wide {
+            true => env
+                .mem
+                .rmw_u64(addr, |o| f(o, value, compare))
+                .map_err(fault),
+            false => (env
+                .mem
+                .rmw_u32(addr, |o| f(o as u64, value, compare) as u32))
+            .map(u64::from)
+            .map_err(fault),
+        };
+        env.contained.or(w, r, 0)?
+    } else {
+        0
+    };
+    if i.flags & flags::GLC != 0 {
+        match wide {
+            true => w.write_s64(i.dst[0], old),
+            false => w.write_s32(i.dst[0], old as u32),
+        }
+    }
+    Ok(Flow::Next)
+}
+
+macro_rules! sstore {
+    ($n:expr, $buffer:expr) => {
+        (|w: &mut Wave, env: &mut Env, i: &Inst| store(w, env, i, $n, $buffer)) as Exec
+    };
+}
+
+/// The scalar atomics, each under its `s_atomic_` and `s_buffer_atomic_`
+/// names, 32-bit then `_x2` (64-bit): the vector atomics' operations
+/// (`rmw.rs`), here on u64 (a 32-bit one sees and keeps the low half).
+macro_rules! satomics {
+    ($($op32:ident, $buf32:ident, $op64:ident, $buf64:ident => $f32:expr, $f64:expr;)*) => {
+        pub const ATOMICS: &[(Op, Exec)] = &[$(
+            (Op::$op32, (|w: &mut Wave, env: &mut Env, i: &Inst| atomic(w, env, i, false, $f32)) as Exec),
+            (Op::$buf32, (|w: &mut Wave, env: &mut Env, i: &Inst| atomic(w, env, i, false, $f32)) as Exec),
+            (Op::$op64, (|w: &mut Wave, env: &mut Env, i: &Inst| atomic(w, env, i, true, $f64)) as Exec),
+            (Op::$buf64, (|w: &mut Wave, env: &mut Env, i: &Inst| atomic(w, env, i, true, $f64)) as Exec),
+        )*];
+    };
+}
+
+satomics! {
+    S_ATOMIC_SWAP, S_BUFFER_ATOMIC_SWAP, S_ATOMIC_SWAP_X2, S_BUFFER_ATOMIC_SWAP_X2
+        => |_, d, _| d, |_, d, _| d;
+    S_ATOMIC_CMPSWAP, S_BUFFER_ATOMIC_CMPSWAP, S_ATOMIC_CMPSWAP_X2, S_BUFFER_ATOMIC_CMPSWAP_X2
+        => |o, d, c| if o == c { d } else { o }, |o, d, c| if o == c { d } else { o };
+    S_ATOMIC_ADD, S_BUFFER_ATOMIC_ADD, S_ATOMIC_ADD_X2, S_BUFFER_ATOMIC_ADD_X2
+        => |o, d, _| (o as u32).wrapping_add(d as u32) as u64, |o, d, _| o.wrapping_add(d);
+    S_ATOMIC_SUB, S_BUFFER_ATOMIC_SUB, S_ATOMIC_SUB_X2, S_BUFFER_ATOMIC_SUB_X2
+        => |o, d, _| (o as u32).wrapping_sub(d as u32) as u64, |o, d, _| o.wrapping_sub(d);
+    S_ATOMIC_SMIN, S_BUFFER_ATOMIC_SMIN, S_ATOMIC_SMIN_X2, S_BUFFER_ATOMIC_SMIN_X2
+        => |o, d, _| (o as i32).min(d as i32) as u32 as u64, |o, d, _| (o as i64).min(d as i64) as u64;
+    S_ATOMIC_UMIN, S_BUFFER_ATOMIC_UMIN, S_ATOMIC_UMIN_X2, S_BUFFER_ATOMIC_UMIN_X2
+        => |o, d, _| o.min(d), |o, d, _| o.min(d);
+    S_ATOMIC_SMAX, S_BUFFER_ATOMIC_SMAX, S_ATOMIC_SMAX_X2, S_BUFFER_ATOMIC_SMAX_X2
+        => |o, d, _| (o as i32).max(d as i32) as u32 as u64, |o, d, _| (o as i64).max(d as i64) as u64;
+    S_ATOMIC_UMAX, S_BUFFER_ATOMIC_UMAX, S_ATOMIC_UMAX_X2, S_BUFFER_ATOMIC_UMAX_X2
+        => |o, d, _| o.max(d), |o, d, _| o.max(d);
+    S_ATOMIC_AND, S_BUFFER_ATOMIC_AND, S_ATOMIC_AND_X2, S_BUFFER_ATOMIC_AND_X2
+        => |o, d, _| o & d, |o, d, _| o & d;
+    S_ATOMIC_OR, S_BUFFER_ATOMIC_OR, S_ATOMIC_OR_X2, S_BUFFER_ATOMIC_OR_X2
+        => |o, d, _| o | d, |o, d, _| o | d;
+    S_ATOMIC_XOR, S_BUFFER_ATOMIC_XOR, S_ATOMIC_XOR_X2, S_BUFFER_ATOMIC_XOR_X2
+        => |o, d, _| o ^ d, |o, d, _| o ^ d;
+    // inc: 0 once old reaches data, else old + 1; dec: data when old is 0
+    // or above data, else old - 1 (unsigned, as the vector atomics).
+    S_ATOMIC_INC, S_BUFFER_ATOMIC_INC, S_ATOMIC_INC_X2, S_BUFFER_ATOMIC_INC_X2
+        => |o, d, _| if o >= d { 0 } else { o + 1 }, |o, d, _| if o >= d { 0 } else { o + 1 };
+    S_ATOMIC_DEC, S_BUFFER_ATOMIC_DEC, S_ATOMIC_DEC_X2, S_BUFFER_ATOMIC_DEC_X2
+        => |o, d, _| if o == 0 || o > d { d } else { o - 1 }, |o, d, _| if o == 0 || o > d { d } else { o - 1 };
+}
+
 macro_rules! narrow {
     ($bytes:expr, $signed:expr, $buffer:expr) => {
         (|w: &mut Wave, env: &mut Env, i: &Inst| load_narrow(w, env, i, $bytes, $signed, $buffer))
@@ -198,6 +341,22 @@ pub const TABLE: &[(Op, Exec)] = &[
     // Address-translation probes only warm caches on hardware.
     (Op::S_ATC_PROBE, nop as Exec),
     (Op::S_ATC_PROBE_BUFFER, nop as Exec),
+    // CDNA's scalar-cache write-back and invalidation: memory here is
+    // coherent and scalar stores reach it at once, so order only. Discard
+    // (drop lines without writing them back) likewise keeps the stores:
+    // hardware would leave such data undefined, and softgpu gives the
+    // written values.
+    (Op::S_DCACHE_WB, nop as Exec),
+    (Op::S_DCACHE_WB_VOL, nop as Exec),
+    (Op::S_DCACHE_INV_VOL, nop as Exec),
+    (Op::S_DCACHE_DISCARD, nop as Exec),
+    (Op::S_DCACHE_DISCARD_X2, nop as Exec),
+    (Op::S_STORE_DWORD, sstore!(1, false)),
+    (Op::S_STORE_DWORDX2, sstore!(2, false)),
+    (Op::S_STORE_DWORDX4, sstore!(4, false)),
+    (Op::S_BUFFER_STORE_DWORD, sstore!(1, true)),
+    (Op::S_BUFFER_STORE_DWORDX2, sstore!(2, true)),
+    (Op::S_BUFFER_STORE_DWORDX4, sstore!(4, true)),
     // gfx10's counters.
     (Op::S_MEMTIME, memtime as Exec),
     (Op::S_MEMREALTIME, memrealtime as Exec),

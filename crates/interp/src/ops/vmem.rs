@@ -81,6 +81,10 @@ struct Resource {
     oob_select: u8,
 }
 
+/// `Resource::oob_select` for CDNA's V#, which has no OOB_SELECT: GCN's
+/// range check, structured by the instruction's IDXEN ([`Buffer::in_range`]).
+const OOB_GCN: u8 = 4;
+
 fn resource(w: &Wave, family: Family, op: Operand) -> Resource {
     let v = BufferResource::decode(family, &w.read_sn::<4>(op));
     Resource {
@@ -96,7 +100,11 @@ fn resource(w: &Wave, family: Family, op: Operand) -> Resource {
         format: v.format as u8,
         index_stride: 8 << v.index_stride,
         add_tid: v.add_tid_enable != 0,
-        oob_select: v.oob_select as u8,
+        // A descriptor layout without OOB_SELECT checks ranges as GCN does.
+        oob_select: match BufferResource::field_bits(family, "oob_select") {
+            0 => OOB_GCN,
+            _ => v.oob_select as u8,
+        },
     }
 }
 
@@ -111,18 +119,22 @@ struct Buffer {
     /// add_tid_en = false" (§9.6 "Unbound Resources"). For MTBUF the data
     /// format is the instruction's.
     unbound: bool,
+    /// The instruction's IDXEN, which makes GCN's range check structured.
+    idxen: bool,
 }
 
 fn buffer(w: &Wave, i: &Inst) -> Buffer {
     let rsrc = resource(w, i.family, i.src[2]);
+    let invalid = |f: u32| softgpu_isa::resource::format_invalid(i.family, f);
     let unbound = match i.op.info().format {
-        Format::Mtbuf => i.aux == 0,
-        _ => rsrc.format == 0 && !rsrc.add_tid,
+        Format::Mtbuf => invalid(i.aux),
+        _ => invalid(rsrc.format as u32) && !rsrc.add_tid,
     };
     Buffer {
         rsrc,
         soffset: w.read_s32(i.src[3]) as u64,
         unbound,
+        idxen: i.flags & flags::IDXEN != 0,
     }
 }
 
@@ -173,6 +185,15 @@ impl Buffer {
                 0 => structured,
                 1 => index < r.records,
                 2 => r.records != 0,
+                // GCN (CDNA3 guide, buffer range checking): with IDXEN the
+                // index against NUM_RECORDS (and a swizzled offset against
+                // the stride), else the offset in bytes; SOFFSET is outside
+                // the check (LLVM's buffer intrinsics: "excluded from
+                // bounds checking").
+                OOB_GCN if self.idxen => {
+                    index < r.records && (r.element == 0 || offset + payload <= r.stride)
+                }
+                OOB_GCN => offset + payload <= r.records,
                 // "In this mode, num_records is reduced by sgpr_offset".
                 _ if r.element != 0 && r.stride != 0 => structured,
                 _ => self.soffset + offset + payload <= r.records,
@@ -1011,6 +1032,20 @@ const OPS: &[(MemOp, Exec)] = &[
     ),
     // gfx12's cache write-back and invalidation: memory here is coherent.
     (MemOp::INV, super::nop as Exec),
+    // CDNA's L1/L2 write-back and invalidation (gfx94's `buffer_inv` is
+    // the INV above): coherent memory, so ordering only, as s_waitcnt
+    // already gives.
+    (MemOp::WBINVL1, super::nop as Exec),
+    (MemOp::WBINVL1_VOL, super::nop as Exec),
+    (MemOp::WBL2, super::nop as Exec),
+    (MemOp::INVL2, super::nop as Exec),
+    (MemOp::STORE_LDS_DWORD, store_from_lds as Exec),
+    // gfx94's global/scratch loads into LDS.
+    (MemOp::LOAD_LDS_UBYTE, bind!(site_load_lds, 1, Ext::Zero)),
+    (MemOp::LOAD_LDS_SBYTE, bind!(site_load_lds, 1, Ext::Sign)),
+    (MemOp::LOAD_LDS_USHORT, bind!(site_load_lds, 2, Ext::Zero)),
+    (MemOp::LOAD_LDS_SSHORT, bind!(site_load_lds, 2, Ext::Sign)),
+    (MemOp::LOAD_LDS_DWORD, bind!(site_load_lds, 4, Ext::Zero)),
     (MemOp::WB, super::nop as Exec),
     (MemOp::WBINV, super::nop as Exec),
     (
@@ -1320,6 +1355,8 @@ pub(super) fn data_format_in(family: Family, f: u8) -> Option<DataFormat> {
     use NumFormat::*;
     let (layout, kind) = match family {
         Family::Gfx10 if f >= 30 => softgpu_isa::resource::unified_format(family, f as u32)?,
+        // GCN's split DATA_FORMAT | NUM_FORMAT << 4.
+        Family::Gfx90a | Family::Gfx94 => softgpu_isa::resource::gcn_format(f as u32)?,
         _ => return data_format(f),
     };
     let num = match kind {
@@ -1699,8 +1736,7 @@ fn format_store(w: &mut Wave, env: &mut Env, i: &Inst, n: usize, width: Width) -
 /// guide §8.1.9. Sub-dword loads write the dword they extend to.
 fn load_lds(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) -> Result {
     let b = buffer(w, i);
-    let lds_base =
-        (w.sgpr[softgpu_isa::sreg::M0 as usize] & 0xffff) as u64 + (i.imm as u32 as u64 & 0xfff);
+    let lds_base = lds_dma_base(w, i);
     if env.sanitizer.is_some() {
         let len = bytes as u64;
         sanitize(w, env, Use::Read, len, |w, l| b.locate(w, i, l, 0, len))?;
@@ -1721,12 +1757,7 @@ fn load_lds(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) -> Re
             b.locate(w, i, l, 0, bytes as u64),
             &mut v[..bytes],
         )?;
-        let raw = u32::from_le_bytes(v);
-        let dword = match (ext, bytes) {
-            (Ext::Sign, 1) => raw as u8 as i8 as i32 as u32,
-            (Ext::Sign, 2) => raw as u16 as i16 as i32 as u32,
-            _ => raw,
-        };
+        let dword = lds_dword(u32::from_le_bytes(v), bytes, ext);
         lds_write(env.lds, lds_base + 4 * l as u64, &dword.to_le_bytes());
     }
     Ok(Flow::Next)
@@ -1737,8 +1768,7 @@ fn load_lds(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) -> Re
 fn load_lds_format(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     let b = buffer(w, i);
     let df = format_of(i, &b)?;
-    let lds_base =
-        (w.sgpr[softgpu_isa::sreg::M0 as usize] & 0xffff) as u64 + (i.imm as u32 as u64 & 0xfff);
+    let lds_base = lds_dma_base(w, i);
     let s = b.rsrc.dst_sel[0];
     if env.sanitizer.is_some() {
         if let Some(df) = &df {
@@ -1770,6 +1800,104 @@ fn load_lds_format(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
         lds_write(env.lds, lds_base + 4 * l as u64, &v.to_le_bytes());
     }
     Ok(Flow::Next)
+}
+
+/// The LDS address of lane 0 of a MUBUF load into LDS (or store from
+/// it): M0[15:0] + inst_offset; lane `l`'s dword is 4·l past it.
+fn lds_dma_base(w: &Wave, i: &Inst) -> u64 {
+    (w.sgpr[softgpu_isa::sreg::M0 as usize] & 0xffff) as u64 + (i.imm as u32 as u64 & 0xfff)
+}
+
+/// A loaded byte, halfword or dword as the dword LDS receives.
+fn lds_dword(raw: u32, bytes: usize, ext: Ext) -> u32 {
+    match (ext, bytes) {
+        (Ext::Sign, 1) => raw as u8 as i8 as i32 as u32,
+        (Ext::Sign, 2) => raw as u16 as i16 as i32 as u32,
+        _ => raw,
+    }
+}
+
+/// gfx94's `global_load_lds_*` / `scratch_load_lds_*` (CDNA3 guide,
+/// global and scratch loads to LDS; gfx90a's the plain loads with the
+/// `lds` bit): each lane's byte, halfword or dword
+/// at its global/scratch address goes, extended to a dword, to LDS at
+/// M0 + inst_offset + 4·lane (LLVM's `global.load.lds`: the instruction
+/// offset applies to both addresses). uncertain: the width of M0 read;
+/// the whole register is added here and an address past LDS is dropped.
+fn site_load_lds(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) -> Result {
+    let site = Site::of(w, i, i.op.info().format);
+    let m0 = w.sgpr[softgpu_isa::sreg::M0 as usize] as u64;
+    let lds_base = (m0 as u32).wrapping_add(i.imm as u32) as u64;
+    if env.sanitizer.is_some() {
+        let len = bytes as u64;
+        sanitize(w, env, Use::Read, len, |w, l| site.locate(w, i, l, len))?;
+        sanitize(w, env, Use::Write, 4, |_, l| {
+            Loc::Lds(lds_base + 4 * l as u64)
+        })?;
+    }
+    let exec = w.exec();
+    for l in 0..w.lanes {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let mut v = [0u8; 4];
+        read(
+            w,
+            env,
+            l,
+            site.locate(w, i, l, bytes as u64),
+            &mut v[..bytes],
+        )?;
+        let dword = lds_dword(u32::from_le_bytes(v), bytes, ext);
+        lds_write(env.lds, lds_base + 4 * l as u64, &dword.to_le_bytes());
+    }
+    Ok(Flow::Next)
+}
+
+/// CDNA's `buffer_store_lds_dword`: the reverse of a MUBUF load into LDS,
+/// each lane's dword read from LDS at M0[15:0] + inst_offset + 4·lane and
+/// stored at the lane's buffer address (no VGPR data, no vaddr).
+fn store_from_lds(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
+    let b = buffer(w, i);
+    let lds_base = lds_dma_base(w, i);
+    if env.sanitizer.is_some() {
+        sanitize(w, env, Use::Write, 4, |w, l| b.locate(w, i, l, 0, 4))?;
+        sanitize(w, env, Use::Read, 4, |_, l| {
+            Loc::Lds(lds_base + 4 * l as u64)
+        })?;
+    }
+    let exec = w.exec();
+    for l in 0..w.lanes {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let v = super::ds::lds_read::<4>(env.lds, lds_base + 4 * l as u64);
+        let loc = b.locate(w, i, l, 0, 4);
+        write(w, env, l, loc, &v)?;
+    }
+    Ok(Flow::Next)
+}
+
+/// The handler of gfx90a's loads with the `lds` bit, whose data goes to
+/// LDS at M0 (CDNA2 guide, loads to LDS): MUBUF's as the LDS-load handler
+/// of the same width (`buffer_load_lds_*`), GLOBAL's and SCRATCH's as
+/// gfx940's `*_load_lds_*`; `None` for an op without one.
+pub fn lds_form(op: Op) -> Option<Exec> {
+    let exec = match op {
+        Op::GLOBAL_LOAD_DWORD | Op::SCRATCH_LOAD_DWORD => bind!(site_load_lds, 4, Ext::Zero),
+        Op::GLOBAL_LOAD_UBYTE | Op::SCRATCH_LOAD_UBYTE => bind!(site_load_lds, 1, Ext::Zero),
+        Op::GLOBAL_LOAD_SBYTE | Op::SCRATCH_LOAD_SBYTE => bind!(site_load_lds, 1, Ext::Sign),
+        Op::GLOBAL_LOAD_USHORT | Op::SCRATCH_LOAD_USHORT => bind!(site_load_lds, 2, Ext::Zero),
+        Op::GLOBAL_LOAD_SSHORT | Op::SCRATCH_LOAD_SSHORT => bind!(site_load_lds, 2, Ext::Sign),
+        Op::BUFFER_LOAD_DWORD => bind!(load_lds, 4, Ext::Zero),
+        Op::BUFFER_LOAD_UBYTE => bind!(load_lds, 1, Ext::Zero),
+        Op::BUFFER_LOAD_SBYTE => bind!(load_lds, 1, Ext::Sign),
+        Op::BUFFER_LOAD_USHORT => bind!(load_lds, 2, Ext::Zero),
+        Op::BUFFER_LOAD_SSHORT => bind!(load_lds, 2, Ext::Sign),
+        Op::BUFFER_LOAD_FORMAT_X => load_lds_format as Exec,
+        _ => return None,
+    };
+    Some(exec)
 }
 
 /// The typed ops under their MUBUF (`buffer_`) and MTBUF (`tbuffer_`) names.
