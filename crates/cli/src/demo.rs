@@ -15,7 +15,9 @@ use softgpu::{
 type Result<T, E = Box<dyn std::error::Error>> = std::result::Result<T, E>;
 
 /// Targets the embedded code objects were compiled for.
-pub const TARGETS: [&str; 6] = ["gfx1151", "gfx1100", "gfx1201", "gfx1030", "gfx90a", "gfx942"];
+pub const TARGETS: [&str; 6] = [
+    "gfx1151", "gfx1100", "gfx1201", "gfx1030", "gfx90a", "gfx942",
+];
 
 /// Kernel files of `examples/kernels/` whose code objects are embedded
 /// (`empty`, only for the API benchmarks, is not).

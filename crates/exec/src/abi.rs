@@ -171,6 +171,11 @@ impl LaunchAbi {
                     dst_sel_w: 7,
                     index_stride: if lanes == 64 { 3 } else { 2 },
                     add_tid_enable: 1,
+                    // GCN reads DATA_FORMAT 0 as an unbound resource
+                    // (`resource::format_invalid`), so CDNA's V# says
+                    // 32-bit UINT (DATA_FORMAT 4, NUM_FORMAT 4); gfx10's
+                    // raw buffer keeps FORMAT 0.
+                    format: if layout.is_gcn() { 4 | 4 << 4 } else { 0 },
                     resource_level: has("resource_level") as u32,
                     oob_select: if has("oob_select") { 3 } else { 0 },
                     ..Default::default()
@@ -272,6 +277,26 @@ mod tests {
         assert_eq!(
             abi.private_segment_buffer(64, 64),
             [0, 0x8000_ffff, u32::MAX, word3 | 3 << 21]
+        );
+    }
+
+    /// gfx90a's private segment buffer in gfx9's V# layout (CDNA3 guide,
+    /// "Buffer Resource"): gfx10's base and swizzle words, and word 3's
+    /// DST_SEL XYZW (0xfac), NUM_FORMAT UINT (bits 12-14: 4), DATA_FORMAT
+    /// 32 (bits 15-18: 4), INDEX_STRIDE 64 (bits 21-22: 3) and
+    /// ADD_TID_ENABLE (23); gfx9 has no RESOURCE_LEVEL or OOB_SELECT.
+    /// gfx942 has none: architected flat scratch.
+    #[test]
+    fn cdna_private_buffer_words() {
+        let abi = launch_abi(Family::Gfx90a);
+        let word3 = 0xfac | 4 << 12 | 4 << 15 | 3 << 21 | 1 << 23;
+        assert_eq!(
+            abi.private_segment_buffer(64, 64),
+            [0, 0x8000_ffff, u32::MAX, word3]
+        );
+        assert_eq!(
+            launch_abi(Family::Gfx94).private_buffer,
+            PrivateBuffer::Unused
         );
     }
 }

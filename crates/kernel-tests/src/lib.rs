@@ -30,7 +30,9 @@ pub use softgpu_compiler::Language as Lang;
 pub use softgpu_compiler::HIP_HEADER;
 
 /// The targets every kernel test runs on.
-pub const TARGETS: [&str; 6] = ["gfx1100", "gfx1151", "gfx1201", "gfx1030", "gfx90a", "gfx942"];
+pub const TARGETS: [&str; 6] = [
+    "gfx1100", "gfx1151", "gfx1201", "gfx1030", "gfx90a", "gfx942",
+];
 
 /// Directory holding the kernel sources of this crate.
 pub fn kernels_dir() -> PathBuf {

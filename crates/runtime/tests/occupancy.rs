@@ -116,7 +116,9 @@ fn occupancy_matches_llvm_across_registers_lds_and_workgroups() {
         // CDNA runs wave64 only.
         let jobs: Vec<_> = Profile::built_in_names()
             .flat_map(|t| [(t, false), (t, true)])
-            .filter(|&(t, wave64)| wave64 || !softgpu_isa::Family::of_target(t).is_some_and(|f| f.is_gcn()))
+            .filter(|&(t, wave64)| {
+                wave64 || !softgpu_isa::Family::of_target(t).is_some_and(|f| f.is_gcn())
+            })
             .map(|(t, w)| (t, w, s.spawn(move || compile(t, w))))
             .collect();
         jobs.into_iter()

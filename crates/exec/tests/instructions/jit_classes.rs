@@ -150,14 +150,16 @@ fn cases(op: Op, class: Class, family: Family) -> Vec<Case> {
             format!("{name}_e64 s10, v1, s2"),
             format!("{name}_e64 null, v1, v2"),
         ]),
-        Class::Carry(_) if name.contains("_ci_") => one(vec![
-            format!("{name} v0, vcc_lo, v1, v2, vcc_lo"),
-            format!("{name} v0, vcc_lo, s1, v2, vcc_lo"),
-            format!("{name}_e64 v0, s10, v1, s2, s12"),
+        // With a carry in (a third source: gfx11's `_co_ci_`, gfx9's
+        // `v_addc_co_u32` …); the masks one SGPR or a pair by wave size.
+        Class::Carry(_) if op.info().src[2] != Ty::None => one(vec![
+            format!("{name} v0, {{vcc}}, v1, v2, {{vcc}}"),
+            format!("{name} v0, {{vcc}}, s1, v2, {{vcc}}"),
+            format!("{name}_e64 v0, {{s10}}, v1, s2, {{s12}}"),
         ]),
         Class::Carry(_) => one(vec![
-            format!("{name} v0, s10, v1, v2"),
-            format!("{name} v0, vcc_lo, s1, v2"),
+            format!("{name} v0, {{s10}}, v1, v2"),
+            format!("{name} v0, {{vcc}}, s1, v2"),
             format!("{name} v0, null, 7, v2"),
         ]),
         Class::Shift64(_) => one(["0", "3", "33", "63"]
@@ -397,7 +399,10 @@ fn run_family(family: Family, cases: &[&Case], failures: &mut Vec<String>) -> BT
         wave64,
         mattr: None,
     };
-    let lines: Vec<String> = cases.iter().flat_map(|c| c.lines.clone()).collect();
+    let lines: Vec<String> = cases
+        .iter()
+        .flat_map(|c| c.lines.iter().map(|l| asm::substitute(l, wave64)))
+        .collect();
     let mut encoded = asm::assemble(&variant, &lines).into_iter();
     let mut bench = Bench::new(target, crate::jit_mode()).expect("bench");
     bench.jit = JitMode::Verify;
