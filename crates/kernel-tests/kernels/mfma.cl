@@ -11,10 +11,13 @@
 //           same k; D element e: row 8 * (e / 4) + 4 * (l / 32) + e % 4,
 //           column l % 32.
 //  16x16xK: A row l % 16, k = (K / 4) * (l / 16) + e; B column l % 16,
-//           same k; D element e: row 4 * (l / 16) + e, column l % 16
-//           (f64: the same with one double per element).
+//           same k; D element e: row 4 * (l / 16) + e, column l % 16.
+//  f64 16x16x4: A and B as 16x16xK; D element e (one double each): row
+//           l / 16 + 4 * e, column l % 16 (the lane groups hold rows
+//           modulo 4, unlike the f32 forms' four consecutive rows).
 
-#define TILE_GEMM(NAME, T, VIN, WIDTH, VACC, ACC, TILE, KSTEP, CALL, PACK)                       \
+// ROW(s, e): the row of D element e of a lane in lane group s (l / TILE).
+#define TILE_GEMM(NAME, T, VIN, WIDTH, VACC, ACC, TILE, KSTEP, CALL, PACK, ROW)                  \
   kernel void NAME(global const T *A, global const T *B, global ACC *D, int K, int N) {           \
     uint l = get_local_id(0);                                                                   \
     uint row0 = get_group_id(1) * TILE, col0 = get_group_id(0) * TILE;                          \
@@ -32,10 +35,14 @@
       acc = CALL(va, vb, acc, 0, 0, 0);                                                         \
     }                                                                                           \
     for (uint e = 0; e < sizeof(VACC) / sizeof(ACC); e++) {                                     \
-      uint i = TILE == 32 ? 8 * (e / 4) + 4 * s + e % 4 : 4 * s + e;                           \
+      uint i = ROW(s, e);                                                                       \
       D[(row0 + i) * N + col0 + r] = acc[e];                                                    \
     }                                                                                           \
   }
+
+#define ROW32(s, e) (8 * ((e) / 4) + 4 * (s) + (e) % 4)
+#define ROW16(s, e) (4 * (s) + (e))
+#define ROW_F64(s, e) ((s) + 4 * (e))
 
 #define PACK1(x) (x[0])
 #define PACK4(x) ((half4)(x[0], x[1], x[2], x[3]))
@@ -46,22 +53,22 @@
 #define PACK8I8(x) ((long)((ulong)(uint)PACK4I8(x) | (ulong)(uint)PACK4I8((x + 4)) << 32))
 
 TILE_GEMM(gemm_f16_32x32x8, half, half4, 4, float16, float, 32, 8,
-          __builtin_amdgcn_mfma_f32_32x32x8f16, PACK4)
+          __builtin_amdgcn_mfma_f32_32x32x8f16, PACK4, ROW32)
 TILE_GEMM(gemm_f16_16x16x16, half, half4, 4, float4, float, 16, 16,
-          __builtin_amdgcn_mfma_f32_16x16x16f16, PACK4)
+          __builtin_amdgcn_mfma_f32_16x16x16f16, PACK4, ROW16)
 TILE_GEMM(gemm_f32_16x16x4, float, float, 1, float4, float, 16, 4,
-          __builtin_amdgcn_mfma_f32_16x16x4f32, PACK1)
+          __builtin_amdgcn_mfma_f32_16x16x4f32, PACK1, ROW16)
 // bf16 as its bits; clang-19 has one builtin (the `_1k` form, gfx90a's
 // v_mfma_f32_16x16x16bf16_1k, gfx94's v_mfma_f32_16x16x16_bf16).
 TILE_GEMM(gemm_bf16_16x16x16, short, short4, 4, float4, float, 16, 16,
-          __builtin_amdgcn_mfma_f32_16x16x16bf16_1k, PACK4S)
+          __builtin_amdgcn_mfma_f32_16x16x16bf16_1k, PACK4S, ROW16)
 TILE_GEMM(gemm_f64_16x16x4, double, double, 1, double4, double, 16, 4,
-          __builtin_amdgcn_mfma_f64_16x16x4f64, PACK1)
+          __builtin_amdgcn_mfma_f64_16x16x4f64, PACK1, ROW_F64)
 #if defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__)
 // gfx94 dropped the 16x16x16 i8 form for one with K doubled.
 TILE_GEMM(gemm_i8_16x16, char, long, 8, int4, int, 16, 32,
-          __builtin_amdgcn_mfma_i32_16x16x32_i8, PACK8I8)
+          __builtin_amdgcn_mfma_i32_16x16x32_i8, PACK8I8, ROW16)
 #else
 TILE_GEMM(gemm_i8_16x16, char, int, 4, int4, int, 16, 16,
-          __builtin_amdgcn_mfma_i32_16x16x16i8, PACK4I8)
+          __builtin_amdgcn_mfma_i32_16x16x16i8, PACK4I8, ROW16)
 #endif

@@ -1,6 +1,9 @@
 // Runaway, racy and badly synchronised kernels (and correct ones), for the
 // watchdog, the dispatch budget, seeded schedules and synccheck. Workgroups
-// of 64 work-items are two wave32 waves: wave 0 is lid 0-31, wave 1 32-63.
+// of 2 W work-items are two waves of W lanes (clang's wave width: 32 on
+// RDNA, 64 on CDNA): wave 0 is lid 0 to W - 1, wave 1 the rest.
+
+#define W __AMDGCN_WAVEFRONT_SIZE
 
 // Spins until *flag is set (never), counting its turns in *turns.
 kernel void spin_counting(global volatile int *flag, global int *turns) {
@@ -12,7 +15,7 @@ kernel void spin_counting(global volatile int *flag, global int *turns) {
 kernel void spin_or_wait(global volatile int *flag, global int *out) {
   int lid = get_local_id(0);
   int n = 0;
-  if (lid < 32) {
+  if (lid < W) {
     while (*flag == 0)
       n++;
   }
@@ -27,7 +30,7 @@ kernel void lds_race(global int *out) {
   int lid = get_local_id(0);
   if (lid == 0)
     winner = 1;
-  if (lid == 32)
+  if (lid == W)
     winner = 2;
   barrier(CLK_LOCAL_MEM_FENCE);
   out[get_global_id(0)] = winner;
@@ -35,33 +38,33 @@ kernel void lds_race(global int *out) {
 
 // (a) Wave 1 returns early while wave 0 waits at the barrier.
 kernel void early_exit(global int *out) {
-  local int tmp[32];
+  local int tmp[W];
   int lid = get_local_id(0);
-  if (lid >= 32)
+  if (lid >= W)
     return;
   tmp[lid] = lid;
   barrier(CLK_LOCAL_MEM_FENCE);
-  out[lid] = tmp[31 - lid];
+  out[lid] = tmp[W - 1 - lid];
 }
 
 // (b) The waves meet at two different barrier instructions.
 kernel void split_barrier(global int *out) {
-  local int tmp[64];
+  local int tmp[2 * W];
   int lid = get_local_id(0);
-  if (lid < 32) {
+  if (lid < W) {
     tmp[lid] = lid;
     barrier(CLK_LOCAL_MEM_FENCE);
-    out[lid] = tmp[63 - lid];
+    out[lid] = tmp[2 * W - 1 - lid];
   } else {
     tmp[lid] = 2 * lid;
     barrier(CLK_LOCAL_MEM_FENCE);
-    out[lid] = tmp[63 - lid] + 1000;
+    out[lid] = tmp[2 * W - 1 - lid] + 1000;
   }
 }
 
 // (c) Half the lanes of every wave execute the barrier.
 kernel void divergent_barrier(global int *out) {
-  local int tmp[64];
+  local int tmp[2 * W];
   int lid = get_local_id(0);
   tmp[lid] = lid;
   if (lid % 2 == 0)

@@ -9,6 +9,17 @@ use std::time::Duration;
 
 const FILE: &str = "runaway.cl";
 
+/// The lanes of `target`'s waves as clang builds its kernels here (CDNA's
+/// 64, RDNA's default 32): the kernels' workgroups are two waves.
+fn lanes(target: &str) -> u32 {
+    let cdna = softgpu_isa::Family::of_target(target).is_some_and(|f| f.is_gcn());
+    if cdna {
+        64
+    } else {
+        32
+    }
+}
+
 fn fault_of(r: Result<softgpu_exec::DispatchCounters, DispatchError>, what: &str) -> Box<Fault> {
     match r {
         Err(DispatchError::Fault(f)) => {
@@ -26,12 +37,13 @@ fn fault_of(r: Result<softgpu_exec::DispatchCounters, DispatchError>, what: &str
 fn timeout_lists_waves(target: &str) {
     let gpu = Gpu::with(target, |s| s.timeout(Duration::from_secs(2))?.threads(2));
     let prog = gpu.program(FILE, &[]);
-    let (flag, out) = (gpu.zeros(4), gpu.zeros(4 * 64 * 4));
+    let group = 2 * lanes(target);
+    let (flag, out) = (gpu.zeros(4), gpu.zeros(4 * 128 * 4));
     let r = gpu.try_run(
         &prog,
         "spin_or_wait",
         [4, 1, 1],
-        [64, 1, 1],
+        [group, 1, 1],
         0,
         &[buf(&flag), buf(&out)],
     );
@@ -71,15 +83,18 @@ fn timeout_lists_waves(target: &str) {
     );
     assert!(text.contains(&format!("{:#x}", spinning[0].pc)), "{text}");
     // The device still works.
-    let ok = gpu.zeros(4 * 64);
+    let ok = gpu.zeros(4 * group as usize);
     gpu.run(
         &prog,
         "barrier_loop",
         [1, 1, 1],
-        [64, 1, 1],
+        [group, 1, 1],
         &[buf(&ok), Arg::I32(0)],
     );
-    assert_eq!(gpu.read::<i32>(&ok), (0..64).collect::<Vec<i32>>());
+    assert_eq!(
+        gpu.read::<i32>(&ok),
+        (0..group as i32).collect::<Vec<i32>>()
+    );
 }
 per_target!(timeout_reports_waves_in_flight, timeout_lists_waves);
 
@@ -106,15 +121,19 @@ fn budget_of_dispatch(target: &str) {
     let f = fault_of(r, "spin_counting");
     assert_eq!(f.kind, FaultKind::Budget);
     assert!(f.reason.contains(&BUDGET.to_string()), "{}", f.reason);
-    // A workgroup of eight waves per worker was in flight (one or two
+    // A workgroup of 256 work-items per worker was in flight (one or two
     // workers: a helper thread may be busy with another test's dispatch).
+    let waves = 256 / lanes(target) as usize;
     let listed = f.waves.len() + f.more_waves;
-    assert!(listed == 8 || listed == 16, "{listed} waves listed: {f}");
+    assert!(
+        listed == waves || listed == 2 * waves,
+        "{listed} waves listed: {f}"
+    );
     // Each loop turn of a wave is at least an atomic and a branch, and adds
-    // 32 (one per lane): so 32 × instructions / 2 bounds the count. Slack:
+    // one per lane: so lanes × instructions / 2 bounds the count. Slack:
     // what two workers may run past their last look at the counter.
     let counted = gpu.read::<u32>(&turns)[0] as u64;
-    let most = 16 * (BUDGET + 2 * 2 * 4096);
+    let most = lanes(target) as u64 / 2 * (BUDGET + 2 * 2 * 4096);
     assert!(
         counted > 0 && counted <= most,
         "{counted} loop turns counted, at most {most} fit the dispatch budget"
@@ -122,10 +141,15 @@ fn budget_of_dispatch(target: &str) {
 }
 per_target!(budget_counts_the_whole_dispatch, budget_of_dispatch);
 
-fn lds_race_output(gpu: &Gpu, prog: &softgpu_exec::Program, schedule: Schedule) -> Vec<i32> {
+fn lds_race_output(
+    gpu: &Gpu,
+    prog: &softgpu_exec::Program,
+    group: u32,
+    schedule: Schedule,
+) -> Vec<i32> {
     gpu.dev.set_schedule(schedule);
-    let out = gpu.zeros(4 * 64 * 8);
-    gpu.run(prog, "lds_race", [8, 1, 1], [64, 1, 1], &[buf(&out)]);
+    let out = gpu.zeros(4 * group as usize * 8);
+    gpu.run(prog, "lds_race", [8, 1, 1], [group, 1, 1], &[buf(&out)]);
     gpu.read(&out)
 }
 
@@ -134,20 +158,21 @@ fn lds_race_output(gpu: &Gpu, prog: &softgpu_exec::Program, schedule: Schedule) 
 fn seeds_expose_a_race(target: &str) {
     let gpu = Gpu::with(target, |s| s.threads(1));
     let prog = gpu.program(FILE, &[]);
-    let in_order = lds_race_output(&gpu, &prog, Schedule::InOrder);
+    let group = 2 * lanes(target);
+    let in_order = lds_race_output(&gpu, &prog, group, Schedule::InOrder);
     assert!(
         in_order.iter().all(|&v| v == 2),
         "in order, wave 1 writes last: {in_order:?}"
     );
     let seeded: Vec<Vec<i32>> = (0..8)
-        .map(|s| lds_race_output(&gpu, &prog, Schedule::Seeded(s)))
+        .map(|s| lds_race_output(&gpu, &prog, group, Schedule::Seeded(s)))
         .collect();
     assert!(
         seeded.iter().any(|o| *o != in_order),
         "no seed of 8 changed the output"
     );
     for (seed, first) in seeded.iter().enumerate() {
-        let again = lds_race_output(&gpu, &prog, Schedule::Seeded(seed as u64));
+        let again = lds_race_output(&gpu, &prog, group, Schedule::Seeded(seed as u64));
         assert_eq!(*first, again, "seed {seed} did not repeat");
     }
 }
@@ -159,15 +184,16 @@ per_target!(
 fn sync_fault(target: &str, kernel: &str) -> Box<Fault> {
     let gpu = Gpu::new(target);
     let prog = gpu.program(FILE, &[]);
-    let out = gpu.zeros(4 * 64);
+    let group = 2 * lanes(target);
+    let out = gpu.zeros(4 * group as usize);
     // Without synccheck the kernel runs as before.
-    gpu.run(&prog, kernel, [1, 1, 1], [64, 1, 1], &[buf(&out)]);
+    gpu.run(&prog, kernel, [1, 1, 1], [group, 1, 1], &[buf(&out)]);
     gpu.dev.set_checks(Checks {
         sync: true,
         ..Default::default()
     });
     let f = fault_of(
-        gpu.try_run(&prog, kernel, [1, 1, 1], [64, 1, 1], 0, &[buf(&out)]),
+        gpu.try_run(&prog, kernel, [1, 1, 1], [group, 1, 1], 0, &[buf(&out)]),
         kernel,
     );
     assert_eq!(f.kind, FaultKind::Sync);
@@ -222,9 +248,11 @@ fn sync_divergent_barrier(target: &str) {
     let f = sync_fault(target, "divergent_barrier");
     let site = f.site.as_ref().unwrap();
     assert!(site.instruction.starts_with("s_barrier"), "{f}");
-    assert_eq!(site.exec, 0x5555_5555, "{f}");
+    // Every even lane of the wave.
+    let even = 0x5555_5555_5555_5555u64 >> (64 - lanes(target));
+    assert_eq!(site.exec, even, "{f}");
     assert!(
-        f.reason.contains("EXEC 0x55555555") && f.reason.contains("divergent"),
+        f.reason.contains(&format!("EXEC {even:#x}")) && f.reason.contains("divergent"),
         "{f}"
     );
 }
