@@ -60,10 +60,11 @@ macro_rules! target_list {
 }
 for_each_target!(target_list);
 
-/// Processors whose code softgpu decodes and disassembles but has no
-/// device for, with their family: CDNA3's gfx940 and gfx941, MI300's
-/// earlier steppings, which LLVM encodes as gfx942 (a gfx942 device, as
-/// ROCm's, does not load their code objects).
+/// Processors softgpu knows the family of but has no device profile for:
+/// CDNA3's gfx940 and gfx941, MI300's earlier steppings, which LLVM
+/// encodes as gfx942. Their code disassembles, and the executor runs it as
+/// its family's (`softgpu run`); the runtime has no agent of them (a
+/// gfx942 agent, as ROCm's, does not load their code objects).
 pub const DECODED: &[(&str, Family)] = &[("gfx940", Family::Gfx94), ("gfx941", Family::Gfx94)];
 
 /// The processor emulated when none is named: the table's first row
