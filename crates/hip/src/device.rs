@@ -12,6 +12,23 @@ use crate::state::{hip, lock, set_current};
 pub const HIP_VERSION: i32 = 5 * 10_000_000 + 2 * 100_000 + 21153;
 
 /// The properties of device `index`, filled from its profile.
+/// A processor name's version as ROCm reads it: `gfx` then the decimal
+/// major and one hex digit each of minor and stepping (gfx1151: 11, 5, 1;
+/// gfx90a: 9, 0, 10); zeros for a name of another form.
+fn isa_version(name: &str) -> (i32, i32, i32) {
+    let digits = name.trim_start_matches("gfx");
+    let hex = |c: Option<char>| c.and_then(|c| c.to_digit(16)).map(|d| d as i32);
+    let mut tail = digits.chars().rev();
+    let (stepping, minor) = (hex(tail.next()), hex(tail.next()));
+    let major = digits
+        .get(..digits.len().saturating_sub(2))
+        .and_then(|m| m.parse().ok());
+    match (major, minor, stepping) {
+        (Some(major), Some(minor), Some(stepping)) => (major, minor, stepping),
+        _ => (0, 0, 0),
+    }
+}
+
 pub fn properties(index: usize) -> HipResult<hipDeviceProp_t> {
     let hip = hip()?;
     let d = &hip.device(index as i32)?.device;
@@ -25,12 +42,10 @@ pub fn properties(index: usize) -> HipResult<hipDeviceProp_t> {
     copy_c(&mut props.gcnArchName, &p.name);
     let (free, total) = d.memory_info()?;
     let _ = free;
-    let version: i32 = p
-        .name
-        .trim_start_matches("gfx")
-        .get(..4)
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
+    let (major, minor, stepping) = isa_version(&p.name);
+    // CLR's gcnArch: major·100 + minor·10 + stepping (gfx1151: 1151,
+    // gfx90a: 910).
+    let version = major * 100 + minor * 10 + stepping;
     props.totalGlobalMem = total as usize;
     props.sharedMemPerBlock = p.lds_bytes as usize;
     props.regsPerBlock = 65536;
@@ -42,11 +57,12 @@ pub fn properties(index: usize) -> HipResult<hipDeviceProp_t> {
     props.memoryClockRate = (p.memory_clock_mhz * 1000) as i32;
     props.memoryBusWidth = p.memory_bus_width_bits as i32;
     props.totalConstMem = total.min(i32::MAX as u64) as usize;
-    props.major = version / 100;
-    props.minor = (version / 10) % 10;
+    props.major = major;
+    props.minor = minor;
     props.multiProcessorCount = p.compute_units as i32;
     props.l2CacheSize = p.l2_cache_bytes as i32;
-    props.maxThreadsPerMultiProcessor = (p.max_waves_per_cu * 32).min(2048) as i32;
+    props.maxThreadsPerMultiProcessor =
+        (p.max_waves_per_cu * props.warpSize as u32).min(2048) as i32;
     props.computeMode = 0;
     // The shader clock `clock64()`/`s_memtime` reads, in kHz (100 MHz,
     // as ROCm reports for RDNA).
@@ -121,7 +137,7 @@ fn attribute(attr: i32, index: usize) -> HipResult<i32> {
         21 | 22 => 0, // Luid, LuidDeviceNodeMask
         23 => p.major,
         24 => p.managedMemory,
-        25 => p.maxThreadsPerMultiProcessor / 32, // MaxBlocksPerMultiProcessor
+        25 => p.maxThreadsPerMultiProcessor / p.warpSize, // MaxBlocksPerMultiProcessor
         26..=28 => p.maxThreadsDim[(attr - 26) as usize],
         29..=31 => p.maxGridSize[(attr - 29) as usize],
         39 => p.maxTexture1D,

@@ -688,7 +688,7 @@ fn missing_device_code_names_the_targets() {
     assert!(!ok, "ran without code for gfx1151: {status}\n{stdout}");
     assert!(
         stderr.contains("hipErrorNoBinaryForGpu")
-            && stderr.contains("gfx90a")
+            && stderr.contains("gfx908")
             && stderr.contains("gfx1151"),
         "stderr does not name the device and the binary's targets:\n{stderr}"
     );
@@ -775,7 +775,7 @@ fn overhead_benchmark() {
 #[test]
 fn readme_example() {
     check(Program {
-        stdout: vec!["1048576 additions on AMD Radeon".into(), "gfx1151".into()],
+        stdout: vec!["1048576 additions on AMD ".into(), "gfx1151".into()],
         hipcc: true,
         ..one(&["../../../../examples/hip/vector_add.hip"])
     });
@@ -840,20 +840,34 @@ fn memory() {
     check(one(&["memory.hip"]));
 }
 
+/// The parts whose textures softgpu serves: RDNA's. CDNA3 (gfx940-gfx942)
+/// has no images (clang-19 refuses HIP's texture functions there), and
+/// CDNA2's image descriptors (gfx9's T# and S#) are not laid out yet, so
+/// on gfx90a `hipCreateTextureObject` and `hipBindTexture` refuse with
+/// hipErrorInvalidValue.
+const IMAGE_PARTS: &[&str] = &[TARGET, RDNA4, RDNA2];
+
 #[test]
 fn texture() {
-    check(one(&["texture.hip"]));
+    check(Program {
+        parts: Some(IMAGE_PARTS),
+        ..one(&["texture.hip"])
+    });
 }
 
 #[test]
 fn texture_mipmap() {
-    check(one(&["mipmap.hip"]));
+    check(Program {
+        parts: Some(IMAGE_PARTS),
+        ..one(&["mipmap.hip"])
+    });
 }
 
 #[test]
 fn texture_reference() {
     check(Program {
         module: Some("texture_module.hip"),
+        parts: Some(IMAGE_PARTS),
         ..one(&["texture_reference.hip"])
     });
 }

@@ -218,10 +218,12 @@ pub mod flags {
     /// on); gfx10+ keep them. Set by the gfx9 decoder, so a handler shared
     /// across families needs no family test.
     pub const ZERO_HI16: u16 = 1 << 14;
-    /// A DPP16 control with GCN's meanings (gfx9: the wave shifts and
-    /// rotates 0x130-0x13c and row_bcast 0x142/0x143, reserved since
-    /// gfx10). Set by the gfx9 decoder.
-    pub const GCN_DPP: u16 = 1 << 15;
+    /// Lanes are selected by GCN's cross-lane rules: a DPP16 control has
+    /// GCN's meanings (gfx9: the wave shifts and rotates 0x130-0x13c and
+    /// row_bcast 0x142/0x143, reserved since gfx10), and `ds_permute_b32`
+    /// / `ds_bpermute_b32` reach every lane of a wave64 (gfx10+ permute
+    /// within each half). Set by the gfx9 decoders.
+    pub const GCN_CROSS_LANE: u16 = 1 << 15;
 }
 
 /// CDNA's VOP3P-MAI fields, in [`Inst::imm`]: the broadcast and lane-group

@@ -387,8 +387,8 @@ pub fn format_number(to: Family, from: Family, f: u32) -> Option<u32> {
 
 /// GCN's DATA_FORMAT names (CDNA3 guide, buffer data formats), 1-14: the
 /// layout as the unified formats name it (from the most significant
-/// component).
-const GCN_DATA_FORMATS: [&str; 15] = [
+/// component); 0 (INVALID) is empty.
+pub const GCN_DATA_FORMATS: [&str; 15] = [
     "",
     "8",
     "16",
@@ -406,8 +406,8 @@ const GCN_DATA_FORMATS: [&str; 15] = [
     "32_32_32_32",
 ];
 
-/// GCN's NUM_FORMAT kinds, 0-7 (6 is reserved).
-const GCN_NUM_FORMATS: [&str; 8] = [
+/// GCN's NUM_FORMAT kinds, 0-7 (6, reserved, is empty).
+pub const GCN_NUM_FORMATS: [&str; 8] = [
     "UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "", "FLOAT",
 ];
 

@@ -74,8 +74,9 @@ __global__ void warp_ops(const int* in, int* down_sum, int* xor_sum, unsigned lo
   int x = in[i];
   for (int mask = 1; mask < 32; mask *= 2) x += __shfl_xor(x, mask, 32);
   xor_sum[i] = x;  // every lane has the wave's sum
+  // A ballot spans the whole wave: 32 lanes on RDNA, 64 on CDNA.
   unsigned long long b = __ballot(in[i] % 3 == 0);
-  if (lane == 0) ballot[wave] = b;
+  if (threadIdx.x % warpSize == 0) ballot[i / warpSize] = b;
   if (i == 0) *wsize = warpSize;
 }
 
@@ -245,17 +246,21 @@ int main() {
     HIP_CHECK(hipMemcpy(ballot.data(), dballot, W * sizeof(unsigned long long),
                         hipMemcpyDeviceToHost));
     HIP_CHECK(hipMemcpy(&ws, dws, sizeof ws, hipMemcpyDeviceToHost));
-    EXPECT(ws == 32, "device warpSize %d", ws);
+    hipDeviceProp_t prop;
+    HIP_CHECK(hipGetDeviceProperties(&prop, 0));
+    EXPECT(ws == prop.warpSize && (ws == 32 || ws == 64), "device warpSize %d, properties say %d",
+           ws, prop.warpSize);
     std::vector<int> wdown(W, 0), wxs(T);
     std::vector<unsigned long long> wballot(W, 0);
     for (int i = 0; i < T; ++i) {
       wdown[i / 32] += in[i];
-      if (in[i] % 3 == 0) wballot[i / 32] |= 1ull << (i % 32);
+      int wave = ws == 64 ? 64 : 32;
+      if (in[i] % 3 == 0) wballot[i / wave] |= 1ull << (i % wave);
     }
     for (int i = 0; i < T; ++i) wxs[i] = wdown[i / 32];
     expect_equal("__shfl_down sums", down.data(), wdown.data(), W);
     expect_equal("__shfl_xor sums", xs.data(), wxs.data(), T);
-    for (int w = 0; w < W; ++w)
+    for (int w = 0; w < T / (ws == 64 ? 64 : 32); ++w)
       EXPECT(ballot[w] == wballot[w], "__ballot of wave %d: %llx, expected %llx", w, ballot[w],
              wballot[w]);
     HIP_CHECK(hipFree(din));

@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
   HIP_EXPECT_ERR(hipModuleLoadData(&bad, junk.data()), hipErrorInvalidImage);
   std::vector<char> bundle(4096, 0);
   const char magic[] = "__CLANG_OFFLOAD_BUNDLE__";
-  const char id[] = "hipv4-amdgcn-amd-amdhsa--gfx90a";
+  const char id[] = "hipv4-amdgcn-amd-amdhsa--gfx908";
   uint64_t header[4] = {1, 1024, 64, sizeof id - 1};
   memcpy(bundle.data(), magic, 24);
   memcpy(bundle.data() + 24, header, sizeof header);

@@ -54,7 +54,7 @@ fn gcn_source(ctrl: u16, l: usize, lanes: usize) -> Option<Option<usize>> {
 }
 
 /// The lane a DPP16 control reads for lane `l` under the instruction's
-/// family rules (`gcn`: the decoder's [`softgpu_isa::flags::GCN_DPP`]).
+/// family rules (`gcn`: the decoder's [`softgpu_isa::flags::GCN_CROSS_LANE`]).
 fn dpp_source(ctrl: u16, l: usize, lanes: usize, gcn: bool) -> Option<usize> {
     match gcn.then(|| gcn_source(ctrl, l, lanes)).flatten() {
         Some(src) => src,
@@ -64,7 +64,7 @@ fn dpp_source(ctrl: u16, l: usize, lanes: usize, gcn: bool) -> Option<usize> {
 
 /// Whether `i`'s DPP controls are GCN's.
 pub fn gcn_dpp(i: &Inst) -> bool {
-    i.flags & softgpu_isa::flags::GCN_DPP != 0
+    i.flags & softgpu_isa::flags::GCN_CROSS_LANE != 0
 }
 
 /// Fills `buf` with src0 as DPP delivers it to each lane.

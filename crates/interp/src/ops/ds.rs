@@ -430,19 +430,29 @@ fn swizzle(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
 
 /// `ds_bpermute_b32` (pull) and `ds_permute_b32` (push): lane selection by
 /// a byte address per lane, through the LDS crossbar without touching LDS.
-/// The lane index is taken mod 32 "regardless of wave size" (the guide's
-/// pseudocode): in wave64 each half permutes within itself, as gfx10/gfx11
-/// hardware does (LLVM and HIP build wave-wide shuffles on these targets
-/// from two bpermutes and `v_permlane64`).
+/// The lane index is taken mod 32 "regardless of wave size" (the RDNA
+/// guides' pseudocode): in wave64 each half permutes within itself, as
+/// gfx10/gfx11 hardware does (LLVM and HIP build wave-wide shuffles on
+/// these targets from two bpermutes and `v_permlane64`). GCN's crossbar
+/// spans the whole wave (`flags::GCN_CROSS_LANE`: the index mod 64, CDNA3
+/// guide's DS_BPERMUTE_B32), which HIP's `__shfl` relies on there.
 fn permute(w: &mut Wave, i: &Inst, pull: bool) -> Result {
     let exec = w.exec();
     let n = w.lanes;
+    let span = if i.flags & softgpu_isa::flags::GCN_CROSS_LANE != 0 {
+        64
+    } else {
+        32
+    };
     let mut res = [0u32; MAX_LANES];
     for l in 0..n {
         if exec >> l & 1 == 0 {
             continue;
         }
-        let target = (l & 32) | (((at(base(w, i, l), offset16(i))) / 4) as usize % 32);
+        let index = (at(base(w, i, l), offset16(i)) / 4) as usize % span;
+        // RDNA's wave64 keeps each half to itself.
+        let half = if span == 32 { l & 32 } else { 0 };
+        let target = half | index;
         if pull {
             res[l] = if exec >> target & 1 != 0 {
                 w.lane32(i.src[1], target)

@@ -1737,9 +1737,25 @@ fn format_store(w: &mut Wave, env: &mut Env, i: &Inst, n: usize, width: Width) -
 fn load_lds(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) -> Result {
     let b = buffer(w, i);
     let lds_base = lds_dma_base(w, i);
+    dword_to_lds(w, env, bytes, ext, lds_base, |w, l, len| {
+        b.locate(w, i, l, 0, len)
+    })
+}
+
+/// A load into LDS: each lane EXEC has on reads `bytes` at `locate(w,
+/// lane, bytes)`, extends them to a dword (`ext`) and writes it to LDS at
+/// `lds_base` + 4·lane; the sanitizers see both accesses first.
+fn dword_to_lds(
+    w: &mut Wave,
+    env: &mut Env,
+    bytes: usize,
+    ext: Ext,
+    lds_base: u64,
+    locate: impl Fn(&Wave, usize, u64) -> Loc,
+) -> Result {
     if env.sanitizer.is_some() {
         let len = bytes as u64;
-        sanitize(w, env, Use::Read, len, |w, l| b.locate(w, i, l, 0, len))?;
+        sanitize(w, env, Use::Read, len, |w, l| locate(w, l, len))?;
         sanitize(w, env, Use::Write, 4, |_, l| {
             Loc::Lds(lds_base + 4 * l as u64)
         })?;
@@ -1750,13 +1766,7 @@ fn load_lds(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) -> Re
             continue;
         }
         let mut v = [0u8; 4];
-        read(
-            w,
-            env,
-            l,
-            b.locate(w, i, l, 0, bytes as u64),
-            &mut v[..bytes],
-        )?;
+        read(w, env, l, locate(w, l, bytes as u64), &mut v[..bytes])?;
         let dword = lds_dword(u32::from_le_bytes(v), bytes, ext);
         lds_write(env.lds, lds_base + 4 * l as u64, &dword.to_le_bytes());
     }
@@ -1828,30 +1838,9 @@ fn site_load_lds(w: &mut Wave, env: &mut Env, i: &Inst, bytes: usize, ext: Ext) 
     let site = Site::of(w, i, i.op.info().format);
     let m0 = w.sgpr[softgpu_isa::sreg::M0 as usize] as u64;
     let lds_base = (m0 as u32).wrapping_add(i.imm as u32) as u64;
-    if env.sanitizer.is_some() {
-        let len = bytes as u64;
-        sanitize(w, env, Use::Read, len, |w, l| site.locate(w, i, l, len))?;
-        sanitize(w, env, Use::Write, 4, |_, l| {
-            Loc::Lds(lds_base + 4 * l as u64)
-        })?;
-    }
-    let exec = w.exec();
-    for l in 0..w.lanes {
-        if exec >> l & 1 == 0 {
-            continue;
-        }
-        let mut v = [0u8; 4];
-        read(
-            w,
-            env,
-            l,
-            site.locate(w, i, l, bytes as u64),
-            &mut v[..bytes],
-        )?;
-        let dword = lds_dword(u32::from_le_bytes(v), bytes, ext);
-        lds_write(env.lds, lds_base + 4 * l as u64, &dword.to_le_bytes());
-    }
-    Ok(Flow::Next)
+    dword_to_lds(w, env, bytes, ext, lds_base, |w, l, len| {
+        site.locate(w, i, l, len)
+    })
 }
 
 /// CDNA's `buffer_store_lds_dword`: the reverse of a MUBUF load into LDS,

@@ -284,13 +284,13 @@ const ZEROES_HIGH16: &[&str] = &[
 ];
 
 /// Stamps the GCN VALU behaviours a shared handler reads as data:
-/// [`flags::ZERO_HI16`] and [`flags::GCN_DPP`].
+/// [`flags::ZERO_HI16`] and [`flags::GCN_CROSS_LANE`].
 fn gcn_valu_flags(i: &mut Inst) {
     if ZEROES_HIGH16.contains(&i.op.name()) {
         i.flags |= flags::ZERO_HI16;
     }
     if matches!(i.lane_sel, LaneSel::Dpp16 { .. }) {
-        i.flags |= flags::GCN_DPP;
+        i.flags |= flags::GCN_CROSS_LANE;
     }
 }
 

@@ -47,9 +47,13 @@ impl Reader<'_> {
         if gws {
             i.flags |= flags::GDS;
         }
-        // ds_permute/ds_bpermute (no LDS access) refuse the bit.
-        if bit(w, 16) && i.op.name().contains("permute") {
-            return Err(invalid(w, "CDNA ds_(b)permute with gds"));
+        // ds_permute/ds_bpermute (no LDS access) refuse the bit, and
+        // select among all 64 lanes.
+        if i.op.name().contains("permute") {
+            if bit(w, 16) {
+                return Err(invalid(w, "CDNA ds_(b)permute with gds"));
+            }
+            i.flags |= flags::GCN_CROSS_LANE;
         }
         let field = |lo| bits(w1, lo, 8);
         let slots = [

@@ -100,41 +100,25 @@ fn buffer(inst: &Inst) -> String {
 /// MTBUF's ` format:[BUF_DATA_FORMAT_…,BUF_NUM_FORMAT_…]` from `aux` (dfmt
 /// | nfmt << 4); each part left out at its default (dfmt 1, nfmt 0).
 fn buf_format(aux: u32) -> String {
-    const DFMT: [&str; 16] = [
-        "INVALID",
-        "8",
-        "16",
-        "8_8",
-        "32",
-        "16_16",
-        "10_11_11",
-        "11_11_10",
-        "10_10_10_2",
-        "2_10_10_10",
-        "8_8_8_8",
-        "32_32",
-        "16_16_16_16",
-        "32_32_32",
-        "32_32_32_32",
-        "RESERVED_15",
-    ];
-    const NFMT: [&str; 8] = [
-        "UNORM",
-        "SNORM",
-        "USCALED",
-        "SSCALED",
-        "UINT",
-        "SINT",
-        "RESERVED_6",
-        "FLOAT",
-    ];
+    use crate::resource::{GCN_DATA_FORMATS, GCN_NUM_FORMATS};
     let (dfmt, nfmt) = ((aux & 15) as usize, (aux >> 4 & 7) as usize);
+    // The tables leave INVALID, the reserved values and 15 unnamed; LLVM
+    // prints them as these.
+    let data = match GCN_DATA_FORMATS.get(dfmt) {
+        Some(&"") => "INVALID".to_string(),
+        Some(name) => name.to_string(),
+        None => format!("RESERVED_{dfmt}"),
+    };
+    let num = match GCN_NUM_FORMATS[nfmt] {
+        "" => format!("RESERVED_{nfmt}"),
+        name => name.to_string(),
+    };
     let mut parts = Vec::new();
     if dfmt != 1 {
-        parts.push(format!("BUF_DATA_FORMAT_{}", DFMT[dfmt]));
+        parts.push(format!("BUF_DATA_FORMAT_{data}"));
     }
     if nfmt != 0 {
-        parts.push(format!("BUF_NUM_FORMAT_{}", NFMT[nfmt]));
+        parts.push(format!("BUF_NUM_FORMAT_{num}"));
     }
     if parts.is_empty() {
         String::new()
