@@ -385,7 +385,7 @@ mod gpr_idx {
     }
 }
 
-/// GFX9's VGPR index-mode ops (see [`gpr_idx`]). `s_set_gpr_idx_off` met
+/// GFX9's VGPR index-mode ops (see the `gpr_idx` module). `s_set_gpr_idx_off` met
 /// outside a region (the `on` handler steps over its own) has nothing to
 /// turn off.
 pub const GPR_IDX: &[(Op, Exec)] = &[
