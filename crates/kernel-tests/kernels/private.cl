@@ -18,11 +18,13 @@ __kernel void write_then_read(__global uint* out, uint at, uint v) {
     out[get_global_id(0)] = a[at & 255];
 }
 
-// A private array near the gfx11 limit (262,136 bytes per work-item in
-// wave32) of which each work-item touches one word, or all when `all`.
+// A private array near the limit (gfx11: 262,136 bytes per work-item in
+// wave32; LLVM allows half in wave64, so CDNA's is half as long) of which
+// each work-item touches one word, or all when `all`.
+#define WORDS (__AMDGCN_WAVEFRONT_SIZE == 64 ? 30000 : 60000)
 __kernel void big_private(__global uint* out, uint at, uint all) {
-    volatile uint a[60000];
-    uint n = all ? 60000 : 1;
-    for (uint i = 0; i < n; i++) a[(at + i) % 60000] = i + get_global_id(0);
-    out[get_global_id(0)] = a[at % 60000];
+    volatile uint a[WORDS];
+    uint n = all ? WORDS : 1;
+    for (uint i = 0; i < n; i++) a[(at + i) % WORDS] = i + get_global_id(0);
+    out[get_global_id(0)] = a[at % WORDS];
 }

@@ -22,8 +22,16 @@ fn every_kernel_compiles_for_every_target() {
     assert!(!names.is_empty());
     let mut failures = Vec::new();
     for target in TARGETS {
-        // RDNA2 has no WMMA: clang-19 refuses its builtins for gfx10.
-        let has = |name: &str| !(name == "wmma.cl" && target.starts_with("gfx10"));
+        // WMMA is gfx11's and gfx12's, MFMA CDNA's: clang-19 refuses
+        // their builtins elsewhere.
+        let cdna = softgpu_isa::Family::of_target(target).is_some_and(|f| f.is_gcn());
+        let has = |name: &str| match name {
+            "wmma.cl" => !cdna && !target.starts_with("gfx10"),
+            "mfma.cl" => cdna,
+            // RDNA's wave32 cross-lane builtins (permlanex16).
+            "wave_ops.cl" => !cdna,
+            _ => true,
+        };
         for name in names.iter().filter(|n| has(n)) {
             let r = std::panic::catch_unwind(|| {
                 let code = compile_kernel(name, target, flags_for(name));

@@ -88,12 +88,14 @@ fn initcheck_reports_a_read_of_unwritten_private_memory() {
                 && f.reason.contains("never written"),
             "{f}"
         );
-        // gfx10 reaches scratch through the private segment buffer (MUBUF).
-        let load = if target.starts_with("gfx10") {
-            "buffer_load"
-        } else {
-            "scratch_load"
-        };
+        // gfx10 and gfx90a reach scratch through the private segment
+        // buffer (MUBUF).
+        let family = softgpu_isa::Family::of_target(target);
+        let mubuf = matches!(
+            family,
+            Some(softgpu_isa::Family::Gfx10 | softgpu_isa::Family::Gfx90a)
+        );
+        let load = if mubuf { "buffer_load" } else { "scratch_load" };
         assert!(site.instruction.starts_with(load), "{f}");
     }
 }
