@@ -14,63 +14,65 @@ use softgpu::{
 /// The demo's errors: the API's and its own messages.
 type Result<T, E = Box<dyn std::error::Error>> = std::result::Result<T, E>;
 
-/// Targets the embedded code objects were compiled for.
-pub const TARGETS: [&str; 6] = [
-    "gfx1151", "gfx1100", "gfx1201", "gfx1030", "gfx90a", "gfx942",
-];
-
-/// Kernel files of `examples/kernels/` whose code objects are embedded
-/// (`empty`, only for the API benchmarks, is not).
-pub const EXAMPLES: [&str; 8] = [
-    "vector_add",
-    "saxpy",
-    "reduce",
-    "sgemm",
-    "wave_reduce",
-    "histogram",
-    "alu_bench",
-    "mem_bench",
-];
-
 /// Embedded bytes with the 8-byte alignment an ELF reader expects of its
 /// input (`include_bytes!` alone guarantees none).
 #[repr(C, align(16))]
 struct Aligned<T: ?Sized>(T);
 
+/// From one list of targets and one of examples: [`TARGETS`],
+/// [`EXAMPLES`] and `embedded`, which holds every example's committed code
+/// object `examples/bin/NAME-TARGET.hsaco` for every target
+/// (`include_bytes!` needs each path as a literal).
+macro_rules! embedded {
+    ([$($target:literal),*], $names:tt) => {
+        /// Targets the embedded code objects were compiled for.
+        pub const TARGETS: &[&str] = &[$($target),*];
+
+        /// Kernel files of `examples/kernels/` whose code objects are
+        /// embedded (`empty`, only for the API benchmarks, is not).
+        pub const EXAMPLES: &[&str] = &embedded!(@names $names);
+
+        fn embedded(name: &str, target: &str) -> Option<&'static [u8]> {
+            $(embedded!(@for name, target, $target, $names);)*
+            None
+        }
+    };
+    (@names [$($name:literal),*]) => {
+        [$($name),*]
+    };
+    (@for $n:ident, $t:ident, $target:literal, [$($name:literal),*]) => {$(
+        if $n == $name && $t == $target {
+            static BYTES: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(
+                "../../../examples/bin/", $name, "-", $target, ".hsaco"
+            )));
+            return Some(&BYTES.0);
+        }
+    )*};
+}
+
+embedded!(
+    ["gfx1151", "gfx1100", "gfx1201", "gfx1030", "gfx90a", "gfx942"],
+    [
+        "vector_add",
+        "saxpy",
+        "reduce",
+        "sgemm",
+        "wave_reduce",
+        "histogram",
+        "alu_bench",
+        "mem_bench"
+    ]
+);
+
 /// The committed code object `examples/bin/NAME-TARGET.hsaco`, embedded.
 pub fn code_object(name: &str, target: &str) -> Result<&'static [u8], String> {
-    // One `include_bytes!` per example and target: `$target` names each
-    // target's file.
-    macro_rules! embed_for {
-        ($target:literal: $($name:literal),*) => {$(
-            if name == $name && target == $target {
-                static BYTES: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(
-                    "../../../examples/bin/", $name, "-", $target, ".hsaco"
-                )));
-                return Ok(&BYTES.0);
-            }
-        )*};
-    }
-    macro_rules! embed {
-        ($($target:literal),*) => {$(
-            embed_for!(
-                $target: "vector_add",
-                "saxpy",
-                "reduce",
-                "sgemm",
-                "wave_reduce",
-                "histogram",
-                "alu_bench",
-                "mem_bench"
-            );
-        )*};
-    }
-    embed!("gfx1151", "gfx1100", "gfx1201", "gfx1030", "gfx90a", "gfx942");
-    Err(format!(
-        "no embedded code object {name} for {target} (embedded: {} for {})",
-        EXAMPLES.join(", "),
-        TARGETS.join(", ")
-    ))
+    embedded(name, target).ok_or_else(|| {
+        format!(
+            "no embedded code object {name} for {target} (embedded: {} for {})",
+            EXAMPLES.join(", "),
+            TARGETS.join(", ")
+        )
+    })
 }
 
 /// A small deterministic PRNG (SplitMix64) for test inputs.
@@ -172,8 +174,11 @@ fn tour(config: &Config) -> Result<()> {
     let mut tally = Tally::default();
     // The examples are built for each family's default wave: CDNA's 64
     // lanes, RDNA's 32.
-    let cdna = softgpu_isa::Family::of_target(device.target()).is_some_and(|f| f.is_gcn());
-    let wave = if cdna { 64 } else { 32 };
+    let wave = if softgpu_isa::target::wave64_only(device.target()) {
+        64
+    } else {
+        32
+    };
     for make in CASES {
         let case = make(&mut rng, wave);
         tally.record(case.kernel, run_case(&stream, &examples, &case));

@@ -403,13 +403,14 @@ fn scale_kernel_disassembled(part: &str) -> (PathBuf, PathBuf) {
     (dir, so)
 }
 
-fn other_family_part(part: &str) {
-    let (dir, so) = scale_kernel_disassembled(part);
-    let so_s = so.to_str().unwrap();
+/// Runs the `scale` kernel of `so` (from [`scale_kernel_disassembled`])
+/// on 64 floats with a = 2: x starts zeroed, so every element must become
+/// 0 * 2 + 1.
+fn scale_runs(dir: &Path, so: &str) {
     let out = dir.join("x.bin");
     let run = softgpu(&[
         "run",
-        so_s,
+        so,
         "--kernel",
         "scale",
         "--grid",
@@ -422,10 +423,15 @@ fn other_family_part(part: &str) {
         "2",
     ]);
     assert!(run.status.success(), "{}", text(&run.stderr));
-    // x starts zeroed, so every element becomes 0 * 2 + 1.
     let got = std::fs::read(&out).unwrap();
     let want: Vec<u8> = (0..64).flat_map(|_| 1.0f32.to_le_bytes()).collect();
     assert_eq!(got, want);
+}
+
+fn other_family_part(part: &str) {
+    let (dir, so) = scale_kernel_disassembled(part);
+    let so_s = so.to_str().unwrap();
+    scale_runs(&dir, so_s);
     // The object's own processor picks its profile.
     let inspect = text(&softgpu(&["inspect", so_s]).stdout);
     assert!(inspect.contains(part), "{inspect}");
@@ -445,24 +451,7 @@ fn cdna_code_disassembles_and_runs_on_its_parts() {
     }
     let (dir, so) = scale_kernel_disassembled("gfx940");
     let so_s = so.to_str().unwrap();
-    let out = dir.join("x.bin");
-    let run = softgpu(&[
-        "run",
-        so_s,
-        "--kernel",
-        "scale",
-        "--grid",
-        "1",
-        "--block",
-        "64",
-        "--out",
-        &format!("{}:256", out.display()),
-        "--f32",
-        "2",
-    ]);
-    assert!(run.status.success(), "{}", text(&run.stderr));
-    let want: Vec<u8> = (0..64).flat_map(|_| 1.0f32.to_le_bytes()).collect();
-    assert_eq!(std::fs::read(&out).unwrap(), want);
+    scale_runs(&dir, so_s);
     let inspect = text(&softgpu(&["inspect", so_s]).stdout);
     assert!(inspect.contains(" + AGPRs 0)"), "{inspect}");
     let _ = std::fs::remove_dir_all(&dir);

@@ -292,21 +292,11 @@ fn datalayout(clang: &Path) -> Result<String, CompileError> {
 
 /// `gfx1151` → (`"1151"`, 11501), `gfx90a` → (`"90a"`, 9010): the
 /// library's file suffix and the constant (major × 1000 + minor × 100 +
-/// stepping; the last two characters are the minor and stepping hex
-/// digits, what precedes them the decimal major). `None` for a name that
-/// is not `gfx` followed by that form.
+/// stepping, `softgpu_isa::target::version`). `None` for a name that is
+/// not `gfx` followed by that form.
 pub(crate) fn isa_version(target: &str) -> Option<(&str, u32)> {
-    let digits = target.strip_prefix("gfx")?;
-    if digits.len() < 3 || !digits.is_ascii() {
-        return None;
-    }
-    let (major, rest) = digits.split_at(digits.len() - 2);
-    if !major.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let major: u32 = major.parse().ok()?;
-    let hex = |i: usize| (rest.as_bytes()[i] as char).to_digit(16);
-    Some((digits, major * 1000 + hex(0)? * 100 + hex(1)?))
+    let v = softgpu_isa::target::version(target)?;
+    Some((&target[3..], v.major * 1000 + v.minor * 100 + v.stepping))
 }
 
 /// Writes the force-included HIP header under `root` (named by its content)

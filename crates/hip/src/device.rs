@@ -12,23 +12,6 @@ use crate::state::{hip, lock, set_current};
 pub const HIP_VERSION: i32 = 5 * 10_000_000 + 2 * 100_000 + 21153;
 
 /// The properties of device `index`, filled from its profile.
-/// A processor name's version as ROCm reads it: `gfx` then the decimal
-/// major and one hex digit each of minor and stepping (gfx1151: 11, 5, 1;
-/// gfx90a: 9, 0, 10); zeros for a name of another form.
-fn isa_version(name: &str) -> (i32, i32, i32) {
-    let digits = name.trim_start_matches("gfx");
-    let hex = |c: Option<char>| c.and_then(|c| c.to_digit(16)).map(|d| d as i32);
-    let mut tail = digits.chars().rev();
-    let (stepping, minor) = (hex(tail.next()), hex(tail.next()));
-    let major = digits
-        .get(..digits.len().saturating_sub(2))
-        .and_then(|m| m.parse().ok());
-    match (major, minor, stepping) {
-        (Some(major), Some(minor), Some(stepping)) => (major, minor, stepping),
-        _ => (0, 0, 0),
-    }
-}
-
 pub fn properties(index: usize) -> HipResult<hipDeviceProp_t> {
     let hip = hip()?;
     let d = &hip.device(index as i32)?.device;
@@ -42,10 +25,11 @@ pub fn properties(index: usize) -> HipResult<hipDeviceProp_t> {
     copy_c(&mut props.gcnArchName, &p.name);
     let (free, total) = d.memory_info()?;
     let _ = free;
-    let (major, minor, stepping) = isa_version(&p.name);
+    let v = softgpu_isa::target::version(&p.name).unwrap_or_default();
+    let (major, minor) = (v.major as i32, v.minor as i32);
     // CLR's gcnArch: major·100 + minor·10 + stepping (gfx1151: 1151,
     // gfx90a: 910).
-    let version = major * 100 + minor * 10 + stepping;
+    let version = major * 100 + minor * 10 + v.stepping as i32;
     props.totalGlobalMem = total as usize;
     props.sharedMemPerBlock = p.lds_bytes as usize;
     props.regsPerBlock = 65536;

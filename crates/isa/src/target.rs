@@ -76,6 +76,43 @@ pub fn target(name: &str) -> Option<&'static Target> {
     TARGETS.iter().find(|t| t.name == name)
 }
 
+/// Whether processor `name` runs wave64 only (CDNA's): its kernels are
+/// wave64 whatever the compiler is asked, where RDNA's default to wave32.
+/// False for a name softgpu does not know.
+pub fn wave64_only(name: &str) -> bool {
+    Family::of_target(name).is_some_and(Family::is_gcn)
+}
+
+/// A processor's version as ROCm numbers it (`oclc_isa_version_*`, HIP's
+/// `gcnArch`): the decimal major, then one hex digit each of minor and
+/// stepping.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Version {
+    pub major: u32,
+    pub minor: u32,
+    pub stepping: u32,
+}
+
+/// The version of processor `name` (`gfx1151`: 11, 5, 1; `gfx90a`: 9, 0,
+/// 10), whether or not softgpu emulates it; `None` for a name that is not
+/// `gfx` followed by that form.
+pub fn version(name: &str) -> Option<Version> {
+    let digits = name.strip_prefix("gfx")?;
+    if digits.len() < 3 || !digits.is_ascii() {
+        return None;
+    }
+    let (major, rest) = digits.split_at(digits.len() - 2);
+    if !major.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let hex = |i: usize| (rest.as_bytes()[i] as char).to_digit(16);
+    Some(Version {
+        major: major.parse().ok()?,
+        minor: hex(0)?,
+        stepping: hex(1)?,
+    })
+}
+
 /// The emulated processors' names in numeric order, comma-separated, for
 /// "supported: …" messages.
 pub fn supported() -> String {
@@ -107,5 +144,16 @@ mod tests {
         assert!(DECODED.iter().all(|(n, _)| target(n).is_none()));
         assert_eq!(target("gfx90a").map(|t| t.family), Some(Family::Gfx90a));
         assert!(supported().starts_with("gfx1030, gfx1031, "));
+        assert!(wave64_only("gfx90a") && wave64_only("gfx940") && !wave64_only("gfx1030"));
+        let v = |major, minor, stepping| Version {
+            major,
+            minor,
+            stepping,
+        };
+        assert_eq!(version("gfx1151"), Some(v(11, 5, 1)));
+        assert_eq!(version("gfx90a"), Some(v(9, 0, 10)));
+        assert_eq!(version("gfx942"), Some(v(9, 4, 2)));
+        assert_eq!(version("gfx1x00"), None);
+        assert_eq!(version("mi250x"), None);
     }
 }

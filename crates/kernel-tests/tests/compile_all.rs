@@ -24,7 +24,7 @@ fn every_kernel_compiles_for_every_target() {
     for target in TARGETS {
         // WMMA is gfx11's and gfx12's, MFMA CDNA's: clang-19 refuses
         // their builtins elsewhere.
-        let cdna = softgpu_isa::Family::of_target(target).is_some_and(|f| f.is_gcn());
+        let cdna = softgpu_isa::target::wave64_only(target);
         let has = |name: &str| match name {
             "wmma.cl" => !cdna && !target.starts_with("gfx10"),
             "mfma.cl" => cdna,

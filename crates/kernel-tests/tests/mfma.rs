@@ -33,19 +33,17 @@ fn matmul(a: &[i64], b: &[i64]) -> Vec<i64> {
     d
 }
 
-/// Runs one GEMM kernel of `tile`-square tiles on inputs already in
-/// device buffers and returns D's buffer.
-fn gemm(
+/// Runs GEMM `kernel` (of `tile`-square tiles) on A and B as the
+/// kernel's element bytes and holds D, of `T`, to `want`.
+fn check<T: FromBytes + PartialEq + std::fmt::Debug>(
     gpu: &Gpu,
     prog: &softgpu_exec::Program,
-    kernel: &str,
-    tile: u32,
-    a: &[u8],
-    b: &[u8],
-    elem: usize,
-) -> softgpu_exec::Buffer {
+    (kernel, tile): (&str, u32),
+    (a, b): (&[u8], &[u8]),
+    want: &[T],
+) {
     let (da, db) = (gpu.buf(a), gpu.buf(b));
-    let d = gpu.zeros(M * N * elem);
+    let d = gpu.zeros(M * N * std::mem::size_of::<T>());
     gpu.run(
         prog,
         kernel,
@@ -59,7 +57,11 @@ fn gemm(
             Arg::I32(N as i32),
         ],
     );
-    d
+    assert_slice_eq(
+        &format!("{kernel} on {}", gpu.target),
+        &gpu.read::<T>(&d),
+        want,
+    );
 }
 
 fn mfma_gemms(target: &str) {
@@ -69,6 +71,8 @@ fn mfma_gemms(target: &str) {
     let (a, b) = inputs(&mut rng);
     let want = matmul(&a, &b);
     let want_f32: Vec<f32> = want.iter().map(|&v| v as f32).collect();
+    let want_i32: Vec<i32> = want.iter().map(|&v| v as i32).collect();
+    let want_f64: Vec<f64> = want.iter().map(|&v| v as f64).collect();
 
     let f16s = |v: &[i64]| -> Vec<u8> {
         let h: Vec<u16> = v
@@ -77,24 +81,6 @@ fn mfma_gemms(target: &str) {
             .collect();
         bytes_of(&h)
     };
-    let (ah, bh) = (f16s(&a), f16s(&b));
-    for (kernel, tile) in [("gemm_f16_32x32x8", 32), ("gemm_f16_16x16x16", 16)] {
-        let d = gemm(&gpu, &prog, kernel, tile, &ah, &bh, 4);
-        assert_slice_eq(
-            &format!("{kernel} on {target}"),
-            &gpu.read::<f32>(&d),
-            &want_f32,
-        );
-    }
-
-    let f32s = |v: &[i64]| bytes_of(&v.iter().map(|&x| x as f32).collect::<Vec<_>>());
-    let d = gemm(&gpu, &prog, "gemm_f32_16x16x4", 16, &f32s(&a), &f32s(&b), 4);
-    assert_slice_eq(
-        &format!("gemm_f32_16x16x4 on {target}"),
-        &gpu.read::<f32>(&d),
-        &want_f32,
-    );
-
     // bf16: the top half of the f32 bits (exact for small integers).
     let bf16s = |v: &[i64]| {
         let h: Vec<u16> = v
@@ -103,38 +89,33 @@ fn mfma_gemms(target: &str) {
             .collect();
         bytes_of(&h)
     };
-    let d = gemm(
+    let f32s = |v: &[i64]| bytes_of(&v.iter().map(|&x| x as f32).collect::<Vec<_>>());
+    let i8s = |v: &[i64]| bytes_of(&v.iter().map(|&x| x as i8).collect::<Vec<_>>());
+    let f64s = |v: &[i64]| bytes_of(&v.iter().map(|&x| x as f64).collect::<Vec<_>>());
+
+    let (ah, bh) = (f16s(&a), f16s(&b));
+    check(&gpu, &prog, ("gemm_f16_32x32x8", 32), (&ah, &bh), &want_f32);
+    check(
         &gpu,
         &prog,
-        "gemm_bf16_16x16x16",
-        16,
-        &bf16s(&a),
-        &bf16s(&b),
-        4,
-    );
-    assert_slice_eq(
-        &format!("gemm_bf16_16x16x16 on {target}"),
-        &gpu.read::<f32>(&d),
+        ("gemm_f16_16x16x16", 16),
+        (&ah, &bh),
         &want_f32,
     );
-
-    let i8s = |v: &[i64]| bytes_of(&v.iter().map(|&x| x as i8).collect::<Vec<_>>());
-    let d = gemm(&gpu, &prog, "gemm_i8_16x16", 16, &i8s(&a), &i8s(&b), 4);
-    let want_i32: Vec<i32> = want.iter().map(|&v| v as i32).collect();
-    assert_slice_eq(
-        &format!("gemm_i8_16x16 on {target}"),
-        &gpu.read::<i32>(&d),
-        &want_i32,
+    let (af, bf) = (f32s(&a), f32s(&b));
+    check(&gpu, &prog, ("gemm_f32_16x16x4", 16), (&af, &bf), &want_f32);
+    let (ab, bb) = (bf16s(&a), bf16s(&b));
+    check(
+        &gpu,
+        &prog,
+        ("gemm_bf16_16x16x16", 16),
+        (&ab, &bb),
+        &want_f32,
     );
-
-    let f64s = |v: &[i64]| bytes_of(&v.iter().map(|&x| x as f64).collect::<Vec<_>>());
-    let d = gemm(&gpu, &prog, "gemm_f64_16x16x4", 16, &f64s(&a), &f64s(&b), 8);
-    let want_f64: Vec<f64> = want.iter().map(|&v| v as f64).collect();
-    assert_slice_eq(
-        &format!("gemm_f64_16x16x4 on {target}"),
-        &gpu.read::<f64>(&d),
-        &want_f64,
-    );
+    let (ai, bi) = (i8s(&a), i8s(&b));
+    check(&gpu, &prog, ("gemm_i8_16x16", 16), (&ai, &bi), &want_i32);
+    let (ad, bd) = (f64s(&a), f64s(&b));
+    check(&gpu, &prog, ("gemm_f64_16x16x4", 16), (&ad, &bd), &want_f64);
 }
 
 #[test]

@@ -12,8 +12,7 @@ const FILE: &str = "runaway.cl";
 /// The lanes of `target`'s waves as clang builds its kernels here (CDNA's
 /// 64, RDNA's default 32): the kernels' workgroups are two waves.
 fn lanes(target: &str) -> u32 {
-    let cdna = softgpu_isa::Family::of_target(target).is_some_and(|f| f.is_gcn());
-    if cdna {
+    if softgpu_isa::target::wave64_only(target) {
         64
     } else {
         32

@@ -119,9 +119,7 @@ fn occupancy_matches_llvm_across_registers_lds_and_workgroups() {
         let jobs: Vec<_> = Profile::built_in_names()
             .filter(|&t| Profile::built_in(t).is_ok_and(|p| p.name == t))
             .flat_map(|t| [(t, false), (t, true)])
-            .filter(|&(t, wave64)| {
-                wave64 || !softgpu_isa::Family::of_target(t).is_some_and(|f| f.is_gcn())
-            })
+            .filter(|&(t, wave64)| wave64 || !softgpu_isa::target::wave64_only(t))
             .map(|(t, w)| (t, w, s.spawn(move || compile(t, w))))
             .collect();
         jobs.into_iter()

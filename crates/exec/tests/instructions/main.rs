@@ -198,7 +198,7 @@ fn variants(d: &syntax::Directives) -> Vec<Variant> {
     d.targets
         .iter()
         .flat_map(|t| {
-            let gcn = Family::of_target(t).is_some_and(Family::is_gcn);
+            let gcn = softgpu_isa::target::wave64_only(t);
             let waves = [(d.wave32 && !gcn, false), (d.wave64 || gcn, true)];
             waves
                 .into_iter()

@@ -677,10 +677,11 @@ pub fn handler_for(inst: &Inst) -> Option<Exec> {
     if inst.sdwa.is_some() && !valu::runs_sdwa(inst.op) {
         return handler(inst.op).map(|_| valu::sdwa_unsupported as Exec);
     }
-    // gfx90a's MUBUF loads with the `lds` bit load into LDS, not VGPRs.
+    // gfx90a's loads with the `lds` bit load into LDS, not VGPRs: they run
+    // as the op that does.
     if inst.flags & softgpu_isa::flags::LDS != 0 {
-        if let Some(exec) = vmem::lds_form(inst.op) {
-            return Some(exec);
+        if let Some(twin) = vmem::lds_twin(inst.op) {
+            return handler(twin);
         }
     }
     static PLAIN: OnceLock<Vec<Option<Exec>>> = OnceLock::new();

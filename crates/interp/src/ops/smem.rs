@@ -152,22 +152,23 @@ fn memrealtime(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
     Ok(Flow::Next)
 }
 
-/// The byte address of a gfx9 SMEM store or atomic, and whether it is in
-/// range: sbase + offset + soffset (dword-aligned) for `s_store_*` and
-/// `s_atomic_*`; for the `s_buffer_` forms the V#'s base + offset, the
-/// access (`bytes`) checked against its size as `s_buffer_load` checks it.
-fn target(w: &Wave, i: &Inst, bytes: u64, buffer: bool) -> (u64, bool) {
+/// Where a gfx9 SMEM store or atomic writes: the byte address of its first
+/// dword, and how many bytes from there are in range. sbase + offset +
+/// soffset (dword-aligned) for `s_store_*` and `s_atomic_*`, unlimited;
+/// for the `s_buffer_` forms the V#'s base + offset, limited by its size
+/// as `s_buffer_load` is.
+fn target(w: &Wave, i: &Inst, buffer: bool) -> (u64, u64) {
     let soffset = soffset(w, i);
     if buffer {
         let (base, size) = resource(w, i);
         let at = (i.imm as u32).wrapping_add(soffset) as u64 & !3;
-        (base.wrapping_add(at), at + bytes <= size)
+        (base.wrapping_add(at), size.saturating_sub(at))
     } else {
         let addr = w
             .read_s64(i.src[0])
             .wrapping_add(i.imm as i64 as u64)
             .wrapping_add(soffset as u64);
-        (addr & !3, true)
+        (addr & !3, u64::MAX)
     }
 }
 
@@ -176,12 +177,12 @@ fn target(w: &Wave, i: &Inst, bytes: u64, buffer: bool) -> (u64, bool) {
 /// the address; a buffer store's dwords past the V#'s range are dropped.
 fn store(w: &mut Wave, env: &mut Env, i: &Inst, dwords: usize, buffer: bool) -> Result {
     let values = w.read_sn::<4>(i.src[2]);
+    let (first, room) = target(w, i, buffer);
     for (k, v) in values[..dwords].iter().enumerate() {
-        let (addr, inside) = target(w, i, 4 * (k as u64 + 1), buffer);
-        let addr = addr.wrapping_add(4 * k as u64);
-        if !inside {
-            continue;
+        if 4 * (k as u64 + 1) > room {
+            break;
         }
+        let addr = first.wrapping_add(4 * k as u64);
         if let Some(s) = env.sanitizer.as_mut() {
             s.global(w, None, Use::Write, addr, 4)?;
         }
@@ -202,11 +203,12 @@ fn atomic(
     w: &mut Wave,
     env: &mut Env,
     i: &Inst,
-    wide: bool,
+    (wide, buffer): (bool, bool),
     f: fn(u64, u64, u64) -> u64,
 ) -> Result {
     let bytes = if wide { 8 } else { 4 };
-    let (addr, inside) = target(w, i, bytes, i.op.name().starts_with("s_buffer_"));
+    let (addr, room) = target(w, i, buffer);
+    let inside = bytes <= room;
     let data = w.read_sn::<4>(i.src[2]);
     let (value, compare) = match wide {
         true => (
@@ -251,15 +253,16 @@ macro_rules! sstore {
 }
 
 /// The scalar atomics, each under its `s_atomic_` and `s_buffer_atomic_`
-/// names, 32-bit then `_x2` (64-bit): the vector atomics' operations
+/// names (the flag pair: 64-bit, buffer), 32-bit then `_x2` (64-bit): the
+/// vector atomics' operations
 /// (`rmw.rs`), here on u64 (a 32-bit one sees and keeps the low half).
 macro_rules! satomics {
     ($($op32:ident, $buf32:ident, $op64:ident, $buf64:ident => $f32:expr, $f64:expr;)*) => {
         pub const ATOMICS: &[(Op, Exec)] = &[$(
-            (Op::$op32, (|w: &mut Wave, env: &mut Env, i: &Inst| atomic(w, env, i, false, $f32)) as Exec),
-            (Op::$buf32, (|w: &mut Wave, env: &mut Env, i: &Inst| atomic(w, env, i, false, $f32)) as Exec),
-            (Op::$op64, (|w: &mut Wave, env: &mut Env, i: &Inst| atomic(w, env, i, true, $f64)) as Exec),
-            (Op::$buf64, (|w: &mut Wave, env: &mut Env, i: &Inst| atomic(w, env, i, true, $f64)) as Exec),
+            (Op::$op32, (|w: &mut Wave, env: &mut Env, i: &Inst| atomic(w, env, i, (false, false), $f32)) as Exec),
+            (Op::$buf32, (|w: &mut Wave, env: &mut Env, i: &Inst| atomic(w, env, i, (false, true), $f32)) as Exec),
+            (Op::$op64, (|w: &mut Wave, env: &mut Env, i: &Inst| atomic(w, env, i, (true, false), $f64)) as Exec),
+            (Op::$buf64, (|w: &mut Wave, env: &mut Env, i: &Inst| atomic(w, env, i, (true, true), $f64)) as Exec),
         )*];
     };
 }

@@ -368,7 +368,11 @@ mod gpr_idx {
             }
             let flow = if is_valu(&slot.inst) {
                 let inst = indexed(&slot.inst, w.sgpr[sreg::M0 as usize])?;
-                let exec = super::super::handler_for(&inst).ok_or(Trap::Unsupported)?;
+                // Named, not the region's `on`: the op has no handler.
+                let exec = crate::ops::handler_for(&inst).ok_or_else(|| Trap::UnsupportedForm {
+                    op: inst.op,
+                    why: "no semantics, met in a VGPR index-mode region".into(),
+                })?;
                 exec(w, env, &inst)?
             } else {
                 (slot.exec)(w, env, &slot.inst)?

@@ -6,11 +6,14 @@
 //! by aperture; buffer accesses outside the resource's range read zero and
 //! drop writes, as the hardware does.
 
+use std::sync::OnceLock;
+
 use softgpu_isa::resource::BufferResource;
 use softgpu_isa::{flags, Family, Format, Inst, MemOp, Num, Op, Operand, Rmw};
 
 use super::ds::{lds_range, lds_write};
 use super::{lane_addrs, Env, Exec, Flow, Result, Trap};
+
 use crate::float::{f, flush32};
 use crate::trap::{Space, Use};
 use crate::wave::{
@@ -85,6 +88,16 @@ struct Resource {
 /// range check, structured by the instruction's IDXEN ([`Buffer::in_range`]).
 const OOB_GCN: u8 = 4;
 
+/// Whether `family`'s V# has OOB_SELECT (a layout without it checks
+/// ranges as GCN does), read off the descriptor table once rather than by
+/// field name on every buffer instruction.
+fn has_oob_select(family: Family) -> bool {
+    static HAS: OnceLock<[bool; Family::ALL.len()]> = OnceLock::new();
+    let has =
+        HAS.get_or_init(|| Family::ALL.map(|f| BufferResource::field_bits(f, "oob_select") > 0));
+    has[family.index()]
+}
+
 fn resource(w: &Wave, family: Family, op: Operand) -> Resource {
     let v = BufferResource::decode(family, &w.read_sn::<4>(op));
     Resource {
@@ -100,10 +113,9 @@ fn resource(w: &Wave, family: Family, op: Operand) -> Resource {
         format: v.format as u8,
         index_stride: 8 << v.index_stride,
         add_tid: v.add_tid_enable != 0,
-        // A descriptor layout without OOB_SELECT checks ranges as GCN does.
-        oob_select: match BufferResource::field_bits(family, "oob_select") {
-            0 => OOB_GCN,
-            _ => v.oob_select as u8,
+        oob_select: match has_oob_select(family) {
+            false => OOB_GCN,
+            true => v.oob_select as u8,
         },
     }
 }
@@ -1867,26 +1879,35 @@ fn store_from_lds(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     Ok(Flow::Next)
 }
 
-/// The handler of gfx90a's loads with the `lds` bit, whose data goes to
-/// LDS at M0 (CDNA2 guide, loads to LDS): MUBUF's as the LDS-load handler
-/// of the same width (`buffer_load_lds_*`), GLOBAL's and SCRATCH's as
-/// gfx940's `*_load_lds_*`; `None` for an op without one.
-pub fn lds_form(op: Op) -> Option<Exec> {
-    let exec = match op {
-        Op::GLOBAL_LOAD_DWORD | Op::SCRATCH_LOAD_DWORD => bind!(site_load_lds, 4, Ext::Zero),
-        Op::GLOBAL_LOAD_UBYTE | Op::SCRATCH_LOAD_UBYTE => bind!(site_load_lds, 1, Ext::Zero),
-        Op::GLOBAL_LOAD_SBYTE | Op::SCRATCH_LOAD_SBYTE => bind!(site_load_lds, 1, Ext::Sign),
-        Op::GLOBAL_LOAD_USHORT | Op::SCRATCH_LOAD_USHORT => bind!(site_load_lds, 2, Ext::Zero),
-        Op::GLOBAL_LOAD_SSHORT | Op::SCRATCH_LOAD_SSHORT => bind!(site_load_lds, 2, Ext::Sign),
-        Op::BUFFER_LOAD_DWORD => bind!(load_lds, 4, Ext::Zero),
-        Op::BUFFER_LOAD_UBYTE => bind!(load_lds, 1, Ext::Zero),
-        Op::BUFFER_LOAD_SBYTE => bind!(load_lds, 1, Ext::Sign),
-        Op::BUFFER_LOAD_USHORT => bind!(load_lds, 2, Ext::Zero),
-        Op::BUFFER_LOAD_SSHORT => bind!(load_lds, 2, Ext::Sign),
-        Op::BUFFER_LOAD_FORMAT_X => load_lds_format as Exec,
-        _ => return None,
-    };
-    Some(exec)
+/// gfx90a's loads with the `lds` bit, whose data goes to LDS at M0 (CDNA2
+/// guide, loads to LDS), each with the op that loads the same into LDS:
+/// MUBUF's `buffer_load_lds_*`, GLOBAL's and SCRATCH's gfx940's
+/// `*_load_lds_*`. The bit makes a load the other op; its handler serves.
+const LDS_TWINS: &[(Op, Op)] = &[
+    (Op::BUFFER_LOAD_DWORD, Op::BUFFER_LOAD_LDS_B32),
+    (Op::BUFFER_LOAD_UBYTE, Op::BUFFER_LOAD_LDS_U8),
+    (Op::BUFFER_LOAD_SBYTE, Op::BUFFER_LOAD_LDS_I8),
+    (Op::BUFFER_LOAD_USHORT, Op::BUFFER_LOAD_LDS_U16),
+    (Op::BUFFER_LOAD_SSHORT, Op::BUFFER_LOAD_LDS_I16),
+    (Op::BUFFER_LOAD_FORMAT_X, Op::BUFFER_LOAD_LDS_FORMAT_X),
+    (Op::GLOBAL_LOAD_DWORD, Op::GLOBAL_LOAD_LDS_DWORD),
+    (Op::GLOBAL_LOAD_UBYTE, Op::GLOBAL_LOAD_LDS_UBYTE),
+    (Op::GLOBAL_LOAD_SBYTE, Op::GLOBAL_LOAD_LDS_SBYTE),
+    (Op::GLOBAL_LOAD_USHORT, Op::GLOBAL_LOAD_LDS_USHORT),
+    (Op::GLOBAL_LOAD_SSHORT, Op::GLOBAL_LOAD_LDS_SSHORT),
+    (Op::SCRATCH_LOAD_DWORD, Op::SCRATCH_LOAD_LDS_DWORD),
+    (Op::SCRATCH_LOAD_UBYTE, Op::SCRATCH_LOAD_LDS_UBYTE),
+    (Op::SCRATCH_LOAD_SBYTE, Op::SCRATCH_LOAD_LDS_SBYTE),
+    (Op::SCRATCH_LOAD_USHORT, Op::SCRATCH_LOAD_LDS_USHORT),
+    (Op::SCRATCH_LOAD_SSHORT, Op::SCRATCH_LOAD_LDS_SSHORT),
+];
+
+/// The op a load with the `lds` bit runs as (the table `LDS_TWINS`).
+pub fn lds_twin(op: Op) -> Option<Op> {
+    LDS_TWINS
+        .iter()
+        .find(|&&(load, _)| load == op)
+        .map(|&(_, twin)| twin)
 }
 
 /// The typed ops under their MUBUF (`buffer_`) and MTBUF (`tbuffer_`) names.

@@ -12,7 +12,8 @@
 
 use super::{bit, bits, blank, sext, sreg_operand, Reader, Result};
 use crate::{
-    flags, mai, sreg, DecodeError, Format, Implicit, Inst, LaneSel, Operand, Special, Ty, AGPR_BASE,
+    flags, mai, sreg, DecodeError, Format, Implicit, Inst, LaneSel, Op, Operand, Special, Ty,
+    AGPR_BASE,
 };
 
 /// gfx9's scalar codes to gfx11's numbering, in every scalar operand: m0
@@ -240,53 +241,53 @@ fn mai_operands_allowed(i: &Inst, w: u32) -> Result<()> {
 /// `_legacy` ops on gfx9). The op_sel forms (`v_mad_f16`, `v_fma_f16`,
 /// …) and `v_mac_f16`/`v_madak_f16`/`v_madmk_f16`/`v_fmac_f16` keep it;
 /// so does every op LLVM does not list (it never relies on those).
-const ZEROES_HIGH16: &[&str] = &[
-    "v_cvt_f16_f32",
-    "v_cvt_f16_u16",
-    "v_cvt_f16_i16",
-    "v_rcp_f16",
-    "v_rsq_f16",
-    "v_sqrt_f16",
-    "v_log_f16",
-    "v_exp_f16",
-    "v_sin_f16",
-    "v_cos_f16",
-    "v_floor_f16",
-    "v_ceil_f16",
-    "v_trunc_f16",
-    "v_rndne_f16",
-    "v_fract_f16",
-    "v_frexp_mant_f16",
-    "v_frexp_exp_i16_f16",
-    "v_ldexp_f16",
-    "v_lshlrev_b16",
-    "v_lshrrev_b16",
-    "v_ashrrev_i16",
-    "v_add_u16",
-    "v_sub_u16",
-    "v_subrev_u16",
-    "v_mul_lo_u16",
-    "v_add_f16",
-    "v_sub_f16",
-    "v_subrev_f16",
-    "v_mul_f16",
-    "v_max_f16",
-    "v_min_f16",
-    "v_max_u16",
-    "v_min_u16",
-    "v_max_i16",
-    "v_min_i16",
-    "v_mad_legacy_f16",
-    "v_mad_legacy_u16",
-    "v_mad_legacy_i16",
-    "v_fma_legacy_f16",
-    "v_div_fixup_legacy_f16",
+const ZEROES_HIGH16: &[Op] = &[
+    Op::V_CVT_F16_F32,
+    Op::V_CVT_F16_U16,
+    Op::V_CVT_F16_I16,
+    Op::V_RCP_F16,
+    Op::V_RSQ_F16,
+    Op::V_SQRT_F16,
+    Op::V_LOG_F16,
+    Op::V_EXP_F16,
+    Op::V_SIN_F16,
+    Op::V_COS_F16,
+    Op::V_FLOOR_F16,
+    Op::V_CEIL_F16,
+    Op::V_TRUNC_F16,
+    Op::V_RNDNE_F16,
+    Op::V_FRACT_F16,
+    Op::V_FREXP_MANT_F16,
+    Op::V_FREXP_EXP_I16_F16,
+    Op::V_LDEXP_F16,
+    Op::V_LSHLREV_B16,
+    Op::V_LSHRREV_B16,
+    Op::V_ASHRREV_I16,
+    Op::V_ADD_U16,
+    Op::V_SUB_U16,
+    Op::V_SUBREV_U16,
+    Op::V_MUL_LO_U16,
+    Op::V_ADD_F16,
+    Op::V_SUB_F16,
+    Op::V_SUBREV_F16,
+    Op::V_MUL_F16,
+    Op::V_MAX_F16,
+    Op::V_MIN_F16,
+    Op::V_MAX_U16,
+    Op::V_MIN_U16,
+    Op::V_MAX_I16,
+    Op::V_MIN_I16,
+    Op::V_MAD_LEGACY_F16,
+    Op::V_MAD_LEGACY_U16,
+    Op::V_MAD_LEGACY_I16,
+    Op::V_FMA_LEGACY_F16,
+    Op::V_DIV_FIXUP_LEGACY_F16,
 ];
 
 /// Stamps the GCN VALU behaviours a shared handler reads as data:
 /// [`flags::ZERO_HI16`] and [`flags::GCN_CROSS_LANE`].
 fn gcn_valu_flags(i: &mut Inst) {
-    if ZEROES_HIGH16.contains(&i.op.name()) {
+    if ZEROES_HIGH16.contains(&i.op) {
         i.flags |= flags::ZERO_HI16;
     }
     if matches!(i.lane_sel, LaneSel::Dpp16 { .. }) {

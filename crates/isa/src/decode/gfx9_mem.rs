@@ -8,7 +8,7 @@
 
 use super::gfx10::swap_m0_null;
 use super::{bit, bits, blank, returned_data, sext, sreg_operand, Reader, Result};
-use crate::{flags, image, mimg, DecodeError, Family, Format, Inst, Operand, Ty, AGPR_BASE};
+use crate::{flags, image, mimg, DecodeError, Family, Format, Inst, Op, Operand, Ty, AGPR_BASE};
 
 fn invalid(word: u32, why: &'static str) -> DecodeError {
     DecodeError::Invalid { word, why }
@@ -49,7 +49,7 @@ impl Reader<'_> {
         }
         // ds_permute/ds_bpermute (no LDS access) refuse the bit, and
         // select among all 64 lanes.
-        if i.op.name().contains("permute") {
+        if matches!(i.op, Op::DS_PERMUTE_B32 | Op::DS_BPERMUTE_B32) {
             if bit(w, 16) {
                 return Err(invalid(w, "CDNA ds_(b)permute with gds"));
             }

@@ -29,8 +29,8 @@ impl Config {
     pub fn all() -> Vec<Config> {
         let mut v = vec![];
         for t in crate::TARGETS {
-            let cdna = softgpu_isa::Family::of_target(t).is_some_and(|f| f.is_gcn());
-            for wave64 in [false, true].into_iter().filter(|&w| w || !cdna) {
+            let only64 = softgpu_isa::target::wave64_only(t);
+            for wave64 in [false, true].into_iter().filter(|&w| w || !only64) {
                 v.push(Config {
                     target: t.into(),
                     wave64,
