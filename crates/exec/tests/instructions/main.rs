@@ -363,6 +363,7 @@ case_files!(
     gfx9_mfma,
     gfx9_dpp,
     gfx9_sdwa,
+    gfx9_fp8,
     gfx9_salu,
     gfx9_vmem,
     gfx9_buffer,

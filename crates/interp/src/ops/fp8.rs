@@ -1,28 +1,41 @@
-//! gfx12's 8-bit floats: the conversions to and from f32 and the fp8/bf8
-//! dot products.
+//! The 8-bit floats: the conversions to and from f32 and the fp8/bf8 dot
+//! products.
 //!
-//! RDNA4 uses the OCP 8-bit formats (LLVM types them `f8E4M3FN` and
-//! `f8E5M2` for gfx12, not the `FNUZ` variants of gfx940):
-//! - fp8 = E4M3 "FN": bias 7, no infinities, NaN = S.1111.111, largest
-//!   finite 448 (S.1111.110), smallest denormal 2^-9.
-//! - bf8 = E5M2: bias 15, IEEE-shaped: S.11111.00 is infinity, S.11111.xx
-//!   (xx ≠ 0) NaN, largest finite 57344 (S.11110.11), smallest denormal
-//!   2^-16.
+//! Two families of formats share the op names:
+//! - RDNA4 uses the OCP 8-bit formats (LLVM types them `f8E4M3FN` and
+//!   `f8E5M2` for gfx12):
+//!   - fp8 = E4M3 "FN": bias 7, no infinities, NaN = S.1111.111, largest
+//!     finite 448 (S.1111.110), smallest denormal 2^-9.
+//!   - bf8 = E5M2: bias 15, IEEE-shaped: S.11111.00 is infinity,
+//!     S.11111.xx (xx ≠ 0) NaN, largest finite 57344 (S.11110.11),
+//!     smallest denormal 2^-16.
+//! - gfx94 (CDNA3) uses the "FNUZ" formats (LLVM's `f8E4M3FNUZ` and
+//!   `f8E5M2FNUZ`): the same field widths with the bias one higher (8 and
+//!   16), no infinities and no negative zero: 0x80 is the only NaN, every
+//!   other code a number (largest 240 and 57344, smallest denormal 2^-10
+//!   and 2^-17).
+//!
+//! A handler is bound to the OCP format and takes the FNUZ one on gfx94
+//! ([`F8::on`]), as the instruction's family says.
 
-use softgpu_isa::{Inst, Op, Operand, Ty};
+use softgpu_isa::{Family, Inst, Op, Operand, Ty};
 
-use super::valu::{fetch, write_mask};
+use super::valu::{fetch, store, write_mask};
 use super::{Env, Exec, Flow, Result, Scratch};
 use crate::float::flush32;
 use crate::wave::Wave;
 
-/// One of the two 8-bit float formats.
+/// One of the 8-bit float formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum F8 {
     /// E4M3 (OCP "FN").
     Fp8,
-    /// E5M2.
+    /// E5M2 (OCP).
     Bf8,
+    /// gfx94's E4M3 FNUZ.
+    Fp8Fnuz,
+    /// gfx94's E5M2 FNUZ.
+    Bf8Fnuz,
 }
 
 /// How [`encode`] rounds.
@@ -34,37 +47,75 @@ pub enum F8Round {
     Stochastic(u32),
 }
 
+/// SDWA's select of a whole dword.
+const SDWA_DWORD: u8 = 6;
+
+/// The FNUZ formats' one NaN code (the bit pattern of negative zero).
+const FNUZ_NAN: u8 = 0x80;
+
 impl F8 {
+    /// The format `family`'s instructions use for this one: gfx94's FNUZ
+    /// variant of an OCP format.
+    pub const fn on(self, family: Family) -> F8 {
+        match (self, family) {
+            (F8::Fp8, Family::Gfx94) => F8::Fp8Fnuz,
+            (F8::Bf8, Family::Gfx94) => F8::Bf8Fnuz,
+            (fmt, _) => fmt,
+        }
+    }
+
+    /// Whether this is a FNUZ format.
+    pub const fn fnuz(self) -> bool {
+        matches!(self, F8::Fp8Fnuz | F8::Bf8Fnuz)
+    }
+
     /// Mantissa (fraction) bits.
     pub const fn mant(self) -> u32 {
         match self {
-            F8::Fp8 => 3,
-            F8::Bf8 => 2,
+            F8::Fp8 | F8::Fp8Fnuz => 3,
+            F8::Bf8 | F8::Bf8Fnuz => 2,
         }
     }
 
     pub const fn bias(self) -> i32 {
         match self {
             F8::Fp8 => 7,
+            F8::Fp8Fnuz => 8,
             F8::Bf8 => 15,
+            F8::Bf8Fnuz => 16,
         }
     }
 
-    /// The magnitude code of the largest finite value (448, 57344).
+    /// The magnitude code of the largest finite value (448, 57344; FNUZ:
+    /// 240, 57344).
     pub const fn max_code(self) -> u8 {
         match self {
             F8::Fp8 => 0x7e,
             F8::Bf8 => 0x7b,
+            F8::Fp8Fnuz | F8::Bf8Fnuz => 0x7f,
         }
     }
 
-    /// The magnitude code written for a NaN. fp8 has one NaN code per
-    /// sign. uncertain: for bf8 the quiet NaN with the top mantissa bit
-    /// set (S.11111.10) is assumed, as a narrowed IEEE quiet NaN would be.
-    pub const fn nan(self) -> u8 {
+    /// The code written for a NaN of sign bit `sign` (0 or 0x80). OCP fp8
+    /// has one NaN code per sign; FNUZ one NaN in all. uncertain: for OCP
+    /// bf8 the quiet NaN with the top mantissa bit set (S.11111.10) is
+    /// assumed, as a narrowed IEEE quiet NaN would be.
+    pub const fn nan(self, sign: u8) -> u8 {
         match self {
-            F8::Fp8 => 0x7f,
-            F8::Bf8 => 0x7e,
+            F8::Fp8 => sign | 0x7f,
+            F8::Bf8 => sign | 0x7e,
+            F8::Fp8Fnuz | F8::Bf8Fnuz => FNUZ_NAN,
+        }
+    }
+
+    /// The code of a value too large for the format, of sign bit `sign`:
+    /// ±max when saturating; else OCP bf8's infinity, or the NaN of the
+    /// formats without infinities.
+    const fn overflow(self, sign: u8, saturate: bool) -> u8 {
+        match (self, saturate) {
+            (_, true) => sign | self.max_code(),
+            (F8::Bf8, false) => sign | 0x7c,
+            (fmt, false) => fmt.nan(sign),
         }
     }
 }
@@ -74,6 +125,9 @@ impl F8 {
 /// (uncertain: the payload hardware writes is not documented in what we
 /// read; the canonical quiet NaN is assumed).
 pub fn decode(fmt: F8, code: u8) -> f32 {
+    if fmt.fnuz() && code == FNUZ_NAN {
+        return f32::NAN;
+    }
     let sign = if code & 0x80 != 0 { -1.0f32 } else { 1.0 };
     let mag = (code & 0x7f) as u32;
     let m = fmt.mant();
@@ -114,6 +168,12 @@ pub fn decode(fmt: F8, code: u8) -> f32 {
 ///
 /// A NaN stays a NaN, keeping its sign (uncertain: the sign).
 ///
+/// The FNUZ formats have no infinity and no negative zero: an infinity,
+/// like a finite overflow, gives the NaN unless saturating (then ±max;
+/// uncertain: ROCm's MI300 conversion clamps finite values to ±240 itself
+/// before `v_cvt_pk_fp8_f32` and leaves infinities to become NaN, which
+/// this agrees with), and a zero or a value that rounds to zero gives +0.
+///
 /// Rounding: the ISA's conversions round to nearest even regardless of
 /// MODE's FP_ROUND (uncertain: assumed, as gfx940's pseudocode uses RNE);
 /// [`F8Round::Stochastic`] adds the random bits to the bits that rounding
@@ -122,16 +182,16 @@ pub fn encode(fmt: F8, x: f32, round: F8Round, saturate: bool) -> u8 {
     let bits = x.to_bits();
     let sign = (bits >> 24) as u8 & 0x80;
     if x.is_nan() {
-        return sign | fmt.nan();
+        return fmt.nan(sign);
     }
     if x.is_infinite() {
-        return sign
-            | match (fmt, saturate) {
-                (F8::Bf8, _) => 0x7c,
-                (F8::Fp8, true) => fmt.max_code(),
-                (F8::Fp8, false) => fmt.nan(),
-            };
+        return match fmt {
+            F8::Bf8 => sign | 0x7c,
+            _ => fmt.overflow(sign, saturate),
+        };
     }
+    // FNUZ's zero is unsigned.
+    let zero = if fmt.fnuz() { 0 } else { sign };
     // |x| = sig · 2^lsb, the f32's significand and its last bit's weight.
     let field = (bits >> 23) & 0xff;
     let (sig, lsb) = if field == 0 {
@@ -140,7 +200,7 @@ pub fn encode(fmt: F8, x: f32, round: F8Round, saturate: bool) -> u8 {
         ((bits & 0x7f_ffff) | 1 << 23, field as i32 - 150)
     };
     if sig == 0 {
-        return sign;
+        return zero;
     }
     // The weight of the target's last mantissa bit at x's magnitude: the
     // exponent is that of x, but not below the smallest normal's (the
@@ -161,12 +221,10 @@ pub fn encode(fmt: F8, x: f32, round: F8Round, saturate: bool) -> u8 {
         ((quantum + m + fmt.bias()) as u32) << m | (n as u32 - (1 << m))
     };
     if mag > fmt.max_code() as u32 {
-        return sign
-            | match (fmt, saturate) {
-                (_, true) => fmt.max_code(),
-                (F8::Fp8, false) => fmt.nan(),
-                (F8::Bf8, false) => 0x7c,
-            };
+        return fmt.overflow(sign, saturate);
+    }
+    if mag == 0 {
+        return zero;
     }
     sign | mag as u8
 }
@@ -216,7 +274,9 @@ fn round_bits(sig: u64, drop: i32, round: F8Round) -> u64 {
 /// (llvm-mc-19 puts byte_sel:1 in OP_SEL[1], byte_sel:2 in OP_SEL[0];
 /// LLVM's `VOP3FP8OpSel_src_bytesel` class notes the reversal as
 /// intentional), so byte = 2·OP_SEL[0] + OP_SEL[1]. The VOP1 form has no
-/// select and reads byte 0.
+/// select and reads byte 0. gfx94 selects with SDWA's `src0_sel` instead
+/// (its VOP3 form takes no op_sel): the SDWA fetch brings the selected
+/// byte or word down to bit 0.
 fn src_byte(i: &Inst) -> u32 {
     ((i.mods.opsel & 1) << 1 | (i.mods.opsel >> 1) & 1) as u32
 }
@@ -225,6 +285,7 @@ fn src_byte(i: &Inst) -> u32 {
 /// B32: the op table types the fp8 form's source F32, but it holds bytes,
 /// which denormal flushing must not touch; LLVM allows no abs/neg on it).
 fn cvt_f32(w: &mut Wave, env: &mut Env, i: &Inst, fmt: F8) -> Result {
+    let fmt = fmt.on(i.family);
     let Scratch {
         src: [buf, ..],
         res: [res, _],
@@ -235,7 +296,7 @@ fn cvt_f32(w: &mut Wave, env: &mut Env, i: &Inst, fmt: F8) -> Result {
         res[l] = decode(fmt, (src[l] >> shift) as u8).to_bits();
     }
     let mask = write_mask(w, i);
-    w.write_v32(i.dst[0], res, mask);
+    store(w, i, Ty::F32, res, mask);
     Ok(Flow::Next)
 }
 
@@ -244,6 +305,13 @@ fn cvt_f32(w: &mut Wave, env: &mut Env, i: &Inst, fmt: F8) -> Result {
 /// high word (llvm-mc-19 encodes LLVM's `op_sel:[1,0]`, the intrinsic's
 /// word-select argument, there; the true16 syntax writes it `v0.h`).
 fn cvt_pk_f32(w: &mut Wave, env: &mut Env, i: &Inst, fmt: F8) -> Result {
+    let fmt = fmt.on(i.family);
+    if i.sdwa.is_some_and(|s| s.dst_sel != SDWA_DWORD) {
+        return Err(super::Trap::UnsupportedForm {
+            op: i.op,
+            why: "an SDWA DST_SEL other than DWORD: the result is two whole VGPRs".into(),
+        });
+    }
     let [buf, ..] = &mut env.tmp.src;
     let src = *fetch(w, i, 0, Ty::B32, buf);
     let high = i.mods.opsel & 1 != 0 || matches!(i.src[0], Operand::VgprHi(_));
@@ -268,6 +336,7 @@ fn cvt_pk_f32(w: &mut Wave, env: &mut Env, i: &Inst, fmt: F8) -> Result {
 /// preserved"; LLVM ties the old destination to an input of the
 /// intrinsic, `llvm.amdgcn.cvt.pk.fp8.f32(float, float, i32 old, i1)`).
 fn cvt_pk_8(w: &mut Wave, env: &mut Env, i: &Inst, fmt: F8) -> Result {
+    let fmt = fmt.on(i.family);
     let sat = w.mode.fp16_ovfl();
     let shift = if i.mods.opsel & 8 != 0 { 16 } else { 0 };
     let enc = |x: u32| encode(fmt, f32::from_bits(x), F8Round::Nearest, sat) as u32;
@@ -314,6 +383,7 @@ fn convert_into(
 /// intrinsic takes the old value, `llvm.amdgcn.cvt.sr.fp8.f32(float, i32
 /// rnd, i32 old, i32 byte)`).
 fn cvt_sr_8(w: &mut Wave, env: &mut Env, i: &Inst, fmt: F8) -> Result {
+    let fmt = fmt.on(i.family);
     let sat = w.mode.fp16_ovfl();
     let shift = 8 * ((i.mods.opsel >> 2) & 3) as u32;
     convert_into(w, env, i, Ty::B32, 0xff << shift, |a, r| {
@@ -387,7 +457,7 @@ pub const TABLE: &[(Op, Exec)] = &[
 mod tests {
     use super::*;
 
-    const FORMATS: [F8; 2] = [F8::Fp8, F8::Bf8];
+    const FORMATS: [F8; 4] = [F8::Fp8, F8::Bf8, F8::Fp8Fnuz, F8::Bf8Fnuz];
 
     /// The value of a code straight from the format's definition, as f64
     /// (independent of `decode`): None for NaN.
@@ -395,7 +465,12 @@ mod tests {
         let (ebits, mbits, bias) = match fmt {
             F8::Fp8 => (4, 3, 7),
             F8::Bf8 => (5, 2, 15),
+            F8::Fp8Fnuz => (4, 3, 8),
+            F8::Bf8Fnuz => (5, 2, 16),
         };
+        if fmt.fnuz() && code == 0x80 {
+            return None;
+        }
         let s = if code >> 7 == 1 { -1.0 } else { 1.0 };
         let e = (code as i32 >> mbits) & ((1 << ebits) - 1);
         let m = code as i32 & ((1 << mbits) - 1);
@@ -447,7 +522,7 @@ mod tests {
                 for sat in [false, true] {
                     let back = encode(fmt, v, F8Round::Nearest, sat);
                     if v.is_nan() {
-                        assert_eq!(back, (code & 0x80) | fmt.nan());
+                        assert_eq!(back, fmt.nan(code & 0x80));
                     } else if !(fmt == F8::Fp8 && v.is_infinite()) {
                         assert_eq!(back, code, "{fmt:?} {code:#x} sat {sat}");
                     }
@@ -477,15 +552,18 @@ mod tests {
                 let even = if lo & 1 == 0 { lo } else { hi };
                 for sign in [0u8, 0x80] {
                     let s = if sign != 0 { -1.0 } else { 1.0 };
+                    // The code of magnitude `c` with this sign: FNUZ's zero
+                    // is unsigned.
+                    let signed = |c: u8| if fmt.fnuz() && c == 0 { 0 } else { sign | c };
                     let enc = |x: f64| encode(fmt, (s * x) as f32, F8Round::Nearest, false);
-                    assert_eq!(enc(mid), sign | even, "{fmt:?} mid {mid}");
+                    assert_eq!(enc(mid), signed(even), "{fmt:?} mid {mid}");
                     let below = mid - (b - a) / 64.0;
                     let above = mid + (b - a) / 64.0;
-                    assert_eq!(enc(below), sign | lo, "{fmt:?} {below}");
-                    assert_eq!(enc(above), sign | hi, "{fmt:?} {above}");
+                    assert_eq!(enc(below), signed(lo), "{fmt:?} {below}");
+                    assert_eq!(enc(above), signed(hi), "{fmt:?} {above}");
                     let sr = |x: f64, r| encode(fmt, (s * x) as f32, F8Round::Stochastic(r), false);
-                    assert_eq!(sr(above, 0), sign | lo);
-                    assert_eq!(sr(below, u32::MAX), sign | hi);
+                    assert_eq!(sr(above, 0), signed(lo));
+                    assert_eq!(sr(below, u32::MAX), signed(hi));
                 }
             }
         }
@@ -504,7 +582,11 @@ mod tests {
                 let got = encode(fmt, x as f32, F8Round::Nearest, false);
                 if x > max + ulp_max / 2.0 || (x == max + ulp_max / 2.0 && fmt.max_code() & 1 == 1)
                 {
-                    let over = if fmt == F8::Fp8 { 0x7f } else { 0x7c };
+                    let over = match fmt {
+                        F8::Fp8 => 0x7f,
+                        F8::Bf8 => 0x7c,
+                        _ => 0x80,
+                    };
                     assert_eq!(got, over, "{fmt:?} {x}");
                     assert_eq!(
                         encode(fmt, x as f32, F8Round::Nearest, true),
@@ -566,8 +648,11 @@ mod tests {
     #[test]
     fn underflow_and_zero() {
         for fmt in FORMATS {
+            // FNUZ has no negative zero (0x80 is its NaN).
+            let neg_zero = if fmt.fnuz() { 0 } else { 0x80 };
             assert_eq!(encode(fmt, 0.0, F8Round::Nearest, false), 0);
-            assert_eq!(encode(fmt, -0.0, F8Round::Nearest, false), 0x80);
+            assert_eq!(encode(fmt, -0.0, F8Round::Nearest, false), neg_zero);
+            assert_eq!(encode(fmt, -1e-30, F8Round::Nearest, false), neg_zero);
             assert_eq!(encode(fmt, 1e-30, F8Round::Nearest, false), 0);
             assert_eq!(encode(fmt, f32::from_bits(1), F8Round::Nearest, false), 0);
             let tiny = decode(fmt, 1);
@@ -576,6 +661,37 @@ mod tests {
             assert_eq!(encode(fmt, tiny * 0.51, F8Round::Nearest, false), 1);
             assert_eq!(encode(fmt, -tiny * 1.5, F8Round::Nearest, false), 0x82);
         }
+    }
+
+    /// gfx94's FNUZ formats: the values MI300's conversions are known by
+    /// (ROCm's hip_fp8 host reference: 1.0 is 0x40 in both, the largest
+    /// values 240 and 57344), overflow and infinities to the one NaN
+    /// unless saturating.
+    #[test]
+    fn fnuz_values_and_overflow() {
+        assert_eq!(decode(F8::Fp8Fnuz, 0x40), 1.0);
+        assert_eq!(decode(F8::Fp8Fnuz, 0x48), 2.0);
+        assert_eq!(decode(F8::Fp8Fnuz, 0x7f), 240.0);
+        assert_eq!(decode(F8::Fp8Fnuz, 0xff), -240.0);
+        assert_eq!(decode(F8::Fp8Fnuz, 0x01), 2f32.powi(-10));
+        assert_eq!(decode(F8::Bf8Fnuz, 0x40), 1.0);
+        assert_eq!(decode(F8::Bf8Fnuz, 0x7f), 57344.0);
+        assert_eq!(decode(F8::Bf8Fnuz, 0x01), 2f32.powi(-17));
+        assert!(decode(F8::Bf8Fnuz, 0x80).is_nan());
+        assert_eq!(decode(F8::Fp8Fnuz, 0x00), 0.0);
+        let enc = |fmt, x, sat| encode(fmt, x, F8Round::Nearest, sat);
+        assert_eq!(enc(F8::Fp8Fnuz, 1.0, false), 0x40);
+        assert_eq!(enc(F8::Fp8Fnuz, 2.0, false), 0x48);
+        // 248 is the midpoint of 240 (0x7f, odd) and 256: the tie goes
+        // to the even side, past the largest value.
+        assert_eq!(enc(F8::Fp8Fnuz, 247.0, false), 0x7f);
+        assert_eq!(enc(F8::Fp8Fnuz, 248.0, false), 0x80);
+        assert_eq!(enc(F8::Fp8Fnuz, -249.0, true), 0xff);
+        assert_eq!(enc(F8::Bf8Fnuz, f32::INFINITY, false), 0x80);
+        assert_eq!(enc(F8::Bf8Fnuz, f32::NEG_INFINITY, true), 0xff);
+        assert_eq!(enc(F8::Bf8Fnuz, -f32::NAN, true), 0x80);
+        assert_eq!(F8::Fp8.on(Family::Gfx94), F8::Fp8Fnuz);
+        assert_eq!(F8::Bf8.on(Family::Gfx12), F8::Bf8);
     }
 
     /// Stochastic rounding is unbiased over evenly spread random bits.

@@ -306,15 +306,25 @@ fn sdwa_store(w: &mut Wave, dst: Operand, s: Sdwa, ty: Ty, res: &Lanes, mask: u6
 
 /// Whether `op`'s handler reads and writes through [`fetch`] and
 /// `store`, and so runs its SDWA form: the pure lane ops, the 32-bit
-/// compares and the carry adds (a rename by its twin).
+/// compares, the carry adds (a rename by its twin) and gfx94's 8-bit
+/// float reads, whose byte select SDWA is.
 pub fn runs_sdwa(op: Op) -> bool {
     let op = super::renamed(op);
     let cmp32 = matches!(op.info().class, Class::Cmp { .. }) && op.info().src[0].dwords() == 1;
     let carry = matches!(
         op,
-        Op::V_ADD_CO_CI_U32 | Op::V_SUB_CO_CI_U32 | Op::V_SUBREV_CO_CI_U32
+        Op::V_ADD_CO_U32
+            | Op::V_SUB_CO_U32
+            | Op::V_SUBREV_CO_U32
+            | Op::V_ADD_CO_CI_U32
+            | Op::V_SUB_CO_CI_U32
+            | Op::V_SUBREV_CO_CI_U32
     );
-    lane_fn(op).is_some() || cmp32 || carry
+    let fp8 = matches!(
+        op,
+        Op::V_CVT_F32_FP8 | Op::V_CVT_F32_BF8 | Op::V_CVT_PK_F32_FP8 | Op::V_CVT_PK_F32_BF8
+    );
+    lane_fn(op).is_some() || cmp32 || carry || fp8
 }
 
 /// The handler of an SDWA form no SDWA-aware handler runs.
@@ -327,7 +337,7 @@ pub fn sdwa_unsupported(_: &mut Wave, _: &mut Env, i: &Inst) -> Result {
 
 /// Writes a 32- or 16-bit result to the destination VGPR.
 #[inline(always)]
-fn store(w: &mut Wave, i: &Inst, ty: Ty, res: &Lanes, mask: u64) {
+pub(super) fn store(w: &mut Wave, i: &Inst, ty: Ty, res: &Lanes, mask: u64) {
     if let Some(s) = i.sdwa {
         return sdwa_store(w, i.dst[0], s, ty, res, mask);
     }
