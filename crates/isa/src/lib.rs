@@ -13,6 +13,7 @@ mod decode;
 mod disasm;
 mod inst;
 pub mod jit;
+pub mod matrix;
 mod mimg;
 pub mod ops;
 pub mod resource;

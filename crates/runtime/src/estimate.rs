@@ -10,6 +10,10 @@
 //!   instruction (one clock per wave32 instruction; more for wave64,
 //!   transcendental, f64 and WMMA ones; one for a dual-issued `v_dual_*`
 //!   pair) and, on their own pipe, every scalar instruction;
+//! - **matrix core**: CDNA's MFMA and SMFMAC instructions, each keeping
+//!   its SIMD's matrix core busy for its operations at the profile's rate
+//!   for its input type (`matrix_ops_per_clock`); the core runs beside
+//!   the VALU, so this is a bound of its own;
 //! - **vector memory**: the bytes its lanes load and store through the
 //!   compute unit's L0 path;
 //! - **LDS**: the bytes its lanes move through LDS;
@@ -29,10 +33,11 @@
 
 use serde::Serialize;
 use softgpu_exec::{DispatchCounters, Hotspots, Program};
+use softgpu_isa::matrix::{self, Elem};
 use softgpu_isa::{image, Class, Format, Inst, Num, Op, Ty};
 
 use crate::occupancy::{occupancy, KernelResources, Occupancy};
-use crate::profile::{Fidelity, Performance, Profile};
+use crate::profile::{Fidelity, MatrixType, Performance, Profile};
 
 /// What the estimate does not model, as reports state it.
 pub const ASSUMPTIONS: &[&str] = &[
@@ -49,6 +54,8 @@ pub const ASSUMPTIONS: &[&str] = &[
 pub enum Bound {
     /// VALU and SALU issue.
     Compute,
+    /// CDNA's matrix cores (MFMA/SMFMAC).
+    MatrixCore,
     /// The compute units' vector memory path.
     VectorMemory,
     /// LDS bandwidth.
@@ -66,6 +73,7 @@ impl Bound {
     pub fn name(self) -> &'static str {
         match self {
             Bound::Compute => "compute",
+            Bound::MatrixCore => "matrix core",
             Bound::VectorMemory => "vector memory",
             Bound::Lds => "LDS",
             Bound::MemoryBandwidth => "memory bandwidth",
@@ -80,6 +88,8 @@ impl Bound {
 pub struct Work {
     /// SIMD clocks of VALU issue, all waves together.
     pub valu_clocks: u64,
+    /// SIMD clocks of matrix-core work (MFMA/SMFMAC), all waves together.
+    pub matrix_clocks: u64,
     /// Scalar instructions (SALU, SMEM, branches, messages).
     pub salu_instructions: u64,
     /// Bytes lanes loaded from and stored to global memory (global, flat,
@@ -106,6 +116,7 @@ pub struct Estimate {
     pub bound: Bound,
     /// Each bound's time.
     pub compute_seconds: f64,
+    pub matrix_core_seconds: f64,
     pub vector_memory_seconds: f64,
     pub lds_seconds: f64,
     pub memory_bandwidth_seconds: f64,
@@ -137,6 +148,8 @@ pub struct Shape {
 enum Cost {
     /// SIMD clocks of VALU issue.
     Valu(u32),
+    /// SIMD clocks of matrix-core work.
+    Matrix(u64),
     /// One scalar issue.
     Salu,
     /// A vector memory access of this many bytes per active lane.
@@ -205,8 +218,23 @@ const GFX12_MEMORY_WAITS: [Op; 6] = [
     Op::S_WAIT_STORECNT_DSCNT,
 ];
 
-/// The cost of one execution of `inst` on a wave of `wave64`.
-fn cost(inst: &Inst, wave64: bool, perf: &Performance) -> Cost {
+/// The profile's rate class of a matrix instruction with A of `elem`
+/// (both 8-bit float encodings share one rate).
+fn matrix_type(elem: Elem) -> MatrixType {
+    match elem {
+        Elem::F64 => MatrixType::F64,
+        Elem::F32 => MatrixType::F32,
+        Elem::Xf32 => MatrixType::Xf32,
+        Elem::F16 => MatrixType::F16,
+        Elem::Bf16 => MatrixType::Bf16,
+        Elem::I8 => MatrixType::I8,
+        Elem::Fp8 | Elem::Bf8 => MatrixType::Fp8,
+    }
+}
+
+/// The cost of one execution of `inst` on a wave of `wave64`, on a part
+/// of `simds_per_cu` SIMDs.
+fn cost(inst: &Inst, wave64: bool, perf: &Performance, simds_per_cu: u32) -> Cost {
     let info = inst.op.info();
     let valu = |clocks: u32| Cost::Valu(if wave64 { 2 * clocks } else { clocks });
     match info.format {
@@ -248,9 +276,19 @@ fn cost(inst: &Inst, wave64: bool, perf: &Performance) -> Cost {
         },
         // A dword per enabled dmask channel.
         Format::Mimg => Cost::Global(4 * (inst.aux & image::DMASK).count_ones().max(1)),
-        // RDNA's WMMA. CDNA's MFMA, once the gfx9 ops exist, is costed from
-        // the profile's per-type rate (`Performance::matrix_clocks`).
+        // RDNA's WMMA issues on the VALU.
         _ if WMMA.contains(&inst.op) => valu(perf.wmma_clocks),
+        // CDNA's MFMA/SMFMAC, from the profile's per-type matrix rate. A
+        // profile without a rate for the type charges the VALU's WMMA
+        // figure instead: a part without the matrix core would not run
+        // the op at all, so this is only a profile's gap.
+        _ if matrix::shape(inst.op).is_some() => {
+            let shape = matrix::shape(inst.op).expect("just matched");
+            match perf.matrix_clocks(matrix_type(shape.a), shape.ops(), simds_per_cu) {
+                Some(clocks) => Cost::Matrix(clocks),
+                None => valu(perf.wmma_clocks),
+            }
+        }
         _ if TRANSCENDENTAL.contains(&inst.op) => valu(perf.trans_clocks),
         _ if info.dst.contains(&Ty::F64) || info.src.contains(&Ty::F64) => valu(perf.f64_clocks),
         _ if wave64 => Cost::Valu(perf.wave64_valu_clocks),
@@ -259,8 +297,8 @@ fn cost(inst: &Inst, wave64: bool, perf: &Performance) -> Cost {
 }
 
 /// Sums the work of a dispatch of `program` whose instructions ran as
-/// `counts` says.
-pub fn work(program: &Program, counts: &Hotspots, perf: &Performance) -> Work {
+/// `counts` says, on a part of `simds_per_cu` SIMDs with `perf`'s rates.
+pub fn work(program: &Program, counts: &Hotspots, perf: &Performance, simds_per_cu: u32) -> Work {
     let wave64 = counts.wave_size() == 64;
     let mut w = Work::default();
     for (slot, n) in program.slots().iter().zip(counts.counts()) {
@@ -268,8 +306,9 @@ pub fn work(program: &Program, counts: &Hotspots, perf: &Performance) -> Work {
             continue;
         }
         let bytes = |per_lane: u32| n.lanes * u64::from(per_lane);
-        match cost(&slot.inst, wave64, perf) {
+        match cost(&slot.inst, wave64, perf, simds_per_cu) {
             Cost::Valu(clocks) => w.valu_clocks += n.waves * u64::from(clocks),
+            Cost::Matrix(clocks) => w.matrix_clocks += n.waves * clocks,
             Cost::Salu => w.salu_instructions += n.waves,
             Cost::Global(b) => w.global_bytes += bytes(b),
             Cost::Scratch(b) => w.scratch_bytes += bytes(b),
@@ -300,6 +339,7 @@ pub fn estimate(profile: &Profile, work: &Work, shape: &Shape) -> Option<Estimat
     let valu = work.valu_clocks as f64 * share / simds;
     let salu = work.salu_instructions as f64 * share / simds / f64::from(perf.salu_per_clock);
     let compute = valu.max(salu) / clock;
+    let matrix_core = work.matrix_clocks as f64 * share / simds / clock;
     let vmem_bytes = (work.global_bytes + work.scratch_bytes) as f64 * share;
     let vector_memory = vmem_bytes / f64::from(perf.vmem_bytes_per_clock) / clock;
     let lds = work.lds_bytes as f64 * share / f64::from(perf.lds_bytes_per_clock) / clock;
@@ -308,7 +348,7 @@ pub fn estimate(profile: &Profile, work: &Work, shape: &Shape) -> Option<Estimat
     // One wave's own path, in clocks: its issue, then every wait and
     // barrier at full cost.
     let waves = (groups * u64::from(shape.waves_per_group.max(1))) as f64;
-    let issue = (work.valu_clocks + work.salu_instructions) as f64 / waves;
+    let issue = (work.valu_clocks + work.matrix_clocks + work.salu_instructions) as f64 / waves;
     let memory_latency = f64::from(perf.memory_latency_ns) * 1e-9 * clock;
     let path = issue
         + work.memory_waits as f64 / waves * memory_latency
@@ -322,6 +362,7 @@ pub fn estimate(profile: &Profile, work: &Work, shape: &Shape) -> Option<Estimat
 
     let (busiest, bound) = [
         (compute, Bound::Compute),
+        (matrix_core, Bound::MatrixCore),
         (vector_memory, Bound::VectorMemory),
         (lds, Bound::Lds),
         (memory_bandwidth, Bound::MemoryBandwidth),
@@ -340,6 +381,7 @@ pub fn estimate(profile: &Profile, work: &Work, shape: &Shape) -> Option<Estimat
             bound
         },
         compute_seconds: compute,
+        matrix_core_seconds: matrix_core,
         vector_memory_seconds: vector_memory,
         lds_seconds: lds,
         memory_bandwidth_seconds: memory_bandwidth,
@@ -376,7 +418,8 @@ pub fn of_dispatch(
     };
     // The counts are of the slots of the program that ran the kernel.
     let ran = program.for_kernel(kernel);
-    estimate(profile, &work(ran, counts, perf), &shape)
+    let work = work(ran, counts, perf, profile.simds_per_cu);
+    estimate(profile, &work, &shape)
 }
 
 impl Estimate {
@@ -384,9 +427,15 @@ impl Estimate {
     /// --stats` print it.
     pub fn text(&self) -> String {
         let us = |s: f64| s * 1e6;
+        // Only CDNA's code has matrix-core work to show.
+        let matrix = if self.matrix_core_seconds > 0.0 {
+            format!(", matrix core {:.2} us", us(self.matrix_core_seconds))
+        } else {
+            String::new()
+        };
         format!(
             "estimated time on {} (rev {}, {}): {:.2} us, bound by {}\n  \
-             compute {:.2} us, vector memory {:.2} us, LDS {:.2} us, memory bandwidth {:.2} us, latency {:.2} us, launch {:.2} us\n  \
+             compute {:.2} us{matrix}, vector memory {:.2} us, LDS {:.2} us, memory bandwidth {:.2} us, latency {:.2} us, launch {:.2} us\n  \
              assumes: {}",
             self.profile,
             self.profile_revision,
@@ -481,5 +530,32 @@ mod tests {
         let e = estimate(&p, &w, &shape(100, 1)).unwrap();
         assert_eq!(e.bound, Bound::Latency, "{}", e.text());
         assert!(e.text().contains("bound by latency"));
+    }
+
+    /// An MFMA keeps its SIMD's matrix core busy for its operations at
+    /// the profile's rate for its type: MI300X's f16 rate, 2048 per CU per
+    /// clock, is 512 per SIMD, so a 32x32x8 (16384 operations) takes 32
+    /// clocks. Matrix work beyond the VALU's is the matrix-core bound.
+    #[test]
+    fn mfma_costs_its_matrix_rate() {
+        let p = Profile::built_in("gfx942").unwrap();
+        let perf = p.analytical_performance.as_ref().unwrap();
+        let gemm = Inst::new(Op::V_MFMA_F32_32X32X8_F16, softgpu_isa::Family::Gfx94);
+        assert_eq!(cost(&gemm, true, perf, p.simds_per_cu), Cost::Matrix(32));
+        let fp8 = Inst::new(Op::V_MFMA_F32_32X32X16_FP8_FP8, softgpu_isa::Family::Gfx94);
+        assert_eq!(cost(&fp8, true, perf, p.simds_per_cu), Cost::Matrix(32));
+        // 16 one-wave groups per SIMD of the 304 CUs, each wave running
+        // 1000 of these MFMAs beside 1000 VALU instructions.
+        let waves = 304 * 4 * 16;
+        let w = Work {
+            matrix_clocks: waves * 32 * 1000,
+            valu_clocks: waves * 4 * 1000,
+            ..Work::default()
+        };
+        let e = estimate(&p, &w, &shape(waves, 1)).unwrap();
+        assert_eq!(e.bound, Bound::MatrixCore, "{}", e.text());
+        let expect = 16.0 * 32.0 * 1000.0 / (f64::from(p.clock_mhz) * 1e6);
+        assert!((e.matrix_core_seconds - expect).abs() / expect < 1e-12);
+        assert!(e.text().contains("matrix core"));
     }
 }

@@ -47,81 +47,19 @@
 //! acc = C. The integer forms are exact and wrap to 32 bits. xf32 inputs
 //! are f32 words rounded (to nearest even) to 10 mantissa bits
 //! (uncertain: truncation is possible). gfx94's fp8/bf8 are the FNUZ
-//! formats (bias 8 and 16, no infinities, 0x80 the only NaN), decoded with
-//! `fp8`'s field widths; gfx12's OCP decoder does not fit them.
+//! formats (bias 8 and 16, no infinities, 0x80 the only NaN; `fp8.rs`
+//! decodes both kinds).
 //! EXEC is ignored (every lane of D is written, as wmma.rs does;
 //! uncertain).
 
+use softgpu_isa::matrix::{self, Accum, Elem, MatrixShape};
 use softgpu_isa::{mai, Family, Inst, Op, Operand};
 
-use super::fp8::F8;
+use super::fp8::{decode, F8};
 use super::valu::clamp01;
 use super::{Env, Exec, Flow, Result, Trap};
 use crate::float::{add32, f, flush32, fma32, h, mul32};
 use crate::wave::{Wave, MAX_LANES};
-
-/// Element type of an A or B input.
-#[derive(Clone, Copy, PartialEq, Debug)]
-enum In {
-    F32,
-    /// An f32 word used with a 10-bit mantissa.
-    Xf32,
-    F16,
-    BF16,
-    I8,
-    /// gfx94's FNUZ E4M3.
-    Fp8,
-    /// gfx94's FNUZ E5M2.
-    Bf8,
-    F64,
-}
-
-impl In {
-    fn bits(self) -> usize {
-        match self {
-            In::F32 | In::Xf32 => 32,
-            In::F16 | In::BF16 => 16,
-            In::I8 | In::Fp8 | In::Bf8 => 8,
-            In::F64 => 64,
-        }
-    }
-}
-
-/// Element type of C and D.
-#[derive(Clone, Copy, PartialEq, Debug)]
-enum Acc {
-    F32,
-    I32,
-    F64,
-}
-
-/// One MFMA/SMFMAC: per block b, D_b (M×N) = A_b (M×K) · B_b (K×N) + C_b.
-#[derive(Clone, Copy, Debug)]
-struct Shape {
-    m: usize,
-    n: usize,
-    k: usize,
-    blocks: usize,
-    a: In,
-    b: In,
-    acc: Acc,
-    /// SMFMAC: A is 4:2 sparse, src2 its index VGPR, D the accumulator.
-    sparse: bool,
-}
-
-impl Shape {
-    fn out_bits(self) -> usize {
-        if self.acc == Acc::F64 {
-            64
-        } else {
-            32
-        }
-    }
-    /// VGPRs of C/D.
-    fn out_regs(self) -> usize {
-        self.blocks * self.m * self.n * self.out_bits() / 32 / 64
-    }
-}
 
 /// Where an element lives: VGPR offset from the operand's first, lane,
 /// and bit offset in the VGPR (a 64-bit element: in the pair from `reg`).
@@ -158,7 +96,7 @@ fn in_slot(
 }
 
 /// D[i][j] (and C[i][j]) of block `b`.
-fn out_slot(s: Shape, i: usize, j: usize, b: usize) -> Slot {
+fn out_slot(s: MatrixShape, i: usize, j: usize, b: usize) -> Slot {
     let (m, n, bits) = (s.m, s.n, s.out_bits());
     // Rows a VGPR (pair) group holds: four 32-bit rows, or one 64-bit row.
     let rows = if bits == 64 { 1 } else { 4 };
@@ -203,7 +141,7 @@ struct Ctl {
     neg: u8,
 }
 
-fn controls(i: &Inst, s: Shape) -> Result<Ctl> {
+fn controls(i: &Inst, s: MatrixShape) -> Result<Ctl> {
     let imm = i.imm as u32;
     let cbsz = imm & mai::CBSZ as u32;
     let abid = imm >> mai::ABID_SHIFT & 0xf;
@@ -215,7 +153,7 @@ fn controls(i: &Inst, s: Shape) -> Result<Ctl> {
         blgp,
         neg: i.mods.neg & 7,
     };
-    if s.acc == Acc::F64 && blgp != 0 {
+    if s.acc == Accum::F64 && blgp != 0 {
         if i.family != Family::Gfx94 {
             return refuse("BLGP is not allowed on gfx90a's f64 MFMA".into());
         }
@@ -275,25 +213,6 @@ fn raw(w: &Wave, i: &Inst, op: Operand, slot: Slot, bits: usize) -> Result<u64> 
     })
 }
 
-/// gfx94's FNUZ 8-bit floats: `fp8`'s field widths with the bias one
-/// higher, no infinities or negative zero; 0x80 is the NaN.
-fn fnuz(fmt: F8, code: u8) -> f64 {
-    if code == 0x80 {
-        return f64::NAN;
-    }
-    let sign = if code & 0x80 != 0 { -1.0 } else { 1.0 };
-    let m = fmt.mant();
-    let mag = (code & 0x7f) as u32;
-    let (e, frac) = ((mag >> m) as i32, mag & ((1 << m) - 1));
-    let bias = fmt.bias() + 1;
-    let (sig, exp) = if e == 0 {
-        (frac, 1 - bias)
-    } else {
-        (frac | 1 << m, e - bias)
-    };
-    sign * sig as f64 * 2f64.powi(exp - m as i32)
-}
-
 /// An f32 word rounded to xf32's 10 mantissa bits, to nearest even.
 fn xf32(bits: u32) -> f32 {
     let x = f(bits);
@@ -307,16 +226,16 @@ fn xf32(bits: u32) -> f32 {
 }
 
 /// An input element's value (integers exactly).
-fn value(raw: u64, ty: In) -> f64 {
+fn value(raw: u64, ty: Elem) -> f64 {
     match ty {
-        In::F32 => f(raw as u32) as f64,
-        In::Xf32 => xf32(raw as u32) as f64,
-        In::F16 => h(raw as u32) as f64,
-        In::BF16 => f((raw as u32) << 16) as f64,
-        In::I8 => raw as u8 as i8 as f64,
-        In::Fp8 => fnuz(F8::Fp8, raw as u8),
-        In::Bf8 => fnuz(F8::Bf8, raw as u8),
-        In::F64 => f64::from_bits(raw),
+        Elem::F32 => f(raw as u32) as f64,
+        Elem::Xf32 => xf32(raw as u32) as f64,
+        Elem::F16 => h(raw as u32) as f64,
+        Elem::Bf16 => f((raw as u32) << 16) as f64,
+        Elem::I8 => raw as u8 as i8 as f64,
+        Elem::Fp8 => decode(F8::Fp8Fnuz, raw as u8) as f64,
+        Elem::Bf8 => decode(F8::Bf8Fnuz, raw as u8) as f64,
+        Elem::F64 => f64::from_bits(raw),
     }
 }
 
@@ -329,7 +248,7 @@ fn sign(neg: u8, bit: u8) -> f64 {
 }
 
 /// A, as `[block][row][k]` (block = the block whose products use it).
-fn gather_a(w: &Wave, i: &Inst, s: Shape, ctl: Ctl) -> Result<Vec<f64>> {
+fn gather_a(w: &Wave, i: &Inst, s: MatrixShape, ctl: Ctl) -> Result<Vec<f64>> {
     let mut a = vec![0.0; s.blocks * s.m * s.k];
     if s.sparse {
         gather_sparse_a(w, i, s, ctl, &mut a)?;
@@ -352,7 +271,7 @@ fn gather_a(w: &Wave, i: &Inst, s: Shape, ctl: Ctl) -> Result<Vec<f64>> {
 /// SMFMAC's A (one block): each group of four K values holds the two
 /// stored ones at the positions its index field names (both may name one
 /// position: their sum is used, uncertain).
-fn gather_sparse_a(w: &Wave, i: &Inst, s: Shape, ctl: Ctl, a: &mut [f64]) -> Result<()> {
+fn gather_sparse_a(w: &Wave, i: &Inst, s: MatrixShape, ctl: Ctl, a: &mut [f64]) -> Result<()> {
     let bits = s.a.bits();
     let stored = s.k / 2;
     let per = per_lane(s.m, stored, 1);
@@ -379,7 +298,7 @@ fn gather_sparse_a(w: &Wave, i: &Inst, s: Shape, ctl: Ctl, a: &mut [f64]) -> Res
 }
 
 /// B, as `[block][k][column]`, its lanes swizzled by blgp.
-fn gather_b(w: &Wave, i: &Inst, s: Shape, ctl: Ctl) -> Result<Vec<f64>> {
+fn gather_b(w: &Wave, i: &Inst, s: MatrixShape, ctl: Ctl) -> Result<Vec<f64>> {
     let bits = s.b.bits();
     let mut out = vec![0.0; s.blocks * s.k * s.n];
     for b in 0..s.blocks {
@@ -396,22 +315,22 @@ fn gather_b(w: &Wave, i: &Inst, s: Shape, ctl: Ctl) -> Result<Vec<f64>> {
 }
 
 /// One result element from its products' operands and C's raw bits.
-fn result(s: Shape, ctl: Ctl, clamp: bool, a: &[f64], b: &[f64], c: u64) -> u64 {
+fn result(s: MatrixShape, ctl: Ctl, clamp: bool, a: &[f64], b: &[f64], c: u64) -> u64 {
     match s.acc {
-        Acc::F64 => {
+        Accum::F64 => {
             let c = sign(ctl.neg, 2) * f64::from_bits(c);
             a.iter()
                 .zip(b)
                 .fold(c, |acc, (x, y)| x.mul_add(*y, acc))
                 .to_bits()
         }
-        Acc::F32 => {
+        Accum::F32 => {
             let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
             let c = sign(ctl.neg, 2) * f(c as u32) as f64;
             // One rounding, to nearest even.
             ((dot + c) as f32).to_bits() as u64
         }
-        Acc::I32 => {
+        Accum::I32 => {
             let dot = a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>() as i64;
             let v = dot + c as u32 as i32 as i64;
             let v = if clamp {
@@ -424,7 +343,7 @@ fn result(s: Shape, ctl: Ctl, clamp: bool, a: &[f64], b: &[f64], c: u64) -> u64 
     }
 }
 
-fn mfma(w: &mut Wave, i: &Inst, s: Shape) -> Result {
+fn mfma(w: &mut Wave, i: &Inst, s: MatrixShape) -> Result {
     if w.lanes != MAX_LANES {
         return Err(Trap::UnsupportedForm {
             op: i.op,
@@ -471,118 +390,26 @@ fn mfma(w: &mut Wave, i: &Inst, s: Shape) -> Result {
     Ok(Flow::Next)
 }
 
-macro_rules! mfma_table {
-    ($($op:ident => $m:expr, $n:expr, $k:expr, $blocks:expr, $a:ident, $b:ident, $acc:ident, $sparse:expr;)*) => {
-        /// Every MFMA and SMFMAC of gfx90a and gfx94 (shapes from the
-        /// calculator's CDNA2/CDNA3 tables).
-        pub const MFMA: &[(Op, Exec)] = &[$((
-            Op::$op,
-            (|w: &mut Wave, _: &mut Env, i: &Inst| {
-                mfma(w, i, Shape {
-                    m: $m,
-                    n: $n,
-                    k: $k,
-                    blocks: $blocks,
-                    a: In::$a,
-                    b: In::$b,
-                    acc: Acc::$acc,
-                    sparse: $sparse,
-                })
-            }) as Exec,
-        ),)*];
-        #[cfg(test)]
-        const SHAPES: &[(Op, Shape)] = &[$((
-            Op::$op,
-            Shape {
-                m: $m,
-                n: $n,
-                k: $k,
-                blocks: $blocks,
-                a: In::$a,
-                b: In::$b,
-                acc: Acc::$acc,
-                sparse: $sparse,
-            },
-        ),)*];
-    };
-}
+/// Every MFMA and SMFMAC of gfx90a and gfx94.
+pub const MFMA: &[(Op, Exec)] = &{
+    let mut table = [(Op::S_NOP, run as Exec); matrix::SHAPES.len()];
+    let mut n = 0;
+    while n < table.len() {
+        table[n].0 = matrix::SHAPES[n].0;
+        n += 1;
+    }
+    table
+};
 
-mfma_table! {
-    // gfx90a (CDNA2).
-    V_MFMA_F32_32X32X1F32 => 32, 32, 1, 2, F32, F32, F32, false;
-    V_MFMA_F32_16X16X1F32 => 16, 16, 1, 4, F32, F32, F32, false;
-    V_MFMA_F32_4X4X1F32 => 4, 4, 1, 16, F32, F32, F32, false;
-    V_MFMA_F32_32X32X2F32 => 32, 32, 2, 1, F32, F32, F32, false;
-    V_MFMA_F32_16X16X4F32 => 16, 16, 4, 1, F32, F32, F32, false;
-    V_MFMA_F32_32X32X4F16 => 32, 32, 4, 2, F16, F16, F32, false;
-    V_MFMA_F32_16X16X4F16 => 16, 16, 4, 4, F16, F16, F32, false;
-    V_MFMA_F32_4X4X4F16 => 4, 4, 4, 16, F16, F16, F32, false;
-    V_MFMA_F32_32X32X8F16 => 32, 32, 8, 1, F16, F16, F32, false;
-    V_MFMA_F32_16X16X16F16 => 16, 16, 16, 1, F16, F16, F32, false;
-    V_MFMA_I32_32X32X4I8 => 32, 32, 4, 2, I8, I8, I32, false;
-    V_MFMA_I32_16X16X4I8 => 16, 16, 4, 4, I8, I8, I32, false;
-    V_MFMA_I32_4X4X4I8 => 4, 4, 4, 16, I8, I8, I32, false;
-    V_MFMA_I32_32X32X8I8 => 32, 32, 8, 1, I8, I8, I32, false;
-    V_MFMA_I32_16X16X16I8 => 16, 16, 16, 1, I8, I8, I32, false;
-    V_MFMA_F32_32X32X4BF16_1K => 32, 32, 4, 2, BF16, BF16, F32, false;
-    V_MFMA_F32_16X16X4BF16_1K => 16, 16, 4, 4, BF16, BF16, F32, false;
-    V_MFMA_F32_4X4X4BF16_1K => 4, 4, 4, 16, BF16, BF16, F32, false;
-    V_MFMA_F32_32X32X8BF16_1K => 32, 32, 8, 1, BF16, BF16, F32, false;
-    V_MFMA_F32_16X16X16BF16_1K => 16, 16, 16, 1, BF16, BF16, F32, false;
-    V_MFMA_F32_32X32X2BF16 => 32, 32, 2, 2, BF16, BF16, F32, false;
-    V_MFMA_F32_16X16X2BF16 => 16, 16, 2, 4, BF16, BF16, F32, false;
-    V_MFMA_F32_4X4X2BF16 => 4, 4, 2, 16, BF16, BF16, F32, false;
-    V_MFMA_F32_32X32X4BF16 => 32, 32, 4, 1, BF16, BF16, F32, false;
-    V_MFMA_F32_16X16X8BF16 => 16, 16, 8, 1, BF16, BF16, F32, false;
-    V_MFMA_F64_16X16X4F64 => 16, 16, 4, 1, F64, F64, F64, false;
-    V_MFMA_F64_4X4X4F64 => 4, 4, 4, 4, F64, F64, F64, false;
-    // gfx94 (CDNA3): renamed forms, xf32, i8 with K doubled, fp8/bf8.
-    V_MFMA_F32_16X16X8_XF32 => 16, 16, 8, 1, Xf32, Xf32, F32, false;
-    V_MFMA_F32_32X32X4_XF32 => 32, 32, 4, 1, Xf32, Xf32, F32, false;
-    V_MFMA_F32_32X32X1_2B_F32 => 32, 32, 1, 2, F32, F32, F32, false;
-    V_MFMA_F32_16X16X1_4B_F32 => 16, 16, 1, 4, F32, F32, F32, false;
-    V_MFMA_F32_4X4X1_16B_F32 => 4, 4, 1, 16, F32, F32, F32, false;
-    V_MFMA_F32_32X32X2_F32 => 32, 32, 2, 1, F32, F32, F32, false;
-    V_MFMA_F32_16X16X4_F32 => 16, 16, 4, 1, F32, F32, F32, false;
-    V_MFMA_F32_32X32X4_2B_F16 => 32, 32, 4, 2, F16, F16, F32, false;
-    V_MFMA_F32_16X16X4_4B_F16 => 16, 16, 4, 4, F16, F16, F32, false;
-    V_MFMA_F32_4X4X4_16B_F16 => 4, 4, 4, 16, F16, F16, F32, false;
-    V_MFMA_F32_32X32X8_F16 => 32, 32, 8, 1, F16, F16, F32, false;
-    V_MFMA_F32_16X16X16_F16 => 16, 16, 16, 1, F16, F16, F32, false;
-    V_MFMA_I32_32X32X4_2B_I8 => 32, 32, 4, 2, I8, I8, I32, false;
-    V_MFMA_I32_16X16X4_4B_I8 => 16, 16, 4, 4, I8, I8, I32, false;
-    V_MFMA_I32_4X4X4_16B_I8 => 4, 4, 4, 16, I8, I8, I32, false;
-    V_MFMA_I32_32X32X16_I8 => 32, 32, 16, 1, I8, I8, I32, false;
-    V_MFMA_I32_16X16X32_I8 => 16, 16, 32, 1, I8, I8, I32, false;
-    V_MFMA_F32_32X32X4_2B_BF16 => 32, 32, 4, 2, BF16, BF16, F32, false;
-    V_MFMA_F32_16X16X4_4B_BF16 => 16, 16, 4, 4, BF16, BF16, F32, false;
-    V_MFMA_F32_4X4X4_16B_BF16 => 4, 4, 4, 16, BF16, BF16, F32, false;
-    V_MFMA_F32_32X32X8_BF16 => 32, 32, 8, 1, BF16, BF16, F32, false;
-    V_MFMA_F32_16X16X16_BF16 => 16, 16, 16, 1, BF16, BF16, F32, false;
-    V_MFMA_F64_16X16X4_F64 => 16, 16, 4, 1, F64, F64, F64, false;
-    V_MFMA_F64_4X4X4_4B_F64 => 4, 4, 4, 4, F64, F64, F64, false;
-    V_MFMA_F32_16X16X32_BF8_BF8 => 16, 16, 32, 1, Bf8, Bf8, F32, false;
-    V_MFMA_F32_16X16X32_BF8_FP8 => 16, 16, 32, 1, Bf8, Fp8, F32, false;
-    V_MFMA_F32_16X16X32_FP8_BF8 => 16, 16, 32, 1, Fp8, Bf8, F32, false;
-    V_MFMA_F32_16X16X32_FP8_FP8 => 16, 16, 32, 1, Fp8, Fp8, F32, false;
-    V_MFMA_F32_32X32X16_BF8_BF8 => 32, 32, 16, 1, Bf8, Bf8, F32, false;
-    V_MFMA_F32_32X32X16_BF8_FP8 => 32, 32, 16, 1, Bf8, Fp8, F32, false;
-    V_MFMA_F32_32X32X16_FP8_BF8 => 32, 32, 16, 1, Fp8, Bf8, F32, false;
-    V_MFMA_F32_32X32X16_FP8_FP8 => 32, 32, 16, 1, Fp8, Fp8, F32, false;
-    V_SMFMAC_F32_16X16X32_F16 => 16, 16, 32, 1, F16, F16, F32, true;
-    V_SMFMAC_F32_32X32X16_F16 => 32, 32, 16, 1, F16, F16, F32, true;
-    V_SMFMAC_F32_16X16X32_BF16 => 16, 16, 32, 1, BF16, BF16, F32, true;
-    V_SMFMAC_F32_32X32X16_BF16 => 32, 32, 16, 1, BF16, BF16, F32, true;
-    V_SMFMAC_I32_16X16X64_I8 => 16, 16, 64, 1, I8, I8, I32, true;
-    V_SMFMAC_I32_32X32X32_I8 => 32, 32, 32, 1, I8, I8, I32, true;
-    V_SMFMAC_F32_16X16X64_BF8_BF8 => 16, 16, 64, 1, Bf8, Bf8, F32, true;
-    V_SMFMAC_F32_16X16X64_BF8_FP8 => 16, 16, 64, 1, Bf8, Fp8, F32, true;
-    V_SMFMAC_F32_16X16X64_FP8_BF8 => 16, 16, 64, 1, Fp8, Bf8, F32, true;
-    V_SMFMAC_F32_16X16X64_FP8_FP8 => 16, 16, 64, 1, Fp8, Fp8, F32, true;
-    V_SMFMAC_F32_32X32X32_BF8_BF8 => 32, 32, 32, 1, Bf8, Bf8, F32, true;
-    V_SMFMAC_F32_32X32X32_BF8_FP8 => 32, 32, 32, 1, Bf8, Fp8, F32, true;
-    V_SMFMAC_F32_32X32X32_FP8_BF8 => 32, 32, 32, 1, Fp8, Bf8, F32, true;
-    V_SMFMAC_F32_32X32X32_FP8_FP8 => 32, 32, 32, 1, Fp8, Fp8, F32, true;
+/// An MFMA or SMFMAC, by its shape in the matrix table.
+fn run(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+    match matrix::shape(i.op) {
+        Some(s) => mfma(w, i, s),
+        None => Err(Trap::UnsupportedForm {
+            op: i.op,
+            why: "not a matrix instruction".into(),
+        }),
+    }
 }
 
 /// A 32-bit source in one lane: a VGPR (AccVGPRs included) or a scalar
@@ -727,6 +554,7 @@ mod tests {
     use super::*;
     use crate::float::to_h;
     use crate::wave::NUM_VGPRS_CDNA;
+    use softgpu_isa::matrix::SHAPES;
 
     // The test's own statement of the calculator's layout, in the form of
     // its per-instruction coordinate equations (`_coord_to_lane_eqn`,
@@ -752,9 +580,9 @@ mod tests {
     }
 
     /// (reg, lane) of D[i][j] of block b.
-    fn calc_out(s: Shape, i: usize, j: usize, b: usize) -> (usize, usize) {
+    fn calc_out(s: MatrixShape, i: usize, j: usize, b: usize) -> (usize, usize) {
         let (m, n) = (s.m, s.n);
-        if s.acc == Acc::F64 {
+        if s.acc == Accum::F64 {
             let reg = if s.blocks == 1 { 2 * (i / 4) } else { 0 };
             let block_lanes = if m * n < 64 { n * b } else { 0 };
             return (reg, 16 * (i % 4) + block_lanes + j);
@@ -806,18 +634,18 @@ mod tests {
     }
 
     /// A random code of `ty` whose value every path reads exactly.
-    fn code(rng: &mut Rng, ty: In) -> u64 {
+    fn code(rng: &mut Rng, ty: Elem) -> u64 {
         match ty {
             // n/256 with |n| ≤ 1000: ten significant bits, exact in xf32.
-            In::F32 | In::Xf32 => ((rng.small(1000) / 256.0) as f32).to_bits() as u64,
-            In::F16 => to_h((rng.small(100) / 16.0) as f32) as u64,
-            In::BF16 => (((rng.small(100) / 16.0) as f32).to_bits() >> 16) as u64,
-            In::I8 => rng.next() & 0xff,
-            In::Fp8 | In::Bf8 => match rng.next() & 0xff {
+            Elem::F32 | Elem::Xf32 => ((rng.small(1000) / 256.0) as f32).to_bits() as u64,
+            Elem::F16 => to_h((rng.small(100) / 16.0) as f32) as u64,
+            Elem::Bf16 => (((rng.small(100) / 16.0) as f32).to_bits() >> 16) as u64,
+            Elem::I8 => rng.next() & 0xff,
+            Elem::Fp8 | Elem::Bf8 => match rng.next() & 0xff {
                 0x80 => 0,
                 c => c,
             },
-            In::F64 => (rng.small(1 << 20) / 1024.0).to_bits(),
+            Elem::F64 => (rng.small(1 << 20) / 1024.0).to_bits(),
         }
     }
 
@@ -860,7 +688,7 @@ mod tests {
         w
     }
 
-    fn inst(op: Op, s: Shape, imm: i32) -> Inst {
+    fn inst(op: Op, s: MatrixShape, imm: i32) -> Inst {
         let mut i = Inst::new(op, Family::Gfx94);
         i.dst[0] = Operand::Vgpr(D as u16);
         i.src[0] = Operand::Vgpr(A as u16);
@@ -874,7 +702,7 @@ mod tests {
     /// pairs placed where their index fields say (the test fills them
     /// first; `calc_in` over K/2 gives their slots, the README's set
     /// offsets their fields).
-    fn fill(w: &mut Wave, rng: &mut Rng, s: Shape, abid: u32) -> Vec<f64> {
+    fn fill(w: &mut Wave, rng: &mut Rng, s: MatrixShape, abid: u32) -> Vec<f64> {
         let mut dense = vec![0.0; s.blocks * s.m * s.k];
         if s.sparse {
             let bits = s.a.bits();
@@ -916,7 +744,7 @@ mod tests {
     }
 
     /// Runs `op` on random inputs and checks D against a host matmul.
-    fn check(op: Op, s: Shape, cbsz: u32, abid: u32, blgp: u32, seed: u64) {
+    fn check(op: Op, s: MatrixShape, cbsz: u32, abid: u32, blgp: u32, seed: u64) {
         let mut w = cdna_wave();
         let mut rng = Rng(seed);
         let a = fill(&mut w, &mut rng, s, if cbsz == 0 { abid } else { 0 });
@@ -933,10 +761,10 @@ mod tests {
         for r in 0..s.out_regs() {
             for l in 0..64 {
                 w.vgpr[c_base + r][l] = match s.acc {
-                    Acc::F32 => ((rng.small(1000) / 64.0) as f32).to_bits(),
+                    Accum::F32 => ((rng.small(1000) / 64.0) as f32).to_bits(),
                     _ => rng.next() as u32,
                 };
-                if s.acc == Acc::F64 && r % 2 == 1 {
+                if s.acc == Accum::F64 && r % 2 == 1 {
                     let v = (rng.small(1 << 20) / 1024.0).to_bits();
                     w.vgpr[c_base + r - 1][l] = v as u32;
                     w.vgpr[c_base + r][l] = (v >> 32) as u32;
@@ -947,7 +775,7 @@ mod tests {
         let imm = (cbsz | abid << mai::ABID_SHIFT | blgp << mai::BLGP_SHIFT) as i32;
         mfma(&mut w, &inst(op, s, imm), s).unwrap();
         // gfx94's f64 forms read blgp as negations.
-        let (neg, blgp) = if s.acc == Acc::F64 {
+        let (neg, blgp) = if s.acc == Accum::F64 {
             (blgp, 0)
         } else {
             (0, blgp)
@@ -985,17 +813,17 @@ mod tests {
                     }
                     let got = get(&w, D, (reg, lane, 0), out_bits);
                     match s.acc {
-                        Acc::I32 => {
+                        Accum::I32 => {
                             let want = (terms.iter().sum::<f64>() as i64 + cv as i32 as i64) as i32;
                             assert_eq!(got as i32, want, "{op:?} D[{r}][{c}] block {blk}");
                         }
-                        Acc::F64 => {
+                        Accum::F64 => {
                             let want = terms
                                 .iter()
                                 .fold(sg(2) * f64::from_bits(cv), |acc, t| t + acc);
                             assert_eq!(f64::from_bits(got), want, "{op:?} D[{r}][{c}] block {blk}");
                         }
-                        Acc::F32 => {
+                        Accum::F32 => {
                             let want = terms.iter().sum::<f64>() + f(cv as u32) as f64;
                             let scale: f64 = terms.iter().map(|t| t.abs()).sum::<f64>()
                                 + f(cv as u32).abs() as f64;
@@ -1034,7 +862,7 @@ mod tests {
     fn blgp_swizzles_b_lanes() {
         for &(op, s) in SHAPES
             .iter()
-            .filter(|(_, s)| !s.sparse && s.acc != Acc::F64)
+            .filter(|(_, s)| !s.sparse && s.acc != Accum::F64)
         {
             for blgp in 1..8 {
                 check(op, s, 0, 0, blgp, 11 + blgp as u64);
@@ -1044,7 +872,7 @@ mod tests {
 
     #[test]
     fn gfx94_f64_blgp_negates() {
-        for &(op, s) in SHAPES.iter().filter(|(_, s)| s.acc == Acc::F64) {
+        for &(op, s) in SHAPES.iter().filter(|(_, s)| s.acc == Accum::F64) {
             for blgp in 1..8 {
                 check(op, s, 0, 0, blgp, 3 + blgp as u64);
             }
@@ -1108,16 +936,7 @@ mod tests {
     }
 
     #[test]
-    fn fnuz_and_xf32_values() {
-        assert_eq!(fnuz(F8::Fp8, 0x01), 2f64.powi(-10));
-        assert_eq!(fnuz(F8::Fp8, 0x7f), 240.0);
-        assert_eq!(fnuz(F8::Fp8, 0xff), -240.0);
-        assert_eq!(fnuz(F8::Fp8, 0x40), 1.0);
-        assert_eq!(fnuz(F8::Bf8, 0x7f), 57344.0);
-        assert_eq!(fnuz(F8::Bf8, 0x01), 2f64.powi(-17));
-        assert_eq!(fnuz(F8::Bf8, 0x40), 1.0);
-        assert!(fnuz(F8::Bf8, 0x80).is_nan());
-        assert_eq!(fnuz(F8::Fp8, 0x00), 0.0);
+    fn xf32_values() {
         // 1 + 2^-11 is a tie: to even (1.0); 1 + 3·2^-11 rounds up.
         assert_eq!(xf32((1.0f32 + 2f32.powi(-11)).to_bits()), 1.0);
         assert_eq!(
