@@ -203,14 +203,64 @@ fn word(w: &Wave, i: &Inst, op: Operand, reg: usize, lane: usize) -> Result<u32>
     }
 }
 
-/// The raw bits of an element of `bits` at `slot`.
-fn raw(w: &Wave, i: &Inst, op: Operand, slot: Slot, bits: usize) -> Result<u64> {
-    let lo = word(w, i, op, slot.reg, slot.lane)?;
-    Ok(match bits {
-        64 => lo as u64 | (word(w, i, op, slot.reg + 1, slot.lane)? as u64) << 32,
-        32 => lo as u64,
-        _ => (lo >> slot.shift) as u64 & ((1 << bits) - 1),
-    })
+/// An MFMA operand resolved once per instruction: the VGPR rows the shape
+/// reads (checked against the file here, so the element loops index them
+/// directly), or an inline constant.
+enum Src<'a> {
+    Rows(&'a [[u32; MAX_LANES]]),
+    Const(u64),
+}
+
+impl<'a> Src<'a> {
+    /// Operand `op` of `i`, of `regs` registers.
+    fn of(w: &'a Wave, i: &Inst, op: Operand, regs: usize) -> Result<Src<'a>> {
+        match op {
+            Operand::Vgpr(r) => {
+                let first = r as usize;
+                w.vgpr
+                    .get(first..first + regs)
+                    .map(Src::Rows)
+                    .ok_or(Trap::RegisterRange {
+                        op: i.op,
+                        file: 'v',
+                        index: first + regs - 1,
+                    })
+            }
+            Operand::Const(c) => Ok(Src::Const(c)),
+            operand => Err(Trap::NotAVgpr {
+                role: "an MFMA operand",
+                operand,
+            }),
+        }
+    }
+
+    /// One 32-bit word in one lane: an inline constant reads as its low
+    /// dword (its high dword for the second register of a 64-bit value).
+    #[inline(always)]
+    fn word(&self, reg: usize, lane: usize) -> u32 {
+        match self {
+            Src::Rows(rows) => rows[reg][lane],
+            Src::Const(c) if reg % 2 == 1 => (c >> 32) as u32,
+            Src::Const(c) => *c as u32,
+        }
+    }
+
+    /// The raw bits of an element of `bits` at `slot`.
+    #[inline(always)]
+    fn raw(&self, slot: Slot, bits: usize) -> u64 {
+        let lo = self.word(slot.reg, slot.lane);
+        match bits {
+            64 => lo as u64 | (self.word(slot.reg + 1, slot.lane) as u64) << 32,
+            32 => lo as u64,
+            _ => (lo >> slot.shift) as u64 & ((1 << bits) - 1),
+        }
+    }
+}
+
+/// Registers an input of `outer` rows (or columns) and `k` stored values
+/// in `blocks` blocks of `bits`-bit elements takes.
+fn input_regs(outer: usize, k: usize, blocks: usize, bits: usize) -> usize {
+    (per_lane(outer, k, blocks) * bits).div_ceil(32)
 }
 
 /// An f32 word rounded to xf32's 10 mantissa bits, to nearest even.
@@ -250,18 +300,20 @@ fn sign(neg: u8, bit: u8) -> f64 {
 /// A, as `[block][row][k]` (block = the block whose products use it).
 fn gather_a(w: &Wave, i: &Inst, s: MatrixShape, ctl: Ctl) -> Result<Vec<f64>> {
     let mut a = vec![0.0; s.blocks * s.m * s.k];
+    let bits = s.a.bits();
     if s.sparse {
-        gather_sparse_a(w, i, s, ctl, &mut a)?;
+        let src = Src::of(w, i, i.src[0], input_regs(s.m, s.k / 2, 1, bits))?;
+        gather_sparse_a(w, i, s, ctl, &src, &mut a)?;
         return Ok(a);
     }
-    let bits = s.a.bits();
+    let src = Src::of(w, i, i.src[0], input_regs(s.m, s.k, s.blocks, bits))?;
+    let sign = sign(ctl.neg, 0);
     for b in 0..s.blocks {
         let from = broadcast_block(b, ctl.cbsz, ctl.abid);
         for r in 0..s.m {
             for k in 0..s.k {
                 let slot = in_slot(s.m, s.k, s.blocks, bits, r, k, from);
-                let v = value(raw(w, i, i.src[0], slot, bits)?, s.a);
-                a[(b * s.m + r) * s.k + k] = sign(ctl.neg, 0) * v;
+                a[(b * s.m + r) * s.k + k] = sign * value(src.raw(slot, bits), s.a);
             }
         }
     }
@@ -271,7 +323,14 @@ fn gather_a(w: &Wave, i: &Inst, s: MatrixShape, ctl: Ctl) -> Result<Vec<f64>> {
 /// SMFMAC's A (one block): each group of four K values holds the two
 /// stored ones at the positions its index field names (both may name one
 /// position: their sum is used, uncertain).
-fn gather_sparse_a(w: &Wave, i: &Inst, s: MatrixShape, ctl: Ctl, a: &mut [f64]) -> Result<()> {
+fn gather_sparse_a(
+    w: &Wave,
+    i: &Inst,
+    s: MatrixShape,
+    ctl: Ctl,
+    src: &Src,
+    a: &mut [f64],
+) -> Result<()> {
     let bits = s.a.bits();
     let stored = s.k / 2;
     let per = per_lane(s.m, stored, 1);
@@ -281,58 +340,77 @@ fn gather_sparse_a(w: &Wave, i: &Inst, s: MatrixShape, ctl: Ctl, a: &mut [f64]) 
         0
     };
     let index = super::vgpr(i.src[2], "an SMFMAC index")?;
+    let index = Src::of(w, i, Operand::Vgpr(index as u16), 1)?;
     for r in 0..s.m {
         for g in 0..s.k / 4 {
             let first = in_slot(s.m, stored, 1, bits, r, 2 * g, 0);
             let at = 4 * (g % (per / 2)) + set;
-            let idx = word(w, i, Operand::Vgpr(index as u16), 0, first.lane)? >> at;
+            let idx = index.word(0, first.lane) >> at;
             for n in 0..2 {
                 let slot = in_slot(s.m, stored, 1, bits, r, 2 * g + n, 0);
                 let pos = 4 * g + (idx >> (2 * n) & 3) as usize;
-                let v = value(raw(w, i, i.src[0], slot, bits)?, s.a);
-                a[r * s.k + pos] += sign(ctl.neg, 0) * v;
+                a[r * s.k + pos] += sign(ctl.neg, 0) * value(src.raw(slot, bits), s.a);
             }
         }
     }
     Ok(())
 }
 
-/// B, as `[block][k][column]`, its lanes swizzled by blgp.
+/// B, as `[block][k][column]` (a row of B beside the columns the dot
+/// products advance together), its lanes swizzled by blgp.
 fn gather_b(w: &Wave, i: &Inst, s: MatrixShape, ctl: Ctl) -> Result<Vec<f64>> {
     let bits = s.b.bits();
+    let src = Src::of(w, i, i.src[1], input_regs(s.n, s.k, s.blocks, bits))?;
+    let sign = sign(ctl.neg, 1);
     let mut out = vec![0.0; s.blocks * s.k * s.n];
     for b in 0..s.blocks {
         for k in 0..s.k {
             for c in 0..s.n {
                 let mut slot = in_slot(s.n, s.k, s.blocks, bits, c, k, b);
                 slot.lane = blgp_lane(slot.lane, ctl.blgp);
-                let v = value(raw(w, i, i.src[1], slot, bits)?, s.b);
-                out[(b * s.k + k) * s.n + c] = sign(ctl.neg, 1) * v;
+                out[(b * s.k + k) * s.n + c] = sign * value(src.raw(slot, bits), s.b);
             }
         }
     }
     Ok(out)
 }
 
-/// One result element from its products' operands and C's raw bits.
-fn result(s: MatrixShape, ctl: Ctl, clamp: bool, a: &[f64], b: &[f64], c: u64) -> u64 {
-    match s.acc {
-        Accum::F64 => {
-            let c = sign(ctl.neg, 2) * f64::from_bits(c);
-            a.iter()
-                .zip(b)
-                .fold(c, |acc, (x, y)| x.mul_add(*y, acc))
-                .to_bits()
+/// Row `row` of A times B (`[k][column]`, one block) into `acc`, a sum
+/// per column: each column's products in increasing k, the columns side
+/// by side (independent sums, so they pipeline and vectorise; each one's
+/// order and rounding is the semantics'). The f64 forms fuse each product
+/// into the sum from C (`acc` holds C on entry); the others sum the
+/// products exactly from -0.0, the identity of IEEE addition.
+fn row_times_b(s: MatrixShape, row: &[f64], b: &[f64], acc: &mut [f64]) {
+    if s.acc != Accum::F64 {
+        acc.fill(-0.0);
+    }
+    for (k, &x) in row.iter().enumerate() {
+        let b_row = &b[k * s.n..][..s.n];
+        if s.acc == Accum::F64 {
+            for (sum, &y) in acc.iter_mut().zip(b_row) {
+                *sum = x.mul_add(y, *sum);
+            }
+        } else {
+            for (sum, &y) in acc.iter_mut().zip(b_row) {
+                *sum += x * y;
+            }
         }
+    }
+}
+
+/// One result element from its sum (see [`row_times_b`]) and C's raw
+/// bits.
+fn result(s: MatrixShape, ctl: Ctl, clamp: bool, sum: f64, c: u64) -> u64 {
+    match s.acc {
+        Accum::F64 => sum.to_bits(),
         Accum::F32 => {
-            let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
             let c = sign(ctl.neg, 2) * f(c as u32) as f64;
             // One rounding, to nearest even.
-            ((dot + c) as f32).to_bits() as u64
+            ((sum + c) as f32).to_bits() as u64
         }
         Accum::I32 => {
-            let dot = a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>() as i64;
-            let v = dot + c as u32 as i32 as i64;
+            let v = sum as i64 + c as u32 as i32 as i64;
             let v = if clamp {
                 v.clamp(i32::MIN as i64, i32::MAX as i64)
             } else {
@@ -367,18 +445,24 @@ fn mfma(w: &mut Wave, i: &Inst, s: MatrixShape) -> Result {
     };
     let a = gather_a(w, i, s, ctl)?;
     let b = gather_b(w, i, s, ctl)?;
+    let c_src = Src::of(w, i, c_op, regs)?;
     let mut out = vec![[0u32; MAX_LANES]; regs];
-    let mut column = vec![0.0; s.k];
+    let mut sums = vec![0.0; s.n];
     for blk in 0..s.blocks {
+        let b = &b[blk * s.k * s.n..][..s.k * s.n];
         for r in 0..s.m {
             let row = &a[(blk * s.m + r) * s.k..][..s.k];
-            for c in 0..s.n {
-                for (k, v) in column.iter_mut().enumerate() {
-                    *v = b[(blk * s.k + k) * s.n + c];
+            if s.acc == Accum::F64 {
+                for (c, sum) in sums.iter_mut().enumerate() {
+                    let slot = out_slot(s, r, c, blk);
+                    *sum = sign(ctl.neg, 2) * f64::from_bits(c_src.raw(slot, 64));
                 }
+            }
+            row_times_b(s, row, b, &mut sums);
+            for (c, &sum) in sums.iter().enumerate() {
                 let slot = out_slot(s, r, c, blk);
-                let cv = raw(w, i, c_op, slot, s.out_bits())?;
-                let v = result(s, ctl, i.mods.clamp, row, &column, cv);
+                let cv = c_src.raw(slot, s.out_bits());
+                let v = result(s, ctl, i.mods.clamp, sum, cv);
                 out[slot.reg][slot.lane] = v as u32;
                 if s.out_bits() == 64 {
                     out[slot.reg + 1][slot.lane] = (v >> 32) as u32;
