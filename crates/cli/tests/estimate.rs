@@ -1,6 +1,7 @@
 //! The analytical time estimate of `softgpu hotspots` held to published
 //! figures of the real parts: a streaming copy must estimate near the
-//! part's memory bandwidth and a dense FMA loop near its peak FP32 rate.
+//! part's memory bandwidth, a dense FMA loop near its peak FP32 rate and,
+//! on CDNA, a dense MFMA loop near its peak matrix rate.
 //! The kernels are OpenCL C compiled at test time (clang-19); the
 //! reference figures are the parts' published ones, not the model's.
 
@@ -29,6 +30,31 @@ kernel void fma_loop(global float *out, float x) {
 const ITERATIONS: f64 = 256.0;
 const CHAINS: f64 = 8.0;
 
+/// CDNA's matrix cores: 64 dependent 32x32x8 f16 MFMAs per wave (clang-19
+/// emits `v_mfma_f32_32x32x8f16` for gfx90a, `v_mfma_f32_32x32x8_f16` for
+/// gfx942).
+const MATRIX_KERNEL: &str = "\
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+typedef float float16v __attribute__((ext_vector_type(16)));
+typedef half half4v __attribute__((ext_vector_type(4)));
+kernel void mfma_loop(global float *out, float x) {
+  size_t i = get_global_id(0);
+  half4v a = (half4v)((half)(x + (i & 7)), (half)1.0f, (half)0.5f, (half)0.25f);
+  half4v b = (half4v)((half)0.125f, (half)x, (half)2.0f, (half)1.0f);
+  float16v c = (float16v)(0.0f);
+  for (int k = 0; k < 64; k++)
+    c = __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, 0, 0, 0);
+  float s = 0.0f;
+  for (int e = 0; e < 16; e++) s += c[e];
+  out[i] = s;
+}
+";
+const MFMAS: f64 = 64.0;
+
+/// Published dense f16 matrix peaks: MI210 181 TFLOP/s (104 CUs at 1.7
+/// GHz), MI300X 1307.4 TFLOP/s (304 CUs at 2.1 GHz), AMD's specifications.
+const MATRIX_PARTS: [(&str, f64); 2] = [("gfx90a", 181e12), ("gfx942", 1307.4e12)];
+
 /// Published figures of the parts: peak memory bandwidth in bytes/s and
 /// peak FP32 (dual-issue) FLOP/s. RX 7900 XTX: 960 GB/s (384-bit GDDR6 at
 /// 20 Gbps) and 61.4 TFLOP/s (96 CUs at 2.5 GHz), as the launch reviews
@@ -53,11 +79,24 @@ fn softgpu_in(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
 
 /// `softgpu hotspots --json` of `kernel` on `target`, as JSON.
 fn hotspots(dir: &Path, env: &[(&str, &str)], target: &str, kernel: &str) -> serde_json::Value {
-    let src = dir.join("kernels.cl");
-    std::fs::write(&src, KERNELS).unwrap();
+    hotspots_of(dir, env, target, (KERNELS, kernel), 4096)
+}
+
+/// `softgpu hotspots --json` of `kernel` of `source` in `groups`
+/// workgroups of 256 work-items on `target`, as JSON.
+fn hotspots_of(
+    dir: &Path,
+    env: &[(&str, &str)],
+    target: &str,
+    (source, kernel): (&str, &str),
+    groups: usize,
+) -> serde_json::Value {
+    let src = dir.join(format!("{kernel}.cl"));
+    std::fs::write(&src, source).unwrap();
     let out = |name: &str, bytes: usize| format!("{}:{bytes}", dir.join(name).display());
-    let (grid, block) = ("4096", "256");
-    let items = 4096 * 256;
+    let grid = groups.to_string();
+    let (grid, block) = (grid.as_str(), "256");
+    let items = groups * 256;
     let args: Vec<String> = match kernel {
         "copy" => vec![out("a.bin", 16 * items), out("b.bin", 16 * items)]
             .into_iter()
@@ -132,6 +171,29 @@ fn a_dense_fma_loop_estimates_near_the_peak_flop_rate() {
         // v_dual_*), above half of it (every FMA at least single-issued).
         assert!(
             (0.5..=1.0).contains(&(rate / peak)),
+            "{target}: {rate:.3e} FLOP/s against the part's peak {peak:.3e}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every wave's MFMAs keep the matrix cores busy: enough waves for every
+/// SIMD of the largest part (MI300X: 304 CUs of 4 SIMDs) four times.
+#[test]
+fn a_dense_mfma_loop_estimates_near_the_peak_matrix_rate() {
+    let dir = scratch("estimate-mfma");
+    let groups = 1216;
+    for (target, peak) in MATRIX_PARTS {
+        let json = hotspots_of(&dir, &[], target, (MATRIX_KERNEL, "mfma_loop"), groups);
+        let e = &json["estimate"];
+        assert_eq!(e["bound"], "matrix-core", "{target}: {e}");
+        let flops = 2.0 * 32.0 * 32.0 * 8.0 * MFMAS * (groups * 4) as f64;
+        let rate = flops / (seconds(e) - e["launch_seconds"].as_f64().unwrap());
+        // At most the peak (plus the profile's rounding of it to whole
+        // operations per CU per clock); at least 80% of it (the loop's
+        // other instructions and the wave's own path).
+        assert!(
+            (0.8..=1.001).contains(&(rate / peak)),
             "{target}: {rate:.3e} FLOP/s against the part's peak {peak:.3e}"
         );
     }
