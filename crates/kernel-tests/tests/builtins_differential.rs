@@ -1,7 +1,9 @@
 //! Differential test of the OpenCL C built-ins (`src/diffgen`): random
 //! kernels compiled with clang-19 and run on softgpu against the host-C
-//! oracle, bit for bit, on gfx1100, gfx1151, gfx1201 and gfx1030 in wave32 and wave64, and
-//! on gfx90a and gfx942 in wave64.
+//! oracle, bit for bit, on gfx1151, gfx1201 and gfx1030 in wave32 and wave64, and
+//! on gfx90a and gfx942 in wave64. gfx1151 stands for gfx11: RDNA3.5 runs
+//! gfx1100's instruction set plus scalar float ops, and the suite's time
+//! goes to covering families rather than parts of one.
 //!
 //! The fixed seeds `0..SLICES` cover the generator's whole focus list: every
 //! integer built-in over every integer type, min/max/clamp/select/bitselect
@@ -81,16 +83,6 @@ fn check(target: &str, wave64: bool) {
         ));
     }
     panic!("{msg}");
-}
-
-#[test]
-fn gfx1100_wave32() {
-    check("gfx1100", false)
-}
-
-#[test]
-fn gfx1100_wave64() {
-    check("gfx1100", true)
 }
 
 #[test]
