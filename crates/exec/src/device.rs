@@ -487,6 +487,9 @@ impl Device {
         // the process down when touched: close it to kernels first.
         self.arena.forget_unmapped_host();
         let program = program.for_kernel(kernel);
+        if let Some(why) = program.split_misuse(kernel) {
+            return Err(bad_launch(kernel, LaunchRule::CodeObject, why));
+        }
         let groups: [u32; 3] = std::array::from_fn(|d| raw.grid[d].div_ceil(raw.block[d]));
         let plan = Plan {
             program,

@@ -68,6 +68,9 @@ pub enum LaunchRule {
     PrivateSegment,
     /// The kernel argument segment is missing, short or not readable.
     Kernarg,
+    /// The kernel's code breaks its own descriptor: it names registers
+    /// the descriptor does not give it (CDNA's VGPR split).
+    CodeObject,
 }
 
 /// A setting given a value it cannot have: which setting, the value, and

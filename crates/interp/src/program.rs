@@ -116,6 +116,10 @@ struct Unit {
     /// the whole text.
     roots: Vec<u32>,
     compiled: [OnceLock<Option<Compiled>>; 2],
+    /// [`Program::split_misuse`] of the kernel entering here, with the
+    /// descriptor fields it was found for (ACCUM_OFFSET, the granulated
+    /// VGPR count).
+    split: OnceLock<((u16, u8), Option<String>)>,
     /// Wave instructions the interpreter has run for the unit, per wave
     /// size, until it is compiled ([`Program::tier_up`]).
     interpreted: [AtomicU64; 2],
@@ -128,6 +132,7 @@ impl Unit {
         Unit {
             roots,
             compiled: Default::default(),
+            split: OnceLock::new(),
             interpreted: Default::default(),
             compiling: Default::default(),
         }
@@ -187,19 +192,10 @@ fn vgprs_exist(family: Family, r: usize, n: usize) -> bool {
     }
 }
 
-/// Registers an instruction names must exist: each operand's whole range
-/// (first register plus the width its type gives) is checked once here, so a
-/// 64-bit operand at v255 is an illegal instruction rather than a wrap.
-fn operands_valid(inst: &Inst) -> bool {
+/// Each register operand of `inst` (destinations, then sources) with the
+/// registers its type spans.
+fn register_operands(inst: &Inst) -> impl Iterator<Item = (Operand, usize)> + '_ {
     let info = inst.op.info();
-    let ok = |op: &Operand, ty: softgpu_isa::Ty| {
-        let n = ty.dwords().max(1) as usize;
-        match *op {
-            Operand::Sgpr(r) => r as usize + n <= crate::wave::NUM_SGPRS,
-            Operand::Vgpr(r) | Operand::VgprHi(r) => vgprs_exist(inst.family, r as usize, n),
-            _ => true,
-        }
-    };
     let types = info
         .dst
         .iter()
@@ -210,8 +206,18 @@ fn operands_valid(inst: &Inst) -> bool {
         .iter()
         .chain(&inst.src)
         .zip(types)
-        .all(|(op, ty)| ok(op, ty))
-        && inst.vopd_y.as_deref().is_none_or(operands_valid)
+        .map(|(op, ty)| (*op, ty.dwords().max(1) as usize))
+}
+
+/// Registers an instruction names must exist: each operand's whole range
+/// (first register plus the width its type gives) is checked once here, so a
+/// 64-bit operand at v255 is an illegal instruction rather than a wrap.
+fn operands_valid(inst: &Inst) -> bool {
+    register_operands(inst).all(|(op, n)| match op {
+        Operand::Sgpr(r) => r as usize + n <= crate::wave::NUM_SGPRS,
+        Operand::Vgpr(r) | Operand::VgprHi(r) => vgprs_exist(inst.family, r as usize, n),
+        _ => true,
+    }) && inst.vopd_y.as_deref().is_none_or(operands_valid)
 }
 
 /// Counts, for every slot, the run of hints right after it (from the end,
@@ -329,6 +335,88 @@ impl Program {
             let ranges = lazy.kernel_ranges(kernel.entry_offset);
             Box::new(self.part(&ranges, true))
         })
+    }
+
+    /// On CDNA, the first instruction of `kernel`'s own function that
+    /// names a register its descriptor's split of the unified VGPR file
+    /// does not give it, as a sentence; `None` when there is none (or the
+    /// function's extent is unknown: a kernel symbol without a size).
+    ///
+    /// A CDNA wave's file holds the ArchVGPRs v0 up to ACCUM_OFFSET, then
+    /// the AccVGPRs from there to the end of the allocation
+    /// (GRANULATED_WORKITEM_VGPR_COUNT, in granules of 8). softgpu keeps
+    /// the two files apart (a0 is row 256), which is exact for code that
+    /// keeps within the split, as LLVM's always does; code past it would
+    /// read and write the other file's registers on hardware, so it is
+    /// refused rather than run differently. Only the kernel's own function
+    /// is read: its callees' registers are LLVM's to account, and a check
+    /// here must never refuse code that runs right.
+    pub fn split_misuse(&self, kernel: &Kernel) -> Option<String> {
+        if !self.family.is_gcn() {
+            return None;
+        }
+        // Found once per kernel: a dispatch of a large kernel must not read
+        // its code again.
+        let d = &kernel.descriptor;
+        let key = (d.accum_offset, d.granulated_workitem_vgpr_count);
+        let entry = self.index_of_offset(kernel.entry_offset)?;
+        let unit = self.unit(entry);
+        if unit.roots.first() != Some(&entry) {
+            return self.find_split_misuse(kernel);
+        }
+        let (found_for, found) = unit
+            .split
+            .get_or_init(|| (key, self.find_split_misuse(kernel)));
+        if *found_for == key {
+            found.clone()
+        } else {
+            self.find_split_misuse(kernel)
+        }
+    }
+
+    /// [`Program::split_misuse`]'s reading of the code.
+    fn find_split_misuse(&self, kernel: &Kernel) -> Option<String> {
+        let d = &kernel.descriptor;
+        let arch = usize::from(d.accum_offset);
+        let allocated = (usize::from(d.granulated_workitem_vgpr_count) + 1) * 8;
+        let size = (self.code_object.symbols.iter())
+            .find(|s| s.kind == SymbolKind::Function && s.defined && s.value == kernel.entry_offset)
+            .map(|s| s.size)
+            .filter(|&n| n > 0)?;
+        let end = kernel.entry_offset.saturating_add(size);
+        let first = self.index_of_offset(kernel.entry_offset)? as usize;
+        let base = softgpu_isa::AGPR_BASE as usize;
+        for (index, slot) in (first..).zip(&self.slots[first..]) {
+            if slot.offset >= end {
+                break;
+            }
+            if slot.illegal.is_some() {
+                continue;
+            }
+            for (op, n) in register_operands(&slot.inst) {
+                let (Operand::Vgpr(r) | Operand::VgprHi(r)) = op else {
+                    continue;
+                };
+                let last = r as usize + n - 1;
+                let why = match (r as usize).checked_sub(base) {
+                    None if last >= arch => format!(
+                        "v{last} is past its ArchVGPRs: the descriptor's ACCUM_OFFSET is {arch}, \
+                         so v{arch} and up are its AccVGPRs on hardware"
+                    ),
+                    Some(a) if arch + a + n > allocated => format!(
+                        "a{} is past its allocation: {allocated} VGPRs, the AccVGPRs from v{arch}",
+                        a + n - 1
+                    ),
+                    _ => continue,
+                };
+                return Some(format!(
+                    "`{}` at offset {:#x} names a register its descriptor does not give it: {why}",
+                    self.text_of(index as u32),
+                    slot.offset
+                ));
+            }
+        }
+        None
     }
 
     /// Whether `kernel`'s first instruction decodes to one that runs

@@ -114,3 +114,60 @@ fn kernels_a_note_leaves_out_are_found_beside_the_described_ones() {
         (vec![7], vec![9])
     );
 }
+
+/// A gfx90a kernel `k` of `body` whose descriptor allocates 64 VGPRs and
+/// splits them at `accum_offset` (ArchVGPRs below, AccVGPRs from there),
+/// found by its descriptor.
+fn cdna_kernel(body: &str, accum_offset: u32) -> Vec<u8> {
+    let source = format!(
+        "\t.amdgcn_target \"amdgcn-amd-amdhsa--gfx90a\"\n\t.amdhsa_code_object_version 5\n\
+         \t.text\n\t.globl k\n\t.p2align 8\n\t.type k,@function\nk:\n{body}\n\ts_endpgm\n\
+         .Lk_end:\n\t.size k, .Lk_end-k\n\
+         \t.rodata\n\t.p2align 6\n\t.amdhsa_kernel k\n\
+         \t\t.amdhsa_next_free_vgpr 64\n\t\t.amdhsa_next_free_sgpr 8\n\
+         \t\t.amdhsa_accum_offset {accum_offset}\n\t.end_amdhsa_kernel\n"
+    );
+    kernel::assemble("gfx90a", &source)
+}
+
+/// CDNA's unified VGPR file: code that names a VGPR at or past its
+/// descriptor's ACCUM_OFFSET, or an AccVGPR past the allocation, would use
+/// the other file's registers on hardware; softgpu keeps the files apart,
+/// so it refuses such a launch, naming the instruction, rather than run it
+/// differently. Code within the split runs.
+#[test]
+fn cdna_code_past_its_register_split_is_refused() {
+    let gpu = Gpu::new("gfx90a");
+    let within = [
+        "\tv_add_f64 v[30:31], v[0:1], v[0:1]",
+        "\tv_mov_b32 v31, 0",
+        "\tv_accvgpr_write_b32 a31, 0",
+        "\tv_mov_b32 v0, 1",
+    ];
+    for body in within {
+        let prog = gpu.dev.load(&cdna_kernel(body, 32)).expect("load");
+        let ran = gpu.try_run(&prog, "k", [64, 1, 1], [64, 1, 1], 0, &[]);
+        assert!(ran.is_ok(), "{body}: {ran:?}");
+    }
+    // v32 is a0 on hardware; a32 would be v64, past the 64 allocated.
+    for (body, says) in [
+        ("\tv_mov_b32 v32, 0", "v32 is past its ArchVGPRs"),
+        // A 64-bit operand's last register counts.
+        ("\tv_add_f64 v[32:33], v[0:1], v[0:1]", "v33 is past"),
+        ("\tv_accvgpr_write_b32 a32, 0", "a32 is past its allocation"),
+    ] {
+        let prog = gpu.dev.load(&cdna_kernel(body, 32)).expect("load");
+        match gpu.try_run(&prog, "k", [64, 1, 1], [64, 1, 1], 0, &[]) {
+            Err(e @ DispatchError::BadLaunch { rule, .. }) => {
+                assert_eq!(rule, softgpu_exec::LaunchRule::CodeObject);
+                let text = e.to_string();
+                assert!(text.contains(says), "{body}: {text}");
+                assert!(
+                    text.contains("ACCUM_OFFSET is 32") || text.contains("64 VGPRs"),
+                    "{text}"
+                );
+            }
+            other => panic!("{body}: {other:?}"),
+        }
+    }
+}

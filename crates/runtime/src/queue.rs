@@ -83,6 +83,7 @@ impl From<softgpu_exec::LaunchRule> for PacketRule {
             L::PrivateSegment => PacketRule::PrivateSegment,
             L::Kernarg => PacketRule::Kernarg,
             L::ComputeUnits => PacketRule::ComputeUnits,
+            L::CodeObject => PacketRule::CodeObject,
         }
     }
 }
