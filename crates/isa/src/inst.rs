@@ -193,6 +193,11 @@ pub struct Sdwa {
     pub dst_unused: u8,
 }
 
+impl Sdwa {
+    /// The select of the whole dword.
+    pub const DWORD: u8 = 6;
+}
+
 /// Memory-instruction flag bits, in [`Inst::flags`].
 pub mod flags {
     pub const GLC: u16 = 1 << 0;

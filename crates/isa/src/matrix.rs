@@ -86,10 +86,10 @@ impl MatrixShape {
 
 macro_rules! matrix_table {
     ($($op:ident => $m:expr, $n:expr, $k:expr, $blocks:expr, $a:ident, $b:ident, $acc:ident, $sparse:expr;)*) => {
-        /// Every MFMA and SMFMAC of gfx90a and gfx94, with its shape.
-        pub const SHAPES: &[(Op, MatrixShape)] = &[$((
-            Op::$op,
-            MatrixShape {
+        /// Each op's shape, named as the op.
+        mod each {
+            use super::{Accum, Elem, MatrixShape};
+            $(pub const $op: MatrixShape = MatrixShape {
                 m: $m,
                 n: $n,
                 k: $k,
@@ -98,22 +98,16 @@ macro_rules! matrix_table {
                 b: Elem::$b,
                 acc: Accum::$acc,
                 sparse: $sparse,
-            },
-        ),)*];
+            };)*
+        }
+
+        /// Every MFMA and SMFMAC of gfx90a and gfx94, with its shape.
+        pub const SHAPES: &[(Op, MatrixShape)] = &[$((Op::$op, each::$op),)*];
 
         /// The shape of `op`, if it is an MFMA or SMFMAC.
         pub const fn shape(op: Op) -> Option<MatrixShape> {
             match op {
-                $(Op::$op => Some(MatrixShape {
-                    m: $m,
-                    n: $n,
-                    k: $k,
-                    blocks: $blocks,
-                    a: Elem::$a,
-                    b: Elem::$b,
-                    acc: Accum::$acc,
-                    sparse: $sparse,
-                }),)*
+                $(Op::$op => Some(each::$op),)*
                 _ => None,
             }
         }

@@ -237,6 +237,16 @@ fn matrix_type(elem: Elem) -> MatrixType {
 fn cost(inst: &Inst, wave64: bool, perf: &Performance, simds_per_cu: u32) -> Cost {
     let info = inst.op.info();
     let valu = |clocks: u32| Cost::Valu(if wave64 { 2 * clocks } else { clocks });
+    // CDNA's MFMA/SMFMAC, from the profile's per-type matrix rate. A
+    // profile without a rate for the type charges the VALU's WMMA figure
+    // instead: a part without the matrix core would not run the op at
+    // all, so this is only a profile's gap.
+    if let Some(shape) = matrix::shape(inst.op) {
+        return match perf.matrix_clocks(matrix_type(shape.a), shape.ops(), simds_per_cu) {
+            Some(clocks) => Cost::Matrix(clocks),
+            None => valu(perf.wmma_clocks),
+        };
+    }
     match info.format {
         Format::Sopp if inst.op == Op::S_WAITCNT => {
             let imm = inst.imm as u16;
@@ -278,17 +288,6 @@ fn cost(inst: &Inst, wave64: bool, perf: &Performance, simds_per_cu: u32) -> Cos
         Format::Mimg => Cost::Global(4 * (inst.aux & image::DMASK).count_ones().max(1)),
         // RDNA's WMMA issues on the VALU.
         _ if WMMA.contains(&inst.op) => valu(perf.wmma_clocks),
-        // CDNA's MFMA/SMFMAC, from the profile's per-type matrix rate. A
-        // profile without a rate for the type charges the VALU's WMMA
-        // figure instead: a part without the matrix core would not run
-        // the op at all, so this is only a profile's gap.
-        _ if matrix::shape(inst.op).is_some() => {
-            let shape = matrix::shape(inst.op).expect("just matched");
-            match perf.matrix_clocks(matrix_type(shape.a), shape.ops(), simds_per_cu) {
-                Some(clocks) => Cost::Matrix(clocks),
-                None => valu(perf.wmma_clocks),
-            }
-        }
         _ if TRANSCENDENTAL.contains(&inst.op) => valu(perf.trans_clocks),
         _ if info.dst.contains(&Ty::F64) || info.src.contains(&Ty::F64) => valu(perf.f64_clocks),
         _ if wave64 => Cost::Valu(perf.wave64_valu_clocks),

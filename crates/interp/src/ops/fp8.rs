@@ -47,9 +47,6 @@ pub enum F8Round {
     Stochastic(u32),
 }
 
-/// SDWA's select of a whole dword.
-const SDWA_DWORD: u8 = 6;
-
 /// The FNUZ formats' one NaN code (the bit pattern of negative zero).
 const FNUZ_NAN: u8 = 0x80;
 
@@ -289,6 +286,7 @@ fn cvt_f32(w: &mut Wave, env: &mut Env, i: &Inst, fmt: F8) -> Result {
     let Scratch {
         src: [buf, ..],
         res: [res, _],
+        ..
     } = &mut *env.tmp;
     let src = fetch(w, i, 0, Ty::B32, buf);
     let shift = 8 * src_byte(i);
@@ -306,7 +304,9 @@ fn cvt_f32(w: &mut Wave, env: &mut Env, i: &Inst, fmt: F8) -> Result {
 /// word-select argument, there; the true16 syntax writes it `v0.h`).
 fn cvt_pk_f32(w: &mut Wave, env: &mut Env, i: &Inst, fmt: F8) -> Result {
     let fmt = fmt.on(i.family);
-    if i.sdwa.is_some_and(|s| s.dst_sel != SDWA_DWORD) {
+    if i.sdwa
+        .is_some_and(|s| s.dst_sel != softgpu_isa::Sdwa::DWORD)
+    {
         return Err(super::Trap::UnsupportedForm {
             op: i.op,
             why: "an SDWA DST_SEL other than DWORD: the result is two whole VGPRs".into(),
@@ -360,6 +360,7 @@ fn convert_into(
     let Scratch {
         src: [b0, b1, _],
         res: [res, _],
+        ..
     } = &mut *env.tmp;
     let a = fetch(w, i, 0, Ty::F32, b0);
     let b = fetch(w, i, 1, s1, b1);
@@ -408,6 +409,7 @@ fn dot4(w: &mut Wave, env: &mut Env, i: &Inst, fa: F8, fb: F8) -> Result {
     let Scratch {
         src: [b0, b1, b2],
         res: [res, _],
+        ..
     } = &mut *env.tmp;
     let a = w.vsrc(i.src[0], b0);
     let b = w.vsrc(i.src[1], b1);

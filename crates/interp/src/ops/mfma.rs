@@ -63,7 +63,7 @@ use crate::wave::{Wave, MAX_LANES};
 
 /// Where an element lives: VGPR offset from the operand's first, lane,
 /// and bit offset in the VGPR (a 64-bit element: in the pair from `reg`).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash, Debug)]
 struct Slot {
     reg: usize,
     lane: usize,
@@ -179,28 +179,7 @@ fn controls(i: &Inst, s: MatrixShape) -> Result<Ctl> {
 /// by name; an inline constant reads as its low dword (its high dword for
 /// the second register of a 64-bit value).
 fn word(w: &Wave, i: &Inst, op: Operand, reg: usize, lane: usize) -> Result<u32> {
-    match op {
-        Operand::Vgpr(r) => {
-            let index = r as usize + reg;
-            w.vgpr
-                .get(index)
-                .map(|row| row[lane])
-                .ok_or(Trap::RegisterRange {
-                    op: i.op,
-                    file: 'v',
-                    index,
-                })
-        }
-        Operand::Const(c) => Ok(if reg % 2 == 1 {
-            (c >> 32) as u32
-        } else {
-            c as u32
-        }),
-        operand => Err(Trap::NotAVgpr {
-            role: "an MFMA operand",
-            operand,
-        }),
-    }
+    Ok(Src::of(w, i, op, reg + 1)?.word(reg, lane))
 }
 
 /// An MFMA operand resolved once per instruction: the VGPR rows the shape
@@ -297,14 +276,37 @@ fn sign(neg: u8, bit: u8) -> f64 {
     }
 }
 
-/// A, as `[block][row][k]` (block = the block whose products use it).
-fn gather_a(w: &Wave, i: &Inst, s: MatrixShape, ctl: Ctl) -> Result<Vec<f64>> {
-    let mut a = vec![0.0; s.blocks * s.m * s.k];
+/// An MFMA's working space, kept per worker (in
+/// [`Scratch`](super::Scratch)): once the largest shape has run, an MFMA
+/// allocates nothing.
+#[derive(Default)]
+pub struct Buffers {
+    /// A's values (`gather_a`).
+    a: Vec<f64>,
+    /// B's values (`gather_b`).
+    b: Vec<f64>,
+    /// One row of D's sums, and where each of its elements lives.
+    sums: Vec<f64>,
+    slots: Vec<Slot>,
+    /// D, written to the file once every element is computed (D may be C).
+    out: Vec<[u32; MAX_LANES]>,
+}
+
+/// `buf` as `len` copies of `value`.
+fn filled<T: Clone>(buf: &mut Vec<T>, len: usize, value: T) -> &mut [T] {
+    buf.clear();
+    buf.resize(len, value);
+    buf
+}
+
+/// A, as `[block][row][k]` (block = the block whose products use it),
+/// into `a`.
+fn gather_a(w: &Wave, i: &Inst, s: MatrixShape, ctl: Ctl, a: &mut Vec<f64>) -> Result<()> {
+    let a = filled(a, s.blocks * s.m * s.k, 0.0);
     let bits = s.a.bits();
     if s.sparse {
         let src = Src::of(w, i, i.src[0], input_regs(s.m, s.k / 2, 1, bits))?;
-        gather_sparse_a(w, i, s, ctl, &src, &mut a)?;
-        return Ok(a);
+        return gather_sparse_a(w, i, s, ctl, &src, a);
     }
     let src = Src::of(w, i, i.src[0], input_regs(s.m, s.k, s.blocks, bits))?;
     let sign = sign(ctl.neg, 0);
@@ -317,7 +319,7 @@ fn gather_a(w: &Wave, i: &Inst, s: MatrixShape, ctl: Ctl) -> Result<Vec<f64>> {
             }
         }
     }
-    Ok(a)
+    Ok(())
 }
 
 /// SMFMAC's A (one block): each group of four K values holds the two
@@ -357,12 +359,12 @@ fn gather_sparse_a(
 }
 
 /// B, as `[block][k][column]` (a row of B beside the columns the dot
-/// products advance together), its lanes swizzled by blgp.
-fn gather_b(w: &Wave, i: &Inst, s: MatrixShape, ctl: Ctl) -> Result<Vec<f64>> {
+/// products advance together), its lanes swizzled by blgp, into `out`.
+fn gather_b(w: &Wave, i: &Inst, s: MatrixShape, ctl: Ctl, out: &mut Vec<f64>) -> Result<()> {
     let bits = s.b.bits();
     let src = Src::of(w, i, i.src[1], input_regs(s.n, s.k, s.blocks, bits))?;
     let sign = sign(ctl.neg, 1);
-    let mut out = vec![0.0; s.blocks * s.k * s.n];
+    let out = filled(out, s.blocks * s.k * s.n, 0.0);
     for b in 0..s.blocks {
         for k in 0..s.k {
             for c in 0..s.n {
@@ -372,7 +374,7 @@ fn gather_b(w: &Wave, i: &Inst, s: MatrixShape, ctl: Ctl) -> Result<Vec<f64>> {
             }
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Row `row` of A times B (`[k][column]`, one block) into `acc`, a sum
@@ -421,7 +423,7 @@ fn result(s: MatrixShape, ctl: Ctl, clamp: bool, sum: f64, c: u64) -> u64 {
     }
 }
 
-fn mfma(w: &mut Wave, i: &Inst, s: MatrixShape) -> Result {
+fn mfma(w: &mut Wave, bufs: &mut Buffers, i: &Inst, s: MatrixShape) -> Result {
     if w.lanes != MAX_LANES {
         return Err(Trap::UnsupportedForm {
             op: i.op,
@@ -429,38 +431,33 @@ fn mfma(w: &mut Wave, i: &Inst, s: MatrixShape) -> Result {
         });
     }
     let ctl = controls(i, s)?;
-    let d = super::vgpr(i.dst[0], "an MFMA destination")?;
     let regs = s.out_regs();
-    if d + regs > w.vgpr.len() {
-        return Err(Trap::RegisterRange {
-            op: i.op,
-            file: 'v',
-            index: d + regs - 1,
-        });
-    }
+    let d = dst(w, i, regs)?;
     let c_op = if s.sparse {
         Operand::Vgpr(d as u16)
     } else {
         i.src[2]
     };
-    let a = gather_a(w, i, s, ctl)?;
-    let b = gather_b(w, i, s, ctl)?;
+    gather_a(w, i, s, ctl, &mut bufs.a)?;
+    gather_b(w, i, s, ctl, &mut bufs.b)?;
     let c_src = Src::of(w, i, c_op, regs)?;
-    let mut out = vec![[0u32; MAX_LANES]; regs];
-    let mut sums = vec![0.0; s.n];
+    let out = filled(&mut bufs.out, regs, [0; MAX_LANES]);
+    let sums = filled(&mut bufs.sums, s.n, 0.0);
+    let slots = filled(&mut bufs.slots, s.n, Slot::default());
     for blk in 0..s.blocks {
-        let b = &b[blk * s.k * s.n..][..s.k * s.n];
+        let b = &bufs.b[blk * s.k * s.n..][..s.k * s.n];
         for r in 0..s.m {
-            let row = &a[(blk * s.m + r) * s.k..][..s.k];
+            let row = &bufs.a[(blk * s.m + r) * s.k..][..s.k];
+            for (c, slot) in slots.iter_mut().enumerate() {
+                *slot = out_slot(s, r, c, blk);
+            }
             if s.acc == Accum::F64 {
-                for (c, sum) in sums.iter_mut().enumerate() {
-                    let slot = out_slot(s, r, c, blk);
+                for (sum, &slot) in sums.iter_mut().zip(&*slots) {
                     *sum = sign(ctl.neg, 2) * f64::from_bits(c_src.raw(slot, 64));
                 }
             }
-            row_times_b(s, row, b, &mut sums);
-            for (c, &sum) in sums.iter().enumerate() {
-                let slot = out_slot(s, r, c, blk);
+            row_times_b(s, row, b, sums);
+            for (&sum, &slot) in sums.iter().zip(&*slots) {
                 let cv = c_src.raw(slot, s.out_bits());
                 let v = result(s, ctl, i.mods.clamp, sum, cv);
                 out[slot.reg][slot.lane] = v as u32;
@@ -470,7 +467,7 @@ fn mfma(w: &mut Wave, i: &Inst, s: MatrixShape) -> Result {
             }
         }
     }
-    w.vgpr[d..d + regs].copy_from_slice(&out);
+    w.vgpr[d..d + regs].copy_from_slice(out);
     Ok(Flow::Next)
 }
 
@@ -486,9 +483,9 @@ pub const MFMA: &[(Op, Exec)] = &{
 };
 
 /// An MFMA or SMFMAC, by its shape in the matrix table.
-fn run(w: &mut Wave, _: &mut Env, i: &Inst) -> Result {
+fn run(w: &mut Wave, env: &mut Env, i: &Inst) -> Result {
     match matrix::shape(i.op) {
-        Some(s) => mfma(w, i, s),
+        Some(s) => mfma(w, &mut env.tmp.matrix, i, s),
         None => Err(Trap::UnsupportedForm {
             op: i.op,
             why: "not a matrix instruction".into(),
@@ -857,7 +854,7 @@ mod tests {
         }
         let before = w.vgpr.to_vec();
         let imm = (cbsz | abid << mai::ABID_SHIFT | blgp << mai::BLGP_SHIFT) as i32;
-        mfma(&mut w, &inst(op, s, imm), s).unwrap();
+        mfma(&mut w, &mut Buffers::default(), &inst(op, s, imm), s).unwrap();
         // gfx94's f64 forms read blgp as negations.
         let (neg, blgp) = if s.acc == Accum::F64 {
             (blgp, 0)
@@ -1036,7 +1033,7 @@ mod tests {
         // An RDNA-sized file has no AccVGPRs.
         let mut w = Wave::new();
         w.lanes = 64;
-        let err = mfma(&mut w, &inst(op, s, 0), s).unwrap_err();
+        let err = mfma(&mut w, &mut Buffers::default(), &inst(op, s, 0), s).unwrap_err();
         assert!(
             matches!(err, Trap::RegisterRange { file: 'v', .. }),
             "{err:?}"
@@ -1045,7 +1042,7 @@ mod tests {
         let mut w = cdna_wave();
         let mut i = inst(op, s, 0);
         i.dst[0] = Operand::Vgpr(496);
-        let err = mfma(&mut w, &i, s).unwrap_err();
+        let err = mfma(&mut w, &mut Buffers::default(), &i, s).unwrap_err();
         assert_eq!(
             err,
             Trap::RegisterRange {
@@ -1055,7 +1052,13 @@ mod tests {
             }
         );
         // cbsz larger than the block count allows is refused.
-        let err = mfma(&mut cdna_wave(), &inst(op, s, 2), s).unwrap_err();
+        let err = mfma(
+            &mut cdna_wave(),
+            &mut Buffers::default(),
+            &inst(op, s, 2),
+            s,
+        )
+        .unwrap_err();
         assert!(matches!(err, Trap::UnsupportedForm { .. }), "{err:?}");
     }
 

@@ -154,6 +154,8 @@ pub struct Env<'a> {
 pub struct Scratch {
     pub src: [crate::wave::Lanes; 3],
     pub res: [crate::wave::Lanes; 2],
+    /// CDNA's matrix instructions' working space.
+    pub matrix: mfma::Buffers,
 }
 
 impl Default for Scratch {
@@ -161,6 +163,7 @@ impl Default for Scratch {
         Scratch {
             src: [[0; crate::wave::MAX_LANES]; 3],
             res: [[0; crate::wave::MAX_LANES]; 2],
+            matrix: mfma::Buffers::default(),
         }
     }
 }
@@ -616,13 +619,16 @@ const RENAMED: &[(Op, Op)] = &[
     (Op::V_DIV_FIXUP_LEGACY_F16, Op::V_DIV_FIXUP_F16),
 ];
 
+/// The value `table` pairs with `key`, if it lists it: the one lookup of
+/// the handler modules' small keyed tables.
+pub(crate) fn look_up<K: PartialEq + Copy, V: Copy>(table: &[(K, V)], key: K) -> Option<V> {
+    table.iter().find(|&&(k, _)| k == key).map(|&(_, v)| v)
+}
+
 /// The gfx11 op `op` renames (itself when it renames none), for tiers that
 /// key their own tables by gfx11's ops (the JIT's lowering).
 pub fn renamed(op: Op) -> Op {
-    RENAMED
-        .iter()
-        .find(|&&(new, _)| new == op)
-        .map_or(op, |&(_, old)| old)
+    look_up(RENAMED, op).unwrap_or(op)
 }
 
 /// The handler an op's class shares with the rest of its family.

@@ -1957,7 +1957,7 @@ pub fn saturating_table() -> &'static [(Op, Exec)] {
 
 /// The lane function of a pure 32-bit instruction (a VOPD half's twin).
 pub fn lane_fn(op: Op) -> Option<LaneFn> {
-    LANE_OPS.iter().find(|(o, _)| *o == op).map(|&(_, f)| f)
+    super::look_up(LANE_OPS, op)
 }
 
 /// VOPD whose halves are both plain (32-bit operands, which is nearly every

@@ -12,7 +12,7 @@ use softgpu_isa::resource::BufferResource;
 use softgpu_isa::{flags, Family, Format, Inst, MemOp, Num, Op, Operand, Rmw};
 
 use super::ds::{lds_range, lds_write};
-use super::{lane_addrs, Env, Exec, Flow, Result, Trap};
+use super::{lane_addrs, look_up, Env, Exec, Flow, Result, Trap};
 
 use crate::float::{f, flush32};
 use crate::trap::{Space, Use};
@@ -1118,10 +1118,7 @@ shared_rmw64!(vmem_shared64);
 /// The handler of a vector-memory op (`Class::Mem`): one per operation,
 /// whichever segment it addresses.
 pub fn mem(op: MemOp) -> Option<Exec> {
-    OPS.iter()
-        .chain(FORMAT_OPS)
-        .find(|&&(o, _)| o == op)
-        .map(|&(_, exec)| exec)
+    look_up(OPS, op).or_else(|| look_up(FORMAT_OPS, op))
 }
 
 /// The handler of a shared read-modify-write as a memory atomic
@@ -1904,10 +1901,7 @@ const LDS_TWINS: &[(Op, Op)] = &[
 
 /// The op a load with the `lds` bit runs as (the table `LDS_TWINS`).
 pub fn lds_twin(op: Op) -> Option<Op> {
-    LDS_TWINS
-        .iter()
-        .find(|&&(load, _)| load == op)
-        .map(|&(_, twin)| twin)
+    look_up(LDS_TWINS, op)
 }
 
 /// The typed ops under their MUBUF (`buffer_`) and MTBUF (`tbuffer_`) names.
